@@ -1,0 +1,76 @@
+/*
+ * kvgold/status.h - status codes and diagnostics.
+ *
+ * Every kvgold function that can fail returns a kvg_status. The two
+ * parameter codes carry aclnn's numeric values so a test engineer can put a
+ * kvgold result next to an aclnn log line; the library's own codes (I/O,
+ * workspace, comparison) live in the 170000 range, away from CANN's.
+ *
+ * Failures also fill an optional, caller-owned kvg_diag with a message that
+ * names the tensor, the dimension or position, and expected versus actual.
+ * There is no global error state: pass NULL when the message is not wanted.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_STATUS_H
+#define KVGOLD_STATUS_H
+
+#include "kvgold/api.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Numeric values are stable: they are part of the contract. */
+typedef enum kvg_status {
+    KVG_OK = 0,
+    /* A required tensor, its data pointer, or a required argument is NULL. */
+    KVG_ERR_PARAM_NULLPTR = 161001,
+    /* A dtype, rank, shape, attribute or index value is not accepted. */
+    KVG_ERR_PARAM_INVALID = 161002,
+    /* The workspace is missing or smaller than the op's *_workspace_size. */
+    KVG_ERR_WORKSPACE = 170001,
+    /* A file could not be opened, read or written. */
+    KVG_ERR_IO = 170002,
+    /* A file was read but its content is malformed (.npy, case.json). */
+    KVG_ERR_FILE_FORMAT = 170003,
+    /* An allocation failed (only the I/O and tool layers allocate). */
+    KVG_ERR_NOMEM = 170004,
+    /* A comparison ran and at least one tensor failed its criterion. */
+    KVG_ERR_MISMATCH = 170005
+} kvg_status;
+
+/* Sizes of the fixed text fields of kvg_diag, including the NUL. */
+#define KVG_DIAG_NAME_MAX 48
+#define KVG_DIAG_MESSAGE_MAX 512
+
+/*
+ * What went wrong, for the caller to print or assert on.
+ *   status    the code that was returned
+ *   tensor    the offending tensor or attribute name ("" if none)
+ *   dim       the offending dimension, or -1
+ *   position  the offending element / token / head position, or -1
+ *   message   a full sentence, e.g.
+ *             "k_cache: dim 3 must be 16 (C0 of bf16), got 32"
+ */
+typedef struct kvg_diag {
+    kvg_status status;
+    char tensor[KVG_DIAG_NAME_MAX];
+    int dim;
+    int64_t position;
+    char message[KVG_DIAG_MESSAGE_MAX];
+} kvg_diag;
+
+/* The enum name of a status ("KVG_ERR_PARAM_INVALID"); never NULL. */
+KVG_API const char *kvg_status_name(kvg_status status);
+
+/* Reset a diag to "no error" (status KVG_OK, empty strings, -1 fields). */
+KVG_API void kvg_diag_clear(kvg_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KVGOLD_STATUS_H */

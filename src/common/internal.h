@@ -1,0 +1,126 @@
+/*
+ * src/common/internal.h - helpers shared by the library's own sources.
+ *
+ * Nothing here is installed. Names use the prefix kvg_i_ so that even the
+ * static archive exports nothing outside the kvg_ namespace.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_INTERNAL_H
+#define KVGOLD_SRC_INTERNAL_H
+
+#include <float.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/status.h"
+#include "kvgold/tensor.h"
+
+/*
+ * The arithmetic contract (spec section 1) needs every float operation
+ * rounded to binary32: no x87 excess precision, no contraction into FMA.
+ * The build passes -ffp-contract=off; the pragma says the same to any
+ * compiler that honours it.
+ */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "kvgold needs FLT_EVAL_METHOD == 0 (binary32 evaluated as binary32)"
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define KVG_I_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#elif defined(__clang__)
+#define KVG_I_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KVG_I_PRINTF(f, a)
+#endif
+
+/*
+ * Record a failure in `diag` (which may be NULL) and return `status`, so a
+ * check reads `return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1,
+ * t, "token %lld: slot %lld is out of range", ...);`.
+ * `tensor` may be NULL; `dim` and `position` are -1 when not applicable.
+ */
+kvg_status kvg_i_fail(kvg_diag *diag, kvg_status status, const char *tensor,
+                      int dim, int64_t position, const char *fmt, ...)
+    KVG_I_PRINTF(6, 7);
+
+/* a * b into *out; returns 0 (and leaves *out) when it would overflow
+ * int64_t or when either operand is negative. */
+int kvg_i_mul_i64(int64_t a, int64_t b, int64_t *out);
+/* a + b into *out; 0 on overflow or a negative operand. */
+int kvg_i_add_i64(int64_t a, int64_t b, int64_t *out);
+
+/* Format a shape as "[2, 3, 128]" into buf (always NUL-terminated). */
+void kvg_i_shape_str(const kvg_tensor *t, char *buf, size_t size);
+
+/*
+ * Tensor checks used by every operator's validation. Each returns KVG_OK or
+ * fills diag with a message naming `name` and returns the error.
+ *
+ * kvg_i_check_present: the view and its data are non-NULL (161001).
+ * kvg_i_check_dense:   rank in [0, KVG_MAX_RANK], dims >= 1 (no empty
+ *                      tensors), numel*size fits, nbytes equals it (161002).
+ * kvg_i_check_dtype:   dtype equals `want` (161002).
+ * kvg_i_check_rank:    rank equals `want` (161002).
+ * kvg_i_check_dim:     shape[dim] equals `want` (161002); `what` explains
+ *                      where the expected value comes from ("B*S").
+ */
+kvg_status kvg_i_check_present(const kvg_tensor *t, const char *name,
+                               kvg_diag *diag);
+kvg_status kvg_i_check_dense(const kvg_tensor *t, const char *name,
+                             kvg_diag *diag);
+kvg_status kvg_i_check_dtype(const kvg_tensor *t, const char *name,
+                             kvg_dtype want, kvg_diag *diag);
+kvg_status kvg_i_check_rank(const kvg_tensor *t, const char *name, int want,
+                            kvg_diag *diag);
+kvg_status kvg_i_check_dim(const kvg_tensor *t, const char *name, int dim,
+                           int64_t want, const char *what, kvg_diag *diag);
+
+/* numel of a tensor that already passed kvg_i_check_dense. */
+int64_t kvg_i_numel(const kvg_tensor *t);
+
+/* Read element i of an int32 or int64 index tensor as int64 (unaligned-safe). */
+int64_t kvg_i_index_at(const kvg_tensor *t, int64_t i);
+
+/*
+ * A bump allocator over the caller's workspace. Operators size it with the
+ * same arithmetic they later carve, so the two cannot disagree; each piece is
+ * aligned to 16 bytes. kvg_i_ws_take returns NULL when the workspace is
+ * exhausted (which a correct *_workspace_size makes impossible).
+ */
+typedef struct kvg_i_ws {
+    unsigned char *base;
+    size_t size;
+    size_t used;
+} kvg_i_ws;
+
+#define KVG_I_WS_ALIGN 16u
+/* Bytes to reserve for `count` items of `item` bytes, alignment included;
+ * 0 on size_t overflow. */
+size_t kvg_i_ws_bytes(size_t count, size_t item);
+void kvg_i_ws_init(kvg_i_ws *ws, void *base, size_t size);
+void *kvg_i_ws_take(kvg_i_ws *ws, size_t count, size_t item);
+
+
+/*
+ * Sorting and duplicate detection for index validation. A key/position pair
+ * sorts by key, then by position, so results do not depend on the sort.
+ */
+typedef struct kvg_i_keypos {
+    int64_t key;
+    int64_t pos;
+} kvg_i_keypos;
+
+/* In-place heapsort (no allocation, O(n log n), no recursion). */
+void kvg_i_sort_keypos(kvg_i_keypos *items, size_t n);
+
+/*
+ * Sort items and look for equal keys. When some key occurs more than once,
+ * returns 1 with *first < *second the positions of the duplicate pair whose
+ * later position is smallest (the first token, in order, that repeats an
+ * earlier one) and *key its key; otherwise returns 0.
+ */
+int kvg_i_find_duplicate(kvg_i_keypos *items, size_t n, int64_t *key,
+                         int64_t *first, int64_t *second);
+
+#endif /* KVGOLD_SRC_INTERNAL_H */

@@ -1,0 +1,502 @@
+/*
+ * src/io/npy.c - .npy parsing and writing (see kvgold/npy.h).
+ *
+ * The header is a Python dict literal; this parser accepts exactly the
+ * grammar NumPy writes and reads, no more:
+ *
+ *   dict   := '{' ws (item ws ',' ws)* [item ws [',' ws]] '}' ws
+ *   item   := string ws ':' ws value
+ *   value  := string | 'True' | 'False' | tuple
+ *   tuple  := '(' ws [int ws (',' ws int ws)* [',' ws]] ')'
+ *   string := '\'' chars '\'' | '"' chars '"'   (no escapes)
+ *
+ * Every read goes through a cursor bounded by the header's end.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvgold/npy.h"
+#include "src/common/internal.h"
+
+typedef struct descr_entry {
+    const char *descr;
+    kvg_dtype dtype;
+    size_t itemsize;
+} descr_entry;
+
+/* Storage descr per logical dtype. Several dtypes share '|u1'. */
+static const descr_entry k_descrs[] = {
+    {"<f2", KVG_FP16, 2},       {"<u2", KVG_BF16, 2},
+    {"<f4", KVG_FP32, 4},       {"|i1", KVG_INT8, 1},
+    {"<i4", KVG_INT32, 4},      {"<i8", KVG_INT64, 8},
+    {"|u1", KVG_FP8_E4M3FN, 1}, {"|u1", KVG_FP8_E5M2, 1},
+    {"|u1", KVG_HIF8, 1},
+};
+#define N_DESCRS (sizeof k_descrs / sizeof k_descrs[0])
+
+const char *kvg_npy_descr_of(kvg_dtype dtype)
+{
+    size_t i;
+    for (i = 0; i < N_DESCRS; i++)
+        if (k_descrs[i].dtype == dtype)
+            return k_descrs[i].descr;
+    return NULL;
+}
+
+static size_t itemsize_of_descr(const char *descr)
+{
+    size_t i;
+    for (i = 0; i < N_DESCRS; i++)
+        if (strcmp(k_descrs[i].descr, descr) == 0)
+            return k_descrs[i].itemsize;
+    return 0;
+}
+
+/* ---- header parser ---------------------------------------------------- */
+
+typedef struct cursor {
+    const char *p;
+    const char *end;
+    kvg_diag *diag;
+} cursor;
+
+static kvg_status bad(cursor *c, const char *what)
+{
+    return kvg_i_fail(c->diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                      "npy header: %s", what);
+}
+
+static void skip_ws(cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' ||
+                             *c->p == '\r'))
+        c->p++;
+}
+
+static int accept(cursor *c, char ch)
+{
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+static int accept_word(cursor *c, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+static kvg_status parse_string(cursor *c, char *out, size_t cap)
+{
+    char quote;
+    size_t n = 0;
+
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return bad(c, "expected a quoted string");
+    quote = *c->p++;
+    while (c->p < c->end && *c->p != quote) {
+        if (*c->p == '\\')
+            return bad(c, "escapes in strings are not supported");
+        if (n + 1 >= cap)
+            return bad(c, "string too long");
+        out[n++] = *c->p++;
+    }
+    if (c->p >= c->end)
+        return bad(c, "unterminated string");
+    c->p++;
+    out[n] = '\0';
+    return KVG_OK;
+}
+
+static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
+{
+    int rank = 0;
+
+    if (!accept(c, '('))
+        return bad(c, "shape must be a tuple");
+    skip_ws(c);
+    while (!accept(c, ')')) {
+        int64_t v = 0;
+        int digits = 0;
+        if (rank == KVG_MAX_RANK)
+            return bad(c, "shape has more than 8 dimensions");
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            int d = *c->p++ - '0';
+            if (v > (INT64_MAX - d) / 10)
+                return bad(c, "shape dimension overflows int64");
+            v = v * 10 + d;
+            digits++;
+        }
+        if (digits == 0)
+            return bad(c, "shape dimension must be a non-negative integer");
+        info->shape[rank++] = v;
+        skip_ws(c);
+        if (accept(c, ',')) {
+            skip_ws(c);
+            continue;
+        }
+        if (!accept(c, ')'))
+            return bad(c, "expected ',' or ')' in shape");
+        if (rank == 1)
+            return bad(c, "a 1-d shape needs a trailing comma: (n,)");
+        break;
+    }
+    info->rank = rank;
+    return KVG_OK;
+}
+
+static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
+{
+    int have_descr = 0, have_order = 0, have_shape = 0;
+    char key[32];
+    kvg_status st;
+
+    skip_ws(c);
+    if (!accept(c, '{'))
+        return bad(c, "header must start with '{'");
+    for (;;) {
+        skip_ws(c);
+        if (accept(c, '}'))
+            break;
+        if ((st = parse_string(c, key, sizeof key)) != KVG_OK)
+            return st;
+        skip_ws(c);
+        if (!accept(c, ':'))
+            return bad(c, "expected ':' after a key");
+        skip_ws(c);
+        if (strcmp(key, "descr") == 0) {
+            if (have_descr++)
+                return bad(c, "key 'descr' appears twice");
+            if ((st = parse_string(c, info->descr, sizeof info->descr)) !=
+                KVG_OK)
+                return st;
+        } else if (strcmp(key, "fortran_order") == 0) {
+            if (have_order++)
+                return bad(c, "key 'fortran_order' appears twice");
+            if (accept_word(c, "True"))
+                return bad(c, "fortran_order True is not supported (C order "
+                              "only)");
+            if (!accept_word(c, "False"))
+                return bad(c, "fortran_order must be True or False");
+        } else if (strcmp(key, "shape") == 0) {
+            if (have_shape++)
+                return bad(c, "key 'shape' appears twice");
+            if ((st = parse_shape(c, info)) != KVG_OK)
+                return st;
+        } else {
+            return bad(c, "unknown key (only descr, fortran_order, shape)");
+        }
+        skip_ws(c);
+        if (accept(c, ','))
+            continue;
+        skip_ws(c);
+        if (accept(c, '}'))
+            break;
+        return bad(c, "expected ',' or '}' after a value");
+    }
+    skip_ws(c);
+    if (c->p != c->end)
+        return bad(c, "text after the closing '}'");
+    if (!have_descr || !have_order || !have_shape)
+        return bad(c, "missing key (descr, fortran_order and shape are all "
+                      "required)");
+    return KVG_OK;
+}
+
+kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
+                         kvg_diag *diag)
+{
+    const unsigned char *b = (const unsigned char *)buf;
+    size_t hlen, hstart, itemsize;
+    int64_t numel = 1, bytes;
+    cursor c;
+    kvg_status st;
+    int i;
+
+    if (buf == NULL || info == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                          "npy: NULL buffer or info");
+    memset(info, 0, sizeof *info);
+    if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: bad magic (not a .npy file)");
+    info->major = b[6];
+    info->minor = b[7];
+    if (info->major == 1 && info->minor == 0) {
+        hlen = (size_t)b[8] | (size_t)b[9] << 8;
+        hstart = 10;
+    } else if (info->major == 2 && info->minor == 0) {
+        if (size < 12)
+            return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                              "npy: truncated version 2.0 preamble");
+        hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
+               (size_t)b[11] << 24;
+        hstart = 12;
+    } else {
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: version %d.%d is not supported (1.0 and 2.0 "
+                          "are)", info->major, info->minor);
+    }
+    if (hlen > KVG_NPY_MAX_HEADER)
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: header length %lu exceeds the %u-byte limit",
+                          (unsigned long)hlen, KVG_NPY_MAX_HEADER);
+    if (hlen > size - hstart)
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: header length %lu runs past the end of the "
+                          "%lu-byte file", (unsigned long)hlen,
+                          (unsigned long)size);
+    if (hlen == 0 || b[hstart + hlen - 1] != '\n')
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: header does not end with a newline");
+    c.p = (const char *)b + hstart;
+    c.end = (const char *)b + hstart + hlen;
+    c.diag = diag;
+    if ((st = parse_dict(&c, info)) != KVG_OK)
+        return st;
+    itemsize = itemsize_of_descr(info->descr);
+    if (itemsize == 0)
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: descr '%s' is not supported (<f2 <u2 <f4 |i1 "
+                          "|u1 <i4 <i8)", info->descr);
+    for (i = 0; i < info->rank; i++)
+        if (!kvg_i_mul_i64(numel, info->shape[i], &numel))
+            return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", i, -1,
+                              "npy: shape element count overflows");
+    if (!kvg_i_mul_i64(numel, (int64_t)itemsize, &bytes) ||
+        (uint64_t)bytes > (uint64_t)SIZE_MAX)
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: shape byte size overflows");
+    info->data_offset = hstart + hlen;
+    info->data_bytes = (size_t)bytes;
+    if (size - info->data_offset != info->data_bytes)
+        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
+                          "npy: data is %lu bytes but shape and descr '%s' "
+                          "need %lu", (unsigned long)(size - info->data_offset),
+                          info->descr, (unsigned long)info->data_bytes);
+    return KVG_OK;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static kvg_status read_file(const char *path, unsigned char **out,
+                            size_t *size, kvg_diag *diag)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t cap = 0, len = 0;
+
+    if (f == NULL)
+        return kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1, "%s: cannot open: %s",
+                          path, strerror(errno));
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            unsigned char *nbuf;
+            if (ncap < cap || (nbuf = (unsigned char *)realloc(buf, ncap)) ==
+                                  NULL) {
+                free(buf);
+                fclose(f);
+                return kvg_i_fail(diag, KVG_ERR_NOMEM, path, -1, -1,
+                                  "%s: out of memory reading the file", path);
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        return kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1, "%s: read error",
+                          path);
+    }
+    fclose(f);
+    *out = buf;
+    *size = len;
+    return KVG_OK;
+}
+
+kvg_status kvg_npy_load(const char *path, kvg_dtype dtype, kvg_tensor *out,
+                        kvg_diag *diag)
+{
+    unsigned char *raw = NULL;
+    size_t size = 0;
+    kvg_npy_info info;
+    const char *want;
+    kvg_status st;
+    int i;
+
+    if (path == NULL || out == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                          "npy: NULL path or output tensor");
+    memset(out, 0, sizeof *out);
+    want = kvg_npy_descr_of(dtype);
+    if (want == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+                          "%s: no .npy storage for dtype %s", path,
+                          kvg_dtype_name(dtype));
+    if ((st = read_file(path, &raw, &size, diag)) != KVG_OK)
+        return st;
+    st = kvg_npy_parse(raw, size, &info, diag);
+    if (st == KVG_OK && strcmp(info.descr, want) != 0)
+        st = kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                        "%s: descr is '%s' but dtype %s is stored as '%s'",
+                        path, info.descr, kvg_dtype_name(dtype), want);
+    if (st != KVG_OK) {
+        /* Name the file in the message the parser wrote. */
+        if (diag != NULL && st == KVG_ERR_FILE_FORMAT &&
+            strncmp(diag->message, path, strlen(path)) != 0) {
+            char msg[KVG_DIAG_MESSAGE_MAX];
+            size_t plen = strlen(path);
+            if (plen + 3 < sizeof msg) {
+                memcpy(msg, path, plen);
+                msg[plen] = ':';
+                msg[plen + 1] = ' ';
+                memcpy(msg + plen + 2, diag->message, sizeof msg - plen - 2);
+                msg[sizeof msg - 1] = '\0';
+                memcpy(diag->message, msg, sizeof msg);
+            }
+        }
+        free(raw);
+        return st;
+    }
+    memmove(raw, raw + info.data_offset, info.data_bytes);
+    out->data = raw;
+    out->nbytes = info.data_bytes;
+    out->dtype = dtype;
+    out->rank = info.rank;
+    for (i = 0; i < info.rank; i++)
+        out->shape[i] = info.shape[i];
+    return KVG_OK;
+}
+
+void kvg_npy_free(kvg_tensor *t)
+{
+    if (t == NULL)
+        return;
+    free(t->data);
+    memset(t, 0, sizeof *t);
+}
+
+/* Header text exactly as numpy 1.24 writes it; returns its length. */
+static size_t format_header(const kvg_tensor *t, const char *descr, char *h,
+                            size_t cap)
+{
+    size_t n;
+    int i, first_digits = 0;
+    char dim0[32];
+
+    n = (size_t)snprintf(h, cap, "{'descr': '%s', 'fortran_order': False, "
+                                 "'shape': (", descr);
+    for (i = 0; i < t->rank; i++)
+        n += (size_t)snprintf(h + n, cap - n, "%s%lld", i ? ", " : "",
+                              (long long)t->shape[i]);
+    n += (size_t)snprintf(h + n, cap - n, "%s), }", t->rank == 1 ? "," : "");
+    if (t->rank > 0) {
+        /* numpy leaves room for axis 0 to grow to 21 digits */
+        first_digits = snprintf(dim0, sizeof dim0, "%lld",
+                                (long long)t->shape[0]);
+        for (i = first_digits; i < 21; i++)
+            h[n++] = ' ';
+    }
+    h[n] = '\0';
+    return n;
+}
+
+kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
+                          size_t *written, kvg_diag *diag)
+{
+    char header[512];
+    const char *descr;
+    size_t hlen, pad, total, pre;
+    int64_t numel;
+    unsigned char *b = (unsigned char *)buf;
+    kvg_status st;
+
+    if (t == NULL || written == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                          "npy: NULL tensor or size pointer");
+    if ((st = kvg_tensor_numel(t, "tensor", &numel, diag)) != KVG_OK)
+        return st;
+    descr = kvg_npy_descr_of(t->dtype);
+    if (descr == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                          "npy: no .npy storage for dtype %s",
+                          kvg_dtype_name(t->dtype));
+    if ((uint64_t)t->nbytes != (uint64_t)numel * kvg_dtype_size(t->dtype))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                          "npy: buffer is %lu bytes, shape needs %lu",
+                          (unsigned long)t->nbytes,
+                          (unsigned long)((uint64_t)numel *
+                                          kvg_dtype_size(t->dtype)));
+    hlen = format_header(t, descr, header, sizeof header);
+    pre = 10; /* version 1.0: headers here are far below 65535 bytes */
+    pad = 64 - ((pre + hlen + 1) % 64);
+    total = pre + hlen + pad + 1 + t->nbytes;
+    *written = total;
+    if (buf == NULL)
+        return KVG_OK;
+    if (size < total)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
+                          "npy: buffer holds %lu bytes, %lu needed",
+                          (unsigned long)size, (unsigned long)total);
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (unsigned char)((hlen + pad + 1) & 0xFF);
+    b[9] = (unsigned char)((hlen + pad + 1) >> 8);
+    memcpy(b + pre, header, hlen);
+    memset(b + pre + hlen, ' ', pad);
+    b[pre + hlen + pad] = '\n';
+    if (t->nbytes != 0)
+        memcpy(b + pre + hlen + pad + 1, t->data, t->nbytes);
+    return KVG_OK;
+}
+
+kvg_status kvg_npy_save(const char *path, const kvg_tensor *t, kvg_diag *diag)
+{
+    size_t need = 0, wrote = 0;
+    unsigned char *buf;
+    FILE *f;
+    kvg_status st;
+
+    if (path == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                          "npy: NULL path");
+    if ((st = kvg_npy_encode(t, NULL, 0, &need, diag)) != KVG_OK)
+        return st;
+    buf = (unsigned char *)malloc(need);
+    if (buf == NULL)
+        return kvg_i_fail(diag, KVG_ERR_NOMEM, path, -1, -1,
+                          "%s: out of memory", path);
+    st = kvg_npy_encode(t, buf, need, &wrote, diag);
+    if (st == KVG_OK) {
+        f = fopen(path, "wb");
+        if (f == NULL) {
+            st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: cannot create: %s", path, strerror(errno));
+        } else {
+            if (fwrite(buf, 1, wrote, f) != wrote)
+                st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
+                                "%s: write error", path);
+            if (fclose(f) != 0 && st == KVG_OK)
+                st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
+                                "%s: write error on close", path);
+        }
+    }
+    free(buf);
+    return st;
+}

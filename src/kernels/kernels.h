@@ -1,0 +1,69 @@
+/*
+ * src/kernels/kernels.h - the row arithmetic the fused operators share:
+ * RmsNorm, the two RoPE variants and quantisation (spec section 1).
+ *
+ * All of it is binary32 with one rounding per operation, in exactly the
+ * order written; the build forbids FMA contraction (-ffp-contract=off).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_KERNELS_H
+#define KVGOLD_SRC_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/dtype.h"
+#include "kvgold/format.h"
+#include "kvgold/options.h"
+
+/* Floats of scratch kvg_i_sum_squares needs for n inputs (pairwise pads to
+ * a power of two); 0 if n is 0 or too large. */
+size_t kvg_i_sum_squares_scratch(size_t n);
+
+/* Sum of x[j]^2 in the given order. `scratch` holds at least
+ * kvg_i_sum_squares_scratch(n) floats (unused by the sequential orders). */
+float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
+                        float *scratch);
+
+/*
+ * y[j] = (x[j] / sqrtf(sum * (1.0f / (float)n) + eps)) * gamma[j].
+ * `y` may alias `x`. Returns the rms (sqrtf(...)), for diagnostics.
+ */
+float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
+                     kvg_reduce_order order, float *scratch, float *y);
+
+/* Half (rotate-half, NeoX) RoPE over n = 2H values; out must not alias y. */
+void kvg_i_rope_half(const float *y, const float *cos_row, const float *sin_row,
+                     size_t n, float *out);
+
+/* Interleaved-in, half-split-out RoPE over n = 2H values (spec 1.4);
+ * out must not alias x. */
+void kvg_i_rope_interleave(const float *x, const float *cos_row,
+                           const float *sin_row, size_t n, float *out);
+
+/* How a quantiser applies its scale. */
+typedef enum kvg_i_scale_op {
+    KVG_I_SCALE_DIV = 0, /* z = x / scale  (QkvRmsNormRopeCache) */
+    KVG_I_SCALE_MUL = 1  /* z = x * scale  (KvRmsNormRopeCache) */
+} kvg_i_scale_op;
+
+/*
+ * z = x (op) scale[j * scale_step] (+ offset[j * offset_step]), then narrow
+ * z to `dtype` (int8, hif8, fp8 with `overflow`, or fp16/bf16) and store
+ * element j at dst + j * size. `scale` NULL means no scaling; `offset` NULL
+ * means no offset; a step of 0 broadcasts a single value.
+ */
+void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
+                        size_t scale_step, const float *offset,
+                        size_t offset_step, kvg_i_scale_op op, kvg_dtype dtype,
+                        kvg_overflow overflow, void *dst);
+
+/* Widen n elements of a fp16/bf16/fp32 row to binary32 (exact). */
+void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst);
+
+/* Narrow n binary32 values to fp16/bf16 (RNE) or copy to fp32. */
+void kvg_i_store_row(kvg_dtype dtype, const float *src, size_t n,
+                     kvg_overflow overflow, void *dst);
+
+#endif /* KVGOLD_SRC_KERNELS_H */

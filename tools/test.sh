@@ -1,0 +1,29 @@
+#!/bin/sh
+# kvgold's whole test suite, as CI runs it (.ci/run calls this script).
+#
+#   1. gcc, Release: every test, including the 2^32 encoder sweeps and the
+#      byte-for-byte regeneration of the vectors;
+#   2. clang, AddressSanitizer + UBSan: every test (sweeps sampled);
+#
+# Build trees go to build/ci-*. Exit status is non-zero on any failure.
+set -eu
+cd "$(dirname "$0")/.."
+sh tools/setup-debian.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+stage() { printf '\n==== %s ====\n' "$*"; }
+
+stage "gcc release: configure, build, all tests"
+cmake -S . -B build/ci-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc
+cmake --build build/ci-gcc -j "$jobs"
+ctest --test-dir build/ci-gcc -j "$jobs" --output-on-failure
+
+stage "clang ASan+UBSan: configure, build, all tests (sweeps sampled)"
+cmake -S . -B build/ci-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
+  -DKVG_SANITIZE=ON -DKVG_EXHAUSTIVE_STRIDE=97 -DKVG_REGEN_TEST=OFF
+cmake --build build/ci-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/ci-asan -j "$jobs" --output-on-failure
+
+stage "all stages passed"
