@@ -1,0 +1,28 @@
+/*
+ * tools/cli/cli.h - pieces of the kvgold command shared between its files.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_CLI_H
+#define KVGOLD_TOOLS_CLI_H
+
+#include <stdio.h>
+
+#include "case.h"
+
+enum { KVG_EXIT_PASS = 0, KVG_EXIT_MISMATCH = 1, KVG_EXIT_INVALID = 2 };
+
+/* Print "kvgold: <fmt with arg>" and the usage hint; returns 2. */
+int kvg_cli_usage_error(const char *fmt, const char *arg);
+
+/* Load a case, printing the reason on failure; returns 1 on success. */
+int kvg_cli_load(const char *dir, kvg_case *c);
+
+/* `kvgold check` on a loaded case: prints a table to `out`, returns the
+ * exit code. */
+int kvg_cli_check(const kvg_case *c, FILE *out);
+
+/* `kvgold compare` (argv after the command name) and its help text. */
+int kvg_cli_compare(int argc, char **argv);
+extern const char *const kvg_cli_compare_help;
+
+#endif /* KVGOLD_TOOLS_CLI_H */
