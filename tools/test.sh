@@ -3,7 +3,8 @@
 #
 #   1. gcc, Release: every test, including the 2^32 encoder sweeps and the
 #      byte-for-byte regeneration of the vectors;
-#   2. clang, AddressSanitizer + UBSan: every test (sweeps sampled);
+#   2. clang, AddressSanitizer + UBSan: every test (sweeps sampled), plus a
+#      bounded libFuzzer run of every fuzz target (label fuzz, ~2 min total);
 #
 # Build trees go to build/ci-*. Exit status is non-zero on any failure.
 set -eu
@@ -18,9 +19,10 @@ cmake -S . -B build/ci-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc
 cmake --build build/ci-gcc -j "$jobs"
 ctest --test-dir build/ci-gcc -j "$jobs" --output-on-failure
 
-stage "clang ASan+UBSan: configure, build, all tests (sweeps sampled)"
+stage "clang ASan+UBSan: configure, build, all tests (sweeps sampled) + fuzzing"
 cmake -S . -B build/ci-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
-  -DKVG_SANITIZE=ON -DKVG_EXHAUSTIVE_STRIDE=97 -DKVG_REGEN_TEST=OFF
+  -DKVG_SANITIZE=ON -DKVG_EXHAUSTIVE_STRIDE=97 -DKVG_REGEN_TEST=OFF \
+  -DKVG_FUZZ=ON -DKVG_FUZZ_SECONDS=20
 cmake --build build/ci-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
