@@ -2,7 +2,8 @@
 # kvgold's whole test suite, as CI runs it (.ci/run calls this script).
 #
 #   1. gcc, Release: every test, including the 2^32 encoder sweeps and the
-#      byte-for-byte regeneration of the vectors;
+#      byte-for-byte regeneration of the vectors, and the unit tests again
+#      under valgrind memcheck (label valgrind);
 #   2. clang, AddressSanitizer + UBSan: every test (sweeps sampled), plus a
 #      bounded libFuzzer run of every fuzz target (label fuzz, ~2 min total);
 #
@@ -15,7 +16,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 stage() { printf '\n==== %s ====\n' "$*"; }
 
 stage "gcc release: configure, build, all tests"
-cmake -S . -B build/ci-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc
+cmake -S . -B build/ci-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc \
+  -DKVG_VALGRIND=ON
 cmake --build build/ci-gcc -j "$jobs"
 ctest --test-dir build/ci-gcc -j "$jobs" --output-on-failure
 
