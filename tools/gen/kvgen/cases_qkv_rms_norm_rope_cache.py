@@ -75,7 +75,8 @@ def make_index(rng, b, s, bs, bn, pattern):
         idx[0], idx[-1] = 0, slots - 1
         rest = rng.permutation(np.arange(1, slots - 1))[:tokens - 2]
         idx[1:-1] = rest
-    if pattern in ("skip", "skip_paged") and tokens >= 3:
+    if pattern in ("skip", "skip_paged"):
+        assert tokens >= 4, "skip needs tokens left to write"
         idx[0] = -1
         idx[tokens // 2] = -1
         idx[-1] = -1
@@ -286,8 +287,8 @@ def cases():
             Nk=1, before=True)
         add(id="%s_kv_int8_sym" % tag, dtype=tag, k="int8", v="int8", B=1,
             S=7 if tag == "fp16" else 4, Nq=4, Nk=2 if tag == "fp16" else 1)
-        add(id="%s_kv_int8_asym" % tag, dtype=tag, k="int8", v="int8", B=3,
-            S=1, Nq=2, Nk=1, k_asym=True, v_asym=True, before=True,
+        add(id="%s_kv_int8_asym" % tag, dtype=tag, k="int8", v="int8", B=2,
+            S=3, Nq=2, Nk=1, k_asym=True, v_asym=True, before=True,
             index="skip")
         add(id="%s_k_sym_v_asym" % tag, dtype=tag, k="int8", v="int8", B=2,
             S=3, Nq=2, Nk=1, v_asym=True, index="paged")
