@@ -735,10 +735,10 @@ static size_t nz(int64_t slot, int64_t c, int64_t heads, int64_t bs,
  * change. Includes the reference's worked example: int8, N = 1, BS = 64,
  * slot 70, channel 100 -> element 14532.
  */
-static void check_marked(kvg_dtype vt, int64_t nk)
+static void check_marked(kvg_dtype vt, int64_t nk, int64_t bs, int64_t first)
 {
-    const cfg c = {KVG_FP16, KVG_FP16, vt, 1, 3, nk, nk, 64, 2, 0, 0, 0, 31};
-    const int64_t slots[3] = {70, -1, 0};
+    const cfg c = {KVG_FP16, KVG_FP16, vt, 1, 3, nk, nk, bs, 2, 0, 0, 0, 31};
+    const int64_t slots[3] = {first, -1, 0};
     const int64_t cz = c0(vt);
     fx f;
     snap s;
@@ -768,7 +768,7 @@ static void check_marked(kvg_dtype vt, int64_t nk)
             continue;
         for (h = 0; h < nk; h++)
             for (d = 0; d < D; d++) {
-                const size_t at = nz(slots[t], h * D + d, nk, 64, cz);
+                const size_t at = nz(slots[t], h * D + d, nk, bs, cz);
                 const float want =
                     get(&f.qkv, t * (3 * nk * D) + (2 * nk + h) * D + d);
                 if (get(&f.v_cache, (int64_t)at) != want)
@@ -780,10 +780,17 @@ static void check_marked(kvg_dtype vt, int64_t nk)
                 memset(touched + at * esize, 1, esize);
             }
     }
-    if (vt == KVG_INT8 && nk == 1) {
+    if (vt == KVG_INT8 && nk == 1 && bs == 64 && first == 70) {
+        /* docs: slot 70 -> block 1, offset 6; channel 100 -> 14532 */
         assert_int_equal(nz(70, 100, 1, 64, 32), 14532);
         assert_true(get(&f.v_cache, 14532) ==
                     get(&f.qkv, 0 * 3 * D + 2 * D + 100));
+    }
+    if (vt == KVG_FP16 && nk == 2 && bs == 32 && first == 45) {
+        /* docs: slot 45 -> block 1, offset 13; head 1, d 37 -> 13525 */
+        assert_int_equal(nz(45, 165, 2, 32, 16), 13525);
+        assert_true(get(&f.v_cache, 13525) ==
+                    get(&f.qkv, 0 * 6 * D + (4 + 1) * D + 37));
     }
     for (i = 0; i < f.v_cache.nbytes; i++)
         if (!touched[i] &&
@@ -799,10 +806,11 @@ static void check_marked(kvg_dtype vt, int64_t nk)
 static void test_nz_addressing(void **state)
 {
     (void)state;
-    check_marked(KVG_INT8, 1);
-    check_marked(KVG_FP16, 1);
-    check_marked(KVG_INT8, 2);
-    check_marked(KVG_FP16, 3);
+    check_marked(KVG_INT8, 1, 64, 70);
+    check_marked(KVG_FP16, 1, 64, 70);
+    check_marked(KVG_INT8, 2, 32, 63);
+    check_marked(KVG_FP16, 2, 32, 45);
+    check_marked(KVG_FP16, 3, 96, 191);
 }
 
 /*
