@@ -274,13 +274,17 @@ MUT(m_index_null) { f->a.index = NULL; }
 MUT(m_q_out_null) { f->a.q_out = NULL; }
 MUT(m_k_cache_null) { f->a.k_cache = NULL; }
 MUT(m_v_cache_null) { f->a.v_cache = NULL; }
-MUT(m_qkv_data_null) { f->qkv.data = NULL; }
+MUT(m_qkv_data_null) /* a copy of the view, so the buffer is still freed */
+{
+    g_extra = f->qkv;
+    g_extra.data = NULL;
+    f->a.qkv = &g_extra;
+}
 MUT(m_k_scale_data_null)
 {
     g_extra = f->k_scale;
     g_extra.data = NULL;
     f->a.k_scale = &g_extra;
-    g_extra.nbytes = f->k_scale.nbytes;
 }
 MUT(m_qkv_size_null) { f->a.qkv_size = NULL; }
 MUT(m_head_nums_null) { f->a.head_nums = NULL; }
