@@ -10,7 +10,7 @@ from .cases_reshape_and_cache_omni import add_expect_error, i32, pack
 from .cases_reshape_and_cache_omni import poison as poison16
 from .cases_reshape_and_cache_omni import values as values16
 from .reshape_and_cache import kvhead, kvhead_rope, reshape_and_cache
-from .reshape_and_cache_omni import head_params
+from .reshape_and_cache_omni import bits, head_params
 
 NAME = "reshape_and_cache"
 C0 = {"fp16": 16, "bf16": 16, "int8": 32}
@@ -76,11 +76,20 @@ def token_cases(root):
 
 def head_case(root, case_id, comment, seed, mode, tag, seq_len, heads, dim,
               block_size, wins, offs=None, slots=None, num_blocks=None,
-              gap=2):
+              gap=2, zero_window=None):
     rng = np.random.RandomState(seed)
     tokens = int(np.sum(seq_len))
     key = values(rng, tag, (tokens, heads, dim))
     value = values(rng, tag, (tokens, heads, dim))
+    if zero_window is not None:
+        # channels 0-1 of head h's window rows all -0 (mean must be +0, as
+        # the kernel's accumulator starts at +0); channel 2 mixes +0 and -0
+        h, first, length = zero_window
+        rows = slice(first, first + length)
+        for x in (key, value):
+            bits(x)[rows, h, 0:2] = 0x8000
+            bits(x)[rows, h, 2] = 0x8000
+            bits(x)[first, h, 2] = 0x0000
     L, _ = head_params(seq_len, heads)
     w = np.asarray(wins, dtype=np.int64)
     if mode == "KVHEAD":
@@ -122,9 +131,10 @@ def head_cases(root):
     for tag, seed in (("fp16", 514), ("bf16", 515)):
         head_case(root, "kvhead_rope_edges_%s" % tag,
                   "L=10: o=-1 | w=0 | o=0 | o+w=L | w=L (mean only) | o=2 "
-                  "w=5 | o=-1 w=99; shuffled runs crossing blocks of 4",
+                  "w=5 (window all -0 in channels 0-1) | o=-1 w=99; shuffled "
+                  "runs crossing blocks of 4",
                   seed, "KVHEAD_ROPE", tag, [10], len(offs), 32, 4, wins,
-                  offs)
+                  offs, zero_window=(5, 2, 5))
     # RazorAttention-like: sink 16 + mean + recent 32 over a long window
     head_case(root, "kvhead_rope_long_window_bf16",
               "L=300, o=16, w=252: one mean over 252 tokens per head; "
