@@ -245,7 +245,7 @@ static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, b,
                               "seq_len: batch %lld has seq_len %lld; it must "
                               "be at least 1", (long long)b, (long long)L);
-        cum[b + 1] = cum[b] + L; /* < 2^31 * 2^31: no overflow */
+        cum[b + 1] = cum[b] + L; /* cum[b] <= num_tokens: no overflow */
         if (cum[b + 1] > r->tokens)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, b,
                               "seq_len: batches 0..%lld hold %lld tokens, more "
