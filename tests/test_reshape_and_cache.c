@@ -234,8 +234,8 @@ static void check_token_cache(const pf *p, int is_value, const int32_t *slots)
     }
     for (i = 0; i < n; i++)
         if (!written[i] && elem(cache, i) != old_elem(cache, snap, i))
-            fail_msg("%s cache element %lld changed", is_value ? "value" : "key",
-                     (long long)i);
+            fail_msg("%s cache element %lld changed",
+                     is_value ? "value" : "key", (long long)i);
     free(written);
 }
 

@@ -68,8 +68,8 @@ typedef struct kvg_reshape_and_cache_omni_args {
     const kvg_tensor *wins;
     const kvg_tensor *seq_len;
     const kvg_tensor *offset_index;
-    /* Caller-owned scratch of at least kvg_reshape_and_cache_omni_workspace_size
-     * bytes (any alignment). */
+    /* Caller-owned scratch of at least
+     * kvg_reshape_and_cache_omni_workspace_size bytes (any alignment). */
     void *workspace;
     size_t workspace_size;
 } kvg_reshape_and_cache_omni_args;

@@ -316,8 +316,8 @@ static kvg_status check_slots(const kvg_i_runs *r, kvg_i_keypos *items,
         if (count > r->slots - s)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
                               i, "slot_mapping: " HEAD_FMT ": its %lld tokens "
-                              "from slot %lld run to slot %lld, past the end of "
-                              "the cache (%lld slots)", HEAD_ARGS(r, i),
+                              "from slot %lld run to slot %lld, past the end "
+                              "of the cache (%lld slots)", HEAD_ARGS(r, i),
                               (long long)count, (long long)s,
                               (long long)(s + count - 1), (long long)r->slots);
         if (count > 0) {

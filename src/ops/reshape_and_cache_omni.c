@@ -56,8 +56,8 @@ kvg_status kvg_reshape_and_cache_omni_workspace_size(
     return KVG_OK;
 }
 
-kvg_status kvg_reshape_and_cache_omni(const kvg_reshape_and_cache_omni_args *args,
-                                      kvg_diag *diag)
+kvg_status kvg_reshape_and_cache_omni(
+    const kvg_reshape_and_cache_omni_args *args, kvg_diag *diag)
 {
     kvg_i_runs r;
     kvg_status st;

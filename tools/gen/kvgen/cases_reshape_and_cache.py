@@ -180,7 +180,8 @@ def errors(root):
                dict(head, slot_mapping=i32([0, 4])))
     error_case(root, "error_kvhead_given_offset_index",
                "KVHEAD takes no offset_index", "offset_index",
-               {"compress_type": "KVHEAD"}, dict(head, slot_mapping=i32([0, 8])))
+               {"compress_type": "KVHEAD"},
+               dict(head, slot_mapping=i32([0, 8])))
     error_case(root, "error_nz_with_compress",
                "NZ caches take compress_type UNDEFINED only", "cache_layout",
                {"compress_type": "KVHEAD_ROPE", "cache_layout": "NZ"},
