@@ -1,0 +1,194 @@
+"""Vectors for reshape_and_cache (docs/reshape_and_cache.md): ND and NZ
+token writes (fp16 / bf16 / int8, Dk != Dv, padding slots -1), KVHEAD (last
+wins tokens) and KVHEAD_ROPE (prefix, one fp32-mean token, suffix), plus
+cases the oracle must refuse. Caches start as seeded random bytes.
+"""
+import numpy as np
+
+from .casefile import T, write_case
+from .cases_reshape_and_cache_omni import add_expect_error, i32, pack
+from .cases_reshape_and_cache_omni import poison as poison16
+from .cases_reshape_and_cache_omni import values as values16
+from .reshape_and_cache import kvhead, kvhead_rope, reshape_and_cache
+from .reshape_and_cache_omni import bits, head_params
+
+NAME = "reshape_and_cache"
+C0 = {"fp16": 16, "bf16": 16, "int8": 32}
+
+
+def values(rng, tag, shape):
+    if tag == "int8":
+        return rng.randint(-128, 128, size=shape).astype(np.int8)
+    return values16(rng, tag, shape)
+
+
+def poison(rng, tag, shape):
+    if tag == "int8":
+        raw = rng.randint(1, 256, size=int(np.prod(shape))).astype(np.uint8)
+        return raw.view(np.int8).reshape(shape)
+    return poison16(rng, tag, shape)
+
+
+def token_slots(rng, tokens, total, pad):
+    """Distinct random slots, with `pad` tokens set to -1 (skipped)."""
+    slots = rng.choice(total, size=tokens, replace=False).astype(np.int64)
+    slots[rng.choice(tokens, size=pad, replace=False)] = -1
+    return slots
+
+
+def token_case(root, case_id, comment, seed, layout, ktag, vtag, tokens,
+               heads, dk, dv, num_blocks, block_size, pad):
+    rng = np.random.RandomState(seed)
+    key = values(rng, ktag, (tokens, heads, dk))
+    value = values(rng, vtag, (tokens, heads, dv))
+    if layout == "ND":
+        kshape = (num_blocks, block_size, heads, dk)
+        vshape = (num_blocks, block_size, heads, dv)
+    else:
+        kshape = (num_blocks, heads * dk // C0[ktag], block_size, C0[ktag])
+        vshape = (num_blocks, heads * dv // C0[vtag], block_size, C0[vtag])
+    kc, vc = poison(rng, ktag, kshape), poison(rng, vtag, vshape)
+    slots = token_slots(rng, tokens, num_blocks * block_size, pad)
+    ekc, evc = reshape_and_cache(key, value, kc, vc, slots, layout)
+    attrs = {"compress_type": "UNDEFINED", "cache_layout": layout}
+    inputs = {"key": T(key, ktag), "value": T(value, vtag),
+              "key_cache": T(kc, ktag), "value_cache": T(vc, vtag),
+              "slot_mapping": i32(slots)}
+    expected = {"key_cache": T(ekc, ktag), "value_cache": T(evc, vtag)}
+    write_case(root, case_id, NAME, attrs, inputs, expected, comment=comment)
+
+
+def token_cases(root):
+    token_case(root, "nd_fp16", "ND, N=4 D=64, 3 padding tokens", 501, "ND",
+               "fp16", "fp16", 12, 4, 64, 64, 5, 8, 3)
+    token_case(root, "nd_bf16_dk_ne_dv", "ND, N=2 Dk=96 Dv=32 (MLA-like)",
+               502, "ND", "bf16", "bf16", 9, 2, 96, 32, 3, 8, 1)
+    token_case(root, "nd_int8", "ND int8, N=8 D=128", 503, "ND", "int8",
+               "int8", 6, 8, 128, 128, 3, 4, 2)
+    token_case(root, "nz_fp16", "NZ fp16, N=2 D=64 BS=16", 504, "NZ", "fp16",
+               "fp16", 10, 2, 64, 64, 3, 16, 2)
+    token_case(root, "nz_int8_key_fp16_value",
+               "NZ: int8 key (C0 32) with N*Dk=96, fp16 value (C0 16) with "
+               "N*Dv=144", 505, "NZ", "int8", "fp16", 7, 3, 32, 48, 2, 16, 1)
+    token_case(root, "nz_bf16_dk_ne_dv", "NZ bf16, N=1 Dk=128 Dv=16", 506,
+               "NZ", "bf16", "bf16", 11, 1, 128, 16, 2, 32, 0)
+
+
+def head_case(root, case_id, comment, seed, mode, tag, seq_len, heads, dim,
+              block_size, wins, offs=None, slots=None, num_blocks=None,
+              gap=2, zero_window=None):
+    rng = np.random.RandomState(seed)
+    tokens = int(np.sum(seq_len))
+    key = values(rng, tag, (tokens, heads, dim))
+    value = values(rng, tag, (tokens, heads, dim))
+    if zero_window is not None:
+        # channels 0-1 of head h's window rows all -0 (mean must be +0, as
+        # the kernel's accumulator starts at +0); channel 2 mixes +0 and -0
+        h, first, length = zero_window
+        rows = slice(first, first + length)
+        for x in (key, value):
+            bits(x)[rows, h, 0:2] = 0x8000
+            bits(x)[rows, h, 2] = 0x8000
+            bits(x)[first, h, 2] = 0x0000
+    L, _ = head_params(seq_len, heads)
+    w = np.asarray(wins, dtype=np.int64)
+    if mode == "KVHEAD":
+        counts = w
+    else:
+        o = np.asarray(offs, dtype=np.int64)
+        counts = np.where((o != -1) & (w != 0), L - w + 1, L)
+    if slots is None:
+        slots, num_blocks = pack(rng, counts, block_size, gap, shuffle=True)
+    shape = (num_blocks, block_size, 1, dim)
+    kc, vc = poison(rng, tag, shape), poison(rng, tag, shape)
+    inputs = {"key": T(key, tag), "value": T(value, tag),
+              "key_cache": T(kc, tag), "value_cache": T(vc, tag),
+              "slot_mapping": i32(slots), "wins": i32(wins),
+              "seq_len": i32(seq_len)}
+    if mode == "KVHEAD":
+        ekc, evc = kvhead(key, value, kc, vc, slots, wins, seq_len)
+    else:
+        inputs["offset_index"] = i32(offs)
+        ekc, evc = kvhead_rope(key, value, kc, vc, slots, wins, seq_len, offs,
+                               tag)
+    expected = {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
+    write_case(root, case_id, NAME, {"compress_type": mode}, inputs, expected,
+               comment=comment)
+
+
+def head_cases(root):
+    # KVHEAD: w = 0 (nothing; its start slot lies inside head 1's run, which
+    # is no overlap), w = L (everything), 1, in between; head 4 skipped
+    for tag, seed in (("fp16", 511), ("bf16", 512), ("int8", 513)):
+        head_case(root, "kvhead_%s" % tag,
+                  "last w tokens per head; w in {0, L, 1, 4, 7}; head 4 has "
+                  "slot -1; runs cross blocks of 8", seed, "KVHEAD", tag,
+                  [20, 9], 3, 32, 8, [0, 20, 1, 4, 9, 7],
+                  slots=[3, 0, 20, 21, -1, 30], num_blocks=7)
+    # KVHEAD_ROPE edges: o=-1, w=0, o=0, o+w=L, w=L (only the mean token)
+    offs = [-1, 3, 0, 6, 0, 2, -1]
+    wins = [5, 0, 4, 4, 10, 5, 99]
+    for tag, seed in (("fp16", 514), ("bf16", 515)):
+        head_case(root, "kvhead_rope_edges_%s" % tag,
+                  "L=10: o=-1 | w=0 | o=0 | o+w=L | w=L (mean only) | o=2 "
+                  "w=5 (window all -0 in channels 0-1) | o=-1 w=99; shuffled "
+                  "runs crossing blocks of 4",
+                  seed, "KVHEAD_ROPE", tag, [10], len(offs), 32, 4, wins,
+                  offs, zero_window=(5, 2, 5))
+    # RazorAttention-like: sink 16 + mean + recent 32 over a long window
+    head_case(root, "kvhead_rope_long_window_bf16",
+              "L=300, o=16, w=252: one mean over 252 tokens per head; "
+              "head 1 full (o=-1)", 516, "KVHEAD_ROPE", "bf16", [300], 2, 64,
+              16, [252, 252], [16, -1])
+    rng = np.random.RandomState(517)
+    seq_len, heads = [33, 7, 64], 2
+    L, _ = head_params(seq_len, heads)
+    w = np.array([rng.randint(0, l + 1) for l in L])
+    o = np.array([rng.randint(-1, l - wi + 1) for l, wi in zip(L, w)])
+    head_case(root, "kvhead_rope_random_fp16",
+              "random w in [0,L], o in [-1, L-w]", 517, "KVHEAD_ROPE", "fp16",
+              seq_len, heads, 96, 8, w, o)
+
+
+def error_case(root, case_id, comment, tensor, attrs, inputs):
+    d = write_case(root, case_id, NAME, attrs, inputs, {}, comment=comment)
+    add_expect_error(d, tensor)
+
+
+def errors(root):
+    rng = np.random.RandomState(530)
+    key = values(rng, "fp16", (4, 2, 32))
+    value = values(rng, "fp16", (4, 2, 32))
+    nd = poison(rng, "fp16", (2, 4, 2, 32))
+    base = {"key": T(key, "fp16"), "value": T(value, "fp16"),
+            "key_cache": T(nd, "fp16"), "value_cache": T(nd.copy(), "fp16")}
+    error_case(root, "error_duplicate_slots", "tokens 1 and 3 share slot 5",
+               "slot_mapping", {}, dict(base, slot_mapping=i32([0, 5, -1, 5])))
+    error_case(root, "error_slot_out_of_range", "slot 8 of an 8-slot cache",
+               "slot_mapping", {}, dict(base, slot_mapping=i32([0, 8, 1, 2])))
+    # KVHEAD_ROPE slots packed for L - w (Omni's count) overlap by the +1
+    hk = values(rng, "fp16", (6, 2, 32))
+    hv = values(rng, "fp16", (6, 2, 32))
+    hc = poison(rng, "fp16", (4, 4, 1, 32))
+    head = {"key": T(hk, "fp16"), "value": T(hv, "fp16"),
+            "key_cache": T(hc, "fp16"), "value_cache": T(hc.copy(), "fp16"),
+            "wins": i32([2, 2]), "seq_len": i32([6]),
+            "offset_index": i32([1, 1])}
+    error_case(root, "error_rope_runs_overlap",
+               "slots packed for L-w = 4 per head; KVHEAD_ROPE writes L-w+1",
+               "slot_mapping", {"compress_type": "KVHEAD_ROPE"},
+               dict(head, slot_mapping=i32([0, 4])))
+    error_case(root, "error_kvhead_given_offset_index",
+               "KVHEAD takes no offset_index", "offset_index",
+               {"compress_type": "KVHEAD"},
+               dict(head, slot_mapping=i32([0, 8])))
+    error_case(root, "error_nz_with_compress",
+               "NZ caches take compress_type UNDEFINED only", "cache_layout",
+               {"compress_type": "KVHEAD_ROPE", "cache_layout": "NZ"},
+               dict(head, slot_mapping=i32([0, 8])))
+
+
+def generate(root):
+    token_cases(root)
+    head_cases(root)
+    errors(root)
