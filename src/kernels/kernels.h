@@ -52,7 +52,8 @@ typedef enum kvg_i_scale_op {
  * z = x (op) scale[j * scale_step] (+ offset[j * offset_step]), then narrow
  * z to `dtype` (int8, hif8, fp8 with `overflow`, or fp16/bf16) and store
  * element j at dst + j * size. `scale` NULL means no scaling; `offset` NULL
- * means no offset; a step of 0 broadcasts a single value.
+ * means no offset; a step of 0 broadcasts a single value. A NaN z is written
+ * as the target's canonical positive quiet NaN (see quant.c for why).
  */
 void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
                         size_t scale_step, const float *offset,
@@ -62,7 +63,8 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
 /* Widen n elements of a fp16/bf16/fp32 row to binary32 (exact). */
 void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst);
 
-/* Narrow n binary32 values to fp16/bf16 (RNE) or copy to fp32. */
+/* Narrow n binary32 values to fp16/bf16 (RNE) or store as fp32; NaN
+ * canonical as in kvg_i_quantize_row. */
 void kvg_i_store_row(kvg_dtype dtype, const float *src, size_t n,
                      kvg_overflow overflow, void *dst);
 

@@ -258,6 +258,27 @@ def encode(tag, x, overflow=None):
     raise ValueError("no encoder for %r" % tag)
 
 
+# Canonical NaN codes the operators write (positive, quiet): IEEE 754 leaves
+# the sign and payload of an arithmetic NaN to the platform, so operator
+# outputs normalise every NaN to these.
+CANONICAL_NAN = {"fp16": 0x7E00, "bf16": 0x7FC0, "fp32": 0x7FC00000,
+                 "fp8_e4m3fn": 0x7F, "fp8_e5m2": 0x7E, "hif8": 0x80,
+                 "int8": 0}
+
+
+def encode_output(tag, x, overflow=None):
+    """encode(), with every NaN written as the canonical NaN of `tag` (what
+    an operator stores)."""
+    x = np.asarray(x, dtype=np.float32)
+    out = np.array(encode(tag, x, overflow))
+    nan = np.isnan(x)
+    if nan.any():
+        view = out.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[
+            out.dtype.itemsize])
+        view[nan] = CANONICAL_NAN[tag]
+    return out
+
+
 def decode(tag, stored):
     """Widen a storage array of dtype `tag` to binary32."""
     if tag == "fp16":
