@@ -235,13 +235,19 @@ def geometry(mode):
 
 def matrix():
     specs = []
+    runs = [(qi, None) for qi in range(len(SCENARIOS))] + [(0, 1)]
     for mi, mode in enumerate(MODES):
-        for qi, (k, c) in enumerate(SCENARIOS):
+        for qi, flip in runs:
+            k, c = SCENARIOS[qi]
             t = ("fp16", "bf16")[(mi + qi) % 2]
             quant = qi > 0
             # rotate (asym, out): for a fixed mode all four appear among the
-            # 12 quant scenarios, and for a fixed dtype across the 3 kinds
+            # 12 quant scenarios, and for a fixed dtype across the 3 kinds;
+            # the unquantised scenario runs with outputs on and off
             combo = (mi + qi + (qi - 1) // 4) % 4 if quant else 2 * (mi % 2)
+            if flip:
+                combo ^= 2
+                t = ("fp16", "bf16")[(mi + 1) % 2]
             asym, out = bool(combo & 1) and quant, bool(combo & 2)
             form = ("D", "1D", "1")[(mi + qi) % 3]
             g = geometry(mode)
