@@ -121,10 +121,9 @@ static kvg_tensor qparam(int form, int64_t d, uint64_t seed, int offset)
         memset(&t, 0, sizeof t);
         return t;
     }
-    shape[0] = form == 2 ? 1 : (form == 3 ? 1 : d);
+    shape[0] = form == 1 ? d : 1; /* [D], [1, D] or [1] */
     shape[1] = d;
-    t = kvgt_tensor_new(KVG_FP32, form == 2 ? 2 : 1,
-                        form == 2 ? shape : shape, seed);
+    t = kvgt_tensor_new(KVG_FP32, form == 2 ? 2 : 1, shape, seed);
     for (i = 0; i < numel(&t); i++) {
         float v = offset ? (float)(i % 7) - 3.25f : 0.5f + (float)(i % 5);
         memcpy((unsigned char *)t.data + i * 4, &v, 4);
@@ -1095,9 +1094,9 @@ static void test_addr_pa_blk_nz(void **state)
     check_addressing(&c, ix, 4);
 }
 
-/* NZ with a 1-byte cache uses C0 = 32 for that cache only: an int8 K cache
- * (scale 1, so the codes are the rounded r values... too large for int8),
- * so use scale 1/8: r/8 rounded. Checked on one token by hand offsets. */
+/* In NZ each cache uses the C0 of its own dtype: an int8 K cache (C0 32)
+ * next to an fp16 CKV cache (C0 16). The K values are r / 8 (scale [1] =
+ * 0.125), rounded half to even by hand; one token, page 1, row 7. */
 static void test_addr_nz_per_cache_c0(void **state)
 {
     cfg c;
