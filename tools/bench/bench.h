@@ -44,7 +44,7 @@ typedef struct kvgb_config {
 
 /* Per-call times of one measured function, in nanoseconds. */
 typedef struct kvgb_stats {
-    double first_ns;  /* the first call, cold */
+    double first_ns;  /* the operator's first call, cold (0 for memcpy) */
     double median_ns; /* median over samples of (sample time / k) */
     double min_ns;
     long per_sample;  /* k, calls per sample */

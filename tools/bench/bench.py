@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tools/bench/bench.py --bench-bin PORTABLE_BIN
         [--native-bin NATIVE_BIN] [--quick] [--only SUBSTR ...]
-        [--budget SECONDS] [--numpy-budget SECONDS] [--no-scaling]
+        [--budget SECONDS] [--numpy-budget SECONDS] [--no-scaling | --no-main]
         [--markdown FILE] [--json FILE]
 
 (`sh tools/bench.sh` builds the C side and runs this.) For every shape:
@@ -484,7 +484,10 @@ def main():
                     help="C sampling seconds per measurement")
     ap.add_argument("--numpy-budget", type=float, default=1.0,
                     help="NumPy timing seconds per shape (at least 3 runs)")
-    ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true",
+                    help="skip the scaling experiment")
+    ap.add_argument("--no-main", action="store_true",
+                    help="run the scaling experiment only")
     ap.add_argument("--markdown", help="write the tables here")
     ap.add_argument("--json", help="write every measurement here")
     a = ap.parse_args()
@@ -492,7 +495,7 @@ def main():
     m = machine()
     print("kvgold benchmark: %s, %d cores, Python %s, NumPy %s, load %.2f"
           % (m["cpu"], m["cores"], m["python"], m["numpy"], m["load"][0]))
-    groups = [("main", main_shapes)]
+    groups = [] if a.no_main else [("main", main_shapes)]
     if not a.no_scaling:
         groups.append(("scaling", scaling_shapes))
     results, bad = [], 0

@@ -58,8 +58,8 @@ static double time_k(const timed *t, long k)
     return kvgb_now_ns() - t0;
 }
 
-/* The first call is timed on its own (cold caches, first touch of every
- * page); then k doubles until one sample of k calls lasts sample_s. */
+/* k doubles until one sample of k calls lasts sample_s; then samples until
+ * the budget is spent (at least min_samples, at most max_samples). */
 static void sample(const timed *t, const kvgb_config *cfg, kvgb_stats *st)
 {
     const double want = cfg->sample_s * 1e9, budget = cfg->budget_s * 1e9;
@@ -68,7 +68,6 @@ static void sample(const timed *t, const kvgb_config *cfg, kvgb_stats *st)
     long k = 1;
     int n = 0;
 
-    st->first_ns = time_k(t, 1);
     while ((dt = time_k(t, k)) < want && k < (1L << 30))
         k *= 2;
     if (v == NULL) { /* no room for statistics: report the calibration */
@@ -173,6 +172,7 @@ static void memcpy_floor(uint64_t bytes, kvgb_stats *st)
  * Fill every output with P, run, keep the image; fill with ~P, run,
  * compare: a byte the op writes holds its value both times, a byte it
  * leaves holds P and ~P. Outputs end as `keep` (the op's result).
+ * Returns 0, with the outputs untouched, if memory runs out.
  */
 static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
                               int n_outs)
@@ -189,12 +189,13 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
         keep[i] = (unsigned char *)malloc(n ? n : 1);
         first[i] = (unsigned char *)malloc(n ? n : 1);
         ok = keep[i] != NULL && first[i] != NULL;
-        if (ok) {
-            memcpy(keep[i], outs[i]->data, n);
-            pattern((unsigned char *)outs[i]->data, n, 100 + (uint64_t)i);
-        }
     }
-    if (ok) {
+    if (ok) { /* everything allocated: only now touch the outputs */
+        for (i = 0; i < n_outs; i++) {
+            memcpy(keep[i], outs[i]->data, outs[i]->nbytes);
+            pattern((unsigned char *)outs[i]->data, outs[i]->nbytes,
+                    100 + (uint64_t)i);
+        }
         (void)c->op(c->args, NULL);
         for (i = 0; i < n_outs; i++) {
             unsigned char *d = (unsigned char *)outs[i]->data;
@@ -236,8 +237,10 @@ kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
     if (g_res == NULL || g_cfg == NULL) /* no session: just run the op */
         return op(args, diag);
     g_res->setup_ns = entered - g_start_ns;
-    /* One checked call first: an invalid case stops here with its message. */
+    /* One checked call first: an invalid case stops here with its message.
+     * It is also the cold call (caches and pages as the adapter left them). */
     st = op(args, diag);
+    g_res->op.first_ns = kvgb_now_ns() - entered;
     if (st != KVG_OK)
         return st;
     c.op = op;
