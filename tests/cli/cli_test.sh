@@ -98,6 +98,19 @@ malformed)
   expect 2 "$K" compare "$C" empty; has "holds none of the outputs"
   expect 2 "$K" compare "$KV/err_pa_duplicate_slot" empty; has "must refuse"
   ;;
+examples)
+  # the verdicts tools/demo.sh prints: honest kernels pass, buggy ones fail
+  X=$V/examples
+  expect 0 "$K" compare "$X/deepseek_mla_decode" "$X/deepseek_mla_decode/npu"
+  has "PASS: 2 tensors, 2 passed"
+  expect 1 "$K" compare "$X/deepseek_mla_decode" "$X/deepseek_mla_decode/npu_faulty"
+  has "block=1 slot=73 head=0 channel=0"   # overwritten, owned by no token
+  has "block=1 slot=72 head=0"             # token 3's slot, left stale
+  expect 0 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu"
+  has "PASS: 3 tensors, 3 passed"
+  expect 1 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate"
+  has "q_out (bf16, float_re): FAIL: MARE"; has "k_cache  int8   int_abs1   PASS"
+  ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
 [ "$fails" -eq 0 ] && echo "cli scenario $S: ok"
