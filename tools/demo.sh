@@ -10,7 +10,7 @@ sh tools/setup-debian.sh
 echo "building kvgold (build/demo) ..."
 cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DKVG_BUILD_TESTS=OFF \
   > build-demo.log 2>&1 || { cat build-demo.log; exit 1; }
-cmake --build build/demo -j "$(nproc 2>/dev/null || echo 2)" --target kvgold_cli \
+cmake --build build/demo -j "$(nproc 2>/dev/null || echo 2)" \
   >> build-demo.log 2>&1 || { cat build-demo.log; exit 1; }
 rm -f build-demo.log
 K=build/demo/tools/kvgold
