@@ -2,8 +2,12 @@
 # kvgold's benchmark in one command (docs/performance.md):
 #
 #   sh tools/bench.sh [bench.py options: --quick, --only SUBSTR...,
-#                      --no-scaling, --markdown FILE, --json FILE]
+#                      --rounds N, --no-scaling, --no-main,
+#                      --markdown FILE, --json FILE]
 #
+# Every shape is measured 3 times in turn (--rounds 3, later options win):
+# about 8 minutes on the 2-core machine of docs/performance.md; --rounds 1
+# takes about 2.
 # Builds kvgold_bench twice with gcc, Release, the project's own flags
 # (-O3 -std=c99 -ffp-contract=off, never fast-math): build/bench is the
 # portable build a default configure gives (x86-64 baseline, SSE2), and
@@ -23,4 +27,4 @@ build() { # dir extra-cflags
 build build/bench ""
 build build/bench-native "-march=native"
 exec "$py" tools/bench/bench.py --bench-bin build/bench/tools/kvgold_bench \
-  --native-bin build/bench-native/tools/kvgold_bench "$@"
+  --native-bin build/bench-native/tools/kvgold_bench --rounds 3 "$@"

@@ -3,7 +3,8 @@
 
     /usr/bin/python3 tools/bench/bench.py --bench-bin PORTABLE_BIN
         [--native-bin NATIVE_BIN] [--quick] [--only SUBSTR ...]
-        [--budget SECONDS] [--numpy-budget SECONDS] [--no-scaling | --no-main]
+        [--budget SECONDS] [--numpy-budget SECONDS] [--rounds N]
+        [--no-scaling | --no-main]
         [--markdown FILE] [--json FILE]
 
 (`sh tools/bench.sh` builds the C side and runs this.) For every shape:
@@ -116,8 +117,10 @@ class Shape:
 
 
 def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
-              group="main"):
-    """QkvRmsNormRopeCache, D 128, PA_NZ caches of BlockSize bs."""
+              one_block=False, group="main"):
+    """QkvRmsNormRopeCache, D 128, PA_NZ caches of BlockSize bs. With
+    grow > 1 the tokens' slots are spread over the whole cache, or with
+    one_block all in consecutive slots of one random block (S <= bs)."""
     d, tokens = 128, b * s
     rng = np.random.RandomState(1000 + tokens + grow)
     n = nq + 2 * nk
@@ -128,7 +131,9 @@ def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
            "k_gamma": T(positive(rng, tag, (d,), -1, 0), tag),
            "cos": T(codes(rng, tag, (tokens, d), -8, -1), tag),
            "sin": T(codes(rng, tag, (tokens, d), -8, -1), tag)}
-    if grow == 1:
+    if one_block:
+        idx = rng.randint(0, blocks) * bs + np.arange(tokens)
+    elif grow == 1:
         # a shuffled block table: batch b owns ceil(S/BS) random blocks
         per = -(-s // bs)
         table = rng.permutation(blocks)[:b * per].reshape(b, per)
@@ -158,6 +163,8 @@ def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
                                                           cache, bs)
     if grow > 1:
         label += " cache x%d" % grow
+    if one_block:
+        label += ", one block"
     return Shape("qkv_rms_norm_rope_cache", label, tokens, inp, golden,
                  attrs, group=group)
 
@@ -318,6 +325,8 @@ def scaling_shapes(quick):
         yield kv_shape(64, 1, "PA", "int8", grow=g, group="scaling")
     for g in grows:
         yield qkv_shape(1, 64, grow=g, group="scaling")
+    # the control: the largest cache, every write in one block
+    yield qkv_shape(1, 64, grow=grows[-1], one_block=True, group="scaling")
     for g in grows:
         yield omni_shape(64, 8, 128, 0, grow=g, group="scaling")
     for g in grows:
@@ -352,23 +361,55 @@ def run_c(binary, case_dir, budget):
     return r
 
 
-def measure(shape, binary, native, root, budget, np_budget):
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def summarise(runs):
+    """One C measurement from several rounds: medians of the per-round
+    medians, the best sample of all, verified only if every round was."""
+    r = dict(runs[0])
+    for k in ("op_ns", "op_first_ns", "memcpy_ns", "setup_ns", "load_ns"):
+        r[k] = median([x[k] for x in runs])
+    r["op_min_ns"] = min(x["op_min_ns"] for x in runs)
+    r["verified"] = all(x["verified"] for x in runs)
+    return r
+
+
+def measure(shape, binary, native, root, budget, np_budget, rounds):
+    """Time the golden and the C build(s) on one case, `rounds` times in
+    turn (NumPy, C, native C, NumPy, ...), so that a burst of load on the
+    machine lands on one round, not on one side of the comparison."""
     t0 = time.perf_counter()
     np_s, np_runs, expected = time_golden(shape.golden, np_budget)
     d = write_case(root, "case", shape.op, shape.attrs, shape.inputs,
                    expected, options=shape.options or None,
                    comment="benchmark: " + shape.label)
     del expected
-    r = run_c(binary, d, budget)
+    nps, cs, ns = [np_s], [], []
+    for k in range(rounds):
+        if k:
+            nps.append(time_golden(shape.golden, np_budget)[0])
+        cs.append(run_c(binary, d, budget))
+        if native:
+            ns.append(run_c(native, d, budget))
+    shutil.rmtree(d)
+    r = summarise(cs)
+    r["ratio_range"] = (min(a * 1e9 / c["op_ns"] for a, c in zip(nps, cs)),
+                        max(a * 1e9 / c["op_ns"] for a, c in zip(nps, cs)))
     if native:
-        n = run_c(native, d, budget)
+        n = summarise(ns)
         r["native"] = {k: n[k] for k in ("op_ns", "op_min_ns", "op_first_ns",
                                          "memcpy_ns", "verified")}
+        r["native"]["ratio_range"] = (
+            min(a * 1e9 / c["op_ns"] for a, c in zip(nps, ns)),
+            max(a * 1e9 / c["op_ns"] for a, c in zip(nps, ns)))
         r["verified"] = r["verified"] and n["verified"]
-    shutil.rmtree(d)
     r.update(op=shape.op, label=shape.label, tokens=shape.tokens,
-             group=shape.group, numpy_s=np_s, numpy_runs=np_runs,
-             wall_s=time.perf_counter() - t0)
+             group=shape.group, numpy_s=median(nps), numpy_runs=np_runs,
+             rounds=len(cs), wall_s=time.perf_counter() - t0)
     return r
 
 
@@ -399,12 +440,19 @@ SHORT_OP = {"kv_rms_norm_rope_cache": "KvRmsNormRopeCache",
 MAIN_COLS = ["op", "shape", "tokens", "C time", "tokens/s", "bytes/s",
              "NumPy time", "NumPy/C", "C/memcpy", "NumPy/memcpy"]
 NATIVE_COLS = ["native C time", "NumPy/native", "native/memcpy"]
-SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C first call",
-              "NumPy time", "load + copy (setup)"]
+SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C best sample",
+              "C first call", "NumPy time", "load + copy (setup)"]
 
 
 def main_cols(native):
     return MAIN_COLS + (NATIVE_COLS if native else [])
+
+
+def ratio(value, rng, rounds):
+    """"12.3x", with the range over rounds when there were several."""
+    if rounds > 1:
+        return "%.1fx (%.1f-%.1f)" % (value, rng[0], rng[1])
+    return "%.1fx" % value
 
 
 def row(r):
@@ -415,12 +463,13 @@ def row(r):
     cells = [SHORT_OP[r["op"]], r["label"], str(r["tokens"]), fmt_time(c_ns),
              fmt_rate(r["tokens"] / (c_ns * 1e-9), "tok/s"),
              fmt_rate(touched / (c_ns * 1e-9), "B/s"), fmt_time(np_ns),
-             "%.1fx" % (np_ns / c_ns),
+             ratio(np_ns / c_ns, r["ratio_range"], r["rounds"]),
              "%.2fx" % (c_ns / memcpy) if r["copy_only"] else "-",
              "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
     if "native" in r:
         n = r["native"]
-        cells += [fmt_time(n["op_ns"]), "%.1fx" % (np_ns / n["op_ns"]),
+        cells += [fmt_time(n["op_ns"]),
+                  ratio(np_ns / n["op_ns"], n["ratio_range"], r["rounds"]),
                   "%.2fx" % (n["op_ns"] / n["memcpy_ns"]) if r["copy_only"]
                   else "-"]
     if not r["verified"]:
@@ -431,7 +480,8 @@ def row(r):
 def scale_row(r):
     cells = [SHORT_OP[r["op"]], r["label"],
              fmt_rate(r["cache_bytes"], "B"), fmt_time(r["op_ns"]),
-             fmt_time(r["op_first_ns"]), fmt_time(r["numpy_s"] * 1e9),
+             fmt_time(r["op_min_ns"]), fmt_time(r["op_first_ns"]),
+             fmt_time(r["numpy_s"] * 1e9),
              fmt_time(r["load_ns"] + r["setup_ns"])]
     if not r["verified"]:
         cells[3] = "MISMATCH"
@@ -481,9 +531,13 @@ def main():
     ap.add_argument("--only", nargs="*",
                     help="only shapes whose op or label contains one of these")
     ap.add_argument("--budget", type=float, default=0.3,
-                    help="C sampling seconds per measurement")
+                    help="C sampling seconds per measurement (the scaling "
+                    "runs use at least 1 s)")
     ap.add_argument("--numpy-budget", type=float, default=1.0,
                     help="NumPy timing seconds per shape (at least 3 runs)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure every shape this many times in turn and "
+                    "report medians (and the ratio's range)")
     ap.add_argument("--no-scaling", action="store_true",
                     help="skip the scaling experiment")
     ap.add_argument("--no-main", action="store_true",
@@ -516,7 +570,8 @@ def main():
                 cb = cache_bytes(shape)
                 r = measure(shape, a.bench_bin,
                             a.native_bin if name == "main" else None, root,
-                            a.budget, a.numpy_budget)
+                            a.budget if name == "main" else max(a.budget, 1.0),
+                            a.numpy_budget, max(a.rounds, 1))
                 r["cache_bytes"] = cb
                 del shape
                 bad += not r["verified"]
