@@ -6,7 +6,7 @@
 #                      --markdown FILE, --json FILE]
 #
 # Every shape is measured 3 times in turn (--rounds 3, later options win):
-# about 8 minutes on the 2-core machine of docs/performance.md; --rounds 1
+# about 5 minutes on the 2-core machine of docs/performance.md; --rounds 1
 # takes about 2.
 # Builds kvgold_bench twice with gcc, Release, the project's own flags
 # (-O3 -std=c99 -ffp-contract=off, never fast-math): build/bench is the
