@@ -10,11 +10,15 @@
  *   fp8_e4m3fn, fp8_e5m2, hif8 '|u1'
  *
  * The parser never reads outside the buffer it is given and refuses, with a
- * KVG_ERR_FILE_FORMAT and a message: a bad magic, an unsupported version, a
- * header longer than the file or than KVG_NPY_MAX_HEADER, a header that is
- * not the dict NumPy writes (missing, repeated or unknown keys, bad
- * literals), Fortran order, a descr outside the table, a shape whose byte
- * size overflows, and data shorter or longer than the shape says.
+ * KVG_ERR_FILE_FORMAT and a message: a bad magic, a truncated preamble, an
+ * unsupported version (3.0 included), a header longer than the file or than
+ * KVG_NPY_MAX_HEADER, a header that does not end in a newline or is not the
+ * dict NumPy writes (missing, repeated or unknown keys, bad literals,
+ * leading zeros), Fortran order, a descr outside the table (big-endian ones
+ * are named as such), a shape whose element count or byte size overflows,
+ * and data shorter ("short data") or longer ("trailing data") than the
+ * shape says. For errors inside the header text, diag->position is the byte
+ * offset within that text (the message says it too); otherwise -1.
  *
  * The writer reproduces NumPy 1.24's bytes exactly (sorted keys, the
  * growth-axis spaces, padding to 64 bytes), so a file written by kvgold and
@@ -62,7 +66,8 @@ KVG_API kvg_status kvg_npy_parse(const void *buf, size_t size,
 
 /*
  * Load a file as a tensor of logical dtype `dtype`, whose storage descr must
- * match (see the table above). On success `out` owns a malloc'ed buffer:
+ * match (see the table above). Messages start with the path. On success
+ * `out` owns a malloc'ed buffer (non-NULL even for 0 elements):
  * out->data, out->nbytes, out->rank and out->shape are set; release it with
  * kvg_npy_free. On failure `out` is left with data NULL.
  */
@@ -73,15 +78,18 @@ KVG_API kvg_status kvg_npy_load(const char *path, kvg_dtype dtype,
 KVG_API void kvg_npy_free(kvg_tensor *t);
 
 /*
- * Serialise a tensor into `buf` (capacity `size`). *written receives the
- * byte count; when buf is NULL or too small nothing is written, *written
- * still receives the size needed and KVG_ERR_PARAM_INVALID is returned
- * (for buf NULL: KVG_OK, so it doubles as a size query).
+ * Serialise a tensor into `buf` (capacity `size`) as a version 1.0 file.
+ * Empty tensors (a dimension of 0) are accepted; `t->data` may be NULL only
+ * when t->nbytes is 0. *written receives the byte count; when buf is NULL or
+ * too small nothing is written, *written still receives the size needed and
+ * KVG_ERR_PARAM_INVALID is returned (for buf NULL: KVG_OK, so it doubles as
+ * a size query).
  */
 KVG_API kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
                                   size_t *written, kvg_diag *diag);
 
-/* Write a tensor to a file (created or truncated). */
+/* Write a tensor to a file (created or truncated). If writing fails the
+ * partial file is removed. */
 KVG_API kvg_status kvg_npy_save(const char *path, const kvg_tensor *t,
                                 kvg_diag *diag);
 

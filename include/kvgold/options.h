@@ -25,14 +25,34 @@ extern "C" {
  *               NPU kernels' shape; the default.
  *   SEQUENTIAL  acc += x[j] * x[j] for j = 0 .. n-1, in binary32.
  *   DOUBLE      the same in binary64 (exact products), rounded once.
+ *
+ * Two orders inferred from the KvRmsNormRopeCache kernels (their fold
+ * structure is read from the kernel sources; the lane order inside one
+ * 64-lane reduction is assumed to be the adjacent-pair tree the AscendC
+ * ReduceSum documentation describes). R64(v) below is that tree over 64
+ * lanes, missing lanes being +0; chunk k is sq[64k .. 64k+63], zero-padded.
+ *   A2          Atlas A2/A3 "DS" kernels: pad the chunk count to a power of
+ *               two with zero chunks; add *adjacent* chunks lane-wise
+ *               (chunk 2r + chunk 2r+1) until one chunk is left; R64 of it.
+ *               Dv = 512: lane p = ((c0+c1)+(c2+c3)) + ((c4+c5)+(c6+c7)).
+ *   NPU950      Ascend 950 full-load kernel: C = ceil(n/64) chunks;
+ *               C = 1: R64(c0). C >= 2: F = the largest power of two below
+ *               C (1 for C = 2); w[k] = R64(c_k + c_{k+F}) for k < F (c_{k+F}
+ *               absent: R64(c_k)); while more than 64 partials remain, fold
+ *               halves (w[k] += w[k + F/2]); then R64 of the partials.
+ *               Dv = 512: R64 over { R64(c0+c4), R64(c1+c5), R64(c2+c6),
+ *               R64(c3+c7) }.
  */
 typedef enum kvg_reduce_order {
     KVG_REDUCE_PAIRWISE = 0,
     KVG_REDUCE_SEQUENTIAL = 1,
-    KVG_REDUCE_DOUBLE = 2
+    KVG_REDUCE_DOUBLE = 2,
+    KVG_REDUCE_A2 = 3,
+    KVG_REDUCE_NPU950 = 4
 } kvg_reduce_order;
 
-/* "pairwise" / "sequential" / "double"; NULL for an invalid value. */
+/* "pairwise" / "sequential" / "double" / "a2" / "npu950"; NULL for an
+ * invalid value. */
 KVG_API const char *kvg_reduce_order_name(kvg_reduce_order order);
 /* Parse a name; returns 0 and leaves *order when it is not one. */
 KVG_API int kvg_reduce_order_from_name(const char *name,

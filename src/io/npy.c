@@ -8,13 +8,16 @@
  *   item   := string ws ':' ws value
  *   value  := string | 'True' | 'False' | tuple
  *   tuple  := '(' ws [int ws (',' ws int ws)* [',' ws]] ')'
+ *   int    := '0' | [1-9][0-9]*      (Python 3 refuses leading zeros)
  *   string := '\'' chars '\'' | '"' chars '"'   (no escapes)
  *
- * Every read goes through a cursor bounded by the header's end.
+ * Every read goes through a cursor bounded by the header's end, so no input
+ * can make the parser look outside the buffer it was given.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,8 @@ static const descr_entry k_descrs[] = {
 };
 #define N_DESCRS (sizeof k_descrs / sizeof k_descrs[0])
 
+static const unsigned char k_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
 const char *kvg_npy_descr_of(kvg_dtype dtype)
 {
     size_t i;
@@ -56,18 +61,43 @@ static size_t itemsize_of_descr(const char *descr)
     return 0;
 }
 
+static kvg_status fmt_error(kvg_diag *diag, const char *fmt, ...)
+    KVG_I_PRINTF(2, 3);
+static kvg_status fmt_error(kvg_diag *diag, const char *fmt, ...)
+{
+    char msg[KVG_DIAG_MESSAGE_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    (void)vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1, "npy: %s",
+                      msg);
+}
+
 /* ---- header parser ---------------------------------------------------- */
 
 typedef struct cursor {
+    const char *begin; /* first byte of the header text */
     const char *p;
-    const char *end;
+    const char *end;   /* one past the last byte (the newline) */
     kvg_diag *diag;
 } cursor;
 
-static kvg_status bad(cursor *c, const char *what)
+/* Fail at the cursor. The message gives the byte offset within the header
+ * text, so a hand-edited file can be fixed without guessing. */
+static kvg_status bad(cursor *c, const char *fmt, ...) KVG_I_PRINTF(2, 3);
+static kvg_status bad(cursor *c, const char *fmt, ...)
 {
-    return kvg_i_fail(c->diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                      "npy header: %s", what);
+    char what[256];
+    long at = (long)(c->p - c->begin);
+    va_list ap;
+
+    va_start(ap, fmt);
+    (void)vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return kvg_i_fail(c->diag, KVG_ERR_FILE_FORMAT, "npy", -1, at,
+                      "npy header byte %ld: %s", at, what);
 }
 
 static void skip_ws(cursor *c)
@@ -86,60 +116,87 @@ static int accept(cursor *c, char ch)
     return 0;
 }
 
+/* Accept a bare word (True/False) only when no identifier character
+ * follows, so "Falsey" is not read as False followed by junk. */
 static int accept_word(cursor *c, const char *word)
 {
     size_t n = strlen(word);
     if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
-        c->p += n;
+        const char *after = c->p + n;
+        if (after < c->end &&
+            ((*after >= 'a' && *after <= 'z') ||
+             (*after >= 'A' && *after <= 'Z') ||
+             (*after >= '0' && *after <= '9') || *after == '_'))
+            return 0;
+        c->p = after;
         return 1;
     }
     return 0;
 }
 
-static kvg_status parse_string(cursor *c, char *out, size_t cap)
+/* A quoted string into out (capacity cap). Longer strings are an error
+ * that says which kind of string (`what`) was too long. */
+static kvg_status parse_string(cursor *c, char *out, size_t cap,
+                               const char *what)
 {
     char quote;
     size_t n = 0;
 
     if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
-        return bad(c, "expected a quoted string");
+        return bad(c, "expected a quoted %s", what);
     quote = *c->p++;
     while (c->p < c->end && *c->p != quote) {
         if (*c->p == '\\')
             return bad(c, "escapes in strings are not supported");
+        if ((unsigned char)*c->p < 0x20 || (unsigned char)*c->p >= 0x7F)
+            return bad(c, "byte 0x%02x in a %s (printable ASCII only)",
+                       (unsigned)(unsigned char)*c->p, what);
         if (n + 1 >= cap)
-            return bad(c, "string too long");
+            return bad(c, "%s longer than %lu characters", what,
+                       (unsigned long)(cap - 1));
         out[n++] = *c->p++;
     }
     if (c->p >= c->end)
-        return bad(c, "unterminated string");
+        return bad(c, "unterminated %s", what);
     c->p++;
     out[n] = '\0';
+    return KVG_OK;
+}
+
+static kvg_status parse_dim(cursor *c, int64_t *out)
+{
+    int64_t v = 0;
+    const char *start = c->p;
+
+    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+        int d = *c->p - '0';
+        if (c->p > start && *start == '0')
+            return bad(c, "shape dimension has a leading zero");
+        if (v > (INT64_MAX - d) / 10)
+            return bad(c, "shape dimension overflows int64");
+        v = v * 10 + d;
+        c->p++;
+    }
+    if (c->p == start)
+        return bad(c, "shape dimension must be a non-negative integer");
+    *out = v;
     return KVG_OK;
 }
 
 static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
 {
     int rank = 0;
+    kvg_status st;
 
     if (!accept(c, '('))
         return bad(c, "shape must be a tuple");
     skip_ws(c);
     while (!accept(c, ')')) {
-        int64_t v = 0;
-        int digits = 0;
         if (rank == KVG_MAX_RANK)
-            return bad(c, "shape has more than 8 dimensions");
-        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-            int d = *c->p++ - '0';
-            if (v > (INT64_MAX - d) / 10)
-                return bad(c, "shape dimension overflows int64");
-            v = v * 10 + d;
-            digits++;
-        }
-        if (digits == 0)
-            return bad(c, "shape dimension must be a non-negative integer");
-        info->shape[rank++] = v;
+            return bad(c, "shape has more than %d dimensions", KVG_MAX_RANK);
+        if ((st = parse_dim(c, &info->shape[rank])) != KVG_OK)
+            return st;
+        rank++;
         skip_ws(c);
         if (accept(c, ',')) {
             skip_ws(c);
@@ -155,6 +212,28 @@ static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
     return KVG_OK;
 }
 
+static kvg_status parse_descr(cursor *c, kvg_npy_info *info)
+{
+    char descr[32];
+    kvg_status st = parse_string(c, descr, sizeof descr, "descr");
+
+    if (st != KVG_OK)
+        return st;
+    if (descr[0] == '>' && itemsize_of_descr(descr) == 0) {
+        char le[32];
+        memcpy(le, descr, sizeof le);
+        le[0] = '<';
+        if (itemsize_of_descr(le) != 0)
+            return bad(c, "descr '%s' is big-endian; only little-endian "
+                          "data are supported", descr);
+    }
+    if (itemsize_of_descr(descr) == 0)
+        return bad(c, "descr '%s' is not supported (<f2 <u2 <f4 |i1 |u1 <i4 "
+                      "<i8)", descr);
+    memcpy(info->descr, descr, strlen(descr) + 1);
+    return KVG_OK;
+}
+
 static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
 {
     int have_descr = 0, have_order = 0, have_shape = 0;
@@ -165,51 +244,103 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
     if (!accept(c, '{'))
         return bad(c, "header must start with '{'");
     for (;;) {
+        const char *key_at;
         skip_ws(c);
         if (accept(c, '}'))
             break;
-        if ((st = parse_string(c, key, sizeof key)) != KVG_OK)
+        key_at = c->p;
+        if ((st = parse_string(c, key, sizeof key, "key")) != KVG_OK)
             return st;
         skip_ws(c);
         if (!accept(c, ':'))
-            return bad(c, "expected ':' after a key");
+            return bad(c, "expected ':' after key '%s'", key);
         skip_ws(c);
         if (strcmp(key, "descr") == 0) {
-            if (have_descr++)
+            if (have_descr++) {
+                c->p = key_at;
                 return bad(c, "key 'descr' appears twice");
-            if ((st = parse_string(c, info->descr, sizeof info->descr)) !=
-                KVG_OK)
+            }
+            if ((st = parse_descr(c, info)) != KVG_OK)
                 return st;
         } else if (strcmp(key, "fortran_order") == 0) {
-            if (have_order++)
+            if (have_order++) {
+                c->p = key_at;
                 return bad(c, "key 'fortran_order' appears twice");
+            }
             if (accept_word(c, "True"))
                 return bad(c, "fortran_order True is not supported (C order "
-                              "only)");
+                              "only; save np.ascontiguousarray(a))");
             if (!accept_word(c, "False"))
                 return bad(c, "fortran_order must be True or False");
         } else if (strcmp(key, "shape") == 0) {
-            if (have_shape++)
+            if (have_shape++) {
+                c->p = key_at;
                 return bad(c, "key 'shape' appears twice");
+            }
             if ((st = parse_shape(c, info)) != KVG_OK)
                 return st;
         } else {
-            return bad(c, "unknown key (only descr, fortran_order, shape)");
+            c->p = key_at;
+            return bad(c, "unknown key '%s' (only descr, fortran_order, "
+                          "shape)", key);
         }
         skip_ws(c);
         if (accept(c, ','))
             continue;
-        skip_ws(c);
         if (accept(c, '}'))
             break;
-        return bad(c, "expected ',' or '}' after a value");
+        return bad(c, "expected ',' or '}' after the value of '%s'", key);
     }
     skip_ws(c);
     if (c->p != c->end)
         return bad(c, "text after the closing '}'");
     if (!have_descr || !have_order || !have_shape)
-        return bad(c, "missing key (descr, fortran_order and shape are all "
-                      "required)");
+        return bad(c, "missing key '%s' (descr, fortran_order and shape are "
+                      "all required)",
+                   !have_descr ? "descr"
+                               : !have_order ? "fortran_order" : "shape");
+    return KVG_OK;
+}
+
+/* Magic, version and header length. On success *hstart and *hlen locate
+ * the header text, which is known to lie inside the buffer. */
+static kvg_status parse_preamble(const unsigned char *b, size_t size,
+                                 kvg_npy_info *info, size_t *hstart,
+                                 size_t *hlen, kvg_diag *diag)
+{
+    size_t cmp = size < sizeof k_magic ? size : sizeof k_magic;
+
+    if (memcmp(b, k_magic, cmp) != 0)
+        return fmt_error(diag, "bad magic (not a .npy file)");
+    if (size < 10)
+        return fmt_error(diag, "truncated preamble: %lu bytes, a .npy file "
+                               "starts with at least 10",
+                         (unsigned long)size);
+    info->major = b[6];
+    info->minor = b[7];
+    if (info->major == 1 && info->minor == 0) {
+        *hlen = (size_t)b[8] | (size_t)b[9] << 8;
+        *hstart = 10;
+    } else if (info->major == 2 && info->minor == 0) {
+        if (size < 12)
+            return fmt_error(diag, "truncated version 2.0 preamble: %lu "
+                                   "bytes, need 12", (unsigned long)size);
+        *hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
+                (size_t)b[11] << 24;
+        *hstart = 12;
+    } else {
+        return fmt_error(diag, "version %d.%d is not supported (1.0 and 2.0 "
+                               "are)", info->major, info->minor);
+    }
+    if (*hlen > KVG_NPY_MAX_HEADER)
+        return fmt_error(diag, "header length %lu exceeds the %u-byte limit",
+                         (unsigned long)*hlen, KVG_NPY_MAX_HEADER);
+    if (*hlen > size - *hstart)
+        return fmt_error(diag, "header length %lu runs past the end of the "
+                               "%lu-byte file (truncated header)",
+                         (unsigned long)*hlen, (unsigned long)size);
+    if (*hlen == 0 || b[*hstart + *hlen - 1] != '\n')
+        return fmt_error(diag, "header does not end with a newline");
     return KVG_OK;
 }
 
@@ -217,73 +348,48 @@ kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
                          kvg_diag *diag)
 {
     const unsigned char *b = (const unsigned char *)buf;
-    size_t hlen, hstart, itemsize;
+    size_t hlen = 0, hstart = 0, itemsize, have;
     int64_t numel = 1, bytes;
     cursor c;
     kvg_status st;
     int i;
 
-    if (buf == NULL || info == NULL)
+    if ((buf == NULL && size != 0) || info == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
                           "npy: NULL buffer or info");
     memset(info, 0, sizeof *info);
-    if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: bad magic (not a .npy file)");
-    info->major = b[6];
-    info->minor = b[7];
-    if (info->major == 1 && info->minor == 0) {
-        hlen = (size_t)b[8] | (size_t)b[9] << 8;
-        hstart = 10;
-    } else if (info->major == 2 && info->minor == 0) {
-        if (size < 12)
-            return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                              "npy: truncated version 2.0 preamble");
-        hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
-               (size_t)b[11] << 24;
-        hstart = 12;
-    } else {
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: version %d.%d is not supported (1.0 and 2.0 "
-                          "are)", info->major, info->minor);
-    }
-    if (hlen > KVG_NPY_MAX_HEADER)
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: header length %lu exceeds the %u-byte limit",
-                          (unsigned long)hlen, KVG_NPY_MAX_HEADER);
-    if (hlen > size - hstart)
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: header length %lu runs past the end of the "
-                          "%lu-byte file", (unsigned long)hlen,
-                          (unsigned long)size);
-    if (hlen == 0 || b[hstart + hlen - 1] != '\n')
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: header does not end with a newline");
-    c.p = (const char *)b + hstart;
+    if (size == 0)
+        return fmt_error(diag, "bad magic (empty file)");
+    if ((st = parse_preamble(b, size, info, &hstart, &hlen, diag)) != KVG_OK)
+        return st;
+    c.begin = c.p = (const char *)b + hstart;
     c.end = (const char *)b + hstart + hlen;
     c.diag = diag;
     if ((st = parse_dict(&c, info)) != KVG_OK)
         return st;
     itemsize = itemsize_of_descr(info->descr);
-    if (itemsize == 0)
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: descr '%s' is not supported (<f2 <u2 <f4 |i1 "
-                          "|u1 <i4 <i8)", info->descr);
     for (i = 0; i < info->rank; i++)
         if (!kvg_i_mul_i64(numel, info->shape[i], &numel))
             return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", i, -1,
-                              "npy: shape element count overflows");
+                              "npy: shape element count overflows int64 at "
+                              "dim %d", i);
     if (!kvg_i_mul_i64(numel, (int64_t)itemsize, &bytes) ||
         (uint64_t)bytes > (uint64_t)SIZE_MAX)
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: shape byte size overflows");
+        return fmt_error(diag, "shape byte size overflows (%lld elements of "
+                               "%lu bytes)", (long long)numel,
+                         (unsigned long)itemsize);
     info->data_offset = hstart + hlen;
     info->data_bytes = (size_t)bytes;
-    if (size - info->data_offset != info->data_bytes)
-        return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                          "npy: data is %lu bytes but shape and descr '%s' "
-                          "need %lu", (unsigned long)(size - info->data_offset),
-                          info->descr, (unsigned long)info->data_bytes);
+    have = size - info->data_offset;
+    if (have < info->data_bytes)
+        return fmt_error(diag, "short data: %lu bytes, but shape and descr "
+                               "'%s' need %lu", (unsigned long)have,
+                         info->descr, (unsigned long)info->data_bytes);
+    if (have > info->data_bytes)
+        return fmt_error(diag, "trailing data: %lu bytes after the %lu the "
+                               "shape and descr '%s' need",
+                         (unsigned long)(have - info->data_bytes),
+                         (unsigned long)info->data_bytes, info->descr);
     return KVG_OK;
 }
 
@@ -320,10 +426,11 @@ static kvg_status read_file(const char *path, unsigned char **out,
             break;
     }
     if (ferror(f)) {
+        int err = errno;
         free(buf);
         fclose(f);
-        return kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1, "%s: read error",
-                          path);
+        return kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1, "%s: read error: %s",
+                          path, strerror(err));
     }
     fclose(f);
     *out = buf;
@@ -331,10 +438,27 @@ static kvg_status read_file(const char *path, unsigned char **out,
     return KVG_OK;
 }
 
+/* Put "path: " in front of a parser message, which cannot know the path. */
+static void prefix_path(kvg_diag *diag, const char *path)
+{
+    char msg[KVG_DIAG_MESSAGE_MAX];
+    size_t plen = strlen(path);
+
+    if (diag == NULL || plen + 3 >= sizeof msg ||
+        strncmp(diag->message, path, plen) == 0)
+        return;
+    memcpy(msg, path, plen);
+    msg[plen] = ':';
+    msg[plen + 1] = ' ';
+    memcpy(msg + plen + 2, diag->message, sizeof msg - plen - 2);
+    msg[sizeof msg - 1] = '\0';
+    memcpy(diag->message, msg, sizeof msg);
+}
+
 kvg_status kvg_npy_load(const char *path, kvg_dtype dtype, kvg_tensor *out,
                         kvg_diag *diag)
 {
-    unsigned char *raw = NULL;
+    unsigned char *raw = NULL, *data;
     size_t size = 0;
     kvg_npy_info info;
     const char *want;
@@ -347,36 +471,27 @@ kvg_status kvg_npy_load(const char *path, kvg_dtype dtype, kvg_tensor *out,
     memset(out, 0, sizeof *out);
     want = kvg_npy_descr_of(dtype);
     if (want == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "npy", -1, -1,
                           "%s: no .npy storage for dtype %s", path,
                           kvg_dtype_name(dtype));
     if ((st = read_file(path, &raw, &size, diag)) != KVG_OK)
         return st;
     st = kvg_npy_parse(raw, size, &info, diag);
     if (st == KVG_OK && strcmp(info.descr, want) != 0)
-        st = kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+        st = kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
                         "%s: descr is '%s' but dtype %s is stored as '%s'",
                         path, info.descr, kvg_dtype_name(dtype), want);
     if (st != KVG_OK) {
-        /* Name the file in the message the parser wrote. */
-        if (diag != NULL && st == KVG_ERR_FILE_FORMAT &&
-            strncmp(diag->message, path, strlen(path)) != 0) {
-            char msg[KVG_DIAG_MESSAGE_MAX];
-            size_t plen = strlen(path);
-            if (plen + 3 < sizeof msg) {
-                memcpy(msg, path, plen);
-                msg[plen] = ':';
-                msg[plen + 1] = ' ';
-                memcpy(msg + plen + 2, diag->message, sizeof msg - plen - 2);
-                msg[sizeof msg - 1] = '\0';
-                memcpy(diag->message, msg, sizeof msg);
-            }
-        }
+        prefix_path(diag, path);
         free(raw);
         return st;
     }
     memmove(raw, raw + info.data_offset, info.data_bytes);
-    out->data = raw;
+    /* Give back the read buffer's slack (it grows in 64 KiB steps); keep
+     * the larger block if the shrink fails, it is still valid. */
+    data = (unsigned char *)realloc(raw, info.data_bytes ? info.data_bytes
+                                                         : 1);
+    out->data = data != NULL ? data : raw;
     out->nbytes = info.data_bytes;
     out->dtype = dtype;
     out->rank = info.rank;
@@ -393,12 +508,17 @@ void kvg_npy_free(kvg_tensor *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Header text exactly as numpy 1.24 writes it; returns its length. */
+/*
+ * Header text exactly as numpy 1.24's _write_array_header builds it: the
+ * repr of the dict with sorted keys and ", " after each item, then
+ * 21 - len(repr(shape[0])) spaces so axis 0 can grow in place (none for
+ * rank 0). Returns its length; `cap` is always enough (see the caller).
+ */
 static size_t format_header(const kvg_tensor *t, const char *descr, char *h,
                             size_t cap)
 {
     size_t n;
-    int i, first_digits = 0;
+    int i, first_digits;
     char dim0[32];
 
     n = (size_t)snprintf(h, cap, "{'descr': '%s', 'fortran_order': False, "
@@ -408,7 +528,6 @@ static size_t format_header(const kvg_tensor *t, const char *descr, char *h,
                               (long long)t->shape[i]);
     n += (size_t)snprintf(h + n, cap - n, "%s), }", t->rank == 1 ? "," : "");
     if (t->rank > 0) {
-        /* numpy leaves room for axis 0 to grow to 21 digits */
         first_digits = snprintf(dim0, sizeof dim0, "%lld",
                                 (long long)t->shape[0]);
         for (i = first_digits; i < 21; i++)
@@ -421,9 +540,10 @@ static size_t format_header(const kvg_tensor *t, const char *descr, char *h,
 kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
                           size_t *written, kvg_diag *diag)
 {
+    /* 52 fixed + 8 dims * (19 digits + ", ") + "), }" + 21 spaces < 512 */
     char header[512];
     const char *descr;
-    size_t hlen, pad, total, pre;
+    size_t hlen, pad, total, pre = 10;
     int64_t numel;
     unsigned char *b = (unsigned char *)buf;
     kvg_status st;
@@ -444,9 +564,16 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
                           (unsigned long)t->nbytes,
                           (unsigned long)((uint64_t)numel *
                                           kvg_dtype_size(t->dtype)));
+    if (t->data == NULL && t->nbytes != 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "tensor", -1, -1,
+                          "npy: tensor data pointer is NULL");
     hlen = format_header(t, descr, header, sizeof header);
-    pre = 10; /* version 1.0: headers here are far below 65535 bytes */
+    /* numpy: padlen = 64 - ((10 + hlen + 1) % 64), so 1..64 spaces; a
+     * version 1.0 header is always enough for shapes of rank <= 8. */
     pad = 64 - ((pre + hlen + 1) % 64);
+    if (t->nbytes > SIZE_MAX - (pre + hlen + pad + 1))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                          "npy: file size overflows size_t");
     total = pre + hlen + pad + 1 + t->nbytes;
     *written = total;
     if (buf == NULL)
@@ -455,7 +582,9 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
                           "npy: buffer holds %lu bytes, %lu needed",
                           (unsigned long)size, (unsigned long)total);
-    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    memcpy(b, k_magic, sizeof k_magic);
+    b[6] = 1;
+    b[7] = 0;
     b[8] = (unsigned char)((hlen + pad + 1) & 0xFF);
     b[9] = (unsigned char)((hlen + pad + 1) >> 8);
     memcpy(b + pre, header, hlen);
@@ -491,10 +620,15 @@ kvg_status kvg_npy_save(const char *path, const kvg_tensor *t, kvg_diag *diag)
         } else {
             if (fwrite(buf, 1, wrote, f) != wrote)
                 st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
-                                "%s: write error", path);
+                                "%s: write error: %s", path, strerror(errno));
             if (fclose(f) != 0 && st == KVG_OK)
                 st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
-                                "%s: write error on close", path);
+                                "%s: write error on close: %s", path,
+                                strerror(errno));
+            /* A half-written file would load as "short data" later and
+             * hide the real cause; remove it. */
+            if (st != KVG_OK)
+                (void)remove(path);
         }
     }
     free(buf);

@@ -22,7 +22,8 @@
 size_t kvg_i_sum_squares_scratch(size_t n);
 
 /* Sum of x[j]^2 in the given order. `scratch` holds at least
- * kvg_i_sum_squares_scratch(n) floats (unused by the sequential orders). */
+ * kvg_i_sum_squares_scratch(n) floats (unused by the sequential orders;
+ * the a2 and npu950 orders fit in the same size). */
 float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
                         float *scratch);
 

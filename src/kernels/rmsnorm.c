@@ -6,6 +6,8 @@
  * fold the row in halves lane-wise until one 64-lane repeat is left (D = 128:
  * p[j] = sq[j] + sq[j + 64]) and finish with a whole-repeat reduction, which
  * the AscendC documentation describes as a tree of adjacent pairs.
+ * The "a2" and "npu950" orders are the KvRmsNormRopeCache kernels' own fold
+ * structures (kvgold/options.h; docs/kv_rms_norm_rope_cache.md).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -53,6 +55,92 @@ static float sum_pairwise(const float *x, size_t n, float *p)
     return p[0];
 }
 
+/* The adjacent-pair tree over one 64-lane register; lanes past `count`
+ * are +0 (a masked-off lane). Adding +0 to a sum of squares is exact. */
+static float tree64(const float *v, size_t count)
+{
+    float p[KVG_I_TREE_LANES];
+    size_t lanes = KVG_I_TREE_LANES, j;
+
+    for (j = 0; j < lanes; j++)
+        p[j] = j < count ? v[j] : 0.0f;
+    while (lanes > 1) {
+        lanes /= 2;
+        for (j = 0; j < lanes; j++)
+            p[j] = p[2 * j] + p[2 * j + 1];
+    }
+    return p[0];
+}
+
+static size_t chunk_count(size_t n)
+{
+    return (n + KVG_I_TREE_LANES - 1) / KVG_I_TREE_LANES;
+}
+
+/* Atlas A2/A3: lane-wise adds of adjacent 64-lane chunks, then one tree.
+ * For n > 64 the padded chunks fill exactly next_pow2(n) scratch floats. */
+static float sum_a2(const float *x, size_t n, float *s)
+{
+    size_t chunks = next_pow2(chunk_count(n)), total, j, r;
+    float lanes[KVG_I_TREE_LANES];
+
+    if (chunks == 1) {
+        for (j = 0; j < n; j++)
+            lanes[j] = x[j] * x[j];
+        return tree64(lanes, n);
+    }
+    total = chunks * KVG_I_TREE_LANES;
+    for (j = 0; j < total; j++)
+        s[j] = j < n ? x[j] * x[j] : 0.0f;
+    while (chunks > 1) {
+        chunks /= 2;
+        /* chunk r <- chunk 2r + chunk 2r+1; chunk r was already consumed */
+        for (r = 0; r < chunks; r++)
+            for (j = 0; j < KVG_I_TREE_LANES; j++)
+                s[r * KVG_I_TREE_LANES + j] =
+                    s[2 * r * KVG_I_TREE_LANES + j] +
+                    s[(2 * r + 1) * KVG_I_TREE_LANES + j];
+    }
+    return tree64(s, KVG_I_TREE_LANES);
+}
+
+/* Square of element i, or +0 past the end (a zero-padded lane). */
+static float sq_at(const float *x, size_t n, size_t i)
+{
+    return i < n ? x[i] * x[i] : 0.0f;
+}
+
+/* Ascend 950 full load: fold chunk k with chunk k+F (F = the largest
+ * power of two below the chunk count), reduce each fold to one partial,
+ * then reduce the partials. The partials go to scratch (F < next_pow2(n)). */
+static float sum_npu950(const float *x, size_t n, float *w)
+{
+    const size_t c = chunk_count(n);
+    float lanes[KVG_I_TREE_LANES];
+    size_t f = 1, k, j;
+
+    if (c == 1) {
+        for (j = 0; j < n; j++)
+            lanes[j] = x[j] * x[j];
+        return tree64(lanes, n);
+    }
+    while (2 * f < c)
+        f *= 2;
+    for (k = 0; k < f; k++) {
+        for (j = 0; j < KVG_I_TREE_LANES; j++) {
+            const size_t a = k * KVG_I_TREE_LANES + j;
+            lanes[j] = sq_at(x, n, a) + sq_at(x, n, a + f * KVG_I_TREE_LANES);
+        }
+        w[k] = tree64(lanes, KVG_I_TREE_LANES);
+    }
+    while (f > KVG_I_TREE_LANES) {
+        f /= 2;
+        for (k = 0; k < f; k++)
+            w[k] = w[k] + w[k + f];
+    }
+    return tree64(w, f);
+}
+
 static float sum_sequential(const float *x, size_t n)
 {
     float acc = 0.0f;
@@ -79,6 +167,10 @@ float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
         return sum_sequential(x, n);
     case KVG_REDUCE_DOUBLE:
         return sum_double(x, n);
+    case KVG_REDUCE_A2:
+        return sum_a2(x, n, scratch);
+    case KVG_REDUCE_NPU950:
+        return sum_npu950(x, n, scratch);
     case KVG_REDUCE_PAIRWISE:
     default:
         return sum_pairwise(x, n, scratch);

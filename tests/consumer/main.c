@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kvgold/format.h"
-#include "kvgold/api.h"
+#include "kvgold/kvgold.h" /* the umbrella must compile on its own */
 
 int main(void)
 {
@@ -21,6 +20,11 @@ int main(void)
     /* 1.0 in fp16 is 0x3C00 by the IEEE binary16 definition. */
     if (kvg_f32_to_fp16(1.0f, KVG_OVF_DEFAULT) != 0x3C00) {
         fprintf(stderr, "fp16 encode of 1.0 is wrong\n");
+        bad = 1;
+    }
+    /* an operator links: a NULL call is refused with aclnn's code */
+    if (kvg_qkv_rms_norm_rope_cache(NULL, NULL) != KVG_ERR_PARAM_NULLPTR) {
+        fprintf(stderr, "NULL args not refused with 161001\n");
         bad = 1;
     }
     printf("consumer: kvgold %s %s\n", kvg_version_string(),

@@ -82,7 +82,8 @@ static int run_path(const char *path, int *count)
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1) /* qsort's pointer must not be NULL, even for 0 items */
+        qsort(names, n, sizeof *names, by_name);
     for (i = 0; i < n; i++) {
         bad |= run_path(names[i], count);
         free(names[i]);

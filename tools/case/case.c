@@ -454,7 +454,8 @@ kvg_status kvg_case_get_reduce_order(const kvg_case *c, int *order,
     if (!kvg_reduce_order_from_name(name, &o))
         return failf(diag, KVG_ERR_FILE_FORMAT, "reduce_order",
                      "%s/case.json: options.reduce_order \"%s\" is not "
-                     "pairwise, sequential or double", c->dir, name);
+                     "pairwise, sequential, double, a2 or npu950", c->dir,
+                     name);
     *order = (int)o;
     return KVG_OK;
 }

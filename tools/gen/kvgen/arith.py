@@ -37,7 +37,61 @@ def sum_squares(x, order="pairwise"):
         for j in range(n):
             acc = acc + x64[..., j] * x64[..., j]
         return acc.astype(F32)
+    if order == "a2":
+        return _sum_a2(x * x)
+    if order == "npu950":
+        return _sum_npu950(x * x)
     raise ValueError("unknown reduction order %r" % order)
+
+
+def _tree(v):
+    """Adjacent-pair tree over the last axis, zero-padded to 64 lanes."""
+    pad = 64 - v.shape[-1]
+    if pad:
+        v = np.concatenate([v, np.zeros(v.shape[:-1] + (pad,), F32)], -1)
+    while v.shape[-1] > 1:
+        v = v[..., 0::2] + v[..., 1::2]
+    return v[..., 0]
+
+
+def _chunks(sq, count):
+    """sq zero-padded to `count` chunks of 64 lanes: shape [..., count, 64]."""
+    lead = sq.shape[:-1]
+    full = np.zeros(lead + (count * 64,), F32)
+    full[..., :sq.shape[-1]] = sq
+    return full.reshape(lead + (count, 64))
+
+
+def _sum_a2(sq):
+    """Atlas A2/A3 kernels: add adjacent 64-lane chunks (2r, 2r+1) until
+    one is left, then one 64-lane tree (chunk count padded to 2^k)."""
+    c = -(-sq.shape[-1] // 64)
+    p = 1
+    while p < c:
+        p *= 2
+    ch = _chunks(sq, p)
+    while ch.shape[-2] > 1:
+        ch = ch[..., 0::2, :] + ch[..., 1::2, :]
+    return _tree(ch[..., 0, :])
+
+
+def _sum_npu950(sq):
+    """Ascend 950 full-load kernel: with C chunks and F the largest power of
+    two below C, partial k = tree(chunk k + chunk k+F); partials folded in
+    halves down to 64, then one tree."""
+    c = -(-sq.shape[-1] // 64)
+    if c == 1:
+        return _tree(sq)
+    f = 1
+    while 2 * f < c:
+        f *= 2
+    ch = _chunks(sq, 2 * f)
+    w = np.stack([_tree(ch[..., k, :] + ch[..., k + f, :])
+                  for k in range(f)], axis=-1)
+    while w.shape[-1] > 64:
+        h = w.shape[-1] // 2
+        w = w[..., :h] + w[..., h:]
+    return _tree(w)
 
 
 def rms_norm(x, gamma, eps, order="pairwise"):

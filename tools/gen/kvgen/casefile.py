@@ -27,7 +27,7 @@ class T:
     def __init__(self, array, dtype):
         if dtype not in STORAGE:
             raise ValueError("unknown dtype tag %r" % dtype)
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # not ascontiguousarray: 0-d stays 0-d
         if array.dtype != STORAGE[dtype]:
             if dtype == "fp16" and array.dtype == np.float16:
                 pass

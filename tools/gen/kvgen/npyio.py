@@ -15,7 +15,9 @@ _DESCR = {
 
 def npy_bytes(arr):
     """The .npy v1.0 image of a C-order array of a supported dtype."""
-    arr = np.ascontiguousarray(arr)
+    # np.asarray(order="C"), not np.ascontiguousarray: the latter turns a
+    # 0-d array into shape (1,), and rank 0 must stay shape ().
+    arr = np.asarray(arr, order="C")
     descr = _DESCR[arr.dtype.newbyteorder('<') if arr.dtype.itemsize > 1
                    else arr.dtype]
     shape = tuple(int(d) for d in arr.shape)

@@ -1,0 +1,295 @@
+/*
+ * kvgold/compare.h - CANN precision comparison of an NPU output against the
+ * golden, one tensor at a time (docs/compare.md has the definitions and
+ * their sources).
+ *
+ * Usage, per output tensor of a case:
+ *
+ *   kvg_compare_args a;
+ *   kvg_compare_result r[N];
+ *   kvg_compare_summary s;
+ *   kvg_compare_summary_init(&s);
+ *   kvg_compare_args_init(&a);
+ *   a.name = "k_cache"; a.golden = &gold; a.actual = &npu;
+ *   a.initial = &k_cache_before; a.written = mask; a.written_count = n;
+ *   a.layout = &nz;                     (optional: report cache coordinates)
+ *   st = kvg_compare_tensor(&a, &r[0], &diag);   KVG_OK or KVG_ERR_MISMATCH
+ *   kvg_compare_summary_add(&s, &r[0]);
+ *   ...
+ *   kvg_compare_report_text(r, N, buf, cap, &len, &diag);   (or _json)
+ *
+ * Criteria (KVG_CRIT_AUTO picks one from the dtype and the role):
+ *
+ *   role \ dtype  fp16 bf16 fp32   fp8 e4m3/e5m2   hif8        int8        int32 int64
+ *   DEFAULT       float_re         code_dist       code_dist   int_abs1    bitwise
+ *   COMPUTE       float_re         float_re        code_dist   bitwise     bitwise
+ *   QUANT         float_re         code_dist       code_dist   int_abs1    int_abs1
+ *   COPY          bitwise (every dtype)
+ *
+ *   bitwise    every written element bit-identical (CANN non-compute and
+ *              integer ops).
+ *   int_abs1   |actual - golden| <= 1 for every written element (CANN quant,
+ *              float in -> integer out).
+ *   float_re   MERE < Th and MARE < 10*Th, both strict, with
+ *              rel = |a - g| / (|g| + 1e-7) over finite pairs (CANN
+ *              ecosystem standard). Th: fp16 2^-10, bf16 2^-7, fp32 2^-13,
+ *              fp8_e4m3fn 2^-3, fp8_e5m2 2^-2; hif8 has none (give one).
+ *   code_dist  distance between the two codes on the format's value line
+ *              (number of representable values crossed; -0 = +0); a distance
+ *              > 1 is a mismatch; pass if mismatches <= 0.001 * written
+ *              (ops-test-kit requant, with its int8-view trap fixed).
+ *
+ * Whatever the criterion:
+ *   - written elements whose golden is NaN must be NaN, whose golden is
+ *     +-inf must be the same inf, and a NaN or inf where the golden is
+ *     finite fails the tensor ("nonfinite_mismatch"); non-finite pairs are
+ *     left out of the error statistics, never zeroed;
+ *   - elements the golden did not write (written mask 0) must be
+ *     bit-identical to the initial contents (or, without `initial`, to the
+ *     golden); any change fails the tensor and is counted separately as
+ *     "untouched_changed" - a kernel writing where it must not is the worst
+ *     bug there is.
+ *
+ * Every metric is computed for every tensor; the criterion only decides the
+ * verdict. Nothing allocates, nothing prints, there is no global state.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_COMPARE_H
+#define KVGOLD_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/api.h"
+#include "kvgold/dtype.h"
+#include "kvgold/layout.h"
+#include "kvgold/status.h"
+#include "kvgold/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kvg_compare_criterion {
+    KVG_CRIT_AUTO = 0,
+    KVG_CRIT_BITWISE = 1,
+    KVG_CRIT_INT_ABS1 = 2,
+    KVG_CRIT_FLOAT_RE = 3,
+    KVG_CRIT_CODE_DIST = 4
+} kvg_compare_criterion;
+
+/* What produced the tensor; it steers KVG_CRIT_AUTO (table above). */
+typedef enum kvg_compare_role {
+    KVG_ROLE_DEFAULT = 0, /* by dtype: 8-bit outputs are quantised caches */
+    KVG_ROLE_COPY = 1,    /* moved or cast bit for bit (ReshapeAndCache,
+                             a non-quantised cache copy, v_before) */
+    KVG_ROLE_COMPUTE = 2, /* floating-point compute (q_out, k_before...) */
+    KVG_ROLE_QUANT = 3    /* the result of a quantisation step */
+} kvg_compare_role;
+
+typedef enum kvg_verdict {
+    KVG_VERDICT_PASS = 0,
+    KVG_VERDICT_FAIL = 1
+} kvg_verdict;
+
+/* Length of the worst-element and untouched-change lists. */
+#define KVG_COMPARE_WORST 8
+#define KVG_COMPARE_REASON_MAX 256
+
+/* The default mismatch fraction limit of code_dist (ttk requant ptol). */
+#define KVG_COMPARE_CODE_RATIO 0.001
+
+typedef struct kvg_compare_args {
+    const char *name;               /* for reports; NULL -> "tensor" */
+    const kvg_tensor *golden;       /* required */
+    const kvg_tensor *actual;       /* required: same dtype and shape */
+    const kvg_tensor *initial;      /* optional: contents before the op
+                                       (same dtype and shape); needs
+                                       `written` */
+    const unsigned char *written;   /* optional: one byte per element, 1 =
+                                       the golden wrote it, 0 = untouched */
+    size_t written_count;           /* must equal the element count */
+    const kvg_cache_layout *layout; /* optional: report (block, slot, head,
+                                       channel) instead of the C-order
+                                       multi-index */
+    kvg_compare_criterion criterion; /* default KVG_CRIT_AUTO */
+    kvg_compare_role role;           /* default KVG_ROLE_DEFAULT */
+    double threshold;      /* float_re Th; 0 = the dtype's default */
+    double mismatch_ratio; /* code_dist limit; < 0 = KVG_COMPARE_CODE_RATIO */
+} kvg_compare_args;
+
+/* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1). */
+KVG_API void kvg_compare_args_init(kvg_compare_args *args);
+
+/*
+ * One reported element. `coord` holds (block, slot, head, channel) when the
+ * comparison had a layout (coord_rank 4), else the C-order multi-index of
+ * the tensor's shape (coord_rank = rank; 0 for a rank-0 tensor).
+ * `golden` is the expected value: the golden's, or for an untouched element
+ * the initial contents'. Values are widened exactly (int64 beyond 2^53
+ * rounded); `*_bits` are the raw element codes.
+ */
+typedef struct kvg_compare_element {
+    int64_t index; /* flat element index */
+    int coord_rank;
+    int64_t coord[KVG_MAX_RANK];
+    double golden, actual;
+    uint64_t golden_bits, actual_bits;
+    double abs_err; /* |actual - golden| (inf for a non-finite mismatch) */
+    double rel_err; /* |actual - golden| / (|golden| + 1e-7) */
+    double score;   /* what the worst list is sorted by (see below) */
+} kvg_compare_element;
+
+/*
+ * The outcome for one tensor. Filled by kvg_compare_tensor when it returns
+ * KVG_OK or KVG_ERR_MISMATCH, untouched otherwise. Counts are over the
+ * written elements unless named otherwise. Metrics that do not exist for
+ * the data (MERE of zero finite pairs, the cosine of a zero vector against
+ * a non-zero one) are NaN, and null in JSON.
+ */
+typedef struct kvg_compare_result {
+    char name[KVG_DIAG_NAME_MAX];
+    kvg_dtype dtype;
+    kvg_compare_role role;
+    kvg_compare_criterion criterion; /* as applied, never AUTO */
+    const char *standard;            /* static text: the rule and source */
+    int has_layout;
+    kvg_cache_layout layout;
+    kvg_verdict verdict;
+    char reason[KVG_COMPARE_REASON_MAX]; /* why it failed; "" on PASS */
+
+    int64_t elements;           /* all elements */
+    int64_t written;            /* mask 1 (all, without a mask) */
+    int64_t untouched;          /* mask 0 */
+    int64_t untouched_changed;  /* mask 0 and not bit-identical */
+    int64_t bits_differ;        /* written and not bit-identical */
+    int64_t compared;           /* written, both values finite */
+    int64_t nan_matched;        /* golden NaN, actual NaN (any payload) */
+    int64_t inf_matched;        /* golden +-inf, actual the same inf */
+    int64_t nonfinite_mismatch; /* any other pair with a NaN or an inf */
+
+    /* over the `compared` finite pairs */
+    double max_abs_err;
+    double max_rel_err; /* msprobe: |a-g|/|g|, |a-g|/DBL_EPSILON at g = 0 */
+    double mere, mare;  /* CANN: mean / max of |a-g|/(|g|+1e-7) */
+    double rmse;        /* sqrt(mean((a-g)^2)) */
+    double cosine;      /* sum(a*g)/(|a||g|); 1 if both norms are 0 */
+
+    /* Elements NOT below msprobe's one / five thousandth relative error
+     * (max_rel_err's definition; rel >= t, or a non-finite mismatch); the
+     * ratios are over `written`. 1 - ratio is msprobe's pass ratio. */
+    int64_t over_thousandth, over_five_thousandth;
+    double over_thousandth_ratio, over_five_thousandth_ratio;
+
+    /* Integer dtypes (int8, int32, int64): delta = actual - golden. */
+    int has_int_delta;
+    int64_t delta_minus1, delta_plus1, delta_over1; /* |delta| > 1 */
+    uint64_t max_abs_delta;
+
+    /* 8-bit float dtypes: distance on the value line, finite pairs. */
+    int has_code_dist;
+    int64_t dist1, dist_over1;
+    int64_t max_dist;
+
+    /* The limits the verdict used (NaN when the criterion has none). */
+    double threshold;            /* float_re Th */
+    double mere_limit;           /* MERE must be below this (Th) */
+    double mare_limit;           /* MARE must be below this (10 Th) */
+    double mismatch_ratio_limit; /* code_dist */
+    double mismatch_ratio;       /* code_dist: dist_over1 / written */
+
+    /* Written elements that are not bit-identical, worst first: sorted by
+     * `score` (bitwise: abs_err; int_abs1: |delta|; float_re: rel_err;
+     * code_dist: distance; a non-finite mismatch scores +inf), ties by
+     * index. */
+    int worst_count;
+    kvg_compare_element worst[KVG_COMPARE_WORST];
+    /* The first untouched elements that changed, by index. */
+    int untouched_listed;
+    kvg_compare_element untouched_first[KVG_COMPARE_WORST];
+} kvg_compare_result;
+
+/*
+ * Compare one tensor. Validates everything first (161001 for a NULL args,
+ * result, golden or actual or a NULL data pointer; 161002 for dtype, shape,
+ * size, mask, layout or criterion problems, naming the tensor), then fills
+ * *result and returns KVG_OK (PASS) or KVG_ERR_MISMATCH (FAIL, with the
+ * reason in diag too). On any other status *result is untouched.
+ *
+ * With `initial`, the golden itself must equal `initial` at every untouched
+ * element, or the mask does not describe the golden (161002, naming the
+ * element).
+ */
+KVG_API kvg_status kvg_compare_tensor(const kvg_compare_args *args,
+                                      kvg_compare_result *result,
+                                      kvg_diag *diag);
+
+/*
+ * The written mask of an op that only writes its outputs, found from two
+ * golden runs: `out_a` from initial contents `init_a`, `out_b` from
+ * `init_b`, where every element of init_b differs from init_a bitwise (for
+ * example init_b = ~init_a). An element is written iff out_a and out_b
+ * agree; an element that differs must equal init_a / init_b respectively,
+ * else the op read the initial contents and no mask exists (161002).
+ * Writes `count` (= element count) bytes of 0/1 to `mask`.
+ */
+KVG_API kvg_status kvg_compare_written_mask(const kvg_tensor *out_a,
+                                            const kvg_tensor *init_a,
+                                            const kvg_tensor *out_b,
+                                            const kvg_tensor *init_b,
+                                            unsigned char *mask, size_t count,
+                                            kvg_diag *diag);
+
+/* The criterion KVG_CRIT_AUTO resolves to (table above); AUTO itself when
+ * the dtype is invalid. */
+KVG_API kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
+                                                         kvg_compare_role role);
+
+/* float_re's default Th for a dtype; 0 when it has none (hif8, integers). */
+KVG_API double kvg_compare_default_threshold(kvg_dtype dtype);
+
+/* "bitwise", "int_abs1", "float_re", "code_dist", "auto"; "copy",
+ * "compute", "quant", "default"; "PASS", "FAIL". Never NULL. */
+KVG_API const char *kvg_compare_criterion_name(kvg_compare_criterion c);
+KVG_API const char *kvg_compare_role_name(kvg_compare_role role);
+KVG_API const char *kvg_verdict_name(kvg_verdict v);
+
+/* Totals over the tensors of a case. */
+typedef struct kvg_compare_summary {
+    int64_t tensors, passed, failed;
+    int64_t untouched_changed; /* summed over the tensors */
+    kvg_status status;         /* KVG_OK, or KVG_ERR_MISMATCH if any failed */
+} kvg_compare_summary;
+
+KVG_API void kvg_compare_summary_init(kvg_compare_summary *summary);
+KVG_API void kvg_compare_summary_add(kvg_compare_summary *summary,
+                                     const kvg_compare_result *result);
+
+/*
+ * Render `count` results into `buf` (capacity `cap`, NUL included):
+ *   _text   an aligned table (one row per tensor), then for each tensor
+ *           with differences its untouched changes and worst elements with
+ *           coordinates, then a summary line;
+ *   _json   one JSON object {"tool":"kvgold compare", "verdict", "tensors",
+ *           "passed", "failed", "untouched_changed", "results": [...]};
+ *           numbers are finite or null, codes are "0x.." strings.
+ * *len receives the text length (without the NUL). buf NULL is a size
+ * query (KVG_OK); a buffer shorter than *len + 1 is refused
+ * (KVG_ERR_PARAM_INVALID) and not written. The text does not depend on the
+ * C locale's decimal point.
+ */
+KVG_API kvg_status kvg_compare_report_text(const kvg_compare_result *results,
+                                           size_t count, char *buf,
+                                           size_t cap, size_t *len,
+                                           kvg_diag *diag);
+KVG_API kvg_status kvg_compare_report_json(const kvg_compare_result *results,
+                                           size_t count, char *buf,
+                                           size_t cap, size_t *len,
+                                           kvg_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KVGOLD_COMPARE_H */

@@ -1,0 +1,562 @@
+/*
+ * src/compare/report.c - text and JSON reports of comparison results
+ * (kvgold/compare.h). Everything is rendered twice: once to measure, once
+ * to write, so a buffer that is too small is refused untouched.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kvgold/compare.h"
+#include "src/common/internal.h"
+
+/* ---- a measuring string builder ---------------------------------------- */
+
+typedef struct sb {
+    char *buf; /* NULL: measure only */
+    size_t len;
+} sb;
+
+static void sb_putn(sb *s, const char *p, size_t n)
+{
+    if (s->buf != NULL)
+        memcpy(s->buf + s->len, p, n);
+    s->len += n;
+}
+
+static void sb_puts(sb *s, const char *p) { sb_putn(s, p, strlen(p)); }
+
+static void sb_pad(sb *s, size_t n)
+{
+    while (n-- > 0)
+        sb_putn(s, " ", 1);
+}
+
+static void sb_printf(sb *s, const char *fmt, ...) KVG_I_PRINTF(2, 3);
+static void sb_printf(sb *s, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    sb_putn(s, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/*
+ * printf's decimal point follows the C locale (LC_NUMERIC), which a host
+ * program may have changed to ",". JSON and our tables want ".", so any
+ * character that is not part of a number in the "C" locale becomes '.',
+ * runs of them (a multi-byte point) collapse to one.
+ */
+static void fix_point(char *s)
+{
+    char *w = s;
+    const char *r = s;
+    while (*r != '\0') {
+        if ((*r >= '0' && *r <= '9') || *r == '-' || *r == '+' || *r == 'e' ||
+            *r == 'E' || *r == 'n' || *r == 'a' || *r == 'i' || *r == 'f') {
+            *w++ = *r++;
+        } else {
+            *w++ = '.';
+            while (*r != '\0' && !((*r >= '0' && *r <= '9') || *r == 'e' ||
+                                   *r == 'E'))
+                r++;
+        }
+    }
+    *w = '\0';
+}
+
+static void fmt_double(char *out, size_t cap, const char *fmt, double v)
+{
+    (void)snprintf(out, cap, fmt, v);
+    fix_point(out);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_str(sb *s, const char *p)
+{
+    sb_putn(s, "\"", 1);
+    for (; *p != '\0'; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '"' || ch == '\\') {
+            char esc[2];
+            esc[0] = '\\';
+            esc[1] = (char)ch;
+            sb_putn(s, esc, 2);
+        } else if (ch < 0x20 || ch >= 0x7F) {
+            /* bytes >= 0x80 too: the name may not be valid UTF-8, and
+             * escaping keeps the document valid JSON whatever it is */
+            sb_printf(s, "\\u%04x", (unsigned)ch);
+        } else {
+            sb_putn(s, (const char *)&ch, 1);
+        }
+    }
+    sb_putn(s, "\"", 1);
+}
+
+/* A JSON number with enough digits to round-trip, or null. */
+static void json_num(sb *s, double v)
+{
+    char tmp[64];
+    if (!isfinite(v)) {
+        sb_puts(s, "null");
+        return;
+    }
+    fmt_double(tmp, sizeof tmp, "%.17g", v);
+    sb_puts(s, tmp);
+}
+
+static void json_key(sb *s, const char *key, int *first)
+{
+    if (!*first)
+        sb_putn(s, ",", 1);
+    *first = 0;
+    json_str(s, key);
+    sb_putn(s, ":", 1);
+}
+
+static void json_kv_int(sb *s, const char *key, int64_t v, int *first)
+{
+    json_key(s, key, first);
+    sb_printf(s, "%lld", (long long)v);
+}
+
+static void json_kv_num(sb *s, const char *key, double v, int *first)
+{
+    json_key(s, key, first);
+    json_num(s, v);
+}
+
+static void json_kv_str(sb *s, const char *key, const char *v, int *first)
+{
+    json_key(s, key, first);
+    json_str(s, v);
+}
+
+static void json_bits(sb *s, const char *key, uint64_t bits, kvg_dtype dt,
+                      int *first)
+{
+    char tmp[32];
+    (void)snprintf(tmp, sizeof tmp, "0x%0*llx", (int)(2 * kvg_dtype_size(dt)),
+                   (unsigned long long)bits);
+    json_kv_str(s, key, tmp, first);
+}
+
+static const char *layout_name(kvg_layout_kind k)
+{
+    return k == KVG_LAYOUT_NZ ? "nz" : k == KVG_LAYOUT_BNSD ? "bnsd" : "nd";
+}
+
+static void json_element(sb *s, const kvg_compare_result *r,
+                         const kvg_compare_element *e)
+{
+    static const char *const names[4] = {"block", "slot", "head", "channel"};
+    int first = 1, i;
+
+    sb_putn(s, "{", 1);
+    json_kv_int(s, "index", e->index, &first);
+    json_key(s, "coord", &first);
+    if (r->has_layout) {
+        int f2 = 1;
+        sb_putn(s, "{", 1);
+        for (i = 0; i < 4; i++)
+            json_kv_int(s, names[i], e->coord[i], &f2);
+        sb_putn(s, "}", 1);
+    } else {
+        sb_putn(s, "[", 1);
+        for (i = 0; i < e->coord_rank; i++)
+            sb_printf(s, "%s%lld", i ? "," : "", (long long)e->coord[i]);
+        sb_putn(s, "]", 1);
+    }
+    json_kv_num(s, "expected", e->golden, &first);
+    json_kv_num(s, "actual", e->actual, &first);
+    json_bits(s, "expected_bits", e->golden_bits, r->dtype, &first);
+    json_bits(s, "actual_bits", e->actual_bits, r->dtype, &first);
+    json_kv_num(s, "abs_err", e->abs_err, &first);
+    json_kv_num(s, "rel_err", e->rel_err, &first);
+    json_kv_num(s, "score", e->score, &first);
+    sb_putn(s, "}", 1);
+}
+
+static void json_elements(sb *s, const char *key, const kvg_compare_result *r,
+                          const kvg_compare_element *e, int n, int *first)
+{
+    int i;
+    json_key(s, key, first);
+    sb_putn(s, "[", 1);
+    for (i = 0; i < n; i++) {
+        if (i)
+            sb_putn(s, ",", 1);
+        json_element(s, r, &e[i]);
+    }
+    sb_putn(s, "]", 1);
+}
+
+static void json_result(sb *s, const kvg_compare_result *r)
+{
+    int first = 1, f2;
+
+    sb_putn(s, "{", 1);
+    json_kv_str(s, "name", r->name, &first);
+    json_kv_str(s, "dtype", kvg_dtype_name(r->dtype), &first);
+    json_kv_str(s, "role", kvg_compare_role_name(r->role), &first);
+    json_kv_str(s, "criterion", kvg_compare_criterion_name(r->criterion),
+                &first);
+    json_kv_str(s, "standard", r->standard ? r->standard : "", &first);
+    json_kv_str(s, "verdict", kvg_verdict_name(r->verdict), &first);
+    json_kv_str(s, "reason", r->reason, &first);
+    json_key(s, "layout", &first);
+    if (r->has_layout) {
+        f2 = 1;
+        sb_putn(s, "{", 1);
+        json_kv_str(s, "kind", layout_name(r->layout.kind), &f2);
+        json_kv_int(s, "blocks", r->layout.blocks, &f2);
+        json_kv_int(s, "slots", r->layout.slots, &f2);
+        json_kv_int(s, "heads", r->layout.heads, &f2);
+        json_kv_int(s, "dim", r->layout.dim, &f2);
+        json_kv_int(s, "c0", r->layout.c0, &f2);
+        sb_putn(s, "}", 1);
+    } else {
+        sb_puts(s, "null");
+    }
+    json_kv_int(s, "elements", r->elements, &first);
+    json_kv_int(s, "written", r->written, &first);
+    json_kv_int(s, "untouched", r->untouched, &first);
+    json_kv_int(s, "untouched_changed", r->untouched_changed, &first);
+    json_kv_int(s, "bits_differ", r->bits_differ, &first);
+    json_kv_int(s, "compared", r->compared, &first);
+    json_kv_int(s, "nan_matched", r->nan_matched, &first);
+    json_kv_int(s, "inf_matched", r->inf_matched, &first);
+    json_kv_int(s, "nonfinite_mismatch", r->nonfinite_mismatch, &first);
+    json_kv_num(s, "max_abs_err", r->max_abs_err, &first);
+    json_kv_num(s, "max_rel_err", r->max_rel_err, &first);
+    json_kv_num(s, "mere", r->mere, &first);
+    json_kv_num(s, "mare", r->mare, &first);
+    json_kv_num(s, "rmse", r->rmse, &first);
+    json_kv_num(s, "cosine", r->cosine, &first);
+    json_kv_int(s, "over_thousandth", r->over_thousandth, &first);
+    json_kv_num(s, "over_thousandth_ratio", r->over_thousandth_ratio, &first);
+    json_kv_int(s, "over_five_thousandth", r->over_five_thousandth, &first);
+    json_kv_num(s, "over_five_thousandth_ratio",
+                r->over_five_thousandth_ratio, &first);
+    json_key(s, "int_delta", &first);
+    if (r->has_int_delta) {
+        f2 = 1;
+        sb_putn(s, "{", 1);
+        json_kv_int(s, "minus1", r->delta_minus1, &f2);
+        json_kv_int(s, "plus1", r->delta_plus1, &f2);
+        json_kv_int(s, "over1", r->delta_over1, &f2);
+        json_key(s, "max_abs", &f2);
+        sb_printf(s, "%llu", (unsigned long long)r->max_abs_delta);
+        sb_putn(s, "}", 1);
+    } else {
+        sb_puts(s, "null");
+    }
+    json_key(s, "code_distance", &first);
+    if (r->has_code_dist) {
+        f2 = 1;
+        sb_putn(s, "{", 1);
+        json_kv_int(s, "dist1", r->dist1, &f2);
+        json_kv_int(s, "over1", r->dist_over1, &f2);
+        json_kv_int(s, "max", r->max_dist, &f2);
+        json_kv_num(s, "mismatch_ratio", r->mismatch_ratio, &f2);
+        sb_putn(s, "}", 1);
+    } else {
+        sb_puts(s, "null");
+    }
+    json_key(s, "limits", &first);
+    f2 = 1;
+    sb_putn(s, "{", 1);
+    json_kv_num(s, "threshold", r->threshold, &f2);
+    json_kv_num(s, "mere_below", r->mere_limit, &f2);
+    json_kv_num(s, "mare_below", r->mare_limit, &f2);
+    json_kv_num(s, "mismatch_ratio_max", r->mismatch_ratio_limit, &f2);
+    sb_putn(s, "}", 1);
+    json_elements(s, "worst", r, r->worst, r->worst_count, &first);
+    json_elements(s, "untouched_changed_first", r, r->untouched_first,
+                  r->untouched_listed, &first);
+    sb_putn(s, "}", 1);
+}
+
+static void render_json(sb *s, const kvg_compare_result *res, size_t n)
+{
+    kvg_compare_summary sum;
+    int first = 1;
+    size_t i;
+
+    kvg_compare_summary_init(&sum);
+    for (i = 0; i < n; i++)
+        kvg_compare_summary_add(&sum, &res[i]);
+    sb_putn(s, "{", 1);
+    json_kv_str(s, "tool", "kvgold compare", &first);
+    json_kv_str(s, "verdict", sum.failed ? "FAIL" : "PASS", &first);
+    json_kv_int(s, "tensors", sum.tensors, &first);
+    json_kv_int(s, "passed", sum.passed, &first);
+    json_kv_int(s, "failed", sum.failed, &first);
+    json_kv_int(s, "untouched_changed", sum.untouched_changed, &first);
+    json_key(s, "results", &first);
+    sb_putn(s, "[", 1);
+    for (i = 0; i < n; i++) {
+        if (i)
+            sb_putn(s, ",", 1);
+        json_result(s, &res[i]);
+    }
+    sb_puts(s, "]}\n");
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+#define N_COLS 17
+#define CELL 48
+
+typedef struct column {
+    const char *title;
+    int right; /* right-aligned (numbers) */
+} column;
+
+static const column k_cols[N_COLS] = {
+    {"tensor", 0},       {"dtype", 0},       {"criterion", 0},
+    {"verdict", 0},      {"elements", 1},    {"written", 1},
+    {"bits_differ", 1},  {"untouched_chg", 1}, {"nonfinite_mis", 1},
+    {"max_abs_err", 1},  {"max_rel_err", 1}, {"MERE", 1},
+    {"MARE", 1},         {"cosine", 1},      {"over_1e-3", 1},
+    {"over_5e-3", 1},    {"max_step", 1},
+};
+
+static void cell_num(char *out, const char *fmt, double v)
+{
+    if (isnan(v))
+        (void)snprintf(out, CELL, "-");
+    else
+        fmt_double(out, CELL, fmt, v);
+}
+
+/* A name for the text report: bytes outside printable ASCII become '?', so
+ * a name cannot break a line or the column widths (JSON keeps them). */
+static void safe_name(const char *name, char *out, size_t cap)
+{
+    size_t i;
+    for (i = 0; i + 1 < cap && name[i] != '\0'; i++)
+        out[i] = (unsigned char)name[i] < 0x20 ||
+                         (unsigned char)name[i] >= 0x7F
+                     ? '?'
+                     : name[i];
+    out[i] = '\0';
+}
+
+static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
+{
+    safe_name(r->name, cells[0], CELL);
+    (void)snprintf(cells[1], CELL, "%s", kvg_dtype_name(r->dtype));
+    (void)snprintf(cells[2], CELL, "%s",
+                   kvg_compare_criterion_name(r->criterion));
+    (void)snprintf(cells[3], CELL, "%s", kvg_verdict_name(r->verdict));
+    (void)snprintf(cells[4], CELL, "%lld", (long long)r->elements);
+    (void)snprintf(cells[5], CELL, "%lld", (long long)r->written);
+    (void)snprintf(cells[6], CELL, "%lld", (long long)r->bits_differ);
+    (void)snprintf(cells[7], CELL, "%lld", (long long)r->untouched_changed);
+    (void)snprintf(cells[8], CELL, "%lld", (long long)r->nonfinite_mismatch);
+    cell_num(cells[9], "%.4e", r->max_abs_err);
+    cell_num(cells[10], "%.4e", r->max_rel_err);
+    cell_num(cells[11], "%.4e", r->mere);
+    cell_num(cells[12], "%.4e", r->mare);
+    cell_num(cells[13], "%.8f", r->cosine);
+    cell_num(cells[14], "%.6f", r->written ? r->over_thousandth_ratio : NAN);
+    cell_num(cells[15], "%.6f",
+             r->written ? r->over_five_thousandth_ratio : NAN);
+    if (r->has_int_delta)
+        (void)snprintf(cells[16], CELL, "|d|=%llu",
+                       (unsigned long long)r->max_abs_delta);
+    else if (r->has_code_dist)
+        (void)snprintf(cells[16], CELL, "dist=%lld", (long long)r->max_dist);
+    else
+        (void)snprintf(cells[16], CELL, "-");
+}
+
+static void put_row(sb *s, char cells[N_COLS][CELL], const size_t *width)
+{
+    int c;
+    for (c = 0; c < N_COLS; c++) {
+        size_t len = strlen(cells[c]);
+        if (c)
+            sb_puts(s, "  ");
+        if (k_cols[c].right)
+            sb_pad(s, width[c] - len);
+        sb_puts(s, cells[c]);
+        if (!k_cols[c].right && c != N_COLS - 1)
+            sb_pad(s, width[c] - len);
+    }
+    sb_puts(s, "\n");
+}
+
+static void coord_text(const kvg_compare_result *r,
+                       const kvg_compare_element *e, char *out, size_t cap)
+{
+    size_t used = 0;
+    int i;
+
+    if (r->has_layout) {
+        (void)snprintf(out, cap, "block=%lld slot=%lld head=%lld "
+                                 "channel=%lld", (long long)e->coord[0],
+                       (long long)e->coord[1], (long long)e->coord[2],
+                       (long long)e->coord[3]);
+        return;
+    }
+    used = (size_t)snprintf(out, cap, "[");
+    for (i = 0; i < e->coord_rank && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%lld",
+                                 i ? ", " : "", (long long)e->coord[i]);
+    if (used < cap)
+        (void)snprintf(out + used, cap - used, "]");
+}
+
+static void value_text(double v, uint64_t bits, kvg_dtype dt, char *out,
+                       size_t cap)
+{
+    char num[48];
+    fmt_double(num, sizeof num, "%.9g", v);
+    (void)snprintf(out, cap, "%s (0x%0*llx)", num,
+                   (int)(2 * kvg_dtype_size(dt)), (unsigned long long)bits);
+}
+
+static void put_elements(sb *s, const char *title,
+                         const kvg_compare_result *r,
+                         const kvg_compare_element *e, int n)
+{
+    char coord[128], want[96], got[96], ae[48], re[48], sc[48];
+    int i;
+
+    sb_printf(s, "  %s\n", title);
+    sb_printf(s, "    %12s  %-40s  %-30s  %-30s  %-11s  %-11s  %s\n", "index",
+              "coordinate", "expected", "actual", "abs_err", "rel_err",
+              "score");
+    for (i = 0; i < n; i++) {
+        coord_text(r, &e[i], coord, sizeof coord);
+        value_text(e[i].golden, e[i].golden_bits, r->dtype, want, sizeof want);
+        value_text(e[i].actual, e[i].actual_bits, r->dtype, got, sizeof got);
+        fmt_double(ae, sizeof ae, "%.4e", e[i].abs_err);
+        fmt_double(re, sizeof re, "%.4e", e[i].rel_err);
+        fmt_double(sc, sizeof sc, "%.6g", e[i].score);
+        sb_printf(s, "    %12lld  %-40s  %-30s  %-30s  %-11s  %-11s  %s\n",
+                  (long long)e[i].index, coord, want, got, ae, re, sc);
+    }
+}
+
+static void put_details(sb *s, const kvg_compare_result *r)
+{
+    char title[160], name[KVG_DIAG_NAME_MAX];
+
+    if (r->verdict == KVG_VERDICT_PASS && r->worst_count == 0 &&
+        r->untouched_listed == 0)
+        return;
+    safe_name(r->name, name, sizeof name);
+    sb_printf(s, "\n%s (%s, %s): %s", name, kvg_dtype_name(r->dtype),
+              kvg_compare_criterion_name(r->criterion),
+              kvg_verdict_name(r->verdict));
+    if (r->reason[0] != '\0')
+        sb_printf(s, ": %s", r->reason);
+    sb_puts(s, "\n");
+    if (r->untouched_listed > 0) {
+        (void)snprintf(title, sizeof title,
+                       "untouched elements that changed (first %d of %lld):",
+                       r->untouched_listed,
+                       (long long)r->untouched_changed);
+        put_elements(s, title, r, r->untouched_first, r->untouched_listed);
+    }
+    if (r->worst_count > 0) {
+        (void)snprintf(title, sizeof title,
+                       "worst written elements (%d of %lld not bit-identical):",
+                       r->worst_count, (long long)r->bits_differ);
+        put_elements(s, title, r, r->worst, r->worst_count);
+    }
+}
+
+static void render_text(sb *s, const kvg_compare_result *res, size_t n)
+{
+    char cells[N_COLS][CELL];
+    size_t width[N_COLS];
+    kvg_compare_summary sum;
+    size_t i;
+    int c;
+
+    for (c = 0; c < N_COLS; c++) {
+        (void)snprintf(cells[c], CELL, "%s", k_cols[c].title);
+        width[c] = strlen(k_cols[c].title);
+    }
+    for (i = 0; i < n; i++) {
+        char row[N_COLS][CELL];
+        row_cells(&res[i], row);
+        for (c = 0; c < N_COLS; c++)
+            if (strlen(row[c]) > width[c])
+                width[c] = strlen(row[c]);
+    }
+    put_row(s, cells, width);
+    for (i = 0; i < n; i++) {
+        row_cells(&res[i], cells);
+        put_row(s, cells, width);
+    }
+    kvg_compare_summary_init(&sum);
+    for (i = 0; i < n; i++) {
+        put_details(s, &res[i]);
+        kvg_compare_summary_add(&sum, &res[i]);
+    }
+    sb_printf(s, "\n%s: %lld tensor%s, %lld passed, %lld failed, %lld "
+                 "untouched element%s changed\n",
+              sum.failed ? "FAIL" : "PASS", (long long)sum.tensors,
+              sum.tensors == 1 ? "" : "s", (long long)sum.passed,
+              (long long)sum.failed, (long long)sum.untouched_changed,
+              sum.untouched_changed == 1 ? "" : "s");
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+typedef void (*renderer)(sb *s, const kvg_compare_result *res, size_t n);
+
+static kvg_status render(renderer fn, const kvg_compare_result *res,
+                         size_t n, char *buf, size_t cap, size_t *len,
+                         kvg_diag *diag)
+{
+    sb s;
+
+    if (len == NULL || (res == NULL && n != 0))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "report", -1, -1,
+                          "report: NULL results or length pointer");
+    s.buf = NULL;
+    s.len = 0;
+    fn(&s, res, n);
+    *len = s.len;
+    if (buf == NULL)
+        return KVG_OK;
+    if (cap < s.len + 1)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "report", -1, -1,
+                          "report: buffer holds %lu bytes, %lu needed",
+                          (unsigned long)cap, (unsigned long)(s.len + 1));
+    s.buf = buf;
+    s.len = 0;
+    fn(&s, res, n);
+    buf[s.len] = '\0';
+    return KVG_OK;
+}
+
+kvg_status kvg_compare_report_text(const kvg_compare_result *results,
+                                   size_t count, char *buf, size_t cap,
+                                   size_t *len, kvg_diag *diag)
+{
+    return render(render_text, results, count, buf, cap, len, diag);
+}
+
+kvg_status kvg_compare_report_json(const kvg_compare_result *results,
+                                   size_t count, char *buf, size_t cap,
+                                   size_t *len, kvg_diag *diag)
+{
+    return render(render_json, results, count, buf, cap, len, diag);
+}
