@@ -179,7 +179,7 @@ static void build_qkv(opf *f, kvgt_rng *r)
     a->qkv_size = f->qkv_size, a->qkv_size_len = 4;
     a->head_nums = f->head_nums, a->head_nums_len = 3;
     a->epsilon = pick(r, 0, 1) ? 1e-6 : 1e-5;
-    a->reduce_order = (kvg_reduce_order)pick(r, 0, 2);
+    a->reduce_order = (kvg_reduce_order)pick(r, 0, 4);
     a->overflow = (kvg_overflow)pick(r, 0, 2);
 }
 

@@ -168,7 +168,8 @@ static void mutate_qkv_attr(opf *f, kvgt_rng *r, outcome *o)
         break;
     }
     case 7: a->cache_mode = pick(r, 0, 1) ? "PA" : "PA_NZ "; break;
-    case 8: a->reduce_order = (kvg_reduce_order)3; break;
+    case 8: a->reduce_order = (kvg_reduce_order)(pick(r, 0, 1) ? 99 : -1);
+        break;
     case 9: a->overflow = (kvg_overflow)pick(r, 3, 9); break;
     default: f->qkv_size[i] = -1; break;
     }

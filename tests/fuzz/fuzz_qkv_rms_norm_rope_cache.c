@@ -74,7 +74,7 @@ static void read_attrs(fz_in *in, kvg_qkv_rms_norm_rope_cache_args *a)
     if (f != 0)
         a->cache_mode = modes[f % 7];
     f = fz_u8(in);
-    a->reduce_order = (kvg_reduce_order)(f < 0xF0 ? f % 3 : f);
+    a->reduce_order = (kvg_reduce_order)(f < 0xF0 ? f % 5 : f);
     f = fz_u8(in);
     a->overflow = (kvg_overflow)(f < 0xF0 ? f % 3 : f);
 }
