@@ -16,7 +16,8 @@
 const char *const opf_kind_names[OPF_KINDS] = {
     "qkv_rms_norm_rope_cache", "reshape_and_cache ND",
     "reshape_and_cache NZ",    "reshape_and_cache KVHEAD",
-    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache_omni"};
+    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache_omni",
+    "kv_rms_norm_rope_cache"};
 
 static int64_t pick(kvgt_rng *r, int64_t lo, int64_t hi)
 {
@@ -305,11 +306,132 @@ static void build_heads(opf *f, kvgt_rng *r)
         opf_index_set(tl, i, g->L[i]);
 }
 
+/* ---- KvRmsNormRopeCache ------------------------------------------------------ */
+
+static void kv_qparam(opf *f, kvgt_rng *r, const char *name, int required,
+                      int64_t d, int form, const kvg_tensor **slot)
+{
+    int64_t sh[2];
+    if (form == 0)
+        sh[0] = d, add(f, r, name, OPF_INPUT, required, KVG_FP32, 1, sh, slot);
+    else if (form == 1)
+        sh[0] = 1, sh[1] = d,
+        add(f, r, name, OPF_INPUT, required, KVG_FP32, 2, sh, slot);
+    else
+        sh[0] = 1, add(f, r, name, OPF_INPUT, required, KVG_FP32, 1, sh, slot);
+}
+
+static void build_kv(opf *f, kvgt_rng *r)
+{
+    static const kvg_dtype q8[4] = {KVG_INT8, KVG_HIF8, KVG_FP8_E5M2,
+                                    KVG_FP8_E4M3FN};
+    kvg_kv_rms_norm_rope_cache_args *a = &f->a.kv;
+    const int a2 = pick(r, 0, 5) == 0;
+    const kvg_kv_cache_mode mode = (kvg_kv_cache_mode)pick(r, a2 ? 1 : 0, 4);
+    const int nz = mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ;
+    const int blk = mode == KVG_KV_CACHE_PA_BLK_BNSD ||
+                    mode == KVG_KV_CACHE_PA_BLK_NZ;
+    const kvg_dtype t = pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
+    const kvg_dtype q = a2 ? KVG_INT8 : q8[pick(r, 0, 3)];
+    const kvg_dtype kd = pick(r, 0, 1) ? q : t, cd = pick(r, 0, 1) ? q : t;
+    const int64_t b = pick(r, 1, 2);
+    const int64_t dv = a2 ? 512 : nz ? 32 * pick(r, 1, 2) : 2 * pick(r, 4, 20);
+    const int64_t dk = a2 ? 64 : nz ? 32 : 2 * pick(r, 2, 8);
+    const int64_t bs = kd != t || cd != t ? 32 : 16 * pick(r, 1, 2);
+    const int64_t s = blk ? pick(r, 1, bs + 3) : pick(r, 1, 3);
+    const int out = (int)pick(r, 0, 1), bcast = !a2 && pick(r, 0, 3) == 0;
+    int64_t sh[4], i, nb, nblocks, scache = 0, rows;
+    opf_tensor *idx;
+
+    kvg_kv_rms_norm_rope_cache_args_init(a);
+    a->cache_mode = mode;
+    a->profile = a2 ? KVG_KV_PROFILE_A2A3 : KVG_KV_PROFILE_ASCEND950;
+    a->is_output_kv = out;
+    a->epsilon = 1e-6;
+    a->reduce_order = (kvg_reduce_order)pick(r, 0, 4);
+    a->quant_overflow = (kvg_overflow)pick(r, 0, 2);
+    sh[0] = b, sh[1] = 1, sh[2] = s, sh[3] = dv + dk;
+    add(f, r, "kv", OPF_INPUT, 1, t, 4, sh, &a->kv);
+    sh[0] = dv;
+    add(f, r, "gamma", OPF_INPUT, 1, t, 1, sh, &a->gamma);
+    sh[0] = b, sh[1] = 1, sh[2] = bcast ? 1 : s, sh[3] = dk;
+    add(f, r, "cos", OPF_INPUT, 1, t, 4, sh, &a->cos);
+    add(f, r, "sin", OPF_INPUT, 1, t, 4, sh, &a->sin);
+    nb = blk ? (s + bs - 1) / bs : s;
+    f->g.entries = b * nb, f->g.per_batch = nb, f->g.bs = bs;
+    if (mode == KVG_KV_CACHE_NORM) {
+        scache = s + pick(r, 0, 2);
+        sh[0] = b, sh[1] = s;
+        idx = add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 2, sh, &a->index);
+        sh[0] = b + pick(r, 0, 1), sh[1] = 1, sh[2] = scache, sh[3] = dk;
+        add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
+        sh[3] = dv;
+        add(f, r, "ckv_cache", OPF_CACHE, 1, cd, 4, sh, &a->ckv_cache);
+        f->g.slots = scache;
+        for (i = 0; i < b; i++) { /* distinct positions within a batch */
+            int64_t j, perm[8];
+            for (j = 0; j < scache; j++)
+                perm[j] = j;
+            for (j = 0; j < s; j++) {
+                int64_t k = pick(r, j, scache - 1), tmp = perm[j];
+                perm[j] = perm[k], perm[k] = tmp;
+                opf_index_set(idx, i * s + j, pick(r, 0, 4) ? perm[j] : -1);
+            }
+        }
+    } else {
+        rows = blk ? b * nb : (b * s + bs - 1) / bs;
+        nblocks = rows + pick(r, 0, 1);
+        sh[0] = b * nb;
+        idx = add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 1, sh, &a->index);
+        sh[0] = nblocks, sh[1] = bs, sh[2] = 1, sh[3] = dk;
+        add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
+        sh[3] = dv;
+        add(f, r, "ckv_cache", OPF_CACHE, 1, cd, 4, sh, &a->ckv_cache);
+        f->g.slots = nblocks * bs;
+        if (!blk) {
+            distinct_slots(r, idx, b * s, f->g.slots);
+        } else { /* distinct blocks, any remainder */
+            distinct_slots(r, idx, b * nb, nblocks);
+            for (i = 0; i < b * nb; i++) {
+                const int64_t v = opf_index_get(idx, i);
+                if (v >= 0)
+                    opf_index_set(idx, i, v * bs + pick(r, 0, bs - 1));
+            }
+        }
+    }
+    f->g.tokens = b * s;
+    if (kd != t) {
+        const int form = (int)pick(r, 0, a2 ? 1 : 2);
+        kv_qparam(f, r, "k_rope_scale", 1, dk, form, &a->k_rope_scale);
+        if (!a2 && pick(r, 0, 1))
+            kv_qparam(f, r, "k_rope_offset", 0, dk, (int)pick(r, 0, 2),
+                      &a->k_rope_offset);
+    }
+    if (cd != t) {
+        const int form = a2 && a->k_rope_scale != NULL
+                             ? a->k_rope_scale->rank - 1
+                             : (int)pick(r, 0, a2 ? 1 : 2);
+        kv_qparam(f, r, "c_kv_scale", 1, dv, form, &a->c_kv_scale);
+        if (!a2 && pick(r, 0, 1))
+            kv_qparam(f, r, "c_kv_offset", 0, dv, (int)pick(r, 0, 2),
+                      &a->c_kv_offset);
+    }
+    if (out) {
+        sh[0] = b, sh[1] = 1, sh[2] = s, sh[3] = dk;
+        add(f, r, "k_rope", OPF_OUTPUT, 1, t, 4, sh, &a->k_rope);
+        sh[3] = dv;
+        add(f, r, "c_kv", OPF_OUTPUT, 1, t, 4, sh, &a->c_kv);
+    }
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 kvg_status opf_query(opf *f, size_t *bytes, kvg_diag *diag)
 {
     switch (f->kind) {
+    case OPF_KV:
+        return kvg_kv_rms_norm_rope_cache_workspace_size(&f->a.kv, bytes,
+                                                         diag);
     case OPF_QKV:
         return kvg_qkv_rms_norm_rope_cache_workspace_size(&f->a.qkv, bytes,
                                                           diag);
@@ -324,6 +446,8 @@ kvg_status opf_query(opf *f, size_t *bytes, kvg_diag *diag)
 kvg_status opf_call(opf *f, kvg_diag *diag)
 {
     switch (f->kind) {
+    case OPF_KV:
+        return kvg_kv_rms_norm_rope_cache(&f->a.kv, diag);
     case OPF_QKV:
         return kvg_qkv_rms_norm_rope_cache(&f->a.qkv, diag);
     case OPF_OMNI:
@@ -336,6 +460,8 @@ kvg_status opf_call(opf *f, kvg_diag *diag)
 kvg_status opf_call_null_args(opf *f, kvg_diag *diag)
 {
     switch (f->kind) {
+    case OPF_KV:
+        return kvg_kv_rms_norm_rope_cache(NULL, diag);
     case OPF_QKV:
         return kvg_qkv_rms_norm_rope_cache(NULL, diag);
     case OPF_OMNI:
@@ -348,6 +474,9 @@ kvg_status opf_call_null_args(opf *f, kvg_diag *diag)
 void opf_set_workspace(opf *f, void *ws, size_t size)
 {
     switch (f->kind) {
+    case OPF_KV:
+        f->a.kv.workspace = ws, f->a.kv.workspace_size = size;
+        break;
     case OPF_QKV:
         f->a.qkv.workspace = ws, f->a.qkv.workspace_size = size;
         break;
@@ -378,6 +507,7 @@ void opf_init(opf *f, opf_kind kind, uint64_t seed)
     kvgt_rng_seed(&r, seed * 7919u + (uint64_t)kind);
     switch (kind) {
     case OPF_QKV: build_qkv(f, &r); break;
+    case OPF_KV: build_kv(f, &r); break;
     case OPF_RAC_ND: build_tokens(f, &r, 0); break;
     case OPF_RAC_NZ: build_tokens(f, &r, 1); break;
     default: build_heads(f, &r); break;

@@ -18,6 +18,7 @@
 
 #include "kvg_test.h"
 
+#include "kvgold/kv_rms_norm_rope_cache.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "kvgold/reshape_and_cache.h"
 #include "kvgold/reshape_and_cache_omni.h"
@@ -29,6 +30,7 @@ typedef enum opf_kind {
     OPF_RAC_KVHEAD,
     OPF_RAC_KVHEAD_ROPE,
     OPF_OMNI,
+    OPF_KV,
     OPF_KINDS
 } opf_kind;
 
@@ -57,11 +59,15 @@ typedef struct opf_tensor {
 /* Index geometry the mutations need. */
 typedef struct opf_geo {
     int64_t tokens, slots;   /* per-token ops: rows and cache slots */
+    /* KvRmsNormRopeCache: index entries, entries per batch (Skv, or
+     * ceil(Skv / BS) in PA_BLK_*), BlockSize */
+    int64_t entries, per_batch, bs;
     int64_t batch, heads, runs;
     int64_t L[4], w[16], o[16], s[16], count[16];
 } opf_geo;
 
 typedef union opf_args {
+    kvg_kv_rms_norm_rope_cache_args kv;
     kvg_qkv_rms_norm_rope_cache_args qkv;
     kvg_reshape_and_cache_args rac;
     kvg_reshape_and_cache_omni_args omni;

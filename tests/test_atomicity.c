@@ -83,10 +83,15 @@ static void mutate_null_data(opf *f, kvgt_rng *r, outcome *o)
 static void mutate_dtype(opf *f, kvgt_rng *r, outcome *o)
 {
     opf_tensor *x = &f->t[pick(r, 0, f->n - 1)];
+    const int kv_cache = f->kind == OPF_KV &&
+                         (strcmp(x->name, "k_cache") == 0 ||
+                          strcmp(x->name, "ckv_cache") == 0);
     kvg_dtype d;
+    /* a KV cache takes T or any 1-byte quant dtype (another one is a valid
+     * call, or a missing-scale 161001): draw from the others */
     do
         d = (kvg_dtype)pick(r, 0, 11);
-    while (d == x->t.dtype);
+    while (d == x->t.dtype || (kv_cache && kvg_dtype_is_quant8(d)));
     x->t.dtype = d;
     o->want = KVG_ERR_PARAM_INVALID;
     (void)snprintf(o->what, sizeof o->what, "%s.dtype = %d", x->name, (int)d);
@@ -107,14 +112,40 @@ static void fit_nbytes(opf_tensor *x)
         x->t.nbytes = (size_t)n * kvg_dtype_size(x->t.dtype);
 }
 
+/* The dims whose change alone can leave a valid KvRmsNormRopeCache call:
+ * a Norm cache's Bcache only has to be >= Bkv, and in PA_BLK_* with cos
+ * broadcast and no outputs Skv only reaches the index through
+ * ceil(Skv / BlockSize). */
+static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
+{
+    const kvg_kv_rms_norm_rope_cache_args *a = &f->a.kv;
+    if (f->kind != OPF_KV)
+        return 0;
+    if (a->cache_mode == KVG_KV_CACHE_NORM && k == 0 && v >= a->kv->shape[0] &&
+        (strcmp(x->name, "k_cache") == 0 || strcmp(x->name, "ckv_cache") == 0))
+        return 1;
+    return strcmp(x->name, "kv") == 0 && k == 2 && !a->is_output_kv &&
+           a->cos->shape[2] == 1 &&
+           (a->cache_mode == KVG_KV_CACHE_PA_BLK_BNSD ||
+            a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
+}
+
 static void mutate_dim(opf *f, kvgt_rng *r, outcome *o)
 {
-    opf_tensor *x = &f->t[pick(r, 0, f->n - 1)];
-    const int k = (int)pick(r, 0, x->t.rank - 1);
-    const int64_t d = x->t.shape[k];
-    const int64_t choices[7] = {d + 1, d - 1, 0, -1, 2 * d, d + 16,
-                                INT64_MAX};
-    x->t.shape[k] = choices[pick(r, 0, 6)];
+    opf_tensor *x;
+    int k;
+    int64_t d, v;
+    do {
+        x = &f->t[pick(r, 0, f->n - 1)];
+        k = (int)pick(r, 0, x->t.rank - 1);
+        d = x->t.shape[k];
+        {
+            const int64_t choices[7] = {d + 1, d - 1, 0, -1, 2 * d, d + 16,
+                                        INT64_MAX};
+            v = choices[pick(r, 0, 6)];
+        }
+    } while (kv_untied(f, x, k, v));
+    x->t.shape[k] = v;
     if (pick(r, 0, 1))
         fit_nbytes(x);
     o->want = KVG_ERR_PARAM_INVALID;
@@ -126,7 +157,10 @@ static void mutate_dim(opf *f, kvgt_rng *r, outcome *o)
 static void mutate_rank(opf *f, kvgt_rng *r, outcome *o)
 {
     opf_tensor *x = &f->t[pick(r, 0, f->n - 1)];
-    const int64_t c = pick(r, 0, 3);
+    int64_t c = pick(r, 0, 3);
+    /* a KV scale [1] with a trailing 1 is [1, 1], also a scalar scale */
+    if (c == 0 && f->kind == OPF_KV && x->t.rank == 1 && x->t.shape[0] == 1)
+        c = 1;
     if (c == 0 && x->t.rank < KVG_MAX_RANK)
         x->t.shape[x->t.rank++] = 1; /* same bytes, one more dim */
     else if (c == 1)
@@ -218,6 +252,35 @@ static void mutate_rac_attr(opf *f, kvgt_rng *r, outcome *o)
     (void)snprintf(o->what, sizeof o->what, "compress %d layout %d (change "
                    "%d)", (int)a->compress_type, (int)a->cache_layout,
                    (int)c);
+}
+
+static void mutate_kv_attr(opf *f, kvgt_rng *r, outcome *o)
+{
+    kvg_kv_rms_norm_rope_cache_args *a = &f->a.kv;
+    const int64_t c = pick(r, 0, 5);
+    o->want = KVG_ERR_PARAM_INVALID;
+    switch (c) {
+    case 0: a->cache_mode = (kvg_kv_cache_mode)(pick(r, 0, 1) ? 5 : -1);
+        break;
+    case 1: a->profile = (kvg_kv_profile)(pick(r, 0, 1) ? 2 : -1); break;
+    case 2: a->reduce_order = (kvg_reduce_order)(pick(r, 0, 1) ? 5 : -1);
+        break;
+    case 3: a->quant_overflow = (kvg_overflow)(pick(r, 0, 1) ? 3 : -1);
+        break;
+    case 4: {
+        const double bad[4] = {-1e-6, NAN, INFINITY, 1e39};
+        a->epsilon = bad[pick(r, 0, 3)];
+        break;
+    }
+    default: /* outputs asked for but not given (turning them off is a
+              * valid call: they are ignored) */
+        if (a->is_output_kv)
+            a->k_rope = NULL;
+        a->is_output_kv = 1;
+        o->want = KVG_ERR_PARAM_NULLPTR;
+        break;
+    }
+    (void)snprintf(o->what, sizeof o->what, "kv attribute change %d", (int)c);
 }
 
 /* ---- index values --------------------------------------------------------- */
@@ -312,12 +375,72 @@ static int mutate_head_index(opf *f, kvgt_rng *r, outcome *o)
     return 1;
 }
 
+/* An out-of-range value, a duplicate target, or an inf / NaN element in a
+ * floating input (refused, with its position, after the query). */
+static int mutate_kv_value(opf *f, kvgt_rng *r, outcome *o)
+{
+    static const char *const floats[] = {"kv", "gamma", "cos", "sin",
+                                         "k_rope_scale", "c_kv_scale",
+                                         "k_rope_offset", "c_kv_offset"};
+    const opf_geo *g = &f->g;
+    opf_tensor *ix = opf_find(f, "index");
+    const int64_t c = pick(r, 0, 2);
+    int64_t pos[64], n = live(ix, g->entries, pos);
+
+    if (c == 0) {
+        const int64_t at = pick(r, 0, g->entries - 1);
+        opf_index_set(ix, at, g->slots + pick(r, 0, 100) *
+                                  (f->a.kv.cache_mode >= 3 ? g->bs : 1));
+        (void)snprintf(o->what, sizeof o->what, "index[%lld] out of range",
+                       (long long)at);
+    } else if (c == 1) {
+        int64_t i, a = -1, b = -1, v;
+        /* two live entries of one batch (Norm) or anywhere (PA) */
+        for (i = 0; i < n && b < 0; i++) {
+            int64_t j;
+            for (j = i + 1; j < n; j++)
+                if (f->a.kv.cache_mode != KVG_KV_CACHE_NORM ||
+                    pos[i] / g->per_batch == pos[j] / g->per_batch) {
+                    a = pos[i], b = pos[j];
+                    break;
+                }
+        }
+        if (b < 0)
+            return 0;
+        v = opf_index_get(ix, a);
+        if (f->a.kv.cache_mode >= 3) /* PA_BLK: the same block */
+            v = v / g->bs * g->bs + (v % g->bs + 1) % g->bs;
+        opf_index_set(ix, b, v);
+        (void)snprintf(o->what, sizeof o->what, "index[%lld] repeats "
+                       "index[%lld]", (long long)b, (long long)a);
+    } else {
+        opf_tensor *x;
+        int64_t at, es;
+        do
+            x = opf_find(f, floats[pick(r, 0, 7)]);
+        while (x == NULL);
+        es = (int64_t)kvg_dtype_size(x->natural.dtype);
+        at = pick(r, 0, (int64_t)x->natural.nbytes / es - 1);
+        {
+            const float bad = pick(r, 0, 1) ? NAN : -INFINITY;
+            assert_int_equal(kvg_encode_f32(x->natural.dtype, bad,
+                                            KVG_OVF_NONSAT,
+                                            (unsigned char *)x->natural.data +
+                                                at * es), KVG_OK);
+        }
+        (void)snprintf(o->what, sizeof o->what, "%s[%lld] not finite",
+                       x->name, (long long)at);
+    }
+    return 1;
+}
+
 static int mutate_index(opf *f, kvgt_rng *r, outcome *o)
 {
     o->want = KVG_ERR_PARAM_INVALID;
     o->value_error = 1;
     o->query_agrees = 0;
     switch (f->kind) {
+    case OPF_KV: return mutate_kv_value(f, r, o);
     case OPF_QKV: return mutate_token_index(f, r, o, "index");
     case OPF_RAC_ND:
     case OPF_RAC_NZ: return mutate_token_index(f, r, o, "slot_mapping");
@@ -373,6 +496,8 @@ static void mutate(opf *f, kvgt_rng *r, outcome *o)
                 continue; /* no attributes */
             if (f->kind == OPF_QKV)
                 mutate_qkv_attr(f, r, o);
+            else if (f->kind == OPF_KV)
+                mutate_kv_attr(f, r, o);
             else
                 mutate_rac_attr(f, r, o);
             return;
@@ -528,6 +653,7 @@ KIND_TESTS(rac_nz, OPF_RAC_NZ)
 KIND_TESTS(rac_kvhead, OPF_RAC_KVHEAD)
 KIND_TESTS(rac_kvhead_rope, OPF_RAC_KVHEAD_ROPE)
 KIND_TESTS(omni, OPF_OMNI)
+KIND_TESTS(kv, OPF_KV)
 
 int main(void)
 {
@@ -538,12 +664,14 @@ int main(void)
         cmocka_unit_test(test_atomicity_rac_kvhead),
         cmocka_unit_test(test_atomicity_rac_kvhead_rope),
         cmocka_unit_test(test_atomicity_omni),
+        cmocka_unit_test(test_atomicity_kv),
         cmocka_unit_test(test_guards_qkv),
         cmocka_unit_test(test_guards_rac_nd),
         cmocka_unit_test(test_guards_rac_nz),
         cmocka_unit_test(test_guards_rac_kvhead),
         cmocka_unit_test(test_guards_rac_kvhead_rope),
         cmocka_unit_test(test_guards_omni),
+        cmocka_unit_test(test_guards_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

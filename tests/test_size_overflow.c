@@ -7,8 +7,9 @@
  * unchecked multiplication sees a 128-byte int8 tensor. For every tensor of
  * every operator (op_fixture.h) and every pair of its dims, the test
  * replaces the pair by such a factorisation of the same product modulo
- * 2^64 (and rank-1 tensors of 4- and 8-byte elements by a dim whose byte
- * size wraps), and requires 161002 naming that tensor with "overflow" in
+ * 2^64, and each dim by one whose byte size wraps to the same value where
+ * that exists (2^64 / (element size * other dims) a power of two), and
+ * requires 161002 naming that tensor with "overflow" in
  * the message, the size query saying the same, and nothing written.
  *
  * Products of attributes and of dims of different tensors (B*S, N*D,
@@ -93,18 +94,27 @@ static void wrapped_shapes(opf_kind kind)
                     opf_restore(&f);
                     tried++;
                 }
-            if (nat.rank == 1 && kvg_dtype_size(nat.dtype) >= 4) {
-                /* (d + 2^64 / size) * size wraps to d * size */
-                x->t.shape[0] += (int64_t)(((uint64_t)1 << 63) /
-                                           (kvg_dtype_size(nat.dtype) / 2));
-                (void)snprintf(label, sizeof label, "%s seed %d: %s dim 0 = "
-                               "%lld", opf_kind_names[kind], seed, x->name,
-                               (long long)x->t.shape[0]);
+            /* one dim grown by 2^64 / (element size * the other dims)
+             * when that is a power of two: the byte size wraps to the same
+             * value (rank-1 tensors of 4- and 8-byte elements, and others
+             * whose dim pairs have no factorisation) */
+            for (a = 0; a < nat.rank; a++) {
+                uint64_t p = kvg_dtype_size(nat.dtype);
+                for (b = 0; b < nat.rank; b++)
+                    if (b != a)
+                        p *= (uint64_t)nat.shape[b];
+                if (p < 4 || (p & (p - 1)) != 0 || p > ((uint64_t)1 << 62))
+                    continue;
+                x->t.shape[a] += (int64_t)((((uint64_t)1 << 63) / p) * 2);
+                (void)snprintf(label, sizeof label, "%s seed %d: %s dim %d "
+                               "= %lld", opf_kind_names[kind], seed, x->name,
+                               a, (long long)x->t.shape[a]);
                 expect_overflow(&f, x->name, label);
                 opf_restore(&f);
                 tried++;
             }
-            /* every tensor of rank >= 2 and every wide rank-1 one */
+            /* every tensor but narrow rank-1 ones (whose single dim cannot
+             * wrap: 2^64 / 2 > INT64_MAX) */
             if (tried == before &&
                 (nat.rank >= 2 || kvg_dtype_size(nat.dtype) >= 4))
                 fail_msg("%s seed %d: no wrapping shape for %s",
@@ -162,6 +172,7 @@ KIND_TEST(rac_nz, OPF_RAC_NZ)
 KIND_TEST(rac_kvhead, OPF_RAC_KVHEAD)
 KIND_TEST(rac_kvhead_rope, OPF_RAC_KVHEAD_ROPE)
 KIND_TEST(omni, OPF_OMNI)
+KIND_TEST(kv, OPF_KV)
 
 /* ---- attribute products ------------------------------------------------ */
 
@@ -362,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_wrapped_rac_kvhead),
         cmocka_unit_test(test_wrapped_rac_kvhead_rope),
         cmocka_unit_test(test_wrapped_omni),
+        cmocka_unit_test(test_wrapped_kv),
         cmocka_unit_test(test_qkv_attr_products),
         cmocka_unit_test(test_heads_batch_times_n),
         cmocka_unit_test(test_heads_workspace_bytes),
