@@ -7,7 +7,8 @@
  * Skv, Dv, Dk, BlockSize, cache sizes, cos broadcast, scale and offset
  * shapes, is_output_kv and the options; then perturbations of the
  * attributes, of which optional tensors are given, of every tensor
- * (fuzz_util.h) and of every index value. Invariants: the shared driver's
+ * (fuzz_util.h), of every index value, and aliased views (written buffers
+ * sharing memory). Invariants: the shared driver's
  * (value errors here are an index, or an inf / NaN in a floating input);
  * on success no cache row outside the ones the index addresses changed,
  * and k_rope / c_kv given with is_output_kv off were not touched.
@@ -312,6 +313,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.ckv_cache = view(k.cc), a.k_rope_scale = view(k.ks);
     a.c_kv_scale = view(k.cs), a.k_rope_offset = view(k.ko);
     a.c_kv_offset = view(k.co), a.k_rope = view(k.kr), a.c_kv = view(k.ckv);
+    {
+        /* written buffers sharing memory must be refused (the operator
+         * checks overlaps); aliasing views is how a caller gets there */
+        const uint8_t f = fz_u8(&in);
+        if (f >= 0xF0) {
+            switch (f % 4) {
+            case 0: a.ckv_cache = a.k_cache; break;
+            case 1: a.k_rope = a.c_kv; break;
+            case 2: a.c_kv = a.gamma; break;
+            default: a.k_cache = a.ckv_cache; break;
+            }
+        }
+    }
     op.size = op_size, op.call = op_call, op.set_workspace = op_ws;
     op.on_success = on_success, op.ctx = &k, op.value_tensors = value_names;
     fz_drive(&pool, &in, &op, &a);
