@@ -111,7 +111,7 @@ static void distinct_slots(kvgt_rng *r, opf_tensor *t, int64_t n,
     free(perm);
 }
 
-/* ---- QkvRmsNormRopeCache --------------------------------------------------- */
+/* ---- QkvRmsNormRopeCache ---------------------------------------------- */
 
 static void build_qkv(opf *f, kvgt_rng *r)
 {
@@ -184,7 +184,7 @@ static void build_qkv(opf *f, kvgt_rng *r)
     a->overflow = (kvg_overflow)pick(r, 0, 2);
 }
 
-/* ---- ReshapeAndCache per token ---------------------------------------------- */
+/* ---- ReshapeAndCache per token ---------------------------------------- */
 
 static void build_tokens(opf *f, kvgt_rng *r, int nz)
 {
@@ -225,7 +225,7 @@ static void build_tokens(opf *f, kvgt_rng *r, int nz)
     distinct_slots(r, slot, tok, f->g.slots);
 }
 
-/* ---- per-head runs (Omni, KVHEAD, KVHEAD_ROPE) ----------------------------- */
+/* ---- per-head runs (Omni, KVHEAD, KVHEAD_ROPE) ------------------------ */
 
 static int64_t run_count(opf_kind kind, int64_t L, int64_t w, int64_t o)
 {
@@ -306,7 +306,7 @@ static void build_heads(opf *f, kvgt_rng *r)
         opf_index_set(tl, i, g->L[i]);
 }
 
-/* ---- KvRmsNormRopeCache ------------------------------------------------------ */
+/* ---- KvRmsNormRopeCache ----------------------------------------------- */
 
 static void kv_qparam(opf *f, kvgt_rng *r, const char *name, int required,
                       int64_t d, int form, const kvg_tensor **slot)
@@ -424,7 +424,7 @@ static void build_kv(opf *f, kvgt_rng *r)
     }
 }
 
-/* ---- entry points ---------------------------------------------------------- */
+/* ---- entry points ----------------------------------------------------- */
 
 kvg_status opf_query(opf *f, size_t *bytes, kvg_diag *diag)
 {
@@ -557,7 +557,7 @@ opf_tensor *opf_find(opf *f, const char *name)
     return NULL;
 }
 
-/* ---- snapshots and guards -------------------------------------------------- */
+/* ---- snapshots and guards --------------------------------------------- */
 
 static size_t total(const opf_tensor *x)
 {

@@ -181,7 +181,7 @@ static void mutate_nbytes(opf *f, kvgt_rng *r, outcome *o)
                    (unsigned long)x->t.nbytes);
 }
 
-/* ---- attributes ----------------------------------------------------------- */
+/* ---- attributes ------------------------------------------------------- */
 
 static void mutate_qkv_attr(opf *f, kvgt_rng *r, outcome *o)
 {
@@ -283,7 +283,7 @@ static void mutate_kv_attr(opf *f, kvgt_rng *r, outcome *o)
     (void)snprintf(o->what, sizeof o->what, "kv attribute change %d", (int)c);
 }
 
-/* ---- index values --------------------------------------------------------- */
+/* ---- index values ----------------------------------------------------- */
 
 /* Non-negative entries of a per-token slot tensor. */
 static int64_t live(opf_tensor *t, int64_t n, int64_t *pos)
@@ -519,7 +519,7 @@ static void mutate(opf *f, kvgt_rng *r, outcome *o)
     }
 }
 
-/* ---- the tests ------------------------------------------------------------ */
+/* ---- the tests -------------------------------------------------------- */
 
 /* Copies of every allocation after the valid call. */
 typedef struct images {
