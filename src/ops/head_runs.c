@@ -488,7 +488,10 @@ kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
     side sk, sv;
     kvg_status st;
 
-    if (need == 0 || workspace == NULL || workspace_size < need)
+    if (need == 0) /* as the size query reports it */
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
+                          "workspace: size overflows size_t");
+    if (workspace == NULL || workspace_size < need)
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
                           "workspace: %llu bytes given (%s), %llu needed",
                           (unsigned long long)workspace_size,

@@ -368,6 +368,86 @@ def specials():
     return s
 
 
+# ---- extreme finite inputs (inf and NaN inputs are refused) ------------------
+
+BF16_MAX, BF16_NMAX, FP16_MAX, FP16_NMAX = 0x7F7F, 0xFF7F, 0x7BFF, 0xFBFF
+F32_MAX = np.finfo(F32).max
+
+
+def _raw(a):
+    return a.view(np.uint16)
+
+
+def _signs(rng, code, n):
+    return (np.uint16(code) | (rng.randint(0, 2, size=n).astype(np.uint16)
+                               << 15)).astype(np.uint16)
+
+
+def _extreme_bf16(inp):
+    """bf16 PA, K cache fp8 e4m3fn, CKV cache bf16. Token 0: +-max
+    everywhere (the squares overflow binary32: rms = inf, y = +-0), and in
+    its RoPE pair 0 x1 = max, x2 = -max with cos = sin = 0.707: r[0]
+    overflows to +inf (k_rope +inf), and times k_rope_scale[0] = 0 it is a
+    NaN (the canonical e4m3fn NaN 0x7F in the cache). Token 1 subnormals
+    (their squares underflow: rms = sqrt(eps)), token 2 +-0, token 3
+    ordinary. gamma[3] = max (y overflows to inf where |x / rms| > 1),
+    gamma[4] = 0, gamma[6] the smallest subnormal; k_rope_scale[1] = +max,
+    [2] the smallest subnormal, [3] = -max (saturated to +-448)."""
+    rng = np.random.RandomState(91)
+    kv, dv = _raw(inp["kv"]), inp["gamma"].shape[0]
+    d = kv.shape[-1]
+    kv[0, 0, 0, :] = _signs(rng, BF16_MAX, d)
+    kv[0, 0, 0, dv], kv[0, 0, 0, dv + 1] = BF16_MAX, BF16_NMAX
+    _raw(inp["cos"])[0, 0, 0, 0] = 0x3F35
+    _raw(inp["sin"])[0, 0, 0, 0] = 0x3F35
+    kv[0, 0, 1, :] = _signs(rng, 0, d) | rng.randint(
+        1, 0x80, size=d).astype(np.uint16)
+    kv[0, 0, 2, :] = _signs(rng, 0, d)
+    g = _raw(inp["gamma"])
+    g[3], g[4], g[6] = BF16_MAX, 0x0000, 0x0001
+    sc = inp["k_rope_scale"]
+    sc[..., 0], sc[..., 1], sc[..., 2], sc[..., 3] = 0.0, F32_MAX, 1e-45, \
+        -F32_MAX
+
+
+def _extreme_fp16(inp):
+    """fp16 Norm, CKV cache hif8 (asymmetric), K cache fp16. Batch 0 seq 0:
+    +-65504 everywhere (k_rope overflows fp16 to +-inf where |x1 cos -
+    x2 sin| > 65504); seq 1 subnormals; batch 1 seq 0 +-0. gamma[0] =
+    65504. c_kv_scale[0] = 0, [1] = +max, [2] the smallest subnormal, [3]
+    1e-38; c_kv_offset[4] = +max, [5] = -max, [6] the smallest subnormal
+    (hif8 saturates to +-32768, rounds tiny values to 0)."""
+    rng = np.random.RandomState(92)
+    kv = _raw(inp["kv"])
+    d = kv.shape[-1]
+    kv[0, 0, 0, :] = _signs(rng, FP16_MAX, d)
+    kv[0, 0, 1, :] = _signs(rng, 0, d) | rng.randint(
+        1, 0x400, size=d).astype(np.uint16)
+    kv[1, 0, 0, :] = _signs(rng, 0, d)
+    _raw(inp["gamma"])[0] = FP16_MAX
+    sc, off = inp["c_kv_scale"], inp["c_kv_offset"]
+    sc[..., 0], sc[..., 1], sc[..., 2], sc[..., 3] = 0.0, F32_MAX, 1e-45, \
+        1e-38
+    off[..., 4], off[..., 5], off[..., 6] = F32_MAX, -F32_MAX, 1e-45
+
+
+def extremes():
+    return [
+        (Spec("extreme_pa_bf16_max_subnormal", "extreme finite inputs: "
+              "+-max rows (rms = inf), RoPE overflow to inf, inf * zero "
+              "scale = NaN (canonical 0x7F), subnormal and zero rows, "
+              "gamma max/0/subnormal, scales 0/+-max/subnormal", t="bf16",
+              mode="PA", kdt="fp8_e4m3fn", b=1, s=4, dv=32, dk=16,
+              nblocks=1, bs=32, out=True), _extreme_bf16),
+        (Spec("extreme_norm_fp16_hif8", "extreme finite inputs: +-65504 "
+              "rows (k_rope overflows to inf), subnormal and zero rows, "
+              "gamma 65504, scales 0/max/subnormal, offsets +-max/"
+              "subnormal into hif8", t="fp16", mode="Norm", cdt="hif8",
+              b=2, s=2, dv=32, dk=16, bcache=2, scache=3, asym=True,
+              out=True), _extreme_fp16),
+    ]
+
+
 # ---- cases the operator must refuse ------------------------------------------
 
 def errors():
@@ -412,6 +492,19 @@ def errors():
          161002, "cache_mode")
     case(Spec("err_kv_nan", "a NaN in kv", mode="PA", **base), 161002, "kv",
          lambda inp: inp["kv"].reshape(-1).__setitem__(7, 0x7FC1))
+    # every floating input is checked for inf / NaN (the header's rule)
+    case(Spec("err_gamma_inf", "-inf in gamma", mode="PA", **base), 161002,
+         "gamma", lambda inp: inp["gamma"].__setitem__(5, 0xFF80))
+    case(Spec("err_sin_nan", "a signalling NaN in sin", mode="PA_BLK_BNSD",
+              **dict(base, s=5)), 161002, "sin",
+         lambda inp: inp["sin"].reshape(-1).__setitem__(3, 0x7F81))
+    case(Spec("err_scale_inf", "+inf in c_kv_scale", mode="PA", cdt="int8",
+              **base), 161002, "c_kv_scale",
+         lambda inp: inp["c_kv_scale"].reshape(-1).__setitem__(1, np.inf))
+    case(Spec("err_offset_nan", "a NaN in k_rope_offset", mode="PA",
+              kdt="hif8", asym=True, **base), 161002, "k_rope_offset",
+         lambda inp: inp["k_rope_offset"].reshape(-1).__setitem__(0,
+                                                                  np.nan))
     case(Spec("err_d_mismatch", "kv D 54 is not Dv 40 + Dk 12", mode="PA",
               **base), 161002, "kv",
          lambda inp: inp.__setitem__("kv", np.concatenate(
@@ -433,5 +526,10 @@ def error_inputs(spec, mutate):
 def generate(root):
     for spec in matrix() + deepseek() + orders() + specials():
         write(root, spec)
+    for spec, mutate in extremes():
+        inp = spec.build()
+        mutate(inp)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            write(root, spec, inp)
     for spec, err, mutate in errors():
         write(root, spec, error_inputs(spec, mutate), expect_error=err)

@@ -145,12 +145,6 @@ def build(c):
         qkv[:, :nq + nk, :] = qk
     if c.get("v_values") is not None:
         qkv[:, nq + nk:, :] = c["v_values"](rng, (tokens, nv, D))
-    if c.get("nonfinite") == "v":
-        qkv[0, nq + nk, 3] = np.float32(np.nan)        # v: NaN -> int8 0
-        qkv[0, nq + nk, 4] = np.float32(np.inf)
-        qkv[0, nq + nk, 5] = np.float32(-np.inf)
-    if c.get("nonfinite") == "k":
-        qkv[1 % tokens, nq, 7] = np.float32(np.nan)    # a k row goes NaN
     qkv_codes = formats.encode(tag, qkv.reshape(tokens, n * D))
     g_amp = c.get("gamma_amp", 1.0)
     qg = formats.encode(tag, formats.decode(tag, values(rng, (D,), tag))
@@ -242,6 +236,133 @@ def _quarter_offsets(rng, heads):
     """Offsets in quarter steps: with half-integer values z lands on ties
     and on values 0.25 away from them."""
     return (rng.randint(-8, 9, (heads, D)) * 0.25).astype(np.float32)
+
+
+# ---- special values -------------------------------------------------------
+
+# Raw codes: quiet NaN, negative NaN with payload, signalling NaN, +-inf,
+# +-0, smallest and largest subnormal, +-max.
+SPECIAL = {
+    "fp16": dict(nan=0x7E00, nnan=0xFE01, snan=0x7C01, inf=0x7C00,
+                 ninf=0xFC00, zero=0x0000, nzero=0x8000, tiny=0x0001,
+                 sub=0x03FF, max=0x7BFF, nmax=0xFBFF),
+    "bf16": dict(nan=0x7FC0, nnan=0xFF81, snan=0x7F81, inf=0x7F80,
+                 ninf=0xFF80, zero=0x0000, nzero=0x8000, tiny=0x0001,
+                 sub=0x007F, max=0x7F7F, nmax=0xFF7F),
+}
+
+
+def _codes(t):
+    """The raw code view of an fp16/bf16 input (edited in place)."""
+    return t.array.view(np.uint16)
+
+
+def _heads(inputs):
+    """qkv codes as [tokens, heads, D]."""
+    q = _codes(inputs["qkv"])
+    return q.reshape(q.shape[0], -1, D)
+
+
+def _subnormals(rng, shape, tag):
+    top = SPECIAL[tag]["sub"]
+    mag = rng.randint(1, top + 1, size=shape).astype(np.uint16)
+    return mag | (rng.randint(0, 2, size=shape).astype(np.uint16) << 15)
+
+
+def _signed(rng, code, shape):
+    return (np.uint16(code) | (rng.randint(0, 2, size=shape).astype(
+        np.uint16) << 15)).astype(np.uint16)
+
+
+def _f32_specials(arr, first, values):
+    """arr [heads, D] fp32: channels first.. get `values` in every head."""
+    for j, v in enumerate(values):
+        arr[:, first + j] = np.float32(v)
+
+
+SCALE_SPECIALS = [1e-30, 1e30, np.inf, np.nan, -0.004, 1e-40,
+                  np.finfo(np.float32).max]
+OFFSET_SPECIALS = [np.nan, np.inf, -np.inf, 1e-45, 0.5, -0.5]
+
+
+def _specials_fp16(inputs, attrs):
+    """fp16, heads q0 q1 k v, epsilon 0. Token rows:
+    t0 q0 one NaN, q1 one negative NaN (whole rows NaN), k one +inf (NaN at
+       its channel and its RoPE partner, +-0 elsewhere), v NaN/+inf/-inf/
+       sNaN in channels 0-3;
+    t1 q0, k rows of +-0 and v +0: with epsilon 0, 0/0 makes q and k NaN;
+    t2 subnormal rows (q1 all the smallest subnormal);
+    t3 +-max rows (v saturates the int8 cache);
+    t4 q0 +inf and -inf (NaN at both, 0 elsewhere);
+    t5 cos/sin NaN, inf, -inf, 0 and a subnormal;
+    t6 q0 one max among smallest subnormals; t7 ordinary.
+    Gammas: q ch 10-14 0, -0, inf, max, subnormal; k ch 40-41 NaN, -inf.
+    Scales ch 20-26 (k) / 60-66 (v): 1e-30, 1e30, inf, NaN, negative,
+    subnormal, FLT_MAX; offsets ch 30-35 / 70-75: NaN, +-inf, subnormal,
+    +-0.5."""
+    sp = SPECIAL["fp16"]
+    rng = np.random.RandomState(77)
+    q = _heads(inputs)
+    q[0, 0, 3], q[0, 1, 100], q[0, 2, 5] = sp["nan"], sp["nnan"], sp["inf"]
+    q[0, 3, 0:4] = [sp["nan"], sp["inf"], sp["ninf"], sp["snan"]]
+    q[1, 0, :] = _signed(rng, 0, D)
+    q[1, 2, :] = sp["nzero"]
+    q[1, 3, :] = sp["zero"]
+    q[2, 0, :] = _subnormals(rng, D, "fp16")
+    q[2, 1, :] = sp["tiny"]
+    q[2, 2, :] = _subnormals(rng, D, "fp16")
+    q[2, 3, :] = _subnormals(rng, D, "fp16")
+    q[3, 0, :] = _signed(rng, sp["max"], D)
+    q[3, 2, :64] = sp["max"]
+    q[3, 3, :] = _signed(rng, sp["max"], D)
+    q[4, 0, 0], q[4, 0, 1] = sp["inf"], sp["ninf"]
+    q[6, 0, :] = sp["tiny"]
+    q[6, 0, 0] = sp["max"]
+    cos, sin = _codes(inputs["cos"]), _codes(inputs["sin"])
+    cos[5, 0], cos[5, 1], sin[5, 2] = sp["nan"], sp["inf"], sp["ninf"]
+    cos[5, 3], sin[5, 3], cos[5, 64] = sp["zero"], sp["zero"], sp["tiny"]
+    qg, kg = _codes(inputs["q_gamma"]), _codes(inputs["k_gamma"])
+    qg[10:15] = [sp["zero"], sp["nzero"], sp["inf"], sp["max"], sp["tiny"]]
+    kg[40:42] = [sp["nan"], sp["ninf"]]
+    _f32_specials(inputs["k_scale"].array, 20, SCALE_SPECIALS)
+    _f32_specials(inputs["v_scale"].array, 60, SCALE_SPECIALS)
+    _f32_specials(inputs["k_offset"].array, 30, OFFSET_SPECIALS)
+    _f32_specials(inputs["v_offset"].array, 70, OFFSET_SPECIALS)
+
+
+def _specials_bf16(inputs, attrs):
+    """bf16, T caches, overflow saturate. Token rows:
+    t0 q0 one NaN, k one negative NaN (its cache row: canonical NaN), v
+       negative / signalling / negative quiet NaN and +inf;
+    t1 +-max rows: the squares overflow binary32, rms = inf, outputs +-0;
+       v max;
+    t2 subnormal rows (their squares underflow to 0: rms = sqrt(eps));
+    t3 q0 +inf and -inf, k all +inf (a NaN row);
+    t4 q0 ch 10 = 8 under a gamma of max: the product overflows binary32
+       (inf, saturated to max), sin[4][6] inf (saturated), cos[4][5] NaN;
+       v +inf and -inf (saturated to +-max in the cache and v_before);
+    t5 rows of +-0.
+    Gammas: q ch 10 max, k ch 50-51 NaN and -inf."""
+    sp = SPECIAL["bf16"]
+    rng = np.random.RandomState(78)
+    q = _heads(inputs)
+    q[0, 0, 3], q[0, 2, 7] = sp["nan"], sp["nnan"]
+    q[0, 3, 0:4] = [sp["nnan"], sp["snan"], 0xFFC0, sp["inf"]]
+    q[1, 0, :] = _signed(rng, sp["max"], D)
+    q[1, 2, :] = sp["max"]
+    q[1, 3, :] = sp["nmax"]
+    for h in range(4):
+        q[2, h, :] = _subnormals(rng, D, "bf16")
+    q[3, 0, 0], q[3, 0, 1] = sp["inf"], sp["ninf"]
+    q[3, 2, :] = sp["inf"]
+    q[4, 0, 10] = 0x4100  # 8.0
+    q[4, 3, 0], q[4, 3, 1] = sp["inf"], sp["ninf"]
+    for h in range(4):
+        q[5, h, :] = _signed(rng, 0, D)
+    _codes(inputs["q_gamma"])[10] = sp["max"]
+    _codes(inputs["k_gamma"])[50:52] = [sp["nan"], sp["ninf"]]
+    _codes(inputs["cos"])[4, 5] = sp["nan"]
+    _codes(inputs["sin"])[4, 6] = sp["inf"]
 
 
 def _bad(inputs_mut, attrs_mut=None):
@@ -383,14 +504,19 @@ def cases():
     add(id="overflow_saturate_bf16", dtype="bf16", k="int8", v="int8", B=1,
         S=2, Nq=2, Nk=1, gamma_amp=1e38, overflow="saturate",
         note="q_out overflows bf16: saturate")
-    add(id="nonfinite_v", dtype="fp16", k="int8", v="int8", B=1, S=3,
-        Nq=1, Nk=1, nonfinite="v", before=True,
-        note="NaN/inf in v: int8 NaN -> 0, inf saturates; v_before keeps them")
-    # A NaN k row reaches only an int8 cache (-> 0): arithmetic NaNs have no
-    # defined sign or payload (IEEE 754 6.3), so no fp16/bf16 output may
-    # hold one (golden() refuses it).
-    add(id="nonfinite_k_row", dtype="bf16", k="int8", v="bf16", B=1, S=3,
-        Nq=1, Nk=1, nonfinite="k", note="a NaN in one k row: its int8 row is 0")
+    # Non-finite, subnormal and extreme inputs (docs/reliability.md lists
+    # what each row, gamma channel and scale channel exercises). Every NaN
+    # an output holds is the canonical one, whatever NaN went in.
+    add(id="nonfinite_fp16_int8", dtype="fp16", k="int8", v="int8", B=1,
+        S=8, Nq=2, Nk=1, k_asym=True, v_asym=True, before=True,
+        epsilon=0.0, mutate=_specials_fp16,
+        note="NaN/inf/-0/subnormal/max rows, gammas, cos/sin, scales and "
+        "offsets; epsilon 0 (a zero row is 0/0)")
+    add(id="nonfinite_bf16_saturate", dtype="bf16", k="bf16", v="bf16",
+        B=1, S=6, Nq=2, Nk=1, before=True, overflow="saturate",
+        mutate=_specials_bf16,
+        note="NaN payloads into T caches (canonical 0x7FC0), max rows whose "
+        "squares overflow, inf saturated to max")
 
     # B*S in the thousands: int8 caches, 3 blocks of 512, q_out not stored
     # as an input (the adapter allocates it) to keep the vectors small.
@@ -451,7 +577,8 @@ def generate(root):
                                                       options))
             _add_expect_error(root, c["id"], status, tensor)
             continue
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore",
+                         under="ignore"):
             expected = golden(inputs, attrs, options)
             comment = describe(c, inputs, attrs, options)
         write_case(root, c["id"], OP, attrs, inputs, expected,

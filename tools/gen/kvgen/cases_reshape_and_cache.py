@@ -6,7 +6,8 @@ cases the oracle must refuse. Caches start as seeded random bytes.
 import numpy as np
 
 from .casefile import T, write_case
-from .cases_reshape_and_cache_omni import add_expect_error, i32, pack
+from .cases_reshape_and_cache_omni import SPECIAL, add_expect_error, i32
+from .cases_reshape_and_cache_omni import pack, sprinkle
 from .cases_reshape_and_cache_omni import poison as poison16
 from .cases_reshape_and_cache_omni import values as values16
 from .reshape_and_cache import kvhead, kvhead_rope, reshape_and_cache
@@ -37,10 +38,13 @@ def token_slots(rng, tokens, total, pad):
 
 
 def token_case(root, case_id, comment, seed, layout, ktag, vtag, tokens,
-               heads, dk, dv, num_blocks, block_size, pad):
+               heads, dk, dv, num_blocks, block_size, pad, specials=False):
     rng = np.random.RandomState(seed)
     key = values(rng, ktag, (tokens, heads, dk))
     value = values(rng, vtag, (tokens, heads, dv))
+    if specials:
+        sprinkle(rng, ktag, key)
+        sprinkle(rng, vtag, value)
     if layout == "ND":
         kshape = (num_blocks, block_size, heads, dk)
         vshape = (num_blocks, block_size, heads, dv)
@@ -76,11 +80,14 @@ def token_cases(root):
 
 def head_case(root, case_id, comment, seed, mode, tag, seq_len, heads, dim,
               block_size, wins, offs=None, slots=None, num_blocks=None,
-              gap=2, zero_window=None):
+              gap=2, zero_window=None, specials=None):
     rng = np.random.RandomState(seed)
     tokens = int(np.sum(seq_len))
     key = values(rng, tag, (tokens, heads, dim))
     value = values(rng, tag, (tokens, heads, dim))
+    if specials is not None:
+        specials(rng, tag, key)
+        specials(rng, tag, value)
     if zero_window is not None:
         # channels 0-1 of head h's window rows all -0 (mean must be +0, as
         # the kernel's accumulator starts at +0); channel 2 mixes +0 and -0
@@ -150,6 +157,66 @@ def head_cases(root):
               seq_len, heads, 96, 8, w, o)
 
 
+def window_specials(head, first, length):
+    """Channels of head `head`'s window rows [first, first+length) (length
+    >= 3) that pin down the compensation token's special cases:
+      0 one negative NaN            -> NaN (canonical)
+      1 one +inf                    -> +inf
+      2 one +inf and one -inf       -> NaN (canonical)
+      3 all +max                    -> fp16: max (binary32 does not
+                                       overflow); bf16: the sum overflows
+                                       binary32, +inf
+      4 all -max                    -> -max / -inf
+      5 all the smallest subnormal  -> that subnormal (exact mean)
+      6 +tiny, -tiny alternately    -> +0 (an even count cancels)
+      7 all the largest subnormal   -> that subnormal
+      8 one signalling NaN          -> NaN (canonical)
+      9 -0 and one +inf             -> +inf
+    Other heads and the kept tokens get sprinkled specials (copied bits)."""
+    def edit(rng, tag, x):
+        sp = SPECIAL[tag]
+        sprinkle(rng, tag, x, every=8)
+        b = bits(x)
+        rows = slice(first, first + length)
+        b[rows, head, :] = bits(values(rng, tag, (length, x.shape[2])))
+        b[first, head, 0] = sp["nnan"]
+        b[first + 1, head, 1] = sp["inf"]
+        b[first, head, 2] = sp["inf"]
+        b[first + 2, head, 2] = sp["ninf"]
+        b[rows, head, 3] = sp["max"]
+        b[rows, head, 4] = sp["nmax"]
+        b[rows, head, 5] = sp["tiny"]
+        b[rows, head, 6] = sp["tiny"]
+        b[first + 1:first + length:2, head, 6] = sp["tiny"] | 0x8000
+        b[rows, head, 7] = sp["sub"]
+        b[first + 2, head, 8] = sp["snan"]
+        b[rows, head, 9] = sp["nzero"]
+        b[first + 1, head, 9] = sp["inf"]
+    return edit
+
+
+def nonfinite(root):
+    token_case(root, "nonfinite_nd_fp16",
+               "ND: 1 in 4 values special (every NaN/inf/0/subnormal/max "
+               "code), copied bit for bit", 540, "ND", "fp16", "fp16", 6, 2,
+               32, 32, 3, 4, 1, specials=True)
+    token_case(root, "nonfinite_nz_bf16_int8",
+               "NZ: bf16 value and int8 key (extremes) with specials, "
+               "copied bit for bit", 541, "NZ", "int8", "bf16", 5, 1, 64, 32,
+               2, 16, 1, specials=True)
+    head_case(root, "nonfinite_kvhead_bf16",
+              "KVHEAD: special values copied bit for bit", 542, "KVHEAD",
+              "bf16", [6, 4], 2, 32, 4, [3, 6, 4, 1],
+              specials=lambda rng, tag, x: sprinkle(rng, tag, x))
+    for tag, seed in (("fp16", 543), ("bf16", 544)):
+        head_case(root, "nonfinite_kvhead_rope_%s" % tag,
+                  "KVHEAD_ROPE: head 0's window (o=2, w=6) holds NaN, "
+                  "+-inf, +-max, subnormals per channel (docstring of "
+                  "window_specials); head 1 o=-1; copies keep their bits",
+                  seed, "KVHEAD_ROPE", tag, [10], 2, 32, 4, [6, 3], [2, -1],
+                  specials=window_specials(0, 2, 6))
+
+
 def error_case(root, case_id, comment, tensor, attrs, inputs):
     d = write_case(root, case_id, NAME, attrs, inputs, {}, comment=comment)
     add_expect_error(d, tensor)
@@ -191,4 +258,5 @@ def errors(root):
 def generate(root):
     token_cases(root)
     head_cases(root)
+    nonfinite(root)
     errors(root)

@@ -34,6 +34,35 @@ def poison(rng, tag, shape):
     return arr.view(np.float16) if tag == "fp16" else arr
 
 
+# Raw codes of the special values: quiet NaN, negative NaN with payload,
+# signalling NaN, +-inf, +-0, smallest and largest subnormal, +-max.
+SPECIAL = {
+    "fp16": dict(nan=0x7E00, nnan=0xFE01, snan=0x7C01, inf=0x7C00,
+                 ninf=0xFC00, zero=0x0000, nzero=0x8000, tiny=0x0001,
+                 sub=0x03FF, max=0x7BFF, nmax=0xFBFF),
+    "bf16": dict(nan=0x7FC0, nnan=0xFF81, snan=0x7F81, inf=0x7F80,
+                 ninf=0xFF80, zero=0x0000, nzero=0x8000, tiny=0x0001,
+                 sub=0x007F, max=0x7F7F, nmax=0xFF7F),
+}
+
+
+def sprinkle(rng, tag, arr, every=4):
+    """Replace about 1 in `every` elements of a 16-bit array (in place) by
+    special codes, every code of SPECIAL[tag] at least once. int8 arrays get
+    their extremes -128, 127 and 0 instead."""
+    flat = arr.reshape(-1)
+    if tag == "int8":
+        codes = np.array([-128, 127, 0, -1], dtype=np.int8)
+        view = flat
+    else:
+        codes = np.array(sorted(SPECIAL[tag].values()), dtype=np.uint16)
+        view = flat.view(np.uint16)
+    pos = np.nonzero(rng.randint(0, every, size=flat.size) == 0)[0]
+    view[pos] = codes[rng.randint(0, codes.size, size=pos.size)]
+    first = rng.permutation(flat.size)[:codes.size]
+    view[first] = codes
+
+
 def i32(a):
     return T(np.asarray(a, dtype=np.int32), "int32")
 
@@ -74,11 +103,14 @@ def emit(root, case_id, comment, tag, key, value, num_blocks, block_size,
 
 def random_case(root, case_id, comment, seed, tag, seq_len, heads, dim,
                 block_size, wins, offset_index, gap=0, shuffle=True,
-                slots=None, num_blocks=None):
+                slots=None, num_blocks=None, specials=False):
     rng = np.random.RandomState(seed)
     tokens = int(np.sum(seq_len))
     key = values(rng, tag, (tokens, heads, dim))
     value = values(rng, tag, (tokens, heads, dim))
+    if specials:
+        sprinkle(rng, tag, key)
+        sprinkle(rng, tag, value)
     L, _ = head_params(seq_len, heads)
     counts, _ = omni_counts(L, wins, offset_index)
     if slots is None:
@@ -182,6 +214,18 @@ def random_shapes(root):
                 num_blocks=nb)
 
 
+def nonfinite(root):
+    """Copies move bits: NaN payloads (negative, signalling), +-inf, -0,
+    subnormals and +-max arrive in the cache unchanged."""
+    random_case(root, "nonfinite_copy_fp16",
+                "1 in 4 values special (every NaN/inf/0/subnormal/max code): "
+                "copied bit for bit, NaN payloads kept", 414, "fp16", [7, 5],
+                2, 32, 4, [2, 0, 1, 3], [1, -1, 0, 2], gap=2, specials=True)
+    random_case(root, "nonfinite_copy_bf16",
+                "the same for bf16", 415, "bf16", [6], 3, 64, 8, [2, 6, 0],
+                [3, -1, 1], gap=1, specials=True)
+
+
 def error_case(root, case_id, comment, tensor, seq_len, heads, slots, wins,
                offs, num_blocks, block_size=8, tokens=None, tag="fp16",
                value_tag=None, seed=420):
@@ -244,4 +288,5 @@ def generate(root):
     mindie_decode(root)
     edges(root)
     random_shapes(root)
+    nonfinite(root)
     errors(root)

@@ -34,15 +34,17 @@ def compute(kv, gamma, cos, sin, t, eps, order="pairwise"):
 
 def cache_values(v, cache_dt, t, scale=None, offset=None, overflow="sat"):
     """What a cache stores for binary32 rows v: quantised codes
-    (v * scale, then + offset, then narrowed) or v rounded to T."""
+    (v * scale, then + offset, then narrowed) or v rounded to T. Finite
+    inputs can still make a NaN here (an overflowed r or y times a zero
+    scale): it is stored as the canonical NaN, as the operator does."""
     if cache_dt in QUANT:
         z = arith.scale_offset(v, np.asarray(scale, F32).reshape(-1),
                                None if offset is None
                                else np.asarray(offset, F32).reshape(-1),
                                op="mul")
-        codes = formats.encode(cache_dt, z, overflow)
+        codes = formats.encode_output(cache_dt, z, overflow)
     else:
-        codes = formats.encode(t, v)
+        codes = formats.encode_output(t, v)
     return np.ascontiguousarray(codes).view(RAW[cache_dt])
 
 
@@ -97,8 +99,8 @@ def golden(inp, dts, mode, eps, is_output_kv, order="pairwise",
                              bs),
     }
     if is_output_kv:
-        res["k_rope"] = formats.encode(t, r)[:, None]
-        res["c_kv"] = formats.encode(t, y)[:, None]
+        res["k_rope"] = formats.encode_output(t, r)[:, None]
+        res["c_kv"] = formats.encode_output(t, y)[:, None]
     out = {}
     for name, arr in res.items():
         tag = dts.get(name, t)

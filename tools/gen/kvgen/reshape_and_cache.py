@@ -82,19 +82,21 @@ def window_means(x, tag, heads, head_ids, base, first, length):
     """Per head i in head_ids (h = i % heads, batch rows from base), the
     binary32 mean of rows [first, first+length) of x[:, h]:
     acc = +0, acc = acc + row in token order, acc / float(length); then RNE
-    into `tag`. Heads are processed together; positions past a head's window
+    into `tag` (overflow to inf, NaN canonical). Heads are processed together; positions past a head's window
     add +0, which leaves an accumulator that started at +0 unchanged."""
     dim = x.shape[2]
     vals = formats.decode(tag, x).reshape(-1, dim)
     acc = np.zeros((length.size, dim), dtype=F32)
-    for m in range(int(length.max())):
-        live = m < length
-        rows = (base + first + np.minimum(m, length - 1)) * heads + \
-            head_ids % heads
-        step = np.where(live[:, None], vals[rows], F32(0.0))
-        acc = acc + step
-    mean = acc / length.astype(F32)[:, None]
-    return bits(formats.encode(tag, mean))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, max + max
+        for m in range(int(length.max())):
+            live = m < length
+            rows = (base + first + np.minimum(m, length - 1)) * heads + \
+                head_ids % heads
+            step = np.where(live[:, None], vals[rows], F32(0.0))
+            acc = acc + step
+        mean = acc / length.astype(F32)[:, None]
+    # the mean is arithmetic: a NaN is stored as the canonical NaN
+    return bits(formats.encode_output(tag, mean))
 
 
 def kvhead_rope(key, value, key_cache, value_cache, slot_mapping, wins,
