@@ -131,7 +131,7 @@ void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst)
     }
 }
 
-/* ---- narrowing (non-NaN inputs; NaN is handled by the callers) ----------- */
+/* ---- narrowing: the codec's result, every NaN as the canonical NaN -------- */
 
 /* 1 when the bit pattern is a NaN. */
 static uint32_t nan_bits(uint32_t u)
@@ -165,15 +165,17 @@ static void enc_int8(const float *z, size_t n, unsigned char *out)
 static uint16_t bf16_code(float v, int sat)
 {
     const uint32_t u = bits_of(v);
-    const uint32_t inf = sat ? 0x7F80u : 0x10000u; /* never matches */
+    /* without saturation the compared value is one no 15-bit field has */
+    const uint32_t inf = sat ? 0x7F80u : 0x10000u;
     uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
     r = (r & 0x7FFFu) == inf ? (r & 0x8000u) | 0x7F7Fu : r;
     return nan_bits(u) ? (uint16_t)0x7FC0u : (uint16_t)r;
 }
 
-/* fp16: |x| >= 65536 -> inf; below 2^-14 round on the 2^-24 grid by adding
- * 0.5 (ulp 2^-24); otherwise rebias and RNE on the low 13 bits (the carry
- * reaches inf exactly from 65520 up). Saturation clamps to 0x7BFF. */
+/* fp16: below 2^-14 round on the 2^-24 grid by adding 0.5 (ulp 2^-24);
+ * otherwise rebias and RNE on the low 13 bits, |x| clamped to 65536 first
+ * (the carry reaches the inf code exactly from 65520 up). A code past
+ * 0x7BFF overflows: inf, or 0x7BFF when saturating. */
 static uint16_t fp16_code(float v, int sat)
 {
     const uint32_t u = bits_of(v);
