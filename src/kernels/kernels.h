@@ -69,4 +69,15 @@ void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst);
 void kvg_i_store_row(kvg_dtype dtype, const float *src, size_t n,
                      kvg_overflow overflow, void *dst);
 
+/* Copy `runs` runs of `run` bytes, contiguous in src, to dst + k*stride
+ * (one row of an NZ cache: C0-element runs BlockSize*C0 elements apart). */
+void kvg_i_copy_runs(void *dst, size_t stride, const void *src, size_t run,
+                     size_t runs);
+
+/* The same for `rows` rows at once, run k of every row before run k + 1:
+ * row i from src[i] to dst[i] (see copy.c for why the order matters). */
+void kvg_i_copy_runs_tiled(unsigned char *const *dst, size_t stride,
+                           const unsigned char *const *src, size_t run,
+                           size_t runs, size_t rows);
+
 #endif /* KVGOLD_SRC_KERNELS_H */

@@ -33,26 +33,53 @@ size_t kvg_i_sum_squares_scratch(size_t n)
     return n == 0 ? 0 : next_pow2(n);
 }
 
+/* One level of the adjacent-pair tree, out[j] = in[2j] + in[2j+1]; in and
+ * out are distinct buffers, which lets the compiler vectorise it. */
+static void pair_level(const float *in, size_t half, float *out)
+{
+    size_t j;
+    for (j = 0; j < half; j++)
+        out[j] = in[2 * j] + in[2 * j + 1];
+}
+
+/* The tree of adjacent pairs over `lanes` (a power of two, at most 64)
+ * values of p, level by level; p is overwritten. */
+static float pair_tree(float *p, size_t lanes)
+{
+    float t[KVG_I_TREE_LANES / 2];
+    float *src = p, *dst = t, *tmp;
+
+    while (lanes > 1) {
+        lanes /= 2;
+        pair_level(src, lanes, dst);
+        tmp = src, src = dst, dst = tmp;
+    }
+    return src[0];
+}
+
 static float sum_pairwise(const float *x, size_t n, float *p)
 {
     size_t lanes = next_pow2(n);
     size_t j;
 
-    for (j = 0; j < n; j++)
-        p[j] = x[j] * x[j];
-    for (; j < lanes; j++)
-        p[j] = 0.0f;
+    if (lanes == n && n > KVG_I_TREE_LANES) {
+        /* the squares and the first fold in one pass (same operations:
+         * each square rounded, then the sum of the two halves) */
+        lanes = n / 2;
+        for (j = 0; j < lanes; j++)
+            p[j] = x[j] * x[j] + x[j + lanes] * x[j + lanes];
+    } else {
+        for (j = 0; j < n; j++)
+            p[j] = x[j] * x[j];
+        for (; j < lanes; j++)
+            p[j] = 0.0f;
+    }
     while (lanes > KVG_I_TREE_LANES) {
         lanes /= 2;
         for (j = 0; j < lanes; j++)
             p[j] = p[j] + p[j + lanes];
     }
-    while (lanes > 1) {
-        lanes /= 2;
-        for (j = 0; j < lanes; j++)
-            p[j] = p[2 * j] + p[2 * j + 1];
-    }
-    return p[0];
+    return pair_tree(p, lanes);
 }
 
 /* The adjacent-pair tree over one 64-lane register; lanes past `count`

@@ -383,7 +383,10 @@ typedef struct side {
     float *acc, *row; /* KVHEAD_ROPE scratch, D floats each */
 } side;
 
-/* Flat slot s is block s / BS, row s % BS (runs cross block boundaries). */
+/* Flat slot s is block s / BS, row s % BS (runs cross block boundaries).
+ * With one head per slot the cache is [NB*BS, D] rows, so slot s starts
+ * s*D elements in (kvg_layout_offset of block s / BS, row s % BS) and a
+ * run of slots is one contiguous stretch of rows. */
 static unsigned char *slot_ptr(const side *sd, int64_t s)
 {
     kvg_cache_coord c;
@@ -400,13 +403,22 @@ static const unsigned char *row_ptr(const kvg_i_runs *r, const side *sd,
     return sd->src + (size_t)((token * r->heads + head) * r->dim) * sd->esize;
 }
 
+/* Rows first .. first+len-1 of `head` to slots slot .. slot+len-1: the
+ * destination rows are consecutive, the source rows N*D elements apart. */
 static void copy_rows(const kvg_i_runs *r, const side *sd, int64_t first,
                       int64_t head, int64_t len, int64_t slot)
 {
+    const size_t src_step = (size_t)r->heads * sd->row_bytes;
+    const unsigned char *src;
+    unsigned char *dst;
     int64_t j;
-    for (j = 0; j < len; j++)
-        memcpy(slot_ptr(sd, slot + j), row_ptr(r, sd, first + j, head),
-               sd->row_bytes);
+
+    if (len <= 0)
+        return;
+    src = row_ptr(r, sd, first, head);
+    dst = slot_ptr(sd, slot);
+    for (j = 0; j < len; j++, src += src_step, dst += sd->row_bytes)
+        memcpy(dst, src, sd->row_bytes);
 }
 
 /* acc = +0; acc = acc + x[j] in token order; acc / (float)len; RNE. Starting

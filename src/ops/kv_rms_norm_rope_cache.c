@@ -139,20 +139,27 @@ static int target(const kvg_kv_rms_norm_rope_cache_args *a,
 }
 
 /* Copy one encoded row into its cache slot: whole in ND / BNSD, in runs of
- * C0 channels in NZ. */
+ * C0 channels in NZ. The row's first element is placed by
+ * kvg_layout_offset; in NZ, run c/C0 + 1 starts BS*C0 elements after run
+ * c/C0 (the next C0 group of the same block and slot), so the rest follow
+ * by adding that stride instead of recomputing the offset per run. */
 static void scatter_row(const kvg_tensor *cache, const kvg_cache_layout *l,
                         kvg_cache_coord at, const unsigned char *row)
 {
-    unsigned char *base = (unsigned char *)cache->data;
     const size_t es = kvg_dtype_size(cache->dtype);
-    const int64_t run = l->kind == KVG_LAYOUT_NZ ? l->c0 : l->dim;
-    int64_t c;
+    unsigned char *dst;
+    size_t run, stride;
 
-    for (c = 0; c < l->dim; c += run) {
-        at.channel = c;
-        memcpy(base + (size_t)kvg_layout_offset(l, &at) * es, row + c * es,
-               (size_t)run * es);
+    at.channel = 0;
+    dst = (unsigned char *)cache->data +
+          (size_t)kvg_layout_offset(l, &at) * es;
+    if (l->kind != KVG_LAYOUT_NZ) {
+        memcpy(dst, row, (size_t)l->dim * es);
+        return;
     }
+    run = (size_t)l->c0 * es;
+    stride = (size_t)(l->slots * l->c0) * es;
+    kvg_i_copy_runs(dst, stride, row, run, (size_t)(l->dim / l->c0));
 }
 
 /* Encode a binary32 row for a cache: quantised (multiply by the scale,

@@ -23,6 +23,7 @@ typedef struct rows {
     float *gq, *gk;     /* gammas, widened once */
     float *sq;          /* kvg_i_sum_squares scratch (D is a power of 2) */
     float *scale, *offset; /* one head's quantisation row */
+    float *enc;         /* one encoded cache row (at most 4*D bytes) */
 } rows;
 
 void kvg_qkv_rms_norm_rope_cache_args_init(
@@ -71,12 +72,12 @@ static unsigned char *elem(const kvg_tensor *t, int64_t row, int64_t width,
 
 static void carve_rows(float *base, int64_t d, rows *r)
 {
-    float **slot[10];
+    float **slot[KVG_I_QKV_ROW_FLOATS];
     size_t i;
 
     slot[0] = &r->x, slot[1] = &r->y, slot[2] = &r->r, slot[3] = &r->cs;
     slot[4] = &r->sn, slot[5] = &r->gq, slot[6] = &r->gk, slot[7] = &r->sq;
-    slot[8] = &r->scale, slot[9] = &r->offset;
+    slot[8] = &r->scale, slot[9] = &r->offset, slot[10] = &r->enc;
     for (i = 0; i < sizeof slot / sizeof slot[0]; i++)
         *slot[i] = base + (size_t)d * i;
 }
@@ -93,7 +94,10 @@ static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
 /*
  * Write one head's D values `val` of the token with `slot` into an NZ
  * cache: quantised (int8, z = val / scale (+ offset), then RNE and
- * saturation) or narrowed to T.
+ * saturation) or narrowed to T. The row is encoded whole into r->enc,
+ * then copied in runs of C0 channels: the first run is placed by
+ * kvg_layout_offset, and run k + 1 lies BlockSize*C0 elements after run k
+ * (the next C0 group of the same block and slot).
  */
 static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
                         const kvg_i_qkv_plan *p, const kvg_tensor *cache,
@@ -103,9 +107,11 @@ static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
 {
     const int quant = cache->dtype == KVG_INT8;
     const size_t esize = kvg_dtype_size(cache->dtype);
+    const unsigned char *src = (const unsigned char *)r->enc;
     kvg_cache_layout lay;
     kvg_cache_coord at;
-    int64_t c;
+    unsigned char *dst;
+    size_t run, stride;
 
     lay.kind = KVG_LAYOUT_NZ;
     lay.blocks = p->blocks;
@@ -119,19 +125,18 @@ static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
     if (quant && offset != NULL)
         kvg_i_load_row(KVG_FP32, elem(offset, h, p->d, 0), (size_t)p->d,
                        r->offset);
+    kvg_i_quantize_row(val, (size_t)p->d, quant ? r->scale : NULL, 1,
+                       quant && offset != NULL ? r->offset : NULL, 1,
+                       KVG_I_SCALE_DIV, cache->dtype, a->overflow, r->enc);
     at.block = slot / p->bs;
     at.slot = slot % p->bs;
     at.head = h;
-    for (c = 0; c < p->d; c += lay.c0) {
-        unsigned char *dst;
-        at.channel = c;
-        dst = (unsigned char *)cache->data +
-              (size_t)kvg_layout_offset(&lay, &at) * esize;
-        kvg_i_quantize_row(val + c, (size_t)lay.c0,
-                           quant ? r->scale + c : NULL, 1,
-                           quant && offset != NULL ? r->offset + c : NULL, 1,
-                           KVG_I_SCALE_DIV, cache->dtype, a->overflow, dst);
-    }
+    at.channel = 0;
+    dst = (unsigned char *)cache->data +
+          (size_t)kvg_layout_offset(&lay, &at) * esize;
+    run = (size_t)lay.c0 * esize;
+    stride = (size_t)(lay.slots * lay.c0) * esize;
+    kvg_i_copy_runs(dst, stride, src, run, (size_t)(p->d / lay.c0));
 }
 
 static void store(const kvg_qkv_rms_norm_rope_cache_args *a,

@@ -24,7 +24,7 @@ typedef struct kvg_i_qkv_plan {
 } kvg_i_qkv_plan;
 
 /* Floats of row scratch the compute step carves from the workspace. */
-#define KVG_I_QKV_ROW_FLOATS 10
+#define KVG_I_QKV_ROW_FLOATS 11
 
 /*
  * Every check that does not look at index values: presence, attributes,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "src/common/internal.h"
+#include "src/kernels/kernels.h"
 #include "src/ops/head_runs.h"
 
 void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
@@ -284,19 +285,26 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
     return KVG_OK;
 }
 
-/* One side of a token write. Chunks of `chunk` elements are contiguous in
- * both the token row and the cache: the whole N*D row for ND, C0 for NZ. */
-static void tok_write_side(const kvg_tensor *src, const kvg_tensor *cache,
-                           const tok_geo *g, int64_t d, int64_t t, int64_t s)
+/* ND: how many tokens from t on go to slots s, s+1, ... of the block of
+ * s; their rows are consecutive in the source and in the cache (a
+ * prefill), so they are one copy. */
+static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
+                             const tok_geo *g, int64_t t, int64_t s)
+{
+    int64_t n = 1;
+    while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
+           kvg_i_index_at(a->slot_mapping, t + n) == s + n)
+        n++;
+    return n;
+}
+
+/* Where slot s of a cache starts: row (block, slot) of ND, or the first
+ * C0 run of (block, group 0, slot) of NZ. */
+static unsigned char *slot_start(const kvg_tensor *cache, const tok_geo *g,
+                                 int64_t d, int64_t s)
 {
     kvg_cache_layout l;
     kvg_cache_coord c;
-    const size_t esize = kvg_dtype_size(src->dtype);
-    const int64_t width = g->heads * d;
-    const unsigned char *row =
-        (const unsigned char *)src->data + (size_t)(t * width) * esize;
-    unsigned char *dst = (unsigned char *)cache->data;
-    int64_t chunk, ch;
 
     l.kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
     l.blocks = g->blocks;
@@ -304,15 +312,53 @@ static void tok_write_side(const kvg_tensor *src, const kvg_tensor *cache,
     l.heads = g->heads;
     l.dim = d;
     l.c0 = kvg_c0_of(cache->dtype);
-    chunk = g->nz ? l.c0 : width;
     c.block = s / g->block_size;
     c.slot = s % g->block_size;
-    for (ch = 0; ch < width; ch += chunk) {
-        c.head = ch / d;
-        c.channel = ch % d;
-        memcpy(dst + (size_t)kvg_layout_offset(&l, &c) * esize,
-               row + (size_t)ch * esize, (size_t)chunk * esize);
+    c.head = 0;
+    c.channel = 0;
+    return (unsigned char *)cache->data +
+           (size_t)kvg_layout_offset(&l, &c) * kvg_dtype_size(cache->dtype);
+}
+
+/* ND: the N*D row of token t is one row of the cache; `count` tokens to
+ * consecutive slots of one block are one copy. */
+static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
+                          const tok_geo *g, int64_t d, int64_t t, int64_t s,
+                          int64_t count)
+{
+    const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
+    memcpy(slot_start(cache, g, d, s),
+           (const unsigned char *)src->data + (size_t)t * row,
+           (size_t)count * row);
+}
+
+/* NZ: chunk k of C0 elements (32 bytes) of a token goes to channel group
+ * k of its block and slot, BlockSize*C0 elements after chunk k - 1.
+ * Tokens go in tiles, run k of the whole tile before run k + 1. */
+#define KVG_I_NZ_TILE 64
+
+static void nz_write_side(const kvg_reshape_and_cache_args *a,
+                          const kvg_tensor *src, const kvg_tensor *cache,
+                          const tok_geo *g, int64_t d, int64_t t0, int64_t t1)
+{
+    unsigned char *dst[KVG_I_NZ_TILE];
+    const unsigned char *from[KVG_I_NZ_TILE];
+    const size_t es = kvg_dtype_size(src->dtype);
+    const int64_t width = g->heads * d, c0 = kvg_c0_of(cache->dtype);
+    size_t rows = 0;
+    int64_t t;
+
+    for (t = t0; t < t1; t++) {
+        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
+        if (s < 0)
+            continue; /* padding token: skipped */
+        dst[rows] = slot_start(cache, g, d, s);
+        from[rows] = (const unsigned char *)src->data +
+                     (size_t)(t * width) * es;
+        rows++;
     }
+    kvg_i_copy_runs_tiled(dst, (size_t)(g->block_size * c0) * es, from,
+                          (size_t)c0 * es, (size_t)(width / c0), rows);
 }
 
 static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
@@ -322,7 +368,7 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
     kvg_i_ws ws;
     kvg_i_keypos *items;
     kvg_status st;
-    int64_t t;
+    int64_t t, n;
 
     if (a->workspace == NULL || a->workspace_size < need)
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
@@ -335,12 +381,20 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
                                           sizeof *items);
     if ((st = tok_check_slots(a, g, items, diag)) != KVG_OK)
         return st;
-    for (t = 0; t < g->tokens; t++) {
-        int64_t s = kvg_i_index_at(a->slot_mapping, t);
+    for (t = 0; g->nz && t < g->tokens; t += KVG_I_NZ_TILE) {
+        const int64_t t1 = g->tokens - t < KVG_I_NZ_TILE ? g->tokens
+                                                          : t + KVG_I_NZ_TILE;
+        nz_write_side(a, a->key, a->key_cache, g, g->dk, t, t1);
+        nz_write_side(a, a->value, a->value_cache, g, g->dv, t, t1);
+    }
+    for (t = 0; !g->nz && t < g->tokens; t += n) {
+        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
+        n = 1;
         if (s < 0)
-            continue;
-        tok_write_side(a->key, a->key_cache, g, g->dk, t, s);
-        tok_write_side(a->value, a->value_cache, g, g->dv, t, s);
+            continue; /* padding token: skipped */
+        n = token_stretch(a, g, t, s);
+        nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
+        nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
     }
     return KVG_OK;
 }

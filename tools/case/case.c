@@ -341,6 +341,14 @@ kvg_status kvg_case_check_keys(const kvg_case *c, const cJSON *obj,
     return KVG_OK;
 }
 
+/* A JSON number that is an integer in int64_t's range. The range test
+ * comes first: converting a double outside it to int64_t is undefined. */
+static int is_int64(double d)
+{
+    return d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+           d == (double)(int64_t)d;
+}
+
 kvg_status kvg_case_get_ints(const kvg_case *c, const cJSON *obj,
                              const char *key, int required, int64_t *out,
                              int max, int *count, kvg_diag *diag)
@@ -358,7 +366,7 @@ kvg_status kvg_case_get_ints(const kvg_case *c, const cJSON *obj,
         return KVG_OK;
     }
     if (cJSON_IsNumber(v)) {
-        if (max < 1 || v->valuedouble != (double)(int64_t)v->valuedouble)
+        if (max < 1 || !is_int64(v->valuedouble))
             return failf(diag, KVG_ERR_FILE_FORMAT, key,
                          "%s/case.json: \"%s\" must be an integer", c->dir,
                          key);
@@ -372,8 +380,7 @@ kvg_status kvg_case_get_ints(const kvg_case *c, const cJSON *obj,
                      key);
     cJSON_ArrayForEach(it, v)
     {
-        if (!cJSON_IsNumber(it) ||
-            it->valuedouble != (double)(int64_t)it->valuedouble)
+        if (!cJSON_IsNumber(it) || !is_int64(it->valuedouble))
             return failf(diag, KVG_ERR_FILE_FORMAT, key,
                          "%s/case.json: \"%s\" must hold integers", c->dir,
                          key);

@@ -1,0 +1,11 @@
+/*
+ * tools/bench/adapt_qkv_rms_norm_rope_cache.c - the case adapter tools/case/case_qkv_rms_norm_rope_cache.c,
+ * compiled again with its operator call routed to the timing shim
+ * (timed_ops.h), so the benchmark builds the arguments exactly as the
+ * oracle does and times the operator call alone.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define kvg_qkv_rms_norm_rope_cache kvgb_timed_qkv_rms_norm_rope_cache
+#define kvg_case_run_qkv_rms_norm_rope_cache kvgb_case_run_qkv_rms_norm_rope_cache
+
+#include "../case/case_qkv_rms_norm_rope_cache.c"
