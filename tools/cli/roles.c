@@ -34,7 +34,12 @@ static int64_t attr_int(const kvg_case *c, const char *key, int i,
     const cJSON *v =
         c->attrs ? cJSON_GetObjectItemCaseSensitive(c->attrs, key) : NULL;
     const cJSON *e = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, i) : NULL;
-    return cJSON_IsNumber(e) ? (int64_t)e->valuedouble : dflt;
+    /* The adapter has already accepted these attributes, but a conversion
+     * of a double outside int64 is undefined, so check again here. */
+    if (!cJSON_IsNumber(e) || !(e->valuedouble >= -9.2e18) ||
+        !(e->valuedouble <= 9.2e18))
+        return dflt;
+    return (int64_t)e->valuedouble;
 }
 
 static void set_layout(kvg_cli_output_info *info, kvg_layout_kind kind,
