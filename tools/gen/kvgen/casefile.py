@@ -39,8 +39,14 @@ class T:
 
 
 def write_case(root, case_id, op, attrs, inputs, expected, options=None,
-               comment=None, flags=None):
-    """Write case `case_id` under `root`; returns the case directory."""
+               comment=None, flags=None, expect_error=None):
+    """Write case `case_id` under `root`; returns the case directory.
+
+    expect_error ({"status": 161002, "tensor": "index"}) marks a case the
+    operator must refuse: it then has no "expected" (pass {}), and
+    "expect_error" is the document's last key."""
+    if expect_error is not None and expected:
+        raise ValueError("a refused case has no expected outputs")
     d = os.path.join(root, case_id)
     os.makedirs(d, exist_ok=True)
     doc = {"op": op}
@@ -52,7 +58,8 @@ def write_case(root, case_id, op, attrs, inputs, expected, options=None,
     if options:
         doc["options"] = options
     doc["inputs"] = {}
-    doc["expected"] = {}
+    if expect_error is None:
+        doc["expected"] = {}
     for name, t in inputs.items():
         fname = name + ".npy"
         npyio.save(os.path.join(d, fname), t.array)
@@ -61,6 +68,8 @@ def write_case(root, case_id, op, attrs, inputs, expected, options=None,
         fname = "expected_" + name + ".npy"
         npyio.save(os.path.join(d, fname), t.array)
         doc["expected"][name] = {"file": fname, "dtype": t.dtype}
+    if expect_error is not None:
+        doc["expect_error"] = dict(expect_error)
     with open(os.path.join(d, "case.json"), "w") as f:
         f.write(json.dumps(doc, indent=2) + "\n")
     return d

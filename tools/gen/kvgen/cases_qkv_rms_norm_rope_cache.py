@@ -574,8 +574,8 @@ def generate(root):
             status, tensor = c["error"]
             write_case(root, c["id"], OP, attrs, inputs, {}, options=options,
                        comment="invalid: " + describe(c, inputs, attrs,
-                                                      options))
-            _add_expect_error(root, c["id"], status, tensor)
+                                                      options),
+                       expect_error={"status": status, "tensor": tensor})
             continue
         with np.errstate(over="ignore", invalid="ignore", divide="ignore",
                          under="ignore"):
@@ -584,14 +584,3 @@ def generate(root):
         write_case(root, c["id"], OP, attrs, inputs, expected,
                    options=options, comment=comment)
 
-
-def _add_expect_error(root, case_id, status, tensor):
-    """Append "expect_error" to a written case.json (fixed key order)."""
-    import json
-    import os
-    path = os.path.join(root, case_id, "case.json")
-    with open(path) as f:
-        doc = json.load(f)
-    doc["expect_error"] = {"status": status, "tensor": tensor}
-    with open(path, "w") as f:
-        f.write(json.dumps(doc, indent=2) + "\n")

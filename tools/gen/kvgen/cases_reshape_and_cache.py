@@ -6,7 +6,7 @@ cases the oracle must refuse. Caches start as seeded random bytes.
 import numpy as np
 
 from .casefile import T, write_case
-from .cases_reshape_and_cache_omni import SPECIAL, add_expect_error, i32
+from .cases_reshape_and_cache_omni import SPECIAL, expect_error, i32
 from .cases_reshape_and_cache_omni import pack, sprinkle
 from .cases_reshape_and_cache_omni import poison as poison16
 from .cases_reshape_and_cache_omni import values as values16
@@ -218,8 +218,8 @@ def nonfinite(root):
 
 
 def error_case(root, case_id, comment, tensor, attrs, inputs):
-    d = write_case(root, case_id, NAME, attrs, inputs, {}, comment=comment)
-    add_expect_error(d, tensor)
+    write_case(root, case_id, NAME, attrs, inputs, {}, comment=comment,
+               expect_error=expect_error(tensor))
 
 
 def errors(root):
