@@ -27,16 +27,8 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <string.h>
-
 #include "kvgold/format.h"
-
-static float from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
+#include "src/common/bits.h"
 
 float kvg_hif8_to_f32(uint8_t code)
 {
@@ -46,13 +38,13 @@ float kvg_hif8_to_f32(uint8_t code)
     unsigned mant, w, t;
 
     if (code == 0x80u)
-        return from_bits(0x7FC00000u);
+        return kvg_i_float(0x7FC00000u);
     if (a == 0)
         return 0.0f;
     if (a == 0x6Fu)
-        return from_bits(sign | 0x7F800000u);
+        return kvg_i_float(sign | 0x7F800000u);
     if (a < 0x08u) /* denormal: 2^(a - 23) */
-        return from_bits(sign | (uint32_t)((int)a - 23 + 127) << 23);
+        return kvg_i_float(sign | (uint32_t)((int)a - 23 + 127) << 23);
     if (a < 0x10u) {
         e = 0, negative = 0, mant = a & 7u, w = 3;
     } else if (a < 0x20u) {
@@ -69,7 +61,7 @@ float kvg_hif8_to_f32(uint8_t code)
     }
     if (negative)
         e = -e;
-    return from_bits(sign | (uint32_t)(e + 127) << 23 | mant << (23 - w));
+    return kvg_i_float(sign | (uint32_t)(e + 127) << 23 | mant << (23 - w));
 }
 
 /* Mantissa width of the binade 2^e (e in [-22, 15]). */
@@ -111,7 +103,7 @@ uint8_t kvg_f32_to_hif8(float value, kvg_overflow overflow)
     int e;
     const unsigned saturated = overflow == KVG_OVF_NONSAT ? 0x6Fu : 0x6Eu;
 
-    memcpy(&u, &value, sizeof u);
+    u = kvg_i_bits(value);
     sign = (u >> 31) ? 0x80u : 0u;
     if ((u & 0x7FFFFFFFu) > 0x7F800000u)
         return 0x80u; /* NaN */

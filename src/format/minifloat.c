@@ -24,21 +24,7 @@
  */
 #include "src/format/minifloat.h"
 
-#include <string.h>
-
-static uint32_t f32_bits(float value)
-{
-    uint32_t u;
-    memcpy(&u, &value, sizeof u);
-    return u;
-}
-
-static float f32_from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
+#include "src/common/bits.h"
 
 static kvg_overflow resolve(const kvg_i_minifloat *fmt, kvg_overflow mode)
 {
@@ -64,7 +50,7 @@ static uint32_t nan_code(const kvg_i_minifloat *fmt, uint32_t mant23)
 uint32_t kvg_i_minifloat_encode(const kvg_i_minifloat *fmt, float value,
                                 kvg_overflow overflow)
 {
-    const uint32_t u = f32_bits(value);
+    const uint32_t u = kvg_i_bits(value);
     const uint32_t sign = (u >> 31) << (fmt->exp_bits + fmt->mant_bits);
     const uint32_t exp_field = (u >> 23) & 0xFFu;
     const uint32_t mant23 = u & 0x7FFFFFu;
@@ -121,19 +107,19 @@ float kvg_i_minifloat_decode(const kvg_i_minifloat *fmt, uint32_t code)
 
     if (fmt->inf_code != 0 && exp_field == exp_max) {
         if (mant == 0)
-            return f32_from_bits(sign | 0x7F800000u);
+            return kvg_i_float(sign | 0x7F800000u);
         /* IEEE NaN: widen the payload exactly (quiet bit included). */
-        return f32_from_bits(sign | 0x7F800000u | (mant << (23 - m)));
+        return kvg_i_float(sign | 0x7F800000u | (mant << (23 - m)));
     }
     if (fmt->inf_code == 0 && mag == fmt->nan_code)
-        return f32_from_bits(sign | 0x7FC00000u); /* e4m3fn: S.1111.111 */
+        return kvg_i_float(sign | 0x7FC00000u); /* e4m3fn: S.1111.111 */
     if (exp_field == 0) {
         /* subnormal: mant * 2^(emin - M), exact in binary32 for all formats
          * here (smallest is bf16's 2^-133 >= 2^-149). */
         uint32_t bits;
         int top, e;
         if (mant == 0)
-            return f32_from_bits(sign);
+            return kvg_i_float(sign);
         top = 31;
         while (((mant >> top) & 1u) == 0)
             top--;
@@ -145,9 +131,9 @@ float kvg_i_minifloat_decode(const kvg_i_minifloat *fmt, uint32_t code)
             /* a binary32 subnormal (bf16 only): mant * 2^(-133) */
             bits = mant << (149 - (fmt->bias - 1) - m);
         }
-        return f32_from_bits(sign | bits);
+        return kvg_i_float(sign | bits);
     }
-    return f32_from_bits(sign |
+    return kvg_i_float(sign |
                          ((uint32_t)((int)exp_field - fmt->bias + 127) << 23) |
                          (mant << (23 - m)));
 }

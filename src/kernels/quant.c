@@ -30,25 +30,12 @@
  */
 #include <string.h>
 
+#include "src/common/bits.h"
 #include "src/kernels/kernels.h"
 
 /* Rows are processed in chunks of this many scaled values (stack scratch;
  * the library does not allocate). */
 #define KVG_I_CHUNK 256u
-
-static uint32_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float float_of(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 /* ---- widening ------------------------------------------------------------ */
 
@@ -58,7 +45,7 @@ static void load_bf16(const unsigned char *p, size_t n, float *dst)
     for (j = 0; j < n; j++) {
         uint16_t h;
         memcpy(&h, p + 2 * j, 2);
-        dst[j] = float_of((uint32_t)h << 16);
+        dst[j] = kvg_i_float((uint32_t)h << 16);
     }
 }
 
@@ -90,12 +77,12 @@ static float fp16_value(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     const uint32_t a = h & 0x7FFFu;
-    const uint32_t sub = bits_of((float)(a & 0x3FFu) * 0x1p-24f);
+    const uint32_t sub = kvg_i_bits((float)(a & 0x3FFu) * 0x1p-24f);
     const uint32_t normal = (a << 13) + 0x38000000u; /* + (127-15) << 23 */
     const uint32_t special = 0x7F800000u | ((a & 0x3FFu) << 13);
     uint32_t u = pick(mask_if(a >= 0x0400u), normal, sub);
     u = pick(mask_if(a >= 0x7C00u), special, u);
-    return float_of(sign | u);
+    return kvg_i_float(sign | u);
 }
 
 static void load_fp16(const unsigned char *p, size_t n, float *dst)
@@ -151,11 +138,11 @@ static void enc_int8(const float *z, size_t n, unsigned char *out)
 {
     size_t j;
     for (j = 0; j < n; j++) {
-        const uint32_t u = bits_of(z[j]), a = u & 0x7FFFFFFFu;
+        const uint32_t u = kvg_i_bits(z[j]), a = u & 0x7FFFFFFFu;
         const uint32_t s = u & 0x80000000u;
         const uint32_t lim = s ? 0x43000000u : 0x42FE0000u; /* 128, 127 */
-        const float c = float_of(s | (a > lim ? lim : a));
-        const uint32_t r = bits_of(c + 12582912.0f) & mask_if(!nan_bits(u));
+        const float c = kvg_i_float(s | (a > lim ? lim : a));
+        const uint32_t r = kvg_i_bits(c + 12582912.0f) & mask_if(!nan_bits(u));
         out[j] = (unsigned char)r;
     }
 }
@@ -164,7 +151,7 @@ static void enc_int8(const float *z, size_t n, unsigned char *out)
  * rounding, up to inf); saturation maps +-inf to +-0x7F7F. */
 static uint16_t bf16_code(float v, int sat)
 {
-    const uint32_t u = bits_of(v);
+    const uint32_t u = kvg_i_bits(v);
     /* without saturation the compared value is one no 15-bit field has */
     const uint32_t inf = sat ? 0x7F80u : 0x10000u;
     uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
@@ -178,11 +165,11 @@ static uint16_t bf16_code(float v, int sat)
  * 0x7BFF overflows: inf, or 0x7BFF when saturating. */
 static uint16_t fp16_code(float v, int sat)
 {
-    const uint32_t u = bits_of(v);
+    const uint32_t u = kvg_i_bits(v);
     const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
     const uint32_t over = sat ? 0x7BFFu : 0x7C00u;
     const uint32_t small = a < 0x38800000u ? a : 0x38800000u;
-    const uint32_t sub = bits_of(float_of(small) + 0.5f) - 0x3F000000u;
+    const uint32_t sub = kvg_i_bits(kvg_i_float(small) + 0.5f) - 0x3F000000u;
     const uint32_t big = a < 0x47800000u ? a : 0x47800000u;
     uint32_t o = (big - 0x38000000u + 0xFFFu + ((big >> 13) & 1u)) >> 13;
 
@@ -203,14 +190,14 @@ typedef struct fmt8 {
  * 23-M bits. A result past `max` (or inf) overflows. */
 static uint8_t fp8_code(const fmt8 *f, float v, int sat)
 {
-    const uint32_t u = bits_of(v);
+    const uint32_t u = kvg_i_bits(v);
     const uint32_t sign = (u >> 24) & 0x80u, a = u & 0x7FFFFFFFu;
     const int shift = 23 - f->m;
     const uint32_t min_normal = (uint32_t)(128 - f->bias) << 23;
     const uint32_t magic = (uint32_t)(151 - f->bias - f->m) << 23;
     const uint32_t over = sat ? f->max : f->over;
     const uint32_t small = a < min_normal ? a : min_normal;
-    const uint32_t sub = bits_of(float_of(small) + float_of(magic)) - magic;
+    const uint32_t sub = kvg_i_bits(kvg_i_float(small) + kvg_i_float(magic)) - magic;
     const uint32_t big = a < min_normal ? min_normal : a;
     uint32_t o = (big - ((uint32_t)(127 - f->bias) << 23) +
                   ((1u << (shift - 1)) - 1u) + ((big >> shift) & 1u)) >> shift;

@@ -222,24 +222,18 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
 static int ws_overlaps(const kvg_kv_rms_norm_rope_cache_args *a,
                        const char **name)
 {
-    const kvg_tensor *const t[] = {a->kv, a->gamma, a->cos, a->sin, a->index,
-                                   a->k_cache, a->ckv_cache, a->k_rope_scale,
-                                   a->c_kv_scale, a->k_rope_offset,
-                                   a->c_kv_offset, a->k_rope, a->c_kv};
-    static const char *const n[] = {
-        "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-        "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset",
-        "k_rope", "c_kv"};
+    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
     const uintptr_t w = (uintptr_t)a->workspace;
     size_t i;
 
-    for (i = 0; i < sizeof n / sizeof n[0]; i++) {
+    kvg_i_krnrc_tensors(a, t);
+    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++) {
         uintptr_t d;
-        if (t[i] == NULL || (i >= 11 && !a->is_output_kv))
+        if (t[i] == NULL)
             continue;
         d = (uintptr_t)t[i]->data;
         if (w < d + t[i]->nbytes && d < w + a->workspace_size) {
-            *name = n[i];
+            *name = kvg_i_krnrc_names[i];
             return 1;
         }
     }

@@ -218,22 +218,30 @@ static kvg_status check_quant_inputs(args_t *a, const char *cache,
 
 /* ---- shapes ------------------------------------------------------------- */
 
+const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS] = {
+    "kv",         "gamma",         "cos",        "sin",
+    "index",      "k_cache",       "ckv_cache",  "k_rope_scale",
+    "c_kv_scale", "k_rope_offset", "c_kv_offset", "k_rope",
+    "c_kv"};
+
+void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
+{
+    t[0] = a->kv, t[1] = a->gamma, t[2] = a->cos, t[3] = a->sin;
+    t[4] = a->index, t[5] = a->k_cache, t[6] = a->ckv_cache;
+    t[7] = a->k_rope_scale, t[8] = a->c_kv_scale;
+    t[9] = a->k_rope_offset, t[10] = a->c_kv_offset;
+    t[11] = a->is_output_kv ? a->k_rope : NULL;
+    t[12] = a->is_output_kv ? a->c_kv : NULL;
+}
+
 static kvg_status check_dense_all(args_t *a, kvg_diag *diag)
 {
-    const kvg_tensor *const t[] = {a->kv, a->gamma, a->cos, a->sin, a->index,
-                                   a->k_cache, a->ckv_cache, a->k_rope_scale,
-                                   a->c_kv_scale, a->k_rope_offset,
-                                   a->c_kv_offset, a->k_rope, a->c_kv};
-    static const char *const n[] = {
-        "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-        "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset",
-        "k_rope", "c_kv"};
+    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
     size_t i;
-    for (i = 0; i < sizeof n / sizeof n[0]; i++) {
-        if (t[i] == NULL || (i >= 11 && !a->is_output_kv))
-            continue;
-        TRY(kvg_i_check_dense(t[i], n[i], diag));
-    }
+    kvg_i_krnrc_tensors(a, t);
+    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++)
+        if (t[i] != NULL)
+            TRY(kvg_i_check_dense(t[i], kvg_i_krnrc_names[i], diag));
     return KVG_OK;
 }
 

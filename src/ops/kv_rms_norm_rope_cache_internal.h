@@ -31,6 +31,16 @@ typedef struct kvg_i_krnrc_plan {
     int out_kv;              /* is_output_kv, as 0/1 */
 } kvg_i_krnrc_plan;
 
+/* The op's tensors in parameter order, and their names. */
+#define KVG_I_KRNRC_TENSORS 13
+extern const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS];
+
+/* Fill t[] with the tensors of `a` in kvg_i_krnrc_names order; a tensor the
+ * call does not use (an absent optional one, k_rope / c_kv without
+ * is_output_kv) is NULL. */
+void kvg_i_krnrc_tensors(const kvg_kv_rms_norm_rope_cache_args *a,
+                         const kvg_tensor *t[KVG_I_KRNRC_TENSORS]);
+
 /* Every check that needs no tensor contents: presence, attributes, dtypes,
  * shapes, profile rules, buffer overlaps. Fills *plan on success. */
 kvg_status kvg_i_krnrc_check_args(const kvg_kv_rms_norm_rope_cache_args *a,
