@@ -262,6 +262,8 @@ typedef struct kvg_compare_summary {
     kvg_status status;         /* KVG_OK, or KVG_ERR_MISMATCH if any failed */
 } kvg_compare_summary;
 
+/* Zero a summary (status KVG_OK); add one tensor's result to it (the
+ * status becomes KVG_ERR_MISMATCH once any result failed). */
 KVG_API void kvg_compare_summary_init(kvg_compare_summary *summary);
 KVG_API void kvg_compare_summary_add(kvg_compare_summary *summary,
                                      const kvg_compare_result *result);

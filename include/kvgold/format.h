@@ -54,6 +54,11 @@ typedef enum kvg_overflow {
 KVG_API uint32_t kvg_f32_bits(float value);
 KVG_API float kvg_f32_from_bits(uint32_t bits);
 
+/*
+ * Per format: <fmt>_to_f32 widens a code exactly (every code, NaN payloads
+ * included); f32_to_<fmt> narrows with the rounding and overflow rules of
+ * the table above (KVG_OVF_DEFAULT = the format's default column).
+ */
 KVG_API float kvg_fp16_to_f32(uint16_t code);
 KVG_API uint16_t kvg_f32_to_fp16(float value, kvg_overflow overflow);
 
