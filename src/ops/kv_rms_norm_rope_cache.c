@@ -107,11 +107,6 @@ static void load_f32(const kvg_tensor *t, float *dst)
         memcpy(dst, t->data, (size_t)kvg_i_numel(t) * sizeof(float));
 }
 
-static int is_blk(kvg_kv_cache_mode m)
-{
-    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
-}
-
 /* The cache row of token (b, s): 0 when its index is negative (skip).
  * The layouts' "block" is the batch in Norm mode, the page otherwise. */
 static int target(const kvg_kv_rms_norm_rope_cache_args *a,
@@ -124,7 +119,7 @@ static int target(const kvg_kv_rms_norm_rope_cache_args *a,
         v = kvg_i_index_at(a->index, b * p->skv + s);
         at->block = b;
         at->slot = v;
-    } else if (is_blk(a->cache_mode)) {
+    } else if (kvg_i_krnrc_is_blk(a->cache_mode)) {
         /* index gives the block's first slot; only v / BS is used and the
          * block's tokens fill its slots from 0 in sequence order */
         v = kvg_i_index_at(a->index, b * p->nb + s / p->bs);

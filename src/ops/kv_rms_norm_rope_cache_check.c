@@ -339,11 +339,6 @@ static int is_nz(kvg_kv_cache_mode m)
     return m == KVG_KV_CACHE_PA_NZ || m == KVG_KV_CACHE_PA_BLK_NZ;
 }
 
-static int is_blk(kvg_kv_cache_mode m)
-{
-    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
-}
-
 static void set_layout(kvg_cache_layout *l, args_t *a, const kvg_tensor *c,
                        int64_t d)
 {
@@ -433,7 +428,7 @@ static kvg_status check_index_shape(args_t *a, kvg_i_krnrc_plan *p,
         return KVG_OK;
     }
     TRY(kvg_i_check_rank(ix, "index", 1, diag));
-    if (is_blk(a->cache_mode)) {
+    if (kvg_i_krnrc_is_blk(a->cache_mode)) {
         char what[96];
         p->nb = (p->skv + p->bs - 1) / p->bs;
         p->index_n = p->bkv * p->nb;
@@ -724,7 +719,7 @@ static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
                           "dim 2; negative values skip); %s", (long long)pos,
                           (long long)(pos / p->skv), (long long)(pos % p->skv),
                           (long long)v, (long long)p->row_limit, npu);
-    if (is_blk(a->cache_mode))
+    if (kvg_i_krnrc_is_blk(a->cache_mode))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, pos,
                           "index: entry %lld (batch %lld, block %lld of the "
                           "sequence) is %lld, outside [0, %lld) (BlockNum * "
@@ -757,7 +752,7 @@ static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
                           (long long)(first / p->skv),
                           (long long)(first % p->skv),
                           (long long)(second % p->skv), (long long)v1, race);
-    if (is_blk(a->cache_mode))
+    if (kvg_i_krnrc_is_blk(a->cache_mode))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, second,
                           "index: entries %lld and %lld (values %lld and "
                           "%lld) both select block %lld; value / BlockSize "
@@ -786,7 +781,7 @@ kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
             return out_of_range(a, p, i, v, diag);
         if (a->cache_mode == KVG_KV_CACHE_NORM)
             key = (i / p->skv) * p->row_limit + v; /* batch-local position */
-        else if (is_blk(a->cache_mode))
+        else if (kvg_i_krnrc_is_blk(a->cache_mode))
             key = v / p->bs; /* only the block is used */
         else
             key = v;

@@ -31,6 +31,13 @@ typedef struct kvg_i_krnrc_plan {
     int out_kv;              /* is_output_kv, as 0/1 */
 } kvg_i_krnrc_plan;
 
+/* 1 for the modes whose index holds one block start per block of tokens
+ * (PA_BLK_BNSD, PA_BLK_NZ). */
+static inline int kvg_i_krnrc_is_blk(kvg_kv_cache_mode m)
+{
+    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
+}
+
 /* The op's tensors in parameter order, and their names. */
 #define KVG_I_KRNRC_TENSORS 13
 extern const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS];
