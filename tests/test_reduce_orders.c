@@ -16,6 +16,7 @@
 #include "kvg_test.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,76 @@ static void test_numpy_sums(void **state)
     assert_true(seen >= 10);
 }
 
+/* kvg_i_load_rms_of widens the row and returns the rms; for bf16 in the
+ * pairwise order it squares while it widens (one pass). Its x must be the
+ * exact widening (first principles: a bf16 code is the high half of the
+ * binary32 pattern; fp16 via the codec, which the sweeps prove) and its
+ * rms must be sqrtf(sum * (1/n) + eps) with the sum of this order, which
+ * test_numpy_sums proves against NumPy. Random codes of every magnitude
+ * (subnormals, and squares that overflow to inf), every order, row
+ * lengths around the powers of two, scratch of exactly the advertised
+ * size (ASan builds catch more). */
+static void test_load_rms_of(void **state)
+{
+    static const size_t lens[] = {1, 7, 63, 64, 65, 100, 128, 256, 512, 576,
+                                  1024};
+    static const kvg_dtype dts[] = {KVG_BF16, KVG_FP16, KVG_FP32};
+    uint16_t codes[1024];
+    float src32[1024], x[1024], want_x[1024];
+    kvgt_rng rng;
+    size_t li, di, oi, i, rep;
+
+    (void)state;
+    kvgt_rng_seed(&rng, 5150);
+    for (rep = 0; rep < 4; rep++)
+        for (di = 0; di < sizeof dts / sizeof dts[0]; di++)
+            for (li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                for (oi = 0; oi < sizeof k_orders / sizeof k_orders[0];
+                     oi++) {
+                    const size_t n = lens[li];
+                    const kvg_dtype dt = dts[di];
+                    const void *src = dt == KVG_FP32 ? (const void *)src32
+                                                     : (const void *)codes;
+                    const size_t k = kvg_i_sum_squares_scratch(n);
+                    float *scratch, got, want;
+                    for (i = 0; i < n; i++) {
+                        /* no inf/NaN codes: exponent field below all-ones */
+                        uint16_t c = (uint16_t)kvgt_rng_next(&rng);
+                        if (rep == 0)
+                            c &= 0x3FFF; /* small magnitudes only */
+                        if (dt == KVG_BF16 && (c & 0x7F80u) == 0x7F80u)
+                            c ^= 0x0080u;
+                        if (dt == KVG_FP16 && (c & 0x7C00u) == 0x7C00u)
+                            c ^= 0x0400u;
+                        codes[i] = c;
+                        if (dt == KVG_BF16) {
+                            uint32_t u = (uint32_t)c << 16;
+                            memcpy(&want_x[i], &u, 4);
+                        } else if (dt == KVG_FP16) {
+                            assert_int_equal(kvg_decode_f32(KVG_FP16, &c,
+                                                            &want_x[i]),
+                                             KVG_OK);
+                        } else {
+                            src32[i] = kvgt_rng_unit(&rng) * 1e19f;
+                            want_x[i] = src32[i];
+                        }
+                    }
+                    scratch = (float *)kvgt_alloc_poisoned(
+                        k * sizeof(float), n);
+                    want = sqrtf(kvg_i_sum_squares(want_x, n, k_orders[oi],
+                                                   scratch) *
+                                     (1.0f / (float)n) +
+                                 1e-6f);
+                    kvgt_poison(x, sizeof x, 3);
+                    got = kvg_i_load_rms_of(dt, src, n, 1e-6f, k_orders[oi],
+                                            scratch, x);
+                    free(scratch);
+                    kvgt_assert_bytes_equal(x, want_x, n * sizeof(float),
+                                            "widened row");
+                    kvgt_assert_bytes_equal(&got, &want, sizeof got, "rms");
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_small_exact),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_numpy_sums),
+        cmocka_unit_test(test_load_rms_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

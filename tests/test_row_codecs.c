@@ -355,6 +355,70 @@ static void test_quantize_steps(void **state)
                         }
 }
 
+/* kvg_i_norm_quantize_row is RmsNorm's second half and the quantiser in
+ * one kernel: z = ((x / rms) * g) (* s[j*ss]) (+ o[j*os]), then the codec,
+ * each operation rounded once in that order (spec 1.3, 1.5) - computed
+ * here element by element from that definition. Every encoder, rows
+ * around the chunk size, scale absent / broadcast / per channel, offset
+ * absent / broadcast / per channel; NaN, inf and values that overflow
+ * in the scaling; nothing written past the row. */
+static void test_norm_quantize_row(void **state)
+{
+    static const size_t lens[] = {1, 31, 256, 257, 512, 600};
+    static const float rmss[] = {0.37109375f, 3.0f, 1e-20f};
+    /* the encoders, and fp32, which shows every bit of z */
+    static const kvg_dtype dts[7] = {KVG_FP32,       KVG_INT8,
+                                     KVG_BF16,       KVG_FP16,
+                                     KVG_FP8_E4M3FN, KVG_FP8_E5M2,
+                                     KVG_HIF8};
+    float x[600], g[600], sc[600], of[600];
+    unsigned char got[4 * 600 + 16], want[4 * 600], ref[sizeof got];
+    kvgt_rng rng;
+    size_t d, li, ri, j;
+    int ss, os;
+
+    (void)state;
+    kvgt_rng_seed(&rng, 4242);
+    for (j = 0; j < 600; j++) {
+        x[j] = kvgt_rng_unit(&rng) * 40.0f;
+        g[j] = 0.25f + (kvgt_rng_unit(&rng) + 1.0f);
+        sc[j] = 0.01f + 4.0f * (kvgt_rng_unit(&rng) + 1.0f);
+        of[j] = kvgt_rng_unit(&rng) * 20.0f;
+    }
+    x[7] = f_of(0x7FC00000u);
+    x[300] = -INFINITY;
+    g[9] = 3e38f; /* (x/rms)*g overflows to inf */
+    kvgt_poison(ref, sizeof ref, 6);
+    for (d = 0; d < 7; d++)
+        for (li = 0; li < sizeof lens / sizeof lens[0]; li++)
+            for (ri = 0; ri < sizeof rmss / sizeof rmss[0]; ri++)
+                for (ss = -1; ss < 2; ss++)
+                    for (os = -1; os < 2; os++) {
+                        const kvg_dtype dt = dts[d];
+                        const size_t n = lens[li], es = kvg_dtype_size(dt);
+                        const float rms = rmss[ri];
+                        kvgt_poison(got, sizeof got, 6);
+                        kvg_i_norm_quantize_row(
+                            x, n, rms, g, ss < 0 ? NULL : sc,
+                            ss < 0 ? 0 : (size_t)ss, os < 0 ? NULL : of,
+                            os < 0 ? 0 : (size_t)os, dt, KVG_OVF_DEFAULT,
+                            got);
+                        for (j = 0; j < n; j++) {
+                            float z = (x[j] / rms) * g[j];
+                            if (ss >= 0)
+                                z = z * sc[j * (size_t)ss];
+                            if (os >= 0)
+                                z = z + of[j * (size_t)os];
+                            ref_code(dt, z, KVG_OVF_DEFAULT, want + j * es);
+                        }
+                        kvgt_assert_bytes_equal(got, want, n * es,
+                                                kvg_dtype_name(dt));
+                        kvgt_assert_bytes_equal(got + n * es, ref + n * es,
+                                                sizeof got - n * es,
+                                                "past the row");
+                    }
+}
+
 /* ---- the exhaustive sweep (label exhaustive) -------------------------- */
 
 static int parse_format(const char *s, kvg_dtype *dt)
@@ -417,6 +481,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_store_boundaries),
         cmocka_unit_test(test_store_sampled_patterns),
         cmocka_unit_test(test_quantize_steps),
+        cmocka_unit_test(test_norm_quantize_row),
     };
     if (argc >= 3 && strcmp(argv[1], "sweep") == 0) {
         kvg_dtype dt;

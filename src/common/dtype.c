@@ -5,19 +5,20 @@
 #include <string.h>
 
 #include "kvgold/dtype.h"
+#include "src/common/dtype_size.h"
 
 typedef struct dtype_info {
     kvg_dtype dtype;
     const char *name;
-    size_t size;
 } dtype_info;
 
+/* sizes: src/common/dtype_size.h */
 static const dtype_info k_dtypes[] = {
-    {KVG_FP16, "fp16", 2},          {KVG_BF16, "bf16", 2},
-    {KVG_FP32, "fp32", 4},          {KVG_INT8, "int8", 1},
-    {KVG_INT32, "int32", 4},        {KVG_INT64, "int64", 8},
-    {KVG_FP8_E4M3FN, "fp8_e4m3fn", 1}, {KVG_FP8_E5M2, "fp8_e5m2", 1},
-    {KVG_HIF8, "hif8", 1},
+    {KVG_FP16, "fp16"},          {KVG_BF16, "bf16"},
+    {KVG_FP32, "fp32"},          {KVG_INT8, "int8"},
+    {KVG_INT32, "int32"},        {KVG_INT64, "int64"},
+    {KVG_FP8_E4M3FN, "fp8_e4m3fn"}, {KVG_FP8_E5M2, "fp8_e5m2"},
+    {KVG_HIF8, "hif8"},
 };
 
 static const dtype_info *find(kvg_dtype dtype)
@@ -31,8 +32,7 @@ static const dtype_info *find(kvg_dtype dtype)
 
 size_t kvg_dtype_size(kvg_dtype dtype)
 {
-    const dtype_info *info = find(dtype);
-    return info != NULL ? info->size : 0;
+    return kvg_i_dtype_size(dtype);
 }
 
 const char *kvg_dtype_name(kvg_dtype dtype)

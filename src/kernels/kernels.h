@@ -27,8 +27,21 @@ size_t kvg_i_sum_squares_scratch(size_t n);
 float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
                         float *scratch);
 
+/* rms = sqrtf(sum * (1.0f / (float)n) + eps), sum = kvg_i_sum_squares. */
+float kvg_i_rms_of(const float *x, size_t n, float eps,
+                   kvg_reduce_order order, float *scratch);
+
+/* kvg_i_load_row(dtype, src, n, x), then kvg_i_rms_of(x, ...), the same
+ * result; for bf16 rows in the pairwise order in one pass. */
+float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
+                        kvg_reduce_order order, float *scratch, float *x);
+
+/* y[j] = (x[j] / rms) * gamma[j]; `y` may alias `x`. */
+void kvg_i_rms_apply(const float *x, const float *gamma, size_t n, float rms,
+                     float *y);
+
 /*
- * y[j] = (x[j] / sqrtf(sum * (1.0f / (float)n) + eps)) * gamma[j].
+ * kvg_i_rms_apply with rms = kvg_i_rms_of(x, n, eps, ...).
  * `y` may alias `x`. Returns the rms (sqrtf(...)), for diagnostics.
  */
 float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
@@ -40,8 +53,10 @@ void kvg_i_rope_half(const float *y, const float *cos_row, const float *sin_row,
 
 /* Interleaved-in, half-split-out RoPE over n = 2H values (spec 1.4);
  * out must not alias x. */
-void kvg_i_rope_interleave(const float *x, const float *cos_row,
-                           const float *sin_row, size_t n, float *out);
+void kvg_i_rope_interleave(const float *restrict x,
+                           const float *restrict cos_row,
+                           const float *restrict sin_row, size_t n,
+                           float *restrict out);
 
 /* How a quantiser applies its scale. */
 typedef enum kvg_i_scale_op {
@@ -60,6 +75,20 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
                         size_t scale_step, const float *offset,
                         size_t offset_step, kvg_i_scale_op op, kvg_dtype dtype,
                         kvg_overflow overflow, void *dst);
+
+/*
+ * RmsNorm, then quantisation, of one row without the intermediate row:
+ * z = ((x[j] / rms) * gamma[j]) * scale[j * scale_step]
+ * (+ offset[j * offset_step]), narrowed to `dtype` as kvg_i_quantize_row
+ * does with KVG_I_SCALE_MUL: the same operations in the same order, so
+ * the same bits as kvg_i_rms_norm followed by kvg_i_quantize_row (scale
+ * NULL: no scaling, the row stored as `dtype`, as kvg_i_store_row).
+ */
+void kvg_i_norm_quantize_row(const float *x, size_t n, float rms,
+                             const float *gamma, const float *scale,
+                             size_t scale_step, const float *offset,
+                             size_t offset_step, kvg_dtype dtype,
+                             kvg_overflow overflow, void *dst);
 
 /* Widen n elements of a fp16/bf16/fp32 row to binary32 (exact). */
 void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst);

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "src/common/bits.h"
+#include "src/common/dtype_size.h"
 #include "src/kernels/kernels.h"
 
 /* Rows are processed in chunks of this many scaled values (stack scratch;
@@ -39,7 +40,8 @@
 
 /* ---- widening ------------------------------------------------------------ */
 
-static void load_bf16(const unsigned char *p, size_t n, float *dst)
+static void load_bf16(const unsigned char *restrict p, size_t n,
+                      float *restrict dst)
 {
     size_t j;
     for (j = 0; j < n; j++) {
@@ -98,7 +100,7 @@ static void load_fp16(const unsigned char *p, size_t n, float *dst)
 void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst)
 {
     const unsigned char *p = (const unsigned char *)src;
-    const size_t size = kvg_dtype_size(dtype);
+    const size_t size = kvg_i_dtype_size(dtype);
     size_t j;
 
     switch (dtype) {
@@ -133,17 +135,23 @@ static uint32_t nan_bits(uint32_t u)
  * to 127 or, for negative x, 128. Adding 1.5 * 2^23 then rounds to an
  * integer (that binade's ulp is 1) and leaves it, two's complement, in the
  * low bits of the sum: its low byte is the int8 code. NaN -> 0.
+ * The magnitudes are compared as signed int32 (they are below 2^31): SSE2
+ * has a signed 32-bit compare but no unsigned one, which the compiler
+ * would otherwise emulate; and the limit is 127's pattern plus the sign
+ * bit moved to 128's (0x43000000 - 0x42FE0000 = 1 << 17), not a select.
  */
-static void enc_int8(const float *z, size_t n, unsigned char *out)
+static void enc_int8(const float *restrict z, size_t n,
+                     unsigned char *restrict out)
 {
     size_t j;
     for (j = 0; j < n; j++) {
-        const uint32_t u = kvg_i_bits(z[j]), a = u & 0x7FFFFFFFu;
-        const uint32_t s = u & 0x80000000u;
-        const uint32_t lim = s ? 0x43000000u : 0x42FE0000u; /* 128, 127 */
-        const float c = kvg_i_float(s | (a > lim ? lim : a));
-        const uint32_t r = kvg_i_bits(c + 12582912.0f) & mask_if(!nan_bits(u));
-        out[j] = (unsigned char)r;
+        const int32_t u = (int32_t)kvg_i_bits(z[j]);
+        const int32_t a = u & 0x7FFFFFFF;
+        const int32_t lim = 0x42FE0000 + (int32_t)(((uint32_t)u >> 31) << 17);
+        const int32_t m = a > lim ? lim : a;
+        const float c = kvg_i_float((uint32_t)((u ^ a) | m));
+        const int32_t keep = -(int32_t)(a <= 0x7F800000); /* not NaN */
+        out[j] = (unsigned char)((int32_t)kvg_i_bits(c + 12582912.0f) & keep);
     }
 }
 
@@ -253,7 +261,7 @@ static void encode_values(kvg_dtype dtype, kvg_overflow overflow,
                           const float *z, size_t n, unsigned char *out)
 {
     const int sat = saturates(dtype, overflow);
-    const size_t size = kvg_dtype_size(dtype);
+    const size_t size = kvg_i_dtype_size(dtype);
     size_t j;
 
     switch (dtype) {
@@ -346,7 +354,7 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
                         kvg_overflow overflow, void *dst)
 {
     unsigned char *out = (unsigned char *)dst;
-    const size_t size = kvg_dtype_size(dtype);
+    const size_t size = kvg_i_dtype_size(dtype);
     float z[KVG_I_CHUNK];
     size_t j0;
 
@@ -358,6 +366,49 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
         const size_t m = n - j0 < KVG_I_CHUNK ? n - j0 : KVG_I_CHUNK;
         scale_values(x + j0, m, scale ? scale + j0 * scale_step : NULL,
                      scale_step, op, z);
+        if (offset != NULL)
+            offset_values(z, m, offset + j0 * offset_step, offset_step);
+        encode_values(dtype, overflow, z, m, out + j0 * size);
+    }
+}
+
+/* z = (x / rms) * gamma for n values (the RmsNorm of spec 1.3), then the
+ * scale (KVG_I_SCALE_MUL) in the same loop when it is per channel. */
+static void norm_values(const float *restrict x, size_t n, float rms,
+                        const float *restrict gamma,
+                        const float *restrict s, size_t ss,
+                        float *restrict z)
+{
+    size_t j;
+
+    if (s != NULL && ss == 1) {
+        for (j = 0; j < n; j++)
+            z[j] = ((x[j] / rms) * gamma[j]) * s[j];
+        return;
+    }
+    for (j = 0; j < n; j++)
+        z[j] = (x[j] / rms) * gamma[j];
+    if (s != NULL)
+        scale_values(z, n, s, ss, KVG_I_SCALE_MUL, z);
+}
+
+/* Chunk by chunk, so the normalised row never exists in full: the chunk
+ * stays in L1 between its passes (measured: docs/performance.md). */
+void kvg_i_norm_quantize_row(const float *x, size_t n, float rms,
+                             const float *gamma, const float *scale,
+                             size_t scale_step, const float *offset,
+                             size_t offset_step, kvg_dtype dtype,
+                             kvg_overflow overflow, void *dst)
+{
+    unsigned char *out = (unsigned char *)dst;
+    const size_t size = kvg_i_dtype_size(dtype);
+    float z[KVG_I_CHUNK];
+    size_t j0;
+
+    for (j0 = 0; j0 < n; j0 += KVG_I_CHUNK) {
+        const size_t m = n - j0 < KVG_I_CHUNK ? n - j0 : KVG_I_CHUNK;
+        norm_values(x + j0, m, rms, gamma + j0,
+                    scale ? scale + j0 * scale_step : NULL, scale_step, z);
         if (offset != NULL)
             offset_values(z, m, offset + j0 * offset_step, offset_step);
         encode_values(dtype, overflow, z, m, out + j0 * size);

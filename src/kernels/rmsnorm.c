@@ -12,7 +12,9 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <math.h>
+#include <string.h>
 
+#include "src/common/bits.h"
 #include "src/kernels/kernels.h"
 
 #define KVG_I_TREE_LANES 64u
@@ -35,11 +37,27 @@ size_t kvg_i_sum_squares_scratch(size_t n)
 
 /* One level of the adjacent-pair tree, out[j] = in[2j] + in[2j+1]; in and
  * out are distinct buffers, which lets the compiler vectorise it. */
-static void pair_level(const float *in, size_t half, float *out)
+static void pair_level(const float *restrict in, size_t half,
+                       float *restrict out)
 {
     size_t j;
     for (j = 0; j < half; j++)
         out[j] = in[2 * j] + in[2 * j + 1];
+}
+
+/* The tree over exactly 64 lanes with every level's size a constant: the
+ * same additions as the loop below, unrolled and vectorised by the
+ * compiler (this tree ends every row's sum, so its loop overhead counted). */
+static float pair_tree64(float *p)
+{
+    float t[KVG_I_TREE_LANES / 2];
+
+    pair_level(p, 32, t);
+    pair_level(t, 16, p);
+    pair_level(p, 8, t);
+    pair_level(t, 4, p);
+    pair_level(p, 2, t);
+    return t[0] + t[1];
 }
 
 /* The tree of adjacent pairs over `lanes` (a power of two, at most 64)
@@ -49,6 +67,8 @@ static float pair_tree(float *p, size_t lanes)
     float t[KVG_I_TREE_LANES / 2];
     float *src = p, *dst = t, *tmp;
 
+    if (lanes == KVG_I_TREE_LANES)
+        return pair_tree64(p);
     while (lanes > 1) {
         lanes /= 2;
         pair_level(src, lanes, dst);
@@ -57,7 +77,32 @@ static float pair_tree(float *p, size_t lanes)
     return src[0];
 }
 
-static float sum_pairwise(const float *x, size_t n, float *p)
+/* One fold, out[j] = in[j] + in[j + half], into a distinct buffer. */
+static void fold_level(const float *restrict in, size_t half,
+                       float *restrict out)
+{
+    size_t j;
+    for (j = 0; j < half; j++)
+        out[j] = in[j] + in[j + half];
+}
+
+/* The folds after the first, then the tree: p holds `lanes` partial sums
+ * (a power of two) and has room for as many again after them. Each fold
+ * writes past the values it reads instead of over them: folding in place
+ * made the compiler version the loop for aliasing and its loads wait on
+ * the stores just made (measured: docs/performance.md). */
+static float fold_pairwise(float *p, size_t lanes)
+{
+    while (lanes > KVG_I_TREE_LANES) {
+        fold_level(p, lanes / 2, p + lanes);
+        p += lanes;
+        lanes /= 2;
+    }
+    return pair_tree(p, lanes);
+}
+
+static float sum_pairwise(const float *restrict x, size_t n,
+                          float *restrict p)
 {
     size_t lanes = next_pow2(n);
     size_t j;
@@ -68,18 +113,43 @@ static float sum_pairwise(const float *x, size_t n, float *p)
         lanes = n / 2;
         for (j = 0; j < lanes; j++)
             p[j] = x[j] * x[j] + x[j + lanes] * x[j + lanes];
-    } else {
-        for (j = 0; j < n; j++)
-            p[j] = x[j] * x[j];
-        for (; j < lanes; j++)
-            p[j] = 0.0f;
+        return fold_pairwise(p, lanes);
     }
-    while (lanes > KVG_I_TREE_LANES) {
-        lanes /= 2;
-        for (j = 0; j < lanes; j++)
-            p[j] = p[j] + p[j + lanes];
+    for (j = 0; j < n; j++)
+        p[j] = x[j] * x[j];
+    for (; j < lanes; j++)
+        p[j] = 0.0f;
+    if (lanes <= KVG_I_TREE_LANES)
+        return pair_tree(p, lanes);
+    /* the first fold in place, which leaves fold_pairwise its room */
+    lanes /= 2;
+    for (j = 0; j < lanes; j++)
+        p[j] = p[j] + p[j + lanes];
+    return fold_pairwise(p, lanes);
+}
+
+/* sum_pairwise's first pass reading the bf16 row itself, which it widens
+ * into x on the way (n a power of two above 64): one pass over the row
+ * instead of a widening pass and a squaring pass. */
+static float load_sum_pairwise_bf16(const unsigned char *restrict src,
+                                    size_t n, float *restrict x,
+                                    float *restrict p)
+{
+    const size_t lanes = n / 2;
+    size_t j;
+
+    for (j = 0; j < lanes; j++) {
+        uint16_t lo, hi;
+        float a, b;
+        memcpy(&lo, src + 2 * j, 2);
+        memcpy(&hi, src + 2 * (j + lanes), 2);
+        a = kvg_i_float((uint32_t)lo << 16);
+        b = kvg_i_float((uint32_t)hi << 16);
+        x[j] = a;
+        x[j + lanes] = b;
+        p[j] = a * a + b * b;
     }
-    return pair_tree(p, lanes);
+    return fold_pairwise(p, lanes);
 }
 
 /* The adjacent-pair tree over one 64-lane register; lanes past `count`
@@ -204,16 +274,45 @@ float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
     }
 }
 
-float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
-                     kvg_reduce_order order, float *scratch, float *y)
+static float rms_from_sum(float sum, size_t n, float eps)
 {
-    const float sum = kvg_i_sum_squares(x, n, order, scratch);
     const float inv_n = 1.0f / (float)n;
     const float mean = sum * inv_n;
-    const float rms = sqrtf(mean + eps);
+    return sqrtf(mean + eps);
+}
+
+float kvg_i_rms_of(const float *x, size_t n, float eps,
+                   kvg_reduce_order order, float *scratch)
+{
+    return rms_from_sum(kvg_i_sum_squares(x, n, order, scratch), n, eps);
+}
+
+float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
+                        kvg_reduce_order order, float *scratch, float *x)
+{
+    if (dtype == KVG_BF16 && order == KVG_REDUCE_PAIRWISE &&
+        next_pow2(n) == n && n > KVG_I_TREE_LANES)
+        return rms_from_sum(load_sum_pairwise_bf16(
+                                (const unsigned char *)src, n, x, scratch),
+                            n, eps);
+    kvg_i_load_row(dtype, src, n, x);
+    return kvg_i_rms_of(x, n, eps, order, scratch);
+}
+
+void kvg_i_rms_apply(const float *x, const float *gamma, size_t n, float rms,
+                     float *y)
+{
     size_t j;
 
     for (j = 0; j < n; j++)
         y[j] = (x[j] / rms) * gamma[j];
+}
+
+float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
+                     kvg_reduce_order order, float *scratch, float *y)
+{
+    const float rms = kvg_i_rms_of(x, n, eps, order, scratch);
+
+    kvg_i_rms_apply(x, gamma, n, rms, y);
     return rms;
 }

@@ -32,8 +32,9 @@ void kvg_i_rope_half(const float *y, const float *c, const float *s, size_t n,
     }
 }
 
-void kvg_i_rope_interleave(const float *x, const float *c, const float *s,
-                           size_t n, float *out)
+void kvg_i_rope_interleave(const float *restrict x, const float *restrict c,
+                           const float *restrict s, size_t n,
+                           float *restrict out)
 {
     const size_t h = n / 2;
     size_t j;

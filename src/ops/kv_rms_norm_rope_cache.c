@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "src/common/dtype_size.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/kv_rms_norm_rope_cache_internal.h"
 
@@ -133,28 +134,36 @@ static int target(const kvg_kv_rms_norm_rope_cache_args *a,
     return v >= 0;
 }
 
-/* Copy one encoded row into its cache slot: whole in ND / BNSD, in runs of
- * C0 channels in NZ. The row's first element is placed by
- * kvg_layout_offset; in NZ, run c/C0 + 1 starts BS*C0 elements after run
- * c/C0 (the next C0 group of the same block and slot), so the rest follow
- * by adding that stride instead of recomputing the offset per run. */
-static void scatter_row(const kvg_tensor *cache, const kvg_cache_layout *l,
-                        kvg_cache_coord at, const unsigned char *row)
+/* Where the row of cache coordinate `at` starts (its channel 0). */
+static unsigned char *row_start(const kvg_tensor *cache,
+                                const kvg_cache_layout *l, kvg_cache_coord at)
 {
-    const size_t es = kvg_dtype_size(cache->dtype);
-    unsigned char *dst;
-    size_t run, stride;
-
     at.channel = 0;
-    dst = (unsigned char *)cache->data +
-          (size_t)kvg_layout_offset(l, &at) * es;
-    if (l->kind != KVG_LAYOUT_NZ) {
-        memcpy(dst, row, (size_t)l->dim * es);
+    return (unsigned char *)cache->data +
+           (size_t)kvg_layout_offset(l, &at) * kvg_i_dtype_size(cache->dtype);
+}
+
+/* Where a row is encoded: in ND / BNSD the row is contiguous in the cache,
+ * so it is encoded in place; in NZ into `buf`, then scattered. */
+static unsigned char *encode_target(const kvg_cache_layout *l,
+                                    unsigned char *dst, unsigned char *buf)
+{
+    return l->kind == KVG_LAYOUT_NZ ? buf : dst;
+}
+
+/* Copy an NZ row from `buf` into its slot in runs of C0 channels: run
+ * c/C0 + 1 starts BS*C0 elements after run c/C0 (the next C0 group of the
+ * same block and slot), so the runs follow at that stride instead of each
+ * being placed by kvg_layout_offset. Nothing to do in ND / BNSD. */
+static void scatter_nz(const kvg_tensor *cache, const kvg_cache_layout *l,
+                       unsigned char *dst, const unsigned char *buf)
+{
+    const size_t es = kvg_i_dtype_size(cache->dtype);
+
+    if (l->kind != KVG_LAYOUT_NZ)
         return;
-    }
-    run = (size_t)l->c0 * es;
-    stride = (size_t)(l->slots * l->c0) * es;
-    kvg_i_copy_runs(dst, stride, row, run, (size_t)(l->dim / l->c0));
+    kvg_i_copy_runs(dst, (size_t)(l->slots * l->c0) * es, buf,
+                    (size_t)l->c0 * es, (size_t)(l->dim / l->c0));
 }
 
 /* Encode a binary32 row for a cache: quantised (multiply by the scale,
@@ -174,18 +183,45 @@ static void encode_row(const kvg_i_krnrc_plan *p, const kvg_tensor *cache,
                        KVG_I_SCALE_MUL, cache->dtype, ovf, dst);
 }
 
+/* The c_kv row of a token whose normalised row is not an output: RmsNorm
+ * and the cache's encoding in one kernel (the same bits as kvg_i_rms_norm
+ * then encode_row, without the normalised row in between). */
+static void encode_norm_row(const kvg_kv_rms_norm_rope_cache_args *a,
+                            const kvg_i_krnrc_plan *p,
+                            const kvg_i_krnrc_ws *w, float rms,
+                            unsigned char *dst)
+{
+    if (!p->cquant) {
+        kvg_i_norm_quantize_row(w->xv, (size_t)p->dv, rms, w->gamma, NULL, 0,
+                                NULL, 0, p->t, KVG_OVF_DEFAULT, dst);
+        return;
+    }
+    kvg_i_norm_quantize_row(w->xv, (size_t)p->dv, rms, w->gamma, w->cscale,
+                            p->cscale_n == 1 ? 0 : 1,
+                            p->coff_n ? w->coff : NULL,
+                            p->coff_n == 1 ? 0 : 1, a->ckv_cache->dtype,
+                            a->quant_overflow, dst);
+}
+
 static void token(const kvg_kv_rms_norm_rope_cache_args *a,
                   const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w,
                   int64_t b, int64_t s)
 {
-    const size_t es = kvg_dtype_size(p->t);
+    const size_t es = kvg_i_dtype_size(p->t);
     const int64_t t = b * p->skv + s, d = p->dv + p->dk;
     const int64_t crow = b * p->srope + (p->srope == 1 ? 0 : s);
     const unsigned char *kv = (const unsigned char *)a->kv->data +
                               (size_t)(t * d) * es;
     kvg_cache_coord at;
+    const int cached = target(a, p, b, s, &at);
+    unsigned char *kdst, *cdst;
+    float rms;
 
-    kvg_i_load_row(p->t, kv, (size_t)p->dv, w->xv);
+    /* a skipped token with no outputs computes nothing */
+    if (!cached && !p->out_kv)
+        return;
+    rms = kvg_i_load_rms_of(p->t, kv, (size_t)p->dv, p->eps, a->reduce_order,
+                            w->scratch, w->xv);
     kvg_i_load_row(p->t, kv + (size_t)p->dv * es, (size_t)p->dk, w->xr);
     kvg_i_load_row(p->t, (const unsigned char *)a->cos->data +
                              (size_t)(crow * p->dk) * es, (size_t)p->dk,
@@ -193,10 +229,9 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     kvg_i_load_row(p->t, (const unsigned char *)a->sin->data +
                              (size_t)(crow * p->dk) * es, (size_t)p->dk,
                    w->sin);
-    (void)kvg_i_rms_norm(w->xv, w->gamma, (size_t)p->dv, p->eps,
-                         a->reduce_order, w->scratch, w->y);
     kvg_i_rope_interleave(w->xr, w->cos, w->sin, (size_t)p->dk, w->r);
     if (p->out_kv) {
+        kvg_i_rms_apply(w->xv, w->gamma, (size_t)p->dv, rms, w->y);
         kvg_i_store_row(p->t, w->r, (size_t)p->dk, KVG_OVF_DEFAULT,
                         (unsigned char *)a->k_rope->data +
                             (size_t)(t * p->dk) * es);
@@ -204,14 +239,21 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
                         (unsigned char *)a->c_kv->data +
                             (size_t)(t * p->dv) * es);
     }
-    if (!target(a, p, b, s, &at))
+    if (!cached)
         return;
+    kdst = row_start(a->k_cache, &p->klay, at);
+    cdst = row_start(a->ckv_cache, &p->clay, at);
     encode_row(p, a->k_cache, p->kquant, w->r, (size_t)p->dk, w->kscale,
-               p->kscale_n, w->koff, p->koff_n, a->quant_overflow, w->krow);
-    encode_row(p, a->ckv_cache, p->cquant, w->y, (size_t)p->dv, w->cscale,
-               p->cscale_n, w->coff, p->coff_n, a->quant_overflow, w->crow);
-    scatter_row(a->k_cache, &p->klay, at, w->krow);
-    scatter_row(a->ckv_cache, &p->clay, at, w->crow);
+               p->kscale_n, w->koff, p->koff_n, a->quant_overflow,
+               encode_target(&p->klay, kdst, w->krow));
+    if (p->out_kv)
+        encode_row(p, a->ckv_cache, p->cquant, w->y, (size_t)p->dv,
+                   w->cscale, p->cscale_n, w->coff, p->coff_n,
+                   a->quant_overflow, encode_target(&p->clay, cdst, w->crow));
+    else
+        encode_norm_row(a, p, w, rms, encode_target(&p->clay, cdst, w->crow));
+    scatter_nz(a->k_cache, &p->klay, kdst, w->krow);
+    scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
 }
 
 static int ws_overlaps(const kvg_kv_rms_norm_rope_cache_args *a,
