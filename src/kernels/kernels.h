@@ -103,7 +103,7 @@ void kvg_i_store_row(kvg_dtype dtype, const float *src, size_t n,
 void kvg_i_copy_runs(void *dst, size_t stride, const void *src, size_t run,
                      size_t runs);
 
-/* The same for `rows` rows at once, run k of every row before run k + 1:
+/* The same for `rows` rows at once, a few runs of every row at a time:
  * row i from src[i] to dst[i] (see copy.c for why the order matters). */
 void kvg_i_copy_runs_tiled(unsigned char *const *dst, size_t stride,
                            const unsigned char *const *src, size_t run,
