@@ -3,8 +3,14 @@
 #
 #   1. gcc, Release: every test, including the 2^32 encoder sweeps and the
 #      byte-for-byte regeneration of the vectors, and the unit tests again
-#      under valgrind memcheck (label valgrind);
-#   2. clang, AddressSanitizer + UBSan: every test (sweeps sampled), plus a
+#      under valgrind memcheck (label valgrind). The row kernels run as
+#      the best clone this CPU has natively, and as the AVX2 clone under
+#      valgrind, which hides AVX-512 (src/kernels/dispatch.h);
+#   2. gcc, Release, KVG_DISPATCH=OFF: the x86-64 baseline (SSE2) build of
+#      the row kernels, through every test that reaches them, the 2^32
+#      row-codec sweeps included (the codec sweeps of stage 1 do not
+#      depend on dispatch);
+#   3. clang, AddressSanitizer + UBSan: every test (sweeps sampled), plus a
 #      bounded libFuzzer run of every fuzz target (label fuzz, ~2 min total);
 #
 # Build trees go to build/ci-*. Exit status is non-zero on any failure.
@@ -20,6 +26,13 @@ cmake -S . -B build/ci-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc \
   -DKVG_VALGRIND=ON
 cmake --build build/ci-gcc -j "$jobs"
 ctest --test-dir build/ci-gcc -j "$jobs" --output-on-failure
+
+stage "gcc release, baseline row kernels (KVG_DISPATCH=OFF): tests that reach them"
+cmake -S . -B build/ci-gcc-baseline -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER=gcc -DKVG_DISPATCH=OFF -DKVG_REGEN_TEST=OFF
+cmake --build build/ci-gcc-baseline -j "$jobs"
+ctest --test-dir build/ci-gcc-baseline -j "$jobs" --output-on-failure \
+  -LE 'consumer' -E '^exhaustive\.[a-z0-9_]+\.(pos|neg)$'
 
 stage "clang ASan+UBSan: configure, build, all tests (sweeps sampled) + fuzzing"
 cmake -S . -B build/ci-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \

@@ -32,6 +32,7 @@
 
 #include "src/common/bits.h"
 #include "src/common/dtype_size.h"
+#include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
 
 /* Rows are processed in chunks of this many scaled values (stack scratch;
@@ -97,6 +98,7 @@ static void load_fp16(const unsigned char *p, size_t n, float *dst)
     }
 }
 
+KVG_I_ROW_KERNEL
 void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst)
 {
     const unsigned char *p = (const unsigned char *)src;
@@ -196,7 +198,7 @@ typedef struct fmt8 {
 /* Below 2^(1-B) round on the subnormal grid 2^(1-B-M) by adding the power
  * of two whose ulp that is (2^(24-B-M)); above, rebias and RNE on the low
  * 23-M bits. A result past `max` (or inf) overflows. */
-static uint8_t fp8_code(const fmt8 *f, float v, int sat)
+static KVG_I_IN_EVERY_CLONE uint8_t fp8_code(const fmt8 *f, float v, int sat)
 {
     const uint32_t u = kvg_i_bits(v);
     const uint32_t sign = (u >> 24) & 0x80u, a = u & 0x7FFFFFFFu;
@@ -257,7 +259,7 @@ static void store_canonical_nan(kvg_dtype dtype, unsigned char *dst)
 }
 
 /* Narrow n values (NaN -> canonical) into dst, one dispatch per call. */
-static void encode_values(kvg_dtype dtype, kvg_overflow overflow,
+static KVG_I_IN_EVERY_CLONE void encode_values(kvg_dtype dtype, kvg_overflow overflow,
                           const float *z, size_t n, unsigned char *out)
 {
     const int sat = saturates(dtype, overflow);
@@ -301,7 +303,7 @@ static void encode_values(kvg_dtype dtype, kvg_overflow overflow,
 
 /* z = x (op) s for n values: per channel (step 1) and broadcast (step 0)
  * get their own loops, which the compiler can vectorise. */
-static void scale_values(const float *x, size_t n, const float *s,
+static KVG_I_IN_EVERY_CLONE void scale_values(const float *x, size_t n, const float *s,
                          size_t ss, kvg_i_scale_op op, float *z)
 {
     const int div = op == KVG_I_SCALE_DIV;
@@ -331,7 +333,7 @@ static void scale_values(const float *x, size_t n, const float *s,
 }
 
 /* z = z + o, the same way. */
-static void offset_values(float *z, size_t n, const float *o, size_t os)
+static KVG_I_IN_EVERY_CLONE void offset_values(float *z, size_t n, const float *o, size_t os)
 {
     size_t j;
 
@@ -348,6 +350,7 @@ static void offset_values(float *z, size_t n, const float *o, size_t os)
     }
 }
 
+KVG_I_ROW_KERNEL
 void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
                         size_t scale_step, const float *offset,
                         size_t offset_step, kvg_i_scale_op op, kvg_dtype dtype,
@@ -374,7 +377,7 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
 
 /* z = (x / rms) * gamma for n values (the RmsNorm of spec 1.3), then the
  * scale (KVG_I_SCALE_MUL) in the same loop when it is per channel. */
-static void norm_values(const float *restrict x, size_t n, float rms,
+static KVG_I_IN_EVERY_CLONE void norm_values(const float *restrict x, size_t n, float rms,
                         const float *restrict gamma,
                         const float *restrict s, size_t ss,
                         float *restrict z)
@@ -394,6 +397,7 @@ static void norm_values(const float *restrict x, size_t n, float rms,
 
 /* Chunk by chunk, so the normalised row never exists in full: the chunk
  * stays in L1 between its passes (measured: docs/performance.md). */
+KVG_I_ROW_KERNEL
 void kvg_i_norm_quantize_row(const float *x, size_t n, float rms,
                              const float *gamma, const float *scale,
                              size_t scale_step, const float *offset,
@@ -415,6 +419,7 @@ void kvg_i_norm_quantize_row(const float *x, size_t n, float rms,
     }
 }
 
+KVG_I_ROW_KERNEL
 void kvg_i_store_row(kvg_dtype dtype, const float *src, size_t n,
                      kvg_overflow overflow, void *dst)
 {

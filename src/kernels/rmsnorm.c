@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "src/common/bits.h"
+#include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
 
 #define KVG_I_TREE_LANES 64u
@@ -48,7 +49,7 @@ static void pair_level(const float *restrict in, size_t half,
 /* The tree over exactly 64 lanes with every level's size a constant: the
  * same additions as the loop below, unrolled and vectorised by the
  * compiler (this tree ends every row's sum, so its loop overhead counted). */
-static float pair_tree64(float *p)
+static KVG_I_IN_EVERY_CLONE float pair_tree64(float *p)
 {
     float t[KVG_I_TREE_LANES / 2];
 
@@ -62,7 +63,7 @@ static float pair_tree64(float *p)
 
 /* The tree of adjacent pairs over `lanes` (a power of two, at most 64)
  * values of p, level by level; p is overwritten. */
-static float pair_tree(float *p, size_t lanes)
+static KVG_I_IN_EVERY_CLONE float pair_tree(float *p, size_t lanes)
 {
     float t[KVG_I_TREE_LANES / 2];
     float *src = p, *dst = t, *tmp;
@@ -91,7 +92,7 @@ static void fold_level(const float *restrict in, size_t half,
  * writes past the values it reads instead of over them: folding in place
  * made the compiler version the loop for aliasing and its loads wait on
  * the stores just made (measured: docs/performance.md). */
-static float fold_pairwise(float *p, size_t lanes)
+static KVG_I_IN_EVERY_CLONE float fold_pairwise(float *p, size_t lanes)
 {
     while (lanes > KVG_I_TREE_LANES) {
         fold_level(p, lanes / 2, p + lanes);
@@ -101,7 +102,7 @@ static float fold_pairwise(float *p, size_t lanes)
     return pair_tree(p, lanes);
 }
 
-static float sum_pairwise(const float *restrict x, size_t n,
+static KVG_I_IN_EVERY_CLONE float sum_pairwise(const float *restrict x, size_t n,
                           float *restrict p)
 {
     size_t lanes = next_pow2(n);
@@ -131,7 +132,7 @@ static float sum_pairwise(const float *restrict x, size_t n,
 /* sum_pairwise's first pass reading the bf16 row itself, which it widens
  * into x on the way (n a power of two above 64): one pass over the row
  * instead of a widening pass and a squaring pass. */
-static float load_sum_pairwise_bf16(const unsigned char *restrict src,
+static KVG_I_IN_EVERY_CLONE float load_sum_pairwise_bf16(const unsigned char *restrict src,
                                     size_t n, float *restrict x,
                                     float *restrict p)
 {
@@ -176,7 +177,7 @@ static size_t chunk_count(size_t n)
 
 /* Atlas A2/A3: lane-wise adds of adjacent 64-lane chunks, then one tree.
  * For n > 64 the padded chunks fill exactly next_pow2(n) scratch floats. */
-static float sum_a2(const float *x, size_t n, float *s)
+static KVG_I_IN_EVERY_CLONE float sum_a2(const float *x, size_t n, float *s)
 {
     size_t chunks = next_pow2(chunk_count(n)), total, j, r;
     float lanes[KVG_I_TREE_LANES];
@@ -210,7 +211,7 @@ static float sq_at(const float *x, size_t n, size_t i)
 /* Ascend 950 full load: fold chunk k with chunk k+F (F = the largest
  * power of two below the chunk count), reduce each fold to one partial,
  * then reduce the partials. The partials go to scratch (F < next_pow2(n)). */
-static float sum_npu950(const float *x, size_t n, float *w)
+static KVG_I_IN_EVERY_CLONE float sum_npu950(const float *x, size_t n, float *w)
 {
     const size_t c = chunk_count(n);
     float lanes[KVG_I_TREE_LANES];
@@ -256,6 +257,7 @@ static float sum_double(const float *x, size_t n)
     return (float)acc;
 }
 
+KVG_I_ROW_KERNEL
 float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
                         float *scratch)
 {
@@ -281,12 +283,14 @@ static float rms_from_sum(float sum, size_t n, float eps)
     return sqrtf(mean + eps);
 }
 
+KVG_I_ROW_KERNEL
 float kvg_i_rms_of(const float *x, size_t n, float eps,
                    kvg_reduce_order order, float *scratch)
 {
     return rms_from_sum(kvg_i_sum_squares(x, n, order, scratch), n, eps);
 }
 
+KVG_I_ROW_KERNEL
 float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
                         kvg_reduce_order order, float *scratch, float *x)
 {
@@ -299,6 +303,7 @@ float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
     return kvg_i_rms_of(x, n, eps, order, scratch);
 }
 
+KVG_I_ROW_KERNEL
 void kvg_i_rms_apply(const float *x, const float *gamma, size_t n, float rms,
                      float *y)
 {
@@ -308,6 +313,7 @@ void kvg_i_rms_apply(const float *x, const float *gamma, size_t n, float rms,
         y[j] = (x[j] / rms) * gamma[j];
 }
 
+KVG_I_ROW_KERNEL
 float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
                      kvg_reduce_order order, float *scratch, float *y)
 {

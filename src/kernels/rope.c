@@ -12,8 +12,10 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
 
+KVG_I_ROW_KERNEL
 void kvg_i_rope_half(const float *y, const float *c, const float *s, size_t n,
                      float *out)
 {
@@ -32,6 +34,7 @@ void kvg_i_rope_half(const float *y, const float *c, const float *s, size_t n,
     }
 }
 
+KVG_I_ROW_KERNEL
 void kvg_i_rope_interleave(const float *restrict x, const float *restrict c,
                            const float *restrict s, size_t n,
                            float *restrict out)

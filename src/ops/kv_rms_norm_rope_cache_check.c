@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kvgold/format.h"
+#include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/kv_rms_norm_rope_cache_internal.h"
 
@@ -640,6 +641,7 @@ static void coord_str(const kvg_tensor *t, int64_t i, char *buf, size_t size)
  * sign position exactly when the exponent is all ones, so the loop only
  * ORs and tests that bit once at the end: no compare per element, and it
  * vectorises in the element's own width. */
+KVG_I_ROW_KERNEL
 static int all_finite_bits(const kvg_tensor *t, int64_t n)
 {
     const unsigned char *d = (const unsigned char *)t->data;

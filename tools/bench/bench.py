@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """kvgold benchmark driver: the C operators against the NumPy goldens.
 
-    /usr/bin/python3 tools/bench/bench.py --bench-bin PORTABLE_BIN
-        [--native-bin NATIVE_BIN] [--quick] [--only SUBSTR ...]
+    /usr/bin/python3 tools/bench/bench.py --bench-bin DEFAULT_BIN
+        [--second-bin BIN [--second-name NAME]] [--quick] [--only SUBSTR ...]
         [--budget SECONDS] [--numpy-budget SECONDS] [--rounds N]
         [--no-scaling | --no-main]
         [--markdown FILE] [--json FILE]
@@ -12,8 +12,10 @@ build seeded inputs, time the kvgen golden computing the expected outputs
 (median of several runs), write the case into a temporary directory, run
 kvgold_bench on it (it times the operator call alone, checks the outputs
 bit for bit against that golden, and times a memcpy of the bytes the op
-writes), and print one row. With --native-bin, a second build of the same
-sources (-march=native) runs on the same case too. Then the scaling experiment: the same tokens
+writes), and print one row. With --second-bin, a second build of the same
+sources (tools/bench.sh: the baseline build, KVG_DISPATCH=OFF) runs on the
+same case too, its columns named by --second-name. Then the scaling
+experiment: the same tokens
 with caches 1x, 16x and 256x larger, the written slots spread over the
 whole cache.
 
@@ -378,9 +380,9 @@ def summarise(runs):
     return r
 
 
-def measure(shape, binary, native, root, budget, np_budget, rounds):
+def measure(shape, binary, second, root, budget, np_budget, rounds):
     """Time the golden and the C build(s) on one case, `rounds` times in
-    turn (NumPy, C, native C, NumPy, ...), so that a burst of load on the
+    turn (NumPy, C, second C, NumPy, ...), so that a burst of load on the
     machine lands on one round, not on one side of the comparison."""
     t0 = time.perf_counter()
     np_s, np_runs, expected = time_golden(shape.golden, np_budget)
@@ -393,17 +395,17 @@ def measure(shape, binary, native, root, budget, np_budget, rounds):
         if k:
             nps.append(time_golden(shape.golden, np_budget)[0])
         cs.append(run_c(binary, d, budget))
-        if native:
-            ns.append(run_c(native, d, budget))
+        if second:
+            ns.append(run_c(second, d, budget))
     shutil.rmtree(d)
     r = summarise(cs)
     r["ratio_range"] = (min(a * 1e9 / c["op_ns"] for a, c in zip(nps, cs)),
                         max(a * 1e9 / c["op_ns"] for a, c in zip(nps, cs)))
-    if native:
+    if second:
         n = summarise(ns)
-        r["native"] = {k: n[k] for k in ("op_ns", "op_min_ns", "op_first_ns",
+        r["second"] = {k: n[k] for k in ("op_ns", "op_min_ns", "op_first_ns",
                                          "memcpy_ns", "verified")}
-        r["native"]["ratio_range"] = (
+        r["second"]["ratio_range"] = (
             min(a * 1e9 / c["op_ns"] for a, c in zip(nps, ns)),
             max(a * 1e9 / c["op_ns"] for a, c in zip(nps, ns)))
         r["verified"] = r["verified"] and n["verified"]
@@ -439,13 +441,16 @@ SHORT_OP = {"kv_rms_norm_rope_cache": "KvRmsNormRopeCache",
 
 MAIN_COLS = ["op", "shape", "tokens", "C time", "tokens/s", "bytes/s",
              "NumPy time", "NumPy/C", "C/memcpy", "NumPy/memcpy"]
-NATIVE_COLS = ["native C time", "NumPy/native", "native/memcpy"]
+SECOND_COLS = ["%s C time", "NumPy/%s", "%s/memcpy"]
 SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C best sample",
               "C first call", "NumPy time", "load + copy (setup)"]
 
 
-def main_cols(native):
-    return MAIN_COLS + (NATIVE_COLS if native else [])
+def main_cols(second_name):
+    """The main table's columns; second_name: the second build's, or None."""
+    if not second_name:
+        return MAIN_COLS
+    return MAIN_COLS + [c % second_name for c in SECOND_COLS]
 
 
 def ratio(value, rng, rounds):
@@ -466,8 +471,8 @@ def row(r):
              ratio(np_ns / c_ns, r["ratio_range"], r["rounds"]),
              "%.2fx" % (c_ns / memcpy) if r["copy_only"] else "-",
              "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
-    if "native" in r:
-        n = r["native"]
+    if "second" in r:
+        n = r["second"]
         cells += [fmt_time(n["op_ns"]),
                   ratio(np_ns / n["op_ns"], n["ratio_range"], r["rounds"]),
                   "%.2fx" % (n["op_ns"] / n["memcpy_ns"]) if r["copy_only"]
@@ -524,8 +529,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench-bin", required=True,
                     help="the kvgold_bench executable (portable build)")
-    ap.add_argument("--native-bin",
-                    help="kvgold_bench built with -march=native (optional)")
+    ap.add_argument("--second-bin",
+                    help="a second kvgold_bench build to time on every "
+                    "main shape (optional)")
+    ap.add_argument("--second-name", default="second",
+                    help="what to call the second build in the columns")
     ap.add_argument("--quick", action="store_true",
                     help="a few small shapes (a smoke run)")
     ap.add_argument("--only", nargs="*",
@@ -560,7 +568,7 @@ def main():
             print("\n== %s ==" % ("operators, realistic shapes" if name ==
                                   "main" else "scaling: same tokens, caches "
                                   "1x / 16x / 256x"))
-            print_row(main_cols(a.native_bin) if name == "main"
+            print_row(main_cols(a.second_bin and a.second_name) if name == "main"
                       else SCALE_COLS)
             for shape in make(a.quick):
                 text = SHORT_OP[shape.op] + " " + shape.label
@@ -569,7 +577,7 @@ def main():
                     continue
                 cb = cache_bytes(shape)
                 r = measure(shape, a.bench_bin,
-                            a.native_bin if name == "main" else None, root,
+                            a.second_bin if name == "main" else None, root,
                             a.budget if name == "main" else max(a.budget, 1.0),
                             a.numpy_budget, max(a.rounds, 1))
                 r["cache_bytes"] = cb
@@ -587,7 +595,7 @@ def main():
             json.dump({"machine": m, "results": results}, f, indent=1)
     if a.markdown:
         with open(a.markdown, "w") as f:
-            f.write(markdown(main_cols(a.native_bin),
+            f.write(markdown(main_cols(a.second_bin and a.second_name),
                              [row(r) for r in results
                                          if r["group"] == "main"]) + "\n\n")
             f.write(markdown(SCALE_COLS, [scale_row(r) for r in results
