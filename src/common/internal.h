@@ -76,6 +76,24 @@ kvg_status kvg_i_check_rank(const kvg_tensor *t, const char *name, int want,
 kvg_status kvg_i_check_dim(const kvg_tensor *t, const char *name, int dim,
                            int64_t want, const char *what, kvg_diag *diag);
 
+/* One tensor argument for kvg_i_check_apart: its name, its view (NULL:
+ * absent, skipped) and whether the operator writes it. */
+typedef struct kvg_i_span {
+    const char *name;
+    const kvg_tensor *t;
+    int written;
+} kvg_i_span;
+
+/*
+ * No written tensor of s[0..n) shares a byte with any other tensor of the
+ * list, and the workspace [ws, ws + ws_size) (NULL: not checked) shares none
+ * with any tensor; else 161002 naming both (src/common/apart.c says why).
+ * Call it after the presence and shape checks, before the workspace is
+ * used.
+ */
+kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
+                             size_t ws_size, kvg_diag *diag);
+
 /* numel of a tensor that already passed kvg_i_check_dense. */
 int64_t kvg_i_numel(const kvg_tensor *t);
 

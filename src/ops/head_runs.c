@@ -481,6 +481,14 @@ kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
                               size_t workspace_size, kvg_diag *diag)
 {
     size_t need = kvg_i_runs_workspace_bytes(r);
+    const kvg_i_span spans[] = {{"key", r->key, 0},
+                                {"value", r->value, 0},
+                                {"slot_mapping", r->slot_mapping, 0},
+                                {"wins", r->wins, 0},
+                                {"seq_len", r->seq_len, 0},
+                                {"offset_index", r->offset_index, 0},
+                                {"key_cache", r->key_cache, 1},
+                                {"value_cache", r->value_cache, 1}};
     kvg_i_ws ws;
     int64_t *cum, i;
     kvg_i_keypos *items;
@@ -497,6 +505,9 @@ kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
                           (unsigned long long)workspace_size,
                           workspace == NULL ? "NULL" : "non-NULL",
                           (unsigned long long)need);
+    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
+                                workspace, need, diag)) != KVG_OK)
+        return st;
     kvg_i_ws_init(&ws, workspace, workspace_size);
     cum = (int64_t *)kvg_i_ws_take(&ws, (size_t)r->batch + 1, sizeof *cum);
     items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)r->runs, sizeof *items);

@@ -256,33 +256,11 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
 }
 
-static int ws_overlaps(const kvg_kv_rms_norm_rope_cache_args *a,
-                       const char **name)
-{
-    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
-    const uintptr_t w = (uintptr_t)a->workspace;
-    size_t i;
-
-    kvg_i_krnrc_tensors(a, t);
-    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++) {
-        uintptr_t d;
-        if (t[i] == NULL)
-            continue;
-        d = (uintptr_t)t[i]->data;
-        if (w < d + t[i]->nbytes && d < w + a->workspace_size) {
-            *name = kvg_i_krnrc_names[i];
-            return 1;
-        }
-    }
-    return 0;
-}
-
 kvg_status kvg_kv_rms_norm_rope_cache(
     const kvg_kv_rms_norm_rope_cache_args *a, kvg_diag *diag)
 {
     kvg_i_krnrc_plan p;
     kvg_i_krnrc_ws w;
-    const char *clash = NULL;
     size_t need;
     kvg_status st;
     int64_t b, s;
@@ -302,9 +280,13 @@ kvg_status kvg_kv_rms_norm_rope_cache(
                           a->workspace == NULL ? "NULL, size" : "has",
                           (unsigned long)a->workspace_size,
                           (unsigned long)need);
-    if (ws_overlaps(a, &clash))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: overlaps %s's buffer", clash);
+    {
+        kvg_i_span spans[KVG_I_KRNRC_TENSORS];
+        const size_t n = kvg_i_krnrc_spans(a, spans);
+        if ((st = kvg_i_check_apart(spans, n, a->workspace, need, diag)) !=
+            KVG_OK)
+            return st;
+    }
     if (!kvg_i_krnrc_ws_carve(&p, a->workspace, a->workspace_size, &w))
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
                           "workspace: too small once aligned");

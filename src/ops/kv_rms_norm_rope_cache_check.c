@@ -553,45 +553,27 @@ static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
 
 /* ---- buffers that must not share memory ---------------------------------- */
 
-typedef struct span {
-    const char *name;
-    const kvg_tensor *t;
-    int written;
-} span;
-
-static int overlap(const kvg_tensor *x, const kvg_tensor *y)
+/* The call's tensors for kvg_i_check_apart, in kvg_i_krnrc_names order:
+ * the caches (5, 6) and the is_output_kv outputs (11, 12) are written. */
+size_t kvg_i_krnrc_spans(args_t *a, kvg_i_span s[KVG_I_KRNRC_TENSORS])
 {
-    const uintptr_t xa = (uintptr_t)x->data, ya = (uintptr_t)y->data;
-    return xa < ya + y->nbytes && ya < xa + x->nbytes;
+    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
+    size_t i;
+
+    kvg_i_krnrc_tensors(a, t);
+    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++) {
+        s[i].name = kvg_i_krnrc_names[i];
+        s[i].t = t[i];
+        s[i].written = i == 5 || i == 6 || i >= 11;
+    }
+    return KVG_I_KRNRC_TENSORS;
 }
 
 static kvg_status check_overlaps(args_t *a, kvg_diag *diag)
 {
-    const span s[] = {
-        {"k_cache", a->k_cache, 1},        {"ckv_cache", a->ckv_cache, 1},
-        {"k_rope", a->is_output_kv ? a->k_rope : NULL, 1},
-        {"c_kv", a->is_output_kv ? a->c_kv : NULL, 1},
-        {"kv", a->kv, 0},                  {"gamma", a->gamma, 0},
-        {"cos", a->cos, 0},                {"sin", a->sin, 0},
-        {"index", a->index, 0},            {"k_rope_scale", a->k_rope_scale, 0},
-        {"c_kv_scale", a->c_kv_scale, 0},  {"k_rope_offset", a->k_rope_offset, 0},
-        {"c_kv_offset", a->c_kv_offset, 0}};
-    const size_t n = sizeof s / sizeof s[0];
-    size_t i, j;
-
-    for (i = 0; i < n; i++) {
-        if (s[i].t == NULL || !s[i].written)
-            continue;
-        for (j = 0; j < n; j++) {
-            if (j == i || s[j].t == NULL || !overlap(s[i].t, s[j].t))
-                continue;
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, s[i].name, -1, -1,
-                              "%s: its buffer overlaps %s's; caches and "
-                              "outputs must not share memory with any other "
-                              "tensor", s[i].name, s[j].name);
-        }
-    }
-    return KVG_OK;
+    kvg_i_span s[KVG_I_KRNRC_TENSORS];
+    const size_t n = kvg_i_krnrc_spans(a, s);
+    return kvg_i_check_apart(s, n, NULL, 0, diag);
 }
 
 kvg_status kvg_i_krnrc_check_args(args_t *a, kvg_i_krnrc_plan *p,

@@ -48,6 +48,11 @@ extern const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS];
 void kvg_i_krnrc_tensors(const kvg_kv_rms_norm_rope_cache_args *a,
                          const kvg_tensor *t[KVG_I_KRNRC_TENSORS]);
 
+/* The tensors of `a` as kvg_i_check_apart spans (absent ones NULL); returns
+ * KVG_I_KRNRC_TENSORS. */
+size_t kvg_i_krnrc_spans(const kvg_kv_rms_norm_rope_cache_args *a,
+                         kvg_i_span s[KVG_I_KRNRC_TENSORS]);
+
 /* Every check that needs no tensor contents: presence, attributes, dtypes,
  * shapes, profile rules, buffer overlaps. Fills *plan on success. */
 kvg_status kvg_i_krnrc_check_args(const kvg_kv_rms_norm_rope_cache_args *a,

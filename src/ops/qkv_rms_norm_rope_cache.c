@@ -185,6 +185,31 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
     }
 }
 
+/* Written: q_out, the caches and the before-quant outputs. */
+static kvg_status check_apart(const kvg_qkv_rms_norm_rope_cache_args *a,
+                              size_t ws_bytes, kvg_diag *diag)
+{
+    const kvg_i_span s[] = {
+        {"qkv", a->qkv, 0},
+        {"q_gamma", a->q_gamma, 0},
+        {"k_gamma", a->k_gamma, 0},
+        {"cos", a->cos, 0},
+        {"sin", a->sin, 0},
+        {"index", a->index, 0},
+        {"k_scale", a->k_scale, 0},
+        {"v_scale", a->v_scale, 0},
+        {"k_offset", a->k_offset, 0},
+        {"v_offset", a->v_offset, 0},
+        {"q_out", a->q_out, 1},
+        {"k_cache", a->k_cache, 1},
+        {"v_cache", a->v_cache, 1},
+        {"q_out_before_quant", a->q_out_before_quant, 1},
+        {"k_out_before_quant", a->k_out_before_quant, 1},
+        {"v_out_before_quant", a->v_out_before_quant, 1}};
+    return kvg_i_check_apart(s, sizeof s / sizeof s[0], a->workspace,
+                             ws_bytes, diag);
+}
+
 kvg_status kvg_qkv_rms_norm_rope_cache(
     const kvg_qkv_rms_norm_rope_cache_args *a, kvg_diag *diag)
 {
@@ -208,6 +233,8 @@ kvg_status kvg_qkv_rms_norm_rope_cache(
                           "%lu", a->workspace == NULL ? "NULL" : "too small",
                           (unsigned long)need, (long long)p.tokens,
                           (unsigned long)(a->workspace ? a->workspace_size : 0));
+    if ((st = check_apart(a, need, diag)) != KVG_OK)
+        return st;
     kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
     keys = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)p.tokens, sizeof *keys);
     base = (float *)kvg_i_ws_take(&ws, (size_t)(KVG_I_QKV_ROW_FLOATS * p.d),

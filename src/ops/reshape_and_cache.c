@@ -365,6 +365,11 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
                           const tok_geo *g, kvg_diag *diag)
 {
     size_t need = kvg_i_ws_bytes((size_t)g->tokens, sizeof(kvg_i_keypos));
+    const kvg_i_span spans[] = {{"key", a->key, 0},
+                                {"value", a->value, 0},
+                                {"slot_mapping", a->slot_mapping, 0},
+                                {"key_cache", a->key_cache, 1},
+                                {"value_cache", a->value_cache, 1}};
     kvg_i_ws ws;
     kvg_i_keypos *items;
     kvg_status st;
@@ -376,6 +381,9 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
                           (unsigned long long)a->workspace_size,
                           a->workspace == NULL ? "NULL" : "non-NULL",
                           (unsigned long long)need);
+    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
+                                a->workspace, need, diag)) != KVG_OK)
+        return st;
     kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
     items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)g->tokens,
                                           sizeof *items);
