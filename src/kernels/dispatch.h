@@ -32,9 +32,10 @@
     defined(__x86_64__) && defined(__ELF__) && defined(__GLIBC__)
 #define KVG_I_ROW_KERNEL \
     __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
-/* For a static helper of row kernels that the compiler would otherwise
- * keep as one out-of-line baseline function called from every clone. */
-#define KVG_I_IN_EVERY_CLONE __attribute__((always_inline)) inline
+/* On a `static inline` helper of row kernels that the compiler would
+ * otherwise keep as one out-of-line baseline function called from every
+ * clone. */
+#define KVG_I_IN_EVERY_CLONE __attribute__((always_inline))
 #else
 #define KVG_I_ROW_KERNEL
 #define KVG_I_IN_EVERY_CLONE

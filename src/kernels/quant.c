@@ -198,7 +198,8 @@ typedef struct fmt8 {
 /* Below 2^(1-B) round on the subnormal grid 2^(1-B-M) by adding the power
  * of two whose ulp that is (2^(24-B-M)); above, rebias and RNE on the low
  * 23-M bits. A result past `max` (or inf) overflows. */
-static KVG_I_IN_EVERY_CLONE uint8_t fp8_code(const fmt8 *f, float v, int sat)
+KVG_I_IN_EVERY_CLONE
+static inline uint8_t fp8_code(const fmt8 *f, float v, int sat)
 {
     const uint32_t u = kvg_i_bits(v);
     const uint32_t sign = (u >> 24) & 0x80u, a = u & 0x7FFFFFFFu;
@@ -259,8 +260,9 @@ static void store_canonical_nan(kvg_dtype dtype, unsigned char *dst)
 }
 
 /* Narrow n values (NaN -> canonical) into dst, one dispatch per call. */
-static KVG_I_IN_EVERY_CLONE void encode_values(kvg_dtype dtype, kvg_overflow overflow,
-                          const float *z, size_t n, unsigned char *out)
+KVG_I_IN_EVERY_CLONE
+static inline void encode_values(kvg_dtype dtype, kvg_overflow overflow,
+                                 const float *z, size_t n, unsigned char *out)
 {
     const int sat = saturates(dtype, overflow);
     const size_t size = kvg_i_dtype_size(dtype);
@@ -303,8 +305,9 @@ static KVG_I_IN_EVERY_CLONE void encode_values(kvg_dtype dtype, kvg_overflow ove
 
 /* z = x (op) s for n values: per channel (step 1) and broadcast (step 0)
  * get their own loops, which the compiler can vectorise. */
-static KVG_I_IN_EVERY_CLONE void scale_values(const float *x, size_t n, const float *s,
-                         size_t ss, kvg_i_scale_op op, float *z)
+KVG_I_IN_EVERY_CLONE
+static inline void scale_values(const float *x, size_t n, const float *s,
+                                size_t ss, kvg_i_scale_op op, float *z)
 {
     const int div = op == KVG_I_SCALE_DIV;
     size_t j;
@@ -333,7 +336,9 @@ static KVG_I_IN_EVERY_CLONE void scale_values(const float *x, size_t n, const fl
 }
 
 /* z = z + o, the same way. */
-static KVG_I_IN_EVERY_CLONE void offset_values(float *z, size_t n, const float *o, size_t os)
+KVG_I_IN_EVERY_CLONE
+static inline void offset_values(float *z, size_t n, const float *o,
+                                 size_t os)
 {
     size_t j;
 
@@ -377,10 +382,11 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
 
 /* z = (x / rms) * gamma for n values (the RmsNorm of spec 1.3), then the
  * scale (KVG_I_SCALE_MUL) in the same loop when it is per channel. */
-static KVG_I_IN_EVERY_CLONE void norm_values(const float *restrict x, size_t n, float rms,
-                        const float *restrict gamma,
-                        const float *restrict s, size_t ss,
-                        float *restrict z)
+KVG_I_IN_EVERY_CLONE
+static inline void norm_values(const float *restrict x, size_t n,
+                               float rms, const float *restrict gamma,
+                               const float *restrict s, size_t ss,
+                               float *restrict z)
 {
     size_t j;
 

@@ -49,7 +49,8 @@ static void pair_level(const float *restrict in, size_t half,
 /* The tree over exactly 64 lanes with every level's size a constant: the
  * same additions as the loop below, unrolled and vectorised by the
  * compiler (this tree ends every row's sum, so its loop overhead counted). */
-static KVG_I_IN_EVERY_CLONE float pair_tree64(float *p)
+KVG_I_IN_EVERY_CLONE
+static inline float pair_tree64(float *p)
 {
     float t[KVG_I_TREE_LANES / 2];
 
@@ -63,7 +64,8 @@ static KVG_I_IN_EVERY_CLONE float pair_tree64(float *p)
 
 /* The tree of adjacent pairs over `lanes` (a power of two, at most 64)
  * values of p, level by level; p is overwritten. */
-static KVG_I_IN_EVERY_CLONE float pair_tree(float *p, size_t lanes)
+KVG_I_IN_EVERY_CLONE
+static inline float pair_tree(float *p, size_t lanes)
 {
     float t[KVG_I_TREE_LANES / 2];
     float *src = p, *dst = t, *tmp;
@@ -92,7 +94,8 @@ static void fold_level(const float *restrict in, size_t half,
  * writes past the values it reads instead of over them: folding in place
  * made the compiler version the loop for aliasing and its loads wait on
  * the stores just made (measured: docs/performance.md). */
-static KVG_I_IN_EVERY_CLONE float fold_pairwise(float *p, size_t lanes)
+KVG_I_IN_EVERY_CLONE
+static inline float fold_pairwise(float *p, size_t lanes)
 {
     while (lanes > KVG_I_TREE_LANES) {
         fold_level(p, lanes / 2, p + lanes);
@@ -102,8 +105,9 @@ static KVG_I_IN_EVERY_CLONE float fold_pairwise(float *p, size_t lanes)
     return pair_tree(p, lanes);
 }
 
-static KVG_I_IN_EVERY_CLONE float sum_pairwise(const float *restrict x, size_t n,
-                          float *restrict p)
+KVG_I_IN_EVERY_CLONE
+static inline float sum_pairwise(const float *restrict x, size_t n,
+                                 float *restrict p)
 {
     size_t lanes = next_pow2(n);
     size_t j;
@@ -132,9 +136,10 @@ static KVG_I_IN_EVERY_CLONE float sum_pairwise(const float *restrict x, size_t n
 /* sum_pairwise's first pass reading the bf16 row itself, which it widens
  * into x on the way (n a power of two above 64): one pass over the row
  * instead of a widening pass and a squaring pass. */
-static KVG_I_IN_EVERY_CLONE float load_sum_pairwise_bf16(const unsigned char *restrict src,
-                                    size_t n, float *restrict x,
-                                    float *restrict p)
+KVG_I_IN_EVERY_CLONE
+static inline float
+load_sum_pairwise_bf16(const unsigned char *restrict src, size_t n,
+                       float *restrict x, float *restrict p)
 {
     const size_t lanes = n / 2;
     size_t j;
@@ -177,7 +182,8 @@ static size_t chunk_count(size_t n)
 
 /* Atlas A2/A3: lane-wise adds of adjacent 64-lane chunks, then one tree.
  * For n > 64 the padded chunks fill exactly next_pow2(n) scratch floats. */
-static KVG_I_IN_EVERY_CLONE float sum_a2(const float *x, size_t n, float *s)
+KVG_I_IN_EVERY_CLONE
+static inline float sum_a2(const float *x, size_t n, float *s)
 {
     size_t chunks = next_pow2(chunk_count(n)), total, j, r;
     float lanes[KVG_I_TREE_LANES];
@@ -211,7 +217,8 @@ static float sq_at(const float *x, size_t n, size_t i)
 /* Ascend 950 full load: fold chunk k with chunk k+F (F = the largest
  * power of two below the chunk count), reduce each fold to one partial,
  * then reduce the partials. The partials go to scratch (F < next_pow2(n)). */
-static KVG_I_IN_EVERY_CLONE float sum_npu950(const float *x, size_t n, float *w)
+KVG_I_IN_EVERY_CLONE
+static inline float sum_npu950(const float *x, size_t n, float *w)
 {
     const size_t c = chunk_count(n);
     float lanes[KVG_I_TREE_LANES];
