@@ -22,6 +22,20 @@ static int bytes_overlap(const void *a, size_t an, const void *b, size_t bn)
     return an > 0 && bn > 0 && x < y + bn && y < x + an;
 }
 
+kvg_status kvg_i_check_ws_apart(const kvg_i_span *s, size_t n, const void *ws,
+                                size_t ws_size, kvg_diag *diag)
+{
+    size_t i;
+
+    for (i = 0; ws != NULL && i < n; i++)
+        if (s[i].t != NULL &&
+            bytes_overlap(ws, ws_size, s[i].t->data, s[i].t->nbytes))
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
+                              "workspace: overlaps %s's buffer (the workspace "
+                              "is written during validation)", s[i].name);
+    return KVG_OK;
+}
+
 kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
                              size_t ws_size, kvg_diag *diag)
 {
@@ -41,11 +55,5 @@ kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
                               "tensor", s[i].name, s[j].name);
         }
     }
-    for (i = 0; ws != NULL && i < n; i++)
-        if (s[i].t != NULL &&
-            bytes_overlap(ws, ws_size, s[i].t->data, s[i].t->nbytes))
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                              "workspace: overlaps %s's buffer (the workspace "
-                              "is written during validation)", s[i].name);
-    return KVG_OK;
+    return kvg_i_check_ws_apart(s, n, ws, ws_size, diag);
 }

@@ -94,6 +94,12 @@ typedef struct kvg_i_span {
 kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
                              size_t ws_size, kvg_diag *diag);
 
+/* Only its workspace half: for a caller whose tensors were already checked
+ * apart (KvRmsNormRopeCache does that in its argument checks, which its
+ * workspace-size query shares). */
+kvg_status kvg_i_check_ws_apart(const kvg_i_span *s, size_t n, const void *ws,
+                                size_t ws_size, kvg_diag *diag);
+
 /* numel of a tensor that already passed kvg_i_check_dense. */
 int64_t kvg_i_numel(const kvg_tensor *t);
 

@@ -283,8 +283,9 @@ kvg_status kvg_kv_rms_norm_rope_cache(
     {
         kvg_i_span spans[KVG_I_KRNRC_TENSORS];
         const size_t n = kvg_i_krnrc_spans(a, spans);
-        if ((st = kvg_i_check_apart(spans, n, a->workspace, need, diag)) !=
-            KVG_OK)
+        /* the tensors were checked apart by kvg_i_krnrc_check_args */
+        if ((st = kvg_i_check_ws_apart(spans, n, a->workspace, need,
+                                       diag)) != KVG_OK)
             return st;
     }
     if (!kvg_i_krnrc_ws_carve(&p, a->workspace, a->workspace_size, &w))
