@@ -2,10 +2,14 @@
  * tools/case/case.h - loading and running a case directory (spec section 5).
  *
  * A case is case.json plus one .npy per tensor. This layer belongs to the
- * tools and tests, not to the core library: it parses JSON with cJSON and
- * allocates. It is strict: unknown keys, missing files, wrong dtype tags and
+ * tools and tests, not to the core library: it parses JSON with the strict
+ * reader of tools/json and allocates. It is strict: invalid JSON (duplicate
+ * keys, text after the object, \u0000, ...; see json.h), unknown keys,
+ * non-integral or out-of-int64 integers, missing files, wrong dtype tags and
  * storage mismatches are errors (KVG_ERR_FILE_FORMAT, or KVG_ERR_IO) whose
- * message names the file and the field.
+ * message names the file, the field and, for what is in case.json, its
+ * line and column ("DIR/case.json:LINE:COL: what"). Integers are read
+ * exactly, never through a double.
  *
  * case.json keys: "op" (required), "attrs", "options", "inputs" (required),
  * "expected", "comment", "flags", "expect_error". Each tensor entry is
@@ -24,7 +28,7 @@
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
 
-struct cJSON;
+struct kvg_json; /* tools/json/json.h */
 
 #define KVG_CASE_MAX_TENSORS 32
 #define KVG_CASE_NAME_MAX 48
@@ -44,9 +48,9 @@ typedef struct kvg_case_set {
 typedef struct kvg_case {
     char dir[KVG_CASE_PATH_MAX];
     char op[KVG_CASE_NAME_MAX];
-    struct cJSON *json;          /* the whole document */
-    const struct cJSON *attrs;   /* NULL if absent */
-    const struct cJSON *options; /* NULL if absent */
+    struct kvg_json *json;          /* the whole document */
+    const struct kvg_json *attrs;   /* NULL if absent */
+    const struct kvg_json *options; /* NULL if absent */
     kvg_case_set inputs;
     kvg_case_set expected;
     int expect_error;            /* 1 if "expect_error" is present */
@@ -74,19 +78,19 @@ void kvg_case_set_free(kvg_case_set *set);
  * every key is absent). Absent keys take `dflt` unless `required`, which is
  * an error. A key of the wrong JSON type is an error naming the key.
  */
-kvg_status kvg_case_check_keys(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_check_keys(const kvg_case *c, const struct kvg_json *obj,
                                const char *where, const char *const *allowed,
                                kvg_diag *diag);
-kvg_status kvg_case_get_ints(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_ints(const kvg_case *c, const struct kvg_json *obj,
                              const char *key, int required, int64_t *out,
                              int max, int *count, kvg_diag *diag);
-kvg_status kvg_case_get_double(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_double(const kvg_case *c, const struct kvg_json *obj,
                                const char *key, double dflt, double *out,
                                kvg_diag *diag);
-kvg_status kvg_case_get_bool(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_bool(const kvg_case *c, const struct kvg_json *obj,
                              const char *key, int dflt, int *out,
                              kvg_diag *diag);
-kvg_status kvg_case_get_string(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_string(const kvg_case *c, const struct kvg_json *obj,
                                const char *key, const char *dflt, char *out,
                                size_t cap, kvg_diag *diag);
 

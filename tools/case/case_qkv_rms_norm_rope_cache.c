@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include "json.h"
 
 #include "case.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
@@ -51,8 +51,7 @@ typedef struct attrs {
  * so that the operator reports it (161001), as aclnn does. */
 static int has_attr(const kvg_case *c, const char *key)
 {
-    return c->attrs != NULL &&
-           cJSON_GetObjectItemCaseSensitive(c->attrs, key) != NULL;
+    return kvg_json_get(c->attrs, key) != NULL;
 }
 
 static kvg_status fail_case(const kvg_case *c, kvg_diag *diag,

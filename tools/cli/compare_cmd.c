@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include "json.h"
 
 #include "cli.h"
 #include "kvgold/compare.h"
@@ -183,7 +183,7 @@ static void reduce_order_hint(compare_run *r, FILE *out)
     static const char *const orders[] = {"pairwise", "sequential", "double",
                                          "a2", "npu950"};
     kvg_reduce_order probe;
-    cJSON *opts;
+    kvg_json *opts;
     size_t k;
     int i, inexact = 0, compared = 0;
 
@@ -202,12 +202,13 @@ static void reduce_order_hint(compare_run *r, FILE *out)
         int same = 0;
         if (!kvg_reduce_order_from_name(orders[k], &probe))
             continue; /* this build lacks that order */
-        opts = r->c->options ? cJSON_Duplicate(r->c->options, 1)
-                             : cJSON_CreateObject();
-        if (opts == NULL)
+        opts = r->c->options ? kvg_json_clone(r->c->options)
+                             : kvg_json_parse("{}", 2, "options", NULL, 0);
+        if (opts == NULL ||
+            kvg_json_set_string(opts, "reduce_order", orders[k]) != 0) {
+            kvg_json_free(opts);
             return;
-        cJSON_DeleteItemFromObjectCaseSensitive(opts, "reduce_order");
-        cJSON_AddStringToObject(opts, "reduce_order", orders[k]);
+        }
         alt.options = opts;
         memset(&g, 0, sizeof g);
         if (kvg_case_run(&alt, &g, &diag) == KVG_OK) {
@@ -222,7 +223,7 @@ static void reduce_order_hint(compare_run *r, FILE *out)
                              "bit\n", orders[k], compared);
         }
         kvg_case_set_free(&g);
-        cJSON_Delete(opts);
+        kvg_json_free(opts);
     }
 }
 

@@ -16,30 +16,23 @@
  */
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include "json.h"
 
 #include "roles.h"
 
 static const char *attr_string(const kvg_case *c, const char *key,
                                const char *dflt)
 {
-    const cJSON *v =
-        c->attrs ? cJSON_GetObjectItemCaseSensitive(c->attrs, key) : NULL;
-    return cJSON_IsString(v) ? v->valuestring : dflt;
+    const kvg_json *v = kvg_json_get(c->attrs, key);
+    return kvg_json_is(v, KVG_JSON_STRING) ? v->text : dflt;
 }
 
 static int64_t attr_int(const kvg_case *c, const char *key, int i,
                         int64_t dflt)
 {
-    const cJSON *v =
-        c->attrs ? cJSON_GetObjectItemCaseSensitive(c->attrs, key) : NULL;
-    const cJSON *e = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, i) : NULL;
-    /* The adapter has already accepted these attributes, but a conversion
-     * of a double outside int64 is undefined, so check again here. */
-    if (!cJSON_IsNumber(e) || !(e->valuedouble >= -9.2e18) ||
-        !(e->valuedouble <= 9.2e18))
-        return dflt;
-    return (int64_t)e->valuedouble;
+    const kvg_json *e = kvg_json_at(kvg_json_get(c->attrs, key), (size_t)i);
+    int64_t v;
+    return e != NULL && kvg_json_int64(e, &v) == NULL ? v : dflt;
 }
 
 static void set_layout(kvg_cli_output_info *info, kvg_layout_kind kind,
