@@ -8,6 +8,7 @@
 set -u
 K=$1 POKE=$2 V=$3 W=$4 S=$5
 KV=$V/kv_rms_norm_rope_cache
+Q=$V/qkv_rms_norm_rope_cache
 rm -rf "$W/$S" && mkdir -p "$W/$S" && cd "$W/$S" || exit 99
 fails=0
 # expect RC CMD...: run CMD, keep stdout+stderr in out.txt, check the status
@@ -23,6 +24,12 @@ expect() {
 has() {
   if ! grep -F -q -- "$1" out.txt; then
     echo "FAIL: output lacks '$1'"; cat out.txt; fails=1
+  fi
+}
+# lacks TEXT: the last command's output must not contain TEXT
+lacks() {
+  if grep -F -q -- "$1" out.txt; then
+    echo "FAIL: output has '$1'"; cat out.txt; fails=1
   fi
 }
 npu_of() { # npu_of CASE DIR: the golden's outputs as a stand-in NPU dump
@@ -110,6 +117,60 @@ examples)
   has "PASS: 3 tensors, 3 passed"
   expect 1 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate"
   has "q_out (bf16, float_re): FAIL: MARE"; has "k_cache  int8   int_abs1   PASS"
+  ;;
+# case.json is read strictly (issue 12): each of these was accepted, or
+# read wrongly, by the lenient parser before.
+json_duplicate_key)
+  # Python's json (the generator's) keeps the last of two equal keys
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i 's/"cache_mode": "PA_NZ",/&  "cache_mode": "PA_BLK_NZ",/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:16:29: duplicate key "cache_mode" (first at 16:5)'
+  ;;
+json_trailing_text)
+  copy_case "$Q/fp16_kv_plain" c
+  printf '\n{"op": "reshape_and_cache"}\n' >> c/case.json
+  expect 2 "$K" run c --out o
+  has "c/case.json:85:1: text after the end of the JSON value (character '{')"
+  [ ! -e o ] || { echo "FAIL: run wrote o/ for a refused case"; fails=1; }
+  ;;
+json_nul)
+  # a \u0000 used to end the string there, so this read as a valid op
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i 's/"op": "qkv_rms_norm_rope_cache"/"op": "qkv_rms_norm_rope_cache\\u0000 and more"/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:2:33: \u0000 (NUL) is not allowed in a string'
+  ;;
+json_int_exact)
+  # 2^53 + 1 reaches the operator as itself, not as the double 2^53
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i '/"head_nums": \[/{n;s/[0-9][0-9]*/9007199254740993/}' c/case.json
+  expect 2 "$K" check c
+  has "head_nums: Nq + Nk + Nv must equal N = 4 (qkv_size[2]), got 9007199254740993 + 1 + 1"
+  ;;
+json_fraction)
+  # 161002.9 is not the status 161002
+  copy_case "$Q/err_head_dim_64" c
+  sed -i 's/"status": 161002/"status": 161002.9/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:57:15: expect_error.status 161002.9 has a fraction'
+  ;;
+json_int64_max)
+  # INT64_MAX is an int64: the operator judges it (and refuses it, naming
+  # it); one more is out of range, refused where it is written
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i '/"head_nums": \[/{n;s/[0-9][0-9]*/9223372036854775807/}' c/case.json
+  expect 2 "$K" check c
+  has "got 9223372036854775807 + 1 + 1"; lacks "must hold integers"
+  sed -i 's/9223372036854775807/9223372036854775808/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:12:7: "head_nums" must hold integers: 9223372036854775808 is out of int64 range'
+  ;;
+json_syntax_position)
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i 's/"cache_mode": "PA_NZ",/"cache_mode": "PA_NZ"/' c/case.json
+  expect 2 "$K" check c
+  has "c/case.json:17:5: unexpected character '\"', expected ',' or '}'"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
