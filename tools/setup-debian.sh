@@ -2,7 +2,7 @@
 # Install the Debian 12 packages kvgold's build and tests need, if missing.
 # As root it installs them; otherwise it prints the command to run.
 set -eu
-pkgs="cmake make gcc clang libclang-rt-14-dev libcmocka-dev libcjson-dev \
+pkgs="cmake make gcc clang libclang-rt-14-dev libcmocka-dev \
 python3-numpy pkg-config valgrind"
 need=""
 for p in $pkgs; do
