@@ -41,6 +41,18 @@ static kvg_status failf(kvg_diag *diag, kvg_status st, const char *field,
     return st;
 }
 
+/* A JSON value's kind for a message: "an array", "a string", "null"... */
+static const char *a_kind(const kvg_json *v)
+{
+    switch (v->type) {
+    case KVG_JSON_ARRAY: return "an array";
+    case KVG_JSON_OBJECT: return "an object";
+    case KVG_JSON_STRING: return "a string";
+    case KVG_JSON_NUMBER: return "a number";
+    default: return kvg_json_type_name(v->type); /* null, true, false */
+    }
+}
+
 static int in_list(const char *name, const char *const *list)
 {
     for (; list != NULL && *list != NULL; list++)
@@ -245,15 +257,19 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
                      "%s/case.json:%d:%d: expect_error needs an integer "
                      "\"status\" and an optional string \"tensor\"",
                      c->dir, e->line, e->col);
+    if (!kvg_json_is(st, KVG_JSON_NUMBER))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
+                     "%s/case.json:%d:%d: expect_error.status must be an "
+                     "integer, not %s", c->dir, st->line, st->col,
+                     a_kind(st));
     why = kvg_json_int64(st, &status);
     if (why == NULL && (status < 0 || status > 999999))
         why = "is not a status code";
     if (why != NULL)
         return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                     "%s/case.json:%d:%d: expect_error.status %.40s %s",
-                     c->dir, st->line, st->col,
-                     st->text != NULL ? st->text : kvg_json_type_name(st->type),
-                     why);
+                     "%s/case.json:%d:%d: expect_error.status %.40s%s %s",
+                     c->dir, st->line, st->col, st->text,
+                     st->len > 40 ? "..." : "", why);
     c->expect_error = 1;
     c->expect_status = (kvg_status)status;
     if (t != NULL)
@@ -284,8 +300,8 @@ static kvg_status parse_case_json(kvg_case *c, const char *text, size_t len,
     if (!kvg_json_is(c->json, KVG_JSON_OBJECT))
         return failf(diag, KVG_ERR_FILE_FORMAT, "case.json",
                      "%s/case.json:%d:%d: the document must be a JSON "
-                     "object, not a %s", c->dir, c->json->line,
-                     c->json->col, kvg_json_type_name(c->json->type));
+                     "object, not %s", c->dir, c->json->line,
+                     c->json->col, a_kind(c->json));
     return KVG_OK;
 }
 
@@ -300,20 +316,27 @@ static kvg_status check_top(kvg_case *c, kvg_diag *diag)
                          "%s/case.json:%d:%d: unknown key \"%s\"", c->dir,
                          k->key_line, k->key_col, k->key);
     op = kvg_json_get(c->json, "op");
+    if (op == NULL)
+        return failf(diag, KVG_ERR_FILE_FORMAT, "op",
+                     "%s/case.json: \"op\" is required", c->dir);
     if (!kvg_json_is(op, KVG_JSON_STRING) ||
         kvg_case_runner_for(op->text) == NULL)
         return failf(diag, KVG_ERR_FILE_FORMAT, "op",
-                     "%s/case.json: \"op\" must be one of "
+                     "%s/case.json:%d:%d: \"op\" must be one of "
                      "kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, "
-                     "reshape_and_cache_omni, reshape_and_cache", c->dir);
+                     "reshape_and_cache_omni, reshape_and_cache", c->dir,
+                     op->line, op->col);
     strncpy(c->op, op->text, sizeof c->op - 1);
     c->attrs = kvg_json_get(c->json, "attrs");
     c->options = kvg_json_get(c->json, "options");
-    if ((c->attrs != NULL && !kvg_json_is(c->attrs, KVG_JSON_OBJECT)) ||
-        (c->options != NULL && !kvg_json_is(c->options, KVG_JSON_OBJECT)))
+    if (c->attrs != NULL && !kvg_json_is(c->attrs, KVG_JSON_OBJECT))
         return failf(diag, KVG_ERR_FILE_FORMAT, "attrs",
-                     "%s/case.json: \"attrs\" and \"options\" must be "
-                     "objects", c->dir);
+                     "%s/case.json:%d:%d: \"attrs\" must be an object",
+                     c->dir, c->attrs->line, c->attrs->col);
+    if (c->options != NULL && !kvg_json_is(c->options, KVG_JSON_OBJECT))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "options",
+                     "%s/case.json:%d:%d: \"options\" must be an object",
+                     c->dir, c->options->line, c->options->col);
     inputs = kvg_json_get(c->json, "inputs");
     if (!kvg_json_is(inputs, KVG_JSON_OBJECT))
         return failf(diag, KVG_ERR_FILE_FORMAT, "inputs",
@@ -380,9 +403,8 @@ static kvg_status read_int(const kvg_case *c, const kvg_json *v,
         return KVG_OK;
     if (!kvg_json_is(v, KVG_JSON_NUMBER))
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json:%d:%d: \"%s\" must hold integers, not a "
-                     "%s", c->dir, v->line, v->col, key,
-                     kvg_json_type_name(v->type));
+                     "%s/case.json:%d:%d: \"%s\" must hold integers, not %s",
+                     c->dir, v->line, v->col, key, a_kind(v));
     return failf(diag, KVG_ERR_FILE_FORMAT, key,
                  "%s/case.json:%d:%d: \"%s\" must hold integers: %.40s%s %s",
                  c->dir, v->line, v->col, key, v->text,
@@ -444,12 +466,15 @@ kvg_status kvg_case_get_double(const kvg_case *c, const kvg_json *obj,
         *out = dflt;
         return KVG_OK;
     }
+    if (!kvg_json_is(v, KVG_JSON_NUMBER))
+        return failf(diag, KVG_ERR_FILE_FORMAT, key,
+                     "%s/case.json:%d:%d: \"%s\" must be a number, not %s",
+                     c->dir, v->line, v->col, key, a_kind(v));
     why = kvg_json_double(v, out);
     if (why != NULL)
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json:%d:%d: \"%s\" must be a number: %.40s %s",
-                     c->dir, v->line, v->col, key,
-                     v->text != NULL ? v->text : kvg_json_type_name(v->type),
+                     "%s/case.json:%d:%d: \"%s\": %.40s%s %s", c->dir,
+                     v->line, v->col, key, v->text, v->len > 40 ? "..." : "",
                      why);
     return KVG_OK;
 }
@@ -488,10 +513,15 @@ kvg_status kvg_case_get_string(const kvg_case *c, const kvg_json *obj,
         out[0] = '\0';
         return KVG_OK;
     }
-    if (strlen(s) >= cap)
+    if (strlen(s) >= cap && v != NULL)
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json:%d:%d: \"%s\" is too long", c->dir,
-                     v != NULL ? v->line : 0, v != NULL ? v->col : 0, key);
+                     "%s/case.json:%d:%d: \"%s\" is too long (at most %lu "
+                     "bytes)", c->dir, v->line, v->col, key,
+                     (unsigned long)cap - 1);
+    if (strlen(s) >= cap) /* a default longer than the caller's buffer */
+        return failf(diag, KVG_ERR_PARAM_INVALID, key,
+                     "%s/case.json: the default of \"%s\" is too long",
+                     c->dir, key);
     strcpy(out, s);
     return KVG_OK;
 }
