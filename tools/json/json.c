@@ -9,7 +9,6 @@
  */
 #include "json.h"
 
-#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -833,7 +832,6 @@ const char *kvg_json_double(const kvg_json *v, double *out)
         }
     }
     buf[n] = '\0';
-    errno = 0;
     d = strtod(buf, &endp);
     i = (size_t)(endp - buf);
     free(buf);
