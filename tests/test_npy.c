@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kvgold/npy.h"
+#include "npy_file.h"
 
 static const kvg_dtype k_all_dtypes[] = {
     KVG_FP16, KVG_BF16,       KVG_FP32,     KVG_INT8, KVG_INT32,
@@ -595,6 +596,41 @@ static void test_bad_literals(void **state)
                 4, KVG_OK, "");
 }
 
+/* The descrs dumps carry for bf16 and fp8 (NumPy's void, ml_dtypes' names)
+ * parse with their item size, and are accepted for their dtype only. */
+static void test_descr_aliases(void **state)
+{
+    (void)state;
+    expect_dict("{'descr': '|V2', 'fortran_order': False, 'shape': (2,)}", 4,
+                KVG_OK, "");
+    expect_dict("{'descr': '<V2', 'fortran_order': False, 'shape': (3,)}", 6,
+                KVG_OK, "");
+    expect_dict("{'descr': 'bfloat16', 'fortran_order': False, "
+                "'shape': (2,)}", 4, KVG_OK, "");
+    expect_dict("{'descr': 'bfloat16', 'fortran_order': False, "
+                "'shape': (2,)}", 2, KVG_ERR_FILE_FORMAT, "short data");
+    expect_dict("{'descr': 'float8_e4m3fn', 'fortran_order': False, "
+                "'shape': (2,)}", 2, KVG_OK, "");
+    expect_dict("{'descr': 'float8_e5m2', 'fortran_order': False, "
+                "'shape': (2,)}", 3, KVG_ERR_FILE_FORMAT, "trailing data");
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "<u2"));
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "|V2"));
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "<V2"));
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "bfloat16"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP16, "|V2"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP16, "bfloat16"));
+    assert_false(kvg_npy_descr_accepts(KVG_BF16, "<f2"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E4M3FN, "float8_e4m3fn"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP8_E4M3FN, "float8_e5m2"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "float8_e5m2"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "<f1"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "|V1"));
+    assert_false(kvg_npy_descr_accepts(KVG_INT8, "|V1"));
+    assert_false(kvg_npy_descr_accepts(KVG_BF16, NULL));
+    /* the writer keeps NumPy's plain storage */
+    assert_string_equal(kvg_npy_descr_of(KVG_BF16), "<u2");
+}
+
 static void test_fortran_and_descr(void **state)
 {
     (void)state;
@@ -604,8 +640,10 @@ static void test_fortran_and_descr(void **state)
                 KVG_ERR_FILE_FORMAT, "descr '<f8' is not supported");
     expect_dict("{'descr': '<u1', 'fortran_order': False, 'shape': (2,)}", 2,
                 KVG_ERR_FILE_FORMAT, "descr '<u1' is not supported");
-    expect_dict("{'descr': '|V2', 'fortran_order': False, 'shape': (2,)}", 4,
-                KVG_ERR_FILE_FORMAT, "descr '|V2' is not supported");
+    expect_dict("{'descr': '|V4', 'fortran_order': False, 'shape': (2,)}", 8,
+                KVG_ERR_FILE_FORMAT, "descr '|V4' is not supported");
+    expect_dict("{'descr': 'float16', 'fortran_order': False, 'shape': (2,)}",
+                4, KVG_ERR_FILE_FORMAT, "descr 'float16' is not supported");
     expect_dict("{'descr': '', 'fortran_order': False, 'shape': (2,)}", 4,
                 KVG_ERR_FILE_FORMAT, "descr '' is not supported");
     expect_dict("{'descr': '>f4', 'fortran_order': False, 'shape': (2,)}", 8,
@@ -1007,6 +1045,7 @@ int main(void)
         cmocka_unit_test(test_unknown_key_position),
         cmocka_unit_test(test_bad_literals),
         cmocka_unit_test(test_fortran_and_descr),
+        cmocka_unit_test(test_descr_aliases),
         cmocka_unit_test(test_shape_overflow),
         cmocka_unit_test(test_data_size),
         cmocka_unit_test(test_every_truncation_prefix),

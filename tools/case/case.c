@@ -4,6 +4,7 @@
  */
 #include "case.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "kvgold/npy.h"
 #include "kvgold/options.h"
+#include "membudget.h"
+#include "tensor_file.h"
 
 static const char *const k_top_keys[] = {"op",      "comment", "flags",
                                          "attrs",   "options", "inputs",
@@ -55,7 +57,8 @@ static char *read_text(const char *path, kvg_diag *diag, kvg_status *st)
     size_t len = 0, cap = 0, got;
 
     if (f == NULL) {
-        *st = failf(diag, KVG_ERR_IO, "case.json", "%s: cannot open", path);
+        *st = failf(diag, KVG_ERR_IO, "case.json", "%s: cannot open: %s",
+                    path, strerror(errno));
         return NULL;
     }
     do {
@@ -84,8 +87,11 @@ static char *read_text(const char *path, kvg_diag *diag, kvg_status *st)
 void kvg_case_set_free(kvg_case_set *set)
 {
     int i;
-    for (i = 0; i < set->count; i++)
+    for (i = 0; i < set->count; i++) {
+        if (set->items[i].t.data != NULL)
+            kvg_mem_release(set->items[i].t.nbytes);
         free(set->items[i].t.data);
+    }
     set->count = 0;
 }
 
@@ -119,12 +125,25 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
         bytes = src->nbytes;
     } else {
         bytes = kvg_dtype_size(dtype);
-        for (i = 0; i < rank; i++)
+        for (i = 0; i < rank; i++) {
+            if (shape[i] < 0 ||
+                (shape[i] != 0 && bytes > SIZE_MAX / (uint64_t)shape[i])) {
+                failf(diag, KVG_ERR_PARAM_INVALID, name,
+                      "%s: the output's shape (dim %d = %lld) has no valid "
+                      "byte size", name, i, (long long)shape[i]);
+                return NULL;
+            }
             bytes *= (size_t)shape[i];
+        }
         item->t = kvg_tensor_make(NULL, bytes, dtype, rank, shape);
     }
+    /* Outputs are sized by the case's shapes and attributes: reserve first,
+     * so a case implying a huge output is refused, not OOM-killed. */
+    if (kvg_mem_reserve(bytes, name, diag) != KVG_OK)
+        return NULL;
     item->t.data = calloc(bytes ? bytes : 1, 1);
     if (item->t.data == NULL) {
+        kvg_mem_release(bytes);
         failf(diag, KVG_ERR_NOMEM, name, "%s: out of memory (%lu bytes)", name,
               (unsigned long)bytes);
         return NULL;
@@ -138,7 +157,7 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
 static kvg_status load_tensors(kvg_case *c, const char *section,
                                kvg_case_set *set, kvg_diag *diag)
 {
-    static const char *const entry_keys[] = {"file", "dtype", NULL};
+    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(c->json, section);
     const cJSON *it;
 
@@ -151,7 +170,8 @@ static kvg_status load_tensors(kvg_case *c, const char *section,
     cJSON_ArrayForEach(it, obj)
     {
         const cJSON *file, *dt, *k;
-        char path[2 * KVG_CASE_PATH_MAX + 2];
+        int64_t shape[KVG_MAX_RANK];
+        int rank = -1;
         kvg_case_tensor *item;
         kvg_dtype dtype;
         kvg_status st;
@@ -193,12 +213,16 @@ static kvg_status load_tensors(kvg_case *c, const char *section,
             return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
                          "%s/case.json: more than %d tensors in %s", c->dir,
                          KVG_CASE_MAX_TENSORS, section);
+        if (cJSON_GetObjectItemCaseSensitive(it, "shape") != NULL &&
+            (st = kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
+                                    &rank, diag)) != KVG_OK)
+            return st;
         item = &set->items[set->count];
         memset(item, 0, sizeof *item);
         strcpy(item->name, it->string);
         strcpy(item->file, file->valuestring);
-        (void)snprintf(path, sizeof path, "%s/%s", c->dir, file->valuestring);
-        st = kvg_npy_load(path, dtype, &item->t, diag);
+        st = kvg_tensor_file_load(c->dir, file->valuestring, dtype, rank,
+                                  shape, &item->t, diag);
         if (st != KVG_OK) {
             if (diag != NULL) {
                 char msg[KVG_DIAG_MESSAGE_MAX];
