@@ -121,10 +121,9 @@ int kvg_cli_global_options(int *argc, char **argv)
     }
     *argc = j;
     argv[j] = NULL;
-    if (given)
-        kvg_mem_set_limit(limit, "--max-memory");
-    else
-        kvg_mem_set_limit(kvg_mem_default_limit(&source), source);
+    if (!given)
+        limit = kvg_mem_default_limit(&source); /* sets source */
+    kvg_mem_set_limit(limit, given ? "--max-memory" : source);
     return 1;
 }
 

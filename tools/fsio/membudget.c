@@ -23,7 +23,22 @@ uint64_t kvg_mem_limit(void) { return g_limit; }
 
 uint64_t kvg_mem_held(void) { return g_held; }
 
-static double mib(uint64_t bytes) { return (double)bytes / 1048576.0; }
+/* "16 KiB", "1.3 GiB": the size a reader takes in at a glance. */
+static void human(uint64_t bytes, char *buf, size_t cap)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB",
+                                        "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        (void)snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
+    else
+        (void)snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
 
 kvg_status kvg_mem_reserve(uint64_t bytes, const char *what, kvg_diag *diag)
 {
@@ -31,17 +46,20 @@ kvg_status kvg_mem_reserve(uint64_t bytes, const char *what, kvg_diag *diag)
 
     if (total < g_held || (g_limit != 0 && total > g_limit)) {
         if (diag != NULL) {
+            char hb[32], ht[32], hl[32];
+            human(bytes, hb, sizeof hb);
+            human(total < g_held ? UINT64_MAX : total, ht, sizeof ht);
+            human(g_limit, hl, sizeof hl);
             kvg_diag_clear(diag);
             diag->status = KVG_ERR_NOMEM;
             (void)snprintf(diag->message, sizeof diag->message,
-                           "%s needs %llu bytes (%.1f MiB): the command would "
-                           "then hold %llu bytes (%.1f MiB), over the limit "
-                           "of %llu bytes (%.1f MiB, %s); refused before "
-                           "allocating (raise it with --max-memory)",
-                           what, (unsigned long long)bytes, mib(bytes),
-                           (unsigned long long)total, mib(total),
-                           (unsigned long long)g_limit, mib(g_limit),
-                           g_source);
+                           "%s needs %llu bytes (%s): the command would then "
+                           "hold %llu bytes (%s), over the limit of %llu "
+                           "bytes (%s, %s); refused before allocating (raise "
+                           "the limit with --max-memory BYTES)",
+                           what, (unsigned long long)bytes, hb,
+                           (unsigned long long)total, ht,
+                           (unsigned long long)g_limit, hl, g_source);
         }
         return KVG_ERR_NOMEM;
     }
