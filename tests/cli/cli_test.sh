@@ -200,6 +200,12 @@ second_output_fails)
   [ $? -eq 2 ] || { echo "FAIL: run under ulimit -f"; cat out.txt; fails=1; }
   has "write error: File too large"
   same o/k_cache.npy old_k; only o k_cache.npy
+  # killed mid-write (SIGXFSZ): no output appears, complete or truncated
+  ( ulimit -f 10; exec "$K" run "$C" --out killed ) > out.txt 2>&1
+  [ $? -gt 128 ] || { echo "FAIL: run was not killed"; cat out.txt; fails=1; }
+  for n in c_kv ckv_cache k_cache k_rope; do
+    [ -e "killed/$n.npy" ] && { echo "FAIL: killed/$n.npy exists"; fails=1; }
+  done
   ;;
 target_links)
   # outputs replace a symlink or a hard link at the target, never write
@@ -254,9 +260,13 @@ max_memory)
   expect 2 "$K" --max-memory 12Q check "$C"; has "--max-memory needs a positive byte count"
   expect 2 "$K" --max-memory 0 check "$C"; has "positive byte count"
   expect 0 "$K" --max-memory 64M check "$C"; has "PASS: 4 of 4"
-  # compare's extra copies count too: enough to run, not to compare
+  # compare's extra copies count too: 100K is enough to run the case, not
+  # to compare it (NPU dumps, a second golden run, inverted caches, masks)
   npu_of "$C" npu
-  expect 0 "$K" compare "$C" npu --max-memory 1M
+  expect 0 "$K" run "$C" --out o2 --max-memory 100K
+  expect 2 "$K" compare "$C" npu --max-memory 100K
+  has "not enough memory: comparing (NPU dumps"; has "limit of 102400 bytes"
+  expect 0 "$K" compare "$C" npu --max-memory 1M; has "4 tensors, 4 passed"
   ;;
 raw_bin)
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out

@@ -147,6 +147,46 @@ static int load_npu(compare_run *r, const char *npu_dir, int *found)
     return 1;
 }
 
+/*
+ * What comparing holds on top of the case and its golden outputs, from the
+ * shapes alone: the NPU dumps (at most one per output), the inverted
+ * caches and the second golden run find_masks makes, one mask byte per
+ * cache element. Checked before any of it is read or allocated, so a case
+ * too big to compare is refused at once with the whole amount (exit 2),
+ * not halfway through.
+ */
+static int fits_compare(const compare_run *r, const char *case_dir)
+{
+    uint64_t outputs = 0, caches = 0, masks = 0;
+    char what[256];
+    kvg_diag diag;
+    int i;
+
+    for (i = 0; i < r->gold.count; i++) {
+        const kvg_tensor *init =
+            kvg_case_find(&r->c->inputs, r->gold.items[i].name);
+        outputs += r->gold.items[i].t.nbytes;
+        if (init != NULL) {
+            caches += init->nbytes;
+            masks += init->nbytes / kvg_dtype_size(init->dtype);
+        }
+    }
+    (void)snprintf(what, sizeof what,
+                   "comparing (NPU dumps %llu, a second golden run %llu, "
+                   "inverted caches %llu, masks %llu bytes)",
+                   (unsigned long long)outputs, (unsigned long long)outputs,
+                   (unsigned long long)caches, (unsigned long long)masks);
+    kvg_diag_clear(&diag);
+    if (kvg_mem_reserve(2 * outputs + caches + masks, what, &diag) !=
+        KVG_OK) {
+        fprintf(stderr, "kvgold: compare %s: not enough memory: %s\n",
+                case_dir, diag.message);
+        return 0;
+    }
+    kvg_mem_release(2 * outputs + caches + masks);
+    return 1;
+}
+
 static int compare_all(compare_run *r)
 {
     int i, bad_input = 0;
@@ -338,7 +378,7 @@ int kvg_cli_compare(int argc, char **argv)
     } else if ((st = kvg_case_run(&c, &r->gold, &diag)) != KVG_OK) {
         kvg_cli_run_error(case_dir, st, &diag);
         rc = KVG_EXIT_INVALID;
-    } else if (!load_npu(r, npu_dir, &found)) {
+    } else if (!fits_compare(r, case_dir) || !load_npu(r, npu_dir, &found)) {
         rc = KVG_EXIT_INVALID;
     } else if (found == 0) {
         fprintf(stderr, "kvgold: %s holds none of the outputs (", npu_dir);
