@@ -182,6 +182,9 @@ long_path)
   "$POKE" "$L/ckv_cache.npy" 0 40 || exit 99
   expect 1 "$K" compare "$C" "$L"
   has "ckv_cache  fp8_e4m3fn  code_dist  FAIL"; hasnt "skipped"
+  # a case directory that long is refused in so many words, not cut
+  copy_case "$C" "$L/case"
+  expect 2 "$K" check "$L/case"; has "case directory path too long: 3021 characters"
   ;;
 second_output_fails)
   # k_cache.npy is written first, ckv_cache.npy second: when the second

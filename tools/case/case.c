@@ -289,7 +289,10 @@ kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag)
 
     memset(c, 0, sizeof *c);
     if (strlen(dir) >= sizeof c->dir)
-        return failf(diag, KVG_ERR_PARAM_INVALID, "case", "case path too long");
+        return failf(diag, KVG_ERR_PARAM_INVALID, "case",
+                     "case directory path too long: %lu characters, at most "
+                     "%d (use a shorter or relative path)",
+                     (unsigned long)strlen(dir), KVG_CASE_PATH_MAX - 1);
     strcpy(c->dir, dir);
     (void)snprintf(path, sizeof path, "%s/case.json", dir);
     text = read_text(path, diag, &st);
