@@ -87,12 +87,11 @@ kvg_status kvg_outset_begin(kvg_outset **set, const char *dir,
                            "output directory %s is %s, not a directory", dir,
                            kvg_file_kind((unsigned long)sb.st_mode));
     o = (kvg_outset *)calloc(1, sizeof *o);
-    if (o == NULL || (o->dir = kvg_path_join(dir, "", NULL, diag)) == NULL) {
+    if (o == NULL || (o->dir = (char *)malloc(strlen(dir) + 1)) == NULL) {
         free(o);
         return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
     }
-    /* kvg_path_join(dir, "") gives "dir/"; keep the caller's spelling. */
-    o->dir[strlen(dir)] = '\0';
+    memcpy(o->dir, dir, strlen(dir) + 1);
     *set = o;
     return KVG_OK;
 }
