@@ -259,6 +259,7 @@ qkv_huge)
 max_memory)
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   expect 2 "$K" check "$C" --max-memory 16K; has "over the limit of 16384 bytes"
+  has "not enough memory"; hasnt "invalid case"
   has "ckv_cache.npy needs 16384 bytes (16.0 KiB)"; has "--max-memory"
   expect 2 "$K" --max-memory 12Q check "$C"; has "--max-memory needs a positive byte count"
   expect 2 "$K" --max-memory 0 check "$C"; has "positive byte count"

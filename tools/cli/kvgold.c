@@ -78,9 +78,15 @@ static int is_help(const char *a)
 int kvg_cli_load(const char *dir, kvg_case *c)
 {
     kvg_diag diag;
+    kvg_status st;
     kvg_diag_clear(&diag);
-    if (kvg_case_load(dir, c, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: invalid case %s: %s\n", dir, diag.message);
+    if ((st = kvg_case_load(dir, c, &diag)) != KVG_OK) {
+        if (st == KVG_ERR_NOMEM)
+            fprintf(stderr, "kvgold: %s: not enough memory: %s\n", dir,
+                    diag.message);
+        else
+            fprintf(stderr, "kvgold: invalid case %s: %s\n", dir,
+                    diag.message);
         return 0;
     }
     return 1;
