@@ -32,6 +32,30 @@ lacks() {
     echo "FAIL: output has '$1'"; cat out.txt; fails=1
   fi
 }
+# same A B: files A and B must hold the same bytes
+same() {
+  if ! cmp -s "$1" "$2"; then echo "FAIL: $1 differs from $2"; fails=1; fi
+}
+# only DIR NAME...: DIR must hold exactly these names (no stray temporaries)
+only() {
+  d=$1; shift
+  got=$(ls -A "$d" | sort | tr '\n' ' ')
+  want=$(for n in "$@"; do echo "$n"; done | sort | tr '\n' ' ')
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $d holds '$got', expected '$want'"; fails=1
+  fi
+}
+# npy_header DESCR SHAPE: a 128-byte version 1.0 .npy header, by hand
+npy_header() {
+  printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '$1', 'fortran_order': False, 'shape': $2, }"
+}
+# strip_npy FILE: the data of a NumPy-written .npy (header of 128 or 64
+# bytes; the length is at bytes 8-9, below 256 for these files)
+strip_npy() {
+  hl=$(od -An -tu1 -j8 -N1 "$1" | tr -d ' ')
+  tail -c +$((hl + 11)) "$1"
+}
 npu_of() { # npu_of CASE DIR: the golden's outputs as a stand-in NPU dump
   mkdir -p "$2" && "$K" run "$1" --out "$2" > /dev/null || exit 99
 }
@@ -171,6 +195,168 @@ json_syntax_position)
   sed -i 's/"cache_mode": "PA_NZ",/"cache_mode": "PA_NZ"/' c/case.json
   expect 2 "$K" check c
   has "c/case.json:17:5: unexpected character '\"', expected ',' or '}'"
+  ;;
+out_case_dir)
+  # the case directory itself, as --out or as the default "." inside it
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c
+  expect 2 "$K" run c --out c;  has "is the case directory"; has "nothing written"
+  (cd c && "$K" run . > ../out.txt 2>&1; echo $? > ../rc.txt)
+  [ "$(cat rc.txt)" = 2 ] || { echo "FAIL: run . inside the case: rc $(cat rc.txt)"; fails=1; }
+  has "is the case directory"
+  for f in "$C"/*; do same "$f" "c/${f##*/}"; done
+  only c $(ls -A "$C")
+  # a hard-linked copy of the case (cp -al): its files are the case's own
+  cp -al c linked || exit 99
+  expect 2 "$K" run c --out linked; has "is the case's file"
+  for f in "$C"/*; do same "$f" "c/${f##*/}"; done
+  ;;
+out_empty)
+  expect 2 "$K" run "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" --out ""
+  has "--out is an empty path"
+  ;;
+out_created)
+  expect 0 "$K" run "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" --out new/deep/dir
+  has "wrote new/deep/dir/k_cache.npy"
+  only new/deep/dir c_kv.npy ckv_cache.npy k_cache.npy k_rope.npy
+  same new/deep/dir/c_kv.npy "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out/expected_c_kv.npy"
+  touch afile
+  expect 2 "$K" run "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" --out afile
+  has "is a regular file, not a directory"
+  ;;
+long_path)
+  # 15 x 200 characters: more than any fixed path buffer kvgold once had
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  seg=$(printf '%0200d' 0); L=.
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do L=$L/$seg; done
+  expect 0 "$K" run "$C" --out "$L"
+  for n in c_kv ckv_cache k_cache k_rope; do
+    same "$L/$n.npy" "$C/expected_$n.npy"
+  done
+  # a long NPU_DIR: every dump is found, the corrupt one fails
+  "$POKE" "$L/ckv_cache.npy" 0 40 || exit 99
+  expect 1 "$K" compare "$C" "$L"
+  has "ckv_cache  fp8_e4m3fn  code_dist  FAIL"; lacks "skipped"
+  # a case directory that long is refused in so many words, not cut
+  copy_case "$C" "$L/case"
+  expect 2 "$K" check "$L/case"; has "case directory path too long: 3021 characters"
+  ;;
+second_output_fails)
+  # k_cache.npy is written first, ckv_cache.npy second: when the second
+  # cannot be written, nothing new may be left and the old k_cache kept
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  mkdir -p o && echo OLD > o/k_cache.npy && cp o/k_cache.npy old_k
+  mkdir o/ckv_cache.npy
+  expect 2 "$K" run "$C" --out o; has "ckv_cache.npy: is a directory"
+  same o/k_cache.npy old_k; only o ckv_cache.npy k_cache.npy
+  rmdir o/ckv_cache.npy && echo RO > o/ckv_cache.npy && chmod 444 o/ckv_cache.npy
+  expect 2 "$K" run "$C" --out o; has "ckv_cache.npy: is read-only"
+  same o/k_cache.npy old_k; only o ckv_cache.npy k_cache.npy
+  rm -f o/ckv_cache.npy
+  # a file size limit (as a full disk) stops the second file mid-write
+  ( trap '' XFSZ; ulimit -f 10; exec "$K" run "$C" --out o ) > out.txt 2>&1
+  [ $? -eq 2 ] || { echo "FAIL: run under ulimit -f"; cat out.txt; fails=1; }
+  has "write error: File too large"
+  same o/k_cache.npy old_k; only o k_cache.npy
+  # killed mid-write (SIGXFSZ): no output appears, complete or truncated
+  ( ulimit -f 10; exec "$K" run "$C" --out killed ) > out.txt 2>&1
+  [ $? -gt 128 ] || { echo "FAIL: run was not killed"; cat out.txt; fails=1; }
+  for n in c_kv ckv_cache k_cache k_rope; do
+    [ -e "killed/$n.npy" ] && { echo "FAIL: killed/$n.npy exists"; fails=1; }
+  done
+  ;;
+target_links)
+  # outputs replace a symlink or a hard link at the target, never write
+  # through them
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  mkdir -p o && echo VICTIM > victim && cp victim victim.orig
+  echo LINKED > linked && cp linked linked.orig
+  ln -s ../victim o/k_cache.npy && ln linked o/ckv_cache.npy
+  expect 0 "$K" run "$C" --out o
+  same victim victim.orig; same linked linked.orig
+  [ -L o/k_cache.npy ] && { echo "FAIL: o/k_cache.npy is still a symlink"; fails=1; }
+  same o/k_cache.npy "$C/expected_k_cache.npy"
+  same o/ckv_cache.npy "$C/expected_ckv_cache.npy"
+  only o c_kv.npy ckv_cache.npy k_cache.npy k_rope.npy
+  ;;
+special_files)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" fifo; rm fifo/gamma.npy; mkfifo fifo/gamma.npy
+  expect 2 timeout 20 "$K" check fifo; has "gamma.npy: is a FIFO"
+  lacks "operator refused"
+  copy_case "$C" zero; rm zero/gamma.npy; ln -s /dev/zero zero/gamma.npy
+  expect 2 timeout 20 "$K" check zero; has "gamma.npy: is a character device"
+  copy_case "$C" dir; rm dir/gamma.npy; mkdir dir/gamma.npy
+  expect 2 "$K" check dir; has "gamma.npy: is a directory"
+  copy_case "$C" missing; rm missing/gamma.npy
+  expect 2 "$K" check missing
+  has "gamma.npy: cannot open: No such file or directory"
+  ;;
+trailing_junk)
+  # 2 GiB of (sparse) junk after a small tensor: refused from the header
+  # and the file size, without reading it (64 MiB would not hold it)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c; truncate -s 2G c/gamma.npy
+  expect 2 "$K" --max-memory 64M check c; has "gamma.npy: npy: trailing data"
+  lacks "operator refused"
+  ;;
+qkv_huge)
+  # qkv of shape (2^30, 0) holds no data, but the outputs its shape
+  # implies (q/k/v_out_before_quant) would take terabytes: refused before
+  # allocating, with the amount and the limit
+  copy_case "$V/qkv_rms_norm_rope_cache/bf16_k_asym_v_sym" c
+  npy_header '<u2' '(1073741824, 0)' > c/qkv.npy
+  expect 2 "$K" run c --out o; has "not enough memory"
+  has "_out_before_quant needs"
+  has "refused before allocating"; has "MemAvailable"; lacks "operator refused"
+  [ -e o ] && { echo "FAIL: o was created"; fails=1; }
+  ;;
+max_memory)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  expect 2 "$K" check "$C" --max-memory 16K; has "over the limit of 16384 bytes"
+  has "not enough memory"; lacks "invalid case"
+  has "ckv_cache.npy needs 16384 bytes (16.0 KiB)"; has "--max-memory"
+  expect 2 "$K" --max-memory 12Q check "$C"; has "--max-memory needs a positive byte count"
+  expect 2 "$K" --max-memory 0 check "$C"; has "positive byte count"
+  expect 0 "$K" --max-memory 64M check "$C"; has "PASS: 4 of 4"
+  # compare's extra copies count too: 100K is enough to run the case, not
+  # to compare it (NPU dumps, a second golden run, inverted caches, masks)
+  npu_of "$C" npu
+  expect 0 "$K" run "$C" --out o2 --max-memory 100K
+  expect 2 "$K" compare "$C" npu --max-memory 100K
+  has "not enough memory: comparing (NPU dumps"; has "limit of 102400 bytes"
+  expect 0 "$K" compare "$C" npu --max-memory 1M; has "4 tensors, 4 passed"
+  ;;
+raw_bin)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c
+  strip_npy c/gamma.npy > c/gamma.bin && rm c/gamma.npy
+  sed -i 's/"file": "gamma.npy",/"file": "gamma.bin", "shape": [512],/' c/case.json
+  expect 0 "$K" check c; has "PASS: 4 of 4"
+  sed -i 's/"shape": \[512\],/"shape": [511],/' c/case.json
+  expect 2 "$K" check c; has "raw file is 1024 bytes"; has "need 1022"
+  sed -i 's/ "shape": \[511\],//' c/case.json
+  expect 2 "$K" check c; has 'needs "shape"'
+  # an NPU dump as .bin: dtype and shape from the golden
+  npu_of "$C" npu
+  strip_npy npu/c_kv.npy > npu/c_kv.bin && rm npu/c_kv.npy
+  expect 0 "$K" compare "$C" npu; has "4 tensors, 4 passed"
+  cp npu/c_kv.bin npu/c_kv.npy
+  expect 2 "$K" compare "$C" npu; has "both exist"
+  ;;
+bf16_void)
+  # bf16 stored as NumPy's void '|V2' or ml_dtypes' '<V2' / 'bfloat16'
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c
+  sed -i "s/'<u2'/'|V2'/" c/kv.npy; sed -i "s/'<u2'/'<V2'/" c/gamma.npy
+  grep -q "'|V2'" c/kv.npy || exit 99
+  expect 0 "$K" check c; has "PASS: 4 of 4"
+  perl -0pi -e "s/'<u2'(.*?)     \n/'bfloat16'\1\n/s" c/cos.npy
+  grep -q "'bfloat16'" c/cos.npy || exit 99
+  expect 0 "$K" check c; has "PASS: 4 of 4"
+  sed -i "s/'<u2'/'|V2'/" c/index.npy   # int64 index: descr '<i8', untouched
+  sed -i "s/'<i8'/'|V8'/" c/index.npy
+  expect 2 "$K" check c; has "descr '|V8' is not supported"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac

@@ -19,6 +19,7 @@
 
 #include "case.h"
 #include "kvgold/npy.h"
+#include "npy_file.h"
 
 static char g_dir[64];
 

@@ -12,8 +12,9 @@
 
 #include "json.h"
 
-#include "kvgold/npy.h"
 #include "kvgold/options.h"
+#include "membudget.h"
+#include "tensor_file.h"
 
 static const char *const k_top_keys[] = {"op",      "comment", "flags",
                                          "attrs",   "options", "inputs",
@@ -100,8 +101,11 @@ static char *read_text(const char *path, size_t *len, kvg_diag *diag,
 void kvg_case_set_free(kvg_case_set *set)
 {
     int i;
-    for (i = 0; i < set->count; i++)
+    for (i = 0; i < set->count; i++) {
+        if (set->items[i].t.data != NULL)
+            kvg_mem_release(set->items[i].t.nbytes);
         free(set->items[i].t.data);
+    }
     set->count = 0;
 }
 
@@ -135,12 +139,25 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
         bytes = src->nbytes;
     } else {
         bytes = kvg_dtype_size(dtype);
-        for (i = 0; i < rank; i++)
+        for (i = 0; i < rank; i++) {
+            if (shape[i] < 0 ||
+                (shape[i] != 0 && bytes > SIZE_MAX / (uint64_t)shape[i])) {
+                failf(diag, KVG_ERR_PARAM_INVALID, name,
+                      "%s: the output's shape (dim %d = %lld) has no valid "
+                      "byte size", name, i, (long long)shape[i]);
+                return NULL;
+            }
             bytes *= (size_t)shape[i];
+        }
         item->t = kvg_tensor_make(NULL, bytes, dtype, rank, shape);
     }
+    /* Outputs are sized by the case's shapes and attributes: reserve first,
+     * so a case implying a huge output is refused, not OOM-killed. */
+    if (kvg_mem_reserve(bytes, name, diag) != KVG_OK)
+        return NULL;
     item->t.data = calloc(bytes ? bytes : 1, 1);
     if (item->t.data == NULL) {
+        kvg_mem_release(bytes);
         failf(diag, KVG_ERR_NOMEM, name, "%s: out of memory (%lu bytes)", name,
               (unsigned long)bytes);
         return NULL;
@@ -154,7 +171,7 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
 static kvg_status load_tensors(kvg_case *c, const char *section,
                                kvg_case_set *set, kvg_diag *diag)
 {
-    static const char *const entry_keys[] = {"file", "dtype", NULL};
+    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
     const kvg_json *obj = kvg_json_get(c->json, section);
     const kvg_json *it;
 
@@ -166,7 +183,8 @@ static kvg_status load_tensors(kvg_case *c, const char *section,
                      obj->line, obj->col, section);
     for (it = obj->child; it != NULL; it = it->next) {
         const kvg_json *file, *dt, *k;
-        char path[2 * KVG_CASE_PATH_MAX + 2];
+        int64_t shape[KVG_MAX_RANK];
+        int rank = -1;
         kvg_case_tensor *item;
         kvg_dtype dtype;
         kvg_status st;
@@ -209,12 +227,16 @@ static kvg_status load_tensors(kvg_case *c, const char *section,
                          "%s/case.json:%d:%d: more than %d tensors in %s",
                          c->dir, it->key_line, it->key_col,
                          KVG_CASE_MAX_TENSORS, section);
+        if (kvg_json_get(it, "shape") != NULL &&
+            (st = kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
+                                    &rank, diag)) != KVG_OK)
+            return st;
         item = &set->items[set->count];
         memset(item, 0, sizeof *item);
         strcpy(item->name, it->key);
         strcpy(item->file, file->text);
-        (void)snprintf(path, sizeof path, "%s/%s", c->dir, file->text);
-        st = kvg_npy_load(path, dtype, &item->t, diag);
+        st = kvg_tensor_file_load(c->dir, file->text, dtype, rank,
+                                  shape, &item->t, diag);
         if (st != KVG_OK) {
             if (diag != NULL) {
                 char msg[KVG_DIAG_MESSAGE_MAX];
@@ -354,7 +376,10 @@ kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag)
 
     memset(c, 0, sizeof *c);
     if (strlen(dir) >= sizeof c->dir)
-        return failf(diag, KVG_ERR_PARAM_INVALID, "case", "case path too long");
+        return failf(diag, KVG_ERR_PARAM_INVALID, "case",
+                     "case directory path too long: %lu characters, at most "
+                     "%d (use a shorter or relative path)",
+                     (unsigned long)strlen(dir), KVG_CASE_PATH_MAX - 1);
     strcpy(c->dir, dir);
     (void)snprintf(path, sizeof path, "%s/case.json", dir);
     text = read_text(path, &len, diag, &st);

@@ -13,7 +13,9 @@
  *
  * case.json keys: "op" (required), "attrs", "options", "inputs" (required),
  * "expected", "comment", "flags", "expect_error". Each tensor entry is
- * {"file": "<name>.npy", "dtype": "<tag>"} and nothing else.
+ * {"file": "<name>.npy", "dtype": "<tag>"} with an optional "shape" (which
+ * the file's must equal), or {"file": "<name>.bin", "dtype", "shape"} for
+ * a headerless raw dump (tools/case/tensor_file.h).
  * "expect_error" is {"status": 161002, "tensor": "index"} ("tensor"
  * optional) for cases the operator must refuse.
  *

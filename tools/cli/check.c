@@ -80,8 +80,7 @@ int kvg_cli_check(const kvg_case *c, FILE *out)
         return rc;
     }
     if (st != KVG_OK) {
-        fprintf(stderr, "kvgold: %s: the operator refused the case: %s\n",
-                c->dir, diag.message);
+        kvg_cli_run_error(c->dir, st, &diag);
         kvg_case_set_free(&got);
         return KVG_EXIT_INVALID;
     }

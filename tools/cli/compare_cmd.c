@@ -19,9 +19,11 @@
 
 #include "cli.h"
 #include "kvgold/compare.h"
-#include "kvgold/npy.h"
 #include "kvgold/options.h"
+#include "membudget.h"
+#include "npy_file.h"
 #include "roles.h"
+#include "tensor_file.h"
 
 const char *const kvg_cli_compare_help =
     "usage: kvgold compare CASE NPU_DIR [--json]\n"
@@ -52,6 +54,7 @@ typedef struct compare_run {
     kvg_compare_result result[KVG_CASE_MAX_TENSORS];
     int n_results;
     int mask_failed; /* the inverted-cache run was refused */
+    uint64_t mask_bytes; /* reserved for the masks (membudget.h) */
 } compare_run;
 
 /* Run the golden from caches whose bits are all inverted; fills masks. */
@@ -60,6 +63,7 @@ static void find_masks(compare_run *r)
     kvg_case alt = *r->c; /* shallow: shares json and tensor buffers */
     kvg_case_set gold_b;
     unsigned char *inverted[KVG_CASE_MAX_TENSORS] = {0};
+    uint64_t inverted_bytes = 0;
     kvg_diag diag;
     int i;
 
@@ -68,7 +72,13 @@ static void find_masks(compare_run *r)
         size_t k;
         if (kvg_case_find(&r->gold, alt.inputs.items[i].name) == NULL)
             continue; /* not an in-place output */
+        if (kvg_mem_reserve(t->nbytes, "an inverted copy of a cache",
+                            &diag) != KVG_OK) {
+            r->mask_failed = 1;
+            goto out;
+        }
         inverted[i] = (unsigned char *)malloc(t->nbytes ? t->nbytes : 1);
+        inverted_bytes += t->nbytes;
         if (inverted[i] == NULL)
             goto out;
         for (k = 0; k < t->nbytes; k++)
@@ -91,6 +101,11 @@ static void find_masks(compare_run *r)
         if (init_a == NULL || out_b == NULL)
             continue;
         n = init_a->nbytes / kvg_dtype_size(init_a->dtype);
+        if (kvg_mem_reserve(n, "a written-element mask", &diag) != KVG_OK) {
+            r->mask_failed = 1;
+            continue;
+        }
+        r->mask_bytes += n;
         r->mask[i] = (unsigned char *)malloc(n ? n : 1);
         if (r->mask[i] == NULL ||
             kvg_compare_written_mask(&r->gold.items[i].t, init_a, out_b, init_b,
@@ -104,30 +119,71 @@ static void find_masks(compare_run *r)
 out:
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
         free(inverted[i]);
+    kvg_mem_release(inverted_bytes);
 }
 
-/* Load NPU_DIR/<name>.npy for every golden output; 0 on a bad file. */
+/* Load NPU_DIR/<name>.npy (or <name>.bin, with the golden's dtype and
+ * shape) for every golden output; 0 on a bad file. */
 static int load_npu(compare_run *r, const char *npu_dir, int *found)
 {
     int i;
     *found = 0;
     for (i = 0; i < r->gold.count; i++) {
         const kvg_case_tensor *g = &r->gold.items[i];
-        char path[2 * KVG_CASE_PATH_MAX];
-        FILE *f;
         kvg_diag diag;
-        (void)snprintf(path, sizeof path, "%s/%s.npy", npu_dir, g->name);
-        if ((f = fopen(path, "rb")) == NULL)
-            continue; /* not dumped: reported as skipped */
-        fclose(f);
-        if (kvg_npy_load(path, g->t.dtype, &r->npu[i], &diag) != KVG_OK) {
+        int have = 0;
+        kvg_diag_clear(&diag);
+        if (kvg_tensor_file_load_dump(npu_dir, g->name, &g->t, &r->npu[i],
+                                      &have, &diag) != KVG_OK) {
             fprintf(stderr, "kvgold: NPU output %s: %s\n", g->name,
                     diag.message);
             return 0;
         }
+        if (!have)
+            continue; /* not dumped: reported as skipped */
         r->have_npu[i] = 1;
         ++*found;
     }
+    return 1;
+}
+
+/*
+ * What comparing holds on top of the case and its golden outputs, from the
+ * shapes alone: the NPU dumps (at most one per output), the inverted
+ * caches and the second golden run find_masks makes, one mask byte per
+ * cache element. Checked before any of it is read or allocated, so a case
+ * too big to compare is refused at once with the whole amount (exit 2),
+ * not halfway through.
+ */
+static int fits_compare(const compare_run *r, const char *case_dir)
+{
+    uint64_t outputs = 0, caches = 0, masks = 0;
+    char what[256];
+    kvg_diag diag;
+    int i;
+
+    for (i = 0; i < r->gold.count; i++) {
+        const kvg_tensor *init =
+            kvg_case_find(&r->c->inputs, r->gold.items[i].name);
+        outputs += r->gold.items[i].t.nbytes;
+        if (init != NULL) {
+            caches += init->nbytes;
+            masks += init->nbytes / kvg_dtype_size(init->dtype);
+        }
+    }
+    (void)snprintf(what, sizeof what,
+                   "comparing (NPU dumps %llu, a second golden run %llu, "
+                   "inverted caches %llu, masks %llu bytes)",
+                   (unsigned long long)outputs, (unsigned long long)outputs,
+                   (unsigned long long)caches, (unsigned long long)masks);
+    kvg_diag_clear(&diag);
+    if (kvg_mem_reserve(2 * outputs + caches + masks, what, &diag) !=
+        KVG_OK) {
+        fprintf(stderr, "kvgold: compare %s: not enough memory: %s\n",
+                case_dir, diag.message);
+        return 0;
+    }
+    kvg_mem_release(2 * outputs + caches + masks);
     return 1;
 }
 
@@ -275,6 +331,7 @@ static void free_run(compare_run *r)
             kvg_npy_free(&r->npu[i]);
         free(r->mask[i]);
     }
+    kvg_mem_release(r->mask_bytes);
     kvg_case_set_free(&r->gold);
 }
 
@@ -285,6 +342,7 @@ int kvg_cli_compare(int argc, char **argv)
     kvg_case c;
     compare_run *r;
     kvg_diag diag;
+    kvg_status st;
 
     for (i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -318,11 +376,10 @@ int kvg_cli_compare(int argc, char **argv)
         fprintf(stderr, "kvgold: %s is a case the operator must refuse; "
                         "there is nothing to compare\n", case_dir);
         rc = KVG_EXIT_INVALID;
-    } else if (kvg_case_run(&c, &r->gold, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: %s: the operator refused the case: %s\n",
-                case_dir, diag.message);
+    } else if ((st = kvg_case_run(&c, &r->gold, &diag)) != KVG_OK) {
+        kvg_cli_run_error(case_dir, st, &diag);
         rc = KVG_EXIT_INVALID;
-    } else if (!load_npu(r, npu_dir, &found)) {
+    } else if (!fits_compare(r, case_dir) || !load_npu(r, npu_dir, &found)) {
         rc = KVG_EXIT_INVALID;
     } else if (found == 0) {
         fprintf(stderr, "kvgold: %s holds none of the outputs (", npu_dir);
