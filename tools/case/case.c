@@ -18,10 +18,6 @@ static const char *const k_top_keys[] = {"op",      "comment", "flags",
                                          "attrs",   "options", "inputs",
                                          "expected", "expect_error", NULL};
 
-const char *const kvg_case_ops[] = {
-    "kv_rms_norm_rope_cache", "qkv_rms_norm_rope_cache",
-    "reshape_and_cache_omni", "reshape_and_cache", NULL};
-
 static kvg_status failf(kvg_diag *diag, kvg_status st, const char *field,
                         const char *fmt, ...)
 {
@@ -256,6 +252,16 @@ void kvg_case_free(kvg_case *c)
     c->options = NULL;
 }
 
+/* "a, b, c": the registry's operator names. */
+static void op_names(char *buf, size_t cap)
+{
+    size_t i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < kvg_op_count() && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                 i ? ", " : "", kvg_op_name(kvg_op_at(i)));
+}
+
 kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag)
 {
     char path[KVG_CASE_PATH_MAX + 16];
@@ -288,11 +294,11 @@ kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag)
         }
     }
     op = cJSON_GetObjectItemCaseSensitive(c->json, "op");
-    if (!cJSON_IsString(op) || kvg_case_runner_for(op->valuestring) == NULL) {
+    if (!cJSON_IsString(op) || kvg_op_find(op->valuestring) == NULL) {
+        char ops[256];
+        op_names(ops, sizeof ops);
         st = failf(diag, KVG_ERR_FILE_FORMAT, "op",
-                   "%s: \"op\" must be one of kv_rms_norm_rope_cache, "
-                   "qkv_rms_norm_rope_cache, reshape_and_cache_omni, "
-                   "reshape_and_cache", path);
+                   "%s: \"op\" must be one of %s", path, ops);
         kvg_case_free(c);
         return st;
     }
