@@ -1,6 +1,6 @@
 /*
  * src/registry/op_desc.h - what an operator *is*, written once, next to its
- * code (src/ops/<op>_op.c), and read by the generic entry point
+ * code (src/ops/<op>/descriptor.c), and read by the generic entry point
  * (kvgold/op.h), the case harness, the CLI, the benchmark and the tests.
  *
  * A descriptor holds the operator's tensor table (spec name, kind, presence,

@@ -1,5 +1,5 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache_op.c - QkvRmsNormRopeCache's descriptor
+ * src/ops/qkv_rms_norm_rope_cache/descriptor.c - QkvRmsNormRopeCache's descriptor
  * (src/registry/op_desc.h); docs/qkv_rms_norm_rope_cache.md, "Case files",
  * lists the same names.
  *

@@ -1,5 +1,5 @@
 /*
- * src/ops/kv_rms_norm_rope_cache_op.c - KvRmsNormRopeCache's descriptor:
+ * src/ops/kv_rms_norm_rope_cache/descriptor.c - KvRmsNormRopeCache's descriptor:
  * its tensors, attributes and options, how its outputs are shaped and
  * judged (src/registry/op_desc.h). docs/kv_rms_norm_rope_cache.md, "Case
  * format", lists the same names.

@@ -1,5 +1,5 @@
 /*
- * src/ops/reshape_and_cache.c - ReshapeAndCache: per-token writes into ND
+ * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into ND
  * or NZ caches (compress_type UNDEFINED), and the head-compression modes
  * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c).
  * SPDX-License-Identifier: Apache-2.0
@@ -10,7 +10,7 @@
 
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
-#include "src/ops/head_runs.h"
+#include "src/ops/reshape_and_cache_omni/head_runs.h"
 
 void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
 {

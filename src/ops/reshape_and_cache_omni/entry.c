@@ -1,6 +1,6 @@
 /*
- * src/ops/reshape_and_cache_omni.c - ReshapeAndCacheOmni: the per-head
- * run engine (src/ops/head_runs.c) in its OMNI kind, which is the
+ * src/ops/reshape_and_cache_omni/entry.c - ReshapeAndCacheOmni: the per-head
+ * run engine (src/ops/reshape_and_cache_omni/head_runs.c) in its OMNI kind, which is the
  * KVHEAD_ROPE kernel without the compensation token.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "src/common/internal.h"
-#include "src/ops/head_runs.h"
+#include "src/ops/reshape_and_cache_omni/head_runs.h"
 
 void kvg_reshape_and_cache_omni_args_init(kvg_reshape_and_cache_omni_args *args)
 {

@@ -1,5 +1,5 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache.c - QkvRmsNormRopeCache: the entry points
+ * src/ops/qkv_rms_norm_rope_cache/entry.c - QkvRmsNormRopeCache: the entry points
  * and the compute step (validation is in qkv_rms_norm_rope_cache_check.c).
  *
  * The compute step walks token rows and heads in order; each (token, head)
@@ -14,7 +14,7 @@
 
 #include "kvgold/layout.h"
 #include "src/kernels/kernels.h"
-#include "src/ops/qkv_rms_norm_rope_cache_internal.h"
+#include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 
 /* Row scratch carved from the workspace, D floats each. */
 typedef struct rows {

@@ -1,5 +1,5 @@
 /*
- * src/ops/head_runs.c - validation and writing of per-head slot runs
+ * src/ops/reshape_and_cache_omni/head_runs.c - validation and writing of per-head slot runs
  * (ReshapeAndCacheOmni, ReshapeAndCache KVHEAD and KVHEAD_ROPE).
  *
  * The ATB kernels read seq_len, wins, offset_index and slot_mapping on the
@@ -9,7 +9,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "src/ops/head_runs.h"
+#include "src/ops/reshape_and_cache_omni/head_runs.h"
 
 #include <string.h>
 

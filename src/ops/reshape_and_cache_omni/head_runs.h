@@ -1,5 +1,5 @@
 /*
- * src/ops/head_runs.h - per-(batch, head) runs of consecutive flat cache
+ * src/ops/reshape_and_cache_omni/head_runs.h - per-(batch, head) runs of consecutive flat cache
  * slots: the engine behind ReshapeAndCacheOmni and the KVHEAD / KVHEAD_ROPE
  * modes of ReshapeAndCache, which share shapes, index tensors and the
  * "run of slots from slot_mapping[i]" addressing and differ only in which

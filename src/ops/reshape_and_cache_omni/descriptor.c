@@ -1,5 +1,5 @@
 /*
- * src/ops/reshape_and_cache_omni_op.c - ReshapeAndCacheOmni's descriptor
+ * src/ops/reshape_and_cache_omni/descriptor.c - ReshapeAndCacheOmni's descriptor
  * (src/registry/op_desc.h): eight tensors, all required; no attributes and
  * no options (ATB's param is eight reserved bytes), so a case naming any
  * is malformed.

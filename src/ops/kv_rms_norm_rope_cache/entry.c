@@ -1,5 +1,5 @@
 /*
- * src/ops/kv_rms_norm_rope_cache.c - KvRmsNormRopeCache: the entry points
+ * src/ops/kv_rms_norm_rope_cache/entry.c - KvRmsNormRopeCache: the entry points
  * and the per-token compute (the checks are in _check.c).
  *
  * Tokens are processed in order t = b*Skv + s, but the order is not part of
@@ -12,7 +12,7 @@
 
 #include "src/common/dtype_size.h"
 #include "src/kernels/kernels.h"
-#include "src/ops/kv_rms_norm_rope_cache_internal.h"
+#include "src/ops/kv_rms_norm_rope_cache/internal.h"
 
 static const char *const k_mode_names[] = {"Norm", "PA_BNSD", "PA_NZ",
                                            "PA_BLK_BNSD", "PA_BLK_NZ"};

@@ -1,5 +1,5 @@
 /*
- * src/ops/kv_rms_norm_rope_cache_internal.h - what validation hands to the
+ * src/ops/kv_rms_norm_rope_cache/internal.h - what validation hands to the
  * compute of KvRmsNormRopeCache: the sizes it derived and checked, and the
  * workspace carving shared by the size function and the operator.
  * SPDX-License-Identifier: Apache-2.0

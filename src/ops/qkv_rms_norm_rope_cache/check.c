@@ -1,5 +1,5 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache_check.c - validation of
+ * src/ops/qkv_rms_norm_rope_cache/check.c - validation of
  * QkvRmsNormRopeCache: the aclnn null checks (161001), the host tiling
  * checks of the real operator (reference section 8.2) and kvgold's value
  * checks (161002). Nothing here writes to a tensor.
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "kvgold/layout.h"
-#include "src/ops/qkv_rms_norm_rope_cache_internal.h"
+#include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 
 #define INV KVG_ERR_PARAM_INVALID
 

@@ -1,5 +1,5 @@
 /*
- * src/ops/reshape_and_cache_op.c - ReshapeAndCache's descriptor
+ * src/ops/reshape_and_cache/descriptor.c - ReshapeAndCache's descriptor
  * (src/registry/op_desc.h). wins, seq_len and offset_index are passed
  * through when a case gives them, so the operator refuses a tensor its
  * compress type does not take. No options.

@@ -1,5 +1,5 @@
 /*
- * src/ops/kv_rms_norm_rope_cache_check.c - every rule KvRmsNormRopeCache
+ * src/ops/kv_rms_norm_rope_cache/check.c - every rule KvRmsNormRopeCache
  * enforces before it writes a byte (docs/kv_rms_norm_rope_cache.md, section
  * "Validation", lists them with their sources).
  *
@@ -17,7 +17,7 @@
 #include "kvgold/format.h"
 #include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
-#include "src/ops/kv_rms_norm_rope_cache_internal.h"
+#include "src/ops/kv_rms_norm_rope_cache/internal.h"
 
 #define TILING "aclnn reports 561002 (tiling error)"
 #define A2 "Atlas A2/A3"

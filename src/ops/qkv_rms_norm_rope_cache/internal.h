@@ -1,5 +1,5 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache_internal.h - what validation hands to the
+ * src/ops/qkv_rms_norm_rope_cache/internal.h - what validation hands to the
  * compute step of QkvRmsNormRopeCache: the dimensions, resolved once.
  * SPDX-License-Identifier: Apache-2.0
  */
