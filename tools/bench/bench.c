@@ -65,16 +65,12 @@ static int parse_args(int argc, char **argv, const char **dir,
  * bytes. Returns the number that differ (a message for each on stderr). */
 static int verify(const kvg_case *c, const kvg_case_set *out)
 {
+    kvg_case_verdict v;
     int i, bad = 0;
     for (i = 0; i < c->expected.count; i++) {
-        const kvg_case_tensor *e = &c->expected.items[i];
-        const kvg_tensor *got = kvg_case_find(out, e->name);
-        if (got == NULL || got->dtype != e->t.dtype ||
-            got->nbytes != e->t.nbytes || got->rank != e->t.rank ||
-            memcmp(got->shape, e->t.shape, sizeof got->shape) != 0 ||
-            memcmp(got->data, e->t.data, got->nbytes) != 0) {
+        if (!kvg_case_verify_tensor(c, out, i, &v)) {
             fprintf(stderr, "kvgold_bench: %s: output %s differs from "
-                            "expected\n", c->dir, e->name);
+                            "expected\n", c->dir, v.name);
             bad++;
         }
     }

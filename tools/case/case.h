@@ -152,6 +152,25 @@ kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
 /* 1 if the case's operator takes option `name` ("reduce_order"). */
 int kvg_case_has_option(const kvg_case *c, const char *name);
 
+/* ---- bit-for-bit verification (tools/case/case_verify.c) --------------- */
+
+/* Expected tensor i of a case against the output of the same name. */
+typedef struct kvg_case_verdict {
+    const char *name;
+    const kvg_tensor *want;
+    const kvg_tensor *got; /* NULL: the run did not produce it */
+    int same_geometry;     /* dtype, rank, shape and nbytes equal */
+    long long differing;   /* elements whose bytes differ; -1 when the
+                              geometry differs (not compared) */
+    long long first;       /* the first differing element, or -1 */
+} kvg_case_verdict;
+
+/* Fill *v; returns 1 when the output is bit-exact. */
+int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got, int i,
+                           kvg_case_verdict *v);
+/* How many expected tensors are not bit-exact (missing ones included). */
+int kvg_case_verify(const kvg_case *c, const kvg_case_set *got);
+
 /* Allocate a workspace of `size` bytes (at least 1); NULL on failure. */
 void *kvg_case_workspace(size_t size);
 
