@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kvgold/op.h"
 
@@ -44,9 +45,16 @@ typedef struct kvg_i_op_args {
 #define KVG_I_OP_ARGS_FIT(type)                                               \
     typedef char kvg_i_fit_##type[sizeof(type) <= KVG_I_OP_ARGS_MAX ? 1 : -1]
 
-/* The typed args struct inside a kvg_i_op_args. */
-#define KVG_I_ARGS(type, a) ((type *)(void *)(a)->u.bytes)
-#define KVG_I_CARGS(type, a) ((const type *)(const void *)(a)->u.bytes)
+/* The typed args struct is copied out of and back into the buffer: the
+ * buffer's declared type is kvg_i_op_args, and reading it through a
+ * pointer to another struct type would break C's aliasing rules. NULL
+ * stays NULL (a typed call with NULL args reports 161001). */
+#define KVG_I_LOAD(type, a, k)                                                \
+    type k##_buf;                                                             \
+    type *const k = (a) != NULL ? &k##_buf : NULL;                            \
+    if ((a) != NULL)                                                          \
+    memcpy(&k##_buf, (a)->u.bytes, sizeof k##_buf)
+#define KVG_I_STORE(a, k) memcpy((a)->u.bytes, (k), sizeof *(k))
 
 typedef struct kvg_i_op_tensor {
     kvg_op_tensor_info info;

@@ -15,8 +15,6 @@
 typedef kvg_kv_rms_norm_rope_cache_args kv_args;
 KVG_I_OP_ARGS_FIT(kv_args);
 
-#define ARGS(a) KVG_I_ARGS(kv_args, a)
-#define CARGS(a) KVG_I_CARGS(kv_args, a)
 #define TENSOR(n, kind, presence, case_req)                                  \
     {{#n, kind, presence}, offsetof(kv_args, n), case_req}
 
@@ -39,18 +37,22 @@ static const kvg_i_op_tensor k_tensors[] = {
 static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                               const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(kv_args, a, k);
     (void)attr;
     (void)diag;
-    ARGS(a)->epsilon = v->f;
+    k->epsilon = v->f;
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
 static kvg_status set_output_kv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                 const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(kv_args, a, k);
     (void)attr;
     (void)diag;
-    ARGS(a)->is_output_kv = (int)v->i;
+    k->is_output_kv = (int)v->i;
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -59,16 +61,20 @@ static kvg_status set_output_kv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
 static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                  const kvg_value *v, kvg_diag *diag)
 {
-    if (!kvg_kv_cache_mode_from_name(v->s, &ARGS(a)->cache_mode))
+    KVG_I_LOAD(kv_args, a, k);
+    if (!kvg_kv_cache_mode_from_name(v->s, &k->cache_mode))
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
 static kvg_status set_profile(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                               const kvg_value *v, kvg_diag *diag)
 {
-    if (!kvg_kv_profile_from_name(v->s, &ARGS(a)->profile))
+    KVG_I_LOAD(kv_args, a, k);
+    if (!kvg_kv_profile_from_name(v->s, &k->profile))
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -76,8 +82,10 @@ static kvg_status set_reduce_order(kvg_i_op_args *a,
                                    const kvg_i_op_attr *attr,
                                    const kvg_value *v, kvg_diag *diag)
 {
-    if (!kvg_reduce_order_from_name(v->s, &ARGS(a)->reduce_order))
+    KVG_I_LOAD(kv_args, a, k);
+    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -85,12 +93,14 @@ static kvg_status set_quant_overflow(kvg_i_op_args *a,
                                      const kvg_i_op_attr *attr,
                                      const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(kv_args, a, k);
     if (strcmp(v->s, "saturate") == 0)
-        ARGS(a)->quant_overflow = KVG_OVF_SATURATE;
+        k->quant_overflow = KVG_OVF_SATURATE;
     else if (strcmp(v->s, "nonsat") == 0)
-        ARGS(a)->quant_overflow = KVG_OVF_NONSAT;
+        k->quant_overflow = KVG_OVF_NONSAT;
     else
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -110,18 +120,22 @@ static const kvg_i_op_attr k_attrs[] = {
 
 static void init(kvg_i_op_args *a)
 {
-    kvg_kv_rms_norm_rope_cache_args_init(ARGS(a));
+    kv_args k;
+    kvg_kv_rms_norm_rope_cache_args_init(&k);
+    KVG_I_STORE(a, &k);
 }
 
 static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
                                  kvg_diag *diag)
 {
-    return kvg_kv_rms_norm_rope_cache_workspace_size(CARGS(a), bytes, diag);
+    KVG_I_LOAD(kv_args, a, k);
+    return kvg_kv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
 }
 
 static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
 {
-    return kvg_kv_rms_norm_rope_cache(CARGS(a), diag);
+    KVG_I_LOAD(kv_args, a, k);
+    return kvg_kv_rms_norm_rope_cache(k, diag);
 }
 
 /* k_rope [Bkv, 1, Skv, Dk] and c_kv [Bkv, 1, Skv, Dv], of kv's dtype. */
@@ -129,7 +143,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
-    const kv_args *k = CARGS(a);
+    KVG_I_LOAD(kv_args, a, k);
     const int rope = strcmp(name, "k_rope") == 0;
     const kvg_tensor *dsrc = rope ? k->cos : k->gamma;
     const int ddim = rope ? 3 : 0;
@@ -161,7 +175,8 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    const kvg_kv_cache_mode mode = CARGS(a)->cache_mode;
+    KVG_I_LOAD(kv_args, a, k);
+    const kvg_kv_cache_mode mode = k->cache_mode;
     if (strcmp(name, "k_cache") != 0 && strcmp(name, "ckv_cache") != 0) {
         *role = KVG_ROLE_COMPUTE;
         return;

@@ -19,8 +19,6 @@
 typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
 KVG_I_OP_ARGS_FIT(qkv_args);
 
-#define ARGS(a) KVG_I_ARGS(qkv_args, a)
-#define CARGS(a) KVG_I_CARGS(qkv_args, a)
 #define TENSOR(n, kind, presence)                                            \
     {{#n, kind, presence}, offsetof(qkv_args, n), 0}
 
@@ -49,29 +47,35 @@ static const kvg_i_op_tensor k_tensors[] = {
 static kvg_status set_qkv_size(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(qkv_args, a, k);
     (void)attr;
     (void)diag;
-    ARGS(a)->qkv_size = v->ints;
-    ARGS(a)->qkv_size_len = v->count;
+    k->qkv_size = v->ints;
+    k->qkv_size_len = v->count;
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
 static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                 const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(qkv_args, a, k);
     (void)attr;
     (void)diag;
-    ARGS(a)->head_nums = v->ints;
-    ARGS(a)->head_nums_len = v->count;
+    k->head_nums = v->ints;
+    k->head_nums_len = v->count;
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
 static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                               const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(qkv_args, a, k);
     (void)attr;
     (void)diag;
-    ARGS(a)->epsilon = v->f;
+    k->epsilon = v->f;
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -79,9 +83,11 @@ static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
 static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                  const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(qkv_args, a, k);
     (void)attr;
     (void)diag;
-    ARGS(a)->cache_mode = v->s;
+    k->cache_mode = v->s;
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -98,8 +104,10 @@ static kvg_status set_reduce_order(kvg_i_op_args *a,
                                    const kvg_i_op_attr *attr,
                                    const kvg_value *v, kvg_diag *diag)
 {
-    if (!kvg_reduce_order_from_name(v->s, &ARGS(a)->reduce_order))
+    KVG_I_LOAD(qkv_args, a, k);
+    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -107,12 +115,14 @@ static kvg_status set_reduce_order(kvg_i_op_args *a,
 static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(qkv_args, a, k);
     if (strcmp(v->s, "inf") == 0)
-        ARGS(a)->overflow = KVG_OVF_DEFAULT;
+        k->overflow = KVG_OVF_DEFAULT;
     else if (strcmp(v->s, "saturate") == 0)
-        ARGS(a)->overflow = KVG_OVF_SATURATE;
+        k->overflow = KVG_OVF_SATURATE;
     else
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -133,18 +143,22 @@ static const kvg_i_op_attr k_attrs[] = {
 
 static void init(kvg_i_op_args *a)
 {
-    kvg_qkv_rms_norm_rope_cache_args_init(ARGS(a));
+    qkv_args k;
+    kvg_qkv_rms_norm_rope_cache_args_init(&k);
+    KVG_I_STORE(a, &k);
 }
 
 static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
                                  kvg_diag *diag)
 {
-    return kvg_qkv_rms_norm_rope_cache_workspace_size(CARGS(a), bytes, diag);
+    KVG_I_LOAD(qkv_args, a, k);
+    return kvg_qkv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
 }
 
 static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
 {
-    return kvg_qkv_rms_norm_rope_cache(CARGS(a), diag);
+    KVG_I_LOAD(qkv_args, a, k);
+    return kvg_qkv_rms_norm_rope_cache(k, diag);
 }
 
 /* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
@@ -180,7 +194,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
-    const qkv_args *k = CARGS(a);
+    KVG_I_LOAD(qkv_args, a, k);
     const int is_q_out = strcmp(name, "q_out") == 0;
     int64_t cols = 0;
 
@@ -210,7 +224,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    const qkv_args *k = CARGS(a);
+    KVG_I_LOAD(qkv_args, a, k);
     const int is_k = strcmp(name, "k_cache") == 0;
     int64_t heads = 0;
 

@@ -15,8 +15,6 @@
 typedef kvg_reshape_and_cache_args rac_args;
 KVG_I_OP_ARGS_FIT(rac_args);
 
-#define ARGS(a) KVG_I_ARGS(rac_args, a)
-#define CARGS(a) KVG_I_CARGS(rac_args, a)
 #define TENSOR(n, kind, presence, case_req)                                  \
     {{#n, kind, presence}, offsetof(rac_args, n), case_req}
 
@@ -34,20 +32,24 @@ static const kvg_i_op_tensor k_tensors[] = {
 static kvg_status set_compress(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                const kvg_value *v, kvg_diag *diag)
 {
-    if (!kvg_rac_compress_from_name(v->s, &ARGS(a)->compress_type))
+    KVG_I_LOAD(rac_args, a, k);
+    if (!kvg_rac_compress_from_name(v->s, &k->compress_type))
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
 static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                              const kvg_value *v, kvg_diag *diag)
 {
+    KVG_I_LOAD(rac_args, a, k);
     if (strcmp(v->s, "ND") == 0)
-        ARGS(a)->cache_layout = KVG_LAYOUT_ND;
+        k->cache_layout = KVG_LAYOUT_ND;
     else if (strcmp(v->s, "NZ") == 0)
-        ARGS(a)->cache_layout = KVG_LAYOUT_NZ;
+        k->cache_layout = KVG_LAYOUT_NZ;
     else
         return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
     return KVG_OK;
 }
 
@@ -60,18 +62,22 @@ static const kvg_i_op_attr k_attrs[] = {
 
 static void init(kvg_i_op_args *a)
 {
-    kvg_reshape_and_cache_args_init(ARGS(a));
+    rac_args k;
+    kvg_reshape_and_cache_args_init(&k);
+    KVG_I_STORE(a, &k);
 }
 
 static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
                                  kvg_diag *diag)
 {
-    return kvg_reshape_and_cache_workspace_size(CARGS(a), bytes, diag);
+    KVG_I_LOAD(rac_args, a, k);
+    return kvg_reshape_and_cache_workspace_size(k, bytes, diag);
 }
 
 static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
 {
-    return kvg_reshape_and_cache(CARGS(a), diag);
+    KVG_I_LOAD(rac_args, a, k);
+    return kvg_reshape_and_cache(k, diag);
 }
 
 /* Never reached: the operator has caches but no outputs. */
@@ -95,7 +101,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    const rac_args *r = CARGS(a);
+    KVG_I_LOAD(rac_args, a, r);
     const kvg_tensor *src =
         strcmp(name, "key_cache") == 0 ? r->key : r->value;
 

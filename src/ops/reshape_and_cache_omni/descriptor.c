@@ -14,8 +14,6 @@
 typedef kvg_reshape_and_cache_omni_args omni_args;
 KVG_I_OP_ARGS_FIT(omni_args);
 
-#define ARGS(a) KVG_I_ARGS(omni_args, a)
-#define CARGS(a) KVG_I_CARGS(omni_args, a)
 #define TENSOR(n, kind)                                                      \
     {{#n, kind, KVG_OP_REQUIRED}, offsetof(omni_args, n), 1}
 
@@ -32,18 +30,22 @@ static const kvg_i_op_tensor k_tensors[] = {
 
 static void init(kvg_i_op_args *a)
 {
-    kvg_reshape_and_cache_omni_args_init(ARGS(a));
+    omni_args k;
+    kvg_reshape_and_cache_omni_args_init(&k);
+    KVG_I_STORE(a, &k);
 }
 
 static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
                                  kvg_diag *diag)
 {
-    return kvg_reshape_and_cache_omni_workspace_size(CARGS(a), bytes, diag);
+    KVG_I_LOAD(omni_args, a, k);
+    return kvg_reshape_and_cache_omni_workspace_size(k, bytes, diag);
 }
 
 static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
 {
-    return kvg_reshape_and_cache_omni(CARGS(a), diag);
+    KVG_I_LOAD(omni_args, a, k);
+    return kvg_reshape_and_cache_omni(k, diag);
 }
 
 /* Never reached: the operator has caches but no outputs. */
