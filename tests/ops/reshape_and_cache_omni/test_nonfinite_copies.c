@@ -122,7 +122,7 @@ static void test_copy_every_bf16_code(void **state)
     copy_every_code(KVG_BF16);
 }
 
-/* ---- KVHEAD_ROPE mean ---------------------------------------------------- */
+/* ---- KVHEAD_ROPE mean ------------------------------------------------ */
 
 static void test_mean_of_every_nan(void **state)
 {
