@@ -175,13 +175,15 @@ static int q_columns(const qkv_args *k, int64_t *cols)
 }
 
 /* Columns of a before-quant output as aclnn's infershape derives them:
- * q from q_out, k and v from the cache's dims 1 and 3 (N*D/C0 * C0). */
+ * q from q_out (or, before it is given, as q_out will be), k and v from the cache's dims 1 and 3 (N*D/C0 * C0). */
 static int before_quant_columns(const qkv_args *k, const char *name,
                                 int64_t *cols)
 {
     const kvg_tensor *c = name[0] == 'k' ? k->k_cache : k->v_cache;
     if (name[0] == 'q') {
-        if (k->q_out == NULL || k->q_out->rank != 2)
+        if (k->q_out == NULL)
+            return q_columns(k, cols); /* as q_out will be shaped */
+        if (k->q_out->rank != 2)
             return 0;
         *cols = k->q_out->shape[1];
         return 1;
