@@ -20,10 +20,6 @@ static const char *const k_top_keys[] = {"op",      "comment", "flags",
                                          "attrs",   "options", "inputs",
                                          "expected", "expect_error", NULL};
 
-const char *const kvg_case_ops[] = {
-    "kv_rms_norm_rope_cache", "qkv_rms_norm_rope_cache",
-    "reshape_and_cache_omni", "reshape_and_cache", NULL};
-
 static kvg_status failf(kvg_diag *diag, kvg_status st, const char *field,
                         const char *fmt, ...)
 {
@@ -309,6 +305,16 @@ void kvg_case_free(kvg_case *c)
     c->options = NULL;
 }
 
+/* "a, b, c": the registry's operator names. */
+static void op_names(char *buf, size_t cap)
+{
+    size_t i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < kvg_op_count() && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                 i ? ", " : "", kvg_op_name(kvg_op_at(i)));
+}
+
 /* Parse the text into c->json: a JSON object, or an error naming
  * dir/case.json:LINE:COL. */
 static kvg_status parse_case_json(kvg_case *c, const char *text, size_t len,
@@ -341,13 +347,13 @@ static kvg_status check_top(kvg_case *c, kvg_diag *diag)
     if (op == NULL)
         return failf(diag, KVG_ERR_FILE_FORMAT, "op",
                      "%s/case.json: \"op\" is required", c->dir);
-    if (!kvg_json_is(op, KVG_JSON_STRING) ||
-        kvg_case_runner_for(op->text) == NULL)
+    if (!kvg_json_is(op, KVG_JSON_STRING) || kvg_op_find(op->text) == NULL) {
+        char ops[256];
+        op_names(ops, sizeof ops);
         return failf(diag, KVG_ERR_FILE_FORMAT, "op",
-                     "%s/case.json:%d:%d: \"op\" must be one of "
-                     "kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, "
-                     "reshape_and_cache_omni, reshape_and_cache", c->dir,
-                     op->line, op->col);
+                     "%s/case.json:%d:%d: \"op\" must be one of %s", c->dir,
+                     op->line, op->col, ops);
+    }
     strncpy(c->op, op->text, sizeof c->op - 1);
     c->attrs = kvg_json_get(c->json, "attrs");
     c->options = kvg_json_get(c->json, "options");

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kvgold/op.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
 
@@ -114,27 +115,67 @@ kvg_status kvg_case_get_reduce_order(const kvg_case *c, int *order,
 kvg_status kvg_case_run(const kvg_case *c, kvg_case_set *outputs,
                         kvg_diag *diag);
 
-/* One entry per operator (tools/case/case_<op>.c). */
-typedef kvg_status (*kvg_case_runner)(const kvg_case *c, kvg_case_set *outputs,
-                                      kvg_diag *diag);
-kvg_status kvg_case_run_qkv_rms_norm_rope_cache(const kvg_case *c,
-                                                kvg_case_set *outputs,
-                                                kvg_diag *diag);
-kvg_status kvg_case_run_kv_rms_norm_rope_cache(const kvg_case *c,
-                                               kvg_case_set *outputs,
-                                               kvg_diag *diag);
-kvg_status kvg_case_run_reshape_and_cache_omni(const kvg_case *c,
-                                               kvg_case_set *outputs,
-                                               kvg_diag *diag);
-kvg_status kvg_case_run_reshape_and_cache(const kvg_case *c,
-                                          kvg_case_set *outputs,
-                                          kvg_diag *diag);
+/* ---- the generic adapter (tools/case/case_op.c) ----------------------- */
 
-/* The runner for an op name, or NULL. */
-kvg_case_runner kvg_case_runner_for(const char *op);
+#define KVG_CASE_MAX_VALUES 16
+#define KVG_CASE_MAX_INTS 8
+#define KVG_CASE_STRING_MAX 32
 
-/* The operator names kvgold knows, NULL-terminated. */
-extern const char *const kvg_case_ops[];
+/* A case as a generic call (kvgold/op.h), with the storage its values
+ * point into. Its tensors point into the case (and, after kvg_case_run's
+ * setup, into the outputs), so it lives no longer than they do. */
+typedef struct kvg_case_call {
+    kvg_op_call call;
+    kvg_named_tensor tensors[KVG_CASE_MAX_TENSORS];
+    kvg_value values[KVG_CASE_MAX_VALUES];
+    int64_t ints[KVG_CASE_MAX_VALUES][KVG_CASE_MAX_INTS];
+    char strings[KVG_CASE_MAX_VALUES][KVG_CASE_STRING_MAX];
+} kvg_case_call;
+
+/*
+ * The call of case `c`: its operator, every tensor of "inputs" under its
+ * name, every attribute and option it gives, read by the operator's
+ * attribute table. Refuses (KVG_ERR_FILE_FORMAT, naming the key) names the
+ * operator does not have, values of the wrong JSON type, missing tensors a
+ * case must give, and mode strings a case file must get right.
+ */
+kvg_status kvg_case_call_build(const kvg_case *c, kvg_case_call *cc,
+                               kvg_diag *diag);
+
+/* How kvg_case_run_with calls the operator: kvg_op_run, or a stand-in with
+ * its signature (the benchmark's timing shim). */
+typedef kvg_status (*kvg_case_op_runner)(const kvg_op_call *call,
+                                         kvg_diag *diag);
+kvg_status kvg_case_run_with(const kvg_case *c, kvg_case_set *outputs,
+                             kvg_case_op_runner run, kvg_diag *diag);
+
+/* kvg_op_describe_output for output `name` of case `c`. */
+kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
+                                    const kvg_tensor *output,
+                                    kvg_compare_role *role, int *has_layout,
+                                    kvg_cache_layout *layout, kvg_diag *diag);
+
+/* 1 if the case's operator takes option `name` ("reduce_order"). */
+int kvg_case_has_option(const kvg_case *c, const char *name);
+
+/* ---- bit-for-bit verification (tools/case/case_verify.c) --------------- */
+
+/* Expected tensor i of a case against the output of the same name. */
+typedef struct kvg_case_verdict {
+    const char *name;
+    const kvg_tensor *want;
+    const kvg_tensor *got; /* NULL: the run did not produce it */
+    int same_geometry;     /* dtype, rank, shape and nbytes equal */
+    long long differing;   /* elements whose bytes differ; -1 when the
+                              geometry differs (not compared) */
+    long long first;       /* the first differing element, or -1 */
+} kvg_case_verdict;
+
+/* Fill *v; returns 1 when the output is bit-exact. */
+int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got, int i,
+                           kvg_case_verdict *v);
+/* How many expected tensors are not bit-exact (missing ones included). */
+int kvg_case_verify(const kvg_case *c, const kvg_case_set *got);
 
 /* Allocate a workspace of `size` bytes (at least 1); NULL on failure. */
 void *kvg_case_workspace(size_t size);

@@ -22,7 +22,6 @@
 #include "kvgold/options.h"
 #include "membudget.h"
 #include "npy_file.h"
-#include "roles.h"
 #include "tensor_file.h"
 
 const char *const kvg_cli_compare_help =
@@ -192,20 +191,24 @@ static int compare_all(compare_run *r)
     int i, bad_input = 0;
     for (i = 0; i < r->gold.count; i++) {
         const kvg_case_tensor *g = &r->gold.items[i];
-        kvg_cli_output_info info;
+        kvg_compare_role role = KVG_ROLE_DEFAULT;
+        kvg_cache_layout layout;
+        int has_layout = 0;
         kvg_compare_args a;
         kvg_diag diag;
         kvg_status st;
 
         if (!r->have_npu[i])
             continue;
-        kvg_cli_describe_output(r->c, g->name, &g->t, &info);
+        /* the case already ran, so it describes its outputs */
+        (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
+                                       &has_layout, &layout, NULL);
         kvg_compare_args_init(&a);
         a.name = g->name;
         a.golden = &g->t;
         a.actual = &r->npu[i];
-        a.role = info.role;
-        a.layout = info.has_layout ? &info.layout : NULL;
+        a.role = role;
+        a.layout = has_layout ? &layout : NULL;
         if (r->mask[i] != NULL) {
             a.initial = kvg_case_find(&r->c->inputs, g->name);
             a.written = r->mask[i];
@@ -249,7 +252,7 @@ static void reduce_order_hint(compare_run *r, FILE *out)
         compared++;
         inexact |= !bits_equal(&r->gold.items[i].t, &r->npu[i]);
     }
-    if (!inexact || !kvg_cli_has_reduce_order(r->c))
+    if (!inexact || !kvg_case_has_option(r->c, "reduce_order"))
         return;
     for (k = 0; k < sizeof orders / sizeof orders[0]; k++) {
         kvg_case alt = *r->c;
