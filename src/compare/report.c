@@ -432,6 +432,17 @@ static void safe_name(const char *name, char *out, size_t cap)
 
 static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
 {
+    int c;
+
+    if (r->verdict == KVG_VERDICT_NOT_JUDGED && r->criterion == KVG_CRIT_AUTO) {
+        /* nothing was measured: no numbers that look like a result */
+        for (c = 0; c < N_COLS; c++)
+            (void)snprintf(cells[c], CELL, "-");
+        safe_name(r->name, cells[0], CELL);
+        (void)snprintf(cells[1], CELL, "%s", kvg_dtype_name(r->dtype));
+        (void)snprintf(cells[3], CELL, "%s", kvg_verdict_name(r->verdict));
+        return;
+    }
     safe_name(r->name, cells[0], CELL);
     (void)snprintf(cells[1], CELL, "%s", kvg_dtype_name(r->dtype));
     (void)snprintf(cells[2], CELL, "%s",

@@ -93,7 +93,7 @@ const char *kvg_i_cmp_standard_source(kvg_compare_standard s,
 {
     if (crit == KVG_CRIT_CODE_DIST)
         return "hicann/ops-test-kit ttk/core_modules/comparison/"
-               "re_quantize.py (requant, ptol 0.001)";
+               "re_quantize.py @3fec561 (requant, ptol 0.001)";
     if (crit != KVG_CRIT_FLOAT_RE)
         return "hicann/opbase docs/zh/ops_precision_standard/"
                "commercial_standard.md @3e62966 (4.2-4.4)";
