@@ -39,6 +39,12 @@
  *              > 1 is a mismatch; pass if mismatches <= 0.001 * written
  *              (ops-test-kit requant, with its int8-view trap fixed).
  *
+ * float_re is the rule of args.standard (kvg_compare_standard below):
+ * SINGLE as above (the default), MIXED / MIXED_TTK (mixed tolerance) or
+ * COMMERCIAL (dual benchmark against args.third_party). Every result also
+ * carries ULP statistics, the error balance, the mixed-tolerance metrics,
+ * and the standard's source (file @ commit).
+ *
  * Whatever the criterion:
  *   - written elements whose golden is NaN must be NaN, whose golden is
  *     +-inf must be the same inf, and a NaN or inf where the golden is
