@@ -548,8 +548,9 @@ static void put_details(sb *s, const kvg_compare_result *r)
     if (r->verdict == KVG_VERDICT_PASS && r->worst_count == 0 &&
         r->untouched_listed == 0)
         return;
-    if (r->verdict == KVG_VERDICT_NOT_JUDGED && r->criterion == KVG_CRIT_AUTO)
-        return; /* listed with its reason under "not judged" */
+    if (r->verdict == KVG_VERDICT_NOT_JUDGED && r->worst_count == 0 &&
+        r->untouched_listed == 0)
+        return; /* listed with its reason under "NOT JUDGED" */
     safe_name(r->name, name, sizeof name);
     sb_printf(s, "\n%s (%s, %s): %s", name, kvg_dtype_name(r->dtype),
               kvg_compare_criterion_name(r->criterion),
@@ -612,6 +613,24 @@ static void limits_text(const kvg_compare_result *r, char *out, size_t cap)
     }
 }
 
+/* ULP statistics and error balance of a tensor, one line. */
+static void put_ulp_eb(sb *s, const kvg_compare_result *r)
+{
+    char mx[32], mean[32], ratio[32], thr[32], eb[32];
+
+    if (r->compared == 0 && r->nonfinite_mismatch == 0)
+        return;
+    cell_num(mx, "%.6g", r->max_ulp);
+    cell_num(mean, "%.6g", r->mean_ulp);
+    cell_num(ratio, "%.6g", r->ulp_over_ratio);
+    cell_num(thr, "%g", r->ulp_threshold);
+    cell_num(eb, "%.6g", r->error_balance);
+    sb_printf(s, "    ULP: max %s, mean %s, %lld over %s (ratio %s); error "
+                 "balance %s (%lld above, %lld below)\n", mx, mean,
+              (long long)r->ulp_over, thr, ratio, eb,
+              (long long)r->err_above, (long long)r->err_below);
+}
+
 static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
 {
     char name[KVG_DIAG_NAME_MAX], lim[200];
@@ -631,6 +650,7 @@ static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
                   kvg_compare_standard_name(r->standard_id),
                   kvg_compare_criterion_name(r->criterion), lim,
                   r->standard_source ? r->standard_source : "");
+        put_ulp_eb(s, r);
         if (r->has_third_party) {
             char x[32], y[32], z[32];
             fmt_double(x, sizeof x, "%.4g", r->mare_ratio);

@@ -129,8 +129,8 @@ static void judge_commercial(kvg_compare_result *r)
 {
     if (!r->has_third_party) {
         add_reason(r, KVG_VERDICT_NOT_JUDGED,
-                   "not judged: the commercial standard needs a third-party "
-                   "result (dual benchmark)");
+                   "the commercial standard needs a third-party result "
+                   "(dual benchmark)");
         return;
     }
     if (r->normal_count > 0) {

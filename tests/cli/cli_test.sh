@@ -158,7 +158,7 @@ compare_standard)
   expect 1 "$K" compare "$C" npu --standard mixed
   has "1 element beyond |a-g| <= 0.1 and 32 ULP (first at index 0)"
   expect 1 "$K" compare "$C" npu --standard commercial
-  has "not judged: the commercial standard needs a third-party result"
+  has "NOT JUDGED: c_kv: the commercial standard needs a third-party result"
   has "INCOMPLETE"
   expect 2 "$K" compare "$C" npu --standard double; has "--standard needs"
   expect 2 "$K" compare "$C" npu --level L3; has "--level needs"

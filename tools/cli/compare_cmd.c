@@ -282,6 +282,7 @@ static char *render(compare_run *r, int k, int json)
 static int print_text(compare_run *r, int k, FILE *out)
 {
     char *buf = render(r, k, 0);
+    int i;
 
     if (buf == NULL)
         return 0;
@@ -296,6 +297,10 @@ static int print_text(compare_run *r, int k, FILE *out)
     if (r->npu[k].stray[0] != '\0')
         fprintf(out, "note: %s has %s, which matches no output of the "
                      "case\n", r->o->npu_dir[k], r->npu[k].stray);
+    for (i = 0; r->have_third && i < r->gold.count; i++)
+        if (r->selected[i] && !r->third.loaded[i])
+            fprintf(out, "note: third party, %s: %s\n", r->gold.items[i].name,
+                    r->third.reason[i]);
     fputs(buf, out);
     reduce_order_hint(r, k, out);
     free(buf);
