@@ -358,6 +358,91 @@ bf16_void)
   sed -i "s/'<i8'/'|V8'/" c/index.npy
   expect 2 "$K" check c; has "descr '|V8' is not supported"
   ;;
+compare_not_judged)
+  # issue 12: an output that is not judged never passes, and says why
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu; rm npu/k_rope.npy
+  expect 1 "$K" compare "$C" npu
+  has "NOT JUDGED: k_rope: missing: no npu/k_rope.npy"
+  has "INCOMPLETE: 4 tensors, 3 passed, 0 failed, 1 not judged"
+  expect 1 "$K" compare "$C" npu --json
+  has '"verdict":"INCOMPLETE"'; has '"name":"k_rope"'; has '"verdict":"NOT JUDGED"'
+  npu_of "$C" misnamed; mv misnamed/k_rope.npy misnamed/krope.npy
+  expect 1 "$K" compare "$C" misnamed
+  has "krope.npy, which matches no output"; has "INCOMPLETE"
+  npu_of "$C" dangling; rm dangling/k_rope.npy; ln -s gone.npy dangling/k_rope.npy
+  expect 1 "$K" compare "$C" dangling; has "dangling link: dangling/k_rope.npy"
+  npu_of "$C" dir; rm dir/k_rope.npy; mkdir dir/k_rope.npy
+  expect 1 "$K" compare "$C" dir; has "unreadable: dir/k_rope.npy is a directory"
+  if [ "$(id -u)" -ne 0 ]; then   # root reads a mode-000 file anyway
+    npu_of "$C" locked; chmod 000 locked/k_rope.npy
+    expect 1 "$K" compare "$C" locked; has "unreadable: locked/k_rope.npy"
+  fi
+  expect 2 "$K" compare "$C" no_such_dir
+  has "NPU_DIR no_such_dir: No such file or directory"
+  expect 0 "$K" compare "$C" npu --only c_kv,ckv_cache
+  has "PASS: 2 tensors, 2 passed, 0 failed"
+  expect 2 "$K" compare "$C" npu --only c_kv,kcache; has "kcache is not an output"
+  ;;
+compare_standard)
+  # issue 14: --standard picks the rule for float compute outputs and the
+  # report names it, its source and its thresholds per tensor
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu
+  expect 0 "$K" compare "$C" npu
+  has "c_kv: single, float_re: MERE < 0.0078125, MARE < 0.078125"
+  has "experimental_standard.md @3e62966"; has "max_ulp"
+  expect 0 "$K" compare "$C" npu --standard mixed
+  has "c_kv: mixed, float_re: |a-g| <= 0.0078125 + 0.0078125*|g| for >= 99%"
+  has "mixed_tolerance_standard.md @233ee24"
+  expect 0 "$K" compare "$C" npu --standard mixed_ttk
+  has "c_kv: mixed_ttk, float_re: |a-g| <= 0.015625 + 0.015625*|g|"
+  has "Precision_Comparison.md @3675093"
+  expect 0 "$K" compare "$C" npu --standard mixed --json
+  has '"standard_name":"mixed"'; has '"matched_ratio":1'; has '"ulp":{"max":0'
+  has '"error_balance":{"eb":0'
+  "$POKE" npu/c_kv.npy 0 4000 || exit 99      # one element, far off
+  expect 1 "$K" compare "$C" npu --standard mixed
+  has "1 element beyond |a-g| <= 0.1 and 32 ULP (first at index 0)"
+  expect 1 "$K" compare "$C" npu --standard commercial
+  has "NOT JUDGED: c_kv: the commercial standard needs a third-party result"
+  has "INCOMPLETE"
+  expect 2 "$K" compare "$C" npu --standard double; has "--standard needs"
+  expect 2 "$K" compare "$C" npu --level L3; has "--level needs"
+  ;;
+compare_third_party)
+  # issue 14: the commercial standard's dual benchmark against another
+  # implementation's outputs
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu; npu_of "$C" tp
+  "$POKE" tp/c_kv.npy 5 0001 || exit 99       # the third party is 1 ULP off
+  expect 0 "$K" compare "$C" npu --standard commercial --third-party tp
+  has "dual benchmark: MARE ratio 0, MERE ratio 0, RMSE ratio 0 over 1536"
+  has "commercial_standard.md @3e62966 (4.5)"; has "L1: MARE/MERE/RMSE ratio <= 5/1.5/1.5"
+  expect 0 "$K" compare "$C" npu --standard commercial --third-party tp --level L2 --json
+  has '"mare_ratio_max":2'; has '"level":"L2"'; has '"third_party_mare":'
+  "$POKE" npu/c_kv.npy 0 4000 || exit 99
+  expect 1 "$K" compare "$C" npu --standard commercial --third-party tp
+  has "MARE ratio"; has "> 5 (L1)"
+  expect 2 "$K" compare "$C" npu --third-party no_such_dir
+  has "--third-party no_such_dir: No such file or directory"
+  ;;
+compare_repeat)
+  # issue 14: repeated runs are judged each and must be bit-identical
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" run1; npu_of "$C" run2; npu_of "$C" run3
+  expect 0 "$K" compare "$C" run1 run2 run3
+  has "run 3 of 3: run3"; has "c_kv: run 3 is bit-identical to run 1 (1536 elements)"
+  has "PASS: the runs are bit-identical"
+  "$POKE" run3/c_kv.npy 10 0001 || exit 99    # passes alone, differs
+  expect 1 "$K" compare "$C" run1 run2 run3
+  has "c_kv: run 3 differs from run 1 in 1 of 1536 elements (first at index 10"
+  has "FAIL: the runs are not bit-identical"
+  expect 1 "$K" compare "$C" run1 run3 --json
+  has '"identical":false'; has '"differ":1'; has '"npu_dir":"run3"'
+  rm run2/k_rope.npy
+  expect 1 "$K" compare "$C" run1 run2; has "k_rope: not checked (missing from a run)"
+  ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
 [ "$fails" -eq 0 ] && echo "cli scenario $S: ok"

@@ -919,3 +919,18 @@ int kvg_json_set_string(kvg_json *obj, const char *key, const char *s)
     m->len = strlen(s);
     return 0;
 }
+
+void kvg_json_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s != '\0'; s++) {
+        const unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", (unsigned)ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}

@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define KVG_JSON_MAX_DEPTH 64
 #define KVG_JSON_MAX_BYTES (4u * 1024u * 1024u)
@@ -106,5 +107,9 @@ kvg_json *kvg_json_clone(const kvg_json *v);
  * variant of a parsed document (e.g. another options.reduce_order).
  */
 int kvg_json_set_string(kvg_json *obj, const char *key, const char *s);
+
+/* Write `s` to `out` as a JSON string literal: quotes added, '"', '\\' and
+ * every control character escaped (the reader reads it back as `s`). */
+void kvg_json_write_string(FILE *out, const char *s);
 
 #endif /* KVGOLD_TOOLS_JSON_H */
