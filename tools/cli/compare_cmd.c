@@ -21,10 +21,12 @@
 #include "kvgold/compare.h"
 #include "kvgold/npy.h"
 #include "kvgold/options.h"
+#include "report.h"
 #include "roles.h"
 
 const char *const kvg_cli_compare_help =
-    "usage: kvgold compare CASE NPU_DIR [--json]\n"
+    "usage: kvgold compare CASE NPU_DIR [--json] [--html FILE] [--junit FILE]\n"
+    "                      [--csv FILE]\n"
     "\n"
     "Run the golden on CASE and compare each output with NPU_DIR/<name>.npy\n"
     "(the NPU's dump of that output, same dtype tag storage and shape).\n"
@@ -40,6 +42,10 @@ const char *const kvg_cli_compare_help =
     "coordinates. docs/compare.md and docs/usage.md have the details.\n"
     "\n"
     "  --json   print the report as one JSON object instead of a table\n"
+    "  --html FILE   also write a self-contained HTML page: cache maps of\n"
+    "                blocks x slots, error histograms, the worst elements\n"
+    "  --junit FILE  also write JUnit XML (one testcase per tensor)\n"
+    "  --csv FILE    also write CSV (one row per tensor, every metric)\n"
     "exit status: 0 every tensor passes, 1 some tensor fails, 2 invalid case,\n"
     "             usage, or NPU file\n";
 
@@ -266,6 +272,61 @@ static int print_report(compare_run *r, int json, FILE *out)
     return st == KVG_OK;
 }
 
+/* Report files requested on the command line (NULL: not wanted). */
+typedef struct report_files {
+    const char *html, *junit, *csv;
+} report_files;
+
+/* Write one report file if it was asked for; 0 on failure (printed). */
+static int write_one(const char *path, kvg_report_renderer render,
+                     const kvg_report_set *set)
+{
+    char err[512];
+    if (path == NULL)
+        return 1;
+    if (kvg_report_write_file(path, render, set, err, sizeof err) == 0)
+        return 1;
+    fprintf(stderr, "kvgold: %s\n", err);
+    return 0;
+}
+
+/* Write the requested report files (tools/report); 0 if one failed. */
+static int write_report_files(compare_run *r, const report_files *files)
+{
+    kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
+    kvg_cli_output_info info[KVG_CASE_MAX_TENSORS];
+    const char *skipped[KVG_CASE_MAX_TENSORS];
+    kvg_report_set set;
+    int i, n = 0, ok = 1;
+
+    memset(&set, 0, sizeof set);
+    for (i = 0; i < r->gold.count; i++) {
+        const kvg_case_tensor *g = &r->gold.items[i];
+        if (!r->have_npu[i]) {
+            skipped[set.n_skipped++] = g->name;
+            continue;
+        }
+        kvg_cli_describe_output(r->c, g->name, &g->t, &info[n]);
+        t[n].result = &r->result[n];
+        t[n].golden = &g->t;
+        t[n].actual = &r->npu[i];
+        t[n].initial = r->mask[i] ? kvg_case_find(&r->c->inputs, g->name)
+                                  : NULL;
+        t[n].written = r->mask[i];
+        t[n].layout = info[n].has_layout ? &info[n].layout : NULL;
+        n++;
+    }
+    set.case_dir = r->c->dir;
+    set.op = r->c->op;
+    set.tensors = t;
+    set.count = n;
+    set.skipped = skipped;
+    ok &= write_one(files->html, kvg_report_html, &set);
+    ok &= write_one(files->junit, kvg_report_junit, &set);
+    ok &= write_one(files->csv, kvg_report_csv, &set);
+    return ok;
+}
+
 static void free_run(compare_run *r)
 {
     int i;
@@ -281,6 +342,7 @@ int kvg_cli_compare(int argc, char **argv)
 {
     const char *case_dir = NULL, *npu_dir = NULL;
     int json = 0, i, found = 0, rc = KVG_EXIT_PASS;
+    report_files files = {NULL, NULL, NULL};
     kvg_case c;
     compare_run *r;
     kvg_diag diag;
@@ -291,6 +353,16 @@ int kvg_cli_compare(int argc, char **argv)
             return KVG_EXIT_PASS;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--html") == 0 ||
+                   strcmp(argv[i], "--junit") == 0 ||
+                   strcmp(argv[i], "--csv") == 0) {
+            const char **slot = argv[i][2] == 'h'   ? &files.html
+                                : argv[i][2] == 'j' ? &files.junit
+                                                    : &files.csv;
+            if (i + 1 >= argc)
+                return kvg_cli_usage_error("compare: %s needs a FILE",
+                                           argv[i]);
+            *slot = argv[++i];
         } else if (argv[i][0] == '-') {
             return kvg_cli_usage_error("compare: unknown option %s", argv[i]);
         } else if (case_dir == NULL) {
@@ -331,7 +403,8 @@ int kvg_cli_compare(int argc, char **argv)
         rc = KVG_EXIT_INVALID;
     } else {
         find_masks(r);
-        if (!compare_all(r) || !print_report(r, json, stdout)) {
+        if (!compare_all(r) || !print_report(r, json, stdout) ||
+            !write_report_files(r, &files)) {
             rc = KVG_EXIT_INVALID;
         } else {
             for (i = 0; i < r->n_results; i++)
