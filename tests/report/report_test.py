@@ -8,13 +8,15 @@ from the outside.
       attributes, counts that agree), CSV parsed back (one row per tensor,
       every column), HTML self-contained (no script, nothing fetched),
       the three written only after a valid comparison, errors naming the file.
-  report_test.py browser KVGOLD VECTORS WORKDIR [--doc-png FILE]
+  report_test.py browser KVGOLD VECTORS WORKDIR [--doc-dir DIR]
       renders the demo's HTML in headless Chromium and checks the picture:
       not blank, and the DeepSeek kernel's bug (token 3 written to slot 73
       of block 1 instead of slot 72, tests/cli/cli_test.sh "examples") shows
       as an "untouched but changed" cell at slot 73 and a bad cell at slot
       72, and nowhere else; the Qwen3 kernel's q_out histogram shows bars
       beyond tolerance. Exit 77 (skipped) only when chromium is absent.
+      --doc-dir writes the two pictures docs/usage.md shows (run it from
+      the repository root with VECTORS = vectors, so titles are relative).
 
 Only the standard library, plus Debian's python3-pil for reading PNGs.
 """
@@ -275,7 +277,13 @@ def check_not_blank(img, what):
           "%s: almost blank (%d non-white pixels)" % (what, non_white))
 
 
-def test_browser(kvgold, vectors, work, doc_png):
+def save_doc(img, height, doc_dir, name):
+    path = os.path.join(doc_dir, name + ".png")
+    img.crop((0, 0, 1280, min(img.size[1], height))).save(path, optimize=True)
+    print("wrote " + path)
+
+
+def test_browser(kvgold, vectors, work, doc_dir):
     chromium = find_chromium()
     if chromium is None:
         print("SKIPPED: chromium is not installed (Debian package chromium, "
@@ -327,10 +335,8 @@ def test_browser(kvgold, vectors, work, doc_png):
             continue  # stale slot shown as out of tolerance instead
         check(got == want, "colour %r covers %r, only cell (1, %d) %r expected"
               % (colour, got, slot, want))
-    if doc_png:
-        crop = img.crop((0, 0, 1280, min(img.size[1], oy + fy + fh + 260)))
-        crop.save(doc_png, optimize=True)
-        print("wrote " + doc_png)
+    if doc_dir:  # the page down to the end of k_cache's histogram
+        save_doc(img, oy + fy + fh + 240, doc_dir, "report_deepseek_faulty")
 
     qw = os.path.join(ex, "qwen3_qkv_decode")
     html = os.path.join(work, "qwen3_bf16.html")
@@ -349,6 +355,8 @@ def test_browser(kvgold, vectors, work, doc_png):
           "tolerance (%d red pixels)" % red)
     check(count_colour(img, CHANGED) <= LEGEND,
           "Qwen3 shows an untouched change")
+    if doc_dir:  # the page down to the end of q_out's histogram
+        save_doc(img, 590, doc_dir, "report_qwen3_bf16")
     return 0
 
 
@@ -357,14 +365,14 @@ def main(argv):
         print(__doc__)
         return 2
     mode, kvgold, vectors, work = argv[1:5]
-    doc_png = argv[6] if len(argv) > 6 and argv[5] == "--doc-png" else None
+    doc_dir = argv[6] if len(argv) > 6 and argv[5] == "--doc-dir" else None
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     if mode == "files":
         test_files(kvgold, vectors, work)
         rc = 0
     else:
-        rc = test_browser(kvgold, vectors, work, doc_png)
+        rc = test_browser(kvgold, vectors, work, doc_dir)
         if rc == SKIP:
             return SKIP
     if failures:
