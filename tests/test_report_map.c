@@ -229,6 +229,46 @@ static void test_classes_code_dist(void **state)
     }
 }
 
+/* Count the occurrences of `needle` in `hay`. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (; (hay = strstr(hay, needle)) != NULL; hay++)
+        n++;
+    return n;
+}
+
+/* The page of a folded cache: one SVG cell per grid cell, the changed
+ * element's cell titled with its block and slot ranges and coordinates. */
+static void check_folded_html(const kvg_report_tensor *rt)
+{
+    kvg_report_set set;
+    char *buf = NULL, err[128];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char *cell;
+    assert_non_null(f);
+    memset(&set, 0, sizeof set);
+    set.case_dir = "big<case>";
+    set.op = "op";
+    set.tensors = rt;
+    set.count = 1;
+    assert_int_equal(kvg_report_html(f, &set, err, sizeof err), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_true(len < 1500000);
+    assert_int_equal(count_of(buf, "<rect class=\"c"), 25 * 100);
+    assert_non_null(strstr(buf, "big&lt;case&gt;"));
+    assert_null(strstr(buf, "<script"));
+    cell = strstr(buf, "<rect class=\"c5\"");
+    assert_non_null(cell);
+    assert_int_equal(count_of(buf, "<rect class=\"c5\""), 1);
+    assert_non_null(strstr(cell, "data-block=\"56\" data-slot=\"210\">"
+                                 "<title>blocks 56-59, slots 210-212: "
+                                 "untouched but changed"));
+    assert_non_null(strstr(cell, "worst: block=57 slot=211 head=0"));
+    free(buf);
+}
+
 /* A cache bigger than the grid: blocks and slots fold, the cell holding
  * one changed element still shows it and names its coordinates. */
 static void test_folding(void **state)
@@ -293,6 +333,7 @@ static void test_folding(void **state)
     assert_null(kvg_cache_map_cell(&m, 100, 0));
     assert_int_equal(m.count[KVG_EC_EXACT], S);
     kvg_cache_map_free(&m);
+    check_folded_html(&rt);
     /* a layout that does not describe the tensor draws no map */
     l.slots = 299;
     assert_int_equal(kvg_cache_map_build(&rt, &m), -1);
