@@ -497,6 +497,20 @@ static void test_write_file(void **state)
                                            sizeof err), -1);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, strerror(ENOENT)));
+    /* all or none: the second file cannot be written, so the first
+     * target keeps its old contents and no temporary is left */
+    {
+        kvg_report_job jobs[2];
+        jobs[0].path = other;
+        jobs[0].render = render_hello;
+        jobs[1].path = path;
+        jobs[1].render = render_hello;
+        assert_int_equal(kvg_report_write_files(jobs, 2, &set, err,
+                                                sizeof err), -1);
+        assert_non_null(strstr(err, path));
+        read_file(other, buf, sizeof buf);
+        assert_string_equal(buf, "keep");
+    }
     assert_int_equal(unlink(link), 0);
     assert_int_equal(unlink(other), 0);
     (void)snprintf(path, sizeof path, "%s/r.html", dir);

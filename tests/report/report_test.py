@@ -191,6 +191,12 @@ def test_files(kvgold, vectors, work):
     check(rc == 2, "unwritable report exit %d" % rc)
     check(bad in err and "No such file or directory" in err,
           "unwritable report message %r" % err)
+    # all or none: the HTML is not written when the CSV cannot be
+    good = os.path.join(work, "good.html")
+    rc, _, err = compare(kvgold, ds, os.path.join(ds, "npu"), "--html", good,
+                         "--csv", bad)
+    check(rc == 2 and not os.path.exists(good),
+          "one report failed, another was written (exit %d)" % rc)
     empty = os.path.join(work, "empty")
     os.makedirs(empty, exist_ok=True)
     never = os.path.join(work, "never.html")

@@ -277,27 +277,25 @@ typedef struct report_files {
     const char *html, *junit, *csv;
 } report_files;
 
-/* Write one report file if it was asked for; 0 on failure (printed). */
-static int write_one(const char *path, kvg_report_renderer render,
-                     const kvg_report_set *set)
+static void add_job(kvg_report_job *jobs, int *n, const char *path,
+                    kvg_report_renderer render)
 {
-    char err[512];
-    if (path == NULL)
-        return 1;
-    if (kvg_report_write_file(path, render, set, err, sizeof err) == 0)
-        return 1;
-    fprintf(stderr, "kvgold: %s\n", err);
-    return 0;
+    jobs[*n].path = path;
+    jobs[*n].render = render;
+    ++*n;
 }
 
-/* Write the requested report files (tools/report); 0 if one failed. */
+/* Write the requested report files, all or none (tools/report); 0 on
+ * failure, with the file and the reason printed. */
 static int write_report_files(compare_run *r, const report_files *files)
 {
     kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
     kvg_cli_output_info info[KVG_CASE_MAX_TENSORS];
     const char *skipped[KVG_CASE_MAX_TENSORS];
+    kvg_report_job jobs[3];
     kvg_report_set set;
-    int i, n = 0, ok = 1;
+    char err[512];
+    int i, n = 0, n_jobs = 0;
 
     memset(&set, 0, sizeof set);
     for (i = 0; i < r->gold.count; i++) {
@@ -321,10 +319,17 @@ static int write_report_files(compare_run *r, const report_files *files)
     set.tensors = t;
     set.count = n;
     set.skipped = skipped;
-    ok &= write_one(files->html, kvg_report_html, &set);
-    ok &= write_one(files->junit, kvg_report_junit, &set);
-    ok &= write_one(files->csv, kvg_report_csv, &set);
-    return ok;
+    if (files->html)
+        add_job(jobs, &n_jobs, files->html, kvg_report_html);
+    if (files->junit)
+        add_job(jobs, &n_jobs, files->junit, kvg_report_junit);
+    if (files->csv)
+        add_job(jobs, &n_jobs, files->csv, kvg_report_csv);
+    if (n_jobs == 0 ||
+        kvg_report_write_files(jobs, n_jobs, &set, err, sizeof err) == 0)
+        return 1;
+    fprintf(stderr, "kvgold: %s\n", err);
+    return 0;
 }
 
 static void free_run(compare_run *r)

@@ -5,7 +5,7 @@
  *
  *   kvg_report_set s = {case_dir, op, tensors, n, skipped, n_skipped};
  *   if (kvg_report_write_file("out.html", kvg_report_html, &s, err,
- *                             sizeof err) != 0)
+ *                             sizeof err) != 0)            (or _files)
  *       fprintf(stderr, "kvgold: %s\n", err);
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -49,5 +49,17 @@ int kvg_report_csv(FILE *out, const kvg_report_set *set, char *err,
  */
 int kvg_report_write_file(const char *path, kvg_report_renderer render,
                           const kvg_report_set *set, char *err, size_t cap);
+
+/* Several files at once, all or none: every file is rendered to its
+ * temporary first; only when all are complete are they renamed into place
+ * (so a full disk or an unwritable directory for the last one leaves the
+ * first ones' targets untouched too). At most KVG_REPORT_MAX_JOBS. */
+#define KVG_REPORT_MAX_JOBS 8
+typedef struct kvg_report_job {
+    const char *path;
+    kvg_report_renderer render;
+} kvg_report_job;
+int kvg_report_write_files(const kvg_report_job *jobs, int n,
+                           const kvg_report_set *set, char *err, size_t cap);
 
 #endif /* KVGOLD_TOOLS_REPORT_H */
