@@ -26,11 +26,13 @@
 #include "compare_dumps.h"
 #include "compare_repeat.h"
 #include "membudget.h"
+#include "report.h"
 
 const char *const kvg_cli_compare_help =
     "usage: kvgold compare CASE NPU_DIR [NPU_DIR...] [--json]\n"
     "                      [--standard NAME] [--level L0|L1|L2]\n"
     "                      [--third-party DIR] [--only NAME,NAME...]\n"
+    "                      [--html FILE] [--junit FILE] [--csv FILE]\n"
     "\n"
     "Run the golden on CASE and compare each output with NPU_DIR/<name>.npy\n"
     "(the NPU's dump of that output, same dtype tag storage and shape).\n"
@@ -58,6 +60,11 @@ const char *const kvg_cli_compare_help =
     "  --third-party DIR   another implementation's outputs (e.g. torch on\n"
     "                      CPU), DIR/<name>.npy: the dual-benchmark ratios\n"
     "  --only NAMES        judge only these outputs (comma-separated)\n"
+    "  --html FILE         also write a self-contained HTML page: cache maps\n"
+    "                      of blocks x slots, error histograms, the worst\n"
+    "                      elements (of the first NPU_DIR)\n"
+    "  --junit FILE        also write JUnit XML (one testcase per tensor)\n"
+    "  --csv FILE          also write CSV (one row per tensor, every metric)\n"
     "With several NPU_DIRs (repeated runs) each run is judged and the runs\n"
     "must also be bit-identical to each other.\n"
     "exit status: 0 every output judged and passed; 1 some output failed or\n"
@@ -75,6 +82,7 @@ typedef struct compare_opts {
     int json;
     kvg_compare_standard standard;
     kvg_compare_level level;
+    const char *html, *junit, *csv; /* report files; NULL: none */
 } compare_opts;
 
 typedef struct compare_run {
@@ -407,6 +415,69 @@ static int print_json(compare_run *r, int identical, FILE *out)
     return 1;
 }
 
+/* Report files requested on the command line (NULL: not wanted). */
+static void add_job(kvg_report_job *jobs, int *n, const char *path,
+                    kvg_report_renderer render)
+{
+    if (path == NULL)
+        return;
+    jobs[*n].path = path;
+    jobs[*n].render = render;
+    ++*n;
+}
+
+/* Write the requested report files of the first NPU_DIR's run, all or
+ * none (tools/report); 0 on failure, with the file and the reason printed.
+ * An output that was not judged is listed as such, with no map. */
+static int write_report_files(compare_run *r)
+{
+    kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
+    kvg_compare_role role;
+    kvg_cache_layout layout[KVG_CASE_MAX_TENSORS];
+    const char *skipped[KVG_CASE_MAX_TENSORS];
+    kvg_report_job jobs[3];
+    kvg_report_set set;
+    char err[512];
+    int i, j = 0, n = 0, n_jobs = 0, has_layout;
+
+    memset(&set, 0, sizeof set);
+    add_job(jobs, &n_jobs, r->o->html, kvg_report_html);
+    add_job(jobs, &n_jobs, r->o->junit, kvg_report_junit);
+    add_job(jobs, &n_jobs, r->o->csv, kvg_report_csv);
+    if (n_jobs == 0)
+        return 1;
+    for (i = 0; i < r->gold.count; i++) {
+        const kvg_case_tensor *g = &r->gold.items[i];
+        if (!r->selected[i])
+            continue;
+        if (!r->npu[0].loaded[i]) {
+            skipped[set.n_skipped++] = g->name;
+            j++;
+            continue;
+        }
+        has_layout = 0;
+        (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
+                                       &has_layout, &layout[n], NULL);
+        t[n].result = &r->result[0][j++];
+        t[n].golden = &g->t;
+        t[n].actual = &r->npu[0].t[i];
+        t[n].initial = r->mask[i] ? kvg_case_find(&r->c->inputs, g->name)
+                                  : NULL;
+        t[n].written = r->mask[i];
+        t[n].layout = has_layout ? &layout[n] : NULL;
+        n++;
+    }
+    set.case_dir = r->c->dir;
+    set.op = r->c->op;
+    set.tensors = t;
+    set.count = n;
+    set.skipped = skipped;
+    if (kvg_report_write_files(jobs, n_jobs, &set, err, sizeof err) == 0)
+        return 1;
+    fprintf(stderr, "kvgold: %s\n", err);
+    return 0;
+}
+
 static void free_run(compare_run *r)
 {
     int i;
@@ -499,6 +570,8 @@ static int judge_and_report(compare_run *r)
             (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu,
                                        r->o->n_runs, stdout, NULL);
     }
+    if (!write_report_files(r))
+        return KVG_EXIT_INVALID;
     for (k = 0; k < r->o->n_runs; k++)
         for (i = 0; i < r->n_results[k]; i++)
             if (r->result[k][i].verdict != KVG_VERDICT_PASS)
@@ -535,13 +608,15 @@ static int parse_args(int argc, char **argv, compare_opts *o)
                                            "or L2, got %s", v ? v : "nothing");
             i++;
         } else if (strcmp(a, "--third-party") == 0 ||
-                   strcmp(a, "--only") == 0) {
+                   strcmp(a, "--only") == 0 || strcmp(a, "--html") == 0 ||
+                   strcmp(a, "--junit") == 0 || strcmp(a, "--csv") == 0) {
             if (v == NULL)
                 return kvg_cli_usage_error("compare: %s needs a value", a);
-            if (a[2] == 't')
-                o->third_party_dir = v;
-            else
-                o->only = v;
+            *(a[2] == 't'   ? &o->third_party_dir
+              : a[2] == 'o' ? &o->only
+              : a[2] == 'h' ? &o->html
+              : a[2] == 'j' ? &o->junit
+                            : &o->csv) = v;
             i++;
         } else if (a[0] == '-') {
             return kvg_cli_usage_error("compare: unknown option %s", a);
