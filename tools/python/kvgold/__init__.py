@@ -14,9 +14,11 @@ from ._lib import PATH as library_path
 from ._run import Outputs, operators, run
 from ._tensor import Tensor, tensor
 from ._case import Case, load_case, save_case
+from ._compare import CompareResult, TensorResult, compare
+from . import testing
 
 __version__ = __import__("kvgold._lib", fromlist=["lib"]).lib \
     .kvg_version_string().decode()
 
-__all__ = ["Case", "Error", "load_case", "save_case", "Outputs", "Tensor", "library_path", "operators", "run",
+__all__ = ["Case", "CompareResult", "TensorResult", "compare", "testing", "Error", "load_case", "save_case", "Outputs", "Tensor", "library_path", "operators", "run",
            "tensor"]
