@@ -2,8 +2,8 @@
 one import away (docs/python.md).
 
     import kvgold
-    out = kvgold.run("kv_rms_norm_rope_cache", inputs, {"cache_mode": "PA"})
-    kvgold.compare(out, npu_outputs).report()
+    golden = kvgold.run("kv_rms_norm_rope_cache", inputs, {"cache_mode": "PA"})
+    print(kvgold.compare(golden, npu_outputs).report())
 
 Standard library only; NumPy and torch are used when the caller passes
 their tensors. The C library is libkvgold.so next to this file, or the one
@@ -11,14 +11,21 @@ named by the environment variable KVGOLD_LIBRARY.
 """
 from ._errors import Error
 from ._lib import PATH as library_path
+from ._lib import lib as _clib
 from ._run import Outputs, operators, run
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, tensor, to_torch
 from ._case import Case, load_case, save_case
 from ._compare import CompareResult, TensorResult, compare
 from . import testing
+from .ops import (_npu_reshape_and_cache, npu_kv_rmsnorm_rope_cache,
+                  npu_qkv_rms_norm_rope_cache, reshape_and_cache,
+                  reshape_and_cache_omni)
 
-__version__ = __import__("kvgold._lib", fromlist=["lib"]).lib \
-    .kvg_version_string().decode()
+__version__ = _clib.kvg_version_string().decode()
 
-__all__ = ["Case", "CompareResult", "TensorResult", "compare", "testing", "Error", "load_case", "save_case", "Outputs", "Tensor", "library_path", "operators", "run",
-           "tensor"]
+__all__ = [
+    "Case", "CompareResult", "Error", "Outputs", "Tensor", "TensorResult",
+    "compare", "library_path", "load_case", "operators", "run", "save_case",
+    "tensor", "testing", "to_torch", "npu_kv_rmsnorm_rope_cache",
+    "npu_qkv_rms_norm_rope_cache", "reshape_and_cache",
+    "reshape_and_cache_omni", "_npu_reshape_and_cache"]

@@ -186,7 +186,7 @@ def prepare(op, inputs, attrs=None, options=None, inplace=False,
         if obj is None:
             continue  # an absent optional tensor
         kind = spec.kind.get(name, _lib.INPUT)
-        in_place = inplace and kind == _lib.CACHE
+        in_place = inplace and kind != _lib.INPUT
         v = _tensor.view(name, obj, dtypes.get(name), writable=in_place)
         if kind != _lib.INPUT and not in_place:
             v = _tensor.view(name, _tensor.copy_of(v), v.tag)
@@ -222,7 +222,8 @@ def run(op, inputs, attrs=None, options=None, *, inplace=False, dtypes=None):
     attrs / options: case.json's "attrs" / "options" (None values are
     left out, so the operator's default applies). In-place caches are
     copied and the copies returned, unless inplace=True (then the caller's
-    caches are updated and returned). dtypes: name -> case-format tag for
+    caches - and outputs it passes, such as q_out - are written and
+    returned). dtypes: name -> case-format tag for
     tensors whose storage does not say (uint8 fp8 / hif8 codes).
     Raises kvgold.Error when the operator refuses the call; nothing the
     caller owns has been written then.

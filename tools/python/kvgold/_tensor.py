@@ -242,3 +242,27 @@ def copy_of(v):
         return v.obj.detach().clone()
     return Tensor(bytearray(ctypes.string_at(v.c.data, v.c.nbytes))
                   if v.c.nbytes else bytearray(), v.tag, v.shape)
+
+
+def to_torch(obj, dtype=None):
+    """A torch CPU tensor holding a copy of a case tensor or output: bf16
+    as torch.bfloat16, fp16 / fp32 / int8 / int32 / int64 as themselves,
+    fp8 / hif8 codes as torch.uint8 (torch's float8 types where the tag is
+    fp8 and this torch has them)."""
+    import torch
+    v = view("tensor", obj, dtype)
+    target = getattr(torch, _dtypes.TORCH_OF_TAG[v.tag])
+    if v.tag in ("fp8_e4m3fn", "fp8_e5m2") and hasattr(torch, v.tag.replace(
+            "fp8_", "float8_")):
+        target = getattr(torch, v.tag.replace("fp8_", "float8_"))
+    if v.c.nbytes == 0:
+        return torch.empty(v.shape, dtype=target)
+    # torch.frombuffer has no uint16: read bf16 bits as int16, then view
+    carrier = torch.int16 if v.tag == "bf16" else (
+        torch.uint8 if _dtypes.size_of(v.tag) == 1 and target not in (
+            torch.int8,) else target)
+    raw = bytearray(ctypes.string_at(v.c.data, v.c.nbytes))
+    t = torch.frombuffer(raw, dtype=carrier)
+    if carrier != target:
+        t = t.view(target)
+    return t.reshape(v.shape)
