@@ -17,10 +17,13 @@ DIAG_MESSAGE_MAX = 512
 _c_int64_p = ctypes.POINTER(ctypes.c_int64)
 
 
+Shape = ctypes.c_int64 * MAX_RANK
+
+
 class Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("nbytes", ctypes.c_size_t),
                 ("dtype", ctypes.c_int), ("rank", ctypes.c_int),
-                ("shape", ctypes.c_int64 * MAX_RANK)]
+                ("shape", Shape)]
 
 
 class Diag(ctypes.Structure):
@@ -38,8 +41,9 @@ class Value(ctypes.Structure):
 
 
 class NamedTensor(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p),
-                ("tensor", ctypes.POINTER(Tensor))]
+    # tensor is a `const kvg_tensor *`, set from ctypes.addressof (faster
+    # than building a ctypes.pointer per tensor)
+    _fields_ = [("name", ctypes.c_char_p), ("tensor", ctypes.c_void_p)]
 
 
 class OpCall(ctypes.Structure):

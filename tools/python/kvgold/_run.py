@@ -2,6 +2,7 @@
 (include/kvgold/op.h) of the C library."""
 import ctypes
 import numbers
+import threading
 
 from . import _lib
 from . import _tensor
@@ -113,10 +114,10 @@ class Call:
         self.call.attr_count = len(values)
 
     def set_tensors(self):
-        arr = (_lib.NamedTensor * max(len(self.views), 1))()
-        for i, (name, v) in enumerate(self.views.items()):
-            arr[i].name = self.spec.names.get(name) or name.encode()
-            arr[i].tensor = ctypes.pointer(v.c)
+        names = self.spec.names
+        arr = (_lib.NamedTensor * max(len(self.views), 1))(*[
+            (names.get(n) or n.encode(), ctypes.addressof(v.c))
+            for n, v in self.views.items()])
         self.tensors = arr
         self.call.tensors = arr
         self.call.tensor_count = len(self.views)
@@ -144,8 +145,8 @@ class Call:
         self.check(_lib_.kvg_op_workspace_size(
             ctypes.byref(self.call), ctypes.byref(size),
             ctypes.byref(self.diag)))
-        ws = ctypes.create_string_buffer(max(size.value, 1))
-        self.call.workspace = ctypes.cast(ws, ctypes.c_void_p)
+        ws = _workspace(size.value)
+        self.call.workspace = ctypes.addressof(ws)
         self.call.workspace_size = size.value
         try:
             self.check(_lib_.kvg_op_run(ctypes.byref(self.call),
@@ -153,6 +154,18 @@ class Call:
         finally:
             self.call.workspace = None
             self.call.workspace_size = 0
+
+
+_SCRATCH = threading.local()
+
+
+def _workspace(size):
+    """A workspace of at least `size` bytes, kept per thread and reused:
+    allocating and zeroing one per call costs more than small calls do."""
+    ws = getattr(_SCRATCH, "ws", None)
+    if ws is None or len(ws) < size:
+        ws = _SCRATCH.ws = ctypes.create_string_buffer(max(size, 64))
+    return ws
 
 
 class Outputs(dict):

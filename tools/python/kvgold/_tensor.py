@@ -83,17 +83,12 @@ class View:
     __slots__ = ("c", "obj", "flavor", "tag", "shape")
 
     def __init__(self, obj, flavor, tag, shape, address, nbytes):
-        c = _lib.Tensor()
-        c.data = address or None
-        c.nbytes = nbytes
-        c.dtype = _dtypes.code_of(tag)
-        c.rank = len(shape)
-        if c.rank > _lib.MAX_RANK:
+        if len(shape) > _lib.MAX_RANK:
             raise Error(PARAM_INVALID, "rank %d is above kvgold's %d"
-                        % (c.rank, _lib.MAX_RANK))
-        for i, d in enumerate(shape):
-            c.shape[i] = d
-        self.c, self.obj, self.flavor = c, obj, flavor
+                        % (len(shape), _lib.MAX_RANK))
+        self.c = _lib.Tensor(address or None, nbytes, _dtypes.TAGS[tag][0],
+                             len(shape), _lib.Shape(*shape))
+        self.obj, self.flavor = obj, flavor
         self.tag, self.shape = tag, shape
 
 
@@ -143,26 +138,33 @@ def _torch_view(name, t, tag, writable):
 
 
 def _numpy_view(name, a, tag, writable):
-    np = sys.modules["numpy"]
-    described = "numpy %s" % a.dtype
-    if not a.dtype.isnative and a.dtype.itemsize > 1:
-        if writable:
-            raise Error(PARAM_INVALID, "%s: big-endian; an in-place cache "
-                        "must be little-endian" % name, name)
-        a = a.astype(a.dtype.newbyteorder("="))
-    natural = _dtypes.TAG_OF_TYPESTR.get(a.dtype.str)
-    tag = _pick_tag(name, natural, tag, described)
-    _check_size(name, tag, a.dtype.itemsize, described)
-    if not a.flags.c_contiguous:
+    # one __array_interface__ says it all: strides None is C-contiguous,
+    # data[1] is read-only (a.flags is several times slower)
+    ai = a.__array_interface__
+    typestr = ai["typestr"]
+    natural = _dtypes.TAG_OF_TYPESTR.get(typestr)
+    if tag is None and natural is not None:
+        tag = natural
+    else:
+        if typestr[0] == ">":
+            if writable:
+                raise Error(PARAM_INVALID, "%s: big-endian; an in-place "
+                            "cache must be little-endian" % name, name)
+            return _numpy_view(name, a.astype(a.dtype.newbyteorder("<")),
+                               tag, writable)
+        described = "numpy %s" % a.dtype
+        tag = _pick_tag(name, natural, tag, described)
+        _check_size(name, tag, a.dtype.itemsize, described)
+    if ai["strides"] is not None and not a.flags.c_contiguous:
         if writable:
             raise Error(PARAM_INVALID, "%s: not C-contiguous; an in-place "
                         "cache must be" % name, name)
-        a = np.ascontiguousarray(a)
-    if writable and not a.flags.writeable:
+        return _numpy_view(name, sys.modules["numpy"].ascontiguousarray(a),
+                           tag, writable)
+    if writable and ai["data"][1]:
         raise Error(PARAM_INVALID, "%s: read-only; an in-place cache must "
                     "be writable" % name, name)
-    return View(a, NUMPY, tag, a.shape, a.__array_interface__["data"][0],
-                a.nbytes)
+    return View(a, NUMPY, tag, ai["shape"], ai["data"][0], a.nbytes)
 
 
 def _buffer_view(name, obj, tag, writable):
@@ -194,6 +196,9 @@ def _buffer_view(name, obj, tag, writable):
 
 def view(name, obj, tag=None, writable=False):
     """A View of a caller's tensor. (obj, "tag") pairs carry a tag."""
+    np = sys.modules.get("numpy")
+    if np is not None and type(obj) is np.ndarray:  # the common case first
+        return _numpy_view(name, obj, tag, writable)
     if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[1], str):
         obj, pair_tag = obj
         if tag is not None and tag != pair_tag:
