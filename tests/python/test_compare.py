@@ -111,3 +111,13 @@ def test_assert_matches_golden_raises_with_the_report(tmp_path, cli):
                        text=True)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "FAIL" in p.stdout
+
+
+def test_golden_run_in_place_is_judged_without_a_mask_and_says_so():
+    c, inputs, golden, npu = golden_and_npu()
+    g = kvgold.run(c.op, inputs, c.attrs, c.options, inplace=True)
+    r = kvgold.compare(g, npu)
+    assert r.passed and any("in place" in n for n in r.notes)
+    assert "note: the golden ran in place" in r.report()
+    # every element was judged as written: none counted untouched
+    assert r.tensors["k_cache"].metrics["untouched"] == 0

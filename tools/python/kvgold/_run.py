@@ -175,6 +175,8 @@ class Outputs(dict):
 
     op = None
     inputs = attrs = options = dtypes = None
+    inplace = False  # then .inputs' caches hold the results, not the
+                     # initial contents
 
 
 def _flavor(views):
@@ -248,6 +250,7 @@ def run(op, inputs, attrs=None, options=None, *, inplace=False, dtypes=None):
         if name in written:
             out[name] = written[name]
     out.op = op
+    out.inplace = inplace
     out.inputs = inputs
     out.attrs = dict(attrs or {})
     out.options = dict(options or {})
