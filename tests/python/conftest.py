@@ -38,3 +38,12 @@ def cli():
 
 def example(name):
     return os.path.join(VECTORS, "examples", name)
+
+
+def cli_env():
+    """The environment for running the kvgold command: without the
+    sanitizer runtime preloaded for Python (an ASan build links its own,
+    and two runtimes refuse to start)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import kvgold
-from conftest import cli, example  # noqa: F401 (fixture)
+from conftest import cli, cli_env, example  # noqa: F401 (fixture)
 
 QWEN = example("qwen3_qkv_decode")
 
@@ -45,7 +45,7 @@ def test_torch_case_saved_from_python_passes_kvgold_check(tmp_path, cli):
                             c.options, golden, comment="from pytest")
     assert path.endswith("case.json")
     p = subprocess.run([cli, "check", str(tmp_path / "mla")],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=cli_env())
     assert p.returncode == 0, p.stdout + p.stderr
     # and a wrong expected tensor makes the same check fail
     bad = dict(golden)
@@ -54,7 +54,7 @@ def test_torch_case_saved_from_python_passes_kvgold_check(tmp_path, cli):
     kvgold.save_case(str(tmp_path / "bad"), c.op, inputs, c.attrs,
                      c.options, bad)
     p = subprocess.run([cli, "check", str(tmp_path / "bad")],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=cli_env())
     assert p.returncode == 1, p.stdout + p.stderr
 
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import kvgold
-from conftest import cli, example  # noqa: F401 (fixture)
+from conftest import cli, cli_env, example  # noqa: F401 (fixture)
 from kvgold.testing import assert_matches_golden
 
 MLA = example("deepseek_mla_decode")  # k_cache bf16 PA_NZ, ckv_cache int8
@@ -107,7 +107,7 @@ def test_assert_matches_golden_raises_with_the_report(tmp_path, cli):
     assert "FAIL" in text and "k_cache" in text and "kvgold compare" in text
     # the saved case reproduces the verdict in the CLI
     p = subprocess.run([cli, "compare", str(tmp_path / "case"),
-                        str(tmp_path / "case" / "npu")], capture_output=True,
+                        str(tmp_path / "case" / "npu")], capture_output=True, env=cli_env(),
                        text=True)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "FAIL" in p.stdout
