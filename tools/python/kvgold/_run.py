@@ -92,6 +92,32 @@ def _value(spec, name, v, keep):
     return c
 
 
+_VALUES = {}
+
+
+def _values(spec, values):
+    """The kvg_value array of (name, value) pairs and what keeps it alive.
+    The C library only reads it, so arrays are cached by content: a test
+    loop calls with the same attributes over and over."""
+    try:
+        key = (spec.name, tuple((k, type(v), tuple(v) if isinstance(
+            v, (list, tuple)) else v) for k, v in values))
+        hit = _VALUES.get(key)
+    except TypeError:  # an unhashable value: the C library will refuse it
+        key, hit = None, None
+    if hit is not None:
+        return hit
+    keep = []
+    arr = (_lib.Value * max(len(values), 1))()
+    for i, (name, v) in enumerate(values):
+        arr[i] = _value(spec, name, v, keep)
+    if key is not None:
+        if len(_VALUES) >= 256:
+            _VALUES.clear()
+        _VALUES[key] = (arr, keep)
+    return arr, keep
+
+
 class Call:
     """A kvg_op_call being assembled; keeps every buffer alive."""
 
@@ -106,9 +132,8 @@ class Call:
         self.set_tensors()
 
     def set_values(self, values):
-        arr = (_lib.Value * max(len(values), 1))()
-        for i, (name, v) in enumerate(values):
-            arr[i] = _value(self.spec, name, v, self.keep)
+        arr, keep = _values(self.spec, values)
+        self.keep.append(keep)
         self.values = arr
         self.call.attrs = arr
         self.call.attr_count = len(values)

@@ -87,7 +87,7 @@ class View:
             raise Error(PARAM_INVALID, "rank %d is above kvgold's %d"
                         % (len(shape), _lib.MAX_RANK))
         self.c = _lib.Tensor(address or None, nbytes, _dtypes.TAGS[tag][0],
-                             len(shape), _lib.Shape(*shape))
+                             len(shape), tuple(shape))
         self.obj, self.flavor = obj, flavor
         self.tag, self.shape = tag, shape
 
