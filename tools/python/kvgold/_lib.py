@@ -46,9 +46,16 @@ class NamedTensor(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("tensor", ctypes.c_void_p)]
 
 
+# kvg_tensor and kvg_named_tensor as struct formats, so that a call's whole
+# tensor table is packed in one struct.pack_into (ctypes structures cost
+# about a microsecond each to build); checked against ctypes below.
+TENSOR_FORMAT = "PNii%dq" % MAX_RANK
+NAMED_FORMAT = "PP"
+
+
 class OpCall(ctypes.Structure):
     _fields_ = [("op", ctypes.c_void_p),
-                ("tensors", ctypes.POINTER(NamedTensor)),
+                ("tensors", ctypes.c_void_p),   # const kvg_named_tensor *
                 ("tensor_count", ctypes.c_size_t),
                 ("attrs", ctypes.POINTER(Value)),
                 ("attr_count", ctypes.c_size_t),
@@ -159,6 +166,10 @@ def _load():
         fn.argtypes = argtypes
     return lib
 
+
+import struct as _struct  # noqa: E402
+assert _struct.calcsize(TENSOR_FORMAT) == ctypes.sizeof(Tensor)
+assert _struct.calcsize(NAMED_FORMAT) == ctypes.sizeof(NamedTensor)
 
 lib = _load()
 PATH = library_path()

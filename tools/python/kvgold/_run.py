@@ -2,8 +2,10 @@
 (include/kvgold/op.h) of the C library."""
 import ctypes
 import numbers
+import struct
 import threading
 
+from . import _dtypes
 from . import _lib
 from . import _tensor
 from ._errors import Error, PARAM_INVALID
@@ -33,10 +35,18 @@ class OpSpec:
                 info.type, bool(info.is_option), bool(info.required),
                 info.dflt.decode() if info.dflt is not None else None)
         self.outputs = [n for n in self.order if self.kind[n] != _lib.INPUT]
-        self.names = {n: n.encode() for n in self.order}
+        # NUL-terminated names at fixed addresses, for the packed table
+        self._name_buffers = [ctypes.create_string_buffer(n.encode())
+                              for n in self.order]
+        self.name_addresses = {n: ctypes.addressof(b) for n, b in
+                               zip(self.order, self._name_buffers)}
 
 
 _SPECS = {}
+_TENSOR = struct.Struct(_lib.TENSOR_FORMAT)
+_NAMED = struct.Struct(_lib.NAMED_FORMAT)
+_ZEROS = (0,) * _lib.MAX_RANK
+_CODES = {tag: v[0] for tag, v in _dtypes.TAGS.items()}
 
 
 def op_spec(op):
@@ -139,13 +149,28 @@ class Call:
         self.call.attr_count = len(values)
 
     def set_tensors(self):
-        names = self.spec.names
-        arr = (_lib.NamedTensor * max(len(self.views), 1))(*[
-            (names.get(n) or n.encode(), ctypes.addressof(v.c))
-            for n, v in self.views.items()])
-        self.tensors = arr
-        self.call.tensors = arr
-        self.call.tensor_count = len(self.views)
+        """The kvg_tensor views and the kvg_named_tensor table, packed in
+        one buffer: n tensors, then n (name, tensor) pairs."""
+        n = len(self.views)
+        tsize = _TENSOR.size
+        buf = ctypes.create_string_buffer(max(n * (tsize + _NAMED.size), 1))
+        base = ctypes.addressof(buf)
+        names = self.spec.name_addresses
+        for i, (name, v) in enumerate(self.views.items()):
+            shape = v.shape
+            _TENSOR.pack_into(buf, i * tsize, v.address, v.nbytes,
+                              _CODES[v.tag], len(shape),
+                              *(tuple(shape) + _ZEROS[len(shape):]))
+            address = names.get(name)
+            if address is None:  # not the operator's: C names it in the error
+                keep = ctypes.create_string_buffer(name.encode())
+                self.keep.append(keep)
+                address = ctypes.addressof(keep)
+            _NAMED.pack_into(buf, n * tsize + i * _NAMED.size, address,
+                             base + i * tsize)
+        self.tensors = buf
+        self.call.tensors = base + n * tsize
+        self.call.tensor_count = n
 
     def check(self, status):
         if status != _lib.OK:

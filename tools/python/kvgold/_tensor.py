@@ -78,18 +78,29 @@ def _address(buf):
 
 
 class View:
-    """A kvg_tensor over a caller's object, and what keeps it alive."""
+    """A caller's tensor as kvgold sees it - address, byte count, tag and
+    shape - and the object that keeps the memory alive. .c is the
+    kvg_tensor, built on first use (kvgold.run packs its tensors in one
+    buffer instead, see _run.Call.set_tensors)."""
 
-    __slots__ = ("c", "obj", "flavor", "tag", "shape")
+    __slots__ = ("obj", "flavor", "tag", "shape", "address", "nbytes",
+                 "_c")
 
     def __init__(self, obj, flavor, tag, shape, address, nbytes):
         if len(shape) > _lib.MAX_RANK:
             raise Error(PARAM_INVALID, "rank %d is above kvgold's %d"
                         % (len(shape), _lib.MAX_RANK))
-        self.c = _lib.Tensor(address or None, nbytes, _dtypes.TAGS[tag][0],
-                             len(shape), tuple(shape))
-        self.obj, self.flavor = obj, flavor
-        self.tag, self.shape = tag, shape
+        self.obj, self.flavor, self.tag, self.shape = obj, flavor, tag, shape
+        self.address, self.nbytes = address or 0, nbytes
+        self._c = None
+
+    @property
+    def c(self):
+        if self._c is None:
+            self._c = _lib.Tensor(self.address or None, self.nbytes,
+                                  _dtypes.TAGS[self.tag][0], len(self.shape),
+                                  tuple(self.shape))
+        return self._c
 
 
 def _pick_tag(name, natural, given, described):
