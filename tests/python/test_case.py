@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import kvgold
-from conftest import cli, cli_env, example  # noqa: F401 (fixture)
+from conftest import cli_env, example
 
 QWEN = example("qwen3_qkv_decode")
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import kvgold
-from conftest import cli, cli_env, example  # noqa: F401 (fixture)
+from conftest import cli_env, example
 from kvgold.testing import assert_matches_golden
 
 MLA = example("deepseek_mla_decode")  # k_cache bf16 PA_NZ, ckv_cache int8

@@ -5,7 +5,6 @@ and every case of the CLI loads here. Tensors load as kvgold.Tensor:
 numpy.asarray() of one is the case format's storage, .dtype its tag.
 """
 import ctypes
-import errno
 import json
 import os
 
