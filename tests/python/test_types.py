@@ -2,6 +2,7 @@
 kvgold.Tensor and tagged buffers; caches copied unless inplace=True; the
 per-operator functions agree with kvgold.run and the vectors."""
 import array
+import os
 
 import numpy as np
 import pytest
@@ -203,3 +204,19 @@ def test_reshape_and_cache_atb_names():
     k2, v2 = kvgold.reshape_and_cache(key, key, kc, vc, slots,
                                       inplace=False)
     assert k2 is not kc
+
+
+def test_torch_uint8_codes_with_tags():
+    c = kvgold.load_case(
+        "%s/kv_rms_norm_rope_cache/ds_950_pa_fp16_both_hif8_asym"
+        % os.environ["KVG_VECTORS_DIR"])
+    inputs = {n: kvgold.to_torch(t) for n, t in c.inputs.items()}
+    assert inputs["k_cache"].dtype == torch.uint8
+    with pytest.raises(kvgold.Error) as e:
+        kvgold.run(c.op, inputs, c.attrs, c.options)
+    assert e.value.tensor in ("k_cache", "ckv_cache")
+    out = kvgold.run(c.op, inputs, c.attrs, c.options, dtypes=c.dtypes)
+    for n in ("k_cache", "ckv_cache"):
+        assert out[n].dtype == torch.uint8
+        assert out[n].numpy().tobytes() == expected_bits(c, n), n
+    assert out.dtypes["k_cache"] == "hif8"
