@@ -121,3 +121,35 @@ def test_golden_run_in_place_is_judged_without_a_mask_and_says_so():
     assert "note: the golden ran in place" in r.report()
     # every element was judged as written: none counted untouched
     assert r.tensors["k_cache"].metrics["untouched"] == 0
+
+
+def test_plain_dict_golden_with_the_call_given_separately():
+    c, inputs, golden, npu = golden_and_npu()
+    a = np.asarray(c.inputs["ckv_cache"]).reshape(-1)
+    untouched = int(np.flatnonzero(a == golden["ckv_cache"].reshape(-1))[-1])
+    npu["ckv_cache"].reshape(-1)[untouched] ^= 1
+    with_call = kvgold.compare(dict(golden), npu, op=c.op, inputs=inputs,
+                               attrs=c.attrs, options=c.options)
+    assert with_call.tensors["ckv_cache"].metrics["untouched_changed"] == 1
+    # without the call: no roles, layouts or written slots; every element
+    # is judged against the golden, and |delta| = 1 passes int8's int_abs1
+    bare = kvgold.compare(dict(golden), npu)
+    t = bare.tensors["ckv_cache"]
+    assert t.metrics["untouched"] == 0 and t.layout is None
+    assert t.criterion == "int_abs1" and t.passed
+
+
+def test_criteria_and_thresholds_override_the_automatic_choice():
+    c, inputs, golden, npu = golden_and_npu()
+    i = written_slot(c, golden)
+    npu["k_cache"].reshape(-1)[i] ^= 1          # one bf16 ulp
+    assert kvgold.compare(golden, npu).passed   # float_re tolerates it
+    strict = kvgold.compare(golden, npu, criteria={"k_cache": "bitwise"})
+    assert strict.tensors["k_cache"].criterion == "bitwise"
+    assert not strict.passed
+    tight = kvgold.compare(golden, npu, thresholds={"k_cache": 1e-12})
+    assert tight.tensors["k_cache"].metrics["limits"]["threshold"] == 1e-12
+    assert not tight.passed
+    with pytest.raises(kvgold.Error) as e:
+        kvgold.compare(golden, npu, criteria={"k_cache": "exact"})
+    assert e.value.tensor == "k_cache"
