@@ -3,7 +3,8 @@
 # As root it installs them; otherwise it prints the command to run.
 set -eu
 pkgs="cmake make gcc clang libclang-rt-14-dev libcmocka-dev \
-python3-numpy pkg-config valgrind chromium python3-pil"
+python3-numpy python3-pytest python3-torch pkg-config valgrind chromium \
+python3-pil"
 need=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

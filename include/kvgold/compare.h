@@ -430,6 +430,10 @@ KVG_API kvg_status kvg_compare_report_json(const kvg_compare_result *results,
                                            size_t cap, size_t *len,
                                            kvg_diag *diag);
 
+/* sizeof(kvg_compare_result), for bindings that treat it as an opaque
+ * buffer (the Python package allocates it by this size). */
+KVG_API size_t kvg_compare_result_size(void);
+
 #ifdef __cplusplus
 }
 #endif
