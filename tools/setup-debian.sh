@@ -3,7 +3,7 @@
 # As root it installs them; otherwise it prints the command to run.
 set -eu
 pkgs="cmake make gcc clang libclang-rt-14-dev libcmocka-dev libcjson-dev \
-python3-numpy pkg-config valgrind"
+python3-numpy pkg-config valgrind time"
 need=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
