@@ -67,6 +67,7 @@ if [ -z "$kvgold" ]; then
 fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+load_start=$(cut -d' ' -f1 /proc/loadavg)  # the machine is shared: say how busy
 results=$dir/results.tsv
 printf 'size\tinput_bytes\tcommand\tread_bytes\tread1_s\tread_s\tresident_pct\twall_s\trss_kb\trc\twant\tstatus\tmem_cap_kb\n' \
   > "$results"
@@ -193,7 +194,8 @@ rm -f "$dir/cmd.time" "$dir/cmd.out" "$dir/cmd.err"
 set +e
 title="kvgold $(git rev-parse --short HEAD 2>/dev/null || echo '?'), \
 $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, \
-$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
+$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, \
+load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 [ "$kvgold" = "$root/build/bigdump/tools/kvgold" ] || title="$title, $kvgold"
 "$py" tools/bench/bigdump_report.py "$results" --sizes "$sizes" \
   --title "$title" > "$dir/report.md"
