@@ -30,9 +30,9 @@ has() {
 case $S in
 case)
   expect 0 "$PY" "$SRC/tools/bench/bigdump.py" case --out c --input-bytes 8M
-  total=$(stat -c %s c/*.npy | awk '{ s += $1 } END { print s }')
+  total=$(stat -c %s c/*.npy | awk '{ s += $1 } END { printf "%.0f\n", s }')
   total=$((total - $(stat -c %s c/expected_k_cache.npy c/expected_ckv_cache.npy |
-    awk '{ s += $1 } END { print s }')))
+    awk '{ s += $1 } END { printf "%.0f\n", s }')))
   # within half a block (128 slots x 576 bytes) of 8 MiB
   if [ $((total - 8388608)) -gt 36864 ] || [ $((8388608 - total)) -gt 36864 ]; then
     echo "FAIL: input files are $total bytes, want 8 MiB +- 36864"; fails=1
@@ -85,7 +85,7 @@ report)
     row 4G "compare bad" 1.0 3.5 122880 ok; } > slow.tsv
   expect 1 $R slow.tsv --sizes "1G 4G"
   has "- time (compare <= 3x read, >= 1 GiB): **NOT met**"
-  has "- flat (compare bad peak RSS grows <= 16 MiB across sizes): **NOT met** (grows 20.0 MiB)"
+  has "- flat (compare bad peak RSS grows <= 16 MiB across sizes): **NOT met** (grows 20.0 MiB from 1G to 4G)"
   has "- memory (check, compare peak RSS <= 64 MiB + 10 % of input): met"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;

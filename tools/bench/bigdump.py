@@ -191,15 +191,15 @@ def make_case(case_dir, input_bytes, seed):
 # ---- the NPU dumps ---------------------------------------------------------------
 
 def fill_good(case_dir, good):
-    """GOOD from the NumPy expected caches when `kvgold run` left none."""
+    """GOOD from the NumPy expected caches where `kvgold run` failed."""
     os.makedirs(good, exist_ok=True)
     for name, _d in CACHES:
         dst = os.path.join(good, name + ".npy")
         if not os.path.exists(dst):
             shutil.copyfile(os.path.join(case_dir, "expected_" + name
                                          + ".npy"), dst)
-            print("bigdump: note: %s: kvgold run wrote none; copied the "
-                  "NumPy expected cache" % dst)
+            print("bigdump: note: %s: kvgold run did not write it; copied "
+                  "the NumPy expected cache" % dst)
 
 
 def write_bad(case_dir, good, bad):

@@ -80,8 +80,8 @@ bytes_of() { # label like 256M / 1G -> bytes
   esac
 }
 
-sum_sizes() { # FILES... -> total bytes
-  stat -c %s "$@" | awk '{ s += $1 } END { printf "%d\n", s }'
+sum_sizes() { # FILES... -> total bytes (%.0f: mawk's %d stops at 2^31 - 1)
+  stat -c %s "$@" | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 resident_pct() { # FILES... -> % of their bytes in the page cache
@@ -102,7 +102,7 @@ mem_cap_kb() {
   if [ -n "$mem_cap" ]; then
     echo $(( $(bytes_of "$mem_cap") / 1024 ))
   else
-    awk '/^MemAvailable:/ { printf "%d\n", $2 * 3 / 4 }' /proc/meminfo
+    awk '/^MemAvailable:/ { printf "%.0f\n", $2 * 3 / 4 }' /proc/meminfo
   fi
 }
 
