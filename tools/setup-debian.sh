@@ -4,7 +4,7 @@
 set -eu
 pkgs="cmake make gcc clang libclang-rt-14-dev libcmocka-dev \
 python3-numpy python3-pytest python3-torch pkg-config valgrind chromium \
-python3-pil"
+python3-pil time"
 need=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
