@@ -18,55 +18,41 @@
 
 typedef kvg_reshape_and_cache_args rac_args;
 
-/* The fixture's helpers (op_fixture.h), under the short names the
- * builders read best with. */
-static int64_t pick(kvgt_rng *r, int64_t lo, int64_t hi)
-{
-    return opf_pick(r, lo, hi);
-}
-
-static opf_tensor *add(opf *f, kvgt_rng *r, const char *name, opf_role role,
-                       int required, kvg_dtype dt, int rank,
-                       const int64_t *shape, const kvg_tensor **slot)
-{
-    return opf_add(f, r, name, role, required, dt, rank, shape, slot);
-}
-
 /* ---- ReshapeAndCache per token ---------------------------------------- */
 
 static void build_tokens(opf *f, kvgt_rng *r, int nz)
 {
     kvg_reshape_and_cache_args *a = (rac_args *)f->args;
-    const int64_t k = pick(r, 0, 2);
+    const int64_t k = opf_pick(r, 0, 2);
     const kvg_dtype kd = k == 0 ? KVG_FP16 : k == 1 ? KVG_BF16 : KVG_INT8;
-    const kvg_dtype vd = !nz ? kd : pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
-    const int64_t tok = pick(r, 1, 8), heads = pick(r, 1, 3);
-    const int64_t dk = 32 * pick(r, 1, 2), dv = 16 * pick(r, 1, 3);
-    const int64_t bs = nz ? 16 * pick(r, 1, 2) : pick(r, 1, 8);
-    const int64_t bn = (tok + bs - 1) / bs + pick(r, 0, 1);
+    const kvg_dtype vd = !nz ? kd : opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
+    const int64_t tok = opf_pick(r, 1, 8), heads = opf_pick(r, 1, 3);
+    const int64_t dk = 32 * opf_pick(r, 1, 2), dv = 16 * opf_pick(r, 1, 3);
+    const int64_t bs = nz ? 16 * opf_pick(r, 1, 2) : opf_pick(r, 1, 8);
+    const int64_t bn = (tok + bs - 1) / bs + opf_pick(r, 0, 1);
     int64_t sh[4];
     opf_tensor *slot;
 
     kvg_reshape_and_cache_args_init(a);
     a->cache_layout = nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
     sh[0] = tok, sh[1] = heads, sh[2] = dk;
-    add(f, r, "key", OPF_INPUT, 1, kd, 3, sh, &a->key);
+    opf_add(f, r, "key", OPF_INPUT, 1, kd, 3, sh, &a->key);
     sh[2] = dv;
-    add(f, r, "value", OPF_INPUT, 1, vd, 3, sh, &a->value);
+    opf_add(f, r, "value", OPF_INPUT, 1, vd, 3, sh, &a->value);
     if (nz) {
         sh[0] = bn, sh[1] = heads * dk / kvg_c0_of(kd), sh[2] = bs;
         sh[3] = kvg_c0_of(kd);
-        add(f, r, "key_cache", OPF_CACHE, 1, kd, 4, sh, &a->key_cache);
+        opf_add(f, r, "key_cache", OPF_CACHE, 1, kd, 4, sh, &a->key_cache);
         sh[1] = heads * dv / kvg_c0_of(vd), sh[3] = kvg_c0_of(vd);
-        add(f, r, "value_cache", OPF_CACHE, 1, vd, 4, sh, &a->value_cache);
+        opf_add(f, r, "value_cache", OPF_CACHE, 1, vd, 4, sh, &a->value_cache);
     } else {
         sh[0] = bn, sh[1] = bs, sh[2] = heads, sh[3] = dk;
-        add(f, r, "key_cache", OPF_CACHE, 1, kd, 4, sh, &a->key_cache);
+        opf_add(f, r, "key_cache", OPF_CACHE, 1, kd, 4, sh, &a->key_cache);
         sh[3] = dv;
-        add(f, r, "value_cache", OPF_CACHE, 1, vd, 4, sh, &a->value_cache);
+        opf_add(f, r, "value_cache", OPF_CACHE, 1, vd, 4, sh, &a->value_cache);
     }
     sh[0] = tok;
-    slot = add(f, r, "slot_mapping", OPF_INPUT, 1, KVG_INT32, 1, sh,
+    slot = opf_add(f, r, "slot_mapping", OPF_INPUT, 1, KVG_INT32, 1, sh,
                &a->slot_mapping);
     f->g.tokens = tok;
     f->g.slots = bn * bs;
@@ -77,13 +63,13 @@ static void mutate_rac_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
     kvg_reshape_and_cache_args *a = (rac_args *)f->args;
-    const int64_t c = pick(r, 0, 4);
+    const int64_t c = opf_pick(r, 0, 4);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
     case 0: { /* another mode: its tensor set does not match */
         int m;
         do
-            m = (int)pick(r, 0, 2);
+            m = (int)opf_pick(r, 0, 2);
         while (m == (int)a->compress_type);
         /* a tensor the new mode needs is missing (NULL pointer), or one
          * it does not take is given (invalid) */
@@ -95,9 +81,9 @@ static void mutate_rac_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
         a->compress_type = (kvg_rac_compress)m;
         break;
     }
-    case 1: a->compress_type = (kvg_rac_compress)(pick(r, 0, 1) ? 3 : -1);
+    case 1: a->compress_type = (kvg_rac_compress)(opf_pick(r, 0, 1) ? 3 : -1);
         break;
-    case 2: a->cache_layout = pick(r, 0, 1) ? KVG_LAYOUT_BNSD
+    case 2: a->cache_layout = opf_pick(r, 0, 1) ? KVG_LAYOUT_BNSD
                                             : (kvg_layout_kind)7;
         break;
     case 3: /* ND <-> NZ: the caches no longer have the layout's shape */

@@ -20,20 +20,6 @@
 typedef kvg_reshape_and_cache_omni_args omni_args;
 typedef kvg_reshape_and_cache_args rac_args;
 
-/* The fixture's helpers (op_fixture.h), under the short names the
- * builders read best with. */
-static int64_t pick(kvgt_rng *r, int64_t lo, int64_t hi)
-{
-    return opf_pick(r, lo, hi);
-}
-
-static opf_tensor *add(opf *f, kvgt_rng *r, const char *name, opf_role role,
-                       int required, kvg_dtype dt, int rank,
-                       const int64_t *shape, const kvg_tensor **slot)
-{
-    return opf_add(f, r, name, role, required, dt, rank, shape, slot);
-}
-
 /* ---- per-head runs (Omni, KVHEAD, KVHEAD_ROPE) ------------------------ */
 
 static int64_t run_count(opf_kind kind, int64_t L, int64_t w, int64_t o)
@@ -48,11 +34,11 @@ static int64_t run_count(opf_kind kind, int64_t L, int64_t w, int64_t o)
 void opf_build_heads(opf *f, kvgt_rng *r)
 {
     const opf_kind kind = f->kind;
-    const kvg_dtype dt = kind == OPF_RAC_KVHEAD && pick(r, 0, 2) == 2
+    const kvg_dtype dt = kind == OPF_RAC_KVHEAD && opf_pick(r, 0, 2) == 2
                              ? KVG_INT8
-                             : pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
-    const int64_t batch = pick(r, 1, 3), heads = pick(r, 1, 3);
-    const int64_t dim = 32 * pick(r, 1, 2), bs = 4 * pick(r, 1, 2);
+                             : opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
+    const int64_t batch = opf_pick(r, 1, 3), heads = opf_pick(r, 1, 3);
+    const int64_t dim = 32 * opf_pick(r, 1, 2), bs = 4 * opf_pick(r, 1, 2);
     opf_geo *g = &f->g;
     int64_t tok = 0, at = 0, i, sh[4], bn;
     const kvg_tensor **key, **value, **kc, **vc, **sm, **wins, **seq, **off;
@@ -76,16 +62,16 @@ void opf_build_heads(opf *f, kvgt_rng *r)
     }
     g->batch = batch, g->heads = heads, g->runs = batch * heads;
     for (i = 0; i < batch; i++)
-        tok += g->L[i] = pick(r, 1, 8);
-    tok += pick(r, 0, 1);
+        tok += g->L[i] = opf_pick(r, 1, 8);
+    tok += opf_pick(r, 0, 1);
     for (i = 0; i < g->runs; i++) {
         const int64_t L = g->L[i / heads];
-        g->w[i] = pick(r, 0, L);
+        g->w[i] = opf_pick(r, 0, L);
         g->o[i] = kind == OPF_RAC_KVHEAD ? -1
-                  : pick(r, 0, 3) == 0 ? -1 : pick(r, 0, L - g->w[i]);
+                  : opf_pick(r, 0, 3) == 0 ? -1 : opf_pick(r, 0, L - g->w[i]);
         g->count[i] = run_count(kind, L, g->w[i], g->o[i]);
-        at += pick(r, 0, 2);
-        g->s[i] = pick(r, 0, 4) == 0 ? -1 : at;
+        at += opf_pick(r, 0, 2);
+        g->s[i] = opf_pick(r, 0, 4) == 0 ? -1 : at;
         if (g->s[i] >= 0)
             at += g->count[i];
     }
@@ -93,18 +79,18 @@ void opf_build_heads(opf *f, kvgt_rng *r)
     g->tokens = tok;
     g->slots = bn * bs;
     sh[0] = tok, sh[1] = heads, sh[2] = dim;
-    add(f, r, "key", OPF_INPUT, 1, dt, 3, sh, key);
-    add(f, r, "value", OPF_INPUT, 1, dt, 3, sh, value);
+    opf_add(f, r, "key", OPF_INPUT, 1, dt, 3, sh, key);
+    opf_add(f, r, "value", OPF_INPUT, 1, dt, 3, sh, value);
     sh[0] = bn, sh[1] = bs, sh[2] = 1, sh[3] = dim;
-    add(f, r, "key_cache", OPF_CACHE, 1, dt, 4, sh, kc);
-    add(f, r, "value_cache", OPF_CACHE, 1, dt, 4, sh, vc);
+    opf_add(f, r, "key_cache", OPF_CACHE, 1, dt, 4, sh, kc);
+    opf_add(f, r, "value_cache", OPF_CACHE, 1, dt, 4, sh, vc);
     sh[0] = g->runs;
-    ts = add(f, r, "slot_mapping", OPF_INPUT, 1, KVG_INT32, 1, sh, sm);
-    tw = add(f, r, "wins", OPF_INPUT, 1, KVG_INT32, 1, sh, wins);
+    ts = opf_add(f, r, "slot_mapping", OPF_INPUT, 1, KVG_INT32, 1, sh, sm);
+    tw = opf_add(f, r, "wins", OPF_INPUT, 1, KVG_INT32, 1, sh, wins);
     if (kind != OPF_RAC_KVHEAD)
-        to = add(f, r, "offset_index", OPF_INPUT, 1, KVG_INT32, 1, sh, off);
+        to = opf_add(f, r, "offset_index", OPF_INPUT, 1, KVG_INT32, 1, sh, off);
     sh[0] = batch;
-    tl = add(f, r, "seq_len", OPF_INPUT, 1, KVG_INT32, 1, sh, seq);
+    tl = opf_add(f, r, "seq_len", OPF_INPUT, 1, KVG_INT32, 1, sh, seq);
     for (i = 0; i < g->runs; i++) {
         opf_index_set(ts, i, g->s[i]);
         opf_index_set(tw, i, g->w[i]);
