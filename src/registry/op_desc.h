@@ -93,6 +93,66 @@ typedef kvg_status (*kvg_i_shape_fn)(const kvg_i_op_args *a, const char *name,
                                      int *rank, int64_t *shape,
                                      kvg_diag *diag);
 
+/* ---- what a call writes (kvg_op_written_runs) ----------------------------
+ *
+ * An operator enumerates the element runs it writes into a sink; the
+ * registry runs the enumeration twice, once to count (so that a capacity
+ * too small is refused before a run is stored) and once to store, then
+ * sorts and merges the runs in the caller's array (src/registry/
+ * written_runs.c). The enumeration must hand over the same runs both times
+ * and reads only the call's shapes, attributes and index values. */
+typedef struct kvg_i_run_sink {
+    kvg_elem_run *runs; /* NULL: only count */
+    size_t cap;         /* of runs; nothing is stored past it */
+    size_t n;           /* runs handed over so far */
+    int64_t limit;      /* element count of the tensor */
+    int overflow;       /* n would pass SIZE_MAX */
+    int outside;        /* a run reached outside [0, limit) */
+} kvg_i_run_sink;
+
+/* Hand over `count` elements from `first` (nothing when count <= 0). */
+void kvg_i_sink_put(kvg_i_run_sink *s, int64_t first, int64_t count);
+
+/* Hand over `len` channels of a cache from coordinate `at`, through
+ * kvg_layout_offset: one run in ND / BNSD (a row's channels, and a
+ * token's heads in ND, are consecutive); len / C0 runs of C0 elements in
+ * NZ, which keeps each group of C0 channels of a slot together (at's
+ * channel and len are whole C0 groups there, as the operators check). */
+void kvg_i_sink_row(kvg_i_run_sink *s, const kvg_cache_layout *l,
+                    kvg_cache_coord at, int64_t len);
+
+/* An operator's enumeration over its validated call `ctx`. */
+typedef void (*kvg_i_enumerate_fn)(const void *ctx, kvg_i_run_sink *s);
+
+/* What kvg_op_written_runs asks the operator, and gets back. */
+typedef struct kvg_i_written {
+    const char *name;          /* an output or cache of the operator */
+    const kvg_tensor *tensor;  /* its view in the call (NULL: not given) */
+    kvg_elem_run *runs;        /* the caller's array, NULL: size query */
+    size_t cap;
+    size_t *count;
+    int *produced;
+} kvg_i_written;
+
+/* The runs of `fn` into w (count, refuse a small cap, store, sort and
+ * merge): the operator calls it once its validation has passed. */
+kvg_status kvg_i_written_collect(const kvg_i_written *w,
+                                 kvg_i_enumerate_fn fn, const void *ctx,
+                                 kvg_diag *diag);
+
+/* An output the call writes whole: one run over all its elements. */
+kvg_status kvg_i_written_whole(const kvg_i_written *w, kvg_diag *diag);
+
+/* An output the attributes switch off: produced 0, no runs. */
+kvg_status kvg_i_written_none(const kvg_i_written *w);
+
+/* Validate the call exactly as the entry point does (the same status and
+ * message for a call it refuses), then report what it writes to w->name
+ * through kvg_i_written_collect / _whole / _none. */
+typedef kvg_status (*kvg_i_written_fn)(const kvg_i_op_args *a,
+                                       const kvg_i_written *w,
+                                       kvg_diag *diag);
+
 struct kvg_op {
     const char *name;
     const kvg_i_op_tensor *tensors;
@@ -107,6 +167,7 @@ struct kvg_op {
     kvg_status (*run)(const kvg_i_op_args *a, kvg_diag *diag);
     kvg_i_shape_fn output_shape;
     kvg_i_describe_fn describe;
+    kvg_i_written_fn written; /* kvg_op_written_runs */
 };
 
 /* The descriptors, one per operator file. */
@@ -121,6 +182,12 @@ extern const kvg_op kvg_i_op_rac;
  * alone). */
 kvg_status kvg_i_op_fill(const kvg_op_call *call, kvg_i_op_args *a,
                          kvg_diag *diag);
+
+/* The table entry of output or cache `name`, or a refusal naming it
+ * (unknown, or an input). */
+kvg_status kvg_i_op_written_entry(const kvg_op *op, const char *name,
+                                  const kvg_i_op_tensor **entry,
+                                  kvg_diag *diag);
 
 /* The table entry of a tensor / attribute name, or NULL. */
 const kvg_i_op_tensor *kvg_i_op_tensor_named(const kvg_op *op,
