@@ -96,16 +96,27 @@ typedef kvg_status (*kvg_i_shape_fn)(const kvg_i_op_args *a, const char *name,
 /* ---- what a call writes (kvg_op_written_runs) ----------------------------
  *
  * An operator enumerates the element runs it writes into a sink; the
- * registry runs the enumeration twice, once to count (so that a capacity
- * too small is refused before a run is stored) and once to store, then
- * sorts and merges the runs in the caller's array (src/registry/
- * written_runs.c). The enumeration must hand over the same runs both times
- * and reads only the call's shapes, attributes and index values. */
+ * registry runs the enumeration once to count (so that a capacity too
+ * small is refused before a run is stored) and again to store, then sorts
+ * and merges the runs in the caller's array (src/registry/written_runs.c).
+ * The enumeration must hand over the same runs every time and reads only
+ * the call's shapes, attributes and index values.
+ *
+ * A run that starts where the one handed over before it ends extends it,
+ * so the caller's array needs room only for the stretches the enumeration
+ * order breaks: a prefill of consecutive slots is one run in ND. For NZ,
+ * where a row is D/C0 runs far apart, the registry repeats the enumeration
+ * once per C0 group (`group`), so that group k of consecutive slots of a
+ * block - C0 elements apart - joins up too. */
 typedef struct kvg_i_run_sink {
     kvg_elem_run *runs; /* NULL: only count */
     size_t cap;         /* of runs; nothing is stored past it */
     size_t n;           /* runs handed over so far */
     int64_t limit;      /* element count of the tensor */
+    int64_t last_end;   /* where run n - 1 ends */
+    int64_t group;      /* the C0 group of each NZ row handed over now (an
+                           ND / BNSD row goes with group 0) */
+    int64_t groups;     /* the most C0 groups an NZ row had */
     int overflow;       /* n would pass SIZE_MAX */
     int outside;        /* a run reached outside [0, limit) */
 } kvg_i_run_sink;
@@ -114,10 +125,10 @@ typedef struct kvg_i_run_sink {
 void kvg_i_sink_put(kvg_i_run_sink *s, int64_t first, int64_t count);
 
 /* Hand over `len` channels of a cache from coordinate `at`, through
- * kvg_layout_offset: one run in ND / BNSD (a row's channels, and a
- * token's heads in ND, are consecutive); len / C0 runs of C0 elements in
- * NZ, which keeps each group of C0 channels of a slot together (at's
- * channel and len are whole C0 groups there, as the operators check). */
+ * kvg_layout_offset: in ND / BNSD one run (a row's channels, and a token's
+ * heads in ND, are consecutive); in NZ the run of C0 elements of C0 group
+ * s->group of the row (at's channel and len are whole C0 groups there, as
+ * the operators check). */
 void kvg_i_sink_row(kvg_i_run_sink *s, const kvg_cache_layout *l,
                     kvg_cache_coord at, int64_t len);
 

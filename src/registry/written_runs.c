@@ -8,7 +8,9 @@
  * capacity too small is refused before anything is stored and no memory
  * is needed beyond the caller's array; sorting (heapsort: in place, no
  * recursion, O(n log n) whatever the order) and merging happen there too.
- * The cost is O(runs written), not O(cache).
+ * The cost is O(runs written), not O(cache): an NZ enumeration is repeated
+ * once per C0 group (src/registry/op_desc.h says why), each pass handing
+ * over one run per row.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -22,8 +24,16 @@ void kvg_i_sink_put(kvg_i_run_sink *s, int64_t first, int64_t count)
     if (count <= 0)
         return;
     /* first <= limit - count: first + count cannot overflow */
-    if (first < 0 || count > s->limit || first > s->limit - count)
+    if (first < 0 || count > s->limit || first > s->limit - count) {
         s->outside = 1;
+        return;
+    }
+    if (s->n > 0 && first == s->last_end) { /* extends the last run */
+        if (s->runs != NULL && s->n <= s->cap)
+            s->runs[s->n - 1].count += count;
+        s->last_end += count;
+        return;
+    }
     if (s->n == (size_t)-1) {
         s->overflow = 1;
         return;
@@ -33,27 +43,43 @@ void kvg_i_sink_put(kvg_i_run_sink *s, int64_t first, int64_t count)
         s->runs[s->n].count = count;
     }
     s->n++;
+    s->last_end = first + count;
 }
 
 void kvg_i_sink_row(kvg_i_run_sink *s, const kvg_cache_layout *l,
                     kvg_cache_coord at, int64_t len)
 {
-    int64_t c, k;
+    int64_t c, k, groups;
 
     if (l->kind != KVG_LAYOUT_NZ) {
-        kvg_i_sink_put(s, kvg_layout_offset(l, &at), len);
+        if (s->group == 0)
+            kvg_i_sink_put(s, kvg_layout_offset(l, &at), len);
         return;
     }
-    /* channel c of the (head, channel) row, counted over all heads, so
-     * that each run's coordinate stays inside the layout */
+    groups = len / l->c0 + (len % l->c0 != 0);
+    if (groups > s->groups)
+        s->groups = groups;
+    k = s->group * l->c0;
+    if (k >= len)
+        return;
+    /* channel c + k of the row, counted over all heads, so that the
+     * run's coordinate stays inside the layout */
     c = at.head * l->dim + at.channel;
-    for (k = 0; k < len; k += l->c0) {
-        kvg_cache_coord run = at;
-        run.head = (c + k) / l->dim;
-        run.channel = (c + k) % l->dim;
-        kvg_i_sink_put(s, kvg_layout_offset(l, &run),
-                       len - k < l->c0 ? len - k : l->c0);
-    }
+    at.head = (c + k) / l->dim;
+    at.channel = (c + k) % l->dim;
+    kvg_i_sink_put(s, kvg_layout_offset(l, &at),
+                   len - k < l->c0 ? len - k : l->c0);
+}
+
+/* The whole enumeration: C0 group 0 of every row (and every ND row), then
+ * each further group of the NZ rows. */
+static void enumerate(kvg_i_enumerate_fn fn, const void *ctx,
+                      kvg_i_run_sink *s)
+{
+    s->n = 0;
+    s->groups = 0;
+    for (s->group = 0; s->group == 0 || s->group < s->groups; s->group++)
+        fn(ctx, s);
 }
 
 /* ---- sorting and merging in place --------------------------------------- */
@@ -124,7 +150,7 @@ kvg_status kvg_i_written_collect(const kvg_i_written *w,
                           w->name);
     memset(&s, 0, sizeof s);
     s.limit = kvg_i_numel(w->tensor);
-    fn(ctx, &s);
+    enumerate(fn, ctx, &s);
     if (s.overflow)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
                           "%s: the number of runs the call writes overflows "
@@ -144,8 +170,7 @@ kvg_status kvg_i_written_collect(const kvg_i_written *w,
                           (unsigned long)s.n);
     s.runs = w->runs;
     s.cap = w->cap;
-    s.n = 0;
-    fn(ctx, &s);
+    enumerate(fn, ctx, &s);
     sort_runs(w->runs, s.n);
     *w->count = merge_runs(w->runs, s.n);
     return KVG_OK;
