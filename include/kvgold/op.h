@@ -1,13 +1,13 @@
 /*
  * kvgold/op.h - every operator through one generic, in-memory entry point.
  *
- * The per-operator headers (kvgold/kv_rms_norm_rope_cache.h, ...) are the
+ * The per-operator headers (kvgold/<op>.h, one per operator) are the
  * typed API. This header is the generic one that the CLI, the benchmark, the
  * tests and the Python binding all call: look an operator up by its case.json
  * name, hand it named tensors and named attributes / options, get its outputs
  * written or a status and a message.
  *
- *   const kvg_op *op = kvg_op_find("kv_rms_norm_rope_cache");
+ *   const kvg_op *op = kvg_op_find(name);        (a case.json "op" name)
  *   kvg_named_tensor t[] = {{"kv", &kv}, {"gamma", &gamma}, ...,
  *                           {"k_cache", &k_cache}, {"ckv_cache", &ckv}};
  *   kvg_value a[] = {KVG_VALUE_STR("cache_mode", "PA_NZ")};
@@ -63,8 +63,8 @@ typedef struct kvg_op kvg_op;
 KVG_API size_t kvg_op_count(void);
 KVG_API const kvg_op *kvg_op_at(size_t i);
 
-/* The operator of a case.json "op" name ("kv_rms_norm_rope_cache"); NULL
- * when there is none or name is NULL. */
+/* The operator of a case.json "op" name; NULL when there is none or name
+ * is NULL. */
 KVG_API const kvg_op *kvg_op_find(const char *name);
 
 /* Its case.json name; never NULL for a non-NULL op. */

@@ -7,7 +7,7 @@
  * p[j] = sq[j] + sq[j + 64]) and finish with a whole-repeat reduction, which
  * the AscendC documentation describes as a tree of adjacent pairs.
  * The "a2" and "npu950" orders are the KvRmsNormRopeCache kernels' own fold
- * structures (kvgold/options.h; docs/kv_rms_norm_rope_cache.md).
+ * structures (kvgold/options.h; that operator's page in docs/).
  *
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -6,21 +6,20 @@ libkvgold.so), PYTHONPATH (tools/python), KVG_VECTORS_DIR and KVGOLD_CLI.
 import glob
 import os
 
+import numpy as np
 import pytest
 
 VECTORS = os.environ.get(
     "KVG_VECTORS_DIR",
     os.path.join(os.path.dirname(__file__), "..", "..", "vectors"))
-OPS = ("kv_rms_norm_rope_cache", "qkv_rms_norm_rope_cache",
-       "reshape_and_cache_omni", "reshape_and_cache", "examples")
 
 
 def case_dirs():
-    out = []
-    for op in OPS:
-        out += sorted(os.path.dirname(p) for p in glob.glob(
-            os.path.join(VECTORS, op, "*", "case.json")))
-    return out
+    """Every case under vectors/: vectors/<dir>/<case>/case.json, for each
+    operator's directory and examples/, found rather than listed so that a
+    new operator's vectors are tested without an edit here."""
+    return sorted(os.path.dirname(p) for p in glob.glob(
+        os.path.join(VECTORS, "*", "*", "case.json")))
 
 
 def case_id(path):
@@ -47,3 +46,8 @@ def cli_env():
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     return env
+
+
+def expected_bits(c, name):
+    """The bytes of case c's expected tensor `name`."""
+    return np.asarray(c.expected[name]).tobytes()

@@ -2,7 +2,7 @@
 functions under pytest, the others as scripts, from the repository root.
 
 There is no NPU here, so a stand-in `torch_npu` module is put on the path:
-its `npu_kv_rmsnorm_rope_cache` is an honest kernel (kvgold's own) and
+its `npu_*` functions are honest kernels (kvgold's own) and
 `Tensor.npu()` / `.cpu()` are copies on the CPU. The examples' asserts are
 what is tested."""
 import os
@@ -22,9 +22,9 @@ import torch
 import kvgold
 
 torch.Tensor.npu = lambda self: self.clone()
-npu_kv_rmsnorm_rope_cache = kvgold.npu_kv_rmsnorm_rope_cache
-npu_qkv_rms_norm_rope_cache = kvgold.npu_qkv_rms_norm_rope_cache
-_npu_reshape_and_cache = kvgold._npu_reshape_and_cache
+# torch_npu's own names (npu_*, _npu_*) among kvgold's per-operator functions
+globals().update({n: f for n, f in kvgold.ops.FUNCTIONS.items()
+                  if n.startswith(("npu_", "_npu_"))})
 '''
 
 

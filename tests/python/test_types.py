@@ -1,22 +1,16 @@
 """Tensors in and out: NumPy in, NumPy out; torch in, torch out;
 kvgold.Tensor and tagged buffers; caches copied unless inplace=True; the
-per-operator functions agree with kvgold.run and the vectors."""
-import array
-import os
+per-operator functions are tested in ops/<op>/."""
 
 import numpy as np
 import pytest
 import torch
 
 import kvgold
-from conftest import example
+from conftest import example, expected_bits
 
-MLA = example("deepseek_mla_decode")   # kv_rms_norm_rope_cache, bf16 / int8
-QWEN = example("qwen3_qkv_decode")     # qkv_rms_norm_rope_cache
-
-
-def expected_bits(c, name):
-    return np.asarray(c.expected[name]).tobytes()
+MLA = example("deepseek_mla_decode")   # KvRmsNormRopeCache, bf16 / int8
+QWEN = example("qwen3_qkv_decode")     # QkvRmsNormRopeCache
 
 
 def numpy_inputs(c):
@@ -117,18 +111,6 @@ def test_kvgold_tensors_and_tagged_buffers():
         kvgold.run(c.op, mv, c.attrs, c.options)
 
 
-def test_buffer_protocol_with_a_tag():
-    idx = array.array("i", [3, 0, 1])           # int32 by its format
-    key = np.arange(3 * 2 * 16, dtype=np.float16).reshape(3, 2, 16) + 1
-    kc = np.full((2, 4, 2, 16), 7, np.float16)  # blocks, block size, heads, d
-    out = kvgold.run("reshape_and_cache",
-                     {"key": key, "value": key * 2, "key_cache": kc,
-                      "value_cache": kc.copy(), "slot_mapping": idx})
-    want = kc.copy().reshape(8, 2, 16)
-    want[[3, 0, 1]] = key
-    assert out["key_cache"].tobytes() == want.tobytes()
-
-
 def test_uint8_needs_a_tag():
     c = kvgold.load_case(example("deepseek_mla_decode"))
     inputs = numpy_inputs(c)
@@ -140,83 +122,3 @@ def test_uint8_needs_a_tag():
         kvgold.run(c.op, dict(inputs, kv=(inputs["kv"], "fp16")), c.attrs,
                    c.options)
     assert e.value.tensor == "kv"
-
-
-def test_npu_kv_rmsnorm_rope_cache_matches_torch_npu_semantics():
-    c = kvgold.load_case(MLA)
-    t = {n: kvgold.to_torch(v) for n, v in c.inputs.items()}
-    k_cache, ckv_cache = t["k_cache"], t["ckv_cache"]
-    r = kvgold.npu_kv_rmsnorm_rope_cache(
-        t["kv"], t["gamma"], t["cos"], t["sin"], t["index"], k_cache,
-        ckv_cache, c_kv_scale=t["c_kv_scale"], epsilon=c.attrs["epsilon"],
-        cache_mode=c.attrs["cache_mode"], profile=c.options["profile"])
-    assert len(r) == 4 and r[0] is k_cache and r[1] is ckv_cache
-    assert r[2] is None and r[3] is None
-    assert kvgold.tensor(k_cache, "bf16").tobytes() == \
-        expected_bits(c, "k_cache")
-    assert ckv_cache.numpy().tobytes() == expected_bits(c, "ckv_cache")
-
-
-def test_npu_qkv_rms_norm_rope_cache_inplace_and_functional():
-    c = kvgold.load_case(QWEN)
-    a = c.attrs
-    t = {n: kvgold.to_torch(v) for n, v in c.inputs.items()}
-    args = [t[n] for n in ("qkv", "q_gamma", "k_gamma", "cos", "sin",
-                           "index")]
-    q_out = t.get("q_out")
-    if q_out is None:
-        q_out = torch.empty(t["qkv"].shape[0],
-                            a["head_nums"][0] * a["qkv_size"][3],
-                            dtype=t["qkv"].dtype)
-    kw = {n: t[n] for n in ("k_scale", "v_scale", "k_offset", "v_offset")
-          if n in t}
-    kw.update({k: a[k] for k in ("epsilon", "cache_mode") if k in a})
-    functional = kvgold.npu_qkv_rms_norm_rope_cache(
-        *args, q_out, t["k_cache"], t["v_cache"], a["qkv_size"],
-        a["head_nums"], inplace=False, **kw)
-    assert len(functional) == 6 and functional[:3] == (None, None, None)
-    for name, got in zip(("q_out", "k_cache", "v_cache"), functional[3:]):
-        assert kvgold.tensor(got, c.dtypes[name]).tobytes() == \
-            expected_bits(c, name), name
-    assert kvgold.tensor(t["k_cache"], c.dtypes["k_cache"]).tobytes() != \
-        expected_bits(c, "k_cache")  # inplace=False left it alone
-    before = kvgold.npu_qkv_rms_norm_rope_cache(
-        *args, q_out, t["k_cache"], t["v_cache"], a["qkv_size"],
-        a["head_nums"], is_output_qkv=True, **kw)
-    assert len(before) == 3 and all(isinstance(x, torch.Tensor)
-                                    for x in before)
-    for name, got in (("q_out", q_out), ("k_cache", t["k_cache"]),
-                      ("v_cache", t["v_cache"])):
-        assert kvgold.tensor(got, c.dtypes[name]).tobytes() == \
-            expected_bits(c, name), name
-
-
-def test_reshape_and_cache_atb_names():
-    key = np.arange(2 * 1 * 16, dtype=np.float16).reshape(2, 1, 16) - 9
-    kc = np.full((1, 4, 1, 16), 3, np.float16)
-    vc = kc.copy()
-    slots = np.array([2, 0], np.int32)
-    assert kvgold._npu_reshape_and_cache(key, key + 1, kc, vc, slots) is None
-    assert np.array_equal(kc[0, 2], key[0]) and np.array_equal(kc[0, 0],
-                                                               key[1])
-    assert np.array_equal(vc[0, 2], key[0] + 1)
-    assert np.all(kc[0, [1, 3]] == 3)  # untouched slots
-    k2, v2 = kvgold.reshape_and_cache(key, key, kc, vc, slots,
-                                      inplace=False)
-    assert k2 is not kc
-
-
-def test_torch_uint8_codes_with_tags():
-    c = kvgold.load_case(
-        "%s/kv_rms_norm_rope_cache/ds_950_pa_fp16_both_hif8_asym"
-        % os.environ["KVG_VECTORS_DIR"])
-    inputs = {n: kvgold.to_torch(t) for n, t in c.inputs.items()}
-    assert inputs["k_cache"].dtype == torch.uint8
-    with pytest.raises(kvgold.Error) as e:
-        kvgold.run(c.op, inputs, c.attrs, c.options)
-    assert e.value.tensor in ("k_cache", "ckv_cache")
-    out = kvgold.run(c.op, inputs, c.attrs, c.options, dtypes=c.dtypes)
-    for n in ("k_cache", "ckv_cache"):
-        assert out[n].dtype == torch.uint8
-        assert out[n].numpy().tobytes() == expected_bits(c, n), n
-    assert out.dtypes["k_cache"] == "hif8"

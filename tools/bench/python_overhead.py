@@ -16,13 +16,15 @@ each):
   run         kvgold.run(...) as by default: the same plus copies of the
               caches (what keeps the caller's caches untouched)
   torch       kvgold.run with torch tensors (default, copies)
-  npu_*       the torch_npu-style function (in place)
+  npu_* ...   the operator's torch_npu / ATB-style functions (kvgold.ops,
+              in place), each called with the case's names
 
 and the overhead of each over the C call. Not a test: nothing asserts on
 time (docs/performance.md, "Python binding").
 """
 import argparse
 import ctypes
+import inspect
 import os
 import statistics
 import sys
@@ -75,6 +77,22 @@ def c_call(c):
     return go
 
 
+def by_name(fn, tensors, c):
+    """A call of fn, one of the case's per-operator functions (kvgold.ops),
+    with the case's tensors, attributes and options as the arguments of the
+    same names; None when fn has a required argument the case lacks."""
+    values = dict(c.options)
+    values.update(c.attrs)
+    values.update(tensors)
+    kw = {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.name in values:
+            kw[p.name] = values[p.name]
+        elif p.default is p.empty:
+            return None
+    return lambda: fn(**kw)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--case", default=os.path.join(
@@ -93,16 +111,10 @@ def main():
                                                c.options, inplace=True)),
             ("run", lambda: kvgold.run(c.op, np_in, c.attrs, c.options)),
             ("torch", lambda: kvgold.run(c.op, th_in, c.attrs, c.options))]
-    if c.op == "kv_rms_norm_rope_cache":
-        t = th_in
-        kw = {n: t[n] for n in ("k_rope_scale", "c_kv_scale",
-                                "k_rope_offset", "c_kv_offset") if n in t}
-        kw.update(c.attrs)
-        kw.update(c.options)
-        rows.append(("npu_kv_rmsnorm_rope_cache", lambda:
-                     kvgold.npu_kv_rmsnorm_rope_cache(
-                         t["kv"], t["gamma"], t["cos"], t["sin"], t["index"],
-                         t["k_cache"], t["ckv_cache"], **kw)))
+    for name, fn in sorted(kvgold.ops.BY_OP.get(c.op, {}).items()):
+        call = by_name(fn, th_in, c)
+        if call is not None:
+            rows.append((name, call))
     print("kvgold %s, %s, Python %s, NumPy %s, torch %s" % (
         kvgold.__version__, kvgold.library_path, sys.version.split()[0],
         np.__version__, torch.__version__))

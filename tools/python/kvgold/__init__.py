@@ -2,8 +2,12 @@
 one import away (docs/python.md).
 
     import kvgold
-    golden = kvgold.run("kv_rms_norm_rope_cache", inputs, {"cache_mode": "PA"})
+    # op: an operator's case.json name, one of kvgold.operators()
+    golden = kvgold.run(op, inputs, attrs)
     print(kvgold.compare(golden, npu_outputs).report())
+
+The per-operator functions under their torch_npu / ATB names
+(kvgold.npu_kv_rmsnorm_rope_cache, ...) come from kvgold/ops/<op>.py.
 
 Standard library only; NumPy and torch are used when the caller passes
 their tensors. The C library is libkvgold.so next to this file, or the one
@@ -17,15 +21,16 @@ from ._tensor import Tensor, tensor, to_torch
 from ._case import Case, load_case, save_case
 from ._compare import CompareResult, TensorResult, compare
 from . import testing
-from .ops import (_npu_reshape_and_cache, npu_kv_rmsnorm_rope_cache,
-                  npu_qkv_rms_norm_rope_cache, reshape_and_cache,
-                  reshape_and_cache_omni)
+from . import ops
 
 __version__ = _clib.kvg_version_string().decode()
 
 __all__ = [
     "Case", "CompareResult", "Error", "Outputs", "Tensor", "TensorResult",
     "compare", "library_path", "load_case", "operators", "run", "save_case",
-    "tensor", "testing", "to_torch", "npu_kv_rmsnorm_rope_cache",
-    "npu_qkv_rms_norm_rope_cache", "reshape_and_cache",
-    "reshape_and_cache_omni", "_npu_reshape_and_cache"]
+    "tensor", "testing", "to_torch"]
+
+# The per-operator functions (kvgold/ops/<op>.py) at the top level, as
+# docs/python.md promises.
+globals().update(ops.FUNCTIONS)
+__all__ += sorted(ops.FUNCTIONS)

@@ -1,7 +1,7 @@
 """pytest helpers: kvgold as the golden of an NPU test.
 
     from kvgold.testing import assert_matches_golden
-    assert_matches_golden("kv_rms_norm_rope_cache", inputs, npu_outputs,
+    assert_matches_golden(op, inputs, npu_outputs,
                           attrs={"cache_mode": "PA_NZ"})
 """
 import os

@@ -1,0 +1,47 @@
+"""The per-operator functions (kvgold/ops/<op>.py, found by kvgold.ops):
+each module is named after an operator the library has, and every
+function is at kvgold's top level and in its __all__, as docs/python.md
+promises. What each function computes is tested in ops/<op>/."""
+import inspect
+import os
+import re
+
+import kvgold
+
+DOCS = os.environ.get("KVG_DOCS_DIR",
+                      os.path.join(os.path.dirname(__file__), "..", "..",
+                                   "docs"))
+
+
+def test_modules_are_named_after_operators():
+    assert kvgold.ops.BY_OP, "no per-operator module was found"
+    assert set(kvgold.ops.BY_OP) <= set(kvgold.operators())
+
+
+def test_every_function_is_at_the_top_level():
+    assert kvgold.ops.FUNCTIONS
+    for name, fn in kvgold.ops.FUNCTIONS.items():
+        assert inspect.isfunction(fn), name
+        assert getattr(kvgold, name) is fn, name
+        assert name in kvgold.__all__, name
+    assert len(kvgold.__all__) == len(set(kvgold.__all__))
+
+
+def documented_functions():
+    """The function names of docs/python.md's table of per-operator
+    functions: its rows "| `name(...)` | ..."."""
+    with open(os.path.join(DOCS, "python.md")) as f:
+        text = f.read()
+    start = text.index("### Per-operator functions")
+    section = text[start:text.find("\n#", start + 1)]
+    return re.findall(r"^\| `([A-Za-z_][A-Za-z0-9_]*)\(", section, re.M)
+
+
+def test_documented_functions_exist():
+    names = documented_functions()
+    assert len(names) >= len(kvgold.ops.BY_OP), names
+    for name in names:
+        assert getattr(kvgold, name, None) is kvgold.ops.FUNCTIONS.get(name), \
+            name
+        assert callable(getattr(kvgold, name)), name
+    assert set(names) == set(kvgold.ops.FUNCTIONS)  # and nothing undocumented

@@ -1,0 +1,80 @@
+"""QkvRmsNormRopeCache's benchmark shapes (bench.py finds this module)."""
+import numpy as np
+
+from kvgen import qkv_rms_norm_rope_cache as g_qkv
+
+from ._inputs import F32, Shape, T, codes, poison, positive, spread_slots
+
+NAME = "QkvRmsNormRopeCache"
+
+
+def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
+              one_block=False, group="main"):
+    """QkvRmsNormRopeCache, D 128, PA_NZ caches of BlockSize bs. With
+    grow > 1 the tokens' slots are spread over the whole cache, or with
+    one_block all in consecutive slots of one random block (S <= bs)."""
+    d, tokens = 128, b * s
+    rng = np.random.RandomState(1000 + tokens + grow)
+    n = nq + 2 * nk
+    need = -(-s // bs) * b
+    blocks = need * grow
+    inp = {"qkv": T(codes(rng, tag, (tokens, n * d), -3, 2), tag),
+           "q_gamma": T(positive(rng, tag, (d,), -1, 0), tag),
+           "k_gamma": T(positive(rng, tag, (d,), -1, 0), tag),
+           "cos": T(codes(rng, tag, (tokens, d), -8, -1), tag),
+           "sin": T(codes(rng, tag, (tokens, d), -8, -1), tag)}
+    if one_block:
+        idx = rng.randint(0, blocks) * bs + np.arange(tokens)
+    elif grow == 1:
+        # a shuffled block table: batch b owns ceil(S/BS) random blocks
+        per = -(-s // bs)
+        table = rng.permutation(blocks)[:b * per].reshape(b, per)
+        tok = np.arange(s)
+        idx = (table[:, tok // bs] * bs + (tok % bs)[None, :]).reshape(-1)
+    else:
+        idx = spread_slots(rng, tokens, blocks * bs)
+    inp["index"] = T(idx.astype(np.int64), "int64")
+    inp["q_out"] = T(poison(rng, tag, (tokens, nq * d)), tag)
+    c0 = 32 if cache == "int8" else 16
+    for name in ("k_cache", "v_cache"):
+        inp[name] = T(poison(rng, cache, (blocks, nk * d // c0, bs, c0)),
+                      cache)
+    if cache == "int8":
+        inp["k_scale"] = T(rng.uniform(0.004, 0.05, (nk, d)).astype(F32),
+                           "fp32")
+        inp["v_scale"] = T(rng.uniform(0.004, 0.05, (nk, d)).astype(F32),
+                           "fp32")
+    attrs = {"qkv_size": [b, s, n, d], "head_nums": [nq, nk, nk],
+             "cache_mode": "PA_NZ"}
+
+    def golden():
+        with np.errstate(over="ignore", invalid="ignore"):
+            return g_qkv.golden(inp, attrs, {})
+
+    label = "B %d S %d Nq %d Nk %d D 128 %s->%s BS %d" % (b, s, nq, nk, tag,
+                                                          cache, bs)
+    if grow > 1:
+        label += " cache x%d" % grow
+    if one_block:
+        label += ", one block"
+    return Shape("qkv_rms_norm_rope_cache", label, tokens, inp, golden,
+                 attrs, group=group)
+
+
+def main_shapes(quick):
+    """The issue's shapes, built one at a time as the run reaches them."""
+    if quick:
+        yield qkv_shape(64, 1)
+        return
+    for b, s in ((1, 1), (64, 1), (1, 1024), (1, 8192)):
+        yield qkv_shape(b, s)
+    yield qkv_shape(1, 1024, cache="bf16")
+
+
+def scaling_shapes(quick):
+    """Same tokens, caches 1x, 16x, 256x: the op's time must not follow."""
+    grows = (1, 16) if quick else (1, 16, 256)
+    for g in grows:
+        yield qkv_shape(1, 64, grow=g, group="scaling")
+    # the control: the largest cache, every write in one block
+    yield qkv_shape(1, 64, grow=grows[-1], one_block=True, group="scaling")

@@ -1,0 +1,32 @@
+"""QkvRmsNormRopeCache as torch_npu.npu_qkv_rms_norm_rope_cache."""
+from ._common import call
+
+__all__ = ["npu_qkv_rms_norm_rope_cache"]
+
+
+def npu_qkv_rms_norm_rope_cache(qkv, q_gamma, k_gamma, cos, sin, index, q_out,
+                                k_cache, v_cache, qkv_size, head_nums, *,
+                                k_scale=None, v_scale=None, k_offset=None,
+                                v_offset=None, epsilon=1e-6,
+                                cache_mode="PA_NZ", is_output_qkv=False,
+                                reduce_order=None, overflow=None,
+                                dtypes=None, inplace=True):
+    """QkvRmsNormRopeCache. In place (the default) it writes q_out, k_cache
+    and v_cache and returns (q_out_before_quant, k_out_before_quant,
+    v_out_before_quant), each None unless is_output_qkv, as torch_npu
+    does. inplace=False returns what op-plugin's functional variant
+    returns: those three, then new q_out, k_cache, v_cache."""
+    out = call("qkv_rms_norm_rope_cache", dict(
+        qkv=qkv, q_gamma=q_gamma, k_gamma=k_gamma, cos=cos, sin=sin,
+        index=index, q_out=q_out, k_cache=k_cache, v_cache=v_cache,
+        k_scale=k_scale, v_scale=v_scale, k_offset=k_offset,
+        v_offset=v_offset),
+        dict(qkv_size=list(qkv_size), head_nums=list(head_nums),
+             epsilon=epsilon, cache_mode=cache_mode,
+             is_output_qkv=is_output_qkv),
+        dict(reduce_order=reduce_order, overflow=overflow), dtypes, inplace)
+    before = (out.get("q_out_before_quant"), out.get("k_out_before_quant"),
+              out.get("v_out_before_quant"))
+    if inplace:
+        return before
+    return before + (out["q_out"], out["k_cache"], out["v_cache"])
