@@ -10,7 +10,10 @@
  * slack after nbytes hold seeded non-zero bytes that no call may change.
  *
  * Configurations come from a seed: dtypes, shapes, optional tensors, index
- * values (with skips), so that many random valid calls can be made.
+ * values (with skips), so that many random valid calls can be made. Each
+ * kind is described next to its operator (tests/ops/<op>/fixture.c: its
+ * builder and the mutations only it has); the call goes through the
+ * operator's registry descriptor.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVGOLD_TESTS_OP_FIXTURE_H
@@ -18,10 +21,7 @@
 
 #include "kvg_test.h"
 
-#include "kvgold/kv_rms_norm_rope_cache.h"
-#include "kvgold/qkv_rms_norm_rope_cache.h"
-#include "kvgold/reshape_and_cache.h"
-#include "kvgold/reshape_and_cache_omni.h"
+#include "src/registry/op_desc.h"
 
 typedef enum opf_kind {
     OPF_QKV = 0,
@@ -66,28 +66,65 @@ typedef struct opf_geo {
     int64_t L[4], w[16], o[16], s[16], count[16];
 } opf_geo;
 
-typedef union opf_args {
-    kvg_kv_rms_norm_rope_cache_args kv;
-    kvg_qkv_rms_norm_rope_cache_args qkv;
-    kvg_reshape_and_cache_args rac;
-    kvg_reshape_and_cache_omni_args omni;
-} opf_args;
-
 /* Not copyable: the args point into it. */
-typedef struct opf {
+typedef struct opf opf;
+struct opf_kind_desc;
+
+struct opf {
     opf_kind kind;
     int n;
     opf_tensor t[OPF_MAX_TENSORS];
-    opf_args a, a_nat; /* what the op gets; the valid original */
+    const struct opf_kind_desc *desc;
+    const kvg_op *op;
+    /* The typed args struct (malloc'd: the builder's stores give the bytes
+     * its type) the op gets, and the valid original. */
+    void *args, *args_nat;
     int64_t qkv_size[8], head_nums[8], qkv_size_nat[8], head_nums_nat[8];
     opf_geo g;
     unsigned char *ws;   /* guard + need + guard */
     size_t need;
     unsigned char *ws_image, *ws_pristine;
     uint64_t seed;
-} opf;
+};
 
-extern const char *const opf_kind_names[OPF_KINDS];
+/*
+ * A kind: its label, the registry name of its operator, its builder, and
+ * the mutations only it has (NULL: none). mutate_attr / mutate_value set
+ * the status the call must return and describe the change; mutate_value
+ * returns 0 when it cannot apply (another is drawn); untied says a dim
+ * change that leaves the call valid.
+ */
+typedef struct opf_kind_desc {
+    const char *label;
+    const char *op;
+    void (*build)(opf *f, kvgt_rng *r);
+    void (*mutate_attr)(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+                        size_t cap);
+    int (*mutate_value)(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+                        size_t cap);
+    int (*untied)(const opf *f, const opf_tensor *x, int k, int64_t v);
+} opf_kind_desc;
+
+extern const opf_kind_desc opf_kind_qkv, opf_kind_rac_nd, opf_kind_rac_nz,
+    opf_kind_rac_kvhead, opf_kind_rac_kvhead_rope, opf_kind_omni,
+    opf_kind_kv;
+
+const opf_kind_desc *opf_kind_of(opf_kind kind);
+const char *opf_kind_name(opf_kind kind);
+
+/* For the builders: a uniform draw in [lo, hi]; a tensor of `shape` in a
+ * guarded, poisoned allocation (inputs get random non-zero finite values)
+ * whose view *slot points at; n distinct slots in [0, slots), 1 in 4 set
+ * to -1; the per-head builder Omni and KVHEAD(_ROPE) share. */
+int64_t opf_pick(kvgt_rng *r, int64_t lo, int64_t hi);
+opf_tensor *opf_add(opf *f, kvgt_rng *r, const char *name, opf_role role,
+                    int required, kvg_dtype dt, int rank,
+                    const int64_t *shape, const kvg_tensor **slot);
+void opf_distinct_slots(kvgt_rng *r, opf_tensor *t, int64_t n,
+                        int64_t slots);
+void opf_build_heads(opf *f, kvgt_rng *r);
+/* Positions of the non-negative entries among the first n. */
+int64_t opf_live(opf_tensor *t, int64_t n, int64_t *pos);
 
 /* Build a valid call of `kind` from `seed` (asserts it is valid). */
 void opf_init(opf *f, opf_kind kind, uint64_t seed);

@@ -112,23 +112,6 @@ static void fit_nbytes(opf_tensor *x)
         x->t.nbytes = (size_t)n * kvg_dtype_size(x->t.dtype);
 }
 
-/* The dims whose change alone can leave a valid KvRmsNormRopeCache call:
- * a Norm cache's Bcache only has to be >= Bkv, and in PA_BLK_* with cos
- * broadcast and no outputs Skv only reaches the index through
- * ceil(Skv / BlockSize). */
-static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
-{
-    const kvg_kv_rms_norm_rope_cache_args *a = &f->a.kv;
-    if (f->kind != OPF_KV)
-        return 0;
-    if (a->cache_mode == KVG_KV_CACHE_NORM && k == 0 && v >= a->kv->shape[0] &&
-        (strcmp(x->name, "k_cache") == 0 || strcmp(x->name, "ckv_cache") == 0))
-        return 1;
-    return strcmp(x->name, "kv") == 0 && k == 2 && !a->is_output_kv &&
-           a->cos->shape[2] == 1 &&
-           (a->cache_mode == KVG_KV_CACHE_PA_BLK_BNSD ||
-            a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
-}
 
 static void mutate_dim(opf *f, kvgt_rng *r, outcome *o)
 {
@@ -144,7 +127,7 @@ static void mutate_dim(opf *f, kvgt_rng *r, outcome *o)
                                         INT64_MAX};
             v = choices[pick(r, 0, 6)];
         }
-    } while (kv_untied(f, x, k, v));
+    } while (f->desc->untied != NULL && f->desc->untied(f, x, k, v));
     x->t.shape[k] = v;
     if (pick(r, 0, 1))
         fit_nbytes(x);
@@ -183,123 +166,17 @@ static void mutate_nbytes(opf *f, kvgt_rng *r, outcome *o)
 
 /* ---- attributes ------------------------------------------------------- */
 
-static void mutate_qkv_attr(opf *f, kvgt_rng *r, outcome *o)
-{
-    kvg_qkv_rms_norm_rope_cache_args *a = &f->a.qkv;
-    const int64_t c = pick(r, 0, 10);
-    const int i = (int)pick(r, 0, 3), j = (int)pick(r, 0, 2);
-    o->want = KVG_ERR_PARAM_INVALID;
-    switch (c) {
-    case 0: f->qkv_size[i] += pick(r, 0, 1) ? 1 : -f->qkv_size[i]; break;
-    case 1: f->head_nums[j] += 1; break;
-    case 2: a->qkv_size_len = pick(r, 0, 1) ? 3 : 5; break;
-    case 3: a->head_nums_len = pick(r, 0, 1) ? 2 : 4; break;
-    case 4: a->qkv_size = NULL, o->want = KVG_ERR_PARAM_NULLPTR; break;
-    case 5: a->head_nums = NULL, o->want = KVG_ERR_PARAM_NULLPTR; break;
-    case 6: {
-        const double bad[4] = {-1e-6, NAN, INFINITY, 1e39};
-        a->epsilon = bad[pick(r, 0, 3)];
-        break;
-    }
-    case 7: a->cache_mode = pick(r, 0, 1) ? "PA" : "PA_NZ "; break;
-    case 8: a->reduce_order = (kvg_reduce_order)(pick(r, 0, 1) ? 99 : -1);
-        break;
-    case 9: a->overflow = (kvg_overflow)pick(r, 3, 9); break;
-    default: f->qkv_size[i] = -1; break;
-    }
-    (void)snprintf(o->what, sizeof o->what, "attribute change %d", (int)c);
-}
 
-static void mutate_rac_attr(opf *f, kvgt_rng *r, outcome *o)
-{
-    kvg_reshape_and_cache_args *a = &f->a.rac;
-    const int64_t c = pick(r, 0, 4);
-    o->want = KVG_ERR_PARAM_INVALID;
-    switch (c) {
-    case 0: { /* another mode: its tensor set does not match */
-        int m;
-        do
-            m = (int)pick(r, 0, 2);
-        while (m == (int)a->compress_type);
-        /* a tensor the new mode needs is missing (NULL pointer), or one
-         * it does not take is given (invalid) */
-        if (((m == KVG_RAC_COMPRESS_KVHEAD &&
-              a->compress_type == KVG_RAC_COMPRESS_UNDEFINED) ||
-             m == KVG_RAC_COMPRESS_KVHEAD_ROPE) &&
-            a->cache_layout != KVG_LAYOUT_NZ) /* NZ: the attribute check */
-            o->want = KVG_ERR_PARAM_NULLPTR;
-        a->compress_type = (kvg_rac_compress)m;
-        break;
-    }
-    case 1: a->compress_type = (kvg_rac_compress)(pick(r, 0, 1) ? 3 : -1);
-        break;
-    case 2: a->cache_layout = pick(r, 0, 1) ? KVG_LAYOUT_BNSD
-                                            : (kvg_layout_kind)7;
-        break;
-    case 3: /* ND <-> NZ: the caches no longer have the layout's shape */
-        a->cache_layout = a->cache_layout == KVG_LAYOUT_NZ ? KVG_LAYOUT_ND
-                                                           : KVG_LAYOUT_NZ;
-        break;
-    default: /* a tensor the mode does not take */
-        if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED)
-            a->wins = a->slot_mapping;
-        else if (a->compress_type == KVG_RAC_COMPRESS_KVHEAD)
-            a->offset_index = a->slot_mapping;
-        else
-            a->cache_layout = KVG_LAYOUT_NZ;
-        break;
-    }
-    (void)snprintf(o->what, sizeof o->what, "compress %d layout %d (change "
-                   "%d)", (int)a->compress_type, (int)a->cache_layout,
-                   (int)c);
-}
 
-static void mutate_kv_attr(opf *f, kvgt_rng *r, outcome *o)
-{
-    kvg_kv_rms_norm_rope_cache_args *a = &f->a.kv;
-    const int64_t c = pick(r, 0, 5);
-    o->want = KVG_ERR_PARAM_INVALID;
-    switch (c) {
-    case 0: a->cache_mode = (kvg_kv_cache_mode)(pick(r, 0, 1) ? 5 : -1);
-        break;
-    case 1: a->profile = (kvg_kv_profile)(pick(r, 0, 1) ? 2 : -1); break;
-    case 2: a->reduce_order = (kvg_reduce_order)(pick(r, 0, 1) ? 5 : -1);
-        break;
-    case 3: a->quant_overflow = (kvg_overflow)(pick(r, 0, 1) ? 3 : -1);
-        break;
-    case 4: {
-        const double bad[4] = {-1e-6, NAN, INFINITY, 1e39};
-        a->epsilon = bad[pick(r, 0, 3)];
-        break;
-    }
-    default: /* outputs asked for but not given (turning them off is a
-              * valid call: they are ignored) */
-        if (a->is_output_kv)
-            a->k_rope = NULL;
-        a->is_output_kv = 1;
-        o->want = KVG_ERR_PARAM_NULLPTR;
-        break;
-    }
-    (void)snprintf(o->what, sizeof o->what, "kv attribute change %d", (int)c);
-}
 
 /* ---- index values ----------------------------------------------------- */
 
-/* Non-negative entries of a per-token slot tensor. */
-static int64_t live(opf_tensor *t, int64_t n, int64_t *pos)
-{
-    int64_t i, k = 0;
-    for (i = 0; i < n; i++)
-        if (opf_index_get(t, i) >= 0)
-            pos[k++] = i;
-    return k;
-}
 
 static int mutate_token_index(opf *f, kvgt_rng *r, outcome *o,
                               const char *name)
 {
     opf_tensor *t = opf_find(f, name);
-    int64_t pos[64], n = live(t, f->g.tokens, pos);
+    int64_t pos[64], n = opf_live(t, f->g.tokens, pos);
     const int64_t at = pick(r, 0, f->g.tokens - 1);
     if (pick(r, 0, 1) && n >= 2) {
         const int64_t a = pos[pick(r, 0, n - 1)];
@@ -375,72 +252,16 @@ static int mutate_head_index(opf *f, kvgt_rng *r, outcome *o)
     return 1;
 }
 
-/* An out-of-range value, a duplicate target, or an inf / NaN element in a
- * floating input (refused, with its position, after the query). */
-static int mutate_kv_value(opf *f, kvgt_rng *r, outcome *o)
-{
-    static const char *const floats[] = {"kv", "gamma", "cos", "sin",
-                                         "k_rope_scale", "c_kv_scale",
-                                         "k_rope_offset", "c_kv_offset"};
-    const opf_geo *g = &f->g;
-    opf_tensor *ix = opf_find(f, "index");
-    const int64_t c = pick(r, 0, 2);
-    int64_t pos[64], n = live(ix, g->entries, pos);
-
-    if (c == 0) {
-        const int64_t at = pick(r, 0, g->entries - 1);
-        opf_index_set(ix, at, g->slots + pick(r, 0, 100) *
-                                  (f->a.kv.cache_mode >= 3 ? g->bs : 1));
-        (void)snprintf(o->what, sizeof o->what, "index[%lld] out of range",
-                       (long long)at);
-    } else if (c == 1) {
-        int64_t i, a = -1, b = -1, v;
-        /* two live entries of one batch (Norm) or anywhere (PA) */
-        for (i = 0; i < n && b < 0; i++) {
-            int64_t j;
-            for (j = i + 1; j < n; j++)
-                if (f->a.kv.cache_mode != KVG_KV_CACHE_NORM ||
-                    pos[i] / g->per_batch == pos[j] / g->per_batch) {
-                    a = pos[i], b = pos[j];
-                    break;
-                }
-        }
-        if (b < 0)
-            return 0;
-        v = opf_index_get(ix, a);
-        if (f->a.kv.cache_mode >= 3) /* PA_BLK: the same block */
-            v = v / g->bs * g->bs + (v % g->bs + 1) % g->bs;
-        opf_index_set(ix, b, v);
-        (void)snprintf(o->what, sizeof o->what, "index[%lld] repeats "
-                       "index[%lld]", (long long)b, (long long)a);
-    } else {
-        opf_tensor *x;
-        int64_t at, es;
-        do
-            x = opf_find(f, floats[pick(r, 0, 7)]);
-        while (x == NULL);
-        es = (int64_t)kvg_dtype_size(x->natural.dtype);
-        at = pick(r, 0, (int64_t)x->natural.nbytes / es - 1);
-        {
-            const float bad = pick(r, 0, 1) ? NAN : -INFINITY;
-            assert_int_equal(kvg_encode_f32(x->natural.dtype, bad,
-                                            KVG_OVF_NONSAT,
-                                            (unsigned char *)x->natural.data +
-                                                at * es), KVG_OK);
-        }
-        (void)snprintf(o->what, sizeof o->what, "%s[%lld] not finite",
-                       x->name, (long long)at);
-    }
-    return 1;
-}
 
 static int mutate_index(opf *f, kvgt_rng *r, outcome *o)
 {
     o->want = KVG_ERR_PARAM_INVALID;
     o->value_error = 1;
     o->query_agrees = 0;
+    if (f->desc->mutate_value != NULL)
+        return f->desc->mutate_value(f, r, &o->want, o->what,
+                                     sizeof o->what);
     switch (f->kind) {
-    case OPF_KV: return mutate_kv_value(f, r, o);
     case OPF_QKV: return mutate_token_index(f, r, o, "index");
     case OPF_RAC_ND:
     case OPF_RAC_NZ: return mutate_token_index(f, r, o, "slot_mapping");
@@ -492,14 +313,9 @@ static void mutate(opf *f, kvgt_rng *r, outcome *o)
         case MUT_RANK: mutate_rank(f, r, o); return;
         case MUT_NBYTES: mutate_nbytes(f, r, o); return;
         case MUT_ATTR:
-            if (f->kind == OPF_OMNI)
+            if (f->desc->mutate_attr == NULL)
                 continue; /* no attributes */
-            if (f->kind == OPF_QKV)
-                mutate_qkv_attr(f, r, o);
-            else if (f->kind == OPF_KV)
-                mutate_kv_attr(f, r, o);
-            else
-                mutate_rac_attr(f, r, o);
+            f->desc->mutate_attr(f, r, &o->want, o->what, sizeof o->what);
             return;
         case MUT_INDEX:
             if (!mutate_index(f, r, o))
@@ -535,7 +351,7 @@ static void valid_call(opf *f, images *im, int record, const char *label)
     st = opf_call(f, &d);
     if (st != KVG_OK)
         fail_msg("%s seed %llu (%s): valid call failed: %s",
-                 opf_kind_names[f->kind], (unsigned long long)f->seed, label,
+                 opf_kind_name(f->kind), (unsigned long long)f->seed, label,
                  d.message);
     opf_assert_guards(f, label);
     for (i = 0; i < f->n; i++) {
@@ -564,7 +380,7 @@ static void check_rejected(opf *f, const outcome *o, int iter)
     st = o->kind == MUT_NULL_ARGS ? opf_call_null_args(f, &d)
                                   : opf_call(f, &d);
     (void)snprintf(label, sizeof label, "%s seed %llu mutation %d (%s: %s)",
-                   opf_kind_names[f->kind], (unsigned long long)f->seed, iter,
+                   opf_kind_name(f->kind), (unsigned long long)f->seed, iter,
                    mut_names[o->kind], o->what);
     if (st != o->want)
         fail_msg("%s: status %d, want %d (%s)", label, (int)st, (int)o->want,
@@ -612,7 +428,7 @@ static void atomicity(opf_kind kind)
     for (i = 0; i < MUT_KINDS; i++)
         if (counts[i] == 0 && !(i == MUT_ATTR && kind == OPF_OMNI) &&
             !(i == MUT_SCALE_ZERO && kind != OPF_QKV))
-            fail_msg("%s: no \"%s\" mutation was drawn", opf_kind_names[kind],
+            fail_msg("%s: no \"%s\" mutation was drawn", opf_kind_name(kind),
                      mut_names[i]);
 }
 
@@ -625,9 +441,9 @@ static void guards(opf_kind kind)
         size_t again = 0;
         opf_init(&f, kind, (uint64_t)(1000 + s));
         if (opf_call(&f, &d) != KVG_OK)
-            fail_msg("%s seed %d: %s", opf_kind_names[kind], 1000 + s,
+            fail_msg("%s seed %d: %s", opf_kind_name(kind), 1000 + s,
                      d.message);
-        opf_assert_guards(&f, opf_kind_names[kind]);
+        opf_assert_guards(&f, opf_kind_name(kind));
         /* the query after the call: same size, nothing written */
         assert_int_equal(opf_query(&f, &again, &d), KVG_OK);
         assert_int_equal(again, f.need);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kvgold/npy.h"
+#include "npy_file.h"
 
 static const kvg_dtype k_all_dtypes[] = {
     KVG_FP16, KVG_BF16,       KVG_FP32,     KVG_INT8, KVG_INT32,
@@ -595,6 +596,118 @@ static void test_bad_literals(void **state)
                 4, KVG_OK, "");
 }
 
+/* The header-first pieces a file reader uses: the header size from the
+ * first 12 bytes, the header parsed without its data, and the data size
+ * judged against a file size that is only a number. */
+static void test_header_first(void **state)
+{
+    static const char dict[] =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 5), }";
+    image v1 = dict_image(1, dict, 60), v2 = dict_image(2, dict, 60);
+    kvg_npy_info info;
+    kvg_diag diag;
+    size_t head = 0;
+
+    (void)state;
+    assert_int_equal(kvg_npy_header_size(v1.p, 12, &head, &diag), KVG_OK);
+    assert_true(head == 128 && head == v1.n - 60); /* 10 + 60 + pad + 1 */
+    assert_int_equal(kvg_npy_header_size(v2.p, 12, &head, &diag), KVG_OK);
+    assert_true(head == 128 && head == v2.n - 60);
+    assert_int_equal(kvg_npy_header_size(v1.p, 10, &head, &diag), KVG_OK);
+    assert_int_equal(kvg_npy_header_size(v2.p, 11, &head, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_contains(diag.message, "truncated version 2.0 preamble");
+    assert_int_equal(kvg_npy_header_size(v1.p, 9, &head, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_int_equal(kvg_npy_header_size("PK\x03\x04junkjunk", 12, &head,
+                                         &diag), KVG_ERR_FILE_FORMAT);
+    assert_contains(diag.message, "bad magic");
+
+    /* only the header in the buffer: parsed, the data not required */
+    assert_int_equal(kvg_npy_parse_header(v1.p, 128, &info, &diag), KVG_OK);
+    assert_true(info.data_offset == 128 && info.data_bytes == 60);
+    assert_true(info.rank == 2 && info.shape[0] == 3 && info.shape[1] == 5);
+    assert_int_equal(kvg_npy_parse_header(v1.p, 127, &info, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_contains(diag.message, "truncated header");
+
+    assert_int_equal(kvg_npy_parse_header(v1.p, 128, &info, &diag), KVG_OK);
+    assert_int_equal(kvg_npy_check_data_size(&info, 188, &diag), KVG_OK);
+    assert_int_equal(kvg_npy_check_data_size(&info, 187, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_contains(diag.message, "short data: 59 bytes");
+    assert_int_equal(kvg_npy_check_data_size(&info, (uint64_t)1 << 40,
+                                             &diag), KVG_ERR_FILE_FORMAT);
+    assert_contains(diag.message, "trailing data: 1099511627588 bytes");
+    image_free(&v1);
+    image_free(&v2);
+}
+
+/* encode_header + the data bytes == encode, and its size is the data
+ * offset a parser finds. */
+static void test_encode_header(void **state)
+{
+    static const int64_t shape[3] = {2, 3, 7};
+    kvg_tensor t = kvgt_tensor_new(KVG_BF16, 3, shape, 5);
+    unsigned char head[640], *whole;
+    size_t hn = 0, wn = 0;
+    kvg_npy_info info;
+    kvg_diag diag;
+
+    (void)state;
+    assert_int_equal(kvg_npy_encode_header(&t, NULL, 0, &hn, &diag), KVG_OK);
+    assert_int_equal(kvg_npy_encode_header(&t, head, hn - 1, &hn, &diag),
+                     KVG_ERR_PARAM_INVALID);
+    assert_int_equal(kvg_npy_encode_header(&t, head, sizeof head, &hn, &diag),
+                     KVG_OK);
+    assert_int_equal(hn % 64, 0);
+    assert_int_equal(kvg_npy_encode(&t, NULL, 0, &wn, &diag), KVG_OK);
+    assert_true(wn == hn + t.nbytes);
+    whole = (unsigned char *)kvgt_alloc_poisoned(wn, 6);
+    assert_int_equal(kvg_npy_encode(&t, whole, wn, &wn, &diag), KVG_OK);
+    kvgt_assert_bytes_equal(whole, head, hn, "header");
+    kvgt_assert_bytes_equal(whole + hn, t.data, t.nbytes, "data");
+    assert_int_equal(kvg_npy_parse(whole, wn, &info, &diag), KVG_OK);
+    assert_true(info.data_offset == hn);
+    free(whole);
+    kvgt_tensor_free(&t);
+}
+
+/* The descrs dumps carry for bf16 and fp8 (NumPy's void, ml_dtypes' names)
+ * parse with their item size, and are accepted for their dtype only. */
+static void test_descr_aliases(void **state)
+{
+    (void)state;
+    expect_dict("{'descr': '|V2', 'fortran_order': False, 'shape': (2,)}", 4,
+                KVG_OK, "");
+    expect_dict("{'descr': '<V2', 'fortran_order': False, 'shape': (3,)}", 6,
+                KVG_OK, "");
+    expect_dict("{'descr': 'bfloat16', 'fortran_order': False, "
+                "'shape': (2,)}", 4, KVG_OK, "");
+    expect_dict("{'descr': 'bfloat16', 'fortran_order': False, "
+                "'shape': (2,)}", 2, KVG_ERR_FILE_FORMAT, "short data");
+    expect_dict("{'descr': 'float8_e4m3fn', 'fortran_order': False, "
+                "'shape': (2,)}", 2, KVG_OK, "");
+    expect_dict("{'descr': 'float8_e5m2', 'fortran_order': False, "
+                "'shape': (2,)}", 3, KVG_ERR_FILE_FORMAT, "trailing data");
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "<u2"));
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "|V2"));
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "<V2"));
+    assert_true(kvg_npy_descr_accepts(KVG_BF16, "bfloat16"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP16, "|V2"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP16, "bfloat16"));
+    assert_false(kvg_npy_descr_accepts(KVG_BF16, "<f2"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E4M3FN, "float8_e4m3fn"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP8_E4M3FN, "float8_e5m2"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "float8_e5m2"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "<f1"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "|V1"));
+    assert_false(kvg_npy_descr_accepts(KVG_INT8, "|V1"));
+    assert_false(kvg_npy_descr_accepts(KVG_BF16, NULL));
+    /* the writer keeps NumPy's plain storage */
+    assert_string_equal(kvg_npy_descr_of(KVG_BF16), "<u2");
+}
+
 static void test_fortran_and_descr(void **state)
 {
     (void)state;
@@ -604,8 +717,10 @@ static void test_fortran_and_descr(void **state)
                 KVG_ERR_FILE_FORMAT, "descr '<f8' is not supported");
     expect_dict("{'descr': '<u1', 'fortran_order': False, 'shape': (2,)}", 2,
                 KVG_ERR_FILE_FORMAT, "descr '<u1' is not supported");
-    expect_dict("{'descr': '|V2', 'fortran_order': False, 'shape': (2,)}", 4,
-                KVG_ERR_FILE_FORMAT, "descr '|V2' is not supported");
+    expect_dict("{'descr': '|V4', 'fortran_order': False, 'shape': (2,)}", 8,
+                KVG_ERR_FILE_FORMAT, "descr '|V4' is not supported");
+    expect_dict("{'descr': 'float16', 'fortran_order': False, 'shape': (2,)}",
+                4, KVG_ERR_FILE_FORMAT, "descr 'float16' is not supported");
     expect_dict("{'descr': '', 'fortran_order': False, 'shape': (2,)}", 4,
                 KVG_ERR_FILE_FORMAT, "descr '' is not supported");
     expect_dict("{'descr': '>f4', 'fortran_order': False, 'shape': (2,)}", 8,
@@ -1007,6 +1122,9 @@ int main(void)
         cmocka_unit_test(test_unknown_key_position),
         cmocka_unit_test(test_bad_literals),
         cmocka_unit_test(test_fortran_and_descr),
+        cmocka_unit_test(test_descr_aliases),
+        cmocka_unit_test(test_header_first),
+        cmocka_unit_test(test_encode_header),
         cmocka_unit_test(test_shape_overflow),
         cmocka_unit_test(test_data_size),
         cmocka_unit_test(test_every_truncation_prefix),

@@ -39,7 +39,7 @@ static void expect_refused(opf *f, const char *a, const char *b,
     if (st != KVG_ERR_PARAM_INVALID || strstr(d.message, "overlaps") == NULL ||
         strstr(d.message, a) == NULL || strstr(d.message, b) == NULL)
         fail_msg("%s seed %llu, %s: status %d, \"%s\"; expected 161002 "
-                 "naming %s and %s", opf_kind_names[f->kind],
+                 "naming %s and %s", opf_kind_name(f->kind),
                  (unsigned long long)f->seed, what, (int)st, d.message, a, b);
     opf_assert_unchanged(f, what);
 }
@@ -112,12 +112,12 @@ static void test_kind(opf_kind kind)
         /* and the untouched call still works */
         if (opf_call(&f, &d) != KVG_OK)
             fail_msg("%s: valid call refused after the overlaps: %s",
-                     opf_kind_names[kind], d.message);
+                     opf_kind_name(kind), d.message);
         opf_free(&f);
     }
     if (tensors == 0 || ws == 0)
         fail_msg("%s: %d tensor and %d workspace overlaps tried",
-                 opf_kind_names[kind], tensors, ws);
+                 opf_kind_name(kind), tensors, ws);
 }
 
 #define KIND_TEST(name, kind)                                                \

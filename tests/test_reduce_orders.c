@@ -23,6 +23,7 @@
 
 #include "kvgold/format.h"
 #include "kvgold/npy.h"
+#include "npy_file.h"
 #include "kvgold/options.h"
 #include "src/kernels/kernels.h"
 

@@ -12,11 +12,11 @@
  * requires 161002 naming that tensor with "overflow" in
  * the message, the size query saying the same, and nothing written.
  *
- * Products of attributes and of dims of different tensors (B*S, N*D,
- * Nq+Nk+Nv, BlockNum*BlockSize, batch*N, workspace bytes) are reached with
- * views that *claim* huge buffers over a few real bytes: the operator must
- * refuse them from the shapes alone, before it reads an element (reading
- * one would crash this test).
+ * Products of attributes (qkv_size, head_nums) are reached through the
+ * fixture here; products of dims of different tensors (B*S, N*D,
+ * BlockNum*BlockSize, batch*N, workspace bytes) with views that *claim*
+ * huge buffers over a few real bytes, per operator in
+ * tests/ops/<op>/test_size_overflow_*.c (tests/claim_view.h).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "op_fixture.h"
@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kvgold/layout.h"
 
 /* f * x = m + 2^64 with 3 <= f < 2^20 and x <= INT64_MAX, or 0
  * (2^64 + 1 = 274177 * 67280421310721, so small m need large f). */
@@ -88,7 +87,7 @@ static void wrapped_shapes(opf_kind kind)
                     x->t.shape[a] = p, x->t.shape[b] = q;
                     (void)snprintf(label, sizeof label, "%s seed %d: %s "
                                    "dims %d,%d = %lld,%lld",
-                                   opf_kind_names[kind], seed, x->name, a, b,
+                                   opf_kind_name(kind), seed, x->name, a, b,
                                    (long long)p, (long long)q);
                     expect_overflow(&f, x->name, label);
                     opf_restore(&f);
@@ -107,7 +106,7 @@ static void wrapped_shapes(opf_kind kind)
                     continue;
                 x->t.shape[a] += (int64_t)((((uint64_t)1 << 63) / p) * 2);
                 (void)snprintf(label, sizeof label, "%s seed %d: %s dim %d "
-                               "= %lld", opf_kind_names[kind], seed, x->name,
+                               "= %lld", opf_kind_name(kind), seed, x->name,
                                a, (long long)x->t.shape[a]);
                 expect_overflow(&f, x->name, label);
                 opf_restore(&f);
@@ -118,7 +117,7 @@ static void wrapped_shapes(opf_kind kind)
             if (tried == before &&
                 (nat.rank >= 2 || kvg_dtype_size(nat.dtype) >= 4))
                 fail_msg("%s seed %d: no wrapping shape for %s",
-                         opf_kind_names[kind], seed, x->name);
+                         opf_kind_name(kind), seed, x->name);
         }
         opf_free(&f);
     }
@@ -219,150 +218,6 @@ static void test_qkv_attr_products(void **state)
     }
 }
 
-/* ---- huge claimed shapes over a few real bytes ------------------------- */
-
-/* A view claiming `rank` dims over `buf`, nbytes = the claimed size (the
- * tests using it need a 64-bit size_t and skip otherwise). */
-static kvg_tensor claim(void *buf, kvg_dtype dt, int rank, const int64_t *sh)
-{
-    uint64_t n = kvg_dtype_size(dt);
-    int i;
-    for (i = 0; i < rank; i++)
-        n *= (uint64_t)sh[i];
-    return kvg_tensor_make(buf, (size_t)n, dt, rank, sh);
-}
-
-static void test_heads_batch_times_n(void **state)
-{
-    /* seq_len [2^33] and N = 2^31: batch*N = 2^64. */
-    static unsigned char buf[4096];
-    const int64_t big_n = (int64_t)1 << 31, big_b = (int64_t)1 << 33;
-    int64_t ks[3], cs[4], bs[1], hs[1];
-    kvg_tensor key, value, kc, vc, seq, sm, wins, off;
-    kvg_reshape_and_cache_omni_args a;
-    kvg_reshape_and_cache_args r;
-    kvg_diag d;
-    size_t need = 0;
-    (void)state;
-    if (SIZE_MAX < UINT64_MAX)
-        skip();
-
-    ks[0] = 1, ks[1] = big_n, ks[2] = 32;
-    cs[0] = 2, cs[1] = 8, cs[2] = 1, cs[3] = 32;
-    bs[0] = big_b, hs[0] = 4;
-    key = claim(buf, KVG_FP16, 3, ks), value = claim(buf, KVG_FP16, 3, ks);
-    kc = kvg_tensor_make(buf, 1024, KVG_FP16, 4, cs);
-    vc = kvg_tensor_make(buf + 1024, 1024, KVG_FP16, 4, cs);
-    seq = claim(buf + 2048, KVG_INT32, 1, bs);
-    sm = kvg_tensor_make(buf + 2048, 16, KVG_INT32, 1, hs);
-    wins = sm, off = sm;
-    kvg_reshape_and_cache_omni_args_init(&a);
-    a.key = &key, a.value = &value, a.key_cache = &kc, a.value_cache = &vc;
-    a.slot_mapping = &sm, a.wins = &wins, a.seq_len = &seq;
-    a.offset_index = &off, a.workspace = buf, a.workspace_size = 64;
-    assert_int_equal(kvg_reshape_and_cache_omni(&a, &d),
-                     KVG_ERR_PARAM_INVALID);
-    assert_string_equal(d.tensor, "seq_len");
-    assert_non_null(strstr(d.message, "overflows"));
-    assert_int_equal(kvg_reshape_and_cache_omni_workspace_size(&a, &need, &d),
-                     KVG_ERR_PARAM_INVALID);
-    kvg_reshape_and_cache_args_init(&r);
-    r.compress_type = KVG_RAC_COMPRESS_KVHEAD_ROPE;
-    r.key = &key, r.value = &value, r.key_cache = &kc, r.value_cache = &vc;
-    r.slot_mapping = &sm, r.wins = &wins, r.seq_len = &seq;
-    r.offset_index = &off, r.workspace = buf, r.workspace_size = 64;
-    assert_int_equal(kvg_reshape_and_cache(&r, &d), KVG_ERR_PARAM_INVALID);
-    assert_string_equal(d.tensor, "seq_len");
-    assert_non_null(strstr(d.message, "overflows"));
-}
-
-static void test_heads_workspace_bytes(void **state)
-{
-    /* batch = 2^60 sequences of one head: 2^60 * 16 bytes of sort keys do
-     * not fit size_t. The query and the call must both say so (161002),
-     * not report a 0-byte or wrapped workspace. */
-    static unsigned char buf[4096];
-    const int64_t big_b = (int64_t)1 << 60;
-    int64_t ks[3], cs[4], bs[1];
-    kvg_tensor key, value, kc, vc, seq, sm;
-    kvg_reshape_and_cache_args r;
-    kvg_diag d, qd;
-    size_t need = 0;
-    int mode;
-    (void)state;
-    if (SIZE_MAX < UINT64_MAX)
-        skip();
-
-    ks[0] = 4, ks[1] = 1, ks[2] = 32;
-    cs[0] = 2, cs[1] = 8, cs[2] = 1, cs[3] = 32;
-    bs[0] = big_b;
-    key = claim(buf, KVG_FP16, 3, ks), value = claim(buf + 256, KVG_FP16, 3,
-                                                     ks);
-    kc = kvg_tensor_make(buf + 512, 1024, KVG_FP16, 4, cs);
-    vc = kvg_tensor_make(buf + 1536, 1024, KVG_FP16, 4, cs);
-    seq = claim(buf + 2560, KVG_INT32, 1, bs);
-    sm = claim(buf + 2560, KVG_INT32, 1, bs);
-    for (mode = 1; mode <= 2; mode++) {
-        kvg_reshape_and_cache_args_init(&r);
-        r.compress_type = (kvg_rac_compress)mode;
-        r.key = &key, r.value = &value, r.key_cache = &kc;
-        r.value_cache = &vc, r.slot_mapping = &sm, r.wins = &sm;
-        r.seq_len = &seq, r.offset_index = mode == 2 ? &sm : NULL;
-        r.workspace = buf, r.workspace_size = 64;
-        assert_int_equal(kvg_reshape_and_cache_workspace_size(&r, &need, &qd),
-                         KVG_ERR_PARAM_INVALID);
-        assert_non_null(strstr(qd.message, "overflows"));
-        assert_int_equal(kvg_reshape_and_cache(&r, &d), KVG_ERR_PARAM_INVALID);
-        assert_string_equal(d.message, qd.message);
-    }
-}
-
-static void test_qkv_huge_tokens(void **state)
-{
-    /* B*S = 2^40 tokens, all tensors claimed at that size: BlockNum must
-     * reach ceil(S/BS)*B = 2^35, so a 1-block cache is refused; with a
-     * claimed cache of 2^35 blocks the shapes pass, the query returns a
-     * size that did not wrap (>= 16 bytes per token), and the call refuses
-     * the small workspace - all without reading an element. */
-    static unsigned char buf[1 << 16];
-    const int64_t tok = (int64_t)1 << 40;
-    int64_t qs[4] = {1, 0, 3, 128}, hn[3] = {1, 1, 1}, sh[4];
-    kvg_tensor qkv, qg, kg, cs, sn, idx, qo, kc, vc, kc_big, vc_big;
-    kvg_qkv_rms_norm_rope_cache_args a;
-    kvg_diag d;
-    size_t need = 0;
-    (void)state;
-    if (SIZE_MAX < UINT64_MAX)
-        skip();
-
-    qs[1] = tok;
-    sh[0] = tok, sh[1] = 384;
-    qkv = claim(buf, KVG_FP16, 2, sh);
-    sh[0] = 128;
-    qg = kvg_tensor_make(buf, 256, KVG_FP16, 1, sh), kg = qg;
-    sh[0] = tok, sh[1] = 128;
-    cs = claim(buf, KVG_FP16, 2, sh), sn = cs, qo = cs;
-    idx = claim(buf, KVG_INT64, 1, sh);
-    sh[0] = 1, sh[1] = 8, sh[2] = 32, sh[3] = 16;
-    kc = kvg_tensor_make(buf, 8192, KVG_FP16, 4, sh), vc = kc;
-    sh[0] = tok / 32;
-    kc_big = claim(buf, KVG_FP16, 4, sh), vc_big = kc_big;
-    kvg_qkv_rms_norm_rope_cache_args_init(&a);
-    a.qkv = &qkv, a.q_gamma = &qg, a.k_gamma = &kg, a.cos = &cs;
-    a.sin = &sn, a.index = &idx, a.q_out = &qo, a.k_cache = &kc;
-    a.v_cache = &vc, a.qkv_size = qs, a.qkv_size_len = 4;
-    a.head_nums = hn, a.head_nums_len = 3;
-    a.workspace = buf, a.workspace_size = 1024;
-    assert_int_equal(kvg_qkv_rms_norm_rope_cache(&a, &d),
-                     KVG_ERR_PARAM_INVALID);
-    assert_string_equal(d.tensor, "k_cache");
-    a.k_cache = &kc_big, a.v_cache = &vc_big;
-    assert_int_equal(kvg_qkv_rms_norm_rope_cache_workspace_size(&a, &need,
-                                                                &d), KVG_OK);
-    assert_true(need >= (size_t)16 * (size_t)tok);
-    assert_int_equal(kvg_qkv_rms_norm_rope_cache(&a, &d), KVG_ERR_WORKSPACE);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,9 +230,6 @@ int main(void)
         cmocka_unit_test(test_wrapped_omni),
         cmocka_unit_test(test_wrapped_kv),
         cmocka_unit_test(test_qkv_attr_products),
-        cmocka_unit_test(test_heads_batch_times_n),
-        cmocka_unit_test(test_heads_workspace_bytes),
-        cmocka_unit_test(test_qkv_huge_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 # stand-in NPU dumps (vectors/examples/, made by tools/gen/kvgen/
 # cases_examples.py): honest kernels, which must pass, and buggy ones, which
 # must fail with the reason. Exits 0 when every verdict is the expected one.
+# The failing examples also get an HTML report (kvgold compare --html) in
+# build/demo/reports/, a picture of where in the cache things went wrong.
 set -eu
 cd "$(dirname "$0")/.."
 sh tools/setup-debian.sh
@@ -15,17 +17,25 @@ cmake --build build/demo -j "$(nproc 2>/dev/null || echo 2)" \
 rm -f build-demo.log
 K=build/demo/tools/kvgold
 E=vectors/examples
+R=build/demo/reports
+mkdir -p "$R"
 bad=0
 
-# run WANT TITLE CASE NPU_DIR: one comparison, its report, its verdict
+# run WANT TITLE CASE NPU_DIR [HTML]: one comparison, its report, its
+# verdict; with HTML, also the HTML report to that file
 run() {
-  want=$1 title=$2 case_dir=$3 npu=$4
+  want=$1 title=$2 case_dir=$3 npu=$4 html=${5:-}
   printf '\n======================================================================\n'
-  printf '%s\n$ kvgold compare %s %s\n\n' "$title" "$case_dir" "$npu"
+  printf '%s\n$ kvgold compare %s %s%s\n\n' "$title" "$case_dir" "$npu" \
+    "${html:+ --html $html}"
+  [ -z "$html" ] || rm -f "$html"
   set +e
-  "$K" compare "$case_dir" "$npu"
+  "$K" compare "$case_dir" "$npu" ${html:+--html "$html"}
   got=$?
   set -e
+  if [ -n "$html" ] && [ -f "$html" ]; then
+    printf '\nHTML report (open it in a browser): %s\n' "$(pwd)/$html"
+  fi
   if [ "$got" -eq "$want" ]; then
     printf '\n-> exit %d, as expected\n' "$got"
   else
@@ -37,11 +47,13 @@ run() {
 run 0 "DeepSeek-V3 MLA decode (KvRmsNormRopeCache), an honest kernel" \
   $E/deepseek_mla_decode $E/deepseek_mla_decode/npu
 run 1 "DeepSeek-V3 MLA decode, a kernel that writes token 3 one slot too far" \
-  $E/deepseek_mla_decode $E/deepseek_mla_decode/npu_faulty
+  $E/deepseek_mla_decode $E/deepseek_mla_decode/npu_faulty \
+  $R/deepseek_mla_decode_faulty.html
 run 0 "Qwen3 decode (QkvRmsNormRopeCache), an honest kernel" \
   $E/qwen3_qkv_decode $E/qwen3_qkv_decode/npu
 run 1 "Qwen3 decode, a kernel that rounds RmsNorm's output to bf16 before RoPE" \
-  $E/qwen3_qkv_decode $E/qwen3_qkv_decode/npu_bf16_intermediate
+  $E/qwen3_qkv_decode $E/qwen3_qkv_decode/npu_bf16_intermediate \
+  $R/qwen3_qkv_decode_bf16_intermediate.html
 
 printf '\n======================================================================\n'
 if [ "$bad" -eq 0 ]; then

@@ -39,6 +39,12 @@
  *              > 1 is a mismatch; pass if mismatches <= 0.001 * written
  *              (ops-test-kit requant, with its int8-view trap fixed).
  *
+ * float_re is the rule of args.standard (kvg_compare_standard below):
+ * SINGLE as above (the default), MIXED / MIXED_TTK (mixed tolerance) or
+ * COMMERCIAL (dual benchmark against args.third_party). Every result also
+ * carries ULP statistics, the error balance, the mixed-tolerance metrics,
+ * and the standard's source (file @ commit).
+ *
  * Whatever the criterion:
  *   - written elements whose golden is NaN must be NaN, whose golden is
  *     +-inf must be the same inf, and a NaN or inf where the golden is
@@ -90,8 +96,41 @@ typedef enum kvg_compare_role {
 
 typedef enum kvg_verdict {
     KVG_VERDICT_PASS = 0,
-    KVG_VERDICT_FAIL = 1
+    KVG_VERDICT_FAIL = 1,
+    KVG_VERDICT_NOT_JUDGED = 2 /* no verdict could be reached (a missing
+                                  file, a missing third-party result);
+                                  never counts as a pass */
 } kvg_verdict;
+
+/*
+ * Which precision standard judges floating-point compute outputs (the
+ * float_re criterion). The other criteria (bitwise, int_abs1, code_dist)
+ * are the same in every standard. docs/compare.md has each definition,
+ * threshold and source (file and commit).
+ *   SINGLE      MERE < Th and MARE < 10*Th (CANN ecosystem single
+ *               benchmark; the default, as before)
+ *   MIXED       |a-g| <= atol + rtol*|g| for >= 99% of the written
+ *               elements, and no element beyond the absolute cap and
+ *               32 ULP (opbase mixed_tolerance_standard.md thresholds)
+ *   MIXED_TTK   the same rule with ops-test-kit's (looser) thresholds
+ *   COMMERCIAL  dual benchmark: MARE / MERE / RMSE of the NPU divided by
+ *               those of a third-party result, at a level L0/L1/L2, plus
+ *               the small-value error counts (opbase commercial_standard.md);
+ *               without args.third_party the tensor is NOT JUDGED
+ */
+typedef enum kvg_compare_standard {
+    KVG_STD_SINGLE = 0,
+    KVG_STD_MIXED = 1,
+    KVG_STD_MIXED_TTK = 2,
+    KVG_STD_COMMERCIAL = 3
+} kvg_compare_standard;
+
+/* The commercial standard's precision level (ratio limits). */
+typedef enum kvg_compare_level {
+    KVG_LEVEL_L0 = 0,
+    KVG_LEVEL_L1 = 1,
+    KVG_LEVEL_L2 = 2
+} kvg_compare_level;
 
 /* Length of the worst-element and untouched-change lists. */
 #define KVG_COMPARE_WORST 8
@@ -117,9 +156,17 @@ typedef struct kvg_compare_args {
     kvg_compare_role role;           /* default KVG_ROLE_DEFAULT */
     double threshold;      /* float_re Th; 0 = the dtype's default */
     double mismatch_ratio; /* code_dist limit; < 0 = KVG_COMPARE_CODE_RATIO */
+    /* Added with the precision standards (issue 14). */
+    kvg_compare_standard standard; /* default KVG_STD_SINGLE */
+    kvg_compare_level level;       /* COMMERCIAL; default KVG_LEVEL_L1 */
+    const kvg_tensor *third_party; /* optional: another implementation's
+                                      result (e.g. torch on CPU), same
+                                      dtype and shape; enables the dual-
+                                      benchmark ratios */
 } kvg_compare_args;
 
-/* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1). */
+/* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1,
+ * SINGLE, L1). */
 KVG_API void kvg_compare_args_init(kvg_compare_args *args);
 
 /*
@@ -208,6 +255,50 @@ typedef struct kvg_compare_result {
     /* The first untouched elements that changed, by index. */
     int untouched_listed;
     kvg_compare_element untouched_first[KVG_COMPARE_WORST];
+
+    /* ---- added with the precision standards (issue 14) ---------------- */
+    kvg_compare_standard standard_id; /* the standard asked for */
+    kvg_compare_level level;          /* COMMERCIAL's level */
+    const char *standard_source;      /* static: document file @ commit of
+                                         the thresholds applied */
+
+    /* ULP error of the finite pairs: fp16/bf16/fp32 |a-g| / ulp(g), with
+     * ulp(g) = 2^(max(floor(log2|g|), emin) - mantissa bits) (msprobe,
+     * with ulp(0) the subnormal step); 8-bit floats: the value-line code
+     * distance; integers: |delta|. ulp_over counts finite pairs above
+     * ulp_threshold (1; 32 for fp32, msprobe) plus non-finite mismatches;
+     * its ratio is over `written`. */
+    int has_ulp;
+    double max_ulp, mean_ulp, ulp_threshold, ulp_over_ratio;
+    int64_t ulp_over;
+
+    /* msprobe's error balance: |#(a > g) - #(a < g)| / written. */
+    int64_t err_above, err_below;
+    double error_balance;
+
+    /* Mixed tolerance, measured under every standard (judged by MIXED*):
+     * matched = written elements with |a-g| <= atol + rtol*|g| (finite)
+     * or a matching NaN / same-sign inf; over_cap = finite pairs with
+     * |a-g| > max_abs_limit AND ulp error > cap_ulps. NaN when the dtype
+     * has no table (integers, hif8). */
+    double rtol, atol, matched_ratio, matched_ratio_limit;
+    double max_abs_limit, cap_ulps;
+    int64_t matched, over_cap;
+
+    /* Dual benchmark (with args.third_party; judged by COMMERCIAL).
+     * Normal range: written elements, all three finite, |g| >= small_value;
+     * MARE/MERE/RMSE of the NPU (npu_*) and of the third party (tp_*) over
+     * it; ratio = npu / max(tp, small_value) (ops-test-kit cross_check,
+     * msprobe calc_ratio), passes at <= the level's limit. Small range:
+     * |g| < small_value; an error is |x - g| > small_error; passes at
+     * small_err_npu / max(small_err_tp, 1) <= 2. */
+    int has_third_party;
+    int64_t normal_count, small_count, small_err_npu, small_err_tp;
+    int64_t tp_nonfinite_mismatch; /* third party vs golden, written */
+    double npu_mare, npu_mere, npu_rmse, tp_mare, tp_mere, tp_rmse;
+    double mare_ratio, mere_ratio, rmse_ratio;
+    double mare_ratio_limit, mere_ratio_limit, rmse_ratio_limit;
+    double small_value, small_error, small_err_ratio, small_err_ratio_limit;
 } kvg_compare_result;
 
 /*
@@ -241,6 +332,45 @@ KVG_API kvg_status kvg_compare_written_mask(const kvg_tensor *out_a,
                                             unsigned char *mask, size_t count,
                                             kvg_diag *diag);
 
+/*
+ * A result for a tensor that could not be judged (no NPU file, an
+ * unreadable one...): every count 0, every metric NaN, verdict
+ * KVG_VERDICT_NOT_JUDGED, `reason` copied (truncated to fit). Returns
+ * KVG_ERR_PARAM_NULLPTR for a NULL result, else KVG_OK.
+ */
+KVG_API kvg_status kvg_compare_result_not_judged(kvg_compare_result *result,
+                                                 const char *name,
+                                                 kvg_dtype dtype,
+                                                 const char *reason);
+
+/*
+ * Bit-identity of two runs of the same output (the commercial standard's
+ * determinism rule): the number of elements whose bytes differ and the
+ * first one (index -1 when identical). Same dtype and shape required
+ * (161002), NULL pointers 161001.
+ */
+typedef struct kvg_compare_runs_result {
+    int64_t elements;
+    int64_t differ;
+    int64_t first_index;
+    uint64_t first_a_bits, first_b_bits;
+} kvg_compare_runs_result;
+
+KVG_API kvg_status kvg_compare_runs(const kvg_tensor *run_a,
+                                    const kvg_tensor *run_b,
+                                    kvg_compare_runs_result *result,
+                                    kvg_diag *diag);
+
+/* "single", "mixed", "mixed_ttk", "commercial" / "L0" "L1" "L2"; never
+ * NULL ("invalid"). The _from_name functions return 1 and set *out when
+ * the name is known, else 0. */
+KVG_API const char *kvg_compare_standard_name(kvg_compare_standard s);
+KVG_API int kvg_compare_standard_from_name(const char *name,
+                                           kvg_compare_standard *out);
+KVG_API const char *kvg_compare_level_name(kvg_compare_level level);
+KVG_API int kvg_compare_level_from_name(const char *name,
+                                        kvg_compare_level *out);
+
 /* The criterion KVG_CRIT_AUTO resolves to (table above); AUTO itself when
  * the dtype is invalid. */
 KVG_API kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
@@ -250,7 +380,8 @@ KVG_API kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
 KVG_API double kvg_compare_default_threshold(kvg_dtype dtype);
 
 /* "bitwise", "int_abs1", "float_re", "code_dist", "auto"; "copy",
- * "compute", "quant", "default"; "PASS", "FAIL". Never NULL. */
+ * "compute", "quant", "default"; "PASS", "FAIL", "NOT JUDGED". Never
+ * NULL. */
 KVG_API const char *kvg_compare_criterion_name(kvg_compare_criterion c);
 KVG_API const char *kvg_compare_role_name(kvg_compare_role role);
 KVG_API const char *kvg_verdict_name(kvg_verdict v);
@@ -259,14 +390,23 @@ KVG_API const char *kvg_verdict_name(kvg_verdict v);
 typedef struct kvg_compare_summary {
     int64_t tensors, passed, failed;
     int64_t untouched_changed; /* summed over the tensors */
-    kvg_status status;         /* KVG_OK, or KVG_ERR_MISMATCH if any failed */
+    kvg_status status;         /* KVG_OK, or KVG_ERR_MISMATCH if any failed
+                                  or was not judged */
+    int64_t not_judged;        /* added with issue 12 */
 } kvg_compare_summary;
 
 /* Zero a summary (status KVG_OK); add one tensor's result to it (the
- * status becomes KVG_ERR_MISMATCH once any result failed). */
+ * status becomes KVG_ERR_MISMATCH once any result failed or was not
+ * judged). */
 KVG_API void kvg_compare_summary_init(kvg_compare_summary *summary);
 KVG_API void kvg_compare_summary_add(kvg_compare_summary *summary,
                                      const kvg_compare_result *result);
+
+/* "PASS" (every tensor passed), "FAIL" (some failed), "INCOMPLETE" (none
+ * failed, some not judged). An empty summary is "INCOMPLETE": nothing was
+ * judged. */
+KVG_API const char *kvg_compare_summary_verdict(
+    const kvg_compare_summary *summary);
 
 /*
  * Render `count` results into `buf` (capacity `cap`, NUL included):
@@ -289,6 +429,10 @@ KVG_API kvg_status kvg_compare_report_json(const kvg_compare_result *results,
                                            size_t count, char *buf,
                                            size_t cap, size_t *len,
                                            kvg_diag *diag);
+
+/* sizeof(kvg_compare_result), for bindings that treat it as an opaque
+ * buffer (the Python package allocates it by this size). */
+KVG_API size_t kvg_compare_result_size(void);
 
 #ifdef __cplusplus
 }

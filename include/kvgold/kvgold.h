@@ -19,6 +19,7 @@
 #include "kvgold/options.h"
 #include "kvgold/npy.h"
 #include "kvgold/compare.h"
+#include "kvgold/op.h"
 #include "kvgold/kv_rms_norm_rope_cache.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "kvgold/reshape_and_cache_omni.h"

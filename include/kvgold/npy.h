@@ -1,5 +1,8 @@
 /*
- * kvgold/npy.h - reading and writing NumPy .npy files (format 1.0 and 2.0).
+ * kvgold/npy.h - parsing and encoding NumPy .npy images in memory (format 1.0
+ * and 2.0). The core library does no file I/O: the file functions
+ * kvg_npy_load / kvg_npy_save live in the tools layer (tools/fsio/npy_file.h,
+ * library kvgold_case), see docs/architecture.md.
  *
  * Only what the case format needs (spec section 5): little-endian or
  * single-byte dtypes, C order, shapes up to KVG_MAX_RANK. The logical dtype
@@ -8,6 +11,12 @@
  *
  *   fp16 '<f2'  bf16 '<u2'  fp32 '<f4'  int8 '|i1'  int32 '<i4'  int64 '<i8'
  *   fp8_e4m3fn, fp8_e5m2, hif8 '|u1'
+ *
+ * On reading, the descrs engineers' dumps carry for the formats NumPy lacks
+ * are accepted too: a void of the right size ('|V2', '<V2' for bf16; '|V1',
+ * '<V1' for the 8-bit floats) and ml_dtypes' names ('bfloat16',
+ * 'float8_e4m3fn', 'float8_e5m2', and '<f1' that older ml_dtypes wrote for
+ * float8_e5m2). The writer always writes the first table.
  *
  * The parser never reads outside the buffer it is given and refuses, with a
  * KVG_ERR_FILE_FORMAT and a message: a bad magic, a truncated preamble, an
@@ -45,7 +54,7 @@ extern "C" {
 
 /* What a parsed header says. `descr` is NUL-terminated ("<f4"). */
 typedef struct kvg_npy_info {
-    char descr[8];
+    char descr[16];
     int major, minor;
     int rank;
     int64_t shape[KVG_MAX_RANK];
@@ -56,6 +65,10 @@ typedef struct kvg_npy_info {
 /* The .npy descr that stores `dtype` ("<u2" for bf16); NULL if none. */
 KVG_API const char *kvg_npy_descr_of(kvg_dtype dtype);
 
+/* 1 if a file whose descr is `descr` may hold logical dtype `dtype`
+ * (the storage table or one of the aliases above). */
+KVG_API int kvg_npy_descr_accepts(kvg_dtype dtype, const char *descr);
+
 /*
  * Parse a whole .npy image held in memory. On success *info describes it and
  * the data are the `info->data_bytes` bytes at buf + info->data_offset.
@@ -65,17 +78,27 @@ KVG_API kvg_status kvg_npy_parse(const void *buf, size_t size,
                                  kvg_npy_info *info, kvg_diag *diag);
 
 /*
- * Load a file as a tensor of logical dtype `dtype`, whose storage descr must
- * match (see the table above). Messages start with the path. On success
- * `out` owns a malloc'ed buffer (non-NULL even for 0 elements):
- * out->data, out->nbytes, out->rank and out->shape are set; release it with
- * kvg_npy_free. On failure `out` is left with data NULL.
+ * For readers that must not read more than the header before checking it:
+ * given the first bytes of a file (12 are always enough; fewer when the
+ * file is shorter), *bytes receives the size of preamble + header text,
+ * i.e. the data offset. Fails on a bad magic, version or header length.
  */
-KVG_API kvg_status kvg_npy_load(const char *path, kvg_dtype dtype,
-                                kvg_tensor *out, kvg_diag *diag);
+KVG_API kvg_status kvg_npy_header_size(const void *buf, size_t size,
+                                       size_t *bytes, kvg_diag *diag);
 
-/* Free what kvg_npy_load allocated and clear the view (NULL-safe). */
-KVG_API void kvg_npy_free(kvg_tensor *t);
+/*
+ * Parse preamble + header only (`size` >= the header size; the data need
+ * not follow). Sets every field of *info; does not check the data size:
+ * call kvg_npy_check_data_size with the file's size for that.
+ */
+KVG_API kvg_status kvg_npy_parse_header(const void *buf, size_t size,
+                                        kvg_npy_info *info, kvg_diag *diag);
+
+/* A file of `file_size` bytes must be exactly header + data: "short data"
+ * or "trailing data" otherwise (KVG_ERR_FILE_FORMAT). */
+KVG_API kvg_status kvg_npy_check_data_size(const kvg_npy_info *info,
+                                           uint64_t file_size,
+                                           kvg_diag *diag);
 
 /*
  * Serialise a tensor into `buf` (capacity `size`) as a version 1.0 file.
@@ -88,10 +111,14 @@ KVG_API void kvg_npy_free(kvg_tensor *t);
 KVG_API kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
                                   size_t *written, kvg_diag *diag);
 
-/* Write a tensor to a file (created or truncated). If writing fails the
- * partial file is removed. */
-KVG_API kvg_status kvg_npy_save(const char *path, const kvg_tensor *t,
-                                kvg_diag *diag);
+/*
+ * Only the preamble and header of that file (at most 10 + 512 + 64 bytes),
+ * so a writer can send the data straight from the tensor. Same contract as
+ * kvg_npy_encode; the data follow at offset *written.
+ */
+KVG_API kvg_status kvg_npy_encode_header(const kvg_tensor *t, void *buf,
+                                         size_t size, size_t *written,
+                                         kvg_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -201,6 +201,36 @@ KVG_API kvg_status kvg_op_describe_output(const kvg_op_call *call,
                                           kvg_cache_layout *layout,
                                           kvg_diag *diag);
 
+/* ---- what a call writes ------------------------------------------------- */
+
+/* `count` consecutive flat elements of a tensor, from element `first`. */
+typedef struct kvg_elem_run {
+    int64_t first;
+    int64_t count;
+} kvg_elem_run;
+
+/*
+ * The elements of output or in-place cache `name` that this call writes,
+ * computed from the shapes, the attributes and the index values alone (no
+ * tensor is read or written, and the operator does not run), so a caller
+ * can judge the written elements of a multi-GiB cache without a mask or a
+ * second run. For an output that is written whole, one run.
+ *
+ * The runs are stored in `runs` (capacity `cap`), sorted by `first`,
+ * disjoint, and adjacent runs merged; *count receives their number. With
+ * runs NULL (or cap too small: then KVG_ERR_PARAM_INVALID and nothing is
+ * written), *count receives the capacity the call needs, which is at least
+ * the final number. *produced is 0 (no runs) for an output the attributes
+ * switch off. Every index value is checked as the operator checks it, so
+ * a call kvg_op_run would refuse is refused here with the same status;
+ * the workspace must be the call's (the duplicate checks use it). No
+ * allocation; the runs never reach outside the tensor.
+ */
+KVG_API kvg_status kvg_op_written_runs(const kvg_op_call *call,
+                                       const char *name, int *produced,
+                                       kvg_elem_run *runs, size_t cap,
+                                       size_t *count, kvg_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -201,6 +201,80 @@ static void json_elements(sb *s, const char *key, const kvg_compare_result *r,
     sb_putn(s, "]", 1);
 }
 
+/* The standard applied, its source, and the issue-14 metrics: ULP
+ * statistics, error balance, mixed tolerance, dual benchmark. */
+static void json_standard(sb *s, const kvg_compare_result *r, int *first)
+{
+    int f2 = 1;
+
+    json_kv_str(s, "standard_name", kvg_compare_standard_name(r->standard_id),
+                first);
+    json_kv_str(s, "standard_source",
+                r->standard_source ? r->standard_source : "", first);
+    json_kv_str(s, "level", kvg_compare_level_name(r->level), first);
+    json_key(s, "ulp", first);
+    sb_putn(s, "{", 1);
+    json_kv_num(s, "max", r->max_ulp, &f2);
+    json_kv_num(s, "mean", r->mean_ulp, &f2);
+    json_kv_num(s, "threshold", r->ulp_threshold, &f2);
+    json_kv_int(s, "over", r->ulp_over, &f2);
+    json_kv_num(s, "over_ratio", r->ulp_over_ratio, &f2);
+    sb_putn(s, "}", 1);
+    json_key(s, "error_balance", first);
+    f2 = 1;
+    sb_putn(s, "{", 1);
+    json_kv_num(s, "eb", r->error_balance, &f2);
+    json_kv_int(s, "above", r->err_above, &f2);
+    json_kv_int(s, "below", r->err_below, &f2);
+    sb_putn(s, "}", 1);
+    json_key(s, "mixed", first);
+    if (!isnan(r->rtol)) {
+        f2 = 1;
+        sb_putn(s, "{", 1);
+        json_kv_num(s, "rtol", r->rtol, &f2);
+        json_kv_num(s, "atol", r->atol, &f2);
+        json_kv_int(s, "matched", r->matched, &f2);
+        json_kv_num(s, "matched_ratio", r->matched_ratio, &f2);
+        json_kv_num(s, "matched_ratio_min", r->matched_ratio_limit, &f2);
+        json_kv_num(s, "max_abs_limit", r->max_abs_limit, &f2);
+        json_kv_num(s, "cap_ulps", r->cap_ulps, &f2);
+        json_kv_int(s, "over_cap", r->over_cap, &f2);
+        sb_putn(s, "}", 1);
+    } else {
+        sb_puts(s, "null");
+    }
+    json_key(s, "dual_benchmark", first);
+    if (r->has_third_party) {
+        f2 = 1;
+        sb_putn(s, "{", 1);
+        json_kv_int(s, "normal_count", r->normal_count, &f2);
+        json_kv_num(s, "npu_mare", r->npu_mare, &f2);
+        json_kv_num(s, "npu_mere", r->npu_mere, &f2);
+        json_kv_num(s, "npu_rmse", r->npu_rmse, &f2);
+        json_kv_num(s, "third_party_mare", r->tp_mare, &f2);
+        json_kv_num(s, "third_party_mere", r->tp_mere, &f2);
+        json_kv_num(s, "third_party_rmse", r->tp_rmse, &f2);
+        json_kv_num(s, "mare_ratio", r->mare_ratio, &f2);
+        json_kv_num(s, "mere_ratio", r->mere_ratio, &f2);
+        json_kv_num(s, "rmse_ratio", r->rmse_ratio, &f2);
+        json_kv_num(s, "mare_ratio_max", r->mare_ratio_limit, &f2);
+        json_kv_num(s, "mere_ratio_max", r->mere_ratio_limit, &f2);
+        json_kv_num(s, "rmse_ratio_max", r->rmse_ratio_limit, &f2);
+        json_kv_num(s, "small_value", r->small_value, &f2);
+        json_kv_num(s, "small_error", r->small_error, &f2);
+        json_kv_int(s, "small_count", r->small_count, &f2);
+        json_kv_int(s, "small_err_npu", r->small_err_npu, &f2);
+        json_kv_int(s, "small_err_third_party", r->small_err_tp, &f2);
+        json_kv_num(s, "small_err_ratio", r->small_err_ratio, &f2);
+        json_kv_num(s, "small_err_ratio_max", r->small_err_ratio_limit, &f2);
+        json_kv_int(s, "third_party_nonfinite_mismatch",
+                    r->tp_nonfinite_mismatch, &f2);
+        sb_putn(s, "}", 1);
+    } else {
+        sb_puts(s, "null");
+    }
+}
+
 static void json_result(sb *s, const kvg_compare_result *r)
 {
     int first = 1, f2;
@@ -281,6 +355,7 @@ static void json_result(sb *s, const kvg_compare_result *r)
     json_kv_num(s, "mare_below", r->mare_limit, &f2);
     json_kv_num(s, "mismatch_ratio_max", r->mismatch_ratio_limit, &f2);
     sb_putn(s, "}", 1);
+    json_standard(s, r, &first);
     json_elements(s, "worst", r, r->worst, r->worst_count, &first);
     json_elements(s, "untouched_changed_first", r, r->untouched_first,
                   r->untouched_listed, &first);
@@ -298,10 +373,11 @@ static void render_json(sb *s, const kvg_compare_result *res, size_t n)
         kvg_compare_summary_add(&sum, &res[i]);
     sb_putn(s, "{", 1);
     json_kv_str(s, "tool", "kvgold compare", &first);
-    json_kv_str(s, "verdict", sum.failed ? "FAIL" : "PASS", &first);
+    json_kv_str(s, "verdict", kvg_compare_summary_verdict(&sum), &first);
     json_kv_int(s, "tensors", sum.tensors, &first);
     json_kv_int(s, "passed", sum.passed, &first);
     json_kv_int(s, "failed", sum.failed, &first);
+    json_kv_int(s, "not_judged", sum.not_judged, &first);
     json_kv_int(s, "untouched_changed", sum.untouched_changed, &first);
     json_key(s, "results", &first);
     sb_putn(s, "[", 1);
@@ -315,7 +391,7 @@ static void render_json(sb *s, const kvg_compare_result *res, size_t n)
 
 /* ---- text ---------------------------------------------------------------- */
 
-#define N_COLS 17
+#define N_COLS 19
 #define CELL 48
 
 typedef struct column {
@@ -329,7 +405,8 @@ static const column k_cols[N_COLS] = {
     {"bits_differ", 1},  {"untouched_chg", 1}, {"nonfinite_mis", 1},
     {"max_abs_err", 1},  {"max_rel_err", 1}, {"MERE", 1},
     {"MARE", 1},         {"cosine", 1},      {"over_1e-3", 1},
-    {"over_5e-3", 1},    {"max_step", 1},
+    {"over_5e-3", 1},    {"max_step", 1},       {"max_ulp", 1},
+    {"EB", 1},
 };
 
 static void cell_num(char *out, const char *fmt, double v)
@@ -355,6 +432,17 @@ static void safe_name(const char *name, char *out, size_t cap)
 
 static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
 {
+    int c;
+
+    if (r->verdict == KVG_VERDICT_NOT_JUDGED && r->criterion == KVG_CRIT_AUTO) {
+        /* nothing was measured: no numbers that look like a result */
+        for (c = 0; c < N_COLS; c++)
+            (void)snprintf(cells[c], CELL, "-");
+        safe_name(r->name, cells[0], CELL);
+        (void)snprintf(cells[1], CELL, "%s", kvg_dtype_name(r->dtype));
+        (void)snprintf(cells[3], CELL, "%s", kvg_verdict_name(r->verdict));
+        return;
+    }
     safe_name(r->name, cells[0], CELL);
     (void)snprintf(cells[1], CELL, "%s", kvg_dtype_name(r->dtype));
     (void)snprintf(cells[2], CELL, "%s",
@@ -380,6 +468,8 @@ static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
         (void)snprintf(cells[16], CELL, "dist=%lld", (long long)r->max_dist);
     else
         (void)snprintf(cells[16], CELL, "-");
+    cell_num(cells[17], "%.6g", r->max_ulp);
+    cell_num(cells[18], "%.6f", r->error_balance);
 }
 
 static void put_row(sb *s, char cells[N_COLS][CELL], const size_t *width)
@@ -458,6 +548,9 @@ static void put_details(sb *s, const kvg_compare_result *r)
     if (r->verdict == KVG_VERDICT_PASS && r->worst_count == 0 &&
         r->untouched_listed == 0)
         return;
+    if (r->verdict == KVG_VERDICT_NOT_JUDGED && r->worst_count == 0 &&
+        r->untouched_listed == 0)
+        return; /* listed with its reason under "NOT JUDGED" */
     safe_name(r->name, name, sizeof name);
     sb_printf(s, "\n%s (%s, %s): %s", name, kvg_dtype_name(r->dtype),
               kvg_compare_criterion_name(r->criterion),
@@ -478,6 +571,117 @@ static void put_details(sb *s, const kvg_compare_result *r)
                        r->worst_count, (long long)r->bits_differ);
         put_elements(s, title, r, r->worst, r->worst_count);
     }
+}
+
+/* One line per tensor: the limits its verdict used. */
+static void limits_text(const kvg_compare_result *r, char *out, size_t cap)
+{
+    char a[32], b[32], c[32];
+
+    switch (r->criterion) {
+    case KVG_CRIT_BITWISE:
+        (void)snprintf(out, cap, "bit-identical");
+        return;
+    case KVG_CRIT_INT_ABS1:
+        (void)snprintf(out, cap, "|delta| <= 1");
+        return;
+    case KVG_CRIT_CODE_DIST:
+        fmt_double(a, sizeof a, "%g", r->mismatch_ratio_limit);
+        (void)snprintf(out, cap, "code distance <= 1 for all but %s of "
+                                 "written", a);
+        return;
+    default:
+        break;
+    }
+    if (!isnan(r->mere_limit)) {
+        fmt_double(a, sizeof a, "%.6g", r->mere_limit);
+        fmt_double(b, sizeof b, "%.6g", r->mare_limit);
+        (void)snprintf(out, cap, "MERE < %s, MARE < %s", a, b);
+    } else if (r->standard_id == KVG_STD_COMMERCIAL) {
+        fmt_double(a, sizeof a, "%g", r->mare_ratio_limit);
+        fmt_double(b, sizeof b, "%g", r->mere_ratio_limit);
+        fmt_double(c, sizeof c, "%g", r->rmse_ratio_limit);
+        (void)snprintf(out, cap, "%s: MARE/MERE/RMSE ratio <= %s/%s/%s, "
+                                 "small-value errors <= 2x third party",
+                       kvg_compare_level_name(r->level), a, b, c);
+    } else {
+        fmt_double(a, sizeof a, "%.6g", r->rtol);
+        fmt_double(b, sizeof b, "%.6g", r->atol);
+        fmt_double(c, sizeof c, "%g", r->max_abs_limit);
+        (void)snprintf(out, cap, "|a-g| <= %s + %s*|g| for >= 99%%, none "
+                                 "beyond %s and 32 ULP", b, a, c);
+    }
+}
+
+/* ULP statistics and error balance of a tensor, one line. */
+static void put_ulp_eb(sb *s, const kvg_compare_result *r)
+{
+    char mx[32], mean[32], ratio[32], thr[32], eb[32];
+
+    if (r->compared == 0 && r->nonfinite_mismatch == 0)
+        return;
+    cell_num(mx, "%.6g", r->max_ulp);
+    cell_num(mean, "%.6g", r->mean_ulp);
+    cell_num(ratio, "%.6g", r->ulp_over_ratio);
+    cell_num(thr, "%g", r->ulp_threshold);
+    cell_num(eb, "%.6g", r->error_balance);
+    sb_printf(s, "    ULP: max %s, mean %s, %lld over %s (ratio %s); error "
+                 "balance %s (%lld above, %lld below)\n", mx, mean,
+              (long long)r->ulp_over, thr, ratio, eb,
+              (long long)r->err_above, (long long)r->err_below);
+}
+
+static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
+{
+    char name[KVG_DIAG_NAME_MAX], lim[200];
+    size_t i;
+
+    if (n == 0)
+        return;
+    sb_puts(s, "\nstandards and thresholds:\n");
+    for (i = 0; i < n; i++) {
+        const kvg_compare_result *r = &res[i];
+        if (r->verdict == KVG_VERDICT_NOT_JUDGED &&
+            r->criterion == KVG_CRIT_AUTO)
+            continue;
+        safe_name(r->name, name, sizeof name);
+        limits_text(r, lim, sizeof lim);
+        sb_printf(s, "  %s: %s, %s: %s [%s]\n", name,
+                  kvg_compare_standard_name(r->standard_id),
+                  kvg_compare_criterion_name(r->criterion), lim,
+                  r->standard_source ? r->standard_source : "");
+        put_ulp_eb(s, r);
+        if (r->has_third_party) {
+            char x[32], y[32], z[32];
+            fmt_double(x, sizeof x, "%.4g", r->mare_ratio);
+            fmt_double(y, sizeof y, "%.4g", r->mere_ratio);
+            fmt_double(z, sizeof z, "%.4g", r->rmse_ratio);
+            sb_printf(s, "    dual benchmark: MARE ratio %s, MERE ratio %s, "
+                         "RMSE ratio %s over %lld elements; small-value "
+                         "errors %lld (third party %lld) of %lld\n", x, y, z,
+                      (long long)r->normal_count,
+                      (long long)r->small_err_npu,
+                      (long long)r->small_err_tp, (long long)r->small_count);
+        }
+    }
+}
+
+static void put_not_judged(sb *s, const kvg_compare_result *res, size_t n)
+{
+    char name[KVG_DIAG_NAME_MAX];
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (res[i].verdict != KVG_VERDICT_NOT_JUDGED)
+            continue;
+        safe_name(res[i].name, name, sizeof name);
+        sb_printf(s, "\nNOT JUDGED: %s: %s", name, res[i].reason);
+    }
+    for (i = 0; i < n; i++)
+        if (res[i].verdict == KVG_VERDICT_NOT_JUDGED) {
+            sb_puts(s, "\n");
+            break;
+        }
 }
 
 static void render_text(sb *s, const kvg_compare_result *res, size_t n)
@@ -504,16 +708,21 @@ static void render_text(sb *s, const kvg_compare_result *res, size_t n)
         row_cells(&res[i], cells);
         put_row(s, cells, width);
     }
+    put_standards(s, res, n);
     kvg_compare_summary_init(&sum);
     for (i = 0; i < n; i++) {
         put_details(s, &res[i]);
         kvg_compare_summary_add(&sum, &res[i]);
     }
-    sb_printf(s, "\n%s: %lld tensor%s, %lld passed, %lld failed, %lld "
-                 "untouched element%s changed\n",
-              sum.failed ? "FAIL" : "PASS", (long long)sum.tensors,
+    put_not_judged(s, res, n);
+    sb_printf(s, "\n%s: %lld tensor%s, %lld passed, %lld failed, ",
+              kvg_compare_summary_verdict(&sum), (long long)sum.tensors,
               sum.tensors == 1 ? "" : "s", (long long)sum.passed,
-              (long long)sum.failed, (long long)sum.untouched_changed,
+              (long long)sum.failed);
+    if (sum.not_judged > 0)
+        sb_printf(s, "%lld not judged, ", (long long)sum.not_judged);
+    sb_printf(s, "%lld untouched element%s changed\n",
+              (long long)sum.untouched_changed,
               sum.untouched_changed == 1 ? "" : "s");
 }
 

@@ -16,10 +16,8 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kvgold/npy.h"
@@ -31,7 +29,8 @@ typedef struct descr_entry {
     size_t itemsize;
 } descr_entry;
 
-/* Storage descr per logical dtype. Several dtypes share '|u1'. */
+/* Storage descr per logical dtype, the one kvgold writes first. Several
+ * dtypes share '|u1'. */
 static const descr_entry k_descrs[] = {
     {"<f2", KVG_FP16, 2},       {"<u2", KVG_BF16, 2},
     {"<f4", KVG_FP32, 4},       {"|i1", KVG_INT8, 1},
@@ -40,6 +39,24 @@ static const descr_entry k_descrs[] = {
     {"|u1", KVG_HIF8, 1},
 };
 #define N_DESCRS (sizeof k_descrs / sizeof k_descrs[0])
+
+/*
+ * Other descrs that engineers' dumps carry for the formats NumPy lacks,
+ * accepted on reading only. A void of the right size is raw bits; ml_dtypes
+ * registers its types with kind 'V' and byteorder '=', so np.save writes
+ * '<V2' / '<V1' (jax-ml/ml_dtypes issue #41), except float8_e5m2, whose
+ * kind was 'f' ('<f1', issue #216); the type names are what
+ * str(array.dtype) gives, which hand-written headers use.
+ */
+static const descr_entry k_aliases[] = {
+    {"|V2", KVG_BF16, 2},       {"<V2", KVG_BF16, 2},
+    {"bfloat16", KVG_BF16, 2},  {"|V1", KVG_FP8_E4M3FN, 1},
+    {"<V1", KVG_FP8_E4M3FN, 1}, {"float8_e4m3fn", KVG_FP8_E4M3FN, 1},
+    {"|V1", KVG_FP8_E5M2, 1},   {"<V1", KVG_FP8_E5M2, 1},
+    {"<f1", KVG_FP8_E5M2, 1},   {"float8_e5m2", KVG_FP8_E5M2, 1},
+    {"|V1", KVG_HIF8, 1},       {"<V1", KVG_HIF8, 1},
+};
+#define N_ALIASES (sizeof k_aliases / sizeof k_aliases[0])
 
 static const unsigned char k_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -58,6 +75,24 @@ static size_t itemsize_of_descr(const char *descr)
     for (i = 0; i < N_DESCRS; i++)
         if (strcmp(k_descrs[i].descr, descr) == 0)
             return k_descrs[i].itemsize;
+    for (i = 0; i < N_ALIASES; i++)
+        if (strcmp(k_aliases[i].descr, descr) == 0)
+            return k_aliases[i].itemsize;
+    return 0;
+}
+
+int kvg_npy_descr_accepts(kvg_dtype dtype, const char *descr)
+{
+    size_t i;
+    if (descr == NULL)
+        return 0;
+    for (i = 0; i < N_DESCRS; i++)
+        if (k_descrs[i].dtype == dtype && strcmp(k_descrs[i].descr, descr) == 0)
+            return 1;
+    for (i = 0; i < N_ALIASES; i++)
+        if (k_aliases[i].dtype == dtype &&
+            strcmp(k_aliases[i].descr, descr) == 0)
+            return 1;
     return 0;
 }
 
@@ -229,7 +264,8 @@ static kvg_status parse_descr(cursor *c, kvg_npy_info *info)
     }
     if (itemsize_of_descr(descr) == 0)
         return bad(c, "descr '%s' is not supported (<f2 <u2 <f4 |i1 |u1 <i4 "
-                      "<i8)", descr);
+                      "<i8; for bf16 also |V2 <V2 bfloat16; for the 8-bit "
+                      "floats |V1 <V1 float8_e4m3fn float8_e5m2)", descr);
     memcpy(info->descr, descr, strlen(descr) + 1);
     return KVG_OK;
 }
@@ -302,14 +338,15 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
     return KVG_OK;
 }
 
-/* Magic, version and header length. On success *hstart and *hlen locate
- * the header text, which is known to lie inside the buffer. */
-static kvg_status parse_preamble(const unsigned char *b, size_t size,
-                                 kvg_npy_info *info, size_t *hstart,
-                                 size_t *hlen, kvg_diag *diag)
+/* Magic, version and header length (the first 10 or 12 bytes). */
+static kvg_status read_preamble(const unsigned char *b, size_t size,
+                                kvg_npy_info *info, size_t *hstart,
+                                size_t *hlen, kvg_diag *diag)
 {
     size_t cmp = size < sizeof k_magic ? size : sizeof k_magic;
 
+    if (size == 0)
+        return fmt_error(diag, "bad magic (empty file)");
     if (memcmp(b, k_magic, cmp) != 0)
         return fmt_error(diag, "bad magic (not a .npy file)");
     if (size < 10)
@@ -335,6 +372,18 @@ static kvg_status parse_preamble(const unsigned char *b, size_t size,
     if (*hlen > KVG_NPY_MAX_HEADER)
         return fmt_error(diag, "header length %lu exceeds the %u-byte limit",
                          (unsigned long)*hlen, KVG_NPY_MAX_HEADER);
+    return KVG_OK;
+}
+
+/* The preamble, and the header text located inside the buffer. */
+static kvg_status parse_preamble(const unsigned char *b, size_t size,
+                                 kvg_npy_info *info, size_t *hstart,
+                                 size_t *hlen, kvg_diag *diag)
+{
+    kvg_status st = read_preamble(b, size, info, hstart, hlen, diag);
+
+    if (st != KVG_OK)
+        return st;
     if (*hlen > size - *hstart)
         return fmt_error(diag, "header length %lu runs past the end of the "
                                "%lu-byte file (truncated header)",
@@ -344,11 +393,30 @@ static kvg_status parse_preamble(const unsigned char *b, size_t size,
     return KVG_OK;
 }
 
-kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
-                         kvg_diag *diag)
+kvg_status kvg_npy_header_size(const void *buf, size_t size, size_t *bytes,
+                               kvg_diag *diag)
+{
+    size_t hlen = 0, hstart = 0;
+    kvg_npy_info info;
+    kvg_status st;
+
+    if ((buf == NULL && size != 0) || bytes == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                          "npy: NULL buffer or size pointer");
+    *bytes = 0;
+    memset(&info, 0, sizeof info);
+    st = read_preamble((const unsigned char *)buf, size, &info, &hstart,
+                       &hlen, diag);
+    if (st == KVG_OK)
+        *bytes = hstart + hlen;
+    return st;
+}
+
+kvg_status kvg_npy_parse_header(const void *buf, size_t size,
+                                kvg_npy_info *info, kvg_diag *diag)
 {
     const unsigned char *b = (const unsigned char *)buf;
-    size_t hlen = 0, hstart = 0, itemsize, have;
+    size_t hlen = 0, hstart = 0, itemsize;
     int64_t numel = 1, bytes;
     cursor c;
     kvg_status st;
@@ -380,133 +448,43 @@ kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
                          (unsigned long)itemsize);
     info->data_offset = hstart + hlen;
     info->data_bytes = (size_t)bytes;
-    have = size - info->data_offset;
-    if (have < info->data_bytes)
-        return fmt_error(diag, "short data: %lu bytes, but shape and descr "
-                               "'%s' need %lu", (unsigned long)have,
+    return KVG_OK;
+}
+
+kvg_status kvg_npy_check_data_size(const kvg_npy_info *info,
+                                   uint64_t file_size, kvg_diag *diag)
+{
+    uint64_t have;
+
+    if (info == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                          "npy: NULL info");
+    if (file_size < (uint64_t)info->data_offset)
+        return fmt_error(diag, "header runs past the end of the %llu-byte "
+                               "file", (unsigned long long)file_size);
+    have = file_size - (uint64_t)info->data_offset;
+    if (have < (uint64_t)info->data_bytes)
+        return fmt_error(diag, "short data: %llu bytes, but shape and descr "
+                               "'%s' need %lu", (unsigned long long)have,
                          info->descr, (unsigned long)info->data_bytes);
-    if (have > info->data_bytes)
-        return fmt_error(diag, "trailing data: %lu bytes after the %lu the "
+    if (have > (uint64_t)info->data_bytes)
+        return fmt_error(diag, "trailing data: %llu bytes after the %lu the "
                                "shape and descr '%s' need",
-                         (unsigned long)(have - info->data_bytes),
+                         (unsigned long long)(have - info->data_bytes),
                          (unsigned long)info->data_bytes, info->descr);
     return KVG_OK;
 }
 
-/* ---- files ------------------------------------------------------------ */
-
-static kvg_status read_file(const char *path, unsigned char **out,
-                            size_t *size, kvg_diag *diag)
+kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
+                         kvg_diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t cap = 0, len = 0;
-
-    if (f == NULL)
-        return kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1, "%s: cannot open: %s",
-                          path, strerror(errno));
-    for (;;) {
-        size_t got;
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            unsigned char *nbuf;
-            if (ncap < cap || (nbuf = (unsigned char *)realloc(buf, ncap)) ==
-                                  NULL) {
-                free(buf);
-                fclose(f);
-                return kvg_i_fail(diag, KVG_ERR_NOMEM, path, -1, -1,
-                                  "%s: out of memory reading the file", path);
-            }
-            buf = nbuf;
-            cap = ncap;
-        }
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int err = errno;
-        free(buf);
-        fclose(f);
-        return kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1, "%s: read error: %s",
-                          path, strerror(err));
-    }
-    fclose(f);
-    *out = buf;
-    *size = len;
-    return KVG_OK;
-}
-
-/* Put "path: " in front of a parser message, which cannot know the path. */
-static void prefix_path(kvg_diag *diag, const char *path)
-{
-    char msg[KVG_DIAG_MESSAGE_MAX];
-    size_t plen = strlen(path);
-
-    if (diag == NULL || plen + 3 >= sizeof msg ||
-        strncmp(diag->message, path, plen) == 0)
-        return;
-    memcpy(msg, path, plen);
-    msg[plen] = ':';
-    msg[plen + 1] = ' ';
-    memcpy(msg + plen + 2, diag->message, sizeof msg - plen - 2);
-    msg[sizeof msg - 1] = '\0';
-    memcpy(diag->message, msg, sizeof msg);
-}
-
-kvg_status kvg_npy_load(const char *path, kvg_dtype dtype, kvg_tensor *out,
-                        kvg_diag *diag)
-{
-    unsigned char *raw = NULL, *data;
-    size_t size = 0;
-    kvg_npy_info info;
-    const char *want;
-    kvg_status st;
-    int i;
-
-    if (path == NULL || out == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL path or output tensor");
-    memset(out, 0, sizeof *out);
-    want = kvg_npy_descr_of(dtype);
-    if (want == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "npy", -1, -1,
-                          "%s: no .npy storage for dtype %s", path,
-                          kvg_dtype_name(dtype));
-    if ((st = read_file(path, &raw, &size, diag)) != KVG_OK)
+    kvg_status st = kvg_npy_parse_header(buf, size, info, diag);
+    if (st != KVG_OK)
         return st;
-    st = kvg_npy_parse(raw, size, &info, diag);
-    if (st == KVG_OK && strcmp(info.descr, want) != 0)
-        st = kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1,
-                        "%s: descr is '%s' but dtype %s is stored as '%s'",
-                        path, info.descr, kvg_dtype_name(dtype), want);
-    if (st != KVG_OK) {
-        prefix_path(diag, path);
-        free(raw);
-        return st;
-    }
-    memmove(raw, raw + info.data_offset, info.data_bytes);
-    /* Give back the read buffer's slack (it grows in 64 KiB steps); keep
-     * the larger block if the shrink fails, it is still valid. */
-    data = (unsigned char *)realloc(raw, info.data_bytes ? info.data_bytes
-                                                         : 1);
-    out->data = data != NULL ? data : raw;
-    out->nbytes = info.data_bytes;
-    out->dtype = dtype;
-    out->rank = info.rank;
-    for (i = 0; i < info.rank; i++)
-        out->shape[i] = info.shape[i];
-    return KVG_OK;
+    return kvg_npy_check_data_size(info, (uint64_t)size, diag);
 }
 
-void kvg_npy_free(kvg_tensor *t)
-{
-    if (t == NULL)
-        return;
-    free(t->data);
-    memset(t, 0, sizeof *t);
-}
+/* ---- writing ---------------------------------------------------------- */
 
 /*
  * Header text exactly as numpy 1.24's _write_array_header builds it: the
@@ -537,8 +515,8 @@ static size_t format_header(const kvg_tensor *t, const char *descr, char *h,
     return n;
 }
 
-kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
-                          size_t *written, kvg_diag *diag)
+kvg_status kvg_npy_encode_header(const kvg_tensor *t, void *buf, size_t size,
+                                 size_t *written, kvg_diag *diag)
 {
     /* 52 fixed + 8 dims * (19 digits + ", ") + "), }" + 21 spaces < 512 */
     char header[512];
@@ -571,10 +549,7 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
     /* numpy: padlen = 64 - ((10 + hlen + 1) % 64), so 1..64 spaces; a
      * version 1.0 header is always enough for shapes of rank <= 8. */
     pad = 64 - ((pre + hlen + 1) % 64);
-    if (t->nbytes > SIZE_MAX - (pre + hlen + pad + 1))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
-                          "npy: file size overflows size_t");
-    total = pre + hlen + pad + 1 + t->nbytes;
+    total = pre + hlen + pad + 1;
     *written = total;
     if (buf == NULL)
         return KVG_OK;
@@ -590,47 +565,34 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
     memcpy(b + pre, header, hlen);
     memset(b + pre + hlen, ' ', pad);
     b[pre + hlen + pad] = '\n';
-    if (t->nbytes != 0)
-        memcpy(b + pre + hlen + pad + 1, t->data, t->nbytes);
     return KVG_OK;
 }
 
-kvg_status kvg_npy_save(const char *path, const kvg_tensor *t, kvg_diag *diag)
+kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
+                          size_t *written, kvg_diag *diag)
 {
-    size_t need = 0, wrote = 0;
-    unsigned char *buf;
-    FILE *f;
+    size_t head = 0, total;
     kvg_status st;
 
-    if (path == NULL)
+    if (t == NULL || written == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL path");
-    if ((st = kvg_npy_encode(t, NULL, 0, &need, diag)) != KVG_OK)
+                          "npy: NULL tensor or size pointer");
+    if ((st = kvg_npy_encode_header(t, NULL, 0, &head, diag)) != KVG_OK)
         return st;
-    buf = (unsigned char *)malloc(need);
+    if (t->nbytes > SIZE_MAX - head)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                          "npy: file size overflows size_t");
+    total = head + t->nbytes;
+    *written = total;
     if (buf == NULL)
-        return kvg_i_fail(diag, KVG_ERR_NOMEM, path, -1, -1,
-                          "%s: out of memory", path);
-    st = kvg_npy_encode(t, buf, need, &wrote, diag);
-    if (st == KVG_OK) {
-        f = fopen(path, "wb");
-        if (f == NULL) {
-            st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
-                            "%s: cannot create: %s", path, strerror(errno));
-        } else {
-            if (fwrite(buf, 1, wrote, f) != wrote)
-                st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
-                                "%s: write error: %s", path, strerror(errno));
-            if (fclose(f) != 0 && st == KVG_OK)
-                st = kvg_i_fail(diag, KVG_ERR_IO, path, -1, -1,
-                                "%s: write error on close: %s", path,
-                                strerror(errno));
-            /* A half-written file would load as "short data" later and
-             * hide the real cause; remove it. */
-            if (st != KVG_OK)
-                (void)remove(path);
-        }
-    }
-    free(buf);
-    return st;
+        return KVG_OK;
+    if (size < total)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
+                          "npy: buffer holds %lu bytes, %lu needed",
+                          (unsigned long)size, (unsigned long)total);
+    if ((st = kvg_npy_encode_header(t, buf, size, &head, diag)) != KVG_OK)
+        return st;
+    if (t->nbytes != 0)
+        memcpy((unsigned char *)buf + head, t->data, t->nbytes);
+    return KVG_OK;
 }

@@ -8,6 +8,7 @@
 set -u
 K=$1 POKE=$2 V=$3 W=$4 S=$5
 KV=$V/kv_rms_norm_rope_cache
+Q=$V/qkv_rms_norm_rope_cache
 rm -rf "$W/$S" && mkdir -p "$W/$S" && cd "$W/$S" || exit 99
 fails=0
 # expect RC CMD...: run CMD, keep stdout+stderr in out.txt, check the status
@@ -24,6 +25,36 @@ has() {
   if ! grep -F -q -- "$1" out.txt; then
     echo "FAIL: output lacks '$1'"; cat out.txt; fails=1
   fi
+}
+# lacks TEXT: the last command's output must not contain TEXT
+lacks() {
+  if grep -F -q -- "$1" out.txt; then
+    echo "FAIL: output has '$1'"; cat out.txt; fails=1
+  fi
+}
+# same A B: files A and B must hold the same bytes
+same() {
+  if ! cmp -s "$1" "$2"; then echo "FAIL: $1 differs from $2"; fails=1; fi
+}
+# only DIR NAME...: DIR must hold exactly these names (no stray temporaries)
+only() {
+  d=$1; shift
+  got=$(ls -A "$d" | sort | tr '\n' ' ')
+  want=$(for n in "$@"; do echo "$n"; done | sort | tr '\n' ' ')
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $d holds '$got', expected '$want'"; fails=1
+  fi
+}
+# npy_header DESCR SHAPE: a 128-byte version 1.0 .npy header, by hand
+npy_header() {
+  printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '$1', 'fortran_order': False, 'shape': $2, }"
+}
+# strip_npy FILE: the data of a NumPy-written .npy (header of 128 or 64
+# bytes; the length is at bytes 8-9, below 256 for these files)
+strip_npy() {
+  hl=$(od -An -tu1 -j8 -N1 "$1" | tr -d ' ')
+  tail -c +$((hl + 11)) "$1"
 }
 npu_of() { # npu_of CASE DIR: the golden's outputs as a stand-in NPU dump
   mkdir -p "$2" && "$K" run "$1" --out "$2" > /dev/null || exit 99
@@ -110,6 +141,307 @@ examples)
   has "PASS: 3 tensors, 3 passed"
   expect 1 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate"
   has "q_out (bf16, float_re): FAIL: MARE"; has "k_cache  int8   int_abs1   PASS"
+  ;;
+# case.json is read strictly (issue 12): each of these was accepted, or
+# read wrongly, by the lenient parser before.
+json_duplicate_key)
+  # Python's json (the generator's) keeps the last of two equal keys
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i 's/"cache_mode": "PA_NZ",/&  "cache_mode": "PA_BLK_NZ",/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:16:29: duplicate key "cache_mode" (first at 16:5)'
+  ;;
+json_trailing_text)
+  copy_case "$Q/fp16_kv_plain" c
+  printf '\n{"op": "reshape_and_cache"}\n' >> c/case.json
+  expect 2 "$K" run c --out o
+  has "c/case.json:85:1: text after the end of the JSON value (character '{')"
+  [ ! -e o ] || { echo "FAIL: run wrote o/ for a refused case"; fails=1; }
+  ;;
+json_nul)
+  # a \u0000 used to end the string there, so this read as a valid op
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i 's/"op": "qkv_rms_norm_rope_cache"/"op": "qkv_rms_norm_rope_cache\\u0000 and more"/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:2:33: \u0000 (NUL) is not allowed in a string'
+  ;;
+json_int_exact)
+  # 2^53 + 1 reaches the operator as itself, not as the double 2^53
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i '/"head_nums": \[/{n;s/[0-9][0-9]*/9007199254740993/}' c/case.json
+  expect 2 "$K" check c
+  has "head_nums: Nq + Nk + Nv must equal N = 4 (qkv_size[2]), got 9007199254740993 + 1 + 1"
+  ;;
+json_fraction)
+  # 161002.9 is not the status 161002
+  copy_case "$Q/err_head_dim_64" c
+  sed -i 's/"status": 161002/"status": 161002.9/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:57:15: expect_error.status 161002.9 has a fraction'
+  ;;
+json_int64_max)
+  # INT64_MAX is an int64: the operator judges it (and refuses it, naming
+  # it); one more is out of range, refused where it is written
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i '/"head_nums": \[/{n;s/[0-9][0-9]*/9223372036854775807/}' c/case.json
+  expect 2 "$K" check c
+  has "got 9223372036854775807 + 1 + 1"; lacks "must hold integers"
+  sed -i 's/9223372036854775807/9223372036854775808/' c/case.json
+  expect 2 "$K" check c
+  has 'c/case.json:12:7: "head_nums" must hold integers: 9223372036854775808 is out of int64 range'
+  ;;
+json_syntax_position)
+  copy_case "$Q/fp16_kv_plain" c
+  sed -i 's/"cache_mode": "PA_NZ",/"cache_mode": "PA_NZ"/' c/case.json
+  expect 2 "$K" check c
+  has "c/case.json:17:5: unexpected character '\"', expected ',' or '}'"
+  ;;
+out_case_dir)
+  # the case directory itself, as --out or as the default "." inside it
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c
+  expect 2 "$K" run c --out c;  has "is the case directory"; has "nothing written"
+  (cd c && "$K" run . > ../out.txt 2>&1; echo $? > ../rc.txt)
+  [ "$(cat rc.txt)" = 2 ] || { echo "FAIL: run . inside the case: rc $(cat rc.txt)"; fails=1; }
+  has "is the case directory"
+  for f in "$C"/*; do same "$f" "c/${f##*/}"; done
+  only c $(ls -A "$C")
+  # a hard-linked copy of the case (cp -al): its files are the case's own
+  cp -al c linked || exit 99
+  expect 2 "$K" run c --out linked; has "is the case's file"
+  for f in "$C"/*; do same "$f" "c/${f##*/}"; done
+  ;;
+out_empty)
+  expect 2 "$K" run "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" --out ""
+  has "--out is an empty path"
+  ;;
+out_created)
+  expect 0 "$K" run "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" --out new/deep/dir
+  has "wrote new/deep/dir/k_cache.npy"
+  only new/deep/dir c_kv.npy ckv_cache.npy k_cache.npy k_rope.npy
+  same new/deep/dir/c_kv.npy "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out/expected_c_kv.npy"
+  touch afile
+  expect 2 "$K" run "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" --out afile
+  has "is a regular file, not a directory"
+  ;;
+long_path)
+  # 15 x 200 characters: more than any fixed path buffer kvgold once had
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  seg=$(printf '%0200d' 0); L=.
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do L=$L/$seg; done
+  expect 0 "$K" run "$C" --out "$L"
+  for n in c_kv ckv_cache k_cache k_rope; do
+    same "$L/$n.npy" "$C/expected_$n.npy"
+  done
+  # a long NPU_DIR: every dump is found, the corrupt one fails
+  "$POKE" "$L/ckv_cache.npy" 0 40 || exit 99
+  expect 1 "$K" compare "$C" "$L"
+  has "ckv_cache  fp8_e4m3fn  code_dist  FAIL"; lacks "skipped"
+  # a case directory that long is refused in so many words, not cut
+  copy_case "$C" "$L/case"
+  expect 2 "$K" check "$L/case"; has "case directory path too long: 3021 characters"
+  ;;
+second_output_fails)
+  # k_cache.npy is written first, ckv_cache.npy second: when the second
+  # cannot be written, nothing new may be left and the old k_cache kept
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  mkdir -p o && echo OLD > o/k_cache.npy && cp o/k_cache.npy old_k
+  mkdir o/ckv_cache.npy
+  expect 2 "$K" run "$C" --out o; has "ckv_cache.npy: is a directory"
+  same o/k_cache.npy old_k; only o ckv_cache.npy k_cache.npy
+  rmdir o/ckv_cache.npy && echo RO > o/ckv_cache.npy && chmod 444 o/ckv_cache.npy
+  expect 2 "$K" run "$C" --out o; has "ckv_cache.npy: is read-only"
+  same o/k_cache.npy old_k; only o ckv_cache.npy k_cache.npy
+  rm -f o/ckv_cache.npy
+  # a file size limit (as a full disk) stops the second file mid-write
+  ( trap '' XFSZ; ulimit -f 10; exec "$K" run "$C" --out o ) > out.txt 2>&1
+  [ $? -eq 2 ] || { echo "FAIL: run under ulimit -f"; cat out.txt; fails=1; }
+  has "write error: File too large"
+  same o/k_cache.npy old_k; only o k_cache.npy
+  # killed mid-write (SIGXFSZ): no output appears, complete or truncated
+  ( ulimit -f 10; exec "$K" run "$C" --out killed ) > out.txt 2>&1
+  [ $? -gt 128 ] || { echo "FAIL: run was not killed"; cat out.txt; fails=1; }
+  for n in c_kv ckv_cache k_cache k_rope; do
+    [ -e "killed/$n.npy" ] && { echo "FAIL: killed/$n.npy exists"; fails=1; }
+  done
+  ;;
+target_links)
+  # outputs replace a symlink or a hard link at the target, never write
+  # through them
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  mkdir -p o && echo VICTIM > victim && cp victim victim.orig
+  echo LINKED > linked && cp linked linked.orig
+  ln -s ../victim o/k_cache.npy && ln linked o/ckv_cache.npy
+  expect 0 "$K" run "$C" --out o
+  same victim victim.orig; same linked linked.orig
+  [ -L o/k_cache.npy ] && { echo "FAIL: o/k_cache.npy is still a symlink"; fails=1; }
+  same o/k_cache.npy "$C/expected_k_cache.npy"
+  same o/ckv_cache.npy "$C/expected_ckv_cache.npy"
+  only o c_kv.npy ckv_cache.npy k_cache.npy k_rope.npy
+  ;;
+special_files)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" fifo; rm fifo/gamma.npy; mkfifo fifo/gamma.npy
+  expect 2 timeout 20 "$K" check fifo; has "gamma.npy: is a FIFO"
+  lacks "operator refused"
+  copy_case "$C" zero; rm zero/gamma.npy; ln -s /dev/zero zero/gamma.npy
+  expect 2 timeout 20 "$K" check zero; has "gamma.npy: is a character device"
+  copy_case "$C" dir; rm dir/gamma.npy; mkdir dir/gamma.npy
+  expect 2 "$K" check dir; has "gamma.npy: is a directory"
+  copy_case "$C" missing; rm missing/gamma.npy
+  expect 2 "$K" check missing
+  has "gamma.npy: cannot open: No such file or directory"
+  ;;
+trailing_junk)
+  # 2 GiB of (sparse) junk after a small tensor: refused from the header
+  # and the file size, without reading it (64 MiB would not hold it)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c; truncate -s 2G c/gamma.npy
+  expect 2 "$K" --max-memory 64M check c; has "gamma.npy: npy: trailing data"
+  lacks "operator refused"
+  ;;
+qkv_huge)
+  # qkv of shape (2^30, 0) holds no data, but the outputs its shape
+  # implies (q/k/v_out_before_quant) would take terabytes: refused before
+  # allocating, with the amount and the limit
+  copy_case "$V/qkv_rms_norm_rope_cache/bf16_k_asym_v_sym" c
+  npy_header '<u2' '(1073741824, 0)' > c/qkv.npy
+  expect 2 "$K" run c --out o; has "not enough memory"
+  has "_out_before_quant needs"
+  has "refused before allocating"; has "MemAvailable"; lacks "operator refused"
+  [ -e o ] && { echo "FAIL: o was created"; fails=1; }
+  ;;
+max_memory)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  expect 2 "$K" check "$C" --max-memory 16K; has "over the limit of 16384 bytes"
+  has "not enough memory"; lacks "invalid case"
+  has "ckv_cache.npy needs 16384 bytes (16.0 KiB)"; has "--max-memory"
+  expect 2 "$K" --max-memory 12Q check "$C"; has "--max-memory needs a positive byte count"
+  expect 2 "$K" --max-memory 0 check "$C"; has "positive byte count"
+  expect 0 "$K" --max-memory 64M check "$C"; has "PASS: 4 of 4"
+  # compare's extra copies count too: 100K is enough to run the case, not
+  # to compare it (NPU dumps, a second golden run, inverted caches, masks)
+  npu_of "$C" npu
+  expect 0 "$K" run "$C" --out o2 --max-memory 100K
+  expect 2 "$K" compare "$C" npu --max-memory 100K
+  has "not enough memory: comparing (NPU dumps"; has "limit of 102400 bytes"
+  expect 0 "$K" compare "$C" npu --max-memory 1M; has "4 tensors, 4 passed"
+  ;;
+raw_bin)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c
+  strip_npy c/gamma.npy > c/gamma.bin && rm c/gamma.npy
+  sed -i 's/"file": "gamma.npy",/"file": "gamma.bin", "shape": [512],/' c/case.json
+  expect 0 "$K" check c; has "PASS: 4 of 4"
+  sed -i 's/"shape": \[512\],/"shape": [511],/' c/case.json
+  expect 2 "$K" check c; has "raw file is 1024 bytes"; has "need 1022"
+  sed -i 's/ "shape": \[511\],//' c/case.json
+  expect 2 "$K" check c; has 'needs "shape"'
+  # an NPU dump as .bin: dtype and shape from the golden
+  npu_of "$C" npu
+  strip_npy npu/c_kv.npy > npu/c_kv.bin && rm npu/c_kv.npy
+  expect 0 "$K" compare "$C" npu; has "4 tensors, 4 passed"
+  cp npu/c_kv.bin npu/c_kv.npy
+  expect 2 "$K" compare "$C" npu; has "both exist"
+  ;;
+bf16_void)
+  # bf16 stored as NumPy's void '|V2' or ml_dtypes' '<V2' / 'bfloat16'
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c
+  sed -i "s/'<u2'/'|V2'/" c/kv.npy; sed -i "s/'<u2'/'<V2'/" c/gamma.npy
+  grep -q "'|V2'" c/kv.npy || exit 99
+  expect 0 "$K" check c; has "PASS: 4 of 4"
+  perl -0pi -e "s/'<u2'(.*?)     \n/'bfloat16'\1\n/s" c/cos.npy
+  grep -q "'bfloat16'" c/cos.npy || exit 99
+  expect 0 "$K" check c; has "PASS: 4 of 4"
+  sed -i "s/'<u2'/'|V2'/" c/index.npy   # int64 index: descr '<i8', untouched
+  sed -i "s/'<i8'/'|V8'/" c/index.npy
+  expect 2 "$K" check c; has "descr '|V8' is not supported"
+  ;;
+compare_not_judged)
+  # issue 12: an output that is not judged never passes, and says why
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu; rm npu/k_rope.npy
+  expect 1 "$K" compare "$C" npu
+  has "NOT JUDGED: k_rope: missing: no npu/k_rope.npy"
+  has "INCOMPLETE: 4 tensors, 3 passed, 0 failed, 1 not judged"
+  expect 1 "$K" compare "$C" npu --json
+  has '"verdict":"INCOMPLETE"'; has '"name":"k_rope"'; has '"verdict":"NOT JUDGED"'
+  npu_of "$C" misnamed; mv misnamed/k_rope.npy misnamed/krope.npy
+  expect 1 "$K" compare "$C" misnamed
+  has "krope.npy, which matches no output"; has "INCOMPLETE"
+  npu_of "$C" dangling; rm dangling/k_rope.npy; ln -s gone.npy dangling/k_rope.npy
+  expect 1 "$K" compare "$C" dangling; has "dangling link: dangling/k_rope.npy"
+  npu_of "$C" dir; rm dir/k_rope.npy; mkdir dir/k_rope.npy
+  expect 1 "$K" compare "$C" dir; has "unreadable: dir/k_rope.npy is a directory"
+  if [ "$(id -u)" -ne 0 ]; then   # root reads a mode-000 file anyway
+    npu_of "$C" locked; chmod 000 locked/k_rope.npy
+    expect 1 "$K" compare "$C" locked; has "unreadable: locked/k_rope.npy"
+  fi
+  expect 2 "$K" compare "$C" no_such_dir
+  has "NPU_DIR no_such_dir: No such file or directory"
+  expect 0 "$K" compare "$C" npu --only c_kv,ckv_cache
+  has "PASS: 2 tensors, 2 passed, 0 failed"
+  expect 2 "$K" compare "$C" npu --only c_kv,kcache; has "kcache is not an output"
+  ;;
+compare_standard)
+  # issue 14: --standard picks the rule for float compute outputs and the
+  # report names it, its source and its thresholds per tensor
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu
+  expect 0 "$K" compare "$C" npu
+  has "c_kv: single, float_re: MERE < 0.0078125, MARE < 0.078125"
+  has "experimental_standard.md @3e62966"; has "max_ulp"
+  expect 0 "$K" compare "$C" npu --standard mixed
+  has "c_kv: mixed, float_re: |a-g| <= 0.0078125 + 0.0078125*|g| for >= 99%"
+  has "mixed_tolerance_standard.md @233ee24"
+  expect 0 "$K" compare "$C" npu --standard mixed_ttk
+  has "c_kv: mixed_ttk, float_re: |a-g| <= 0.015625 + 0.015625*|g|"
+  has "Precision_Comparison.md @3675093"
+  expect 0 "$K" compare "$C" npu --standard mixed --json
+  has '"standard_name":"mixed"'; has '"matched_ratio":1'; has '"ulp":{"max":0'
+  has '"error_balance":{"eb":0'
+  "$POKE" npu/c_kv.npy 0 4000 || exit 99      # one element, far off
+  expect 1 "$K" compare "$C" npu --standard mixed
+  has "1 element beyond |a-g| <= 0.1 and 32 ULP (first at index 0)"
+  expect 1 "$K" compare "$C" npu --standard commercial
+  has "NOT JUDGED: c_kv: the commercial standard needs a third-party result"
+  has "INCOMPLETE"
+  expect 2 "$K" compare "$C" npu --standard double; has "--standard needs"
+  expect 2 "$K" compare "$C" npu --level L3; has "--level needs"
+  ;;
+compare_third_party)
+  # issue 14: the commercial standard's dual benchmark against another
+  # implementation's outputs
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu; npu_of "$C" tp
+  "$POKE" tp/c_kv.npy 5 0001 || exit 99       # the third party is 1 ULP off
+  expect 0 "$K" compare "$C" npu --standard commercial --third-party tp
+  has "dual benchmark: MARE ratio 0, MERE ratio 0, RMSE ratio 0 over 1536"
+  has "commercial_standard.md @3e62966 (4.5)"; has "L1: MARE/MERE/RMSE ratio <= 5/1.5/1.5"
+  expect 0 "$K" compare "$C" npu --standard commercial --third-party tp --level L2 --json
+  has '"mare_ratio_max":2'; has '"level":"L2"'; has '"third_party_mare":'
+  "$POKE" npu/c_kv.npy 0 4000 || exit 99
+  expect 1 "$K" compare "$C" npu --standard commercial --third-party tp
+  has "MARE ratio"; has "> 5 (L1)"
+  expect 2 "$K" compare "$C" npu --third-party no_such_dir
+  has "--third-party no_such_dir: No such file or directory"
+  ;;
+compare_repeat)
+  # issue 14: repeated runs are judged each and must be bit-identical
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" run1; npu_of "$C" run2; npu_of "$C" run3
+  expect 0 "$K" compare "$C" run1 run2 run3
+  has "run 3 of 3: run3"; has "c_kv: run 3 is bit-identical to run 1 (1536 elements)"
+  has "PASS: the runs are bit-identical"
+  "$POKE" run3/c_kv.npy 10 0001 || exit 99    # passes alone, differs
+  expect 1 "$K" compare "$C" run1 run2 run3
+  has "c_kv: run 3 differs from run 1 in 1 of 1536 elements (first at index 10"
+  has "FAIL: the runs are not bit-identical"
+  expect 1 "$K" compare "$C" run1 run3 --json
+  has '"identical":false'; has '"differ":1'; has '"npu_dir":"run3"'
+  rm run2/k_rope.npy
+  expect 1 "$K" compare "$C" run1 run2; has "k_rope: not checked (missing from a run)"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac

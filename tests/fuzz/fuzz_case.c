@@ -5,7 +5,7 @@
  * .npy files (t_f16.npy, t_bf16.npy, t_i8.npy, t_i32.npy, t_i64.npy,
  * t_f32.npy, t_u8.npy; and t_f16_key.npy [4, 1, 32], t_f16_cache.npy
  * [2, 4, 1, 32], t_i32_{0,1,4}.npy [1] filled with that value, for a
- * valid reshape_and_cache(_omni) case the fuzzer can start from) for the
+ * valid ReshapeAndCache(Omni) case the fuzzer can start from) for the
  * document to refer to. Loading must succeed
  * or fail with a message; running must succeed or fail with a message;
  * neither may crash or touch memory it does not own.
@@ -19,6 +19,7 @@
 
 #include "case.h"
 #include "kvgold/npy.h"
+#include "npy_file.h"
 
 static char g_dir[64];
 

@@ -4,9 +4,9 @@
  *   kvgold_bench CASE_DIR [--budget SECONDS] [--sample SECONDS]
  *                         [--min-samples N]
  *
- * Loads the case, runs it through the benchmark's copy of the case adapter
- * (bench.h explains how only the operator call is timed), checks every
- * expected tensor bit for bit, and prints one JSON object on stdout:
+ * Loads the case, runs it through the case adapter with the timing shim in
+ * place of kvg_op_run (bench.h explains how only the operator call is
+ * timed), checks every expected tensor bit for bit, and prints one JSON object on stdout:
  *
  *   {"case", "op", "verified", "expected", "op_ns", "op_min_ns",
  *    "op_first_ns", "samples", "calls_per_sample", "memcpy_ns",
@@ -25,27 +25,6 @@
 #include "bench.h"
 #include "case.h"
 #include "timed_ops.h"
-
-typedef struct runner {
-    const char *op;
-    kvg_case_runner run;
-} runner;
-
-static const runner k_runners[] = {
-    {"qkv_rms_norm_rope_cache", kvgb_case_run_qkv_rms_norm_rope_cache},
-    {"kv_rms_norm_rope_cache", kvgb_case_run_kv_rms_norm_rope_cache},
-    {"reshape_and_cache_omni", kvgb_case_run_reshape_and_cache_omni},
-    {"reshape_and_cache", kvgb_case_run_reshape_and_cache},
-};
-
-static kvg_case_runner runner_for(const char *op)
-{
-    size_t i;
-    for (i = 0; i < sizeof k_runners / sizeof k_runners[0]; i++)
-        if (strcmp(k_runners[i].op, op) == 0)
-            return k_runners[i].run;
-    return NULL;
-}
 
 static int usage(void)
 {
@@ -86,16 +65,12 @@ static int parse_args(int argc, char **argv, const char **dir,
  * bytes. Returns the number that differ (a message for each on stderr). */
 static int verify(const kvg_case *c, const kvg_case_set *out)
 {
+    kvg_case_verdict v;
     int i, bad = 0;
     for (i = 0; i < c->expected.count; i++) {
-        const kvg_case_tensor *e = &c->expected.items[i];
-        const kvg_tensor *got = kvg_case_find(out, e->name);
-        if (got == NULL || got->dtype != e->t.dtype ||
-            got->nbytes != e->t.nbytes || got->rank != e->t.rank ||
-            memcmp(got->shape, e->t.shape, sizeof got->shape) != 0 ||
-            memcmp(got->data, e->t.data, got->nbytes) != 0) {
+        if (!kvg_case_verify_tensor(c, out, i, &v)) {
             fprintf(stderr, "kvgold_bench: %s: output %s differs from "
-                            "expected\n", c->dir, e->name);
+                            "expected\n", c->dir, v.name);
             bad++;
         }
     }
@@ -126,7 +101,6 @@ int main(int argc, char **argv)
     kvgb_result res;
     kvg_case c;
     kvg_case_set out;
-    kvg_case_runner run;
     kvg_diag diag;
     const char *dir;
     double t0, load_ns;
@@ -142,8 +116,7 @@ int main(int argc, char **argv)
         return 2;
     }
     load_ns = kvgb_now_ns() - t0;
-    run = runner_for(c.op);
-    if (c.expect_error || c.expected.count == 0 || run == NULL) {
+    if (c.expect_error || c.expected.count == 0) {
         fprintf(stderr, "kvgold_bench: %s: a benchmark needs a valid case "
                         "with expected outputs\n", dir);
         kvg_case_free(&c);
@@ -151,7 +124,7 @@ int main(int argc, char **argv)
     }
     memset(&out, 0, sizeof out);
     kvgb_session_begin(&cfg, &res, kvgb_now_ns());
-    st = run(&c, &out, &diag);
+    st = kvg_case_run_with(&c, &out, kvgb_timed_op, &diag);
     kvgb_session_end();
     if (st != KVG_OK || !res.measured) {
         fprintf(stderr, "kvgold_bench: %s: %s (status %d)\n", dir,

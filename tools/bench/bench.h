@@ -3,12 +3,12 @@
  * library, not a test: nothing here asserts on time).
  *
  * How an operator is timed. The benchmark runs a case through the same
- * case adapter the oracle uses (tools/case/case_<op>.c), compiled a second
- * time (tools/bench/adapt_<op>.c) with its one call to the operator renamed
- * to a shim here (timed_ops.c). The adapter loads nothing and copies the
- * caches before that call, so the shim sees exactly the arguments the
- * oracle would pass, and times only the operator: a first (cold) call,
- * then samples of k back-to-back calls, k chosen so that a sample lasts at
+ * case adapter the oracle uses (tools/case/case_op.c), with the timing
+ * shim (timed_ops.c) in place of kvg_op_run. The adapter loads nothing
+ * and copies the caches before that call, so the shim sees exactly the
+ * arguments the oracle would pass; it fills the typed arguments once and
+ * times only the operator: a first (cold) call, then samples of k
+ * back-to-back calls, k chosen so that a sample lasts at
  * least `sample_s`, until `budget_s` is spent. Operators are idempotent on
  * their caches (they never read them), so repeating a call leaves every
  * byte as one call does. Wall clock: clock_gettime(CLOCK_MONOTONIC).

@@ -4,23 +4,21 @@
  */
 #include "case.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include "json.h"
 
-#include "kvgold/npy.h"
 #include "kvgold/options.h"
+#include "membudget.h"
+#include "tensor_file.h"
 
 static const char *const k_top_keys[] = {"op",      "comment", "flags",
                                          "attrs",   "options", "inputs",
                                          "expected", "expect_error", NULL};
-
-const char *const kvg_case_ops[] = {
-    "kv_rms_norm_rope_cache", "qkv_rms_norm_rope_cache",
-    "reshape_and_cache_omni", "reshape_and_cache", NULL};
 
 static kvg_status failf(kvg_diag *diag, kvg_status st, const char *field,
                         const char *fmt, ...)
@@ -40,6 +38,18 @@ static kvg_status failf(kvg_diag *diag, kvg_status st, const char *field,
     return st;
 }
 
+/* A JSON value's kind for a message: "an array", "a string", "null"... */
+static const char *a_kind(const kvg_json *v)
+{
+    switch (v->type) {
+    case KVG_JSON_ARRAY: return "an array";
+    case KVG_JSON_OBJECT: return "an object";
+    case KVG_JSON_STRING: return "a string";
+    case KVG_JSON_NUMBER: return "a number";
+    default: return kvg_json_type_name(v->type); /* null, true, false */
+    }
+}
+
 static int in_list(const char *name, const char *const *list)
 {
     for (; list != NULL && *list != NULL; list++)
@@ -48,35 +58,38 @@ static int in_list(const char *name, const char *const *list)
     return 0;
 }
 
-static char *read_text(const char *path, kvg_diag *diag, kvg_status *st)
+/* The whole file (at most KVG_JSON_MAX_BYTES + 1 bytes: one more is enough
+ * for the parser to refuse it) into a fresh buffer. */
+static char *read_text(const char *path, size_t *len, kvg_diag *diag,
+                       kvg_status *st)
 {
+    const size_t cap = (size_t)KVG_JSON_MAX_BYTES + 1;
     FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
+    char *buf;
+    int read_error;
 
     if (f == NULL) {
-        *st = failf(diag, KVG_ERR_IO, "case.json", "%s: cannot open", path);
+        *st = failf(diag, KVG_ERR_IO, "case.json", "%s: cannot open: %s",
+                    path, strerror(errno));
         return NULL;
     }
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *nb;
-            cap = cap ? cap * 2 : 8192;
-            nb = (char *)realloc(buf, cap);
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                *st = failf(diag, KVG_ERR_NOMEM, "case.json",
-                            "%s: out of memory", path);
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got != 0);
+    buf = (char *)malloc(cap);
+    if (buf == NULL) {
+        fclose(f);
+        *st = failf(diag, KVG_ERR_NOMEM, "case.json", "%s: out of memory",
+                    path);
+        return NULL;
+    }
+    *len = fread(buf, 1, cap, f);
+    read_error = ferror(f);
+    if (read_error)
+        *st = failf(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
+                    path, strerror(errno));
     fclose(f);
-    buf[len] = '\0';
+    if (read_error) {
+        free(buf);
+        return NULL;
+    }
     *st = KVG_OK;
     return buf;
 }
@@ -84,8 +97,11 @@ static char *read_text(const char *path, kvg_diag *diag, kvg_status *st)
 void kvg_case_set_free(kvg_case_set *set)
 {
     int i;
-    for (i = 0; i < set->count; i++)
+    for (i = 0; i < set->count; i++) {
+        if (set->items[i].t.data != NULL)
+            kvg_mem_release(set->items[i].t.nbytes);
         free(set->items[i].t.data);
+    }
     set->count = 0;
 }
 
@@ -119,12 +135,25 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
         bytes = src->nbytes;
     } else {
         bytes = kvg_dtype_size(dtype);
-        for (i = 0; i < rank; i++)
+        for (i = 0; i < rank; i++) {
+            if (shape[i] < 0 ||
+                (shape[i] != 0 && bytes > SIZE_MAX / (uint64_t)shape[i])) {
+                failf(diag, KVG_ERR_PARAM_INVALID, name,
+                      "%s: the output's shape (dim %d = %lld) has no valid "
+                      "byte size", name, i, (long long)shape[i]);
+                return NULL;
+            }
             bytes *= (size_t)shape[i];
+        }
         item->t = kvg_tensor_make(NULL, bytes, dtype, rank, shape);
     }
+    /* Outputs are sized by the case's shapes and attributes: reserve first,
+     * so a case implying a huge output is refused, not OOM-killed. */
+    if (kvg_mem_reserve(bytes, name, diag) != KVG_OK)
+        return NULL;
     item->t.data = calloc(bytes ? bytes : 1, 1);
     if (item->t.data == NULL) {
+        kvg_mem_release(bytes);
         failf(diag, KVG_ERR_NOMEM, name, "%s: out of memory (%lu bytes)", name,
               (unsigned long)bytes);
         return NULL;
@@ -138,74 +167,79 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
 static kvg_status load_tensors(kvg_case *c, const char *section,
                                kvg_case_set *set, kvg_diag *diag)
 {
-    static const char *const entry_keys[] = {"file", "dtype", NULL};
-    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(c->json, section);
-    const cJSON *it;
+    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
+    const kvg_json *obj = kvg_json_get(c->json, section);
+    const kvg_json *it;
 
     if (obj == NULL)
         return KVG_OK;
-    if (!cJSON_IsObject(obj))
+    if (!kvg_json_is(obj, KVG_JSON_OBJECT))
         return failf(diag, KVG_ERR_FILE_FORMAT, section,
-                     "%s/case.json: \"%s\" must be an object", c->dir,
-                     section);
-    cJSON_ArrayForEach(it, obj)
-    {
-        const cJSON *file, *dt, *k;
-        char path[2 * KVG_CASE_PATH_MAX + 2];
+                     "%s/case.json:%d:%d: \"%s\" must be an object", c->dir,
+                     obj->line, obj->col, section);
+    for (it = obj->child; it != NULL; it = it->next) {
+        const kvg_json *file, *dt, *k;
+        int64_t shape[KVG_MAX_RANK];
+        int rank = -1;
         kvg_case_tensor *item;
         kvg_dtype dtype;
         kvg_status st;
 
-        if (!cJSON_IsObject(it))
-            return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                         "%s/case.json: %s.%s must be {\"file\", \"dtype\"}",
-                         c->dir, section, it->string);
-        cJSON_ArrayForEach(k, it)
-        {
-            if (!in_list(k->string, entry_keys))
-                return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                             "%s/case.json: %s.%s: unknown key \"%s\"",
-                             c->dir, section, it->string, k->string);
+        if (!kvg_json_is(it, KVG_JSON_OBJECT))
+            return failf(diag, KVG_ERR_FILE_FORMAT, it->key,
+                         "%s/case.json:%d:%d: %s.%s must be {\"file\", "
+                         "\"dtype\"}", c->dir, it->line, it->col, section,
+                         it->key);
+        for (k = it->child; k != NULL; k = k->next) {
+            if (!in_list(k->key, entry_keys))
+                return failf(diag, KVG_ERR_FILE_FORMAT, it->key,
+                             "%s/case.json:%d:%d: %s.%s: unknown key \"%s\"",
+                             c->dir, k->key_line, k->key_col, section,
+                             it->key, k->key);
         }
-        file = cJSON_GetObjectItemCaseSensitive(it, "file");
-        dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
-        if (!cJSON_IsString(file) || !cJSON_IsString(dt))
-            return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                         "%s/case.json: %s.%s needs string \"file\" and "
-                         "\"dtype\"", c->dir, section, it->string);
-        dtype = kvg_dtype_from_name(dt->valuestring);
+        file = kvg_json_get(it, "file");
+        dt = kvg_json_get(it, "dtype");
+        if (!kvg_json_is(file, KVG_JSON_STRING) ||
+            !kvg_json_is(dt, KVG_JSON_STRING))
+            return failf(diag, KVG_ERR_FILE_FORMAT, it->key,
+                         "%s/case.json:%d:%d: %s.%s needs string \"file\" "
+                         "and \"dtype\"", c->dir, it->line, it->col, section,
+                         it->key);
+        dtype = kvg_dtype_from_name(dt->text);
         if (dtype == KVG_DTYPE_INVALID)
-            return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                         "%s/case.json: %s.%s: unknown dtype tag \"%s\"",
-                         c->dir, section, it->string, dt->valuestring);
-        if (kvg_case_find(set, it->string) != NULL)
-            return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                         "%s/case.json: %s.%s appears twice", c->dir, section,
-                         it->string);
-        if (strlen(it->string) >= KVG_CASE_NAME_MAX ||
-            strlen(file->valuestring) >= KVG_CASE_PATH_MAX ||
-            strchr(file->valuestring, '/') != NULL)
-            return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                         "%s/case.json: %s.%s: name or file too long, or the "
-                         "file is not in the case directory", c->dir, section,
-                         it->string);
+            return failf(diag, KVG_ERR_FILE_FORMAT, it->key,
+                         "%s/case.json:%d:%d: %s.%s: unknown dtype tag "
+                         "\"%s\"", c->dir, dt->line, dt->col, section,
+                         it->key, dt->text);
+        if (it->key_len >= KVG_CASE_NAME_MAX ||
+            file->len >= KVG_CASE_PATH_MAX ||
+            strchr(file->text, '/') != NULL)
+            return failf(diag, KVG_ERR_FILE_FORMAT, it->key,
+                         "%s/case.json:%d:%d: %s.%s: name or file too long, "
+                         "or the file is not in the case directory", c->dir,
+                         it->key_line, it->key_col, section, it->key);
         if (set->count == KVG_CASE_MAX_TENSORS)
-            return failf(diag, KVG_ERR_FILE_FORMAT, it->string,
-                         "%s/case.json: more than %d tensors in %s", c->dir,
+            return failf(diag, KVG_ERR_FILE_FORMAT, it->key,
+                         "%s/case.json:%d:%d: more than %d tensors in %s",
+                         c->dir, it->key_line, it->key_col,
                          KVG_CASE_MAX_TENSORS, section);
+        if (kvg_json_get(it, "shape") != NULL &&
+            (st = kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
+                                    &rank, diag)) != KVG_OK)
+            return st;
         item = &set->items[set->count];
         memset(item, 0, sizeof *item);
-        strcpy(item->name, it->string);
-        strcpy(item->file, file->valuestring);
-        (void)snprintf(path, sizeof path, "%s/%s", c->dir, file->valuestring);
-        st = kvg_npy_load(path, dtype, &item->t, diag);
+        strcpy(item->name, it->key);
+        strcpy(item->file, file->text);
+        st = kvg_tensor_file_load(c->dir, file->text, dtype, rank,
+                                  shape, &item->t, diag);
         if (st != KVG_OK) {
             if (diag != NULL) {
                 char msg[KVG_DIAG_MESSAGE_MAX];
                 (void)snprintf(msg, sizeof msg, "%s.%s: %s", section,
-                               it->string, diag->message);
+                               it->key, diag->message);
                 memcpy(diag->message, msg, sizeof msg);
-                strncpy(diag->tensor, it->string, sizeof diag->tensor - 1);
+                strncpy(diag->tensor, it->key, sizeof diag->tensor - 1);
             }
             return st;
         }
@@ -217,32 +251,47 @@ static kvg_status load_tensors(kvg_case *c, const char *section,
 static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
 {
     static const char *const keys[] = {"status", "tensor", NULL};
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(c->json, "expect_error");
-    const cJSON *st, *t, *k;
+    const kvg_json *e = kvg_json_get(c->json, "expect_error");
+    const kvg_json *st, *t, *k;
+    const char *why;
+    int64_t status = 0;
 
     if (e == NULL)
         return KVG_OK;
-    if (!cJSON_IsObject(e))
+    if (!kvg_json_is(e, KVG_JSON_OBJECT))
         return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                     "%s/case.json: \"expect_error\" must be an object",
-                     c->dir);
-    cJSON_ArrayForEach(k, e)
-    {
-        if (!in_list(k->string, keys))
+                     "%s/case.json:%d:%d: \"expect_error\" must be an "
+                     "object", c->dir, e->line, e->col);
+    for (k = e->child; k != NULL; k = k->next) {
+        if (!in_list(k->key, keys))
             return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                         "%s/case.json: expect_error: unknown key \"%s\"",
-                         c->dir, k->string);
+                         "%s/case.json:%d:%d: expect_error: unknown key "
+                         "\"%s\"", c->dir, k->key_line, k->key_col, k->key);
     }
-    st = cJSON_GetObjectItemCaseSensitive(e, "status");
-    t = cJSON_GetObjectItemCaseSensitive(e, "tensor");
-    if (!cJSON_IsNumber(st) || (t != NULL && !cJSON_IsString(t)))
+    st = kvg_json_get(e, "status");
+    t = kvg_json_get(e, "tensor");
+    if (st == NULL || (t != NULL && !kvg_json_is(t, KVG_JSON_STRING)))
         return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                     "%s/case.json: expect_error needs a numeric \"status\" "
-                     "and an optional string \"tensor\"", c->dir);
+                     "%s/case.json:%d:%d: expect_error needs an integer "
+                     "\"status\" and an optional string \"tensor\"",
+                     c->dir, e->line, e->col);
+    if (!kvg_json_is(st, KVG_JSON_NUMBER))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
+                     "%s/case.json:%d:%d: expect_error.status must be an "
+                     "integer, not %s", c->dir, st->line, st->col,
+                     a_kind(st));
+    why = kvg_json_int64(st, &status);
+    if (why == NULL && (status < 0 || status > 999999))
+        why = "is not a status code";
+    if (why != NULL)
+        return failf(diag, KVG_ERR_FILE_FORMAT, "expect_error",
+                     "%s/case.json:%d:%d: expect_error.status %.40s%s %s",
+                     c->dir, st->line, st->col, st->text,
+                     st->len > 40 ? "..." : "", why);
     c->expect_error = 1;
-    c->expect_status = (kvg_status)st->valueint;
+    c->expect_status = (kvg_status)status;
     if (t != NULL)
-        strncpy(c->expect_tensor, t->valuestring, sizeof c->expect_tensor - 1);
+        strncpy(c->expect_tensor, t->text, sizeof c->expect_tensor - 1);
     return KVG_OK;
 }
 
@@ -250,69 +299,104 @@ void kvg_case_free(kvg_case *c)
 {
     kvg_case_set_free(&c->inputs);
     kvg_case_set_free(&c->expected);
-    cJSON_Delete(c->json);
+    kvg_json_free(c->json);
     c->json = NULL;
     c->attrs = NULL;
     c->options = NULL;
 }
 
+/* "a, b, c": the registry's operator names. */
+static void op_names(char *buf, size_t cap)
+{
+    size_t i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < kvg_op_count() && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                 i ? ", " : "", kvg_op_name(kvg_op_at(i)));
+}
+
+/* Parse the text into c->json: a JSON object, or an error naming
+ * dir/case.json:LINE:COL. */
+static kvg_status parse_case_json(kvg_case *c, const char *text, size_t len,
+                                  kvg_diag *diag)
+{
+    char err[KVG_JSON_ERROR_MAX];
+    c->json = kvg_json_parse(text, len, "case.json", err, sizeof err);
+    if (c->json == NULL)
+        return failf(diag, KVG_ERR_FILE_FORMAT, "case.json", "%s/%s", c->dir,
+                     err);
+    if (!kvg_json_is(c->json, KVG_JSON_OBJECT))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "case.json",
+                     "%s/case.json:%d:%d: the document must be a JSON "
+                     "object, not %s", c->dir, c->json->line,
+                     c->json->col, a_kind(c->json));
+    return KVG_OK;
+}
+
+/* The top level: known keys, "op", "attrs", "options", "inputs". */
+static kvg_status check_top(kvg_case *c, kvg_diag *diag)
+{
+    const kvg_json *op, *k, *inputs;
+
+    for (k = c->json->child; k != NULL; k = k->next)
+        if (!in_list(k->key, k_top_keys))
+            return failf(diag, KVG_ERR_FILE_FORMAT, k->key,
+                         "%s/case.json:%d:%d: unknown key \"%s\"", c->dir,
+                         k->key_line, k->key_col, k->key);
+    op = kvg_json_get(c->json, "op");
+    if (op == NULL)
+        return failf(diag, KVG_ERR_FILE_FORMAT, "op",
+                     "%s/case.json: \"op\" is required", c->dir);
+    if (!kvg_json_is(op, KVG_JSON_STRING) || kvg_op_find(op->text) == NULL) {
+        char ops[256];
+        op_names(ops, sizeof ops);
+        return failf(diag, KVG_ERR_FILE_FORMAT, "op",
+                     "%s/case.json:%d:%d: \"op\" must be one of %s", c->dir,
+                     op->line, op->col, ops);
+    }
+    strncpy(c->op, op->text, sizeof c->op - 1);
+    c->attrs = kvg_json_get(c->json, "attrs");
+    c->options = kvg_json_get(c->json, "options");
+    if (c->attrs != NULL && !kvg_json_is(c->attrs, KVG_JSON_OBJECT))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "attrs",
+                     "%s/case.json:%d:%d: \"attrs\" must be an object",
+                     c->dir, c->attrs->line, c->attrs->col);
+    if (c->options != NULL && !kvg_json_is(c->options, KVG_JSON_OBJECT))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "options",
+                     "%s/case.json:%d:%d: \"options\" must be an object",
+                     c->dir, c->options->line, c->options->col);
+    inputs = kvg_json_get(c->json, "inputs");
+    if (!kvg_json_is(inputs, KVG_JSON_OBJECT))
+        return failf(diag, KVG_ERR_FILE_FORMAT, "inputs",
+                     "%s/case.json: \"inputs\" (an object) is required",
+                     c->dir);
+    return KVG_OK;
+}
+
 kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag)
 {
     char path[KVG_CASE_PATH_MAX + 16];
-    const cJSON *op, *k;
+    size_t len = 0;
     char *text;
     kvg_status st;
 
     memset(c, 0, sizeof *c);
     if (strlen(dir) >= sizeof c->dir)
-        return failf(diag, KVG_ERR_PARAM_INVALID, "case", "case path too long");
+        return failf(diag, KVG_ERR_PARAM_INVALID, "case",
+                     "case directory path too long: %lu characters, at most "
+                     "%d (use a shorter or relative path)",
+                     (unsigned long)strlen(dir), KVG_CASE_PATH_MAX - 1);
     strcpy(c->dir, dir);
     (void)snprintf(path, sizeof path, "%s/case.json", dir);
-    text = read_text(path, diag, &st);
+    text = read_text(path, &len, diag, &st);
     if (text == NULL)
         return st;
-    c->json = cJSON_Parse(text);
+    st = parse_case_json(c, text, len, diag);
     free(text);
-    if (c->json == NULL || !cJSON_IsObject(c->json)) {
-        kvg_case_free(c);
-        return failf(diag, KVG_ERR_FILE_FORMAT, "case.json",
-                     "%s: not a valid JSON object", path);
-    }
-    cJSON_ArrayForEach(k, c->json)
-    {
-        if (!in_list(k->string, k_top_keys)) {
-            st = failf(diag, KVG_ERR_FILE_FORMAT, k->string,
-                       "%s: unknown key \"%s\"", path, k->string);
-            kvg_case_free(c);
-            return st;
-        }
-    }
-    op = cJSON_GetObjectItemCaseSensitive(c->json, "op");
-    if (!cJSON_IsString(op) || kvg_case_runner_for(op->valuestring) == NULL) {
-        st = failf(diag, KVG_ERR_FILE_FORMAT, "op",
-                   "%s: \"op\" must be one of kv_rms_norm_rope_cache, "
-                   "qkv_rms_norm_rope_cache, reshape_and_cache_omni, "
-                   "reshape_and_cache", path);
-        kvg_case_free(c);
-        return st;
-    }
-    strncpy(c->op, op->valuestring, sizeof c->op - 1);
-    c->attrs = cJSON_GetObjectItemCaseSensitive(c->json, "attrs");
-    c->options = cJSON_GetObjectItemCaseSensitive(c->json, "options");
-    if ((c->attrs != NULL && !cJSON_IsObject(c->attrs)) ||
-        (c->options != NULL && !cJSON_IsObject(c->options))) {
-        st = failf(diag, KVG_ERR_FILE_FORMAT, "attrs",
-                   "%s: \"attrs\" and \"options\" must be objects", path);
-        kvg_case_free(c);
-        return st;
-    }
-    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(c->json, "inputs"))) {
-        st = failf(diag, KVG_ERR_FILE_FORMAT, "inputs",
-                   "%s: \"inputs\" (an object) is required", path);
-        kvg_case_free(c);
-        return st;
-    }
-    st = load_tensors(c, "inputs", &c->inputs, diag);
+    if (st == KVG_OK)
+        st = check_top(c, diag);
+    if (st == KVG_OK)
+        st = load_tensors(c, "inputs", &c->inputs, diag);
     if (st == KVG_OK)
         st = load_tensors(c, "expected", &c->expected, diag);
     if (st == KVG_OK)
@@ -324,37 +408,47 @@ kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag)
 
 /* ---- attribute readers ------------------------------------------------ */
 
-kvg_status kvg_case_check_keys(const kvg_case *c, const cJSON *obj,
+kvg_status kvg_case_check_keys(const kvg_case *c, const kvg_json *obj,
                                const char *where, const char *const *allowed,
                                kvg_diag *diag)
 {
-    const cJSON *k;
+    const kvg_json *k;
     if (obj == NULL)
         return KVG_OK;
-    cJSON_ArrayForEach(k, obj)
-    {
-        if (!in_list(k->string, allowed))
-            return failf(diag, KVG_ERR_FILE_FORMAT, k->string,
-                         "%s/case.json: %s: unknown key \"%s\" for op %s",
-                         c->dir, where, k->string, c->op);
+    for (k = obj->child; k != NULL; k = k->next) {
+        if (!in_list(k->key, allowed))
+            return failf(diag, KVG_ERR_FILE_FORMAT, k->key,
+                         "%s/case.json:%d:%d: %s: unknown key \"%s\" for op "
+                         "%s", c->dir, k->key_line, k->key_col, where, k->key,
+                         c->op);
     }
     return KVG_OK;
 }
 
-/* A JSON number that is an integer in int64_t's range. The range test
- * comes first: converting a double outside it to int64_t is undefined. */
-static int is_int64(double d)
+/* One integer of an attribute, read exactly from its JSON text. */
+static kvg_status read_int(const kvg_case *c, const kvg_json *v,
+                           const char *key, int64_t *out, kvg_diag *diag)
 {
-    return d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
-           d == (double)(int64_t)d;
+    const char *why = kvg_json_int64(v, out);
+    if (why == NULL)
+        return KVG_OK;
+    if (!kvg_json_is(v, KVG_JSON_NUMBER))
+        return failf(diag, KVG_ERR_FILE_FORMAT, key,
+                     "%s/case.json:%d:%d: \"%s\" must hold integers, not %s",
+                     c->dir, v->line, v->col, key, a_kind(v));
+    return failf(diag, KVG_ERR_FILE_FORMAT, key,
+                 "%s/case.json:%d:%d: \"%s\" must hold integers: %.40s%s %s",
+                 c->dir, v->line, v->col, key, v->text,
+                 v->len > 40 ? "..." : "", why);
 }
 
-kvg_status kvg_case_get_ints(const kvg_case *c, const cJSON *obj,
+kvg_status kvg_case_get_ints(const kvg_case *c, const kvg_json *obj,
                              const char *key, int required, int64_t *out,
                              int max, int *count, kvg_diag *diag)
 {
-    const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-    const cJSON *it;
+    const kvg_json *v = kvg_json_get(obj, key);
+    const kvg_json *it;
+    kvg_status st;
     int n = 0;
 
     *count = 0;
@@ -365,86 +459,100 @@ kvg_status kvg_case_get_ints(const kvg_case *c, const cJSON *obj,
                          c->dir, key, c->op);
         return KVG_OK;
     }
-    if (cJSON_IsNumber(v)) {
-        if (max < 1 || !is_int64(v->valuedouble))
+    if (kvg_json_is(v, KVG_JSON_NUMBER)) {
+        if (max < 1)
             return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                         "%s/case.json: \"%s\" must be an integer", c->dir,
-                         key);
-        out[0] = (int64_t)v->valuedouble;
-        *count = 1;
-        return KVG_OK;
+                         "%s/case.json:%d:%d: \"%s\" must be an integer "
+                         "list", c->dir, v->line, v->col, key);
+        st = read_int(c, v, key, &out[0], diag);
+        if (st == KVG_OK)
+            *count = 1;
+        return st;
     }
-    if (!cJSON_IsArray(v))
+    if (!kvg_json_is(v, KVG_JSON_ARRAY))
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json: \"%s\" must be an integer list", c->dir,
-                     key);
-    cJSON_ArrayForEach(it, v)
-    {
-        if (!cJSON_IsNumber(it) || !is_int64(it->valuedouble))
-            return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                         "%s/case.json: \"%s\" must hold integers", c->dir,
-                         key);
+                     "%s/case.json:%d:%d: \"%s\" must be an integer list",
+                     c->dir, v->line, v->col, key);
+    for (it = v->child; it != NULL; it = it->next) {
         if (n == max)
             return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                         "%s/case.json: \"%s\" has more than %d entries",
-                         c->dir, key, max);
-        out[n++] = (int64_t)it->valuedouble;
+                         "%s/case.json:%d:%d: \"%s\" has more than %d "
+                         "entries", c->dir, v->line, v->col, key, max);
+        st = read_int(c, it, key, &out[n], diag);
+        if (st != KVG_OK)
+            return st;
+        n++;
     }
     *count = n;
     return KVG_OK;
 }
 
-kvg_status kvg_case_get_double(const kvg_case *c, const cJSON *obj,
+kvg_status kvg_case_get_double(const kvg_case *c, const kvg_json *obj,
                                const char *key, double dflt, double *out,
                                kvg_diag *diag)
 {
-    const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    const kvg_json *v = kvg_json_get(obj, key);
+    const char *why;
     if (v == NULL) {
         *out = dflt;
         return KVG_OK;
     }
-    if (!cJSON_IsNumber(v))
+    if (!kvg_json_is(v, KVG_JSON_NUMBER))
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json: \"%s\" must be a number", c->dir, key);
-    *out = v->valuedouble;
+                     "%s/case.json:%d:%d: \"%s\" must be a number, not %s",
+                     c->dir, v->line, v->col, key, a_kind(v));
+    why = kvg_json_double(v, out);
+    if (why != NULL)
+        return failf(diag, KVG_ERR_FILE_FORMAT, key,
+                     "%s/case.json:%d:%d: \"%s\": %.40s%s %s", c->dir,
+                     v->line, v->col, key, v->text, v->len > 40 ? "..." : "",
+                     why);
     return KVG_OK;
 }
 
-kvg_status kvg_case_get_bool(const kvg_case *c, const cJSON *obj,
+kvg_status kvg_case_get_bool(const kvg_case *c, const kvg_json *obj,
                              const char *key, int dflt, int *out,
                              kvg_diag *diag)
 {
-    const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    const kvg_json *v = kvg_json_get(obj, key);
     if (v == NULL) {
         *out = dflt;
         return KVG_OK;
     }
-    if (!cJSON_IsBool(v))
+    if (!kvg_json_is(v, KVG_JSON_TRUE) && !kvg_json_is(v, KVG_JSON_FALSE))
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json: \"%s\" must be true or false", c->dir, key);
-    *out = cJSON_IsTrue(v) ? 1 : 0;
+                     "%s/case.json:%d:%d: \"%s\" must be true or false",
+                     c->dir, v->line, v->col, key);
+    *out = kvg_json_is(v, KVG_JSON_TRUE);
     return KVG_OK;
 }
 
-kvg_status kvg_case_get_string(const kvg_case *c, const cJSON *obj,
+kvg_status kvg_case_get_string(const kvg_case *c, const kvg_json *obj,
                                const char *key, const char *dflt, char *out,
                                size_t cap, kvg_diag *diag)
 {
-    const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    const kvg_json *v = kvg_json_get(obj, key);
     const char *s = dflt;
     if (v != NULL) {
-        if (!cJSON_IsString(v))
+        if (!kvg_json_is(v, KVG_JSON_STRING))
             return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                         "%s/case.json: \"%s\" must be a string", c->dir, key);
-        s = v->valuestring;
+                         "%s/case.json:%d:%d: \"%s\" must be a string",
+                         c->dir, v->line, v->col, key);
+        s = v->text;
     }
     if (s == NULL) {
         out[0] = '\0';
         return KVG_OK;
     }
-    if (strlen(s) >= cap)
+    if (strlen(s) >= cap && v != NULL)
         return failf(diag, KVG_ERR_FILE_FORMAT, key,
-                     "%s/case.json: \"%s\" is too long", c->dir, key);
+                     "%s/case.json:%d:%d: \"%s\" is too long (at most %lu "
+                     "bytes)", c->dir, v->line, v->col, key,
+                     (unsigned long)cap - 1);
+    if (strlen(s) >= cap) /* a default longer than the caller's buffer */
+        return failf(diag, KVG_ERR_PARAM_INVALID, key,
+                     "%s/case.json: the default of \"%s\" is too long",
+                     c->dir, key);
     strcpy(out, s);
     return KVG_OK;
 }

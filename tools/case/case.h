@@ -2,14 +2,20 @@
  * tools/case/case.h - loading and running a case directory (spec section 5).
  *
  * A case is case.json plus one .npy per tensor. This layer belongs to the
- * tools and tests, not to the core library: it parses JSON with cJSON and
- * allocates. It is strict: unknown keys, missing files, wrong dtype tags and
+ * tools and tests, not to the core library: it parses JSON with the strict
+ * reader of tools/json and allocates. It is strict: invalid JSON (duplicate
+ * keys, text after the object, \u0000, ...; see json.h), unknown keys,
+ * non-integral or out-of-int64 integers, missing files, wrong dtype tags and
  * storage mismatches are errors (KVG_ERR_FILE_FORMAT, or KVG_ERR_IO) whose
- * message names the file and the field.
+ * message names the file, the field and, for what is in case.json, its
+ * line and column ("DIR/case.json:LINE:COL: what"). Integers are read
+ * exactly, never through a double.
  *
  * case.json keys: "op" (required), "attrs", "options", "inputs" (required),
  * "expected", "comment", "flags", "expect_error". Each tensor entry is
- * {"file": "<name>.npy", "dtype": "<tag>"} and nothing else.
+ * {"file": "<name>.npy", "dtype": "<tag>"} with an optional "shape" (which
+ * the file's must equal), or {"file": "<name>.bin", "dtype", "shape"} for
+ * a headerless raw dump (tools/case/tensor_file.h).
  * "expect_error" is {"status": 161002, "tensor": "index"} ("tensor"
  * optional) for cases the operator must refuse.
  *
@@ -21,10 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kvgold/op.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
 
-struct cJSON;
+struct kvg_json; /* tools/json/json.h */
 
 #define KVG_CASE_MAX_TENSORS 32
 #define KVG_CASE_NAME_MAX 48
@@ -44,9 +51,9 @@ typedef struct kvg_case_set {
 typedef struct kvg_case {
     char dir[KVG_CASE_PATH_MAX];
     char op[KVG_CASE_NAME_MAX];
-    struct cJSON *json;          /* the whole document */
-    const struct cJSON *attrs;   /* NULL if absent */
-    const struct cJSON *options; /* NULL if absent */
+    struct kvg_json *json;          /* the whole document */
+    const struct kvg_json *attrs;   /* NULL if absent */
+    const struct kvg_json *options; /* NULL if absent */
     kvg_case_set inputs;
     kvg_case_set expected;
     int expect_error;            /* 1 if "expect_error" is present */
@@ -74,19 +81,19 @@ void kvg_case_set_free(kvg_case_set *set);
  * every key is absent). Absent keys take `dflt` unless `required`, which is
  * an error. A key of the wrong JSON type is an error naming the key.
  */
-kvg_status kvg_case_check_keys(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_check_keys(const kvg_case *c, const struct kvg_json *obj,
                                const char *where, const char *const *allowed,
                                kvg_diag *diag);
-kvg_status kvg_case_get_ints(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_ints(const kvg_case *c, const struct kvg_json *obj,
                              const char *key, int required, int64_t *out,
                              int max, int *count, kvg_diag *diag);
-kvg_status kvg_case_get_double(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_double(const kvg_case *c, const struct kvg_json *obj,
                                const char *key, double dflt, double *out,
                                kvg_diag *diag);
-kvg_status kvg_case_get_bool(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_bool(const kvg_case *c, const struct kvg_json *obj,
                              const char *key, int dflt, int *out,
                              kvg_diag *diag);
-kvg_status kvg_case_get_string(const kvg_case *c, const struct cJSON *obj,
+kvg_status kvg_case_get_string(const kvg_case *c, const struct kvg_json *obj,
                                const char *key, const char *dflt, char *out,
                                size_t cap, kvg_diag *diag);
 
@@ -108,27 +115,67 @@ kvg_status kvg_case_get_reduce_order(const kvg_case *c, int *order,
 kvg_status kvg_case_run(const kvg_case *c, kvg_case_set *outputs,
                         kvg_diag *diag);
 
-/* One entry per operator (tools/case/case_<op>.c). */
-typedef kvg_status (*kvg_case_runner)(const kvg_case *c, kvg_case_set *outputs,
-                                      kvg_diag *diag);
-kvg_status kvg_case_run_qkv_rms_norm_rope_cache(const kvg_case *c,
-                                                kvg_case_set *outputs,
-                                                kvg_diag *diag);
-kvg_status kvg_case_run_kv_rms_norm_rope_cache(const kvg_case *c,
-                                               kvg_case_set *outputs,
-                                               kvg_diag *diag);
-kvg_status kvg_case_run_reshape_and_cache_omni(const kvg_case *c,
-                                               kvg_case_set *outputs,
-                                               kvg_diag *diag);
-kvg_status kvg_case_run_reshape_and_cache(const kvg_case *c,
-                                          kvg_case_set *outputs,
-                                          kvg_diag *diag);
+/* ---- the generic adapter (tools/case/case_op.c) ----------------------- */
 
-/* The runner for an op name, or NULL. */
-kvg_case_runner kvg_case_runner_for(const char *op);
+#define KVG_CASE_MAX_VALUES 16
+#define KVG_CASE_MAX_INTS 8
+#define KVG_CASE_STRING_MAX 32
 
-/* The operator names kvgold knows, NULL-terminated. */
-extern const char *const kvg_case_ops[];
+/* A case as a generic call (kvgold/op.h), with the storage its values
+ * point into. Its tensors point into the case (and, after kvg_case_run's
+ * setup, into the outputs), so it lives no longer than they do. */
+typedef struct kvg_case_call {
+    kvg_op_call call;
+    kvg_named_tensor tensors[KVG_CASE_MAX_TENSORS];
+    kvg_value values[KVG_CASE_MAX_VALUES];
+    int64_t ints[KVG_CASE_MAX_VALUES][KVG_CASE_MAX_INTS];
+    char strings[KVG_CASE_MAX_VALUES][KVG_CASE_STRING_MAX];
+} kvg_case_call;
+
+/*
+ * The call of case `c`: its operator, every tensor of "inputs" under its
+ * name, every attribute and option it gives, read by the operator's
+ * attribute table. Refuses (KVG_ERR_FILE_FORMAT, naming the key) names the
+ * operator does not have, values of the wrong JSON type, missing tensors a
+ * case must give, and mode strings a case file must get right.
+ */
+kvg_status kvg_case_call_build(const kvg_case *c, kvg_case_call *cc,
+                               kvg_diag *diag);
+
+/* How kvg_case_run_with calls the operator: kvg_op_run, or a stand-in with
+ * its signature (the benchmark's timing shim). */
+typedef kvg_status (*kvg_case_op_runner)(const kvg_op_call *call,
+                                         kvg_diag *diag);
+kvg_status kvg_case_run_with(const kvg_case *c, kvg_case_set *outputs,
+                             kvg_case_op_runner run, kvg_diag *diag);
+
+/* kvg_op_describe_output for output `name` of case `c`. */
+kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
+                                    const kvg_tensor *output,
+                                    kvg_compare_role *role, int *has_layout,
+                                    kvg_cache_layout *layout, kvg_diag *diag);
+
+/* 1 if the case's operator takes option `name` ("reduce_order"). */
+int kvg_case_has_option(const kvg_case *c, const char *name);
+
+/* ---- bit-for-bit verification (tools/case/case_verify.c) --------------- */
+
+/* Expected tensor i of a case against the output of the same name. */
+typedef struct kvg_case_verdict {
+    const char *name;
+    const kvg_tensor *want;
+    const kvg_tensor *got; /* NULL: the run did not produce it */
+    int same_geometry;     /* dtype, rank, shape and nbytes equal */
+    long long differing;   /* elements whose bytes differ; -1 when the
+                              geometry differs (not compared) */
+    long long first;       /* the first differing element, or -1 */
+} kvg_case_verdict;
+
+/* Fill *v; returns 1 when the output is bit-exact. */
+int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got, int i,
+                           kvg_case_verdict *v);
+/* How many expected tensors are not bit-exact (missing ones included). */
+int kvg_case_verify(const kvg_case *c, const kvg_case_set *got);
 
 /* Allocate a workspace of `size` bytes (at least 1); NULL on failure. */
 void *kvg_case_workspace(size_t size);

@@ -19,36 +19,6 @@ static void shape_text(const kvg_tensor *t, char *buf, size_t size)
         (void)snprintf(buf, size, "scalar");
 }
 
-/* Count differing elements; *first gets the first differing element. */
-static long long count_diffs(const kvg_tensor *a, const kvg_tensor *b,
-                             long long *first)
-{
-    const unsigned char *pa = (const unsigned char *)a->data;
-    const unsigned char *pb = (const unsigned char *)b->data;
-    size_t size = kvg_dtype_size(a->dtype), n = a->nbytes / size, i;
-    long long diffs = 0;
-
-    *first = -1;
-    for (i = 0; i < n; i++) {
-        if (memcmp(pa + i * size, pb + i * size, size) != 0) {
-            if (diffs++ == 0)
-                *first = (long long)i;
-        }
-    }
-    return diffs;
-}
-
-static int same_geometry(const kvg_tensor *a, const kvg_tensor *b)
-{
-    int i;
-    if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes)
-        return 0;
-    for (i = 0; i < a->rank; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 static int check_error_case(const kvg_case *c, kvg_status st,
                             const kvg_diag *diag, FILE *out)
 {
@@ -80,8 +50,7 @@ int kvg_cli_check(const kvg_case *c, FILE *out)
         return rc;
     }
     if (st != KVG_OK) {
-        fprintf(stderr, "kvgold: %s: the operator refused the case: %s\n",
-                c->dir, diag.message);
+        kvg_cli_run_error(c->dir, st, &diag);
         kvg_case_set_free(&got);
         return KVG_EXIT_INVALID;
     }
@@ -97,30 +66,26 @@ int kvg_cli_check(const kvg_case *c, FILE *out)
             "shape", "elements", "differing", "verdict");
     for (i = 0; i < c->expected.count; i++) {
         const kvg_case_tensor *e = &c->expected.items[i];
-        const kvg_tensor *g = kvg_case_find(&got, e->name);
+        kvg_case_verdict v;
         char shape[64];
-        long long first = -1, diffs;
         size_t elems = e->t.nbytes / kvg_dtype_size(e->t.dtype);
 
         shape_text(&e->t, shape, sizeof shape);
-        if (g == NULL || !same_geometry(g, &e->t)) {
-            fprintf(out, "  %-22s %-10s %-18s %12lu %12s  FAIL (%s)\n",
-                    e->name, kvg_dtype_name(e->t.dtype), shape,
-                    (unsigned long)elems, "-",
-                    g == NULL ? "not produced" : "shape/dtype differ");
-            failed++;
-            continue;
-        }
-        diffs = count_diffs(g, &e->t, &first);
-        if (diffs == 0) {
+        if (kvg_case_verify_tensor(c, &got, i, &v)) {
             fprintf(out, "  %-22s %-10s %-18s %12lu %12d  PASS\n", e->name,
                     kvg_dtype_name(e->t.dtype), shape, (unsigned long)elems,
                     0);
+        } else if (!v.same_geometry) {
+            fprintf(out, "  %-22s %-10s %-18s %12lu %12s  FAIL (%s)\n",
+                    e->name, kvg_dtype_name(e->t.dtype), shape,
+                    (unsigned long)elems, "-",
+                    v.got == NULL ? "not produced" : "shape/dtype differ");
+            failed++;
         } else {
             fprintf(out, "  %-22s %-10s %-18s %12lu %12lld  FAIL (first at "
                          "element %lld)\n", e->name,
                     kvg_dtype_name(e->t.dtype), shape, (unsigned long)elems,
-                    diffs, first);
+                    v.differing, v.first);
             failed++;
         }
     }

@@ -17,6 +17,16 @@ int kvg_cli_usage_error(const char *fmt, const char *arg);
 /* Load a case, printing the reason on failure; returns 1 on success. */
 int kvg_cli_load(const char *dir, kvg_case *c);
 
+/* Print why running case `dir` failed with `st`: a case file or memory
+ * problem is said as such, only an operator status (161001/161002...) as
+ * "the operator refused the case". */
+void kvg_cli_run_error(const char *dir, kvg_status st, const kvg_diag *diag);
+
+/* Take the options every command accepts (--max-memory BYTES) out of
+ * argv, set the memory limit (default: MemAvailable); 0 on a bad value
+ * (message printed). */
+int kvg_cli_global_options(int *argc, char **argv);
+
 /* `kvgold check` on a loaded case: prints a table to `out`, returns the
  * exit code. */
 int kvg_cli_check(const kvg_case *c, FILE *out);

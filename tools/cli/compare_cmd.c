@@ -3,7 +3,10 @@
  * against the golden with the CANN precision criteria (kvgold/compare.h).
  *
  * For every output the golden produces, NPU_DIR/<name>.npy (same dtype and
- * shape) is compared. In-place caches are judged in two parts: the elements
+ * shape) is compared; one that is missing or unreadable is NOT JUDGED, and
+ * the verdict is then INCOMPLETE, never PASS (compare_dumps.c). Several
+ * NPU_DIRs are several runs: each is judged, and the runs must be bit for
+ * bit the same (compare_repeat.c). In-place caches are judged in two parts: the elements
  * the golden writes, by the output's criterion, and every other element,
  * which must be bit-identical to the case's initial cache. Which elements
  * the golden writes is found by running it a second time from caches whose
@@ -15,16 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include "json.h"
 
 #include "cli.h"
 #include "kvgold/compare.h"
-#include "kvgold/npy.h"
 #include "kvgold/options.h"
-#include "roles.h"
+#include "compare_dumps.h"
+#include "compare_repeat.h"
+#include "membudget.h"
+#include "report.h"
 
 const char *const kvg_cli_compare_help =
-    "usage: kvgold compare CASE NPU_DIR [--json]\n"
+    "usage: kvgold compare CASE NPU_DIR [NPU_DIR...] [--json]\n"
+    "                      [--standard NAME] [--level L0|L1|L2]\n"
+    "                      [--third-party DIR] [--only NAME,NAME...]\n"
+    "                      [--html FILE] [--junit FILE] [--csv FILE]\n"
     "\n"
     "Run the golden on CASE and compare each output with NPU_DIR/<name>.npy\n"
     "(the NPU's dump of that output, same dtype tag storage and shape).\n"
@@ -32,26 +40,64 @@ const char *const kvg_cli_compare_help =
     "  copies (ReshapeAndCache, v caches)  bit for bit\n"
     "  int8 quantised caches               |NPU - golden| <= 1\n"
     "  fp8 / hif8 quantised caches         code distance <= 1 (<= 0.1% miss)\n"
-    "  fp16 / bf16 / fp32 compute          MERE < Th, MARE < 10*Th\n"
-    "                                      (Th fp16 2^-10, bf16 2^-7)\n"
+    "  fp16 / bf16 / fp32 compute          by --standard:\n"
+    "    single (default)   MERE < Th, MARE < 10*Th (Th fp16 2^-10, bf16 2^-7)\n"
+    "    mixed              |a-g| <= atol + rtol*|g| for >= 99%, no element\n"
+    "                       beyond the cap and 32 ULP (opbase thresholds)\n"
+    "    mixed_ttk          the same with ops-test-kit's thresholds\n"
+    "    commercial         MARE/MERE/RMSE ratios to --third-party <= the\n"
+    "                       --level's limits (L1: 5/1.5/1.5), small values\n"
     "  cache slots the op must not write   bit for bit with the initial cache\n"
-    "A NaN or inf where the golden is finite always fails. The report lists\n"
-    "the worst elements in the cache's (block, slot, head, channel)\n"
-    "coordinates. docs/compare.md and docs/usage.md have the details.\n"
+    "A NaN or inf where the golden is finite always fails. Every report has\n"
+    "ULP statistics and the error balance, the standard, its source and the\n"
+    "thresholds per tensor, and lists the worst elements in the cache's\n"
+    "(block, slot, head, channel) coordinates. docs/compare.md has the\n"
+    "details.\n"
     "\n"
-    "  --json   print the report as one JSON object instead of a table\n"
-    "exit status: 0 every tensor passes, 1 some tensor fails, 2 invalid case,\n"
-    "             usage, or NPU file\n";
+    "  --json              one JSON object instead of a table\n"
+    "  --standard NAME     single, mixed, mixed_ttk or commercial\n"
+    "  --level L           commercial ratio limits (default L1)\n"
+    "  --third-party DIR   another implementation's outputs (e.g. torch on\n"
+    "                      CPU), DIR/<name>.npy: the dual-benchmark ratios\n"
+    "  --only NAMES        judge only these outputs (comma-separated)\n"
+    "  --html FILE         also write a self-contained HTML page: cache maps\n"
+    "                      of blocks x slots, error histograms, the worst\n"
+    "                      elements (of the first NPU_DIR)\n"
+    "  --junit FILE        also write JUnit XML (one testcase per tensor)\n"
+    "  --csv FILE          also write CSV (one row per tensor, every metric)\n"
+    "With several NPU_DIRs (repeated runs) each run is judged and the runs\n"
+    "must also be bit-identical to each other.\n"
+    "exit status: 0 every output judged and passed; 1 some output failed or\n"
+    "             was not judged (missing, misnamed, unreadable: INCOMPLETE)\n"
+    "             or the runs differ; 2 invalid case, usage, or NPU file\n";
+
+#define KVG_CLI_MAX_RUNS 16
+
+typedef struct compare_opts {
+    const char *case_dir;
+    const char *npu_dir[KVG_CLI_MAX_RUNS];
+    int n_runs;
+    const char *third_party_dir; /* NULL: none */
+    const char *only;            /* NULL: every output */
+    int json;
+    kvg_compare_standard standard;
+    kvg_compare_level level;
+    const char *html, *junit, *csv; /* report files; NULL: none */
+} compare_opts;
 
 typedef struct compare_run {
     const kvg_case *c;
+    const compare_opts *o;
     kvg_case_set gold;                   /* golden outputs */
-    kvg_tensor npu[KVG_CASE_MAX_TENSORS];  /* loaded NPU outputs */
-    int have_npu[KVG_CASE_MAX_TENSORS];
+    int selected[KVG_CASE_MAX_TENSORS];  /* judged (--only) */
     unsigned char *mask[KVG_CASE_MAX_TENSORS];
-    kvg_compare_result result[KVG_CASE_MAX_TENSORS];
-    int n_results;
     int mask_failed; /* the inverted-cache run was refused */
+    uint64_t mask_bytes; /* reserved for the masks (membudget.h) */
+    int have_third;
+    kvg_cli_dumps third;
+    kvg_cli_dumps npu[KVG_CLI_MAX_RUNS];
+    kvg_compare_result result[KVG_CLI_MAX_RUNS][KVG_CASE_MAX_TENSORS];
+    int n_results[KVG_CLI_MAX_RUNS];
 } compare_run;
 
 /* Run the golden from caches whose bits are all inverted; fills masks. */
@@ -60,6 +106,7 @@ static void find_masks(compare_run *r)
     kvg_case alt = *r->c; /* shallow: shares json and tensor buffers */
     kvg_case_set gold_b;
     unsigned char *inverted[KVG_CASE_MAX_TENSORS] = {0};
+    uint64_t inverted_bytes = 0;
     kvg_diag diag;
     int i;
 
@@ -68,7 +115,13 @@ static void find_masks(compare_run *r)
         size_t k;
         if (kvg_case_find(&r->gold, alt.inputs.items[i].name) == NULL)
             continue; /* not an in-place output */
+        if (kvg_mem_reserve(t->nbytes, "an inverted copy of a cache",
+                            &diag) != KVG_OK) {
+            r->mask_failed = 1;
+            goto out;
+        }
         inverted[i] = (unsigned char *)malloc(t->nbytes ? t->nbytes : 1);
+        inverted_bytes += t->nbytes;
         if (inverted[i] == NULL)
             goto out;
         for (k = 0; k < t->nbytes; k++)
@@ -91,6 +144,11 @@ static void find_masks(compare_run *r)
         if (init_a == NULL || out_b == NULL)
             continue;
         n = init_a->nbytes / kvg_dtype_size(init_a->dtype);
+        if (kvg_mem_reserve(n, "a written-element mask", &diag) != KVG_OK) {
+            r->mask_failed = 1;
+            continue;
+        }
+        r->mask_bytes += n;
         r->mask[i] = (unsigned char *)malloc(n ? n : 1);
         if (r->mask[i] == NULL ||
             kvg_compare_written_mask(&r->gold.items[i].t, init_a, out_b, init_b,
@@ -104,61 +162,98 @@ static void find_masks(compare_run *r)
 out:
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
         free(inverted[i]);
+    kvg_mem_release(inverted_bytes);
 }
 
-/* Load NPU_DIR/<name>.npy for every golden output; 0 on a bad file. */
-static int load_npu(compare_run *r, const char *npu_dir, int *found)
+/*
+ * What comparing holds on top of the case and its golden outputs, from the
+ * shapes alone: the NPU dumps (one set per NPU_DIR, and the third party's), the inverted
+ * caches and the second golden run find_masks makes, one mask byte per
+ * cache element. Checked before any of it is read or allocated, so a case
+ * too big to compare is refused at once with the whole amount (exit 2),
+ * not halfway through.
+ */
+static int fits_compare(const compare_run *r, const char *case_dir)
 {
+    const uint64_t sets = (uint64_t)r->o->n_runs +
+                          (r->o->third_party_dir != NULL);
+    uint64_t outputs = 0, caches = 0, masks = 0;
+    char what[256];
+    kvg_diag diag;
     int i;
-    *found = 0;
+
     for (i = 0; i < r->gold.count; i++) {
-        const kvg_case_tensor *g = &r->gold.items[i];
-        char path[2 * KVG_CASE_PATH_MAX];
-        FILE *f;
-        kvg_diag diag;
-        (void)snprintf(path, sizeof path, "%s/%s.npy", npu_dir, g->name);
-        if ((f = fopen(path, "rb")) == NULL)
-            continue; /* not dumped: reported as skipped */
-        fclose(f);
-        if (kvg_npy_load(path, g->t.dtype, &r->npu[i], &diag) != KVG_OK) {
-            fprintf(stderr, "kvgold: NPU output %s: %s\n", g->name,
-                    diag.message);
-            return 0;
+        const kvg_tensor *init =
+            kvg_case_find(&r->c->inputs, r->gold.items[i].name);
+        outputs += r->gold.items[i].t.nbytes;
+        if (init != NULL) {
+            caches += init->nbytes;
+            masks += init->nbytes / kvg_dtype_size(init->dtype);
         }
-        r->have_npu[i] = 1;
-        ++*found;
     }
+    (void)snprintf(what, sizeof what,
+                   "comparing (NPU dumps %llu, a second golden run %llu, "
+                   "inverted caches %llu, masks %llu bytes)",
+                   (unsigned long long)(sets * outputs), (unsigned long long)outputs,
+                   (unsigned long long)caches, (unsigned long long)masks);
+    kvg_diag_clear(&diag);
+    if (kvg_mem_reserve((sets + 1) * outputs + caches + masks, what, &diag) !=
+        KVG_OK) {
+        fprintf(stderr, "kvgold: compare %s: not enough memory: %s\n",
+                case_dir, diag.message);
+        return 0;
+    }
+    kvg_mem_release((sets + 1) * outputs + caches + masks);
     return 1;
 }
 
-static int compare_all(compare_run *r)
+/* Judge every selected output of run k; an output without a dump is NOT
+ * JUDGED with the reason. 0 when the library refuses an input. */
+static int compare_all(compare_run *r, int k)
 {
+    const kvg_cli_dumps *d = &r->npu[k];
     int i, bad_input = 0;
+
     for (i = 0; i < r->gold.count; i++) {
         const kvg_case_tensor *g = &r->gold.items[i];
-        kvg_cli_output_info info;
+        kvg_compare_result *res = &r->result[k][r->n_results[k]];
+        kvg_compare_role role = KVG_ROLE_DEFAULT;
+        kvg_cache_layout layout;
+        int has_layout = 0;
         kvg_compare_args a;
         kvg_diag diag;
         kvg_status st;
 
-        if (!r->have_npu[i])
+        if (!r->selected[i])
             continue;
-        kvg_cli_describe_output(r->c, g->name, &g->t, &info);
+        if (!d->loaded[i]) {
+            (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype,
+                                                d->reason[i]);
+            r->n_results[k]++;
+            continue;
+        }
+        /* the case already ran, so it describes its outputs */
+        (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
+                                       &has_layout, &layout, NULL);
         kvg_compare_args_init(&a);
         a.name = g->name;
         a.golden = &g->t;
-        a.actual = &r->npu[i];
-        a.role = info.role;
-        a.layout = info.has_layout ? &info.layout : NULL;
+        a.actual = &d->t[i];
+        a.role = role;
+        a.layout = has_layout ? &layout : NULL;
+        a.standard = r->o->standard;
+        a.level = r->o->level;
+        if (r->have_third && r->third.loaded[i])
+            a.third_party = &r->third.t[i];
         if (r->mask[i] != NULL) {
             a.initial = kvg_case_find(&r->c->inputs, g->name);
             a.written = r->mask[i];
             a.written_count = g->t.nbytes / kvg_dtype_size(g->t.dtype);
         }
         kvg_diag_clear(&diag);
-        st = kvg_compare_tensor(&a, &r->result[r->n_results], &diag);
+        st = kvg_compare_tensor(&a, res, &diag);
         if (st == KVG_OK || st == KVG_ERR_MISMATCH) {
-            r->n_results++;
+            r->n_results[k]++;
         } else {
             fprintf(stderr, "kvgold: cannot compare %s: %s\n", g->name,
                     diag.message);
@@ -178,22 +273,22 @@ static int bits_equal(const kvg_tensor *a, const kvg_tensor *b)
  * reduction order and say which one (if any) reproduces the NPU bit for bit:
  * the most common honest cause of a last-bit difference.
  */
-static void reduce_order_hint(compare_run *r, FILE *out)
+static void reduce_order_hint(compare_run *r, int run, FILE *out)
 {
     static const char *const orders[] = {"pairwise", "sequential", "double",
                                          "a2", "npu950"};
     kvg_reduce_order probe;
-    cJSON *opts;
+    kvg_json *opts;
     size_t k;
     int i, inexact = 0, compared = 0;
 
     for (i = 0; i < r->gold.count; i++) {
-        if (!r->have_npu[i])
+        if (!r->selected[i] || !r->npu[run].loaded[i])
             continue;
         compared++;
-        inexact |= !bits_equal(&r->gold.items[i].t, &r->npu[i]);
+        inexact |= !bits_equal(&r->gold.items[i].t, &r->npu[run].t[i]);
     }
-    if (!inexact || !kvg_cli_has_reduce_order(r->c))
+    if (!inexact || !kvg_case_has_option(r->c, "reduce_order"))
         return;
     for (k = 0; k < sizeof orders / sizeof orders[0]; k++) {
         kvg_case alt = *r->c;
@@ -202,18 +297,20 @@ static void reduce_order_hint(compare_run *r, FILE *out)
         int same = 0;
         if (!kvg_reduce_order_from_name(orders[k], &probe))
             continue; /* this build lacks that order */
-        opts = r->c->options ? cJSON_Duplicate(r->c->options, 1)
-                             : cJSON_CreateObject();
-        if (opts == NULL)
+        opts = r->c->options ? kvg_json_clone(r->c->options)
+                             : kvg_json_parse("{}", 2, "options", NULL, 0);
+        if (opts == NULL ||
+            kvg_json_set_string(opts, "reduce_order", orders[k]) != 0) {
+            kvg_json_free(opts);
             return;
-        cJSON_DeleteItemFromObjectCaseSensitive(opts, "reduce_order");
-        cJSON_AddStringToObject(opts, "reduce_order", orders[k]);
+        }
         alt.options = opts;
         memset(&g, 0, sizeof g);
         if (kvg_case_run(&alt, &g, &diag) == KVG_OK) {
             for (i = 0; i < r->gold.count; i++) {
                 const kvg_tensor *t = kvg_case_find(&g, r->gold.items[i].name);
-                if (r->have_npu[i] && t != NULL && bits_equal(t, &r->npu[i]))
+                if (r->selected[i] && r->npu[run].loaded[i] && t != NULL &&
+                    bits_equal(t, &r->npu[run].t[i]))
                     same++;
             }
             if (same == compared)
@@ -222,89 +319,333 @@ static void reduce_order_hint(compare_run *r, FILE *out)
                              "bit\n", orders[k], compared);
         }
         kvg_case_set_free(&g);
-        cJSON_Delete(opts);
+        kvg_json_free(opts);
     }
 }
 
-static int print_report(compare_run *r, int json, FILE *out)
+/* Render run k's results with the library (text or JSON); NULL on
+ * failure, else a malloc'd string. */
+static char *render(compare_run *r, int k, int json)
 {
-    size_t len = 0;
+    size_t len = 0, n = (size_t)r->n_results[k];
+    kvg_diag diag;
     char *buf;
     kvg_status st;
-    kvg_diag diag;
+
+    st = json ? kvg_compare_report_json(r->result[k], n, NULL, 0, &len, &diag)
+              : kvg_compare_report_text(r->result[k], n, NULL, 0, &len, &diag);
+    if (st != KVG_OK || (buf = (char *)malloc(len + 1)) == NULL)
+        return NULL;
+    st = json ? kvg_compare_report_json(r->result[k], n, buf, len + 1, &len,
+                                        &diag)
+              : kvg_compare_report_text(r->result[k], n, buf, len + 1, &len,
+                                        &diag);
+    if (st != KVG_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int print_text(compare_run *r, int k, FILE *out)
+{
+    char *buf = render(r, k, 0);
     int i;
 
-    st = json ? kvg_compare_report_json(r->result, (size_t)r->n_results, NULL,
-                                        0, &len, &diag)
-              : kvg_compare_report_text(r->result, (size_t)r->n_results, NULL,
-                                        0, &len, &diag);
-    if (st != KVG_OK || (buf = (char *)malloc(len + 1)) == NULL)
+    if (buf == NULL)
         return 0;
-    st = json ? kvg_compare_report_json(r->result, (size_t)r->n_results, buf,
-                                        len + 1, &len, &diag)
-              : kvg_compare_report_text(r->result, (size_t)r->n_results, buf,
-                                        len + 1, &len, &diag);
-    if (st == KVG_OK) {
-        if (!json) {
-            fprintf(out, "kvgold compare: case %s (%s)\n", r->c->dir, r->c->op);
-            if (r->mask_failed)
-                fprintf(out, "note: the written-slot mask could not be "
-                             "derived; untouched slots were checked against "
-                             "the golden\n");
-        }
-        fputs(buf, out);
-        if (!json) {
-            for (i = 0; i < r->gold.count; i++)
-                if (!r->have_npu[i])
-                    fprintf(out, "skipped: %s (no %s.npy in the NPU "
-                                 "directory)\n", r->gold.items[i].name,
-                            r->gold.items[i].name);
-            reduce_order_hint(r, out);
-        }
-    }
+    fprintf(out, "%skvgold compare: case %s (%s)\n", k ? "\n" : "",
+            r->c->dir, r->c->op);
+    if (r->o->n_runs > 1)
+        fprintf(out, "run %d of %d: %s\n", k + 1, r->o->n_runs,
+                r->o->npu_dir[k]);
+    if (r->mask_failed)
+        fprintf(out, "note: the written-slot mask could not be derived; "
+                     "untouched slots were checked against the golden\n");
+    if (r->npu[k].stray[0] != '\0')
+        fprintf(out, "note: %s has %s, which matches no output of the "
+                     "case\n", r->o->npu_dir[k], r->npu[k].stray);
+    for (i = 0; r->have_third && i < r->gold.count; i++)
+        if (r->selected[i] && !r->third.loaded[i])
+            fprintf(out, "note: third party, %s: %s\n", r->gold.items[i].name,
+                    r->third.reason[i]);
+    fputs(buf, out);
+    reduce_order_hint(r, k, out);
     free(buf);
-    return st == KVG_OK;
+    return 1;
+}
+
+/* One run: the library's object as it is. Several: {"tool", "verdict",
+ * "runs": [{"npu_dir", "report"}...], "determinism"}. */
+static int print_json(compare_run *r, int identical, FILE *out)
+{
+    char *buf;
+    int k, i, incomplete = 0, failed = !identical;
+
+    if (r->o->n_runs == 1) {
+        if ((buf = render(r, 0, 1)) == NULL)
+            return 0;
+        fputs(buf, out);
+        free(buf);
+        return 1;
+    }
+    fputs("{\"tool\":\"kvgold compare\",\"runs\":[", out);
+    for (k = 0; k < r->o->n_runs; k++) {
+        kvg_compare_summary s;
+        const char *v;
+        if ((buf = render(r, k, 1)) == NULL)
+            return 0;
+        kvg_compare_summary_init(&s);
+        for (i = 0; i < r->n_results[k]; i++)
+            kvg_compare_summary_add(&s, &r->result[k][i]);
+        v = kvg_compare_summary_verdict(&s);
+        failed |= strcmp(v, "FAIL") == 0;
+        incomplete |= strcmp(v, "INCOMPLETE") == 0;
+        fprintf(out, "%s{\"npu_dir\":", k ? "," : "");
+        kvg_json_write_string(out, r->o->npu_dir[k]);
+        fprintf(out, ",\"report\":%s}", buf);
+        free(buf);
+    }
+    fputs("],", out);
+    (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu, r->o->n_runs,
+                               NULL, out);
+    fprintf(out, ",\"verdict\":\"%s\"}\n", failed       ? "FAIL"
+                                           : incomplete ? "INCOMPLETE"
+                                                        : "PASS");
+    return 1;
+}
+
+/* Report files requested on the command line (NULL: not wanted). */
+static void add_job(kvg_report_job *jobs, int *n, const char *path,
+                    kvg_report_renderer render)
+{
+    if (path == NULL)
+        return;
+    jobs[*n].path = path;
+    jobs[*n].render = render;
+    ++*n;
+}
+
+/* Write the requested report files of the first NPU_DIR's run, all or
+ * none (tools/report); 0 on failure, with the file and the reason printed.
+ * An output that was not judged is listed as such, with no map. */
+static int write_report_files(compare_run *r)
+{
+    kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
+    kvg_compare_role role;
+    kvg_cache_layout layout[KVG_CASE_MAX_TENSORS];
+    const char *skipped[KVG_CASE_MAX_TENSORS];
+    kvg_report_job jobs[3];
+    kvg_report_set set;
+    char err[512];
+    int i, j = 0, n = 0, n_jobs = 0, has_layout;
+
+    memset(&set, 0, sizeof set);
+    add_job(jobs, &n_jobs, r->o->html, kvg_report_html);
+    add_job(jobs, &n_jobs, r->o->junit, kvg_report_junit);
+    add_job(jobs, &n_jobs, r->o->csv, kvg_report_csv);
+    if (n_jobs == 0)
+        return 1;
+    for (i = 0; i < r->gold.count; i++) {
+        const kvg_case_tensor *g = &r->gold.items[i];
+        if (!r->selected[i])
+            continue;
+        if (!r->npu[0].loaded[i]) {
+            skipped[set.n_skipped++] = g->name;
+            j++;
+            continue;
+        }
+        has_layout = 0;
+        (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
+                                       &has_layout, &layout[n], NULL);
+        t[n].result = &r->result[0][j++];
+        t[n].golden = &g->t;
+        t[n].actual = &r->npu[0].t[i];
+        t[n].initial = r->mask[i] ? kvg_case_find(&r->c->inputs, g->name)
+                                  : NULL;
+        t[n].written = r->mask[i];
+        t[n].layout = has_layout ? &layout[n] : NULL;
+        n++;
+    }
+    set.case_dir = r->c->dir;
+    set.op = r->c->op;
+    set.tensors = t;
+    set.count = n;
+    set.skipped = skipped;
+    if (kvg_report_write_files(jobs, n_jobs, &set, err, sizeof err) == 0)
+        return 1;
+    fprintf(stderr, "kvgold: %s\n", err);
+    return 0;
 }
 
 static void free_run(compare_run *r)
 {
     int i;
-    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
-        if (r->have_npu[i])
-            kvg_npy_free(&r->npu[i]);
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
         free(r->mask[i]);
-    }
+    for (i = 0; i < KVG_CLI_MAX_RUNS; i++)
+        kvg_cli_dumps_free(&r->npu[i]);
+    kvg_cli_dumps_free(&r->third);
+    kvg_mem_release(r->mask_bytes);
     kvg_case_set_free(&r->gold);
+}
+
+/* --only: mark the named outputs; every name must be one. 0 on error. */
+static int select_outputs(compare_run *r, const char *only)
+{
+    int i;
+    for (i = 0; i < r->gold.count; i++)
+        r->selected[i] = only == NULL;
+    while (only != NULL && *only != '\0') {
+        const char *end = strchr(only, ',');
+        size_t n = end ? (size_t)(end - only) : strlen(only);
+        int hit = 0;
+        for (i = 0; i < r->gold.count; i++)
+            if (strlen(r->gold.items[i].name) == n &&
+                strncmp(r->gold.items[i].name, only, n) == 0)
+                hit = r->selected[i] = 1;
+        if (!hit) {
+            fprintf(stderr, "kvgold: compare --only: %.*s is not an output "
+                            "of this case (outputs:", (int)n, only);
+            for (i = 0; i < r->gold.count; i++)
+                fprintf(stderr, " %s", r->gold.items[i].name);
+            fprintf(stderr, ")\n");
+            return 0;
+        }
+        only = end ? end + 1 : only + n;
+    }
+    return 1;
+}
+
+/* Load every NPU_DIR and the third party's; 0 on an invalid directory or
+ * file (exit 2). */
+static int load_dumps(compare_run *r)
+{
+    int k, i;
+
+    for (k = 0; k < r->o->n_runs; k++) {
+        const char *dir = r->o->npu_dir[k];
+        if (!kvg_cli_dumps_dir_ok("NPU_DIR", dir) ||
+            !kvg_cli_dumps_load(&r->npu[k], dir, &r->gold, r->selected))
+            return 0;
+        if (r->npu[k].found == 0) {
+            fprintf(stderr, "kvgold: %s holds none of the outputs (", dir);
+            for (i = 0; i < r->gold.count; i++)
+                if (r->selected[i])
+                    fprintf(stderr, "%s%s.npy", i ? ", " : "",
+                            r->gold.items[i].name);
+            fprintf(stderr, ")%s%s\n", r->npu[k].stray[0] ? "; it has " : "",
+                    r->npu[k].stray);
+            return 0;
+        }
+    }
+    if (r->o->third_party_dir == NULL)
+        return 1;
+    r->have_third = 1;
+    return kvg_cli_dumps_dir_ok("--third-party", r->o->third_party_dir) &&
+           kvg_cli_dumps_load(&r->third, r->o->third_party_dir, &r->gold,
+                              r->selected);
+}
+
+/* Judge, print, and return the exit status. */
+static int judge_and_report(compare_run *r)
+{
+    int k, i, rc = KVG_EXIT_PASS, identical = 1;
+
+    find_masks(r);
+    for (k = 0; k < r->o->n_runs; k++)
+        if (!compare_all(r, k))
+            return KVG_EXIT_INVALID;
+    if (r->o->n_runs > 1)
+        identical = kvg_cli_repeat_check(&r->gold, r->selected, r->npu,
+                                         r->o->n_runs, NULL, NULL);
+    if (r->o->json) {
+        if (!print_json(r, identical, stdout))
+            return KVG_EXIT_INVALID;
+    } else {
+        for (k = 0; k < r->o->n_runs; k++)
+            if (!print_text(r, k, stdout))
+                return KVG_EXIT_INVALID;
+        if (r->o->n_runs > 1)
+            (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu,
+                                       r->o->n_runs, stdout, NULL);
+    }
+    if (!write_report_files(r))
+        return KVG_EXIT_INVALID;
+    for (k = 0; k < r->o->n_runs; k++)
+        for (i = 0; i < r->n_results[k]; i++)
+            if (r->result[k][i].verdict != KVG_VERDICT_PASS)
+                rc = KVG_EXIT_MISMATCH;
+    return identical ? rc : KVG_EXIT_MISMATCH;
+}
+
+/* Parse argv into *o; returns -1 when fine, else the exit status. */
+static int parse_args(int argc, char **argv, compare_opts *o)
+{
+    int i;
+
+    memset(o, 0, sizeof *o);
+    o->standard = KVG_STD_SINGLE;
+    o->level = KVG_LEVEL_L1;
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(kvg_cli_compare_help, stdout);
+            return KVG_EXIT_PASS;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--standard") == 0) {
+            if (v == NULL || !kvg_compare_standard_from_name(v, &o->standard))
+                return kvg_cli_usage_error("compare: --standard needs "
+                                           "single, mixed, mixed_ttk or "
+                                           "commercial, got %s",
+                                           v ? v : "nothing");
+            i++;
+        } else if (strcmp(a, "--level") == 0) {
+            if (v == NULL || !kvg_compare_level_from_name(v, &o->level))
+                return kvg_cli_usage_error("compare: --level needs L0, L1 "
+                                           "or L2, got %s", v ? v : "nothing");
+            i++;
+        } else if (strcmp(a, "--third-party") == 0 ||
+                   strcmp(a, "--only") == 0 || strcmp(a, "--html") == 0 ||
+                   strcmp(a, "--junit") == 0 || strcmp(a, "--csv") == 0) {
+            if (v == NULL)
+                return kvg_cli_usage_error("compare: %s needs a value", a);
+            *(a[2] == 't'   ? &o->third_party_dir
+              : a[2] == 'o' ? &o->only
+              : a[2] == 'h' ? &o->html
+              : a[2] == 'j' ? &o->junit
+                            : &o->csv) = v;
+            i++;
+        } else if (a[0] == '-') {
+            return kvg_cli_usage_error("compare: unknown option %s", a);
+        } else if (o->case_dir == NULL) {
+            o->case_dir = a;
+        } else if (o->n_runs < KVG_CLI_MAX_RUNS) {
+            o->npu_dir[o->n_runs++] = a;
+        } else {
+            return kvg_cli_usage_error("compare: more than 16 NPU_DIRs at "
+                                       "%s", a);
+        }
+    }
+    if (o->case_dir == NULL || o->n_runs == 0)
+        return kvg_cli_usage_error("compare: needs CASE and NPU_DIR%s", "");
+    return -1;
 }
 
 int kvg_cli_compare(int argc, char **argv)
 {
-    const char *case_dir = NULL, *npu_dir = NULL;
-    int json = 0, i, found = 0, rc = KVG_EXIT_PASS;
+    compare_opts o;
     kvg_case c;
     compare_run *r;
     kvg_diag diag;
+    kvg_status st;
+    int rc = parse_args(argc, argv, &o);
 
-    for (i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(kvg_cli_compare_help, stdout);
-            return KVG_EXIT_PASS;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (argv[i][0] == '-') {
-            return kvg_cli_usage_error("compare: unknown option %s", argv[i]);
-        } else if (case_dir == NULL) {
-            case_dir = argv[i];
-        } else if (npu_dir == NULL) {
-            npu_dir = argv[i];
-        } else {
-            return kvg_cli_usage_error("compare: unexpected argument %s",
-                                       argv[i]);
-        }
-    }
-    if (case_dir == NULL || npu_dir == NULL)
-        return kvg_cli_usage_error("compare: needs CASE and NPU_DIR%s", "");
-    if (!kvg_cli_load(case_dir, &c))
+    if (rc >= 0)
+        return rc;
+    if (!kvg_cli_load(o.case_dir, &c))
         return KVG_EXIT_INVALID;
     r = (compare_run *)calloc(1, sizeof *r);
     if (r == NULL) {
@@ -312,33 +653,17 @@ int kvg_cli_compare(int argc, char **argv)
         return KVG_EXIT_INVALID;
     }
     r->c = &c;
+    r->o = &o;
     kvg_diag_clear(&diag);
-    if (c.expect_error) {
+    rc = KVG_EXIT_INVALID;
+    if (c.expect_error)
         fprintf(stderr, "kvgold: %s is a case the operator must refuse; "
-                        "there is nothing to compare\n", case_dir);
-        rc = KVG_EXIT_INVALID;
-    } else if (kvg_case_run(&c, &r->gold, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: %s: the operator refused the case: %s\n",
-                case_dir, diag.message);
-        rc = KVG_EXIT_INVALID;
-    } else if (!load_npu(r, npu_dir, &found)) {
-        rc = KVG_EXIT_INVALID;
-    } else if (found == 0) {
-        fprintf(stderr, "kvgold: %s holds none of the outputs (", npu_dir);
-        for (i = 0; i < r->gold.count; i++)
-            fprintf(stderr, "%s%s.npy", i ? ", " : "", r->gold.items[i].name);
-        fprintf(stderr, ")\n");
-        rc = KVG_EXIT_INVALID;
-    } else {
-        find_masks(r);
-        if (!compare_all(r) || !print_report(r, json, stdout)) {
-            rc = KVG_EXIT_INVALID;
-        } else {
-            for (i = 0; i < r->n_results; i++)
-                if (r->result[i].verdict != KVG_VERDICT_PASS)
-                    rc = KVG_EXIT_MISMATCH;
-        }
-    }
+                        "there is nothing to compare\n", o.case_dir);
+    else if ((st = kvg_case_run(&c, &r->gold, &diag)) != KVG_OK)
+        kvg_cli_run_error(o.case_dir, st, &diag);
+    else if (fits_compare(r, o.case_dir) && select_outputs(r, o.only) &&
+             load_dumps(r))
+        rc = judge_and_report(r);
     free_run(r);
     free(r);
     kvg_case_free(&c);

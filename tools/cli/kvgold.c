@@ -11,14 +11,17 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
+#include "fileio.h"
 #include "cli.h"
 #include "kvgold/api.h"
-#include "kvgold/npy.h"
+#include "membudget.h"
+#include "outset.h"
 
 static const char *const k_usage =
     "usage: kvgold <command> [options]\n"
@@ -35,15 +38,20 @@ static const char *const k_usage =
     "  help [COMMAND]              show help for a command\n"
     "\n"
     "options: --help, --version\n"
+    "  --max-memory BYTES          refuse a case that needs more memory (K, M,\n"
+    "                              G suffixes; default: MemAvailable)\n"
     "exit status: 0 pass, 1 mismatch, 2 invalid case or usage\n";
 
 static const char *const k_run_help =
     "usage: kvgold run CASE [--out DIR]\n"
     "\n"
     "Compute every output of the case's operator from its inputs and write each\n"
-    "as DIR/<name>.npy (default DIR: the current directory). In-place caches are\n"
-    "written with their final contents. Names are the operator's parameter\n"
-    "names (spec section 5), e.g. k_cache.npy, q_out.npy.\n"
+    "as DIR/<name>.npy (default DIR: the current directory; created if missing).\n"
+    "In-place caches are written with their final contents. Names are the\n"
+    "operator's parameter names (spec section 5), e.g. k_cache.npy, q_out.npy.\n"
+    "All or nothing: the files appear only when every one is complete; on an\n"
+    "error none is left and no existing file is changed. DIR may not be the\n"
+    "case directory, nor hold one of the case's files under an output's name.\n"
     "exit status: 0 written, 2 invalid case, operator error or I/O error\n";
 
 static const char *const k_check_help =
@@ -70,12 +78,120 @@ static int is_help(const char *a)
 int kvg_cli_load(const char *dir, kvg_case *c)
 {
     kvg_diag diag;
+    kvg_status st;
     kvg_diag_clear(&diag);
-    if (kvg_case_load(dir, c, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: invalid case %s: %s\n", dir, diag.message);
+    if ((st = kvg_case_load(dir, c, &diag)) != KVG_OK) {
+        if (st == KVG_ERR_NOMEM)
+            fprintf(stderr, "kvgold: %s: not enough memory: %s\n", dir,
+                    diag.message);
+        else
+            fprintf(stderr, "kvgold: invalid case %s: %s\n", dir,
+                    diag.message);
         return 0;
     }
     return 1;
+}
+
+void kvg_cli_run_error(const char *dir, kvg_status st, const kvg_diag *diag)
+{
+    if (st == KVG_ERR_NOMEM)
+        fprintf(stderr, "kvgold: %s: not enough memory: %s\n", dir,
+                diag->message);
+    else if (st == KVG_ERR_IO || st == KVG_ERR_FILE_FORMAT)
+        fprintf(stderr, "kvgold: invalid case %s: %s\n", dir, diag->message);
+    else
+        fprintf(stderr, "kvgold: %s: the operator refused the case: %s\n",
+                dir, diag->message);
+}
+
+int kvg_cli_global_options(int *argc, char **argv)
+{
+    const char *source = NULL;
+    uint64_t limit = 0;
+    int i, j, given = 0;
+
+    for (i = j = 0; i < *argc; i++) {
+        if (strcmp(argv[i], "--max-memory") != 0) {
+            argv[j++] = argv[i];
+            continue;
+        }
+        if (i + 1 == *argc || !kvg_mem_parse_size(argv[i + 1], &limit) ||
+            limit == 0) {
+            kvg_cli_usage_error("--max-memory needs a positive byte count "
+                                "such as 512M or 4G, got '%s'",
+                                i + 1 < *argc ? argv[i + 1] : "");
+            return 0;
+        }
+        given = 1;
+        i++;
+    }
+    *argc = j;
+    argv[j] = NULL;
+    if (!given)
+        limit = kvg_mem_default_limit(&source); /* sets source */
+    kvg_mem_set_limit(limit, given ? "--max-memory" : source);
+    return 1;
+}
+
+/* The case's own files, which no output may replace. */
+static char **case_files(const kvg_case *c, int *n)
+{
+    const kvg_case_set *sets[2];
+    char **paths;
+    int s, i, k = 0, total = c->inputs.count + c->expected.count + 1;
+
+    sets[0] = &c->inputs;
+    sets[1] = &c->expected;
+    paths = (char **)calloc((size_t)total, sizeof *paths);
+    if (paths == NULL)
+        return NULL;
+    paths[k++] = kvg_path_join(c->dir, "case.json", NULL, NULL);
+    for (s = 0; s < 2; s++)
+        for (i = 0; i < sets[s]->count; i++)
+            paths[k++] = kvg_path_join(c->dir, sets[s]->items[i].file, NULL,
+                                       NULL);
+    for (i = 0; i < k; i++)
+        if (paths[i] == NULL) {
+            for (i = 0; i < k; i++)
+                free(paths[i]);
+            free(paths);
+            return NULL;
+        }
+    *n = k;
+    return paths;
+}
+
+/* Check every target, then write every file, then commit. */
+static kvg_status write_outputs(const kvg_case *c, const kvg_case_set *out,
+                                kvg_outset *o, kvg_diag *diag)
+{
+    char **protect;
+    int n = 0, i;
+    kvg_status st;
+    char *names[KVG_CASE_MAX_TENSORS] = {0};
+
+    if ((st = kvg_outset_forbid_dir(o, c->dir, "the case directory",
+                                    diag)) != KVG_OK)
+        return st;
+    if ((protect = case_files(c, &n)) == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
+    for (i = 0; st == KVG_OK && i < out->count; i++) {
+        names[i] = kvg_path_join("", out->items[i].name, ".npy", diag);
+        st = names[i] == NULL
+                 ? KVG_ERR_NOMEM
+                 : kvg_outset_check(o, names[i], (const char *const *)protect,
+                                    n, diag);
+    }
+    for (i = 0; st == KVG_OK && i < out->count; i++)
+        st = kvg_outset_add_npy(o, names[i], &out->items[i].t, diag);
+    if (st == KVG_OK)
+        st = kvg_outset_commit(o, diag);
+    for (i = 0; i < n; i++)
+        free(protect[i]);
+    free(protect);
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
+        free(names[i]);
+    return st;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -83,7 +199,9 @@ static int cmd_run(int argc, char **argv)
     const char *case_dir = NULL, *out_dir = ".";
     kvg_case c;
     kvg_case_set out;
+    kvg_outset *o = NULL;
     kvg_diag diag;
+    kvg_status st;
     int i, rc = KVG_EXIT_PASS;
 
     for (i = 0; i < argc; i++) {
@@ -105,26 +223,26 @@ static int cmd_run(int argc, char **argv)
     }
     if (case_dir == NULL)
         return kvg_cli_usage_error("run: missing CASE directory%s", "");
+    if (out_dir[0] == '\0')
+        return kvg_cli_usage_error("run: --out is an empty path; give a "
+                                   "directory%s", "");
     if (!kvg_cli_load(case_dir, &c))
         return KVG_EXIT_INVALID;
     memset(&out, 0, sizeof out);
     kvg_diag_clear(&diag);
-    if (kvg_case_run(&c, &out, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: %s: the operator refused the case: %s\n",
-                case_dir, diag.message);
+    if ((st = kvg_case_run(&c, &out, &diag)) != KVG_OK) {
+        kvg_cli_run_error(case_dir, st, &diag);
         rc = KVG_EXIT_INVALID;
+    } else if (kvg_outset_begin(&o, out_dir, &diag) != KVG_OK ||
+               write_outputs(&c, &out, o, &diag) != KVG_OK) {
+        fprintf(stderr, "kvgold: run %s: nothing written: %s\n", case_dir,
+                diag.message);
+        rc = KVG_EXIT_INVALID;
+    } else {
+        for (i = 0; i < kvg_outset_count(o); i++)
+            printf("wrote %s\n", kvg_outset_path(o, i));
     }
-    for (i = 0; rc == KVG_EXIT_PASS && i < out.count; i++) {
-        char path[2 * KVG_CASE_PATH_MAX];
-        (void)snprintf(path, sizeof path, "%s/%s.npy", out_dir,
-                       out.items[i].name);
-        if (kvg_npy_save(path, &out.items[i].t, &diag) != KVG_OK) {
-            fprintf(stderr, "kvgold: %s\n", diag.message);
-            rc = KVG_EXIT_INVALID;
-        } else {
-            printf("wrote %s\n", path);
-        }
-    }
+    kvg_outset_end(o);
     kvg_case_set_free(&out);
     kvg_case_free(&c);
     return rc;
@@ -160,6 +278,8 @@ static int cmd_check(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (!kvg_cli_global_options(&argc, argv))
+        return KVG_EXIT_INVALID;
     if (argc < 2) {
         fputs(k_usage, stderr);
         return KVG_EXIT_INVALID;

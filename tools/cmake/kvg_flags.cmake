@@ -33,6 +33,16 @@ if(KVG_DISPATCH AND CMAKE_C_COMPILER_ID STREQUAL "GNU"
   set(KVG_DISPATCH_CLONES ON)
 endif()
 
+# kvg_apply_exports_map(target): a shared libkvgold exports kvg_ names
+# only, never kvg_i_ (ELF; src/exports.map says why visibility is not enough).
+function(kvg_apply_exports_map target)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT APPLE AND NOT WIN32)
+    set(_map ${PROJECT_SOURCE_DIR}/src/exports.map)
+    target_link_options(${target} PRIVATE "LINKER:--version-script=${_map}")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${_map})
+  endif()
+endfunction()
+
 if(KVG_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
                       -fno-omit-frame-pointer)

@@ -11,6 +11,9 @@ option(KVG_BUILD_TESTS "Build the cmocka test suite" ${PROJECT_IS_TOP_LEVEL})
 option(KVG_BUILD_TOOLS "Build the kvgold command-line tool and benchmark"
        ${PROJECT_IS_TOP_LEVEL})
 option(KVG_INSTALL "Generate install rules" ${PROJECT_IS_TOP_LEVEL})
+option(KVG_BUILD_PYTHON
+  "Build and install the kvgold Python package (tools/python; a shared libkvgold for ctypes)"
+  ${PROJECT_IS_TOP_LEVEL})
 # BUILD_SHARED_LIBS (CMake's own, default OFF): build libkvgold.so instead of
 # libkvgold.a. Only KVG_API symbols are exported; white-box tests link the
 # internal archive kvgold_internal (src/CMakeLists.txt).

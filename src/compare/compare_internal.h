@@ -1,0 +1,146 @@
+/*
+ * src/compare/compare_internal.h - what the files of the comparison share
+ * (kvgold/compare.h is the contract). One concern per file:
+ *
+ *   names.c         names, the AUTO table, defaults, args_init
+ *   standards.c     the threshold tables of every standard, with sources
+ *   element.c       decoding an element, value-line ranks, ULP error
+ *   bytes.c         bulk byte comparison of element runs
+ *   validate.c      argument checks (nothing is written before they pass)
+ *   worst.c         coordinates and the worst-element list
+ *   measure.c       per-element statistics
+ *   verdict.c       limits -> verdict and reason, per standard
+ *   compare.c       kvg_compare_tensor, the not-judged result
+ *   written_mask.c  kvg_compare_written_mask
+ *   runs.c          kvg_compare_runs (bit-identity of repeated runs)
+ *   summary.c       totals over a case
+ *   report.c        text and JSON
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_COMPARE_INTERNAL_H
+#define KVGOLD_SRC_COMPARE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/compare.h"
+
+/* CANN's relative-error floor: rel = |a - g| / (|g| + 1e-7). */
+#define KVG_I_REL_FLOOR 1e-7
+
+/* ---- element.c ---------------------------------------------------------- */
+
+enum { KVG_I_CLS_FINITE = 0, KVG_I_CLS_NAN = 1, KVG_I_CLS_INF = 2 };
+
+typedef struct kvg_i_elem {
+    double v;      /* widened value */
+    uint64_t bits; /* raw code */
+    int64_t iv;    /* integer dtypes: the exact value */
+    int cls;
+} kvg_i_elem;
+
+int kvg_i_cmp_is_int(kvg_dtype dt);
+int kvg_i_cmp_is_code(kvg_dtype dt); /* 8-bit floats */
+uint64_t kvg_i_cmp_raw_bits(const unsigned char *p, size_t size);
+/* Decode one element; dt must be valid (checked by the caller). */
+void kvg_i_cmp_load(kvg_dtype dt, size_t size, const unsigned char *p,
+                    kvg_i_elem *e);
+/* Rank of every code of an 8-bit float format on its value line. */
+void kvg_i_cmp_build_ranks(kvg_dtype dt, int rank[256]);
+/* |got - want| of integer elements, exactly; *negative = got < want. */
+uint64_t kvg_i_cmp_int_delta(const kvg_i_elem *want, const kvg_i_elem *got,
+                             int *negative);
+/* |a - g| in units of the ULP at g, for fp16, bf16 and fp32 (exact:
+ * a power-of-two scaling of an exact difference). */
+double kvg_i_cmp_ulp_error(kvg_dtype dt, double g, double abs_diff);
+
+/* ---- bytes.c ------------------------------------------------------------ */
+
+/* The first element index in [from, to) whose `esize` bytes differ between
+ * a and b, or `to` if none: whole runs are compared with memcmp in blocks,
+ * element by element only inside a block that differs. */
+int64_t kvg_i_cmp_first_diff(const unsigned char *a, const unsigned char *b,
+                             size_t esize, int64_t from, int64_t to);
+
+/* ---- standards.c -------------------------------------------------------- */
+
+typedef struct kvg_i_mixed_table {
+    double rtol, atol, max_abs_limit; /* 0 = no entry for the dtype */
+} kvg_i_mixed_table;
+
+typedef struct kvg_i_small_table {
+    double small_value, small_error; /* 0 = no entry */
+} kvg_i_small_table;
+
+#define KVG_I_MIXED_RATIO 0.99 /* required matched ratio (both sources) */
+#define KVG_I_MIXED_CAP_ULPS 32.0
+#define KVG_I_SMALL_ERR_RATIO 2.0
+
+kvg_i_mixed_table kvg_i_cmp_mixed_table(kvg_compare_standard s,
+                                        kvg_dtype dt);
+kvg_i_small_table kvg_i_cmp_small_table(kvg_dtype dt);
+/* The level's MARE / MERE / RMSE ratio limits; 0 on an invalid level. */
+int kvg_i_cmp_level_limits(kvg_compare_level level, double *mare,
+                           double *mere, double *rmse);
+/* ULP count threshold of the ULP statistics (msprobe). */
+double kvg_i_cmp_ulp_threshold(kvg_dtype dt);
+/* Static text: the document and commit a standard's numbers come from. */
+const char *kvg_i_cmp_standard_source(kvg_compare_standard s,
+                                      kvg_compare_criterion crit);
+/* Static text: the rule applied (kvg_compare_result.standard). */
+const char *kvg_i_cmp_rule_text(kvg_compare_standard s,
+                                kvg_compare_criterion crit);
+
+/* ---- validate.c --------------------------------------------------------- */
+
+typedef struct kvg_i_labels {
+    char golden[KVG_DIAG_NAME_MAX], actual[KVG_DIAG_NAME_MAX];
+    char initial[KVG_DIAG_NAME_MAX], written[KVG_DIAG_NAME_MAX];
+    char layout[KVG_DIAG_NAME_MAX], args[KVG_DIAG_NAME_MAX];
+    char third_party[KVG_DIAG_NAME_MAX];
+} kvg_i_labels;
+
+void kvg_i_cmp_make_labels(const char *name, kvg_i_labels *l);
+kvg_status kvg_i_cmp_check_view(const kvg_tensor *t, const char *label,
+                                int64_t *numel, kvg_diag *diag);
+kvg_status kvg_i_cmp_check_like(const kvg_tensor *t, const char *label,
+                                const kvg_tensor *golden, kvg_diag *diag);
+kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
+                              const kvg_i_labels *l, int64_t *numel,
+                              kvg_compare_criterion *crit, kvg_diag *diag);
+
+/* ---- the comparison context (measure.c, worst.c, verdict.c) ------------- */
+
+typedef struct kvg_i_cmp_ctx {
+    const kvg_compare_args *a;
+    kvg_compare_result *r;
+    kvg_dtype dt;
+    size_t esize;
+    int64_t numel;
+    const unsigned char *g, *x, *init, *tp; /* golden, actual, initial,
+                                               third party bytes */
+    int rank[256];
+    /* binary64 accumulators, in element order */
+    double sum_rel, sum_sq, dot, norm_a, norm_g, sum_ulp;
+    double n_sum_rel, n_sum_sq, tp_sum_rel, tp_sum_sq; /* normal range */
+    int64_t first_nonfinite, first_over_cap;
+} kvg_i_cmp_ctx;
+
+void kvg_i_cmp_fill_element(const kvg_i_cmp_ctx *c, int64_t index,
+                            const kvg_i_elem *want, const kvg_i_elem *got,
+                            double abs_err, double rel_err, double score,
+                            kvg_compare_element *e);
+void kvg_i_cmp_offer_worst(kvg_i_cmp_ctx *c, int64_t index,
+                           const kvg_i_elem *want, const kvg_i_elem *got,
+                           double abs_err, double rel_err, double score);
+
+/* Elements [from, to) are untouched (mask 0): counted, and the changed
+ * ones listed. */
+void kvg_i_cmp_measure_untouched(kvg_i_cmp_ctx *c, int64_t from, int64_t to);
+void kvg_i_cmp_measure_written(kvg_i_cmp_ctx *c, int64_t i);
+
+/* Means, ratios and the verdict with its reason. */
+void kvg_i_cmp_finish(kvg_i_cmp_ctx *c);
+
+#endif /* KVGOLD_SRC_COMPARE_INTERNAL_H */

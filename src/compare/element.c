@@ -1,0 +1,135 @@
+/*
+ * src/compare/element.c - one element's value, its place on an 8-bit
+ * format's value line, and its ULP error (kvgold/compare.h).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kvgold/format.h"
+#include "src/compare/compare_internal.h"
+
+int kvg_i_cmp_is_int(kvg_dtype dt)
+{
+    return dt == KVG_INT8 || dt == KVG_INT32 || dt == KVG_INT64;
+}
+
+int kvg_i_cmp_is_code(kvg_dtype dt)
+{
+    return dt == KVG_FP8_E4M3FN || dt == KVG_FP8_E5M2 || dt == KVG_HIF8;
+}
+
+uint64_t kvg_i_cmp_raw_bits(const unsigned char *p, size_t size)
+{
+    uint8_t b8;
+    uint16_t b16;
+    uint32_t b32;
+    uint64_t b64;
+
+    switch (size) {
+    case 1: memcpy(&b8, p, 1); return b8;
+    case 2: memcpy(&b16, p, 2); return b16;
+    case 4: memcpy(&b32, p, 4); return b32;
+    default: memcpy(&b64, p, 8); return b64;
+    }
+}
+
+void kvg_i_cmp_load(kvg_dtype dt, size_t size, const unsigned char *p,
+                    kvg_i_elem *e)
+{
+    float f = 0.0f;
+
+    e->bits = kvg_i_cmp_raw_bits(p, size);
+    e->iv = 0;
+    if (dt == KVG_INT8) {
+        int8_t v;
+        memcpy(&v, p, 1);
+        e->iv = v;
+    } else if (dt == KVG_INT32) {
+        int32_t v;
+        memcpy(&v, p, 4);
+        e->iv = v;
+    } else if (dt == KVG_INT64) {
+        memcpy(&e->iv, p, 8);
+    }
+    if (kvg_i_cmp_is_int(dt)) {
+        e->v = (double)e->iv;
+        e->cls = KVG_I_CLS_FINITE;
+        return;
+    }
+    (void)kvg_decode_f32(dt, p, &f); /* dtype validated by the caller */
+    e->v = (double)f;
+    e->cls = isnan(e->v)   ? KVG_I_CLS_NAN
+             : isinf(e->v) ? KVG_I_CLS_INF
+                           : KVG_I_CLS_FINITE;
+}
+
+/*
+ * The value-line rank of every code of an 8-bit float format: the number of
+ * distinct non-NaN values below the code's value. Equal values share a rank
+ * (-0 and +0), so the distance between two codes is the number of
+ * representable values one must step over. The int8 view ttk uses is not
+ * monotonic for sign-magnitude codes (and HiF8's code order interleaves
+ * binades), which this avoids. Built per call: 256^2 comparisons, no state.
+ */
+void kvg_i_cmp_build_ranks(kvg_dtype dt, int rank[256])
+{
+    double v[256];
+    unsigned char first[256];
+    int c, d;
+
+    for (c = 0; c < 256; c++) {
+        unsigned char b = (unsigned char)c;
+        float f = 0.0f;
+        (void)kvg_decode_f32(dt, &b, &f);
+        v[c] = (double)f;
+    }
+    for (c = 0; c < 256; c++) {
+        first[c] = !isnan(v[c]);
+        for (d = 0; d < c && first[c]; d++)
+            if (v[d] == v[c])
+                first[c] = 0;
+    }
+    for (c = 0; c < 256; c++) {
+        rank[c] = 0;
+        if (isnan(v[c]))
+            continue;
+        for (d = 0; d < 256; d++)
+            if (first[d] && v[d] < v[c])
+                rank[c]++;
+    }
+}
+
+uint64_t kvg_i_cmp_int_delta(const kvg_i_elem *want, const kvg_i_elem *got,
+                             int *negative)
+{
+    *negative = got->iv < want->iv;
+    return *negative ? (uint64_t)want->iv - (uint64_t)got->iv
+                     : (uint64_t)got->iv - (uint64_t)want->iv;
+}
+
+/*
+ * msprobe's ULP (api_accuracy_checker compare/algorithm.py get_ulp_err):
+ * ulp(g) = 2^(eb - m), eb = floor(log2|g|) clamped below at the smallest
+ * normal exponent emin, m the stored mantissa bits. At g = 0 msprobe takes
+ * eb = 0 (an ULP of 2^-m, as at 1.0); kvgold takes emin, the true spacing
+ * of the subnormals around 0. The scaling by a power of two is exact.
+ */
+double kvg_i_cmp_ulp_error(kvg_dtype dt, double g, double abs_diff)
+{
+    int m, emin, e = 0;
+
+    switch (dt) {
+    case KVG_FP16: m = 10; emin = -14; break;
+    case KVG_BF16: m = 7; emin = -126; break;
+    default: m = 23; emin = -126; break; /* fp32 */
+    }
+    if (g != 0.0) {
+        (void)frexp(g, &e); /* |g| = f * 2^e, f in [0.5, 1) */
+        e -= 1;             /* floor(log2|g|) */
+    }
+    if (g == 0.0 || e < emin)
+        e = emin;
+    return ldexp(abs_diff, m - e);
+}

@@ -1,0 +1,221 @@
+/*
+ * src/compare/measure.c - the statistics of one comparison, element by
+ * element in index order, accumulated in binary64 so a result is
+ * reproducible bit for bit on any IEEE machine (kvgold/compare.h).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <float.h>
+#include <math.h>
+
+#include "src/compare/compare_internal.h"
+
+void kvg_i_cmp_measure_untouched(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
+{
+    const unsigned char *ref = c->init != NULL ? c->init : c->g;
+    kvg_compare_result *r = c->r;
+    int64_t i = from;
+
+    r->untouched += to - from;
+    while ((i = kvg_i_cmp_first_diff(ref, c->x, c->esize, i, to)) < to) {
+        size_t off = (size_t)i * c->esize;
+        kvg_i_elem want, got;
+        double d;
+
+        r->untouched_changed++;
+        if (r->untouched_listed < KVG_COMPARE_WORST) {
+            kvg_i_cmp_load(c->dt, c->esize, ref + off, &want);
+            kvg_i_cmp_load(c->dt, c->esize, c->x + off, &got);
+            d = fabs(got.v - want.v);
+            kvg_i_cmp_fill_element(c, i, &want, &got, d,
+                                   d / (fabs(want.v) + KVG_I_REL_FLOOR), d,
+                                   &r->untouched_first[r->untouched_listed++]);
+        }
+        i++;
+    }
+}
+
+/* ULP error of a finite pair (see kvg_compare_result.has_ulp). */
+static double ulp_of(const kvg_i_cmp_ctx *c, const kvg_i_elem *want,
+                     const kvg_i_elem *got, double abs_diff)
+{
+    if (kvg_i_cmp_is_int(c->dt)) {
+        int neg;
+        return (double)kvg_i_cmp_int_delta(want, got, &neg);
+    }
+    if (kvg_i_cmp_is_code(c->dt)) {
+        int d = c->rank[got->bits & 0xFF] - c->rank[want->bits & 0xFF];
+        return d < 0 ? -(double)d : (double)d;
+    }
+    return kvg_i_cmp_ulp_error(c->dt, want->v, abs_diff);
+}
+
+static void measure_ulp_and_mixed(kvg_i_cmp_ctx *c, int64_t i,
+                                  const kvg_i_elem *want,
+                                  const kvg_i_elem *got, double ad)
+{
+    kvg_compare_result *r = c->r;
+    double ulp = ulp_of(c, want, got, ad);
+
+    c->sum_ulp += ulp;
+    if (r->compared == 1 || ulp > r->max_ulp)
+        r->max_ulp = ulp;
+    if (ulp > r->ulp_threshold)
+        r->ulp_over++;
+    if (kvg_i_cmp_is_int(c->dt) ? got->iv > want->iv : got->v > want->v)
+        r->err_above++;
+    else if (kvg_i_cmp_is_int(c->dt) ? got->iv < want->iv : got->v < want->v)
+        r->err_below++;
+    if (isnan(r->rtol))
+        return;
+    if (ad <= r->atol + r->rtol * fabs(want->v))
+        r->matched++;
+    if (ad > r->max_abs_limit && ulp > r->cap_ulps) {
+        r->over_cap++;
+        if (c->first_over_cap < 0)
+            c->first_over_cap = i;
+    }
+}
+
+/* The dual benchmark: NPU and third party against the golden, split at
+ * small_value. Only pairs where all three are finite take part. */
+static void measure_third_party(kvg_i_cmp_ctx *c, size_t off,
+                                const kvg_i_elem *want,
+                                const kvg_i_elem *got)
+{
+    kvg_compare_result *r = c->r;
+    kvg_i_elem tp;
+    double g = want->v, ag = fabs(g), dn, dt, rn, rt;
+
+    kvg_i_cmp_load(c->dt, c->esize, c->tp + off, &tp);
+    if (want->cls != KVG_I_CLS_FINITE || tp.cls != KVG_I_CLS_FINITE) {
+        if (!(want->cls == KVG_I_CLS_NAN && tp.cls == KVG_I_CLS_NAN) &&
+            !(want->cls == KVG_I_CLS_INF && tp.cls == KVG_I_CLS_INF &&
+              (want->v > 0) == (tp.v > 0)))
+            r->tp_nonfinite_mismatch++;
+        return;
+    }
+    if (got->cls != KVG_I_CLS_FINITE)
+        return;
+    dn = fabs(got->v - g);
+    dt = fabs(tp.v - g);
+    if (ag < r->small_value) {
+        r->small_count++;
+        r->small_err_npu += dn > r->small_error;
+        r->small_err_tp += dt > r->small_error;
+        return;
+    }
+    rn = dn / (ag + KVG_I_REL_FLOOR);
+    rt = dt / (ag + KVG_I_REL_FLOOR);
+    r->normal_count++;
+    c->n_sum_rel += rn;
+    c->n_sum_sq += dn * dn;
+    c->tp_sum_rel += rt;
+    c->tp_sum_sq += dt * dt;
+    if (r->normal_count == 1 || rn > r->npu_mare)
+        r->npu_mare = rn;
+    if (r->normal_count == 1 || rt > r->tp_mare)
+        r->tp_mare = rt;
+}
+
+static void measure_finite(kvg_i_cmp_ctx *c, int64_t i, const kvg_i_elem *want,
+                           const kvg_i_elem *got, int same_bits)
+{
+    kvg_compare_result *r = c->r;
+    double d = got->v - want->v;
+    double ad = fabs(d), ag = fabs(want->v);
+    double rel = ad / (ag + KVG_I_REL_FLOOR);
+    double mrel = ag != 0.0 ? ad / ag : ad == 0.0 ? 0.0 : ad / DBL_EPSILON;
+    double score = ad;
+
+    r->compared++;
+    c->sum_rel += rel;
+    c->sum_sq += d * d;
+    c->dot += got->v * want->v;
+    c->norm_a += got->v * got->v;
+    c->norm_g += want->v * want->v;
+    if (r->compared == 1 || ad > r->max_abs_err)
+        r->max_abs_err = ad;
+    if (r->compared == 1 || rel > r->mare)
+        r->mare = rel;
+    if (r->compared == 1 || mrel > r->max_rel_err)
+        r->max_rel_err = mrel;
+    if (!(mrel < 0.001))
+        r->over_thousandth++;
+    if (!(mrel < 0.005))
+        r->over_five_thousandth++;
+    measure_ulp_and_mixed(c, i, want, got, ad);
+    if (r->has_int_delta) {
+        int neg;
+        uint64_t ud = kvg_i_cmp_int_delta(want, got, &neg);
+        if (ud == 1 && neg)
+            r->delta_minus1++;
+        else if (ud == 1)
+            r->delta_plus1++;
+        else if (ud > 1)
+            r->delta_over1++;
+        if (ud > r->max_abs_delta)
+            r->max_abs_delta = ud;
+        if (r->criterion == KVG_CRIT_INT_ABS1)
+            score = (double)ud;
+    }
+    if (r->has_code_dist) {
+        int64_t dist = c->rank[got->bits & 0xFF] - c->rank[want->bits & 0xFF];
+        if (dist < 0)
+            dist = -dist;
+        if (dist == 1)
+            r->dist1++;
+        else if (dist > 1)
+            r->dist_over1++;
+        if (dist > r->max_dist)
+            r->max_dist = dist;
+        if (r->criterion == KVG_CRIT_CODE_DIST)
+            score = (double)dist;
+    }
+    if (r->criterion == KVG_CRIT_FLOAT_RE)
+        score = rel;
+    if (!same_bits)
+        kvg_i_cmp_offer_worst(c, i, want, got, ad, rel, score);
+}
+
+void kvg_i_cmp_measure_written(kvg_i_cmp_ctx *c, int64_t i)
+{
+    size_t off = (size_t)i * c->esize;
+    kvg_compare_result *r = c->r;
+    kvg_i_elem want, got;
+    int same_bits;
+
+    r->written++;
+    kvg_i_cmp_load(c->dt, c->esize, c->g + off, &want);
+    kvg_i_cmp_load(c->dt, c->esize, c->x + off, &got);
+    if (c->tp != NULL)
+        measure_third_party(c, off, &want, &got);
+    same_bits = want.bits == got.bits;
+    if (!same_bits)
+        r->bits_differ++;
+    if (want.cls == KVG_I_CLS_FINITE && got.cls == KVG_I_CLS_FINITE) {
+        measure_finite(c, i, &want, &got, same_bits);
+        return;
+    }
+    if (want.cls == KVG_I_CLS_NAN && got.cls == KVG_I_CLS_NAN) {
+        r->nan_matched++;
+        r->matched++;
+        if (!same_bits) /* another payload: only bitwise minds */
+            kvg_i_cmp_offer_worst(c, i, &want, &got, 0.0, 0.0, 0.0);
+        return;
+    }
+    if (want.cls == KVG_I_CLS_INF && got.cls == KVG_I_CLS_INF &&
+        (want.v > 0) == (got.v > 0)) {
+        r->inf_matched++;
+        r->matched++;
+        return;
+    }
+    /* A NaN or inf where the golden has something else (or vice versa). */
+    r->nonfinite_mismatch++;
+    if (c->first_nonfinite < 0)
+        c->first_nonfinite = i;
+    r->over_thousandth++;
+    r->over_five_thousandth++;
+    r->ulp_over++;
+    kvg_i_cmp_offer_worst(c, i, &want, &got, HUGE_VAL, HUGE_VAL, HUGE_VAL);
+}

@@ -1,0 +1,212 @@
+/*
+ * src/ops/kv_rms_norm_rope_cache/descriptor.c - KvRmsNormRopeCache's descriptor:
+ * its tensors, attributes and options, how its outputs are shaped and
+ * judged (src/registry/op_desc.h). docs/kv_rms_norm_rope_cache.md, "Case
+ * format", lists the same names.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvgold/kv_rms_norm_rope_cache.h"
+#include "src/common/internal.h"
+#include "src/registry/op_desc.h"
+
+typedef kvg_kv_rms_norm_rope_cache_args kv_args;
+KVG_I_OP_ARGS_FIT(kv_args);
+
+#define TENSOR(n, kind, presence, case_req)                                  \
+    {{#n, kind, presence}, offsetof(kv_args, n), case_req}
+
+static const kvg_i_op_tensor k_tensors[] = {
+    TENSOR(kv, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    TENSOR(ckv_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    TENSOR(k_rope_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(c_kv_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(k_rope_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(c_kv_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(k_rope, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+};
+
+static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                              const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    (void)attr;
+    (void)diag;
+    k->epsilon = v->f;
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_output_kv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                                const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    (void)attr;
+    (void)diag;
+    k->is_output_kv = (int)v->i;
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+/* An unknown mode is the op's refusal (161002), not a malformed file: the
+ * NPU would silently run it as Norm. */
+static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                                 const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    if (!kvg_kv_cache_mode_from_name(v->s, &k->cache_mode))
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_profile(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                              const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    if (!kvg_kv_profile_from_name(v->s, &k->profile))
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_reduce_order(kvg_i_op_args *a,
+                                   const kvg_i_op_attr *attr,
+                                   const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_quant_overflow(kvg_i_op_args *a,
+                                     const kvg_i_op_attr *attr,
+                                     const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    if (strcmp(v->s, "saturate") == 0)
+        k->quant_overflow = KVG_OVF_SATURATE;
+    else if (strcmp(v->s, "nonsat") == 0)
+        k->quant_overflow = KVG_OVF_NONSAT;
+    else
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static const kvg_i_op_attr k_attrs[] = {
+    {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-05"}, set_epsilon, NULL, 0},
+    {{"cache_mode", KVG_VALUE_STRING, 0, 0, "\"Norm\""}, set_cache_mode,
+     "\"%s\" is not Norm, PA, PA_BNSD, PA_NZ, PA_BLK_BNSD or PA_BLK_NZ (the "
+     "NPU would silently run it as Norm)", 0},
+    {{"is_output_kv", KVG_VALUE_BOOL, 0, 0, "false"}, set_output_kv, NULL, 0},
+    {{"profile", KVG_VALUE_STRING, 1, 0, "\"ascend950\""}, set_profile,
+     "\"%s\" is not ascend950 or a2a3", 1},
+    {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},
+     set_reduce_order, "\"%s\" is not a kvgold reduction order", 1},
+    {{"quant_overflow", KVG_VALUE_STRING, 1, 0, "\"saturate\""},
+     set_quant_overflow, "\"%s\" is not saturate or nonsat", 1},
+};
+
+static void init(kvg_i_op_args *a)
+{
+    kv_args k;
+    kvg_kv_rms_norm_rope_cache_args_init(&k);
+    KVG_I_STORE(a, &k);
+}
+
+static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
+                                 kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    return kvg_kv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
+}
+
+static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    return kvg_kv_rms_norm_rope_cache(k, diag);
+}
+
+/* k_rope [Bkv, 1, Skv, Dk] and c_kv [Bkv, 1, Skv, Dv], of kv's dtype. */
+static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
+                               int *produced, kvg_dtype *dtype, int *rank,
+                               int64_t *shape, kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    const int rope = strcmp(name, "k_rope") == 0;
+    const kvg_tensor *dsrc = rope ? k->cos : k->gamma;
+    const int ddim = rope ? 3 : 0;
+
+    if (!k->is_output_kv) {
+        *produced = 0;
+        return KVG_OK;
+    }
+    if (k->kv == NULL || dsrc == NULL || k->kv->rank != 4 ||
+        dsrc->rank <= ddim || k->kv->shape[0] <= 0 || k->kv->shape[2] <= 0 ||
+        dsrc->shape[ddim] <= 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                          "%s: its shape needs kv [Bkv, 1, Skv, D] and %s, "
+                          "which are missing or malformed", name,
+                          rope ? "cos [.., Dk]" : "gamma [Dv]");
+    *produced = 1;
+    *dtype = k->kv->dtype;
+    *rank = 4;
+    shape[0] = k->kv->shape[0];
+    shape[1] = 1;
+    shape[2] = k->kv->shape[2];
+    shape[3] = dsrc->shape[ddim];
+    return KVG_OK;
+}
+
+/* k_rope, c_kv: compute. The caches: quant (1-byte) or compute, laid out
+ * as the cache mode says. */
+static void describe(const kvg_i_op_args *a, const char *name,
+                     const kvg_tensor *t, kvg_compare_role *role,
+                     int *has_layout, kvg_cache_layout *layout)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    const kvg_kv_cache_mode mode = k->cache_mode;
+    if (strcmp(name, "k_cache") != 0 && strcmp(name, "ckv_cache") != 0) {
+        *role = KVG_ROLE_COMPUTE;
+        return;
+    }
+    *role = kvg_dtype_is_quant8(t->dtype) ? KVG_ROLE_QUANT : KVG_ROLE_COMPUTE;
+    if (t->rank != 4)
+        return;
+    if (mode == KVG_KV_CACHE_NORM)
+        kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_BNSD, t->shape[0],
+                            t->shape[2], t->shape[1], t->shape[3], 0);
+    else if (mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ)
+        kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_NZ, t->shape[0],
+                            t->shape[1], t->shape[2], t->shape[3],
+                            kvg_c0_of(t->dtype));
+    else
+        kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_ND, t->shape[0],
+                            t->shape[1], t->shape[2], t->shape[3], 0);
+}
+
+const kvg_op kvg_i_op_kv = {
+    "kv_rms_norm_rope_cache",
+    k_tensors,
+    sizeof k_tensors / sizeof k_tensors[0],
+    k_attrs,
+    sizeof k_attrs / sizeof k_attrs[0],
+    offsetof(kv_args, workspace),
+    offsetof(kv_args, workspace_size),
+    init,
+    workspace_size,
+    run,
+    output_shape,
+    describe,
+};

@@ -1,0 +1,309 @@
+/*
+ * src/ops/kv_rms_norm_rope_cache/entry.c - KvRmsNormRopeCache: the entry points
+ * and the per-token compute (the checks are in _check.c).
+ *
+ * Tokens are processed in order t = b*Skv + s, but the order is not part of
+ * the contract: validation has refused every input in which two tokens
+ * write the same cache row, so the result does not depend on it.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "src/common/dtype_size.h"
+#include "src/kernels/kernels.h"
+#include "src/ops/kv_rms_norm_rope_cache/internal.h"
+
+static const char *const k_mode_names[] = {"Norm", "PA_BNSD", "PA_NZ",
+                                           "PA_BLK_BNSD", "PA_BLK_NZ"};
+static const char *const k_profile_names[] = {"ascend950", "a2a3"};
+
+int kvg_kv_cache_mode_from_name(const char *name, kvg_kv_cache_mode *mode)
+{
+    int i;
+    if (name == NULL)
+        return 0;
+    if (strcmp(name, "PA") == 0) {
+        *mode = KVG_KV_CACHE_PA;
+        return 1;
+    }
+    for (i = 0; i < 5; i++) {
+        if (strcmp(name, k_mode_names[i]) == 0) {
+            *mode = (kvg_kv_cache_mode)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *kvg_kv_cache_mode_name(kvg_kv_cache_mode mode)
+{
+    if ((int)mode < 0 || (int)mode > 4)
+        return NULL;
+    return k_mode_names[mode];
+}
+
+int kvg_kv_profile_from_name(const char *name, kvg_kv_profile *profile)
+{
+    int i;
+    if (name == NULL)
+        return 0;
+    for (i = 0; i < 2; i++) {
+        if (strcmp(name, k_profile_names[i]) == 0) {
+            *profile = (kvg_kv_profile)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *kvg_kv_profile_name(kvg_kv_profile profile)
+{
+    if ((int)profile < 0 || (int)profile > 1)
+        return NULL;
+    return k_profile_names[profile];
+}
+
+void kvg_kv_rms_norm_rope_cache_args_init(kvg_kv_rms_norm_rope_cache_args *a)
+{
+    if (a == NULL)
+        return;
+    memset(a, 0, sizeof *a);
+    a->epsilon = 1e-5;
+    a->cache_mode = KVG_KV_CACHE_NORM;
+    a->is_output_kv = 0;
+    a->profile = KVG_KV_PROFILE_ASCEND950;
+    a->reduce_order = KVG_REDUCE_PAIRWISE;
+    a->quant_overflow = KVG_OVF_DEFAULT;
+}
+
+kvg_status kvg_kv_rms_norm_rope_cache_workspace_size(
+    const kvg_kv_rms_norm_rope_cache_args *args, size_t *bytes,
+    kvg_diag *diag)
+{
+    kvg_i_krnrc_plan plan;
+    kvg_status st;
+    size_t need;
+
+    if (bytes == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
+                          "bytes: NULL result pointer");
+    st = kvg_i_krnrc_check_args(args, &plan, diag);
+    if (st != KVG_OK)
+        return st;
+    need = kvg_i_krnrc_ws_bytes(&plan);
+    if (need == 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
+                          "workspace: the size for these shapes overflows "
+                          "size_t");
+    *bytes = need;
+    return KVG_OK;
+}
+
+/* ---- compute ------------------------------------------------------------ */
+
+static void load_f32(const kvg_tensor *t, float *dst)
+{
+    if (t != NULL)
+        memcpy(dst, t->data, (size_t)kvg_i_numel(t) * sizeof(float));
+}
+
+/* The cache row of token (b, s): 0 when its index is negative (skip).
+ * The layouts' "block" is the batch in Norm mode, the page otherwise. */
+static int target(const kvg_kv_rms_norm_rope_cache_args *a,
+                  const kvg_i_krnrc_plan *p, int64_t b, int64_t s,
+                  kvg_cache_coord *at)
+{
+    int64_t v;
+    memset(at, 0, sizeof *at);
+    if (a->cache_mode == KVG_KV_CACHE_NORM) {
+        v = kvg_i_index_at(a->index, b * p->skv + s);
+        at->block = b;
+        at->slot = v;
+    } else if (kvg_i_krnrc_is_blk(a->cache_mode)) {
+        /* index gives the block's first slot; only v / BS is used and the
+         * block's tokens fill its slots from 0 in sequence order */
+        v = kvg_i_index_at(a->index, b * p->nb + s / p->bs);
+        at->block = v / p->bs;
+        at->slot = s % p->bs;
+    } else {
+        v = kvg_i_index_at(a->index, b * p->skv + s);
+        at->block = v / p->bs;
+        at->slot = v % p->bs;
+    }
+    return v >= 0;
+}
+
+/* Where the row of cache coordinate `at` starts (its channel 0). */
+static unsigned char *row_start(const kvg_tensor *cache,
+                                const kvg_cache_layout *l, kvg_cache_coord at)
+{
+    at.channel = 0;
+    return (unsigned char *)cache->data +
+           (size_t)kvg_layout_offset(l, &at) * kvg_i_dtype_size(cache->dtype);
+}
+
+/* Where a row is encoded: in ND / BNSD the row is contiguous in the cache,
+ * so it is encoded in place; in NZ into `buf`, then scattered. */
+static unsigned char *encode_target(const kvg_cache_layout *l,
+                                    unsigned char *dst, unsigned char *buf)
+{
+    return l->kind == KVG_LAYOUT_NZ ? buf : dst;
+}
+
+/* Copy an NZ row from `buf` into its slot in runs of C0 channels: run
+ * c/C0 + 1 starts BS*C0 elements after run c/C0 (the next C0 group of the
+ * same block and slot), so the runs follow at that stride instead of each
+ * being placed by kvg_layout_offset. Nothing to do in ND / BNSD. */
+static void scatter_nz(const kvg_tensor *cache, const kvg_cache_layout *l,
+                       unsigned char *dst, const unsigned char *buf)
+{
+    const size_t es = kvg_i_dtype_size(cache->dtype);
+
+    if (l->kind != KVG_LAYOUT_NZ)
+        return;
+    kvg_i_copy_runs(dst, (size_t)(l->slots * l->c0) * es, buf,
+                    (size_t)l->c0 * es, (size_t)(l->dim / l->c0));
+}
+
+/* Encode a binary32 row for a cache: quantised (multiply by the scale,
+ * then add the offset, then narrow) or rounded to T. */
+static void encode_row(const kvg_i_krnrc_plan *p, const kvg_tensor *cache,
+                       int quant, const float *x, size_t n,
+                       const float *scale, int64_t scale_n,
+                       const float *offset, int64_t offset_n,
+                       kvg_overflow ovf, unsigned char *dst)
+{
+    if (!quant) {
+        kvg_i_store_row(p->t, x, n, KVG_OVF_DEFAULT, dst);
+        return;
+    }
+    kvg_i_quantize_row(x, n, scale, scale_n == 1 ? 0 : 1,
+                       offset_n ? offset : NULL, offset_n == 1 ? 0 : 1,
+                       KVG_I_SCALE_MUL, cache->dtype, ovf, dst);
+}
+
+/* The c_kv row of a token whose normalised row is not an output: RmsNorm
+ * and the cache's encoding in one kernel (the same bits as kvg_i_rms_norm
+ * then encode_row, without the normalised row in between). */
+static void encode_norm_row(const kvg_kv_rms_norm_rope_cache_args *a,
+                            const kvg_i_krnrc_plan *p,
+                            const kvg_i_krnrc_ws *w, float rms,
+                            unsigned char *dst)
+{
+    if (!p->cquant) {
+        kvg_i_norm_quantize_row(w->xv, (size_t)p->dv, rms, w->gamma, NULL, 0,
+                                NULL, 0, p->t, KVG_OVF_DEFAULT, dst);
+        return;
+    }
+    kvg_i_norm_quantize_row(w->xv, (size_t)p->dv, rms, w->gamma, w->cscale,
+                            p->cscale_n == 1 ? 0 : 1,
+                            p->coff_n ? w->coff : NULL,
+                            p->coff_n == 1 ? 0 : 1, a->ckv_cache->dtype,
+                            a->quant_overflow, dst);
+}
+
+static void token(const kvg_kv_rms_norm_rope_cache_args *a,
+                  const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w,
+                  int64_t b, int64_t s)
+{
+    const size_t es = kvg_i_dtype_size(p->t);
+    const int64_t t = b * p->skv + s, d = p->dv + p->dk;
+    const int64_t crow = b * p->srope + (p->srope == 1 ? 0 : s);
+    const unsigned char *kv = (const unsigned char *)a->kv->data +
+                              (size_t)(t * d) * es;
+    kvg_cache_coord at;
+    const int cached = target(a, p, b, s, &at);
+    unsigned char *kdst, *cdst;
+    float rms;
+
+    /* a skipped token with no outputs computes nothing */
+    if (!cached && !p->out_kv)
+        return;
+    rms = kvg_i_load_rms_of(p->t, kv, (size_t)p->dv, p->eps, a->reduce_order,
+                            w->scratch, w->xv);
+    kvg_i_load_row(p->t, kv + (size_t)p->dv * es, (size_t)p->dk, w->xr);
+    kvg_i_load_row(p->t, (const unsigned char *)a->cos->data +
+                             (size_t)(crow * p->dk) * es, (size_t)p->dk,
+                   w->cos);
+    kvg_i_load_row(p->t, (const unsigned char *)a->sin->data +
+                             (size_t)(crow * p->dk) * es, (size_t)p->dk,
+                   w->sin);
+    kvg_i_rope_interleave(w->xr, w->cos, w->sin, (size_t)p->dk, w->r);
+    if (p->out_kv) {
+        kvg_i_rms_apply(w->xv, w->gamma, (size_t)p->dv, rms, w->y);
+        kvg_i_store_row(p->t, w->r, (size_t)p->dk, KVG_OVF_DEFAULT,
+                        (unsigned char *)a->k_rope->data +
+                            (size_t)(t * p->dk) * es);
+        kvg_i_store_row(p->t, w->y, (size_t)p->dv, KVG_OVF_DEFAULT,
+                        (unsigned char *)a->c_kv->data +
+                            (size_t)(t * p->dv) * es);
+    }
+    if (!cached)
+        return;
+    kdst = row_start(a->k_cache, &p->klay, at);
+    cdst = row_start(a->ckv_cache, &p->clay, at);
+    encode_row(p, a->k_cache, p->kquant, w->r, (size_t)p->dk, w->kscale,
+               p->kscale_n, w->koff, p->koff_n, a->quant_overflow,
+               encode_target(&p->klay, kdst, w->krow));
+    if (p->out_kv)
+        encode_row(p, a->ckv_cache, p->cquant, w->y, (size_t)p->dv,
+                   w->cscale, p->cscale_n, w->coff, p->coff_n,
+                   a->quant_overflow, encode_target(&p->clay, cdst, w->crow));
+    else
+        encode_norm_row(a, p, w, rms, encode_target(&p->clay, cdst, w->crow));
+    scatter_nz(a->k_cache, &p->klay, kdst, w->krow);
+    scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
+}
+
+kvg_status kvg_kv_rms_norm_rope_cache(
+    const kvg_kv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+{
+    kvg_i_krnrc_plan p;
+    kvg_i_krnrc_ws w;
+    size_t need;
+    kvg_status st;
+    int64_t b, s;
+
+    kvg_diag_clear(diag);
+    if ((st = kvg_i_krnrc_check_args(a, &p, diag)) != KVG_OK)
+        return st;
+    need = kvg_i_krnrc_ws_bytes(&p);
+    if (need == 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
+                          "workspace: the size for these shapes overflows "
+                          "size_t");
+    if (a->workspace == NULL || a->workspace_size < need)
+        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                          "workspace: %s %lu bytes, the call needs %lu "
+                          "(kvg_kv_rms_norm_rope_cache_workspace_size)",
+                          a->workspace == NULL ? "NULL, size" : "has",
+                          (unsigned long)a->workspace_size,
+                          (unsigned long)need);
+    {
+        kvg_i_span spans[KVG_I_KRNRC_TENSORS];
+        const size_t n = kvg_i_krnrc_spans(a, spans);
+        /* the tensors were checked apart by kvg_i_krnrc_check_args */
+        if ((st = kvg_i_check_ws_apart(spans, n, a->workspace, need,
+                                       diag)) != KVG_OK)
+            return st;
+    }
+    if (!kvg_i_krnrc_ws_carve(&p, a->workspace, a->workspace_size, &w))
+        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                          "workspace: too small once aligned");
+    if ((st = kvg_i_krnrc_check_finite(a, diag)) != KVG_OK)
+        return st;
+    if ((st = kvg_i_krnrc_check_index(a, &p, w.keys, diag)) != KVG_OK)
+        return st;
+
+    /* Validation is complete: from here on every byte written is final. */
+    kvg_i_load_row(p.t, a->gamma->data, (size_t)p.dv, w.gamma);
+    load_f32(a->k_rope_scale, w.kscale);
+    load_f32(a->k_rope_offset, w.koff);
+    load_f32(a->c_kv_scale, w.cscale);
+    load_f32(a->c_kv_offset, w.coff);
+    for (b = 0; b < p.bkv; b++)
+        for (s = 0; s < p.skv; s++)
+            token(a, &p, &w, b, s);
+    return KVG_OK;
+}

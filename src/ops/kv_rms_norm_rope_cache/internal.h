@@ -1,0 +1,87 @@
+/*
+ * src/ops/kv_rms_norm_rope_cache/internal.h - what validation hands to the
+ * compute of KvRmsNormRopeCache: the sizes it derived and checked, and the
+ * workspace carving shared by the size function and the operator.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_OPS_KV_RMS_NORM_ROPE_CACHE_INTERNAL_H
+#define KVGOLD_SRC_OPS_KV_RMS_NORM_ROPE_CACHE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/kv_rms_norm_rope_cache.h"
+#include "kvgold/layout.h"
+#include "src/common/internal.h"
+
+/* The checked geometry of one call. */
+typedef struct kvg_i_krnrc_plan {
+    kvg_dtype t;             /* kv dtype (fp16 | bf16) */
+    int64_t bkv, skv;        /* kv dims 0 and 2 */
+    int64_t dv, dk;          /* gamma dim 0, cos dim 3 */
+    int64_t srope;           /* cos dim 2: skv or 1 */
+    int kquant, cquant;      /* the cache holds a 1-byte quant dtype */
+    int64_t kscale_n, cscale_n, koff_n, coff_n; /* numel; 0 when absent */
+    kvg_cache_layout klay, clay;
+    int64_t bs;              /* PA*: BlockSize (k_cache dim 1) */
+    int64_t nb;              /* PA_BLK_*: ceil(skv / bs) */
+    int64_t row_limit;       /* Norm: Scache; PA*: BlockNum * BlockSize */
+    int64_t index_n;         /* index numel */
+    float eps;               /* (float)epsilon */
+    int out_kv;              /* is_output_kv, as 0/1 */
+} kvg_i_krnrc_plan;
+
+/* 1 for the modes whose index holds one block start per block of tokens
+ * (PA_BLK_BNSD, PA_BLK_NZ). */
+static inline int kvg_i_krnrc_is_blk(kvg_kv_cache_mode m)
+{
+    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
+}
+
+/* The op's tensors in parameter order, and their names. */
+#define KVG_I_KRNRC_TENSORS 13
+extern const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS];
+
+/* Fill t[] with the tensors of `a` in kvg_i_krnrc_names order; a tensor the
+ * call does not use (an absent optional one, k_rope / c_kv without
+ * is_output_kv) is NULL. */
+void kvg_i_krnrc_tensors(const kvg_kv_rms_norm_rope_cache_args *a,
+                         const kvg_tensor *t[KVG_I_KRNRC_TENSORS]);
+
+/* The tensors of `a` as kvg_i_check_apart spans (absent ones NULL); returns
+ * KVG_I_KRNRC_TENSORS. */
+size_t kvg_i_krnrc_spans(const kvg_kv_rms_norm_rope_cache_args *a,
+                         kvg_i_span s[KVG_I_KRNRC_TENSORS]);
+
+/* Every check that needs no tensor contents: presence, attributes, dtypes,
+ * shapes, profile rules, buffer overlaps. Fills *plan on success. */
+kvg_status kvg_i_krnrc_check_args(const kvg_kv_rms_norm_rope_cache_args *a,
+                                  kvg_i_krnrc_plan *plan, kvg_diag *diag);
+
+/* inf / NaN in kv, gamma, cos, sin or a scale / offset. */
+kvg_status kvg_i_krnrc_check_finite(const kvg_kv_rms_norm_rope_cache_args *a,
+                                    kvg_diag *diag);
+
+/* Index values: range and uniqueness per mode. `keys` has room for
+ * plan->index_n entries. */
+kvg_status kvg_i_krnrc_check_index(const kvg_kv_rms_norm_rope_cache_args *a,
+                                   const kvg_i_krnrc_plan *plan,
+                                   kvg_i_keypos *keys, kvg_diag *diag);
+
+/* The workspace, carved from one buffer by kvg_i_ws_take in this order. */
+typedef struct kvg_i_krnrc_ws {
+    kvg_i_keypos *keys;              /* index_n */
+    float *gamma, *xv, *y, *scratch; /* dv, dv, dv, sum_squares_scratch(dv) */
+    float *xr, *r, *cos, *sin;       /* dk each */
+    float *kscale, *koff;            /* dk each (numel 1 or dk used) */
+    float *cscale, *coff;            /* dv each */
+    unsigned char *krow, *crow;      /* dk * 2, dv * 2 bytes: encoded rows */
+} kvg_i_krnrc_ws;
+
+/* Bytes for the workspace of `plan`; 0 when it does not fit in size_t. */
+size_t kvg_i_krnrc_ws_bytes(const kvg_i_krnrc_plan *plan);
+/* Carve `base` (at least kvg_i_krnrc_ws_bytes bytes); 0 if it runs out. */
+int kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *plan, void *base,
+                         size_t size, kvg_i_krnrc_ws *ws);
+
+#endif /* KVGOLD_SRC_OPS_KV_RMS_NORM_ROPE_CACHE_INTERNAL_H */

@@ -1,0 +1,263 @@
+/*
+ * src/ops/qkv_rms_norm_rope_cache/descriptor.c - QkvRmsNormRopeCache's descriptor
+ * (src/registry/op_desc.h); docs/qkv_rms_norm_rope_cache.md, "Case files",
+ * lists the same names.
+ *
+ * A case may leave out any tensor: the call is made without it and the
+ * operator reports it (161001, as aclnn does). is_output_qkv is not a
+ * field of the typed args (the typed API reads "the before-quant outputs
+ * are given"); here it only says whether kvg_op_output_shape produces them.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvgold/qkv_rms_norm_rope_cache.h"
+#include "src/common/internal.h"
+#include "src/registry/op_desc.h"
+
+typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
+KVG_I_OP_ARGS_FIT(qkv_args);
+
+#define TENSOR(n, kind, presence)                                            \
+    {{#n, kind, presence}, offsetof(qkv_args, n), 0}
+
+/* kvg_i_op_args.flags */
+#define OUTPUT_QKV 1u
+
+static const kvg_i_op_tensor k_tensors[] = {
+    TENSOR(qkv, KVG_OP_INPUT, KVG_OP_REQUIRED),
+    TENSOR(q_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED),
+    TENSOR(k_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED),
+    TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED),
+    TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED),
+    TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED),
+    TENSOR(q_out, KVG_OP_OUTPUT, KVG_OP_REQUIRED),
+    TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED),
+    TENSOR(v_cache, KVG_OP_CACHE, KVG_OP_REQUIRED),
+    TENSOR(k_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL),
+    TENSOR(v_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL),
+    TENSOR(k_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL),
+    TENSOR(v_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL),
+    TENSOR(q_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
+    TENSOR(k_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
+    TENSOR(v_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
+};
+
+static kvg_status set_qkv_size(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                               const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    (void)attr;
+    (void)diag;
+    k->qkv_size = v->ints;
+    k->qkv_size_len = v->count;
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                                const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    (void)attr;
+    (void)diag;
+    k->head_nums = v->ints;
+    k->head_nums_len = v->count;
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                              const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    (void)attr;
+    (void)diag;
+    k->epsilon = v->f;
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+/* Passed through: the operator itself refuses anything but "PA_NZ". */
+static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                                 const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    (void)attr;
+    (void)diag;
+    k->cache_mode = v->s;
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_output_qkv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                                 const kvg_value *v, kvg_diag *diag)
+{
+    (void)attr;
+    (void)diag;
+    a->flags = v->i ? a->flags | OUTPUT_QKV : a->flags & ~OUTPUT_QKV;
+    return KVG_OK;
+}
+
+static kvg_status set_reduce_order(kvg_i_op_args *a,
+                                   const kvg_i_op_attr *attr,
+                                   const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+/* "inf" is the default overflow (to +-inf, as torch). */
+static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                               const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    if (strcmp(v->s, "inf") == 0)
+        k->overflow = KVG_OVF_DEFAULT;
+    else if (strcmp(v->s, "saturate") == 0)
+        k->overflow = KVG_OVF_SATURATE;
+    else
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static const kvg_i_op_attr k_attrs[] = {
+    {{"qkv_size", KVG_VALUE_INTS, 0, 1, NULL}, set_qkv_size, NULL, 0},
+    {{"head_nums", KVG_VALUE_INTS, 0, 1, NULL}, set_head_nums, NULL, 0},
+    {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-06"}, set_epsilon, NULL, 0},
+    {{"cache_mode", KVG_VALUE_STRING, 0, 0, "\"PA_NZ\""}, set_cache_mode,
+     NULL, 0},
+    {{"is_output_qkv", KVG_VALUE_BOOL, 0, 0, "false"}, set_output_qkv, NULL,
+     0},
+    {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},
+     set_reduce_order,
+     "\"%s\" is not pairwise, sequential, double, a2 or npu950", 1},
+    {{"overflow", KVG_VALUE_STRING, 1, 0, "\"inf\""}, set_overflow,
+     "must be \"inf\" or \"saturate\", got \"%s\"", 1},
+};
+
+static void init(kvg_i_op_args *a)
+{
+    qkv_args k;
+    kvg_qkv_rms_norm_rope_cache_args_init(&k);
+    KVG_I_STORE(a, &k);
+}
+
+static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
+                                 kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    return kvg_qkv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
+}
+
+static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    return kvg_qkv_rms_norm_rope_cache(k, diag);
+}
+
+/* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
+static int q_columns(const qkv_args *k, int64_t *cols)
+{
+    if (k->qkv == NULL || k->qkv->rank != 2 || k->head_nums == NULL ||
+        k->head_nums_len < 1 || k->qkv_size == NULL ||
+        k->qkv_size_len != 4 || k->head_nums[0] <= 0 ||
+        k->qkv_size[3] <= 0 ||
+        k->head_nums[0] > k->qkv->shape[1] / k->qkv_size[3])
+        return 0;
+    *cols = k->head_nums[0] * k->qkv_size[3];
+    return 1;
+}
+
+/* Columns of a before-quant output as aclnn's infershape derives them:
+ * q from q_out (or, before it is given, as q_out will be), k and v from the cache's dims 1 and 3 (N*D/C0 * C0). */
+static int before_quant_columns(const qkv_args *k, const char *name,
+                                int64_t *cols)
+{
+    const kvg_tensor *c = name[0] == 'k' ? k->k_cache : k->v_cache;
+    if (name[0] == 'q') {
+        if (k->q_out == NULL)
+            return q_columns(k, cols); /* as q_out will be shaped */
+        if (k->q_out->rank != 2)
+            return 0;
+        *cols = k->q_out->shape[1];
+        return 1;
+    }
+    return c != NULL && c->rank == 4 &&
+           kvg_i_mul_i64(c->shape[1], c->shape[3], cols);
+}
+
+static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
+                               int *produced, kvg_dtype *dtype, int *rank,
+                               int64_t *shape, kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    const int is_q_out = strcmp(name, "q_out") == 0;
+    int64_t cols = 0;
+
+    if (!is_q_out && !(a->flags & OUTPUT_QKV)) {
+        *produced = 0;
+        return KVG_OK;
+    }
+    if (is_q_out ? !q_columns(k, &cols)
+                 : !before_quant_columns(k, name, &cols))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                          "%s: its shape needs qkv [B*S, N*D] and %s, which "
+                          "are missing or malformed", name,
+                          is_q_out ? "qkv_size and head_nums"
+                          : name[0] == 'q' ? "q_out [B*S, Nq*D]"
+                                           : "the 4-D cache");
+    *produced = 1;
+    *dtype = k->qkv->dtype;
+    *rank = 2;
+    shape[0] = k->qkv->shape[0] > 0 ? k->qkv->shape[0] : 1;
+    shape[1] = cols;
+    return KVG_OK;
+}
+
+/* q_out, q/k before quant: compute; v before quant: copy (a widen-narrow);
+ * k_cache: quant (int8) or compute; v_cache: quant (int8) or copy. */
+static void describe(const kvg_i_op_args *a, const char *name,
+                     const kvg_tensor *t, kvg_compare_role *role,
+                     int *has_layout, kvg_cache_layout *layout)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    const int is_k = strcmp(name, "k_cache") == 0;
+    int64_t heads = 0;
+
+    if (!is_k && strcmp(name, "v_cache") != 0) {
+        *role = strcmp(name, "v_out_before_quant") == 0 ? KVG_ROLE_COPY
+                                                        : KVG_ROLE_COMPUTE;
+        return;
+    }
+    *role = t->dtype == KVG_INT8 ? KVG_ROLE_QUANT
+            : is_k               ? KVG_ROLE_COMPUTE
+                                 : KVG_ROLE_COPY;
+    if (k->head_nums != NULL && k->head_nums_len >= 3)
+        heads = k->head_nums[is_k ? 1 : 2];
+    if (t->rank == 4 && heads > 0 && t->shape[1] > 0 && t->shape[3] > 0 &&
+        t->shape[1] <= INT64_MAX / t->shape[3])
+        kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_NZ, t->shape[0],
+                            t->shape[2], heads,
+                            t->shape[1] * t->shape[3] / heads, t->shape[3]);
+}
+
+const kvg_op kvg_i_op_qkv = {
+    "qkv_rms_norm_rope_cache",
+    k_tensors,
+    sizeof k_tensors / sizeof k_tensors[0],
+    k_attrs,
+    sizeof k_attrs / sizeof k_attrs[0],
+    offsetof(qkv_args, workspace),
+    offsetof(qkv_args, workspace_size),
+    init,
+    workspace_size,
+    run,
+    output_shape,
+    describe,
+};

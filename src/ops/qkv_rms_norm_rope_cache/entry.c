@@ -1,0 +1,256 @@
+/*
+ * src/ops/qkv_rms_norm_rope_cache/entry.c - QkvRmsNormRopeCache: the entry points
+ * and the compute step (validation is in qkv_rms_norm_rope_cache_check.c).
+ *
+ * The compute step walks token rows and heads in order; each (token, head)
+ * row is independent, exactly as on the NPU, where rows are spread over
+ * cores. Row arithmetic goes through src/kernels, addressing through
+ * kvg_layout_offset (KVG_LAYOUT_NZ): one NZ row of D channels is D/C0 runs
+ * of C0 contiguous elements, BlockSize*C0 elements apart.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "kvgold/layout.h"
+#include "src/kernels/kernels.h"
+#include "src/ops/qkv_rms_norm_rope_cache/internal.h"
+
+/* Row scratch carved from the workspace, D floats each. */
+typedef struct rows {
+    float *x, *y, *r;   /* input row, RmsNorm output, RoPE output */
+    float *cs, *sn;     /* the token's cos and sin rows */
+    float *gq, *gk;     /* gammas, widened once */
+    float *sq;          /* kvg_i_sum_squares scratch (D is a power of 2) */
+    float *scale, *offset; /* one head's quantisation row */
+    float *enc;         /* one encoded cache row (at most 4*D bytes) */
+} rows;
+
+void kvg_qkv_rms_norm_rope_cache_args_init(
+    kvg_qkv_rms_norm_rope_cache_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    args->epsilon = 1e-6;
+    args->cache_mode = "PA_NZ";
+    args->reduce_order = KVG_REDUCE_PAIRWISE;
+    args->overflow = KVG_OVF_DEFAULT;
+}
+
+kvg_status kvg_qkv_rms_norm_rope_cache_workspace_size(
+    const kvg_qkv_rms_norm_rope_cache_args *args, size_t *bytes,
+    kvg_diag *diag)
+{
+    kvg_i_qkv_plan p;
+    kvg_status st;
+    size_t need;
+
+    kvg_diag_clear(diag);
+    if (bytes == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
+                          "bytes: NULL result pointer");
+    st = kvg_i_qkv_check_args(args, &p, diag);
+    if (st != KVG_OK)
+        return st;
+    need = kvg_i_qkv_workspace_bytes(&p);
+    if (need == 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "qkv", 0, -1,
+                          "qkv: workspace for %lld tokens overflows size_t",
+                          (long long)p.tokens);
+    *bytes = need;
+    return KVG_OK;
+}
+
+/* Element `col` of row `row` of a 2-D tensor `width` elements wide. */
+static unsigned char *elem(const kvg_tensor *t, int64_t row, int64_t width,
+                           int64_t col)
+{
+    return (unsigned char *)t->data +
+           (size_t)(row * width + col) * kvg_dtype_size(t->dtype);
+}
+
+static void carve_rows(float *base, int64_t d, rows *r)
+{
+    float **slot[KVG_I_QKV_ROW_FLOATS];
+    size_t i;
+
+    slot[0] = &r->x, slot[1] = &r->y, slot[2] = &r->r, slot[3] = &r->cs;
+    slot[4] = &r->sn, slot[5] = &r->gq, slot[6] = &r->gk, slot[7] = &r->sq;
+    slot[8] = &r->scale, slot[9] = &r->offset, slot[10] = &r->enc;
+    for (i = 0; i < sizeof slot / sizeof slot[0]; i++)
+        *slot[i] = base + (size_t)d * i;
+}
+
+/* RmsNorm then half RoPE of r->x into r->r (all binary32). */
+static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
+                      const kvg_i_qkv_plan *p, const float *gamma, rows *r)
+{
+    (void)kvg_i_rms_norm(r->x, gamma, (size_t)p->d, p->eps, a->reduce_order,
+                         r->sq, r->y);
+    kvg_i_rope_half(r->y, r->cs, r->sn, (size_t)p->d, r->r);
+}
+
+/*
+ * Write one head's D values `val` of the token with `slot` into an NZ
+ * cache: quantised (int8, z = val / scale (+ offset), then RNE and
+ * saturation) or narrowed to T. The row is encoded whole into r->enc,
+ * then copied in runs of C0 channels: the first run is placed by
+ * kvg_layout_offset, and run k + 1 lies BlockSize*C0 elements after run k
+ * (the next C0 group of the same block and slot).
+ */
+static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
+                        const kvg_i_qkv_plan *p, const kvg_tensor *cache,
+                        int64_t heads, const kvg_tensor *scale,
+                        const kvg_tensor *offset, int64_t h, int64_t slot,
+                        const float *val, rows *r)
+{
+    const int quant = cache->dtype == KVG_INT8;
+    const size_t esize = kvg_dtype_size(cache->dtype);
+    const unsigned char *src = (const unsigned char *)r->enc;
+    kvg_cache_layout lay;
+    kvg_cache_coord at;
+    unsigned char *dst;
+    size_t run, stride;
+
+    lay.kind = KVG_LAYOUT_NZ;
+    lay.blocks = p->blocks;
+    lay.slots = p->bs;
+    lay.heads = heads;
+    lay.dim = p->d;
+    lay.c0 = kvg_c0_of(cache->dtype);
+    if (quant)
+        kvg_i_load_row(KVG_FP32, elem(scale, h, p->d, 0), (size_t)p->d,
+                       r->scale);
+    if (quant && offset != NULL)
+        kvg_i_load_row(KVG_FP32, elem(offset, h, p->d, 0), (size_t)p->d,
+                       r->offset);
+    kvg_i_quantize_row(val, (size_t)p->d, quant ? r->scale : NULL, 1,
+                       quant && offset != NULL ? r->offset : NULL, 1,
+                       KVG_I_SCALE_DIV, cache->dtype, a->overflow, r->enc);
+    at.block = slot / p->bs;
+    at.slot = slot % p->bs;
+    at.head = h;
+    at.channel = 0;
+    dst = (unsigned char *)cache->data +
+          (size_t)kvg_layout_offset(&lay, &at) * esize;
+    run = (size_t)lay.c0 * esize;
+    stride = (size_t)(lay.slots * lay.c0) * esize;
+    kvg_i_copy_runs(dst, stride, src, run, (size_t)(p->d / lay.c0));
+}
+
+static void store(const kvg_qkv_rms_norm_rope_cache_args *a,
+                  const kvg_tensor *t, int64_t row, int64_t width,
+                  int64_t col, const float *val, int64_t n)
+{
+    kvg_i_store_row(t->dtype, val, (size_t)n, a->overflow,
+                    elem(t, row, width, col));
+}
+
+static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
+                      const kvg_i_qkv_plan *p, int64_t t, rows *r)
+{
+    const int64_t d = p->d, width = p->n * d;
+    const int64_t slot = kvg_i_index_at(a->index, t);
+    int64_t h;
+
+    /* cos/sin are [B*S, D] or [B, D] with S == 1: row t either way. */
+    kvg_i_load_row(p->t, elem(a->cos, t, d, 0), (size_t)d, r->cs);
+    kvg_i_load_row(p->t, elem(a->sin, t, d, 0), (size_t)d, r->sn);
+    for (h = 0; h < p->nq; h++) {
+        kvg_i_load_row(p->t, elem(a->qkv, t, width, h * d), (size_t)d, r->x);
+        norm_rope(a, p, r->gq, r);
+        store(a, a->q_out, t, p->nq * d, h * d, r->r, d);
+        if (p->before)
+            store(a, a->q_out_before_quant, t, p->nq * d, h * d, r->r, d);
+    }
+    for (h = 0; h < p->nk; h++) {
+        kvg_i_load_row(p->t, elem(a->qkv, t, width, (p->nq + h) * d),
+                       (size_t)d, r->x);
+        norm_rope(a, p, r->gk, r);
+        if (p->before)
+            store(a, a->k_out_before_quant, t, p->nk * d, h * d, r->r, d);
+        if (slot >= 0)
+            write_cache(a, p, a->k_cache, p->nk, a->k_scale, a->k_offset, h,
+                        slot, r->r, r);
+    }
+    for (h = 0; h < p->nv; h++) {
+        kvg_i_load_row(p->t, elem(a->qkv, t, width, (p->nq + p->nk + h) * d),
+                       (size_t)d, r->x);
+        if (p->before)
+            store(a, a->v_out_before_quant, t, p->nv * d, h * d, r->x, d);
+        if (slot >= 0)
+            write_cache(a, p, a->v_cache, p->nv, a->v_scale, a->v_offset, h,
+                        slot, r->x, r);
+    }
+}
+
+/* Written: q_out, the caches and the before-quant outputs. */
+static kvg_status check_apart(const kvg_qkv_rms_norm_rope_cache_args *a,
+                              size_t ws_bytes, kvg_diag *diag)
+{
+    const kvg_i_span s[] = {
+        {"qkv", a->qkv, 0},
+        {"q_gamma", a->q_gamma, 0},
+        {"k_gamma", a->k_gamma, 0},
+        {"cos", a->cos, 0},
+        {"sin", a->sin, 0},
+        {"index", a->index, 0},
+        {"k_scale", a->k_scale, 0},
+        {"v_scale", a->v_scale, 0},
+        {"k_offset", a->k_offset, 0},
+        {"v_offset", a->v_offset, 0},
+        {"q_out", a->q_out, 1},
+        {"k_cache", a->k_cache, 1},
+        {"v_cache", a->v_cache, 1},
+        {"q_out_before_quant", a->q_out_before_quant, 1},
+        {"k_out_before_quant", a->k_out_before_quant, 1},
+        {"v_out_before_quant", a->v_out_before_quant, 1}};
+    return kvg_i_check_apart(s, sizeof s / sizeof s[0], a->workspace,
+                             ws_bytes, diag);
+}
+
+kvg_status kvg_qkv_rms_norm_rope_cache(
+    const kvg_qkv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+{
+    kvg_i_qkv_plan p;
+    kvg_i_ws ws;
+    kvg_i_keypos *keys;
+    float *base;
+    rows r;
+    size_t need;
+    int64_t t;
+    kvg_status st;
+
+    kvg_diag_clear(diag);
+    st = kvg_i_qkv_check_args(a, &p, diag);
+    if (st != KVG_OK)
+        return st;
+    need = kvg_i_qkv_workspace_bytes(&p);
+    if (need == 0 || a->workspace == NULL || a->workspace_size < need)
+        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                          "workspace: %s, need %lu bytes for %lld tokens, got "
+                          "%lu", a->workspace == NULL ? "NULL" : "too small",
+                          (unsigned long)need, (long long)p.tokens,
+                          (unsigned long)(a->workspace ? a->workspace_size : 0));
+    if ((st = check_apart(a, need, diag)) != KVG_OK)
+        return st;
+    kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
+    keys = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)p.tokens, sizeof *keys);
+    base = (float *)kvg_i_ws_take(&ws, (size_t)(KVG_I_QKV_ROW_FLOATS * p.d),
+                                  sizeof(float));
+    if (keys == NULL || base == NULL)
+        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                          "workspace: could not be carved");
+    st = kvg_i_qkv_check_index(a, &p, keys, diag);
+    if (st != KVG_OK)
+        return st;
+
+    /* Validation is complete: from here on every byte written is final. */
+    carve_rows(base, p.d, &r);
+    kvg_i_load_row(p.t, a->q_gamma->data, (size_t)p.d, r.gq);
+    kvg_i_load_row(p.t, a->k_gamma->data, (size_t)p.d, r.gk);
+    for (t = 0; t < p.tokens; t++)
+        run_token(a, &p, t, &r);
+    return KVG_OK;
+}

@@ -1,0 +1,45 @@
+/*
+ * src/ops/qkv_rms_norm_rope_cache/internal.h - what validation hands to the
+ * compute step of QkvRmsNormRopeCache: the dimensions, resolved once.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_OPS_QKV_INTERNAL_H
+#define KVGOLD_SRC_OPS_QKV_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/qkv_rms_norm_rope_cache.h"
+#include "src/common/internal.h"
+
+typedef struct kvg_i_qkv_plan {
+    int64_t b, s, n, d;   /* qkv_size */
+    int64_t nq, nk, nv;   /* head_nums */
+    int64_t tokens;       /* B*S */
+    int64_t blocks, bs;   /* BlockNum, BlockSize (shared by k and v) */
+    int64_t slots;        /* BlockNum * BlockSize */
+    kvg_dtype t;          /* qkv dtype */
+    int before;           /* 1 when the three before-quant outputs exist */
+    float eps;            /* (float)epsilon */
+} kvg_i_qkv_plan;
+
+/* Floats of row scratch the compute step carves from the workspace. */
+#define KVG_I_QKV_ROW_FLOATS 11
+
+/*
+ * Every check that does not look at index values: presence, attributes,
+ * dtypes, ranks, shapes, option ranges, scale values. Fills *plan.
+ */
+kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
+                                kvg_i_qkv_plan *plan, kvg_diag *diag);
+
+/* Range and uniqueness of the non-negative slots; `scratch` holds
+ * plan->tokens key/position pairs. */
+kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
+                                 const kvg_i_qkv_plan *plan,
+                                 kvg_i_keypos *scratch, kvg_diag *diag);
+
+/* Workspace bytes for a validated plan; 0 on size_t overflow. */
+size_t kvg_i_qkv_workspace_bytes(const kvg_i_qkv_plan *plan);
+
+#endif /* KVGOLD_SRC_OPS_QKV_INTERNAL_H */

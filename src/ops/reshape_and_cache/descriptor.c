@@ -1,0 +1,137 @@
+/*
+ * src/ops/reshape_and_cache/descriptor.c - ReshapeAndCache's descriptor
+ * (src/registry/op_desc.h). wins, seq_len and offset_index are passed
+ * through when a case gives them, so the operator refuses a tensor its
+ * compress type does not take. No options.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvgold/reshape_and_cache.h"
+#include "src/common/internal.h"
+#include "src/registry/op_desc.h"
+
+typedef kvg_reshape_and_cache_args rac_args;
+KVG_I_OP_ARGS_FIT(rac_args);
+
+#define TENSOR(n, kind, presence, case_req)                                  \
+    {{#n, kind, presence}, offsetof(rac_args, n), case_req}
+
+static const kvg_i_op_tensor k_tensors[] = {
+    TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(value, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(wins, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(seq_len, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+};
+
+static kvg_status set_compress(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                               const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(rac_args, a, k);
+    if (!kvg_rac_compress_from_name(v->s, &k->compress_type))
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
+                             const kvg_value *v, kvg_diag *diag)
+{
+    KVG_I_LOAD(rac_args, a, k);
+    if (strcmp(v->s, "ND") == 0)
+        k->cache_layout = KVG_LAYOUT_ND;
+    else if (strcmp(v->s, "NZ") == 0)
+        k->cache_layout = KVG_LAYOUT_NZ;
+    else
+        return kvg_i_op_refuse(attr, v->s, diag);
+    KVG_I_STORE(a, k);
+    return KVG_OK;
+}
+
+static const kvg_i_op_attr k_attrs[] = {
+    {{"compress_type", KVG_VALUE_STRING, 0, 0, "\"UNDEFINED\""},
+     set_compress, "\"%s\" is not UNDEFINED, KVHEAD or KVHEAD_ROPE", 1},
+    {{"cache_layout", KVG_VALUE_STRING, 0, 0, "\"ND\""}, set_layout,
+     "\"%s\" is not ND or NZ", 1},
+};
+
+static void init(kvg_i_op_args *a)
+{
+    rac_args k;
+    kvg_reshape_and_cache_args_init(&k);
+    KVG_I_STORE(a, &k);
+}
+
+static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
+                                 kvg_diag *diag)
+{
+    KVG_I_LOAD(rac_args, a, k);
+    return kvg_reshape_and_cache_workspace_size(k, bytes, diag);
+}
+
+static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
+{
+    KVG_I_LOAD(rac_args, a, k);
+    return kvg_reshape_and_cache(k, diag);
+}
+
+/* Never reached: the operator has caches but no outputs. */
+static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
+                               int *produced, kvg_dtype *dtype, int *rank,
+                               int64_t *shape, kvg_diag *diag)
+{
+    (void)a;
+    (void)produced;
+    (void)dtype;
+    (void)rank;
+    (void)shape;
+    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                      "%s: not an output of reshape_and_cache", name);
+}
+
+/* A copy, except KVHEAD_ROPE's mean token (arithmetic: compute). ND caches
+ * [blocks, block_size, N, D]; NZ [blocks, N*D/C0, block_size, C0] with N
+ * and D from key / value [tokens, N, D]. */
+static void describe(const kvg_i_op_args *a, const char *name,
+                     const kvg_tensor *t, kvg_compare_role *role,
+                     int *has_layout, kvg_cache_layout *layout)
+{
+    KVG_I_LOAD(rac_args, a, r);
+    const kvg_tensor *src =
+        strcmp(name, "key_cache") == 0 ? r->key : r->value;
+
+    *role = r->compress_type == KVG_RAC_COMPRESS_KVHEAD_ROPE
+                ? KVG_ROLE_COMPUTE
+                : KVG_ROLE_COPY;
+    if (t->rank != 4)
+        return;
+    if (r->cache_layout == KVG_LAYOUT_NZ) {
+        if (src != NULL && src->rank == 3)
+            kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_NZ,
+                                t->shape[0], t->shape[2], src->shape[1],
+                                src->shape[2], t->shape[3]);
+    } else {
+        kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_ND, t->shape[0],
+                            t->shape[1], t->shape[2], t->shape[3], 0);
+    }
+}
+
+const kvg_op kvg_i_op_rac = {
+    "reshape_and_cache",
+    k_tensors,
+    sizeof k_tensors / sizeof k_tensors[0],
+    k_attrs,
+    sizeof k_attrs / sizeof k_attrs[0],
+    offsetof(rac_args, workspace),
+    offsetof(rac_args, workspace_size),
+    init,
+    workspace_size,
+    run,
+    output_shape,
+    describe,
+};

@@ -1,0 +1,485 @@
+/*
+ * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into ND
+ * or NZ caches (compress_type UNDEFINED), and the head-compression modes
+ * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvgold/reshape_and_cache.h"
+
+#include <string.h>
+
+#include "src/common/internal.h"
+#include "src/kernels/kernels.h"
+#include "src/ops/reshape_and_cache_omni/head_runs.h"
+
+void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    args->compress_type = KVG_RAC_COMPRESS_UNDEFINED;
+    args->cache_layout = KVG_LAYOUT_ND;
+}
+
+static const char *const k_compress_names[] = {"UNDEFINED", "KVHEAD",
+                                               "KVHEAD_ROPE"};
+
+const char *kvg_rac_compress_name(kvg_rac_compress type)
+{
+    if ((int)type < 0 || (int)type > 2)
+        return NULL;
+    return k_compress_names[type];
+}
+
+int kvg_rac_compress_from_name(const char *name, kvg_rac_compress *type)
+{
+    int i;
+    if (name == NULL || type == NULL)
+        return 0;
+    for (i = 0; i < 3; i++)
+        if (strcmp(name, k_compress_names[i]) == 0) {
+            *type = (kvg_rac_compress)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- attributes and which tensors a mode takes ------------------------- */
+
+static kvg_status must_be_null(const kvg_tensor *t, const char *name,
+                               const char *mode, kvg_diag *diag)
+{
+    if (t != NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                          "%s: not an input of compress_type %s; pass NULL",
+                          name, mode);
+    return KVG_OK;
+}
+
+static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
+                              kvg_diag *diag)
+{
+    const char *mode = kvg_rac_compress_name(a->compress_type);
+    kvg_status st;
+
+    if (mode == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "compress_type", -1, -1,
+                          "compress_type: %d is not UNDEFINED (0), KVHEAD (1) "
+                          "or KVHEAD_ROPE (2)", (int)a->compress_type);
+    if (a->cache_layout != KVG_LAYOUT_ND && a->cache_layout != KVG_LAYOUT_NZ)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
+                          "cache_layout: %d is not ND (%d) or NZ (%d)",
+                          (int)a->cache_layout, (int)KVG_LAYOUT_ND,
+                          (int)KVG_LAYOUT_NZ);
+    if (a->cache_layout == KVG_LAYOUT_NZ &&
+        a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
+                          "cache_layout: NZ caches take only compress_type "
+                          "UNDEFINED, got %s", mode);
+    if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED &&
+        ((st = must_be_null(a->wins, "wins", mode, diag)) != KVG_OK ||
+         (st = must_be_null(a->seq_len, "seq_len", mode, diag)) != KVG_OK))
+        return st;
+    if (a->compress_type != KVG_RAC_COMPRESS_KVHEAD_ROPE)
+        return must_be_null(a->offset_index, "offset_index", mode, diag);
+    return KVG_OK;
+}
+
+/* ---- per-token path: shapes -------------------------------------------- */
+
+/* The checked geometry of an UNDEFINED call. */
+typedef struct tok_geo {
+    int nz;
+    int64_t tokens, heads, dk, dv, blocks, block_size, slots;
+} tok_geo;
+
+static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
+                              kvg_diag *diag)
+{
+    kvg_status st;
+    if ((st = kvg_i_check_present(a->key, "key", diag)) != KVG_OK ||
+        (st = kvg_i_check_present(a->value, "value", diag)) != KVG_OK ||
+        (st = kvg_i_check_present(a->key_cache, "key_cache", diag)) != KVG_OK ||
+        (st = kvg_i_check_present(a->value_cache, "value_cache", diag)) !=
+            KVG_OK)
+        return st;
+    return kvg_i_check_present(a->slot_mapping, "slot_mapping", diag);
+}
+
+static kvg_status form(const kvg_tensor *t, const char *name, int rank,
+                       kvg_diag *diag)
+{
+    kvg_status st = kvg_i_check_dense(t, name, diag);
+    if (st == KVG_OK)
+        st = kvg_i_check_rank(t, name, rank, diag);
+    return st;
+}
+
+static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,
+                            kvg_diag *diag)
+{
+    kvg_status st;
+    if ((st = form(a->key, "key", 3, diag)) != KVG_OK ||
+        (st = form(a->value, "value", 3, diag)) != KVG_OK ||
+        (st = form(a->key_cache, "key_cache", 4, diag)) != KVG_OK ||
+        (st = form(a->value_cache, "value_cache", 4, diag)) != KVG_OK)
+        return st;
+    return form(a->slot_mapping, "slot_mapping", 1, diag);
+}
+
+static int is_half(kvg_dtype d) { return d == KVG_FP16 || d == KVG_BF16; }
+
+/* ND: one dtype for all four. NZ: key fp16/bf16/int8, value fp16/bf16
+ * (the ATB NZ kernel moves the value as a 2-byte type). */
+static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
+                             kvg_diag *diag)
+{
+    kvg_dtype dk = a->key->dtype, dv = a->value->dtype;
+    kvg_status st;
+
+    if (!is_half(dk) && dk != KVG_INT8)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
+                          "key: dtype must be fp16, bf16 or int8, got %s",
+                          kvg_dtype_name(dk));
+    if (!nz && (st = kvg_i_check_dtype(a->value, "value", dk, diag)) != KVG_OK)
+        return st;
+    if (nz && !is_half(dv))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "value", -1, -1,
+                          "value: dtype must be fp16 or bf16 for an NZ cache "
+                          "(the value cache is moved in 2-byte elements), "
+                          "got %s", kvg_dtype_name(dv));
+    if ((st = kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag)) !=
+            KVG_OK ||
+        (st = kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag)) !=
+            KVG_OK)
+        return st;
+    return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
+}
+
+static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
+                          kvg_diag *diag)
+{
+    const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
+    kvg_status st;
+
+    g->blocks = kc->shape[0];
+    g->block_size = kc->shape[1];
+    if ((st = kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key",
+                              diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key",
+                              diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
+                              "num_blocks of key_cache", diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
+                              "block_size of key_cache", diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
+                              diag)) != KVG_OK)
+        return st;
+    return kvg_i_check_dim(vc, "value_cache", 3, g->dv, "Dv of value", diag);
+}
+
+/* One NZ cache [NB, N*D/C0, BS, C0] against its source [T, N, D]. */
+static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
+                                const kvg_tensor *cache, const char *cname,
+                                const tok_geo *g, int64_t d, kvg_diag *diag)
+{
+    int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
+    kvg_status st;
+
+    if (width % c0 != 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, sname, 2, -1,
+                          "%s: N*D = %lld*%lld = %lld must be a multiple of "
+                          "C0 = %lld (%s) for an NZ cache", sname,
+                          (long long)g->heads, (long long)d, (long long)width,
+                          (long long)c0, kvg_dtype_name(src->dtype));
+    if ((st = kvg_i_check_dim(cache, cname, 0, g->blocks,
+                              "num_blocks of key_cache", diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0",
+                              diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(cache, cname, 2, g->block_size,
+                              "block_size of key_cache", diag)) != KVG_OK)
+        return st;
+    return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
+}
+
+static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
+                          kvg_diag *diag)
+{
+    kvg_status st;
+
+    g->blocks = a->key_cache->shape[0];
+    g->block_size = a->key_cache->shape[2];
+    if (g->block_size % 16 != 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key_cache", 2, -1,
+                          "key_cache: dim 2 (block_size) must be a multiple "
+                          "of 16 for an NZ cache, got %lld",
+                          (long long)g->block_size);
+    if ((st = nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g,
+                            g->dk, diag)) != KVG_OK)
+        return st;
+    return nz_cache_dims(a->value, "value", a->value_cache, "value_cache", g,
+                         g->dv, diag);
+}
+
+static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
+                           kvg_diag *diag)
+{
+    kvg_status st;
+
+    g->tokens = a->key->shape[0];
+    g->heads = a->key->shape[1];
+    g->dk = a->key->shape[2];
+    g->dv = a->value->shape[2];
+    if ((st = kvg_i_check_dim(a->value, "value", 0, g->tokens,
+                              "num_tokens of key", diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
+                              diag)) != KVG_OK ||
+        (st = kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
+                              "num_tokens of key", diag)) != KVG_OK)
+        return st;
+    st = g->nz ? nz_dims(a, g, diag) : nd_dims(a, g, diag);
+    g->slots = g->blocks * g->block_size; /* fits: the caches are dense */
+    return st;
+}
+
+static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
+                                   tok_geo *g, kvg_diag *diag)
+{
+    kvg_status st;
+    memset(g, 0, sizeof *g);
+    g->nz = a->cache_layout == KVG_LAYOUT_NZ;
+    if ((st = tok_present(a, diag)) != KVG_OK ||
+        (st = tok_forms(a, diag)) != KVG_OK ||
+        (st = tok_dtypes(a, g->nz, diag)) != KVG_OK)
+        return st;
+    return tok_dims(a, g, diag);
+}
+
+/* ---- per-token path: slot values and writing --------------------------- */
+
+static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
+                                  const tok_geo *g, kvg_i_keypos *items,
+                                  kvg_diag *diag)
+{
+    size_t n = 0;
+    int64_t t, key, first, second;
+
+    for (t = 0; t < g->tokens; t++) {
+        int64_t s = kvg_i_index_at(a->slot_mapping, t);
+        if (s < 0)
+            continue; /* padding token: skipped */
+        if (s >= g->slots)
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
+                              t, "slot_mapping: token %lld: slot %lld is "
+                              "outside [0, %lld) (num_blocks*block_size)",
+                              (long long)t, (long long)s, (long long)g->slots);
+        items[n].key = s;
+        items[n].pos = t;
+        n++;
+    }
+    if (kvg_i_find_duplicate(items, n, &key, &first, &second))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
+                          second, "slot_mapping: tokens %lld and %lld both "
+                          "write slot %lld", (long long)first,
+                          (long long)second, (long long)key);
+    return KVG_OK;
+}
+
+/* ND: how many tokens from t on go to slots s, s+1, ... of the block of
+ * s; their rows are consecutive in the source and in the cache (a
+ * prefill), so they are one copy. */
+static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
+                             const tok_geo *g, int64_t t, int64_t s)
+{
+    int64_t n = 1;
+    while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
+           kvg_i_index_at(a->slot_mapping, t + n) == s + n)
+        n++;
+    return n;
+}
+
+/* Where slot s of a cache starts: row (block, slot) of ND, or the first
+ * C0 run of (block, group 0, slot) of NZ. */
+static unsigned char *slot_start(const kvg_tensor *cache, const tok_geo *g,
+                                 int64_t d, int64_t s)
+{
+    kvg_cache_layout l;
+    kvg_cache_coord c;
+
+    l.kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
+    l.blocks = g->blocks;
+    l.slots = g->block_size;
+    l.heads = g->heads;
+    l.dim = d;
+    l.c0 = kvg_c0_of(cache->dtype);
+    c.block = s / g->block_size;
+    c.slot = s % g->block_size;
+    c.head = 0;
+    c.channel = 0;
+    return (unsigned char *)cache->data +
+           (size_t)kvg_layout_offset(&l, &c) * kvg_dtype_size(cache->dtype);
+}
+
+/* ND: the N*D row of token t is one row of the cache; `count` tokens to
+ * consecutive slots of one block are one copy. */
+static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
+                          const tok_geo *g, int64_t d, int64_t t, int64_t s,
+                          int64_t count)
+{
+    const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
+    memcpy(slot_start(cache, g, d, s),
+           (const unsigned char *)src->data + (size_t)t * row,
+           (size_t)count * row);
+}
+
+/* NZ: chunk k of C0 elements (32 bytes) of a token goes to channel group
+ * k of its block and slot, BlockSize*C0 elements after chunk k - 1.
+ * Tokens go in tiles, run k of the whole tile before run k + 1. */
+#define KVG_I_NZ_TILE 64
+
+static void nz_write_side(const kvg_reshape_and_cache_args *a,
+                          const kvg_tensor *src, const kvg_tensor *cache,
+                          const tok_geo *g, int64_t d, int64_t t0, int64_t t1)
+{
+    unsigned char *dst[KVG_I_NZ_TILE];
+    const unsigned char *from[KVG_I_NZ_TILE];
+    const size_t es = kvg_dtype_size(src->dtype);
+    const int64_t width = g->heads * d, c0 = kvg_c0_of(cache->dtype);
+    size_t rows = 0;
+    int64_t t;
+
+    for (t = t0; t < t1; t++) {
+        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
+        if (s < 0)
+            continue; /* padding token: skipped */
+        dst[rows] = slot_start(cache, g, d, s);
+        from[rows] = (const unsigned char *)src->data +
+                     (size_t)(t * width) * es;
+        rows++;
+    }
+    kvg_i_copy_runs_tiled(dst, (size_t)(g->block_size * c0) * es, from,
+                          (size_t)c0 * es, (size_t)(width / c0), rows);
+}
+
+static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
+                          const tok_geo *g, kvg_diag *diag)
+{
+    size_t need = kvg_i_ws_bytes((size_t)g->tokens, sizeof(kvg_i_keypos));
+    const kvg_i_span spans[] = {{"key", a->key, 0},
+                                {"value", a->value, 0},
+                                {"slot_mapping", a->slot_mapping, 0},
+                                {"key_cache", a->key_cache, 1},
+                                {"value_cache", a->value_cache, 1}};
+    kvg_i_ws ws;
+    kvg_i_keypos *items;
+    kvg_status st;
+    int64_t t, n;
+
+    if (a->workspace == NULL || a->workspace_size < need)
+        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                          "workspace: %llu bytes given (%s), %llu needed",
+                          (unsigned long long)a->workspace_size,
+                          a->workspace == NULL ? "NULL" : "non-NULL",
+                          (unsigned long long)need);
+    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
+                                a->workspace, need, diag)) != KVG_OK)
+        return st;
+    kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
+    items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)g->tokens,
+                                          sizeof *items);
+    if ((st = tok_check_slots(a, g, items, diag)) != KVG_OK)
+        return st;
+    for (t = 0; g->nz && t < g->tokens; t += KVG_I_NZ_TILE) {
+        const int64_t t1 = g->tokens - t < KVG_I_NZ_TILE ? g->tokens
+                                                          : t + KVG_I_NZ_TILE;
+        nz_write_side(a, a->key, a->key_cache, g, g->dk, t, t1);
+        nz_write_side(a, a->value, a->value_cache, g, g->dv, t, t1);
+    }
+    for (t = 0; !g->nz && t < g->tokens; t += n) {
+        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
+        n = 1;
+        if (s < 0)
+            continue; /* padding token: skipped */
+        n = token_stretch(a, g, t, s);
+        nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
+        nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
+    }
+    return KVG_OK;
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+static void fill_runs(const kvg_reshape_and_cache_args *a, kvg_i_runs *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = a->compress_type == KVG_RAC_COMPRESS_KVHEAD
+                  ? KVG_I_RUN_KVHEAD
+                  : KVG_I_RUN_KVHEAD_ROPE;
+    r->key = a->key;
+    r->value = a->value;
+    r->key_cache = a->key_cache;
+    r->value_cache = a->value_cache;
+    r->slot_mapping = a->slot_mapping;
+    r->wins = a->wins;
+    r->seq_len = a->seq_len;
+    r->offset_index = a->offset_index;
+}
+
+static kvg_status check_args(const kvg_reshape_and_cache_args *a,
+                             kvg_diag *diag)
+{
+    if (a == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
+                          "args: NULL argument struct");
+    return check_attrs(a, diag);
+}
+
+kvg_status kvg_reshape_and_cache_workspace_size(
+    const kvg_reshape_and_cache_args *args, size_t *bytes, kvg_diag *diag)
+{
+    kvg_status st;
+    kvg_i_runs r;
+    tok_geo g;
+
+    kvg_diag_clear(diag);
+    if (bytes == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
+                          "bytes: NULL result pointer");
+    if ((st = check_args(args, diag)) != KVG_OK)
+        return st;
+    if (args->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
+        if ((st = tok_check_shapes(args, &g, diag)) != KVG_OK)
+            return st;
+        *bytes = kvg_i_ws_bytes((size_t)g.tokens, sizeof(kvg_i_keypos));
+    } else {
+        fill_runs(args, &r);
+        if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
+            return st;
+        *bytes = kvg_i_runs_workspace_bytes(&r);
+    }
+    if (*bytes == 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
+                          "workspace: size overflows size_t");
+    return KVG_OK;
+}
+
+kvg_status kvg_reshape_and_cache(const kvg_reshape_and_cache_args *args,
+                                 kvg_diag *diag)
+{
+    kvg_status st;
+    kvg_i_runs r;
+    tok_geo g;
+
+    kvg_diag_clear(diag);
+    if ((st = check_args(args, diag)) != KVG_OK)
+        return st;
+    if (args->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
+        if ((st = tok_check_shapes(args, &g, diag)) != KVG_OK)
+            return st;
+        return tok_run(args, &g, diag);
+    }
+    fill_runs(args, &r);
+    if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
+        return st;
+    return kvg_i_runs_execute(&r, args->workspace, args->workspace_size, diag);
+}

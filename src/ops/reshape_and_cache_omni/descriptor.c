@@ -1,0 +1,91 @@
+/*
+ * src/ops/reshape_and_cache_omni/descriptor.c - ReshapeAndCacheOmni's descriptor
+ * (src/registry/op_desc.h): eight tensors, all required; no attributes and
+ * no options (ATB's param is eight reserved bytes), so a case naming any
+ * is malformed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stddef.h>
+
+#include "kvgold/reshape_and_cache_omni.h"
+#include "src/common/internal.h"
+#include "src/registry/op_desc.h"
+
+typedef kvg_reshape_and_cache_omni_args omni_args;
+KVG_I_OP_ARGS_FIT(omni_args);
+
+#define TENSOR(n, kind)                                                      \
+    {{#n, kind, KVG_OP_REQUIRED}, offsetof(omni_args, n), 1}
+
+static const kvg_i_op_tensor k_tensors[] = {
+    TENSOR(key, KVG_OP_INPUT),
+    TENSOR(value, KVG_OP_INPUT),
+    TENSOR(key_cache, KVG_OP_CACHE),
+    TENSOR(value_cache, KVG_OP_CACHE),
+    TENSOR(slot_mapping, KVG_OP_INPUT),
+    TENSOR(wins, KVG_OP_INPUT),
+    TENSOR(seq_len, KVG_OP_INPUT),
+    TENSOR(offset_index, KVG_OP_INPUT),
+};
+
+static void init(kvg_i_op_args *a)
+{
+    omni_args k;
+    kvg_reshape_and_cache_omni_args_init(&k);
+    KVG_I_STORE(a, &k);
+}
+
+static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
+                                 kvg_diag *diag)
+{
+    KVG_I_LOAD(omni_args, a, k);
+    return kvg_reshape_and_cache_omni_workspace_size(k, bytes, diag);
+}
+
+static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
+{
+    KVG_I_LOAD(omni_args, a, k);
+    return kvg_reshape_and_cache_omni(k, diag);
+}
+
+/* Never reached: the operator has caches but no outputs. */
+static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
+                               int *produced, kvg_dtype *dtype, int *rank,
+                               int64_t *shape, kvg_diag *diag)
+{
+    (void)a;
+    (void)produced;
+    (void)dtype;
+    (void)rank;
+    (void)shape;
+    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                      "%s: not an output of reshape_and_cache_omni", name);
+}
+
+/* A bit-exact copy into [blocks, block_size, 1, D] caches. */
+static void describe(const kvg_i_op_args *a, const char *name,
+                     const kvg_tensor *t, kvg_compare_role *role,
+                     int *has_layout, kvg_cache_layout *layout)
+{
+    (void)a;
+    (void)name;
+    *role = KVG_ROLE_COPY;
+    if (t->rank == 4)
+        kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_ND, t->shape[0],
+                            t->shape[1], t->shape[2], t->shape[3], 0);
+}
+
+const kvg_op kvg_i_op_omni = {
+    "reshape_and_cache_omni",
+    k_tensors,
+    sizeof k_tensors / sizeof k_tensors[0],
+    NULL,
+    0,
+    offsetof(omni_args, workspace),
+    offsetof(omni_args, workspace_size),
+    init,
+    workspace_size,
+    run,
+    output_shape,
+    describe,
+};

@@ -1,0 +1,122 @@
+/*
+ * src/registry/registry.c - the list of operators and their tables
+ * (kvgold/op.h, "the registry"). Adding an operator adds one line here.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "src/common/internal.h"
+#include "src/registry/op_desc.h"
+
+/* The fixed order of kvg_op_at. */
+static const kvg_op *const k_ops[] = {
+    &kvg_i_op_kv,
+    &kvg_i_op_qkv,
+    &kvg_i_op_omni,
+    &kvg_i_op_rac,
+};
+
+#define OP_COUNT (sizeof k_ops / sizeof k_ops[0])
+
+size_t kvg_op_count(void) { return OP_COUNT; }
+
+const kvg_op *kvg_op_at(size_t i) { return i < OP_COUNT ? k_ops[i] : NULL; }
+
+const kvg_op *kvg_op_find(const char *name)
+{
+    size_t i;
+    if (name == NULL)
+        return NULL;
+    for (i = 0; i < OP_COUNT; i++)
+        if (strcmp(k_ops[i]->name, name) == 0)
+            return k_ops[i];
+    return NULL;
+}
+
+const char *kvg_op_name(const kvg_op *op) { return op ? op->name : NULL; }
+
+size_t kvg_op_tensor_count(const kvg_op *op)
+{
+    return op ? op->tensor_count : 0;
+}
+
+const kvg_op_tensor_info *kvg_op_tensor_at(const kvg_op *op, size_t i)
+{
+    return op != NULL && i < op->tensor_count ? &op->tensors[i].info : NULL;
+}
+
+size_t kvg_op_attr_count(const kvg_op *op) { return op ? op->attr_count : 0; }
+
+const kvg_op_attr_info *kvg_op_attr_at(const kvg_op *op, size_t i)
+{
+    return op != NULL && i < op->attr_count ? &op->attrs[i].info : NULL;
+}
+
+const kvg_i_op_tensor *kvg_i_op_tensor_named(const kvg_op *op,
+                                             const char *name)
+{
+    size_t i;
+    for (i = 0; name != NULL && i < op->tensor_count; i++)
+        if (strcmp(op->tensors[i].info.name, name) == 0)
+            return &op->tensors[i];
+    return NULL;
+}
+
+const kvg_i_op_attr *kvg_i_op_attr_named(const kvg_op *op, const char *name)
+{
+    size_t i;
+    for (i = 0; name != NULL && i < op->attr_count; i++)
+        if (strcmp(op->attrs[i].info.name, name) == 0)
+            return &op->attrs[i];
+    return NULL;
+}
+
+const kvg_tensor *kvg_i_op_tensor_of(const kvg_op *op,
+                                     const kvg_i_op_args *a, const char *name)
+{
+    const kvg_i_op_tensor *t = kvg_i_op_tensor_named(op, name);
+    const kvg_tensor *p = NULL;
+    if (t != NULL)
+        memcpy(&p, a->u.bytes + t->offset, sizeof p);
+    return p;
+}
+
+void kvg_i_op_refusal_text(char *buf, size_t cap, const char *refusal,
+                           const char *value)
+{
+    const char *mark = strstr(refusal, "%s");
+    if (mark == NULL) {
+        (void)snprintf(buf, cap, "%s", refusal);
+        return;
+    }
+    (void)snprintf(buf, cap, "%.*s%s%s", (int)(mark - refusal), refusal,
+                   value, mark + 2);
+}
+
+kvg_status kvg_i_op_refuse(const kvg_i_op_attr *attr, const char *value,
+                           kvg_diag *diag)
+{
+    char text[KVG_DIAG_MESSAGE_MAX];
+    kvg_i_op_refusal_text(text, sizeof text, attr->refusal, value);
+    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1, -1,
+                      "%s: %s", attr->info.name, text);
+}
+
+void kvg_i_op_set_layout(int *has, kvg_cache_layout *layout,
+                         kvg_layout_kind kind, int64_t blocks, int64_t slots,
+                         int64_t heads, int64_t dim, int64_t c0)
+{
+    int64_t width = 0;
+    if (blocks <= 0 || slots <= 0 || !kvg_i_mul_i64(heads, dim, &width) ||
+        heads <= 0 || dim <= 0 ||
+        (kind == KVG_LAYOUT_NZ && (c0 <= 0 || width % c0 != 0)))
+        return; /* not a shape we can describe: plain indices instead */
+    *has = 1;
+    layout->kind = kind;
+    layout->blocks = blocks;
+    layout->slots = slots;
+    layout->heads = heads;
+    layout->dim = dim;
+    layout->c0 = kind == KVG_LAYOUT_NZ ? c0 : 0;
+}

@@ -1,0 +1,122 @@
+/*
+ * tests/ops/reshape_and_cache/fixture.c - ReshapeAndCache in the
+ * reliability fixture (tests/op_fixture.h): seeded valid calls per token
+ * (ND, NZ) and per head (KVHEAD, KVHEAD_ROPE, built by Omni's fixture),
+ * and the attribute mutations test_atomicity draws.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "op_fixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvgold/format.h"
+#include "kvgold/layout.h"
+#include "kvgold/reshape_and_cache.h"
+
+typedef kvg_reshape_and_cache_args rac_args;
+
+/* ---- ReshapeAndCache per token ---------------------------------------- */
+
+static void build_tokens(opf *f, kvgt_rng *r, int nz)
+{
+    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    const int64_t k = opf_pick(r, 0, 2);
+    const kvg_dtype kd = k == 0 ? KVG_FP16 : k == 1 ? KVG_BF16 : KVG_INT8;
+    const kvg_dtype vd = !nz ? kd : opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
+    const int64_t tok = opf_pick(r, 1, 8), heads = opf_pick(r, 1, 3);
+    const int64_t dk = 32 * opf_pick(r, 1, 2), dv = 16 * opf_pick(r, 1, 3);
+    const int64_t bs = nz ? 16 * opf_pick(r, 1, 2) : opf_pick(r, 1, 8);
+    const int64_t bn = (tok + bs - 1) / bs + opf_pick(r, 0, 1);
+    int64_t sh[4];
+    opf_tensor *slot;
+
+    kvg_reshape_and_cache_args_init(a);
+    a->cache_layout = nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
+    sh[0] = tok, sh[1] = heads, sh[2] = dk;
+    opf_add(f, r, "key", OPF_INPUT, 1, kd, 3, sh, &a->key);
+    sh[2] = dv;
+    opf_add(f, r, "value", OPF_INPUT, 1, vd, 3, sh, &a->value);
+    if (nz) {
+        sh[0] = bn, sh[1] = heads * dk / kvg_c0_of(kd), sh[2] = bs;
+        sh[3] = kvg_c0_of(kd);
+        opf_add(f, r, "key_cache", OPF_CACHE, 1, kd, 4, sh, &a->key_cache);
+        sh[1] = heads * dv / kvg_c0_of(vd), sh[3] = kvg_c0_of(vd);
+        opf_add(f, r, "value_cache", OPF_CACHE, 1, vd, 4, sh, &a->value_cache);
+    } else {
+        sh[0] = bn, sh[1] = bs, sh[2] = heads, sh[3] = dk;
+        opf_add(f, r, "key_cache", OPF_CACHE, 1, kd, 4, sh, &a->key_cache);
+        sh[3] = dv;
+        opf_add(f, r, "value_cache", OPF_CACHE, 1, vd, 4, sh, &a->value_cache);
+    }
+    sh[0] = tok;
+    slot = opf_add(f, r, "slot_mapping", OPF_INPUT, 1, KVG_INT32, 1, sh,
+               &a->slot_mapping);
+    f->g.tokens = tok;
+    f->g.slots = bn * bs;
+    opf_distinct_slots(r, slot, tok, f->g.slots);
+}
+
+static void mutate_rac_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+                          size_t cap)
+{
+    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    const int64_t c = opf_pick(r, 0, 4);
+    *want = KVG_ERR_PARAM_INVALID;
+    switch (c) {
+    case 0: { /* another mode: its tensor set does not match */
+        int m;
+        do
+            m = (int)opf_pick(r, 0, 2);
+        while (m == (int)a->compress_type);
+        /* a tensor the new mode needs is missing (NULL pointer), or one
+         * it does not take is given (invalid) */
+        if (((m == KVG_RAC_COMPRESS_KVHEAD &&
+              a->compress_type == KVG_RAC_COMPRESS_UNDEFINED) ||
+             m == KVG_RAC_COMPRESS_KVHEAD_ROPE) &&
+            a->cache_layout != KVG_LAYOUT_NZ) /* NZ: the attribute check */
+            *want = KVG_ERR_PARAM_NULLPTR;
+        a->compress_type = (kvg_rac_compress)m;
+        break;
+    }
+    case 1: a->compress_type = (kvg_rac_compress)(opf_pick(r, 0, 1) ? 3 : -1);
+        break;
+    case 2: a->cache_layout = opf_pick(r, 0, 1) ? KVG_LAYOUT_BNSD
+                                            : (kvg_layout_kind)7;
+        break;
+    case 3: /* ND <-> NZ: the caches no longer have the layout's shape */
+        a->cache_layout = a->cache_layout == KVG_LAYOUT_NZ ? KVG_LAYOUT_ND
+                                                           : KVG_LAYOUT_NZ;
+        break;
+    default: /* a tensor the mode does not take */
+        if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED)
+            a->wins = a->slot_mapping;
+        else if (a->compress_type == KVG_RAC_COMPRESS_KVHEAD)
+            a->offset_index = a->slot_mapping;
+        else
+            a->cache_layout = KVG_LAYOUT_NZ;
+        break;
+    }
+    (void)snprintf(what, cap, "compress %d layout %d (change "
+                   "%d)", (int)a->compress_type, (int)a->cache_layout,
+                   (int)c);
+}
+
+static void build_nd(opf *f, kvgt_rng *r) { build_tokens(f, r, 0); }
+static void build_nz(opf *f, kvgt_rng *r) { build_tokens(f, r, 1); }
+
+const opf_kind_desc opf_kind_rac_nd = {"reshape_and_cache ND",
+                                       "reshape_and_cache", build_nd,
+                                       mutate_rac_attr, NULL, NULL};
+const opf_kind_desc opf_kind_rac_nz = {"reshape_and_cache NZ",
+                                       "reshape_and_cache", build_nz,
+                                       mutate_rac_attr, NULL, NULL};
+const opf_kind_desc opf_kind_rac_kvhead = {"reshape_and_cache KVHEAD",
+                                           "reshape_and_cache",
+                                           opf_build_heads, mutate_rac_attr,
+                                           NULL, NULL};
+const opf_kind_desc opf_kind_rac_kvhead_rope = {
+    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache", opf_build_heads,
+    mutate_rac_attr, NULL, NULL};

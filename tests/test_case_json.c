@@ -1,0 +1,223 @@
+/*
+ * tests/test_case_json.c - the case loader's JSON readers (tools/case,
+ * kvg_case_*) on top of the strict reader: integers exact over the whole
+ * int64 range, a fraction / exponent / out-of-range / wrongly typed value
+ * refused naming the key and its DIR/case.json:LINE:COL, and
+ * kvg_case_load refusing an invalid case.json (issue 12) with the
+ * reader's position, or an unreadable one with the OS's reason.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "case.h"
+#include "json.h"
+
+/* A case whose messages name directory "d" and op "qkv"; obj parsed from
+ * text (one line, so positions are columns of line 1). */
+static kvg_json *doc_of(kvg_case *c, const char *text)
+{
+    char err[KVG_JSON_ERROR_MAX];
+    kvg_json *v;
+    memset(c, 0, sizeof *c);
+    strcpy(c->dir, "d");
+    strcpy(c->op, "qkv");
+    v = kvg_json_parse(text, strlen(text), "case.json", err, sizeof err);
+    if (v == NULL)
+        fail_msg("%s", err);
+    return v;
+}
+
+static void expect_fail(kvg_status st, const kvg_diag *d, const char *key,
+                        const char *msg)
+{
+    assert_int_equal(st, KVG_ERR_FILE_FORMAT);
+    assert_string_equal(d->tensor, key);
+    assert_string_equal(d->message, msg);
+}
+
+static void test_get_ints(void **state)
+{
+    kvg_case c;
+    kvg_json *o = doc_of(&c,
+        "{\"a\": [9007199254740993, -9223372036854775808, "
+        "9223372036854775807], \"b\": 7, \"c\": [1, 2.5], \"d\": [1e2], "
+        "\"e\": [9223372036854775808], \"f\": [1, \"2\"], \"g\": \"x\", "
+        "\"h\": [1, 2, 3], \"i\": 161002.9}");
+    int64_t out[4];
+    kvg_diag d;
+    int n = -1;
+    (void)state;
+    kvgt_poison(out, sizeof out, 7);
+    assert_int_equal(kvg_case_get_ints(&c, o, "a", 1, out, 3, &n, &d), KVG_OK);
+    assert_int_equal(n, 3);
+    assert_true(out[0] == (int64_t)9007199254740992 + 1);
+    assert_true(out[1] == INT64_MIN);
+    assert_true(out[2] == INT64_MAX);
+    assert_int_equal(kvg_case_get_ints(&c, o, "b", 1, out, 3, &n, &d), KVG_OK);
+    assert_int_equal(n, 1);
+    assert_true(out[0] == 7);
+    expect_fail(kvg_case_get_ints(&c, o, "c", 1, out, 3, &n, &d), &d, "c",
+                "d/case.json:1:87: \"c\" must hold integers: 2.5 has a "
+                "fraction");
+    expect_fail(kvg_case_get_ints(&c, o, "d", 1, out, 3, &n, &d), &d, "d",
+                "d/case.json:1:99: \"d\" must hold integers: 1e2 has an "
+                "exponent");
+    expect_fail(kvg_case_get_ints(&c, o, "e", 1, out, 3, &n, &d), &d, "e",
+                "d/case.json:1:111: \"e\" must hold integers: "
+                "9223372036854775808 is out of int64 range");
+    expect_fail(kvg_case_get_ints(&c, o, "f", 1, out, 3, &n, &d), &d, "f",
+                "d/case.json:1:142: \"f\" must hold integers, not a string");
+    expect_fail(kvg_case_get_ints(&c, o, "g", 1, out, 3, &n, &d), &d, "g",
+                "d/case.json:1:153: \"g\" must be an integer list");
+    expect_fail(kvg_case_get_ints(&c, o, "h", 1, out, 2, &n, &d), &d, "h",
+                "d/case.json:1:163: \"h\" has more than 2 entries");
+    expect_fail(kvg_case_get_ints(&c, o, "i", 1, out, 2, &n, &d), &d, "i",
+                "d/case.json:1:179: \"i\" must hold integers: 161002.9 has a "
+                "fraction");
+    expect_fail(kvg_case_get_ints(&c, o, "z", 1, out, 2, &n, &d), &d, "z",
+                "d/case.json: attribute \"z\" is required for qkv");
+    n = -1;
+    assert_int_equal(kvg_case_get_ints(&c, o, "z", 0, out, 2, &n, &d), KVG_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(kvg_case_get_ints(&c, NULL, "z", 0, out, 2, &n, &d),
+                     KVG_OK);
+    kvg_json_free(o);
+}
+
+static void test_other_readers(void **state)
+{
+    kvg_case c;
+    kvg_json *o = doc_of(&c, "{\"eps\": 9.999999974752427e-07, \"s\": \"x\", "
+                             "\"t\": true, \"big\": 1e999, \"n\": 1}");
+    static const char *const allowed[] = {"eps", "s", "t", "big", NULL};
+    double x = 0;
+    int b = -1;
+    char buf[4];
+    kvg_diag d;
+    (void)state;
+    assert_int_equal(kvg_case_get_double(&c, o, "eps", 0.5, &x, &d), KVG_OK);
+    assert_true(x == 9.999999974752427e-07);
+    assert_int_equal(kvg_case_get_double(&c, o, "none", 0.5, &x, &d), KVG_OK);
+    assert_true(x == 0.5);
+    expect_fail(kvg_case_get_double(&c, o, "s", 0.5, &x, &d), &d, "s",
+                "d/case.json:1:37: \"s\" must be a number, not a string");
+    expect_fail(kvg_case_get_double(&c, o, "big", 0.5, &x, &d), &d, "big",
+                "d/case.json:1:60: \"big\": 1e999 is out of double range");
+    assert_int_equal(kvg_case_get_bool(&c, o, "t", 0, &b, &d), KVG_OK);
+    assert_int_equal(b, 1);
+    expect_fail(kvg_case_get_bool(&c, o, "n", 0, &b, &d), &d, "n",
+                "d/case.json:1:72: \"n\" must be true or false");
+    assert_int_equal(kvg_case_get_string(&c, o, "s", "dflt", buf, sizeof buf,
+                                         &d), KVG_OK);
+    assert_string_equal(buf, "x");
+    expect_fail(kvg_case_get_string(&c, o, "t", "d", buf, sizeof buf, &d), &d,
+                "t", "d/case.json:1:47: \"t\" must be a string");
+    expect_fail(kvg_case_check_keys(&c, o, "attrs", allowed, &d), &d, "n",
+                "d/case.json:1:67: attrs: unknown key \"n\" for op qkv");
+    kvg_json_free(o);
+}
+
+/* ---- kvg_case_load on files ------------------------------------------- */
+
+static char g_dir[64];
+
+static void write_case_json(const char *text)
+{
+    char path[128];
+    FILE *f;
+    (void)snprintf(path, sizeof path, "%s/case.json", g_dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    fclose(f);
+}
+
+static void load_refused(const char *text, kvg_status want, const char *msg)
+{
+    kvg_case c;
+    kvg_diag d;
+    char full[512];
+    if (text != NULL)
+        write_case_json(text);
+    kvgt_poison(&c, sizeof c, 11);
+    assert_int_equal(kvg_case_load(g_dir, &c, &d), want);
+    (void)snprintf(full, sizeof full, "%s/%s", g_dir, msg);
+    assert_string_equal(d.message, full);
+    assert_null(c.json); /* freed */
+    assert_int_equal(c.inputs.count, 0);
+}
+
+static void test_load(void **state)
+{
+    char path[128];
+    (void)state;
+    strcpy(g_dir, "/tmp/kvg_case_json_XXXXXX");
+    assert_non_null(mkdtemp(g_dir));
+    load_refused(NULL, KVG_ERR_IO,
+                 "case.json: cannot open: No such file or directory");
+    load_refused("{\"op\": \"reshape_and_cache\",\n \"op\": \"x\"}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:2: duplicate key \"op\" (first at 1:2)");
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {}} x",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:1:43: text after the end of the JSON value "
+                 "(character 'x')");
+    load_refused("{\"op\": \"reshape_and_cache\\u0000\", \"inputs\": {}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:1:26: \\u0000 (NUL) is not allowed in a string");
+    load_refused("[1]", KVG_ERR_FILE_FORMAT,
+                 "case.json:1:1: the document must be a JSON object, not an "
+                 "array");
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                 " \"expect_error\": {\"status\": 161002.9}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:29: expect_error.status 161002.9 has a "
+                 "fraction");
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                 " \"expect_error\": {\"status\": 4294967457}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:29: expect_error.status 4294967457 is not a "
+                 "status code");
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                 " \"expect_error\": {\"status\": \"161002\"}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:29: expect_error.status must be an integer, "
+                 "not a string");
+    load_refused("{\"op\": 1, \"inputs\": {}}", KVG_ERR_FILE_FORMAT,
+                 "case.json:1:8: \"op\" must be one of kv_rms_norm_rope_cache, "
+                 "qkv_rms_norm_rope_cache, reshape_and_cache_omni, "
+                 "reshape_and_cache");
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},"
+                 " \"options\": []}", KVG_ERR_FILE_FORMAT,
+                 "case.json:1:54: \"options\" must be an object");
+    {
+        kvg_case c;
+        kvg_diag d;
+        write_case_json("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                        " \"expect_error\": {\"status\": 161002, "
+                        "\"tensor\": \"slot_mapping\"}}");
+        assert_int_equal(kvg_case_load(g_dir, &c, &d), KVG_OK);
+        assert_int_equal(c.expect_error, 1);
+        assert_int_equal(c.expect_status, 161002);
+        assert_string_equal(c.expect_tensor, "slot_mapping");
+        kvg_case_free(&c);
+    }
+    (void)snprintf(path, sizeof path, "%s/case.json", g_dir);
+    (void)unlink(path);
+    (void)rmdir(g_dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_get_ints),
+        cmocka_unit_test(test_other_readers),
+        cmocka_unit_test(test_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,452 @@
+/*
+ * tests/test_fsio.c - the tools' file layer (tools/fsio): the .npy/.bin
+ * reader's refusals (special files, sizes that disagree with the header,
+ * the memory limit) and the all-or-nothing output writer (kvg_outset):
+ * nothing new and nothing old lost on every failure, symlinks and hard
+ * links at a target replaced rather than written through.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "membudget.h"
+#include "npy_file.h"
+#include "outset.h"
+
+static char g_root[64];
+
+static void path_of(char *buf, size_t cap, const char *leaf)
+{
+    (void)snprintf(buf, cap, "%s/%s", g_root, leaf);
+}
+
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The whole content of a file (at most cap bytes); its size. */
+static size_t read_bytes(const char *path, void *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    assert_non_null(f);
+    n = fread(buf, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+/* Names in `dir` other than . and .. (so stray temporary files show). */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void assert_contains(const char *msg, const char *fragment)
+{
+    if (strstr(msg, fragment) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", msg, fragment);
+}
+
+/* A 1-d fp32 .npy header for `n` elements, written by hand (NumPy's
+ * layout: 10-byte preamble, dict, spaces, newline; 128 bytes in all). */
+#define HDR 128
+static size_t npy_header_f4(unsigned char *h, long n)
+{
+    char dict[100];
+    int len = snprintf(dict, sizeof dict,
+                       "{'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (%ld,), }", n);
+    memcpy(h, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memset(h + 10, ' ', HDR - 10);
+    memcpy(h + 10, dict, (size_t)len);
+    h[HDR - 1] = '\n';
+    return HDR;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_root, "/tmp/kvg_test_fsio_XXXXXX");
+    return mkdtemp(g_root) != NULL ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[128];
+    (void)state;
+    (void)snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static void expect_load_error(const char *path, kvg_status want,
+                              const char *fragment)
+{
+    kvg_tensor t;
+    kvg_diag diag;
+    kvg_diag_clear(&diag);
+    assert_int_equal(kvg_npy_load(path, KVG_FP32, &t, &diag), want);
+    assert_null(t.data);
+    assert_contains(diag.message, path);
+    assert_contains(diag.message, fragment);
+    assert_true(kvg_mem_held() == 0);
+}
+
+static void test_special_files_refused(void **state)
+{
+    char fifo[128], dir[128], zero[128];
+    (void)state;
+    path_of(fifo, sizeof fifo, "fifo.npy");
+    path_of(dir, sizeof dir, "dir.npy");
+    path_of(zero, sizeof zero, "zero.npy");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(symlink("/dev/zero", zero), 0);
+    /* a FIFO with no writer would block a plain open forever */
+    expect_load_error(fifo, KVG_ERR_IO, "a FIFO");
+    expect_load_error(dir, KVG_ERR_IO, "a directory");
+    expect_load_error(zero, KVG_ERR_IO, "a character device");
+    path_of(dir, sizeof dir, "missing.npy");
+    expect_load_error(dir, KVG_ERR_IO, "No such file or directory");
+}
+
+/* Sizes are judged from the header and fstat alone: a 2 GiB sparse file
+ * whose header says 4 elements is refused with nothing reserved, and a
+ * header that claims 2^40 elements over a 16-byte file is refused too. */
+static void test_sizes_checked_before_reading(void **state)
+{
+    unsigned char h[HDR + 16];
+    char path[128];
+    int fd;
+    (void)state;
+    path_of(path, sizeof path, "junk.npy");
+    npy_header_f4(h, 4);
+    kvgt_poison(h + HDR, 16, 1);
+    write_bytes(path, h, sizeof h);
+    fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)1 << 31), 0);
+    close(fd);
+    expect_load_error(path, KVG_ERR_FILE_FORMAT, "trailing data");
+
+    path_of(path, sizeof path, "huge.npy");
+    npy_header_f4(h, 1099511627776L);
+    write_bytes(path, h, sizeof h);
+    expect_load_error(path, KVG_ERR_FILE_FORMAT, "short data");
+}
+
+static void test_memory_limit(void **state)
+{
+    unsigned char h[HDR + 400];
+    char path[128];
+    kvg_tensor t;
+    kvg_diag diag;
+    (void)state;
+    path_of(path, sizeof path, "f100.npy");
+    npy_header_f4(h, 100);
+    kvgt_poison(h + HDR, 400, 2);
+    write_bytes(path, h, sizeof h);
+    kvg_mem_set_limit(399, "--max-memory");
+    kvg_diag_clear(&diag);
+    assert_int_equal(kvg_npy_load(path, KVG_FP32, &t, &diag), KVG_ERR_NOMEM);
+    assert_contains(diag.message, "needs 400 bytes");
+    assert_contains(diag.message, "limit of 399 bytes");
+    assert_true(kvg_mem_held() == 0);
+    kvg_mem_set_limit(400, "--max-memory");
+    assert_int_equal(kvg_npy_load(path, KVG_FP32, &t, &diag), KVG_OK);
+    assert_true(kvg_mem_held() == 400);
+    kvgt_assert_bytes_equal(t.data, h + HDR, 400, "data");
+    kvg_npy_free(&t);
+    assert_true(kvg_mem_held() == 0);
+    kvg_mem_set_limit(0, NULL);
+}
+
+static void test_parse_size(void **state)
+{
+    uint64_t v = 0;
+    (void)state;
+    assert_true(kvg_mem_parse_size("4096", &v) && v == 4096);
+    assert_true(kvg_mem_parse_size("512K", &v) && v == 524288);
+    assert_true(kvg_mem_parse_size("3m", &v) && v == 3145728);
+    assert_true(kvg_mem_parse_size("1.5G", &v) && v == 1610612736u);
+    assert_true(kvg_mem_parse_size("2GiB", &v) && v == 2147483648u);
+    assert_false(kvg_mem_parse_size("", &v));
+    assert_false(kvg_mem_parse_size("G", &v));
+    assert_false(kvg_mem_parse_size("12x", &v));
+    assert_false(kvg_mem_parse_size("1.5", &v));
+    assert_false(kvg_mem_parse_size("99999999999999999999", &v));
+    assert_false(kvg_mem_parse_size("20000000T", &v));
+}
+
+static void test_raw_bin(void **state)
+{
+    static const int64_t shape[2] = {3, 4};
+    unsigned char raw[24];
+    char path[128];
+    kvg_tensor t;
+    kvg_diag diag;
+    (void)state;
+    path_of(path, sizeof path, "x.bin");
+    kvgt_poison(raw, sizeof raw, 3);
+    write_bytes(path, raw, sizeof raw);
+    assert_int_equal(kvg_raw_load(path, KVG_BF16, 2, shape, &t, &diag),
+                     KVG_OK);
+    assert_int_equal(t.rank, 2);
+    assert_true(t.shape[1] == 4 && t.nbytes == 24 && t.dtype == KVG_BF16);
+    kvgt_assert_bytes_equal(t.data, raw, 24, "bin data");
+    kvg_npy_free(&t);
+    write_bytes(path, raw, 23);
+    assert_int_equal(kvg_raw_load(path, KVG_BF16, 2, shape, &t, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_contains(diag.message, "raw file is 23 bytes");
+    assert_contains(diag.message, "need 24");
+}
+
+/* ---- the all-or-nothing writer ---------------------------------------- */
+
+/* A poisoned fp16 tensor of n elements (freed by the caller). */
+static kvg_tensor tensor_of(int64_t n, uint64_t seed)
+{
+    return kvgt_tensor_new(KVG_FP16, 1, &n, seed);
+}
+
+/* dir/name holds exactly t as .npy. */
+static void assert_npy_holds(const char *path, const kvg_tensor *t)
+{
+    kvg_tensor back;
+    kvg_diag diag;
+    if (kvg_npy_load(path, t->dtype, &back, &diag) != KVG_OK)
+        fail_msg("%s", diag.message);
+    assert_true(back.nbytes == t->nbytes);
+    kvgt_assert_bytes_equal(back.data, t->data, t->nbytes, path);
+    kvg_npy_free(&back);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+    char buf[64];
+    size_t n = read_bytes(path, buf, sizeof buf);
+    assert_true(n == strlen(text));
+    assert_memory_equal(buf, text, n);
+}
+
+static void test_outset_commit(void **state)
+{
+    char dir[128], a[160], b[160], victim[128], other[128];
+    kvg_tensor ta = tensor_of(5, 11), tb = tensor_of(300, 12);
+    kvg_outset *o;
+    kvg_diag diag;
+    struct stat sb;
+    (void)state;
+    path_of(dir, sizeof dir, "made/by/run");
+    path_of(victim, sizeof victim, "victim.txt");
+    path_of(other, sizeof other, "other_link.txt");
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    (void)snprintf(a, sizeof a, "%s/a.npy", dir);
+    (void)snprintf(b, sizeof b, "%s/b.npy", dir);
+    /* a.npy has a second hard link; b.npy is a symlink to a victim */
+    write_bytes(a, "OLD-A", 5);
+    assert_int_equal(link(a, other), 0);
+    write_bytes(victim, "VICTIM", 6);
+    assert_int_equal(symlink(victim, b), 0);
+    assert_int_equal(kvg_outset_check(o, "a.npy", NULL, 0, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_check(o, "b.npy", NULL, 0, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &ta, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "b.npy", &tb, &diag), KVG_OK);
+    /* before the commit the targets are untouched (temporaries beside) */
+    assert_file_is(a, "OLD-A");
+    assert_int_equal(count_entries(dir), 4);
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    assert_string_equal(kvg_outset_path(o, 1), b);
+    kvg_outset_end(o);
+    assert_npy_holds(a, &ta);
+    assert_npy_holds(b, &tb);
+    assert_file_is(other, "OLD-A");  /* the hard link kept the old bytes */
+    assert_file_is(victim, "VICTIM"); /* the symlink was not followed */
+    assert_int_equal(lstat(b, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode));
+    assert_int_equal(count_entries(dir), 2); /* no temporaries, no backups */
+    kvgt_tensor_free(&ta);
+    kvgt_tensor_free(&tb);
+}
+
+static void test_outset_refusals(void **state)
+{
+    char dir[128], p[160], prot[160];
+    const char *protect[1];
+    kvg_outset *o;
+    kvg_diag diag;
+    (void)state;
+    assert_int_equal(kvg_outset_begin(&o, "", &diag), KVG_ERR_PARAM_INVALID);
+    assert_null(o);
+    assert_contains(diag.message, "empty path");
+    path_of(p, sizeof p, "plain_file");
+    write_bytes(p, "x", 1);
+    assert_int_equal(kvg_outset_begin(&o, p, &diag), KVG_ERR_PARAM_INVALID);
+    assert_contains(diag.message, "not a directory");
+
+    path_of(dir, sizeof dir, "refuse");
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_forbid_dir(o, dir, "the case directory",
+                                           &diag), KVG_ERR_PARAM_INVALID);
+    assert_contains(diag.message, "the case directory");
+    (void)snprintf(p, sizeof p, "%s/d.npy", dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(kvg_outset_check(o, "d.npy", NULL, 0, &diag), KVG_ERR_IO);
+    assert_contains(diag.message, "is a directory");
+    (void)snprintf(p, sizeof p, "%s/ro.npy", dir);
+    write_bytes(p, "RO", 2);
+    assert_int_equal(chmod(p, 0444), 0);
+    assert_int_equal(kvg_outset_check(o, "ro.npy", NULL, 0, &diag),
+                     KVG_ERR_IO);
+    assert_contains(diag.message, "read-only");
+    /* a target that is (a hard link to) one of the case's files */
+    path_of(prot, sizeof prot, "case_input.npy");
+    write_bytes(prot, "CASE", 4);
+    (void)snprintf(p, sizeof p, "%s/k.npy", dir);
+    assert_int_equal(link(prot, p), 0);
+    protect[0] = prot;
+    assert_int_equal(kvg_outset_check(o, "k.npy", protect, 1, &diag),
+                     KVG_ERR_PARAM_INVALID);
+    assert_contains(diag.message, "is the case's file");
+    assert_int_equal(kvg_outset_check(o, "new.npy", protect, 1, &diag),
+                     KVG_OK);
+    assert_int_equal(kvg_outset_check(o, "../x.npy", NULL, 0, &diag),
+                     KVG_ERR_PARAM_INVALID);
+    kvg_outset_end(o);
+    assert_file_is(prot, "CASE");
+}
+
+/* Delete the file of `dir` whose name starts with `prefix`. */
+static void remove_temp_of(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[256];
+    int removed = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            (void)snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            assert_int_equal(unlink(path), 0);
+            removed++;
+        }
+    closedir(d);
+    assert_int_equal(removed, 1);
+}
+
+/* A rename that fails during the commit (a directory appeared at the
+ * second target): the first target gets its old bytes back, the new
+ * files vanish, nothing stray is left. */
+static void test_outset_rollback(void **state)
+{
+    char dir[128], a[160], b[160];
+    kvg_tensor ta = tensor_of(7, 21), tb = tensor_of(9, 22);
+    kvg_outset *o;
+    kvg_diag diag;
+    (void)state;
+    path_of(dir, sizeof dir, "rollback");
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    (void)snprintf(a, sizeof a, "%s/a.npy", dir);
+    (void)snprintf(b, sizeof b, "%s/b.npy", dir);
+    write_bytes(a, "OLD-A", 5);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &ta, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "b.npy", &tb, &diag), KVG_OK);
+    assert_int_equal(mkdir(b, 0700), 0);
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_ERR_IO);
+    assert_contains(diag.message, "b.npy");
+    kvg_outset_end(o);
+    assert_file_is(a, "OLD-A");
+    assert_int_equal(count_entries(dir), 2); /* a.npy and the directory */
+    assert_int_equal(rmdir(b), 0);
+
+    /* Now the rename of b itself fails (its temporary file vanished) after
+     * a was already renamed: both old files must come back. */
+    write_bytes(b, "OLD-B", 5);
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &ta, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "b.npy", &tb, &diag), KVG_OK);
+    remove_temp_of(dir, ".b.npy.kvgold-");
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_ERR_IO);
+    assert_contains(diag.message, "cannot move the new file into place");
+    kvg_outset_end(o);
+    assert_file_is(a, "OLD-A");
+    assert_file_is(b, "OLD-B");
+    assert_int_equal(count_entries(dir), 2);
+    kvgt_tensor_free(&ta);
+    kvgt_tensor_free(&tb);
+}
+
+/* The second file cannot be written (file size limit, as a full disk):
+ * the first, complete, temporary file goes too; the old target stays. */
+static void test_outset_write_failure(void **state)
+{
+    char dir[128], a[160];
+    kvg_tensor ta = tensor_of(8, 31), tb = tensor_of(4096, 32);
+    struct rlimit old, small;
+    void (*old_handler)(int);
+    kvg_outset *o;
+    kvg_diag diag;
+    kvg_status st;
+    (void)state;
+    path_of(dir, sizeof dir, "full");
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    (void)snprintf(a, sizeof a, "%s/a.npy", dir);
+    write_bytes(a, "OLD-A", 5);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &ta, &diag), KVG_OK);
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = 4096;
+    old_handler = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    st = kvg_outset_add_npy(o, "b.npy", &tb, &diag);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    (void)signal(SIGXFSZ, old_handler);
+    assert_int_equal(st, KVG_ERR_IO);
+    assert_contains(diag.message, "b.npy: write error: File too large");
+    kvg_outset_end(o); /* the caller gives up: no commit */
+    assert_file_is(a, "OLD-A");
+    assert_int_equal(count_entries(dir), 1);
+    kvgt_tensor_free(&ta);
+    kvgt_tensor_free(&tb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_special_files_refused),
+        cmocka_unit_test(test_sizes_checked_before_reading),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_raw_bin),
+        cmocka_unit_test(test_outset_commit),
+        cmocka_unit_test(test_outset_refusals),
+        cmocka_unit_test(test_outset_rollback),
+        cmocka_unit_test(test_outset_write_failure),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

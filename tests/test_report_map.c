@@ -1,0 +1,533 @@
+/*
+ * tests/test_report_map.c - the HTML report's element classes, cache map
+ * and error histogram (tools/report), and its file writer.
+ *
+ * Expected classes come from first principles: hand-made caches where each
+ * (block, slot) holds one designed situation (exact, rel err 2^-7 under
+ * bf16's MARE limit 10*2^-7, rel err 0.5 over it, a NaN where the golden is
+ * finite, two NaNs with different payloads, an untouched element changed),
+ * placed through kvg_layout_offset in an NZ layout so that the map's
+ * inverse addressing is exercised. Initial caches are poisoned.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_map.h"
+#include "error_hist.h"
+#include "kvgold/compare.h"
+#include "kvgold/format.h"
+#include "report.h"
+
+#define BF16_ONE 0x3F80u
+#define BF16_ONE_PLUS_ULP 0x3F81u /* 1 + 2^-7: rel 2^-7 < 10 * 2^-7 */
+#define BF16_ONE_HALF 0x3FC0u     /* 1.5: rel 0.5 > 10 * 2^-7 */
+#define BF16_QNAN 0x7FC0u
+#define BF16_QNAN_OTHER 0xFFC1u   /* another NaN: sign and payload differ */
+
+/* A 2-block, 4-slot, 1-head, 16-channel bf16 cache in NZ (c0 = 16). */
+typedef struct fixture {
+    kvg_cache_layout layout;
+    uint16_t init[128], gold[128], npu[128];
+    unsigned char mask[128];
+    kvg_tensor t_init, t_gold, t_npu;
+    kvg_compare_result result;
+    kvg_report_tensor rt;
+} fixture;
+
+static int64_t at(const fixture *f, int64_t block, int64_t slot, int64_t ch)
+{
+    kvg_cache_coord c;
+    c.block = block;
+    c.slot = slot;
+    c.head = 0;
+    c.channel = ch;
+    return kvg_layout_offset(&f->layout, &c);
+}
+
+/* Write (block, slot) in the golden: every channel 1.0. */
+static void write_slot(fixture *f, int64_t block, int64_t slot)
+{
+    int64_t ch;
+    for (ch = 0; ch < 16; ch++) {
+        int64_t i = at(f, block, slot, ch);
+        f->gold[i] = (uint16_t)BF16_ONE;
+        f->npu[i] = (uint16_t)BF16_ONE;
+        f->mask[i] = 1;
+    }
+}
+
+static void fixture_init(fixture *f)
+{
+    int64_t shape[4] = {2, 1, 4, 16};
+    int64_t slot;
+    memset(f, 0, sizeof *f);
+    f->layout.kind = KVG_LAYOUT_NZ;
+    f->layout.blocks = 2;
+    f->layout.slots = 4;
+    f->layout.heads = 1;
+    f->layout.dim = 16;
+    f->layout.c0 = 16;
+    kvgt_poison(f->init, sizeof f->init, 7);
+    memcpy(f->gold, f->init, sizeof f->init);
+    memcpy(f->npu, f->init, sizeof f->init);
+    for (slot = 0; slot < 4; slot++)
+        write_slot(f, 0, slot);
+    write_slot(f, 1, 2);
+    write_slot(f, 1, 3);
+    /* (0,0) exact; (0,1) one element within; (0,2) one out; (0,3) NaN */
+    f->npu[at(f, 0, 1, 5)] = (uint16_t)BF16_ONE_PLUS_ULP;
+    f->npu[at(f, 0, 2, 9)] = (uint16_t)BF16_ONE_HALF;
+    f->npu[at(f, 0, 3, 0)] = (uint16_t)BF16_QNAN;
+    /* (1,0) untouched; (1,1) untouched but changed */
+    f->npu[at(f, 1, 1, 15)] = (uint16_t)(f->init[at(f, 1, 1, 15)] ^ 0x0100u);
+    /* (1,2) both NaN, other payload; (1,3) one within and one out */
+    f->gold[at(f, 1, 2, 3)] = (uint16_t)BF16_QNAN;
+    f->npu[at(f, 1, 2, 3)] = (uint16_t)BF16_QNAN_OTHER;
+    f->npu[at(f, 1, 3, 1)] = (uint16_t)BF16_ONE_PLUS_ULP;
+    f->npu[at(f, 1, 3, 14)] = (uint16_t)BF16_ONE_HALF;
+    f->t_init = kvg_tensor_make(f->init, sizeof f->init, KVG_BF16, 4, shape);
+    f->t_gold = kvg_tensor_make(f->gold, sizeof f->gold, KVG_BF16, 4, shape);
+    f->t_npu = kvg_tensor_make(f->npu, sizeof f->npu, KVG_BF16, 4, shape);
+}
+
+/* Compare through the public API, then describe it for the report. */
+static void fixture_compare(fixture *f, kvg_compare_criterion crit)
+{
+    kvg_compare_args a;
+    kvg_diag diag;
+    kvg_status st;
+    kvg_compare_args_init(&a);
+    a.name = "k_cache";
+    a.golden = &f->t_gold;
+    a.actual = &f->t_npu;
+    a.initial = &f->t_init;
+    a.written = f->mask;
+    a.written_count = 128;
+    a.layout = &f->layout;
+    a.criterion = crit;
+    st = kvg_compare_tensor(&a, &f->result, &diag);
+    assert_int_equal(st, KVG_ERR_MISMATCH);
+    f->rt.result = &f->result;
+    f->rt.golden = &f->t_gold;
+    f->rt.actual = &f->t_npu;
+    f->rt.initial = &f->t_init;
+    f->rt.written = f->mask;
+    f->rt.layout = &f->layout;
+}
+
+static void assert_cell(const kvg_cache_map *m, int64_t block, int64_t slot,
+                        kvg_elem_class want)
+{
+    const kvg_map_cell *c = kvg_cache_map_cell(m, block, slot);
+    assert_non_null(c);
+    if (c->worst != want)
+        fail_msg("cell (block %lld, slot %lld): class %s, want %s",
+                 (long long)block, (long long)slot,
+                 kvg_elem_class_name(c->worst), kvg_elem_class_name(want));
+}
+
+static void test_classes_float_re(void **state)
+{
+    static fixture f;
+    kvg_cache_map m;
+    const kvg_map_cell *c;
+    (void)state;
+    fixture_init(&f);
+    fixture_compare(&f, KVG_CRIT_FLOAT_RE);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_int_equal(m.rows, 2);
+    assert_int_equal(m.cols, 4);
+    assert_cell(&m, 0, 0, KVG_EC_EXACT);
+    assert_cell(&m, 0, 1, KVG_EC_WITHIN);
+    assert_cell(&m, 0, 2, KVG_EC_OUT);
+    assert_cell(&m, 0, 3, KVG_EC_NONFINITE);
+    assert_cell(&m, 1, 0, KVG_EC_UNTOUCHED);
+    assert_cell(&m, 1, 1, KVG_EC_CHANGED);
+    assert_cell(&m, 1, 2, KVG_EC_EXACT);
+    assert_cell(&m, 1, 3, KVG_EC_OUT);
+    /* the worst element of (1,3) is the out-of-tolerance one, channel 14 */
+    c = kvg_cache_map_cell(&m, 1, 3);
+    assert_int_equal(c->worst_coord.channel, 14);
+    assert_int_equal(c->worst_index, at(&f, 1, 3, 14));
+    assert_int_equal(c->worst_elem.actual_bits, BF16_ONE_HALF);
+    assert_int_equal(c->count[KVG_EC_WITHIN], 1);
+    assert_int_equal(c->count[KVG_EC_EXACT], 14);
+    /* the changed cell names the changed element and the initial value */
+    c = kvg_cache_map_cell(&m, 1, 1);
+    assert_int_equal(c->worst_coord.channel, 15);
+    assert_int_equal(c->worst_elem.expected_bits, f.init[at(&f, 1, 1, 15)]);
+    /* whole-tensor counts: 16 untouched per untouched slot */
+    assert_int_equal(m.count[KVG_EC_CHANGED], 1);
+    assert_int_equal(m.count[KVG_EC_UNTOUCHED], 31);
+    assert_int_equal(m.count[KVG_EC_NONFINITE], 1);
+    assert_int_equal(m.count[KVG_EC_OUT], 2);
+    assert_int_equal(m.count[KVG_EC_WITHIN], 2);
+    kvg_cache_map_free(&m);
+}
+
+/* Bitwise: no tolerance, so the within cells become out. */
+static void test_classes_bitwise(void **state)
+{
+    static fixture f;
+    kvg_cache_map m;
+    (void)state;
+    fixture_init(&f);
+    fixture_compare(&f, KVG_CRIT_BITWISE);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_cell(&m, 0, 1, KVG_EC_OUT);
+    assert_cell(&m, 0, 0, KVG_EC_EXACT);
+    assert_cell(&m, 1, 1, KVG_EC_CHANGED);
+    assert_int_equal(m.count[KVG_EC_WITHIN], 0);
+    kvg_cache_map_free(&m);
+}
+
+/* fp8 e4m3fn code distance, read off the format's value line: 1.0 (0x38)
+ * and its neighbour 0x39 are 1 apart (within), 0x3A is 2 apart (out); the
+ * smallest subnormals +-2^-9 (0x01, 0x81) are 2 apart across the shared
+ * zero; -0 against +0 is 0 apart but not bit-identical (within). */
+static void test_classes_code_dist(void **state)
+{
+    uint8_t gold[5] = {0x38, 0x38, 0x01, 0x00, 0x38};
+    uint8_t npu[5] = {0x39, 0x3A, 0x81, 0x80, 0x38};
+    kvg_elem_class want[5] = {KVG_EC_WITHIN, KVG_EC_OUT, KVG_EC_OUT,
+                              KVG_EC_WITHIN, KVG_EC_EXACT};
+    double dist[5] = {1, 2, 2, 0, 0};
+    int64_t n = 5, i;
+    kvg_tensor tg = kvg_tensor_make(gold, 5, KVG_FP8_E4M3FN, 1, &n);
+    kvg_tensor tn = kvg_tensor_make(npu, 5, KVG_FP8_E4M3FN, 1, &n);
+    kvg_compare_args a;
+    kvg_compare_result r;
+    kvg_report_tensor rt;
+    kvg_elem_judge j;
+    kvg_diag diag;
+    (void)state;
+    kvg_compare_args_init(&a);
+    a.golden = &tg;
+    a.actual = &tn;
+    a.criterion = KVG_CRIT_CODE_DIST;
+    (void)kvg_compare_tensor(&a, &r, &diag);
+    assert_int_equal(r.criterion, KVG_CRIT_CODE_DIST);
+    memset(&rt, 0, sizeof rt);
+    rt.result = &r;
+    rt.golden = &tg;
+    rt.actual = &tn;
+    kvg_elem_judge_init(&j, &rt);
+    for (i = 0; i < n; i++) {
+        kvg_elem_judgement e;
+        kvg_elem_judge_one(&j, i, &e);
+        if (e.cls != want[i] || e.score != dist[i])
+            fail_msg("element %lld: class %s score %g, want %s %g",
+                     (long long)i, kvg_elem_class_name(e.cls), e.score,
+                     kvg_elem_class_name(want[i]), dist[i]);
+    }
+}
+
+/* Count the occurrences of `needle` in `hay`. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (; (hay = strstr(hay, needle)) != NULL; hay++)
+        n++;
+    return n;
+}
+
+/* The page of a folded cache: one SVG cell per grid cell, the changed
+ * element's cell titled with its block and slot ranges and coordinates. */
+static void check_folded_html(const kvg_report_tensor *rt)
+{
+    kvg_report_set set;
+    char *buf = NULL, err[128];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char *cell;
+    assert_non_null(f);
+    memset(&set, 0, sizeof set);
+    set.case_dir = "big<case>";
+    set.op = "op";
+    set.tensors = rt;
+    set.count = 1;
+    assert_int_equal(kvg_report_html(f, &set, err, sizeof err), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_true(len < 1500000);
+    assert_int_equal(count_of(buf, "<rect class=\"c"), 25 * 100);
+    assert_non_null(strstr(buf, "big&lt;case&gt;"));
+    assert_null(strstr(buf, "<script"));
+    cell = strstr(buf, "<rect class=\"c5\"");
+    assert_non_null(cell);
+    assert_int_equal(count_of(buf, "<rect class=\"c5\""), 1);
+    assert_non_null(strstr(cell, "data-block=\"56\" data-slot=\"210\">"
+                                 "<title>blocks 56-59, slots 210-212: "
+                                 "untouched but changed"));
+    assert_non_null(strstr(cell, "worst: block=57 slot=211 head=0"));
+    free(buf);
+}
+
+/* A cache bigger than the grid: blocks and slots fold, the cell holding
+ * one changed element still shows it and names its coordinates. */
+static void test_folding(void **state)
+{
+    enum { B = 100, S = 300, N = B * S };
+    int64_t shape[4] = {B, S, 1, 1};
+    kvg_cache_layout l = {KVG_LAYOUT_ND, B, S, 1, 1, 0};
+    int8_t *init = (int8_t *)kvgt_alloc_poisoned(N, 3);
+    int8_t *gold = (int8_t *)malloc(N), *npu = (int8_t *)malloc(N);
+    unsigned char *mask = (unsigned char *)calloc(N, 1);
+    kvg_tensor ti, tg, tn;
+    kvg_compare_args a;
+    kvg_compare_result r;
+    kvg_report_tensor rt;
+    kvg_cache_map m;
+    const kvg_map_cell *c;
+    kvg_diag diag;
+    int64_t i;
+    (void)state;
+    assert_non_null(gold);
+    assert_non_null(npu);
+    assert_non_null(mask);
+    memcpy(gold, init, N);
+    for (i = 0; i < S; i++) { /* block 3 written entirely */
+        mask[3 * S + i] = 1;
+        gold[3 * S + i] = (int8_t)(i % 100 + 1);
+    }
+    memcpy(npu, gold, N);
+    npu[57 * S + 211] = (int8_t)(init[57 * S + 211] ^ 0x40);
+    ti = kvg_tensor_make(init, N, KVG_INT8, 4, shape);
+    tg = kvg_tensor_make(gold, N, KVG_INT8, 4, shape);
+    tn = kvg_tensor_make(npu, N, KVG_INT8, 4, shape);
+    kvg_compare_args_init(&a);
+    a.golden = &tg;
+    a.actual = &tn;
+    a.initial = &ti;
+    a.written = mask;
+    a.written_count = N;
+    a.layout = &l;
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    rt.result = &r;
+    rt.golden = &tg;
+    rt.actual = &tn;
+    rt.initial = &ti;
+    rt.written = mask;
+    rt.layout = &l;
+    assert_int_equal(kvg_cache_map_build(&rt, &m), 0);
+    assert_true(m.rows <= KVG_MAP_MAX_ROWS);
+    assert_true(m.cols <= KVG_MAP_MAX_COLS);
+    assert_int_equal(m.blocks_per_row, 4); /* ceil(100 / 32) */
+    assert_int_equal(m.slots_per_col, 3);  /* ceil(300 / 128) */
+    assert_int_equal(m.rows, 25);
+    assert_int_equal(m.cols, 100);
+    c = kvg_cache_map_cell(&m, 57, 211);
+    assert_int_equal(c->worst, KVG_EC_CHANGED);
+    assert_int_equal(c->worst_coord.block, 57);
+    assert_int_equal(c->worst_coord.slot, 211);
+    assert_int_equal(c->count[KVG_EC_UNTOUCHED], 4 * 3 - 1);
+    assert_int_equal(kvg_cache_map_cell(&m, 3, 0)->worst, KVG_EC_EXACT);
+    assert_int_equal(kvg_cache_map_cell(&m, 99, 299)->worst,
+                     KVG_EC_UNTOUCHED);
+    assert_null(kvg_cache_map_cell(&m, 100, 0));
+    assert_int_equal(m.count[KVG_EC_EXACT], S);
+    kvg_cache_map_free(&m);
+    check_folded_html(&rt);
+    /* a layout that does not describe the tensor draws no map */
+    l.slots = 299;
+    assert_int_equal(kvg_cache_map_build(&rt, &m), -1);
+    assert_null(m.cells);
+    free(init);
+    free(gold);
+    free(npu);
+    free(mask);
+}
+
+/* int8 deltas 0, 1, -1, 2, 5, 200 land in bins "0", "1", "1", "2", "5-8",
+ * ">128"; |delta| <= 1 is within tolerance. */
+static void test_histogram_steps(void **state)
+{
+    int8_t gold[6] = {10, 10, 10, 10, 10, -100};
+    int8_t npu[6] = {10, 11, 9, 12, 15, 100};
+    int64_t n = 6;
+    kvg_tensor tg = kvg_tensor_make(gold, 6, KVG_INT8, 1, &n);
+    kvg_tensor tn = kvg_tensor_make(npu, 6, KVG_INT8, 1, &n);
+    kvg_compare_args a;
+    kvg_compare_result r;
+    kvg_report_tensor rt;
+    kvg_error_hist h;
+    kvg_diag diag;
+    (void)state;
+    kvg_compare_args_init(&a);
+    a.golden = &tg;
+    a.actual = &tn;
+    a.criterion = KVG_CRIT_INT_ABS1;
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    memset(&rt, 0, sizeof rt);
+    rt.result = &r;
+    rt.golden = &tg;
+    rt.actual = &tn;
+    kvg_error_hist_build(&rt, &h);
+    assert_int_equal(h.steps, 1);
+    assert_int_equal(h.written, 6);
+    assert_string_equal(h.bin[0].label, "0");
+    assert_int_equal(h.bin[0].within, 1);
+    assert_string_equal(h.bin[1].label, "1");
+    assert_int_equal(h.bin[1].within, 2);
+    assert_string_equal(h.bin[2].label, "2");
+    assert_int_equal(h.bin[2].beyond, 1);
+    assert_string_equal(h.bin[4].label, "5-8");
+    assert_int_equal(h.bin[4].beyond, 1);
+    assert_string_equal(h.bin[h.nbins - 2].label, ">128");
+    assert_int_equal(h.bin[h.nbins - 2].beyond, 1);
+}
+
+/* bf16 rel errors 2^-7 (bin 1e-3..1e-2, within) and 0.5 (1e-1..1e0, out),
+ * and a NaN where the golden is 1 (last bin). */
+static void test_histogram_rel(void **state)
+{
+    uint16_t gold[4] = {BF16_ONE, BF16_ONE, BF16_ONE, BF16_ONE};
+    uint16_t npu[4] = {BF16_ONE, BF16_ONE_PLUS_ULP, BF16_ONE_HALF, BF16_QNAN};
+    int64_t n = 4;
+    kvg_tensor tg = kvg_tensor_make(gold, 8, KVG_BF16, 1, &n);
+    kvg_tensor tn = kvg_tensor_make(npu, 8, KVG_BF16, 1, &n);
+    kvg_compare_args a;
+    kvg_compare_result r;
+    kvg_report_tensor rt;
+    kvg_error_hist h;
+    kvg_diag diag;
+    int b, hit_within = -1, hit_out = -1;
+    (void)state;
+    kvg_compare_args_init(&a);
+    a.golden = &tg;
+    a.actual = &tn;
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    memset(&rt, 0, sizeof rt);
+    rt.result = &r;
+    rt.golden = &tg;
+    rt.actual = &tn;
+    kvg_error_hist_build(&rt, &h);
+    assert_int_equal(h.steps, 0);
+    assert_int_equal(h.bin[0].within, 1);
+    for (b = 1; b < h.nbins; b++) {
+        if (h.bin[b].within)
+            hit_within = b;
+        if (h.bin[b].beyond && b != h.nbins - 1)
+            hit_out = b;
+    }
+    assert_true(hit_within > 0);
+    assert_true(hit_out > 0);
+    assert_string_equal(h.bin[hit_within].label, "1e-3..1e-2");
+    assert_string_equal(h.bin[hit_out].label, "1e-1..1e0");
+    assert_int_equal(h.bin[h.nbins - 1].beyond, 1);
+}
+
+/* ---- the file writer ------------------------------------------------- */
+
+static int render_hello(FILE *out, const kvg_report_set *set, char *err,
+                        size_t cap)
+{
+    (void)set;
+    (void)err;
+    (void)cap;
+    fputs("hello\n", out);
+    return 0;
+}
+
+static int render_fails(FILE *out, const kvg_report_set *set, char *err,
+                        size_t cap)
+{
+    (void)set;
+    fputs("half a rep", out);
+    (void)snprintf(err, cap, "renderer gave up");
+    return -1;
+}
+
+static void read_file(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    assert_non_null(f);
+    n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static void test_write_file(void **state)
+{
+    char dir[] = "/tmp/kvg_report_XXXXXX", path[128], link[128], other[128];
+    char err[256], buf[64];
+    kvg_report_set set;
+    (void)state;
+    memset(&set, 0, sizeof set);
+    assert_non_null(mkdtemp(dir));
+    (void)snprintf(path, sizeof path, "%s/r.html", dir);
+    assert_int_equal(kvg_report_write_file(path, render_hello, &set, err,
+                                           sizeof err), 0);
+    read_file(path, buf, sizeof buf);
+    assert_string_equal(buf, "hello\n");
+    /* a failing renderer leaves the old file and no temporary behind */
+    assert_int_equal(kvg_report_write_file(path, render_fails, &set, err,
+                                           sizeof err), -1);
+    assert_string_equal(err, "renderer gave up");
+    read_file(path, buf, sizeof buf);
+    assert_string_equal(buf, "hello\n");
+    /* a symlink at the target is replaced, its target left alone */
+    (void)snprintf(other, sizeof other, "%s/other", dir);
+    (void)snprintf(link, sizeof link, "%s/link.html", dir);
+    assert_int_equal(kvg_report_write_file(other, render_fails, &set, err,
+                                           sizeof err), -1);
+    {
+        FILE *f = fopen(other, "wb");
+        assert_non_null(f);
+        fputs("keep", f);
+        fclose(f);
+    }
+    assert_int_equal(symlink(other, link), 0);
+    assert_int_equal(kvg_report_write_file(link, render_hello, &set, err,
+                                           sizeof err), 0);
+    read_file(other, buf, sizeof buf);
+    assert_string_equal(buf, "keep");
+    read_file(link, buf, sizeof buf);
+    assert_string_equal(buf, "hello\n");
+    /* a missing directory: the message names the file and the OS reason */
+    (void)snprintf(path, sizeof path, "%s/no/such/r.html", dir);
+    assert_int_equal(kvg_report_write_file(path, render_hello, &set, err,
+                                           sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, strerror(ENOENT)));
+    /* all or none: the second file cannot be written, so the first
+     * target keeps its old contents and no temporary is left */
+    {
+        kvg_report_job jobs[2];
+        jobs[0].path = other;
+        jobs[0].render = render_hello;
+        jobs[1].path = path;
+        jobs[1].render = render_hello;
+        assert_int_equal(kvg_report_write_files(jobs, 2, &set, err,
+                                                sizeof err), -1);
+        assert_non_null(strstr(err, path));
+        read_file(other, buf, sizeof buf);
+        assert_string_equal(buf, "keep");
+    }
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(unlink(other), 0);
+    (void)snprintf(path, sizeof path, "%s/r.html", dir);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0); /* fails if a temporary was left */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classes_float_re),
+        cmocka_unit_test(test_classes_bitwise),
+        cmocka_unit_test(test_classes_code_dist),
+        cmocka_unit_test(test_folding),
+        cmocka_unit_test(test_histogram_steps),
+        cmocka_unit_test(test_histogram_rel),
+        cmocka_unit_test(test_write_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,115 @@
+/*
+ * tools/case/tensor_file.c - see tensor_file.h.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "tensor_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "npy_file.h"
+
+int kvg_tensor_file_is_raw(const char *file)
+{
+    size_t n = strlen(file);
+    return n >= 4 && strcmp(file + n - 4, ".bin") == 0;
+}
+
+static void shape_text(int rank, const int64_t *shape, char *buf, size_t cap)
+{
+    size_t used = 0;
+    int i;
+    used += (size_t)snprintf(buf, cap, "(");
+    for (i = 0; i < rank && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%lld",
+                                 i ? ", " : "", (long long)shape[i]);
+    if (used < cap)
+        (void)snprintf(buf + used, cap - used, "%s)", rank == 1 ? "," : "");
+}
+
+static kvg_status check_shape(const char *path, const kvg_tensor *t,
+                              int rank, const int64_t *shape, kvg_diag *diag)
+{
+    char want[200], got[200];
+    int i, same = t->rank == rank;
+    for (i = 0; same && i < rank; i++)
+        same = t->shape[i] == shape[i];
+    if (same)
+        return KVG_OK;
+    shape_text(rank, shape, want, sizeof want);
+    shape_text(t->rank, t->shape, got, sizeof got);
+    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
+                       "%s: shape is %s but the case says %s", path, got,
+                       want);
+}
+
+kvg_status kvg_tensor_file_load(const char *dir, const char *file,
+                                kvg_dtype dtype, int rank,
+                                const int64_t *shape, kvg_tensor *out,
+                                kvg_diag *diag)
+{
+    char *path = kvg_path_join(dir, file, NULL, diag);
+    kvg_status st;
+
+    memset(out, 0, sizeof *out);
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    if (kvg_tensor_file_is_raw(file)) {
+        st = rank < 0 ? kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, file,
+                                    "%s: a headerless .bin file needs "
+                                    "\"shape\" (and \"dtype\") in its entry",
+                                    path)
+                      : kvg_raw_load(path, dtype, rank, shape, out, diag);
+    } else {
+        st = kvg_npy_load(path, dtype, out, diag);
+        if (st == KVG_OK && rank >= 0 &&
+            (st = check_shape(path, out, rank, shape, diag)) != KVG_OK)
+            kvg_npy_free(out);
+    }
+    free(path);
+    return st;
+}
+
+/* 1 if `path` exists (as anything, even a dangling symlink). */
+static int exists(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0;
+}
+
+kvg_status kvg_tensor_file_load_dump(const char *dir, const char *name,
+                                     const kvg_tensor *golden,
+                                     kvg_tensor *out, int *found,
+                                     kvg_diag *diag)
+{
+    char *npy = kvg_path_join(dir, name, ".npy", diag);
+    char *bin = npy ? kvg_path_join(dir, name, ".bin", diag) : NULL;
+    int has_npy, has_bin;
+    kvg_status st = KVG_OK;
+
+    *found = 0;
+    memset(out, 0, sizeof *out);
+    if (npy == NULL || bin == NULL) {
+        free(npy);
+        return KVG_ERR_NOMEM;
+    }
+    has_npy = exists(npy);
+    has_bin = exists(bin);
+    if (has_npy && has_bin)
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, name,
+                         "%s and %s both exist; keep one dump of %s", npy,
+                         bin, name);
+    else if (has_npy)
+        st = kvg_npy_load(npy, golden->dtype, out, diag);
+    else if (has_bin)
+        st = kvg_raw_load(bin, golden->dtype, golden->rank, golden->shape,
+                          out, diag);
+    *found = st == KVG_OK && (has_npy || has_bin);
+    free(npy);
+    free(bin);
+    return st;
+}

@@ -1,0 +1,48 @@
+/*
+ * tools/fsio/membudget.h - how much memory a kvgold command may use.
+ *
+ * The tools allocate every tensor they hold (inputs, golden outputs, NPU
+ * dumps, compare's extra copies) through a reservation against one limit,
+ * made before the malloc: a case that does not fit is refused with a
+ * message saying how much it needs and what the limit is, instead of the
+ * process being OOM-killed halfway. The ledger is process-wide (the tools
+ * are single-threaded); the core library never allocates and knows nothing
+ * of it. With no limit set (0, the default in tests) reservations only
+ * count.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_MEMBUDGET_H
+#define KVGOLD_TOOLS_MEMBUDGET_H
+
+#include <stdint.h>
+
+#include "kvgold/status.h"
+
+/* Set the limit in bytes (0: none) and say where it came from, for the
+ * message ("--max-memory", "MemAvailable in /proc/meminfo"). */
+void kvg_mem_set_limit(uint64_t bytes, const char *source);
+uint64_t kvg_mem_limit(void);
+
+/* Bytes reserved and not yet released. */
+uint64_t kvg_mem_held(void);
+
+/*
+ * Reserve `bytes` for `what` (e.g. "inputs.k_cache (k_cache.npy)") before
+ * allocating them. Fails with KVG_ERR_NOMEM and a message naming `what`,
+ * the total the command then needs and the limit; nothing is reserved then.
+ */
+kvg_status kvg_mem_reserve(uint64_t bytes, const char *what, kvg_diag *diag);
+
+/* Give back a reservation (after free). */
+void kvg_mem_release(uint64_t bytes);
+
+/* "4096", "512K", "1.5G"... (K, M, G, T: powers of 1024; an optional
+ * trailing B or iB). 1 on success, 0 on a malformed or overflowing text. */
+int kvg_mem_parse_size(const char *text, uint64_t *bytes);
+
+/* The default limit: MemAvailable from /proc/meminfo, else the physical
+ * memory (sysconf), else 0 (none). *source names which one was used. */
+uint64_t kvg_mem_default_limit(const char **source);
+
+#endif /* KVGOLD_TOOLS_MEMBUDGET_H */

@@ -1,0 +1,352 @@
+/*
+ * tools/fsio/outset.c - all-or-nothing output sets (see outset.h).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "outset.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "npy_file.h"
+
+typedef struct out_file {
+    char *final;  /* dir/name */
+    char *temp;   /* the new content until the commit */
+    char *backup; /* the old target during the commit */
+    int backup_kind; /* 0 none, 1 hard link, 2 the target renamed */
+    int renamed;     /* temp is now final */
+} out_file;
+
+struct kvg_outset {
+    char *dir;
+    out_file *files;
+    int count, cap;
+    int serial; /* makes each temporary name unique within the process */
+};
+
+/* mkdir -p: create each missing component of `dir`. */
+static kvg_status make_dirs(const char *dir, kvg_diag *diag)
+{
+    size_t n = strlen(dir);
+    char *p = (char *)malloc(n + 1), *s;
+    kvg_status st = KVG_OK;
+
+    if (p == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out",
+                           "out of memory creating %s", dir);
+    memcpy(p, dir, n + 1);
+    for (s = p + 1; st == KVG_OK; s++) {
+        char c = *s;
+        if (c != '/' && c != '\0')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            st = kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                             "cannot create the output directory %s: %s", p,
+                             strerror(errno));
+        *s = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
+    return st;
+}
+
+kvg_status kvg_outset_begin(kvg_outset **set, const char *dir,
+                            kvg_diag *diag)
+{
+    struct stat sb;
+    kvg_outset *o;
+    kvg_status st;
+
+    *set = NULL;
+    if (dir == NULL || dir[0] == '\0')
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
+                           "the output directory is an empty path; give a "
+                           "directory (--out DIR)");
+    if (stat(dir, &sb) != 0) {
+        if (errno != ENOENT)
+            return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                               "output directory %s: %s", dir,
+                               strerror(errno));
+        if ((st = make_dirs(dir, diag)) != KVG_OK)
+            return st;
+        if (stat(dir, &sb) != 0)
+            return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                               "output directory %s: %s", dir,
+                               strerror(errno));
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
+                           "output directory %s is %s, not a directory", dir,
+                           kvg_file_kind((unsigned long)sb.st_mode));
+    o = (kvg_outset *)calloc(1, sizeof *o);
+    if (o == NULL || (o->dir = (char *)malloc(strlen(dir) + 1)) == NULL) {
+        free(o);
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
+    }
+    memcpy(o->dir, dir, strlen(dir) + 1);
+    *set = o;
+    return KVG_OK;
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+kvg_status kvg_outset_forbid_dir(const kvg_outset *set, const char *other,
+                                 const char *role, kvg_diag *diag)
+{
+    struct stat a, b;
+    if (stat(set->dir, &a) != 0 || stat(other, &b) != 0)
+        return KVG_OK;
+    if (same_file(&a, &b))
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
+                           "output directory %s is %s (%s); kvgold does not "
+                           "write its outputs over a case's files: give "
+                           "another --out", set->dir, role, other);
+    return KVG_OK;
+}
+
+kvg_status kvg_outset_check(const kvg_outset *set, const char *name,
+                            const char *const *protected_paths,
+                            int n_protected, kvg_diag *diag)
+{
+    struct stat lt, ft, pt;
+    kvg_status st = KVG_OK;
+    char *path;
+    int i;
+
+    if (strchr(name, '/') != NULL || name[0] == '\0')
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, name,
+                           "output name \"%s\" is not a plain file name",
+                           name);
+    if ((path = kvg_path_join(set->dir, name, NULL, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    if (lstat(path, &lt) != 0) {
+        if (errno != ENOENT)
+            st = kvg_fs_fail(diag, KVG_ERR_IO, name, "%s: cannot stat: %s",
+                             path, strerror(errno));
+        free(path);
+        return st;
+    }
+    if (!S_ISREG(lt.st_mode) && !S_ISLNK(lt.st_mode))
+        st = kvg_fs_fail(diag, KVG_ERR_IO, name,
+                         "%s: is %s; kvgold replaces only files (remove it "
+                         "or give another --out)", path,
+                         kvg_file_kind((unsigned long)lt.st_mode));
+    else if (S_ISREG(lt.st_mode) && (lt.st_mode & 0222) == 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, name,
+                         "%s: is read-only; kvgold does not replace a file "
+                         "someone protected (chmod u+w it or give another "
+                         "--out)", path);
+    for (i = 0; st == KVG_OK && i < n_protected; i++)
+        if (stat(path, &ft) == 0 && stat(protected_paths[i], &pt) == 0 &&
+            same_file(&ft, &pt))
+            st = kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, name,
+                             "%s: is the case's file %s (same file); kvgold "
+                             "does not overwrite a case's files: give "
+                             "another --out", path, protected_paths[i]);
+    free(path);
+    return st;
+}
+
+/* dir/.name.kvgold-<pid>-<serial>.<ext> */
+static char *side_name(kvg_outset *o, const char *name, const char *ext,
+                       kvg_diag *diag)
+{
+    size_t n = strlen(name) + strlen(ext) + 64;
+    char *leaf = (char *)malloc(n), *path;
+    if (leaf == NULL) {
+        (void)kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+        return NULL;
+    }
+    (void)snprintf(leaf, n, ".%s.kvgold-%ld-%d.%s", name, (long)getpid(),
+                   o->serial++, ext);
+    path = kvg_path_join(o->dir, leaf, NULL, diag);
+    free(leaf);
+    return path;
+}
+
+static kvg_status write_temp(const out_file *f, const kvg_tensor *t,
+                             kvg_diag *diag)
+{
+    kvg_status st;
+    int fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+
+    if (fd < 0)
+        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                           "%s: cannot create a temporary file (%s): %s",
+                           f->final, f->temp, strerror(errno));
+    st = kvg_npy_write_fd(fd, f->final, t, diag);
+    if (st == KVG_OK && fsync(fd) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
+                         f->final, strerror(errno));
+    if (close(fd) != 0 && st == KVG_OK)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                         "%s: write error on close: %s", f->final,
+                         strerror(errno));
+    if (st != KVG_OK)
+        (void)unlink(f->temp);
+    return st;
+}
+
+static void free_file(out_file *f)
+{
+    free(f->final);
+    free(f->temp);
+    free(f->backup);
+    memset(f, 0, sizeof *f);
+}
+
+kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
+                              const kvg_tensor *t, kvg_diag *diag)
+{
+    out_file *f;
+    kvg_status st;
+
+    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
+        return st;
+    if (set->count == set->cap) {
+        int ncap = set->cap ? set->cap * 2 : 8;
+        out_file *nf =
+            (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
+        if (nf == NULL)
+            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+        set->files = nf;
+        set->cap = ncap;
+    }
+    f = &set->files[set->count];
+    memset(f, 0, sizeof *f);
+    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL ||
+        (f->temp = side_name(set, name, "tmp", diag)) == NULL) {
+        free_file(f);
+        return KVG_ERR_NOMEM;
+    }
+    if ((st = write_temp(f, t, diag)) != KVG_OK) {
+        free_file(f);
+        return st;
+    }
+    set->count++;
+    return KVG_OK;
+}
+
+/* Keep the old target under a backup name, without ever removing it when
+ * the filesystem can hard-link. */
+static kvg_status back_up(kvg_outset *set, out_file *f, kvg_diag *diag)
+{
+    struct stat sb;
+    const char *leaf = strrchr(f->final, '/');
+
+    if (lstat(f->final, &sb) != 0)
+        return KVG_OK; /* nothing to keep */
+    if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                           "%s: is %s (it appeared while the outputs were "
+                           "written); nothing was replaced", f->final,
+                           kvg_file_kind((unsigned long)sb.st_mode));
+    leaf = leaf != NULL ? leaf + 1 : f->final;
+    if ((f->backup = side_name(set, leaf, "old", diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    if (link(f->final, f->backup) == 0) {
+        f->backup_kind = 1;
+    } else if (rename(f->final, f->backup) == 0) {
+        f->backup_kind = 2;
+    } else {
+        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                           "%s: cannot keep the old file aside while "
+                           "replacing it: %s", f->final, strerror(errno));
+    }
+    return KVG_OK;
+}
+
+/* Undo a failed commit: old targets back, new files removed. */
+static void roll_back(kvg_outset *set)
+{
+    int i;
+    for (i = 0; i < set->count; i++) {
+        out_file *f = &set->files[i];
+        if (f->renamed && f->backup_kind == 0)
+            (void)unlink(f->final);
+        else if (f->renamed || f->backup_kind == 2)
+            (void)rename(f->backup, f->final);
+        else if (f->backup_kind == 1)
+            (void)unlink(f->backup);
+        f->renamed = 0;
+        f->backup_kind = 0;
+    }
+}
+
+static kvg_status sync_dir(const char *dir, kvg_diag *diag)
+{
+    int fd = open(dir, O_RDONLY);
+    if (fd < 0)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                           "%s: cannot open the directory to sync it: %s",
+                           dir, strerror(errno));
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+        int err = errno;
+        close(fd);
+        return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                           "%s: the files are in place but syncing the "
+                           "directory failed: %s", dir, strerror(err));
+    }
+    close(fd);
+    return KVG_OK;
+}
+
+kvg_status kvg_outset_commit(kvg_outset *set, kvg_diag *diag)
+{
+    kvg_status st = KVG_OK;
+    int i;
+
+    for (i = 0; st == KVG_OK && i < set->count; i++)
+        st = back_up(set, &set->files[i], diag);
+    for (i = 0; st == KVG_OK && i < set->count; i++) {
+        out_file *f = &set->files[i];
+        if (rename(f->temp, f->final) != 0)
+            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                             "%s: cannot move the new file into place: %s; "
+                             "nothing was replaced", f->final,
+                             strerror(errno));
+        else
+            f->renamed = 1;
+    }
+    if (st != KVG_OK) {
+        roll_back(set);
+        return st;
+    }
+    for (i = 0; i < set->count; i++)
+        if (set->files[i].backup_kind != 0)
+            (void)unlink(set->files[i].backup);
+    return sync_dir(set->dir, diag);
+}
+
+int kvg_outset_count(const kvg_outset *set) { return set->count; }
+
+const char *kvg_outset_path(const kvg_outset *set, int i)
+{
+    return i >= 0 && i < set->count ? set->files[i].final : NULL;
+}
+
+void kvg_outset_end(kvg_outset *set)
+{
+    int i;
+    if (set == NULL)
+        return;
+    for (i = 0; i < set->count; i++) {
+        if (!set->files[i].renamed)
+            (void)unlink(set->files[i].temp);
+        free_file(&set->files[i]);
+    }
+    free(set->files);
+    free(set->dir);
+    free(set);
+}

@@ -1,0 +1,70 @@
+/*
+ * tools/fsio/outset.h - write a set of output files all or nothing.
+ *
+ * `kvgold run` writes every output of a case into one directory. Each file
+ * is first written to a temporary file in that directory (".<name>.kvgold-
+ * <pid>-<n>.tmp", created exclusively, never through a symlink), flushed
+ * with fsync; only when every file of the set is complete are they renamed
+ * into place, then the directory is fsynced. So:
+ *   - on any error before the commit, no new file is left and no existing
+ *     file is touched;
+ *   - if a rename fails during the commit, the files already renamed are
+ *     put back (each existing target is hard-linked to a backup name first)
+ *     and the new ones removed;
+ *   - a target that is a symbolic link or has other hard links is replaced
+ *     by the rename, never written through: the file it pointed to keeps
+ *     its bytes;
+ *   - a kill leaves at worst a temporary file, never a truncated target.
+ * Targets are checked before anything is written: a directory or special
+ * file in the way, or a read-only file (the user protected it), is refused.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_OUTSET_H
+#define KVGOLD_TOOLS_OUTSET_H
+
+#include "kvgold/status.h"
+#include "kvgold/tensor.h"
+
+typedef struct kvg_outset kvg_outset;
+
+/*
+ * Start a set of files in directory `dir`, which is created (with its
+ * missing parents) when it does not exist. An empty `dir` is refused, as is
+ * a path that exists but is not a directory. *set is NULL on failure.
+ */
+kvg_status kvg_outset_begin(kvg_outset **set, const char *dir,
+                            kvg_diag *diag);
+
+/* Refuse (KVG_ERR_PARAM_INVALID) if the output directory is the directory
+ * `other` (same device and inode), naming it as `role` ("the case
+ * directory"). A missing `other` is not an error. */
+kvg_status kvg_outset_forbid_dir(const kvg_outset *set, const char *other,
+                                 const char *role, kvg_diag *diag);
+
+/*
+ * Check target `name` (a file name, no '/') before anything is written:
+ * refused if something other than a regular file or a symlink is in the
+ * way, if it is a read-only file, or if it is (same device and inode) one
+ * of the `n_protected` files in `protected_paths` (the case's own files).
+ */
+kvg_status kvg_outset_check(const kvg_outset *set, const char *name,
+                            const char *const *protected_paths,
+                            int n_protected, kvg_diag *diag);
+
+/* Write `t` as .npy to a temporary file that will become `name`. */
+kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
+                              const kvg_tensor *t, kvg_diag *diag);
+
+/* Rename every temporary file into place (see above); all or nothing. */
+kvg_status kvg_outset_commit(kvg_outset *set, kvg_diag *diag);
+
+/* Number of files added, and the final path of file i (for messages). */
+int kvg_outset_count(const kvg_outset *set);
+const char *kvg_outset_path(const kvg_outset *set, int i);
+
+/* Remove every temporary file that was not committed and free the set
+ * (NULL-safe). */
+void kvg_outset_end(kvg_outset *set);
+
+#endif /* KVGOLD_TOOLS_OUTSET_H */

@@ -1,0 +1,115 @@
+/*
+ * tools/json/json.h - a strict JSON (RFC 8259) reader for case.json.
+ *
+ * Tools layer only (it allocates); no dependencies beyond the C library.
+ * Strict where lenient readers guess:
+ *   - the RFC 8259 grammar exactly: no comments, no trailing commas, no
+ *     NaN/Infinity, no leading zeros, no single quotes, no byte order mark;
+ *   - valid UTF-8 only (no overlong forms, no surrogates, nothing above
+ *     U+10FFFF); escapes \" \\ \/ \b \f \n \r \t \uXXXX, surrogate pairs
+ *     paired; a control character must be escaped, and \u0000 is refused
+ *     (strings are handed out NUL-terminated, so it would cut them);
+ *   - a key twice in one object is an error naming the key and both
+ *     positions (Python's json keeps the last, cJSON the first: neither
+ *     may silently decide what a case means);
+ *   - anything but whitespace after the top-level value is an error;
+ *   - nesting deeper than KVG_JSON_MAX_DEPTH and input longer than
+ *     KVG_JSON_MAX_BYTES are errors.
+ * Numbers keep their source text: kvg_json_int64 reads it exactly (never
+ * through a double) and kvg_json_double converts it whatever the locale.
+ *
+ * Every error message is "NAME:LINE:COL: what", NAME being the name passed
+ * to kvg_json_parse (the caller prefixes the directory). Lines and columns
+ * count from 1; a column counts characters (UTF-8 sequences), not bytes, as
+ * Python's json does.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_JSON_H
+#define KVGOLD_TOOLS_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KVG_JSON_MAX_DEPTH 64
+#define KVG_JSON_MAX_BYTES (4u * 1024u * 1024u)
+#define KVG_JSON_ERROR_MAX 256
+
+typedef enum kvg_json_type {
+    KVG_JSON_NULL,
+    KVG_JSON_FALSE,
+    KVG_JSON_TRUE,
+    KVG_JSON_NUMBER,
+    KVG_JSON_STRING,
+    KVG_JSON_ARRAY,
+    KVG_JSON_OBJECT
+} kvg_json_type;
+
+/* One value. Arrays and objects chain their elements / members through
+ * `child` and `next`, in document order. Read the fields; do not write
+ * them (kvg_json_set_string is the one mutator). */
+typedef struct kvg_json {
+    kvg_json_type type;
+    int line, col;          /* where the value starts */
+    char *key;              /* member name (NUL-free, NUL-terminated), or
+                               NULL for array elements and the root */
+    size_t key_len;
+    int key_line, key_col;  /* where the member's key starts */
+    char *text;             /* STRING: the decoded bytes; NUMBER: the
+                               source text; NULL otherwise. NUL-terminated */
+    size_t len;             /* strlen(text) */
+    size_t count;           /* ARRAY / OBJECT: number of children */
+    struct kvg_json *child; /* first element / member */
+    struct kvg_json *next;  /* next sibling */
+} kvg_json;
+
+/*
+ * Parse `len` bytes of `text` (which need not be NUL-terminated). Returns the
+ * root value, or NULL with `err` (KVG_JSON_ERROR_MAX bytes is enough) set to
+ * "NAME:LINE:COL: what". Out of memory is reported the same way.
+ */
+kvg_json *kvg_json_parse(const char *text, size_t len, const char *name,
+                         char *err, size_t err_cap);
+void kvg_json_free(kvg_json *v);
+
+/* The member `key` of an object, or NULL (also when `obj` is NULL or not an
+ * object). Keys are unique, so there is at most one. */
+const kvg_json *kvg_json_get(const kvg_json *obj, const char *key);
+/* Element `i` of an array, or NULL. */
+const kvg_json *kvg_json_at(const kvg_json *arr, size_t i);
+
+int kvg_json_is(const kvg_json *v, kvg_json_type type); /* NULL: 0 */
+/* "null", "false", "true", "number", "string", "array", "object" */
+const char *kvg_json_type_name(kvg_json_type type);
+
+/*
+ * A number as an exact int64_t. Returns NULL and sets *out, or a reason
+ * the value is not one, without touching *out: "is not a number", "has a
+ * fraction", "has an exponent", "is out of int64 range".
+ */
+const char *kvg_json_int64(const kvg_json *v, int64_t *out);
+
+/*
+ * A number as the nearest double (strtod's rounding), read the same in
+ * every locale. Returns NULL and sets *out, or "is not a number" / "is out
+ * of double range" (it would overflow to infinity).
+ */
+const char *kvg_json_double(const kvg_json *v, double *out);
+
+/* A deep copy, or NULL when memory runs out. */
+kvg_json *kvg_json_clone(const kvg_json *v);
+
+/*
+ * Set member `key` of object `obj` to the string `s` (replacing an existing
+ * member in place, else appending one). Returns 0, or -1 when `obj` is not
+ * an object or memory runs out (then `obj` is unchanged). For building a
+ * variant of a parsed document (e.g. another options.reduce_order).
+ */
+int kvg_json_set_string(kvg_json *obj, const char *key, const char *s);
+
+/* Write `s` to `out` as a JSON string literal: quotes added, '"', '\\' and
+ * every control character escaped (the reader reads it back as `s`). */
+void kvg_json_write_string(FILE *out, const char *s);
+
+#endif /* KVGOLD_TOOLS_JSON_H */

@@ -1,0 +1,45 @@
+"""The case format's dtype tags and their storage (spec section 5).
+
+bf16 is stored as its uint16 bits, fp8 / hif8 as uint8 codes: NumPy has no
+such types, so a NumPy array of a case tensor is its storage, and a tag says
+what the bits mean.
+"""
+
+# tag -> (kvg_dtype value, bytes per element, NumPy typestr of the storage,
+#         memoryview format of the storage)
+TAGS = {
+    "fp16": (1, 2, "<f2", "e"),
+    "bf16": (2, 2, "<u2", "H"),
+    "fp32": (3, 4, "<f4", "f"),
+    "int8": (4, 1, "|i1", "b"),
+    "int32": (5, 4, "<i4", "i"),
+    "int64": (6, 8, "<i8", "q"),
+    "fp8_e4m3fn": (7, 1, "|u1", "B"),
+    "fp8_e5m2": (8, 1, "|u1", "B"),
+    "hif8": (9, 1, "|u1", "B"),
+}
+BY_CODE = {v[0]: k for k, v in TAGS.items()}
+
+# Storage that names its tag by itself; uint8 does not (three 8-bit float
+# formats share it), so a uint8 tensor needs an explicit tag.
+TAG_OF_TYPESTR = {"<f2": "fp16", "<u2": "bf16", "<f4": "fp32", "|i1": "int8",
+                  "<i4": "int32", "<i8": "int64"}
+TAG_OF_FORMAT = {"e": "fp16", "H": "bf16", "f": "fp32", "b": "int8",
+                 "i": "int32", "q": "int64", "l": "int64"}
+AMBIGUOUS_8BIT = ("fp8_e4m3fn", "fp8_e5m2", "hif8")
+
+# torch dtype name (str(torch.bfloat16) without "torch.") <-> tag
+TAG_OF_TORCH = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
+                "int8": "int8", "int32": "int32", "int64": "int64",
+                "float8_e4m3fn": "fp8_e4m3fn", "float8_e5m2": "fp8_e5m2"}
+TORCH_OF_TAG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
+                "int8": "int8", "int32": "int32", "int64": "int64",
+                "fp8_e4m3fn": "uint8", "fp8_e5m2": "uint8", "hif8": "uint8"}
+
+
+def size_of(tag):
+    return TAGS[tag][1]
+
+
+def code_of(tag):
+    return TAGS[tag][0]

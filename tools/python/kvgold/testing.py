@@ -1,0 +1,48 @@
+"""pytest helpers: kvgold as the golden of an NPU test.
+
+    from kvgold.testing import assert_matches_golden
+    assert_matches_golden("kv_rms_norm_rope_cache", inputs, npu_outputs,
+                          attrs={"cache_mode": "PA_NZ"})
+"""
+import os
+
+from ._case import save_case
+from ._compare import compare
+from ._run import run
+
+
+def assert_matches_golden(op, inputs, npu_outputs, attrs=None, options=None,
+                          *, dtypes=None, save_to=None, **compare_kwargs):
+    """Run the golden on `inputs` and judge `npu_outputs` (name -> the NPU's
+    tensor) with the CANN criteria; raise AssertionError carrying the
+    report unless every golden output was judged and passed.
+
+    save_to: a directory; on failure the case is saved there (the golden
+    outputs as "expected") with the NPU's outputs in save_to/npu, so that
+    `kvgold compare save_to save_to/npu` reproduces the verdict."""
+    golden = run(op, inputs, attrs, options, dtypes=dtypes)
+    result = compare(golden, npu_outputs, **compare_kwargs)
+    if result.passed:
+        return result
+    message = result.report()
+    if save_to is not None:
+        save_case(save_to, op, inputs, attrs, options, golden,
+                  dtypes=golden.dtypes)
+        npu_dir = os.path.join(save_to, "npu")
+        _save_npu(npu_dir, npu_outputs, golden.dtypes)
+        message += "saved: kvgold compare %s %s\n" % (save_to, npu_dir)
+    raise AssertionError(message)
+
+
+def _save_npu(directory, outputs, tags):
+    import ctypes
+    from . import _dtypes, _npy, _tensor
+    os.makedirs(directory, exist_ok=True)
+    for n, t in outputs.items():
+        if t is None:
+            continue
+        v = _tensor.view(n, t, tags.get(n))
+        _npy.write(os.path.join(directory, n + ".npy"),
+                   _dtypes.TAGS[v.tag][2], v.shape,
+                   ctypes.string_at(v.c.data, v.c.nbytes) if v.c.nbytes
+                   else b"")

@@ -1,0 +1,117 @@
+/*
+ * tools/report/junit.c - the comparison as JUnit XML, the format CI systems
+ * (Jenkins, GitLab, GitHub actions' test reporters) display: one
+ * <testsuite> for the case, one <testcase> per output tensor. A failing
+ * tensor's <failure> holds its text report (kvg_compare_report_text of that
+ * tensor alone); an output with no NPU dump is a <failure type="NOT
+ * JUDGED">, never a pass or a skip.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvgold/compare.h"
+#include "report.h"
+
+/* XML text or attribute value; characters XML 1.0 forbids are dropped. */
+static void put_xml(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        default:
+            if (ch >= 0x20 || ch == '\n' || ch == '\t')
+                fputc(ch, out);
+        }
+    }
+}
+
+/* The text report of one result, malloc'd; NULL when out of memory. */
+static char *text_of(const kvg_compare_result *r)
+{
+    size_t len = 0;
+    kvg_diag diag;
+    char *buf;
+    if (kvg_compare_report_text(r, 1, NULL, 0, &len, &diag) != KVG_OK)
+        return NULL;
+    if ((buf = (char *)malloc(len + 1)) == NULL)
+        return NULL;
+    if (kvg_compare_report_text(r, 1, buf, len + 1, &len, &diag) != KVG_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void put_classname(FILE *out, const kvg_report_set *set)
+{
+    fputs("kvgold.compare.", out);
+    put_xml(out, set->op ? set->op : "case");
+}
+
+static int put_testcase(FILE *out, const kvg_report_set *set,
+                        const kvg_compare_result *r, char *err, size_t cap)
+{
+    char *text;
+    fputs("    <testcase name=\"", out);
+    put_xml(out, r->name);
+    fputs("\" classname=\"", out);
+    put_classname(out, set);
+    fputs("\" time=\"0\"", out);
+    if (r->verdict == KVG_VERDICT_PASS) {
+        fputs("/>\n", out);
+        return 0;
+    }
+    if ((text = text_of(r)) == NULL) {
+        (void)snprintf(err, cap, "out of memory rendering %s", r->name);
+        return -1;
+    }
+    fputs(">\n      <failure type=\"", out);
+    put_xml(out, kvg_compare_criterion_name(r->criterion));
+    fputs("\" message=\"", out);
+    put_xml(out, r->reason);
+    fputs("\">", out);
+    put_xml(out, text);
+    fputs("</failure>\n    </testcase>\n", out);
+    free(text);
+    return 0;
+}
+
+int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
+                     size_t cap)
+{
+    /* an output that was not judged is a failure, never a skip: CI systems
+     * count a skip as green, and an unjudged tensor must not pass */
+    int i, failures = set->n_skipped, total = set->count + set->n_skipped;
+    for (i = 0; i < set->count; i++)
+        failures += set->tensors[i].result->verdict != KVG_VERDICT_PASS;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<testsuites name=\"kvgold compare\" tests=\"%d\" "
+                 "failures=\"%d\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
+            total, failures);
+    fputs("  <testsuite name=\"", out);
+    put_xml(out, set->case_dir ? set->case_dir : "case");
+    fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
+                 "skipped=\"0\" time=\"0\">\n",
+            total, failures);
+    for (i = 0; i < set->count; i++)
+        if (put_testcase(out, set, set->tensors[i].result, err, cap) != 0)
+            return -1;
+    for (i = 0; i < set->n_skipped; i++) {
+        fputs("    <testcase name=\"", out);
+        put_xml(out, set->skipped[i]);
+        fputs("\" classname=\"", out);
+        put_classname(out, set);
+        fputs("\" time=\"0\">\n      <failure type=\"NOT JUDGED\" message=\"no "
+              "usable NPU dump of this output: not judged\">NOT JUDGED: the "
+              "text report gives the reason</failure>\n    </testcase>\n",
+              out);
+    }
+    fputs("  </testsuite>\n</testsuites>\n", out);
+    return 0;
+}
