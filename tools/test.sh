@@ -17,8 +17,9 @@
 #                    reaches them, the 2^32 row-codec sweeps included (the
 #                    codec sweeps of stage 1 do not depend on dispatch);
 #   ci-gcc-shared    gcc, Release, BUILD_SHARED_LIBS=ON: the unit tests,
-#                    vectors, CLI and consumers against libkvgold.so (white-
-#                    box tests link the same objects as kvgold_internal);
+#                    vectors, CLI, consumers and the Python package against
+#                    libkvgold.so (white-box and harness-based tests link the
+#                    same objects as the archive kvgold_internal);
 #   ci-asan          clang, AddressSanitizer + UBSan: every test (sweeps
 #                    sampled), plus a bounded libFuzzer run of every fuzz
 #                    target (label fuzz, ~2 min total).
