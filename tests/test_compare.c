@@ -15,7 +15,7 @@
  */
 #include "kvg_test.h"
 
-#include "json.h"
+#include "json_check.h"
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -1251,39 +1251,6 @@ static void test_summary(void **state)
     assert_int_equal(s.status, KVG_ERR_MISMATCH);
 }
 
-static double num_of(const kvg_json *obj, const char *key)
-{
-    const kvg_json *it = kvg_json_get(obj, key);
-    double d = 0;
-    if (kvg_json_double(it, &d) != NULL)
-        fail_msg("JSON key \"%s\" is not a number", key);
-    return d;
-}
-
-static void assert_null_key(const kvg_json *obj, const char *key)
-{
-    if (!kvg_json_is(kvg_json_get(obj, key), KVG_JSON_NULL))
-        fail_msg("JSON key \"%s\" should be null", key);
-}
-
-static const char *str_of(const kvg_json *obj, const char *key)
-{
-    const kvg_json *it = kvg_json_get(obj, key);
-    if (!kvg_json_is(it, KVG_JSON_STRING))
-        fail_msg("JSON key \"%s\" is not a string", key);
-    return it->text;
-}
-
-static kvg_json *parse_report(const char *buf)
-{
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *doc = kvg_json_parse(buf, strlen(buf), "report", err,
-                                   sizeof err);
-    if (doc == NULL)
-        fail_msg("invalid JSON: %s", err);
-    return doc;
-}
-
 static void test_json(void **state)
 {
     kvg_compare_result res[3];
@@ -1303,13 +1270,13 @@ static void test_json(void **state)
                      KVG_OK);
     assert_int_equal(len2, len);
     assert_int_equal(strlen(buf), len);
-    doc = parse_report(buf);
-    assert_string_equal(str_of(doc, "tool"), "kvgold compare");
-    assert_string_equal(str_of(doc, "verdict"), "FAIL");
-    assert_dbl(num_of(doc, "tensors"), 3, "tensors");
-    assert_dbl(num_of(doc, "passed"), 1, "passed");
-    assert_dbl(num_of(doc, "failed"), 2, "failed");
-    assert_dbl(num_of(doc, "untouched_changed"), 1, "untouched");
+    doc = kvgt_json_parse(buf);
+    assert_string_equal(kvgt_json_str(doc, "tool"), "kvgold compare");
+    assert_string_equal(kvgt_json_str(doc, "verdict"), "FAIL");
+    assert_dbl(kvgt_json_num(doc, "tensors"), 3, "tensors");
+    assert_dbl(kvgt_json_num(doc, "passed"), 1, "passed");
+    assert_dbl(kvgt_json_num(doc, "failed"), 2, "failed");
+    assert_dbl(kvgt_json_num(doc, "untouched_changed"), 1, "untouched");
     results = kvg_json_get(doc, "results");
     assert_true(kvg_json_is(results, KVG_JSON_ARRAY));
     assert_int_equal(results->count, 3);
@@ -1317,52 +1284,52 @@ static void test_json(void **state)
     r1 = kvg_json_at(results, 1);
     r2 = kvg_json_at(results, 2);
 
-    assert_string_equal(str_of(r0, "name"), "q_out");
-    assert_string_equal(str_of(r0, "verdict"), "PASS");
-    assert_string_equal(str_of(r0, "criterion"), "float_re");
-    assert_string_equal(str_of(r0, "dtype"), "fp32");
-    assert_string_equal(str_of(r0, "reason"), "");
-    assert_dbl(num_of(r0, "cosine"), res[0].cosine, "cosine");
-    assert_null_key(r0, "layout");
-    assert_null_key(r0, "int_delta");
+    assert_string_equal(kvgt_json_str(r0, "name"), "q_out");
+    assert_string_equal(kvgt_json_str(r0, "verdict"), "PASS");
+    assert_string_equal(kvgt_json_str(r0, "criterion"), "float_re");
+    assert_string_equal(kvgt_json_str(r0, "dtype"), "fp32");
+    assert_string_equal(kvgt_json_str(r0, "reason"), "");
+    assert_dbl(kvgt_json_num(r0, "cosine"), res[0].cosine, "cosine");
+    kvgt_json_assert_null(r0, "layout");
+    kvgt_json_assert_null(r0, "int_delta");
     lim = kvg_json_get(r0, "limits");
-    assert_dbl(num_of(lim, "threshold"), ldexp(1, -13), "Th");
-    assert_dbl(num_of(lim, "mare_below"), 10 * ldexp(1, -13), "10 Th");
-    assert_null_key(lim, "mismatch_ratio_max");
+    assert_dbl(kvgt_json_num(lim, "threshold"), ldexp(1, -13), "Th");
+    assert_dbl(kvgt_json_num(lim, "mare_below"), 10 * ldexp(1, -13), "10 Th");
+    kvgt_json_assert_null(lim, "mismatch_ratio_max");
 
-    assert_string_equal(str_of(r1, "name"), "k_cache");
-    assert_string_equal(str_of(r1, "verdict"), "FAIL");
-    assert_string_equal(str_of(r1, "reason"), res[1].reason);
-    assert_dbl(num_of(r1, "untouched_changed"), 1, "untouched");
-    assert_dbl(num_of(r1, "written"), 128, "written");
-    assert_dbl(num_of(r1, "mere"), res[1].mere, "mere round trip");
-    assert_dbl(num_of(r1, "max_rel_err"), res[1].max_rel_err, "max rel");
+    assert_string_equal(kvgt_json_str(r1, "name"), "k_cache");
+    assert_string_equal(kvgt_json_str(r1, "verdict"), "FAIL");
+    assert_string_equal(kvgt_json_str(r1, "reason"), res[1].reason);
+    assert_dbl(kvgt_json_num(r1, "untouched_changed"), 1, "untouched");
+    assert_dbl(kvgt_json_num(r1, "written"), 128, "written");
+    assert_dbl(kvgt_json_num(r1, "mere"), res[1].mere, "mere round trip");
+    assert_dbl(kvgt_json_num(r1, "max_rel_err"), res[1].max_rel_err, "max rel");
     assert_string_equal(
-        str_of(kvg_json_get(r1, "layout"), "kind"), "nz");
-    assert_dbl(num_of(kvg_json_get(r1, "int_delta"), "plus1") +
-                   num_of(kvg_json_get(r1, "int_delta"), "minus1"),
+        kvgt_json_str(kvg_json_get(r1, "layout"), "kind"), "nz");
+    assert_dbl(kvgt_json_num(kvg_json_get(r1, "int_delta"), "plus1") +
+                   kvgt_json_num(kvg_json_get(r1, "int_delta"), "minus1"),
                1, "one delta of 1");
     u = kvg_json_at(kvg_json_get(r1, "untouched_changed_first"), 0);
     assert_non_null(u);
-    assert_dbl(num_of(u, "index"), 485, "untouched index");
+    assert_dbl(kvgt_json_num(u, "index"), 485, "untouched index");
     coord = kvg_json_get(u, "coord");
-    assert_dbl(num_of(coord, "block"), 1, "block");
-    assert_dbl(num_of(coord, "slot"), 3, "slot");
-    assert_dbl(num_of(coord, "head"), 1, "head");
-    assert_dbl(num_of(coord, "channel"), 5, "channel");
-    assert_int_equal(strlen(str_of(u, "expected_bits")), 4); /* "0x.." */
-    assert_true(strncmp(str_of(u, "actual_bits"), "0x", 2) == 0);
+    assert_dbl(kvgt_json_num(coord, "block"), 1, "block");
+    assert_dbl(kvgt_json_num(coord, "slot"), 3, "slot");
+    assert_dbl(kvgt_json_num(coord, "head"), 1, "head");
+    assert_dbl(kvgt_json_num(coord, "channel"), 5, "channel");
+    assert_int_equal(strlen(kvgt_json_str(u, "expected_bits")), 4); /* "0x.." */
+    assert_true(strncmp(kvgt_json_str(u, "actual_bits"), "0x", 2) == 0);
 
     /* control bytes come back as themselves; bytes >= 0x80 were escaped as
      * \u00XX, which decodes to U+00C3 U+00A9 in UTF-8 */
-    assert_string_equal(str_of(r2, "name"),
+    assert_string_equal(kvgt_json_str(r2, "name"),
                         "we\"ird\\name\n\x01\xc3\x83\xc2\xa9");
-    assert_null_key(r2, "cosine"); /* no finite pair: undefined */
-    assert_null_key(r2, "mere");
+    kvgt_json_assert_null(r2, "cosine"); /* no finite pair: undefined */
+    kvgt_json_assert_null(r2, "mere");
     w = kvg_json_at(kvg_json_get(r2, "worst"), 0);
-    assert_null_key(w, "actual");   /* NaN */
-    assert_null_key(w, "abs_err");  /* inf */
-    assert_dbl(num_of(w, "expected"), 1.0, "expected");
+    kvgt_json_assert_null(w, "actual");   /* NaN */
+    kvgt_json_assert_null(w, "abs_err");  /* inf */
+    assert_dbl(kvgt_json_num(w, "expected"), 1.0, "expected");
     coord = kvg_json_get(w, "coord");
     assert_true(kvg_json_is(coord, KVG_JSON_ARRAY));
     assert_int_equal(coord->count, 1);
@@ -1385,8 +1352,8 @@ static void test_json(void **state)
     assert_int_equal(kvg_compare_report_json(res, 0, buf, len + 1, &len2,
                                              &diag),
                      KVG_OK);
-    doc = parse_report(buf);
-    assert_string_equal(str_of(doc, "verdict"), "INCOMPLETE");
+    doc = kvgt_json_parse(buf);
+    assert_string_equal(kvgt_json_str(doc, "verdict"), "INCOMPLETE");
     kvg_json_free(doc);
     assert_int_equal(kvg_compare_report_json(NULL, 1, buf, len, &len2, &diag),
                      KVG_ERR_PARAM_NULLPTR);

@@ -14,7 +14,7 @@
  */
 #include "kvg_test.h"
 
-#include "json.h"
+#include "json_check.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -667,33 +667,6 @@ static void test_not_judged_result(void **state)
     assert_int_equal(s.passed, 0);
 }
 
-/* The report's JSON, parsed by the strict reader (a parse error fails). */
-static kvg_json *parse_json(const char *buf)
-{
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *doc = kvg_json_parse(buf, strlen(buf), "report", err,
-                                   sizeof err);
-    if (doc == NULL)
-        fail_msg("invalid JSON: %s", err);
-    return doc;
-}
-
-static const char *str_at(const kvg_json *obj, const char *key)
-{
-    const kvg_json *it = kvg_json_get(obj, key);
-    if (!kvg_json_is(it, KVG_JSON_STRING))
-        fail_msg("JSON key \"%s\" is not a string", key);
-    return it->text;
-}
-
-static double num_at(const kvg_json *obj, const char *key)
-{
-    double v = 0.0;
-    if (kvg_json_double(kvg_json_get(obj, key), &v) != NULL)
-        fail_msg("JSON key \"%s\" is not a number", key);
-    return v;
-}
-
 static void test_reports_carry_standards(void **state)
 {
     kvg_compare_result r[2];
@@ -712,22 +685,22 @@ static void test_reports_carry_standards(void **state)
     assert_int_equal(kvg_compare_report_json(r, 2, buf, sizeof buf, &len,
                                              &diag),
                      KVG_OK);
-    doc = parse_json(buf);
-    assert_string_equal(str_at(doc, "verdict"), "INCOMPLETE");
-    assert_dbl(num_at(doc, "not_judged"), 1.0, "JSON not_judged");
+    doc = kvgt_json_parse(buf);
+    assert_string_equal(kvgt_json_str(doc, "verdict"), "INCOMPLETE");
+    assert_dbl(kvgt_json_num(doc, "not_judged"), 1.0, "JSON not_judged");
     res = kvg_json_at(kvg_json_get(doc, "results"), 0);
-    assert_string_equal(str_at(res, "standard_name"), "commercial");
-    assert_string_equal(str_at(res, "level"), "L2");
-    assert_non_null(strstr(str_at(res, "standard_source"), "@3e62966"));
-    assert_dbl(num_at(kvg_json_get(res, "ulp"), "max"), 0.0, "JSON ULP max");
-    assert_dbl(num_at(kvg_json_get(res, "dual_benchmark"), "mare_ratio_max"),
+    assert_string_equal(kvgt_json_str(res, "standard_name"), "commercial");
+    assert_string_equal(kvgt_json_str(res, "level"), "L2");
+    assert_non_null(strstr(kvgt_json_str(res, "standard_source"), "@3e62966"));
+    assert_dbl(kvgt_json_num(kvg_json_get(res, "ulp"), "max"), 0.0, "JSON ULP max");
+    assert_dbl(kvgt_json_num(kvg_json_get(res, "dual_benchmark"), "mare_ratio_max"),
                2.0, "JSON L2 MARE limit");
     assert_true(kvg_json_is(
         kvg_json_get(kvg_json_get(res, "error_balance"), "eb"),
         KVG_JSON_NUMBER));
     res = kvg_json_at(kvg_json_get(doc, "results"), 1);
-    assert_string_equal(str_at(res, "verdict"), "NOT JUDGED");
-    assert_string_equal(str_at(res, "reason"),
+    assert_string_equal(kvgt_json_str(res, "verdict"), "NOT JUDGED");
+    assert_string_equal(kvgt_json_str(res, "reason"),
                         "dangling link: npu/k_rope.npy");
     assert_true(kvg_json_is(kvg_json_get(res, "mere"), KVG_JSON_NULL));
     kvg_json_free(doc);
