@@ -139,13 +139,16 @@ typedef enum kvg_compare_level {
 /* The default mismatch fraction limit of code_dist (ttk requant ptol). */
 #define KVG_COMPARE_CODE_RATIO 0.001
 
+/* A run of written elements; defined in kvgold/op.h (kvg_elem_run). */
+struct kvg_elem_run;
+
 typedef struct kvg_compare_args {
     const char *name;               /* for reports; NULL -> "tensor" */
     const kvg_tensor *golden;       /* required */
     const kvg_tensor *actual;       /* required: same dtype and shape */
     const kvg_tensor *initial;      /* optional: contents before the op
                                        (same dtype and shape); needs
-                                       `written` */
+                                       `written` or `written_runs` */
     const unsigned char *written;   /* optional: one byte per element, 1 =
                                        the golden wrote it, 0 = untouched */
     size_t written_count;           /* must equal the element count */
@@ -163,6 +166,15 @@ typedef struct kvg_compare_args {
                                       result (e.g. torch on CPU), same
                                       dtype and shape; enables the dual-
                                       benchmark ratios */
+    /* Added with big dumps (issue 13): the written set as sorted runs of
+     * flat elements (kvg_op_written_runs of kvgold/op.h gives them), in
+     * place of the byte mask `written`: with `written_runs` non-NULL,
+     * exactly these elements are written (count 0: none). Sorted by
+     * `first`, disjoint, each count > 0, inside the tensor; not together
+     * with `written`. The result equals the equivalent mask's, byte for
+     * byte. */
+    const struct kvg_elem_run *written_runs;
+    size_t written_run_count;
 } kvg_compare_args;
 
 /* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1,

@@ -441,6 +441,7 @@ static int write_report_files(compare_run *r)
     int i, j = 0, n = 0, n_jobs = 0, has_layout;
 
     memset(&set, 0, sizeof set);
+    memset(t, 0, sizeof t);
     add_job(jobs, &n_jobs, r->o->html, kvg_report_html);
     add_job(jobs, &n_jobs, r->o->junit, kvg_report_junit);
     add_job(jobs, &n_jobs, r->o->csv, kvg_report_csv);
