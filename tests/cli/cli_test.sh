@@ -443,6 +443,19 @@ compare_repeat)
   rm run2/k_rope.npy
   expect 1 "$K" compare "$C" run1 run2; has "k_rope: not checked (missing from a run)"
   ;;
+run_needs_no_expected)
+  # issue 13: run and compare never read the expected tensors (a
+  # multi-GiB expected cache is not loaded); check still does, and says so
+  copy_case "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" c
+  npu_of c npu
+  rm c/expected_k_cache.npy
+  printf 'not an npy' > c/expected_c_kv.npy
+  expect 0 "$K" run c --out o; has "o/k_cache.npy"
+  same o/c_kv.npy npu/c_kv.npy
+  expect 0 "$K" compare c npu; has "PASS: 4 tensors, 4 passed"
+  expect 2 "$K" check c; has "expected.k_cache"; has "expected_k_cache.npy"
+  expect 2 "$K" run c --out c; has "is the case directory"
+  ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
 [ "$fails" -eq 0 ] && echo "cli scenario $S: ok"

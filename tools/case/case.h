@@ -63,6 +63,14 @@ typedef struct kvg_case {
 
 /* Load dir/case.json and every tensor it names. On failure `c` is freed. */
 kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag);
+
+/* The same, with flags. KVG_CASE_NO_EXPECTED_DATA: the "expected" entries
+ * are read (name, file, dtype) but not their files (t.data NULL, nbytes
+ * 0), for `run` and `compare`, which never look at them: a multi-GiB
+ * expected cache costs neither the memory nor the read (issue 13). */
+#define KVG_CASE_NO_EXPECTED_DATA 1u
+kvg_status kvg_case_load_with(const char *dir, kvg_case *c, unsigned flags,
+                              kvg_diag *diag);
 void kvg_case_free(kvg_case *c);
 
 /* The tensor called `name` in a set, or NULL. */

@@ -646,7 +646,7 @@ int kvg_cli_compare(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (!kvg_cli_load(o.case_dir, &c))
+    if (!kvg_cli_load_with(o.case_dir, &c, KVG_CASE_NO_EXPECTED_DATA))
         return KVG_EXIT_INVALID;
     r = (compare_run *)calloc(1, sizeof *r);
     if (r == NULL) {
