@@ -30,6 +30,7 @@
 #include "kvgold/op.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
+#include "npy_map.h"
 
 struct kvg_json; /* tools/json/json.h */
 
@@ -40,7 +41,8 @@ struct kvg_json; /* tools/json/json.h */
 typedef struct kvg_case_tensor {
     char name[KVG_CASE_NAME_MAX];
     char file[KVG_CASE_PATH_MAX]; /* as written in case.json */
-    kvg_tensor t;                 /* owns t.data (malloc) */
+    kvg_tensor t;                 /* owns t.data (malloc, or map) */
+    kvg_file_map map;             /* base non-NULL: t.data is mapped */
 } kvg_case_tensor;
 
 typedef struct kvg_case_set {
@@ -69,6 +71,13 @@ kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag);
  * 0), for `run` and `compare`, which never look at them: a multi-GiB
  * expected cache costs neither the memory nor the read (issue 13). */
 #define KVG_CASE_NO_EXPECTED_DATA 1u
+/* KVG_CASE_MAP_BIG: input files of KVG_TENSOR_MAP_MIN bytes or more are
+ * mapped read-only (npy_map.h) instead of read, and a cache the golden
+ * updates becomes a private copy-on-write mapping of its file, so only
+ * the pages it writes are copied. KVG_CASE_MAP_ALL: every input file
+ * that can be mapped is (for tests on small cases). */
+#define KVG_CASE_MAP_BIG 2u
+#define KVG_CASE_MAP_ALL 4u
 kvg_status kvg_case_load_with(const char *dir, kvg_case *c, unsigned flags,
                               kvg_diag *diag);
 void kvg_case_free(kvg_case *c);
@@ -83,6 +92,12 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
                              kvg_dtype dtype, int rank, const int64_t *shape,
                              const kvg_tensor *src, kvg_diag *diag);
 void kvg_case_set_free(kvg_case_set *set);
+
+/* Append to `set` the starting contents of in-place cache `name` of case
+ * `c`: a private copy-on-write mapping of its file when the input is
+ * mapped, else a copy as kvg_case_set_add makes. */
+kvg_tensor *kvg_case_set_add_cache(kvg_case_set *set, const kvg_case *c,
+                                   const char *name, kvg_diag *diag);
 
 /*
  * Strict readers for "attrs" / "options" objects. `obj` may be NULL (then

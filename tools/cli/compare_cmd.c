@@ -646,7 +646,8 @@ int kvg_cli_compare(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (!kvg_cli_load_with(o.case_dir, &c, KVG_CASE_NO_EXPECTED_DATA))
+    if (!kvg_cli_load_with(o.case_dir, &c,
+                           KVG_CASE_NO_EXPECTED_DATA | KVG_CASE_MAP_BIG))
         return KVG_EXIT_INVALID;
     r = (compare_run *)calloc(1, sizeof *r);
     if (r == NULL) {
