@@ -25,6 +25,7 @@
 #include "kvgold/options.h"
 #include "compare_dumps.h"
 #include "compare_repeat.h"
+#include "compare_written.h"
 #include "membudget.h"
 #include "report.h"
 
@@ -93,6 +94,9 @@ typedef struct compare_run {
     unsigned char *mask[KVG_CASE_MAX_TENSORS];
     int mask_failed; /* the inverted-cache run was refused */
     uint64_t mask_bytes; /* reserved for the masks (membudget.h) */
+    /* the written set as runs (compare_written.h); replaces the mask */
+    kvg_elem_run *runs[KVG_CASE_MAX_TENSORS];
+    size_t run_count[KVG_CASE_MAX_TENSORS];
     int have_third;
     kvg_cli_dumps third;
     kvg_cli_dumps npu[KVG_CLI_MAX_RUNS];
@@ -163,6 +167,28 @@ out:
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
         free(inverted[i]);
     kvg_mem_release(inverted_bytes);
+}
+
+/* Turn each mask into runs and free it: the comparison and the report
+ * walk the runs (kvg_compare_args.written_runs). A mask whose runs do not
+ * fit the memory limit is kept and used as it is. */
+static void masks_to_runs(compare_run *r)
+{
+    int i;
+
+    for (i = 0; i < r->gold.count; i++) {
+        const kvg_tensor *g = &r->gold.items[i].t;
+        int64_t n = (int64_t)(g->nbytes / kvg_dtype_size(g->dtype));
+        if (r->mask[i] == NULL)
+            continue;
+        r->runs[i] = kvg_cli_mask_runs(r->mask[i], n, &r->run_count[i]);
+        if (r->runs[i] == NULL)
+            continue;
+        free(r->mask[i]);
+        r->mask[i] = NULL;
+        kvg_mem_release((uint64_t)n);
+        r->mask_bytes -= (uint64_t)n;
+    }
 }
 
 /*
@@ -245,7 +271,11 @@ static int compare_all(compare_run *r, int k)
         a.level = r->o->level;
         if (r->have_third && r->third.loaded[i])
             a.third_party = &r->third.t[i];
-        if (r->mask[i] != NULL) {
+        if (r->runs[i] != NULL) {
+            a.initial = kvg_case_find(&r->c->inputs, g->name);
+            a.written_runs = r->runs[i];
+            a.written_run_count = r->run_count[i];
+        } else if (r->mask[i] != NULL) {
             a.initial = kvg_case_find(&r->c->inputs, g->name);
             a.written = r->mask[i];
             a.written_count = g->t.nbytes / kvg_dtype_size(g->t.dtype);
@@ -462,9 +492,12 @@ static int write_report_files(compare_run *r)
         t[n].result = &r->result[0][j++];
         t[n].golden = &g->t;
         t[n].actual = &r->npu[0].t[i];
-        t[n].initial = r->mask[i] ? kvg_case_find(&r->c->inputs, g->name)
-                                  : NULL;
+        t[n].initial = r->mask[i] || r->runs[i]
+                           ? kvg_case_find(&r->c->inputs, g->name)
+                           : NULL;
         t[n].written = r->mask[i];
+        t[n].written_runs = r->runs[i];
+        t[n].written_run_count = r->run_count[i];
         t[n].layout = has_layout ? &layout[n] : NULL;
         n++;
     }
@@ -482,8 +515,10 @@ static int write_report_files(compare_run *r)
 static void free_run(compare_run *r)
 {
     int i;
-    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
         free(r->mask[i]);
+        kvg_cli_runs_free(r->runs[i], r->run_count[i]);
+    }
     for (i = 0; i < KVG_CLI_MAX_RUNS; i++)
         kvg_cli_dumps_free(&r->npu[i]);
     kvg_cli_dumps_free(&r->third);
@@ -554,6 +589,7 @@ static int judge_and_report(compare_run *r)
     int k, i, rc = KVG_EXIT_PASS, identical = 1;
 
     find_masks(r);
+    masks_to_runs(r);
     for (k = 0; k < r->o->n_runs; k++)
         if (!compare_all(r, k))
             return KVG_EXIT_INVALID;
