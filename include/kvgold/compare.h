@@ -175,7 +175,19 @@ typedef struct kvg_compare_args {
      * byte. */
     const struct kvg_elem_run *written_runs;
     size_t written_run_count;
+    /* Optional, with written_runs: called as the comparison leaves
+     * elements [first, end) of an untouched gap behind (in chunks of at
+     * most KVG_COMPARE_CHUNK elements), each gap once when the runs are
+     * checked against `initial` and once when it is measured. A caller
+     * whose tensors are mapped files can drop those pages here, so a pass
+     * over a multi-GiB cache does not keep it resident. The bytes must
+     * stay readable (and the same); the comparison may read them again. */
+    void (*left_behind)(void *user, int64_t first, int64_t end);
+    void *left_behind_user;
 } kvg_compare_args;
+
+/* Elements per left_behind call at most (16 Mi: 16 MiB of int8). */
+#define KVG_COMPARE_CHUNK ((int64_t)1 << 24)
 
 /* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1,
  * SINGLE, L1). */

@@ -52,6 +52,42 @@ static int64_t gap_diff(const kvg_compare_args *a, size_t esize,
                                 esize, from, to);
 }
 
+/* Tell the caller that [from, to) is behind us. */
+static void left_behind(const kvg_compare_args *a, int64_t from, int64_t to)
+{
+    if (a->left_behind != NULL && to > from)
+        a->left_behind(a->left_behind_user, from, to);
+}
+
+/* The first element of gap [from, to) where the golden differs from
+ * `initial`, or `to`; chunk by chunk, each one left behind once checked. */
+static int64_t gap_diff_chunked(const kvg_compare_args *a, size_t esize,
+                                int64_t from, int64_t to)
+{
+    while (from < to) {
+        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
+                                                    : to;
+        int64_t d = gap_diff(a, esize, from, end);
+        if (d < end)
+            return d;
+        left_behind(a, from, end);
+        from = end;
+    }
+    return to;
+}
+
+/* Measure gap [from, to) as untouched, chunk by chunk. */
+static void measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
+{
+    while (from < to) {
+        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
+                                                    : to;
+        kvg_i_cmp_measure_untouched(c, from, end);
+        left_behind(c->a, from, end);
+        from = end;
+    }
+}
+
 kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
                                 size_t esize, const kvg_i_labels *l,
                                 kvg_diag *diag)
@@ -72,7 +108,7 @@ kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
     for (k = 0; k <= a->written_run_count; k++) {
         int64_t to = k < a->written_run_count ? a->written_runs[k].first
                                               : numel;
-        if ((d = gap_diff(a, esize, from, to)) < to)
+        if ((d = gap_diff_chunked(a, esize, from, to)) < to)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, d,
                               "%s: element %lld is outside the written runs "
                               "but differs from %s; the runs do not "
@@ -93,11 +129,11 @@ void kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c)
     for (k = 0; k < a->written_run_count; k++) {
         const kvg_elem_run *run = &a->written_runs[k];
         if (run->first > from)
-            kvg_i_cmp_measure_untouched(c, from, run->first);
+            measure_gap(c, from, run->first);
         for (i = run->first; i < run->first + run->count; i++)
             kvg_i_cmp_measure_written(c, i);
         from = run->first + run->count;
     }
     if (from < c->numel)
-        kvg_i_cmp_measure_untouched(c, from, c->numel);
+        measure_gap(c, from, c->numel);
 }

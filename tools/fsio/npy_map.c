@@ -115,12 +115,13 @@ void kvg_file_unmap(kvg_file_map *m)
     memset(m, 0, sizeof *m);
 }
 
-void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes)
+/* MADV_DONTNEED on the whole pages inside [p, p + bytes) of m. */
+static void drop_pages(const kvg_file_map *m, const void *p, size_t bytes)
 {
     uintptr_t page, lo, hi;
     long ps = sysconf(_SC_PAGESIZE);
 
-    if (m == NULL || m->base == NULL || m->mode != KVG_MAP_READ || ps <= 0)
+    if (m == NULL || m->base == NULL || ps <= 0)
         return;
     page = (uintptr_t)ps;
     lo = ((uintptr_t)p + page - 1) / page * page;
@@ -131,4 +132,16 @@ void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes)
         hi = ((uintptr_t)m->base + m->len) / page * page;
     if (hi > lo)
         (void)madvise((void *)lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes)
+{
+    if (m != NULL && m->mode == KVG_MAP_READ)
+        drop_pages(m, p, bytes);
+}
+
+void kvg_file_map_drop_unchanged(const kvg_file_map *m, const void *p,
+                                 size_t bytes)
+{
+    drop_pages(m, p, bytes);
 }

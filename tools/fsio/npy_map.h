@@ -56,4 +56,11 @@ void kvg_file_unmap(kvg_file_map *m);
  * discard. */
 void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes);
 
+/* The same on any mapping, PRIVATE included, for bytes the caller has
+ * just checked to equal the file's (a copy-on-write page there is the
+ * file's content again, so re-reading the file loses nothing): the gaps
+ * the golden did not write, once compared with the initial cache. */
+void kvg_file_map_drop_unchanged(const kvg_file_map *m, const void *p,
+                                 size_t bytes);
+
 #endif /* KVGOLD_TOOLS_NPY_MAP_H */
