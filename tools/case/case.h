@@ -199,6 +199,14 @@ int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got, int i,
                            kvg_case_verdict *v);
 /* How many expected tensors are not bit-exact (missing ones included). */
 int kvg_case_verify(const kvg_case *c, const kvg_case_set *got);
+/* The same verdict as kvg_case_verify_tensor, for mapped tensors in
+ * 16 MiB steps, each step's pages given back after it (the expected's,
+ * the initial cache's, and the golden's that equal the file again), so
+ * `check` of a multi-GiB cache keeps only the pages the golden wrote
+ * resident (issue 13). Unmapped tensors: kvg_case_verify_tensor. */
+int kvg_case_verify_tensor_streamed(const kvg_case *c,
+                                    const kvg_case_set *got, int i,
+                                    kvg_case_verdict *v);
 
 /* Allocate a workspace of `size` bytes (at least 1); NULL on failure. */
 void *kvg_case_workspace(size_t size);
