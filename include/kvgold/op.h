@@ -212,19 +212,26 @@ typedef struct kvg_elem_run {
 /*
  * The elements of output or in-place cache `name` that this call writes,
  * computed from the shapes, the attributes and the index values alone (no
- * tensor is read or written, and the operator does not run), so a caller
- * can judge the written elements of a multi-GiB cache without a mask or a
- * second run. For an output that is written whole, one run.
+ * cache or output is read or written, and the operator does not run), so a
+ * caller can judge the written elements of a multi-GiB cache without a mask
+ * or a second run. For an output that is written whole, one run. The runs
+ * come from the operator's own addressing (kvg_layout_offset): a cache row
+ * is one run in ND / BNSD, D/C0 runs of C0 elements in NZ.
  *
  * The runs are stored in `runs` (capacity `cap`), sorted by `first`,
  * disjoint, and adjacent runs merged; *count receives their number. With
- * runs NULL (or cap too small: then KVG_ERR_PARAM_INVALID and nothing is
- * written), *count receives the capacity the call needs, which is at least
- * the final number. *produced is 0 (no runs) for an output the attributes
- * switch off. Every index value is checked as the operator checks it, so
- * a call kvg_op_run would refuse is refused here with the same status;
- * the workspace must be the call's (the duplicate checks use it). No
- * allocation; the runs never reach outside the tensor.
+ * runs NULL (or cap too small: then KVG_ERR_PARAM_INVALID naming `name`,
+ * and not one element of `runs` is written), *count receives the capacity
+ * the call needs, which is at least the final number. *produced is 0 (no
+ * runs) for an output the attributes switch off. The call is validated
+ * exactly as kvg_op_run validates it - shapes, attributes, buffers apart,
+ * the workspace, the index values (and, where the operator refuses them,
+ * inf / NaN inputs) - so a call kvg_op_run would refuse is refused here
+ * with the same status, tensor and message, and *produced and *count are
+ * untouched; the workspace must be the call's (the duplicate checks use
+ * it). A number of runs that overflows size_t is refused. No allocation;
+ * O(runs written + inputs), the sort O(n log n) in `runs` itself; the runs
+ * never reach outside the tensor.
  */
 KVG_API kvg_status kvg_op_written_runs(const kvg_op_call *call,
                                        const char *name, int *produced,

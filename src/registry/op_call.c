@@ -162,8 +162,9 @@ kvg_status kvg_op_run(const kvg_op_call *call, kvg_diag *diag)
 }
 
 /* The table entry of an output or cache `name`, or a refusal. */
-static kvg_status written_entry(const kvg_op *op, const char *name,
-                                const kvg_i_op_tensor **entry, kvg_diag *diag)
+kvg_status kvg_i_op_written_entry(const kvg_op *op, const char *name,
+                                  const kvg_i_op_tensor **entry,
+                                  kvg_diag *diag)
 {
     *entry = kvg_i_op_tensor_named(op, name);
     if (*entry == NULL)
@@ -192,7 +193,7 @@ kvg_status kvg_op_output_shape(const kvg_op_call *call, const char *name,
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
                           "an output pointer is NULL");
     if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK ||
-        (st = written_entry(call->op, name, &entry, diag)) != KVG_OK)
+        (st = kvg_i_op_written_entry(call->op, name, &entry, diag)) != KVG_OK)
         return st;
     if (entry->info.kind == KVG_OP_OUTPUT)
         return call->op->output_shape(&a, name, produced, dtype, rank, shape,
@@ -230,7 +231,7 @@ kvg_status kvg_op_describe_output(const kvg_op_call *call, const char *name,
                           "%s: the output view or a result pointer is NULL",
                           name ? name : "(null)");
     if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK ||
-        (st = written_entry(call->op, name, &entry, diag)) != KVG_OK)
+        (st = kvg_i_op_written_entry(call->op, name, &entry, diag)) != KVG_OK)
         return st;
     *role = KVG_ROLE_DEFAULT;
     *has_layout = 0;

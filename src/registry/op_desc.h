@@ -93,6 +93,77 @@ typedef kvg_status (*kvg_i_shape_fn)(const kvg_i_op_args *a, const char *name,
                                      int *rank, int64_t *shape,
                                      kvg_diag *diag);
 
+/* ---- what a call writes (kvg_op_written_runs) ----------------------------
+ *
+ * An operator enumerates the element runs it writes into a sink; the
+ * registry runs the enumeration once to count (so that a capacity too
+ * small is refused before a run is stored) and again to store, then sorts
+ * and merges the runs in the caller's array (src/registry/written_runs.c).
+ * The enumeration must hand over the same runs every time and reads only
+ * the call's shapes, attributes and index values.
+ *
+ * A run that starts where the one handed over before it ends extends it,
+ * so the caller's array needs room only for the stretches the enumeration
+ * order breaks: a prefill of consecutive slots is one run in ND. For NZ,
+ * where a row is D/C0 runs far apart, the registry repeats the enumeration
+ * once per C0 group (`group`), so that group k of consecutive slots of a
+ * block - C0 elements apart - joins up too. */
+typedef struct kvg_i_run_sink {
+    kvg_elem_run *runs; /* NULL: only count */
+    size_t cap;         /* of runs; nothing is stored past it */
+    size_t n;           /* runs handed over so far */
+    int64_t limit;      /* element count of the tensor */
+    int64_t last_end;   /* where run n - 1 ends */
+    int64_t group;      /* the C0 group of each NZ row handed over now (an
+                           ND / BNSD row goes with group 0) */
+    int64_t groups;     /* the most C0 groups an NZ row had */
+    int overflow;       /* n would pass SIZE_MAX */
+    int outside;        /* a run reached outside [0, limit) */
+} kvg_i_run_sink;
+
+/* Hand over `count` elements from `first` (nothing when count <= 0). */
+void kvg_i_sink_put(kvg_i_run_sink *s, int64_t first, int64_t count);
+
+/* Hand over `len` channels of a cache from coordinate `at`, through
+ * kvg_layout_offset: in ND / BNSD one run (a row's channels, and a token's
+ * heads in ND, are consecutive); in NZ the run of C0 elements of C0 group
+ * s->group of the row (at's channel and len are whole C0 groups there, as
+ * the operators check). */
+void kvg_i_sink_row(kvg_i_run_sink *s, const kvg_cache_layout *l,
+                    kvg_cache_coord at, int64_t len);
+
+/* An operator's enumeration over its validated call `ctx`. */
+typedef void (*kvg_i_enumerate_fn)(const void *ctx, kvg_i_run_sink *s);
+
+/* What kvg_op_written_runs asks the operator, and gets back. */
+typedef struct kvg_i_written {
+    const char *name;          /* an output or cache of the operator */
+    const kvg_tensor *tensor;  /* its view in the call (NULL: not given) */
+    kvg_elem_run *runs;        /* the caller's array, NULL: size query */
+    size_t cap;
+    size_t *count;
+    int *produced;
+} kvg_i_written;
+
+/* The runs of `fn` into w (count, refuse a small cap, store, sort and
+ * merge): the operator calls it once its validation has passed. */
+kvg_status kvg_i_written_collect(const kvg_i_written *w,
+                                 kvg_i_enumerate_fn fn, const void *ctx,
+                                 kvg_diag *diag);
+
+/* An output the call writes whole: one run over all its elements. */
+kvg_status kvg_i_written_whole(const kvg_i_written *w, kvg_diag *diag);
+
+/* An output the attributes switch off: produced 0, no runs. */
+kvg_status kvg_i_written_none(const kvg_i_written *w);
+
+/* Validate the call exactly as the entry point does (the same status and
+ * message for a call it refuses), then report what it writes to w->name
+ * through kvg_i_written_collect / _whole / _none. */
+typedef kvg_status (*kvg_i_written_fn)(const kvg_i_op_args *a,
+                                       const kvg_i_written *w,
+                                       kvg_diag *diag);
+
 struct kvg_op {
     const char *name;
     const kvg_i_op_tensor *tensors;
@@ -107,6 +178,7 @@ struct kvg_op {
     kvg_status (*run)(const kvg_i_op_args *a, kvg_diag *diag);
     kvg_i_shape_fn output_shape;
     kvg_i_describe_fn describe;
+    kvg_i_written_fn written; /* kvg_op_written_runs */
 };
 
 /* The descriptors, one per operator file. */
@@ -121,6 +193,12 @@ extern const kvg_op kvg_i_op_rac;
  * alone). */
 kvg_status kvg_i_op_fill(const kvg_op_call *call, kvg_i_op_args *a,
                          kvg_diag *diag);
+
+/* The table entry of output or cache `name`, or a refusal naming it
+ * (unknown, or an input). */
+kvg_status kvg_i_op_written_entry(const kvg_op *op, const char *name,
+                                  const kvg_i_op_tensor **entry,
+                                  kvg_diag *diag);
 
 /* The table entry of a tensor / attribute name, or NULL. */
 const kvg_i_op_tensor *kvg_i_op_tensor_named(const kvg_op *op,

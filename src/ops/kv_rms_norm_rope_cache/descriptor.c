@@ -10,6 +10,7 @@
 
 #include "kvgold/kv_rms_norm_rope_cache.h"
 #include "src/common/internal.h"
+#include "src/ops/kv_rms_norm_rope_cache/internal.h"
 #include "src/registry/op_desc.h"
 
 typedef kvg_kv_rms_norm_rope_cache_args kv_args;
@@ -196,6 +197,50 @@ static void describe(const kvg_i_op_args *a, const char *name,
                             t->shape[1], t->shape[2], t->shape[3], 0);
 }
 
+/* One cache of a validated call: the rows its tokens write. */
+typedef struct cache_rows {
+    const kv_args *k;
+    const kvg_i_krnrc_plan *p;
+    const kvg_cache_layout *lay;
+    int64_t dim; /* Dk for k_cache, Dv for ckv_cache */
+} cache_rows;
+
+static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
+{
+    const cache_rows *c = (const cache_rows *)ctx;
+    kvg_cache_coord at;
+    int64_t b, t;
+
+    for (b = 0; b < c->p->bkv; b++)
+        for (t = 0; t < c->p->skv; t++)
+            if (kvg_i_krnrc_target(c->k, c->p, b, t, &at))
+                kvg_i_sink_row(s, c->lay, at, c->dim);
+}
+
+/* k_rope, c_kv: whole when is_output_kv; the caches: one row per token
+ * whose index is not negative, where the operator puts it. */
+static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
+                          kvg_diag *diag)
+{
+    KVG_I_LOAD(kv_args, a, k);
+    const int is_k = strcmp(w->name, "k_cache") == 0;
+    kvg_i_krnrc_plan p;
+    kvg_i_krnrc_ws ws;
+    cache_rows rows;
+    kvg_status st;
+
+    if ((st = kvg_i_krnrc_validate(k, &p, &ws, diag)) != KVG_OK)
+        return st;
+    if (!is_k && strcmp(w->name, "ckv_cache") != 0)
+        return p.out_kv ? kvg_i_written_whole(w, diag)
+                        : kvg_i_written_none(w);
+    rows.k = k;
+    rows.p = &p;
+    rows.lay = is_k ? &p.klay : &p.clay;
+    rows.dim = is_k ? p.dk : p.dv;
+    return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
+}
+
 const kvg_op kvg_i_op_kv = {
     "kv_rms_norm_rope_cache",
     k_tensors,
@@ -209,4 +254,5 @@ const kvg_op kvg_i_op_kv = {
     run,
     output_shape,
     describe,
+    written,
 };

@@ -108,11 +108,9 @@ static void load_f32(const kvg_tensor *t, float *dst)
         memcpy(dst, t->data, (size_t)kvg_i_numel(t) * sizeof(float));
 }
 
-/* The cache row of token (b, s): 0 when its index is negative (skip).
- * The layouts' "block" is the batch in Norm mode, the page otherwise. */
-static int target(const kvg_kv_rms_norm_rope_cache_args *a,
-                  const kvg_i_krnrc_plan *p, int64_t b, int64_t s,
-                  kvg_cache_coord *at)
+int kvg_i_krnrc_target(const kvg_kv_rms_norm_rope_cache_args *a,
+                       const kvg_i_krnrc_plan *p, int64_t b, int64_t s,
+                       kvg_cache_coord *at)
 {
     int64_t v;
     memset(at, 0, sizeof *at);
@@ -213,7 +211,7 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     const unsigned char *kv = (const unsigned char *)a->kv->data +
                               (size_t)(t * d) * es;
     kvg_cache_coord at;
-    const int cached = target(a, p, b, s, &at);
+    const int cached = kvg_i_krnrc_target(a, p, b, s, &at);
     unsigned char *kdst, *cdst;
     float rms;
 
@@ -256,19 +254,16 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
 }
 
-kvg_status kvg_kv_rms_norm_rope_cache(
-    const kvg_kv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+kvg_status kvg_i_krnrc_validate(const kvg_kv_rms_norm_rope_cache_args *a,
+                                kvg_i_krnrc_plan *p, kvg_i_krnrc_ws *w,
+                                kvg_diag *diag)
 {
-    kvg_i_krnrc_plan p;
-    kvg_i_krnrc_ws w;
     size_t need;
     kvg_status st;
-    int64_t b, s;
 
-    kvg_diag_clear(diag);
-    if ((st = kvg_i_krnrc_check_args(a, &p, diag)) != KVG_OK)
+    if ((st = kvg_i_krnrc_check_args(a, p, diag)) != KVG_OK)
         return st;
-    need = kvg_i_krnrc_ws_bytes(&p);
+    need = kvg_i_krnrc_ws_bytes(p);
     if (need == 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
                           "workspace: the size for these shapes overflows "
@@ -288,12 +283,24 @@ kvg_status kvg_kv_rms_norm_rope_cache(
                                        diag)) != KVG_OK)
             return st;
     }
-    if (!kvg_i_krnrc_ws_carve(&p, a->workspace, a->workspace_size, &w))
+    if (!kvg_i_krnrc_ws_carve(p, a->workspace, a->workspace_size, w))
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
                           "workspace: too small once aligned");
     if ((st = kvg_i_krnrc_check_finite(a, diag)) != KVG_OK)
         return st;
-    if ((st = kvg_i_krnrc_check_index(a, &p, w.keys, diag)) != KVG_OK)
+    return kvg_i_krnrc_check_index(a, p, w->keys, diag);
+}
+
+kvg_status kvg_kv_rms_norm_rope_cache(
+    const kvg_kv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+{
+    kvg_i_krnrc_plan p;
+    kvg_i_krnrc_ws w;
+    kvg_status st;
+    int64_t b, s;
+
+    kvg_diag_clear(diag);
+    if ((st = kvg_i_krnrc_validate(a, &p, &w, diag)) != KVG_OK)
         return st;
 
     /* Validation is complete: from here on every byte written is final. */

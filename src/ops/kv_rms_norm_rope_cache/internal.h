@@ -84,4 +84,19 @@ size_t kvg_i_krnrc_ws_bytes(const kvg_i_krnrc_plan *plan);
 int kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *plan, void *base,
                          size_t size, kvg_i_krnrc_ws *ws);
 
+/* Everything the operator checks before it writes a byte, in its order:
+ * the arguments, the workspace (size, apart from the tensors, carved into
+ * *ws), inf / NaN, the index values. The entry point and the descriptor's
+ * `written` (what a call writes) share it, so both refuse alike. */
+kvg_status kvg_i_krnrc_validate(const kvg_kv_rms_norm_rope_cache_args *a,
+                                kvg_i_krnrc_plan *plan, kvg_i_krnrc_ws *ws,
+                                kvg_diag *diag);
+
+/* The cache row token (b, s) writes (channel 0 of it in *at), or 0 when
+ * its index is negative (skipped). The layouts' "block" is the batch in
+ * Norm mode, the page otherwise. */
+int kvg_i_krnrc_target(const kvg_kv_rms_norm_rope_cache_args *a,
+                       const kvg_i_krnrc_plan *plan, int64_t b, int64_t s,
+                       kvg_cache_coord *at);
+
 #endif /* KVGOLD_SRC_OPS_KV_RMS_NORM_ROPE_CACHE_INTERNAL_H */

@@ -14,6 +14,7 @@
 
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "src/common/internal.h"
+#include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 #include "src/registry/op_desc.h"
 
 typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
@@ -247,6 +248,57 @@ static void describe(const kvg_i_op_args *a, const char *name,
                             t->shape[1] * t->shape[3] / heads, t->shape[3]);
 }
 
+/* One cache of a validated call: the head rows its tokens write. */
+typedef struct cache_rows {
+    const qkv_args *k;
+    const kvg_i_qkv_plan *p;
+    kvg_cache_layout lay;
+} cache_rows;
+
+static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
+{
+    const cache_rows *c = (const cache_rows *)ctx;
+    kvg_cache_coord at;
+    int64_t t;
+
+    for (t = 0; t < c->p->tokens; t++) {
+        const int64_t slot = kvg_i_index_at(c->k->index, t);
+        if (slot < 0)
+            continue; /* skipped token */
+        at.block = slot / c->p->bs;
+        at.slot = slot % c->p->bs;
+        at.channel = 0;
+        for (at.head = 0; at.head < c->lay.heads; at.head++)
+            kvg_i_sink_row(s, &c->lay, at, c->p->d);
+    }
+}
+
+/* q_out: whole; the before-quant outputs: whole when given; the caches:
+ * every head row of each token whose slot is not negative. */
+static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
+                          kvg_diag *diag)
+{
+    KVG_I_LOAD(qkv_args, a, k);
+    const int is_k = strcmp(w->name, "k_cache") == 0;
+    kvg_i_qkv_plan p;
+    cache_rows rows;
+    float *row_base;
+    kvg_status st;
+
+    if ((st = kvg_i_qkv_validate(k, &p, &row_base, diag)) != KVG_OK)
+        return st;
+    if (strcmp(w->name, "q_out") == 0)
+        return kvg_i_written_whole(w, diag);
+    if (!is_k && strcmp(w->name, "v_cache") != 0)
+        return p.before ? kvg_i_written_whole(w, diag)
+                        : kvg_i_written_none(w);
+    rows.k = k;
+    rows.p = &p;
+    kvg_i_qkv_cache_layout(&p, is_k ? k->k_cache : k->v_cache,
+                           is_k ? p.nk : p.nv, &rows.lay);
+    return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
+}
+
 const kvg_op kvg_i_op_qkv = {
     "qkv_rms_norm_rope_cache",
     k_tensors,
@@ -260,4 +312,5 @@ const kvg_op kvg_i_op_qkv = {
     run,
     output_shape,
     describe,
+    written,
 };

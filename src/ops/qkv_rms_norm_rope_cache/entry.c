@@ -91,6 +91,17 @@ static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
     kvg_i_rope_half(r->y, r->cs, r->sn, (size_t)p->d, r->r);
 }
 
+void kvg_i_qkv_cache_layout(const kvg_i_qkv_plan *p, const kvg_tensor *cache,
+                            int64_t heads, kvg_cache_layout *lay)
+{
+    lay->kind = KVG_LAYOUT_NZ;
+    lay->blocks = p->blocks;
+    lay->slots = p->bs;
+    lay->heads = heads;
+    lay->dim = p->d;
+    lay->c0 = kvg_c0_of(cache->dtype);
+}
+
 /*
  * Write one head's D values `val` of the token with `slot` into an NZ
  * cache: quantised (int8, z = val / scale (+ offset), then RNE and
@@ -113,12 +124,7 @@ static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
     unsigned char *dst;
     size_t run, stride;
 
-    lay.kind = KVG_LAYOUT_NZ;
-    lay.blocks = p->blocks;
-    lay.slots = p->bs;
-    lay.heads = heads;
-    lay.dim = p->d;
-    lay.c0 = kvg_c0_of(cache->dtype);
+    kvg_i_qkv_cache_layout(p, cache, heads, &lay);
     if (quant)
         kvg_i_load_row(KVG_FP32, elem(scale, h, p->d, 0), (size_t)p->d,
                        r->scale);
@@ -210,39 +216,48 @@ static kvg_status check_apart(const kvg_qkv_rms_norm_rope_cache_args *a,
                              ws_bytes, diag);
 }
 
-kvg_status kvg_qkv_rms_norm_rope_cache(
-    const kvg_qkv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+kvg_status kvg_i_qkv_validate(const kvg_qkv_rms_norm_rope_cache_args *a,
+                              kvg_i_qkv_plan *p, float **row_base,
+                              kvg_diag *diag)
 {
-    kvg_i_qkv_plan p;
     kvg_i_ws ws;
     kvg_i_keypos *keys;
-    float *base;
-    rows r;
     size_t need;
-    int64_t t;
     kvg_status st;
 
-    kvg_diag_clear(diag);
-    st = kvg_i_qkv_check_args(a, &p, diag);
+    st = kvg_i_qkv_check_args(a, p, diag);
     if (st != KVG_OK)
         return st;
-    need = kvg_i_qkv_workspace_bytes(&p);
+    need = kvg_i_qkv_workspace_bytes(p);
     if (need == 0 || a->workspace == NULL || a->workspace_size < need)
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
                           "workspace: %s, need %lu bytes for %lld tokens, got "
                           "%lu", a->workspace == NULL ? "NULL" : "too small",
-                          (unsigned long)need, (long long)p.tokens,
+                          (unsigned long)need, (long long)p->tokens,
                           (unsigned long)(a->workspace ? a->workspace_size : 0));
     if ((st = check_apart(a, need, diag)) != KVG_OK)
         return st;
     kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
-    keys = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)p.tokens, sizeof *keys);
-    base = (float *)kvg_i_ws_take(&ws, (size_t)(KVG_I_QKV_ROW_FLOATS * p.d),
-                                  sizeof(float));
-    if (keys == NULL || base == NULL)
+    keys = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)p->tokens, sizeof *keys);
+    *row_base = (float *)kvg_i_ws_take(
+        &ws, (size_t)(KVG_I_QKV_ROW_FLOATS * p->d), sizeof(float));
+    if (keys == NULL || *row_base == NULL)
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
                           "workspace: could not be carved");
-    st = kvg_i_qkv_check_index(a, &p, keys, diag);
+    return kvg_i_qkv_check_index(a, p, keys, diag);
+}
+
+kvg_status kvg_qkv_rms_norm_rope_cache(
+    const kvg_qkv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+{
+    kvg_i_qkv_plan p;
+    float *base;
+    rows r;
+    int64_t t;
+    kvg_status st;
+
+    kvg_diag_clear(diag);
+    st = kvg_i_qkv_validate(a, &p, &base, diag);
     if (st != KVG_OK)
         return st;
 

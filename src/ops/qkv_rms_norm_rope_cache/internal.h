@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kvgold/layout.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "src/common/internal.h"
 
@@ -41,5 +42,18 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
 
 /* Workspace bytes for a validated plan; 0 on size_t overflow. */
 size_t kvg_i_qkv_workspace_bytes(const kvg_i_qkv_plan *plan);
+
+/* Everything the operator checks before it writes a byte, in its order:
+ * the arguments, the workspace (size, apart from the tensors; *row_base is
+ * its row scratch), the index values. The entry point and the descriptor's
+ * `written` (what a call writes) share it, so both refuse alike. */
+kvg_status kvg_i_qkv_validate(const kvg_qkv_rms_norm_rope_cache_args *a,
+                              kvg_i_qkv_plan *plan, float **row_base,
+                              kvg_diag *diag);
+
+/* The NZ layout of k_cache (heads Nk) or v_cache (heads Nv). */
+void kvg_i_qkv_cache_layout(const kvg_i_qkv_plan *plan,
+                            const kvg_tensor *cache, int64_t heads,
+                            kvg_cache_layout *lay);
 
 #endif /* KVGOLD_SRC_OPS_QKV_INTERNAL_H */

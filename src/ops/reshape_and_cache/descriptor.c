@@ -10,6 +10,7 @@
 
 #include "kvgold/reshape_and_cache.h"
 #include "src/common/internal.h"
+#include "src/ops/reshape_and_cache/internal.h"
 #include "src/registry/op_desc.h"
 
 typedef kvg_reshape_and_cache_args rac_args;
@@ -121,6 +122,50 @@ static void describe(const kvg_i_op_args *a, const char *name,
     }
 }
 
+/* One per-token cache of a validated call. */
+typedef struct token_rows {
+    const rac_args *k;
+    const kvg_i_rac_geo *g;
+    kvg_cache_layout lay;
+} token_rows;
+
+/* A token's N*D channels go to its slot: one row in ND, N*D/C0 runs of C0
+ * in NZ. */
+static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
+{
+    const token_rows *c = (const token_rows *)ctx;
+    int64_t t;
+
+    for (t = 0; t < c->g->tokens; t++) {
+        const int64_t slot = kvg_i_index_at(c->k->slot_mapping, t);
+        if (slot >= 0) /* a negative slot is a padding token: skipped */
+            kvg_i_sink_row(s, &c->lay, kvg_i_rac_slot_coord(c->g, slot),
+                           c->lay.heads * c->lay.dim);
+    }
+}
+
+/* Per token, or per head through the run engine (KVHEAD, KVHEAD_ROPE);
+ * both caches get the same slots. */
+static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
+                          kvg_diag *diag)
+{
+    KVG_I_LOAD(rac_args, a, k);
+    const int is_key = strcmp(w->name, "key_cache") == 0;
+    kvg_i_rac_plan p;
+    token_rows rows;
+    kvg_status st;
+
+    if ((st = kvg_i_rac_validate(k, &p, diag)) != KVG_OK)
+        return st;
+    if (!p.per_token)
+        return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
+    rows.k = k;
+    rows.g = &p.g;
+    kvg_i_rac_token_layout(is_key ? k->key_cache : k->value_cache, &p.g,
+                           is_key ? p.g.dk : p.g.dv, &rows.lay);
+    return kvg_i_written_collect(w, enumerate_tokens, &rows, diag);
+}
+
 const kvg_op kvg_i_op_rac = {
     "reshape_and_cache",
     k_tensors,
@@ -134,4 +179,5 @@ const kvg_op kvg_i_op_rac = {
     run,
     output_shape,
     describe,
+    written,
 };

@@ -10,6 +10,7 @@
 
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
+#include "src/ops/reshape_and_cache/internal.h"
 #include "src/ops/reshape_and_cache_omni/head_runs.h"
 
 void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
@@ -87,11 +88,6 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
 
 /* ---- per-token path: shapes -------------------------------------------- */
 
-/* The checked geometry of an UNDEFINED call. */
-typedef struct tok_geo {
-    int nz;
-    int64_t tokens, heads, dk, dv, blocks, block_size, slots;
-} tok_geo;
 
 static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
@@ -156,7 +152,7 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
-static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
+static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           kvg_diag *diag)
 {
     const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
@@ -181,7 +177,7 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
 /* One NZ cache [NB, N*D/C0, BS, C0] against its source [T, N, D]. */
 static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                                 const kvg_tensor *cache, const char *cname,
-                                const tok_geo *g, int64_t d, kvg_diag *diag)
+                                const kvg_i_rac_geo *g, int64_t d, kvg_diag *diag)
 {
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
     kvg_status st;
@@ -202,7 +198,7 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
-static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
+static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           kvg_diag *diag)
 {
     kvg_status st;
@@ -221,7 +217,7 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
                          g->dv, diag);
 }
 
-static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
+static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                            kvg_diag *diag)
 {
     kvg_status st;
@@ -243,7 +239,7 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, tok_geo *g,
 }
 
 static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
-                                   tok_geo *g, kvg_diag *diag)
+                                   kvg_i_rac_geo *g, kvg_diag *diag)
 {
     kvg_status st;
     memset(g, 0, sizeof *g);
@@ -258,7 +254,7 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 /* ---- per-token path: slot values and writing --------------------------- */
 
 static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
-                                  const tok_geo *g, kvg_i_keypos *items,
+                                  const kvg_i_rac_geo *g, kvg_i_keypos *items,
                                   kvg_diag *diag)
 {
     size_t n = 0;
@@ -289,7 +285,7 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
  * s; their rows are consecutive in the source and in the cache (a
  * prefill), so they are one copy. */
 static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
-                             const tok_geo *g, int64_t t, int64_t s)
+                             const kvg_i_rac_geo *g, int64_t t, int64_t s)
 {
     int64_t n = 1;
     while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
@@ -300,22 +296,34 @@ static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
 
 /* Where slot s of a cache starts: row (block, slot) of ND, or the first
  * C0 run of (block, group 0, slot) of NZ. */
-static unsigned char *slot_start(const kvg_tensor *cache, const tok_geo *g,
-                                 int64_t d, int64_t s)
+void kvg_i_rac_token_layout(const kvg_tensor *cache, const kvg_i_rac_geo *g,
+                            int64_t d, kvg_cache_layout *l)
 {
-    kvg_cache_layout l;
-    kvg_cache_coord c;
+    l->kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
+    l->blocks = g->blocks;
+    l->slots = g->block_size;
+    l->heads = g->heads;
+    l->dim = d;
+    l->c0 = kvg_c0_of(cache->dtype);
+}
 
-    l.kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
-    l.blocks = g->blocks;
-    l.slots = g->block_size;
-    l.heads = g->heads;
-    l.dim = d;
-    l.c0 = kvg_c0_of(cache->dtype);
+kvg_cache_coord kvg_i_rac_slot_coord(const kvg_i_rac_geo *g, int64_t s)
+{
+    kvg_cache_coord c;
     c.block = s / g->block_size;
     c.slot = s % g->block_size;
     c.head = 0;
     c.channel = 0;
+    return c;
+}
+
+static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_rac_geo *g,
+                                 int64_t d, int64_t s)
+{
+    kvg_cache_layout l;
+    kvg_cache_coord c = kvg_i_rac_slot_coord(g, s);
+
+    kvg_i_rac_token_layout(cache, g, d, &l);
     return (unsigned char *)cache->data +
            (size_t)kvg_layout_offset(&l, &c) * kvg_dtype_size(cache->dtype);
 }
@@ -323,7 +331,7 @@ static unsigned char *slot_start(const kvg_tensor *cache, const tok_geo *g,
 /* ND: the N*D row of token t is one row of the cache; `count` tokens to
  * consecutive slots of one block are one copy. */
 static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
-                          const tok_geo *g, int64_t d, int64_t t, int64_t s,
+                          const kvg_i_rac_geo *g, int64_t d, int64_t t, int64_t s,
                           int64_t count)
 {
     const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
@@ -339,7 +347,7 @@ static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
 
 static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           const kvg_tensor *src, const kvg_tensor *cache,
-                          const tok_geo *g, int64_t d, int64_t t0, int64_t t1)
+                          const kvg_i_rac_geo *g, int64_t d, int64_t t0, int64_t t1)
 {
     unsigned char *dst[KVG_I_NZ_TILE];
     const unsigned char *from[KVG_I_NZ_TILE];
@@ -361,8 +369,10 @@ static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           (size_t)c0 * es, (size_t)(width / c0), rows);
 }
 
-static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
-                          const tok_geo *g, kvg_diag *diag)
+/* Everything the per-token path checks before it writes: the workspace,
+ * buffers apart, every slot value. */
+static kvg_status tok_validate(const kvg_reshape_and_cache_args *a,
+                               const kvg_i_rac_geo *g, kvg_diag *diag)
 {
     size_t need = kvg_i_ws_bytes((size_t)g->tokens, sizeof(kvg_i_keypos));
     const kvg_i_span spans[] = {{"key", a->key, 0},
@@ -373,7 +383,6 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
     kvg_i_ws ws;
     kvg_i_keypos *items;
     kvg_status st;
-    int64_t t, n;
 
     if (a->workspace == NULL || a->workspace_size < need)
         return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
@@ -387,7 +396,16 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
     kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
     items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)g->tokens,
                                           sizeof *items);
-    if ((st = tok_check_slots(a, g, items, diag)) != KVG_OK)
+    return tok_check_slots(a, g, items, diag);
+}
+
+static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
+                          const kvg_i_rac_geo *g, kvg_diag *diag)
+{
+    kvg_status st;
+    int64_t t, n;
+
+    if ((st = tok_validate(a, g, diag)) != KVG_OK)
         return st;
     for (t = 0; g->nz && t < g->tokens; t += KVG_I_NZ_TILE) {
         const int64_t t1 = g->tokens - t < KVG_I_NZ_TILE ? g->tokens
@@ -439,7 +457,7 @@ kvg_status kvg_reshape_and_cache_workspace_size(
 {
     kvg_status st;
     kvg_i_runs r;
-    tok_geo g;
+    kvg_i_rac_geo g;
 
     kvg_diag_clear(diag);
     if (bytes == NULL)
@@ -468,7 +486,7 @@ kvg_status kvg_reshape_and_cache(const kvg_reshape_and_cache_args *args,
 {
     kvg_status st;
     kvg_i_runs r;
-    tok_geo g;
+    kvg_i_rac_geo g;
 
     kvg_diag_clear(diag);
     if ((st = check_args(args, diag)) != KVG_OK)
@@ -482,4 +500,27 @@ kvg_status kvg_reshape_and_cache(const kvg_reshape_and_cache_args *args,
     if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
         return st;
     return kvg_i_runs_execute(&r, args->workspace, args->workspace_size, diag);
+}
+
+kvg_status kvg_i_rac_validate(const kvg_reshape_and_cache_args *args,
+                              kvg_i_rac_plan *plan, kvg_diag *diag)
+{
+    kvg_status st;
+    int64_t *cum;
+    float *scratch;
+
+    memset(plan, 0, sizeof *plan);
+    if ((st = check_args(args, diag)) != KVG_OK)
+        return st;
+    plan->per_token = args->compress_type == KVG_RAC_COMPRESS_UNDEFINED;
+    if (plan->per_token) {
+        if ((st = tok_check_shapes(args, &plan->g, diag)) != KVG_OK)
+            return st;
+        return tok_validate(args, &plan->g, diag);
+    }
+    fill_runs(args, &plan->r);
+    if ((st = kvg_i_runs_check_shapes(&plan->r, diag)) != KVG_OK)
+        return st;
+    return kvg_i_runs_validate(&plan->r, args->workspace,
+                               args->workspace_size, &cum, &scratch, diag);
 }

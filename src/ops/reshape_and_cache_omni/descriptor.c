@@ -9,6 +9,7 @@
 
 #include "kvgold/reshape_and_cache_omni.h"
 #include "src/common/internal.h"
+#include "src/ops/reshape_and_cache_omni/internal.h"
 #include "src/registry/op_desc.h"
 
 typedef kvg_reshape_and_cache_omni_args omni_args;
@@ -75,6 +76,23 @@ static void describe(const kvg_i_op_args *a, const char *name,
                             t->shape[1], t->shape[2], t->shape[3], 0);
 }
 
+/* Both caches get the same slots: each written head's run of them. */
+static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
+                          kvg_diag *diag)
+{
+    KVG_I_LOAD(omni_args, a, k);
+    int64_t *cum;
+    float *scratch;
+    kvg_i_runs r;
+    kvg_status st;
+
+    if ((st = kvg_i_omni_runs(k, &r, diag)) != KVG_OK ||
+        (st = kvg_i_runs_validate(&r, k->workspace, k->workspace_size, &cum,
+                                  &scratch, diag)) != KVG_OK)
+        return st;
+    return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
+}
+
 const kvg_op kvg_i_op_omni = {
     "reshape_and_cache_omni",
     k_tensors,
@@ -88,4 +106,5 @@ const kvg_op kvg_i_op_omni = {
     run,
     output_shape,
     describe,
+    written,
 };

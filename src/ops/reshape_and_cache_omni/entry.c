@@ -10,6 +10,7 @@
 
 #include "src/common/internal.h"
 #include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/ops/reshape_and_cache_omni/internal.h"
 
 void kvg_reshape_and_cache_omni_args_init(kvg_reshape_and_cache_omni_args *args)
 {
@@ -17,8 +18,8 @@ void kvg_reshape_and_cache_omni_args_init(kvg_reshape_and_cache_omni_args *args)
         memset(args, 0, sizeof *args);
 }
 
-static kvg_status prepare(const kvg_reshape_and_cache_omni_args *args,
-                          kvg_i_runs *r, kvg_diag *diag)
+kvg_status kvg_i_omni_runs(const kvg_reshape_and_cache_omni_args *args,
+                           kvg_i_runs *r, kvg_diag *diag)
 {
     if (args == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
@@ -47,7 +48,7 @@ kvg_status kvg_reshape_and_cache_omni_workspace_size(
     if (bytes == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
                           "bytes: NULL result pointer");
-    if ((st = prepare(args, &r, diag)) != KVG_OK)
+    if ((st = kvg_i_omni_runs(args, &r, diag)) != KVG_OK)
         return st;
     *bytes = kvg_i_runs_workspace_bytes(&r);
     if (*bytes == 0)
@@ -63,7 +64,7 @@ kvg_status kvg_reshape_and_cache_omni(
     kvg_status st;
 
     kvg_diag_clear(diag);
-    if ((st = prepare(args, &r, diag)) != KVG_OK)
+    if ((st = kvg_i_omni_runs(args, &r, diag)) != KVG_OK)
         return st;
     return kvg_i_runs_execute(&r, args->workspace, args->workspace_size, diag);
 }

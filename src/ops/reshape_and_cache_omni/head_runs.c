@@ -17,6 +17,7 @@
 #include "kvgold/reshape_and_cache_omni.h"
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
+#include "src/registry/op_desc.h"
 
 /* Which source tokens (relative to the batch's first row) a head keeps:
  * part A, then (KVHEAD_ROPE only) one mean token over a window, then
@@ -387,14 +388,33 @@ typedef struct side {
  * With one head per slot the cache is [NB*BS, D] rows, so slot s starts
  * s*D elements in (kvg_layout_offset of block s / BS, row s % BS) and a
  * run of slots is one contiguous stretch of rows. */
-static unsigned char *slot_ptr(const side *sd, int64_t s)
+static kvg_cache_coord slot_coord(const kvg_cache_layout *l, int64_t s)
 {
     kvg_cache_coord c;
-    c.block = s / sd->layout.slots;
-    c.slot = s % sd->layout.slots;
+    c.block = s / l->slots;
+    c.slot = s % l->slots;
     c.head = 0;
     c.channel = 0;
+    return c;
+}
+
+static unsigned char *slot_ptr(const side *sd, int64_t s)
+{
+    const kvg_cache_coord c = slot_coord(&sd->layout, s);
     return sd->cache + (size_t)kvg_layout_offset(&sd->layout, &c) * sd->esize;
+}
+
+/* Both caches: [NB, BS, 1, D] rows. */
+static kvg_cache_layout slot_layout(const kvg_i_runs *r)
+{
+    kvg_cache_layout l;
+    memset(&l, 0, sizeof l);
+    l.kind = KVG_LAYOUT_ND;
+    l.blocks = r->blocks;
+    l.slots = r->block_size;
+    l.heads = 1;
+    l.dim = r->dim;
+    return l;
 }
 
 static const unsigned char *row_ptr(const kvg_i_runs *r, const side *sd,
@@ -465,11 +485,7 @@ static side make_side(const kvg_i_runs *r, const kvg_tensor *src,
     memset(&sd, 0, sizeof sd);
     sd.src = (const unsigned char *)src->data;
     sd.cache = (unsigned char *)cache->data;
-    sd.layout.kind = KVG_LAYOUT_ND;
-    sd.layout.blocks = r->blocks;
-    sd.layout.slots = r->block_size;
-    sd.layout.heads = 1;
-    sd.layout.dim = r->dim;
+    sd.layout = slot_layout(r);
     sd.esize = kvg_dtype_size(src->dtype);
     sd.row_bytes = (size_t)r->dim * sd.esize;
     sd.acc = scratch;
@@ -477,8 +493,9 @@ static side make_side(const kvg_i_runs *r, const kvg_tensor *src,
     return sd;
 }
 
-kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
-                              size_t workspace_size, kvg_diag *diag)
+kvg_status kvg_i_runs_validate(const kvg_i_runs *r, void *workspace,
+                               size_t workspace_size, int64_t **cum,
+                               float **scratch, kvg_diag *diag)
 {
     size_t need = kvg_i_runs_workspace_bytes(r);
     const kvg_i_span spans[] = {{"key", r->key, 0},
@@ -490,10 +507,7 @@ kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
                                 {"key_cache", r->key_cache, 1},
                                 {"value_cache", r->value_cache, 1}};
     kvg_i_ws ws;
-    int64_t *cum, i;
     kvg_i_keypos *items;
-    float *scratch = NULL;
-    side sk, sv;
     kvg_status st;
 
     if (need == 0) /* as the size query reports it */
@@ -509,12 +523,25 @@ kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
                                 workspace, need, diag)) != KVG_OK)
         return st;
     kvg_i_ws_init(&ws, workspace, workspace_size);
-    cum = (int64_t *)kvg_i_ws_take(&ws, (size_t)r->batch + 1, sizeof *cum);
+    *cum = (int64_t *)kvg_i_ws_take(&ws, (size_t)r->batch + 1, sizeof **cum);
     items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)r->runs, sizeof *items);
+    *scratch = NULL;
     if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
-        scratch = (float *)kvg_i_ws_take(&ws, 2 * (size_t)r->dim,
-                                         sizeof *scratch);
-    if ((st = check_values(r, cum, items, diag)) != KVG_OK)
+        *scratch = (float *)kvg_i_ws_take(&ws, 2 * (size_t)r->dim,
+                                          sizeof **scratch);
+    return check_values(r, *cum, items, diag);
+}
+
+kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
+                              size_t workspace_size, kvg_diag *diag)
+{
+    int64_t *cum, i;
+    float *scratch;
+    side sk, sv;
+    kvg_status st;
+
+    if ((st = kvg_i_runs_validate(r, workspace, workspace_size, &cum,
+                                  &scratch, diag)) != KVG_OK)
         return st;
     sk = make_side(r, r->key, r->key_cache, scratch);
     sv = make_side(r, r->value, r->value_cache, scratch);
@@ -526,4 +553,23 @@ kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
         write_head(r, &sv, cum, i, s);
     }
     return KVG_OK;
+}
+
+/* ---- what a call writes --------------------------------------------------- */
+
+void kvg_i_runs_enumerate(const void *ctx, kvg_i_run_sink *s)
+{
+    const kvg_i_runs *r = (const kvg_i_runs *)ctx;
+    const kvg_cache_layout l = slot_layout(r);
+    int64_t i;
+
+    for (i = 0; i < r->runs; i++) {
+        const int64_t slot = kvg_i_index_at(r->slot_mapping, i);
+        const run_plan p = head_plan(r, i);
+        if (slot < 0)
+            continue; /* skipped head */
+        /* the head's plan_count tokens go to consecutive slots, whose
+         * rows are consecutive in the cache (one head per slot) */
+        kvg_i_sink_row(s, &l, slot_coord(&l, slot), plan_count(&p) * r->dim);
+    }
 }

@@ -58,4 +58,20 @@ size_t kvg_i_runs_workspace_bytes(const kvg_i_runs *r);
 kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
                               size_t workspace_size, kvg_diag *diag);
 
+/*
+ * Everything kvg_i_runs_execute checks before it writes (the workspace,
+ * buffers apart, every index value), in its order; *cum (batch starts) and
+ * *scratch (KVHEAD_ROPE's rows, else NULL) are carved from the workspace.
+ * kvg_i_runs_execute and the descriptors' `written` share it.
+ */
+kvg_status kvg_i_runs_validate(const kvg_i_runs *r, void *workspace,
+                               size_t workspace_size, int64_t **cum,
+                               float **scratch, kvg_diag *diag);
+
+/* What a validated call writes to either cache (both get the same
+ * slots): one run of slots per written head, as the heads' plans say.
+ * `ctx` is the kvg_i_runs; a kvg_i_enumerate_fn (src/registry/op_desc.h). */
+struct kvg_i_run_sink;
+void kvg_i_runs_enumerate(const void *ctx, struct kvg_i_run_sink *s);
+
 #endif /* KVGOLD_SRC_OPS_HEAD_RUNS_H */

@@ -1,0 +1,41 @@
+/*
+ * src/ops/reshape_and_cache/internal.h - what the descriptor of
+ * ReshapeAndCache needs from its entry point: the checked geometry of a
+ * call and its addressing.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_OPS_RESHAPE_AND_CACHE_INTERNAL_H
+#define KVGOLD_SRC_OPS_RESHAPE_AND_CACHE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "kvgold/layout.h"
+#include "kvgold/reshape_and_cache.h"
+#include "src/ops/reshape_and_cache_omni/head_runs.h"
+
+/* The checked geometry of an UNDEFINED (per-token) call. */
+typedef struct kvg_i_rac_geo {
+    int nz;
+    int64_t tokens, heads, dk, dv, blocks, block_size, slots;
+} kvg_i_rac_geo;
+
+/* A validated call: per token (geometry g) or per head (the run engine's
+ * view r, for KVHEAD and KVHEAD_ROPE). */
+typedef struct kvg_i_rac_plan {
+    int per_token;
+    kvg_i_rac_geo g;
+    kvg_i_runs r;
+} kvg_i_rac_plan;
+
+/* Everything kvg_reshape_and_cache checks before it writes a byte, in its
+ * order (so a call is refused alike by both); fills *plan. */
+kvg_status kvg_i_rac_validate(const kvg_reshape_and_cache_args *args,
+                              kvg_i_rac_plan *plan, kvg_diag *diag);
+
+/* The layout of a per-token cache whose heads have `d` channels (Dk for
+ * key_cache, Dv for value_cache), and where flat slot s starts in it. */
+void kvg_i_rac_token_layout(const kvg_tensor *cache, const kvg_i_rac_geo *g,
+                            int64_t d, kvg_cache_layout *l);
+kvg_cache_coord kvg_i_rac_slot_coord(const kvg_i_rac_geo *g, int64_t s);
+
+#endif /* KVGOLD_SRC_OPS_RESHAPE_AND_CACHE_INTERNAL_H */
