@@ -199,6 +199,19 @@ int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got, int i,
                            kvg_case_verdict *v);
 /* How many expected tensors are not bit-exact (missing ones included). */
 int kvg_case_verify(const kvg_case *c, const kvg_case_set *got);
+
+/*
+ * The elements of output or cache `name` the case's operator writes, as
+ * sorted runs (kvg_op_written_runs over the case's call, with the golden
+ * `outputs` of kvg_case_run for the shapes): malloc'ed and reserved in the
+ * memory ledger, released with kvg_case_runs_free. *runs NULL and *count
+ * 0 for an output the attributes switch off.
+ */
+kvg_status kvg_case_written_runs(const kvg_case *c,
+                                 const kvg_case_set *outputs,
+                                 const char *name, kvg_elem_run **runs,
+                                 size_t *count, kvg_diag *diag);
+void kvg_case_runs_free(kvg_elem_run *runs, size_t count);
 /* The same verdict as kvg_case_verify_tensor, for mapped tensors in
  * 16 MiB steps, each step's pages given back after it (the expected's,
  * the initial cache's, and the golden's that equal the file again), so
