@@ -88,6 +88,8 @@ static kvg_status judge_both(const kvg_compare_args *a, kvg_compare_result *out)
     b.written_runs = runs;
     b.written_run_count =
         mask_to_runs(a->written, (int64_t)a->written_count, runs, MAX_RUNS);
+    kvg_diag_clear(&dm); /* untouched on KVG_OK */
+    kvg_diag_clear(&dr);
     sm = kvg_compare_tensor(a, &by_mask, &dm);
     sr = kvg_compare_tensor(&b, &by_runs, &dr);
     assert_int_equal(sr, sm);
