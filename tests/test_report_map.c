@@ -309,6 +309,7 @@ static void test_folding(void **state)
     a.written_count = N;
     a.layout = &l;
     assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    memset(&rt, 0, sizeof rt);
     rt.result = &r;
     rt.golden = &tg;
     rt.actual = &tn;

@@ -139,13 +139,16 @@ typedef enum kvg_compare_level {
 /* The default mismatch fraction limit of code_dist (ttk requant ptol). */
 #define KVG_COMPARE_CODE_RATIO 0.001
 
+/* A run of written elements; defined in kvgold/op.h (kvg_elem_run). */
+struct kvg_elem_run;
+
 typedef struct kvg_compare_args {
     const char *name;               /* for reports; NULL -> "tensor" */
     const kvg_tensor *golden;       /* required */
     const kvg_tensor *actual;       /* required: same dtype and shape */
     const kvg_tensor *initial;      /* optional: contents before the op
                                        (same dtype and shape); needs
-                                       `written` */
+                                       `written` or `written_runs` */
     const unsigned char *written;   /* optional: one byte per element, 1 =
                                        the golden wrote it, 0 = untouched */
     size_t written_count;           /* must equal the element count */
@@ -163,7 +166,28 @@ typedef struct kvg_compare_args {
                                       result (e.g. torch on CPU), same
                                       dtype and shape; enables the dual-
                                       benchmark ratios */
+    /* Added with big dumps (issue 13): the written set as sorted runs of
+     * flat elements (kvg_op_written_runs of kvgold/op.h gives them), in
+     * place of the byte mask `written`: with `written_runs` non-NULL,
+     * exactly these elements are written (count 0: none). Sorted by
+     * `first`, disjoint, each count > 0, inside the tensor; not together
+     * with `written`. The result equals the equivalent mask's, byte for
+     * byte. */
+    const struct kvg_elem_run *written_runs;
+    size_t written_run_count;
+    /* Optional, with written_runs: called as the comparison leaves
+     * elements [first, end) of an untouched gap behind (in chunks of at
+     * most KVG_COMPARE_CHUNK elements), each gap once when the runs are
+     * checked against `initial` and once when it is measured. A caller
+     * whose tensors are mapped files can drop those pages here, so a pass
+     * over a multi-GiB cache does not keep it resident. The bytes must
+     * stay readable (and the same); the comparison may read them again. */
+    void (*left_behind)(void *user, int64_t first, int64_t end);
+    void *left_behind_user;
 } kvg_compare_args;
+
+/* Elements per left_behind call at most (16 Mi: 16 MiB of int8). */
+#define KVG_COMPARE_CHUNK ((int64_t)1 << 24)
 
 /* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1,
  * SINGLE, L1). */

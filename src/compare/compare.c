@@ -161,7 +161,10 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
                ? (const unsigned char *)args->third_party->data
                : NULL;
     init_result(&c, args, name, crit, numel);
-    measure_all(&c, args->written);
+    if (args->written_runs != NULL)
+        kvg_i_cmp_measure_runs(&c);
+    else
+        measure_all(&c, args->written);
     kvg_i_cmp_finish(&c);
     if (result->verdict == KVG_VERDICT_PASS)
         return KVG_OK;

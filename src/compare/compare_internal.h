@@ -12,6 +12,7 @@
  *   verdict.c       limits -> verdict and reason, per standard
  *   compare.c       kvg_compare_tensor, the not-judged result
  *   written_mask.c  kvg_compare_written_mask
+ *   written_runs.c  the written set as runs (args.written_runs)
  *   runs.c          kvg_compare_runs (bit-identity of repeated runs)
  *   summary.c       totals over a case
  *   report.c        text and JSON
@@ -139,6 +140,17 @@ void kvg_i_cmp_offer_worst(kvg_i_cmp_ctx *c, int64_t index,
  * ones listed. */
 void kvg_i_cmp_measure_untouched(kvg_i_cmp_ctx *c, int64_t from, int64_t to);
 void kvg_i_cmp_measure_written(kvg_i_cmp_ctx *c, int64_t i);
+
+/* ---- written_runs.c: the written set as runs (args.written_runs) ------- */
+
+/* Runs sorted, disjoint, inside the tensor, not with a mask; with
+ * `initial`, the golden equals it outside the runs. */
+kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
+                                size_t esize, const kvg_i_labels *l,
+                                kvg_diag *diag);
+/* Measure every element in index order: gaps in bulk as untouched, runs
+ * element by element as written. */
+void kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c);
 
 /* Means, ratios and the verdict with its reason. */
 void kvg_i_cmp_finish(kvg_i_cmp_ctx *c);

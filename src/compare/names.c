@@ -129,6 +129,9 @@ void kvg_compare_args_init(kvg_compare_args *args)
     args->golden = args->actual = args->initial = NULL;
     args->third_party = NULL;
     args->written = NULL;
+    args->written_runs = NULL;
+    args->left_behind = NULL;
+    args->left_behind_user = NULL;
     args->layout = NULL;
     args->criterion = KVG_CRIT_AUTO;
     args->role = KVG_ROLE_DEFAULT;

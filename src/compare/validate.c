@@ -276,7 +276,7 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
         if ((st = kvg_i_cmp_check_like(a->initial, l->initial, a->golden,
                                        diag)) != KVG_OK)
             return st;
-        if (a->written == NULL)
+        if (a->written == NULL && a->written_runs == NULL)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->initial, -1, -1,
                               "%s: initial contents need the written mask "
                               "(which elements the golden wrote)",
@@ -290,5 +290,8 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
     if ((st = check_criterion(a, a->golden->dtype, crit, l->args, diag)) !=
         KVG_OK)
         return st;
+    if (a->written_runs != NULL)
+        return kvg_i_cmp_check_runs(a, n, kvg_dtype_size(a->golden->dtype), l,
+                                    diag);
     return check_mask(a, n, kvg_dtype_size(a->golden->dtype), l, diag);
 }

@@ -30,6 +30,7 @@
 #include "kvgold/op.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
+#include "npy_map.h"
 
 struct kvg_json; /* tools/json/json.h */
 
@@ -40,7 +41,8 @@ struct kvg_json; /* tools/json/json.h */
 typedef struct kvg_case_tensor {
     char name[KVG_CASE_NAME_MAX];
     char file[KVG_CASE_PATH_MAX]; /* as written in case.json */
-    kvg_tensor t;                 /* owns t.data (malloc) */
+    kvg_tensor t;                 /* owns t.data (malloc, or map) */
+    kvg_file_map map;             /* base non-NULL: t.data is mapped */
 } kvg_case_tensor;
 
 typedef struct kvg_case_set {
@@ -63,6 +65,21 @@ typedef struct kvg_case {
 
 /* Load dir/case.json and every tensor it names. On failure `c` is freed. */
 kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag);
+
+/* The same, with flags. KVG_CASE_NO_EXPECTED_DATA: the "expected" entries
+ * are read (name, file, dtype) but not their files (t.data NULL, nbytes
+ * 0), for `run` and `compare`, which never look at them: a multi-GiB
+ * expected cache costs neither the memory nor the read (issue 13). */
+#define KVG_CASE_NO_EXPECTED_DATA 1u
+/* KVG_CASE_MAP_BIG: input files of KVG_TENSOR_MAP_MIN bytes or more are
+ * mapped read-only (npy_map.h) instead of read, and a cache the golden
+ * updates becomes a private copy-on-write mapping of its file, so only
+ * the pages it writes are copied. KVG_CASE_MAP_ALL: every input file
+ * that can be mapped is (for tests on small cases). */
+#define KVG_CASE_MAP_BIG 2u
+#define KVG_CASE_MAP_ALL 4u
+kvg_status kvg_case_load_with(const char *dir, kvg_case *c, unsigned flags,
+                              kvg_diag *diag);
 void kvg_case_free(kvg_case *c);
 
 /* The tensor called `name` in a set, or NULL. */
@@ -75,6 +92,12 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
                              kvg_dtype dtype, int rank, const int64_t *shape,
                              const kvg_tensor *src, kvg_diag *diag);
 void kvg_case_set_free(kvg_case_set *set);
+
+/* Append to `set` the starting contents of in-place cache `name` of case
+ * `c`: a private copy-on-write mapping of its file when the input is
+ * mapped, else a copy as kvg_case_set_add makes. */
+kvg_tensor *kvg_case_set_add_cache(kvg_case_set *set, const kvg_case *c,
+                                   const char *name, kvg_diag *diag);
 
 /*
  * Strict readers for "attrs" / "options" objects. `obj` may be NULL (then
@@ -176,6 +199,27 @@ int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got, int i,
                            kvg_case_verdict *v);
 /* How many expected tensors are not bit-exact (missing ones included). */
 int kvg_case_verify(const kvg_case *c, const kvg_case_set *got);
+
+/*
+ * The elements of output or cache `name` the case's operator writes, as
+ * sorted runs (kvg_op_written_runs over the case's call, with the golden
+ * `outputs` of kvg_case_run for the shapes): malloc'ed and reserved in the
+ * memory ledger, released with kvg_case_runs_free. *runs NULL and *count
+ * 0 for an output the attributes switch off.
+ */
+kvg_status kvg_case_written_runs(const kvg_case *c,
+                                 const kvg_case_set *outputs,
+                                 const char *name, kvg_elem_run **runs,
+                                 size_t *count, kvg_diag *diag);
+void kvg_case_runs_free(kvg_elem_run *runs, size_t count);
+/* The same verdict as kvg_case_verify_tensor, for mapped tensors in
+ * 16 MiB steps, each step's pages given back after it (the expected's,
+ * the initial cache's, and the golden's that equal the file again), so
+ * `check` of a multi-GiB cache keeps only the pages the golden wrote
+ * resident (issue 13). Unmapped tensors: kvg_case_verify_tensor. */
+int kvg_case_verify_tensor_streamed(const kvg_case *c,
+                                    const kvg_case_set *got, int i,
+                                    kvg_case_verdict *v);
 
 /* Allocate a workspace of `size` bytes (at least 1); NULL on failure. */
 void *kvg_case_workspace(size_t size);

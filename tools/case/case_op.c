@@ -11,7 +11,8 @@
  *                    the table marks case_required must be there
  *   expected         only its caches and outputs
  *
- * Outputs: every cache as a copy of its input, updated; every output the
+ * Outputs: every cache as a copy of its input (copy-on-write when the
+ * input is mapped), updated; every output the
  * call produces (kvg_op_output_shape), copied from inputs when given there,
  * else allocated and filled with 0xFF bytes, so an element the op fails to
  * write shows up as NaN instead of a plausible zero.
@@ -247,8 +248,7 @@ static kvg_status add_written(const kvg_case *c, kvg_case_call *cc,
                 return st;
             continue;
         }
-        t = kvg_case_set_add(out, entry->info.name, in->dtype, in->rank,
-                             in->shape, in, diag);
+        t = kvg_case_set_add_cache(out, c, entry->info.name, diag);
         if (t == NULL)
             return diag != NULL ? diag->status : KVG_ERR_NOMEM;
         put_tensor(cc, entry->info.name, t);

@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "npy_file.h"
+#include "npy_map.h"
 
 int kvg_tensor_file_is_raw(const char *file)
 {
@@ -47,15 +48,56 @@ static kvg_status check_shape(const char *path, const kvg_tensor *t,
                        want);
 }
 
-kvg_status kvg_tensor_file_load(const char *dir, const char *file,
+/* 1 when `path` is a regular file of at least map_min bytes: worth
+ * mapping. (Anything else goes to the reader, which says what is wrong.) */
+static int worth_mapping(const char *path, size_t map_min)
+{
+    struct stat sb;
+    return map_min != (size_t)-1 && stat(path, &sb) == 0 &&
+           S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= (uint64_t)map_min;
+}
+
+/* Map a .npy or .bin at `path`, or read it when it is small or cannot be
+ * mapped (empty or unaligned data). */
+static kvg_status open_path(const char *path, int raw, kvg_dtype dtype,
+                            int rank, const int64_t *shape,
+                            kvg_map_mode mode, size_t map_min,
+                            kvg_tensor *out, kvg_file_map *map,
+                            kvg_diag *diag)
+{
+    kvg_status st = KVG_ERR_PARAM_INVALID;
+
+    memset(map, 0, sizeof *map);
+    if (worth_mapping(path, map_min))
+        st = raw ? kvg_raw_map(path, dtype, rank, shape, mode, out, map, diag)
+                 : kvg_npy_map(path, dtype, mode, out, map, diag);
+    if (st != KVG_ERR_PARAM_INVALID)
+        return st;
+    return raw ? kvg_raw_load(path, dtype, rank, shape, out, diag)
+               : kvg_npy_load(path, dtype, out, diag);
+}
+
+void kvg_tensor_file_close(kvg_tensor *t, kvg_file_map *map)
+{
+    if (map != NULL && map->base != NULL) {
+        kvg_file_unmap(map);
+        memset(t, 0, sizeof *t);
+    } else {
+        kvg_npy_free(t);
+    }
+}
+
+kvg_status kvg_tensor_file_open(const char *dir, const char *file,
                                 kvg_dtype dtype, int rank,
-                                const int64_t *shape, kvg_tensor *out,
-                                kvg_diag *diag)
+                                const int64_t *shape, kvg_map_mode mode,
+                                size_t map_min, kvg_tensor *out,
+                                kvg_file_map *map, kvg_diag *diag)
 {
     char *path = kvg_path_join(dir, file, NULL, diag);
     kvg_status st;
 
     memset(out, 0, sizeof *out);
+    memset(map, 0, sizeof *map);
     if (path == NULL)
         return KVG_ERR_NOMEM;
     if (kvg_tensor_file_is_raw(file)) {
@@ -63,15 +105,27 @@ kvg_status kvg_tensor_file_load(const char *dir, const char *file,
                                     "%s: a headerless .bin file needs "
                                     "\"shape\" (and \"dtype\") in its entry",
                                     path)
-                      : kvg_raw_load(path, dtype, rank, shape, out, diag);
+                      : open_path(path, 1, dtype, rank, shape, mode, map_min,
+                                  out, map, diag);
     } else {
-        st = kvg_npy_load(path, dtype, out, diag);
+        st = open_path(path, 0, dtype, rank, shape, mode, map_min, out, map,
+                       diag);
         if (st == KVG_OK && rank >= 0 &&
             (st = check_shape(path, out, rank, shape, diag)) != KVG_OK)
-            kvg_npy_free(out);
+            kvg_tensor_file_close(out, map);
     }
     free(path);
     return st;
+}
+
+kvg_status kvg_tensor_file_load(const char *dir, const char *file,
+                                kvg_dtype dtype, int rank,
+                                const int64_t *shape, kvg_tensor *out,
+                                kvg_diag *diag)
+{
+    kvg_file_map never;
+    return kvg_tensor_file_open(dir, file, dtype, rank, shape, KVG_MAP_READ,
+                                (size_t)-1, out, &never, diag);
 }
 
 /* 1 if `path` exists (as anything, even a dangling symlink). */
@@ -86,6 +140,16 @@ kvg_status kvg_tensor_file_load_dump(const char *dir, const char *name,
                                      kvg_tensor *out, int *found,
                                      kvg_diag *diag)
 {
+    kvg_file_map never;
+    return kvg_tensor_file_open_dump(dir, name, golden, (size_t)-1, out,
+                                     &never, found, diag);
+}
+
+kvg_status kvg_tensor_file_open_dump(const char *dir, const char *name,
+                                     const kvg_tensor *golden, size_t map_min,
+                                     kvg_tensor *out, kvg_file_map *map,
+                                     int *found, kvg_diag *diag)
+{
     char *npy = kvg_path_join(dir, name, ".npy", diag);
     char *bin = npy ? kvg_path_join(dir, name, ".bin", diag) : NULL;
     int has_npy, has_bin;
@@ -93,6 +157,7 @@ kvg_status kvg_tensor_file_load_dump(const char *dir, const char *name,
 
     *found = 0;
     memset(out, 0, sizeof *out);
+    memset(map, 0, sizeof *map);
     if (npy == NULL || bin == NULL) {
         free(npy);
         return KVG_ERR_NOMEM;
@@ -104,10 +169,11 @@ kvg_status kvg_tensor_file_load_dump(const char *dir, const char *name,
                          "%s and %s both exist; keep one dump of %s", npy,
                          bin, name);
     else if (has_npy)
-        st = kvg_npy_load(npy, golden->dtype, out, diag);
+        st = open_path(npy, 0, golden->dtype, 0, NULL, KVG_MAP_READ, map_min,
+                       out, map, diag);
     else if (has_bin)
-        st = kvg_raw_load(bin, golden->dtype, golden->rank, golden->shape,
-                          out, diag);
+        st = open_path(bin, 1, golden->dtype, golden->rank, golden->shape,
+                       KVG_MAP_READ, map_min, out, map, diag);
     *found = st == KVG_OK && (has_npy || has_bin);
     free(npy);
     free(bin);

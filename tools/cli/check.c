@@ -71,7 +71,7 @@ int kvg_cli_check(const kvg_case *c, FILE *out)
         size_t elems = e->t.nbytes / kvg_dtype_size(e->t.dtype);
 
         shape_text(&e->t, shape, sizeof shape);
-        if (kvg_case_verify_tensor(c, &got, i, &v)) {
+        if (kvg_case_verify_tensor_streamed(c, &got, i, &v)) {
             fprintf(out, "  %-22s %-10s %-18s %12lu %12d  PASS\n", e->name,
                     kvg_dtype_name(e->t.dtype), shape, (unsigned long)elems,
                     0);

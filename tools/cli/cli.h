@@ -16,6 +16,8 @@ int kvg_cli_usage_error(const char *fmt, const char *arg);
 
 /* Load a case, printing the reason on failure; returns 1 on success. */
 int kvg_cli_load(const char *dir, kvg_case *c);
+/* With kvg_case_load_with's flags (run and compare skip expected data). */
+int kvg_cli_load_with(const char *dir, kvg_case *c, unsigned flags);
 
 /* Print why running case `dir` failed with `st`: a case file or memory
  * problem is said as such, only an operator status (161001/161002...) as

@@ -9,9 +9,10 @@
  * bit the same (compare_repeat.c). In-place caches are judged in two parts: the elements
  * the golden writes, by the output's criterion, and every other element,
  * which must be bit-identical to the case's initial cache. Which elements
- * the golden writes is found by running it a second time from caches whose
- * every bit is inverted (kvg_compare_written_mask): an element is written
- * iff both runs agree on it.
+ * the golden writes comes from the operator itself (kvg_op_written_runs),
+ * as sorted runs. Big caches and dumps are mapped, not read, and the
+ * untouched gaps are compared in chunks whose pages are given back
+ * (issue 13; docs/compare.md, "Big dumps").
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -26,6 +27,7 @@
 #include "compare_dumps.h"
 #include "compare_repeat.h"
 #include "membudget.h"
+#include "tensor_file.h"
 #include "report.h"
 
 const char *const kvg_cli_compare_help =
@@ -90,9 +92,10 @@ typedef struct compare_run {
     const compare_opts *o;
     kvg_case_set gold;                   /* golden outputs */
     int selected[KVG_CASE_MAX_TENSORS];  /* judged (--only) */
-    unsigned char *mask[KVG_CASE_MAX_TENSORS];
-    int mask_failed; /* the inverted-cache run was refused */
-    uint64_t mask_bytes; /* reserved for the masks (membudget.h) */
+    int mask_failed; /* the written runs could not be had */
+    /* the written set of each cache as runs (kvg_case_written_runs) */
+    kvg_elem_run *runs[KVG_CASE_MAX_TENSORS];
+    size_t run_count[KVG_CASE_MAX_TENSORS];
     int have_third;
     kvg_cli_dumps third;
     kvg_cli_dumps npu[KVG_CLI_MAX_RUNS];
@@ -100,111 +103,114 @@ typedef struct compare_run {
     int n_results[KVG_CLI_MAX_RUNS];
 } compare_run;
 
-/* Run the golden from caches whose bits are all inverted; fills masks. */
-static void find_masks(compare_run *r)
+/* The elements the golden writes in each cache, from the operator
+ * (kvg_op_written_runs through kvg_case_written_runs): no second run, no
+ * mask. A cache whose runs cannot be had (memory) is judged whole against
+ * the golden, with a note. */
+static void find_written(compare_run *r)
 {
-    kvg_case alt = *r->c; /* shallow: shares json and tensor buffers */
-    kvg_case_set gold_b;
-    unsigned char *inverted[KVG_CASE_MAX_TENSORS] = {0};
-    uint64_t inverted_bytes = 0;
-    kvg_diag diag;
     int i;
 
-    for (i = 0; i < alt.inputs.count; i++) {
-        kvg_tensor *t = &alt.inputs.items[i].t;
-        size_t k;
-        if (kvg_case_find(&r->gold, alt.inputs.items[i].name) == NULL)
-            continue; /* not an in-place output */
-        if (kvg_mem_reserve(t->nbytes, "an inverted copy of a cache",
-                            &diag) != KVG_OK) {
-            r->mask_failed = 1;
-            goto out;
-        }
-        inverted[i] = (unsigned char *)malloc(t->nbytes ? t->nbytes : 1);
-        inverted_bytes += t->nbytes;
-        if (inverted[i] == NULL)
-            goto out;
-        for (k = 0; k < t->nbytes; k++)
-            inverted[i][k] = (unsigned char)~((unsigned char *)t->data)[k];
-        t->data = inverted[i];
-    }
-    memset(&gold_b, 0, sizeof gold_b);
-    kvg_diag_clear(&diag);
-    if (kvg_case_run(&alt, &gold_b, &diag) != KVG_OK) {
-        r->mask_failed = 1;
-        kvg_case_set_free(&gold_b);
-        goto out;
-    }
     for (i = 0; i < r->gold.count; i++) {
         const char *name = r->gold.items[i].name;
-        const kvg_tensor *init_a = kvg_case_find(&r->c->inputs, name);
-        const kvg_tensor *init_b = kvg_case_find(&alt.inputs, name);
-        const kvg_tensor *out_b = kvg_case_find(&gold_b, name);
-        size_t n;
-        if (init_a == NULL || out_b == NULL)
-            continue;
-        n = init_a->nbytes / kvg_dtype_size(init_a->dtype);
-        if (kvg_mem_reserve(n, "a written-element mask", &diag) != KVG_OK) {
-            r->mask_failed = 1;
-            continue;
-        }
-        r->mask_bytes += n;
-        r->mask[i] = (unsigned char *)malloc(n ? n : 1);
-        if (r->mask[i] == NULL ||
-            kvg_compare_written_mask(&r->gold.items[i].t, init_a, out_b, init_b,
-                                     r->mask[i], n, &diag) != KVG_OK) {
-            free(r->mask[i]);
-            r->mask[i] = NULL;
+        kvg_diag diag;
+        if (kvg_case_find(&r->c->inputs, name) == NULL)
+            continue; /* an output, written whole */
+        kvg_diag_clear(&diag);
+        if (kvg_case_written_runs(r->c, &r->gold, name, &r->runs[i],
+                                  &r->run_count[i], &diag) != KVG_OK ||
+            r->runs[i] == NULL) {
+            kvg_case_runs_free(r->runs[i], r->run_count[i]);
+            r->runs[i] = NULL;
             r->mask_failed = 1;
         }
     }
-    kvg_case_set_free(&gold_b);
-out:
-    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
-        free(inverted[i]);
-    kvg_mem_release(inverted_bytes);
 }
 
 /*
  * What comparing holds on top of the case and its golden outputs, from the
- * shapes alone: the NPU dumps (one set per NPU_DIR, and the third party's), the inverted
- * caches and the second golden run find_masks makes, one mask byte per
- * cache element. Checked before any of it is read or allocated, so a case
- * too big to compare is refused at once with the whole amount (exit 2),
- * not halfway through.
+ * shapes alone: the NPU dumps (one set per NPU_DIR, and the third party's)
+ * that are read into memory. Dumps of KVG_TENSOR_MAP_MIN bytes or more
+ * are mapped, not read, and count for nothing (npy_map.h); the written
+ * runs are a few bytes per written row. Checked before any of it is read
+ * or allocated, so a case too big to compare is refused at once with the
+ * whole amount (exit 2), not halfway through.
  */
 static int fits_compare(const compare_run *r, const char *case_dir)
 {
     const uint64_t sets = (uint64_t)r->o->n_runs +
                           (r->o->third_party_dir != NULL);
-    uint64_t outputs = 0, caches = 0, masks = 0;
+    uint64_t outputs = 0;
     char what[256];
     kvg_diag diag;
     int i;
 
-    for (i = 0; i < r->gold.count; i++) {
-        const kvg_tensor *init =
-            kvg_case_find(&r->c->inputs, r->gold.items[i].name);
-        outputs += r->gold.items[i].t.nbytes;
-        if (init != NULL) {
-            caches += init->nbytes;
-            masks += init->nbytes / kvg_dtype_size(init->dtype);
-        }
-    }
+    for (i = 0; i < r->gold.count; i++)
+        if (r->gold.items[i].t.nbytes < KVG_TENSOR_MAP_MIN)
+            outputs += r->gold.items[i].t.nbytes; /* read, not mapped */
     (void)snprintf(what, sizeof what,
-                   "comparing (NPU dumps %llu, a second golden run %llu, "
-                   "inverted caches %llu, masks %llu bytes)",
-                   (unsigned long long)(sets * outputs), (unsigned long long)outputs,
-                   (unsigned long long)caches, (unsigned long long)masks);
+                   "comparing (NPU dumps %llu bytes read into memory)",
+                   (unsigned long long)(sets * outputs));
     kvg_diag_clear(&diag);
-    if (kvg_mem_reserve((sets + 1) * outputs + caches + masks, what, &diag) !=
-        KVG_OK) {
+    if (kvg_mem_reserve(sets * outputs, what, &diag) != KVG_OK) {
         fprintf(stderr, "kvgold: compare %s: not enough memory: %s\n",
                 case_dir, diag.message);
         return 0;
     }
-    kvg_mem_release((sets + 1) * outputs + caches + masks);
+    kvg_mem_release(sets * outputs);
     return 1;
+}
+
+/* The mapped files behind one comparison (issue 13): as the comparison
+ * leaves an untouched gap behind, its pages are given back, so comparing
+ * a multi-GiB cache does not keep the cache, the dump and the golden
+ * resident. Unmapped (small) tensors have no mapping and are left alone. */
+typedef struct mapped_views {
+    const kvg_file_map *map[4]; /* golden, actual, initial, third party */
+    const unsigned char *data[4];
+    size_t esize;
+} mapped_views;
+
+static void drop_left_behind(void *user, int64_t first, int64_t end)
+{
+    const mapped_views *v = (const mapped_views *)user;
+    size_t off = (size_t)first * v->esize;
+    size_t n = (size_t)(end - first) * v->esize;
+    int j;
+
+    /* the golden's gap was just found equal to the initial cache, i.e.
+     * to its file: its copy-on-write pages there can go too */
+    if (v->data[0] != NULL)
+        kvg_file_map_drop_unchanged(v->map[0], v->data[0] + off, n);
+    for (j = 1; j < 4; j++)
+        if (v->data[j] != NULL)
+            kvg_file_map_drop(v->map[j], v->data[j] + off, n);
+}
+
+static const kvg_file_map *input_map(const kvg_case *c, const char *name)
+{
+    int i;
+    for (i = 0; i < c->inputs.count; i++)
+        if (strcmp(c->inputs.items[i].name, name) == 0)
+            return &c->inputs.items[i].map;
+    return NULL;
+}
+
+static void set_views(mapped_views *v, const compare_run *r, int k, int i,
+                      const kvg_compare_args *a)
+{
+    memset(v, 0, sizeof *v);
+    v->esize = kvg_dtype_size(a->golden->dtype);
+    v->map[0] = &r->gold.items[i].map;
+    v->map[1] = &r->npu[k].map[i];
+    v->map[2] = input_map(r->c, r->gold.items[i].name);
+    v->map[3] = a->third_party != NULL ? &r->third.map[i] : NULL;
+    v->data[0] = (const unsigned char *)a->golden->data;
+    v->data[1] = (const unsigned char *)a->actual->data;
+    v->data[2] = a->initial ? (const unsigned char *)a->initial->data : NULL;
+    v->data[3] = a->third_party
+                     ? (const unsigned char *)a->third_party->data
+                     : NULL;
 }
 
 /* Judge every selected output of run k; an output without a dump is NOT
@@ -221,6 +227,7 @@ static int compare_all(compare_run *r, int k)
         kvg_cache_layout layout;
         int has_layout = 0;
         kvg_compare_args a;
+        mapped_views views;
         kvg_diag diag;
         kvg_status st;
 
@@ -245,10 +252,13 @@ static int compare_all(compare_run *r, int k)
         a.level = r->o->level;
         if (r->have_third && r->third.loaded[i])
             a.third_party = &r->third.t[i];
-        if (r->mask[i] != NULL) {
+        if (r->runs[i] != NULL) {
             a.initial = kvg_case_find(&r->c->inputs, g->name);
-            a.written = r->mask[i];
-            a.written_count = g->t.nbytes / kvg_dtype_size(g->t.dtype);
+            a.written_runs = r->runs[i];
+            a.written_run_count = r->run_count[i];
+            set_views(&views, r, k, i, &a);
+            a.left_behind = drop_left_behind;
+            a.left_behind_user = &views;
         }
         kvg_diag_clear(&diag);
         st = kvg_compare_tensor(&a, res, &diag);
@@ -263,9 +273,43 @@ static int compare_all(compare_run *r, int k)
     return !bad_input;
 }
 
-static int bits_equal(const kvg_tensor *a, const kvg_tensor *b)
+/* The result of gold output i in run k (results follow the selected
+ * outputs in order), or NULL. */
+static const kvg_compare_result *result_of(const compare_run *r, int k, int i)
 {
-    return a->nbytes == b->nbytes && memcmp(a->data, b->data, a->nbytes) == 0;
+    int j, n = 0;
+    for (j = 0; j < i; j++)
+        n += r->selected[j] != 0;
+    return r->selected[i] && n < r->n_results[k] ? &r->result[k][n] : NULL;
+}
+
+/*
+ * Whether golden output i (or `a`, a rerun of it) and the NPU's agree bit
+ * for bit. For a cache with written runs only the runs are compared: the
+ * rest is the initial cache in every golden run, and the NPU's untouched
+ * elements were judged already (untouched_changed), so the multi-GiB gaps
+ * are not read again (issue 13).
+ */
+static int bits_equal(const compare_run *r, int k, int i, const kvg_tensor *a)
+{
+    const kvg_tensor *b = &r->npu[k].t[i];
+    const kvg_compare_result *res = result_of(r, k, i);
+    size_t es = kvg_dtype_size(a->dtype), j;
+
+    if (a->nbytes != b->nbytes)
+        return 0;
+    if (r->runs[i] == NULL || res == NULL)
+        return memcmp(a->data, b->data, a->nbytes) == 0;
+    if (res->untouched_changed != 0)
+        return 0;
+    for (j = 0; j < r->run_count[i]; j++) {
+        size_t off = (size_t)r->runs[i][j].first * es;
+        if (memcmp((const unsigned char *)a->data + off,
+                   (const unsigned char *)b->data + off,
+                   (size_t)r->runs[i][j].count * es) != 0)
+            return 0;
+    }
+    return 1;
 }
 
 /*
@@ -286,7 +330,7 @@ static void reduce_order_hint(compare_run *r, int run, FILE *out)
         if (!r->selected[i] || !r->npu[run].loaded[i])
             continue;
         compared++;
-        inexact |= !bits_equal(&r->gold.items[i].t, &r->npu[run].t[i]);
+        inexact |= !bits_equal(r, run, i, &r->gold.items[i].t);
     }
     if (!inexact || !kvg_case_has_option(r->c, "reduce_order"))
         return;
@@ -310,7 +354,7 @@ static void reduce_order_hint(compare_run *r, int run, FILE *out)
             for (i = 0; i < r->gold.count; i++) {
                 const kvg_tensor *t = kvg_case_find(&g, r->gold.items[i].name);
                 if (r->selected[i] && r->npu[run].loaded[i] && t != NULL &&
-                    bits_equal(t, &r->npu[run].t[i]))
+                    bits_equal(r, run, i, t))
                     same++;
             }
             if (same == compared)
@@ -441,6 +485,7 @@ static int write_report_files(compare_run *r)
     int i, j = 0, n = 0, n_jobs = 0, has_layout;
 
     memset(&set, 0, sizeof set);
+    memset(t, 0, sizeof t);
     add_job(jobs, &n_jobs, r->o->html, kvg_report_html);
     add_job(jobs, &n_jobs, r->o->junit, kvg_report_junit);
     add_job(jobs, &n_jobs, r->o->csv, kvg_report_csv);
@@ -461,9 +506,10 @@ static int write_report_files(compare_run *r)
         t[n].result = &r->result[0][j++];
         t[n].golden = &g->t;
         t[n].actual = &r->npu[0].t[i];
-        t[n].initial = r->mask[i] ? kvg_case_find(&r->c->inputs, g->name)
+        t[n].initial = r->runs[i] ? kvg_case_find(&r->c->inputs, g->name)
                                   : NULL;
-        t[n].written = r->mask[i];
+        t[n].written_runs = r->runs[i];
+        t[n].written_run_count = r->run_count[i];
         t[n].layout = has_layout ? &layout[n] : NULL;
         n++;
     }
@@ -481,12 +527,12 @@ static int write_report_files(compare_run *r)
 static void free_run(compare_run *r)
 {
     int i;
-    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
-        free(r->mask[i]);
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
+        kvg_case_runs_free(r->runs[i], r->run_count[i]);
+    }
     for (i = 0; i < KVG_CLI_MAX_RUNS; i++)
         kvg_cli_dumps_free(&r->npu[i]);
     kvg_cli_dumps_free(&r->third);
-    kvg_mem_release(r->mask_bytes);
     kvg_case_set_free(&r->gold);
 }
 
@@ -552,7 +598,7 @@ static int judge_and_report(compare_run *r)
 {
     int k, i, rc = KVG_EXIT_PASS, identical = 1;
 
-    find_masks(r);
+    find_written(r);
     for (k = 0; k < r->o->n_runs; k++)
         if (!compare_all(r, k))
             return KVG_EXIT_INVALID;
@@ -645,7 +691,8 @@ int kvg_cli_compare(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (!kvg_cli_load(o.case_dir, &c))
+    if (!kvg_cli_load_with(o.case_dir, &c,
+                           KVG_CASE_NO_EXPECTED_DATA | KVG_CASE_MAP_BIG))
         return KVG_EXIT_INVALID;
     r = (compare_run *)calloc(1, sizeof *r);
     if (r == NULL) {

@@ -124,7 +124,8 @@ static int load_one(kvg_cli_dumps *d, const kvg_case_tensor *g, int i)
         return 1; /* not judged, d->reason[i] says why */
     }
     kvg_diag_clear(&diag);
-    if (kvg_tensor_file_load_dump(d->dir, g->name, &g->t, &d->t[i], &found,
+    if (kvg_tensor_file_open_dump(d->dir, g->name, &g->t, KVG_TENSOR_MAP_MIN,
+                                  &d->t[i], &d->map[i], &found,
                                   &diag) != KVG_OK) {
         fprintf(stderr, "kvgold: NPU output %s: %s\n", g->name, diag.message);
         free(path);
@@ -158,7 +159,7 @@ void kvg_cli_dumps_free(kvg_cli_dumps *d)
     int i;
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
         if (d->loaded[i]) {
-            kvg_npy_free(&d->t[i]);
+            kvg_tensor_file_close(&d->t[i], &d->map[i]);
             d->loaded[i] = 0;
         }
 }

@@ -21,6 +21,7 @@ typedef struct kvg_cli_dumps {
     char reason[KVG_CASE_MAX_TENSORS][KVG_CLI_REASON_MAX]; /* if not */
     int found;                            /* how many were loaded */
     char stray[KVG_CLI_REASON_MAX];       /* .npy files matching no output */
+    kvg_file_map map[KVG_CASE_MAX_TENSORS]; /* big dumps are mapped */
 } kvg_cli_dumps;
 
 /* 1 if `dir` is a directory; otherwise prints "kvgold: WHAT DIR: reason"

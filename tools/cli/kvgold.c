@@ -77,10 +77,15 @@ static int is_help(const char *a)
 
 int kvg_cli_load(const char *dir, kvg_case *c)
 {
+    return kvg_cli_load_with(dir, c, 0u);
+}
+
+int kvg_cli_load_with(const char *dir, kvg_case *c, unsigned flags)
+{
     kvg_diag diag;
     kvg_status st;
     kvg_diag_clear(&diag);
-    if ((st = kvg_case_load(dir, c, &diag)) != KVG_OK) {
+    if ((st = kvg_case_load_with(dir, c, flags, &diag)) != KVG_OK) {
         if (st == KVG_ERR_NOMEM)
             fprintf(stderr, "kvgold: %s: not enough memory: %s\n", dir,
                     diag.message);
@@ -226,7 +231,8 @@ static int cmd_run(int argc, char **argv)
     if (out_dir[0] == '\0')
         return kvg_cli_usage_error("run: --out is an empty path; give a "
                                    "directory%s", "");
-    if (!kvg_cli_load(case_dir, &c))
+    if (!kvg_cli_load_with(case_dir, &c,
+                           KVG_CASE_NO_EXPECTED_DATA | KVG_CASE_MAP_BIG))
         return KVG_EXIT_INVALID;
     memset(&out, 0, sizeof out);
     kvg_diag_clear(&diag);
@@ -269,7 +275,7 @@ static int cmd_check(int argc, char **argv)
     }
     if (case_dir == NULL)
         return kvg_cli_usage_error("check: missing CASE directory%s", "");
-    if (!kvg_cli_load(case_dir, &c))
+    if (!kvg_cli_load_with(case_dir, &c, KVG_CASE_MAP_BIG))
         return KVG_EXIT_INVALID;
     rc = kvg_cli_check(&c, stdout);
     kvg_case_free(&c);

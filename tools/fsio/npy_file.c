@@ -162,6 +162,47 @@ kvg_status kvg_npy_load(const char *path, kvg_dtype dtype, kvg_tensor *out,
     return st;
 }
 
+kvg_status kvg_npy_open_checked(const char *path, kvg_dtype dtype, int *fd,
+                                kvg_npy_info *info, kvg_diag *diag)
+{
+    struct stat sb;
+    kvg_status st;
+
+    if (kvg_npy_descr_of(dtype) == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
+                           "%s: no .npy storage for dtype %s", path,
+                           kvg_dtype_name(dtype));
+    if ((st = open_regular(path, fd, &sb, diag)) != KVG_OK)
+        return st;
+    st = read_header(*fd, path, (uint64_t)sb.st_size, info, diag);
+    if (st == KVG_OK && !kvg_npy_descr_accepts(dtype, info->descr))
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
+                         "%s: descr is '%s' but dtype %s is stored as '%s'",
+                         path, info->descr, kvg_dtype_name(dtype),
+                         kvg_npy_descr_of(dtype));
+    if (st != KVG_OK)
+        close(*fd);
+    return st;
+}
+
+kvg_status kvg_raw_open_checked(const char *path, uint64_t need, int *fd,
+                                kvg_diag *diag)
+{
+    struct stat sb;
+    kvg_status st;
+
+    if ((st = open_regular(path, fd, &sb, diag)) != KVG_OK)
+        return st;
+    if ((uint64_t)sb.st_size == need)
+        return KVG_OK;
+    close(*fd);
+    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
+                       "%s: raw file is %llu bytes, but the dtype and the "
+                       "shape need %llu", path,
+                       (unsigned long long)sb.st_size,
+                       (unsigned long long)need);
+}
+
 kvg_status kvg_raw_load(const char *path, kvg_dtype dtype, int rank,
                         const int64_t *shape, kvg_tensor *out, kvg_diag *diag)
 {

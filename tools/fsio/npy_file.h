@@ -39,6 +39,15 @@ kvg_status kvg_raw_load(const char *path, kvg_dtype dtype, int rank,
                         const int64_t *shape, kvg_tensor *out,
                         kvg_diag *diag);
 
+/* For other readers of the same files (npy_map.c): open `path` as
+ * kvg_npy_load does (a regular file, header checked, the size exactly
+ * header + data, the descr one `dtype` accepts) and leave *fd open on
+ * success; kvg_raw_open_checked insists on `need` bytes. */
+kvg_status kvg_npy_open_checked(const char *path, kvg_dtype dtype, int *fd,
+                                kvg_npy_info *info, kvg_diag *diag);
+kvg_status kvg_raw_open_checked(const char *path, uint64_t need, int *fd,
+                                kvg_diag *diag);
+
 /* Free what the loaders allocated, release its reservation and clear the
  * view (NULL-safe). */
 void kvg_npy_free(kvg_tensor *t);

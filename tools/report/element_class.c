@@ -174,11 +174,30 @@ static void judge_finite(const kvg_elem_judge *j, kvg_elem_judgement *e)
     e->cls = within ? KVG_EC_WITHIN : KVG_EC_OUT;
 }
 
+/* Whether the golden wrote element `index`: by the runs (a binary
+ * search), else the mask, else every element is written. */
+static int is_written(const kvg_report_tensor *t, int64_t index)
+{
+    size_t lo = 0, hi = t->written_run_count;
+
+    if (t->written_runs == NULL)
+        return t->written == NULL || t->written[index] != 0;
+    while (lo < hi) { /* the first run that ends after index */
+        size_t mid = lo + (hi - lo) / 2;
+        const kvg_elem_run *r = &t->written_runs[mid];
+        if (r->first + r->count <= index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->written_run_count && t->written_runs[lo].first <= index;
+}
+
 void kvg_elem_judge_one(const kvg_elem_judge *j, int64_t index,
                         kvg_elem_judgement *e)
 {
     const kvg_report_tensor *t = j->t;
-    int written = t->written == NULL || t->written[index] != 0;
+    int written = is_written(t, index);
     const kvg_tensor *ref = written || t->initial == NULL ? t->golden
                                                           : t->initial;
     read_element(j, ref, index, &e->expected_bits, &e->expected);

@@ -11,6 +11,7 @@
 
 #include "kvgold/compare.h"
 #include "kvgold/layout.h"
+#include "kvgold/op.h"
 #include "kvgold/tensor.h"
 
 /* Ordered from harmless to worst: a folded cell shows its worst class. */
@@ -36,6 +37,10 @@ typedef struct kvg_report_tensor {
     const kvg_tensor *initial;        /* NULL: untouched compares to golden */
     const unsigned char *written;     /* NULL: every element written */
     const kvg_cache_layout *layout;   /* NULL: not a cache */
+    /* Or the written set as sorted runs (kvg_compare_args.written_runs):
+     * non-NULL in place of `written`, count 0 = nothing written. */
+    const struct kvg_elem_run *written_runs;
+    size_t written_run_count;
 } kvg_report_tensor;
 
 /* One judged element: class, the score it ranks by within its class

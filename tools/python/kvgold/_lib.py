@@ -92,7 +92,12 @@ class CompareArgs(ctypes.Structure):
                 ("threshold", ctypes.c_double),
                 ("mismatch_ratio", ctypes.c_double),
                 ("standard", ctypes.c_int), ("level", ctypes.c_int),
-                ("third_party", ctypes.POINTER(Tensor))]
+                ("third_party", ctypes.POINTER(Tensor)),
+                # issue 13: the written set as runs (kvg_elem_run*)
+                ("written_runs", ctypes.c_void_p),
+                ("written_run_count", ctypes.c_size_t),
+                ("left_behind", ctypes.c_void_p),
+                ("left_behind_user", ctypes.c_void_p)]
 
 
 # kvg_op_tensor_kind, kvg_op_presence, kvg_value_type
