@@ -19,49 +19,15 @@
  */
 #include "kvg_test.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
+#include "case_list.h"
 #include "kvgold/op.h"
 
-#define MAX_CASES 256
-
-/* The sorted case directories of an operator's vectors. */
-typedef struct case_list {
-    char dir[1024];
-    int count;
-    char names[MAX_CASES][128];
-} case_list;
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
-static void list_cases(const kvg_op *op, case_list *l)
-{
-    const char *root = getenv("KVG_VECTORS_DIR");
-    struct dirent *e;
-    DIR *d;
-
-    assert_non_null(root);
-    (void)snprintf(l->dir, sizeof l->dir, "%s/%s", root, kvg_op_name(op));
-    d = opendir(l->dir);
-    if (d == NULL)
-        fail_msg("%s: no vectors for operator %s", l->dir, kvg_op_name(op));
-    l->count = 0;
-    while ((e = readdir(d)) != NULL && l->count < MAX_CASES)
-        if (e->d_name[0] != '.' && strlen(e->d_name) < 128)
-            strcpy(l->names[l->count++], e->d_name);
-    closedir(d);
-    qsort(l->names, (size_t)l->count, sizeof l->names[0], by_name);
-    assert_true(l->count > 0);
-}
-
-static void load(const case_list *l, int i, kvg_case *c)
+static void load(const kvgt_case_list *l, int i, kvg_case *c)
 {
     char dir[1200];
     kvg_diag diag;
@@ -163,13 +129,13 @@ static void check_described(const kvg_case *c, const kvg_case_call *cc,
 /* Shapes and roles of every valid case of every operator. */
 static void test_shapes_and_roles(void **state)
 {
-    static case_list l;
+    static kvgt_case_list l;
     size_t i, j;
     int n;
     (void)state;
     for (i = 0; i < kvg_op_count(); i++) {
         const kvg_op *op = kvg_op_at(i);
-        list_cases(op, &l);
+        kvgt_list_cases(kvg_op_name(op), &l);
         for (n = 0; n < l.count; n++) {
             kvg_case c;
             kvg_case_call cc;
@@ -200,12 +166,12 @@ typedef struct ready {
 
 static void make_ready(const kvg_op *op, ready *r)
 {
-    static case_list l;
+    static kvgt_case_list l;
     size_t bytes = 0, i;
     kvg_diag diag;
     int n;
 
-    list_cases(op, &l);
+    kvgt_list_cases(kvg_op_name(op), &l);
     for (n = 0; n < l.count; n++) {
         load(&l, n, &r->c);
         if (!r->c.expect_error)

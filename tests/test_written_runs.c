@@ -24,49 +24,14 @@
  */
 #include "kvg_test.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
+#include "case_list.h"
 #include "kvgold/compare.h"
 #include "kvgold/op.h"
-
-#define MAX_CASES 256
-
-/* ---- the cases of an operator ------------------------------------------- */
-
-typedef struct case_list {
-    char dir[1024];
-    int count;
-    char names[MAX_CASES][128];
-} case_list;
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
-static void list_cases(const kvg_op *op, case_list *l)
-{
-    const char *root = getenv("KVG_VECTORS_DIR");
-    struct dirent *e;
-    DIR *d;
-
-    assert_non_null(root);
-    (void)snprintf(l->dir, sizeof l->dir, "%s/%s", root, kvg_op_name(op));
-    d = opendir(l->dir);
-    if (d == NULL)
-        fail_msg("%s: no vectors for operator %s", l->dir, kvg_op_name(op));
-    l->count = 0;
-    while ((e = readdir(d)) != NULL && l->count < MAX_CASES)
-        if (e->d_name[0] != '.' && strlen(e->d_name) < 128)
-            strcpy(l->names[l->count++], e->d_name);
-    closedir(d);
-    qsort(l->names, (size_t)l->count, sizeof l->names[0], by_name);
-    assert_true(l->count > 0);
-}
 
 /* ---- a case as a call, its caches and outputs private ------------------- */
 
@@ -124,7 +89,7 @@ static void add_output(setup *s, const kvg_op_tensor_info *t, uint64_t seed)
 }
 
 /* 0 when the case file itself is malformed (no call to make). */
-static int setup_case(const kvg_op *op, const case_list *l, int n,
+static int setup_case(const kvg_op *op, const kvgt_case_list *l, int n,
                       setup *s)
 {
     char dir[1200];
@@ -378,7 +343,7 @@ static void invert(kvg_case_set *set)
 
 /* ---- a valid case ----------------------------------------------------------- */
 
-static void check_valid(const kvg_op *op, const case_list *l, int n)
+static void check_valid(const kvg_op *op, const kvgt_case_list *l, int n)
 {
     static setup a, b;
     runs_of r[KVG_CASE_MAX_TENSORS];
@@ -437,7 +402,7 @@ static void check_valid(const kvg_op *op, const case_list *l, int n)
 
 /* ---- a refused case --------------------------------------------------------- */
 
-static void check_refused(const kvg_op *op, const case_list *l, int n)
+static void check_refused(const kvg_op *op, const kvgt_case_list *l, int n)
 {
     static setup s;
     kvg_case_set before;
@@ -479,7 +444,7 @@ static void check_refused(const kvg_op *op, const case_list *l, int n)
 
 static void test_every_case(void **state)
 {
-    static case_list l;
+    static kvgt_case_list l;
     size_t i;
     int n;
     (void)state;
@@ -487,7 +452,7 @@ static void test_every_case(void **state)
     for (i = 0; i < kvg_op_count(); i++) {
         const kvg_op *op = kvg_op_at(i);
         long valid = g_seen.valid, refused = g_seen.refused;
-        list_cases(op, &l);
+        kvgt_list_cases(kvg_op_name(op), &l);
         for (n = 0; n < l.count; n++) {
             static kvg_case c;
             char dir[1200];
@@ -519,7 +484,7 @@ static void test_every_case(void **state)
 static void test_names(void **state)
 {
     static setup s;
-    static case_list l;
+    static kvgt_case_list l;
     const kvg_op *op = kvg_op_at(0);
     const char *input = NULL, *cache = NULL;
     size_t i, count = 5;
@@ -527,7 +492,7 @@ static void test_names(void **state)
     kvg_diag diag;
     (void)state;
 
-    list_cases(op, &l);
+    kvgt_list_cases(kvg_op_name(op), &l);
     for (n = 0; n < l.count; n++) {
         (void)setup_case(op, &l, n, &s);
         if (!s.c.expect_error)

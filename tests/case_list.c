@@ -1,0 +1,44 @@
+/*
+ * tests/case_list.c - see case_list.h.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_list.h"
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+void kvgt_list_cases(const char *sub, kvgt_case_list *l)
+{
+    const char *root = getenv("KVG_VECTORS_DIR");
+    struct dirent *e;
+    DIR *d;
+
+    if (root == NULL)
+        fail_msg("KVG_VECTORS_DIR is not set");
+    (void)snprintf(l->dir, sizeof l->dir, "%s/%s", root, sub);
+    d = opendir(l->dir);
+    if (d == NULL)
+        fail_msg("%s: no vectors for %s", l->dir, sub);
+    l->count = 0;
+    while ((e = readdir(d)) != NULL && l->count < KVGT_MAX_CASES)
+        if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof l->names[0])
+            strcpy(l->names[l->count++], e->d_name);
+    closedir(d);
+    qsort(l->names, (size_t)l->count, sizeof l->names[0], by_name);
+    if (l->count == 0)
+        fail_msg("%s: no cases", l->dir);
+}
+
+void kvgt_case_path(const kvgt_case_list *l, int i, char *buf, size_t cap)
+{
+    (void)snprintf(buf, cap, "%s/%s", l->dir, l->names[i]);
+}
