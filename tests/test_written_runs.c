@@ -168,7 +168,7 @@ static int64_t numel(const kvg_tensor *t)
     return (int64_t)(t->nbytes / kvg_dtype_size(t->dtype));
 }
 
-/* ---- the runs of one tensor ----------------------------------------------- */
+/* ---- the runs of one tensor --------------------------------------------- */
 
 typedef struct runs_of {
     int produced;
@@ -341,7 +341,7 @@ static void invert(kvg_case_set *set)
             ((unsigned char *)set->items[i].t.data)[k] ^= 0xFFu;
 }
 
-/* ---- a valid case ----------------------------------------------------------- */
+/* ---- a valid case ------------------------------------------------------- */
 
 static void check_valid(const kvg_op *op, const kvgt_case_list *l, int n)
 {
@@ -400,7 +400,7 @@ static void check_valid(const kvg_op *op, const kvgt_case_list *l, int n)
     g_seen.valid++;
 }
 
-/* ---- a refused case --------------------------------------------------------- */
+/* ---- a refused case ----------------------------------------------------- */
 
 static void check_refused(const kvg_op *op, const kvgt_case_list *l, int n)
 {
@@ -479,7 +479,7 @@ static void test_every_case(void **state)
     assert_true(g_seen.runs > 0 && g_seen.elements > 0);
 }
 
-/* ---- names and pointers ------------------------------------------------------ */
+/* ---- names and pointers ------------------------------------------------- */
 
 static void test_names(void **state)
 {
