@@ -450,36 +450,20 @@ static kvg_status check_outputs(const kvg_qkv_rms_norm_rope_cache_args *a,
 kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
                                 kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st;
-
     memset(p, 0, sizeof *p);
-    if (a == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL argument struct");
-    st = check_presence(a, diag);
-    if (st == KVG_OK)
-        st = check_attrs(a, p, diag);
-    if (st == KVG_OK)
-        st = check_qkv(a->qkv, p, diag);
-    if (st == KVG_OK)
-        st = check_gamma(a->q_gamma, "q_gamma", p, diag);
-    if (st == KVG_OK)
-        st = check_gamma(a->k_gamma, "k_gamma", p, diag);
-    if (st == KVG_OK)
-        st = check_rope(a, p, diag);
-    if (st == KVG_OK)
-        st = check_index_tensor(a->index, p, diag);
-    if (st == KVG_OK)
-        st = check_caches(a, p, diag);
-    if (st == KVG_OK)
-        st = check_quant(a->k_cache, "k_cache", a->k_scale, "k_scale",
-                         a->k_offset, "k_offset", p->nk, p, diag);
-    if (st == KVG_OK)
-        st = check_quant(a->v_cache, "v_cache", a->v_scale, "v_scale",
-                         a->v_offset, "v_offset", p->nv, p, diag);
-    if (st == KVG_OK)
-        st = check_outputs(a, p, diag);
-    return st;
+    KVG_I_TRY(check_presence(a, diag));
+    KVG_I_TRY(check_attrs(a, p, diag));
+    KVG_I_TRY(check_qkv(a->qkv, p, diag));
+    KVG_I_TRY(check_gamma(a->q_gamma, "q_gamma", p, diag));
+    KVG_I_TRY(check_gamma(a->k_gamma, "k_gamma", p, diag));
+    KVG_I_TRY(check_rope(a, p, diag));
+    KVG_I_TRY(check_index_tensor(a->index, p, diag));
+    KVG_I_TRY(check_caches(a, p, diag));
+    KVG_I_TRY(check_quant(a->k_cache, "k_cache", a->k_scale, "k_scale",
+                          a->k_offset, "k_offset", p->nk, p, diag));
+    KVG_I_TRY(check_quant(a->v_cache, "v_cache", a->v_scale, "v_scale",
+                          a->v_offset, "v_offset", p->nv, p, diag));
+    return check_outputs(a, p, diag);
 }
 
 /* ---- index values ----------------------------------------------------- */
@@ -518,12 +502,14 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
     return KVG_OK;
 }
 
-size_t kvg_i_qkv_workspace_bytes(const kvg_i_qkv_plan *p)
+/* ---- workspace ---------------------------------------------------------- */
+
+/* The size query measures this same carving (src/common/entry.c). */
+void kvg_i_qkv_ws_carve(const kvg_i_qkv_plan *p, kvg_i_ws *w,
+                        kvg_i_qkv_ws *ws)
 {
-    size_t keys = kvg_i_ws_bytes((size_t)p->tokens, sizeof(kvg_i_keypos));
-    size_t rows = kvg_i_ws_bytes((size_t)(KVG_I_QKV_ROW_FLOATS * p->d),
-                                 sizeof(float));
-    if (keys == 0 || rows == 0 || keys > (size_t)-1 - rows)
-        return 0;
-    return keys + rows;
+    ws->keys = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)p->tokens,
+                                             sizeof(kvg_i_keypos));
+    ws->rows = (float *)kvg_i_ws_take(
+        w, (size_t)(KVG_I_QKV_ROW_FLOATS * p->d), sizeof(float));
 }

@@ -282,11 +282,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     const int is_k = strcmp(w->name, "k_cache") == 0;
     kvg_i_qkv_plan p;
     cache_rows rows;
-    float *row_base;
-    kvg_status st;
+    kvg_i_qkv_ws ws;
 
-    if ((st = kvg_i_qkv_validate(k, &p, &row_base, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_qkv_validate(k, &p, &ws, diag));
     if (strcmp(w->name, "q_out") == 0)
         return kvg_i_written_whole(w, diag);
     if (!is_k && strcmp(w->name, "v_cache") != 0)
