@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "src/common/entry.h"
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/reshape_and_cache/internal.h"
@@ -369,44 +370,12 @@ static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           (size_t)c0 * es, (size_t)(width / c0), rows);
 }
 
-/* Everything the per-token path checks before it writes: the workspace,
- * buffers apart, every slot value. */
-static kvg_status tok_validate(const kvg_reshape_and_cache_args *a,
-                               const kvg_i_rac_geo *g, kvg_diag *diag)
+/* Write both caches of a validated per-token call. */
+static void tok_write(const kvg_reshape_and_cache_args *a,
+                      const kvg_i_rac_geo *g)
 {
-    size_t need = kvg_i_ws_bytes((size_t)g->tokens, sizeof(kvg_i_keypos));
-    const kvg_i_span spans[] = {{"key", a->key, 0},
-                                {"value", a->value, 0},
-                                {"slot_mapping", a->slot_mapping, 0},
-                                {"key_cache", a->key_cache, 1},
-                                {"value_cache", a->value_cache, 1}};
-    kvg_i_ws ws;
-    kvg_i_keypos *items;
-    kvg_status st;
-
-    if (a->workspace == NULL || a->workspace_size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %llu bytes given (%s), %llu needed",
-                          (unsigned long long)a->workspace_size,
-                          a->workspace == NULL ? "NULL" : "non-NULL",
-                          (unsigned long long)need);
-    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
-                                a->workspace, need, diag)) != KVG_OK)
-        return st;
-    kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
-    items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)g->tokens,
-                                          sizeof *items);
-    return tok_check_slots(a, g, items, diag);
-}
-
-static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
-                          const kvg_i_rac_geo *g, kvg_diag *diag)
-{
-    kvg_status st;
     int64_t t, n;
 
-    if ((st = tok_validate(a, g, diag)) != KVG_OK)
-        return st;
     for (t = 0; g->nz && t < g->tokens; t += KVG_I_NZ_TILE) {
         const int64_t t1 = g->tokens - t < KVG_I_NZ_TILE ? g->tokens
                                                           : t + KVG_I_NZ_TILE;
@@ -422,7 +391,6 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
         nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
         nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
     }
-    return KVG_OK;
 }
 
 /* ---- entry points ------------------------------------------------------ */
@@ -443,84 +411,102 @@ static void fill_runs(const kvg_reshape_and_cache_args *a, kvg_i_runs *r)
     r->offset_index = a->offset_index;
 }
 
-static kvg_status check_args(const kvg_reshape_and_cache_args *a,
-                             kvg_diag *diag)
+/* ---- the entry skeleton's view (src/common/entry.h): per token (g) or
+ * per head through the run engine (r), as compress_type says ------------ */
+
+typedef kvg_reshape_and_cache_args args_t;
+
+static void *e_workspace(const void *a, size_t *size)
 {
-    if (a == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL argument struct");
-    return check_attrs(a, diag);
+    *size = ((const args_t *)a)->workspace_size;
+    return ((const args_t *)a)->workspace;
 }
 
-kvg_status kvg_reshape_and_cache_workspace_size(
-    const kvg_reshape_and_cache_args *args, size_t *bytes, kvg_diag *diag)
+static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
-    kvg_status st;
-    kvg_i_runs r;
-    kvg_i_rac_geo g;
+    const args_t *a = (const args_t *)args;
+    kvg_i_rac_plan *p = (kvg_i_rac_plan *)plan;
 
-    kvg_diag_clear(diag);
-    if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
-                          "bytes: NULL result pointer");
-    if ((st = check_args(args, diag)) != KVG_OK)
-        return st;
-    if (args->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
-        if ((st = tok_check_shapes(args, &g, diag)) != KVG_OK)
-            return st;
-        *bytes = kvg_i_ws_bytes((size_t)g.tokens, sizeof(kvg_i_keypos));
-    } else {
-        fill_runs(args, &r);
-        if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
-            return st;
-        *bytes = kvg_i_runs_workspace_bytes(&r);
-    }
-    if (*bytes == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: size overflows size_t");
-    return KVG_OK;
+    memset(p, 0, sizeof *p);
+    KVG_I_TRY(check_attrs(a, diag));
+    p->per_token = a->compress_type == KVG_RAC_COMPRESS_UNDEFINED;
+    if (p->per_token)
+        return tok_check_shapes(a, &p->g, diag);
+    fill_runs(a, &p->r);
+    return kvg_i_runs_check_shapes(&p->r, diag);
 }
 
-kvg_status kvg_reshape_and_cache(const kvg_reshape_and_cache_args *args,
-                                 kvg_diag *diag)
+static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 {
-    kvg_status st;
-    kvg_i_runs r;
-    kvg_i_rac_geo g;
+    const args_t *a = (const args_t *)args;
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_span list[] = {{"key", a->key, 0},
+                               {"value", a->value, 0},
+                               {"slot_mapping", a->slot_mapping, 0},
+                               {"key_cache", a->key_cache, 1},
+                               {"value_cache", a->value_cache, 1}};
 
-    kvg_diag_clear(diag);
-    if ((st = check_args(args, diag)) != KVG_OK)
-        return st;
-    if (args->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
-        if ((st = tok_check_shapes(args, &g, diag)) != KVG_OK)
-            return st;
-        return tok_run(args, &g, diag);
-    }
-    fill_runs(args, &r);
-    if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
-        return st;
-    return kvg_i_runs_execute(&r, args->workspace, args->workspace_size, diag);
+    if (!p->per_token)
+        return kvg_i_runs_spans(&p->r, s);
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
 }
 
-kvg_status kvg_i_rac_validate(const kvg_reshape_and_cache_args *args,
-                              kvg_i_rac_plan *plan, kvg_diag *diag)
+static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 {
-    kvg_status st;
-    int64_t *cum;
-    float *scratch;
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    kvg_i_rac_ws *w = (kvg_i_rac_ws *)pieces;
 
-    memset(plan, 0, sizeof *plan);
-    if ((st = check_args(args, diag)) != KVG_OK)
-        return st;
-    plan->per_token = args->compress_type == KVG_RAC_COMPRESS_UNDEFINED;
-    if (plan->per_token) {
-        if ((st = tok_check_shapes(args, &plan->g, diag)) != KVG_OK)
-            return st;
-        return tok_validate(args, &plan->g, diag);
+    if (!p->per_token) {
+        kvg_i_runs_carve(&p->r, ws, &w->runs);
+        return;
     }
-    fill_runs(args, &plan->r);
-    if ((st = kvg_i_runs_check_shapes(&plan->r, diag)) != KVG_OK)
-        return st;
-    return kvg_i_runs_validate(&plan->r, args->workspace,
-                               args->workspace_size, &cum, &scratch, diag);
+    w->items = (kvg_i_keypos *)kvg_i_ws_take(ws, (size_t)p->g.tokens,
+                                             sizeof(kvg_i_keypos));
+}
+
+static kvg_status e_values(const void *a, const void *plan, void *pieces,
+                           kvg_diag *diag)
+{
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_rac_ws *w = (const kvg_i_rac_ws *)pieces;
+
+    if (!p->per_token)
+        return kvg_i_runs_check_values(&p->r, &w->runs, diag);
+    return tok_check_slots((const args_t *)a, &p->g, w->items, diag);
+}
+
+static void e_compute(const void *a, const void *plan, void *pieces)
+{
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+
+    if (!p->per_token)
+        kvg_i_runs_write(&p->r, &((const kvg_i_rac_ws *)pieces)->runs);
+    else
+        tok_write((const args_t *)a, &p->g);
+}
+
+const kvg_i_entry kvg_i_rac_entry = {e_workspace, e_check,  e_spans,
+                                     e_carve,     e_values, e_compute};
+
+kvg_status kvg_i_rac_validate(const args_t *a, kvg_i_rac_plan *p,
+                              kvg_diag *diag)
+{
+    kvg_i_rac_ws w;
+    return kvg_i_entry_validate(&kvg_i_rac_entry, a, p, &w, diag);
+}
+
+kvg_status kvg_reshape_and_cache_workspace_size(const args_t *a,
+                                                size_t *bytes, kvg_diag *diag)
+{
+    kvg_i_rac_plan p;
+    kvg_i_rac_ws w;
+    return kvg_i_entry_size(&kvg_i_rac_entry, a, &p, &w, bytes, diag);
+}
+
+kvg_status kvg_reshape_and_cache(const args_t *a, kvg_diag *diag)
+{
+    kvg_i_rac_plan p;
+    kvg_i_rac_ws w;
+    return kvg_i_entry_call(&kvg_i_rac_entry, a, &p, &w, diag);
 }

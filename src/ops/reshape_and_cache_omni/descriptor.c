@@ -81,15 +81,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
     KVG_I_LOAD(omni_args, a, k);
-    int64_t *cum;
-    float *scratch;
     kvg_i_runs r;
-    kvg_status st;
 
-    if ((st = kvg_i_omni_runs(k, &r, diag)) != KVG_OK ||
-        (st = kvg_i_runs_validate(&r, k->workspace, k->workspace_size, &cum,
-                                  &scratch, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_omni_validate(k, &r, diag));
     return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
 }
 

@@ -211,20 +211,30 @@ kvg_status kvg_i_runs_check_shapes(kvg_i_runs *r, kvg_diag *diag)
 
 /* ---- workspace --------------------------------------------------------- */
 
-static size_t add_sz(size_t a, size_t b)
+void kvg_i_runs_carve(const kvg_i_runs *r, kvg_i_ws *w, kvg_i_runs_ws *ws)
 {
-    return (a == 0 || b == 0 || a > SIZE_MAX - b) ? 0 : a + b;
+    ws->cum = (int64_t *)kvg_i_ws_take(w, (size_t)r->batch + 1,
+                                       sizeof(int64_t));
+    ws->items = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)r->runs,
+                                              sizeof(kvg_i_keypos));
+    ws->scratch = NULL;
+    if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
+        ws->scratch = (float *)kvg_i_ws_take(w, 2 * (size_t)r->dim,
+                                             sizeof(float));
 }
 
-size_t kvg_i_runs_workspace_bytes(const kvg_i_runs *r)
+size_t kvg_i_runs_spans(const kvg_i_runs *r, kvg_i_span *s)
 {
-    size_t bytes = add_sz(kvg_i_ws_bytes((size_t)r->batch + 1, sizeof(int64_t)),
-                          kvg_i_ws_bytes((size_t)r->runs,
-                                         sizeof(kvg_i_keypos)));
-    if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
-        bytes = add_sz(bytes, kvg_i_ws_bytes(2 * (size_t)r->dim,
-                                             sizeof(float)));
-    return bytes;
+    const kvg_i_span list[] = {{"key", r->key, 0},
+                               {"value", r->value, 0},
+                               {"slot_mapping", r->slot_mapping, 0},
+                               {"wins", r->wins, 0},
+                               {"seq_len", r->seq_len, 0},
+                               {"offset_index", r->offset_index, 0},
+                               {"key_cache", r->key_cache, 1},
+                               {"value_cache", r->value_cache, 1}};
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
 }
 
 /* ---- index values ------------------------------------------------------ */
@@ -355,22 +365,18 @@ static kvg_status check_overlap(const kvg_i_runs *r, kvg_i_keypos *items,
     return KVG_OK;
 }
 
-static kvg_status check_values(const kvg_i_runs *r, int64_t *cum,
-                               kvg_i_keypos *items, kvg_diag *diag)
+kvg_status kvg_i_runs_check_values(const kvg_i_runs *r,
+                                   const kvg_i_runs_ws *ws, kvg_diag *diag)
 {
-    kvg_status st = check_seq_len(r, cum, diag);
-    int64_t i;
+    int64_t *cum = ws->cum, i;
     size_t n;
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_seq_len(r, cum, diag));
     for (i = 0; i < r->runs; i++)
-        if ((st = check_window(r, i, cum[i / r->heads + 1] -
-                                         cum[i / r->heads], diag)) != KVG_OK)
-            return st;
-    if ((st = check_slots(r, items, &n, diag)) != KVG_OK)
-        return st;
-    return check_overlap(r, items, n, diag);
+        KVG_I_TRY(check_window(r, i, cum[i / r->heads + 1] -
+                                         cum[i / r->heads], diag));
+    KVG_I_TRY(check_slots(r, ws->items, &n, diag));
+    return check_overlap(r, ws->items, n, diag);
 }
 
 /* ---- writing ----------------------------------------------------------- */
@@ -493,66 +499,19 @@ static side make_side(const kvg_i_runs *r, const kvg_tensor *src,
     return sd;
 }
 
-kvg_status kvg_i_runs_validate(const kvg_i_runs *r, void *workspace,
-                               size_t workspace_size, int64_t **cum,
-                               float **scratch, kvg_diag *diag)
+void kvg_i_runs_write(const kvg_i_runs *r, const kvg_i_runs_ws *ws)
 {
-    size_t need = kvg_i_runs_workspace_bytes(r);
-    const kvg_i_span spans[] = {{"key", r->key, 0},
-                                {"value", r->value, 0},
-                                {"slot_mapping", r->slot_mapping, 0},
-                                {"wins", r->wins, 0},
-                                {"seq_len", r->seq_len, 0},
-                                {"offset_index", r->offset_index, 0},
-                                {"key_cache", r->key_cache, 1},
-                                {"value_cache", r->value_cache, 1}};
-    kvg_i_ws ws;
-    kvg_i_keypos *items;
-    kvg_status st;
+    const side sk = make_side(r, r->key, r->key_cache, ws->scratch);
+    const side sv = make_side(r, r->value, r->value_cache, ws->scratch);
+    int64_t i;
 
-    if (need == 0) /* as the size query reports it */
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: size overflows size_t");
-    if (workspace == NULL || workspace_size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %llu bytes given (%s), %llu needed",
-                          (unsigned long long)workspace_size,
-                          workspace == NULL ? "NULL" : "non-NULL",
-                          (unsigned long long)need);
-    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
-                                workspace, need, diag)) != KVG_OK)
-        return st;
-    kvg_i_ws_init(&ws, workspace, workspace_size);
-    *cum = (int64_t *)kvg_i_ws_take(&ws, (size_t)r->batch + 1, sizeof **cum);
-    items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)r->runs, sizeof *items);
-    *scratch = NULL;
-    if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
-        *scratch = (float *)kvg_i_ws_take(&ws, 2 * (size_t)r->dim,
-                                          sizeof **scratch);
-    return check_values(r, *cum, items, diag);
-}
-
-kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
-                              size_t workspace_size, kvg_diag *diag)
-{
-    int64_t *cum, i;
-    float *scratch;
-    side sk, sv;
-    kvg_status st;
-
-    if ((st = kvg_i_runs_validate(r, workspace, workspace_size, &cum,
-                                  &scratch, diag)) != KVG_OK)
-        return st;
-    sk = make_side(r, r->key, r->key_cache, scratch);
-    sv = make_side(r, r->value, r->value_cache, scratch);
     for (i = 0; i < r->runs; i++) {
         int64_t s = kvg_i_index_at(r->slot_mapping, i);
         if (s < 0)
             continue;
-        write_head(r, &sk, cum, i, s);
-        write_head(r, &sv, cum, i, s);
+        write_head(r, &sk, ws->cum, i, s);
+        write_head(r, &sv, ws->cum, i, s);
     }
-    return KVG_OK;
 }
 
 /* ---- what a call writes --------------------------------------------------- */
