@@ -227,10 +227,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     kvg_i_krnrc_plan p;
     kvg_i_krnrc_ws ws;
     cache_rows rows;
-    kvg_status st;
 
-    if ((st = kvg_i_krnrc_validate(k, &p, &ws, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_krnrc_validate(k, &p, &ws, diag));
     if (!is_k && strcmp(w->name, "ckv_cache") != 0)
         return p.out_kv ? kvg_i_written_whole(w, diag)
                         : kvg_i_written_none(w);

@@ -88,15 +88,11 @@ static kvg_status check_presence(const kvg_qkv_rms_norm_rope_cache_args *a,
         {a->v_out_before_quant, "v_out_before_quant", 0},
     };
     size_t i;
-    kvg_status st;
 
-    for (i = 0; i < sizeof list / sizeof list[0]; i++) {
-        st = list[i].required
-                 ? kvg_i_check_present(list[i].t, list[i].name, diag)
-                 : check_optional(list[i].t, list[i].name, diag);
-        if (st != KVG_OK)
-            return st;
-    }
+    for (i = 0; i < sizeof list / sizeof list[0]; i++)
+        KVG_I_TRY(list[i].required
+                      ? kvg_i_check_present(list[i].t, list[i].name, diag)
+                      : check_optional(list[i].t, list[i].name, diag));
     if (a->qkv_size == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "qkv_size", -1, -1,
                           "qkv_size: required attribute is NULL");
@@ -176,13 +172,10 @@ static kvg_status check_attrs(const kvg_qkv_rms_norm_rope_cache_args *a,
 {
     static const char *const size_labels[4] = {"B", "S", "N", "D"};
     static const char *const head_labels[3] = {"Nq", "Nk", "Nv"};
-    kvg_status st;
     int64_t nd;
 
-    st = check_list(a->qkv_size, a->qkv_size_len, 4, "qkv_size", size_labels,
-                    diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_list(a->qkv_size, a->qkv_size_len, 4, "qkv_size",
+                         size_labels, diag));
     p->b = a->qkv_size[0];
     p->s = a->qkv_size[1];
     p->n = a->qkv_size[2];
@@ -196,16 +189,12 @@ static kvg_status check_attrs(const kvg_qkv_rms_norm_rope_cache_args *a,
         !kvg_i_mul_i64(p->n, p->d, &nd))
         return kvg_i_fail(diag, INV, "qkv_size", -1, -1,
                           "qkv_size: B*S or N*D overflows int64");
-    st = check_list(a->head_nums, a->head_nums_len, 3, "head_nums",
-                    head_labels, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_list(a->head_nums, a->head_nums_len, 3, "head_nums",
+                         head_labels, diag));
     p->nq = a->head_nums[0];
     p->nk = a->head_nums[1];
     p->nv = a->head_nums[2];
-    st = check_heads(p, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_heads(p, diag));
     return check_options(a, p, diag);
 }
 
@@ -324,15 +313,11 @@ static kvg_status check_cache_form(const kvg_tensor *t, const char *name,
                           "%s: dtype must be %s (as qkv, no quantisation) or "
                           "int8 (quantised), got %s", name,
                           kvg_dtype_name(p->t), kvg_dtype_name(t->dtype));
-    st = kvg_i_check_rank(t, name, 4, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_rank(t, name, 4, diag));
     c0 = kvg_c0_of(t->dtype);
     (void)snprintf(what, sizeof what, "N*D/C0 with C0 = %lld for %s",
                    (long long)c0, kvg_dtype_name(t->dtype));
-    st = kvg_i_check_dim(t, name, 1, heads * p->d / c0, what, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(t, name, 1, heads * p->d / c0, what, diag));
     (void)snprintf(what, sizeof what, "C0 of %s", kvg_dtype_name(t->dtype));
     return kvg_i_check_dim(t, name, 3, c0, what, diag);
 }

@@ -153,10 +153,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     const int is_key = strcmp(w->name, "key_cache") == 0;
     kvg_i_rac_plan p;
     token_rows rows;
-    kvg_status st;
 
-    if ((st = kvg_i_rac_validate(k, &p, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_rac_validate(k, &p, diag));
     if (!p.per_token)
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     rows.k = k;

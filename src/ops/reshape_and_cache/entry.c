@@ -93,13 +93,10 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
 static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = kvg_i_check_present(a->key, "key", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(a->value, "value", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(a->key_cache, "key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(a->value_cache, "value_cache", diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
+    KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
+    KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
     return kvg_i_check_present(a->slot_mapping, "slot_mapping", diag);
 }
 
@@ -115,12 +112,10 @@ static kvg_status form(const kvg_tensor *t, const char *name, int rank,
 static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,
                             kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = form(a->key, "key", 3, diag)) != KVG_OK ||
-        (st = form(a->value, "value", 3, diag)) != KVG_OK ||
-        (st = form(a->key_cache, "key_cache", 4, diag)) != KVG_OK ||
-        (st = form(a->value_cache, "value_cache", 4, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(form(a->key, "key", 3, diag));
+    KVG_I_TRY(form(a->value, "value", 3, diag));
+    KVG_I_TRY(form(a->key_cache, "key_cache", 4, diag));
+    KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
     return form(a->slot_mapping, "slot_mapping", 1, diag);
 }
 
@@ -145,11 +140,8 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
                           "value: dtype must be fp16 or bf16 for an NZ cache "
                           "(the value cache is moved in 2-byte elements), "
                           "got %s", kvg_dtype_name(dv));
-    if ((st = kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
+    KVG_I_TRY(kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag));
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
@@ -157,21 +149,17 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           kvg_diag *diag)
 {
     const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
-    kvg_status st;
 
     g->blocks = kc->shape[0];
     g->block_size = kc->shape[1];
-    if ((st = kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
-                              "num_blocks of key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
-                              "block_size of key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
-                              diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
+                              "num_blocks of key_cache", diag));
+    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
+                              "block_size of key_cache", diag));
+    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
+                              diag));
     return kvg_i_check_dim(vc, "value_cache", 3, g->dv, "Dv of value", diag);
 }
 
@@ -181,7 +169,6 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                                 const kvg_i_rac_geo *g, int64_t d, kvg_diag *diag)
 {
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
-    kvg_status st;
 
     if (width % c0 != 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, sname, 2, -1,
@@ -189,21 +176,17 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                           "C0 = %lld (%s) for an NZ cache", sname,
                           (long long)g->heads, (long long)d, (long long)width,
                           (long long)c0, kvg_dtype_name(src->dtype));
-    if ((st = kvg_i_check_dim(cache, cname, 0, g->blocks,
-                              "num_blocks of key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(cache, cname, 2, g->block_size,
-                              "block_size of key_cache", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(cache, cname, 0, g->blocks,
+                              "num_blocks of key_cache", diag));
+    KVG_I_TRY(kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0", diag));
+    KVG_I_TRY(kvg_i_check_dim(cache, cname, 2, g->block_size,
+                              "block_size of key_cache", diag));
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
 static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           kvg_diag *diag)
 {
-    kvg_status st;
-
     g->blocks = a->key_cache->shape[0];
     g->block_size = a->key_cache->shape[2];
     if (g->block_size % 16 != 0)
@@ -211,9 +194,8 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           "key_cache: dim 2 (block_size) must be a multiple "
                           "of 16 for an NZ cache, got %lld",
                           (long long)g->block_size);
-    if ((st = nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g,
-                            g->dk, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g, g->dk,
+                            diag));
     return nz_cache_dims(a->value, "value", a->value_cache, "value_cache", g,
                          g->dv, diag);
 }
@@ -227,13 +209,12 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
     g->heads = a->key->shape[1];
     g->dk = a->key->shape[2];
     g->dv = a->value->shape[2];
-    if ((st = kvg_i_check_dim(a->value, "value", 0, g->tokens,
-                              "num_tokens of key", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
-                              "num_tokens of key", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
+                              "num_tokens of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
+                              diag));
+    KVG_I_TRY(kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
+                              "num_tokens of key", diag));
     st = g->nz ? nz_dims(a, g, diag) : nd_dims(a, g, diag);
     g->slots = g->blocks * g->block_size; /* fits: the caches are dense */
     return st;
@@ -242,13 +223,11 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
 static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
                                    kvg_i_rac_geo *g, kvg_diag *diag)
 {
-    kvg_status st;
     memset(g, 0, sizeof *g);
     g->nz = a->cache_layout == KVG_LAYOUT_NZ;
-    if ((st = tok_present(a, diag)) != KVG_OK ||
-        (st = tok_forms(a, diag)) != KVG_OK ||
-        (st = tok_dtypes(a, g->nz, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(tok_present(a, diag));
+    KVG_I_TRY(tok_forms(a, diag));
+    KVG_I_TRY(tok_dtypes(a, g->nz, diag));
     return tok_dims(a, g, diag);
 }
 

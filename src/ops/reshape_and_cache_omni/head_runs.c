@@ -61,17 +61,13 @@ static run_plan make_plan(kvg_i_run_kind kind, int64_t L, int64_t w, int64_t o)
 
 static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = kvg_i_check_present(r->key, "key", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->value, "value", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->key_cache, "key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->value_cache, "value_cache", diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_present(r->slot_mapping, "slot_mapping", diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_present(r->wins, "wins", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->seq_len, "seq_len", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_present(r->key, "key", diag));
+    KVG_I_TRY(kvg_i_check_present(r->value, "value", diag));
+    KVG_I_TRY(kvg_i_check_present(r->key_cache, "key_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(r->value_cache, "value_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(r->slot_mapping, "slot_mapping", diag));
+    KVG_I_TRY(kvg_i_check_present(r->wins, "wins", diag));
+    KVG_I_TRY(kvg_i_check_present(r->seq_len, "seq_len", diag));
     if (r->kind != KVG_I_RUN_KVHEAD)
         return kvg_i_check_present(r->offset_index, "offset_index", diag);
     return KVG_OK;
@@ -89,16 +85,13 @@ static kvg_status check_form(const kvg_tensor *t, const char *name, int rank,
 
 static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = check_form(r->key, "key", 3, diag)) != KVG_OK ||
-        (st = check_form(r->value, "value", 3, diag)) != KVG_OK ||
-        (st = check_form(r->key_cache, "key_cache", 4, diag)) != KVG_OK ||
-        (st = check_form(r->value_cache, "value_cache", 4, diag)) != KVG_OK ||
-        (st = check_form(r->slot_mapping, "slot_mapping", 1, diag)) !=
-            KVG_OK ||
-        (st = check_form(r->wins, "wins", 1, diag)) != KVG_OK ||
-        (st = check_form(r->seq_len, "seq_len", 1, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(check_form(r->key, "key", 3, diag));
+    KVG_I_TRY(check_form(r->value, "value", 3, diag));
+    KVG_I_TRY(check_form(r->key_cache, "key_cache", 4, diag));
+    KVG_I_TRY(check_form(r->value_cache, "value_cache", 4, diag));
+    KVG_I_TRY(check_form(r->slot_mapping, "slot_mapping", 1, diag));
+    KVG_I_TRY(check_form(r->wins, "wins", 1, diag));
+    KVG_I_TRY(check_form(r->seq_len, "seq_len", 1, diag));
     if (r->offset_index != NULL)
         return check_form(r->offset_index, "offset_index", 1, diag);
     return KVG_OK;
@@ -107,7 +100,6 @@ static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
 {
     kvg_dtype dt = r->key->dtype;
-    kvg_status st;
     int ok = dt == KVG_FP16 || dt == KVG_BF16 ||
              (r->kind == KVG_I_RUN_KVHEAD && dt == KVG_INT8);
 
@@ -116,17 +108,13 @@ static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
                           "key: dtype must be fp16 or bf16%s, got %s",
                           r->kind == KVG_I_RUN_KVHEAD ? " or int8" : "",
                           kvg_dtype_name(dt));
-    if ((st = kvg_i_check_dtype(r->value, "value", dt, diag)) != KVG_OK ||
-        (st = kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_dtype(r->slot_mapping, "slot_mapping", KVG_INT32,
-                                diag)) != KVG_OK ||
-        (st = kvg_i_check_dtype(r->wins, "wins", KVG_INT32, diag)) != KVG_OK ||
-        (st = kvg_i_check_dtype(r->seq_len, "seq_len", KVG_INT32, diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dtype(r->value, "value", dt, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->slot_mapping, "slot_mapping", KVG_INT32,
+                                diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->wins, "wins", KVG_INT32, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->seq_len, "seq_len", KVG_INT32, diag));
     if (r->offset_index != NULL)
         return kvg_i_check_dtype(r->offset_index, "offset_index", KVG_INT32,
                                  diag);
@@ -156,33 +144,26 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
     r->heads = r->key->shape[1];
     r->dim = r->key->shape[2];
     r->batch = r->seq_len->shape[0];
-    if ((st = check_head_size(r, diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->value, "value", 0, r->tokens,
-                              "num_tokens of key", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(kc, "key_cache", 2, 1,
+    KVG_I_TRY(check_head_size(r, diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 0, r->tokens,
+                              "num_tokens of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
+                              diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, 1,
                               "one head per slot in a head-compressed cache",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(kc, "key_cache", 3, r->dim, "D of key",
-                              diag)) != KVG_OK)
-        return st;
+                              diag));
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, r->dim, "D of key", diag));
     for (d = 0; d < 4; d++)
-        if ((st = kvg_i_check_dim(r->value_cache, "value_cache", d,
-                                  kc->shape[d], "as key_cache", diag)) !=
-            KVG_OK)
-            return st;
+        KVG_I_TRY(kvg_i_check_dim(r->value_cache, "value_cache", d,
+                                  kc->shape[d], "as key_cache", diag));
     /* batch <= INT32_MAX-ish and heads fit: dense tensors cannot overflow. */
     if (!kvg_i_mul_i64(r->batch, r->heads, &r->runs))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, -1,
                           "seq_len: batch*N overflows");
-    if ((st = kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
-                              "batch*N", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->wins, "wins", 0, r->runs, "batch*N",
-                              diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
+                              "batch*N", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->wins, "wins", 0, r->runs, "batch*N", diag));
     if (r->offset_index != NULL &&
         (st = kvg_i_check_dim(r->offset_index, "offset_index", 0, r->runs,
                               "batch*N", diag)) != KVG_OK)
@@ -201,11 +182,9 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
 
 kvg_status kvg_i_runs_check_shapes(kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = check_present(r, diag)) != KVG_OK ||
-        (st = check_forms(r, diag)) != KVG_OK ||
-        (st = check_dtypes(r, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(check_present(r, diag));
+    KVG_I_TRY(check_forms(r, diag));
+    KVG_I_TRY(check_dtypes(r, diag));
     return check_dims(r, diag);
 }
 
