@@ -205,16 +205,11 @@ static kvg_status check_2d(const kvg_tensor *t, const char *name,
                            kvg_dtype dt, int64_t r, const char *rwhat,
                            int64_t c, const char *cwhat, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, name, dt, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, 2, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 0, r, rwhat, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 1, c, cwhat, diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, name, dt, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, name, 2, diag));
+    KVG_I_TRY(kvg_i_check_dim(t, name, 0, r, rwhat, diag));
+    return kvg_i_check_dim(t, name, 1, c, cwhat, diag);
 }
 
 static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
@@ -235,14 +230,10 @@ static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
 static kvg_status check_gamma(const kvg_tensor *t, const char *name,
                               const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, name, p->t, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, 1, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 0, p->d, "D", diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, name, p->t, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, name, 1, diag));
+    return kvg_i_check_dim(t, name, 0, p->d, "D", diag);
 }
 
 /*
@@ -277,23 +268,17 @@ static kvg_status check_rope_table(const kvg_tensor *t, const char *name,
 static kvg_status check_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
                              const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = check_rope_table(a->cos, "cos", p, diag);
-    if (st == KVG_OK)
-        st = check_rope_table(a->sin, "sin", p, diag);
-    return st;
+    KVG_I_TRY(check_rope_table(a->cos, "cos", p, diag));
+    return check_rope_table(a->sin, "sin", p, diag);
 }
 
 static kvg_status check_index_tensor(const kvg_tensor *t,
                                      const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, "index", diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, "index", KVG_INT64, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, "index", 1, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, "index", 0, p->tokens, "B*S", diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, "index", diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, "index", KVG_INT64, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, "index", 1, diag));
+    return kvg_i_check_dim(t, "index", 0, p->tokens, "B*S", diag);
 }
 
 /* dtype T (no quantisation) or int8; rank 4; dims 1 and 3 from the dtype's
@@ -346,14 +331,11 @@ static kvg_status check_caches(const kvg_qkv_rms_norm_rope_cache_args *a,
                           (long long)p->s, (long long)p->bs, (long long)p->b,
                           (long long)p->blocks);
     p->slots = p->blocks * p->bs; /* fits: the cache's numel does */
-    st = check_cache_form(v, "v_cache", p, p->nv, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(v, "v_cache", 0, p->blocks,
-                             "BlockNum of k_cache", diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(v, "v_cache", 2, p->bs, "BlockSize of k_cache",
-                             diag);
-    return st;
+    KVG_I_TRY(check_cache_form(v, "v_cache", p, p->nv, diag));
+    KVG_I_TRY(kvg_i_check_dim(v, "v_cache", 0, p->blocks,
+                              "BlockNum of k_cache", diag));
+    return kvg_i_check_dim(v, "v_cache", 2, p->bs, "BlockSize of k_cache",
+                           diag);
 }
 
 /* A scale value of 0 is forbidden by the operator's documentation (nothing
@@ -421,15 +403,12 @@ static kvg_status check_outputs(const kvg_qkv_rms_norm_rope_cache_args *a,
     p->before = a->q_out_before_quant != NULL;
     if (!p->before)
         return KVG_OK;
-    st = check_2d(a->q_out_before_quant, "q_out_before_quant", p->t,
-                  p->tokens, "B*S", p->nq * p->d, "Nq*D", diag);
-    if (st == KVG_OK)
-        st = check_2d(a->k_out_before_quant, "k_out_before_quant", p->t,
-                      p->tokens, "B*S", p->nk * p->d, "Nk*D", diag);
-    if (st == KVG_OK)
-        st = check_2d(a->v_out_before_quant, "v_out_before_quant", p->t,
-                      p->tokens, "B*S", p->nv * p->d, "Nv*D", diag);
-    return st;
+    KVG_I_TRY(check_2d(a->q_out_before_quant, "q_out_before_quant", p->t,
+                       p->tokens, "B*S", p->nq * p->d, "Nq*D", diag));
+    KVG_I_TRY(check_2d(a->k_out_before_quant, "k_out_before_quant", p->t,
+                       p->tokens, "B*S", p->nk * p->d, "Nk*D", diag));
+    return check_2d(a->v_out_before_quant, "v_out_before_quant", p->t,
+                    p->tokens, "B*S", p->nv * p->d, "Nv*D", diag);
 }
 
 kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,

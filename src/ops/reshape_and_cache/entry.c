@@ -103,10 +103,8 @@ static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
 static kvg_status form(const kvg_tensor *t, const char *name, int rank,
                        kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, rank, diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    return kvg_i_check_rank(t, name, rank, diag);
 }
 
 static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,

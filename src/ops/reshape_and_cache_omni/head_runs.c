@@ -77,10 +77,8 @@ static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_form(const kvg_tensor *t, const char *name, int rank,
                              kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, rank, diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    return kvg_i_check_rank(t, name, rank, diag);
 }
 
 static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
