@@ -119,25 +119,10 @@ static const kvg_i_op_attr k_attrs[] = {
      set_quant_overflow, "\"%s\" is not saturate or nonsat", 1},
 };
 
-static void init(kvg_i_op_args *a)
-{
-    kv_args k;
-    kvg_kv_rms_norm_rope_cache_args_init(&k);
-    KVG_I_STORE(a, &k);
-}
-
-static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
-                                 kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    return kvg_kv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
-}
-
-static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    return kvg_kv_rms_norm_rope_cache(k, diag);
-}
+/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
+KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
+                     kvg_kv_rms_norm_rope_cache_workspace_size,
+                     kvg_kv_rms_norm_rope_cache);
 
 /* k_rope [Bkv, 1, Skv, Dk] and c_kv [Bkv, 1, Skv, Dv], of kv's dtype. */
 static kvg_status output_shape(const kvg_i_op_args *a, const char *name,

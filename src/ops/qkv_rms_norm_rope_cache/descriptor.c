@@ -142,25 +142,10 @@ static const kvg_i_op_attr k_attrs[] = {
      "must be \"inf\" or \"saturate\", got \"%s\"", 1},
 };
 
-static void init(kvg_i_op_args *a)
-{
-    qkv_args k;
-    kvg_qkv_rms_norm_rope_cache_args_init(&k);
-    KVG_I_STORE(a, &k);
-}
-
-static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
-                                 kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    return kvg_qkv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
-}
-
-static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    return kvg_qkv_rms_norm_rope_cache(k, diag);
-}
+/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
+KVG_I_OP_TYPED_CALLS(qkv_args, kvg_qkv_rms_norm_rope_cache_args_init,
+                     kvg_qkv_rms_norm_rope_cache_workspace_size,
+                     kvg_qkv_rms_norm_rope_cache);
 
 /* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
 static int q_columns(const qkv_args *k, int64_t *cols)
