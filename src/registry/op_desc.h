@@ -85,6 +85,38 @@ typedef struct kvg_i_op_args {
     }                                                                         \
     typedef int kvg_i_typed_calls_##type /* swallows the caller's ';' */
 
+/*
+ * Attribute setters that only store the value, written once:
+ * KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f) stores
+ * (double)v->f in epsilon; KVG_I_OP_SET_NAMED(set_profile, kv_args,
+ * profile, kvg_kv_profile_from_name) parses v->s with the operator's
+ * from_name function and refuses an unknown name with the attribute's
+ * refusal (kvg_i_op_refuse). Setters that do more stay in the descriptor.
+ */
+#define KVG_I_OP_SET_VALUE(fn, type, field, ctype, member)                   \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        (void)attr;                                                           \
+        (void)diag;                                                           \
+        k->field = (ctype)v->member;                                          \
+        KVG_I_STORE(a, k);                                                    \
+        return KVG_OK;                                                        \
+    }                                                                         \
+    typedef int kvg_i_set_value_##fn
+#define KVG_I_OP_SET_NAMED(fn, type, field, from_name)                       \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        if (!from_name(v->s, &k->field))                                      \
+            return kvg_i_op_refuse(attr, v->s, diag);                         \
+        KVG_I_STORE(a, k);                                                    \
+        return KVG_OK;                                                        \
+    }                                                                         \
+    typedef int kvg_i_set_named_##fn
+
 /* The output_shape of an operator that has caches but no outputs (never
  * reached: kvg_op_output_shape asks only about outputs); `op_name` is its
  * registry name. */

@@ -35,60 +35,20 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
-static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                              const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->epsilon = v->f;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f);
 
-static kvg_status set_output_kv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->is_output_kv = (int)v->i;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_VALUE(set_output_kv, kv_args, is_output_kv, int, i);
 
 /* An unknown mode is the op's refusal (161002), not a malformed file: the
  * NPU would silently run it as Norm. */
-static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                 const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (!kvg_kv_cache_mode_from_name(v->s, &k->cache_mode))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_cache_mode, kv_args, cache_mode,
+                   kvg_kv_cache_mode_from_name);
 
-static kvg_status set_profile(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                              const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (!kvg_kv_profile_from_name(v->s, &k->profile))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_profile, kv_args, profile,
+                   kvg_kv_profile_from_name);
 
-static kvg_status set_reduce_order(kvg_i_op_args *a,
-                                   const kvg_i_op_attr *attr,
-                                   const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_reduce_order, kv_args, reduce_order,
+                   kvg_reduce_order_from_name);
 
 static kvg_status set_quant_overflow(kvg_i_op_args *a,
                                      const kvg_i_op_attr *attr,

@@ -69,16 +69,7 @@ static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                              const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->epsilon = v->f;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_VALUE(set_epsilon, qkv_args, epsilon, double, f);
 
 /* Passed through: the operator itself refuses anything but "PA_NZ". */
 static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
@@ -101,16 +92,8 @@ static kvg_status set_output_qkv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-static kvg_status set_reduce_order(kvg_i_op_args *a,
-                                   const kvg_i_op_attr *attr,
-                                   const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_reduce_order, qkv_args, reduce_order,
+                   kvg_reduce_order_from_name);
 
 /* "inf" is the default overflow (to +-inf, as torch). */
 static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,

@@ -30,15 +30,8 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
-static kvg_status set_compress(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                               const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(rac_args, a, k);
-    if (!kvg_rac_compress_from_name(v->s, &k->compress_type))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_compress, rac_args, compress_type,
+                   kvg_rac_compress_from_name);
 
 static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                              const kvg_value *v, kvg_diag *diag)
