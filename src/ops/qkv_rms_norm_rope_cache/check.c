@@ -215,9 +215,7 @@ static kvg_status check_2d(const kvg_tensor *t, const char *name,
 static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
                             kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, "qkv", diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dense(t, "qkv", diag));
     if (t->dtype != KVG_FP16 && t->dtype != KVG_BF16)
         return kvg_i_fail(diag, INV, "qkv", -1, -1,
                           "qkv: dtype must be fp16 or bf16, got %s",
@@ -244,15 +242,12 @@ static kvg_status check_gamma(const kvg_tensor *t, const char *name,
 static kvg_status check_rope_table(const kvg_tensor *t, const char *name,
                                    const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, name, p->t, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, 2, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 1, p->d, "D", diag);
-    if (st != KVG_OK || t->shape[0] == p->tokens)
-        return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, name, p->t, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, name, 2, diag));
+    KVG_I_TRY(kvg_i_check_dim(t, name, 1, p->d, "D", diag));
+    if (t->shape[0] == p->tokens)
+        return KVG_OK;
     if (t->shape[0] == p->b)
         return kvg_i_fail(diag, INV, name, 0, -1,
                           "%s: dim 0 is B = %lld, accepted only when S == 1 "
@@ -289,10 +284,8 @@ static kvg_status check_cache_form(const kvg_tensor *t, const char *name,
 {
     char what[64];
     int64_t c0;
-    kvg_status st = kvg_i_check_dense(t, name, diag);
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
     if (t->dtype != p->t && t->dtype != KVG_INT8)
         return kvg_i_fail(diag, INV, name, -1, -1,
                           "%s: dtype must be %s (as qkv, no quantisation) or "
@@ -312,10 +305,8 @@ static kvg_status check_caches(const kvg_qkv_rms_norm_rope_cache_args *a,
 {
     const kvg_tensor *k = a->k_cache, *v = a->v_cache;
     int64_t need;
-    kvg_status st = check_cache_form(k, "k_cache", p, p->nk, diag);
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_cache_form(k, "k_cache", p, p->nk, diag));
     p->blocks = k->shape[0];
     p->bs = k->shape[2];
     if (p->bs % 32 != 0)
@@ -368,7 +359,6 @@ static kvg_status check_quant(const kvg_tensor *cache, const char *cname,
                               kvg_diag *diag)
 {
     const int quant = cache->dtype == KVG_INT8;
-    kvg_status st;
 
     if (quant && scale == NULL)
         return kvg_i_fail(diag, INV, sname, -1, -1,
@@ -384,22 +374,19 @@ static kvg_status check_quant(const kvg_tensor *cache, const char *cname,
                           cname, kvg_dtype_name(cache->dtype));
     if (!quant)
         return KVG_OK;
-    st = check_2d(scale, sname, KVG_FP32, heads, "heads", p->d, "D", diag);
-    if (st == KVG_OK)
-        st = check_scale_values(scale, sname, diag);
-    if (st == KVG_OK && offset != NULL)
-        st = check_2d(offset, oname, KVG_FP32, heads, "heads", p->d, "D",
-                      diag);
-    return st;
+    KVG_I_TRY(check_2d(scale, sname, KVG_FP32, heads, "heads", p->d, "D",
+                       diag));
+    KVG_I_TRY(check_scale_values(scale, sname, diag));
+    if (offset == NULL)
+        return KVG_OK;
+    return check_2d(offset, oname, KVG_FP32, heads, "heads", p->d, "D", diag);
 }
 
 static kvg_status check_outputs(const kvg_qkv_rms_norm_rope_cache_args *a,
                                 kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = check_2d(a->q_out, "q_out", p->t, p->tokens, "B*S",
-                             p->nq * p->d, "Nq*D", diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_2d(a->q_out, "q_out", p->t, p->tokens, "B*S",
+                       p->nq * p->d, "Nq*D", diag));
     p->before = a->q_out_before_quant != NULL;
     if (!p->before)
         return KVG_OK;

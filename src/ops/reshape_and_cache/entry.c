@@ -62,7 +62,6 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
 {
     const char *mode = kvg_rac_compress_name(a->compress_type);
-    kvg_status st;
 
     if (mode == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "compress_type", -1, -1,
@@ -78,10 +77,10 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
                           "cache_layout: NZ caches take only compress_type "
                           "UNDEFINED, got %s", mode);
-    if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED &&
-        ((st = must_be_null(a->wins, "wins", mode, diag)) != KVG_OK ||
-         (st = must_be_null(a->seq_len, "seq_len", mode, diag)) != KVG_OK))
-        return st;
+    if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
+        KVG_I_TRY(must_be_null(a->wins, "wins", mode, diag));
+        KVG_I_TRY(must_be_null(a->seq_len, "seq_len", mode, diag));
+    }
     if (a->compress_type != KVG_RAC_COMPRESS_KVHEAD_ROPE)
         return must_be_null(a->offset_index, "offset_index", mode, diag);
     return KVG_OK;
@@ -125,14 +124,13 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
                              kvg_diag *diag)
 {
     kvg_dtype dk = a->key->dtype, dv = a->value->dtype;
-    kvg_status st;
 
     if (!is_half(dk) && dk != KVG_INT8)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
                           "key: dtype must be fp16, bf16 or int8, got %s",
                           kvg_dtype_name(dk));
-    if (!nz && (st = kvg_i_check_dtype(a->value, "value", dk, diag)) != KVG_OK)
-        return st;
+    if (!nz)
+        KVG_I_TRY(kvg_i_check_dtype(a->value, "value", dk, diag));
     if (nz && !is_half(dv))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "value", -1, -1,
                           "value: dtype must be fp16 or bf16 for an NZ cache "

@@ -135,7 +135,6 @@ static kvg_status check_head_size(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
 {
     const kvg_tensor *kc = r->key_cache;
-    kvg_status st;
     int d;
 
     r->tokens = r->key->shape[0];
@@ -162,10 +161,9 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
     KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
                               "batch*N", diag));
     KVG_I_TRY(kvg_i_check_dim(r->wins, "wins", 0, r->runs, "batch*N", diag));
-    if (r->offset_index != NULL &&
-        (st = kvg_i_check_dim(r->offset_index, "offset_index", 0, r->runs,
-                              "batch*N", diag)) != KVG_OK)
-        return st;
+    if (r->offset_index != NULL)
+        KVG_I_TRY(kvg_i_check_dim(r->offset_index, "offset_index", 0,
+                                  r->runs, "batch*N", diag));
     if (r->kind == KVG_I_RUN_OMNI && r->runs >= KVG_OMNI_MAX_HEADS)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, -1,
                           "slot_mapping: batch*N = %lld*%lld = %lld heads; "
