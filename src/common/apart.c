@@ -22,8 +22,9 @@ static int bytes_overlap(const void *a, size_t an, const void *b, size_t bn)
     return an > 0 && bn > 0 && x < y + bn && y < x + an;
 }
 
-kvg_status kvg_i_check_ws_apart(const kvg_i_span *s, size_t n, const void *ws,
-                                size_t ws_size, kvg_diag *diag)
+static kvg_status check_ws_apart(const kvg_i_span *s, size_t n,
+                                 const void *ws, size_t ws_size,
+                                 kvg_diag *diag)
 {
     size_t i;
 
@@ -55,5 +56,5 @@ kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
                               "tensor", s[i].name, s[j].name);
         }
     }
-    return kvg_i_check_ws_apart(s, n, ws, ws_size, diag);
+    return check_ws_apart(s, n, ws, ws_size, diag);
 }

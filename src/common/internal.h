@@ -26,6 +26,19 @@
 #error "kvgold needs FLT_EVAL_METHOD == 0 (binary32 evaluated as binary32)"
 #endif
 
+/*
+ * The one error-propagation idiom of src/ops and src/registry: a step that
+ * can refuse is written KVG_I_TRY(step(...)); and the function returns the
+ * step's status (its diag already filled) unless it is KVG_OK - as zstd's
+ * FORWARD_IF_ERROR. A failure that starts here is `return kvg_i_fail(...)`.
+ */
+#define KVG_I_TRY(expr)                                                      \
+    do {                                                                     \
+        const kvg_status kvg_i_try_st_ = (expr);                             \
+        if (kvg_i_try_st_ != KVG_OK)                                         \
+            return kvg_i_try_st_;                                            \
+    } while (0)
+
 #if defined(__GNUC__) && !defined(__clang__)
 #define KVG_I_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #elif defined(__clang__)
@@ -94,12 +107,6 @@ typedef struct kvg_i_span {
 kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
                              size_t ws_size, kvg_diag *diag);
 
-/* Only its workspace half: for a caller whose tensors were already checked
- * apart (KvRmsNormRopeCache does that in its argument checks, which its
- * workspace-size query shares). */
-kvg_status kvg_i_check_ws_apart(const kvg_i_span *s, size_t n, const void *ws,
-                                size_t ws_size, kvg_diag *diag);
-
 /* numel of a tensor that already passed kvg_i_check_dense. */
 int64_t kvg_i_numel(const kvg_tensor *t);
 
@@ -107,15 +114,18 @@ int64_t kvg_i_numel(const kvg_tensor *t);
 int64_t kvg_i_index_at(const kvg_tensor *t, int64_t i);
 
 /*
- * A bump allocator over the caller's workspace. Operators size it with the
- * same arithmetic they later carve, so the two cannot disagree; each piece is
- * aligned to 16 bytes. kvg_i_ws_take returns NULL when the workspace is
- * exhausted (which a correct *_workspace_size makes impossible).
+ * The one way an operator carves its workspace: a bump allocator over the
+ * caller's buffer, each piece aligned to 16 bytes. An operator writes ONE
+ * carving function that takes its pieces in a fixed order; run over a
+ * measuring kvg_i_ws it gives the size (kvg_<op>_workspace_size), run over
+ * the caller's buffer it gives the pointers, so the size query and the
+ * call cannot disagree (src/common/entry.c runs both).
  */
 typedef struct kvg_i_ws {
-    unsigned char *base;
+    unsigned char *base; /* NULL: measuring, nothing is handed out */
     size_t size;
     size_t used;
+    int failed;          /* a take overflowed size_t or ran out */
 } kvg_i_ws;
 
 #define KVG_I_WS_ALIGN 16u
@@ -123,7 +133,14 @@ typedef struct kvg_i_ws {
  * 0 on size_t overflow. */
 size_t kvg_i_ws_bytes(size_t count, size_t item);
 void kvg_i_ws_init(kvg_i_ws *ws, void *base, size_t size);
+/* A kvg_i_ws that only adds up what is taken from it. */
+void kvg_i_ws_measure(kvg_i_ws *ws);
+/* The next piece: NULL when measuring, and NULL (ws->failed set) when the
+ * workspace is exhausted, which a size measured by the same carving makes
+ * impossible. */
 void *kvg_i_ws_take(kvg_i_ws *ws, size_t count, size_t item);
+/* The bytes taken so far; 0 once a take failed. */
+size_t kvg_i_ws_used(const kvg_i_ws *ws);
 
 
 /*

@@ -224,7 +224,10 @@ void kvg_i_ws_init(kvg_i_ws *ws, void *base, size_t size)
     ws->base = (unsigned char *)base;
     ws->size = size;
     ws->used = 0;
+    ws->failed = 0;
 }
+
+void kvg_i_ws_measure(kvg_i_ws *ws) { kvg_i_ws_init(ws, NULL, SIZE_MAX); }
 
 void *kvg_i_ws_take(kvg_i_ws *ws, size_t count, size_t item)
 {
@@ -232,10 +235,16 @@ void *kvg_i_ws_take(kvg_i_ws *ws, size_t count, size_t item)
     uintptr_t addr;
     size_t pad;
 
-    if (need == 0 || ws->base == NULL || need > ws->size - ws->used)
+    if (ws->failed || need == 0 || need > ws->size - ws->used) {
+        ws->failed = 1;
         return NULL;
-    addr = (uintptr_t)(ws->base + ws->used);
-    pad = (size_t)((KVG_I_WS_ALIGN - addr % KVG_I_WS_ALIGN) % KVG_I_WS_ALIGN);
+    }
     ws->used += need;
+    if (ws->base == NULL)
+        return NULL;
+    addr = (uintptr_t)(ws->base + ws->used - need);
+    pad = (size_t)((KVG_I_WS_ALIGN - addr % KVG_I_WS_ALIGN) % KVG_I_WS_ALIGN);
     return ws->base + (ws->used - need) + pad;
 }
+
+size_t kvg_i_ws_used(const kvg_i_ws *ws) { return ws->failed ? 0 : ws->used; }

@@ -82,7 +82,6 @@ static kvg_status set_attr(const kvg_op_call *call, size_t i,
     const kvg_value *v = &call->attrs[i];
     const kvg_i_op_attr *attr;
     kvg_value typed;
-    kvg_status st;
     size_t j;
 
     if (v->name == NULL)
@@ -99,15 +98,13 @@ static kvg_status set_attr(const kvg_op_call *call, size_t i,
             strcmp(call->attrs[j].name, v->name) == 0)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
                               "%s: given twice", v->name);
-    if ((st = typed_value(attr, v, &typed, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(typed_value(attr, v, &typed, diag));
     return attr->set(a, attr, &typed, diag);
 }
 
 kvg_status kvg_i_op_fill(const kvg_op_call *call, kvg_i_op_args *a,
                             kvg_diag *diag)
 {
-    kvg_status st;
     size_t i;
 
     if (call == NULL || call->op == NULL)
@@ -121,11 +118,9 @@ kvg_status kvg_i_op_fill(const kvg_op_call *call, kvg_i_op_args *a,
     memset(a, 0, sizeof *a);
     call->op->args_init(a);
     for (i = 0; i < call->tensor_count; i++)
-        if ((st = set_tensor(call, i, a, diag)) != KVG_OK)
-            return st;
+        KVG_I_TRY(set_tensor(call, i, a, diag));
     for (i = 0; i < call->attr_count; i++)
-        if ((st = set_attr(call, i, a, diag)) != KVG_OK)
-            return st;
+        KVG_I_TRY(set_attr(call, i, a, diag));
     memcpy(a->u.bytes + call->op->workspace_offset, &call->workspace,
            sizeof call->workspace);
     memcpy(a->u.bytes + call->op->workspace_size_offset,
@@ -137,27 +132,23 @@ kvg_status kvg_op_workspace_size(const kvg_op_call *call, size_t *bytes,
                                  kvg_diag *diag)
 {
     kvg_i_op_args a;
-    kvg_status st;
 
     if (diag != NULL)
         kvg_diag_clear(diag);
     if (bytes == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
                           "bytes is NULL");
-    if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
     return call->op->workspace_size(&a, bytes, diag);
 }
 
 kvg_status kvg_op_run(const kvg_op_call *call, kvg_diag *diag)
 {
     kvg_i_op_args a;
-    kvg_status st;
 
     if (diag != NULL)
         kvg_diag_clear(diag);
-    if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
     return call->op->run(&a, diag);
 }
 
@@ -185,16 +176,14 @@ kvg_status kvg_op_output_shape(const kvg_op_call *call, const char *name,
     const kvg_i_op_tensor *entry;
     const kvg_tensor *cache;
     kvg_i_op_args a;
-    kvg_status st;
 
     if (diag != NULL)
         kvg_diag_clear(diag);
     if (produced == NULL || dtype == NULL || rank == NULL || shape == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
                           "an output pointer is NULL");
-    if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK ||
-        (st = kvg_i_op_written_entry(call->op, name, &entry, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_I_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
     if (entry->info.kind == KVG_OP_OUTPUT)
         return call->op->output_shape(&a, name, produced, dtype, rank, shape,
                                       diag);
@@ -221,7 +210,6 @@ kvg_status kvg_op_describe_output(const kvg_op_call *call, const char *name,
 {
     const kvg_i_op_tensor *entry;
     kvg_i_op_args a;
-    kvg_status st;
 
     if (diag != NULL)
         kvg_diag_clear(diag);
@@ -230,9 +218,8 @@ kvg_status kvg_op_describe_output(const kvg_op_call *call, const char *name,
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
                           "%s: the output view or a result pointer is NULL",
                           name ? name : "(null)");
-    if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK ||
-        (st = kvg_i_op_written_entry(call->op, name, &entry, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_I_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
     *role = KVG_ROLE_DEFAULT;
     *has_layout = 0;
     memset(layout, 0, sizeof *layout);

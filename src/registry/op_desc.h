@@ -56,6 +56,86 @@ typedef struct kvg_i_op_args {
     memcpy(&k##_buf, (a)->u.bytes, sizeof k##_buf)
 #define KVG_I_STORE(a, k) memcpy((a)->u.bytes, (k), sizeof *(k))
 
+/*
+ * The typed-call wrappers every descriptor has - init, workspace_size and
+ * run, each loading the typed args and calling the operator's typed
+ * function - written once: a descriptor says
+ *   KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
+ *                        kvg_kv_rms_norm_rope_cache_workspace_size,
+ *                        kvg_kv_rms_norm_rope_cache)
+ * at file scope and lists init, workspace_size, run in its kvg_op.
+ */
+#define KVG_I_OP_TYPED_CALLS(type, args_init_fn, size_fn, call_fn)           \
+    static void init(kvg_i_op_args *a)                                        \
+    {                                                                         \
+        type k_;                                                              \
+        args_init_fn(&k_);                                                    \
+        KVG_I_STORE(a, &k_);                                                  \
+    }                                                                         \
+    static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,  \
+                                     kvg_diag *diag)                          \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        return size_fn(k, bytes, diag);                                       \
+    }                                                                         \
+    static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)            \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        return call_fn(k, diag);                                              \
+    }                                                                         \
+    typedef int kvg_i_typed_calls_##type /* swallows the caller's ';' */
+
+/*
+ * Attribute setters that only store the value, written once:
+ * KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f) stores
+ * (double)v->f in epsilon; KVG_I_OP_SET_NAMED(set_profile, kv_args,
+ * profile, kvg_kv_profile_from_name) parses v->s with the operator's
+ * from_name function and refuses an unknown name with the attribute's
+ * refusal (kvg_i_op_refuse). Setters that do more stay in the descriptor.
+ */
+#define KVG_I_OP_SET_VALUE(fn, type, field, ctype, member)                   \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        (void)attr;                                                           \
+        (void)diag;                                                           \
+        k->field = (ctype)v->member;                                          \
+        KVG_I_STORE(a, k);                                                    \
+        return KVG_OK;                                                        \
+    }                                                                         \
+    typedef int kvg_i_set_value_##fn
+#define KVG_I_OP_SET_NAMED(fn, type, field, from_name)                       \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        if (!from_name(v->s, &k->field))                                      \
+            return kvg_i_op_refuse(attr, v->s, diag);                         \
+        KVG_I_STORE(a, k);                                                    \
+        return KVG_OK;                                                        \
+    }                                                                         \
+    typedef int kvg_i_set_named_##fn
+
+/* The output_shape of an operator that has caches but no outputs (never
+ * reached: kvg_op_output_shape asks only about outputs); `op_name` is its
+ * registry name. */
+#define KVG_I_OP_NO_OUTPUTS(op_name)                                         \
+    static kvg_status output_shape(const kvg_i_op_args *a, const char *name, \
+                                   int *produced, kvg_dtype *dtype,           \
+                                   int *rank, int64_t *shape,                 \
+                                   kvg_diag *diag)                            \
+    {                                                                         \
+        (void)a;                                                              \
+        (void)produced;                                                       \
+        (void)dtype;                                                          \
+        (void)rank;                                                           \
+        (void)shape;                                                          \
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,          \
+                          "%s: not an output of " op_name, name);             \
+    }                                                                         \
+    typedef int kvg_i_no_outputs_swallow_semicolon
+
 typedef struct kvg_i_op_tensor {
     kvg_op_tensor_info info;
     size_t offset;     /* of its `const kvg_tensor *` field in the args */

@@ -201,7 +201,6 @@ kvg_status kvg_op_written_runs(const kvg_op_call *call, const char *name,
     const kvg_i_op_tensor *entry;
     kvg_i_written w;
     kvg_i_op_args a;
-    kvg_status st;
 
     if (diag != NULL)
         kvg_diag_clear(diag);
@@ -209,10 +208,8 @@ kvg_status kvg_op_written_runs(const kvg_op_call *call, const char *name,
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
                           "%s: produced or count is NULL",
                           name ? name : "(null)");
-    if ((st = kvg_i_op_fill(call, &a, diag)) != KVG_OK ||
-        (st = kvg_i_op_written_entry(call->op, name, &entry, diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_I_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
     w.name = entry->info.name;
     w.tensor = kvg_i_op_tensor_of(call->op, &a, name);
     w.runs = runs;

@@ -37,13 +37,7 @@ static kvg_status note(kvg_diag *diag, kvg_status st, const char *why)
     return st;
 }
 
-#define TRY(expr)                                                            \
-    do {                                                                     \
-        kvg_status st_ = (expr);                                             \
-        if (st_ != KVG_OK)                                                   \
-            return st_;                                                      \
-    } while (0)
-#define TRY_NOTE(expr, why) TRY(note(diag, (expr), (why)))
+#define TRY_NOTE(expr, why) KVG_I_TRY(note(diag, (expr), (why)))
 
 static int is_a2(args_t *a) { return a->profile == KVG_KV_PROFILE_A2A3; }
 
@@ -60,21 +54,21 @@ static kvg_status check_optional(const kvg_tensor *t, const char *name,
 
 static kvg_status check_presence(args_t *a, kvg_diag *diag)
 {
-    TRY(kvg_i_check_present(a->kv, "kv", diag));
-    TRY(kvg_i_check_present(a->gamma, "gamma", diag));
-    TRY(kvg_i_check_present(a->cos, "cos", diag));
-    TRY(kvg_i_check_present(a->sin, "sin", diag));
-    TRY(kvg_i_check_present(a->index, "index", diag));
-    TRY(kvg_i_check_present(a->k_cache, "k_cache", diag));
-    TRY(kvg_i_check_present(a->ckv_cache, "ckv_cache", diag));
-    TRY(check_optional(a->k_rope_scale, "k_rope_scale", diag));
-    TRY(check_optional(a->c_kv_scale, "c_kv_scale", diag));
-    TRY(check_optional(a->k_rope_offset, "k_rope_offset", diag));
-    TRY(check_optional(a->c_kv_offset, "c_kv_offset", diag));
+    KVG_I_TRY(kvg_i_check_present(a->kv, "kv", diag));
+    KVG_I_TRY(kvg_i_check_present(a->gamma, "gamma", diag));
+    KVG_I_TRY(kvg_i_check_present(a->cos, "cos", diag));
+    KVG_I_TRY(kvg_i_check_present(a->sin, "sin", diag));
+    KVG_I_TRY(kvg_i_check_present(a->index, "index", diag));
+    KVG_I_TRY(kvg_i_check_present(a->k_cache, "k_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(a->ckv_cache, "ckv_cache", diag));
+    KVG_I_TRY(check_optional(a->k_rope_scale, "k_rope_scale", diag));
+    KVG_I_TRY(check_optional(a->c_kv_scale, "c_kv_scale", diag));
+    KVG_I_TRY(check_optional(a->k_rope_offset, "k_rope_offset", diag));
+    KVG_I_TRY(check_optional(a->c_kv_offset, "c_kv_offset", diag));
     if (a->is_output_kv) {
-        TRY(note(diag, kvg_i_check_present(a->k_rope, "k_rope", diag),
+        KVG_I_TRY(note(diag, kvg_i_check_present(a->k_rope, "k_rope", diag),
                  "k_rope is required when is_output_kv is set"));
-        TRY(note(diag, kvg_i_check_present(a->c_kv, "c_kv", diag),
+        KVG_I_TRY(note(diag, kvg_i_check_present(a->c_kv, "c_kv", diag),
                  "c_kv is required when is_output_kv is set"));
     }
     return KVG_OK;
@@ -155,15 +149,15 @@ static kvg_status check_dtypes(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
                           "kv: dtype must be fp16 or bf16, got %s",
                           kvg_dtype_name(t));
     p->t = t;
-    TRY(note(diag, kvg_i_check_dtype(a->gamma, "gamma", t, diag),
+    KVG_I_TRY(note(diag, kvg_i_check_dtype(a->gamma, "gamma", t, diag),
              "gamma, cos and sin share the dtype of kv"));
-    TRY(note(diag, kvg_i_check_dtype(a->cos, "cos", t, diag),
+    KVG_I_TRY(note(diag, kvg_i_check_dtype(a->cos, "cos", t, diag),
              "gamma, cos and sin share the dtype of kv"));
-    TRY(note(diag, kvg_i_check_dtype(a->sin, "sin", t, diag),
+    KVG_I_TRY(note(diag, kvg_i_check_dtype(a->sin, "sin", t, diag),
              "gamma, cos and sin share the dtype of kv"));
-    TRY(kvg_i_check_dtype(a->index, "index", KVG_INT64, diag));
-    TRY(check_cache_dtype(a, a->k_cache, "k_cache", t, diag));
-    TRY(check_cache_dtype(a, a->ckv_cache, "ckv_cache", t, diag));
+    KVG_I_TRY(kvg_i_check_dtype(a->index, "index", KVG_INT64, diag));
+    KVG_I_TRY(check_cache_dtype(a, a->k_cache, "k_cache", t, diag));
+    KVG_I_TRY(check_cache_dtype(a, a->ckv_cache, "ckv_cache", t, diag));
     p->kquant = a->k_cache->dtype != t;
     p->cquant = a->ckv_cache->dtype != t;
     if (p->kquant && p->cquant && a->k_cache->dtype != a->ckv_cache->dtype)
@@ -172,14 +166,14 @@ static kvg_status check_dtypes(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
                           "when both caches are quantised they share one "
                           "dtype", kvg_dtype_name(a->ckv_cache->dtype),
                           kvg_dtype_name(a->k_cache->dtype));
-    TRY(check_f32(a->k_rope_scale, "k_rope_scale", diag));
-    TRY(check_f32(a->c_kv_scale, "c_kv_scale", diag));
-    TRY(check_f32(a->k_rope_offset, "k_rope_offset", diag));
-    TRY(check_f32(a->c_kv_offset, "c_kv_offset", diag));
+    KVG_I_TRY(check_f32(a->k_rope_scale, "k_rope_scale", diag));
+    KVG_I_TRY(check_f32(a->c_kv_scale, "c_kv_scale", diag));
+    KVG_I_TRY(check_f32(a->k_rope_offset, "k_rope_offset", diag));
+    KVG_I_TRY(check_f32(a->c_kv_offset, "c_kv_offset", diag));
     if (p->out_kv) {
-        TRY(note(diag, kvg_i_check_dtype(a->k_rope, "k_rope", t, diag),
+        KVG_I_TRY(note(diag, kvg_i_check_dtype(a->k_rope, "k_rope", t, diag),
                  "the outputs have the dtype of kv"));
-        TRY(note(diag, kvg_i_check_dtype(a->c_kv, "c_kv", t, diag),
+        KVG_I_TRY(note(diag, kvg_i_check_dtype(a->c_kv, "c_kv", t, diag),
                  "the outputs have the dtype of kv"));
     }
     return KVG_OK;
@@ -242,7 +236,7 @@ static kvg_status check_dense_all(args_t *a, kvg_diag *diag)
     kvg_i_krnrc_tensors(a, t);
     for (i = 0; i < KVG_I_KRNRC_TENSORS; i++)
         if (t[i] != NULL)
-            TRY(kvg_i_check_dense(t[i], kvg_i_krnrc_names[i], diag));
+            KVG_I_TRY(kvg_i_check_dense(t[i], kvg_i_krnrc_names[i], diag));
     return KVG_OK;
 }
 
@@ -391,24 +385,24 @@ static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
 
     if (a->cache_mode == KVG_KV_CACHE_NORM) {
         TRY_NOTE(kvg_i_check_rank(k, "k_cache", 4, diag), TILING);
-        TRY(check_norm_cache(k, "k_cache", p->dk, "Dk, cos dim 3", p,
+        KVG_I_TRY(check_norm_cache(k, "k_cache", p->dk, "Dk, cos dim 3", p,
                              k->shape[2], diag));
-        TRY(check_norm_cache(c, "ckv_cache", p->dv, "Dv, gamma dim 0", p,
+        KVG_I_TRY(check_norm_cache(c, "ckv_cache", p->dv, "Dv, gamma dim 0", p,
                              k->shape[2], diag));
         p->row_limit = k->shape[2];
     } else {
-        TRY(check_pa_cache(k, "k_cache", p->dk, "Dk, cos dim 3", k, diag));
-        TRY(check_pa_cache(c, "ckv_cache", p->dv, "Dv, gamma dim 0", k, diag));
+        KVG_I_TRY(check_pa_cache(k, "k_cache", p->dk, "Dk, cos dim 3", k, diag));
+        KVG_I_TRY(check_pa_cache(c, "ckv_cache", p->dv, "Dv, gamma dim 0", k, diag));
         p->bs = k->shape[1];
         p->row_limit = k->shape[0] * k->shape[1];
         if (!is_a2(a)) {
-            TRY(check_block_size(k, "k_cache", diag));
-            TRY(check_block_size(c, "ckv_cache", diag));
+            KVG_I_TRY(check_block_size(k, "k_cache", diag));
+            KVG_I_TRY(check_block_size(c, "ckv_cache", diag));
         }
     }
     if (is_nz(a->cache_mode)) {
-        TRY(check_nz_dim(k, "k_cache", p->dk, "Dk", a, diag));
-        TRY(check_nz_dim(c, "ckv_cache", p->dv, "Dv", a, diag));
+        KVG_I_TRY(check_nz_dim(k, "k_cache", p->dk, "Dk", a, diag));
+        KVG_I_TRY(check_nz_dim(c, "ckv_cache", p->dv, "Dv", a, diag));
     }
     set_layout(&p->klay, a, k, p->dk);
     set_layout(&p->clay, a, c, p->dv);
@@ -422,13 +416,13 @@ static kvg_status check_index_shape(args_t *a, kvg_i_krnrc_plan *p,
     const char *m = kvg_kv_cache_mode_name(a->cache_mode);
 
     if (a->cache_mode == KVG_KV_CACHE_NORM) {
-        TRY(kvg_i_check_rank(ix, "index", 2, diag));
-        TRY(kvg_i_check_dim(ix, "index", 0, p->bkv, "Bkv in Norm mode", diag));
-        TRY(kvg_i_check_dim(ix, "index", 1, p->skv, "Skv in Norm mode", diag));
+        KVG_I_TRY(kvg_i_check_rank(ix, "index", 2, diag));
+        KVG_I_TRY(kvg_i_check_dim(ix, "index", 0, p->bkv, "Bkv in Norm mode", diag));
+        KVG_I_TRY(kvg_i_check_dim(ix, "index", 1, p->skv, "Skv in Norm mode", diag));
         p->index_n = p->bkv * p->skv;
         return KVG_OK;
     }
-    TRY(kvg_i_check_rank(ix, "index", 1, diag));
+    KVG_I_TRY(kvg_i_check_rank(ix, "index", 1, diag));
     if (kvg_i_krnrc_is_blk(a->cache_mode)) {
         char what[96];
         p->nb = (p->skv + p->bs - 1) / p->bs;
@@ -477,19 +471,19 @@ static kvg_status check_qparam(args_t *a, const kvg_tensor *t,
 
 static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
 {
-    TRY(check_quant_inputs(a, "k_cache", a->k_cache, p->kquant,
+    KVG_I_TRY(check_quant_inputs(a, "k_cache", a->k_cache, p->kquant,
                            a->k_rope_scale, "k_rope_scale", a->k_rope_offset,
                            "k_rope_offset", diag));
-    TRY(check_quant_inputs(a, "ckv_cache", a->ckv_cache, p->cquant,
+    KVG_I_TRY(check_quant_inputs(a, "ckv_cache", a->ckv_cache, p->cquant,
                            a->c_kv_scale, "c_kv_scale", a->c_kv_offset,
                            "c_kv_offset", diag));
-    TRY(check_qparam(a, a->k_rope_scale, "k_rope_scale", p->dk, &p->kscale_n,
+    KVG_I_TRY(check_qparam(a, a->k_rope_scale, "k_rope_scale", p->dk, &p->kscale_n,
                      diag));
-    TRY(check_qparam(a, a->k_rope_offset, "k_rope_offset", p->dk, &p->koff_n,
+    KVG_I_TRY(check_qparam(a, a->k_rope_offset, "k_rope_offset", p->dk, &p->koff_n,
                      diag));
-    TRY(check_qparam(a, a->c_kv_scale, "c_kv_scale", p->dv, &p->cscale_n,
+    KVG_I_TRY(check_qparam(a, a->c_kv_scale, "c_kv_scale", p->dv, &p->cscale_n,
                      diag));
-    TRY(check_qparam(a, a->c_kv_offset, "c_kv_offset", p->dv, &p->coff_n,
+    KVG_I_TRY(check_qparam(a, a->c_kv_offset, "c_kv_offset", p->dv, &p->coff_n,
                      diag));
     if (is_a2(a) && a->k_rope_scale != NULL && a->c_kv_scale != NULL &&
         a->k_rope_scale->rank != a->c_kv_scale->rank)
@@ -511,11 +505,11 @@ static kvg_status check_outputs(args_t *a, const kvg_i_krnrc_plan *p,
     if (!p->out_kv)
         return KVG_OK;
     for (i = 0; i < 2; i++) {
-        TRY(kvg_i_check_rank(t[i], n[i], 4, diag));
-        TRY(kvg_i_check_dim(t[i], n[i], 0, p->bkv, "Bkv", diag));
-        TRY(kvg_i_check_dim(t[i], n[i], 1, 1, "N", diag));
-        TRY(kvg_i_check_dim(t[i], n[i], 2, p->skv, "Skv", diag));
-        TRY(kvg_i_check_dim(t[i], n[i], 3, d[i], i ? "Dv" : "Dk", diag));
+        KVG_I_TRY(kvg_i_check_rank(t[i], n[i], 4, diag));
+        KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 0, p->bkv, "Bkv", diag));
+        KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 1, 1, "N", diag));
+        KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 2, p->skv, "Skv", diag));
+        KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 3, d[i], i ? "Dv" : "Dk", diag));
     }
     return KVG_OK;
 }
@@ -580,19 +574,16 @@ kvg_status kvg_i_krnrc_check_args(args_t *a, kvg_i_krnrc_plan *p,
                                   kvg_diag *diag)
 {
     memset(p, 0, sizeof *p);
-    if (a == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL");
-    TRY(check_presence(a, diag));
-    TRY(check_attrs(a, p, diag));
-    TRY(check_dense_all(a, diag));
-    TRY(check_dtypes(a, p, diag));
-    TRY(check_kv_rope(a, p, diag));
-    TRY(check_caches(a, p, diag));
-    TRY(check_index_shape(a, p, diag));
-    TRY(check_quant(a, p, diag));
-    TRY(check_outputs(a, p, diag));
-    TRY(check_a2_combination(a, p, diag));
+    KVG_I_TRY(check_presence(a, diag));
+    KVG_I_TRY(check_attrs(a, p, diag));
+    KVG_I_TRY(check_dense_all(a, diag));
+    KVG_I_TRY(check_dtypes(a, p, diag));
+    KVG_I_TRY(check_kv_rope(a, p, diag));
+    KVG_I_TRY(check_caches(a, p, diag));
+    KVG_I_TRY(check_index_shape(a, p, diag));
+    KVG_I_TRY(check_quant(a, p, diag));
+    KVG_I_TRY(check_outputs(a, p, diag));
+    KVG_I_TRY(check_a2_combination(a, p, diag));
     return check_overlaps(a, diag);
 }
 
@@ -691,7 +682,7 @@ kvg_status kvg_i_krnrc_check_finite(args_t *a, kvg_diag *diag)
     size_t i;
     for (i = 0; i < sizeof n / sizeof n[0]; i++)
         if (t[i] != NULL)
-            TRY(finite_tensor(t[i], n[i], diag));
+            KVG_I_TRY(finite_tensor(t[i], n[i], diag));
     return KVG_OK;
 }
 
@@ -790,65 +781,28 @@ kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
 
 /* ---- workspace ---------------------------------------------------------- */
 
-typedef struct piece {
-    size_t count, item;
-} piece;
-
-static size_t pieces(const kvg_i_krnrc_plan *p, piece *out)
+/* The pieces in kvg_i_krnrc_ws order; the size query measures this same
+ * carving (src/common/entry.c). */
+void kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *p, kvg_i_ws *w,
+                          kvg_i_krnrc_ws *ws)
 {
     const size_t dv = (size_t)p->dv, dk = (size_t)p->dk;
-    const piece list[] = {
-        {(size_t)p->index_n, sizeof(kvg_i_keypos)},
-        {dv, sizeof(float)}, {dv, sizeof(float)}, {dv, sizeof(float)},
-        {kvg_i_sum_squares_scratch(dv), sizeof(float)},
-        {dk, sizeof(float)}, {dk, sizeof(float)}, {dk, sizeof(float)},
-        {dk, sizeof(float)}, {dk, sizeof(float)}, {dk, sizeof(float)},
-        {dv, sizeof(float)}, {dv, sizeof(float)},
-        {dk, 2}, {dv, 2}};
-    const size_t n = sizeof list / sizeof list[0];
-    memcpy(out, list, sizeof list);
-    return n;
-}
 
-size_t kvg_i_krnrc_ws_bytes(const kvg_i_krnrc_plan *p)
-{
-    piece list[16];
-    size_t n = pieces(p, list), i, total = 0;
-    for (i = 0; i < n; i++) {
-        const size_t b = kvg_i_ws_bytes(list[i].count, list[i].item);
-        if (b == 0 || total > (size_t)-1 - b)
-            return 0;
-        total += b;
-    }
-    return total;
-}
-
-int kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *p, void *base, size_t size,
-                         kvg_i_krnrc_ws *ws)
-{
-    piece list[16];
-    void *got[16];
-    size_t n = pieces(p, list), i;
-    kvg_i_ws w;
-
-    kvg_i_ws_init(&w, base, size);
-    for (i = 0; i < n; i++)
-        if ((got[i] = kvg_i_ws_take(&w, list[i].count, list[i].item)) == NULL)
-            return 0;
-    ws->keys = (kvg_i_keypos *)got[0];
-    ws->gamma = (float *)got[1];
-    ws->xv = (float *)got[2];
-    ws->y = (float *)got[3];
-    ws->scratch = (float *)got[4];
-    ws->xr = (float *)got[5];
-    ws->r = (float *)got[6];
-    ws->cos = (float *)got[7];
-    ws->sin = (float *)got[8];
-    ws->kscale = (float *)got[9];
-    ws->koff = (float *)got[10];
-    ws->cscale = (float *)got[11];
-    ws->coff = (float *)got[12];
-    ws->krow = (unsigned char *)got[13];
-    ws->crow = (unsigned char *)got[14];
-    return 1;
+    ws->keys = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)p->index_n,
+                                             sizeof(kvg_i_keypos));
+    ws->gamma = (float *)kvg_i_ws_take(w, dv, sizeof(float));
+    ws->xv = (float *)kvg_i_ws_take(w, dv, sizeof(float));
+    ws->y = (float *)kvg_i_ws_take(w, dv, sizeof(float));
+    ws->scratch = (float *)kvg_i_ws_take(w, kvg_i_sum_squares_scratch(dv),
+                                         sizeof(float));
+    ws->xr = (float *)kvg_i_ws_take(w, dk, sizeof(float));
+    ws->r = (float *)kvg_i_ws_take(w, dk, sizeof(float));
+    ws->cos = (float *)kvg_i_ws_take(w, dk, sizeof(float));
+    ws->sin = (float *)kvg_i_ws_take(w, dk, sizeof(float));
+    ws->kscale = (float *)kvg_i_ws_take(w, dk, sizeof(float));
+    ws->koff = (float *)kvg_i_ws_take(w, dk, sizeof(float));
+    ws->cscale = (float *)kvg_i_ws_take(w, dv, sizeof(float));
+    ws->coff = (float *)kvg_i_ws_take(w, dv, sizeof(float));
+    ws->krow = (unsigned char *)kvg_i_ws_take(w, dk, 2);
+    ws->crow = (unsigned char *)kvg_i_ws_take(w, dv, 2);
 }

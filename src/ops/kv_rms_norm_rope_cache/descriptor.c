@@ -35,60 +35,20 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
-static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                              const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->epsilon = v->f;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f);
 
-static kvg_status set_output_kv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->is_output_kv = (int)v->i;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_VALUE(set_output_kv, kv_args, is_output_kv, int, i);
 
 /* An unknown mode is the op's refusal (161002), not a malformed file: the
  * NPU would silently run it as Norm. */
-static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                 const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (!kvg_kv_cache_mode_from_name(v->s, &k->cache_mode))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_cache_mode, kv_args, cache_mode,
+                   kvg_kv_cache_mode_from_name);
 
-static kvg_status set_profile(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                              const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (!kvg_kv_profile_from_name(v->s, &k->profile))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_profile, kv_args, profile,
+                   kvg_kv_profile_from_name);
 
-static kvg_status set_reduce_order(kvg_i_op_args *a,
-                                   const kvg_i_op_attr *attr,
-                                   const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_reduce_order, kv_args, reduce_order,
+                   kvg_reduce_order_from_name);
 
 static kvg_status set_quant_overflow(kvg_i_op_args *a,
                                      const kvg_i_op_attr *attr,
@@ -119,25 +79,10 @@ static const kvg_i_op_attr k_attrs[] = {
      set_quant_overflow, "\"%s\" is not saturate or nonsat", 1},
 };
 
-static void init(kvg_i_op_args *a)
-{
-    kv_args k;
-    kvg_kv_rms_norm_rope_cache_args_init(&k);
-    KVG_I_STORE(a, &k);
-}
-
-static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
-                                 kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    return kvg_kv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
-}
-
-static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    return kvg_kv_rms_norm_rope_cache(k, diag);
-}
+/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
+KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
+                     kvg_kv_rms_norm_rope_cache_workspace_size,
+                     kvg_kv_rms_norm_rope_cache);
 
 /* k_rope [Bkv, 1, Skv, Dk] and c_kv [Bkv, 1, Skv, Dv], of kv's dtype. */
 static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
@@ -227,10 +172,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     kvg_i_krnrc_plan p;
     kvg_i_krnrc_ws ws;
     cache_rows rows;
-    kvg_status st;
 
-    if ((st = kvg_i_krnrc_validate(k, &p, &ws, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_krnrc_validate(k, &p, &ws, diag));
     if (!is_k && strcmp(w->name, "ckv_cache") != 0)
         return p.out_kv ? kvg_i_written_whole(w, diag)
                         : kvg_i_written_none(w);

@@ -1,6 +1,7 @@
 /*
  * src/ops/kv_rms_norm_rope_cache/entry.c - KvRmsNormRopeCache: the entry points
- * and the per-token compute (the checks are in _check.c).
+ * (through the entry skeleton, src/common/entry.h) and the per-token
+ * compute (the checks are in check.c).
  *
  * Tokens are processed in order t = b*Skv + s, but the order is not part of
  * the contract: validation has refused every input in which two tokens
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "src/common/dtype_size.h"
+#include "src/common/entry.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/kv_rms_norm_rope_cache/internal.h"
 
@@ -75,29 +77,6 @@ void kvg_kv_rms_norm_rope_cache_args_init(kvg_kv_rms_norm_rope_cache_args *a)
     a->profile = KVG_KV_PROFILE_ASCEND950;
     a->reduce_order = KVG_REDUCE_PAIRWISE;
     a->quant_overflow = KVG_OVF_DEFAULT;
-}
-
-kvg_status kvg_kv_rms_norm_rope_cache_workspace_size(
-    const kvg_kv_rms_norm_rope_cache_args *args, size_t *bytes,
-    kvg_diag *diag)
-{
-    kvg_i_krnrc_plan plan;
-    kvg_status st;
-    size_t need;
-
-    if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
-                          "bytes: NULL result pointer");
-    st = kvg_i_krnrc_check_args(args, &plan, diag);
-    if (st != KVG_OK)
-        return st;
-    need = kvg_i_krnrc_ws_bytes(&plan);
-    if (need == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: the size for these shapes overflows "
-                          "size_t");
-    *bytes = need;
-    return KVG_OK;
 }
 
 /* ---- compute ------------------------------------------------------------ */
@@ -254,63 +233,86 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
 }
 
-kvg_status kvg_i_krnrc_validate(const kvg_kv_rms_norm_rope_cache_args *a,
-                                kvg_i_krnrc_plan *p, kvg_i_krnrc_ws *w,
-                                kvg_diag *diag)
+/* Validation is complete: from here on every byte written is final. */
+static void compute(const kvg_kv_rms_norm_rope_cache_args *a,
+                    const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w)
 {
-    size_t need;
-    kvg_status st;
+    int64_t b, s;
 
-    if ((st = kvg_i_krnrc_check_args(a, p, diag)) != KVG_OK)
-        return st;
-    need = kvg_i_krnrc_ws_bytes(p);
-    if (need == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: the size for these shapes overflows "
-                          "size_t");
-    if (a->workspace == NULL || a->workspace_size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %s %lu bytes, the call needs %lu "
-                          "(kvg_kv_rms_norm_rope_cache_workspace_size)",
-                          a->workspace == NULL ? "NULL, size" : "has",
-                          (unsigned long)a->workspace_size,
-                          (unsigned long)need);
-    {
-        kvg_i_span spans[KVG_I_KRNRC_TENSORS];
-        const size_t n = kvg_i_krnrc_spans(a, spans);
-        /* the tensors were checked apart by kvg_i_krnrc_check_args */
-        if ((st = kvg_i_check_ws_apart(spans, n, a->workspace, need,
-                                       diag)) != KVG_OK)
-            return st;
-    }
-    if (!kvg_i_krnrc_ws_carve(p, a->workspace, a->workspace_size, w))
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: too small once aligned");
-    if ((st = kvg_i_krnrc_check_finite(a, diag)) != KVG_OK)
-        return st;
-    return kvg_i_krnrc_check_index(a, p, w->keys, diag);
+    kvg_i_load_row(p->t, a->gamma->data, (size_t)p->dv, w->gamma);
+    load_f32(a->k_rope_scale, w->kscale);
+    load_f32(a->k_rope_offset, w->koff);
+    load_f32(a->c_kv_scale, w->cscale);
+    load_f32(a->c_kv_offset, w->coff);
+    for (b = 0; b < p->bkv; b++)
+        for (s = 0; s < p->skv; s++)
+            token(a, p, w, b, s);
 }
 
-kvg_status kvg_kv_rms_norm_rope_cache(
-    const kvg_kv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_kv_rms_norm_rope_cache_args args_t;
+
+static void *e_workspace(const void *a, size_t *size)
+{
+    *size = ((const args_t *)a)->workspace_size;
+    return ((const args_t *)a)->workspace;
+}
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_krnrc_check_args((const args_t *)a, (kvg_i_krnrc_plan *)p,
+                                  diag);
+}
+
+static size_t e_spans(const void *a, const void *p, kvg_i_span *s)
+{
+    (void)p;
+    return kvg_i_krnrc_spans((const args_t *)a, s);
+}
+
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
+{
+    kvg_i_krnrc_ws_carve((const kvg_i_krnrc_plan *)p, ws,
+                         (kvg_i_krnrc_ws *)w);
+}
+
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    KVG_I_TRY(kvg_i_krnrc_check_finite((const args_t *)a, diag));
+    return kvg_i_krnrc_check_index((const args_t *)a,
+                                   (const kvg_i_krnrc_plan *)p,
+                                   ((kvg_i_krnrc_ws *)w)->keys, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    compute((const args_t *)a, (const kvg_i_krnrc_plan *)p,
+            (const kvg_i_krnrc_ws *)w);
+}
+
+const kvg_i_entry kvg_i_krnrc_entry = {e_workspace, e_check,  e_spans,
+                                       e_carve,     e_values, e_compute};
+
+kvg_status kvg_i_krnrc_validate(const args_t *a, kvg_i_krnrc_plan *p,
+                                kvg_i_krnrc_ws *w, kvg_diag *diag)
+{
+    return kvg_i_entry_validate(&kvg_i_krnrc_entry, a, p, w, diag);
+}
+
+kvg_status kvg_kv_rms_norm_rope_cache_workspace_size(const args_t *a,
+                                                     size_t *bytes,
+                                                     kvg_diag *diag)
 {
     kvg_i_krnrc_plan p;
     kvg_i_krnrc_ws w;
-    kvg_status st;
-    int64_t b, s;
+    return kvg_i_entry_size(&kvg_i_krnrc_entry, a, &p, &w, bytes, diag);
+}
 
-    kvg_diag_clear(diag);
-    if ((st = kvg_i_krnrc_validate(a, &p, &w, diag)) != KVG_OK)
-        return st;
-
-    /* Validation is complete: from here on every byte written is final. */
-    kvg_i_load_row(p.t, a->gamma->data, (size_t)p.dv, w.gamma);
-    load_f32(a->k_rope_scale, w.kscale);
-    load_f32(a->k_rope_offset, w.koff);
-    load_f32(a->c_kv_scale, w.cscale);
-    load_f32(a->c_kv_offset, w.coff);
-    for (b = 0; b < p.bkv; b++)
-        for (s = 0; s < p.skv; s++)
-            token(a, &p, &w, b, s);
-    return KVG_OK;
+kvg_status kvg_kv_rms_norm_rope_cache(const args_t *a, kvg_diag *diag)
+{
+    kvg_i_krnrc_plan p;
+    kvg_i_krnrc_ws w;
+    return kvg_i_entry_call(&kvg_i_krnrc_entry, a, &p, &w, diag);
 }

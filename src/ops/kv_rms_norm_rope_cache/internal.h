@@ -54,7 +54,8 @@ size_t kvg_i_krnrc_spans(const kvg_kv_rms_norm_rope_cache_args *a,
                          kvg_i_span s[KVG_I_KRNRC_TENSORS]);
 
 /* Every check that needs no tensor contents: presence, attributes, dtypes,
- * shapes, profile rules, buffer overlaps. Fills *plan on success. */
+ * shapes, profile rules, buffer overlaps. Fills *plan on success. `a` is
+ * not NULL (the entry skeleton refused that). */
 kvg_status kvg_i_krnrc_check_args(const kvg_kv_rms_norm_rope_cache_args *a,
                                   kvg_i_krnrc_plan *plan, kvg_diag *diag);
 
@@ -78,16 +79,19 @@ typedef struct kvg_i_krnrc_ws {
     unsigned char *krow, *crow;      /* dk * 2, dv * 2 bytes: encoded rows */
 } kvg_i_krnrc_ws;
 
-/* Bytes for the workspace of `plan`; 0 when it does not fit in size_t. */
-size_t kvg_i_krnrc_ws_bytes(const kvg_i_krnrc_plan *plan);
-/* Carve `base` (at least kvg_i_krnrc_ws_bytes bytes); 0 if it runs out. */
-int kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *plan, void *base,
-                         size_t size, kvg_i_krnrc_ws *ws);
+/* Take the workspace's pieces of `plan` from `w` in the order above (a
+ * measuring `w` gives kvg_kv_rms_norm_rope_cache_workspace_size). */
+void kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *plan, kvg_i_ws *w,
+                          kvg_i_krnrc_ws *ws);
+
+/* The operator as the entry skeleton (src/common/entry.h) runs it. */
+struct kvg_i_entry;
+extern const struct kvg_i_entry kvg_i_krnrc_entry;
 
 /* Everything the operator checks before it writes a byte, in its order:
- * the arguments, the workspace (size, apart from the tensors, carved into
- * *ws), inf / NaN, the index values. The entry point and the descriptor's
- * `written` (what a call writes) share it, so both refuse alike. */
+ * kvg_i_entry_validate over kvg_i_krnrc_entry (the arguments, the
+ * workspace, inf / NaN, the index values). The entry point and the
+ * descriptor's `written` share it, so both refuse alike. */
 kvg_status kvg_i_krnrc_validate(const kvg_kv_rms_norm_rope_cache_args *a,
                                 kvg_i_krnrc_plan *plan, kvg_i_krnrc_ws *ws,
                                 kvg_diag *diag);

@@ -88,15 +88,11 @@ static kvg_status check_presence(const kvg_qkv_rms_norm_rope_cache_args *a,
         {a->v_out_before_quant, "v_out_before_quant", 0},
     };
     size_t i;
-    kvg_status st;
 
-    for (i = 0; i < sizeof list / sizeof list[0]; i++) {
-        st = list[i].required
-                 ? kvg_i_check_present(list[i].t, list[i].name, diag)
-                 : check_optional(list[i].t, list[i].name, diag);
-        if (st != KVG_OK)
-            return st;
-    }
+    for (i = 0; i < sizeof list / sizeof list[0]; i++)
+        KVG_I_TRY(list[i].required
+                      ? kvg_i_check_present(list[i].t, list[i].name, diag)
+                      : check_optional(list[i].t, list[i].name, diag));
     if (a->qkv_size == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "qkv_size", -1, -1,
                           "qkv_size: required attribute is NULL");
@@ -176,13 +172,10 @@ static kvg_status check_attrs(const kvg_qkv_rms_norm_rope_cache_args *a,
 {
     static const char *const size_labels[4] = {"B", "S", "N", "D"};
     static const char *const head_labels[3] = {"Nq", "Nk", "Nv"};
-    kvg_status st;
     int64_t nd;
 
-    st = check_list(a->qkv_size, a->qkv_size_len, 4, "qkv_size", size_labels,
-                    diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_list(a->qkv_size, a->qkv_size_len, 4, "qkv_size",
+                         size_labels, diag));
     p->b = a->qkv_size[0];
     p->s = a->qkv_size[1];
     p->n = a->qkv_size[2];
@@ -196,16 +189,12 @@ static kvg_status check_attrs(const kvg_qkv_rms_norm_rope_cache_args *a,
         !kvg_i_mul_i64(p->n, p->d, &nd))
         return kvg_i_fail(diag, INV, "qkv_size", -1, -1,
                           "qkv_size: B*S or N*D overflows int64");
-    st = check_list(a->head_nums, a->head_nums_len, 3, "head_nums",
-                    head_labels, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_list(a->head_nums, a->head_nums_len, 3, "head_nums",
+                         head_labels, diag));
     p->nq = a->head_nums[0];
     p->nk = a->head_nums[1];
     p->nv = a->head_nums[2];
-    st = check_heads(p, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_heads(p, diag));
     return check_options(a, p, diag);
 }
 
@@ -216,24 +205,17 @@ static kvg_status check_2d(const kvg_tensor *t, const char *name,
                            kvg_dtype dt, int64_t r, const char *rwhat,
                            int64_t c, const char *cwhat, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, name, dt, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, 2, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 0, r, rwhat, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 1, c, cwhat, diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, name, dt, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, name, 2, diag));
+    KVG_I_TRY(kvg_i_check_dim(t, name, 0, r, rwhat, diag));
+    return kvg_i_check_dim(t, name, 1, c, cwhat, diag);
 }
 
 static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
                             kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, "qkv", diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dense(t, "qkv", diag));
     if (t->dtype != KVG_FP16 && t->dtype != KVG_BF16)
         return kvg_i_fail(diag, INV, "qkv", -1, -1,
                           "qkv: dtype must be fp16 or bf16, got %s",
@@ -246,14 +228,10 @@ static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
 static kvg_status check_gamma(const kvg_tensor *t, const char *name,
                               const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, name, p->t, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, 1, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 0, p->d, "D", diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, name, p->t, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, name, 1, diag));
+    return kvg_i_check_dim(t, name, 0, p->d, "D", diag);
 }
 
 /*
@@ -264,15 +242,12 @@ static kvg_status check_gamma(const kvg_tensor *t, const char *name,
 static kvg_status check_rope_table(const kvg_tensor *t, const char *name,
                                    const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, name, p->t, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, 2, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, name, 1, p->d, "D", diag);
-    if (st != KVG_OK || t->shape[0] == p->tokens)
-        return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, name, p->t, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, name, 2, diag));
+    KVG_I_TRY(kvg_i_check_dim(t, name, 1, p->d, "D", diag));
+    if (t->shape[0] == p->tokens)
+        return KVG_OK;
     if (t->shape[0] == p->b)
         return kvg_i_fail(diag, INV, name, 0, -1,
                           "%s: dim 0 is B = %lld, accepted only when S == 1 "
@@ -288,23 +263,17 @@ static kvg_status check_rope_table(const kvg_tensor *t, const char *name,
 static kvg_status check_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
                              const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = check_rope_table(a->cos, "cos", p, diag);
-    if (st == KVG_OK)
-        st = check_rope_table(a->sin, "sin", p, diag);
-    return st;
+    KVG_I_TRY(check_rope_table(a->cos, "cos", p, diag));
+    return check_rope_table(a->sin, "sin", p, diag);
 }
 
 static kvg_status check_index_tensor(const kvg_tensor *t,
                                      const kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, "index", diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dtype(t, "index", KVG_INT64, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, "index", 1, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(t, "index", 0, p->tokens, "B*S", diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, "index", diag));
+    KVG_I_TRY(kvg_i_check_dtype(t, "index", KVG_INT64, diag));
+    KVG_I_TRY(kvg_i_check_rank(t, "index", 1, diag));
+    return kvg_i_check_dim(t, "index", 0, p->tokens, "B*S", diag);
 }
 
 /* dtype T (no quantisation) or int8; rank 4; dims 1 and 3 from the dtype's
@@ -315,24 +284,18 @@ static kvg_status check_cache_form(const kvg_tensor *t, const char *name,
 {
     char what[64];
     int64_t c0;
-    kvg_status st = kvg_i_check_dense(t, name, diag);
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
     if (t->dtype != p->t && t->dtype != KVG_INT8)
         return kvg_i_fail(diag, INV, name, -1, -1,
                           "%s: dtype must be %s (as qkv, no quantisation) or "
                           "int8 (quantised), got %s", name,
                           kvg_dtype_name(p->t), kvg_dtype_name(t->dtype));
-    st = kvg_i_check_rank(t, name, 4, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_rank(t, name, 4, diag));
     c0 = kvg_c0_of(t->dtype);
     (void)snprintf(what, sizeof what, "N*D/C0 with C0 = %lld for %s",
                    (long long)c0, kvg_dtype_name(t->dtype));
-    st = kvg_i_check_dim(t, name, 1, heads * p->d / c0, what, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(t, name, 1, heads * p->d / c0, what, diag));
     (void)snprintf(what, sizeof what, "C0 of %s", kvg_dtype_name(t->dtype));
     return kvg_i_check_dim(t, name, 3, c0, what, diag);
 }
@@ -342,10 +305,8 @@ static kvg_status check_caches(const kvg_qkv_rms_norm_rope_cache_args *a,
 {
     const kvg_tensor *k = a->k_cache, *v = a->v_cache;
     int64_t need;
-    kvg_status st = check_cache_form(k, "k_cache", p, p->nk, diag);
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_cache_form(k, "k_cache", p, p->nk, diag));
     p->blocks = k->shape[0];
     p->bs = k->shape[2];
     if (p->bs % 32 != 0)
@@ -361,14 +322,11 @@ static kvg_status check_caches(const kvg_qkv_rms_norm_rope_cache_args *a,
                           (long long)p->s, (long long)p->bs, (long long)p->b,
                           (long long)p->blocks);
     p->slots = p->blocks * p->bs; /* fits: the cache's numel does */
-    st = check_cache_form(v, "v_cache", p, p->nv, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(v, "v_cache", 0, p->blocks,
-                             "BlockNum of k_cache", diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_dim(v, "v_cache", 2, p->bs, "BlockSize of k_cache",
-                             diag);
-    return st;
+    KVG_I_TRY(check_cache_form(v, "v_cache", p, p->nv, diag));
+    KVG_I_TRY(kvg_i_check_dim(v, "v_cache", 0, p->blocks,
+                              "BlockNum of k_cache", diag));
+    return kvg_i_check_dim(v, "v_cache", 2, p->bs, "BlockSize of k_cache",
+                           diag);
 }
 
 /* A scale value of 0 is forbidden by the operator's documentation (nothing
@@ -401,7 +359,6 @@ static kvg_status check_quant(const kvg_tensor *cache, const char *cname,
                               kvg_diag *diag)
 {
     const int quant = cache->dtype == KVG_INT8;
-    kvg_status st;
 
     if (quant && scale == NULL)
         return kvg_i_fail(diag, INV, sname, -1, -1,
@@ -417,69 +374,47 @@ static kvg_status check_quant(const kvg_tensor *cache, const char *cname,
                           cname, kvg_dtype_name(cache->dtype));
     if (!quant)
         return KVG_OK;
-    st = check_2d(scale, sname, KVG_FP32, heads, "heads", p->d, "D", diag);
-    if (st == KVG_OK)
-        st = check_scale_values(scale, sname, diag);
-    if (st == KVG_OK && offset != NULL)
-        st = check_2d(offset, oname, KVG_FP32, heads, "heads", p->d, "D",
-                      diag);
-    return st;
+    KVG_I_TRY(check_2d(scale, sname, KVG_FP32, heads, "heads", p->d, "D",
+                       diag));
+    KVG_I_TRY(check_scale_values(scale, sname, diag));
+    if (offset == NULL)
+        return KVG_OK;
+    return check_2d(offset, oname, KVG_FP32, heads, "heads", p->d, "D", diag);
 }
 
 static kvg_status check_outputs(const kvg_qkv_rms_norm_rope_cache_args *a,
                                 kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st = check_2d(a->q_out, "q_out", p->t, p->tokens, "B*S",
-                             p->nq * p->d, "Nq*D", diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_2d(a->q_out, "q_out", p->t, p->tokens, "B*S",
+                       p->nq * p->d, "Nq*D", diag));
     p->before = a->q_out_before_quant != NULL;
     if (!p->before)
         return KVG_OK;
-    st = check_2d(a->q_out_before_quant, "q_out_before_quant", p->t,
-                  p->tokens, "B*S", p->nq * p->d, "Nq*D", diag);
-    if (st == KVG_OK)
-        st = check_2d(a->k_out_before_quant, "k_out_before_quant", p->t,
-                      p->tokens, "B*S", p->nk * p->d, "Nk*D", diag);
-    if (st == KVG_OK)
-        st = check_2d(a->v_out_before_quant, "v_out_before_quant", p->t,
-                      p->tokens, "B*S", p->nv * p->d, "Nv*D", diag);
-    return st;
+    KVG_I_TRY(check_2d(a->q_out_before_quant, "q_out_before_quant", p->t,
+                       p->tokens, "B*S", p->nq * p->d, "Nq*D", diag));
+    KVG_I_TRY(check_2d(a->k_out_before_quant, "k_out_before_quant", p->t,
+                       p->tokens, "B*S", p->nk * p->d, "Nk*D", diag));
+    return check_2d(a->v_out_before_quant, "v_out_before_quant", p->t,
+                    p->tokens, "B*S", p->nv * p->d, "Nv*D", diag);
 }
 
 kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
                                 kvg_i_qkv_plan *p, kvg_diag *diag)
 {
-    kvg_status st;
-
     memset(p, 0, sizeof *p);
-    if (a == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL argument struct");
-    st = check_presence(a, diag);
-    if (st == KVG_OK)
-        st = check_attrs(a, p, diag);
-    if (st == KVG_OK)
-        st = check_qkv(a->qkv, p, diag);
-    if (st == KVG_OK)
-        st = check_gamma(a->q_gamma, "q_gamma", p, diag);
-    if (st == KVG_OK)
-        st = check_gamma(a->k_gamma, "k_gamma", p, diag);
-    if (st == KVG_OK)
-        st = check_rope(a, p, diag);
-    if (st == KVG_OK)
-        st = check_index_tensor(a->index, p, diag);
-    if (st == KVG_OK)
-        st = check_caches(a, p, diag);
-    if (st == KVG_OK)
-        st = check_quant(a->k_cache, "k_cache", a->k_scale, "k_scale",
-                         a->k_offset, "k_offset", p->nk, p, diag);
-    if (st == KVG_OK)
-        st = check_quant(a->v_cache, "v_cache", a->v_scale, "v_scale",
-                         a->v_offset, "v_offset", p->nv, p, diag);
-    if (st == KVG_OK)
-        st = check_outputs(a, p, diag);
-    return st;
+    KVG_I_TRY(check_presence(a, diag));
+    KVG_I_TRY(check_attrs(a, p, diag));
+    KVG_I_TRY(check_qkv(a->qkv, p, diag));
+    KVG_I_TRY(check_gamma(a->q_gamma, "q_gamma", p, diag));
+    KVG_I_TRY(check_gamma(a->k_gamma, "k_gamma", p, diag));
+    KVG_I_TRY(check_rope(a, p, diag));
+    KVG_I_TRY(check_index_tensor(a->index, p, diag));
+    KVG_I_TRY(check_caches(a, p, diag));
+    KVG_I_TRY(check_quant(a->k_cache, "k_cache", a->k_scale, "k_scale",
+                          a->k_offset, "k_offset", p->nk, p, diag));
+    KVG_I_TRY(check_quant(a->v_cache, "v_cache", a->v_scale, "v_scale",
+                          a->v_offset, "v_offset", p->nv, p, diag));
+    return check_outputs(a, p, diag);
 }
 
 /* ---- index values ----------------------------------------------------- */
@@ -518,12 +453,14 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
     return KVG_OK;
 }
 
-size_t kvg_i_qkv_workspace_bytes(const kvg_i_qkv_plan *p)
+/* ---- workspace ---------------------------------------------------------- */
+
+/* The size query measures this same carving (src/common/entry.c). */
+void kvg_i_qkv_ws_carve(const kvg_i_qkv_plan *p, kvg_i_ws *w,
+                        kvg_i_qkv_ws *ws)
 {
-    size_t keys = kvg_i_ws_bytes((size_t)p->tokens, sizeof(kvg_i_keypos));
-    size_t rows = kvg_i_ws_bytes((size_t)(KVG_I_QKV_ROW_FLOATS * p->d),
-                                 sizeof(float));
-    if (keys == 0 || rows == 0 || keys > (size_t)-1 - rows)
-        return 0;
-    return keys + rows;
+    ws->keys = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)p->tokens,
+                                             sizeof(kvg_i_keypos));
+    ws->rows = (float *)kvg_i_ws_take(
+        w, (size_t)(KVG_I_QKV_ROW_FLOATS * p->d), sizeof(float));
 }

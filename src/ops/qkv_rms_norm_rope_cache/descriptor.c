@@ -69,16 +69,7 @@ static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-static kvg_status set_epsilon(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                              const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->epsilon = v->f;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_VALUE(set_epsilon, qkv_args, epsilon, double, f);
 
 /* Passed through: the operator itself refuses anything but "PA_NZ". */
 static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
@@ -101,16 +92,8 @@ static kvg_status set_output_qkv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-static kvg_status set_reduce_order(kvg_i_op_args *a,
-                                   const kvg_i_op_attr *attr,
-                                   const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    if (!kvg_reduce_order_from_name(v->s, &k->reduce_order))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_reduce_order, qkv_args, reduce_order,
+                   kvg_reduce_order_from_name);
 
 /* "inf" is the default overflow (to +-inf, as torch). */
 static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,
@@ -142,25 +125,10 @@ static const kvg_i_op_attr k_attrs[] = {
      "must be \"inf\" or \"saturate\", got \"%s\"", 1},
 };
 
-static void init(kvg_i_op_args *a)
-{
-    qkv_args k;
-    kvg_qkv_rms_norm_rope_cache_args_init(&k);
-    KVG_I_STORE(a, &k);
-}
-
-static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
-                                 kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    return kvg_qkv_rms_norm_rope_cache_workspace_size(k, bytes, diag);
-}
-
-static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    return kvg_qkv_rms_norm_rope_cache(k, diag);
-}
+/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
+KVG_I_OP_TYPED_CALLS(qkv_args, kvg_qkv_rms_norm_rope_cache_args_init,
+                     kvg_qkv_rms_norm_rope_cache_workspace_size,
+                     kvg_qkv_rms_norm_rope_cache);
 
 /* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
 static int q_columns(const qkv_args *k, int64_t *cols)
@@ -282,11 +250,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     const int is_k = strcmp(w->name, "k_cache") == 0;
     kvg_i_qkv_plan p;
     cache_rows rows;
-    float *row_base;
-    kvg_status st;
+    kvg_i_qkv_ws ws;
 
-    if ((st = kvg_i_qkv_validate(k, &p, &row_base, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_qkv_validate(k, &p, &ws, diag));
     if (strcmp(w->name, "q_out") == 0)
         return kvg_i_written_whole(w, diag);
     if (!is_k && strcmp(w->name, "v_cache") != 0)

@@ -1,6 +1,7 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache/entry.c - QkvRmsNormRopeCache: the entry points
- * and the compute step (validation is in qkv_rms_norm_rope_cache_check.c).
+ * src/ops/qkv_rms_norm_rope_cache/entry.c - QkvRmsNormRopeCache: the entry
+ * points (through the entry skeleton, src/common/entry.h) and the compute
+ * step (validation is in check.c).
  *
  * The compute step walks token rows and heads in order; each (token, head)
  * row is independent, exactly as on the NPU, where rows are spread over
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "kvgold/layout.h"
+#include "src/common/entry.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 
@@ -36,30 +38,6 @@ void kvg_qkv_rms_norm_rope_cache_args_init(
     args->cache_mode = "PA_NZ";
     args->reduce_order = KVG_REDUCE_PAIRWISE;
     args->overflow = KVG_OVF_DEFAULT;
-}
-
-kvg_status kvg_qkv_rms_norm_rope_cache_workspace_size(
-    const kvg_qkv_rms_norm_rope_cache_args *args, size_t *bytes,
-    kvg_diag *diag)
-{
-    kvg_i_qkv_plan p;
-    kvg_status st;
-    size_t need;
-
-    kvg_diag_clear(diag);
-    if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
-                          "bytes: NULL result pointer");
-    st = kvg_i_qkv_check_args(args, &p, diag);
-    if (st != KVG_OK)
-        return st;
-    need = kvg_i_qkv_workspace_bytes(&p);
-    if (need == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "qkv", 0, -1,
-                          "qkv: workspace for %lld tokens overflows size_t",
-                          (long long)p.tokens);
-    *bytes = need;
-    return KVG_OK;
 }
 
 /* Element `col` of row `row` of a 2-D tensor `width` elements wide. */
@@ -191,11 +169,41 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
     }
 }
 
-/* Written: q_out, the caches and the before-quant outputs. */
-static kvg_status check_apart(const kvg_qkv_rms_norm_rope_cache_args *a,
-                              size_t ws_bytes, kvg_diag *diag)
+/* Validation is complete: from here on every byte written is final. */
+static void compute(const kvg_qkv_rms_norm_rope_cache_args *a,
+                    const kvg_i_qkv_plan *p, const kvg_i_qkv_ws *w)
 {
-    const kvg_i_span s[] = {
+    rows r;
+    int64_t t;
+
+    carve_rows(w->rows, p->d, &r);
+    kvg_i_load_row(p->t, a->q_gamma->data, (size_t)p->d, r.gq);
+    kvg_i_load_row(p->t, a->k_gamma->data, (size_t)p->d, r.gk);
+    for (t = 0; t < p->tokens; t++)
+        run_token(a, p, t, &r);
+}
+
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_qkv_rms_norm_rope_cache_args args_t;
+
+static void *e_workspace(const void *a, size_t *size)
+{
+    *size = ((const args_t *)a)->workspace_size;
+    return ((const args_t *)a)->workspace;
+}
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_qkv_check_args((const args_t *)a, (kvg_i_qkv_plan *)p,
+                                diag);
+}
+
+/* Written: q_out, the caches and the before-quant outputs. */
+static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
+{
+    const args_t *a = (const args_t *)args;
+    const kvg_i_span list[] = {
         {"qkv", a->qkv, 0},
         {"q_gamma", a->q_gamma, 0},
         {"k_gamma", a->k_gamma, 0},
@@ -212,60 +220,51 @@ static kvg_status check_apart(const kvg_qkv_rms_norm_rope_cache_args *a,
         {"q_out_before_quant", a->q_out_before_quant, 1},
         {"k_out_before_quant", a->k_out_before_quant, 1},
         {"v_out_before_quant", a->v_out_before_quant, 1}};
-    return kvg_i_check_apart(s, sizeof s / sizeof s[0], a->workspace,
-                             ws_bytes, diag);
+    (void)p;
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
 }
 
-kvg_status kvg_i_qkv_validate(const kvg_qkv_rms_norm_rope_cache_args *a,
-                              kvg_i_qkv_plan *p, float **row_base,
-                              kvg_diag *diag)
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 {
-    kvg_i_ws ws;
-    kvg_i_keypos *keys;
-    size_t need;
-    kvg_status st;
-
-    st = kvg_i_qkv_check_args(a, p, diag);
-    if (st != KVG_OK)
-        return st;
-    need = kvg_i_qkv_workspace_bytes(p);
-    if (need == 0 || a->workspace == NULL || a->workspace_size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %s, need %lu bytes for %lld tokens, got "
-                          "%lu", a->workspace == NULL ? "NULL" : "too small",
-                          (unsigned long)need, (long long)p->tokens,
-                          (unsigned long)(a->workspace ? a->workspace_size : 0));
-    if ((st = check_apart(a, need, diag)) != KVG_OK)
-        return st;
-    kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
-    keys = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)p->tokens, sizeof *keys);
-    *row_base = (float *)kvg_i_ws_take(
-        &ws, (size_t)(KVG_I_QKV_ROW_FLOATS * p->d), sizeof(float));
-    if (keys == NULL || *row_base == NULL)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: could not be carved");
-    return kvg_i_qkv_check_index(a, p, keys, diag);
+    kvg_i_qkv_ws_carve((const kvg_i_qkv_plan *)p, ws, (kvg_i_qkv_ws *)w);
 }
 
-kvg_status kvg_qkv_rms_norm_rope_cache(
-    const kvg_qkv_rms_norm_rope_cache_args *a, kvg_diag *diag)
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    return kvg_i_qkv_check_index((const args_t *)a,
+                                 (const kvg_i_qkv_plan *)p,
+                                 ((kvg_i_qkv_ws *)w)->keys, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    compute((const args_t *)a, (const kvg_i_qkv_plan *)p,
+            (const kvg_i_qkv_ws *)w);
+}
+
+const kvg_i_entry kvg_i_qkv_entry = {e_workspace, e_check,  e_spans,
+                                     e_carve,     e_values, e_compute};
+
+kvg_status kvg_i_qkv_validate(const args_t *a, kvg_i_qkv_plan *p,
+                              kvg_i_qkv_ws *w, kvg_diag *diag)
+{
+    return kvg_i_entry_validate(&kvg_i_qkv_entry, a, p, w, diag);
+}
+
+kvg_status kvg_qkv_rms_norm_rope_cache_workspace_size(const args_t *a,
+                                                      size_t *bytes,
+                                                      kvg_diag *diag)
 {
     kvg_i_qkv_plan p;
-    float *base;
-    rows r;
-    int64_t t;
-    kvg_status st;
+    kvg_i_qkv_ws w;
+    return kvg_i_entry_size(&kvg_i_qkv_entry, a, &p, &w, bytes, diag);
+}
 
-    kvg_diag_clear(diag);
-    st = kvg_i_qkv_validate(a, &p, &base, diag);
-    if (st != KVG_OK)
-        return st;
-
-    /* Validation is complete: from here on every byte written is final. */
-    carve_rows(base, p.d, &r);
-    kvg_i_load_row(p.t, a->q_gamma->data, (size_t)p.d, r.gq);
-    kvg_i_load_row(p.t, a->k_gamma->data, (size_t)p.d, r.gk);
-    for (t = 0; t < p.tokens; t++)
-        run_token(a, &p, t, &r);
-    return KVG_OK;
+kvg_status kvg_qkv_rms_norm_rope_cache(const args_t *a, kvg_diag *diag)
+{
+    kvg_i_qkv_plan p;
+    kvg_i_qkv_ws w;
+    return kvg_i_entry_call(&kvg_i_qkv_entry, a, &p, &w, diag);
 }

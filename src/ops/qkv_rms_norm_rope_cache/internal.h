@@ -29,7 +29,8 @@ typedef struct kvg_i_qkv_plan {
 
 /*
  * Every check that does not look at index values: presence, attributes,
- * dtypes, ranks, shapes, option ranges, scale values. Fills *plan.
+ * dtypes, ranks, shapes, option ranges, scale values. Fills *plan. `a`
+ * is not NULL (the entry skeleton refused that).
  */
 kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
                                 kvg_i_qkv_plan *plan, kvg_diag *diag);
@@ -40,15 +41,27 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
                                  const kvg_i_qkv_plan *plan,
                                  kvg_i_keypos *scratch, kvg_diag *diag);
 
-/* Workspace bytes for a validated plan; 0 on size_t overflow. */
-size_t kvg_i_qkv_workspace_bytes(const kvg_i_qkv_plan *plan);
+/* The workspace: the index sort's keys, then the row scratch. */
+typedef struct kvg_i_qkv_ws {
+    kvg_i_keypos *keys; /* plan->tokens */
+    float *rows;        /* KVG_I_QKV_ROW_FLOATS * D */
+} kvg_i_qkv_ws;
+
+/* Take the pieces of `plan` from `w` in that order (a measuring `w` gives
+ * kvg_qkv_rms_norm_rope_cache_workspace_size). */
+void kvg_i_qkv_ws_carve(const kvg_i_qkv_plan *plan, kvg_i_ws *w,
+                        kvg_i_qkv_ws *ws);
+
+/* The operator as the entry skeleton (src/common/entry.h) runs it. */
+struct kvg_i_entry;
+extern const struct kvg_i_entry kvg_i_qkv_entry;
 
 /* Everything the operator checks before it writes a byte, in its order:
- * the arguments, the workspace (size, apart from the tensors; *row_base is
- * its row scratch), the index values. The entry point and the descriptor's
- * `written` (what a call writes) share it, so both refuse alike. */
+ * kvg_i_entry_validate over kvg_i_qkv_entry (the arguments, the workspace,
+ * the index values). The entry point and the descriptor's `written` share
+ * it, so both refuse alike. */
 kvg_status kvg_i_qkv_validate(const kvg_qkv_rms_norm_rope_cache_args *a,
-                              kvg_i_qkv_plan *plan, float **row_base,
+                              kvg_i_qkv_plan *plan, kvg_i_qkv_ws *ws,
                               kvg_diag *diag);
 
 /* The NZ layout of k_cache (heads Nk) or v_cache (heads Nv). */

@@ -30,15 +30,8 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
-static kvg_status set_compress(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                               const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(rac_args, a, k);
-    if (!kvg_rac_compress_from_name(v->s, &k->compress_type))
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_NAMED(set_compress, rac_args, compress_type,
+                   kvg_rac_compress_from_name);
 
 static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                              const kvg_value *v, kvg_diag *diag)
@@ -61,39 +54,12 @@ static const kvg_i_op_attr k_attrs[] = {
      "\"%s\" is not ND or NZ", 1},
 };
 
-static void init(kvg_i_op_args *a)
-{
-    rac_args k;
-    kvg_reshape_and_cache_args_init(&k);
-    KVG_I_STORE(a, &k);
-}
+/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
+KVG_I_OP_TYPED_CALLS(rac_args, kvg_reshape_and_cache_args_init,
+                     kvg_reshape_and_cache_workspace_size,
+                     kvg_reshape_and_cache);
 
-static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
-                                 kvg_diag *diag)
-{
-    KVG_I_LOAD(rac_args, a, k);
-    return kvg_reshape_and_cache_workspace_size(k, bytes, diag);
-}
-
-static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
-{
-    KVG_I_LOAD(rac_args, a, k);
-    return kvg_reshape_and_cache(k, diag);
-}
-
-/* Never reached: the operator has caches but no outputs. */
-static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
-                               int *produced, kvg_dtype *dtype, int *rank,
-                               int64_t *shape, kvg_diag *diag)
-{
-    (void)a;
-    (void)produced;
-    (void)dtype;
-    (void)rank;
-    (void)shape;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                      "%s: not an output of reshape_and_cache", name);
-}
+KVG_I_OP_NO_OUTPUTS("reshape_and_cache");
 
 /* A copy, except KVHEAD_ROPE's mean token (arithmetic: compute). ND caches
  * [blocks, block_size, N, D]; NZ [blocks, N*D/C0, block_size, C0] with N
@@ -153,10 +119,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     const int is_key = strcmp(w->name, "key_cache") == 0;
     kvg_i_rac_plan p;
     token_rows rows;
-    kvg_status st;
 
-    if ((st = kvg_i_rac_validate(k, &p, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_rac_validate(k, &p, diag));
     if (!p.per_token)
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     rows.k = k;

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "src/common/entry.h"
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/reshape_and_cache/internal.h"
@@ -61,7 +62,6 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
 {
     const char *mode = kvg_rac_compress_name(a->compress_type);
-    kvg_status st;
 
     if (mode == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "compress_type", -1, -1,
@@ -77,10 +77,10 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
                           "cache_layout: NZ caches take only compress_type "
                           "UNDEFINED, got %s", mode);
-    if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED &&
-        ((st = must_be_null(a->wins, "wins", mode, diag)) != KVG_OK ||
-         (st = must_be_null(a->seq_len, "seq_len", mode, diag)) != KVG_OK))
-        return st;
+    if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
+        KVG_I_TRY(must_be_null(a->wins, "wins", mode, diag));
+        KVG_I_TRY(must_be_null(a->seq_len, "seq_len", mode, diag));
+    }
     if (a->compress_type != KVG_RAC_COMPRESS_KVHEAD_ROPE)
         return must_be_null(a->offset_index, "offset_index", mode, diag);
     return KVG_OK;
@@ -92,34 +92,27 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
 static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = kvg_i_check_present(a->key, "key", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(a->value, "value", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(a->key_cache, "key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(a->value_cache, "value_cache", diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
+    KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
+    KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
     return kvg_i_check_present(a->slot_mapping, "slot_mapping", diag);
 }
 
 static kvg_status form(const kvg_tensor *t, const char *name, int rank,
                        kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, rank, diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    return kvg_i_check_rank(t, name, rank, diag);
 }
 
 static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,
                             kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = form(a->key, "key", 3, diag)) != KVG_OK ||
-        (st = form(a->value, "value", 3, diag)) != KVG_OK ||
-        (st = form(a->key_cache, "key_cache", 4, diag)) != KVG_OK ||
-        (st = form(a->value_cache, "value_cache", 4, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(form(a->key, "key", 3, diag));
+    KVG_I_TRY(form(a->value, "value", 3, diag));
+    KVG_I_TRY(form(a->key_cache, "key_cache", 4, diag));
+    KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
     return form(a->slot_mapping, "slot_mapping", 1, diag);
 }
 
@@ -131,24 +124,20 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
                              kvg_diag *diag)
 {
     kvg_dtype dk = a->key->dtype, dv = a->value->dtype;
-    kvg_status st;
 
     if (!is_half(dk) && dk != KVG_INT8)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
                           "key: dtype must be fp16, bf16 or int8, got %s",
                           kvg_dtype_name(dk));
-    if (!nz && (st = kvg_i_check_dtype(a->value, "value", dk, diag)) != KVG_OK)
-        return st;
+    if (!nz)
+        KVG_I_TRY(kvg_i_check_dtype(a->value, "value", dk, diag));
     if (nz && !is_half(dv))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "value", -1, -1,
                           "value: dtype must be fp16 or bf16 for an NZ cache "
                           "(the value cache is moved in 2-byte elements), "
                           "got %s", kvg_dtype_name(dv));
-    if ((st = kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
+    KVG_I_TRY(kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag));
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
@@ -156,21 +145,17 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           kvg_diag *diag)
 {
     const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
-    kvg_status st;
 
     g->blocks = kc->shape[0];
     g->block_size = kc->shape[1];
-    if ((st = kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
-                              "num_blocks of key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
-                              "block_size of key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
-                              diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
+                              "num_blocks of key_cache", diag));
+    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
+                              "block_size of key_cache", diag));
+    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
+                              diag));
     return kvg_i_check_dim(vc, "value_cache", 3, g->dv, "Dv of value", diag);
 }
 
@@ -180,7 +165,6 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                                 const kvg_i_rac_geo *g, int64_t d, kvg_diag *diag)
 {
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
-    kvg_status st;
 
     if (width % c0 != 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, sname, 2, -1,
@@ -188,21 +172,17 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                           "C0 = %lld (%s) for an NZ cache", sname,
                           (long long)g->heads, (long long)d, (long long)width,
                           (long long)c0, kvg_dtype_name(src->dtype));
-    if ((st = kvg_i_check_dim(cache, cname, 0, g->blocks,
-                              "num_blocks of key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(cache, cname, 2, g->block_size,
-                              "block_size of key_cache", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(cache, cname, 0, g->blocks,
+                              "num_blocks of key_cache", diag));
+    KVG_I_TRY(kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0", diag));
+    KVG_I_TRY(kvg_i_check_dim(cache, cname, 2, g->block_size,
+                              "block_size of key_cache", diag));
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
 static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           kvg_diag *diag)
 {
-    kvg_status st;
-
     g->blocks = a->key_cache->shape[0];
     g->block_size = a->key_cache->shape[2];
     if (g->block_size % 16 != 0)
@@ -210,9 +190,8 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                           "key_cache: dim 2 (block_size) must be a multiple "
                           "of 16 for an NZ cache, got %lld",
                           (long long)g->block_size);
-    if ((st = nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g,
-                            g->dk, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g, g->dk,
+                            diag));
     return nz_cache_dims(a->value, "value", a->value_cache, "value_cache", g,
                          g->dv, diag);
 }
@@ -226,13 +205,12 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
     g->heads = a->key->shape[1];
     g->dk = a->key->shape[2];
     g->dv = a->value->shape[2];
-    if ((st = kvg_i_check_dim(a->value, "value", 0, g->tokens,
-                              "num_tokens of key", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
-                              "num_tokens of key", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
+                              "num_tokens of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
+                              diag));
+    KVG_I_TRY(kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
+                              "num_tokens of key", diag));
     st = g->nz ? nz_dims(a, g, diag) : nd_dims(a, g, diag);
     g->slots = g->blocks * g->block_size; /* fits: the caches are dense */
     return st;
@@ -241,13 +219,11 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
 static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
                                    kvg_i_rac_geo *g, kvg_diag *diag)
 {
-    kvg_status st;
     memset(g, 0, sizeof *g);
     g->nz = a->cache_layout == KVG_LAYOUT_NZ;
-    if ((st = tok_present(a, diag)) != KVG_OK ||
-        (st = tok_forms(a, diag)) != KVG_OK ||
-        (st = tok_dtypes(a, g->nz, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(tok_present(a, diag));
+    KVG_I_TRY(tok_forms(a, diag));
+    KVG_I_TRY(tok_dtypes(a, g->nz, diag));
     return tok_dims(a, g, diag);
 }
 
@@ -369,44 +345,12 @@ static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           (size_t)c0 * es, (size_t)(width / c0), rows);
 }
 
-/* Everything the per-token path checks before it writes: the workspace,
- * buffers apart, every slot value. */
-static kvg_status tok_validate(const kvg_reshape_and_cache_args *a,
-                               const kvg_i_rac_geo *g, kvg_diag *diag)
+/* Write both caches of a validated per-token call. */
+static void tok_write(const kvg_reshape_and_cache_args *a,
+                      const kvg_i_rac_geo *g)
 {
-    size_t need = kvg_i_ws_bytes((size_t)g->tokens, sizeof(kvg_i_keypos));
-    const kvg_i_span spans[] = {{"key", a->key, 0},
-                                {"value", a->value, 0},
-                                {"slot_mapping", a->slot_mapping, 0},
-                                {"key_cache", a->key_cache, 1},
-                                {"value_cache", a->value_cache, 1}};
-    kvg_i_ws ws;
-    kvg_i_keypos *items;
-    kvg_status st;
-
-    if (a->workspace == NULL || a->workspace_size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %llu bytes given (%s), %llu needed",
-                          (unsigned long long)a->workspace_size,
-                          a->workspace == NULL ? "NULL" : "non-NULL",
-                          (unsigned long long)need);
-    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
-                                a->workspace, need, diag)) != KVG_OK)
-        return st;
-    kvg_i_ws_init(&ws, a->workspace, a->workspace_size);
-    items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)g->tokens,
-                                          sizeof *items);
-    return tok_check_slots(a, g, items, diag);
-}
-
-static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
-                          const kvg_i_rac_geo *g, kvg_diag *diag)
-{
-    kvg_status st;
     int64_t t, n;
 
-    if ((st = tok_validate(a, g, diag)) != KVG_OK)
-        return st;
     for (t = 0; g->nz && t < g->tokens; t += KVG_I_NZ_TILE) {
         const int64_t t1 = g->tokens - t < KVG_I_NZ_TILE ? g->tokens
                                                           : t + KVG_I_NZ_TILE;
@@ -422,7 +366,6 @@ static kvg_status tok_run(const kvg_reshape_and_cache_args *a,
         nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
         nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
     }
-    return KVG_OK;
 }
 
 /* ---- entry points ------------------------------------------------------ */
@@ -443,84 +386,102 @@ static void fill_runs(const kvg_reshape_and_cache_args *a, kvg_i_runs *r)
     r->offset_index = a->offset_index;
 }
 
-static kvg_status check_args(const kvg_reshape_and_cache_args *a,
-                             kvg_diag *diag)
+/* ---- the entry skeleton's view (src/common/entry.h): per token (g) or
+ * per head through the run engine (r), as compress_type says ------------ */
+
+typedef kvg_reshape_and_cache_args args_t;
+
+static void *e_workspace(const void *a, size_t *size)
 {
-    if (a == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL argument struct");
-    return check_attrs(a, diag);
+    *size = ((const args_t *)a)->workspace_size;
+    return ((const args_t *)a)->workspace;
 }
 
-kvg_status kvg_reshape_and_cache_workspace_size(
-    const kvg_reshape_and_cache_args *args, size_t *bytes, kvg_diag *diag)
+static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
-    kvg_status st;
-    kvg_i_runs r;
-    kvg_i_rac_geo g;
+    const args_t *a = (const args_t *)args;
+    kvg_i_rac_plan *p = (kvg_i_rac_plan *)plan;
 
-    kvg_diag_clear(diag);
-    if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
-                          "bytes: NULL result pointer");
-    if ((st = check_args(args, diag)) != KVG_OK)
-        return st;
-    if (args->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
-        if ((st = tok_check_shapes(args, &g, diag)) != KVG_OK)
-            return st;
-        *bytes = kvg_i_ws_bytes((size_t)g.tokens, sizeof(kvg_i_keypos));
-    } else {
-        fill_runs(args, &r);
-        if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
-            return st;
-        *bytes = kvg_i_runs_workspace_bytes(&r);
-    }
-    if (*bytes == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: size overflows size_t");
-    return KVG_OK;
+    memset(p, 0, sizeof *p);
+    KVG_I_TRY(check_attrs(a, diag));
+    p->per_token = a->compress_type == KVG_RAC_COMPRESS_UNDEFINED;
+    if (p->per_token)
+        return tok_check_shapes(a, &p->g, diag);
+    fill_runs(a, &p->r);
+    return kvg_i_runs_check_shapes(&p->r, diag);
 }
 
-kvg_status kvg_reshape_and_cache(const kvg_reshape_and_cache_args *args,
-                                 kvg_diag *diag)
+static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 {
-    kvg_status st;
-    kvg_i_runs r;
-    kvg_i_rac_geo g;
+    const args_t *a = (const args_t *)args;
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_span list[] = {{"key", a->key, 0},
+                               {"value", a->value, 0},
+                               {"slot_mapping", a->slot_mapping, 0},
+                               {"key_cache", a->key_cache, 1},
+                               {"value_cache", a->value_cache, 1}};
 
-    kvg_diag_clear(diag);
-    if ((st = check_args(args, diag)) != KVG_OK)
-        return st;
-    if (args->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
-        if ((st = tok_check_shapes(args, &g, diag)) != KVG_OK)
-            return st;
-        return tok_run(args, &g, diag);
-    }
-    fill_runs(args, &r);
-    if ((st = kvg_i_runs_check_shapes(&r, diag)) != KVG_OK)
-        return st;
-    return kvg_i_runs_execute(&r, args->workspace, args->workspace_size, diag);
+    if (!p->per_token)
+        return kvg_i_runs_spans(&p->r, s);
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
 }
 
-kvg_status kvg_i_rac_validate(const kvg_reshape_and_cache_args *args,
-                              kvg_i_rac_plan *plan, kvg_diag *diag)
+static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 {
-    kvg_status st;
-    int64_t *cum;
-    float *scratch;
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    kvg_i_rac_ws *w = (kvg_i_rac_ws *)pieces;
 
-    memset(plan, 0, sizeof *plan);
-    if ((st = check_args(args, diag)) != KVG_OK)
-        return st;
-    plan->per_token = args->compress_type == KVG_RAC_COMPRESS_UNDEFINED;
-    if (plan->per_token) {
-        if ((st = tok_check_shapes(args, &plan->g, diag)) != KVG_OK)
-            return st;
-        return tok_validate(args, &plan->g, diag);
+    if (!p->per_token) {
+        kvg_i_runs_carve(&p->r, ws, &w->runs);
+        return;
     }
-    fill_runs(args, &plan->r);
-    if ((st = kvg_i_runs_check_shapes(&plan->r, diag)) != KVG_OK)
-        return st;
-    return kvg_i_runs_validate(&plan->r, args->workspace,
-                               args->workspace_size, &cum, &scratch, diag);
+    w->items = (kvg_i_keypos *)kvg_i_ws_take(ws, (size_t)p->g.tokens,
+                                             sizeof(kvg_i_keypos));
+}
+
+static kvg_status e_values(const void *a, const void *plan, void *pieces,
+                           kvg_diag *diag)
+{
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_rac_ws *w = (const kvg_i_rac_ws *)pieces;
+
+    if (!p->per_token)
+        return kvg_i_runs_check_values(&p->r, &w->runs, diag);
+    return tok_check_slots((const args_t *)a, &p->g, w->items, diag);
+}
+
+static void e_compute(const void *a, const void *plan, void *pieces)
+{
+    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+
+    if (!p->per_token)
+        kvg_i_runs_write(&p->r, &((const kvg_i_rac_ws *)pieces)->runs);
+    else
+        tok_write((const args_t *)a, &p->g);
+}
+
+const kvg_i_entry kvg_i_rac_entry = {e_workspace, e_check,  e_spans,
+                                     e_carve,     e_values, e_compute};
+
+kvg_status kvg_i_rac_validate(const args_t *a, kvg_i_rac_plan *p,
+                              kvg_diag *diag)
+{
+    kvg_i_rac_ws w;
+    return kvg_i_entry_validate(&kvg_i_rac_entry, a, p, &w, diag);
+}
+
+kvg_status kvg_reshape_and_cache_workspace_size(const args_t *a,
+                                                size_t *bytes, kvg_diag *diag)
+{
+    kvg_i_rac_plan p;
+    kvg_i_rac_ws w;
+    return kvg_i_entry_size(&kvg_i_rac_entry, a, &p, &w, bytes, diag);
+}
+
+kvg_status kvg_reshape_and_cache(const args_t *a, kvg_diag *diag)
+{
+    kvg_i_rac_plan p;
+    kvg_i_rac_ws w;
+    return kvg_i_entry_call(&kvg_i_rac_entry, a, &p, &w, diag);
 }

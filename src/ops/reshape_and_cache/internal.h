@@ -27,8 +27,15 @@ typedef struct kvg_i_rac_plan {
     kvg_i_runs r;
 } kvg_i_rac_plan;
 
+/* The workspace of either path. */
+typedef struct kvg_i_rac_ws {
+    kvg_i_keypos *items; /* per token: the slot sort's tokens */
+    kvg_i_runs_ws runs;  /* per head */
+} kvg_i_rac_ws;
+
 /* Everything kvg_reshape_and_cache checks before it writes a byte, in its
- * order (so a call is refused alike by both); fills *plan. */
+ * order (kvg_i_entry_validate, src/common/entry.h), so the entry point and
+ * the descriptor's `written` refuse alike; fills *plan. */
 kvg_status kvg_i_rac_validate(const kvg_reshape_and_cache_args *args,
                               kvg_i_rac_plan *plan, kvg_diag *diag);
 

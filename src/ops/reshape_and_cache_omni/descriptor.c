@@ -29,39 +29,12 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(offset_index, KVG_OP_INPUT),
 };
 
-static void init(kvg_i_op_args *a)
-{
-    omni_args k;
-    kvg_reshape_and_cache_omni_args_init(&k);
-    KVG_I_STORE(a, &k);
-}
+/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
+KVG_I_OP_TYPED_CALLS(omni_args, kvg_reshape_and_cache_omni_args_init,
+                     kvg_reshape_and_cache_omni_workspace_size,
+                     kvg_reshape_and_cache_omni);
 
-static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,
-                                 kvg_diag *diag)
-{
-    KVG_I_LOAD(omni_args, a, k);
-    return kvg_reshape_and_cache_omni_workspace_size(k, bytes, diag);
-}
-
-static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)
-{
-    KVG_I_LOAD(omni_args, a, k);
-    return kvg_reshape_and_cache_omni(k, diag);
-}
-
-/* Never reached: the operator has caches but no outputs. */
-static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
-                               int *produced, kvg_dtype *dtype, int *rank,
-                               int64_t *shape, kvg_diag *diag)
-{
-    (void)a;
-    (void)produced;
-    (void)dtype;
-    (void)rank;
-    (void)shape;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                      "%s: not an output of reshape_and_cache_omni", name);
-}
+KVG_I_OP_NO_OUTPUTS("reshape_and_cache_omni");
 
 /* A bit-exact copy into [blocks, block_size, 1, D] caches. */
 static void describe(const kvg_i_op_args *a, const char *name,
@@ -81,15 +54,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
     KVG_I_LOAD(omni_args, a, k);
-    int64_t *cum;
-    float *scratch;
     kvg_i_runs r;
-    kvg_status st;
 
-    if ((st = kvg_i_omni_runs(k, &r, diag)) != KVG_OK ||
-        (st = kvg_i_runs_validate(&r, k->workspace, k->workspace_size, &cum,
-                                  &scratch, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_omni_validate(k, &r, diag));
     return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
 }
 

@@ -1,70 +1,101 @@
 /*
  * src/ops/reshape_and_cache_omni/entry.c - ReshapeAndCacheOmni: the per-head
- * run engine (src/ops/reshape_and_cache_omni/head_runs.c) in its OMNI kind, which is the
- * KVHEAD_ROPE kernel without the compensation token.
+ * run engine (src/ops/reshape_and_cache_omni/head_runs.c) in its OMNI kind,
+ * which is the KVHEAD_ROPE kernel without the compensation token, run
+ * through the entry skeleton (src/common/entry.h).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvgold/reshape_and_cache_omni.h"
 
 #include <string.h>
 
+#include "src/common/entry.h"
 #include "src/common/internal.h"
 #include "src/ops/reshape_and_cache_omni/head_runs.h"
 #include "src/ops/reshape_and_cache_omni/internal.h"
 
-void kvg_reshape_and_cache_omni_args_init(kvg_reshape_and_cache_omni_args *args)
+typedef kvg_reshape_and_cache_omni_args args_t;
+
+void kvg_reshape_and_cache_omni_args_init(args_t *args)
 {
     if (args != NULL)
         memset(args, 0, sizeof *args);
 }
 
-kvg_status kvg_i_omni_runs(const kvg_reshape_and_cache_omni_args *args,
-                           kvg_i_runs *r, kvg_diag *diag)
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+static void *e_workspace(const void *a, size_t *size)
 {
-    if (args == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL argument struct");
+    *size = ((const args_t *)a)->workspace_size;
+    return ((const args_t *)a)->workspace;
+}
+
+/* The run engine's view of the call, its shapes checked. */
+static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
+{
+    const args_t *a = (const args_t *)args;
+    kvg_i_runs *r = (kvg_i_runs *)plan;
+
     memset(r, 0, sizeof *r);
     r->kind = KVG_I_RUN_OMNI;
-    r->key = args->key;
-    r->value = args->value;
-    r->key_cache = args->key_cache;
-    r->value_cache = args->value_cache;
-    r->slot_mapping = args->slot_mapping;
-    r->wins = args->wins;
-    r->seq_len = args->seq_len;
-    r->offset_index = args->offset_index;
+    r->key = a->key;
+    r->value = a->value;
+    r->key_cache = a->key_cache;
+    r->value_cache = a->value_cache;
+    r->slot_mapping = a->slot_mapping;
+    r->wins = a->wins;
+    r->seq_len = a->seq_len;
+    r->offset_index = a->offset_index;
     return kvg_i_runs_check_shapes(r, diag);
 }
 
-kvg_status kvg_reshape_and_cache_omni_workspace_size(
-    const kvg_reshape_and_cache_omni_args *args, size_t *bytes,
-    kvg_diag *diag)
+static size_t e_spans(const void *a, const void *r, kvg_i_span *s)
 {
-    kvg_i_runs r;
-    kvg_status st;
-
-    kvg_diag_clear(diag);
-    if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
-                          "bytes: NULL result pointer");
-    if ((st = kvg_i_omni_runs(args, &r, diag)) != KVG_OK)
-        return st;
-    *bytes = kvg_i_runs_workspace_bytes(&r);
-    if (*bytes == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: size overflows size_t");
-    return KVG_OK;
+    (void)a;
+    return kvg_i_runs_spans((const kvg_i_runs *)r, s);
 }
 
-kvg_status kvg_reshape_and_cache_omni(
-    const kvg_reshape_and_cache_omni_args *args, kvg_diag *diag)
+static void e_carve(const void *r, kvg_i_ws *ws, void *w)
+{
+    kvg_i_runs_carve((const kvg_i_runs *)r, ws, (kvg_i_runs_ws *)w);
+}
+
+static kvg_status e_values(const void *a, const void *r, void *w,
+                           kvg_diag *diag)
+{
+    (void)a;
+    return kvg_i_runs_check_values((const kvg_i_runs *)r,
+                                   (const kvg_i_runs_ws *)w, diag);
+}
+
+static void e_compute(const void *a, const void *r, void *w)
+{
+    (void)a;
+    kvg_i_runs_write((const kvg_i_runs *)r, (const kvg_i_runs_ws *)w);
+}
+
+const kvg_i_entry kvg_i_omni_entry = {e_workspace, e_check,  e_spans,
+                                      e_carve,     e_values, e_compute};
+
+kvg_status kvg_i_omni_validate(const args_t *a, kvg_i_runs *r,
+                               kvg_diag *diag)
+{
+    kvg_i_runs_ws w;
+    return kvg_i_entry_validate(&kvg_i_omni_entry, a, r, &w, diag);
+}
+
+kvg_status kvg_reshape_and_cache_omni_workspace_size(const args_t *a,
+                                                     size_t *bytes,
+                                                     kvg_diag *diag)
 {
     kvg_i_runs r;
-    kvg_status st;
+    kvg_i_runs_ws w;
+    return kvg_i_entry_size(&kvg_i_omni_entry, a, &r, &w, bytes, diag);
+}
 
-    kvg_diag_clear(diag);
-    if ((st = kvg_i_omni_runs(args, &r, diag)) != KVG_OK)
-        return st;
-    return kvg_i_runs_execute(&r, args->workspace, args->workspace_size, diag);
+kvg_status kvg_reshape_and_cache_omni(const args_t *a, kvg_diag *diag)
+{
+    kvg_i_runs r;
+    kvg_i_runs_ws w;
+    return kvg_i_entry_call(&kvg_i_omni_entry, a, &r, &w, diag);
 }

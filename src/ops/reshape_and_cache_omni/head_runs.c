@@ -61,17 +61,13 @@ static run_plan make_plan(kvg_i_run_kind kind, int64_t L, int64_t w, int64_t o)
 
 static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = kvg_i_check_present(r->key, "key", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->value, "value", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->key_cache, "key_cache", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->value_cache, "value_cache", diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_present(r->slot_mapping, "slot_mapping", diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_present(r->wins, "wins", diag)) != KVG_OK ||
-        (st = kvg_i_check_present(r->seq_len, "seq_len", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_present(r->key, "key", diag));
+    KVG_I_TRY(kvg_i_check_present(r->value, "value", diag));
+    KVG_I_TRY(kvg_i_check_present(r->key_cache, "key_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(r->value_cache, "value_cache", diag));
+    KVG_I_TRY(kvg_i_check_present(r->slot_mapping, "slot_mapping", diag));
+    KVG_I_TRY(kvg_i_check_present(r->wins, "wins", diag));
+    KVG_I_TRY(kvg_i_check_present(r->seq_len, "seq_len", diag));
     if (r->kind != KVG_I_RUN_KVHEAD)
         return kvg_i_check_present(r->offset_index, "offset_index", diag);
     return KVG_OK;
@@ -81,24 +77,19 @@ static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_form(const kvg_tensor *t, const char *name, int rank,
                              kvg_diag *diag)
 {
-    kvg_status st = kvg_i_check_dense(t, name, diag);
-    if (st == KVG_OK)
-        st = kvg_i_check_rank(t, name, rank, diag);
-    return st;
+    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    return kvg_i_check_rank(t, name, rank, diag);
 }
 
 static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = check_form(r->key, "key", 3, diag)) != KVG_OK ||
-        (st = check_form(r->value, "value", 3, diag)) != KVG_OK ||
-        (st = check_form(r->key_cache, "key_cache", 4, diag)) != KVG_OK ||
-        (st = check_form(r->value_cache, "value_cache", 4, diag)) != KVG_OK ||
-        (st = check_form(r->slot_mapping, "slot_mapping", 1, diag)) !=
-            KVG_OK ||
-        (st = check_form(r->wins, "wins", 1, diag)) != KVG_OK ||
-        (st = check_form(r->seq_len, "seq_len", 1, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(check_form(r->key, "key", 3, diag));
+    KVG_I_TRY(check_form(r->value, "value", 3, diag));
+    KVG_I_TRY(check_form(r->key_cache, "key_cache", 4, diag));
+    KVG_I_TRY(check_form(r->value_cache, "value_cache", 4, diag));
+    KVG_I_TRY(check_form(r->slot_mapping, "slot_mapping", 1, diag));
+    KVG_I_TRY(check_form(r->wins, "wins", 1, diag));
+    KVG_I_TRY(check_form(r->seq_len, "seq_len", 1, diag));
     if (r->offset_index != NULL)
         return check_form(r->offset_index, "offset_index", 1, diag);
     return KVG_OK;
@@ -107,7 +98,6 @@ static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
 {
     kvg_dtype dt = r->key->dtype;
-    kvg_status st;
     int ok = dt == KVG_FP16 || dt == KVG_BF16 ||
              (r->kind == KVG_I_RUN_KVHEAD && dt == KVG_INT8);
 
@@ -116,17 +106,13 @@ static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
                           "key: dtype must be fp16 or bf16%s, got %s",
                           r->kind == KVG_I_RUN_KVHEAD ? " or int8" : "",
                           kvg_dtype_name(dt));
-    if ((st = kvg_i_check_dtype(r->value, "value", dt, diag)) != KVG_OK ||
-        (st = kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_check_dtype(r->slot_mapping, "slot_mapping", KVG_INT32,
-                                diag)) != KVG_OK ||
-        (st = kvg_i_check_dtype(r->wins, "wins", KVG_INT32, diag)) != KVG_OK ||
-        (st = kvg_i_check_dtype(r->seq_len, "seq_len", KVG_INT32, diag)) !=
-            KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dtype(r->value, "value", dt, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->slot_mapping, "slot_mapping", KVG_INT32,
+                                diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->wins, "wins", KVG_INT32, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->seq_len, "seq_len", KVG_INT32, diag));
     if (r->offset_index != NULL)
         return kvg_i_check_dtype(r->offset_index, "offset_index", KVG_INT32,
                                  diag);
@@ -149,44 +135,35 @@ static kvg_status check_head_size(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
 {
     const kvg_tensor *kc = r->key_cache;
-    kvg_status st;
     int d;
 
     r->tokens = r->key->shape[0];
     r->heads = r->key->shape[1];
     r->dim = r->key->shape[2];
     r->batch = r->seq_len->shape[0];
-    if ((st = check_head_size(r, diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->value, "value", 0, r->tokens,
-                              "num_tokens of key", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(kc, "key_cache", 2, 1,
+    KVG_I_TRY(check_head_size(r, diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 0, r->tokens,
+                              "num_tokens of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
+                              diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, 1,
                               "one head per slot in a head-compressed cache",
-                              diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(kc, "key_cache", 3, r->dim, "D of key",
-                              diag)) != KVG_OK)
-        return st;
+                              diag));
+    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, r->dim, "D of key", diag));
     for (d = 0; d < 4; d++)
-        if ((st = kvg_i_check_dim(r->value_cache, "value_cache", d,
-                                  kc->shape[d], "as key_cache", diag)) !=
-            KVG_OK)
-            return st;
+        KVG_I_TRY(kvg_i_check_dim(r->value_cache, "value_cache", d,
+                                  kc->shape[d], "as key_cache", diag));
     /* batch <= INT32_MAX-ish and heads fit: dense tensors cannot overflow. */
     if (!kvg_i_mul_i64(r->batch, r->heads, &r->runs))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, -1,
                           "seq_len: batch*N overflows");
-    if ((st = kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
-                              "batch*N", diag)) != KVG_OK ||
-        (st = kvg_i_check_dim(r->wins, "wins", 0, r->runs, "batch*N",
-                              diag)) != KVG_OK)
-        return st;
-    if (r->offset_index != NULL &&
-        (st = kvg_i_check_dim(r->offset_index, "offset_index", 0, r->runs,
-                              "batch*N", diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
+                              "batch*N", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->wins, "wins", 0, r->runs, "batch*N", diag));
+    if (r->offset_index != NULL)
+        KVG_I_TRY(kvg_i_check_dim(r->offset_index, "offset_index", 0,
+                                  r->runs, "batch*N", diag));
     if (r->kind == KVG_I_RUN_OMNI && r->runs >= KVG_OMNI_MAX_HEADS)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, -1,
                           "slot_mapping: batch*N = %lld*%lld = %lld heads; "
@@ -201,30 +178,38 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
 
 kvg_status kvg_i_runs_check_shapes(kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_status st;
-    if ((st = check_present(r, diag)) != KVG_OK ||
-        (st = check_forms(r, diag)) != KVG_OK ||
-        (st = check_dtypes(r, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(check_present(r, diag));
+    KVG_I_TRY(check_forms(r, diag));
+    KVG_I_TRY(check_dtypes(r, diag));
     return check_dims(r, diag);
 }
 
 /* ---- workspace --------------------------------------------------------- */
 
-static size_t add_sz(size_t a, size_t b)
+void kvg_i_runs_carve(const kvg_i_runs *r, kvg_i_ws *w, kvg_i_runs_ws *ws)
 {
-    return (a == 0 || b == 0 || a > SIZE_MAX - b) ? 0 : a + b;
+    ws->cum = (int64_t *)kvg_i_ws_take(w, (size_t)r->batch + 1,
+                                       sizeof(int64_t));
+    ws->items = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)r->runs,
+                                              sizeof(kvg_i_keypos));
+    ws->scratch = NULL;
+    if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
+        ws->scratch = (float *)kvg_i_ws_take(w, 2 * (size_t)r->dim,
+                                             sizeof(float));
 }
 
-size_t kvg_i_runs_workspace_bytes(const kvg_i_runs *r)
+size_t kvg_i_runs_spans(const kvg_i_runs *r, kvg_i_span *s)
 {
-    size_t bytes = add_sz(kvg_i_ws_bytes((size_t)r->batch + 1, sizeof(int64_t)),
-                          kvg_i_ws_bytes((size_t)r->runs,
-                                         sizeof(kvg_i_keypos)));
-    if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
-        bytes = add_sz(bytes, kvg_i_ws_bytes(2 * (size_t)r->dim,
-                                             sizeof(float)));
-    return bytes;
+    const kvg_i_span list[] = {{"key", r->key, 0},
+                               {"value", r->value, 0},
+                               {"slot_mapping", r->slot_mapping, 0},
+                               {"wins", r->wins, 0},
+                               {"seq_len", r->seq_len, 0},
+                               {"offset_index", r->offset_index, 0},
+                               {"key_cache", r->key_cache, 1},
+                               {"value_cache", r->value_cache, 1}};
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
 }
 
 /* ---- index values ------------------------------------------------------ */
@@ -355,22 +340,18 @@ static kvg_status check_overlap(const kvg_i_runs *r, kvg_i_keypos *items,
     return KVG_OK;
 }
 
-static kvg_status check_values(const kvg_i_runs *r, int64_t *cum,
-                               kvg_i_keypos *items, kvg_diag *diag)
+kvg_status kvg_i_runs_check_values(const kvg_i_runs *r,
+                                   const kvg_i_runs_ws *ws, kvg_diag *diag)
 {
-    kvg_status st = check_seq_len(r, cum, diag);
-    int64_t i;
+    int64_t *cum = ws->cum, i;
     size_t n;
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(check_seq_len(r, cum, diag));
     for (i = 0; i < r->runs; i++)
-        if ((st = check_window(r, i, cum[i / r->heads + 1] -
-                                         cum[i / r->heads], diag)) != KVG_OK)
-            return st;
-    if ((st = check_slots(r, items, &n, diag)) != KVG_OK)
-        return st;
-    return check_overlap(r, items, n, diag);
+        KVG_I_TRY(check_window(r, i, cum[i / r->heads + 1] -
+                                         cum[i / r->heads], diag));
+    KVG_I_TRY(check_slots(r, ws->items, &n, diag));
+    return check_overlap(r, ws->items, n, diag);
 }
 
 /* ---- writing ----------------------------------------------------------- */
@@ -493,66 +474,19 @@ static side make_side(const kvg_i_runs *r, const kvg_tensor *src,
     return sd;
 }
 
-kvg_status kvg_i_runs_validate(const kvg_i_runs *r, void *workspace,
-                               size_t workspace_size, int64_t **cum,
-                               float **scratch, kvg_diag *diag)
+void kvg_i_runs_write(const kvg_i_runs *r, const kvg_i_runs_ws *ws)
 {
-    size_t need = kvg_i_runs_workspace_bytes(r);
-    const kvg_i_span spans[] = {{"key", r->key, 0},
-                                {"value", r->value, 0},
-                                {"slot_mapping", r->slot_mapping, 0},
-                                {"wins", r->wins, 0},
-                                {"seq_len", r->seq_len, 0},
-                                {"offset_index", r->offset_index, 0},
-                                {"key_cache", r->key_cache, 1},
-                                {"value_cache", r->value_cache, 1}};
-    kvg_i_ws ws;
-    kvg_i_keypos *items;
-    kvg_status st;
+    const side sk = make_side(r, r->key, r->key_cache, ws->scratch);
+    const side sv = make_side(r, r->value, r->value_cache, ws->scratch);
+    int64_t i;
 
-    if (need == 0) /* as the size query reports it */
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: size overflows size_t");
-    if (workspace == NULL || workspace_size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %llu bytes given (%s), %llu needed",
-                          (unsigned long long)workspace_size,
-                          workspace == NULL ? "NULL" : "non-NULL",
-                          (unsigned long long)need);
-    if ((st = kvg_i_check_apart(spans, sizeof spans / sizeof spans[0],
-                                workspace, need, diag)) != KVG_OK)
-        return st;
-    kvg_i_ws_init(&ws, workspace, workspace_size);
-    *cum = (int64_t *)kvg_i_ws_take(&ws, (size_t)r->batch + 1, sizeof **cum);
-    items = (kvg_i_keypos *)kvg_i_ws_take(&ws, (size_t)r->runs, sizeof *items);
-    *scratch = NULL;
-    if (r->kind == KVG_I_RUN_KVHEAD_ROPE)
-        *scratch = (float *)kvg_i_ws_take(&ws, 2 * (size_t)r->dim,
-                                          sizeof **scratch);
-    return check_values(r, *cum, items, diag);
-}
-
-kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
-                              size_t workspace_size, kvg_diag *diag)
-{
-    int64_t *cum, i;
-    float *scratch;
-    side sk, sv;
-    kvg_status st;
-
-    if ((st = kvg_i_runs_validate(r, workspace, workspace_size, &cum,
-                                  &scratch, diag)) != KVG_OK)
-        return st;
-    sk = make_side(r, r->key, r->key_cache, scratch);
-    sv = make_side(r, r->value, r->value_cache, scratch);
     for (i = 0; i < r->runs; i++) {
         int64_t s = kvg_i_index_at(r->slot_mapping, i);
         if (s < 0)
             continue;
-        write_head(r, &sk, cum, i, s);
-        write_head(r, &sv, cum, i, s);
+        write_head(r, &sk, ws->cum, i, s);
+        write_head(r, &sv, ws->cum, i, s);
     }
-    return KVG_OK;
 }
 
 /* ---- what a call writes --------------------------------------------------- */

@@ -5,9 +5,10 @@
  * "run of slots from slot_mapping[i]" addressing and differ only in which
  * tokens of the head they keep (docs/reshape_and_cache.md).
  *
- * Use: fill a kvg_i_runs, call kvg_i_runs_check_shapes, size the workspace
- * with kvg_i_runs_workspace_bytes, then kvg_i_runs_execute, which checks
- * every index value and only then writes.
+ * Use (the operators' entry skeletons, src/common/entry.h, do it): fill a
+ * kvg_i_runs, kvg_i_runs_check_shapes, carve the workspace with
+ * kvg_i_runs_carve, check the buffers apart (kvg_i_runs_spans), then
+ * kvg_i_runs_check_values, and only then kvg_i_runs_write.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -19,6 +20,7 @@
 
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
+#include "src/common/internal.h"
 
 typedef enum kvg_i_run_kind {
     /* keep [0, o) and [o+w, L); all of [0, L) when o == -1 or w == 0 */
@@ -46,27 +48,29 @@ typedef struct kvg_i_runs {
 /* Presence (161001), then dtypes, ranks and shapes (161002), by kind. */
 kvg_status kvg_i_runs_check_shapes(kvg_i_runs *r, kvg_diag *diag);
 
-/* Workspace bytes for a checked kvg_i_runs; 0 if it would overflow. */
-size_t kvg_i_runs_workspace_bytes(const kvg_i_runs *r);
+/* The workspace: batch starts (cum), the slot sort's items, and for
+ * KVHEAD_ROPE two rows of binary32 scratch (else NULL). */
+typedef struct kvg_i_runs_ws {
+    int64_t *cum;            /* batch + 1 */
+    kvg_i_keypos *items;     /* runs */
+    float *scratch;          /* 2 * dim, KVHEAD_ROPE only */
+} kvg_i_runs_ws;
 
-/*
- * Check every index value (seq_len, wins, offset_index, slot ranges, runs
- * inside the cache, no overlapping runs), then write both caches. Nothing
- * is written unless every check passes. KVG_ERR_WORKSPACE if the workspace
- * is missing or smaller than kvg_i_runs_workspace_bytes.
- */
-kvg_status kvg_i_runs_execute(const kvg_i_runs *r, void *workspace,
-                              size_t workspace_size, kvg_diag *diag);
+/* Take the pieces of a checked kvg_i_runs from `w` in that order (a
+ * measuring `w` gives the size the workspace queries report). */
+void kvg_i_runs_carve(const kvg_i_runs *r, kvg_i_ws *w,
+                      kvg_i_runs_ws *ws);
 
-/*
- * Everything kvg_i_runs_execute checks before it writes (the workspace,
- * buffers apart, every index value), in its order; *cum (batch starts) and
- * *scratch (KVHEAD_ROPE's rows, else NULL) are carved from the workspace.
- * kvg_i_runs_execute and the descriptors' `written` share it.
- */
-kvg_status kvg_i_runs_validate(const kvg_i_runs *r, void *workspace,
-                               size_t workspace_size, int64_t **cum,
-                               float **scratch, kvg_diag *diag);
+/* The tensors as kvg_i_check_apart spans (the caches written); returns 8. */
+size_t kvg_i_runs_spans(const kvg_i_runs *r, kvg_i_span *s);
+
+/* Every index value (seq_len, wins, offset_index, slot ranges, runs inside
+ * the cache, no overlapping runs), with the carved workspace. */
+kvg_status kvg_i_runs_check_values(const kvg_i_runs *r,
+                                   const kvg_i_runs_ws *ws, kvg_diag *diag);
+
+/* Write both caches of a validated call. */
+void kvg_i_runs_write(const kvg_i_runs *r, const kvg_i_runs_ws *ws);
 
 /* What a validated call writes to either cache (both get the same
  * slots): one run of slots per written head, as the heads' plans say.

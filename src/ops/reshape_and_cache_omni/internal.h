@@ -9,9 +9,10 @@
 #include "kvgold/reshape_and_cache_omni.h"
 #include "src/ops/reshape_and_cache_omni/head_runs.h"
 
-/* The run engine's view of a call (KVG_I_RUN_OMNI), its shapes checked
- * (kvg_i_runs_check_shapes); what the entry point checks first. */
-kvg_status kvg_i_omni_runs(const kvg_reshape_and_cache_omni_args *args,
-                           kvg_i_runs *r, kvg_diag *diag);
+/* Everything the operator checks before it writes a byte, in its order
+ * (kvg_i_entry_validate, src/common/entry.h); *r is the run engine's view
+ * of the call. The entry point and the descriptor's `written` share it. */
+kvg_status kvg_i_omni_validate(const kvg_reshape_and_cache_omni_args *args,
+                               kvg_i_runs *r, kvg_diag *diag);
 
 #endif /* KVGOLD_SRC_OPS_RESHAPE_AND_CACHE_OMNI_INTERNAL_H */

@@ -544,7 +544,7 @@ static const vcase k_cases[] = {
     V(b_pa_nz, NULL, m_kr_in_kv, INV, "k_rope", "overlaps kv", 1),
     V(b_pa_nz, NULL, m_ws_on_kv, INV, "workspace", "overlaps kv", 0),
     V(b_pa_nz, NULL, m_ws_null, WSE, "workspace", "NULL", 0),
-    V(b_pa_nz, NULL, m_ws_short, WSE, "workspace", "the call needs", 0),
+    V(b_pa_nz, NULL, m_ws_short, WSE, "workspace", "needed", 0),
     /* contents: inf / NaN */
     V(b_pa_nz, NULL, m_kv_nan, INV, "kv", "element 7 ([0, 0, 0, 7] of [2, 1, 3, 96]) is NaN", 0),
     V(b_pa_nz, NULL, m_out_off_nan, INV, "kv", "element 5", 0),

@@ -576,7 +576,7 @@ static const rule k_rules[] = {
     {"slot_duplicate_zero", NULL, m_slot_dup_zero, INV, "index",
      "token 2 (b 0, s 2) repeats slot 0 of token 0", 0},
     {"workspace_null", NULL, m_ws_null, WSE, "workspace", "NULL", 0},
-    {"workspace_small", NULL, m_ws_small, WSE, "workspace", "too small", 0},
+    {"workspace_small", NULL, m_ws_small, WSE, "workspace", "needed", 0},
 };
 
 /* Index-error positions the diag must report (token), by rule name. */

@@ -1,0 +1,80 @@
+/*
+ * src/common/entry.h - the one skeleton every operator's entry points run
+ * through, so the four operators refuse the same things in the same order
+ * with the same words.
+ *
+ * kvg_<op>_workspace_size and kvg_<op> (and the descriptors' `written`)
+ * differ only in what they do after the shared steps, so an operator hands
+ * the skeleton a kvg_i_entry - its argument checks, its tensors, its
+ * workspace carving, its checks of tensor contents and its compute - and
+ * the skeleton runs, in this order:
+ *
+ *   1. clear the diag (the entry points only; `written` runs inside
+ *      kvg_op_written_runs, which clears it);
+ *   2. refuse a NULL result pointer ("bytes: NULL result pointer") and a
+ *      NULL argument struct ("args: NULL argument struct"), 161001;
+ *   3. the operator's argument checks (`check`: everything that needs no
+ *      tensor contents), which fill its plan;
+ *   4. the workspace size, measured by the operator's own `carve` (the
+ *      size query and the call share the arithmetic, see kvg_i_ws in
+ *      internal.h); "workspace: size overflows size_t" (161002) if it does
+ *      not fit;
+ *   -- the size query stops here --
+ *   5. the workspace present and large enough: "workspace: N bytes given
+ *      (NULL | non-NULL), M needed" (170001);
+ *   6. no written tensor sharing memory with another, the workspace sharing
+ *      none with any tensor (kvg_i_check_apart, 161002);
+ *   7. the workspace carved, then the operator's checks of tensor contents
+ *      (`values`: index ranges and duplicates, inf / NaN);
+ *   8. the compute - only now is a byte written.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_COMMON_ENTRY_H
+#define KVGOLD_SRC_COMMON_ENTRY_H
+
+#include <stddef.h>
+
+#include "src/common/internal.h"
+
+/* The most tensors an operator hands to kvg_i_check_apart. */
+#define KVG_I_ENTRY_MAX_SPANS 20
+
+/*
+ * One operator, as the skeleton sees it. `args` is the operator's argument
+ * struct (never NULL here), `plan` what `check` derived from it, `pieces`
+ * the operator's pointers into the workspace, all typed by the operator.
+ */
+typedef struct kvg_i_entry {
+    /* args->workspace and args->workspace_size */
+    void *(*workspace)(const void *args, size_t *size);
+    /* Step 3; fills *plan. */
+    kvg_status (*check)(const void *args, void *plan, kvg_diag *diag);
+    /* The call's tensors into s[0..KVG_I_ENTRY_MAX_SPANS); returns how
+     * many (absent ones may be listed with t == NULL). */
+    size_t (*spans)(const void *args, const void *plan, kvg_i_span *s);
+    /* Take the plan's pieces from ws in one fixed order (kvg_i_ws_take);
+     * a measuring ws (kvg_i_ws_measure) only counts them. */
+    void (*carve)(const void *plan, kvg_i_ws *ws, void *pieces);
+    /* Step 7: the checks that read tensor contents. */
+    kvg_status (*values)(const void *args, const void *plan, void *pieces,
+                         kvg_diag *diag);
+    /* Step 8: write the outputs and caches of a validated call. */
+    void (*compute)(const void *args, const void *plan, void *pieces);
+} kvg_i_entry;
+
+/* kvg_<op>_workspace_size: steps 1 to 4, then *bytes. */
+kvg_status kvg_i_entry_size(const kvg_i_entry *e, const void *args,
+                            void *plan, void *pieces, size_t *bytes,
+                            kvg_diag *diag);
+
+/* Steps 2 (args only) to 7, the diag left as it is: what the entry point
+ * and the descriptor's `written` share, so both refuse alike. */
+kvg_status kvg_i_entry_validate(const kvg_i_entry *e, const void *args,
+                                void *plan, void *pieces, kvg_diag *diag);
+
+/* kvg_<op>: steps 1 to 8. */
+kvg_status kvg_i_entry_call(const kvg_i_entry *e, const void *args,
+                            void *plan, void *pieces, kvg_diag *diag);
+
+#endif /* KVGOLD_SRC_COMMON_ENTRY_H */
