@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "case_list.h"
+#include "kvgold/op.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -41,4 +42,32 @@ void kvgt_list_cases(const char *sub, kvgt_case_list *l)
 void kvgt_case_path(const kvgt_case_list *l, int i, char *buf, size_t cap)
 {
     (void)snprintf(buf, cap, "%s/%s", l->dir, l->names[i]);
+}
+
+int kvgt_check_cases(const char *sub, kvgt_case_check check)
+{
+    static kvgt_case_list l;
+    char dir[1200];
+    int i, n = 0;
+
+    kvgt_list_cases(sub, &l);
+    for (i = 0; i < l.count; i++) {
+        kvgt_case_path(&l, i, dir, sizeof dir);
+        n += check(dir);
+    }
+    return n;
+}
+
+int kvgt_check_every_op(kvgt_case_check check)
+{
+    size_t k;
+    int n, total = 0;
+
+    for (k = 0; k < kvg_op_count(); k++) {
+        n = kvgt_check_cases(kvg_op_name(kvg_op_at(k)), check);
+        if (n == 0)
+            fail_msg("no case of %s was checked", kvg_op_name(kvg_op_at(k)));
+        total += n;
+    }
+    return total;
 }

@@ -24,4 +24,14 @@ void kvgt_list_cases(const char *sub, kvgt_case_list *l);
 /* "<dir>/<names[i]>" into buf. */
 void kvgt_case_path(const kvgt_case_list *l, int i, char *buf, size_t cap);
 
+/* A check of one case directory; returns how many things it judged. */
+typedef int (*kvgt_case_check)(const char *dir);
+
+/* Run `check` on every case of vectors/<sub>; the sum of its returns. */
+int kvgt_check_cases(const char *sub, kvgt_case_check check);
+
+/* Run `check` on every case of every registered operator: each operator
+ * must contribute, and the sum is returned. */
+int kvgt_check_every_op(kvgt_case_check check);
+
 #endif /* KVGOLD_TESTS_CASE_LIST_H */

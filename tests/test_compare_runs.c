@@ -543,35 +543,12 @@ static int check_case(const char *dir)
     return judged;
 }
 
-/* Every case of vectors/<sub>; returns how many it checked. */
-static int check_op_dir(const char *sub)
-{
-    static kvgt_case_list l;
-    char dir[1200];
-    int i, n = 0;
-
-    kvgt_list_cases(sub, &l);
-    for (i = 0; i < l.count; i++) {
-        kvgt_case_path(&l, i, dir, sizeof dir);
-        n += check_case(dir);
-    }
-    return n;
-}
-
 static void test_vector_caches(void **state)
 {
-    size_t k;
-    int n, total = 0;
     (void)state;
     /* every registered operator's vectors, each contributing */
-    for (k = 0; k < kvg_op_count(); k++) {
-        n = check_op_dir(kvg_op_name(kvg_op_at(k)));
-        if (n == 0)
-            fail_msg("no case of %s was checked", kvg_op_name(kvg_op_at(k)));
-        total += n;
-    }
-    assert_true(total >= 22);
-    assert_true(check_op_dir("examples") >= 2);
+    assert_true(kvgt_check_every_op(check_case) >= 22);
+    assert_true(kvgt_check_cases("examples", check_case) >= 2);
 }
 
 int main(void)
