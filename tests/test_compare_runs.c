@@ -202,7 +202,8 @@ static void test_hand_made_nz(void **state)
     /* 2 blocks x 5 slots x 2 heads x 16 channels of bf16 in NZ (c0 16):
      * [block, heads * dim / c0, slot, c0] */
     static const int64_t shape[4] = {2, 2, 5, 16};
-    kvg_cache_layout nz = {KVG_LAYOUT_NZ, 2, 5, 2, 16, 16};
+    /* static: its padding is zero, and the result copies it bytewise */
+    static const kvg_cache_layout nz = {KVG_LAYOUT_NZ, 2, 5, 2, 16, 16};
     static hand h;
     kvg_compare_result r;
     int64_t slot, ch;
