@@ -11,6 +11,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,7 +283,7 @@ static int cmd_check(int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (!kvg_cli_global_options(&argc, argv))
         return KVG_EXIT_INVALID;
@@ -320,4 +321,27 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "compare") == 0)
         return kvg_cli_compare(argc - 2, argv + 2);
     return kvg_cli_usage_error("unknown command %s", argv[1]);
+}
+
+/* Every command's report goes to stdout; a report that could not be
+ * written (a full disk, a closed pipe, /dev/full) is not a verdict the
+ * caller has seen, so it is an error (exit 2) whatever the command found.
+ * stdout is fully buffered when it is not a terminal: the failure shows at
+ * the flush at the latest. */
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+
+    errno = 0;
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "kvgold: cannot write the report to standard "
+                        "output: %s\n", strerror(errno ? errno : EIO));
+        return KVG_EXIT_INVALID;
+    }
+    if (ferror(stdout)) { /* an earlier write failed; its errno is gone */
+        fprintf(stderr, "kvgold: cannot write the report to standard "
+                        "output: a write to it failed\n");
+        return KVG_EXIT_INVALID;
+    }
+    return rc;
 }
