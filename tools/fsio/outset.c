@@ -350,3 +350,107 @@ void kvg_outset_end(kvg_outset *set)
     free(set->dir);
     free(set);
 }
+
+/* ---- files rendered through a stream, and sets committed together ---- */
+
+kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
+                                 kvg_outset_writer render, void *user,
+                                 kvg_diag *diag)
+{
+    out_file *f;
+    kvg_status st;
+    char err[512];
+    FILE *fp;
+    int fd;
+
+    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
+        return st;
+    if (set->count == set->cap) {
+        int ncap = set->cap ? set->cap * 2 : 8;
+        out_file *nf =
+            (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
+        if (nf == NULL)
+            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+        set->files = nf;
+        set->cap = ncap;
+    }
+    f = &set->files[set->count];
+    memset(f, 0, sizeof *f);
+    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL ||
+        (f->temp = side_name(set, name, "tmp", diag)) == NULL) {
+        free_file(f);
+        return KVG_ERR_NOMEM;
+    }
+    fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                         "%s: cannot create a temporary file (%s): %s",
+                         f->final, f->temp, strerror(errno));
+        free_file(f);
+        return st;
+    }
+    if ((fp = fdopen(fd, "w")) == NULL) {
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
+                         strerror(errno));
+        (void)close(fd);
+        (void)unlink(f->temp);
+        free_file(f);
+        return st;
+    }
+    err[0] = '\0';
+    errno = 0;
+    if (render(fp, user, err, sizeof err) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
+                         err[0] ? err : "cannot render it");
+    else if (fflush(fp) != 0 || ferror(fp))
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
+                         f->final, strerror(errno ? errno : EIO));
+    else if (fsync(fileno(fp)) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
+                         f->final, strerror(errno));
+    if (fclose(fp) != 0 && st == KVG_OK)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                         "%s: write error on close: %s", f->final,
+                         strerror(errno));
+    if (st != KVG_OK) {
+        (void)unlink(f->temp);
+        free_file(f);
+        return st;
+    }
+    set->count++;
+    return KVG_OK;
+}
+
+kvg_status kvg_outset_commit_many(kvg_outset *const *sets, int n,
+                                  kvg_diag *diag)
+{
+    kvg_status st = KVG_OK;
+    int s, i;
+
+    for (s = 0; st == KVG_OK && s < n; s++)
+        for (i = 0; st == KVG_OK && i < sets[s]->count; i++)
+            st = back_up(sets[s], &sets[s]->files[i], diag);
+    for (s = 0; st == KVG_OK && s < n; s++)
+        for (i = 0; st == KVG_OK && i < sets[s]->count; i++) {
+            out_file *f = &sets[s]->files[i];
+            if (rename(f->temp, f->final) != 0)
+                st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                                 "%s: cannot move the new file into place: "
+                                 "%s; nothing was replaced", f->final,
+                                 strerror(errno));
+            else
+                f->renamed = 1;
+        }
+    if (st != KVG_OK) {
+        for (s = 0; s < n; s++)
+            roll_back(sets[s]);
+        return st;
+    }
+    for (s = 0; s < n; s++)
+        for (i = 0; i < sets[s]->count; i++)
+            if (sets[s]->files[i].backup_kind != 0)
+                (void)unlink(sets[s]->files[i].backup);
+    for (s = 0; st == KVG_OK && s < n; s++)
+        st = sync_dir(sets[s]->dir, diag);
+    return st;
+}

@@ -23,6 +23,9 @@
 #ifndef KVGOLD_TOOLS_OUTSET_H
 #define KVGOLD_TOOLS_OUTSET_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
 
@@ -66,5 +69,23 @@ const char *kvg_outset_path(const kvg_outset *set, int i);
 /* Remove every temporary file that was not committed and free the set
  * (NULL-safe). */
 void kvg_outset_end(kvg_outset *set);
+
+/*
+ * A file of the set rendered through a stdio stream: `render` writes the
+ * whole content to `out` and returns 0, or nonzero with the reason in
+ * err (cap bytes). Written to a temporary file like the .npy ones; a
+ * write error (a full disk) is found at the flush and fails the add.
+ */
+typedef int (*kvg_outset_writer)(FILE *out, void *user, char *err,
+                                 size_t cap);
+kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
+                                 kvg_outset_writer render, void *user,
+                                 kvg_diag *diag);
+
+/* Commit `n` sets (in different directories) as one: every old target is
+ * kept aside, then every file renamed into place; if one rename fails,
+ * every set is rolled back. Then each directory is synced. */
+kvg_status kvg_outset_commit_many(kvg_outset *const *sets, int n,
+                                  kvg_diag *diag);
 
 #endif /* KVGOLD_TOOLS_OUTSET_H */
