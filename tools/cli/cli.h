@@ -29,6 +29,12 @@ void kvg_cli_run_error(const char *dir, kvg_status st, const kvg_diag *diag);
  * (message printed). */
 int kvg_cli_global_options(int *argc, char **argv);
 
+/* The case's own files (case.json, every input and expected file) as
+ * malloc'd paths, *n of them; NULL when out of memory. Free each and the
+ * array with kvg_cli_free_paths. */
+char **kvg_cli_case_files(const kvg_case *c, int *n);
+void kvg_cli_free_paths(char **paths, int n);
+
 /* `kvgold check` on a loaded case: prints a table to `out`, returns the
  * exit code. */
 int kvg_cli_check(const kvg_case *c, FILE *out);

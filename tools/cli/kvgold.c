@@ -140,7 +140,7 @@ int kvg_cli_global_options(int *argc, char **argv)
 }
 
 /* The case's own files, which no output may replace. */
-static char **case_files(const kvg_case *c, int *n)
+char **kvg_cli_case_files(const kvg_case *c, int *n)
 {
     const kvg_case_set *sets[2];
     char **paths;
@@ -167,6 +167,16 @@ static char **case_files(const kvg_case *c, int *n)
     return paths;
 }
 
+void kvg_cli_free_paths(char **paths, int n)
+{
+    int i;
+    if (paths == NULL)
+        return;
+    for (i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 /* Check every target, then write every file, then commit. */
 static kvg_status write_outputs(const kvg_case *c, const kvg_case_set *out,
                                 kvg_outset *o, kvg_diag *diag)
@@ -179,7 +189,7 @@ static kvg_status write_outputs(const kvg_case *c, const kvg_case_set *out,
     if ((st = kvg_outset_forbid_dir(o, c->dir, "the case directory",
                                     diag)) != KVG_OK)
         return st;
-    if ((protect = case_files(c, &n)) == NULL)
+    if ((protect = kvg_cli_case_files(c, &n)) == NULL)
         return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
     for (i = 0; st == KVG_OK && i < out->count; i++) {
         names[i] = kvg_path_join("", out->items[i].name, ".npy", diag);
