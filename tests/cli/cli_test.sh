@@ -513,6 +513,7 @@ compare_runs_same_files)
   has "c_kv: runs 1 and 2 are the same files (run1/c_kv.npy and run1/c_kv.npy: same device and inode)"
   has "NOT JUDGED: runs 1 and 2 are the same files, not separate runs (4 outputs)"
   lacks "PASS: the runs are bit-identical"; lacks "is bit-identical to run 1"
+  has "INCOMPLETE: 2 runs and the run-to-run check"
   cp -al run1 linked || exit 99
   expect 1 "$K" compare "$C" run1 linked --json
   has '"same_files":[{"name":"k_cache","runs":[1,2]}'; has '"identical":false'

@@ -432,13 +432,32 @@ static int print_text(compare_run *r, int k, FILE *out)
     return 1;
 }
 
+/* The verdict over every run and the run-to-run check: FAIL if anything
+ * failed, else INCOMPLETE if anything was not judged, else PASS. */
+static const char *overall_verdict(const compare_run *r)
+{
+    int k, i, incomplete = r->determinism == KVG_VERDICT_NOT_JUDGED;
+    int failed = r->determinism == KVG_VERDICT_FAIL;
+
+    for (k = 0; k < r->o->n_runs; k++) {
+        kvg_compare_summary s;
+        const char *v;
+        kvg_compare_summary_init(&s);
+        for (i = 0; i < r->n_results[k]; i++)
+            kvg_compare_summary_add(&s, &r->result[k][i]);
+        v = kvg_compare_summary_verdict(&s);
+        failed |= strcmp(v, "FAIL") == 0;
+        incomplete |= strcmp(v, "INCOMPLETE") == 0;
+    }
+    return failed ? "FAIL" : incomplete ? "INCOMPLETE" : "PASS";
+}
+
 /* One run: the library's object as it is. Several: {"tool", "verdict",
  * "runs": [{"npu_dir", "report"}...], "determinism"}. */
 static int print_json(compare_run *r, FILE *out)
 {
     char *buf;
-    int k, i, incomplete = r->determinism == KVG_VERDICT_NOT_JUDGED;
-    int failed = r->determinism == KVG_VERDICT_FAIL;
+    int k;
 
     if (r->o->n_runs == 1) {
         if ((buf = render(r, 0, 1)) == NULL)
@@ -449,16 +468,8 @@ static int print_json(compare_run *r, FILE *out)
     }
     fputs("{\"tool\":\"kvgold compare\",\"runs\":[", out);
     for (k = 0; k < r->o->n_runs; k++) {
-        kvg_compare_summary s;
-        const char *v;
         if ((buf = render(r, k, 1)) == NULL)
             return 0;
-        kvg_compare_summary_init(&s);
-        for (i = 0; i < r->n_results[k]; i++)
-            kvg_compare_summary_add(&s, &r->result[k][i]);
-        v = kvg_compare_summary_verdict(&s);
-        failed |= strcmp(v, "FAIL") == 0;
-        incomplete |= strcmp(v, "INCOMPLETE") == 0;
         fprintf(out, "%s{\"npu_dir\":", k ? "," : "");
         kvg_json_write_string(out, r->o->npu_dir[k]);
         fprintf(out, ",\"report\":%s}", buf);
@@ -467,9 +478,7 @@ static int print_json(compare_run *r, FILE *out)
     fputs("],", out);
     (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu, r->o->n_runs,
                                NULL, out, NULL, 0);
-    fprintf(out, ",\"verdict\":\"%s\"}\n", failed       ? "FAIL"
-                                           : incomplete ? "INCOMPLETE"
-                                                        : "PASS");
+    fprintf(out, ",\"verdict\":\"%s\"}\n", overall_verdict(r));
     return 1;
 }
 
@@ -777,9 +786,12 @@ static int judge_and_report(compare_run *r)
         for (k = 0; k < r->o->n_runs; k++)
             if (!print_text(r, k, stdout))
                 return KVG_EXIT_INVALID;
-        if (r->o->n_runs > 1)
+        if (r->o->n_runs > 1) {
             (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu,
                                        r->o->n_runs, stdout, NULL, NULL, 0);
+            printf("\n%s: %d runs and the run-to-run check\n",
+                   overall_verdict(r), r->o->n_runs);
+        }
     }
     if (!write_report_files(r))
         return KVG_EXIT_INVALID;

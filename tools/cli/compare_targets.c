@@ -130,6 +130,9 @@ int kvg_cli_targets_check(const kvg_cli_target *t, int n, const kvg_case *c,
     char **cf = NULL;
     int n_cf = 0, i, j, ok = 1;
 
+    memset(dst, 0, sizeof dst);
+    memset(fst, 0, sizeof fst);
+    memset(exists, 0, sizeof exists);
     if (n > MAX_TARGETS)
         return refuse(&t[MAX_TARGETS], "too many report files");
     if (n > 0 && (cf = kvg_cli_case_files(c, &n_cf)) == NULL) {
