@@ -208,7 +208,9 @@ def test_files(kvgold, vectors, work):
     rc, _, err = compare(kvgold, ds, os.path.join(ds, "npu"), "--csv")
     check(rc == 2 and "--csv needs a value" in err, "--csv without FILE: %r"
           % err)
-    leftovers = [f for f in os.listdir(work) if ".tmp-" in f]
+    # the report set's temporaries are outset's (".<name>.kvgold-...")
+    leftovers = [f for f in os.listdir(work)
+                 if ".tmp-" in f or ".kvgold-" in f or f.endswith(".tmp")]
     check(not leftovers, "temporary files left: %r" % leftovers)
 
 
