@@ -551,6 +551,12 @@ compare_third_party_same)
   expect 2 "$K" compare c npu --standard commercial --third-party caselink
   has "third party caselink/k_cache.npy is the case's file c/k_cache.npy (same device and inode)"
   lacks "dual benchmark"
+  # a plain copy of the case: its k_cache.npy is the cache before the
+  # call, every written element wrong, so any NPU would beat it
+  copy_case c casecopy
+  "$POKE" npu/k_cache.npy 0 0001 || exit 99
+  expect 2 "$K" compare c npu --standard commercial --third-party casecopy
+  has "third party casecopy/k_cache.npy is byte-identical to the case's input k_cache (the cache before the call)"
   ;;
 compare_report_targets)
   # a report never replaces a case file, a dump or anything but a regular

@@ -730,12 +730,23 @@ static int third_party_distinct(const compare_run *r)
     return ok;
 }
 
-/* After judging: a third-party output the dual benchmark used that holds
+/* 1 if tensors a and b hold the same bytes. */
+static int same_bytes(const kvg_tensor *a, const kvg_tensor *b)
+{
+    return a != NULL && b != NULL && a->nbytes == b->nbytes &&
+           memcmp(a->data, b->data, a->nbytes) == 0;
+}
+
+/*
+ * After judging: a third-party output the dual benchmark used that holds
  * the same bytes as an NPU run's dump is a copy of it, and a ratio of a
- * dump to itself passes any error. 0 (message printed) if there is one
- * where it could decide the verdict: where the NPU's dump is bit-identical
- * to the golden, every ratio is 0 whatever the third party holds, so an
- * honest third party that matches an exact NPU is not refused. */
+ * dump to itself passes any error; one that holds the case's initial cache
+ * (a copy of the case's input) has every written element wrong, so any
+ * NPU would beat it. 0 (message printed) if there is one where it could
+ * decide the verdict: where the NPU's dump is bit-identical to the golden,
+ * every ratio is 0 whatever the third party holds, so an honest third
+ * party that matches an exact NPU is not refused.
+ */
 static int third_party_copies(const compare_run *r)
 {
     int i, k;
@@ -743,20 +754,31 @@ static int third_party_copies(const compare_run *r)
     for (k = 0; r->have_third && k < r->o->n_runs; k++)
         for (i = 0; i < r->gold.count; i++) {
             const kvg_compare_result *res = result_of(r, k, i);
-            const kvg_tensor *a = &r->npu[k].t[i], *b = &r->third.t[i];
+            const kvg_tensor *b = &r->third.t[i], *init;
             if (res == NULL || !res->has_third_party ||
                 (res->bits_differ == 0 && res->untouched_changed == 0) ||
-                !r->npu[k].loaded[i] || !r->third.loaded[i] ||
-                a->nbytes != b->nbytes ||
-                memcmp(a->data, b->data, a->nbytes) != 0)
+                !r->npu[k].loaded[i] || !r->third.loaded[i])
                 continue;
-            fprintf(stderr, "kvgold: compare: third party %s is "
-                            "byte-identical to the NPU dump being judged, "
-                            "%s; a copy of the dump is not independent "
-                            "evidence: give another implementation's "
-                            "outputs (or judge without --third-party)\n",
-                    r->third.path[i], r->npu[k].path[i]);
-            return 0;
+            if (same_bytes(&r->npu[k].t[i], b)) {
+                fprintf(stderr, "kvgold: compare: third party %s is "
+                                "byte-identical to the NPU dump being "
+                                "judged, %s; a copy of the dump is not "
+                                "independent evidence: give another "
+                                "implementation's outputs (or judge without "
+                                "--third-party)\n",
+                        r->third.path[i], r->npu[k].path[i]);
+                return 0;
+            }
+            init = kvg_case_find(&r->c->inputs, r->gold.items[i].name);
+            if (same_bytes(init, b)) {
+                fprintf(stderr, "kvgold: compare: third party %s is "
+                                "byte-identical to the case's input %s (the "
+                                "cache before the call); a copy of the "
+                                "case is not another implementation's "
+                                "output\n",
+                        r->third.path[i], r->gold.items[i].name);
+                return 0;
+            }
         }
     return 1;
 }
