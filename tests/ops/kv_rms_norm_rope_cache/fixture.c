@@ -1,8 +1,8 @@
 /*
  * tests/ops/kv_rms_norm_rope_cache/fixture.c - KvRmsNormRopeCache in the
  * reliability fixture (tests/op_fixture.h): a seeded valid call, its
- * attribute and index-value mutations, and the dims whose change alone can
- * leave the call valid.
+ * attribute and index-value mutations, and the dim, dtype and rank changes
+ * that alone can leave the call valid.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "op_fixture.h"
@@ -150,8 +150,6 @@ static void build_kv(opf *f, kvgt_rng *r)
 static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 {
     const kvg_kv_rms_norm_rope_cache_args *a = (const kv_args *)f->args;
-    if (f->kind != OPF_KV)
-        return 0;
     if (a->cache_mode == KVG_KV_CACHE_NORM && k == 0 && v >= a->kv->shape[0] &&
         (strcmp(x->name, "k_cache") == 0 || strcmp(x->name, "ckv_cache") == 0))
         return 1;
@@ -159,6 +157,21 @@ static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
            a->cos->shape[2] == 1 &&
            (a->cache_mode == KVG_KV_CACHE_PA_BLK_BNSD ||
             a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
+}
+
+/* A cache takes T or any 1-byte quant dtype (another one is a valid call,
+ * or a missing-scale 161001); a [1] scale or offset with a trailing 1 is
+ * [1, 1], also a scalar one. */
+static int kv_untied_view(const opf *f, const opf_tensor *x,
+                          const kvg_tensor *v)
+{
+    (void)f;
+    if (v->dtype != x->t.dtype)
+        return kvg_dtype_is_quant8(v->dtype) &&
+               (strcmp(x->name, "k_cache") == 0 ||
+                strcmp(x->name, "ckv_cache") == 0);
+    return x->t.rank == 1 && x->t.shape[0] == 1 && v->rank == 2 &&
+           v->shape[1] == 1;
 }
 
 static void mutate_kv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
@@ -254,7 +267,9 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     return 1;
 }
 
-const opf_kind_desc opf_kind_kv = {"kv_rms_norm_rope_cache",
-                                   "kv_rms_norm_rope_cache", build_kv,
-                                   mutate_kv_attr, mutate_kv_value,
-                                   kv_untied};
+static const opf_kind_desc kind_kv = {
+    "kv_rms_norm_rope_cache", "kv_rms_norm_rope_cache", build_kv,
+    mutate_kv_attr, mutate_kv_value, kv_untied, kv_untied_view, 0};
+
+const opf_kind_desc *const opf_kinds_kv_rms_norm_rope_cache[] = {&kind_kv,
+                                                                 NULL};
