@@ -1,7 +1,7 @@
 /*
- * src/common/sort.c - sorting of key/position pairs (src/common/heapsort.h)
- * and duplicate search, for the operators' index checks (unique slots,
- * unique blocks).
+ * src/common/sort.c - sorting of key/position pairs (src/common/heapsort.h),
+ * duplicate search, and the unique-index check the operators' index
+ * validation shares (unique slots, unique blocks).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -42,4 +42,25 @@ int kvg_i_find_duplicate(kvg_i_keypos *v, size_t n, int64_t *key,
         }
     }
     return found;
+}
+
+kvg_status kvg_i_check_unique(const kvg_i_unique *u, kvg_i_keypos *keys,
+                              kvg_diag *diag)
+{
+    size_t n = 0;
+    int64_t i, key, first, second;
+
+    for (i = 0; i < u->n; i++) {
+        const int64_t v = kvg_i_index_at(u->index, i);
+        if (v < 0)
+            continue; /* skipped, like the kernels: any negative value */
+        if (v >= u->limit)
+            return u->out_of_range(u->ctx, i, v, diag);
+        keys[n].key = u->key_of != NULL ? u->key_of(u->ctx, i, v) : v;
+        keys[n].pos = i;
+        n++;
+    }
+    if (kvg_i_find_duplicate(keys, n, &key, &first, &second))
+        return u->repeated(u->ctx, key, first, second, diag);
+    return KVG_OK;
 }
