@@ -125,8 +125,10 @@ struct opf {
  * KvRmsNormRopeCache's Norm cache only needs Bcache >= Bkv, so a larger
  * Bcache is valid; its caches take any 1-byte quant dtype, so one quant
  * dtype for another is valid; a [1] scale with a trailing 1 added is
- * [1, 1], also a scalar scale. Say each such change here, no wider than
- * the rule that makes it valid, so every other change is still drawn.
+ * [1, 1], also a scalar scale. Say each such change in the kind's untied
+ * (dims) or untied_view (dtype, rank), no wider than the rule that makes
+ * it valid, so that every other change is still drawn. (A NULL tensor
+ * refused with 161002 rather than 161001 is the tensor's null_status.)
  */
 typedef struct opf_kind_desc {
     const char *label;

@@ -268,8 +268,13 @@ static void check_rejected(opf *f, const outcome *o, int iter)
                    f->desc->label, (unsigned long long)f->seed, iter,
                    mut_names[o->kind], o->what);
     if (st != o->want)
-        fail_msg("%s: status %d, want %d (%s)", label, (int)st, (int)o->want,
-                 d.message);
+        fail_msg("%s: status %d, want %d (%s)%s", label, (int)st,
+                 (int)o->want, d.message,
+                 st == KVG_OK && (o->kind == MUT_DIM || o->kind == MUT_DTYPE ||
+                                  o->kind == MUT_RANK)
+                     ? " - a change the operator allows: say it in the "
+                       "kind's untied / untied_view (tests/op_fixture.h)"
+                     : "");
     if (d.status != st || d.message[0] == '\0' || d.tensor[0] == '\0')
         fail_msg("%s: diag not filled (status %d, tensor \"%s\", \"%s\")",
                  label, (int)d.status, d.tensor, d.message);
