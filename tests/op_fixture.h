@@ -109,26 +109,24 @@ struct opf {
  *               non-finite input ...): the call must refuse it with a
  *               diag.position; returns 0 when it cannot apply (another
  *               mutation is drawn);
- * untied        the dim change (dim k of x set to v) leaves the call
- *               valid;
- * untied_view   the view change (x's view replaced by v: another dtype, or
- *               a rank with a dim of 1 added or dropped) leaves the call
- *               valid, or is refused with another status than 161002.
- * variant       a number the builder reads (f->desc->variant), for kinds
- *               of one operator that share a builder.
+ * untied        the change of x's dim k to v (k >= 0), of its dtype to v
+ *               (k == OPF_UNTIED_DTYPE) or of its rank to v (k ==
+ *               OPF_UNTIED_RANK; one rank more is a trailing dim of 1
+ *               added) leaves the call valid, or is refused with another
+ *               status than 161002.
  *
- * untied / untied_view: test_atomicity changes one dim, dtype or rank of
- * one tensor at a time and requires 161002. That holds only where the
- * operator ties the thing changed to another tensor or attribute; a new
- * operator meets the exceptions as a valid call where a refusal was
- * expected (test_atomicity: "status 0, want 161002"). Examples:
+ * untied: test_atomicity changes one dim, dtype or rank of one tensor at a
+ * time and requires 161002. That holds only where the operator ties the
+ * thing changed to another tensor or attribute; a new operator meets the
+ * exceptions as a valid call where a refusal was expected (test_atomicity:
+ * "status 0, want 161002 ... a change the operator allows"). Examples:
  * KvRmsNormRopeCache's Norm cache only needs Bcache >= Bkv, so a larger
  * Bcache is valid; its caches take any 1-byte quant dtype, so one quant
  * dtype for another is valid; a [1] scale with a trailing 1 added is
- * [1, 1], also a scalar scale. Say each such change in the kind's untied
- * (dims) or untied_view (dtype, rank), no wider than the rule that makes
- * it valid, so that every other change is still drawn. (A NULL tensor
- * refused with 161002 rather than 161001 is the tensor's null_status.)
+ * [1, 1], also a scalar scale. Say each such change in the kind's untied,
+ * no wider than the rule that makes it valid, so that every other change
+ * is still drawn. (A NULL tensor refused with 161002 rather than 161001
+ * is the tensor's null_status.)
  */
 typedef struct opf_kind_desc {
     const char *label;
@@ -139,10 +137,10 @@ typedef struct opf_kind_desc {
     int (*mutate_value)(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                         size_t cap);
     int (*untied)(const opf *f, const opf_tensor *x, int k, int64_t v);
-    int (*untied_view)(const opf *f, const opf_tensor *x,
-                       const kvg_tensor *v);
-    int variant;
 } opf_kind_desc;
+
+#define OPF_UNTIED_DTYPE (-1)
+#define OPF_UNTIED_RANK (-2)
 
 /* Every kind of every operator (the generated table), in a fixed order. */
 int opf_kind_count(void);

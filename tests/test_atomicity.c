@@ -80,17 +80,16 @@ static void mutate_null_data(opf *f, kvgt_rng *r, outcome *o)
 static void mutate_dtype(opf *f, kvgt_rng *r, outcome *o)
 {
     opf_tensor *x = &f->t[pick(r, 0, f->n - 1)];
-    kvg_tensor v;
-    /* draw from the dtypes the operator ties (untied_view) */
-    do {
-        v = x->t;
-        v.dtype = (kvg_dtype)pick(r, 0, 11);
-    } while (v.dtype == x->t.dtype ||
-             (f->desc->untied_view != NULL && f->desc->untied_view(f, x, &v)));
-    x->t = v;
+    kvg_dtype d;
+    /* draw from the dtypes the operator ties (untied) */
+    do
+        d = (kvg_dtype)pick(r, 0, 11);
+    while (d == x->t.dtype ||
+           (f->desc->untied != NULL &&
+            f->desc->untied(f, x, OPF_UNTIED_DTYPE, (int64_t)d)));
+    x->t.dtype = d;
     o->want = KVG_ERR_PARAM_INVALID;
-    (void)snprintf(o->what, sizeof o->what, "%s.dtype = %d", x->name,
-                   (int)v.dtype);
+    (void)snprintf(o->what, sizeof o->what, "%s.dtype = %d", x->name, (int)d);
 }
 
 /* nbytes follows the new shape when it fits the capacity. */
@@ -136,18 +135,19 @@ static void mutate_dim(opf *f, kvgt_rng *r, outcome *o)
 static void mutate_rank(opf *f, kvgt_rng *r, outcome *o)
 {
     opf_tensor *x = &f->t[pick(r, 0, f->n - 1)];
-    kvg_tensor v;
+    int rank;
     do {
         const int64_t c = pick(r, 0, 3);
-        v = x->t;
-        if (c == 0 && v.rank < KVG_MAX_RANK)
-            v.shape[v.rank++] = 1; /* same bytes, one more dim */
-        else if (c == 1)
-            v.rank -= 1;
-        else
-            v.rank = c == 2 ? -1 : KVG_MAX_RANK + 1;
-    } while (f->desc->untied_view != NULL && f->desc->untied_view(f, x, &v));
-    x->t = v;
+        /* one more (a trailing 1: the same bytes), one less, -1, too many */
+        rank = c == 0 && x->t.rank < KVG_MAX_RANK ? x->t.rank + 1
+               : c == 1                          ? x->t.rank - 1
+               : c == 2                          ? -1
+                                                 : KVG_MAX_RANK + 1;
+    } while (f->desc->untied != NULL &&
+             f->desc->untied(f, x, OPF_UNTIED_RANK, rank));
+    if (rank == x->t.rank + 1 && rank <= KVG_MAX_RANK)
+        x->t.shape[x->t.rank] = 1;
+    x->t.rank = rank;
     o->want = KVG_ERR_PARAM_INVALID;
     (void)snprintf(o->what, sizeof o->what, "%s rank -> %d", x->name,
                    x->t.rank);
@@ -272,8 +272,8 @@ static void check_rejected(opf *f, const outcome *o, int iter)
                  (int)o->want, d.message,
                  st == KVG_OK && (o->kind == MUT_DIM || o->kind == MUT_DTYPE ||
                                   o->kind == MUT_RANK)
-                     ? " - a change the operator allows: say it in the "
-                       "kind's untied / untied_view (tests/op_fixture.h)"
+                     ? " - a change the operator allows: say it in its "
+                       "kind's untied (tests/op_fixture.h)"
                      : "");
     if (d.status != st || d.message[0] == '\0' || d.tensor[0] == '\0')
         fail_msg("%s: diag not filled (status %d, tensor \"%s\", \"%s\")",

@@ -152,7 +152,7 @@ static int mutate_qkv_index(opf *f, kvgt_rng *r, kvg_status *want,
 
 static const opf_kind_desc kind_qkv = {
     "qkv_rms_norm_rope_cache", "qkv_rms_norm_rope_cache", build_qkv,
-    mutate_qkv_attr, mutate_qkv_index, NULL, NULL, 0};
+    mutate_qkv_attr, mutate_qkv_index, NULL};
 
 const opf_kind_desc *const opf_kinds_qkv_rms_norm_rope_cache[] = {&kind_qkv,
                                                                   NULL};

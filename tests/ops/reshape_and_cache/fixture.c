@@ -105,14 +105,14 @@ static void build_nz(opf *f, kvgt_rng *r) { build_tokens(f, r, 1); }
 
 /* KVHEAD: a run is the window (no offset_index), caches may be int8;
  * KVHEAD_ROPE: an offset run keeps one token of its window. */
-static void build_heads(opf *f, kvgt_rng *r)
+static void build_heads(opf *f, kvgt_rng *r, int rope)
 {
     kvg_reshape_and_cache_args *a = (rac_args *)f->args;
-    const int rope = f->desc->variant == KVG_RAC_COMPRESS_KVHEAD_ROPE;
     opf_heads h;
 
     kvg_reshape_and_cache_args_init(a);
-    a->compress_type = (kvg_rac_compress)f->desc->variant;
+    a->compress_type = rope ? KVG_RAC_COMPRESS_KVHEAD_ROPE
+                            : KVG_RAC_COMPRESS_KVHEAD;
     h.key = &a->key, h.value = &a->value, h.key_cache = &a->key_cache;
     h.value_cache = &a->value_cache, h.slot_mapping = &a->slot_mapping;
     h.wins = &a->wins, h.seq_len = &a->seq_len;
@@ -122,6 +122,9 @@ static void build_heads(opf *f, kvgt_rng *r)
     opf_build_heads(f, r, &h);
 }
 
+static void build_kvhead(opf *f, kvgt_rng *r) { build_heads(f, r, 0); }
+static void build_kvhead_rope(opf *f, kvgt_rng *r) { build_heads(f, r, 1); }
+
 static int mutate_slots(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                         size_t cap)
 {
@@ -130,17 +133,16 @@ static int mutate_slots(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 
 static const opf_kind_desc kind_nd = {
     "reshape_and_cache ND", "reshape_and_cache", build_nd, mutate_rac_attr,
-    mutate_slots, NULL, NULL, 0};
+    mutate_slots, NULL};
 static const opf_kind_desc kind_nz = {
     "reshape_and_cache NZ", "reshape_and_cache", build_nz, mutate_rac_attr,
-    mutate_slots, NULL, NULL, 0};
+    mutate_slots, NULL};
 static const opf_kind_desc kind_kvhead = {
-    "reshape_and_cache KVHEAD", "reshape_and_cache", build_heads,
-    mutate_rac_attr, opf_mutate_heads, NULL, NULL, KVG_RAC_COMPRESS_KVHEAD};
+    "reshape_and_cache KVHEAD", "reshape_and_cache", build_kvhead,
+    mutate_rac_attr, opf_mutate_heads, NULL};
 static const opf_kind_desc kind_kvhead_rope = {
-    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache", build_heads,
-    mutate_rac_attr, opf_mutate_heads, NULL, NULL,
-    KVG_RAC_COMPRESS_KVHEAD_ROPE};
+    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache", build_kvhead_rope,
+    mutate_rac_attr, opf_mutate_heads, NULL};
 
 const opf_kind_desc *const opf_kinds_reshape_and_cache[] = {
     &kind_nd, &kind_nz, &kind_kvhead, &kind_kvhead_rope, NULL};

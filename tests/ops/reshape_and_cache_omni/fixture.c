@@ -27,7 +27,7 @@ static void build_omni(opf *f, kvgt_rng *r)
 
 static const opf_kind_desc kind_omni = {
     "reshape_and_cache_omni", "reshape_and_cache_omni", build_omni, NULL,
-    opf_mutate_heads, NULL, NULL, 0};
+    opf_mutate_heads, NULL};
 
 const opf_kind_desc *const opf_kinds_reshape_and_cache_omni[] = {&kind_omni,
                                                                  NULL};
