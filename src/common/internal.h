@@ -166,18 +166,22 @@ int kvg_i_find_duplicate(kvg_i_keypos *items, size_t n, int64_t *key,
 
 /*
  * The unique-index check: entries [0, n) of an int32 / int64 index tensor,
- * where a negative entry skips, an entry must be below `limit`, and no two
- * kept entries may have the same key. In position order the first entry
- * >= limit is refused by out_of_range; then, over the keys (key_of, or the
- * entry itself when NULL; sorted in `keys`, n items of workspace), the
- * duplicate pair kvg_i_find_duplicate reports is refused by repeated. The
- * operator writes the two messages (through kvg_i_fail); ctx is its own.
+ * where a negative entry skips (or, with `negative` set, is refused), an
+ * entry must be below `limit`, and no two kept entries may have the same
+ * key. In position order the first negative entry (when refused) or entry
+ * >= limit is refused by negative / out_of_range; then, over the keys
+ * (key_of, or the entry itself when NULL; sorted in `keys`, n items of
+ * workspace), the duplicate pair kvg_i_find_duplicate reports is refused
+ * by repeated. The operator writes the messages (through kvg_i_fail); ctx
+ * is its own.
  */
 typedef struct kvg_i_unique {
     const kvg_tensor *index;
     int64_t n, limit;
     const void *ctx;
     int64_t (*key_of)(const void *ctx, int64_t pos, int64_t value);
+    kvg_status (*negative)(const void *ctx, int64_t pos, int64_t value,
+                           kvg_diag *diag); /* NULL: negative skips */
     kvg_status (*out_of_range)(const void *ctx, int64_t pos, int64_t value,
                                kvg_diag *diag);
     kvg_status (*repeated)(const void *ctx, int64_t key, int64_t first,

@@ -52,6 +52,8 @@ kvg_status kvg_i_check_unique(const kvg_i_unique *u, kvg_i_keypos *keys,
 
     for (i = 0; i < u->n; i++) {
         const int64_t v = kvg_i_index_at(u->index, i);
+        if (v < 0 && u->negative != NULL)
+            return u->negative(u->ctx, i, v, diag);
         if (v < 0)
             continue; /* skipped, like the kernels: any negative value */
         if (v >= u->limit)

@@ -788,7 +788,8 @@ kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
     kvg_i_unique u;
     c.a = a, c.p = p;
     u.index = a->index, u.n = p->index_n, u.limit = p->row_limit;
-    u.ctx = &c, u.key_of = index_key, u.out_of_range = index_out_of_range;
+    u.ctx = &c, u.key_of = index_key, u.negative = NULL;
+    u.out_of_range = index_out_of_range;
     u.repeated = index_repeated;
     return kvg_i_check_unique(&u, keys, diag);
 }

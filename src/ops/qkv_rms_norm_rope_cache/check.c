@@ -452,7 +452,7 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
 {
     kvg_i_unique u;
     u.index = a->index, u.n = p->tokens, u.limit = p->slots, u.ctx = p;
-    u.key_of = NULL, u.out_of_range = index_out_of_range;
+    u.key_of = NULL, u.negative = NULL, u.out_of_range = index_out_of_range;
     u.repeated = index_repeated;
     return kvg_i_check_unique(&u, scratch, diag);
 }

@@ -256,7 +256,8 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
 {
     kvg_i_unique u;
     u.index = a->slot_mapping, u.n = g->tokens, u.limit = g->slots;
-    u.ctx = g, u.key_of = NULL, u.out_of_range = slot_out_of_range;
+    u.ctx = g, u.key_of = NULL, u.negative = NULL;
+    u.out_of_range = slot_out_of_range;
     u.repeated = slot_repeated;
     return kvg_i_check_unique(&u, items, diag);
 }
