@@ -334,11 +334,15 @@ int opf_mutate_heads(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     case 1: /* seq_len sum above num_tokens */
         opf_index_set(opf_find(f, "seq_len"), b, g->L[b] + g->tokens);
         break;
-    case 2: /* wins outside [0, L] where it counts (with offsets, a window
-             * whose offset is -1 is not read) */
+    case 2: /* wins out of range where it counts: with offsets, outside
+             * [0, L] (a window whose offset is -1 is not read); without,
+             * past the rows of key (a window may reach into earlier
+             * batches) or negative */
         if (offsets && g->o[i] == -1)
             return 0;
-        opf_index_set(opf_find(f, "wins"), i, opf_pick(r, 0, 1) ? L + 1 : -1);
+        opf_index_set(opf_find(f, "wins"), i,
+                      opf_pick(r, 0, 1) ? (offsets ? L + 1 : g->tokens + 1)
+                                        : -1);
         break;
     case 3: /* offset_index outside {-1} u [0, L - w] */
         if (!offsets)
