@@ -200,6 +200,103 @@ static void test_parse_size(void **state)
     assert_false(kvg_mem_parse_size("1.5", &v));
     assert_false(kvg_mem_parse_size("99999999999999999999", &v));
     assert_false(kvg_mem_parse_size("20000000T", &v));
+    /* every 64-bit count is accepted, UINT64_MAX itself included; one
+     * more is not */
+    assert_true(kvg_mem_parse_size("18446744073709551615", &v) &&
+                v == UINT64_MAX);
+    assert_true(kvg_mem_parse_size("18446744073709551614", &v) &&
+                v == UINT64_MAX - 1);
+    assert_false(kvg_mem_parse_size("18446744073709551616", &v));
+    assert_false(kvg_mem_parse_size("18446744073709551620", &v));
+    assert_true(kvg_mem_parse_size("16777215T", &v) &&
+                v == (uint64_t)16777215 << 40);
+    assert_false(kvg_mem_parse_size("16777216T", &v));
+}
+
+/* mkdir -p of g_root/rel, then write `text` to g_root/rel/leaf. */
+static void fake_file(const char *rel, const char *leaf, const char *text)
+{
+    char path[512];
+    char *s;
+    (void)snprintf(path, sizeof path, "%s/%s/", g_root, rel);
+    for (s = path + strlen(g_root) + 1; *s != '\0'; s++)
+        if (*s == '/') {
+            *s = '\0';
+            assert_true(mkdir(path, 0700) == 0 || errno == EEXIST);
+            *s = '/';
+        }
+    (void)snprintf(path, sizeof path, "%s/%s/%s", g_root, rel, leaf);
+    write_bytes(path, text, strlen(text));
+}
+
+/* The default memory limit takes the cgroup's room (limit minus usage, of
+ * the process's own cgroup and every ancestor) into account, v1 and v2,
+ * read from a fake root. */
+static void test_cgroup_limit(void **state)
+{
+    const char *source = NULL;
+    char root[256];
+    uint64_t room = 0;
+    (void)state;
+
+    /* v2: the parent's limit (100 MiB, 4 MiB used) binds; the leaf has
+     * none, the machine has 8 GiB available */
+    fake_file("cg2/proc", "meminfo", "MemTotal: 16000000 kB\n"
+                                      "MemAvailable: 8388608 kB\n");
+    fake_file("cg2/proc/self", "cgroup", "0::/user/app\n");
+    fake_file("cg2/sys/fs/cgroup", "memory.max", "max\n");
+    fake_file("cg2/sys/fs/cgroup/user", "memory.max", "104857600\n");
+    fake_file("cg2/sys/fs/cgroup/user", "memory.current", "4194304\n");
+    fake_file("cg2/sys/fs/cgroup/user/app", "memory.max", "max\n");
+    fake_file("cg2/sys/fs/cgroup/user/app", "memory.current", "4000\n");
+    path_of(root, sizeof root, "cg2");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 104857600u - 4194304u);
+    assert_true(kvg_mem_default_limit_at(root, &source) ==
+                104857600u - 4194304u);
+    assert_non_null(strstr(source, "cgroup"));
+
+    /* v1: the memory controller's own path; 200 MiB with 10 MiB used;
+     * the top level's 2^63 - 4096 means no limit */
+    fake_file("cg1/proc", "meminfo", "MemAvailable: 8388608 kB\n");
+    fake_file("cg1/proc/self", "cgroup",
+              "5:cpu,cpuacct:/x\n4:memory:/process_api/abc\n0::/\n");
+    fake_file("cg1/sys/fs/cgroup/memory", "memory.limit_in_bytes",
+              "9223372036854771712\n");
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",
+              "memory.limit_in_bytes", "209715200\n");
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",
+              "memory.usage_in_bytes", "10485760\n");
+    path_of(root, sizeof root, "cg1");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 209715200u - 10485760u);
+    assert_true(kvg_mem_default_limit_at(root, &source) ==
+                209715200u - 10485760u);
+
+    /* a cgroup with more room than the machine: MemAvailable binds */
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",
+              "memory.limit_in_bytes", "68719476736\n");
+    assert_true(kvg_mem_default_limit_at(root, &source) ==
+                (uint64_t)8388608 * 1024);
+    assert_non_null(strstr(source, "MemAvailable"));
+
+    /* a namespace: the own path is not visible, the mount is the cgroup */
+    fake_file("cgns/proc", "meminfo", "MemAvailable: 8388608 kB\n");
+    fake_file("cgns/proc/self", "cgroup", "0::/docker/feed\n");
+    fake_file("cgns/sys/fs/cgroup", "memory.max", "52428800\n");
+    fake_file("cgns/sys/fs/cgroup", "memory.current", "60000000\n");
+    path_of(root, sizeof root, "cgns");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 0); /* over its limit already: no room */
+    assert_true(kvg_mem_default_limit_at(root, &source) == 1);
+
+    /* no limit anywhere: MemAvailable */
+    fake_file("cgnone/proc", "meminfo", "MemAvailable: 1024 kB\n");
+    fake_file("cgnone/proc/self", "cgroup", "0::/\n");
+    fake_file("cgnone/sys/fs/cgroup", "memory.max", "max\n");
+    path_of(root, sizeof root, "cgnone");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 0);
+    assert_true(kvg_mem_default_limit_at(root, &source) == 1048576u);
 }
 
 static void test_raw_bin(void **state)
@@ -442,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_sizes_checked_before_reading),
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_cgroup_limit),
         cmocka_unit_test(test_raw_bin),
         cmocka_unit_test(test_outset_commit),
         cmocka_unit_test(test_outset_refusals),
