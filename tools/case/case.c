@@ -313,8 +313,14 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
             "integer, not %s",
             c->dir, st->line, st->col, a_kind(st));
     why = kvg_json_int64(st, &status);
-    if (why == NULL && (status < 0 || status > 999999))
-        why = "is not a status code";
+    /* Only a status an operator call returns can be expected: 0 (success)
+     * or any other number would make check judge nothing and pass. */
+    if (why == NULL && status != KVG_ERR_PARAM_NULLPTR &&
+        status != KVG_ERR_PARAM_INVALID && status != KVG_ERR_WORKSPACE)
+        why = "is not an error status an operator returns (161001 "
+              "KVG_ERR_PARAM_NULLPTR, 161002 KVG_ERR_PARAM_INVALID or 170001 "
+              "KVG_ERR_WORKSPACE); a case that must succeed lists "
+              "\"expected\" instead";
     if (why != NULL)
         return kvg_fs_fail(
             diag, KVG_ERR_FILE_FORMAT, "expect_error",
