@@ -308,7 +308,7 @@ qkv_huge)
   npy_header '<u2' '(1073741824, 0)' > c/qkv.npy
   expect 2 "$K" run c --out o; has "not enough memory"
   has "_out_before_quant needs"
-  has "refused before allocating"; has "MemAvailable"; lacks "operator refused"
+  has "refused before allocating"; has ", default: "; lacks "operator refused"
   [ -e o ] && { echo "FAIL: o was created"; fails=1; }
   ;;
 max_memory)
@@ -469,6 +469,57 @@ compare_reduce_hint)
   lacks 'reduce_order = "sequential"'
   "$POKE" npu/ckv_cache.npy 0 0001 || exit 99   # element 0: untouched
   expect 1 "$K" compare c npu; has "1 untouched element changed"; lacks "hint:"
+  ;;
+# ---- h2-files: files, memory and case-file strictness ----------------------
+fifo_inputs)
+  # a FIFO as case.json, as an NPU dump or as a third party's file is
+  # refused at once (non-blocking open, regular files only), never waited on
+  C=$KV/index_pa_last_slot
+  copy_case "$C" c; rm c/case.json; mkfifo c/case.json
+  expect 2 timeout 20 "$K" check c
+  has "c/case.json: is a FIFO (named pipe), not a regular file"
+  expect 2 timeout 20 "$K" run c --out o
+  has "c/case.json: is a FIFO"
+  [ -e o ] && { echo "FAIL: o was created"; fails=1; }
+  npu_of "$C" npu; npu_of "$C" tp
+  rm npu/k_cache.npy; mkfifo npu/k_cache.npy
+  expect 2 timeout 20 "$K" compare "$C" npu
+  has "npu/k_cache.npy: is a FIFO (named pipe), not a regular file"
+  npu_of "$C" npu2
+  rm tp/k_cache.npy; mkfifo tp/k_cache.npy
+  expect 2 timeout 20 "$K" compare "$C" npu2 --third-party tp
+  has "tp/k_cache.npy: is a FIFO (named pipe), not a regular file"
+  ;;
+expect_error_status)
+  # a status that is not an error an operator returns would make check
+  # judge nothing and print PASS: a case-file error instead
+  copy_case "$KV/err_pa_duplicate_slot" c
+  sed -i 's/"status": 161002/"status": 0/' c/case.json
+  expect 2 "$K" check c; has "expect_error.status 0 is not an error status"
+  has "c/case.json:"; lacks "PASS"
+  sed -i 's/"status": 0/"status": 170005/' c/case.json
+  expect 2 "$K" check c; has "expect_error.status 170005 is not an error status"
+  sed -i 's/"status": 170005/"status": 161002/' c/case.json
+  expect 0 "$K" check c; has "PASS"
+  ;;
+number_range)
+  # a nonzero number that underflows to 0 is refused with its position,
+  # like one that overflows
+  copy_case "$KV/index_pa_last_slot" c
+  sed -i 's/"epsilon": 1e-06/"epsilon": 1e-400/' c/case.json
+  expect 2 "$K" run c --out o
+  has 'c/case.json:5:16: "epsilon": 1e-400 is out of double range (it underflows to 0)'
+  [ -e o ] && { echo "FAIL: o was created"; fails=1; }
+  sed -i 's/"epsilon": 1e-400/"epsilon": 1e400/' c/case.json
+  expect 2 "$K" check c; has '"epsilon": 1e400 is out of double range'
+  ;;
+max_memory_edges)
+  # every 64-bit count is a valid limit, UINT64_MAX included
+  C=$KV/index_pa_last_slot
+  expect 0 "$K" --max-memory 18446744073709551615 check "$C"; has "PASS"
+  expect 0 "$K" check "$C" --max-memory 18446744073709551615; has "PASS"
+  expect 2 "$K" --max-memory 18446744073709551616 check "$C"
+  has "--max-memory needs a positive byte count"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
