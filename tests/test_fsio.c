@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -532,6 +534,153 @@ static void test_outset_write_failure(void **state)
     kvgt_tensor_free(&tb);
 }
 
+/* ---- temporary names and concurrent commits ---------------------------- */
+
+static int g_bits_calls;
+static uint64_t g_bits_first, g_bits_after;
+static int g_bits_switch; /* calls returning g_bits_first */
+
+static uint64_t fixed_bits(void)
+{
+    return g_bits_calls++ < g_bits_switch ? g_bits_first : g_bits_after;
+}
+
+/* dir/.leaf.kvgold-<this pid>-<bits>.ext: the name the writer would pick. */
+static void side_path(char *buf, size_t cap, const char *dir,
+                      const char *leaf, uint64_t bits, const char *ext)
+{
+    (void)snprintf(buf, cap, "%s/.%s.kvgold-%ld-%016llx.%s", dir, leaf,
+                   (long)getpid(), (unsigned long long)bits, ext);
+}
+
+/* A leftover temporary or backup at the very name a writer picks (a
+ * killed run of the same PID) neither blocks the run nor is touched: the
+ * writer takes another name. */
+static void test_outset_stale_names(void **state)
+{
+    char dir[128], a[160], tmp[256], old[256];
+    kvg_tensor ta = tensor_of(6, 41), tb = tensor_of(7, 42);
+    kvg_outset *o;
+    kvg_diag diag;
+    (void)state;
+    path_of(dir, sizeof dir, "stale");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    (void)snprintf(a, sizeof a, "%s/a.npy", dir);
+    side_path(tmp, sizeof tmp, dir, "a.npy", 0x1111, "tmp");
+    side_path(old, sizeof old, dir, "a.npy", 0x1111, "old");
+    write_bytes(tmp, "STALE-TMP", 9);
+    write_bytes(old, "STALE-OLD", 9);
+    write_bytes(a, "OLD-A", 5);
+
+    /* the first two names drawn are taken (temporary, then backup) */
+    kvg_outset_random_hook = fixed_bits;
+    g_bits_calls = 0;
+    g_bits_switch = 1;
+    g_bits_first = 0x1111;
+    g_bits_after = 0x2222;
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &ta, &diag), KVG_OK);
+    assert_int_equal(g_bits_calls, 2); /* 0x1111 taken, 0x2222 used */
+    g_bits_calls = 0;
+    g_bits_after = 0x3333;
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    kvg_outset_end(o);
+    assert_npy_holds(a, &ta);
+    assert_file_is(tmp, "STALE-TMP");
+    assert_file_is(old, "STALE-OLD");
+    assert_int_equal(count_entries(dir), 3);
+
+    /* every name drawn is taken: a clear error, nothing written */
+    g_bits_calls = 0;
+    g_bits_switch = 1000;
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &tb, &diag), KVG_ERR_IO);
+    assert_contains(diag.message, "every name tried is taken");
+    kvg_outset_end(o);
+    kvg_outset_random_hook = NULL;
+    assert_npy_holds(a, &ta);
+    assert_file_is(tmp, "STALE-TMP");
+    assert_int_equal(count_entries(dir), 3);
+
+    /* real random names: two sets in a row leave no temporary behind */
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &tb, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    kvg_outset_end(o);
+    assert_npy_holds(a, &tb);
+    assert_int_equal(count_entries(dir), 3);
+    kvgt_tensor_free(&ta);
+    kvgt_tensor_free(&tb);
+}
+
+static int g_race_fd = -1;
+
+/* After the first rename of the commit: let the other writer go, and give
+ * it time to do its whole commit if nothing stops it. */
+static void race_hook(const char *final_path)
+{
+    struct timespec ts = {0, 300000000L};
+    (void)final_path;
+    if (g_race_fd < 0)
+        return;
+    assert_int_equal(write(g_race_fd, "g", 1), 1);
+    close(g_race_fd);
+    g_race_fd = -1;
+    (void)nanosleep(&ts, NULL);
+}
+
+/* Two processes commit sets of the same names into one directory, the
+ * second starting while the first is between two renames: the directory
+ * ends with one whole set (the second), never a mix. */
+static void test_outset_concurrent_commits(void **state)
+{
+    char dir[128], x[160], y[160];
+    kvg_tensor ax = tensor_of(10, 51), ay = tensor_of(11, 52);
+    kvg_tensor bx = tensor_of(10, 53), by = tensor_of(11, 54);
+    kvg_outset *o;
+    kvg_diag diag;
+    int go[2], status = -1;
+    pid_t child;
+    (void)state;
+    path_of(dir, sizeof dir, "race");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    (void)snprintf(x, sizeof x, "%s/x.npy", dir);
+    (void)snprintf(y, sizeof y, "%s/y.npy", dir);
+    assert_int_equal(pipe(go), 0);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* writer B: its set ready, commits on the signal */
+        char c;
+        int ok;
+        close(go[1]);
+        ok = kvg_outset_begin(&o, dir, &diag) == KVG_OK &&
+             kvg_outset_add_npy(o, "x.npy", &bx, &diag) == KVG_OK &&
+             kvg_outset_add_npy(o, "y.npy", &by, &diag) == KVG_OK &&
+             read(go[0], &c, 1) == 1 &&
+             kvg_outset_commit(o, &diag) == KVG_OK;
+        kvg_outset_end(o);
+        _exit(ok ? 0 : 1);
+    }
+    close(go[0]);
+    g_race_fd = go[1];
+    kvg_outset_commit_hook = race_hook;
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "x.npy", &ax, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "y.npy", &ay, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    kvg_outset_end(o);
+    kvg_outset_commit_hook = NULL;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_npy_holds(x, &bx);
+    assert_npy_holds(y, &by);
+    assert_int_equal(count_entries(dir), 2);
+    kvgt_tensor_free(&ax);
+    kvgt_tensor_free(&ay);
+    kvgt_tensor_free(&bx);
+    kvgt_tensor_free(&by);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +694,8 @@ int main(void)
         cmocka_unit_test(test_outset_refusals),
         cmocka_unit_test(test_outset_rollback),
         cmocka_unit_test(test_outset_write_failure),
+        cmocka_unit_test(test_outset_stale_names),
+        cmocka_unit_test(test_outset_concurrent_commits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
