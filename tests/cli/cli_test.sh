@@ -521,6 +521,56 @@ max_memory_edges)
   expect 2 "$K" --max-memory 18446744073709551616 check "$C"
   has "--max-memory needs a positive byte count"
   ;;
+stale_temporaries)
+  # leftovers of a killed run at the very names a run of the same PID
+  # would have used (exec keeps the PID) neither block the run nor change
+  C=$KV/index_pa_last_slot
+  npu_of "$C" ref
+  mkdir o
+  sh -c 'for n in 0 1 2 3 4 5 6 7; do for f in k_cache ckv_cache; do
+           echo stale > "o/.$f.npy.kvgold-$$-$n.tmp"
+           echo stale > "o/.$f.npy.kvgold-$$-$n.old"; done; done
+         exec "$0" run "$1" --out o' "$K" "$C" > out.txt 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || { echo "FAIL: run over stale temporaries exited $rc"; cat out.txt; fails=1; }
+  same o/k_cache.npy ref/k_cache.npy; same o/ckv_cache.npy ref/ckv_cache.npy
+  [ "$(cat o/.*.kvgold-* | grep -c stale)" -eq 32 ] || { echo "FAIL: a stale file changed"; fails=1; }
+  # and again, over the first run's outputs (backups at taken names too)
+  sh -c 'for n in 0 1 2 3 4 5 6 7; do for f in k_cache ckv_cache; do
+           echo stale > "o/.$f.npy.kvgold-$$-$n.tmp"
+           echo stale > "o/.$f.npy.kvgold-$$-$n.old"; done; done
+         exec "$0" run "$1" --out o' "$K" "$C" > out.txt 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || { echo "FAIL: second run exited $rc"; cat out.txt; fails=1; }
+  same o/k_cache.npy ref/k_cache.npy; same o/ckv_cache.npy ref/ckv_cache.npy
+  [ "$(ls -A o | wc -l)" -eq 66 ] || { echo "FAIL: o holds $(ls -A o | wc -l) names, expected 66"; fails=1; }
+  ;;
+concurrent_runs)
+  # two runs of different cases (same output names, different bytes in
+  # every output) into one --out at the same time: every result is one
+  # case's whole set (the commits hold the directory's lock)
+  copy_case "$KV/index_pa_last_slot" a
+  copy_case "$KV/index_pa_last_slot" b
+  "$POKE" b/k_cache.npy 100 0001 || exit 99
+  "$POKE" b/ckv_cache.npy 100 0001 || exit 99
+  npu_of a ra; npu_of b rb
+  cmp -s ra/k_cache.npy rb/k_cache.npy && { echo "FAIL: k_cache same"; fails=1; }
+  cmp -s ra/ckv_cache.npy rb/ckv_cache.npy && { echo "FAIL: ckv_cache same"; fails=1; }
+  i=0; mixed=0
+  while [ $i -lt 150 ]; do
+    "$K" run a --out o > /dev/null 2>oa.txt & pa=$!
+    "$K" run b --out o > /dev/null 2>ob.txt & pb=$!
+    wait $pa || { echo "FAIL: run a exited non-zero"; cat oa.txt; fails=1; }
+    wait $pb || { echo "FAIL: run b exited non-zero"; cat ob.txt; fails=1; }
+    if cmp -s o/k_cache.npy ra/k_cache.npy; then w=ra; else w=rb; fi
+    if ! cmp -s o/k_cache.npy $w/k_cache.npy || ! cmp -s o/ckv_cache.npy $w/ckv_cache.npy; then
+      mixed=$((mixed + 1))
+    fi
+    i=$((i + 1))
+  done
+  [ $mixed -eq 0 ] || { echo "FAIL: $mixed of 150 concurrent pairs left a mixed set"; fails=1; }
+  only o k_cache.npy ckv_cache.npy
+  ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
 [ "$fails" -eq 0 ] && echo "cli scenario $S: ok"
