@@ -24,7 +24,9 @@
 #include "fileio.h"
 #include "membudget.h"
 #include "npy_file.h"
+#include "npy_map.h"
 #include "outset.h"
+#include "tensor_file.h"
 
 static char g_root[64];
 
@@ -681,6 +683,156 @@ static void test_outset_concurrent_commits(void **state)
     kvgt_tensor_free(&by);
 }
 
+/* ---- a mapped file truncated by another process ------------------------ */
+
+static char g_shrink[256]; /* the file the hook truncates */
+
+static void shrink_hook(const char *path, int fd)
+{
+    (void)fd;
+    if (strcmp(path, g_shrink) == 0)
+        assert_int_equal(truncate(path, 0), 0);
+}
+
+/* What a child did: its exit status and what it wrote to stderr. */
+typedef struct child_result {
+    int status;
+    char err[1024];
+} child_result;
+
+typedef void (*child_fn)(const char *dir);
+
+static child_result run_child(child_fn fn, const char *dir)
+{
+    child_result r;
+    int p[2];
+    ssize_t got;
+    size_t used = 0;
+    pid_t pid;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(pipe(p), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        (void)dup2(p[1], 2);
+        fn(dir);
+        _exit(3); /* got past the read of the truncated data */
+    }
+    close(p[1]);
+    while (used < sizeof r.err - 1 &&
+           (got = read(p[0], r.err + used, sizeof r.err - 1 - used)) > 0)
+        used += (size_t)got;
+    close(p[0]);
+    assert_int_equal(waitpid(pid, &r.status, 0), pid);
+    return r;
+}
+
+/* A run in progress (one output's temporary written), then a mapped input
+ * is read after another process truncated it. */
+static void read_shrunk(const char *dir, kvg_map_mode mode, int write_it)
+{
+    kvg_tensor t, out = tensor_of(9, 61);
+    kvg_file_map map;
+    kvg_outset *o;
+    kvg_diag diag;
+    volatile unsigned char sink = 0;
+    size_t i;
+    if (!kvg_map_guard_install() ||
+        kvg_outset_begin(&o, dir, &diag) != KVG_OK ||
+        kvg_outset_add_npy(o, "out.npy", &out, &diag) != KVG_OK)
+        _exit(4);
+    kvg_map_test_hook = shrink_hook;
+    if (kvg_tensor_file_open(g_root, "big.npy", KVG_FP32, -1, NULL, mode, 0,
+                             &t, &map, &diag) != KVG_OK || map.base == NULL)
+        _exit(5);
+    for (i = 0; i < t.nbytes; i += 997) {
+        if (write_it)
+            ((unsigned char *)t.data)[i] ^= 1; /* the golden updates it */
+        sink ^= ((const unsigned char *)t.data)[i];
+    }
+    (void)sink;
+}
+
+static void child_reads(const char *dir) { read_shrunk(dir, KVG_MAP_READ, 0); }
+
+static void child_updates(const char *dir)
+{
+    read_shrunk(dir, KVG_MAP_PRIVATE, 1);
+}
+
+/* The kernel reads the truncated mapping for write(): no signal, EFAULT;
+ * the writer's message still names the file that shrank. */
+static void child_writes_from(const char *dir)
+{
+    kvg_tensor t;
+    kvg_file_map map;
+    kvg_outset *o;
+    kvg_diag diag;
+    kvg_status st;
+    kvg_map_test_hook = shrink_hook;
+    if (kvg_tensor_file_open(g_root, "big.npy", KVG_FP32, -1, NULL,
+                             KVG_MAP_PRIVATE, 0, &t, &map, &diag) != KVG_OK ||
+        map.base == NULL || kvg_outset_begin(&o, dir, &diag) != KVG_OK)
+        _exit(5);
+    st = kvg_outset_add_npy(o, "cache.npy", &t, &diag);
+    kvg_outset_end(o);
+    if (st != KVG_ERR_IO)
+        _exit(6);
+    (void)write(2, diag.message, strlen(diag.message));
+    _exit(2);
+}
+
+static void assert_shrunk(child_result r, const char *dir, const char *path)
+{
+    char want[400];
+    if (!WIFEXITED(r.status))
+        fail_msg("the child died of signal %d: %s", WTERMSIG(r.status),
+                 r.err);
+    if (WEXITSTATUS(r.status) != 2)
+        fail_msg("the child exited %d: %s", WEXITSTATUS(r.status), r.err);
+    (void)snprintf(want, sizeof want,
+                   "%s: the file shrank while it was being read", path);
+    assert_contains(r.err, want);
+    assert_int_equal(count_entries(dir), 0); /* no temporary left */
+}
+
+static void test_map_shrunk(void **state)
+{
+    enum { N = 40000 }; /* 160000 bytes: many pages */
+    char dir[128], big[160];
+    kvg_tensor t = kvgt_tensor_new(KVG_FP32, 1, (const int64_t[]){N}, 71);
+    kvg_diag diag;
+    child_fn fns[3];
+    int k;
+    (void)state;
+    fns[0] = child_reads;
+    fns[1] = child_updates;
+    fns[2] = child_writes_from;
+    path_of(dir, sizeof dir, "shrunk");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    path_of(big, sizeof big, "big.npy");
+    (void)snprintf(g_shrink, sizeof g_shrink, "%s", big);
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(kvg_npy_save(big, &t, &diag), KVG_OK);
+        assert_shrunk(run_child(fns[k], dir), dir, big);
+    }
+    /* a SIGBUS outside any mapped file is not taken for one */
+    {
+        pid_t pid = fork();
+        int status = 0;
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            (void)kvg_map_guard_install();
+            (void)raise(SIGBUS);
+            _exit(0);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+    }
+    kvgt_tensor_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -696,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_outset_write_failure),
         cmocka_unit_test(test_outset_stale_names),
         cmocka_unit_test(test_outset_concurrent_commits),
+        cmocka_unit_test(test_map_shrunk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "kvgold/api.h"
 #include "membudget.h"
+#include "npy_map.h"
 #include "outset.h"
 
 static const char *const k_usage =
@@ -284,6 +285,9 @@ static int cmd_check(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a mapped file another process truncates: exit 2 naming it, not a
+     * bare SIGBUS */
+    (void)kvg_map_guard_install();
     if (!kvg_cli_global_options(&argc, argv))
         return KVG_EXIT_INVALID;
     if (argc < 2) {
