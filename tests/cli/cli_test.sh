@@ -571,6 +571,24 @@ concurrent_runs)
   [ $mixed -eq 0 ] || { echo "FAIL: $mixed of 150 concurrent pairs left a mixed set"; fails=1; }
   only o k_cache.npy ckv_cache.npy
   ;;
+cow_budget)
+  # caches of 1 MiB and more are mapped copy-on-write: the pages the golden
+  # writes (slots 0 and 65535: the first and last page of each cache) are
+  # reserved against --max-memory before the operator runs
+  copy_case "$KV/index_pa_last_slot" c
+  { npy_header '<f2' '(4096, 16, 1, 24)'; yes kvgold | head -c 3145728; } > c/ckv_cache.npy
+  { npy_header '<f2' '(4096, 16, 1, 8)'; yes kvgold | head -c 1048576; } > c/k_cache.npy
+  { npy_header '<i8' '(2,)'; printf '\000\000\000\000\000\000\000\000\377\377\000\000\000\000\000\000'; } > c/index.npy
+  expect 2 "$K" run c --out o --max-memory 12K
+  has "not enough memory: copy-on-write of mapped"; has "the 2 pages the golden writes"
+  has "over the limit of 12288 bytes"; lacks "operator refused"
+  [ -e o ] && { echo "FAIL: o was created"; fails=1; }
+  expect 2 "$K" compare c c --max-memory 12K; has "copy-on-write of mapped"
+  expect 0 "$K" run c --out o --max-memory 256K; has "o/ckv_cache.npy"
+  # only the two written rows differ from the initial cache
+  cmp -l c/ckv_cache.npy o/ckv_cache.npy | awk '$1 <= 128+48 || $1 > 3145728+128-48 {n++} END {exit !(n == NR && NR > 0)}' \
+    || { echo "FAIL: bytes outside slots 0 and 65535 changed"; fails=1; }
+  ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
 [ "$fails" -eq 0 ] && echo "cli scenario $S: ok"

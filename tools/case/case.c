@@ -87,7 +87,10 @@ void kvg_case_set_free(kvg_case_set *set)
     int i;
     for (i = 0; i < set->count; i++) {
         if (set->items[i].map.base != NULL) {
-            kvg_file_unmap(&set->items[i].map); /* never reserved */
+            /* the mapping itself is not reserved, its copied pages are */
+            kvg_file_unmap(&set->items[i].map);
+            kvg_mem_release(set->items[i].cow_reserved);
+            set->items[i].cow_reserved = 0;
             continue;
         }
         if (set->items[i].t.data != NULL)
