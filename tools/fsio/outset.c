@@ -62,6 +62,10 @@ static void live_remove(const char *temp)
             g_live[i] = NULL;
 }
 
+void kvg_outset_track_temp(const char *path) { live_add(path); }
+
+void kvg_outset_untrack_temp(const char *path) { live_remove(path); }
+
 void kvg_outset_discard_temps(void)
 {
     int i;

@@ -80,6 +80,12 @@ void kvg_outset_end(kvg_outset *set);
  * about to _exit on a fatal signal, so that no partial output stays. */
 void kvg_outset_discard_temps(void);
 
+/* For other writers of temporary files (reports): add `path` (kept by the
+ * caller, unchanged, until untracked) to what kvg_outset_discard_temps
+ * removes, and take it out again once renamed or removed. */
+void kvg_outset_track_temp(const char *path);
+void kvg_outset_untrack_temp(const char *path);
+
 /* For tests only (NULL otherwise): the source of the random part of side
  * names, and a call after each rename of the commit (with the lock held),
  * to widen a race on purpose. */
