@@ -256,6 +256,12 @@ static void test_cgroup_limit(void **state)
     path_of(root, sizeof root, "cg2");
     assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
     assert_true(room == 104857600u - 4194304u);
+    fake_file("cg2/sys/fs/cgroup/user", "memory.stat",
+              "anon 1048576\nfile 3145728\nactive_file 1048576\n"
+              "inactive_file 2097152\n");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 104857600u - (4194304u - 2097152u));
+    fake_file("cg2/sys/fs/cgroup/user", "memory.stat", "inactive_file 0\n");
     assert_true(kvg_mem_default_limit_at(root, &source) ==
                 104857600u - 4194304u);
     assert_non_null(strstr(source, "cgroup"));
@@ -276,6 +282,12 @@ static void test_cgroup_limit(void **state)
     assert_true(room == 209715200u - 10485760u);
     assert_true(kvg_mem_default_limit_at(root, &source) ==
                 209715200u - 10485760u);
+    /* inactive page cache is reclaimable: not counted as used */
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc", "memory.stat",
+              "cache 8388608\ninactive_file 1\n"
+              "total_inactive_file 6291456\n");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 209715200u - (10485760u - 6291456u));
 
     /* a cgroup with more room than the machine: MemAvailable binds */
     fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",

@@ -181,6 +181,29 @@ static int read_number(const char *dir, const char *leaf, uint64_t *v)
     return ok;
 }
 
+/* The value of `key` in dir/memory.stat ("inactive_file 4096" lines); 0
+ * when absent. */
+static uint64_t stat_value(const char *dir, const char *key)
+{
+    char *path = rooted(dir, "", "memory.stat");
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
+    char line[256], name[64];
+    unsigned long long v;
+    uint64_t result = 0;
+
+    free(path);
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "%63s %llu", name, &v) == 2 &&
+            strcmp(name, key) == 0) {
+            result = (uint64_t)v;
+            break;
+        }
+    fclose(f);
+    return result;
+}
+
 /* Limits at or above this are "no limit" (cgroup v1 writes the largest
  * page-aligned signed 64-bit value, 2^63 - 4096, for none). */
 #define CGROUP_UNLIMITED ((uint64_t)1 << 62)
@@ -190,14 +213,20 @@ static int read_number(const char *dir, const char *leaf, uint64_t *v)
  * every level, since every ancestor's limit applies too. 1 when some
  * level has a limit. */
 static int walk_cgroup(char *leaf, size_t top_len, const char *limit_name,
-                       const char *usage_name, uint64_t *room)
+                       const char *usage_name, const char *inactive_name,
+                       uint64_t *room)
 {
     int found = 0;
     for (;;) {
-        uint64_t lim, use = 0;
+        uint64_t lim, use = 0, inactive;
         char *slash;
         if (read_number(leaf, limit_name, &lim) && lim < CGROUP_UNLIMITED) {
             (void)read_number(leaf, usage_name, &use);
+            /* the usage counts the page cache; its inactive part is
+             * reclaimed before the OOM killer acts (the working set, as
+             * container tools compute it) */
+            inactive = stat_value(leaf, inactive_name);
+            use = inactive < use ? use - inactive : 0;
             lim = use >= lim ? 0 : lim - use;
             if (!found || lim < *room)
                 *room = lim;
@@ -259,7 +288,8 @@ static char *own_cgroup(const char *root, const char *controller)
  * container's cgroup as the mount itself), the mount alone. */
 static int cgroup_room(const char *root, const char *mount,
                        const char *controller, const char *limit_name,
-                       const char *usage_name, uint64_t *room)
+                       const char *usage_name, const char *inactive_name,
+                       uint64_t *room)
 {
     char *top = rooted(root, mount, NULL), *own, *leaf = NULL;
     struct stat sb;
@@ -279,7 +309,8 @@ static int cgroup_room(const char *root, const char *mount,
     if (leaf == NULL)
         leaf = rooted(top, "", NULL);
     if (leaf != NULL)
-        found = walk_cgroup(leaf, strlen(top), limit_name, usage_name, room);
+        found = walk_cgroup(leaf, strlen(top), limit_name, usage_name,
+                            inactive_name, room);
     free(leaf);
     free(own);
     free(top);
@@ -294,13 +325,14 @@ int kvg_mem_cgroup_room(const char *root, uint64_t *room)
     if (root == NULL)
         root = "";
     has2 = cgroup_room(root, "/sys/fs/cgroup", NULL, "memory.max",
-                       "memory.current", &v2);
+                       "memory.current", "inactive_file", &v2);
     if (!has2) /* hybrid layouts mount v2 at unified/ */
         has2 = cgroup_room(root, "/sys/fs/cgroup/unified", NULL,
-                           "memory.max", "memory.current", &v2);
+                           "memory.max", "memory.current", "inactive_file",
+                           &v2);
     has1 = cgroup_room(root, "/sys/fs/cgroup/memory", "memory",
                        "memory.limit_in_bytes", "memory.usage_in_bytes",
-                       &v1);
+                       "total_inactive_file", &v1);
     if (has1 && has2)
         *room = v1 < v2 ? v1 : v2;
     else if (has1 || has2)

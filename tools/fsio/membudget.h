@@ -55,8 +55,10 @@ uint64_t kvg_mem_default_limit_at(const char *root, const char **source);
  * ancestor's, least of them, from root/proc/self/cgroup and
  * root/sys/fs/cgroup: v2 (memory.max, memory.current; also under
  * unified/) and v1 (memory/<path>/memory.limit_in_bytes,
- * memory.usage_in_bytes). 1 with *room set when some level has a limit,
- * 0 when none does ("max", or v1's 2^63 - 4096). */
+ * memory.usage_in_bytes). The usage is taken without the inactive page
+ * cache (memory.stat's inactive_file, v1 total_inactive_file), which the
+ * kernel reclaims before it OOM-kills. 1 with *room set when some level
+ * has a limit, 0 when none does ("max", or v1's 2^63 - 4096). */
 int kvg_mem_cgroup_room(const char *root, uint64_t *room);
 
 #endif /* KVGOLD_TOOLS_MEMBUDGET_H */
