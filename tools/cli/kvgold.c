@@ -40,7 +40,8 @@ static const char *const k_usage =
     "\n"
     "options: --help, --version\n"
     "  --max-memory BYTES          refuse a case that needs more memory (K, M,\n"
-    "                              G suffixes; default: MemAvailable)\n"
+    "                              G suffixes; default: MemAvailable, or\n"
+    "                              the memory cgroup's room if less)\n"
     "exit status: 0 pass, 1 mismatch, 2 invalid case or usage\n";
 
 static const char *const k_run_help =
