@@ -104,6 +104,7 @@ static void fixture_compare(fixture *f, kvg_compare_criterion crit)
     kvg_diag diag;
     kvg_status st;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.name = "k_cache";
     a.golden = &f->t_gold;
     a.actual = &f->t_npu;
@@ -209,6 +210,7 @@ static void test_classes_code_dist(void **state)
     kvg_diag diag;
     (void)state;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     a.criterion = KVG_CRIT_CODE_DIST;
@@ -302,6 +304,7 @@ static void test_folding(void **state)
     tg = kvg_tensor_make(gold, N, KVG_INT8, 4, shape);
     tn = kvg_tensor_make(npu, N, KVG_INT8, 4, shape);
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     a.initial = &ti;
@@ -361,6 +364,7 @@ static void test_histogram_steps(void **state)
     kvg_diag diag;
     (void)state;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     a.criterion = KVG_CRIT_INT_ABS1;
@@ -401,6 +405,7 @@ static void test_histogram_rel(void **state)
     int b, hit_within = -1, hit_out = -1;
     (void)state;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);

@@ -146,7 +146,7 @@ def test_files(kvgold, vectors, work):
     out = {k: os.path.join(work, "ds." + k) for k in ("html", "xml", "csv")}
     rc, _, err = compare(kvgold, ds, os.path.join(ds, "npu_faulty"),
                          "--html", out["html"], "--junit", out["xml"],
-                         "--csv", out["csv"])
+                         "--csv", out["csv"], "--standard", "single")
     check(rc == 1, "faulty DeepSeek exit %d (%s)" % (rc, err))
     cases = validate_junit(out["xml"])
     check(sorted(cases) == ["ckv_cache", "k_cache"], "testcases %r" % cases)
@@ -349,7 +349,7 @@ def test_browser(kvgold, vectors, work, doc_dir):
     qw = os.path.join(ex, "qwen3_qkv_decode")
     html = os.path.join(work, "qwen3_bf16.html")
     rc, _, err = compare(kvgold, qw, os.path.join(qw, "npu_bf16_intermediate"),
-                         "--html", html)
+                         "--html", html, "--standard", "single")
     check(rc == 1, "bf16-intermediate Qwen3 exit %d (%s)" % (rc, err))
     png = os.path.join(work, "qwen3_bf16.png")
     screenshot(chromium, html, png, 1280, 700)
