@@ -429,7 +429,10 @@ compare_default)
   expect 0 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate" --json
   has '"standard":"mixed_ttk@3675093"'; has '"standard_version":"mixed_ttk@3675093"'
   has '"ops_test_kit":{"verdict":"FAIL","rule":"binary_equal"'
-  expect 0 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate" --standard mixed_ttk@3675093
+  expect 0 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate" --standard mixed_ttk@3675093 --junit j.xml --html h.html
+  cp j.xml out.txt; has '<property name="kvgold.standard" value="mixed_ttk@3675093"/>'
+  has '<property name="ops_test_kit.q_out" value="PASS (mix_tolerance)"/>'
+  cp h.html out.txt; has "mixed_ttk@3675093: mixed:"; has "ops-test-kit would say: FAIL (binary_equal)"
   expect 2 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu" --standard mixed_ttk@03a2bfd
   has "--standard needs"
   ;;
