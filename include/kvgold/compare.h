@@ -33,10 +33,12 @@
  *              integer ops).
  *   int_abs1   |actual - golden| <= 1 for every written element (CANN quant,
  *              float in -> integer out).
- *   float_re   MERE < Th and MARE < 10*Th, both strict, with
- *              rel = |a - g| / (|g| + 1e-7) over finite pairs (CANN
- *              ecosystem standard). Th: fp16 2^-10, bf16 2^-7, fp32 2^-13,
- *              fp8_e4m3fn 2^-3, fp8_e5m2 2^-2; hif8 has none (give one).
+ *   float_re   the float rule of args.standard: by default ops-test-
+ *              kit's mixed tolerance (below); under SINGLE MERE < Th and
+ *              MARE < 10*Th, both strict, with rel = |a - g| / (|g| +
+ *              1e-7) over finite pairs (CANN ecosystem standard). Th:
+ *              fp16 2^-10, bf16 2^-7, fp32 2^-13, fp8_e4m3fn 2^-3,
+ *              fp8_e5m2 2^-2; hif8 has none (give one).
  *   code_dist  distance between the two codes on the format's value line
  *              (number of representable values crossed; -0 = +0); a distance
  *              > 1 is a mismatch; pass if mismatches <= 0.001 * written
