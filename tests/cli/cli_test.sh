@@ -236,7 +236,7 @@ long_path)
   # a long NPU_DIR: every dump is found, the corrupt one fails
   "$POKE" "$L/ckv_cache.npy" 0 40 || exit 99
   expect 1 "$K" compare "$C" "$L"
-  has "ckv_cache  fp8_e4m3fn  code_dist  FAIL"; lacks "skipped"
+  has "ckv_cache  fp8_e4m3fn  float_re   FAIL"; lacks "skipped"
   # a case directory that long is refused in so many words, not cut
   copy_case "$C" "$L/case"
   expect 2 "$K" check "$L/case"; has "case directory path too long: 3021 characters"
