@@ -90,6 +90,43 @@ static int put_testcase(FILE *out, const kvg_report_set *set, int run,
     return 0;
 }
 
+/* A run's suite's <properties>: the standard that judged it, by its
+ * versioned name (each once), and per tensor what ops-test-kit's own
+ * default would say of it, so a CI reading only the XML sees both
+ * verdicts. */
+static void put_properties(FILE *out, const kvg_report_run *run)
+{
+    int i, j;
+    fputs("    <properties>\n", out);
+    for (i = 0; i < run->count; i++) {
+        const kvg_compare_result *r = run->tensors[i].result;
+        int seen = r->standard_version == NULL ||
+                   r->standard_version[0] == '\0';
+        for (j = 0; j < i && !seen; j++) {
+            const char *v = run->tensors[j].result->standard_version;
+            seen = v != NULL && strcmp(v, r->standard_version) == 0;
+        }
+        if (seen)
+            continue;
+        fputs("      <property name=\"kvgold.standard\" value=\"", out);
+        put_xml(out, r->standard_version);
+        fputs("\"/>\n", out);
+    }
+    for (i = 0; i < run->count; i++) {
+        const kvg_compare_result *r = run->tensors[i].result;
+        if (r->ttk_rule == NULL || r->ttk_rule[0] == '\0')
+            continue;
+        fputs("      <property name=\"ops_test_kit.", out);
+        put_xml(out, r->name);
+        fputs("\" value=\"", out);
+        put_xml(out, kvg_verdict_name(r->ttk_verdict));
+        fputs(" (", out);
+        put_xml(out, r->ttk_rule);
+        fputs(")\"/>\n", out);
+    }
+    fputs("    </properties>\n", out);
+}
+
 static int run_failures(const kvg_report_run *run)
 {
     /* an output that was not judged is a failure, never a skip: CI systems
@@ -119,6 +156,7 @@ static int put_run(FILE *out, const kvg_report_set *set, int k, char *err,
     fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
                  "skipped=\"0\" time=\"0\">\n",
             run.count + run.n_skipped, failures);
+    put_properties(out, &run);
     for (i = 0; i < run.count; i++)
         if (put_testcase(out, set, k, run.tensors[i].result, err, cap) != 0)
             return -1;
