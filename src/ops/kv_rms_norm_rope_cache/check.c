@@ -52,8 +52,24 @@ static kvg_status check_optional(const kvg_tensor *t, const char *name,
     return KVG_OK;
 }
 
+/* BlockSize 0 is named as such before the generic rules (an empty tensor
+ * may come without a data pointer): the PA modes divide by it, and the 950
+ * host code crashed on it before it checked. */
+static kvg_status check_block_size_zero(args_t *a, kvg_diag *diag)
+{
+    const char *mode = kvg_kv_cache_mode_name(a->cache_mode);
+    if (mode != NULL && a->cache_mode != KVG_KV_CACHE_NORM &&
+        a->k_cache != NULL && a->k_cache->rank == 4 &&
+        a->k_cache->shape[1] == 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "k_cache", 1, -1,
+                          "k_cache: dim 1 (BlockSize) must be at least 1 in "
+                          "%s, got 0; " TILING, mode);
+    return KVG_OK;
+}
+
 static kvg_status check_presence(args_t *a, kvg_diag *diag)
 {
+    KVG_I_TRY(check_block_size_zero(a, diag));
     KVG_I_TRY(kvg_i_check_present(a->kv, "kv", diag));
     KVG_I_TRY(kvg_i_check_present(a->gamma, "gamma", diag));
     KVG_I_TRY(kvg_i_check_present(a->cos, "cos", diag));
@@ -251,14 +267,6 @@ static kvg_status check_dense_all(args_t *a, kvg_diag *diag)
     const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
     size_t i;
     kvg_i_krnrc_tensors(a, t);
-    /* named before the generic empty-tensor rule: the PA modes divide by
-     * BlockSize (the 950 host code crashed on 0 before it checked) */
-    if (a->cache_mode != KVG_KV_CACHE_NORM && a->k_cache->rank == 4 &&
-        a->k_cache->shape[1] == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "k_cache", 1, -1,
-                          "k_cache: dim 1 (BlockSize) must be at least 1 in "
-                          "%s, got 0; " TILING,
-                          kvg_kv_cache_mode_name(a->cache_mode));
     for (i = 0; i < KVG_I_KRNRC_TENSORS; i++)
         if (t[i] != NULL)
             KVG_I_TRY(kvg_i_check_dense(t[i], kvg_i_krnrc_names[i], diag));
