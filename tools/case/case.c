@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "json.h"
@@ -41,37 +43,41 @@ static int in_list(const char *name, const char *const *list)
 }
 
 /* The whole file (at most KVG_JSON_MAX_BYTES + 1 bytes: one more is enough
- * for the parser to refuse it) into a fresh buffer. */
+ * for the parser to refuse it) into a fresh buffer. Only a regular file is
+ * read (a FIFO would block, a device never end), and no more than its size
+ * is allocated. */
 static char *read_text(const char *path, size_t *len, kvg_diag *diag,
                        kvg_status *st)
 {
-    const size_t cap = (size_t)KVG_JSON_MAX_BYTES + 1;
-    FILE *f = fopen(path, "rb");
+    const uint64_t cap = (uint64_t)KVG_JSON_MAX_BYTES + 1;
+    struct stat sb;
+    uint64_t want;
     char *buf;
-    int read_error;
+    ssize_t got;
+    int fd;
 
-    if (f == NULL) {
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot open: %s",
-                          path, strerror(errno));
+    if ((*st = kvg_open_regular(path, "case.json", &fd, &sb, diag)) !=
+        KVG_OK)
         return NULL;
-    }
-    buf = (char *)malloc(cap);
+    want = (uint64_t)sb.st_size < cap ? (uint64_t)sb.st_size : cap;
+    buf = (char *)malloc((size_t)want + 1);
     if (buf == NULL) {
-        fclose(f);
+        close(fd);
         *st = kvg_fs_fail(diag, KVG_ERR_NOMEM, "case.json",
                           "%s: out of memory", path);
         return NULL;
     }
-    *len = fread(buf, 1, cap, f);
-    read_error = ferror(f);
-    if (read_error)
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
-                          path, strerror(errno));
-    fclose(f);
-    if (read_error) {
+    got = kvg_pread_full(fd, buf, (size_t)want, 0);
+    if (got < 0) {
+        int err = errno;
+        close(fd);
         free(buf);
+        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
+                          path, strerror(err));
         return NULL;
     }
+    close(fd);
+    *len = (size_t)got;
     *st = KVG_OK;
     return buf;
 }
@@ -81,7 +87,10 @@ void kvg_case_set_free(kvg_case_set *set)
     int i;
     for (i = 0; i < set->count; i++) {
         if (set->items[i].map.base != NULL) {
-            kvg_file_unmap(&set->items[i].map); /* never reserved */
+            /* the mapping itself is not reserved, its copied pages are */
+            kvg_file_unmap(&set->items[i].map);
+            kvg_mem_release(set->items[i].cow_reserved);
+            set->items[i].cow_reserved = 0;
             continue;
         }
         if (set->items[i].t.data != NULL)
@@ -313,8 +322,14 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
             "integer, not %s",
             c->dir, st->line, st->col, a_kind(st));
     why = kvg_json_int64(st, &status);
-    if (why == NULL && (status < 0 || status > 999999))
-        why = "is not a status code";
+    /* Only a status an operator call returns can be expected: 0 (success)
+     * or any other number would make check judge nothing and pass. */
+    if (why == NULL && status != KVG_ERR_PARAM_NULLPTR &&
+        status != KVG_ERR_PARAM_INVALID && status != KVG_ERR_WORKSPACE)
+        why = "is not an error status an operator returns (161001 "
+              "KVG_ERR_PARAM_NULLPTR, 161002 KVG_ERR_PARAM_INVALID or 170001 "
+              "KVG_ERR_WORKSPACE); a case that must succeed lists "
+              "\"expected\" instead";
     if (why != NULL)
         return kvg_fs_fail(
             diag, KVG_ERR_FILE_FORMAT, "expect_error",
