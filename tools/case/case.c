@@ -5,9 +5,12 @@
 #include "case.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "json.h"
@@ -40,38 +43,63 @@ static int in_list(const char *name, const char *const *list)
     return 0;
 }
 
-/* The whole file (at most KVG_JSON_MAX_BYTES + 1 bytes: one more is enough
- * for the parser to refuse it) into a fresh buffer. */
+/* The whole file into a fresh buffer. Only a regular file is read, opened
+ * without blocking (a FIFO would otherwise hang the command, a device such
+ * as /dev/zero never end), and its size is checked before a byte is read:
+ * one over KVG_JSON_MAX_BYTES is refused without reading it. */
 static char *read_text(const char *path, size_t *len, kvg_diag *diag,
                        kvg_status *st)
 {
-    const size_t cap = (size_t)KVG_JSON_MAX_BYTES + 1;
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
     char *buf;
-    int read_error;
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
 
-    if (f == NULL) {
+    if (fd < 0) {
         *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot open: %s",
                           path, strerror(errno));
         return NULL;
     }
-    buf = (char *)malloc(cap);
-    if (buf == NULL) {
-        fclose(f);
+    if (fstat(fd, &sb) != 0) {
+        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot stat: %s",
+                          path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json",
+                          "%s: is %s, not a regular file", path,
+                          kvg_file_kind((unsigned long)sb.st_mode));
+        close(fd);
+        return NULL;
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)KVG_JSON_MAX_BYTES) {
+        *st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "case.json",
+                          "%s: %llu bytes; a case.json has at most %u",
+                          path, (unsigned long long)sb.st_size,
+                          (unsigned)KVG_JSON_MAX_BYTES);
+        close(fd);
+        return NULL;
+    }
+    /* one byte past fstat's size: text a writer appends after the fstat
+     * reaches the parser instead of the file being cut at its old size */
+    *len = (size_t)sb.st_size + 1;
+    if ((buf = (char *)malloc(*len)) == NULL) {
+        close(fd);
         *st = kvg_fs_fail(diag, KVG_ERR_NOMEM, "case.json",
                           "%s: out of memory", path);
         return NULL;
     }
-    *len = fread(buf, 1, cap, f);
-    read_error = ferror(f);
-    if (read_error)
+    got = kvg_pread_full(fd, buf, *len, 0);
+    if (got < 0) {
         *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
                           path, strerror(errno));
-    fclose(f);
-    if (read_error) {
+        close(fd);
         free(buf);
         return NULL;
     }
+    close(fd);
+    *len = (size_t)got;
     *st = KVG_OK;
     return buf;
 }

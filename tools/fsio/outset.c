@@ -238,6 +238,66 @@ kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
     return KVG_OK;
 }
 
+/* The temporary file of `f` holding `size` bytes of `data`: created
+ * exclusively, never through a symlink, and synced before it counts. */
+static kvg_status write_temp_bytes(const out_file *f, const void *data,
+                                   size_t size, kvg_diag *diag)
+{
+    kvg_status st = KVG_OK;
+    int fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+
+    if (fd < 0)
+        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                           "%s: cannot create a temporary file (%s): %s",
+                           f->final, f->temp, strerror(errno));
+    if (size != 0 && kvg_write_full(fd, data, size) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
+                         f->final, strerror(errno));
+    if (st == KVG_OK && fsync(fd) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
+                         f->final, strerror(errno));
+    if (close(fd) != 0 && st == KVG_OK)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                         "%s: write error on close: %s", f->final,
+                         strerror(errno));
+    if (st != KVG_OK)
+        (void)unlink(f->temp);
+    return st;
+}
+
+kvg_status kvg_outset_add_bytes(kvg_outset *set, const char *name,
+                                const void *data, size_t size,
+                                kvg_diag *diag)
+{
+    out_file *f;
+    kvg_status st;
+
+    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
+        return st;
+    if (set->count == set->cap) {
+        int ncap = set->cap ? set->cap * 2 : 8;
+        out_file *nf =
+            (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
+        if (nf == NULL)
+            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+        set->files = nf;
+        set->cap = ncap;
+    }
+    f = &set->files[set->count];
+    memset(f, 0, sizeof *f);
+    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL ||
+        (f->temp = side_name(set, name, "tmp", diag)) == NULL) {
+        free_file(f);
+        return KVG_ERR_NOMEM;
+    }
+    if ((st = write_temp_bytes(f, data, size, diag)) != KVG_OK) {
+        free_file(f);
+        return st;
+    }
+    set->count++;
+    return KVG_OK;
+}
+
 /* Keep the old target under a backup name, without ever removing it when
  * the filesystem can hard-link. */
 static kvg_status back_up(kvg_outset *set, out_file *f, kvg_diag *diag)
