@@ -138,7 +138,12 @@ def save_case(directory, op, inputs, attrs=None, options=None,
         raise Error(PARAM_INVALID, "attrs / options must be JSON values: %s"
                     % e, "attrs") from None
     files = {n + ".npy": v for n, v in views.items()}
-    files.update({"expected_%s.npy" % n: v for n, v in exp_views.items()})
+    for n, v in exp_views.items():
+        if "expected_%s.npy" % n in files:   # an input named expected_<n>
+            raise Error(PARAM_INVALID, "input %s and expected %s would both "
+                        "be saved as expected_%s.npy" % ("expected_" + n, n,
+                                                         n), n)
+        files["expected_%s.npy" % n] = v
     write_files(directory, files, text)
     path = os.path.join(os.fspath(directory), "case.json")
     return path
