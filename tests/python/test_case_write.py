@@ -143,3 +143,22 @@ def test_error_names_the_file_not_the_directory(tmp_path, case):
     assert os.path.join(d, "value.npy") in e.value.message, e.value
     assert e.value.tensor == "value.npy"
     assert snapshot(d) == before
+
+
+@pytest.mark.parametrize("where", ["directory", "tensor"])
+def test_nul_in_a_name_is_refused_not_cut(tmp_path, where):
+    """C would see only what comes before the NUL: another file."""
+    c = kvgold.load_case(BASE)
+    inputs = {n: np.asarray(t) for n, t in c.inputs.items()}
+    d = str(tmp_path / "c")
+    if where == "directory":
+        d += "\0x"
+    else:
+        inputs["key\0x"] = inputs.pop("key")
+    with pytest.raises(kvgold.Error) as e:
+        kvgold.save_case(d, c.op, inputs, c.attrs, c.options)
+    assert "NUL" in e.value.message, e.value
+    assert os.listdir(str(tmp_path)) == []
+    if where == "directory":
+        with pytest.raises(kvgold.Error):
+            kvgold.load_case(BASE + "\0x")

@@ -44,6 +44,16 @@ class Case:
         return "kvgold.Case(%r, op=%r)" % (self.dir, self.op)
 
 
+def _c_path(directory):
+    """A directory path as the C library takes it: bytes, NUL-free (C would
+    see only what is before a NUL, which is another directory)."""
+    raw = os.fsencode(os.fspath(directory))
+    if b"\0" in raw:
+        raise Error(PARAM_INVALID, "%r: a path with a NUL character"
+                    % (directory,), "case")
+    return raw
+
+
 def _tensors(handle, expected):
     """The loaded tensors of "inputs" (expected 0) or "expected" (1), each
     copied once out of the C buffers into a kvgold.Tensor."""
@@ -66,7 +76,7 @@ def load_case(directory):
     as an invalid case raises kvgold.Error here, with its message."""
     path = os.fspath(directory)
     handle, diag = ctypes.c_void_p(), _lib.Diag()
-    st = _L.kvg_py_case_load(os.fsencode(path), ctypes.byref(handle),
+    st = _L.kvg_py_case_load(_c_path(path), ctypes.byref(handle),
                              ctypes.byref(diag))
     if st != _lib.OK:
         raise Error.from_diag(st, diag)
@@ -84,13 +94,17 @@ def write_files(directory, views, text=None):
     never through a symlink or into a hard-linked file, nothing changed
     on an error (whose message names the file)."""
     names = list(views)
+    for n in names:
+        if "\0" in n:
+            raise Error(PARAM_INVALID, "%r: a file name with a NUL "
+                        "character" % n, n)
     c_names = (ctypes.c_char_p * max(len(names), 1))(
-        *[n.encode() for n in names])
+        *[n.encode("utf-8", "surrogateescape") for n in names])
     c_tensors = (_lib.Tensor * max(len(names), 1))(
         *[views[n].c for n in names])
     raw = None if text is None else text.encode("utf-8", "surrogatepass")
     diag = _lib.Diag()
-    st = _L.kvg_py_case_save(os.fsencode(os.fspath(directory)), raw,
+    st = _L.kvg_py_case_save(_c_path(directory), raw,
                              len(raw or b""), c_names, c_tensors, len(names),
                              ctypes.byref(diag))
     if st != _lib.OK:
