@@ -109,6 +109,16 @@ static void test_other_readers(void **state)
                 "d/case.json:1:37: \"s\" must be a number, not a string");
     expect_fail(kvg_case_get_double(&c, o, "big", 0.5, &x, &d), &d, "big",
                 "d/case.json:1:60: \"big\": 1e999 is out of double range");
+    {
+        kvg_json *u = doc_of(&c, "{\"tiny\": 1e-400,\n \"t2\": -2.0e-324}");
+        expect_fail(kvg_case_get_double(&c, u, "tiny", 0.5, &x, &d), &d,
+                    "tiny", "d/case.json:1:10: \"tiny\": 1e-400 is out of "
+                            "double range (it underflows to 0)");
+        expect_fail(kvg_case_get_double(&c, u, "t2", 0.5, &x, &d), &d, "t2",
+                    "d/case.json:2:8: \"t2\": -2.0e-324 is out of double "
+                    "range (it underflows to 0)");
+        kvg_json_free(u);
+    }
     assert_int_equal(kvg_case_get_bool(&c, o, "t", 0, &b, &d), KVG_OK);
     assert_int_equal(b, 1);
     expect_fail(kvg_case_get_bool(&c, o, "n", 0, &b, &d), &d, "n",
@@ -169,6 +179,11 @@ static void registry_names(char *out, size_t size)
     }
 }
 
+#define NOT_ERR                                                               \
+    "is not an error status an operator returns (161001 "                     \
+    "KVG_ERR_PARAM_NULLPTR, 161002 KVG_ERR_PARAM_INVALID or 170001 "          \
+    "KVG_ERR_WORKSPACE); a case that must succeed lists \"expected\" instead"
+
 static void test_load(void **state)
 {
     char path[128];
@@ -198,8 +213,21 @@ static void test_load(void **state)
     load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
                  " \"expect_error\": {\"status\": 4294967457}}",
                  KVG_ERR_FILE_FORMAT,
-                 "case.json:2:29: expect_error.status 4294967457 is not a "
-                 "status code");
+                 "case.json:2:29: expect_error.status 4294967457 " NOT_ERR);
+    /* success, or a status no operator call returns, would judge nothing
+     * and pass */
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                 " \"expect_error\": {\"status\": 0}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:29: expect_error.status 0 " NOT_ERR);
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                 " \"expect_error\": {\"status\": 170005}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:29: expect_error.status 170005 " NOT_ERR);
+    load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
+                 " \"expect_error\": {\"status\": -161002}}",
+                 KVG_ERR_FILE_FORMAT,
+                 "case.json:2:29: expect_error.status -161002 " NOT_ERR);
     load_refused("{\"op\": \"reshape_and_cache\", \"inputs\": {},\n"
                  " \"expect_error\": {\"status\": \"161002\"}}",
                  KVG_ERR_FILE_FORMAT,

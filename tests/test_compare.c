@@ -10,6 +10,9 @@
  * just over. Results are poisoned before each call; on an error they must
  * come back byte-identical. JSON reports are parsed back with the strict
  * reader of tools/json (so they are RFC 8259 JSON without duplicate keys).
+ * These tests pin the criteria under the `single` standard (MERE / MARE),
+ * which they ask for explicitly; the default standard and the other
+ * standards are tested in test_compare_standards.c.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -53,6 +56,7 @@ static kvg_status run(const kvg_tensor *g, const kvg_tensor *a,
 {
     kvg_compare_args args;
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "t";
     args.golden = g;
     args.actual = a;
@@ -538,6 +542,7 @@ static void test_untouched_nd(void **state)
     act[(1 * 4 + 3) * 8 + 2] += 1; /* one written element, one ulp off */
 
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "k_cache";
     args.golden = &tg;
     args.actual = &ta;
@@ -604,6 +609,7 @@ static void test_untouched_inconsistent_golden(void **state)
     gold[5] = (int8_t)(init[5] ^ 0x10); /* the golden wrote an untouched slot */
     memcpy(act, gold, 8);
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "v_cache";
     args.golden = &tg;
     args.actual = &ta;
@@ -639,6 +645,7 @@ static void test_worst_coords_nz(void **state)
     a[485] = (int8_t)(g[485] + 3);
     a[95] = (int8_t)(g[95] - 2);
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "k_cache";
     args.golden = &tg;
     args.actual = &ta;
@@ -679,6 +686,7 @@ static void test_worst_coords_nd_and_plain(void **state)
         g[i] = a[i] = (uint16_t)(0x3F80 + i);
     a[110] = 0xC000; /* -2.0: far outside bf16's MARE limit */
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.golden = &tg;
     args.actual = &ta;
     args.layout = &nd;
@@ -829,6 +837,7 @@ static void test_code_ratio_boundary(void **state)
     assert_contains(r.reason, "2 codes more than 1 apart");
     /* a caller limit */
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.golden = &tg;
     args.actual = &ta;
     args.mismatch_ratio = 0.002;
@@ -854,6 +863,7 @@ static kvg_status fp32_const(int n, float golden, float actual0,
         a[i] = i == 0 ? actual0 : actual_rest;
     }
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.golden = &tg;
     args.actual = &ta;
     args.threshold = threshold;
@@ -948,6 +958,7 @@ static void test_float_re_per_dtype(void **state)
                      KVG_ERR_MISMATCH);
     /* hif8 has no default Th; with one given, float_re works */
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.golden = &tg8;
     args.actual = &ta8;
     tg8.dtype = ta8.dtype = KVG_HIF8;
@@ -1001,6 +1012,7 @@ static void test_errors(void **state)
     memcpy(in, g, sizeof in);
     memset(mask, 1, sizeof mask);
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "k";
     args.golden = &tg;
     args.actual = &ta;
@@ -1201,6 +1213,7 @@ static void three_results(kvg_compare_result res[3])
     int i;
 
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "q_out";
     args.golden = &t0g;
     args.actual = &t0a;
@@ -1213,6 +1226,7 @@ static void three_results(kvg_compare_result res[3])
     a1[485] = (int8_t)(g1[485] ^ 0x01); /* untouched (485 % 4 == 1) */
     a1[484] = (int8_t)(g1[484] == 127 ? 126 : g1[484] + 1); /* |delta| 1 */
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "k_cache";
     args.golden = &t1g;
     args.actual = &t1a;
@@ -1226,6 +1240,7 @@ static void three_results(kvg_compare_result res[3])
     a2[0] = fbits(0x7FC00000u);
     a2[1] = (float)HUGE_VAL;
     kvg_compare_args_init(&args);
+    args.standard = KVG_STD_SINGLE; /* written for single's verdicts */
     args.name = "we\"ird\\name\n\x01\xc3\xa9";
     args.golden = &t2g;
     args.actual = &t2a;

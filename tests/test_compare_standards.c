@@ -94,9 +94,23 @@ static void test_names(void **state)
     assert_false(kvg_compare_level_from_name("L3", &l));
     assert_string_equal(kvg_verdict_name(KVG_VERDICT_NOT_JUDGED),
                         "NOT JUDGED");
+    /* the default is ops-test-kit's mixed tolerance, named with the
+     * commit it was read at; the versioned name parses, another commit's
+     * does not (its rule may differ) */
+    assert_string_equal(kvg_compare_standard_version(KVG_STD_MIXED_TTK),
+                        "mixed_ttk@3675093");
+    assert_string_equal(kvg_compare_standard_version(KVG_STD_SINGLE),
+                        "single@3e62966");
+    assert_string_equal(
+        kvg_compare_standard_version((kvg_compare_standard)9), "invalid");
+    assert_true(kvg_compare_standard_from_name("mixed_ttk@3675093", &s));
+    assert_int_equal(s, KVG_STD_MIXED_TTK);
+    assert_true(kvg_compare_standard_from_name("single@3e62966", &s));
+    assert_int_equal(s, KVG_STD_SINGLE);
+    assert_false(kvg_compare_standard_from_name("mixed_ttk@03a2bfd", &s));
     kvgt_poison(&a, sizeof a, 5);
     kvg_compare_args_init(&a);
-    assert_int_equal(a.standard, KVG_STD_SINGLE);
+    assert_int_equal(a.standard, KVG_STD_MIXED_TTK);
     assert_int_equal(a.level, KVG_LEVEL_L1);
     assert_null(a.third_party);
 }
@@ -238,37 +252,104 @@ static void test_mixed_ratio_boundary(void **state)
 
 static void test_mixed_cap_boundary(void **state)
 {
-    /* g = 2^20: ulp 2^-3, tolerance 2^-13 + 2^7 ~ 128, so 4 or 4.125 off
-     * is matched; the cap is 1e-2 OR 32 ULP: 32 ULP = 4 is inside, 33
-     * ULP = 4.125 is beyond both. g = 1: 2^-6 off is beyond 1e-2 and
-     * 2^17 ULP, and beyond the tolerance. */
-    float g[100], a[100];
-    kvg_tensor tg = vec(g, KVG_FP32, 100), ta = vec(a, KVG_FP32, 100);
+    /* ops-test-kit's cap is one number, max(limit, 32 * eps at 1.0),
+     * against max |a-g| (resolve.py MIX_TOLERANCE, mix_tolerance.py
+     * @3675093). bf16 under mixed_ttk: max(1e-0, 32 * 2^-7) = 1. At
+     * g = 64 (0x4280) bf16 steps by 0.5 and the tolerance is 2^-6 +
+     * 2^-6 * 64 = 1.015625: 65 (0x4282) is 1 off, on the cap and
+     * matched; 65.5 (0x4283) is 1.5 off, beyond the cap and unmatched,
+     * 99 of 100 matched being still enough. */
+    uint16_t g[100], a[100];
+    float fg[100], fa[100];
+    kvg_tensor tg = vec(g, KVG_BF16, 100), ta = vec(a, KVG_BF16, 100);
+    kvg_tensor fgt = vec(fg, KVG_FP32, 100), fat = vec(fa, KVG_FP32, 100);
     kvg_compare_result r;
+    int i;
     (void)state;
 
-    fill_f32(g, 100, P2(20));
-    fill_f32(a, 100, P2(20));
-    a[3] = (float)(P2(20) + 32 * P2(-3));
-    assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED, KVG_LEVEL_L1, &r),
+    for (i = 0; i < 100; i++)
+        g[i] = a[i] = 0x4280;
+    a[3] = 0x4282;
+    assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED_TTK, KVG_LEVEL_L1,
+                           &r),
                      KVG_OK);
+    assert_dbl(r.max_abs_limit, 1.0, "ttk bf16 cap");
     assert_int_equal(r.matched, 100);
     assert_int_equal(r.over_cap, 0);
-    a[3] = (float)(P2(20) + 33 * P2(-3));
+    a[3] = 0x4283;
+    assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED_TTK, KVG_LEVEL_L1,
+                           &r),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r.matched, 99); /* 0.99: the ratio alone passes */
+    assert_int_equal(r.over_cap, 1);
+    assert_contains(r.reason, "max |a-g| 1.5 > cap 1 = max(limit, 32 eps): "
+                              "1 element beyond it (first at index 3)");
+    /* 1.5 at 64 is 3 bf16 ULPs: a per-element "beyond the limit AND
+     * beyond 32 ULP" reading would have passed it */
+    assert_dbl(r.max_ulp, 3.0, "1.5 off at 64 is 3 ULP");
+    /* opbase's table read the same way: bf16 max(1e-1, 32 * 2^-7) =
+     * 0.25, so 0.5 off (64.5, 0x4281) fails there */
+    a[3] = 0x4281;
     assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED, KVG_LEVEL_L1, &r),
                      KVG_ERR_MISMATCH);
+    assert_dbl(r.max_abs_limit, 0.25, "opbase bf16 cap");
+    assert_int_equal(r.over_cap, 1);
+    /* fp32 under mixed_ttk: the cap is 1e-2 (32 * 2^-23 is far below).
+     * At g = 2^20, 32 ULP = 4 off is matched (tolerance 2^-16 + 2^-10 *
+     * 2^20 = 1024 + 2^-16) but beyond the cap: FAIL, where the per-element
+     * reading passed it. */
+    fill_f32(fg, 100, P2(20));
+    fill_f32(fa, 100, P2(20));
+    fa[3] = (float)(P2(20) + 32 * P2(-3));
+    assert_int_equal(judge(&fgt, &fat, NULL, KVG_STD_MIXED_TTK,
+                           KVG_LEVEL_L1, &r),
+                     KVG_ERR_MISMATCH);
+    assert_dbl(r.max_abs_limit, 1e-2, "ttk fp32 cap");
     assert_int_equal(r.matched, 100);
     assert_int_equal(r.over_cap, 1);
-    assert_contains(r.reason, "1 element beyond |a-g| <= 0.01 and 32 ULP "
-                              "(first at index 3)");
-    /* beyond 1e-2 in absolute terms only matters past 32 ULP too */
-    fill_f32(g, 100, 1.0);
-    fill_f32(a, 100, 1.0);
-    a[9] = (float)(1.0 + P2(-6));
-    assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED, KVG_LEVEL_L1, &r),
-                     KVG_ERR_MISMATCH);
-    assert_int_equal(r.matched, 99);
-    assert_int_equal(r.over_cap, 1);
+    assert_dbl(r.max_ulp, 32.0, "32 ULP");
+    /* ops-test-kit's own verdict agrees */
+    assert_int_equal(r.ttk_verdict, KVG_VERDICT_FAIL);
+    assert_dbl(r.ttk_max_abs_error, 4.0, "ttk max_abs_error");
+}
+
+static void test_mixed_cap_fp8(void **state)
+{
+    /* fp8 e4m3fn under mixed_ttk: max(1e-0, 32 * 2^-3) = 4, so the
+     * 32-eps term is the cap. At g = 16 (0x58) e4m3fn steps by 2 and the
+     * tolerance is 2^-4 + 2^-2 * 16 = 4.0625: 20 (0x5A) is 4 off, on the
+     * cap and matched; 22 (0x5B) is 6 off, beyond both. e5m2: max(1e-1,
+     * 32 * 2^-2) = 8; at g = 16 (0x4C) it steps by 4 and the tolerance is
+     * 2^-3 + 2^-1 * 16 = 8.125: 24 (0x4E) is 8 off (inside), 28 (0x4F)
+     * 12 off (outside). */
+    static const struct {
+        kvg_dtype dt;
+        unsigned char g, in, out;
+        double cap;
+    } rows[] = {{KVG_FP8_E4M3FN, 0x58, 0x5A, 0x5B, 4.0},
+                {KVG_FP8_E5M2, 0x4C, 0x4E, 0x4F, 8.0}};
+    unsigned char g[100], a[100];
+    kvg_compare_result r;
+    size_t k;
+    (void)state;
+
+    for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        kvg_tensor tg = vec(g, rows[k].dt, 100), ta = vec(a, rows[k].dt, 100);
+        memset(g, rows[k].g, sizeof g);
+        memset(a, rows[k].g, sizeof a);
+        a[40] = rows[k].in;
+        assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED_TTK,
+                               KVG_LEVEL_L1, &r),
+                         KVG_OK);
+        assert_dbl(r.max_abs_limit, rows[k].cap, "fp8 cap");
+        assert_int_equal(r.matched, 100);
+        a[40] = rows[k].out;
+        assert_int_equal(judge(&tg, &ta, NULL, KVG_STD_MIXED_TTK,
+                               KVG_LEVEL_L1, &r),
+                         KVG_ERR_MISMATCH);
+        assert_int_equal(r.matched, 99);
+        assert_int_equal(r.over_cap, 1);
+    }
 }
 
 static void test_mixed_ttk_table(void **state)
@@ -301,13 +382,18 @@ static void test_mixed_tables_per_dtype(void **state)
         int rtol_e, atol_e;
         double cap;
     } rows[] = {
-        {KVG_STD_MIXED, KVG_BF16, -7, -7, 1e-1},
-        {KVG_STD_MIXED, KVG_FP8_E4M3FN, -3, -3, 1.0},
-        {KVG_STD_MIXED, KVG_FP8_E5M2, -2, -2, 1.0},
+        /* caps: max(the table's limit, 32 * eps at 1.0) with eps fp16
+         * 2^-10, bf16 2^-7, fp32 2^-23, e4m3fn 2^-3, e5m2 2^-2 */
+        {KVG_STD_MIXED, KVG_FP16, -10, -10, 1e-1},
+        {KVG_STD_MIXED, KVG_BF16, -7, -7, 0.25},
+        {KVG_STD_MIXED, KVG_FP32, -13, -13, 1e-2},
+        {KVG_STD_MIXED, KVG_FP8_E4M3FN, -3, -3, 4.0},
+        {KVG_STD_MIXED, KVG_FP8_E5M2, -2, -2, 8.0},
+        {KVG_STD_MIXED_TTK, KVG_FP16, -9, -9, 1e-1},
         {KVG_STD_MIXED_TTK, KVG_BF16, -6, -6, 1.0},
         {KVG_STD_MIXED_TTK, KVG_FP32, -10, -16, 1e-2},
-        {KVG_STD_MIXED_TTK, KVG_FP8_E4M3FN, -2, -4, 1.0},
-        {KVG_STD_MIXED_TTK, KVG_FP8_E5M2, -1, -3, 1e-1},
+        {KVG_STD_MIXED_TTK, KVG_FP8_E4M3FN, -2, -4, 4.0},
+        {KVG_STD_MIXED_TTK, KVG_FP8_E5M2, -1, -3, 8.0},
     };
     unsigned char buf[8] = {0x38, 0x38, 0x38, 0x38, 0x38, 0x38, 0x38, 0x38};
     kvg_compare_result r;
@@ -714,6 +800,320 @@ static void test_reports_carry_standards(void **state)
                          "judged");
 }
 
+/* ---- ops-test-kit's rule as the default ---------------------------------- */
+
+/* The args' defaults except golden, actual, role (and a written mask with
+ * initial contents when given); the result is poisoned first. */
+static kvg_status judge_default(const kvg_tensor *g, const kvg_tensor *a,
+                                kvg_compare_role role,
+                                const kvg_tensor *init,
+                                const unsigned char *mask,
+                                kvg_compare_result *r)
+{
+    kvg_compare_args args;
+    kvg_diag diag;
+
+    kvg_compare_args_init(&args);
+    args.name = "c";
+    args.golden = g;
+    args.actual = a;
+    args.role = role;
+    if (mask != NULL) {
+        args.initial = init;
+        args.written = mask;
+        args.written_count = (size_t)g->shape[0];
+    }
+    kvgt_poison(r, sizeof *r, 78);
+    kvg_diag_clear(&diag);
+    return kvg_compare_tensor(&args, r, &diag);
+}
+
+static void test_default_fp8_routing(void **state)
+{
+    /* ops-test-kit resolve.py @3675093 sends only hifloat8 to requant;
+     * fp8 e4m3fn / e5m2 take the float rule. A quantised e4m3fn cache of
+     * 16s (0x58) with one 20 (0x5A), two codes up: as a float, 4 off is
+     * within the tolerance 4.0625 and the cap 4 (PASS); by code distance
+     * 1 mismatch in 100 is beyond 0.001 (FAIL, single's routing). */
+    unsigned char g[100], a[100];
+    unsigned char h[100], ha[100];
+    kvg_tensor tg = vec(g, KVG_FP8_E4M3FN, 100);
+    kvg_tensor ta = vec(a, KVG_FP8_E4M3FN, 100);
+    kvg_tensor th = vec(h, KVG_HIF8, 100), tha = vec(ha, KVG_HIF8, 100);
+    kvg_compare_result r;
+    kvg_compare_args args;
+    kvg_diag diag;
+    (void)state;
+
+    memset(g, 0x58, sizeof g);
+    memset(a, 0x58, sizeof a);
+    a[17] = 0x5A;
+    assert_int_equal(judge_default(&tg, &ta, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r),
+                     KVG_OK);
+    assert_int_equal(r.standard_id, KVG_STD_MIXED_TTK);
+    assert_string_equal(r.standard_version, "mixed_ttk@3675093");
+    assert_int_equal(r.criterion, KVG_CRIT_FLOAT_RE);
+    assert_int_equal(r.matched, 100);
+    assert_int_equal(r.dist_over1, 1); /* still measured */
+    assert_int_equal(judge_default(&tg, &ta, KVG_ROLE_QUANT, NULL, NULL, &r),
+                     KVG_OK);
+    assert_int_equal(r.criterion, KVG_CRIT_FLOAT_RE);
+    /* a copy stays bit for bit */
+    assert_int_equal(judge_default(&tg, &ta, KVG_ROLE_COPY, NULL, NULL, &r),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r.criterion, KVG_CRIT_BITWISE);
+    /* --standard single keeps today's routing and verdict */
+    kvg_compare_args_init(&args);
+    args.golden = &tg;
+    args.actual = &ta;
+    args.standard = KVG_STD_SINGLE;
+    assert_int_equal(kvg_compare_tensor(&args, &r, &diag), KVG_ERR_MISMATCH);
+    assert_int_equal(r.criterion, KVG_CRIT_CODE_DIST);
+    assert_contains(r.reason, "1 codes more than 1 apart");
+    /* e5m2 the same way; hif8 stays on the code distance */
+    assert_int_equal(kvg_compare_auto_criterion_for(KVG_FP8_E5M2,
+                                                    KVG_ROLE_DEFAULT,
+                                                    KVG_STD_MIXED_TTK),
+                     KVG_CRIT_FLOAT_RE);
+    assert_int_equal(kvg_compare_auto_criterion_for(KVG_FP8_E5M2,
+                                                    KVG_ROLE_DEFAULT,
+                                                    KVG_STD_SINGLE),
+                     KVG_CRIT_CODE_DIST);
+    assert_int_equal(kvg_compare_auto_criterion_for(KVG_FP8_E4M3FN,
+                                                    KVG_ROLE_DEFAULT,
+                                                    KVG_STD_MIXED),
+                     KVG_CRIT_CODE_DIST);
+    memset(h, 0x10, sizeof h); /* HiF8 2.0 */
+    memset(ha, 0x10, sizeof ha);
+    assert_int_equal(judge_default(&th, &tha, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r),
+                     KVG_OK);
+    assert_int_equal(r.criterion, KVG_CRIT_CODE_DIST);
+}
+
+/* One fp32 position under the dual benchmark with a third party; the
+ * other three elements are exact in both. */
+static kvg_status special_case(float g0, float a0, float tp0,
+                               kvg_compare_standard standard,
+                               kvg_compare_result *r)
+{
+    float g[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    float tp[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    kvg_tensor tg = vec(g, KVG_FP32, 4), ta = vec(a, KVG_FP32, 4),
+               tt = vec(tp, KVG_FP32, 4);
+
+    g[2] = g0;
+    a[2] = a0;
+    tp[2] = tp0;
+    return judge(&tg, &ta, &tt, standard, KVG_LEVEL_L1, r);
+}
+
+static void test_cross_check_special_values(void **state)
+{
+    /* ops-test-kit cross_check.py @1d360ca _check_special: a position
+     * where golden, NPU or third party is NaN/inf passes only if the NPU
+     * equals the third party, or the golden is NaN/inf and the NPU
+     * equals it. */
+    const float nan = NAN, inf = (float)HUGE_VAL;
+    kvg_compare_result r;
+    (void)state;
+
+    /* NPU = third party = NaN where the golden is 3: passes */
+    assert_int_equal(special_case(3.0f, nan, nan, KVG_STD_COMMERCIAL, &r),
+                     KVG_OK);
+    assert_true(r.special_by_third_party);
+    assert_int_equal(r.tp_special_passed, 1);
+    assert_int_equal(r.nonfinite_mismatch, 0);
+    /* ... but not under the other standards, where the third party is
+     * measured, not judged */
+    assert_int_equal(special_case(3.0f, nan, nan, KVG_STD_MIXED_TTK, &r),
+                     KVG_ERR_MISMATCH);
+    assert_false(r.special_by_third_party);
+    assert_int_equal(r.nonfinite_mismatch, 1);
+    /* NPU NaN, third party finite: fails */
+    assert_int_equal(special_case(3.0f, nan, 3.0f, KVG_STD_COMMERCIAL, &r),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r.nonfinite_mismatch, 1);
+    assert_contains(r.reason, "1 NaN/inf position where the NPU equals "
+                              "neither the third party nor a NaN/inf "
+                              "golden (cross_check; first at index 2)");
+    /* golden NaN, NPU NaN, third party finite: passes by the golden */
+    assert_int_equal(special_case(nan, nan, 3.0f, KVG_STD_COMMERCIAL, &r),
+                     KVG_OK);
+    assert_int_equal(r.nan_matched, 1);
+    assert_int_equal(r.tp_special_passed, 0);
+    /* golden +inf, NPU +inf, third party NaN: passes by the golden */
+    assert_int_equal(special_case(inf, inf, nan, KVG_STD_COMMERCIAL, &r),
+                     KVG_OK);
+    assert_int_equal(r.inf_matched, 1);
+    /* golden +inf, NPU -inf, third party +inf: fails */
+    assert_int_equal(special_case(inf, -inf, inf, KVG_STD_COMMERCIAL, &r),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r.nonfinite_mismatch, 1);
+    /* golden NaN, NPU 5 = third party 5: passes by the third party */
+    assert_int_equal(special_case(nan, 5.0f, 5.0f, KVG_STD_COMMERCIAL, &r),
+                     KVG_OK);
+    assert_int_equal(r.tp_special_passed, 1);
+    /* golden NaN, NPU 5, third party 6: fails */
+    assert_int_equal(special_case(nan, 5.0f, 6.0f, KVG_STD_COMMERCIAL, &r),
+                     KVG_ERR_MISMATCH);
+    /* NPU +inf = third party +inf where the golden is 3: passes; a
+     * third party of -inf does not excuse it */
+    assert_int_equal(special_case(3.0f, inf, inf, KVG_STD_COMMERCIAL, &r),
+                     KVG_OK);
+    assert_int_equal(special_case(3.0f, inf, -inf, KVG_STD_COMMERCIAL, &r),
+                     KVG_ERR_MISMATCH);
+    /* only the third party is NaN, golden and NPU both 3: the position
+     * is special and the NPU equals neither a NaN third party nor a
+     * NaN/inf golden, so cross_check fails it */
+    assert_int_equal(special_case(3.0f, 3.0f, nan, KVG_STD_COMMERCIAL, &r),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r.nonfinite_mismatch, 1);
+    assert_int_equal(r.compared, 4); /* the finite pair is still measured */
+    assert_int_equal(r.tp_nonfinite_mismatch, 1);
+}
+
+static void test_ops_test_kit_would_say(void **state)
+{
+    /* 1. The whole-tensor denominator. 1000 fp16 cache elements, 5
+     * written, each 1.0625 (0x3C40) where the golden is 1.0: beyond the
+     * tolerance 2^-9 + 2^-9 = 2^-8, within the cap 0.1. kvgold: 0 of 5
+     * written matched, FAIL. ops-test-kit counts the 995 untouched ones:
+     * 995 / 1000 = 0.995 >= 0.99 and max |a-g| 0.0625 <= 0.1, PASS. */
+    enum { N = 1000 };
+    uint16_t g[N], a[N], init[N];
+    unsigned char mask[N];
+    unsigned char h[N], ha[N];
+    uint16_t cg[2] = {0x7E01, 0x3C00}, ca[2] = {0x7E00, 0x3C00};
+    int8_t ig[4] = {5, 6, 7, 8}, ia[4] = {5, 7, 7, 8};
+    kvg_tensor tg = vec(g, KVG_FP16, N), ta = vec(a, KVG_FP16, N),
+               ti = vec(init, KVG_FP16, N);
+    kvg_tensor th = vec(h, KVG_HIF8, N), tha = vec(ha, KVG_HIF8, N);
+    kvg_tensor tcg = vec(cg, KVG_FP16, 2), tca = vec(ca, KVG_FP16, 2);
+    kvg_tensor tig = vec(ig, KVG_INT8, 4), tia = vec(ia, KVG_INT8, 4);
+    kvg_compare_result r[4];
+    char buf[65536];
+    size_t len;
+    kvg_diag diag;
+    kvg_json *doc;
+    const kvg_json *res, *ttk;
+    int i;
+    (void)state;
+
+    for (i = 0; i < N; i++) {
+        init[i] = g[i] = a[i] = (uint16_t)(0x3800 + (i % 64)); /* ~0.5 */
+        mask[i] = (unsigned char)(i % 200 == 0);
+        if (mask[i]) {
+            g[i] = 0x3C00;
+            a[i] = 0x3C40;
+        }
+    }
+    assert_int_equal(judge_default(&tg, &ta, KVG_ROLE_COMPUTE, &ti, mask,
+                                   &r[0]),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r[0].written, 5);
+    assert_int_equal(r[0].matched, 0);
+    assert_string_equal(r[0].ttk_rule, "mix_tolerance");
+    assert_int_equal(r[0].ttk_verdict, KVG_VERDICT_PASS);
+    assert_int_equal(r[0].ttk_elements, N);
+    assert_int_equal(r[0].ttk_matched, 995);
+    assert_dbl(r[0].ttk_matched_ratio, 0.995, "ttk matched ratio");
+    assert_dbl(r[0].ttk_max_abs_error, 0.0625, "ttk max |a-g|");
+    assert_dbl(r[0].ttk_max_abs_limit, 0.1, "ttk fp16 cap");
+
+    /* 2. HiF8 viewed as int8: +2.0 (0x10) against -2.0 (0x90), twice in
+     * 1000. The int8 difference -112 - 16 = -128 wraps in int8 and np.abs
+     * leaves -128, which is never > 1: ops-test-kit's requant counts no
+     * mismatch. kvgold's value line puts them far apart, and 2 in 1000 is
+     * beyond 0.001: FAIL. */
+    memset(h, 0x10, sizeof h);
+    memset(ha, 0x10, sizeof ha);
+    ha[300] = ha[301] = 0x90;
+    assert_int_equal(judge_default(&th, &tha, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r[1]),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r[1].dist_over1, 2);
+    assert_string_equal(r[1].ttk_rule, "requant");
+    assert_int_equal(r[1].ttk_mismatched, 0);
+    assert_int_equal(r[1].ttk_verdict, KVG_VERDICT_PASS);
+    /* two codes apart in int8 (0x10 vs 0x12) is a mismatch for both.
+     * 1 in 1000 is within kvgold's 0.001 * written; requant computes
+     * 1 - 999/1000 in binary64, which is 0.0010000000000000009 > 0.001,
+     * so it fails exactly one mismatch in a thousand */
+    ha[301] = 0x10;
+    ha[300] = 0x12;
+    assert_int_equal(judge_default(&th, &tha, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r[1]),
+                     KVG_OK);
+    assert_int_equal(r[1].ttk_mismatched, 1);
+    assert_true(1.0 - 999.0 / 1000.0 > 0.001);
+    assert_int_equal(r[1].ttk_verdict, KVG_VERDICT_FAIL);
+    ha[301] = 0x12; /* 2 in 1000: both fail */
+    assert_int_equal(judge_default(&th, &tha, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r[1]),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r[1].ttk_mismatched, 2);
+    assert_int_equal(r[1].ttk_verdict, KVG_VERDICT_FAIL);
+    ha[300] = ha[301] = 0x90;
+    assert_int_equal(judge_default(&th, &tha, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r[1]),
+                     KVG_ERR_MISMATCH);
+
+    /* 3. A NaN payload dropped in a copy: 0x7E01 copied as 0x7E00. A copy
+     * is bit for bit (FAIL); mix_tolerance takes any two NaNs as equal. */
+    assert_int_equal(judge_default(&tcg, &tca, KVG_ROLE_COPY, NULL, NULL,
+                                   &r[2]),
+                     KVG_ERR_MISMATCH);
+    assert_int_equal(r[2].ttk_verdict, KVG_VERDICT_PASS);
+    assert_int_equal(r[2].ttk_matched, 2);
+
+    /* 4. Where ops-test-kit is the stricter: an int8 quantised cache one
+     * step off passes |delta| <= 1, binary_equal fails it. */
+    assert_int_equal(judge_default(&tig, &tia, KVG_ROLE_DEFAULT, NULL, NULL,
+                                   &r[3]),
+                     KVG_OK);
+    assert_string_equal(r[3].ttk_rule, "binary_equal");
+    assert_int_equal(r[3].ttk_mismatched, 1);
+    assert_int_equal(r[3].ttk_verdict, KVG_VERDICT_FAIL);
+
+    /* every report names the default and says both verdicts */
+    assert_int_equal(kvg_compare_report_text(r, 4, buf, sizeof buf, &len,
+                                             &diag),
+                     KVG_OK);
+    assert_contains(buf, "standards and thresholds: mixed_ttk@3675093\n");
+    assert_contains(buf, "    ops-test-kit would say: PASS (mix_tolerance "
+                         "over all 1000 elements: matched ratio 0.995, max "
+                         "|a-g| 0.0625, cap 0.1); kvgold says FAIL\n");
+    assert_contains(buf, "    ops-test-kit would say: PASS (requant over "
+                         "all 1000 elements: 0 mismatched); kvgold says "
+                         "FAIL\n");
+    assert_contains(buf, "    ops-test-kit would say: FAIL (binary_equal "
+                         "over all 4 elements: 1 mismatched); kvgold says "
+                         "PASS\n");
+    assert_int_equal(kvg_compare_report_json(r, 4, buf, sizeof buf, &len,
+                                             &diag),
+                     KVG_OK);
+    doc = kvgt_json_parse(buf);
+    assert_string_equal(kvgt_json_str(doc, "standard"), "mixed_ttk@3675093");
+    res = kvg_json_at(kvg_json_get(doc, "results"), 0);
+    assert_string_equal(kvgt_json_str(res, "standard_version"),
+                        "mixed_ttk@3675093");
+    assert_string_equal(kvgt_json_str(res, "verdict"), "FAIL");
+    ttk = kvg_json_get(res, "ops_test_kit");
+    assert_string_equal(kvgt_json_str(ttk, "verdict"), "PASS");
+    assert_string_equal(kvgt_json_str(ttk, "rule"), "mix_tolerance");
+    assert_non_null(strstr(kvgt_json_str(ttk, "source"), "@3675093"));
+    assert_dbl(kvgt_json_num(ttk, "matched"), 995.0, "JSON ttk matched");
+    assert_dbl(kvgt_json_num(ttk, "elements"), 1000.0, "JSON ttk elements");
+    res = kvg_json_at(kvg_json_get(doc, "results"), 3);
+    ttk = kvg_json_get(res, "ops_test_kit");
+    assert_string_equal(kvgt_json_str(ttk, "verdict"), "FAIL");
+    kvgt_json_assert_null(ttk, "matched_ratio");
+    kvg_json_free(doc);
+}
+
 /* ---- bulk comparisons and repeated runs ---------------------------------- */
 
 static void test_runs(void **state)
@@ -853,6 +1253,7 @@ int main(void)
         cmocka_unit_test(test_mixed_element_boundary),
         cmocka_unit_test(test_mixed_ratio_boundary),
         cmocka_unit_test(test_mixed_cap_boundary),
+        cmocka_unit_test(test_mixed_cap_fp8),
         cmocka_unit_test(test_mixed_ttk_table),
         cmocka_unit_test(test_mixed_tables_per_dtype),
         cmocka_unit_test(test_mixed_refusals),
@@ -866,6 +1267,9 @@ int main(void)
         cmocka_unit_test(test_third_party_checked),
         cmocka_unit_test(test_not_judged_result),
         cmocka_unit_test(test_reports_carry_standards),
+        cmocka_unit_test(test_default_fp8_routing),
+        cmocka_unit_test(test_cross_check_special_values),
+        cmocka_unit_test(test_ops_test_kit_would_say),
         cmocka_unit_test(test_runs),
         cmocka_unit_test(test_bulk_untouched),
         cmocka_unit_test(test_bulk_written_mask),

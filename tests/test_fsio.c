@@ -16,13 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
 #include "membudget.h"
 #include "npy_file.h"
+#include "npy_map.h"
 #include "outset.h"
+#include "tensor_file.h"
 
 static char g_root[64];
 
@@ -200,6 +204,115 @@ static void test_parse_size(void **state)
     assert_false(kvg_mem_parse_size("1.5", &v));
     assert_false(kvg_mem_parse_size("99999999999999999999", &v));
     assert_false(kvg_mem_parse_size("20000000T", &v));
+    /* every 64-bit count is accepted, UINT64_MAX itself included; one
+     * more is not */
+    assert_true(kvg_mem_parse_size("18446744073709551615", &v) &&
+                v == UINT64_MAX);
+    assert_true(kvg_mem_parse_size("18446744073709551614", &v) &&
+                v == UINT64_MAX - 1);
+    assert_false(kvg_mem_parse_size("18446744073709551616", &v));
+    assert_false(kvg_mem_parse_size("18446744073709551620", &v));
+    assert_true(kvg_mem_parse_size("16777215T", &v) &&
+                v == (uint64_t)16777215 << 40);
+    assert_false(kvg_mem_parse_size("16777216T", &v));
+}
+
+/* mkdir -p of g_root/rel, then write `text` to g_root/rel/leaf. */
+static void fake_file(const char *rel, const char *leaf, const char *text)
+{
+    char path[512];
+    char *s;
+    (void)snprintf(path, sizeof path, "%s/%s/", g_root, rel);
+    for (s = path + strlen(g_root) + 1; *s != '\0'; s++)
+        if (*s == '/') {
+            *s = '\0';
+            assert_true(mkdir(path, 0700) == 0 || errno == EEXIST);
+            *s = '/';
+        }
+    (void)snprintf(path, sizeof path, "%s/%s/%s", g_root, rel, leaf);
+    write_bytes(path, text, strlen(text));
+}
+
+/* The default memory limit takes the cgroup's room (limit minus usage, of
+ * the process's own cgroup and every ancestor) into account, v1 and v2,
+ * read from a fake root. */
+static void test_cgroup_limit(void **state)
+{
+    const char *source = NULL;
+    char root[256];
+    uint64_t room = 0;
+    (void)state;
+
+    /* v2: the parent's limit (100 MiB, 4 MiB used) binds; the leaf has
+     * none, the machine has 8 GiB available */
+    fake_file("cg2/proc", "meminfo", "MemTotal: 16000000 kB\n"
+                                      "MemAvailable: 8388608 kB\n");
+    fake_file("cg2/proc/self", "cgroup", "0::/user/app\n");
+    fake_file("cg2/sys/fs/cgroup", "memory.max", "max\n");
+    fake_file("cg2/sys/fs/cgroup/user", "memory.max", "104857600\n");
+    fake_file("cg2/sys/fs/cgroup/user", "memory.current", "4194304\n");
+    fake_file("cg2/sys/fs/cgroup/user/app", "memory.max", "max\n");
+    fake_file("cg2/sys/fs/cgroup/user/app", "memory.current", "4000\n");
+    path_of(root, sizeof root, "cg2");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 104857600u - 4194304u);
+    fake_file("cg2/sys/fs/cgroup/user", "memory.stat",
+              "anon 1048576\nfile 3145728\nactive_file 1048576\n"
+              "inactive_file 2097152\n");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 104857600u - (4194304u - 2097152u));
+    fake_file("cg2/sys/fs/cgroup/user", "memory.stat", "inactive_file 0\n");
+    assert_true(kvg_mem_default_limit_at(root, &source) ==
+                104857600u - 4194304u);
+    assert_non_null(strstr(source, "cgroup"));
+
+    /* v1: the memory controller's own path; 200 MiB with 10 MiB used;
+     * the top level's 2^63 - 4096 means no limit */
+    fake_file("cg1/proc", "meminfo", "MemAvailable: 8388608 kB\n");
+    fake_file("cg1/proc/self", "cgroup",
+              "5:cpu,cpuacct:/x\n4:memory:/process_api/abc\n0::/\n");
+    fake_file("cg1/sys/fs/cgroup/memory", "memory.limit_in_bytes",
+              "9223372036854771712\n");
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",
+              "memory.limit_in_bytes", "209715200\n");
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",
+              "memory.usage_in_bytes", "10485760\n");
+    path_of(root, sizeof root, "cg1");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 209715200u - 10485760u);
+    assert_true(kvg_mem_default_limit_at(root, &source) ==
+                209715200u - 10485760u);
+    /* inactive page cache is reclaimable: not counted as used */
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc", "memory.stat",
+              "cache 8388608\ninactive_file 1\n"
+              "total_inactive_file 6291456\n");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 209715200u - (10485760u - 6291456u));
+
+    /* a cgroup with more room than the machine: MemAvailable binds */
+    fake_file("cg1/sys/fs/cgroup/memory/process_api/abc",
+              "memory.limit_in_bytes", "68719476736\n");
+    assert_true(kvg_mem_default_limit_at(root, &source) ==
+                (uint64_t)8388608 * 1024);
+    assert_non_null(strstr(source, "MemAvailable"));
+
+    /* a namespace: the own path is not visible, the mount is the cgroup */
+    fake_file("cgns/proc", "meminfo", "MemAvailable: 8388608 kB\n");
+    fake_file("cgns/proc/self", "cgroup", "0::/docker/feed\n");
+    fake_file("cgns/sys/fs/cgroup", "memory.max", "52428800\n");
+    fake_file("cgns/sys/fs/cgroup", "memory.current", "60000000\n");
+    path_of(root, sizeof root, "cgns");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 1);
+    assert_true(room == 0); /* over its limit already: no room */
+    assert_true(kvg_mem_default_limit_at(root, &source) == 1);
+
+    /* no limit anywhere: MemAvailable */
+    fake_file("cgnone/proc", "meminfo", "MemAvailable: 1024 kB\n");
+    fake_file("cgnone/proc/self", "cgroup", "0::/\n");
+    fake_file("cgnone/sys/fs/cgroup", "memory.max", "max\n");
+    path_of(root, sizeof root, "cgnone");
+    assert_int_equal(kvg_mem_cgroup_room(root, &room), 0);
+    assert_true(kvg_mem_default_limit_at(root, &source) == 1048576u);
 }
 
 static void test_raw_bin(void **state)
@@ -435,6 +548,303 @@ static void test_outset_write_failure(void **state)
     kvgt_tensor_free(&tb);
 }
 
+/* ---- temporary names and concurrent commits ---------------------------- */
+
+static int g_bits_calls;
+static uint64_t g_bits_first, g_bits_after;
+static int g_bits_switch; /* calls returning g_bits_first */
+
+static uint64_t fixed_bits(void)
+{
+    return g_bits_calls++ < g_bits_switch ? g_bits_first : g_bits_after;
+}
+
+/* dir/.leaf.kvgold-<this pid>-<bits>.ext: the name the writer would pick. */
+static void side_path(char *buf, size_t cap, const char *dir,
+                      const char *leaf, uint64_t bits, const char *ext)
+{
+    (void)snprintf(buf, cap, "%s/.%s.kvgold-%ld-%016llx.%s", dir, leaf,
+                   (long)getpid(), (unsigned long long)bits, ext);
+}
+
+/* A leftover temporary or backup at the very name a writer picks (a
+ * killed run of the same PID) neither blocks the run nor is touched: the
+ * writer takes another name. */
+static void test_outset_stale_names(void **state)
+{
+    char dir[128], a[160], tmp[256], old[256];
+    kvg_tensor ta = tensor_of(6, 41), tb = tensor_of(7, 42);
+    kvg_outset *o;
+    kvg_diag diag;
+    (void)state;
+    path_of(dir, sizeof dir, "stale");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    (void)snprintf(a, sizeof a, "%s/a.npy", dir);
+    side_path(tmp, sizeof tmp, dir, "a.npy", 0x1111, "tmp");
+    side_path(old, sizeof old, dir, "a.npy", 0x1111, "old");
+    write_bytes(tmp, "STALE-TMP", 9);
+    write_bytes(old, "STALE-OLD", 9);
+    write_bytes(a, "OLD-A", 5);
+
+    /* the first two names drawn are taken (temporary, then backup) */
+    kvg_outset_random_hook = fixed_bits;
+    g_bits_calls = 0;
+    g_bits_switch = 1;
+    g_bits_first = 0x1111;
+    g_bits_after = 0x2222;
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &ta, &diag), KVG_OK);
+    assert_int_equal(g_bits_calls, 2); /* 0x1111 taken, 0x2222 used */
+    g_bits_calls = 0;
+    g_bits_after = 0x3333;
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    kvg_outset_end(o);
+    assert_npy_holds(a, &ta);
+    assert_file_is(tmp, "STALE-TMP");
+    assert_file_is(old, "STALE-OLD");
+    assert_int_equal(count_entries(dir), 3);
+
+    /* every name drawn is taken: a clear error, nothing written */
+    g_bits_calls = 0;
+    g_bits_switch = 1000;
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &tb, &diag), KVG_ERR_IO);
+    assert_contains(diag.message, "every name tried is taken");
+    kvg_outset_end(o);
+    kvg_outset_random_hook = NULL;
+    assert_npy_holds(a, &ta);
+    assert_file_is(tmp, "STALE-TMP");
+    assert_int_equal(count_entries(dir), 3);
+
+    /* real random names: two sets in a row leave no temporary behind */
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "a.npy", &tb, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    kvg_outset_end(o);
+    assert_npy_holds(a, &tb);
+    assert_int_equal(count_entries(dir), 3);
+    kvgt_tensor_free(&ta);
+    kvgt_tensor_free(&tb);
+}
+
+static int g_race_fd = -1;
+
+/* After the first rename of the commit: let the other writer go, and give
+ * it time to do its whole commit if nothing stops it. */
+static void race_hook(const char *final_path)
+{
+    struct timespec ts = {0, 300000000L};
+    (void)final_path;
+    if (g_race_fd < 0)
+        return;
+    assert_int_equal(write(g_race_fd, "g", 1), 1);
+    close(g_race_fd);
+    g_race_fd = -1;
+    (void)nanosleep(&ts, NULL);
+}
+
+/* Two processes commit sets of the same names into one directory, the
+ * second starting while the first is between two renames: the directory
+ * ends with one whole set (the second), never a mix. */
+static void test_outset_concurrent_commits(void **state)
+{
+    char dir[128], x[160], y[160];
+    kvg_tensor ax = tensor_of(10, 51), ay = tensor_of(11, 52);
+    kvg_tensor bx = tensor_of(10, 53), by = tensor_of(11, 54);
+    kvg_outset *o;
+    kvg_diag diag;
+    int go[2], status = -1;
+    pid_t child;
+    (void)state;
+    path_of(dir, sizeof dir, "race");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    (void)snprintf(x, sizeof x, "%s/x.npy", dir);
+    (void)snprintf(y, sizeof y, "%s/y.npy", dir);
+    assert_int_equal(pipe(go), 0);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* writer B: its set ready, commits on the signal */
+        char c;
+        int ok;
+        close(go[1]);
+        ok = kvg_outset_begin(&o, dir, &diag) == KVG_OK &&
+             kvg_outset_add_npy(o, "x.npy", &bx, &diag) == KVG_OK &&
+             kvg_outset_add_npy(o, "y.npy", &by, &diag) == KVG_OK &&
+             read(go[0], &c, 1) == 1 &&
+             kvg_outset_commit(o, &diag) == KVG_OK;
+        kvg_outset_end(o);
+        _exit(ok ? 0 : 1);
+    }
+    close(go[0]);
+    g_race_fd = go[1];
+    kvg_outset_commit_hook = race_hook;
+    assert_int_equal(kvg_outset_begin(&o, dir, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "x.npy", &ax, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_add_npy(o, "y.npy", &ay, &diag), KVG_OK);
+    assert_int_equal(kvg_outset_commit(o, &diag), KVG_OK);
+    kvg_outset_end(o);
+    kvg_outset_commit_hook = NULL;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_npy_holds(x, &bx);
+    assert_npy_holds(y, &by);
+    assert_int_equal(count_entries(dir), 2);
+    kvgt_tensor_free(&ax);
+    kvgt_tensor_free(&ay);
+    kvgt_tensor_free(&bx);
+    kvgt_tensor_free(&by);
+}
+
+/* ---- a mapped file truncated by another process ------------------------ */
+
+static char g_shrink[256]; /* the file the hook truncates */
+
+static void shrink_hook(const char *path, int fd)
+{
+    (void)fd;
+    if (strcmp(path, g_shrink) == 0)
+        assert_int_equal(truncate(path, 0), 0);
+}
+
+/* What a child did: its exit status and what it wrote to stderr. */
+typedef struct child_result {
+    int status;
+    char err[1024];
+} child_result;
+
+typedef void (*child_fn)(const char *dir);
+
+static child_result run_child(child_fn fn, const char *dir)
+{
+    child_result r;
+    int p[2];
+    ssize_t got;
+    size_t used = 0;
+    pid_t pid;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(pipe(p), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        (void)dup2(p[1], 2);
+        fn(dir);
+        _exit(3); /* got past the read of the truncated data */
+    }
+    close(p[1]);
+    while (used < sizeof r.err - 1 &&
+           (got = read(p[0], r.err + used, sizeof r.err - 1 - used)) > 0)
+        used += (size_t)got;
+    close(p[0]);
+    assert_int_equal(waitpid(pid, &r.status, 0), pid);
+    return r;
+}
+
+/* A run in progress (one output's temporary written), then a mapped input
+ * is read after another process truncated it. */
+static void read_shrunk(const char *dir, kvg_map_mode mode, int write_it)
+{
+    kvg_tensor t, out = tensor_of(9, 61);
+    kvg_file_map map;
+    kvg_outset *o;
+    kvg_diag diag;
+    volatile unsigned char sink = 0;
+    size_t i;
+    if (!kvg_map_guard_install() ||
+        kvg_outset_begin(&o, dir, &diag) != KVG_OK ||
+        kvg_outset_add_npy(o, "out.npy", &out, &diag) != KVG_OK)
+        _exit(4);
+    kvg_map_test_hook = shrink_hook;
+    if (kvg_tensor_file_open(g_root, "big.npy", KVG_FP32, -1, NULL, mode, 0,
+                             &t, &map, &diag) != KVG_OK || map.base == NULL)
+        _exit(5);
+    for (i = 0; i < t.nbytes; i += 997) {
+        if (write_it)
+            ((unsigned char *)t.data)[i] ^= 1; /* the golden updates it */
+        sink ^= ((const unsigned char *)t.data)[i];
+    }
+    (void)sink;
+}
+
+static void child_reads(const char *dir) { read_shrunk(dir, KVG_MAP_READ, 0); }
+
+static void child_updates(const char *dir)
+{
+    read_shrunk(dir, KVG_MAP_PRIVATE, 1);
+}
+
+/* The kernel reads the truncated mapping for write(): no signal, EFAULT;
+ * the writer's message still names the file that shrank. */
+static void child_writes_from(const char *dir)
+{
+    kvg_tensor t;
+    kvg_file_map map;
+    kvg_outset *o;
+    kvg_diag diag;
+    kvg_status st;
+    kvg_map_test_hook = shrink_hook;
+    if (kvg_tensor_file_open(g_root, "big.npy", KVG_FP32, -1, NULL,
+                             KVG_MAP_PRIVATE, 0, &t, &map, &diag) != KVG_OK ||
+        map.base == NULL || kvg_outset_begin(&o, dir, &diag) != KVG_OK)
+        _exit(5);
+    st = kvg_outset_add_npy(o, "cache.npy", &t, &diag);
+    kvg_outset_end(o);
+    if (st != KVG_ERR_IO)
+        _exit(6);
+    (void)write(2, diag.message, strlen(diag.message));
+    _exit(2);
+}
+
+static void assert_shrunk(child_result r, const char *dir, const char *path)
+{
+    char want[400];
+    if (!WIFEXITED(r.status))
+        fail_msg("the child died of signal %d: %s", WTERMSIG(r.status),
+                 r.err);
+    if (WEXITSTATUS(r.status) != 2)
+        fail_msg("the child exited %d: %s", WEXITSTATUS(r.status), r.err);
+    (void)snprintf(want, sizeof want,
+                   "%s: the file shrank while it was being read", path);
+    assert_contains(r.err, want);
+    assert_int_equal(count_entries(dir), 0); /* no temporary left */
+}
+
+static void test_map_shrunk(void **state)
+{
+    enum { N = 40000 }; /* 160000 bytes: many pages */
+    char dir[128], big[160];
+    kvg_tensor t = kvgt_tensor_new(KVG_FP32, 1, (const int64_t[]){N}, 71);
+    kvg_diag diag;
+    child_fn fns[3];
+    int k;
+    (void)state;
+    fns[0] = child_reads;
+    fns[1] = child_updates;
+    fns[2] = child_writes_from;
+    path_of(dir, sizeof dir, "shrunk");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    path_of(big, sizeof big, "big.npy");
+    (void)snprintf(g_shrink, sizeof g_shrink, "%s", big);
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(kvg_npy_save(big, &t, &diag), KVG_OK);
+        assert_shrunk(run_child(fns[k], dir), dir, big);
+    }
+    /* a SIGBUS outside any mapped file is not taken for one */
+    {
+        pid_t pid = fork();
+        int status = 0;
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            (void)kvg_map_guard_install();
+            (void)raise(SIGBUS);
+            _exit(0);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+    }
+    kvgt_tensor_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,11 +852,15 @@ int main(void)
         cmocka_unit_test(test_sizes_checked_before_reading),
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_cgroup_limit),
         cmocka_unit_test(test_raw_bin),
         cmocka_unit_test(test_outset_commit),
         cmocka_unit_test(test_outset_refusals),
         cmocka_unit_test(test_outset_rollback),
         cmocka_unit_test(test_outset_write_failure),
+        cmocka_unit_test(test_outset_stale_names),
+        cmocka_unit_test(test_outset_concurrent_commits),
+        cmocka_unit_test(test_map_shrunk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -555,7 +555,15 @@ static void check_doubles(void)
     double_is("9007199254740993", 9007199254740992.0); /* ties to even */
     double_is("1.7976931348623157e308", 1.7976931348623157e308);
     double_is("4.9406564584124654e-324", 4.9406564584124654e-324);
-    double_is("1e-400", 0.0); /* underflows to zero, as Python's float */
+    double_is("0e-400", 0.0);
+    double_is("-0.000e-999", -0.0);
+    double_is("3e-324", 4.9406564584124654e-324); /* subnormal: kept */
+    /* a nonzero number strtod rounds to 0 is not what the file says */
+    double_refused("1e-400", "is out of double range (it underflows to 0)");
+    double_refused("-1e-400", "is out of double range (it underflows to 0)");
+    double_refused("2e-324", "is out of double range (it underflows to 0)");
+    double_refused("0.00001e-320",
+                   "is out of double range (it underflows to 0)");
     double_refused("1e309", "is out of double range");
     double_refused("-1e400", "is out of double range");
     double_refused("\"0.5\"", "is not a number");

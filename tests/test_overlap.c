@@ -39,7 +39,7 @@ static void expect_refused(opf *f, const char *a, const char *b,
     if (st != KVG_ERR_PARAM_INVALID || strstr(d.message, "overlaps") == NULL ||
         strstr(d.message, a) == NULL || strstr(d.message, b) == NULL)
         fail_msg("%s seed %llu, %s: status %d, \"%s\"; expected 161002 "
-                 "naming %s and %s", opf_kind_name(f->kind),
+                 "naming %s and %s", f->desc->label,
                  (unsigned long long)f->seed, what, (int)st, d.message, a, b);
     opf_assert_unchanged(f, what);
 }
@@ -99,7 +99,7 @@ static int workspace_apart(opf *f)
     return cases;
 }
 
-static void test_kind(opf_kind kind)
+static void test_kind(const opf_kind_desc *kind)
 {
     int s, tensors = 0, ws = 0;
 
@@ -112,28 +112,13 @@ static void test_kind(opf_kind kind)
         /* and the untouched call still works */
         if (opf_call(&f, &d) != KVG_OK)
             fail_msg("%s: valid call refused after the overlaps: %s",
-                     opf_kind_name(kind), d.message);
+                     kind->label, d.message);
         opf_free(&f);
     }
     if (tensors == 0 || ws == 0)
         fail_msg("%s: %d tensor and %d workspace overlaps tried",
-                 opf_kind_name(kind), tensors, ws);
+                 kind->label, tensors, ws);
 }
-
-#define KIND_TEST(name, kind)                                                \
-    static void test_apart_##name(void **state)                              \
-    {                                                                        \
-        (void)state;                                                         \
-        test_kind(kind);                                                     \
-    }
-
-KIND_TEST(qkv, OPF_QKV)
-KIND_TEST(rac_nd, OPF_RAC_ND)
-KIND_TEST(rac_nz, OPF_RAC_NZ)
-KIND_TEST(rac_kvhead, OPF_RAC_KVHEAD)
-KIND_TEST(rac_kvhead_rope, OPF_RAC_KVHEAD_ROPE)
-KIND_TEST(omni, OPF_OMNI)
-KIND_TEST(kv, OPF_KV)
 
 /* The boundaries, on one buffer cut into views. */
 static void test_check_apart_boundaries(void **state)
@@ -174,15 +159,9 @@ static void test_check_apart_boundaries(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_apart_qkv),
-        cmocka_unit_test(test_apart_rac_nd),
-        cmocka_unit_test(test_apart_rac_nz),
-        cmocka_unit_test(test_apart_rac_kvhead),
-        cmocka_unit_test(test_apart_rac_kvhead_rope),
-        cmocka_unit_test(test_apart_omni),
-        cmocka_unit_test(test_apart_kv),
+    static const struct CMUnitTest fixed[] = {
         cmocka_unit_test(test_check_apart_boundaries),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    static const opf_per_kind per[] = {{"apart", test_kind}};
+    return opf_run_tests("test_overlap", fixed, 1, per, 1);
 }

@@ -97,13 +97,16 @@ static void fixture_init(fixture *f)
     f->t_npu = kvg_tensor_make(f->npu, sizeof f->npu, KVG_BF16, 4, shape);
 }
 
-/* Compare through the public API, then describe it for the report. */
-static void fixture_compare(fixture *f, kvg_compare_criterion crit)
+/* Compare through the public API under `std`, then describe it for the
+ * report. */
+static void fixture_compare_std(fixture *f, kvg_compare_criterion crit,
+                                kvg_compare_standard std)
 {
     kvg_compare_args a;
     kvg_diag diag;
     kvg_status st;
     kvg_compare_args_init(&a);
+    a.standard = std;
     a.name = "k_cache";
     a.golden = &f->t_gold;
     a.actual = &f->t_npu;
@@ -120,6 +123,12 @@ static void fixture_compare(fixture *f, kvg_compare_criterion crit)
     f->rt.initial = &f->t_init;
     f->rt.written = f->mask;
     f->rt.layout = &f->layout;
+}
+
+/* The cases below were written for single's limits. */
+static void fixture_compare(fixture *f, kvg_compare_criterion crit)
+{
+    fixture_compare_std(f, crit, KVG_STD_SINGLE);
 }
 
 static void assert_cell(const kvg_cache_map *m, int64_t block, int64_t slot,
@@ -172,6 +181,29 @@ static void test_classes_float_re(void **state)
     kvg_cache_map_free(&m);
 }
 
+/* Under the mixed standards an element is within tolerance by the mixed
+ * rule: bf16 1.0625 (0x3F88) for 1.0 is 0.0625 off, below single's MARE
+ * limit 10 * 2^-7 = 0.078 (within) but beyond mixed_ttk's 2^-6 + 2^-6 * 1
+ * = 0.03125 (out); one bf16 ULP (2^-7) is within both. */
+static void test_classes_mixed(void **state)
+{
+    static fixture f;
+    kvg_cache_map m;
+    (void)state;
+    fixture_init(&f);
+    f.npu[at(&f, 0, 1, 5)] = 0x3F88u;
+    fixture_compare_std(&f, KVG_CRIT_AUTO, KVG_STD_SINGLE);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_cell(&m, 0, 1, KVG_EC_WITHIN);
+    kvg_cache_map_free(&m);
+    fixture_compare_std(&f, KVG_CRIT_AUTO, KVG_STD_MIXED_TTK);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_cell(&m, 0, 1, KVG_EC_OUT);
+    assert_cell(&m, 1, 3, KVG_EC_OUT); /* 1.5: beyond both */
+    assert_int_equal(m.count[KVG_EC_WITHIN], 1); /* (1,3)'s one ULP */
+    kvg_cache_map_free(&m);
+}
+
 /* Bitwise: no tolerance, so the within cells become out. */
 static void test_classes_bitwise(void **state)
 {
@@ -209,6 +241,7 @@ static void test_classes_code_dist(void **state)
     kvg_diag diag;
     (void)state;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     a.criterion = KVG_CRIT_CODE_DIST;
@@ -302,6 +335,7 @@ static void test_folding(void **state)
     tg = kvg_tensor_make(gold, N, KVG_INT8, 4, shape);
     tn = kvg_tensor_make(npu, N, KVG_INT8, 4, shape);
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     a.initial = &ti;
@@ -361,6 +395,7 @@ static void test_histogram_steps(void **state)
     kvg_diag diag;
     (void)state;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     a.criterion = KVG_CRIT_INT_ABS1;
@@ -401,6 +436,7 @@ static void test_histogram_rel(void **state)
     int b, hit_within = -1, hit_out = -1;
     (void)state;
     kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE; /* written for single's limits */
     a.golden = &tg;
     a.actual = &tn;
     assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
@@ -523,6 +559,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_float_re),
+        cmocka_unit_test(test_classes_mixed),
         cmocka_unit_test(test_classes_bitwise),
         cmocka_unit_test(test_classes_code_dist),
         cmocka_unit_test(test_folding),

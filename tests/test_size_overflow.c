@@ -12,10 +12,9 @@
  * requires 161002 naming that tensor with "overflow" in
  * the message, the size query saying the same, and nothing written.
  *
- * Products of attributes (qkv_size, head_nums) are reached through the
- * fixture here; products of dims of different tensors (B*S, N*D,
- * BlockNum*BlockSize, batch*N, workspace bytes) with views that *claim*
- * huge buffers over a few real bytes, per operator in
+ * Products of attributes (a size list) and of dims of different tensors
+ * (B*S, N*D, BlockNum*BlockSize, batch*N, workspace bytes), with views
+ * that *claim* huge buffers over a few real bytes, are each operator's, in
  * tests/ops/<op>/test_size_overflow_*.c (tests/claim_view.h).
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -25,26 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
-/* f * x = m + 2^64 with 3 <= f < 2^20 and x <= INT64_MAX, or 0
- * (2^64 + 1 = 274177 * 67280421310721, so small m need large f). */
-static int wrap_pair(uint64_t m, int64_t *f, int64_t *x)
-{
-    uint64_t k;
-    for (k = 3; k < ((uint64_t)1 << 20); k++) {
-        /* 2^64 = q*k + r */
-        const uint64_t q = UINT64_MAX / k, r = UINT64_MAX % k + 1;
-        if ((m % k + r % k) % k != 0)
-            continue;
-        /* x = (m + 2^64) / k = q + (m + r) / k, exactly */
-        if (q + (m / k) + (m % k + r) / k > (uint64_t)INT64_MAX)
-            continue;
-        *f = (int64_t)k;
-        *x = (int64_t)(q + m / k + (m % k + r) / k);
-        return 1;
-    }
-    return 0;
-}
 
 static void expect_overflow(opf *f, const char *tensor, const char *label)
 {
@@ -66,7 +45,7 @@ static void expect_overflow(opf *f, const char *tensor, const char *label)
 }
 
 /* Every pair of dims of every tensor, and rank-1 byte-size wraps. */
-static void wrapped_shapes(opf_kind kind)
+static void wrapped_shapes(const opf_kind_desc *kind)
 {
     int seed, i, a, b, tried = 0;
     for (seed = 1; seed <= 3; seed++) {
@@ -82,12 +61,12 @@ static void wrapped_shapes(opf_kind kind)
                     int64_t p, q;
                     const uint64_t m = (uint64_t)nat.shape[a] *
                                        (uint64_t)nat.shape[b];
-                    if (!wrap_pair(m, &p, &q))
+                    if (!opf_wrap_pair(m, &p, &q))
                         continue;
                     x->t.shape[a] = p, x->t.shape[b] = q;
                     (void)snprintf(label, sizeof label, "%s seed %d: %s "
                                    "dims %d,%d = %lld,%lld",
-                                   opf_kind_name(kind), seed, x->name, a, b,
+                                   kind->label, seed, x->name, a, b,
                                    (long long)p, (long long)q);
                     expect_overflow(&f, x->name, label);
                     opf_restore(&f);
@@ -106,7 +85,7 @@ static void wrapped_shapes(opf_kind kind)
                     continue;
                 x->t.shape[a] += (int64_t)((((uint64_t)1 << 63) / p) * 2);
                 (void)snprintf(label, sizeof label, "%s seed %d: %s dim %d "
-                               "= %lld", opf_kind_name(kind), seed, x->name,
+                               "= %lld", kind->label, seed, x->name,
                                a, (long long)x->t.shape[a]);
                 expect_overflow(&f, x->name, label);
                 opf_restore(&f);
@@ -117,7 +96,7 @@ static void wrapped_shapes(opf_kind kind)
             if (tried == before &&
                 (nat.rank >= 2 || kvg_dtype_size(nat.dtype) >= 4))
                 fail_msg("%s seed %d: no wrapping shape for %s",
-                         opf_kind_name(kind), seed, x->name);
+                         kind->label, seed, x->name);
         }
         opf_free(&f);
     }
@@ -159,77 +138,11 @@ static void test_numel(void **state)
     assert_non_null(strstr(d.message, "byte size"));
 }
 
-#define KIND_TEST(name, kind)                                                \
-    static void test_wrapped_##name(void **state)                            \
-    {                                                                        \
-        (void)state;                                                         \
-        wrapped_shapes(kind);                                                \
-    }
-KIND_TEST(qkv, OPF_QKV)
-KIND_TEST(rac_nd, OPF_RAC_ND)
-KIND_TEST(rac_nz, OPF_RAC_NZ)
-KIND_TEST(rac_kvhead, OPF_RAC_KVHEAD)
-KIND_TEST(rac_kvhead_rope, OPF_RAC_KVHEAD_ROPE)
-KIND_TEST(omni, OPF_OMNI)
-KIND_TEST(kv, OPF_KV)
-
-/* ---- attribute products ------------------------------------------------ */
-
-static void expect_attr(opf *f, const char *tensor, const char *fragment,
-                        const char *label)
-{
-    kvg_diag d;
-    kvg_status st;
-    opf_snapshot(f);
-    st = opf_call(f, &d);
-    if (st != KVG_ERR_PARAM_INVALID || strcmp(d.tensor, tensor) != 0 ||
-        strstr(d.message, fragment) == NULL)
-        fail_msg("%s: got %d naming \"%s\": %s", label, (int)st, d.tensor,
-                 d.message);
-    opf_assert_unchanged(f, label);
-}
-
-static void test_qkv_attr_products(void **state)
-{
-    int seed;
-    (void)state;
-    for (seed = 1; seed <= 4; seed++) {
-        opf f;
-        int64_t p = 0, q = 0;
-        opf_init(&f, OPF_QKV, (uint64_t)seed);
-        /* B*S wraps to the real token count */
-        assert_true(wrap_pair((uint64_t)(f.qkv_size[0] * f.qkv_size[1]), &p,
-                              &q));
-        f.qkv_size[0] = p, f.qkv_size[1] = q;
-        expect_attr(&f, "qkv_size", "overflow", "B*S wraps");
-        opf_restore(&f);
-        /* N*D wraps: N + 2^57 heads of D = 128, head_nums summing to it */
-        f.qkv_size[2] += (int64_t)1 << 57;
-        f.head_nums[0] += (int64_t)1 << 57;
-        expect_attr(&f, "qkv_size", "overflow", "N*D wraps");
-        opf_restore(&f);
-        /* Nq + Nk + Nv wraps to N */
-        f.head_nums[0] = INT64_MAX;
-        f.head_nums[1] = INT64_MAX;
-        f.head_nums[2] = f.qkv_size[2] + 2; /* 2^64 - 2 + N + 2 = N */
-        expect_attr(&f, "head_nums", "must equal N", "Nq+Nk+Nv wraps");
-        opf_restore(&f);
-        opf_free(&f);
-    }
-}
-
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
+    static const struct CMUnitTest fixed[] = {
         cmocka_unit_test(test_numel),
-        cmocka_unit_test(test_wrapped_qkv),
-        cmocka_unit_test(test_wrapped_rac_nd),
-        cmocka_unit_test(test_wrapped_rac_nz),
-        cmocka_unit_test(test_wrapped_rac_kvhead),
-        cmocka_unit_test(test_wrapped_rac_kvhead_rope),
-        cmocka_unit_test(test_wrapped_omni),
-        cmocka_unit_test(test_wrapped_kv),
-        cmocka_unit_test(test_qkv_attr_products),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    static const opf_per_kind per[] = {{"wrapped", wrapped_shapes}};
+    return opf_run_tests("test_size_overflow", fixed, 1, per, 1);
 }

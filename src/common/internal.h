@@ -164,4 +164,30 @@ void kvg_i_sort_keypos(kvg_i_keypos *items, size_t n);
 int kvg_i_find_duplicate(kvg_i_keypos *items, size_t n, int64_t *key,
                          int64_t *first, int64_t *second);
 
+/*
+ * The unique-index check: entries [0, n) of an int32 / int64 index tensor,
+ * where a negative entry skips (or, with `negative` set, is refused), an
+ * entry must be below `limit`, and no two kept entries may have the same
+ * key. In position order the first negative entry (when refused) or entry
+ * >= limit is refused by negative / out_of_range; then, over the keys
+ * (key_of, or the entry itself when NULL; sorted in `keys`, n items of
+ * workspace), the duplicate pair kvg_i_find_duplicate reports is refused
+ * by repeated. The operator writes the messages (through kvg_i_fail); ctx
+ * is its own.
+ */
+typedef struct kvg_i_unique {
+    const kvg_tensor *index;
+    int64_t n, limit;
+    const void *ctx;
+    int64_t (*key_of)(const void *ctx, int64_t pos, int64_t value);
+    kvg_status (*negative)(const void *ctx, int64_t pos, int64_t value,
+                           kvg_diag *diag); /* NULL: negative skips */
+    kvg_status (*out_of_range)(const void *ctx, int64_t pos, int64_t value,
+                               kvg_diag *diag);
+    kvg_status (*repeated)(const void *ctx, int64_t key, int64_t first,
+                           int64_t second, kvg_diag *diag);
+} kvg_i_unique;
+kvg_status kvg_i_check_unique(const kvg_i_unique *u, kvg_i_keypos *keys,
+                              kvg_diag *diag);
+
 #endif /* KVGOLD_SRC_INTERNAL_H */

@@ -1,50 +1,24 @@
 /*
- * src/common/sort.c - heapsort of key/position pairs and duplicate search,
- * for the operators' index checks (unique slots, unique blocks).
- *
- * Heapsort because it needs no memory beyond the array, no recursion and has
- * an O(n log n) worst case: validation cost must not depend on the data.
+ * src/common/sort.c - sorting of key/position pairs (src/common/heapsort.h),
+ * duplicate search, and the unique-index check the operators' index
+ * validation shares (unique slots, unique blocks).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/internal.h"
+
+#include "src/common/heapsort.h"
 
 static int less(const kvg_i_keypos *a, const kvg_i_keypos *b)
 {
     return a->key < b->key || (a->key == b->key && a->pos < b->pos);
 }
 
-static void sift_down(kvg_i_keypos *v, size_t root, size_t n)
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        kvg_i_keypos tmp;
-        if (child >= n)
-            return;
-        if (child + 1 < n && less(&v[child], &v[child + 1]))
-            child++;
-        if (!less(&v[root], &v[child]))
-            return;
-        tmp = v[root];
-        v[root] = v[child];
-        v[child] = tmp;
-        root = child;
-    }
-}
+KVG_I_HEAPSORT(heapsort_keypos, kvg_i_keypos, less)
 
 void kvg_i_sort_keypos(kvg_i_keypos *v, size_t n)
 {
-    size_t i;
-    if (n < 2)
-        return;
-    for (i = n / 2; i-- > 0;)
-        sift_down(v, i, n);
-    for (i = n - 1; i > 0; i--) {
-        kvg_i_keypos tmp = v[0];
-        v[0] = v[i];
-        v[i] = tmp;
-        sift_down(v, 0, i);
-    }
+    heapsort_keypos(v, n);
 }
 
 int kvg_i_find_duplicate(kvg_i_keypos *v, size_t n, int64_t *key,
@@ -68,4 +42,27 @@ int kvg_i_find_duplicate(kvg_i_keypos *v, size_t n, int64_t *key,
         }
     }
     return found;
+}
+
+kvg_status kvg_i_check_unique(const kvg_i_unique *u, kvg_i_keypos *keys,
+                              kvg_diag *diag)
+{
+    size_t n = 0;
+    int64_t i, key, first, second;
+
+    for (i = 0; i < u->n; i++) {
+        const int64_t v = kvg_i_index_at(u->index, i);
+        if (v < 0 && u->negative != NULL)
+            return u->negative(u->ctx, i, v, diag);
+        if (v < 0)
+            continue; /* skipped, like the kernels: any negative value */
+        if (v >= u->limit)
+            return u->out_of_range(u->ctx, i, v, diag);
+        keys[n].key = u->key_of != NULL ? u->key_of(u->ctx, i, v) : v;
+        keys[n].pos = i;
+        n++;
+    }
+    if (kvg_i_find_duplicate(keys, n, &key, &first, &second))
+        return u->repeated(u->ctx, key, first, second, diag);
+    return KVG_OK;
 }

@@ -59,6 +59,7 @@ static void init_standard(kvg_compare_result *r, const kvg_compare_args *a,
     kvg_i_small_table sm = kvg_i_cmp_small_table(r->dtype);
 
     r->standard_id = a->standard;
+    r->standard_version = kvg_compare_standard_version(a->standard);
     r->level = a->level;
     r->standard = kvg_i_cmp_rule_text(a->standard, r->criterion);
     r->standard_source = kvg_i_cmp_standard_source(a->standard, r->criterion);
@@ -110,6 +111,13 @@ static void init_result(kvg_i_cmp_ctx *c, const kvg_compare_args *a,
         kvg_i_cmp_build_ranks(r->dtype, c->rank);
     c->first_nonfinite = -1;
     c->first_over_cap = -1;
+    /* with a third party, the dual benchmark takes ops-test-kit
+     * cross_check's rule for NaN/inf positions */
+    c->cross_check = crit == KVG_CRIT_FLOAT_RE &&
+                     a->standard == KVG_STD_COMMERCIAL &&
+                     a->third_party != NULL;
+    r->special_by_third_party = c->cross_check;
+    kvg_i_cmp_ttk_init(c);
 }
 
 /* Walk the mask in runs: untouched runs are checked in bulk. */
@@ -188,6 +196,11 @@ kvg_status kvg_compare_result_not_judged(kvg_compare_result *r,
     r->criterion = KVG_CRIT_AUTO;
     r->standard = "not judged";
     r->standard_source = "";
+    r->standard_version = "";
+    r->ttk_verdict = KVG_VERDICT_NOT_JUDGED;
+    r->ttk_rule = "";
+    r->ttk_matched_ratio = r->ttk_max_abs_error = NAN;
+    r->ttk_max_abs_limit = NAN;
     init_metrics_nan(r);
     r->max_abs_err = r->max_rel_err = r->mere = r->mare = NAN;
     r->rmse = r->cosine = NAN;

@@ -10,6 +10,7 @@
  *   worst.c         coordinates and the worst-element list
  *   measure.c       per-element statistics
  *   verdict.c       limits -> verdict and reason, per standard
+ *   ttk.c           the verdict ops-test-kit's default would give
  *   compare.c       kvg_compare_tensor, the not-judged result
  *   written_mask.c  kvg_compare_written_mask
  *   written_runs.c  the written set as runs (args.written_runs)
@@ -126,7 +127,29 @@ typedef struct kvg_i_cmp_ctx {
     double sum_rel, sum_sq, dot, norm_a, norm_g, sum_ulp;
     double n_sum_rel, n_sum_sq, tp_sum_rel, tp_sum_sq; /* normal range */
     int64_t first_nonfinite, first_over_cap;
+    /* special values by ops-test-kit cross_check's rule (third party) */
+    int cross_check;
+    /* ops-test-kit's own verdict: its rule and float32 tolerances */
+    int ttk_rule;
+    float ttk_rtol, ttk_atol, ttk_max_err;
 } kvg_i_cmp_ctx;
+
+/* ---- ttk.c: the verdict ops-test-kit's default would give --------------- */
+
+enum { KVG_I_TTK_MIX = 0, KVG_I_TTK_REQUANT = 1, KVG_I_TTK_BINARY = 2 };
+
+#define KVG_I_TTK_SOURCE                                                     \
+    "hicann/ops-test-kit ttk/core_modules/comparison/{resolve,"              \
+    "mix_tolerance,re_quantize,binary_equal}.py @3675093"
+
+
+/* Pick the rule by dtype and set the ttk_* fields to their start. */
+void kvg_i_cmp_ttk_init(kvg_i_cmp_ctx *c);
+/* One element (written, or untouched and changed) against the golden's. */
+void kvg_i_cmp_ttk_element(kvg_i_cmp_ctx *c, const kvg_i_elem *want,
+                           const kvg_i_elem *got);
+/* Count the untouched elements that did not change, then the verdict. */
+void kvg_i_cmp_ttk_finish(kvg_i_cmp_ctx *c);
 
 void kvg_i_cmp_fill_element(const kvg_i_cmp_ctx *c, int64_t index,
                             const kvg_i_elem *want, const kvg_i_elem *got,

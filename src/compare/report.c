@@ -12,6 +12,7 @@
 
 #include "kvgold/compare.h"
 #include "src/common/internal.h"
+#include "src/compare/compare_internal.h"
 
 /* ---- a measuring string builder ---------------------------------------- */
 
@@ -209,6 +210,8 @@ static void json_standard(sb *s, const kvg_compare_result *r, int *first)
 
     json_kv_str(s, "standard_name", kvg_compare_standard_name(r->standard_id),
                 first);
+    json_kv_str(s, "standard_version",
+                r->standard_version ? r->standard_version : "", first);
     json_kv_str(s, "standard_source",
                 r->standard_source ? r->standard_source : "", first);
     json_kv_str(s, "level", kvg_compare_level_name(r->level), first);
@@ -269,9 +272,51 @@ static void json_standard(sb *s, const kvg_compare_result *r, int *first)
         json_kv_num(s, "small_err_ratio_max", r->small_err_ratio_limit, &f2);
         json_kv_int(s, "third_party_nonfinite_mismatch",
                     r->tp_nonfinite_mismatch, &f2);
+        json_kv_str(s, "special_values",
+                    r->special_by_third_party ? "cross_check" : "golden",
+                    &f2);
+        json_kv_int(s, "special_passed_by_third_party", r->tp_special_passed,
+                    &f2);
         sb_putn(s, "}", 1);
     } else {
         sb_puts(s, "null");
+    }
+    json_key(s, "ops_test_kit", first);
+    f2 = 1;
+    sb_putn(s, "{", 1);
+    json_kv_str(s, "verdict", kvg_verdict_name(r->ttk_verdict), &f2);
+    json_kv_str(s, "rule", r->ttk_rule ? r->ttk_rule : "", &f2);
+    json_kv_str(s, "source", KVG_I_TTK_SOURCE, &f2);
+    json_kv_int(s, "elements", r->ttk_elements, &f2);
+    json_kv_int(s, "matched", r->ttk_matched, &f2);
+    json_kv_num(s, "matched_ratio", r->ttk_matched_ratio, &f2);
+    json_kv_num(s, "max_abs_error", r->ttk_max_abs_error, &f2);
+    json_kv_num(s, "max_abs_error_limit", r->ttk_max_abs_limit, &f2);
+    json_kv_int(s, "mismatched", r->ttk_mismatched, &f2);
+    sb_putn(s, "}", 1);
+}
+
+/* The versioned names of the standards the results were judged by, each
+ * once, in order ("" when none was judged). */
+static void standards_used(const kvg_compare_result *res, size_t n,
+                           char *out, size_t cap)
+{
+    size_t i, j, used = 0;
+
+    out[0] = '\0';
+    for (i = 0; i < n; i++) {
+        const char *v = res[i].standard_version;
+        int seen = 0;
+        if (v == NULL || v[0] == '\0')
+            continue;
+        for (j = 0; j < i; j++)
+            if (res[j].standard_version != NULL &&
+                strcmp(res[j].standard_version, v) == 0)
+                seen = 1;
+        if (seen || used + strlen(v) + 3 > cap)
+            continue;
+        used += (size_t)snprintf(out + used, cap - used, "%s%s",
+                                 used ? ", " : "", v);
     }
 }
 
@@ -364,6 +409,7 @@ static void json_result(sb *s, const kvg_compare_result *r)
 
 static void render_json(sb *s, const kvg_compare_result *res, size_t n)
 {
+    char used[160];
     kvg_compare_summary sum;
     int first = 1;
     size_t i;
@@ -379,6 +425,8 @@ static void render_json(sb *s, const kvg_compare_result *res, size_t n)
     json_kv_int(s, "failed", sum.failed, &first);
     json_kv_int(s, "not_judged", sum.not_judged, &first);
     json_kv_int(s, "untouched_changed", sum.untouched_changed, &first);
+    standards_used(res, n, used, sizeof used);
+    json_kv_str(s, "standard", used, &first);
     json_key(s, "results", &first);
     sb_putn(s, "[", 1);
     for (i = 0; i < n; i++) {
@@ -608,8 +656,8 @@ static void limits_text(const kvg_compare_result *r, char *out, size_t cap)
         fmt_double(a, sizeof a, "%.6g", r->rtol);
         fmt_double(b, sizeof b, "%.6g", r->atol);
         fmt_double(c, sizeof c, "%g", r->max_abs_limit);
-        (void)snprintf(out, cap, "|a-g| <= %s + %s*|g| for >= 99%%, none "
-                                 "beyond %s and 32 ULP", b, a, c);
+        (void)snprintf(out, cap, "|a-g| <= %s + %s*|g| for >= 99%%, max "
+                                 "|a-g| <= %s", b, a, c);
     }
 }
 
@@ -631,14 +679,35 @@ static void put_ulp_eb(sb *s, const kvg_compare_result *r)
               (long long)r->err_above, (long long)r->err_below);
 }
 
+/* What ops-test-kit's own default would say of the tensor, one line. */
+static void put_ttk(sb *s, const kvg_compare_result *r)
+{
+    char x[32], y[32], z[32];
+
+    sb_printf(s, "    ops-test-kit would say: %s (%s over all %lld "
+                 "elements", kvg_verdict_name(r->ttk_verdict),
+              r->ttk_rule ? r->ttk_rule : "", (long long)r->ttk_elements);
+    if (!isnan(r->ttk_matched_ratio)) {
+        cell_num(x, "%.6g", r->ttk_matched_ratio);
+        cell_num(y, "%.6g", r->ttk_max_abs_error);
+        cell_num(z, "%g", r->ttk_max_abs_limit);
+        sb_printf(s, ": matched ratio %s, max |a-g| %s, cap %s", x, y, z);
+    } else if (r->ttk_rule != NULL && r->ttk_rule[0] != '\0') {
+        sb_printf(s, ": %lld mismatched", (long long)r->ttk_mismatched);
+    }
+    sb_printf(s, "); kvgold says %s\n", kvg_verdict_name(r->verdict));
+}
+
 static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
 {
-    char name[KVG_DIAG_NAME_MAX], lim[200];
+    char name[KVG_DIAG_NAME_MAX], lim[200], used[160];
     size_t i;
 
     if (n == 0)
         return;
-    sb_puts(s, "\nstandards and thresholds:\n");
+    standards_used(res, n, used, sizeof used);
+    sb_printf(s, "\nstandards and thresholds: %s\n",
+              used[0] ? used : "none");
     for (i = 0; i < n; i++) {
         const kvg_compare_result *r = &res[i];
         if (r->verdict == KVG_VERDICT_NOT_JUDGED &&
@@ -662,7 +731,14 @@ static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
                       (long long)r->normal_count,
                       (long long)r->small_err_npu,
                       (long long)r->small_err_tp, (long long)r->small_count);
+            if (r->special_by_third_party)
+                sb_printf(s, "    NaN/inf by cross_check's rule: %lld "
+                             "passed because the NPU equals the third "
+                             "party, %lld failed\n",
+                          (long long)r->tp_special_passed,
+                          (long long)r->nonfinite_mismatch);
         }
+        put_ttk(s, r);
     }
 }
 

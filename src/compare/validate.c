@@ -179,7 +179,7 @@ static kvg_status check_criterion(const kvg_compare_args *a, kvg_dtype dt,
                           "%s: criterion %d is not a kvg_compare_criterion",
                           label, (int)a->criterion);
     *crit = a->criterion == KVG_CRIT_AUTO
-                ? kvg_compare_auto_criterion(dt, a->role)
+                ? kvg_compare_auto_criterion_for(dt, a->role, a->standard)
                 : a->criterion;
     cname = kvg_compare_criterion_name(*crit);
     if (*crit == KVG_CRIT_INT_ABS1 && !kvg_i_cmp_is_int(dt))

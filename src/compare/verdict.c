@@ -119,10 +119,11 @@ static void judge_mixed(const kvg_i_cmp_ctx *c, kvg_compare_result *r)
                    (long long)r->matched, (long long)r->written);
     if (r->over_cap > 0)
         add_reason(r, KVG_VERDICT_FAIL,
-                   "%lld element%s beyond |a-g| <= %g and %g ULP (first at "
-                   "index %lld)", (long long)r->over_cap,
-                   r->over_cap == 1 ? "" : "s", r->max_abs_limit,
-                   r->cap_ulps, (long long)c->first_over_cap);
+                   "max |a-g| %g > cap %g = max(limit, %g eps): %lld "
+                   "element%s beyond it (first at index %lld)",
+                   r->max_abs_err, r->max_abs_limit, r->cap_ulps,
+                   (long long)r->over_cap, r->over_cap == 1 ? "" : "s",
+                   (long long)c->first_over_cap);
 }
 
 static void judge_commercial(kvg_compare_result *r)
@@ -197,6 +198,7 @@ void kvg_i_cmp_finish(kvg_i_cmp_ctx *c)
     kvg_compare_result *r = c->r;
 
     finish_statistics(c);
+    kvg_i_cmp_ttk_finish(c);
     r->verdict = KVG_VERDICT_PASS;
     r->reason[0] = '\0';
     if (r->untouched_changed > 0)
@@ -205,7 +207,14 @@ void kvg_i_cmp_finish(kvg_i_cmp_ctx *c)
                    (long long)r->untouched_changed,
                    r->untouched_changed == 1 ? "" : "s",
                    (long long)r->untouched_first[0].index);
-    if (r->nonfinite_mismatch > 0)
+    if (r->nonfinite_mismatch > 0 && r->special_by_third_party)
+        add_reason(r, KVG_VERDICT_FAIL,
+                   "%lld NaN/inf position%s where the NPU equals neither "
+                   "the third party nor a NaN/inf golden (cross_check; "
+                   "first at index %lld)", (long long)r->nonfinite_mismatch,
+                   r->nonfinite_mismatch == 1 ? "" : "s",
+                   (long long)c->first_nonfinite);
+    else if (r->nonfinite_mismatch > 0)
         add_reason(r, KVG_VERDICT_FAIL,
                    "%lld NaN/inf mismatch%s with the golden (first at index "
                    "%lld)", (long long)r->nonfinite_mismatch,

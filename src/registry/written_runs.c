@@ -6,8 +6,9 @@
  * does, then hands an enumeration of its runs to kvg_i_written_collect.
  * The enumeration runs twice - once to count, once to store - so that a
  * capacity too small is refused before anything is stored and no memory
- * is needed beyond the caller's array; sorting (heapsort: in place, no
- * recursion, O(n log n) whatever the order) and merging happen there too.
+ * is needed beyond the caller's array; sorting (the library's heapsort,
+ * src/common/heapsort.h: in place, no recursion, O(n log n) whatever the
+ * order) and merging happen there too.
  * The cost is O(runs written), not O(cache): an NZ enumeration is repeated
  * once per C0 group (src/registry/op_desc.h says why), each pass handing
  * over one run per row.
@@ -16,6 +17,7 @@
  */
 #include <string.h>
 
+#include "src/common/heapsort.h"
 #include "src/common/internal.h"
 #include "src/registry/op_desc.h"
 
@@ -84,38 +86,8 @@ static void enumerate(kvg_i_enumerate_fn fn, const void *ctx,
 
 /* ---- sorting and merging in place --------------------------------------- */
 
-static void sift_down(kvg_elem_run *v, size_t root, size_t n)
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        kvg_elem_run tmp;
-        if (child >= n)
-            return;
-        if (child + 1 < n && v[child].first < v[child + 1].first)
-            child++;
-        if (v[root].first >= v[child].first)
-            return;
-        tmp = v[root];
-        v[root] = v[child];
-        v[child] = tmp;
-        root = child;
-    }
-}
-
-static void sort_runs(kvg_elem_run *v, size_t n)
-{
-    size_t i;
-    if (n < 2)
-        return;
-    for (i = n / 2; i-- > 0;)
-        sift_down(v, i, n);
-    for (i = n - 1; i > 0; i--) {
-        kvg_elem_run tmp = v[0];
-        v[0] = v[i];
-        v[i] = tmp;
-        sift_down(v, 0, i);
-    }
-}
+#define RUN_BEFORE(a, b) ((a)->first < (b)->first)
+KVG_I_HEAPSORT(sort_runs, kvg_elem_run, RUN_BEFORE)
 
 /* Join each run that starts where (or before) the previous one ends;
  * returns the number left. The operators' validation refuses calls whose

@@ -50,7 +50,7 @@ def test_a_changed_written_element_is_reported_with_coordinates():
     i = written_slot(c, golden)
     k = npu["k_cache"].reshape(-1)
     k[i] = k[i] ^ 0x0400     # a large change in the exponent
-    r = kvgold.compare(golden, npu)
+    r = kvgold.compare(golden, npu, standard="single")  # single's verdict
     assert not r.passed and r.verdict == "FAIL"
     t = r.tensors["k_cache"]
     assert t.verdict == "FAIL" and t.metrics["bits_differ"] == 1
@@ -102,12 +102,15 @@ def test_assert_matches_golden_raises_with_the_report(tmp_path, cli):
     npu["k_cache"].reshape(-1)[i] ^= 0x0400
     with pytest.raises(AssertionError) as e:
         assert_matches_golden(c.op, inputs, npu, c.attrs, c.options,
-                              save_to=str(tmp_path / "case"))
+                              save_to=str(tmp_path / "case"),
+                              standard="single")  # single's verdict
     text = str(e.value)
     assert "FAIL" in text and "k_cache" in text and "kvgold compare" in text
+    assert "--standard single" in text
     # the saved case reproduces the verdict in the CLI
     p = subprocess.run([cli, "compare", str(tmp_path / "case"),
-                        str(tmp_path / "case" / "npu")], capture_output=True, env=cli_env(),
+                        str(tmp_path / "case" / "npu"), "--standard",
+                        "single"], capture_output=True, env=cli_env(),
                        text=True)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "FAIL" in p.stdout
@@ -147,12 +150,35 @@ def test_criteria_and_thresholds_override_the_automatic_choice():
     strict = kvgold.compare(golden, npu, criteria={"k_cache": "bitwise"})
     assert strict.tensors["k_cache"].criterion == "bitwise"
     assert not strict.passed
-    tight = kvgold.compare(golden, npu, thresholds={"k_cache": 1e-12})
+    tight = kvgold.compare(golden, npu, thresholds={"k_cache": 1e-12},
+                           standard="single")  # single's Th
     assert tight.tensors["k_cache"].metrics["limits"]["threshold"] == 1e-12
     assert not tight.passed
     with pytest.raises(kvgold.Error) as e:
         kvgold.compare(golden, npu, criteria={"k_cache": "exact"})
     assert e.value.tensor == "k_cache"
+
+
+def test_the_default_is_ops_test_kits_rule_as_in_the_cli(cli, tmp_path):
+    # kvgold.compare and `kvgold compare` judge by the same default:
+    # mixed_ttk@3675093, named in the report, with ops-test-kit's own
+    # verdict per tensor
+    c, inputs, golden, npu = golden_and_npu()
+    r = kvgold.compare(golden, npu)
+    doc = json.loads(r.to_json())
+    assert doc["standard"] == "mixed_ttk@3675093"
+    for t in doc["results"]:
+        assert t["standard_name"] == "mixed_ttk"
+        assert t["ops_test_kit"]["verdict"] == "PASS"
+    assert "standards and thresholds: mixed_ttk@3675093" in r.report()
+    p = subprocess.run([cli, "compare", MLA, MLA + "/npu", "--json"],
+                       capture_output=True, env=cli_env(), text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert json.loads(p.stdout)["standard"] == doc["standard"]
+    # the versioned name is accepted, another commit's is not
+    assert kvgold.compare(golden, npu, standard="mixed_ttk@3675093").passed
+    with pytest.raises(kvgold.Error):
+        kvgold.compare(golden, npu, standard="mixed_ttk@03a2bfd")
 
 
 def test_standard_level_and_third_party_reach_the_library():

@@ -82,7 +82,13 @@ def validate_junit(path):
         check(suite.tag == "testsuite", "child of root is <%s>" % suite.tag)
         check(bool(suite.get("name")), "testsuite without a name")
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        for tc in suite:
+        for i, tc in enumerate(suite):
+            if i == 0 and tc.tag == "properties":  # allowed first
+                for pr in tc:
+                    check(pr.tag == "property" and bool(pr.get("name"))
+                          and pr.get("value") is not None,
+                          "properties child <%s>" % pr.tag)
+                continue
             check(tc.tag == "testcase", "child of testsuite is <%s>" % tc.tag)
             check(bool(tc.get("name")) and bool(tc.get("classname")),
                   "testcase without name or classname")
@@ -146,12 +152,20 @@ def test_files(kvgold, vectors, work):
     out = {k: os.path.join(work, "ds." + k) for k in ("html", "xml", "csv")}
     rc, _, err = compare(kvgold, ds, os.path.join(ds, "npu_faulty"),
                          "--html", out["html"], "--junit", out["xml"],
-                         "--csv", out["csv"])
+                         "--csv", out["csv"], "--standard", "single")
     check(rc == 1, "faulty DeepSeek exit %d (%s)" % (rc, err))
     cases = validate_junit(out["xml"])
     check(sorted(cases) == ["ckv_cache", "k_cache"], "testcases %r" % cases)
     state, text = cases.get("k_cache", ("", ""))
     check(state == "failure", "k_cache is %s" % state)
+    # the suite names the standard with its commit, and ops-test-kit's
+    # own verdict per tensor
+    props = {pr.get("name"): pr.get("value")
+             for pr in ET.parse(out["xml"]).getroot().iter("property")}
+    check(props.get("kvgold.standard") == "single@3e62966",
+          "JUnit standard property %r" % props)
+    check(props.get("ops_test_kit.ckv_cache") == "FAIL (binary_equal)",
+          "JUnit ops-test-kit property %r" % props)
     # failure text = the tensor's text report, coordinates included
     check("block=1 slot=73 head=0 channel=0" in text,
           "k_cache failure text lacks the untouched change at slot 73")
@@ -349,7 +363,7 @@ def test_browser(kvgold, vectors, work, doc_dir):
     qw = os.path.join(ex, "qwen3_qkv_decode")
     html = os.path.join(work, "qwen3_bf16.html")
     rc, _, err = compare(kvgold, qw, os.path.join(qw, "npu_bf16_intermediate"),
-                         "--html", html)
+                         "--html", html, "--standard", "single")
     check(rc == 1, "bf16-intermediate Qwen3 exit %d (%s)" % (rc, err))
     png = os.path.join(work, "qwen3_bf16.png")
     screenshot(chromium, html, png, 1280, 700)

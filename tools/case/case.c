@@ -5,7 +5,6 @@
 #include "case.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,59 +42,38 @@ static int in_list(const char *name, const char *const *list)
     return 0;
 }
 
-/* The whole file into a fresh buffer. Only a regular file is read, opened
- * without blocking (a FIFO would otherwise hang the command, a device such
- * as /dev/zero never end), and its size is checked before a byte is read:
- * one over KVG_JSON_MAX_BYTES is refused without reading it. */
+/* The whole file (at most KVG_JSON_MAX_BYTES + 1 bytes: one more is enough
+ * for the parser to refuse it) into a fresh buffer. Only a regular file is
+ * read (a FIFO would block, a device never end), and no more than its size
+ * is allocated. */
 static char *read_text(const char *path, size_t *len, kvg_diag *diag,
                        kvg_status *st)
 {
+    const uint64_t cap = (uint64_t)KVG_JSON_MAX_BYTES + 1;
     struct stat sb;
+    uint64_t want;
     char *buf;
     ssize_t got;
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    int fd;
 
-    if (fd < 0) {
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot open: %s",
-                          path, strerror(errno));
+    if ((*st = kvg_open_regular(path, "case.json", &fd, &sb, diag)) !=
+        KVG_OK)
         return NULL;
-    }
-    if (fstat(fd, &sb) != 0) {
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot stat: %s",
-                          path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json",
-                          "%s: is %s, not a regular file", path,
-                          kvg_file_kind((unsigned long)sb.st_mode));
-        close(fd);
-        return NULL;
-    }
-    if ((uint64_t)sb.st_size > (uint64_t)KVG_JSON_MAX_BYTES) {
-        *st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "case.json",
-                          "%s: %llu bytes; a case.json has at most %u",
-                          path, (unsigned long long)sb.st_size,
-                          (unsigned)KVG_JSON_MAX_BYTES);
-        close(fd);
-        return NULL;
-    }
-    /* one byte past fstat's size: text a writer appends after the fstat
-     * reaches the parser instead of the file being cut at its old size */
-    *len = (size_t)sb.st_size + 1;
-    if ((buf = (char *)malloc(*len)) == NULL) {
+    want = (uint64_t)sb.st_size < cap ? (uint64_t)sb.st_size : cap;
+    buf = (char *)malloc((size_t)want + 1);
+    if (buf == NULL) {
         close(fd);
         *st = kvg_fs_fail(diag, KVG_ERR_NOMEM, "case.json",
                           "%s: out of memory", path);
         return NULL;
     }
-    got = kvg_pread_full(fd, buf, *len, 0);
+    got = kvg_pread_full(fd, buf, (size_t)want, 0);
     if (got < 0) {
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
-                          path, strerror(errno));
+        int err = errno;
         close(fd);
         free(buf);
+        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
+                          path, strerror(err));
         return NULL;
     }
     close(fd);
@@ -109,7 +87,10 @@ void kvg_case_set_free(kvg_case_set *set)
     int i;
     for (i = 0; i < set->count; i++) {
         if (set->items[i].map.base != NULL) {
-            kvg_file_unmap(&set->items[i].map); /* never reserved */
+            /* the mapping itself is not reserved, its copied pages are */
+            kvg_file_unmap(&set->items[i].map);
+            kvg_mem_release(set->items[i].cow_reserved);
+            set->items[i].cow_reserved = 0;
             continue;
         }
         if (set->items[i].t.data != NULL)
@@ -341,8 +322,14 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
             "integer, not %s",
             c->dir, st->line, st->col, a_kind(st));
     why = kvg_json_int64(st, &status);
-    if (why == NULL && (status < 0 || status > 999999))
-        why = "is not a status code";
+    /* Only a status an operator call returns can be expected: 0 (success)
+     * or any other number would make check judge nothing and pass. */
+    if (why == NULL && status != KVG_ERR_PARAM_NULLPTR &&
+        status != KVG_ERR_PARAM_INVALID && status != KVG_ERR_WORKSPACE)
+        why = "is not an error status an operator returns (161001 "
+              "KVG_ERR_PARAM_NULLPTR, 161002 KVG_ERR_PARAM_INVALID or 170001 "
+              "KVG_ERR_WORKSPACE); a case that must succeed lists "
+              "\"expected\" instead";
     if (why != NULL)
         return kvg_fs_fail(
             diag, KVG_ERR_FILE_FORMAT, "expect_error",

@@ -43,6 +43,9 @@ typedef struct kvg_case_tensor {
     char file[KVG_CASE_PATH_MAX]; /* as written in case.json */
     kvg_tensor t;                 /* owns t.data (malloc, or map) */
     kvg_file_map map;             /* base non-NULL: t.data is mapped */
+    /* bytes reserved (membudget.h) for the pages of a private mapping the
+     * golden will write, each of which the kernel copies */
+    uint64_t cow_reserved;
 } kvg_case_tensor;
 
 typedef struct kvg_case_set {

@@ -18,13 +18,16 @@
  * write shows up as NaN instead of a plausible zero.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 
 #include "case.h"
+#include "membudget.h"
 #include "src/registry/op_desc.h"
 
 #define MAX_NAMES (KVG_CASE_MAX_TENSORS + 1)
@@ -256,6 +259,98 @@ static kvg_status add_written(const kvg_case *c, kvg_case_call *cc,
     return KVG_OK;
 }
 
+/* The whole pages of `item`'s private mapping that the elements in `runs`
+ * (sorted, disjoint) fall in: each is copied by the kernel when the
+ * golden first writes it. */
+static uint64_t cow_pages(const kvg_case_tensor *item,
+                          const kvg_elem_run *runs, size_t count,
+                          uint64_t page)
+{
+    const uint64_t esize = kvg_dtype_size(item->t.dtype);
+    const uint64_t off = (uint64_t)((const unsigned char *)item->t.data -
+                                    (const unsigned char *)item->map.base);
+    uint64_t pages = 0, last = UINT64_MAX; /* the last page counted */
+    size_t r;
+
+    for (r = 0; r < count; r++) {
+        uint64_t lo, hi;
+        if (runs[r].count <= 0 || runs[r].first < 0)
+            continue;
+        lo = (off + (uint64_t)runs[r].first * esize) / page;
+        hi = (off + ((uint64_t)runs[r].first + (uint64_t)runs[r].count) *
+                        esize - 1) / page;
+        if (last != UINT64_MAX && lo <= last)
+            lo = last + 1;
+        if (hi >= lo) {
+            pages += hi - lo + 1;
+            last = hi;
+        }
+    }
+    return pages * page;
+}
+
+/* Reserve (membudget.h) the pages the golden will dirty in each cache that
+ * is a private copy-on-write mapping: they become private memory of the
+ * process, as much as a read cache would be where the operator writes
+ * everywhere. Counted from the operator's written runs (shapes, attributes
+ * and indices alone), before it runs; a case that does not fit is refused
+ * instead of using more than the limit. */
+static kvg_status reserve_cow(kvg_case_call *cc, kvg_case_set *outputs,
+                              kvg_diag *diag)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    const uint64_t page = ps > 0 ? (uint64_t)ps : 4096u;
+    int i;
+
+    for (i = 0; i < outputs->count; i++) {
+        kvg_case_tensor *item = &outputs->items[i];
+        kvg_elem_run *runs;
+        size_t need = 0, count = 0, bytes;
+        int produced = 0;
+        uint64_t cow;
+        char what[KVG_CASE_PATH_MAX + 96];
+        kvg_status st;
+
+        if (item->map.base == NULL || item->map.mode != KVG_MAP_PRIVATE)
+            continue;
+        st = kvg_op_written_runs(&cc->call, item->name, &produced, NULL, 0,
+                                 &need, diag);
+        if (st != KVG_OK)
+            return st; /* the operator's own refusal of the call */
+        if (!produced)
+            continue;
+        bytes = (need ? need : 1) * sizeof *runs;
+        if ((st = kvg_mem_reserve(bytes, "the written runs", diag)) !=
+            KVG_OK)
+            return st;
+        if ((runs = (kvg_elem_run *)malloc(bytes)) == NULL) {
+            kvg_mem_release(bytes);
+            return fail(diag, KVG_ERR_NOMEM, item->name,
+                        "out of memory for the written runs");
+        }
+        st = kvg_op_written_runs(&cc->call, item->name, &produced, runs, need,
+                                 &count, diag);
+        cow = st == KVG_OK ? cow_pages(item, runs, count, page) : 0;
+        free(runs);
+        kvg_mem_release(bytes);
+        if (st != KVG_OK)
+            return st;
+        (void)snprintf(what, sizeof what,
+                       "copy-on-write of mapped %s (%s, the %llu pages the "
+                       "golden writes)", item->name, item->file,
+                       (unsigned long long)(cow / page));
+        if ((st = kvg_mem_reserve(cow, what, diag)) != KVG_OK) {
+            if (diag != NULL) {
+                strncpy(diag->tensor, item->name, sizeof diag->tensor - 1);
+                diag->tensor[sizeof diag->tensor - 1] = '\0';
+            }
+            return st;
+        }
+        item->cow_reserved = cow;
+    }
+    return KVG_OK;
+}
+
 kvg_status kvg_case_run_with(const kvg_case *c, kvg_case_set *outputs,
                              kvg_case_op_runner run, kvg_diag *diag)
 {
@@ -277,7 +372,7 @@ kvg_status kvg_case_run_with(const kvg_case *c, kvg_case_set *outputs,
             (void)snprintf(msg, sizeof msg,
                            "%s: out of memory for the workspace", c->dir);
             st = fail(diag, KVG_ERR_NOMEM, "workspace", msg);
-        } else {
+        } else if ((st = reserve_cow(&cc, outputs, diag)) == KVG_OK) {
             st = run(&cc.call, diag);
         }
         free(cc.call.workspace);

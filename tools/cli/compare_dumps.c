@@ -5,10 +5,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "compare_dumps.h"
 #include "fileio.h"
@@ -71,14 +73,16 @@ static int why_not(const kvg_cli_dumps *d, const char *path, char *out,
                    size_t cap)
 {
     struct stat st;
-    FILE *f;
+    int fd;
 
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         (void)snprintf(out, cap, "unreadable: %s is a directory", path);
         return 1;
     }
-    if ((f = fopen(path, "rb")) != NULL) {
-        fclose(f);
+    /* not fopen: opening a FIFO with no writer would block forever; the
+     * loader then refuses anything but a regular file */
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK)) >= 0) {
+        close(fd);
         return 0;
     }
     if (errno == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "kvgold/api.h"
 #include "membudget.h"
+#include "npy_map.h"
 #include "outset.h"
 
 static const char *const k_usage =
@@ -39,7 +40,8 @@ static const char *const k_usage =
     "\n"
     "options: --help, --version\n"
     "  --max-memory BYTES          refuse a case that needs more memory (K, M,\n"
-    "                              G suffixes; default: MemAvailable)\n"
+    "                              G suffixes; default: MemAvailable, or\n"
+    "                              the memory cgroup's room if less)\n"
     "exit status: 0 pass, 1 mismatch, 2 invalid case or usage\n";
 
 static const char *const k_run_help =
@@ -284,6 +286,9 @@ static int cmd_check(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a mapped file another process truncates: exit 2 naming it, not a
+     * bare SIGBUS */
+    (void)kvg_map_guard_install();
     if (!kvg_cli_global_options(&argc, argv))
         return KVG_EXIT_INVALID;
     if (argc < 2) {

@@ -5,6 +5,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,4 +115,34 @@ const char *kvg_file_kind(unsigned long mode)
     if (S_ISREG(m))
         return "a regular file";
     return "not a regular file";
+}
+
+kvg_status kvg_open_regular(const char *path, const char *what, int *fd,
+                            struct stat *sb, kvg_diag *diag)
+{
+    struct stat local;
+    if (sb == NULL)
+        sb = &local;
+    /* O_NONBLOCK: opening a FIFO with no writer would block forever; a
+     * regular file ignores the flag. */
+    *fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (*fd < 0)
+        return kvg_fs_fail(diag, KVG_ERR_IO, what, "%s: cannot open: %s",
+                           path, strerror(errno));
+    if (fstat(*fd, sb) != 0) {
+        int err = errno;
+        close(*fd);
+        *fd = -1;
+        return kvg_fs_fail(diag, KVG_ERR_IO, what, "%s: cannot stat: %s",
+                           path, strerror(err));
+    }
+    if (!S_ISREG(sb->st_mode)) {
+        close(*fd);
+        *fd = -1;
+        return kvg_fs_fail(diag, KVG_ERR_IO, what,
+                           "%s: is %s, not a regular file; kvgold reads "
+                           "only regular files", path,
+                           kvg_file_kind((unsigned long)sb->st_mode));
+    }
+    return KVG_OK;
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "kvgold/status.h"
@@ -37,5 +38,13 @@ kvg_status kvg_fs_fail(kvg_diag *diag, kvg_status st, const char *what,
 /* What kind of non-regular file a mode is, for messages ("a directory",
  * "a FIFO", "a character device"...). */
 const char *kvg_file_kind(unsigned long mode);
+
+/* Open `path` for reading, without blocking (a FIFO with no writer), and
+ * insist on a regular file: a FIFO, device, directory or socket is refused
+ * (KVG_ERR_IO, "PATH: is a FIFO (named pipe), not a regular file", diag
+ * tensor `what`). *fd is open on success, -1 on failure; *sb (may be
+ * NULL) receives fstat's answer. */
+kvg_status kvg_open_regular(const char *path, const char *what, int *fd,
+                            struct stat *sb, kvg_diag *diag);
 
 #endif /* KVGOLD_TOOLS_FILEIO_H */

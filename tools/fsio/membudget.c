@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint64_t g_limit;
@@ -82,9 +83,12 @@ int kvg_mem_parse_size(const char *text, uint64_t *bytes)
     if (text == NULL || bytes == NULL)
         return 0;
     for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (whole > (UINT64_MAX - 9) / 10)
+        uint64_t d = (uint64_t)(*p - '0');
+        /* exact: UINT64_MAX itself is a valid count */
+        if (whole > UINT64_MAX / 10 ||
+            (whole == UINT64_MAX / 10 && d > UINT64_MAX % 10))
             return 0;
-        whole = whole * 10 + (uint64_t)(*p - '0');
+        whole = whole * 10 + d;
     }
     if (*p == '.') {
         for (p++; *p >= '0' && *p <= '9'; p++, digits++)
@@ -120,13 +124,33 @@ int kvg_mem_parse_size(const char *text, uint64_t *bytes)
     return 1;
 }
 
-static uint64_t meminfo_available(void)
+/* root + rel, malloc'ed (NULL when memory runs out). */
+static char *rooted(const char *root, const char *rel, const char *leaf)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
+    size_t a = strlen(root), b = strlen(rel), c = leaf ? strlen(leaf) : 0;
+    char *p = (char *)malloc(a + b + c + 2);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, root, a);
+    memcpy(p + a, rel, b);
+    if (c != 0) {
+        p[a + b] = '/';
+        memcpy(p + a + b + 1, leaf, c + 1);
+    } else {
+        p[a + b] = '\0';
+    }
+    return p;
+}
+
+static uint64_t meminfo_available(const char *root)
+{
+    char *path = rooted(root, "/proc/meminfo", NULL);
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
     char line[256];
     unsigned long long kib;
     uint64_t result = 0;
 
+    free(path);
     if (f == NULL)
         return 0;
     while (fgets(line, sizeof line, f) != NULL)
@@ -138,11 +162,193 @@ static uint64_t meminfo_available(void)
     return result;
 }
 
-uint64_t kvg_mem_default_limit(const char **source)
+/* The number in dir/leaf (a cgroup file): 1 with *v set, 0 when the file
+ * is absent or holds no number ("max": no limit). */
+static int read_number(const char *dir, const char *leaf, uint64_t *v)
 {
-    uint64_t avail = meminfo_available();
+    char *path = rooted(dir, "", leaf);
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
+    unsigned long long n;
+    int ok;
+
+    free(path);
+    if (f == NULL)
+        return 0;
+    ok = fscanf(f, "%llu", &n) == 1;
+    fclose(f);
+    if (ok)
+        *v = (uint64_t)n;
+    return ok;
+}
+
+/* The value of `key` in dir/memory.stat ("inactive_file 4096" lines); 0
+ * when absent. */
+static uint64_t stat_value(const char *dir, const char *key)
+{
+    char *path = rooted(dir, "", "memory.stat");
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
+    char line[256], name[64];
+    unsigned long long v;
+    uint64_t result = 0;
+
+    free(path);
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "%63s %llu", name, &v) == 2 &&
+            strcmp(name, key) == 0) {
+            result = (uint64_t)v;
+            break;
+        }
+    fclose(f);
+    return result;
+}
+
+/* Limits at or above this are "no limit" (cgroup v1 writes the largest
+ * page-aligned signed 64-bit value, 2^63 - 4096, for none). */
+#define CGROUP_UNLIMITED ((uint64_t)1 << 62)
+
+/* Walk from the cgroup directory `leaf` up to `top` (both existing
+ * directories, leaf inside top) and keep the least room: limit - usage at
+ * every level, since every ancestor's limit applies too. 1 when some
+ * level has a limit. */
+static int walk_cgroup(char *leaf, size_t top_len, const char *limit_name,
+                       const char *usage_name, const char *inactive_name,
+                       uint64_t *room)
+{
+    int found = 0;
+    for (;;) {
+        uint64_t lim, use = 0, inactive;
+        char *slash;
+        if (read_number(leaf, limit_name, &lim) && lim < CGROUP_UNLIMITED) {
+            (void)read_number(leaf, usage_name, &use);
+            /* the usage counts the page cache; its inactive part is
+             * reclaimed before the OOM killer acts (the working set, as
+             * container tools compute it) */
+            inactive = stat_value(leaf, inactive_name);
+            use = inactive < use ? use - inactive : 0;
+            lim = use >= lim ? 0 : lim - use;
+            if (!found || lim < *room)
+                *room = lim;
+            found = 1;
+        }
+        if (strlen(leaf) <= top_len)
+            break;
+        slash = strrchr(leaf, '/');
+        if (slash == NULL || (size_t)(slash - leaf) < top_len)
+            break;
+        *slash = '\0';
+    }
+    return found;
+}
+
+/* The path of this process's cgroup for `controller` ("memory" for v1;
+ * NULL for the v2 "0::" line) from root/proc/self/cgroup, malloc'ed. */
+static char *own_cgroup(const char *root, const char *controller)
+{
+    char *path = rooted(root, "/proc/self/cgroup", NULL);
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
+    char line[4096], *result = NULL;
+
+    free(path);
+    if (f == NULL)
+        return NULL;
+    while (result == NULL && fgets(line, sizeof line, f) != NULL) {
+        char *c1 = strchr(line, ':'), *c2, *nl;
+        int match = 0;
+        if (c1 == NULL || (c2 = strchr(c1 + 1, ':')) == NULL)
+            continue;
+        *c2 = '\0';
+        if (controller == NULL) {
+            match = strncmp(line, "0:", 2) == 0 && c1 + 1 == c2;
+        } else {
+            char *tok = c1 + 1, *end;
+            for (; !match && tok < c2; tok = end + 1) {
+                end = strchr(tok, ',');
+                if (end == NULL || end > c2)
+                    end = c2;
+                match = (size_t)(end - tok) == strlen(controller) &&
+                        strncmp(tok, controller, (size_t)(end - tok)) == 0;
+            }
+        }
+        if (!match)
+            continue;
+        if ((nl = strchr(c2 + 1, '\n')) != NULL)
+            *nl = '\0';
+        result = (char *)malloc(strlen(c2 + 1) + 1);
+        if (result != NULL)
+            memcpy(result, c2 + 1, strlen(c2 + 1) + 1);
+    }
+    fclose(f);
+    return result;
+}
+
+/* One hierarchy: root + mount + own path, walked up to the mount; when
+ * the own path is not visible there (a cgroup namespace shows the
+ * container's cgroup as the mount itself), the mount alone. */
+static int cgroup_room(const char *root, const char *mount,
+                       const char *controller, const char *limit_name,
+                       const char *usage_name, const char *inactive_name,
+                       uint64_t *room)
+{
+    char *top = rooted(root, mount, NULL), *own, *leaf = NULL;
+    struct stat sb;
+    int found = 0;
+
+    if (top == NULL)
+        return 0;
+    own = own_cgroup(root, controller);
+    if (own != NULL && own[0] == '/' && own[1] != '\0' &&
+        strstr(own, "/..") == NULL) {
+        leaf = rooted(top, own, NULL);
+        if (leaf != NULL && (stat(leaf, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+            free(leaf);
+            leaf = NULL;
+        }
+    }
+    if (leaf == NULL)
+        leaf = rooted(top, "", NULL);
+    if (leaf != NULL)
+        found = walk_cgroup(leaf, strlen(top), limit_name, usage_name,
+                            inactive_name, room);
+    free(leaf);
+    free(own);
+    free(top);
+    return found;
+}
+
+int kvg_mem_cgroup_room(const char *root, uint64_t *room)
+{
+    uint64_t v1 = 0, v2 = 0;
+    int has1, has2;
+
+    if (root == NULL)
+        root = "";
+    has2 = cgroup_room(root, "/sys/fs/cgroup", NULL, "memory.max",
+                       "memory.current", "inactive_file", &v2);
+    if (!has2) /* hybrid layouts mount v2 at unified/ */
+        has2 = cgroup_room(root, "/sys/fs/cgroup/unified", NULL,
+                           "memory.max", "memory.current", "inactive_file",
+                           &v2);
+    has1 = cgroup_room(root, "/sys/fs/cgroup/memory", "memory",
+                       "memory.limit_in_bytes", "memory.usage_in_bytes",
+                       "total_inactive_file", &v1);
+    if (has1 && has2)
+        *room = v1 < v2 ? v1 : v2;
+    else if (has1 || has2)
+        *room = has1 ? v1 : v2;
+    return has1 || has2;
+}
+
+uint64_t kvg_mem_default_limit_at(const char *root, const char **source)
+{
+    uint64_t avail = meminfo_available(root), room = 0;
     long pages, page;
 
+    if (kvg_mem_cgroup_room(root, &room) && (avail == 0 || room < avail)) {
+        *source = "default: the cgroup's memory limit minus its usage";
+        return room != 0 ? room : 1; /* 0 would mean no limit */
+    }
     if (avail != 0) {
         *source = "default: MemAvailable in /proc/meminfo";
         return avail;
@@ -160,4 +366,9 @@ uint64_t kvg_mem_default_limit(const char **source)
 #endif
     *source = "no limit";
     return 0;
+}
+
+uint64_t kvg_mem_default_limit(const char **source)
+{
+    return kvg_mem_default_limit_at("", source);
 }

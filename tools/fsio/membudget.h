@@ -41,8 +41,24 @@ void kvg_mem_release(uint64_t bytes);
  * trailing B or iB). 1 on success, 0 on a malformed or overflowing text. */
 int kvg_mem_parse_size(const char *text, uint64_t *bytes);
 
-/* The default limit: MemAvailable from /proc/meminfo, else the physical
- * memory (sysconf), else 0 (none). *source names which one was used. */
+/* The default limit: the least of MemAvailable from /proc/meminfo and the
+ * room left in this process's memory cgroup (kvg_mem_cgroup_room), else
+ * the physical memory (sysconf), else 0 (none). *source names which one
+ * was used. */
 uint64_t kvg_mem_default_limit(const char **source);
+
+/* The same with every file read under directory prefix `root` ("" for the
+ * real system; a test passes a fake tree). */
+uint64_t kvg_mem_default_limit_at(const char *root, const char **source);
+
+/* The room (limit minus usage) in this process's memory cgroup and every
+ * ancestor's, least of them, from root/proc/self/cgroup and
+ * root/sys/fs/cgroup: v2 (memory.max, memory.current; also under
+ * unified/) and v1 (memory/<path>/memory.limit_in_bytes,
+ * memory.usage_in_bytes). The usage is taken without the inactive page
+ * cache (memory.stat's inactive_file, v1 total_inactive_file), which the
+ * kernel reclaims before it OOM-kills. 1 with *room set when some level
+ * has a limit, 0 when none does ("max", or v1's 2^63 - 4096). */
+int kvg_mem_cgroup_room(const char *root, uint64_t *room);
 
 #endif /* KVGOLD_TOOLS_MEMBUDGET_H */

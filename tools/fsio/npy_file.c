@@ -14,6 +14,7 @@
 
 #include "fileio.h"
 #include "membudget.h"
+#include "npy_map.h"
 
 /* Open for reading and insist on a regular file. O_NONBLOCK: opening a
  * FIFO with no writer would otherwise block forever. */
@@ -267,10 +268,21 @@ kvg_status kvg_npy_write_fd(int fd, const char *path, const kvg_tensor *t,
     st = kvg_npy_encode_header(t, header, sizeof header, &head, diag);
     if (st != KVG_OK)
         return st;
-    if (kvg_write_full(fd, header, head) != 0 ||
-        (t->nbytes != 0 && kvg_write_full(fd, t->data, t->nbytes) != 0))
+    if (kvg_write_full(fd, header, head) != 0)
         return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: write error: %s",
                            path, strerror(errno));
+    if (t->nbytes != 0 && kvg_write_full(fd, t->data, t->nbytes) != 0) {
+        /* the kernel's copy from a mapped file truncated under us fails
+         * with EFAULT (where a load would raise SIGBUS) */
+        const char *src = errno == EFAULT ? kvg_map_owner(t->data) : NULL;
+        if (src != NULL)
+            return kvg_fs_fail(diag, KVG_ERR_IO, path,
+                               "%s: the file shrank while it was being read "
+                               "(another process truncated it); %s not "
+                               "written", src, path);
+        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: write error: %s",
+                           path, strerror(errno));
+    }
     return KVG_OK;
 }
 

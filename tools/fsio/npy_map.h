@@ -12,9 +12,10 @@
  *                    copied (copy-on-write), the file never changes
  *
  * Mapped bytes are not reserved in the memory ledger (membudget.h): they
- * are file pages the kernel can drop and re-read, not allocations (a
- * private mapping's written pages are, but they are the few the operator
- * writes). Data that is empty or not 16-byte aligned in the file is
+ * are file pages the kernel can drop and re-read, not allocations. A
+ * private mapping's written (copied) pages are allocations: the case
+ * harness reserves them, counted from the runs the operator writes
+ * (kvg_case_run). Data that is empty or not 16-byte aligned in the file is
  * refused with KVG_ERR_PARAM_INVALID, so the caller reads it instead.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -62,5 +63,23 @@ void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes);
  * the golden did not write, once compared with the initial cache. */
 void kvg_file_map_drop_unchanged(const kvg_file_map *m, const void *p,
                                  size_t bytes);
+
+/*
+ * A mapped file that another process truncates turns each access past its
+ * new end into SIGBUS. kvg_map_guard_install (once, in a command's main)
+ * installs a SIGBUS handler that, for an address inside a live mapping of
+ * this file, removes this process's uncommitted temporary output files
+ * (outset.h), prints "kvgold: PATH: the file shrank while it was being
+ * read ..." and exits with status 2; any other SIGBUS kills the process as
+ * before. 1 on success.
+ */
+int kvg_map_guard_install(void);
+
+/* The path of the live mapping holding address p, or NULL. */
+const char *kvg_map_owner(const void *p);
+
+/* For tests only (NULL otherwise): called right after each file is mapped,
+ * with its path and still open descriptor, to truncate it on purpose. */
+extern void (*kvg_map_test_hook)(const char *path, int fd);
 
 #endif /* KVGOLD_TOOLS_NPY_MAP_H */

@@ -2,14 +2,20 @@
  * tools/fsio/outset.c - all-or-nothing output sets (see outset.h).
  * SPDX-License-Identifier: Apache-2.0
  */
+/* flock is not in POSIX (fcntl locks need a file open for writing, and a
+ * directory cannot be). */
+#define _DEFAULT_SOURCE
 #include "outset.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -27,8 +33,48 @@ struct kvg_outset {
     char *dir;
     out_file *files;
     int count, cap;
-    int serial; /* makes each temporary name unique within the process */
 };
+
+uint64_t (*kvg_outset_random_hook)(void);
+void (*kvg_outset_commit_hook)(const char *final_path);
+
+/* The temporary files this process has created and not yet renamed or
+ * removed, for kvg_outset_discard_temps (a fatal signal's last act): a
+ * fixed table, so that the signal handler walks no list being changed. */
+#define LIVE_TEMPS 128
+static const char *volatile g_live[LIVE_TEMPS];
+
+static void live_add(const char *temp)
+{
+    int i;
+    for (i = 0; i < LIVE_TEMPS; i++)
+        if (g_live[i] == NULL) {
+            g_live[i] = temp;
+            return;
+        }
+}
+
+static void live_remove(const char *temp)
+{
+    int i;
+    for (i = 0; i < LIVE_TEMPS; i++)
+        if (g_live[i] == temp)
+            g_live[i] = NULL;
+}
+
+void kvg_outset_track_temp(const char *path) { live_add(path); }
+
+void kvg_outset_untrack_temp(const char *path) { live_remove(path); }
+
+void kvg_outset_discard_temps(void)
+{
+    int i;
+    for (i = 0; i < LIVE_TEMPS; i++) {
+        const char *t = g_live[i];
+        if (t != NULL)
+            (void)unlink(t);
+    }
+}
 
 /* mkdir -p: create each missing component of `dir`. */
 static kvg_status make_dirs(const char *dir, kvg_diag *diag)
@@ -158,7 +204,37 @@ kvg_status kvg_outset_check(const kvg_outset *set, const char *name,
     return st;
 }
 
-/* dir/.name.kvgold-<pid>-<serial>.<ext> */
+/* 64 unpredictable bits for a temporary name: from the kernel when it
+ * can, else mixed from the clock, the PID and a counter (a collision is
+ * then still caught by O_EXCL and retried). */
+static uint64_t name_bits(void)
+{
+    static uint64_t counter;
+    uint64_t x = 0;
+    struct timespec ts;
+    int fd;
+
+    if (kvg_outset_random_hook != NULL)
+        return kvg_outset_random_hook();
+    fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        ssize_t got = kvg_pread_full(fd, &x, sizeof x, 0);
+        close(fd);
+        if (got == (ssize_t)sizeof x)
+            return x;
+    }
+    (void)clock_gettime(CLOCK_REALTIME, &ts);
+    x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^
+        (uint64_t)getpid() << 32 ^ ++counter * 0x9E3779B97F4A7C15u;
+    x ^= x >> 31; /* splitmix64's finaliser */
+    x *= 0xBF58476D1CE4E5B9u;
+    x ^= x >> 27;
+    return x;
+}
+
+/* dir/.name.kvgold-<pid>-<16 random hex digits>.<ext>: a new name each
+ * call, so neither an earlier run's leftover (a killed run, the same PID
+ * in a new container) nor a concurrent run can hold it for long. */
 static char *side_name(kvg_outset *o, const char *name, const char *ext,
                        kvg_diag *diag)
 {
@@ -168,24 +244,46 @@ static char *side_name(kvg_outset *o, const char *name, const char *ext,
         (void)kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
         return NULL;
     }
-    (void)snprintf(leaf, n, ".%s.kvgold-%ld-%d.%s", name, (long)getpid(),
-                   o->serial++, ext);
+    (void)snprintf(leaf, n, ".%s.kvgold-%ld-%016llx.%s", name,
+                   (long)getpid(), (unsigned long long)name_bits(), ext);
     path = kvg_path_join(o->dir, leaf, NULL, diag);
     free(leaf);
     return path;
 }
 
-static kvg_status write_temp(const out_file *f, const kvg_tensor *t,
-                             kvg_diag *diag)
-{
-    kvg_status st;
-    int fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+/* Tries at a fresh side name before giving up: each collides only when
+ * its 64 random bits hit an existing name. */
+#define NAME_TRIES 64
 
+/* Create f->temp (a fresh name, O_EXCL, never through a symlink) and write
+ * t to it as .npy, or (t NULL) the `size` bytes of `data`. */
+static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
+                             const kvg_tensor *t, const void *data,
+                             size_t size, kvg_diag *diag)
+{
+    kvg_status st = KVG_OK;
+    int fd = -1, tries;
+
+    for (tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
+        free(f->temp);
+        if ((f->temp = side_name(set, name, "tmp", diag)) == NULL)
+            return KVG_ERR_NOMEM;
+        fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0)
         return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                           "%s: cannot create a temporary file (%s): %s",
-                           f->final, f->temp, strerror(errno));
-    st = kvg_npy_write_fd(fd, f->final, t, diag);
+                           "%s: cannot create a temporary file (%s): %s%s",
+                           f->final, f->temp, strerror(errno),
+                           errno == EEXIST ? " (every name tried is taken)"
+                                           : "");
+    live_add(f->temp);
+    if (t != NULL)
+        st = kvg_npy_write_fd(fd, f->final, t, diag);
+    else if (size != 0 && kvg_write_full(fd, data, size) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
+                         f->final, strerror(errno));
     if (st == KVG_OK && fsync(fd) != 0)
         st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
                          f->final, strerror(errno));
@@ -193,8 +291,10 @@ static kvg_status write_temp(const out_file *f, const kvg_tensor *t,
         st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
                          "%s: write error on close: %s", f->final,
                          strerror(errno));
-    if (st != KVG_OK)
+    if (st != KVG_OK) {
         (void)unlink(f->temp);
+        live_remove(f->temp);
+    }
     return st;
 }
 
@@ -206,8 +306,10 @@ static void free_file(out_file *f)
     memset(f, 0, sizeof *f);
 }
 
-kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
-                              const kvg_tensor *t, kvg_diag *diag)
+/* Add file `name`: t as .npy, or (t NULL) `size` bytes of `data`. */
+static kvg_status add_file(kvg_outset *set, const char *name,
+                           const kvg_tensor *t, const void *data,
+                           size_t size, kvg_diag *diag)
 {
     out_file *f;
     kvg_status st;
@@ -225,12 +327,11 @@ kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
     }
     f = &set->files[set->count];
     memset(f, 0, sizeof *f);
-    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL ||
-        (f->temp = side_name(set, name, "tmp", diag)) == NULL) {
+    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL) {
         free_file(f);
         return KVG_ERR_NOMEM;
     }
-    if ((st = write_temp(f, t, diag)) != KVG_OK) {
+    if ((st = write_temp(set, f, name, t, data, size, diag)) != KVG_OK) {
         free_file(f);
         return st;
     }
@@ -238,71 +339,25 @@ kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
     return KVG_OK;
 }
 
-/* The temporary file of `f` holding `size` bytes of `data`: created
- * exclusively, never through a symlink, and synced before it counts. */
-static kvg_status write_temp_bytes(const out_file *f, const void *data,
-                                   size_t size, kvg_diag *diag)
+kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
+                              const kvg_tensor *t, kvg_diag *diag)
 {
-    kvg_status st = KVG_OK;
-    int fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-
-    if (fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                           "%s: cannot create a temporary file (%s): %s",
-                           f->final, f->temp, strerror(errno));
-    if (size != 0 && kvg_write_full(fd, data, size) != 0)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
-                         f->final, strerror(errno));
-    if (st == KVG_OK && fsync(fd) != 0)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
-                         f->final, strerror(errno));
-    if (close(fd) != 0 && st == KVG_OK)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                         "%s: write error on close: %s", f->final,
-                         strerror(errno));
-    if (st != KVG_OK)
-        (void)unlink(f->temp);
-    return st;
+    return add_file(set, name, t, NULL, 0, diag);
 }
 
 kvg_status kvg_outset_add_bytes(kvg_outset *set, const char *name,
                                 const void *data, size_t size,
                                 kvg_diag *diag)
 {
-    out_file *f;
-    kvg_status st;
-
-    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
-        return st;
-    if (set->count == set->cap) {
-        int ncap = set->cap ? set->cap * 2 : 8;
-        out_file *nf =
-            (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
-        if (nf == NULL)
-            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
-        set->files = nf;
-        set->cap = ncap;
-    }
-    f = &set->files[set->count];
-    memset(f, 0, sizeof *f);
-    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL ||
-        (f->temp = side_name(set, name, "tmp", diag)) == NULL) {
-        free_file(f);
-        return KVG_ERR_NOMEM;
-    }
-    if ((st = write_temp_bytes(f, data, size, diag)) != KVG_OK) {
-        free_file(f);
-        return st;
-    }
-    set->count++;
-    return KVG_OK;
+    return add_file(set, name, NULL, data, size, diag);
 }
 
 /* Keep the old target under a backup name, without ever removing it when
  * the filesystem can hard-link. */
 static kvg_status back_up(kvg_outset *set, out_file *f, kvg_diag *diag)
 {
-    struct stat sb;
+    struct stat sb, bb;
+    int tries;
     const char *leaf = strrchr(f->final, '/');
 
     if (lstat(f->final, &sb) != 0)
@@ -313,18 +368,29 @@ static kvg_status back_up(kvg_outset *set, out_file *f, kvg_diag *diag)
                            "written); nothing was replaced", f->final,
                            kvg_file_kind((unsigned long)sb.st_mode));
     leaf = leaf != NULL ? leaf + 1 : f->final;
-    if ((f->backup = side_name(set, leaf, "old", diag)) == NULL)
-        return KVG_ERR_NOMEM;
-    if (link(f->final, f->backup) == 0) {
-        f->backup_kind = 1;
-    } else if (rename(f->final, f->backup) == 0) {
-        f->backup_kind = 2;
-    } else {
-        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                           "%s: cannot keep the old file aside while "
-                           "replacing it: %s", f->final, strerror(errno));
+    for (tries = 0; tries < NAME_TRIES; tries++) {
+        free(f->backup);
+        if ((f->backup = side_name(set, leaf, "old", diag)) == NULL)
+            return KVG_ERR_NOMEM;
+        if (link(f->final, f->backup) == 0) {
+            f->backup_kind = 1;
+            return KVG_OK;
+        }
+        if (errno == EEXIST)
+            continue; /* a name someone holds: another one */
+        /* no hard links here: move the target aside, but never over an
+         * existing name (rename would replace it) */
+        if (lstat(f->backup, &bb) == 0)
+            continue;
+        if (rename(f->final, f->backup) == 0) {
+            f->backup_kind = 2;
+            return KVG_OK;
+        }
+        break;
     }
-    return KVG_OK;
+    return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                       "%s: cannot keep the old file aside while "
+                       "replacing it: %s", f->final, strerror(errno));
 }
 
 /* Undo a failed commit: old targets back, new files removed. */
@@ -344,49 +410,79 @@ static void roll_back(kvg_outset *set)
     }
 }
 
-static kvg_status sync_dir(const char *dir, kvg_diag *diag)
+static kvg_status sync_dir(int fd, const char *dir, kvg_diag *diag)
 {
-    int fd = open(dir, O_RDONLY);
-    if (fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                           "%s: cannot open the directory to sync it: %s",
-                           dir, strerror(errno));
-    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-        int err = errno;
-        close(fd);
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
         return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
                            "%s: the files are in place but syncing the "
-                           "directory failed: %s", dir, strerror(err));
+                           "directory failed: %s", dir, strerror(errno));
+    return KVG_OK;
+}
+
+/* Take the directory's exclusive lock (flock), waiting for another
+ * kvgold's commit to finish, so that two sets committed into one directory
+ * at once never mix: each commit's renames happen as one block. A
+ * filesystem without flock (some network filesystems) gives no lock and
+ * no error: the commit still is all or nothing for this process. */
+static kvg_status lock_dir(const char *dir, int *fd, kvg_diag *diag)
+{
+    *fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (*fd < 0)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                           "%s: cannot open the output directory: %s", dir,
+                           strerror(errno));
+    while (flock(*fd, LOCK_EX) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL ||
+            errno == EBADF)
+            break; /* no locks on this filesystem */
+        {
+            int err = errno;
+            close(*fd);
+            *fd = -1;
+            return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
+                               "%s: cannot lock the output directory: %s",
+                               dir, strerror(err));
+        }
     }
-    close(fd);
     return KVG_OK;
 }
 
 kvg_status kvg_outset_commit(kvg_outset *set, kvg_diag *diag)
 {
-    kvg_status st = KVG_OK;
-    int i;
+    kvg_status st;
+    int i, dfd;
 
+    if ((st = lock_dir(set->dir, &dfd, diag)) != KVG_OK)
+        return st;
     for (i = 0; st == KVG_OK && i < set->count; i++)
         st = back_up(set, &set->files[i], diag);
     for (i = 0; st == KVG_OK && i < set->count; i++) {
         out_file *f = &set->files[i];
-        if (rename(f->temp, f->final) != 0)
+        if (rename(f->temp, f->final) != 0) {
             st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
                              "%s: cannot move the new file into place: %s; "
                              "nothing was replaced", f->final,
                              strerror(errno));
-        else
+        } else {
             f->renamed = 1;
+            live_remove(f->temp);
+            if (kvg_outset_commit_hook != NULL)
+                kvg_outset_commit_hook(f->final);
+        }
     }
     if (st != KVG_OK) {
         roll_back(set);
+        close(dfd); /* releases the lock */
         return st;
     }
     for (i = 0; i < set->count; i++)
         if (set->files[i].backup_kind != 0)
             (void)unlink(set->files[i].backup);
-    return sync_dir(set->dir, diag);
+    st = sync_dir(dfd, set->dir, diag);
+    close(dfd);
+    return st;
 }
 
 int kvg_outset_count(const kvg_outset *set) { return set->count; }
@@ -402,8 +498,10 @@ void kvg_outset_end(kvg_outset *set)
     if (set == NULL)
         return;
     for (i = 0; i < set->count; i++) {
-        if (!set->files[i].renamed)
+        if (!set->files[i].renamed) {
             (void)unlink(set->files[i].temp);
+            live_remove(set->files[i].temp);
+        }
         free_file(&set->files[i]);
     }
     free(set->files);

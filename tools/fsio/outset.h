@@ -3,9 +3,14 @@
  *
  * `kvgold run` writes every output of a case into one directory. Each file
  * is first written to a temporary file in that directory (".<name>.kvgold-
- * <pid>-<n>.tmp", created exclusively, never through a symlink), flushed
- * with fsync; only when every file of the set is complete are they renamed
- * into place, then the directory is fsynced. So:
+ * <pid>-<16 random hex digits>.tmp", created exclusively, never through a
+ * symlink; a name that exists is never reused or removed, another random
+ * name is tried), flushed with fsync; only when every file of the set is
+ * complete are they renamed into place, under an exclusive flock of the
+ * directory held for the whole commit, then the directory is fsynced. So:
+ *   - two commits into one directory at once (two kvgold processes) never
+ *     interleave: the directory ends with one whole set, the last one
+ *     committed (files of names the last set does not have are left);
  *   - on any error before the commit, no new file is left and no existing
  *     file is touched;
  *   - if a rename fails during the commit, the files already renamed are
@@ -14,7 +19,8 @@
  *   - a target that is a symbolic link or has other hard links is replaced
  *     by the rename, never written through: the file it pointed to keeps
  *     its bytes;
- *   - a kill leaves at worst a temporary file, never a truncated target.
+ *   - a kill leaves at worst a temporary file, never a truncated target,
+ *     and such a leftover never blocks a later run.
  * Targets are checked before anything is written: a directory or special
  * file in the way, or a read-only file (the user protected it), is refused.
  *
@@ -22,6 +28,8 @@
  */
 #ifndef KVGOLD_TOOLS_OUTSET_H
 #define KVGOLD_TOOLS_OUTSET_H
+
+#include <stdint.h>
 
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
@@ -72,5 +80,22 @@ const char *kvg_outset_path(const kvg_outset *set, int i);
 /* Remove every temporary file that was not committed and free the set
  * (NULL-safe). */
 void kvg_outset_end(kvg_outset *set);
+
+/* Remove every temporary file this process has created and not yet
+ * renamed or removed. Async-signal-safe (unlink only): for a handler
+ * about to _exit on a fatal signal, so that no partial output stays. */
+void kvg_outset_discard_temps(void);
+
+/* For other writers of temporary files (reports): add `path` (kept by the
+ * caller, unchanged, until untracked) to what kvg_outset_discard_temps
+ * removes, and take it out again once renamed or removed. */
+void kvg_outset_track_temp(const char *path);
+void kvg_outset_untrack_temp(const char *path);
+
+/* For tests only (NULL otherwise): the source of the random part of side
+ * names, and a call after each rename of the commit (with the lock held),
+ * to widen a race on purpose. */
+extern uint64_t (*kvg_outset_random_hook)(void);
+extern void (*kvg_outset_commit_hook)(const char *final_path);
 
 #endif /* KVGOLD_TOOLS_OUTSET_H */

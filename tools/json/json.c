@@ -809,6 +809,15 @@ const char *kvg_json_int64(const kvg_json *v, int64_t *out)
     return NULL;
 }
 
+/* 1 if a JSON number's digits before the exponent are not all zero. */
+static int nonzero_mantissa(const char *text)
+{
+    for (; *text != '\0' && *text != 'e' && *text != 'E'; text++)
+        if (*text >= '1' && *text <= '9')
+            return 1;
+    return 0;
+}
+
 const char *kvg_json_double(const kvg_json *v, double *out)
 {
     const char *point = localeconv()->decimal_point;
@@ -839,6 +848,10 @@ const char *kvg_json_double(const kvg_json *v, double *out)
         return "could not be converted";
     if (isinf(d))
         return "is out of double range";
+    /* A nonzero number that strtod rounds to 0 (1e-400) is not the value
+     * the file wrote: refuse it like an overflow. */
+    if (d == 0.0 && nonzero_mantissa(v->text))
+        return "is out of double range (it underflows to 0)";
     *out = d;
     return NULL;
 }

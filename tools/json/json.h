@@ -93,7 +93,8 @@ const char *kvg_json_int64(const kvg_json *v, int64_t *out);
 /*
  * A number as the nearest double (strtod's rounding), read the same in
  * every locale. Returns NULL and sets *out, or "is not a number" / "is out
- * of double range" (it would overflow to infinity).
+ * of double range" (it would overflow to infinity, or a nonzero number
+ * would underflow to 0, as 1e-400 does; a subnormal result is kept).
  */
 const char *kvg_json_double(const kvg_json *v, double *out);
 

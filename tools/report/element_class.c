@@ -4,8 +4,10 @@
  * so that the picture agrees with the verdict.
  *
  * "Within tolerance" for one element (docs/usage.md, "Read the picture"):
- *   float_re   rel = |a - g| / (|g| + 1e-7) below the result's MARE limit
- *              (10 Th): an element that alone cannot break MARE;
+ *   float_re   under mixed / mixed_ttk, |a - g| <= atol + rtol * |g| and
+ *              within the cap; otherwise rel = |a - g| / (|g| + 1e-7)
+ *              below the result's MARE limit (10 Th): an element that
+ *              alone cannot break MARE;
  *   int_abs1   |a - g| <= 1;
  *   code_dist  at most one code apart on the format's value line;
  *   bitwise    never: any difference is beyond tolerance.
@@ -153,7 +155,13 @@ static void judge_finite(const kvg_elem_judge *j, kvg_elem_judgement *e)
         break;
     case KVG_CRIT_FLOAT_RE:
         e->score = diff / (fabs(e->expected) + REL_FLOOR);
-        within = e->score < r->mare_limit; /* false when the limit is NaN */
+        if (r->standard_id == KVG_STD_MIXED ||
+            r->standard_id == KVG_STD_MIXED_TTK)
+            /* the mixed rule's element test, and the cap */
+            within = diff <= r->atol + r->rtol * fabs(e->expected) &&
+                     diff <= r->max_abs_limit; /* false on NaN limits */
+        else
+            within = e->score < r->mare_limit; /* false when NaN */
         break;
     case KVG_CRIT_CODE_DIST:
         if (is_8bit_float(j->dtype)) {

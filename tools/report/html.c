@@ -266,7 +266,18 @@ static int put_tensor(FILE *out, const kvg_report_tensor *t, int i,
         fputs("</p>\n", out);
     }
     fputs("<p class=\"muted\">", out);
+    if (r->standard_version != NULL && r->standard_version[0] != '\0') {
+        kvg_html_put(out, r->standard_version);
+        fputs(": ", out);
+    }
     kvg_html_put(out, r->standard ? r->standard : "");
+    if (r->ttk_rule != NULL && r->ttk_rule[0] != '\0') {
+        fputs("; ops-test-kit would say: ", out);
+        kvg_html_put(out, kvg_verdict_name(r->ttk_verdict));
+        fputs(" (", out);
+        kvg_html_put(out, r->ttk_rule);
+        fputs(")", out);
+    }
     fputs("</p>\n", out);
     if (t->layout != NULL && put_map(out, t, err, cap) != 0)
         return -1;

@@ -82,6 +82,42 @@ static int put_testcase(FILE *out, const kvg_report_set *set,
     return 0;
 }
 
+/* The suite's <properties>: the standard that judged it, by its versioned
+ * name (each once), and per tensor what ops-test-kit's own default would
+ * say of it, so a CI reading only the XML sees both verdicts. */
+static void put_properties(FILE *out, const kvg_report_set *set)
+{
+    int i, j;
+    fputs("    <properties>\n", out);
+    for (i = 0; i < set->count; i++) {
+        const kvg_compare_result *r = set->tensors[i].result;
+        int seen = r->standard_version == NULL ||
+                   r->standard_version[0] == '\0';
+        for (j = 0; j < i && !seen; j++) {
+            const char *v = set->tensors[j].result->standard_version;
+            seen = v != NULL && strcmp(v, r->standard_version) == 0;
+        }
+        if (seen)
+            continue;
+        fputs("      <property name=\"kvgold.standard\" value=\"", out);
+        put_xml(out, r->standard_version);
+        fputs("\"/>\n", out);
+    }
+    for (i = 0; i < set->count; i++) {
+        const kvg_compare_result *r = set->tensors[i].result;
+        if (r->ttk_rule == NULL || r->ttk_rule[0] == '\0')
+            continue;
+        fputs("      <property name=\"ops_test_kit.", out);
+        put_xml(out, r->name);
+        fputs("\" value=\"", out);
+        put_xml(out, kvg_verdict_name(r->ttk_verdict));
+        fputs(" (", out);
+        put_xml(out, r->ttk_rule);
+        fputs(")\"/>\n", out);
+    }
+    fputs("    </properties>\n", out);
+}
+
 int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
                      size_t cap)
 {
@@ -99,6 +135,7 @@ int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
     fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
                  "skipped=\"0\" time=\"0\">\n",
             total, failures);
+    put_properties(out, set);
     for (i = 0; i < set->count; i++)
         if (put_testcase(out, set, set->tensors[i].result, err, cap) != 0)
             return -1;

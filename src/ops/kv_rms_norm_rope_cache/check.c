@@ -749,34 +749,49 @@ static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
                       kvg_kv_cache_mode_name(a->cache_mode), race);
 }
 
+/* The unique-index check's callbacks (kvg_i_check_unique). */
+typedef struct index_ctx {
+    args_t *a;
+    const kvg_i_krnrc_plan *p;
+} index_ctx;
+
+static int64_t index_key(const void *ctx, int64_t i, int64_t v)
+{
+    const index_ctx *c = (const index_ctx *)ctx;
+    if (c->a->cache_mode == KVG_KV_CACHE_NORM)
+        return (i / c->p->skv) * c->p->row_limit + v; /* batch-local */
+    if (kvg_i_krnrc_is_blk(c->a->cache_mode))
+        return v / c->p->bs; /* only the block is used */
+    return v;
+}
+
+static kvg_status index_out_of_range(const void *ctx, int64_t i, int64_t v,
+                                     kvg_diag *diag)
+{
+    const index_ctx *c = (const index_ctx *)ctx;
+    return out_of_range(c->a, c->p, i, v, diag);
+}
+
+static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
+                                 int64_t second, kvg_diag *diag)
+{
+    const index_ctx *c = (const index_ctx *)ctx;
+    if (c->a->cache_mode == KVG_KV_CACHE_NORM)
+        key %= c->p->row_limit;
+    return duplicate(c->a, c->p, key, first, second, diag);
+}
+
 kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
                                    kvg_i_keypos *keys, kvg_diag *diag)
 {
-    size_t n = 0;
-    int64_t i, key, first, second;
-
-    for (i = 0; i < p->index_n; i++) {
-        const int64_t v = kvg_i_index_at(a->index, i);
-        if (v < 0)
-            continue;
-        if (v >= p->row_limit)
-            return out_of_range(a, p, i, v, diag);
-        if (a->cache_mode == KVG_KV_CACHE_NORM)
-            key = (i / p->skv) * p->row_limit + v; /* batch-local position */
-        else if (kvg_i_krnrc_is_blk(a->cache_mode))
-            key = v / p->bs; /* only the block is used */
-        else
-            key = v;
-        keys[n].key = key;
-        keys[n].pos = i;
-        n++;
-    }
-    if (kvg_i_find_duplicate(keys, n, &key, &first, &second)) {
-        if (a->cache_mode == KVG_KV_CACHE_NORM)
-            key %= p->row_limit;
-        return duplicate(a, p, key, first, second, diag);
-    }
-    return KVG_OK;
+    index_ctx c;
+    kvg_i_unique u;
+    c.a = a, c.p = p;
+    u.index = a->index, u.n = p->index_n, u.limit = p->row_limit;
+    u.ctx = &c, u.key_of = index_key, u.negative = NULL;
+    u.out_of_range = index_out_of_range;
+    u.repeated = index_repeated;
+    return kvg_i_check_unique(&u, keys, diag);
 }
 
 /* ---- workspace ---------------------------------------------------------- */

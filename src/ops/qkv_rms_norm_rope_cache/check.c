@@ -419,38 +419,42 @@ kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
 
 /* ---- index values ----------------------------------------------------- */
 
+/* The unique-index check's messages (kvg_i_check_unique). */
+static kvg_status index_out_of_range(const void *ctx, int64_t t,
+                                     int64_t slot, kvg_diag *diag)
+{
+    const kvg_i_qkv_plan *p = (const kvg_i_qkv_plan *)ctx;
+    return kvg_i_fail(diag, INV, "index", -1, t,
+                      "index: token %lld (b %lld, s %lld): slot %lld "
+                      "is out of range [0, %lld) = BlockNum %lld * "
+                      "BlockSize %lld (negative slots skip)",
+                      (long long)t, (long long)(t / p->s),
+                      (long long)(t % p->s), (long long)slot,
+                      (long long)p->slots, (long long)p->blocks,
+                      (long long)p->bs);
+}
+
+static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
+                                 int64_t second, kvg_diag *diag)
+{
+    const kvg_i_qkv_plan *p = (const kvg_i_qkv_plan *)ctx;
+    return kvg_i_fail(diag, INV, "index", -1, second,
+                      "index: token %lld (b %lld, s %lld) repeats slot "
+                      "%lld of token %lld (non-negative slots must be "
+                      "unique)", (long long)second,
+                      (long long)(second / p->s), (long long)(second % p->s),
+                      (long long)key, (long long)first);
+}
+
 kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
                                  const kvg_i_qkv_plan *p,
                                  kvg_i_keypos *scratch, kvg_diag *diag)
 {
-    size_t n = 0;
-    int64_t t, key, first, second;
-
-    for (t = 0; t < p->tokens; t++) {
-        const int64_t slot = kvg_i_index_at(a->index, t);
-        if (slot < 0)
-            continue; /* skipped, like the kernel: any negative value */
-        if (slot >= p->slots)
-            return kvg_i_fail(diag, INV, "index", -1, t,
-                              "index: token %lld (b %lld, s %lld): slot %lld "
-                              "is out of range [0, %lld) = BlockNum %lld * "
-                              "BlockSize %lld (negative slots skip)",
-                              (long long)t, (long long)(t / p->s),
-                              (long long)(t % p->s), (long long)slot,
-                              (long long)p->slots, (long long)p->blocks,
-                              (long long)p->bs);
-        scratch[n].key = slot;
-        scratch[n].pos = t;
-        n++;
-    }
-    if (kvg_i_find_duplicate(scratch, n, &key, &first, &second))
-        return kvg_i_fail(diag, INV, "index", -1, second,
-                          "index: token %lld (b %lld, s %lld) repeats slot "
-                          "%lld of token %lld (non-negative slots must be "
-                          "unique)", (long long)second,
-                          (long long)(second / p->s), (long long)(second % p->s),
-                          (long long)key, (long long)first);
-    return KVG_OK;
+    kvg_i_unique u;
+    u.index = a->index, u.n = p->tokens, u.limit = p->slots, u.ctx = p;
+    u.key_of = NULL, u.negative = NULL, u.out_of_range = index_out_of_range;
+    u.repeated = index_repeated;
+    return kvg_i_check_unique(&u, scratch, diag);
 }
 
 /* ---- workspace ---------------------------------------------------------- */

@@ -229,32 +229,37 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 
 /* ---- per-token path: slot values and writing --------------------------- */
 
+/* The unique-index check's messages (kvg_i_check_unique). */
+static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
+                                    kvg_diag *diag)
+{
+    const kvg_i_rac_geo *g = (const kvg_i_rac_geo *)ctx;
+    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, t,
+                      "slot_mapping: token %lld: slot %lld is outside [0, "
+                      "%lld) (num_blocks*block_size)", (long long)t,
+                      (long long)s, (long long)g->slots);
+}
+
+static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
+                                int64_t second, kvg_diag *diag)
+{
+    (void)ctx;
+    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, second,
+                      "slot_mapping: tokens %lld and %lld both write slot "
+                      "%lld", (long long)first, (long long)second,
+                      (long long)key);
+}
+
 static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
                                   const kvg_i_rac_geo *g, kvg_i_keypos *items,
                                   kvg_diag *diag)
 {
-    size_t n = 0;
-    int64_t t, key, first, second;
-
-    for (t = 0; t < g->tokens; t++) {
-        int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        if (s < 0)
-            continue; /* padding token: skipped */
-        if (s >= g->slots)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
-                              t, "slot_mapping: token %lld: slot %lld is "
-                              "outside [0, %lld) (num_blocks*block_size)",
-                              (long long)t, (long long)s, (long long)g->slots);
-        items[n].key = s;
-        items[n].pos = t;
-        n++;
-    }
-    if (kvg_i_find_duplicate(items, n, &key, &first, &second))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
-                          second, "slot_mapping: tokens %lld and %lld both "
-                          "write slot %lld", (long long)first,
-                          (long long)second, (long long)key);
-    return KVG_OK;
+    kvg_i_unique u;
+    u.index = a->slot_mapping, u.n = g->tokens, u.limit = g->slots;
+    u.ctx = g, u.key_of = NULL, u.negative = NULL;
+    u.out_of_range = slot_out_of_range;
+    u.repeated = slot_repeated;
+    return kvg_i_check_unique(&u, items, diag);
 }
 
 /* ND: how many tokens from t on go to slots s, s+1, ... of the block of

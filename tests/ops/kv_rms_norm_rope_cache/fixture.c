@@ -1,8 +1,8 @@
 /*
  * tests/ops/kv_rms_norm_rope_cache/fixture.c - KvRmsNormRopeCache in the
  * reliability fixture (tests/op_fixture.h): a seeded valid call, its
- * attribute and index-value mutations, and the dims whose change alone can
- * leave the call valid.
+ * attribute and index-value mutations, and the dim, dtype and rank changes
+ * that alone can leave the call valid (untied).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "op_fixture.h"
@@ -143,17 +143,23 @@ static void build_kv(opf *f, kvgt_rng *r)
     }
 }
 
-/* The dims whose change alone can leave a valid KvRmsNormRopeCache call:
- * a Norm cache's Bcache only has to be >= Bkv, and in PA_BLK_* with cos
- * broadcast and no outputs Skv only reaches the index through
- * ceil(Skv / BlockSize). */
+/* The changes that alone can leave a valid KvRmsNormRopeCache call: a Norm
+ * cache's Bcache only has to be >= Bkv; in PA_BLK_* with cos broadcast and
+ * no outputs Skv only reaches the index through ceil(Skv / BlockSize); a
+ * cache takes T or any 1-byte quant dtype (another one is a valid call,
+ * or a missing-scale 161001); a [1] scale or offset with a trailing 1 is
+ * [1, 1], also a scalar one. */
 static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 {
     const kvg_kv_rms_norm_rope_cache_args *a = (const kv_args *)f->args;
-    if (f->kind != OPF_KV)
-        return 0;
-    if (a->cache_mode == KVG_KV_CACHE_NORM && k == 0 && v >= a->kv->shape[0] &&
-        (strcmp(x->name, "k_cache") == 0 || strcmp(x->name, "ckv_cache") == 0))
+    const int cache = strcmp(x->name, "k_cache") == 0 ||
+                      strcmp(x->name, "ckv_cache") == 0;
+    if (k == OPF_UNTIED_DTYPE)
+        return cache && kvg_dtype_is_quant8((kvg_dtype)v);
+    if (k == OPF_UNTIED_RANK)
+        return x->t.rank == 1 && x->t.shape[0] == 1 && v == 2;
+    if (a->cache_mode == KVG_KV_CACHE_NORM && k == 0 && cache &&
+        v >= a->kv->shape[0])
         return 1;
     return strcmp(x->name, "kv") == 0 && k == 2 && !a->is_output_kv &&
            a->cos->shape[2] == 1 &&
@@ -254,7 +260,9 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     return 1;
 }
 
-const opf_kind_desc opf_kind_kv = {"kv_rms_norm_rope_cache",
-                                   "kv_rms_norm_rope_cache", build_kv,
-                                   mutate_kv_attr, mutate_kv_value,
-                                   kv_untied};
+static const opf_kind_desc kind_kv = {
+    "kv_rms_norm_rope_cache", "kv_rms_norm_rope_cache", build_kv,
+    mutate_kv_attr, mutate_kv_value, kv_untied};
+
+const opf_kind_desc *const opf_kinds_kv_rms_norm_rope_cache[] = {&kind_kv,
+                                                                 NULL};

@@ -1,18 +1,14 @@
 /*
  * tests/ops/reshape_and_cache/fixture.c - ReshapeAndCache in the
  * reliability fixture (tests/op_fixture.h): seeded valid calls per token
- * (ND, NZ) and per head (KVHEAD, KVHEAD_ROPE, built by Omni's fixture),
- * and the attribute mutations test_atomicity draws.
+ * (ND, NZ) and per head (KVHEAD, KVHEAD_ROPE: opf_build_heads), the
+ * attribute mutations and the index-value mutations of each.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "op_fixture.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "kvgold/format.h"
 #include "kvgold/layout.h"
 #include "kvgold/reshape_and_cache.h"
 
@@ -107,16 +103,46 @@ static void mutate_rac_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 static void build_nd(opf *f, kvgt_rng *r) { build_tokens(f, r, 0); }
 static void build_nz(opf *f, kvgt_rng *r) { build_tokens(f, r, 1); }
 
-const opf_kind_desc opf_kind_rac_nd = {"reshape_and_cache ND",
-                                       "reshape_and_cache", build_nd,
-                                       mutate_rac_attr, NULL, NULL};
-const opf_kind_desc opf_kind_rac_nz = {"reshape_and_cache NZ",
-                                       "reshape_and_cache", build_nz,
-                                       mutate_rac_attr, NULL, NULL};
-const opf_kind_desc opf_kind_rac_kvhead = {"reshape_and_cache KVHEAD",
-                                           "reshape_and_cache",
-                                           opf_build_heads, mutate_rac_attr,
-                                           NULL, NULL};
-const opf_kind_desc opf_kind_rac_kvhead_rope = {
-    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache", opf_build_heads,
-    mutate_rac_attr, NULL, NULL};
+/* KVHEAD: a run is the window (no offset_index), caches may be int8;
+ * KVHEAD_ROPE: an offset run keeps one token of its window. */
+static void build_heads(opf *f, kvgt_rng *r, int rope)
+{
+    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    opf_heads h;
+
+    kvg_reshape_and_cache_args_init(a);
+    a->compress_type = rope ? KVG_RAC_COMPRESS_KVHEAD_ROPE
+                            : KVG_RAC_COMPRESS_KVHEAD;
+    h.key = &a->key, h.value = &a->value, h.key_cache = &a->key_cache;
+    h.value_cache = &a->value_cache, h.slot_mapping = &a->slot_mapping;
+    h.wins = &a->wins, h.seq_len = &a->seq_len;
+    h.offset_index = rope ? &a->offset_index : NULL;
+    h.keep = 1;
+    h.int8 = !rope;
+    opf_build_heads(f, r, &h);
+}
+
+static void build_kvhead(opf *f, kvgt_rng *r) { build_heads(f, r, 0); }
+static void build_kvhead_rope(opf *f, kvgt_rng *r) { build_heads(f, r, 1); }
+
+static int mutate_slots(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+                        size_t cap)
+{
+    return opf_mutate_token_index(f, r, "slot_mapping", want, what, cap);
+}
+
+static const opf_kind_desc kind_nd = {
+    "reshape_and_cache ND", "reshape_and_cache", build_nd, mutate_rac_attr,
+    mutate_slots, NULL};
+static const opf_kind_desc kind_nz = {
+    "reshape_and_cache NZ", "reshape_and_cache", build_nz, mutate_rac_attr,
+    mutate_slots, NULL};
+static const opf_kind_desc kind_kvhead = {
+    "reshape_and_cache KVHEAD", "reshape_and_cache", build_kvhead,
+    mutate_rac_attr, opf_mutate_heads, NULL};
+static const opf_kind_desc kind_kvhead_rope = {
+    "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache", build_kvhead_rope,
+    mutate_rac_attr, opf_mutate_heads, NULL};
+
+const opf_kind_desc *const opf_kinds_reshape_and_cache[] = {
+    &kind_nd, &kind_nz, &kind_kvhead, &kind_kvhead_rope, NULL};

@@ -218,8 +218,10 @@ def compare(golden, npu, *, op=None, inputs=None, attrs=None, options=None,
     inputs, attrs so that roles, cache coordinates and written slots are
     known). criteria / thresholds: name -> criterion ("bitwise",
     "int_abs1", "float_re", "code_dist") / float_re threshold, to override
-    the automatic choice. standard: "single" (default), "mixed",
-    "mixed_ttk" or "commercial"; level: "L0".."L2" (commercial);
+    the automatic choice. standard: "mixed_ttk" (the default, as in
+    `kvgold compare`: ops-test-kit's mixed tolerance, "mixed_ttk@3675093"),
+    "mixed", "single" or "commercial", by name or versioned name; level:
+    "L0".."L2" (commercial);
     third_party: name -> another implementation's tensor (the commercial
     standard's dual benchmark). Returns a CompareResult; raises kvgold.Error for
     tensors that cannot be compared (unknown name, dtype, shape)."""

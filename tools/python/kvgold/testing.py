@@ -30,7 +30,10 @@ def assert_matches_golden(op, inputs, npu_outputs, attrs=None, options=None,
                   dtypes=golden.dtypes)
         npu_dir = os.path.join(save_to, "npu")
         _save_npu(npu_dir, npu_outputs, golden.dtypes)
-        message += "saved: kvgold compare %s %s\n" % (save_to, npu_dir)
+        # the same standard, so that the command gives the same verdict
+        std = compare_kwargs.get("standard")
+        message += "saved: kvgold compare %s %s%s\n" % (
+            save_to, npu_dir, " --standard %s" % std if std else "")
     raise AssertionError(message)
 
 
