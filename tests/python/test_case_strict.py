@@ -286,8 +286,8 @@ def peak_in_child(case_dir):
 @pytest.mark.parametrize("victim", ["case.json", "key.npy"])
 def test_big_junk_is_refused_without_reading_it(tmp_path, victim):
     """256 MiB of junk (a sparse file: no disk used) as case.json or as an
-    input: refused from its size or its header, and the process never
-    holds more than a fraction of it."""
+    input: refused after the reader's limit (4 MiB) or the header, and the
+    process never holds more than a fraction of it."""
     small = make_case(tmp_path, "small", BASE, lambda d: None)
     got, baseline, _ = peak_in_child(small)
     assert got == "ACCEPT"
