@@ -154,7 +154,7 @@ kvg_status kvg_py_case_save(const char *dir, const char *json,
     kvg_outset *set = NULL;
     kvg_json *doc;
     kvg_status st;
-    int i;
+    int i, is_object;
 
     if (dir == NULL || (count > 0 && (names == NULL || tensors == NULL)))
         return kvg_fs_fail(diag, KVG_ERR_PARAM_NULLPTR, "case",
@@ -167,9 +167,9 @@ kvg_status kvg_py_case_save(const char *dir, const char *json,
             return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "case.json",
                                "%s/%s (the case would not load; nothing was "
                                "written)", dir, err);
-        i = kvg_json_is(doc, KVG_JSON_OBJECT);
+        is_object = kvg_json_is(doc, KVG_JSON_OBJECT);
         kvg_json_free(doc);
-        if (!i)
+        if (!is_object)
             return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "case.json",
                                "%s/case.json: the document must be a JSON "
                                "object", dir);
