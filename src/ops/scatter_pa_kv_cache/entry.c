@@ -160,9 +160,11 @@ static kvg_status check_sides_present(const args_t *a, int *sides,
     KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
     KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
     KVG_I_TRY(kvg_i_check_present(a->slot_mapping, "slot_mapping", diag));
+    /* aclnn's CheckNullptr: a value without its cache (or the reverse) */
     if (absent(a->value) != absent(a->value_cache))
-        return kvg_i_fail(diag, INV, absent(a->value) ? "value" : "value_cache",
-                          -1, -1, "%s: absent while %s is given; key-only "
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR,
+                          absent(a->value) ? "value" : "value_cache", -1, -1,
+                          "%s: absent while %s is given; key-only "
                           "calls leave out both (NULL or 0-dim)",
                           absent(a->value) ? "value" : "value_cache",
                           absent(a->value) ? "value_cache" : "value");

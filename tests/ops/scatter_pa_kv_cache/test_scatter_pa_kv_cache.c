@@ -373,7 +373,7 @@ static void test_refuse_shapes_and_modes(void **state)
     (void)state;
     norm_fx(&f, ok, KVG_INT32, 700);
     f.a.value_cache = NULL;
-    refused(&f, KVG_ERR_PARAM_INVALID, "value_cache", "absent while value");
+    refused(&f, KVG_ERR_PARAM_NULLPTR, "value_cache", "absent while value");
     f.a.value_cache = &f.s[1].cache;
     f.a.key = NULL;
     refused(&f, KVG_ERR_PARAM_NULLPTR, "key", "key");

@@ -1,0 +1,160 @@
+/*
+ * tests/ops/scatter_pa_kv_cache/fixture.c - ScatterPaKvCache in the
+ * reliability fixture (tests/op_fixture.h): seeded valid calls in Norm,
+ * NHSD, PA_NZ (4-D or 5-D caches, K and V pairs of different dtypes) and
+ * key-only Norm, with its attribute and slot-value mutations.
+ *
+ * The untied subtlety: in a key-only call nothing but the slot values ties
+ * key_cache's num_blocks and block_size, so a change of either can leave
+ * the call valid; `untied` keeps test_atomicity from drawing it.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "op_fixture.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kvgold/layout.h"
+#include "kvgold/scatter_pa_kv_cache.h"
+
+typedef kvg_scatter_pa_kv_cache_args spkc_args;
+
+/* opf_add fills inputs through kvg_encode_f32: the dtypes it can encode. */
+static const kvg_dtype k_dtypes[] = {KVG_FP16,     KVG_BF16,
+                                     KVG_FP32,     KVG_INT8,
+                                     KVG_HIF8,     KVG_FP8_E5M2,
+                                     KVG_FP8_E4M3FN};
+#define N_DTYPES ((int64_t)(sizeof k_dtypes / sizeof k_dtypes[0]))
+
+/* 0 Norm, 1 NHSD, 2 PA_NZ 4-D, 3 PA_NZ 5-D, 4 key-only Norm */
+static void cache_shape(int mode, int64_t nb, int64_t bs, int64_t n,
+                        int64_t d, kvg_dtype dt, int *rank, int64_t *sh)
+{
+    const int64_t c0 = kvg_c0_of(dt);
+    *rank = 4;
+    sh[0] = nb;
+    switch (mode) {
+    case 1: sh[1] = n, sh[2] = bs, sh[3] = d; break;
+    case 2: sh[1] = n * d / c0, sh[2] = bs, sh[3] = c0; break;
+    case 3: sh[1] = n, sh[2] = d / c0, sh[3] = bs, sh[4] = c0, *rank = 5;
+        break;
+    default: sh[1] = bs, sh[2] = n, sh[3] = d; break;
+    }
+}
+
+static void build(opf *f, kvgt_rng *r)
+{
+    spkc_args *a = (spkc_args *)f->args;
+    const int mode = (int)opf_pick(r, 0, 4);
+    const kvg_dtype kd = k_dtypes[opf_pick(r, 0, N_DTYPES - 1)];
+    const kvg_dtype vd = mode >= 2 && mode <= 3
+                             ? k_dtypes[opf_pick(r, 0, N_DTYPES - 1)]
+                             : kd;
+    const int64_t tok = opf_pick(r, 1, 8), heads = opf_pick(r, 1, 3);
+    /* 32-byte heads of both dtypes (PA_NZ and NHSD need them) */
+    const int64_t dk = 32 * opf_pick(r, 1, 2), dv = 32;
+    /* block_size never equals C0 (<= 32 here), so a 5-D cache that loses
+     * its last dim never reads as a valid 4-D one */
+    const int64_t bs = opf_pick(r, 0, 1) ? opf_pick(r, 1, 7) : 33;
+    const int64_t bn = (tok + bs - 1) / bs + opf_pick(r, 0, 1);
+    const kvg_dtype sd = opf_pick(r, 0, 1) ? KVG_INT32 : KVG_INT64;
+    int64_t sh[5], t;
+    int rank;
+    opf_tensor *slot;
+
+    kvg_scatter_pa_kv_cache_args_init(a);
+    if (mode == 1)
+        a->scatter_mode = KVG_SCATTER_NHSD;
+    if (mode == 2 || mode == 3)
+        a->cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+    sh[0] = tok, sh[1] = heads, sh[2] = dk;
+    opf_add(f, r, "key", OPF_INPUT, 1, kd, 3, sh, &a->key);
+    cache_shape(mode, bn, bs, heads, dk, kd, &rank, sh);
+    opf_add(f, r, "key_cache", OPF_CACHE, 1, kd, rank, sh, &a->key_cache);
+    if (mode != 4) {
+        sh[0] = tok, sh[1] = heads, sh[2] = dv;
+        opf_add(f, r, "value", OPF_INPUT, 1, vd, 3, sh, &a->value);
+        cache_shape(mode, bn, bs, heads, dv, vd, &rank, sh);
+        opf_add(f, r, "value_cache", OPF_CACHE, 1, vd, rank, sh,
+                &a->value_cache);
+    }
+    sh[0] = tok;
+    slot = opf_add(f, r, "slot_mapping", OPF_INPUT, 1, sd, 1, sh,
+                   &a->slot_mapping);
+    f->g.tokens = tok;
+    f->g.slots = bn * bs;
+    opf_distinct_slots(r, slot, tok, f->g.slots);
+    if (mode == 1) /* NHSD refuses a negative slot: give each its own */
+        for (t = 0; t < tok; t++)
+            if (opf_index_get(slot, t) < 0)
+                opf_index_set(slot, t, f->g.slots - 1 - t);
+}
+
+/* Only in key-only calls, on key_cache dims 0 and 1 (see the top). */
+static int untied(const opf *f, const opf_tensor *x, int k, int64_t v)
+{
+    const spkc_args *a = (const spkc_args *)f->args;
+    (void)v;
+    return a->value_cache == NULL && strcmp(x->name, "key_cache") == 0 &&
+           (k == 0 || k == 1);
+}
+
+static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+                        size_t cap)
+{
+    spkc_args *a = (spkc_args *)f->args;
+    const int64_t c = opf_pick(r, 0, 3);
+    *want = KVG_ERR_PARAM_INVALID;
+    switch (c) {
+    case 0: /* no such cache mode */
+        a->cache_mode = (kvg_scatter_cache_mode)(opf_pick(r, 0, 1) ? 2 : -1);
+        break;
+    case 1: /* no such scatter mode */
+        a->scatter_mode = (kvg_scatter_mode)(opf_pick(r, 0, 1) ? 6 : -1);
+        break;
+    case 2: /* a compressed mode: not available, or NZ takes None only */
+        a->scatter_mode = (kvg_scatter_mode)opf_pick(r, 3, 5);
+        break;
+    default: /* a tensor no per-token mode takes */
+        a->compress_lens = a->slot_mapping;
+        break;
+    }
+    /* (Norm <-> PA_NZ is not drawn: a cache [NB, N, N, 32] of a 1-byte
+     * dtype is both, the default trap of docs/scatter_pa_kv_cache.md) */
+    (void)snprintf(what, cap, "cache_mode %d scatter_mode %d (change %d)",
+                   (int)a->cache_mode, (int)a->scatter_mode, (int)c);
+}
+
+/* A duplicate slot, or a slot past the cache. */
+static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+                        size_t cap)
+{
+    opf_tensor *t = opf_find(f, "slot_mapping");
+    int64_t pos[64], n = opf_live(t, f->g.tokens, pos);
+    *want = KVG_ERR_PARAM_INVALID;
+    if (opf_pick(r, 0, 1) && n >= 2) {
+        const int64_t a = pos[opf_pick(r, 0, n - 1)];
+        int64_t b;
+        do
+            b = pos[opf_pick(r, 0, n - 1)];
+        while (b == a);
+        opf_index_set(t, b, opf_index_get(t, a));
+        (void)snprintf(what, cap, "slot_mapping[%lld] = slot_mapping[%lld]",
+                       (long long)b, (long long)a);
+    } else {
+        const int64_t at = opf_pick(r, 0, f->g.tokens - 1);
+        opf_index_set(t, at, f->g.slots + opf_pick(r, 0, 1000));
+        (void)snprintf(what, cap, "slot_mapping[%lld] out of range",
+                       (long long)at);
+    }
+    return 1;
+}
+
+const opf_kind_desc opf_kind_scatter_pa_kv_cache = {
+    "scatter_pa_kv_cache", "scatter_pa_kv_cache", build, mutate_attr,
+    mutate_value, untied};
+
+/* The kinds of this operator, NULL-terminated (the fixture finds them by
+ * this name). */
+const opf_kind_desc *const opf_kinds_scatter_pa_kv_cache[] = {
+    &opf_kind_scatter_pa_kv_cache, NULL};
