@@ -42,6 +42,19 @@ static void cache_shape(int mode, int64_t nb, int64_t bs, int64_t n,
     }
 }
 
+/* The smallest slot no token writes (slots >= tokens: one exists). */
+static int64_t unused_slot(const opf_tensor *slot, int64_t tok, int64_t slots)
+{
+    int64_t s, t;
+    for (s = 0; s < slots; s++) {
+        for (t = 0; t < tok && opf_index_get(slot, t) != s; t++)
+            ;
+        if (t == tok)
+            return s;
+    }
+    return -1;
+}
+
 static void build(opf *f, kvgt_rng *r)
 {
     spkc_args *a = (spkc_args *)f->args;
@@ -84,10 +97,10 @@ static void build(opf *f, kvgt_rng *r)
     f->g.tokens = tok;
     f->g.slots = bn * bs;
     opf_distinct_slots(r, slot, tok, f->g.slots);
-    if (mode == 1) /* NHSD refuses a negative slot: give each its own */
+    if (mode == 1) /* NHSD refuses a negative slot: give each an unused one */
         for (t = 0; t < tok; t++)
             if (opf_index_get(slot, t) < 0)
-                opf_index_set(slot, t, f->g.slots - 1 - t);
+                opf_index_set(slot, t, unused_slot(slot, tok, f->g.slots));
 }
 
 /* Only in key-only calls, on key_cache dims 0 and 1 (see the top). */
