@@ -50,8 +50,10 @@ TAG_OF_TORCH = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
 TORCH_OF_TAG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
                 "int8": "int8", "int32": "int32", "int64": "int64",
                 "fp8_e4m3fn": "uint8", "fp8_e5m2": "uint8", "hif8": "uint8",
-                "uint8": "uint8", "int16": "int16", "uint16": "uint16",
-                "uint32": "uint32", "fp4_e2m1": "uint8", "fp4_e1m2": "uint8"}
+                "uint8": "uint8", "int16": "int16",
+                # same-size storage: older torch has no uint16 / uint32
+                "uint16": "int16", "uint32": "int32",
+                "fp4_e2m1": "uint8", "fp4_e1m2": "uint8"}
 
 
 def size_of(tag):
