@@ -1,23 +1,28 @@
 /*
- * src/ops/reshape_and_cache_omni/head_runs.c - validation and writing of per-head slot runs
- * (ReshapeAndCacheOmni, ReshapeAndCache KVHEAD and KVHEAD_ROPE).
+ * src/engines/head_runs.c - validation and writing of per-head slot runs
+ * (ReshapeAndCacheOmni, ReshapeAndCache KVHEAD and KVHEAD_ROPE,
+ * ScatterPaKvCache Alibi / Rope / Omni).
  *
- * The ATB kernels read seq_len, wins, offset_index and slot_mapping on the
+ * The kernels read seq_len, wins, offset_index and slot_mapping on the
  * device and check none of their values; out-of-contract values make them
  * wrap unsigned lengths or write past the cache. The oracle refuses them
  * instead, naming the head, so a test case never encodes a corruption.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 
 #include <string.h>
 
 #include "kvgold/layout.h"
-#include "kvgold/reshape_and_cache_omni.h"
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
 #include "src/registry/op_desc.h"
+
+/* The index tensors' names: the operator's (rules), else ATB's. */
+#define WINS(r) ((r)->rules != NULL ? (r)->rules->wins : "wins")
+#define SEQ(r) ((r)->rules != NULL ? (r)->rules->seq_len : "seq_len")
+#define OFF(r) ((r)->rules != NULL ? (r)->rules->offset_index : "offset_index")
 
 /* Which source tokens (relative to the batch's first row) a head keeps:
  * part A, then (KVHEAD_ROPE only) one mean token over a window, then
@@ -66,10 +71,10 @@ static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
     KVG_I_TRY(kvg_i_check_present(r->key_cache, "key_cache", diag));
     KVG_I_TRY(kvg_i_check_present(r->value_cache, "value_cache", diag));
     KVG_I_TRY(kvg_i_check_present(r->slot_mapping, "slot_mapping", diag));
-    KVG_I_TRY(kvg_i_check_present(r->wins, "wins", diag));
-    KVG_I_TRY(kvg_i_check_present(r->seq_len, "seq_len", diag));
+    KVG_I_TRY(kvg_i_check_present(r->wins, WINS(r), diag));
+    KVG_I_TRY(kvg_i_check_present(r->seq_len, SEQ(r), diag));
     if (r->kind != KVG_I_RUN_KVHEAD)
-        return kvg_i_check_present(r->offset_index, "offset_index", diag);
+        return kvg_i_check_present(r->offset_index, OFF(r), diag);
     return KVG_OK;
 }
 
@@ -88,47 +93,87 @@ static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
     KVG_I_TRY(check_form(r->key_cache, "key_cache", 4, diag));
     KVG_I_TRY(check_form(r->value_cache, "value_cache", 4, diag));
     KVG_I_TRY(check_form(r->slot_mapping, "slot_mapping", 1, diag));
-    KVG_I_TRY(check_form(r->wins, "wins", 1, diag));
-    KVG_I_TRY(check_form(r->seq_len, "seq_len", 1, diag));
+    KVG_I_TRY(check_form(r->wins, WINS(r), 1, diag));
+    KVG_I_TRY(check_form(r->seq_len, SEQ(r), 1, diag));
     if (r->offset_index != NULL)
-        return check_form(r->offset_index, "offset_index", 1, diag);
+        return check_form(r->offset_index, OFF(r), 1, diag);
+    return KVG_OK;
+}
+
+/* The dtypes a head of `r` may hold: ATB's (fp16, bf16; int8 in KVHEAD),
+ * or with the rules' any_copy_dtype every dtype a copy moves (the mean of
+ * KVHEAD_ROPE stays fp16 / bf16). */
+static int dtype_ok(const kvg_i_runs *r, kvg_dtype dt)
+{
+    if (r->rules != NULL && r->rules->any_copy_dtype &&
+        r->kind != KVG_I_RUN_KVHEAD_ROPE)
+        return kvg_dtype_size(dt) != 0 && dt != KVG_INT64 &&
+               dt != KVG_FP4_E2M1 && dt != KVG_FP4_E1M2;
+    return dt == KVG_FP16 || dt == KVG_BF16 ||
+           (r->kind == KVG_I_RUN_KVHEAD && dt == KVG_INT8);
+}
+
+/* int32 (ATB), or with the rules' index_int64 int32 or int64 as
+ * slot_mapping is, the others following it. */
+static kvg_status index_dtype(const kvg_i_runs *r, kvg_dtype *idx,
+                              kvg_diag *diag)
+{
+    *idx = KVG_INT32;
+    if (r->rules == NULL || !r->rules->index_int64)
+        return kvg_i_check_dtype(r->slot_mapping, "slot_mapping", KVG_INT32,
+                                 diag);
+    *idx = r->slot_mapping->dtype;
+    if (*idx != KVG_INT32 && *idx != KVG_INT64)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1, -1,
+                          "slot_mapping: dtype must be int32 or int64, got %s",
+                          kvg_dtype_name(*idx));
     return KVG_OK;
 }
 
 static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
 {
-    kvg_dtype dt = r->key->dtype;
-    int ok = dt == KVG_FP16 || dt == KVG_BF16 ||
-             (r->kind == KVG_I_RUN_KVHEAD && dt == KVG_INT8);
+    kvg_dtype dt = r->key->dtype, idx;
 
-    if (!ok)
+    if (!dtype_ok(r, dt))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
-                          "key: dtype must be fp16 or bf16%s, got %s",
-                          r->kind == KVG_I_RUN_KVHEAD ? " or int8" : "",
+                          "key: dtype must be %s, got %s",
+                          r->kind == KVG_I_RUN_KVHEAD_ROPE ||
+                                  r->rules == NULL || !r->rules->any_copy_dtype
+                              ? (r->kind == KVG_I_RUN_KVHEAD ? "fp16, bf16 or "
+                                                               "int8"
+                                                             : "fp16 or bf16")
+                              : "one a copy moves (not int64 or fp4)",
                           kvg_dtype_name(dt));
     KVG_I_TRY(kvg_i_check_dtype(r->value, "value", dt, diag));
     KVG_I_TRY(kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag));
     KVG_I_TRY(kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->slot_mapping, "slot_mapping", KVG_INT32,
-                                diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->wins, "wins", KVG_INT32, diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->seq_len, "seq_len", KVG_INT32, diag));
+    KVG_I_TRY(index_dtype(r, &idx, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->wins, WINS(r), idx, diag));
+    KVG_I_TRY(kvg_i_check_dtype(r->seq_len, SEQ(r), idx, diag));
     if (r->offset_index != NULL)
-        return kvg_i_check_dtype(r->offset_index, "offset_index", KVG_INT32,
-                                 diag);
+        return kvg_i_check_dtype(r->offset_index, OFF(r), idx, diag);
     return KVG_OK;
 }
 
 static kvg_status check_head_size(const kvg_i_runs *r, kvg_diag *diag)
 {
+    const size_t es = kvg_dtype_size(r->key->dtype);
+    if (r->rules != NULL && r->rules->row_bytes_align) {
+        if ((size_t)r->dim * es % 32 != 0)
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
+                              "key: dim 2 (head size D = %lld) times %zu "
+                              "bytes must be a multiple of 32", (long long)
+                              r->dim, es);
+        return KVG_OK;
+    }
     if (r->dim % 32 != 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
                           "key: dim 2 (head size D) must be a multiple of 32, "
                           "got %lld", (long long)r->dim);
-    if (r->kind != KVG_I_RUN_KVHEAD && r->dim > KVG_OMNI_MAX_DIM)
+    if (r->kind != KVG_I_RUN_KVHEAD && r->dim > KVG_I_RUNS_ATB_MAX_DIM)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
                           "key: dim 2 (head size D) must be at most %d, got "
-                          "%lld", KVG_OMNI_MAX_DIM, (long long)r->dim);
+                          "%lld", KVG_I_RUNS_ATB_MAX_DIM, (long long)r->dim);
     return KVG_OK;
 }
 
@@ -156,20 +201,21 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
                                   kc->shape[d], "as key_cache", diag));
     /* batch <= INT32_MAX-ish and heads fit: dense tensors cannot overflow. */
     if (!kvg_i_mul_i64(r->batch, r->heads, &r->runs))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, -1,
-                          "seq_len: batch*N overflows");
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, -1,
+                          "%s: batch*N overflows", SEQ(r));
     KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
                               "batch*N", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->wins, "wins", 0, r->runs, "batch*N", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, r->runs, "batch*N", diag));
     if (r->offset_index != NULL)
-        KVG_I_TRY(kvg_i_check_dim(r->offset_index, "offset_index", 0,
+        KVG_I_TRY(kvg_i_check_dim(r->offset_index, OFF(r), 0,
                                   r->runs, "batch*N", diag));
-    if (r->kind == KVG_I_RUN_OMNI && r->runs >= KVG_OMNI_MAX_HEADS)
+    if (r->rules == NULL && r->kind == KVG_I_RUN_OMNI &&
+        r->runs >= KVG_I_RUNS_ATB_MAX_HEADS)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, -1,
                           "slot_mapping: batch*N = %lld*%lld = %lld heads; "
                           "ReshapeAndCacheOmni needs fewer than %d",
                           (long long)r->batch, (long long)r->heads,
-                          (long long)r->runs, KVG_OMNI_MAX_HEADS);
+                          (long long)r->runs, KVG_I_RUNS_ATB_MAX_HEADS);
     r->blocks = kc->shape[0];
     r->block_size = kc->shape[1];
     r->slots = r->blocks * r->block_size; /* fits: the cache is dense */
@@ -203,9 +249,9 @@ size_t kvg_i_runs_spans(const kvg_i_runs *r, kvg_i_span *s)
     const kvg_i_span list[] = {{"key", r->key, 0},
                                {"value", r->value, 0},
                                {"slot_mapping", r->slot_mapping, 0},
-                               {"wins", r->wins, 0},
-                               {"seq_len", r->seq_len, 0},
-                               {"offset_index", r->offset_index, 0},
+                               {WINS(r), r->wins, 0},
+                               {SEQ(r), r->seq_len, 0},
+                               {OFF(r), r->offset_index, 0},
                                {"key_cache", r->key_cache, 1},
                                {"value_cache", r->value_cache, 1}};
     memcpy(s, list, sizeof list);
@@ -228,14 +274,15 @@ static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
     for (b = 0; b < r->batch; b++) {
         int64_t L = kvg_i_index_at(r->seq_len, b);
         if (L < 1)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, b,
-                              "seq_len: batch %lld has seq_len %lld; it must "
-                              "be at least 1", (long long)b, (long long)L);
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
+                              "%s: batch %lld has %s %lld; it must be at "
+                              "least 1", SEQ(r), (long long)b, SEQ(r),
+                              (long long)L);
         cum[b + 1] = cum[b] + L; /* cum[b] <= num_tokens: no overflow */
         if (cum[b + 1] > r->tokens)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "seq_len", 0, b,
-                              "seq_len: batches 0..%lld hold %lld tokens, more "
-                              "than the %lld rows of key (dim 0)",
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
+                              "%s: batches 0..%lld hold %lld tokens, more "
+                              "than the %lld rows of key (dim 0)", SEQ(r),
                               (long long)b, (long long)cum[b + 1],
                               (long long)r->tokens);
     }
@@ -256,18 +303,19 @@ static kvg_status check_window(const kvg_i_runs *r, int64_t i, int64_t L,
     if (r->offset_index != NULL && o == -1)
         return KVG_OK;
     if (w < 0 || w > L)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "wins", 0, i,
-                          "wins: " HEAD_FMT ": wins %lld is outside [0, "
-                          "seq_len %lld]%s", HEAD_ARGS(r, i), (long long)w,
-                          (long long)L,
-                          r->offset_index != NULL
-                              ? " (only offset_index -1 lifts this)"
-                              : "");
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, WINS(r), 0, i,
+                          "%s: " HEAD_FMT ": %s %lld is outside [0, %s "
+                          "%lld]%s%s%s", WINS(r), HEAD_ARGS(r, i), WINS(r),
+                          (long long)w, SEQ(r), (long long)L,
+                          r->offset_index != NULL ? " (only " : "",
+                          r->offset_index != NULL ? OFF(r) : "",
+                          r->offset_index != NULL ? " -1 lifts this)" : "");
     if (r->offset_index != NULL && (o < 0 || o > L - w))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "offset_index", 0, i,
-                          "offset_index: " HEAD_FMT ": offset_index %lld must "
-                          "be -1 or in [0, seq_len - wins] = [0, %lld]",
-                          HEAD_ARGS(r, i), (long long)o, (long long)(L - w));
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, OFF(r), 0, i,
+                          "%s: " HEAD_FMT ": %s %lld must be -1 or in [0, %s "
+                          "- %s] = [0, %lld]", OFF(r), HEAD_ARGS(r, i),
+                          OFF(r), (long long)o, SEQ(r), WINS(r),
+                          (long long)(L - w));
     return KVG_OK;
 }
 

@@ -1,9 +1,11 @@
 /*
- * src/ops/reshape_and_cache_omni/head_runs.h - per-(batch, head) runs of consecutive flat cache
- * slots: the engine behind ReshapeAndCacheOmni and the KVHEAD / KVHEAD_ROPE
- * modes of ReshapeAndCache, which share shapes, index tensors and the
- * "run of slots from slot_mapping[i]" addressing and differ only in which
- * tokens of the head they keep (docs/reshape_and_cache.md).
+ * src/engines/head_runs.h - per-(batch, head) runs of consecutive flat cache
+ * slots: the engine behind ReshapeAndCacheOmni, the KVHEAD / KVHEAD_ROPE
+ * modes of ReshapeAndCache and the Alibi / Rope / Omni modes of
+ * ScatterPaKvCache, which share shapes, index tensors and the "run of slots
+ * from slot_mapping[i]" addressing and differ only in which tokens of the
+ * head they keep (docs/reshape_and_cache.md) and in the details of their
+ * contracts (kvg_i_runs_rules).
  *
  * Use (the operators' entry skeletons, src/common/entry.h, do it): fill a
  * kvg_i_runs, kvg_i_runs_check_shapes, carve the workspace with
@@ -31,8 +33,30 @@ typedef enum kvg_i_run_kind {
     KVG_I_RUN_KVHEAD_ROPE = 2
 } kvg_i_run_kind;
 
+/* The ATB kernels' limits (ReshapeAndCacheOmni's public header repeats
+ * them as KVG_OMNI_MAX_DIM / KVG_OMNI_MAX_HEADS). */
+#define KVG_I_RUNS_ATB_MAX_DIM 16384
+#define KVG_I_RUNS_ATB_MAX_HEADS 500
+
+/*
+ * Where an operator's contract differs from ATB's (a NULL rules pointer):
+ * the names of its index tensors, the dtypes it copies, the index dtype,
+ * how head rows align, and no ATB size limits. ScatterPaKvCache uses it.
+ */
+typedef struct kvg_i_runs_rules {
+    const char *wins, *seq_len, *offset_index; /* tensor names */
+    /* copies (OMNI, KVHEAD): every dtype but int64 and the packed fp4;
+     * the mean (KVHEAD_ROPE) stays fp16 / bf16 */
+    int any_copy_dtype;
+    /* index tensors int32 or int64, all of slot_mapping's dtype */
+    int index_int64;
+    /* D * element size a multiple of 32 bytes (not D a multiple of 32) */
+    int row_bytes_align;
+} kvg_i_runs_rules;
+
 typedef struct kvg_i_runs {
     kvg_i_run_kind kind;
+    const kvg_i_runs_rules *rules; /* NULL: ATB's */
     const kvg_tensor *key;          /* [T, N, D] */
     const kvg_tensor *value;        /* [T, N, D] */
     const kvg_tensor *key_cache;    /* [NB, BS, 1, D] */
