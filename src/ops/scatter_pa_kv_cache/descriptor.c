@@ -79,7 +79,9 @@ static void describe(const kvg_i_op_args *a, const char *name,
     const kvg_tensor *src =
         strcmp(name, "key_cache") == 0 ? r->key : r->value;
 
-    *role = KVG_ROLE_COPY;
+    /* all copies but Rope's mean token (arithmetic) */
+    *role = r->scatter_mode == KVG_SCATTER_ROPE ? KVG_ROLE_COMPUTE
+                                                : KVG_ROLE_COPY;
     if (r->cache_mode == KVG_SCATTER_CACHE_PA_NZ) {
         if (t->rank == 4 && src != NULL && src->rank == 3)
             kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_NZ,
@@ -139,6 +141,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     token_rows rows;
 
     KVG_I_TRY(kvg_i_spkc_validate(k, &p, diag));
+    if (p.per_head) /* both caches get the same runs of slots */
+        return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     if (!is_key && p.sides == 1)
         return kvg_i_written_none(w); /* key-only: no value cache */
     rows.k = k;

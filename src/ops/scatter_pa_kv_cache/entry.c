@@ -115,15 +115,17 @@ static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
                           "scatter_mode: %d is not None (0), Nct (1), NHSD "
                           "(2), Alibi (3), Rope (4) or Omni (5)",
                           (int)a->scatter_mode);
-    if (a->scatter_mode >= KVG_SCATTER_ALIBI)
-        return kvg_i_fail(diag, INV, "scatter_mode", -1, -1,
-                          "scatter_mode: %s (a compressed mode) is not "
-                          "available in this kvgold version", sm);
     if (a->cache_mode == KVG_SCATTER_CACHE_PA_NZ &&
         a->scatter_mode != KVG_SCATTER_NONE)
         return kvg_i_fail(diag, INV, "scatter_mode", -1, -1,
                           "scatter_mode: cache_mode PA_NZ takes only "
                           "scatter_mode None, got %s", sm);
+    if (a->scatter_mode >= KVG_SCATTER_ALIBI) {
+        if (a->scatter_mode == KVG_SCATTER_ALIBI)
+            return must_be_null(a->compress_seq_offset, "compress_seq_offset",
+                                sm, diag);
+        return KVG_OK;
+    }
     KVG_I_TRY(must_be_null(a->compress_lens, "compress_lens", sm, diag));
     KVG_I_TRY(must_be_null(a->compress_seq_offset, "compress_seq_offset", sm,
                            diag));
@@ -560,6 +562,34 @@ static void write_all(const args_t *a, const kvg_i_spkc_plan *p)
     }
 }
 
+/* ---- the compressed modes: the shared per-head run engine ---------------- */
+
+/* ScatterPaKvCache's contract where it differs from ATB's: its tensor
+ * names, every copy dtype (Rope's mean stays fp16 / bf16, the A2 kernels'),
+ * int32 or int64 indices, 32-byte head rows (compress_common.h:129-130). */
+static const kvg_i_runs_rules k_rules = {"compress_lens", "seq_lens",
+                                         "compress_seq_offset", 1, 1, 1};
+
+/* Alibi is ATB's KVHEAD (the last w tokens), Rope its KVHEAD_ROPE (prefix,
+ * one mean token, suffix), Omni ReshapeAndCacheOmni (prefix and suffix). */
+static kvg_status runs_check(const args_t *a, kvg_i_runs *r, kvg_diag *diag)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = a->scatter_mode == KVG_SCATTER_ALIBI  ? KVG_I_RUN_KVHEAD
+              : a->scatter_mode == KVG_SCATTER_ROPE ? KVG_I_RUN_KVHEAD_ROPE
+                                                    : KVG_I_RUN_OMNI;
+    r->rules = &k_rules;
+    r->key = a->key;
+    r->value = a->value;
+    r->key_cache = a->key_cache;
+    r->value_cache = a->value_cache;
+    r->slot_mapping = a->slot_mapping;
+    r->wins = a->compress_lens;
+    r->seq_len = a->seq_lens;
+    r->offset_index = a->compress_seq_offset;
+    return kvg_i_runs_check_shapes(r, diag);
+}
+
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
 static void *e_workspace(const void *a, size_t *size)
@@ -575,6 +605,9 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 
     memset(p, 0, sizeof *p);
     KVG_I_TRY(check_attrs(a, diag));
+    p->per_head = a->scatter_mode >= KVG_SCATTER_ALIBI;
+    if (p->per_head)
+        return runs_check(a, &p->r, diag);
     return check_shapes(a, p, diag);
 }
 
@@ -589,6 +622,8 @@ static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
         {"value", p->sides == 2 ? a->value : NULL, 0},
         {"value_cache", p->sides == 2 ? a->value_cache : NULL, 1}};
 
+    if (p->per_head)
+        return kvg_i_runs_spans(&p->r, s);
     memcpy(s, list, sizeof list);
     return sizeof list / sizeof list[0];
 }
@@ -598,6 +633,10 @@ static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
     const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
     kvg_i_spkc_ws *w = (kvg_i_spkc_ws *)pieces;
 
+    if (p->per_head) {
+        kvg_i_runs_carve(&p->r, ws, &w->runs);
+        return;
+    }
     w->items = (kvg_i_keypos *)kvg_i_ws_take(ws, (size_t)p->tokens,
                                              sizeof(kvg_i_keypos));
 }
@@ -605,14 +644,21 @@ static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 static kvg_status e_values(const void *a, const void *plan, void *pieces,
                            kvg_diag *diag)
 {
-    return check_slots((const args_t *)a, (const kvg_i_spkc_plan *)plan,
-                       ((kvg_i_spkc_ws *)pieces)->items, diag);
+    const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
+    if (p->per_head)
+        return kvg_i_runs_check_values(&p->r, &((kvg_i_spkc_ws *)pieces)->runs,
+                                       diag);
+    return check_slots((const args_t *)a, p, ((kvg_i_spkc_ws *)pieces)->items,
+                       diag);
 }
 
 static void e_compute(const void *a, const void *plan, void *pieces)
 {
-    (void)pieces;
-    write_all((const args_t *)a, (const kvg_i_spkc_plan *)plan);
+    const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
+    if (p->per_head)
+        kvg_i_runs_write(&p->r, &((kvg_i_spkc_ws *)pieces)->runs);
+    else
+        write_all((const args_t *)a, p);
 }
 
 static const kvg_i_entry k_entry = {e_workspace, e_check,  e_spans,

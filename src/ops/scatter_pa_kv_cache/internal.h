@@ -12,6 +12,7 @@
 #include "kvgold/layout.h"
 #include "kvgold/scatter_pa_kv_cache.h"
 #include "src/common/internal.h"
+#include "src/engines/head_runs.h"
 
 /* One side (K or V) of a per-token call. */
 typedef struct kvg_i_spkc_side {
@@ -22,15 +23,19 @@ typedef struct kvg_i_spkc_side {
     kvg_cache_layout lay;    /* ND (Norm), BNSD (NHSD) or NZ */
 } kvg_i_spkc_side;
 
-/* A validated call. */
+/* A validated call: per token, or per head through the shared run engine
+ * (r: Alibi = KVHEAD, Rope = KVHEAD_ROPE, Omni = OMNI). */
 typedef struct kvg_i_spkc_plan {
+    int per_head;
+    kvg_i_runs r;
     int sides; /* 1: key-only, 2: key and value */
     int64_t tokens, heads, blocks, block_size, slots;
     kvg_i_spkc_side side[2];
 } kvg_i_spkc_plan;
 
 typedef struct kvg_i_spkc_ws {
-    kvg_i_keypos *items; /* the slot sort's tokens */
+    kvg_i_keypos *items; /* per token: the slot sort's tokens */
+    kvg_i_runs_ws runs;  /* per head */
 } kvg_i_spkc_ws;
 
 /* Everything kvg_scatter_pa_kv_cache checks before it writes a byte

@@ -125,8 +125,14 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     case 1: /* no such scatter mode */
         a->scatter_mode = (kvg_scatter_mode)(opf_pick(r, 0, 1) ? 6 : -1);
         break;
-    case 2: /* a compressed mode: not available, or NZ takes None only */
+    case 2: /* a compressed mode: its index tensors are missing (a
+             * NULL pointer), or NZ takes None only */
+        if (a->cache_mode == KVG_SCATTER_CACHE_NORM)
+            *want = KVG_ERR_PARAM_NULLPTR;
         a->scatter_mode = (kvg_scatter_mode)opf_pick(r, 3, 5);
+        if (a->scatter_mode == KVG_SCATTER_ALIBI &&
+            a->compress_seq_offset != NULL)
+            *want = KVG_ERR_PARAM_INVALID;
         break;
     default: /* a tensor no per-token mode takes */
         a->compress_lens = a->slot_mapping;

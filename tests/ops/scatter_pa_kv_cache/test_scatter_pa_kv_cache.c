@@ -378,8 +378,8 @@ static void test_refuse_shapes_and_modes(void **state)
     f.a.key = NULL;
     refused(&f, KVG_ERR_PARAM_NULLPTR, "key", "key");
     f.a.key = &f.s[0].src;
-    f.a.scatter_mode = KVG_SCATTER_ROPE;
-    refused(&f, KVG_ERR_PARAM_INVALID, "scatter_mode", "Rope");
+    f.a.scatter_mode = KVG_SCATTER_ROPE; /* its index tensors missing */
+    refused(&f, KVG_ERR_PARAM_NULLPTR, "compress_lens", "compress_lens");
     f.a.scatter_mode = (kvg_scatter_mode)9;
     refused(&f, KVG_ERR_PARAM_INVALID, "scatter_mode", "is not None");
     f.a.scatter_mode = KVG_SCATTER_NCT;

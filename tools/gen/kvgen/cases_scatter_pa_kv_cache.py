@@ -9,7 +9,8 @@ infinities, both fp4 nibbles) must arrive unchanged.
 import numpy as np
 
 from .casefile import STORAGE, T, write_case
-from .scatter_pa_kv_cache import scatter_pa_kv_cache
+from . import formats
+from .scatter_pa_kv_cache import compressed, scatter_pa_kv_cache
 
 NAME = "scatter_pa_kv_cache"
 COPY_DTYPES = ("fp16", "bf16", "fp32", "int8", "uint8", "int16", "uint16",
@@ -163,6 +164,91 @@ def nz_cases(root):
          "scrambled)", 657, "fp16", mode="PA_NZ", n=4, dk=16, nb=2, bs=4)
 
 
+def pack(rng, counts, bs):
+    """Start slots for runs of `counts` slots, in shuffled order with small
+    gaps (runs cross block boundaries); returns (slots, num_blocks)."""
+    slots = np.zeros(len(counts), np.int64)
+    at = 0
+    for i in rng.permutation(len(counts)):
+        slots[i] = at
+        at += int(counts[i]) + rng.randint(0, 3)
+    return slots, -(-at // bs) + 1
+
+
+def head_case(root, case_id, comment, seed, mode, tag, seq_lens, heads, dim,
+              bs, lens, offs=None, idx=np.int32, skip=None, values=False):
+    """A compressed-mode case: key/value [T, N, D], caches [NB, BS, 1, D],
+    per-head slot_mapping / compress_lens (/ compress_seq_offset), seq_lens
+    per batch. `skip` heads get slot -1. `values` draws finite numbers
+    (Rope's mean) instead of raw bytes."""
+    rng = np.random.RandomState(seed)
+    tokens = int(np.sum(seq_lens))
+    shape = (tokens, heads, dim)
+    if values:
+        key = formats.encode(tag, rng.uniform(-4, 4, shape).astype(
+            np.float32))
+        value = formats.encode(tag, rng.uniform(-4, 4, shape).astype(
+            np.float32))
+    else:
+        key, value = random_bytes(rng, tag, shape), random_bytes(rng, tag,
+                                                                 shape)
+    L = np.repeat(np.asarray(seq_lens, np.int64), heads)
+    w = np.asarray(lens, np.int64)
+    if mode == "Alibi":
+        counts = w
+    else:
+        o = np.asarray(offs, np.int64)
+        active = (o != -1) & (w != 0)
+        counts = np.where(active, L - w + (mode == "Rope"), L)
+    slots, nb = pack(rng, counts, bs)
+    if skip is not None:
+        slots[list(skip)] = -1
+    kc = random_bytes(rng, tag, (nb, bs, 1, dim), nonzero=True)
+    vc = random_bytes(rng, tag, (nb, bs, 1, dim), nonzero=True)
+    itag = "int32" if idx == np.int32 else "int64"
+
+    def ix(a):
+        return T(np.asarray(a).astype(idx), itag)
+
+    inputs = {"key": T(key, tag), "value": T(value, tag),
+              "key_cache": T(kc, tag), "value_cache": T(vc, tag),
+              "slot_mapping": ix(slots), "compress_lens": ix(lens),
+              "seq_lens": ix(seq_lens)}
+    if mode != "Alibi":
+        inputs["compress_seq_offset"] = ix(offs)
+    ekc, evc = compressed(key, value, kc, vc, slots, mode, lens, seq_lens,
+                          offs, tag)
+    write_case(root, case_id, NAME, {"scatter_mode": mode}, inputs,
+               {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)},
+               comment=comment)
+
+
+def compressed_cases(root):
+    head_case(root, "alibi_fp16", "Alibi (ATB KVHEAD): the last w tokens "
+              "per head, w in {0, L, 1, 4}; runs cross blocks of 4", 670,
+              "Alibi", "fp16", [9, 5], 2, 16, 4, [0, 9, 1, 4])
+    head_case(root, "alibi_int8_int64_index", "Alibi int8, every index "
+              "tensor int64, head 1 skipped (slot -1)", 671, "Alibi", "int8",
+              [6, 7], 2, 32, 8, [3, 6, 7, 2], idx=np.int64, skip=[1])
+    head_case(root, "alibi_uint32", "Alibi copies any copy dtype: uint32 "
+              "D=8 (32-byte rows)", 672, "Alibi", "uint32", [5], 3, 8, 4,
+              [2, 5, 1])
+    head_case(root, "omni_bf16", "Omni: prefix [0,o) + suffix [o+w,L); "
+              "o=-1 | w=0 | o=0 | o+w=L", 673, "Omni", "bf16", [10], 4, 16,
+              4, [3, 0, 4, 5], [-1, 2, 0, 5])
+    head_case(root, "omni_hif8_int64_index", "Omni hif8 (a byte copy), "
+              "int64 indices", 674, "Omni", "hif8", [8, 6], 2, 32, 8,
+              [2, 3, 1, 0], [1, 0, -1, 2], idx=np.int64)
+    head_case(root, "rope_fp16", "Rope (ATB KVHEAD_ROPE): prefix, ONE "
+              "binary32 mean of [o, o+w) (from +0 in token order, / float(w),"
+              " RNE), suffix; o=-1 | w=L | o=2 w=5", 675, "Rope", "fp16",
+              [10], 3, 16, 4, [4, 10, 5], [-1, 0, 2], values=True)
+    head_case(root, "rope_bf16_int64_index", "Rope bf16, int64 indices, "
+              "two batches, a skipped head", 676, "Rope", "bf16", [12, 7], 2,
+              32, 8, [6, 3, 7, 2], [3, 0, 0, 5], idx=np.int64, skip=[3],
+              values=True)
+
+
 def error_case(root, case_id, comment, tensor, attrs, inputs,
                status=161002):
     write_case(root, case_id, NAME, attrs, inputs, {}, comment=comment,
@@ -242,8 +328,53 @@ def errors(root):
                 "slot_mapping": i32([0, 1, 2, 3])})
 
 
+def compressed_errors(root):
+    rng = np.random.RandomState(695)
+    key = random_bytes(rng, "fp16", (6, 2, 16))
+    kc = random_bytes(rng, "fp16", (4, 4, 1, 16), nonzero=True)
+
+    def i32(a):
+        return T(np.asarray(a, dtype=np.int32), "int32")
+
+    head = {"key": T(key, "fp16"), "value": T(key.copy(), "fp16"),
+            "key_cache": T(kc, "fp16"), "value_cache": T(kc.copy(), "fp16"),
+            "compress_lens": i32([2, 2]), "seq_lens": i32([6]),
+            "compress_seq_offset": i32([1, 1])}
+    error_case(root, "error_rope_runs_overlap",
+               "Rope writes L-w+1 = 5 slots per head; slots 0 and 4 leave "
+               "room for 4", "slot_mapping", {"scatter_mode": "Rope"},
+               dict(head, slot_mapping=i32([0, 4])))
+    error_case(root, "error_alibi_given_offset",
+               "Alibi takes no compress_seq_offset", "compress_seq_offset",
+               {"scatter_mode": "Alibi"},
+               dict(head, slot_mapping=i32([0, 8])))
+    error_case(root, "error_omni_index_dtypes_differ",
+               "int64 slot_mapping with int32 compress_lens",
+               "compress_lens", {"scatter_mode": "Omni"},
+               dict(head, slot_mapping=T(np.array([0, 8], np.int64),
+                                         "int64")))
+    i8 = random_bytes(rng, "int8", (6, 2, 32))
+    c8 = random_bytes(rng, "int8", (4, 4, 1, 32), nonzero=True)
+    error_case(root, "error_rope_int8",
+               "Rope's mean is fp16 / bf16 only (A2)", "key",
+               {"scatter_mode": "Rope"},
+               dict(head, key=T(i8, "int8"), value=T(i8.copy(), "int8"),
+                    key_cache=T(c8, "int8"), value_cache=T(c8.copy(), "int8"),
+                    slot_mapping=i32([0, 8])))
+    error_case(root, "error_alibi_wins_past_seq_len",
+               "compress_lens 7 > seq_lens 6", "compress_lens",
+               {"scatter_mode": "Alibi"},
+               {"key": head["key"], "value": head["value"],
+                "key_cache": head["key_cache"],
+                "value_cache": head["value_cache"],
+                "compress_lens": i32([7, 2]), "seq_lens": i32([6]),
+                "slot_mapping": i32([0, 8])})
+
+
 def generate(root):
     norm_cases(root)
+    compressed_cases(root)
+    compressed_errors(root)
     nct_cases(root)
     nhsd_cases(root)
     nz_cases(root)

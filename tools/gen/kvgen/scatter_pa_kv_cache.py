@@ -6,8 +6,13 @@ Written from the operator's definition (docs/scatter_pa_kv_cache.md and the
 ops-transformer kernels it cites), not from the C code. Every tensor is
 handled as raw bytes (a uint8 view of its last axis), so every dtype, the
 packed fp4 pairs included, is the same code: a copy moves whole bytes.
+The compressed modes are the shared per-head run golden (kvgen/head_runs.py):
+Alibi = KVHEAD, Rope = KVHEAD_ROPE (its mean token: binary32 from +0 in token
+order, one division by float(w), RNE), Omni = Omni.
 """
 import numpy as np
+
+from . import head_runs
 
 
 def _bytes(a):
@@ -118,3 +123,17 @@ def scatter_pa_kv_cache(key, key_cache, slot_mapping, value=None,
         else:
             out.append(norm(cache, rows, slot))
     return out[0], (out[1] if len(out) > 1 else None)
+
+
+def compressed(key, value, key_cache, value_cache, slot_mapping,
+               scatter_mode, compress_lens, seq_lens,
+               compress_seq_offset=None, tag=None):
+    """Alibi / Rope / Omni: (key_cache', value_cache'). `tag` (fp16 / bf16)
+    is Rope's dtype, for its mean token."""
+    args = (key, value, key_cache, value_cache, slot_mapping, compress_lens,
+            seq_lens)
+    if scatter_mode == "Alibi":
+        return head_runs.kvhead(*args)
+    if scatter_mode == "Rope":
+        return head_runs.kvhead_rope(*args, compress_seq_offset, tag)
+    return head_runs.omni(*args, compress_seq_offset)
