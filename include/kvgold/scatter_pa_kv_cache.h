@@ -22,12 +22,29 @@
  *                 pair may have different dtypes.
  *   key-only      (Norm / None or Nct) value and value_cache both NULL, or
  *                 both rank 0 (aclnn's 0-dim value_cache): only the key.
- *   Norm / Alibi, Rope, Omni (the compressed modes; ATB ReshapeAndCache
- *                 KVHEAD / KVHEAD_ROPE and ReshapeAndCacheOmni semantics):
- *                 not available in this version (refused, 161002).
+ *   Norm / Alibi, Rope, Omni (the compressed modes: ATB ReshapeAndCache
+ *                 KVHEAD / KVHEAD_ROPE and ReshapeAndCacheOmni semantics,
+ *                 computed by the same engine): key / value [T, N, D],
+ *                 caches [NB, BS, 1, D] (D*size a multiple of 32 bytes),
+ *                 slot_mapping, compress_lens and (Rope, Omni)
+ *                 compress_seq_offset per head [B*N], seq_lens [B]; head
+ *                 i = b*N + h (batch b = rows sum(seq_lens[:b]) ..) writes a
+ *                 run of consecutive flat slots from slot_mapping[i]
+ *                 (skipped if negative), crossing block boundaries:
+ *                   Alibi  the last w = compress_lens[i] tokens;
+ *                   Omni   [0, o) and [o+w, L), o = compress_seq_offset[i];
+ *                   Rope   [0, o), ONE mean token of [o, o+w) (binary32
+ *                          from +0 in token order, / (float)w, RNE to
+ *                          fp16 / bf16), [o+w, L);
+ *                 Omni and Rope keep all L tokens when o == -1 or w == 0.
+ *                 Refused: seq_lens < 1 or summing past T, w outside
+ *                 [0, L], o outside {-1} u [0, L-w], runs past the cache or
+ *                 sharing a slot, Dv != Dk. Dtypes: Alibi / Omni every copy
+ *                 dtype but fp4, Rope fp16 / bf16; index tensors all int32
+ *                 or all int64.
  *
- * Dtypes: key == key_cache, value == value_cache, key == value except in
- * PA_NZ; fp16, fp32, bf16, int8, uint8, int16, uint16, int32, uint32, hif8,
+ * Dtypes (per-token scenarios): key == key_cache, value == value_cache,
+ * key == value except in PA_NZ; fp16, fp32, bf16, int8, uint8, int16, uint16, int32, uint32, hif8,
  * fp8_e5m2, fp8_e4m3fn, and the packed fp4_e2m1 / fp4_e1m2 (one element =
  * one byte = two codes, kvgold/dtype.h: shapes count bytes, so a head of D
  * fp4 codes has D/2 elements, D even; a copy moves whole bytes and never
@@ -109,8 +126,9 @@ KVG_API const char *kvg_scatter_mode_name(kvg_scatter_mode mode);
 KVG_API int kvg_scatter_mode_from_name(const char *name,
                                        kvg_scatter_mode *mode);
 
-/* Bytes of workspace (the slot sort of the duplicate check); depends only
- * on the shapes, checks presence, dtypes and shapes first. */
+/* Bytes of workspace (the slot sort of the duplicate / overlap checks;
+ * the batch starts and two rows of floats for Rope); depends only on the
+ * shapes, checks presence, dtypes and shapes first. */
 KVG_API kvg_status kvg_scatter_pa_kv_cache_workspace_size(
     const kvg_scatter_pa_kv_cache_args *args, size_t *bytes, kvg_diag *diag);
 

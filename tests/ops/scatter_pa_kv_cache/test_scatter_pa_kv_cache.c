@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kvgold/format.h"
 #include "kvgold/scatter_pa_kv_cache.h"
 
 typedef enum shape_kind { NORM, NHSD, NZ4, NZ5 } shape_kind;
@@ -423,6 +424,185 @@ static void test_workspace_size(void **state)
     fx_free(&f);
 }
 
+/* ---- compressed modes: one head by hand ---------------------------------- */
+
+typedef struct hx {
+    kvg_tensor key, value, kc, vc, slot, lens, seq, off;
+    unsigned char *kc0;
+    void *ws;
+    kvg_scatter_pa_kv_cache_args a;
+} hx;
+
+static void set_idx(kvg_tensor *t, int64_t i, int64_t v)
+{
+    if (t->dtype == KVG_INT32) {
+        int32_t x = (int32_t)v;
+        memcpy((unsigned char *)t->data + 4 * i, &x, 4);
+    } else {
+        memcpy((unsigned char *)t->data + 8 * i, &v, 8);
+    }
+}
+
+/* One batch of L tokens, one head of D fp16 channels, caches of 2 blocks
+ * of 4 slots; slot s, w = lens, o = off. */
+static void hx_init(hx *h, kvg_scatter_mode mode, kvg_dtype idx, int64_t L,
+                    int64_t s, int64_t w, int64_t o, uint64_t seed)
+{
+    static const int64_t one = 1;
+    int64_t ks[3], cs[4];
+    memset(h, 0, sizeof *h);
+    ks[0] = L, ks[1] = 1, ks[2] = 16;
+    cs[0] = 2, cs[1] = 4, cs[2] = 1, cs[3] = 16;
+    h->key = kvgt_tensor_new(KVG_FP16, 3, ks, seed);
+    h->value = kvgt_tensor_new(KVG_FP16, 3, ks, seed + 1);
+    h->kc = kvgt_tensor_new(KVG_FP16, 4, cs, seed + 2);
+    h->vc = kvgt_tensor_new(KVG_FP16, 4, cs, seed + 3);
+    h->slot = kvgt_tensor_new(idx, 1, &one, seed + 4);
+    h->lens = kvgt_tensor_new(idx, 1, &one, seed + 5);
+    h->seq = kvgt_tensor_new(idx, 1, &one, seed + 6);
+    h->off = kvgt_tensor_new(idx, 1, &one, seed + 7);
+    set_idx(&h->slot, 0, s);
+    set_idx(&h->lens, 0, w);
+    set_idx(&h->seq, 0, L);
+    set_idx(&h->off, 0, o);
+    h->ws = kvgt_alloc_poisoned(WS_BYTES, seed + 8);
+    kvg_scatter_pa_kv_cache_args_init(&h->a);
+    h->a.key = &h->key, h->a.value = &h->value;
+    h->a.key_cache = &h->kc, h->a.value_cache = &h->vc;
+    h->a.slot_mapping = &h->slot, h->a.compress_lens = &h->lens;
+    h->a.seq_lens = &h->seq;
+    if (mode != KVG_SCATTER_ALIBI)
+        h->a.compress_seq_offset = &h->off;
+    h->a.scatter_mode = mode;
+    h->a.workspace = h->ws, h->a.workspace_size = WS_BYTES;
+    h->kc0 = (unsigned char *)malloc(h->kc.nbytes);
+    assert_non_null(h->kc0);
+    memcpy(h->kc0, h->kc.data, h->kc.nbytes);
+}
+
+static void hx_free(hx *h)
+{
+    kvgt_tensor_free(&h->key), kvgt_tensor_free(&h->value);
+    kvgt_tensor_free(&h->kc), kvgt_tensor_free(&h->vc);
+    kvgt_tensor_free(&h->slot), kvgt_tensor_free(&h->lens);
+    kvgt_tensor_free(&h->seq), kvgt_tensor_free(&h->off);
+    free(h->kc0);
+    free(h->ws);
+}
+
+/* Row r of key (32 bytes) is flat slot `slot` of key_cache. */
+static void assert_row(const hx *h, int64_t slot, int64_t r)
+{
+    kvgt_assert_bytes_equal((const unsigned char *)h->kc.data + slot * 32,
+                            (const unsigned char *)h->key.data + r * 32, 32,
+                            "key_cache row");
+}
+
+static void assert_untouched(const hx *h, int64_t from, int64_t to)
+{
+    int64_t s;
+    for (s = 0; s < 8; s++)
+        if (s < from || s >= to)
+            kvgt_assert_bytes_equal((const unsigned char *)h->kc.data + s * 32,
+                                    h->kc0 + s * 32, 32, "untouched slot");
+}
+
+static void hx_run(hx *h)
+{
+    kvg_diag d;
+    if (kvg_scatter_pa_kv_cache(&h->a, &d) != KVG_OK)
+        fail_msg("unexpected refusal: %s", d.message);
+}
+
+static void test_alibi_and_omni_by_hand(void **state)
+{
+    hx h;
+    (void)state;
+    /* Alibi: the last w = 2 of L = 5 tokens to slots 3, 4 (block 0 row 3,
+     * block 1 row 0: the run crosses the block), int64 indices */
+    hx_init(&h, KVG_SCATTER_ALIBI, KVG_INT64, 5, 3, 2, 0, 900);
+    hx_run(&h);
+    assert_row(&h, 3, 3);
+    assert_row(&h, 4, 4);
+    assert_untouched(&h, 3, 5);
+    hx_free(&h);
+    /* Omni: L = 6, o = 1, w = 3: tokens 0, 4, 5 to slots 2, 3, 4 */
+    hx_init(&h, KVG_SCATTER_OMNI, KVG_INT32, 6, 2, 3, 1, 910);
+    hx_run(&h);
+    assert_row(&h, 2, 0);
+    assert_row(&h, 3, 4);
+    assert_row(&h, 4, 5);
+    assert_untouched(&h, 2, 5);
+    hx_free(&h);
+}
+
+/* Rope: L = 4, o = 0, w = 3: the mean of tokens 0..2 at slot 5, token 3 at
+ * slot 6. Channel 0 holds 2048, 1, 1: binary32 gives 2050 / 3, which fp16
+ * rounds to 683.5; the other channels random. */
+static void test_rope_mean_by_hand(void **state)
+{
+    hx h;
+    int64_t c, t;
+    (void)state;
+    hx_init(&h, KVG_SCATTER_ROPE, KVG_INT32, 4, 5, 3, 0, 920);
+    for (t = 0; t < 4; t++)
+        for (c = 0; c < 16; c++) {
+            float v = t == 0 && c == 0 ? 2048.0f
+                      : c == 0         ? 1.0f
+                                       : (float)((t * 7 + c * 3) % 11) - 5.25f;
+            uint16_t b = kvg_f32_to_fp16(v, KVG_OVF_DEFAULT);
+            memcpy((unsigned char *)h.key.data + (t * 16 + c) * 2, &b, 2);
+        }
+    hx_run(&h);
+    for (c = 0; c < 16; c++) {
+        float acc = 0.0f;
+        uint16_t want, got;
+        for (t = 0; t < 3; t++) {
+            uint16_t b;
+            memcpy(&b, (const unsigned char *)h.key.data + (t * 16 + c) * 2,
+                   2);
+            acc = acc + kvg_fp16_to_f32(b);
+        }
+        want = kvg_f32_to_fp16(acc / 3.0f, KVG_OVF_DEFAULT);
+        memcpy(&got, (const unsigned char *)h.kc.data + (5 * 16 + c) * 2, 2);
+        assert_int_equal(got, want);
+    }
+    {
+        uint16_t got0;
+        memcpy(&got0, (const unsigned char *)h.kc.data + 5 * 32, 2);
+        assert_int_equal(got0, 0x6157); /* 683.5 */
+    }
+    assert_row(&h, 6, 3);
+    assert_untouched(&h, 5, 7);
+    hx_free(&h);
+}
+
+static void test_compressed_refusals(void **state)
+{
+    hx h;
+    kvg_diag d;
+    (void)state;
+    /* a run past the cache: Alibi w = 3 from slot 6 of 8 */
+    hx_init(&h, KVG_SCATTER_ALIBI, KVG_INT32, 5, 6, 3, 0, 930);
+    assert_int_equal(kvg_scatter_pa_kv_cache(&h.a, &d), KVG_ERR_PARAM_INVALID);
+    assert_string_equal(d.tensor, "slot_mapping");
+    assert_non_null(strstr(d.message, "past the end of the cache"));
+    kvgt_assert_bytes_equal(h.kc.data, h.kc0, h.kc.nbytes, "key_cache");
+    /* Alibi takes no compress_seq_offset */
+    h.a.compress_seq_offset = &h.off;
+    assert_int_equal(kvg_scatter_pa_kv_cache(&h.a, &d), KVG_ERR_PARAM_INVALID);
+    assert_string_equal(d.tensor, "compress_seq_offset");
+    hx_free(&h);
+    /* compress_lens > seq_lens names the tensor by its ScatterPaKvCache
+     * name */
+    hx_init(&h, KVG_SCATTER_OMNI, KVG_INT32, 4, 0, 5, 0, 940);
+    assert_int_equal(kvg_scatter_pa_kv_cache(&h.a, &d), KVG_ERR_PARAM_INVALID);
+    assert_string_equal(d.tensor, "compress_lens");
+    assert_non_null(strstr(d.message, "outside [0, seq_lens 4]"));
+    kvgt_assert_bytes_equal(h.kc.data, h.kc0, h.kc.nbytes, "key_cache");
+    hx_free(&h);
+}
+
 static void test_mode_names(void **state)
 {
     kvg_scatter_cache_mode cm = KVG_SCATTER_CACHE_PA_NZ;
@@ -451,6 +631,9 @@ int main(void)
         cmocka_unit_test(test_refuse_slots),
         cmocka_unit_test(test_refuse_shapes_and_modes),
         cmocka_unit_test(test_workspace_size),
+        cmocka_unit_test(test_alibi_and_omni_by_hand),
+        cmocka_unit_test(test_rope_mean_by_hand),
+        cmocka_unit_test(test_compressed_refusals),
         cmocka_unit_test(test_mode_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
