@@ -94,3 +94,34 @@ def test_copy_only_dtypes_by_tag():
                                dtypes={"key": "uint16",
                                        "key_cache": "uint16"})
     assert np.array_equal(c16[0, 0, 0], u16[0, 0])
+
+
+def test_compressed_modes_by_hand():
+    """Alibi keeps the last w tokens; Rope puts one binary32 mean between
+    prefix and suffix (2048, 1, 1 -> 2050/3 -> fp16 683.5)."""
+    key = _data((5, 1, 16), 7)
+    kc = np.full((2, 4, 1, 16), 3, np.float16)
+    idx = np.int64
+    kvgold.scatter_pa_kv_cache(
+        key, kc, np.array([3], idx), key, kc.copy(), scatter_mode="Alibi",
+        compress_lens=np.array([2], idx), seq_lens=np.array([5], idx))
+    flat = kc.reshape(8, 16)
+    assert np.array_equal(flat[3], key[3, 0])
+    assert np.array_equal(flat[4], key[4, 0])
+    assert np.all(flat[[0, 1, 2, 5, 6, 7]] == 3)
+    key = _data((4, 1, 16), 8)
+    key[:3, 0, 0] = [2048, 1, 1]
+    kc = np.full((2, 4, 1, 16), 3, np.float16)
+    i32 = np.int32
+    kvgold.scatter_pa_kv_cache(
+        key, kc, np.array([5], i32), key, kc.copy(), scatter_mode="Rope",
+        compress_lens=np.array([3], i32), seq_lens=np.array([4], i32),
+        compress_seq_offset=np.array([0], i32))
+    flat = kc.reshape(8, 16)
+    acc = np.zeros(16, np.float32)
+    for t in range(3):
+        acc = acc + key[t, 0].astype(np.float32)
+    assert flat[5].tobytes() == (acc / np.float32(3)).astype(
+        np.float16).tobytes()
+    assert flat[5, 0] == np.float16(683.5)
+    assert np.array_equal(flat[6], key[3, 0])
