@@ -4,7 +4,7 @@
  * modes of ReshapeAndCache and the Alibi / Rope / Omni modes of
  * ScatterPaKvCache, which share shapes, index tensors and the "run of slots
  * from slot_mapping[i]" addressing and differ only in which tokens of the
- * head they keep (docs/reshape_and_cache.md) and in the details of their
+ * head they keep (the operators' pages in docs/) and in the details of their
  * contracts (kvg_i_runs_rules).
  *
  * Use (the operators' entry skeletons, src/common/entry.h, do it): fill a
