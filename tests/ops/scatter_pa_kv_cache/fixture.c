@@ -169,6 +169,149 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     return 1;
 }
 
+/* ---- the compressed modes (Alibi, Rope, Omni) ---------------------------- */
+
+/* Tokens a head writes: Alibi w; Omni L - w (all L when inactive); Rope
+ * L - w + 1 (all L when inactive). */
+static int64_t head_count(kvg_scatter_mode m, int64_t L, int64_t w, int64_t o)
+{
+    if (m == KVG_SCATTER_ALIBI)
+        return w;
+    if (o == -1 || w == 0)
+        return L;
+    return L - w + (m == KVG_SCATTER_ROPE);
+}
+
+static void build_heads(opf *f, kvgt_rng *r)
+{
+    spkc_args *a = (spkc_args *)f->args;
+    const kvg_scatter_mode m = (kvg_scatter_mode)opf_pick(r, 3, 5);
+    const kvg_dtype dt = opf_pick(r, 0, 1) ? KVG_FP16 : KVG_BF16;
+    const kvg_dtype idx = opf_pick(r, 0, 1) ? KVG_INT32 : KVG_INT64;
+    const int64_t batch = opf_pick(r, 1, 2), heads = opf_pick(r, 1, 2);
+    const int64_t dim = 16 * opf_pick(r, 1, 2), bs = opf_pick(r, 2, 5);
+    int64_t L[2], tokens = 0, b, i, at = 0, sh[4];
+    opf_tensor *slot, *lens, *seq, *off = NULL;
+    opf_geo *g = &f->g;
+
+    kvg_scatter_pa_kv_cache_args_init(a);
+    a->scatter_mode = m;
+    for (b = 0; b < batch; b++) {
+        L[b] = opf_pick(r, 1, 6);
+        tokens += L[b];
+    }
+    g->batch = batch, g->heads = heads, g->runs = batch * heads;
+    for (i = 0; i < g->runs; i++) {
+        const int64_t Li = L[i / heads];
+        g->w[i] = opf_pick(r, 0, Li);
+        g->o[i] = m == KVG_SCATTER_ALIBI ? 0
+                  : opf_pick(r, 0, 3) == 0 ? -1
+                                           : opf_pick(r, 0, Li - g->w[i]);
+        g->count[i] = head_count(m, Li, g->w[i], g->o[i]);
+        g->s[i] = opf_pick(r, 0, 4) == 0 ? -1 : at;
+        if (g->s[i] >= 0)
+            at += g->count[i] + opf_pick(r, 0, 2);
+    }
+    for (b = 0; b < batch; b++)
+        g->L[b] = L[b];
+    g->tokens = tokens;
+    g->bs = bs;
+    g->slots = (at / bs + 1) * bs;
+    sh[0] = tokens, sh[1] = heads, sh[2] = dim;
+    opf_add(f, r, "key", OPF_INPUT, 1, dt, 3, sh, &a->key);
+    opf_add(f, r, "value", OPF_INPUT, 1, dt, 3, sh, &a->value);
+    sh[0] = g->slots / bs, sh[1] = bs, sh[2] = 1, sh[3] = dim;
+    opf_add(f, r, "key_cache", OPF_CACHE, 1, dt, 4, sh, &a->key_cache);
+    opf_add(f, r, "value_cache", OPF_CACHE, 1, dt, 4, sh, &a->value_cache);
+    sh[0] = g->runs;
+    slot = opf_add(f, r, "slot_mapping", OPF_INPUT, 1, idx, 1, sh,
+                   &a->slot_mapping);
+    lens = opf_add(f, r, "compress_lens", OPF_INPUT, 1, idx, 1, sh,
+                   &a->compress_lens);
+    if (m != KVG_SCATTER_ALIBI)
+        off = opf_add(f, r, "compress_seq_offset", OPF_INPUT, 1, idx, 1, sh,
+                      &a->compress_seq_offset);
+    sh[0] = batch;
+    seq = opf_add(f, r, "seq_lens", OPF_INPUT, 1, idx, 1, sh, &a->seq_lens);
+    for (i = 0; i < g->runs; i++) {
+        opf_index_set(slot, i, g->s[i]);
+        opf_index_set(lens, i, g->w[i]);
+        if (off != NULL)
+            opf_index_set(off, i, g->o[i]);
+    }
+    for (b = 0; b < batch; b++)
+        opf_index_set(seq, b, L[b]);
+}
+
+static void mutate_heads_attr(opf *f, kvgt_rng *r, kvg_status *want,
+                              char *what, size_t cap)
+{
+    spkc_args *a = (spkc_args *)f->args;
+    const int64_t c = opf_pick(r, 0, 2);
+    *want = KVG_ERR_PARAM_INVALID;
+    if (c == 0) /* no such mode */
+        a->scatter_mode = (kvg_scatter_mode)(opf_pick(r, 0, 1) ? 6 : -1);
+    else if (c == 1) /* a per-token mode: the index tensors are foreign */
+        a->scatter_mode = (kvg_scatter_mode)opf_pick(r, 0, 2);
+    else /* PA_NZ takes scatter_mode None only */
+        a->cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+    (void)snprintf(what, cap, "cache_mode %d scatter_mode %d (change %d)",
+                   (int)a->cache_mode, (int)a->scatter_mode, (int)c);
+}
+
+/* seq_lens below 1 or past the rows, a window outside its head, a start
+ * slot past the cache, a run past its end, two runs overlapping. */
+static int mutate_heads_value(opf *f, kvgt_rng *r, kvg_status *want,
+                              char *what, size_t cap)
+{
+    const opf_geo *g = &f->g;
+    const int64_t c = opf_pick(r, 0, 5);
+    const int64_t i = opf_pick(r, 0, g->runs - 1);
+    const int64_t b = opf_pick(r, 0, g->batch - 1);
+    const spkc_args *a = (const spkc_args *)f->args;
+    int64_t pos[16], n = 0, k;
+
+    *want = KVG_ERR_PARAM_INVALID;
+    for (k = 0; k < g->runs; k++)
+        if (g->s[k] >= 0 && g->count[k] > 0)
+            pos[n++] = k;
+    switch (c) {
+    case 0:
+        opf_index_set(opf_find(f, "seq_lens"), b, opf_pick(r, 0, 1) ? 0 : -3);
+        break;
+    case 1:
+        opf_index_set(opf_find(f, "seq_lens"), b, g->L[b] + g->tokens);
+        break;
+    case 2: /* compress_lens outside [0, L] where it counts */
+        if (a->scatter_mode != KVG_SCATTER_ALIBI && g->o[i] == -1)
+            return 0;
+        opf_index_set(opf_find(f, "compress_lens"), i,
+                      opf_pick(r, 0, 1) ? g->L[i / g->heads] + 1 : -1);
+        break;
+    case 3:
+        opf_index_set(opf_find(f, "slot_mapping"), i, g->slots);
+        break;
+    case 4:
+        if (n == 0)
+            return 0;
+        opf_index_set(opf_find(f, "slot_mapping"), pos[0],
+                      g->slots - g->count[pos[0]] + 1);
+        break;
+    default:
+        if (n < 2)
+            return 0;
+        opf_index_set(opf_find(f, "slot_mapping"), pos[1], g->s[pos[0]]);
+        break;
+    }
+    (void)snprintf(what, cap, "head index change %d (head %lld, batch %lld)",
+                   (int)c, (long long)i, (long long)b);
+    return 1;
+}
+
+const opf_kind_desc opf_kind_scatter_pa_kv_cache_heads = {
+    "scatter_pa_kv_cache Alibi/Rope/Omni", "scatter_pa_kv_cache",
+    build_heads, mutate_heads_attr, mutate_heads_value, NULL};
+
 const opf_kind_desc opf_kind_scatter_pa_kv_cache = {
     "scatter_pa_kv_cache", "scatter_pa_kv_cache", build, mutate_attr,
     mutate_value, untied};
@@ -176,4 +319,4 @@ const opf_kind_desc opf_kind_scatter_pa_kv_cache = {
 /* The kinds of this operator, NULL-terminated (the fixture finds them by
  * this name). */
 const opf_kind_desc *const opf_kinds_scatter_pa_kv_cache[] = {
-    &opf_kind_scatter_pa_kv_cache, NULL};
+    &opf_kind_scatter_pa_kv_cache, &opf_kind_scatter_pa_kv_cache_heads, NULL};
