@@ -1,7 +1,9 @@
 /*
  * tests/fuzz/fuzz_scatter_pa_kv_cache.c - ScatterPaKvCache's validation on
  * fuzzed arguments: the first byte picks the scenario the call is built
- * for (Norm, NHSD, PA_NZ 4-D, PA_NZ 5-D, key-only Norm); later bytes pick
+ * for (Norm, NHSD, PA_NZ 4-D, PA_NZ 5-D, key-only Norm, and the compressed
+ * Alibi / Rope / Omni, built by the shared per-head fuzzer fuzz_runs.h with
+ * ScatterPaKvCache's tensor names); later bytes pick
  * dtypes (every dtype the operator copies), shapes, slot values
  * (duplicates, out of range, negative, weird) and may change the modes
  * under the call. Invariants: the shared driver's (fuzz_util.h); on
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_runs.h"
 #include "fuzz_util.h"
 #include "kvgold/layout.h"
 #include "kvgold/scatter_pa_kv_cache.h"
@@ -25,6 +28,8 @@ static const kvg_dtype k_dtypes[] = {
 
 typedef struct ctx {
     kvg_scatter_pa_kv_cache_args *a;
+    int heads_mode; /* built by fz_runs_make */
+    fz_runs r;
     fz_buf *src[2], *cache[2], *slot;
     int64_t heads, d[2];
 } ctx;
@@ -174,6 +179,16 @@ static void op_ws(void *a, void *ws, size_t size)
 static void on_success(void *p)
 {
     const ctx *c = (const ctx *)p;
+    if (c->heads_mode) {
+        const kvg_scatter_mode m = c->a->scatter_mode;
+        if (m == KVG_SCATTER_ALIBI)
+            fz_runs_check_success(FZ_RUN_KVHEAD, &c->r);
+        else if (m == KVG_SCATTER_ROPE)
+            fz_runs_check_success(FZ_RUN_KVHEAD_ROPE, &c->r);
+        else if (m == KVG_SCATTER_OMNI)
+            fz_runs_check_success(FZ_RUN_OMNI, &c->r);
+        return;
+    }
     check_side(c, 0);
     if (c->a->value_cache != NULL && c->a->value_cache->rank > 0)
         check_side(c, 1);
@@ -193,7 +208,11 @@ static void perturb_modes(fz_in *in, kvg_scatter_pa_kv_cache_args *a)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const value_names[] = {"slot_mapping", NULL};
+    static const char *const value_names[] = {
+        "slot_mapping", "compress_lens", "seq_lens", "compress_seq_offset",
+        NULL};
+    static const fz_run_kind kinds[3] = {FZ_RUN_KVHEAD, FZ_RUN_KVHEAD_ROPE,
+                                         FZ_RUN_OMNI};
     fz_in in;
     fz_pool pool;
     fz_op op;
@@ -203,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t vmode;
 
     fz_in_init(&in, data, size);
-    mode = fz_u8(&in) % 5;
+    mode = fz_u8(&in) % 8;
     vmode = fz_u8(&in);
     fz_pool_init(&pool, fz_u64(&in), (fz_values)(vmode % 3));
     memset(&c, 0, sizeof c);
@@ -213,10 +232,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         a.scatter_mode = KVG_SCATTER_NHSD;
     if (mode == 2 || mode == 3)
         a.cache_mode = KVG_SCATTER_CACHE_PA_NZ;
-    make(&pool, &in, mode, &c);
-    a.key = view(c.src[0]), a.key_cache = view(c.cache[0]);
-    a.value = view(c.src[1]), a.value_cache = view(c.cache[1]);
-    a.slot_mapping = view(c.slot);
+    if (mode >= 5) { /* Alibi, Rope, Omni */
+        c.heads_mode = 1;
+        a.scatter_mode = (kvg_scatter_mode)(KVG_SCATTER_ALIBI + (mode - 5));
+        fz_runs_make(&pool, &in, kinds[mode - 5], &c.r);
+        a.key = view(c.r.key), a.value = view(c.r.value);
+        a.key_cache = view(c.r.key_cache);
+        a.value_cache = view(c.r.value_cache);
+        a.slot_mapping = view(c.r.slot_mapping);
+        a.compress_lens = view(c.r.wins), a.seq_lens = view(c.r.seq_len);
+        a.compress_seq_offset = view(c.r.offset_index);
+    } else {
+        make(&pool, &in, mode, &c);
+        a.key = view(c.src[0]), a.key_cache = view(c.cache[0]);
+        a.value = view(c.src[1]), a.value_cache = view(c.cache[1]);
+        a.slot_mapping = view(c.slot);
+    }
     perturb_modes(&in, &a);
     op.size = op_size, op.call = op_call, op.set_workspace = op_ws;
     op.on_success = on_success, op.ctx = &c, op.value_tensors = value_names;
