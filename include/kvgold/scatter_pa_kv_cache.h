@@ -44,8 +44,8 @@
  *                 or all int64.
  *
  * Dtypes (per-token scenarios): key == key_cache, value == value_cache,
- * key == value except in PA_NZ; fp16, fp32, bf16, int8, uint8, int16, uint16, int32, uint32, hif8,
- * fp8_e5m2, fp8_e4m3fn, and the packed fp4_e2m1 / fp4_e1m2 (one element =
+ * key == value except in PA_NZ; fp16, fp32, bf16, int8, uint8, int16,
+ * uint16, int32, uint32, hif8, fp8_e5m2, fp8_e4m3fn, and the packed fp4_e2m1 / fp4_e1m2 (one element =
  * one byte = two codes, kvgold/dtype.h: shapes count bytes, so a head of D
  * fp4 codes has D/2 elements, D even; a copy moves whole bytes and never
  * splits a nibble) in Norm / None (with a value) and PA_NZ only.
