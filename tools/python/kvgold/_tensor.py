@@ -141,7 +141,8 @@ def _pick_tag(name, natural, given, described, ambiguous=False):
     if given not in _dtypes.TAGS:
         raise Error(PARAM_INVALID, "%s: dtype %r is not a case-format tag "
                     "(%s)" % (name, given, ", ".join(_dtypes.TAGS)), name)
-    if natural is not None and natural != given:
+    if (natural is not None and natural != given and
+            _dtypes.TAGS[natural][2] != _dtypes.TAGS[given][2]):
         raise Error(PARAM_INVALID, "%s: tagged %s but its storage is %s (%s)"
                     % (name, given, described, natural), name)
     return given
