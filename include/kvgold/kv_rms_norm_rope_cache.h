@@ -1,6 +1,7 @@
 /*
  * kvgold/kv_rms_norm_rope_cache.h - KvRmsNormRopeCache (DeepSeek-V3 MLA),
- * aclnnKvRmsNormRopeCache / torch_npu.npu_kv_rmsnorm_rope_cache, V1 form.
+ * aclnnKvRmsNormRopeCache / torch_npu.npu_kv_rmsnorm_rope_cache, V1 and
+ * V2 (aclnnKvRmsNormRopeCacheV2, the optional input v).
  *
  * For every token t = b*Skv + s of kv [Bkv, 1, Skv, Dv + Dk] (dtype T, fp16
  * or bf16), all in binary32 with one rounding per operation:
@@ -49,6 +50,24 @@
  * broadcast outside NORM / non-quant PA_BNSD without outputs. It does not
  * require the BlockSize alignment, which the A2/A3 host code never checks.
  * docs/kv_rms_norm_rope_cache.md lists every rule with its source.
+ *
+ * V2 (aclnnKvRmsNormRopeCacheV2) runs when the optional input `v` is given;
+ * kv then holds only the K part and N >= 1 heads share each token's index:
+ *
+ *   kv [Bkv, N, Skv, Dk], gamma [Dk], cos/sin [Bkv, N, Skv or 1, R]
+ *   (R even, R <= Dk), v [Bkv, N, Skv, Dv] of kv's dtype; per (b, n, s):
+ *   y   = RmsNorm(kv[b,n,s,:], gamma)           over all Dk channels
+ *   kf  = concat(RoPE(y[0:R]), y[R:Dk])          binary32, RoPE as above
+ *   k_rope[b,n,s] = T(kf), c_kv[b,n,s] = v[b,n,s] (a copy)
+ *   k_cache   <- T(kf), or Q(kf * k_rope_scale[n] (+ k_rope_offset[n]))
+ *   ckv_cache <- v unchanged, or Q(v * c_kv_scale[n] (+ c_kv_offset[n]))
+ *
+ * The caches carry N: Norm [Bc, N, Scache, D] at ((b*N + n)*Scache + p)*D;
+ * PA* [NB, BS, N, D] at (slot*N + n)*D; NZ pages [N, D/C0, BS, C0]. Scales
+ * and offsets are [N, D] ([D] too when N = 1). Profile a2a3 also requires
+ * Dk = 192, R = 64, Dv = 128 and N in {1, 2, 4, 8}, accepts offsets and
+ * quantisation in Norm mode (V2 kernels implement both) and refuses
+ * is_output_kv in Norm mode without quantisation (not written there).
  *
  * Every check runs before the first byte is written: on any error the
  * caches and outputs are untouched. Status 161001 for a missing required
@@ -121,8 +140,11 @@ typedef struct kvg_kv_rms_norm_rope_cache_args {
     const kvg_tensor *c_kv_scale;
     const kvg_tensor *k_rope_offset;
     const kvg_tensor *c_kv_offset;
-    /* Outputs: T [Bkv, 1, Skv, Dk] and [Bkv, 1, Skv, Dv], every token row
-     * (skipped tokens too). Required when is_output_kv; otherwise ignored
+    /* V2 (optional): T [Bkv, N, Skv, Dv]. Given, the call is V2 (the block
+     * comment above); NULL, it is V1. */
+    const kvg_tensor *v;
+    /* Outputs: T [Bkv, N, Skv, Dk] and [Bkv, N, Skv, Dv] (N = 1 in V1),
+     * every token row (skipped tokens too). Required when is_output_kv; otherwise ignored
      * (never read or written) and may be NULL. */
     const kvg_tensor *k_rope;
     const kvg_tensor *c_kv;

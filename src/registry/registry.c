@@ -9,12 +9,17 @@
 #include "src/common/internal.h"
 #include "src/registry/op_desc.h"
 
+/* Descriptors declared only here: the registry list is the one shared
+ * file that names them. */
+extern const kvg_op kvg_i_op_scatter_pa_kv_cache;
+
 /* The fixed order of kvg_op_at. */
 static const kvg_op *const k_ops[] = {
     &kvg_i_op_kv,
     &kvg_i_op_qkv,
     &kvg_i_op_omni,
     &kvg_i_op_rac,
+    &kvg_i_op_scatter_pa_kv_cache,
 };
 
 #define OP_COUNT (sizeof k_ops / sizeof k_ops[0])

@@ -256,11 +256,12 @@ static char *side_name(kvg_outset *o, const char *name, const char *ext,
 #define NAME_TRIES 64
 
 /* Create f->temp (a fresh name, O_EXCL, never through a symlink) and write
- * t to it. */
+ * t to it as .npy, or (t NULL) the `size` bytes of `data`. */
 static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
-                             const kvg_tensor *t, kvg_diag *diag)
+                             const kvg_tensor *t, const void *data,
+                             size_t size, kvg_diag *diag)
 {
-    kvg_status st;
+    kvg_status st = KVG_OK;
     int fd = -1, tries;
 
     for (tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
@@ -278,7 +279,11 @@ static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
                            errno == EEXIST ? " (every name tried is taken)"
                                            : "");
     live_add(f->temp);
-    st = kvg_npy_write_fd(fd, f->final, t, diag);
+    if (t != NULL)
+        st = kvg_npy_write_fd(fd, f->final, t, diag);
+    else if (size != 0 && kvg_write_full(fd, data, size) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
+                         f->final, strerror(errno));
     if (st == KVG_OK && fsync(fd) != 0)
         st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
                          f->final, strerror(errno));
@@ -301,8 +306,10 @@ static void free_file(out_file *f)
     memset(f, 0, sizeof *f);
 }
 
-kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
-                              const kvg_tensor *t, kvg_diag *diag)
+/* Add file `name`: t as .npy, or (t NULL) `size` bytes of `data`. */
+static kvg_status add_file(kvg_outset *set, const char *name,
+                           const kvg_tensor *t, const void *data,
+                           size_t size, kvg_diag *diag)
 {
     out_file *f;
     kvg_status st;
@@ -324,12 +331,25 @@ kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
         free_file(f);
         return KVG_ERR_NOMEM;
     }
-    if ((st = write_temp(set, f, name, t, diag)) != KVG_OK) {
+    if ((st = write_temp(set, f, name, t, data, size, diag)) != KVG_OK) {
         free_file(f);
         return st;
     }
     set->count++;
     return KVG_OK;
+}
+
+kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
+                              const kvg_tensor *t, kvg_diag *diag)
+{
+    return add_file(set, name, t, NULL, 0, diag);
+}
+
+kvg_status kvg_outset_add_bytes(kvg_outset *set, const char *name,
+                                const void *data, size_t size,
+                                kvg_diag *diag)
+{
+    return add_file(set, name, NULL, data, size, diag);
 }
 
 /* Keep the old target under a backup name, without ever removing it when

@@ -66,6 +66,12 @@ kvg_status kvg_outset_check(const kvg_outset *set, const char *name,
 kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
                               const kvg_tensor *t, kvg_diag *diag);
 
+/* Write `size` bytes of `data` (a text such as case.json) to a temporary
+ * file that will become `name`; the same rules as kvg_outset_add_npy. */
+kvg_status kvg_outset_add_bytes(kvg_outset *set, const char *name,
+                                const void *data, size_t size,
+                                kvg_diag *diag);
+
 /* Rename every temporary file into place (see above); all or nothing. */
 kvg_status kvg_outset_commit(kvg_outset *set, kvg_diag *diag);
 

@@ -52,8 +52,24 @@ static kvg_status check_optional(const kvg_tensor *t, const char *name,
     return KVG_OK;
 }
 
+/* BlockSize 0 is named as such before the generic rules (an empty tensor
+ * may come without a data pointer): the PA modes divide by it, and the 950
+ * host code crashed on it before it checked. */
+static kvg_status check_block_size_zero(args_t *a, kvg_diag *diag)
+{
+    const char *mode = kvg_kv_cache_mode_name(a->cache_mode);
+    if (mode != NULL && a->cache_mode != KVG_KV_CACHE_NORM &&
+        a->k_cache != NULL && a->k_cache->rank == 4 &&
+        a->k_cache->shape[1] == 0)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "k_cache", 1, -1,
+                          "k_cache: dim 1 (BlockSize) must be at least 1 in "
+                          "%s, got 0; " TILING, mode);
+    return KVG_OK;
+}
+
 static kvg_status check_presence(args_t *a, kvg_diag *diag)
 {
+    KVG_I_TRY(check_block_size_zero(a, diag));
     KVG_I_TRY(kvg_i_check_present(a->kv, "kv", diag));
     KVG_I_TRY(kvg_i_check_present(a->gamma, "gamma", diag));
     KVG_I_TRY(kvg_i_check_present(a->cos, "cos", diag));
@@ -65,6 +81,7 @@ static kvg_status check_presence(args_t *a, kvg_diag *diag)
     KVG_I_TRY(check_optional(a->c_kv_scale, "c_kv_scale", diag));
     KVG_I_TRY(check_optional(a->k_rope_offset, "k_rope_offset", diag));
     KVG_I_TRY(check_optional(a->c_kv_offset, "c_kv_offset", diag));
+    KVG_I_TRY(check_optional(a->v, "v", diag));
     if (a->is_output_kv) {
         KVG_I_TRY(note(diag, kvg_i_check_present(a->k_rope, "k_rope", diag),
                  "k_rope is required when is_output_kv is set"));
@@ -100,6 +117,18 @@ static kvg_status check_attrs(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
                           "epsilon: must be finite and >= 0 (as a float), "
                           "got %g", a->epsilon);
     p->out_kv = a->is_output_kv ? 1 : 0;
+    p->v2 = a->v != NULL;
+    /* a2 and npu950 model the V1 kernels' folds of Dv = 512 in 64-lane
+     * chunks; the V2 kernels fold Dk = 192 in 48-lane chunks, which no
+     * order models: refuse rather than name a chip it does not match */
+    if (p->v2 && (a->reduce_order == KVG_REDUCE_A2 ||
+                  a->reduce_order == KVG_REDUCE_NPU950))
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "reduce_order", -1, -1,
+                          "reduce_order: %s models the V1 kernels' sum of "
+                          "squares (64-lane chunks); V2 (v given) folds "
+                          "48-lane chunks on " A2 ", not modelled: use "
+                          "pairwise, sequential or double",
+                          kvg_reduce_order_name(a->reduce_order));
     return KVG_OK;
 }
 
@@ -170,6 +199,9 @@ static kvg_status check_dtypes(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
     KVG_I_TRY(check_f32(a->c_kv_scale, "c_kv_scale", diag));
     KVG_I_TRY(check_f32(a->k_rope_offset, "k_rope_offset", diag));
     KVG_I_TRY(check_f32(a->c_kv_offset, "c_kv_offset", diag));
+    if (p->v2)
+        KVG_I_TRY(note(diag, kvg_i_check_dtype(a->v, "v", t, diag),
+                 "v has the dtype of kv"));
     if (p->out_kv) {
         KVG_I_TRY(note(diag, kvg_i_check_dtype(a->k_rope, "k_rope", t, diag),
                  "the outputs have the dtype of kv"));
@@ -181,7 +213,7 @@ static kvg_status check_dtypes(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
 
 /* ---- which quantisation inputs go with which cache ---------------------- */
 
-static kvg_status check_quant_inputs(args_t *a, const char *cache,
+static kvg_status check_quant_inputs(args_t *a, int v2, const char *cache,
                                      const kvg_tensor *c, int quant,
                                      const kvg_tensor *scale,
                                      const char *sname,
@@ -203,7 +235,7 @@ static kvg_status check_quant_inputs(args_t *a, const char *cache,
                           "%s: given but %s is %s (not quantised); an offset "
                           "needs a quantised cache and its scale", oname,
                           cache, kvg_dtype_name(c->dtype));
-    if (offset != NULL && is_a2(a))
+    if (offset != NULL && is_a2(a) && !v2)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, oname, -1, -1,
                           "%s: " A2 " V1 kernels ignore the offset (symmetric "
                           "quantisation only) and would compute without it; "
@@ -217,7 +249,7 @@ const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS] = {
     "kv",         "gamma",         "cos",        "sin",
     "index",      "k_cache",       "ckv_cache",  "k_rope_scale",
     "c_kv_scale", "k_rope_offset", "c_kv_offset", "k_rope",
-    "c_kv"};
+    "c_kv",       "v"};
 
 void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
 {
@@ -227,6 +259,7 @@ void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
     t[9] = a->k_rope_offset, t[10] = a->c_kv_offset;
     t[11] = a->is_output_kv ? a->k_rope : NULL;
     t[12] = a->is_output_kv ? a->c_kv : NULL;
+    t[13] = a->v;
 }
 
 static kvg_status check_dense_all(args_t *a, kvg_diag *diag)
@@ -253,8 +286,10 @@ static kvg_status check_kv_rope(args_t *a, kvg_i_krnrc_plan *p,
     TRY_NOTE(kvg_i_check_rank(cs, "cos", 4, diag), TILING);
     p->bkv = kv->shape[0];
     p->skv = kv->shape[2];
+    p->nh = 1;
     p->dv = a->gamma->shape[0];
     p->dk = cs->shape[3];
+    p->dr = p->dk;
     TRY_NOTE(kvg_i_check_dim(cs, "cos", 0, p->bkv, "Bkv, kv dim 0", diag),
              TILING);
     TRY_NOTE(kvg_i_check_dim(cs, "cos", 1, 1, "N", diag), TILING);
@@ -292,18 +327,84 @@ static kvg_status check_kv_rope(args_t *a, kvg_i_krnrc_plan *p,
     return KVG_OK;
 }
 
+/* V2: kv [Bkv, N, Skv, Dk] is normalised whole, its first R channels
+ * rotated; v [Bkv, N, Skv, Dv] goes to ckv_cache. */
+static kvg_status check_kv_rope_v2(args_t *a, kvg_i_krnrc_plan *p,
+                                   kvg_diag *diag)
+{
+    const kvg_tensor *kv = a->kv, *cs = a->cos, *sn = a->sin, *v = a->v;
+    static const char *const dims[3] = {"Bkv, kv dim 0", "N, kv dim 1",
+                                        "Skv, kv dim 2"};
+    int i;
+
+    TRY_NOTE(kvg_i_check_rank(kv, "kv", 4, diag), TILING);
+    TRY_NOTE(kvg_i_check_rank(a->gamma, "gamma", 1, diag), TILING);
+    TRY_NOTE(kvg_i_check_rank(cs, "cos", 4, diag), TILING);
+    TRY_NOTE(kvg_i_check_rank(v, "v", 4, diag), TILING);
+    p->bkv = kv->shape[0];
+    p->nh = kv->shape[1];
+    p->skv = kv->shape[2];
+    p->dk = kv->shape[3];
+    p->dv = v->shape[3];
+    p->dr = cs->shape[3];
+    TRY_NOTE(kvg_i_check_dim(a->gamma, "gamma", 0, p->dk,
+                             "Dk, kv dim 3: V2 normalises the whole kv row",
+                             diag), TILING);
+    for (i = 0; i < 3; i++)
+        TRY_NOTE(kvg_i_check_dim(v, "v", i, kv->shape[i], dims[i], diag),
+                 TILING);
+    TRY_NOTE(kvg_i_check_dim(cs, "cos", 0, p->bkv, dims[0], diag), TILING);
+    TRY_NOTE(kvg_i_check_dim(cs, "cos", 1, p->nh, dims[1], diag), TILING);
+    if (cs->shape[2] != p->skv && cs->shape[2] != 1)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cos", 2, -1,
+                          "cos: dim 2 must be Skv = %lld (kv dim 2) or 1 "
+                          "(one row per batch and head), got %lld; " TILING,
+                          (long long)p->skv, (long long)cs->shape[2]);
+    p->srope = cs->shape[2];
+    TRY_NOTE(kvg_i_check_rank(sn, "sin", 4, diag), TILING);
+    for (i = 0; i < 4; i++)
+        TRY_NOTE(kvg_i_check_dim(sn, "sin", i, cs->shape[i], "as cos", diag),
+                 TILING);
+    if (p->dr % 2 != 0 || p->dr > p->dk)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cos", 3, -1,
+                          "cos: dim 3 (R, the RoPE width) must be even and "
+                          "at most Dk = %lld (kv dim 3), got %lld",
+                          (long long)p->dk, (long long)p->dr);
+    if (!is_a2(a))
+        return KVG_OK;
+    if (p->dk != 192)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv", 3, -1,
+                          "kv: dim 3 (Dk) must be 192 in V2 on " A2 ", got "
+                          "%lld; " TILING, (long long)p->dk);
+    if (p->dr != 64)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cos", 3, -1,
+                          "cos: dim 3 (R) must be 64 in V2 on " A2 ", got "
+                          "%lld; " TILING, (long long)p->dr);
+    if (p->dv != 128)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "v", 3, -1,
+                          "v: dim 3 (Dv) must be 128 in V2 on " A2 ", got "
+                          "%lld; " TILING " (torch_npu runs V1 and ignores "
+                          "v unless its dim 3 is 128)", (long long)p->dv);
+    if (p->nh != 1 && p->nh != 2 && p->nh != 4 && p->nh != 8)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv", 1, -1,
+                          "kv: dim 1 (N) must be 1, 2, 4 or 8 in V2 on " A2
+                          ", got %lld; " TILING, (long long)p->nh);
+    return KVG_OK;
+}
+
 static kvg_status check_norm_cache(const kvg_tensor *c, const char *name,
                                    int64_t d, const char *what,
                                    const kvg_i_krnrc_plan *p,
                                    int64_t scache, kvg_diag *diag)
 {
+    const char *heads = p->v2 ? "N, kv dim 1" : "N; V1 has one head";
     TRY_NOTE(kvg_i_check_rank(c, name, 4, diag), TILING);
     if (c->shape[0] < p->bkv)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, 0, -1,
                           "%s: dim 0 (Bcache) must be at least Bkv = %lld, "
                           "got %lld; " TILING, name, (long long)p->bkv,
                           (long long)c->shape[0]);
-    TRY_NOTE(kvg_i_check_dim(c, name, 1, 1, "N", diag), TILING);
+    TRY_NOTE(kvg_i_check_dim(c, name, 1, p->nh, heads, diag), TILING);
     TRY_NOTE(kvg_i_check_dim(c, name, 2, scache, "Scache, k_cache dim 2",
                              diag), TILING);
     TRY_NOTE(kvg_i_check_dim(c, name, 3, d, what, diag), TILING);
@@ -312,7 +413,8 @@ static kvg_status check_norm_cache(const kvg_tensor *c, const char *name,
 
 static kvg_status check_pa_cache(const kvg_tensor *c, const char *name,
                                  int64_t d, const char *what,
-                                 const kvg_tensor *k, kvg_diag *diag)
+                                 const kvg_tensor *k,
+                                 const kvg_i_krnrc_plan *p, kvg_diag *diag)
 {
     static const char *same =
         "the NPU addresses both caches with k_cache's BlockNum and BlockSize "
@@ -324,7 +426,9 @@ static kvg_status check_pa_cache(const kvg_tensor *c, const char *name,
         TRY_NOTE(kvg_i_check_dim(c, name, 1, k->shape[1],
                                  "BlockSize, k_cache dim 1", diag), same);
     }
-    TRY_NOTE(kvg_i_check_dim(c, name, 2, 1, "N", diag), TILING);
+    TRY_NOTE(kvg_i_check_dim(c, name, 2, p->nh,
+                             p->v2 ? "N, kv dim 1" : "N; V1 has one head",
+                             diag), TILING);
     TRY_NOTE(kvg_i_check_dim(c, name, 3, d, what, diag), TILING);
     return KVG_OK;
 }
@@ -335,7 +439,7 @@ static int is_nz(kvg_kv_cache_mode m)
 }
 
 static void set_layout(kvg_cache_layout *l, args_t *a, const kvg_tensor *c,
-                       int64_t d)
+                       int64_t d, int64_t nh)
 {
     memset(l, 0, sizeof *l);
     l->kind = a->cache_mode == KVG_KV_CACHE_NORM ? KVG_LAYOUT_BNSD
@@ -343,7 +447,7 @@ static void set_layout(kvg_cache_layout *l, args_t *a, const kvg_tensor *c,
                                                  : KVG_LAYOUT_ND;
     l->blocks = c->shape[0];
     l->slots = a->cache_mode == KVG_KV_CACHE_NORM ? c->shape[2] : c->shape[1];
-    l->heads = 1;
+    l->heads = nh;
     l->dim = d;
     l->c0 = kvg_c0_of(c->dtype);
 }
@@ -382,20 +486,24 @@ static kvg_status check_block_size(const kvg_tensor *c, const char *name,
 static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
 {
     const kvg_tensor *k = a->k_cache, *c = a->ckv_cache;
+    const char *kwhat = p->v2 ? "Dk, kv dim 3" : "Dk, cos dim 3";
+    const char *cwhat = p->v2 ? "Dv, v dim 3" : "Dv, gamma dim 0";
 
     if (a->cache_mode == KVG_KV_CACHE_NORM) {
         TRY_NOTE(kvg_i_check_rank(k, "k_cache", 4, diag), TILING);
-        KVG_I_TRY(check_norm_cache(k, "k_cache", p->dk, "Dk, cos dim 3", p,
+        KVG_I_TRY(check_norm_cache(k, "k_cache", p->dk, kwhat, p,
                              k->shape[2], diag));
-        KVG_I_TRY(check_norm_cache(c, "ckv_cache", p->dv, "Dv, gamma dim 0", p,
+        KVG_I_TRY(check_norm_cache(c, "ckv_cache", p->dv, cwhat, p,
                              k->shape[2], diag));
         p->row_limit = k->shape[2];
     } else {
-        KVG_I_TRY(check_pa_cache(k, "k_cache", p->dk, "Dk, cos dim 3", k, diag));
-        KVG_I_TRY(check_pa_cache(c, "ckv_cache", p->dv, "Dv, gamma dim 0", k, diag));
+        KVG_I_TRY(check_pa_cache(k, "k_cache", p->dk, kwhat, k, p, diag));
+        KVG_I_TRY(check_pa_cache(c, "ckv_cache", p->dv, cwhat, k, p, diag));
         p->bs = k->shape[1];
         p->row_limit = k->shape[0] * k->shape[1];
-        if (!is_a2(a)) {
+        /* The BlockSize alignment is the 950 tiling's rule; V2 runs only on
+         * Atlas A2/A3, whose tiling never checks it */
+        if (!is_a2(a) && !p->v2) {
             KVG_I_TRY(check_block_size(k, "k_cache", diag));
             KVG_I_TRY(check_block_size(c, "ckv_cache", diag));
         }
@@ -404,8 +512,8 @@ static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
         KVG_I_TRY(check_nz_dim(k, "k_cache", p->dk, "Dk", a, diag));
         KVG_I_TRY(check_nz_dim(c, "ckv_cache", p->dv, "Dv", a, diag));
     }
-    set_layout(&p->klay, a, k, p->dk);
-    set_layout(&p->clay, a, c, p->dv);
+    set_layout(&p->klay, a, k, p->dk, p->nh);
+    set_layout(&p->clay, a, c, p->dv, p->nh);
     return KVG_OK;
 }
 
@@ -469,12 +577,59 @@ static kvg_status check_qparam(args_t *a, const kvg_tensor *t,
     }
 }
 
+/* V2: a scale or offset per head and channel, [N, D]; with one head [D]
+ * too (the same floats). No broadcast form: the V2 kernels read N * D
+ * floats whatever the shape (a [D] scale with N > 1 would be read past
+ * its end). */
+static kvg_status check_qparam_v2(const kvg_tensor *t, const char *name,
+                                  int64_t d, const kvg_i_krnrc_plan *p,
+                                  int64_t *n, kvg_diag *diag)
+{
+    char shape[160];
+    *n = 0;
+    if (t == NULL)
+        return KVG_OK;
+    if ((t->rank == 2 && t->shape[0] == p->nh && t->shape[1] == d) ||
+        (t->rank == 1 && p->nh == 1 && t->shape[0] == d)) {
+        *n = p->nh * d;
+        return KVG_OK;
+    }
+    kvg_i_shape_str(t, shape, sizeof shape);
+    if (p->nh == 1)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                          "%s: shape must be [1, %lld] or [%lld] in V2 (one "
+                          "value per channel, no broadcast), got %s", name,
+                          (long long)d, (long long)d, shape);
+    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                      "%s: shape must be [N, D] = [%lld, %lld] in V2 (one "
+                      "value per head and channel, no broadcast; the "
+                      "kernels read N * D floats whatever the shape), got %s",
+                      name, (long long)p->nh, (long long)d, shape);
+}
+
 static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
 {
-    KVG_I_TRY(check_quant_inputs(a, "k_cache", a->k_cache, p->kquant,
+    if (p->v2) {
+        KVG_I_TRY(check_quant_inputs(a, 1, "k_cache", a->k_cache, p->kquant,
+                                     a->k_rope_scale, "k_rope_scale",
+                                     a->k_rope_offset, "k_rope_offset",
+                                     diag));
+        KVG_I_TRY(check_quant_inputs(a, 1, "ckv_cache", a->ckv_cache,
+                                     p->cquant, a->c_kv_scale, "c_kv_scale",
+                                     a->c_kv_offset, "c_kv_offset", diag));
+        KVG_I_TRY(check_qparam_v2(a->k_rope_scale, "k_rope_scale", p->dk, p,
+                                  &p->kscale_n, diag));
+        KVG_I_TRY(check_qparam_v2(a->k_rope_offset, "k_rope_offset", p->dk,
+                                  p, &p->koff_n, diag));
+        KVG_I_TRY(check_qparam_v2(a->c_kv_scale, "c_kv_scale", p->dv, p,
+                                  &p->cscale_n, diag));
+        return check_qparam_v2(a->c_kv_offset, "c_kv_offset", p->dv, p,
+                               &p->coff_n, diag);
+    }
+    KVG_I_TRY(check_quant_inputs(a, 0, "k_cache", a->k_cache, p->kquant,
                            a->k_rope_scale, "k_rope_scale", a->k_rope_offset,
                            "k_rope_offset", diag));
-    KVG_I_TRY(check_quant_inputs(a, "ckv_cache", a->ckv_cache, p->cquant,
+    KVG_I_TRY(check_quant_inputs(a, 0, "ckv_cache", a->ckv_cache, p->cquant,
                            a->c_kv_scale, "c_kv_scale", a->c_kv_offset,
                            "c_kv_offset", diag));
     KVG_I_TRY(check_qparam(a, a->k_rope_scale, "k_rope_scale", p->dk, &p->kscale_n,
@@ -507,7 +662,8 @@ static kvg_status check_outputs(args_t *a, const kvg_i_krnrc_plan *p,
     for (i = 0; i < 2; i++) {
         KVG_I_TRY(kvg_i_check_rank(t[i], n[i], 4, diag));
         KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 0, p->bkv, "Bkv", diag));
-        KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 1, 1, "N", diag));
+        KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 1, p->nh,
+                                  p->v2 ? "N, kv dim 1" : "N", diag));
         KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 2, p->skv, "Skv", diag));
         KVG_I_TRY(kvg_i_check_dim(t[i], n[i], 3, d[i], i ? "Dv" : "Dk", diag));
     }
@@ -521,13 +677,21 @@ static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
     const int norm = a->cache_mode == KVG_KV_CACHE_NORM;
     if (!is_a2(a))
         return KVG_OK;
-    if (norm && (a->k_rope_scale != NULL || a->c_kv_scale != NULL))
+    /* V2 quantises in Norm mode, but writes the outputs there only with
+     * quantisation (the tiling turns is_output_kv off otherwise) */
+    if (p->v2 && norm && p->out_kv && !p->kquant && !p->cquant)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "is_output_kv", -1, -1,
+                          "is_output_kv: " A2 " V2 write k_rope / c_kv in "
+                          "Norm mode only with a quantised cache (the "
+                          "tiling turns the flag off, the outputs stay "
+                          "unwritten); use a PA mode, or profile ascend950");
+    if (!p->v2 && norm && (a->k_rope_scale != NULL || a->c_kv_scale != NULL))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID,
                           a->k_rope_scale ? "k_rope_scale" : "c_kv_scale",
                           -1, -1, "%s: " A2 " do not quantise in Norm mode; "
                           TILING "; use a PA mode, or profile ascend950",
                           a->k_rope_scale ? "k_rope_scale" : "c_kv_scale");
-    if (norm && p->out_kv)
+    if (!p->v2 && norm && p->out_kv)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "is_output_kv", -1, -1,
                           "is_output_kv: " A2 " never write k_rope / c_kv in "
                           "Norm mode (the flag is ignored and the outputs "
@@ -548,7 +712,8 @@ static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
 /* ---- buffers that must not share memory ---------------------------------- */
 
 /* The call's tensors for kvg_i_check_apart, in kvg_i_krnrc_names order:
- * the caches (5, 6) and the is_output_kv outputs (11, 12) are written. */
+ * the caches (5, 6) and the is_output_kv outputs (11, 12) are written,
+ * v (13) is read. */
 size_t kvg_i_krnrc_spans(args_t *a, kvg_i_span s[KVG_I_KRNRC_TENSORS])
 {
     const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
@@ -558,7 +723,7 @@ size_t kvg_i_krnrc_spans(args_t *a, kvg_i_span s[KVG_I_KRNRC_TENSORS])
     for (i = 0; i < KVG_I_KRNRC_TENSORS; i++) {
         s[i].name = kvg_i_krnrc_names[i];
         s[i].t = t[i];
-        s[i].written = i == 5 || i == 6 || i >= 11;
+        s[i].written = i == 5 || i == 6 || i == 11 || i == 12;
     }
     return KVG_I_KRNRC_TENSORS;
 }
@@ -578,7 +743,7 @@ kvg_status kvg_i_krnrc_check_args(args_t *a, kvg_i_krnrc_plan *p,
     KVG_I_TRY(check_attrs(a, p, diag));
     KVG_I_TRY(check_dense_all(a, diag));
     KVG_I_TRY(check_dtypes(a, p, diag));
-    KVG_I_TRY(check_kv_rope(a, p, diag));
+    KVG_I_TRY(p->v2 ? check_kv_rope_v2(a, p, diag) : check_kv_rope(a, p, diag));
     KVG_I_TRY(check_caches(a, p, diag));
     KVG_I_TRY(check_index_shape(a, p, diag));
     KVG_I_TRY(check_quant(a, p, diag));
@@ -675,10 +840,10 @@ kvg_status kvg_i_krnrc_check_finite(args_t *a, kvg_diag *diag)
 {
     const kvg_tensor *const t[] = {a->kv, a->gamma, a->cos, a->sin,
                                    a->k_rope_scale, a->c_kv_scale,
-                                   a->k_rope_offset, a->c_kv_offset};
+                                   a->k_rope_offset, a->c_kv_offset, a->v};
     static const char *const n[] = {"kv", "gamma", "cos", "sin",
                                     "k_rope_scale", "c_kv_scale",
-                                    "k_rope_offset", "c_kv_offset"};
+                                    "k_rope_offset", "c_kv_offset", "v"};
     size_t i;
     for (i = 0; i < sizeof n / sizeof n[0]; i++)
         if (t[i] != NULL)
@@ -802,22 +967,26 @@ void kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *p, kvg_i_ws *w,
                           kvg_i_krnrc_ws *ws)
 {
     const size_t dv = (size_t)p->dv, dk = (size_t)p->dk;
+    const size_t nw = p->v2 ? dk : dv, rw = (size_t)p->dr;
+    const size_t kq = p->v2 ? (size_t)p->nh * dk : dk;
+    const size_t cq = p->v2 ? (size_t)p->nh * dv : dv;
 
     ws->keys = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)p->index_n,
                                              sizeof(kvg_i_keypos));
-    ws->gamma = (float *)kvg_i_ws_take(w, dv, sizeof(float));
-    ws->xv = (float *)kvg_i_ws_take(w, dv, sizeof(float));
-    ws->y = (float *)kvg_i_ws_take(w, dv, sizeof(float));
-    ws->scratch = (float *)kvg_i_ws_take(w, kvg_i_sum_squares_scratch(dv),
+    ws->gamma = (float *)kvg_i_ws_take(w, nw, sizeof(float));
+    ws->xv = (float *)kvg_i_ws_take(w, nw, sizeof(float));
+    ws->y = (float *)kvg_i_ws_take(w, nw, sizeof(float));
+    ws->scratch = (float *)kvg_i_ws_take(w, kvg_i_sum_squares_scratch(nw),
                                          sizeof(float));
-    ws->xr = (float *)kvg_i_ws_take(w, dk, sizeof(float));
-    ws->r = (float *)kvg_i_ws_take(w, dk, sizeof(float));
-    ws->cos = (float *)kvg_i_ws_take(w, dk, sizeof(float));
-    ws->sin = (float *)kvg_i_ws_take(w, dk, sizeof(float));
-    ws->kscale = (float *)kvg_i_ws_take(w, dk, sizeof(float));
-    ws->koff = (float *)kvg_i_ws_take(w, dk, sizeof(float));
-    ws->cscale = (float *)kvg_i_ws_take(w, dv, sizeof(float));
-    ws->coff = (float *)kvg_i_ws_take(w, dv, sizeof(float));
+    ws->xr = (float *)kvg_i_ws_take(w, rw, sizeof(float));
+    ws->r = (float *)kvg_i_ws_take(w, rw, sizeof(float));
+    ws->cos = (float *)kvg_i_ws_take(w, rw, sizeof(float));
+    ws->sin = (float *)kvg_i_ws_take(w, rw, sizeof(float));
+    ws->kscale = (float *)kvg_i_ws_take(w, kq, sizeof(float));
+    ws->koff = (float *)kvg_i_ws_take(w, kq, sizeof(float));
+    ws->cscale = (float *)kvg_i_ws_take(w, cq, sizeof(float));
+    ws->coff = (float *)kvg_i_ws_take(w, cq, sizeof(float));
     ws->krow = (unsigned char *)kvg_i_ws_take(w, dk, 2);
     ws->crow = (unsigned char *)kvg_i_ws_take(w, dv, 2);
+    ws->vrow = p->v2 ? (float *)kvg_i_ws_take(w, dv, sizeof(float)) : NULL;
 }

@@ -31,6 +31,7 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(c_kv_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
     TENSOR(k_rope_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
     TENSOR(c_kv_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    TENSOR(v, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
     TENSOR(k_rope, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
     TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
@@ -84,15 +85,18 @@ KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
                      kvg_kv_rms_norm_rope_cache_workspace_size,
                      kvg_kv_rms_norm_rope_cache);
 
-/* k_rope [Bkv, 1, Skv, Dk] and c_kv [Bkv, 1, Skv, Dv], of kv's dtype. */
+/* k_rope [Bkv, N, Skv, Dk] and c_kv [Bkv, N, Skv, Dv], of kv's dtype: V1
+ * (N = 1) takes Dk from cos dim 3 and Dv from gamma; V2 takes Dk from kv
+ * dim 3 and Dv from v dim 3. */
 static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
     KVG_I_LOAD(kv_args, a, k);
     const int rope = strcmp(name, "k_rope") == 0;
-    const kvg_tensor *dsrc = rope ? k->cos : k->gamma;
-    const int ddim = rope ? 3 : 0;
+    const kvg_tensor *dsrc = k->v != NULL ? (rope ? k->kv : k->v)
+                                          : (rope ? k->cos : k->gamma);
+    const int ddim = rope || k->v != NULL ? 3 : 0;
 
     if (!k->is_output_kv) {
         *produced = 0;
@@ -102,32 +106,39 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
         dsrc->rank <= ddim || k->kv->shape[0] <= 0 || k->kv->shape[2] <= 0 ||
         dsrc->shape[ddim] <= 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: its shape needs kv [Bkv, 1, Skv, D] and %s, "
+                          "%s: its shape needs kv [Bkv, N, Skv, D] and %s, "
                           "which are missing or malformed", name,
-                          rope ? "cos [.., Dk]" : "gamma [Dv]");
+                          k->v != NULL ? (rope ? "kv" : "v [.., Dv]")
+                                       : (rope ? "cos [.., Dk]"
+                                               : "gamma [Dv]"));
     *produced = 1;
     *dtype = k->kv->dtype;
     *rank = 4;
     shape[0] = k->kv->shape[0];
-    shape[1] = 1;
+    shape[1] = k->v != NULL ? k->kv->shape[1] : 1;
     shape[2] = k->kv->shape[2];
     shape[3] = dsrc->shape[ddim];
     return KVG_OK;
 }
 
 /* k_rope, c_kv: compute. The caches: quant (1-byte) or compute, laid out
- * as the cache mode says. */
+ * as the cache mode says. V2 moves v unchanged into c_kv and, unquantised,
+ * into ckv_cache: those are copies, judged bit for bit. */
 static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
     KVG_I_LOAD(kv_args, a, k);
     const kvg_kv_cache_mode mode = k->cache_mode;
+    const int v2 = k->v != NULL;
     if (strcmp(name, "k_cache") != 0 && strcmp(name, "ckv_cache") != 0) {
-        *role = KVG_ROLE_COMPUTE;
+        *role = v2 && strcmp(name, "c_kv") == 0 ? KVG_ROLE_COPY
+                                                : KVG_ROLE_COMPUTE;
         return;
     }
-    *role = kvg_dtype_is_quant8(t->dtype) ? KVG_ROLE_QUANT : KVG_ROLE_COMPUTE;
+    *role = kvg_dtype_is_quant8(t->dtype)          ? KVG_ROLE_QUANT
+            : v2 && strcmp(name, "ckv_cache") == 0 ? KVG_ROLE_COPY
+                                                   : KVG_ROLE_COMPUTE;
     if (t->rank != 4)
         return;
     if (mode == KVG_KV_CACHE_NORM)
@@ -154,16 +165,20 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 {
     const cache_rows *c = (const cache_rows *)ctx;
     kvg_cache_coord at;
-    int64_t b, t;
+    int64_t b, t, n;
 
     for (b = 0; b < c->p->bkv; b++)
         for (t = 0; t < c->p->skv; t++)
             if (kvg_i_krnrc_target(c->k, c->p, b, t, &at))
-                kvg_i_sink_row(s, c->lay, at, c->dim);
+                for (n = 0; n < c->p->nh; n++) {
+                    at.head = n;
+                    kvg_i_sink_row(s, c->lay, at, c->dim);
+                }
 }
 
 /* k_rope, c_kv: whole when is_output_kv; the caches: one row per token
- * whose index is not negative, where the operator puts it. */
+ * (and head, in V2) whose index is not negative, where the operator puts
+ * it. */
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {

@@ -233,17 +233,96 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
 }
 
+/* The scale (or offset) of head n: [N, D] holds one row per head; a
+ * single row ([D], N = 1) is head 0's. */
+static const float *head_row(const float *q, int64_t q_n, int64_t d,
+                             int64_t n)
+{
+    return q_n > d ? q + n * d : q;
+}
+
+/* V2, token (b, s), head n: RmsNorm over the whole kv row, RoPE over its
+ * first dr normalised channels (still binary32), the K row is the rotated
+ * channels followed by the rest; v goes to ckv_cache unchanged or
+ * quantised from its widened values. */
+static void token_v2(const kvg_kv_rms_norm_rope_cache_args *a,
+                     const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w,
+                     int64_t b, int64_t n, int64_t s)
+{
+    const size_t es = kvg_i_dtype_size(p->t);
+    const int64_t row = (b * p->nh + n) * p->skv + s;
+    const int64_t crow =
+        (b * p->nh + n) * p->srope + (p->srope == 1 ? 0 : s);
+    const unsigned char *kv = (const unsigned char *)a->kv->data +
+                              (size_t)(row * p->dk) * es;
+    const unsigned char *v = (const unsigned char *)a->v->data +
+                             (size_t)(row * p->dv) * es;
+    kvg_cache_coord at;
+    const int cached = kvg_i_krnrc_target(a, p, b, s, &at);
+    unsigned char *kdst, *cdst;
+    float rms;
+
+    if (!cached && !p->out_kv)
+        return;
+    at.head = n;
+    rms = kvg_i_load_rms_of(p->t, kv, (size_t)p->dk, p->eps, a->reduce_order,
+                            w->scratch, w->xv);
+    kvg_i_rms_apply(w->xv, w->gamma, (size_t)p->dk, rms, w->y);
+    kvg_i_load_row(p->t, (const unsigned char *)a->cos->data +
+                             (size_t)(crow * p->dr) * es, (size_t)p->dr,
+                   w->cos);
+    kvg_i_load_row(p->t, (const unsigned char *)a->sin->data +
+                             (size_t)(crow * p->dr) * es, (size_t)p->dr,
+                   w->sin);
+    kvg_i_rope_interleave(w->y, w->cos, w->sin, (size_t)p->dr, w->r);
+    memcpy(w->y, w->r, (size_t)p->dr * sizeof(float));
+    if (p->out_kv) {
+        kvg_i_store_row(p->t, w->y, (size_t)p->dk, KVG_OVF_DEFAULT,
+                        (unsigned char *)a->k_rope->data +
+                            (size_t)(row * p->dk) * es);
+        memcpy((unsigned char *)a->c_kv->data + (size_t)(row * p->dv) * es, v,
+               (size_t)p->dv * es);
+    }
+    if (!cached)
+        return;
+    kdst = row_start(a->k_cache, &p->klay, at);
+    cdst = row_start(a->ckv_cache, &p->clay, at);
+    encode_row(p, a->k_cache, p->kquant, w->y, (size_t)p->dk,
+               head_row(w->kscale, p->kscale_n, p->dk, n), p->kscale_n,
+               head_row(w->koff, p->koff_n, p->dk, n), p->koff_n,
+               a->quant_overflow, encode_target(&p->klay, kdst, w->krow));
+    if (p->cquant) {
+        kvg_i_load_row(p->t, v, (size_t)p->dv, w->vrow);
+        encode_row(p, a->ckv_cache, 1, w->vrow, (size_t)p->dv,
+                   head_row(w->cscale, p->cscale_n, p->dv, n), p->cscale_n,
+                   head_row(w->coff, p->coff_n, p->dv, n), p->coff_n,
+                   a->quant_overflow, encode_target(&p->clay, cdst, w->crow));
+    } else {
+        memcpy(encode_target(&p->clay, cdst, w->crow), v, (size_t)p->dv * es);
+    }
+    scatter_nz(a->k_cache, &p->klay, kdst, w->krow);
+    scatter_nz(a->ckv_cache, &p->clay, cdst, w->crow);
+}
+
 /* Validation is complete: from here on every byte written is final. */
 static void compute(const kvg_kv_rms_norm_rope_cache_args *a,
                     const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w)
 {
-    int64_t b, s;
+    int64_t b, n, s;
 
-    kvg_i_load_row(p->t, a->gamma->data, (size_t)p->dv, w->gamma);
+    kvg_i_load_row(p->t, a->gamma->data, (size_t)(p->v2 ? p->dk : p->dv),
+                   w->gamma);
     load_f32(a->k_rope_scale, w->kscale);
     load_f32(a->k_rope_offset, w->koff);
     load_f32(a->c_kv_scale, w->cscale);
     load_f32(a->c_kv_offset, w->coff);
+    if (p->v2) {
+        for (b = 0; b < p->bkv; b++)
+            for (n = 0; n < p->nh; n++)
+                for (s = 0; s < p->skv; s++)
+                    token_v2(a, p, w, b, n, s);
+        return;
+    }
     for (b = 0; b < p->bkv; b++)
         for (s = 0; s < p->skv; s++)
             token(a, p, w, b, s);

@@ -17,8 +17,11 @@
 /* The checked geometry of one call. */
 typedef struct kvg_i_krnrc_plan {
     kvg_dtype t;             /* kv dtype (fp16 | bf16) */
-    int64_t bkv, skv;        /* kv dims 0 and 2 */
-    int64_t dv, dk;          /* gamma dim 0, cos dim 3 */
+    int v2;                  /* v given: the V2 computation */
+    int64_t bkv, nh, skv;    /* kv dims 0, 1 (N; 1 in V1) and 2 */
+    int64_t dv, dk;          /* depth of ckv_cache and of k_cache: V1 gamma
+                                dim 0 and cos dim 3; V2 v dim 3, kv dim 3 */
+    int64_t dr;              /* RoPE width, cos dim 3 (V1 dk, V2 R) */
     int64_t srope;           /* cos dim 2: skv or 1 */
     int kquant, cquant;      /* the cache holds a 1-byte quant dtype */
     int64_t kscale_n, cscale_n, koff_n, coff_n; /* numel; 0 when absent */
@@ -39,7 +42,7 @@ static inline int kvg_i_krnrc_is_blk(kvg_kv_cache_mode m)
 }
 
 /* The op's tensors in parameter order, and their names. */
-#define KVG_I_KRNRC_TENSORS 13
+#define KVG_I_KRNRC_TENSORS 14
 extern const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS];
 
 /* Fill t[] with the tensors of `a` in kvg_i_krnrc_names order; a tensor the
@@ -72,11 +75,14 @@ kvg_status kvg_i_krnrc_check_index(const kvg_kv_rms_norm_rope_cache_args *a,
 /* The workspace, carved from one buffer by kvg_i_ws_take in this order. */
 typedef struct kvg_i_krnrc_ws {
     kvg_i_keypos *keys;              /* index_n */
-    float *gamma, *xv, *y, *scratch; /* dv, dv, dv, sum_squares_scratch(dv) */
-    float *xr, *r, *cos, *sin;       /* dk each */
-    float *kscale, *koff;            /* dk each (numel 1 or dk used) */
-    float *cscale, *coff;            /* dv each */
+    /* V1 normalises dv channels and rotates dk; V2 normalises dk and
+     * rotates dr: the norm width and the RoPE width below */
+    float *gamma, *xv, *y, *scratch; /* norm width, sum_squares_scratch */
+    float *xr, *r, *cos, *sin;       /* RoPE width each */
+    float *kscale, *koff;            /* dk each (V2: nh * dk) */
+    float *cscale, *coff;            /* dv each (V2: nh * dv) */
     unsigned char *krow, *crow;      /* dk * 2, dv * 2 bytes: encoded rows */
+    float *vrow;                     /* V2: dv (a v row to quantise) */
 } kvg_i_krnrc_ws;
 
 /* Take the workspace's pieces of `plan` from `w` in the order above (a
@@ -96,7 +102,7 @@ kvg_status kvg_i_krnrc_validate(const kvg_kv_rms_norm_rope_cache_args *a,
                                 kvg_i_krnrc_plan *plan, kvg_i_krnrc_ws *ws,
                                 kvg_diag *diag);
 
-/* The cache row token (b, s) writes (channel 0 of it in *at), or 0 when
+/* The cache row token (b, s) writes (channel 0 of head 0 in *at), or 0 when
  * its index is negative (skipped). The layouts' "block" is the batch in
  * Norm mode, the page otherwise. */
 int kvg_i_krnrc_target(const kvg_kv_rms_norm_rope_cache_args *a,

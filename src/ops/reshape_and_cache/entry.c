@@ -12,7 +12,7 @@
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/reshape_and_cache/internal.h"
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 
 void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
 {

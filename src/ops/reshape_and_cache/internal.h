@@ -11,7 +11,7 @@
 
 #include "kvgold/layout.h"
 #include "kvgold/reshape_and_cache.h"
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 
 /* The checked geometry of an UNDEFINED (per-token) call. */
 typedef struct kvg_i_rac_geo {

@@ -1,6 +1,6 @@
 /*
  * src/ops/reshape_and_cache_omni/entry.c - ReshapeAndCacheOmni: the per-head
- * run engine (src/ops/reshape_and_cache_omni/head_runs.c) in its OMNI kind,
+ * run engine (src/engines/head_runs.c) in its OMNI kind,
  * which is the KVHEAD_ROPE kernel without the compensation token, run
  * through the entry skeleton (src/common/entry.h).
  * SPDX-License-Identifier: Apache-2.0
@@ -11,10 +11,17 @@
 
 #include "src/common/entry.h"
 #include "src/common/internal.h"
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 #include "src/ops/reshape_and_cache_omni/internal.h"
 
 typedef kvg_reshape_and_cache_omni_args args_t;
+
+/* The shared engine applies ATB's limits, which this header publishes. */
+typedef char kvg_i_omni_limits_agree
+    [KVG_OMNI_MAX_DIM == KVG_I_RUNS_ATB_MAX_DIM &&
+             KVG_OMNI_MAX_HEADS == KVG_I_RUNS_ATB_MAX_HEADS
+         ? 1
+         : -1];
 
 void kvg_reshape_and_cache_omni_args_init(args_t *args)
 {

@@ -7,7 +7,7 @@
 #define KVGOLD_SRC_OPS_RESHAPE_AND_CACHE_OMNI_INTERNAL_H
 
 #include "kvgold/reshape_and_cache_omni.h"
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 
 /* Everything the operator checks before it writes a byte, in its order
  * (kvg_i_entry_validate, src/common/entry.h); *r is the run engine's view

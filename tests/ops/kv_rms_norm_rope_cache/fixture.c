@@ -35,6 +35,15 @@ static void kv_qparam(opf *f, kvgt_rng *r, const char *name, int required,
         opf_add(f, r, name, OPF_INPUT, required, KVG_FP32, 1, sh, slot);
 }
 
+/* V2's scales and offsets: [N, D]. */
+static void kv_qparam_v2(opf *f, kvgt_rng *r, const char *name, int required,
+                         int64_t nh, int64_t d, const kvg_tensor **slot)
+{
+    int64_t sh[2];
+    sh[0] = nh, sh[1] = d;
+    opf_add(f, r, name, OPF_INPUT, required, KVG_FP32, 2, sh, slot);
+}
+
 static void build_kv(opf *f, kvgt_rng *r)
 {
     static const kvg_dtype q8[4] = {KVG_INT8, KVG_HIF8, KVG_FP8_E5M2,
@@ -59,6 +68,12 @@ static void build_kv(opf *f, kvgt_rng *r)
     const int64_t s = blk ? opf_pick(r, 1, bs + 3) : opf_pick(r, 1, 3);
     const int out = (int)opf_pick(r, 0, 1),
               bcast = !a2 && opf_pick(r, 0, 3) == 0;
+    /* V2 (the optional input v: N heads, kv [B, N, S, Dk], RoPE over the
+     * first R normalised channels) for one seed in three, chosen without
+     * a draw so that the V1 calls keep their random streams */
+    const int v2 = !a2 && f->seed % 3 == 0;
+    const int64_t nh = v2 ? 1 + (int64_t)(f->seed / 3 % 3) : 1;
+    const int64_t dr = v2 ? 2 * ((dk / 2 + 1) / 2) : dk;
     int64_t sh[4], i, nb, nblocks, scache = 0, rows;
     opf_tensor *idx;
 
@@ -68,12 +83,20 @@ static void build_kv(opf *f, kvgt_rng *r)
     a->is_output_kv = out;
     a->epsilon = 1e-6;
     a->reduce_order = (kvg_reduce_order)opf_pick(r, 0, 4);
+    if (v2 && a->reduce_order >= KVG_REDUCE_A2) /* V1's kernel folds */
+        a->reduce_order = (kvg_reduce_order)(a->reduce_order - KVG_REDUCE_A2);
     a->quant_overflow = (kvg_overflow)opf_pick(r, 0, 2);
-    sh[0] = b, sh[1] = 1, sh[2] = s, sh[3] = dv + dk;
+    sh[0] = b, sh[1] = nh, sh[2] = s, sh[3] = v2 ? dk : dv + dk;
     opf_add(f, r, "kv", OPF_INPUT, 1, t, 4, sh, &a->kv);
-    sh[0] = dv;
+    if (v2) {
+        sh[3] = dv;
+        /* not "required": without v the call is V1 and refused with
+         * 161002 (kv has N heads, D = Dk), not as a missing tensor */
+        opf_add(f, r, "v", OPF_INPUT, 0, t, 4, sh, &a->v);
+    }
+    sh[0] = v2 ? dk : dv;
     opf_add(f, r, "gamma", OPF_INPUT, 1, t, 1, sh, &a->gamma);
-    sh[0] = b, sh[1] = 1, sh[2] = bcast ? 1 : s, sh[3] = dk;
+    sh[0] = b, sh[1] = nh, sh[2] = bcast ? 1 : s, sh[3] = dr;
     opf_add(f, r, "cos", OPF_INPUT, 1, t, 4, sh, &a->cos);
     opf_add(f, r, "sin", OPF_INPUT, 1, t, 4, sh, &a->sin);
     nb = blk ? (s + bs - 1) / bs : s;
@@ -82,7 +105,7 @@ static void build_kv(opf *f, kvgt_rng *r)
         scache = s + opf_pick(r, 0, 2);
         sh[0] = b, sh[1] = s;
         idx = opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 2, sh, &a->index);
-        sh[0] = b + opf_pick(r, 0, 1), sh[1] = 1, sh[2] = scache, sh[3] = dk;
+        sh[0] = b + opf_pick(r, 0, 1), sh[1] = nh, sh[2] = scache, sh[3] = dk;
         opf_add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
         sh[3] = dv;
         opf_add(f, r, "ckv_cache", OPF_CACHE, 1, cd, 4, sh, &a->ckv_cache);
@@ -102,7 +125,7 @@ static void build_kv(opf *f, kvgt_rng *r)
         nblocks = rows + opf_pick(r, 0, 1);
         sh[0] = b * nb;
         idx = opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 1, sh, &a->index);
-        sh[0] = nblocks, sh[1] = bs, sh[2] = 1, sh[3] = dk;
+        sh[0] = nblocks, sh[1] = bs, sh[2] = nh, sh[3] = dk;
         opf_add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
         sh[3] = dv;
         opf_add(f, r, "ckv_cache", OPF_CACHE, 1, cd, 4, sh, &a->ckv_cache);
@@ -119,14 +142,27 @@ static void build_kv(opf *f, kvgt_rng *r)
         }
     }
     f->g.tokens = b * s;
-    if (kd != t) {
+    if (v2) {
+        if (kd != t) {
+            kv_qparam_v2(f, r, "k_rope_scale", 1, nh, dk, &a->k_rope_scale);
+            if (opf_pick(r, 0, 1))
+                kv_qparam_v2(f, r, "k_rope_offset", 0, nh, dk,
+                             &a->k_rope_offset);
+        }
+        if (cd != t) {
+            kv_qparam_v2(f, r, "c_kv_scale", 1, nh, dv, &a->c_kv_scale);
+            if (opf_pick(r, 0, 1))
+                kv_qparam_v2(f, r, "c_kv_offset", 0, nh, dv,
+                             &a->c_kv_offset);
+        }
+    } else if (kd != t) {
         const int form = (int)opf_pick(r, 0, a2 ? 1 : 2);
         kv_qparam(f, r, "k_rope_scale", 1, dk, form, &a->k_rope_scale);
         if (!a2 && opf_pick(r, 0, 1))
             kv_qparam(f, r, "k_rope_offset", 0, dk, (int)opf_pick(r, 0, 2),
                       &a->k_rope_offset);
     }
-    if (cd != t) {
+    if (cd != t && !v2) {
         const int form = a2 && a->k_rope_scale != NULL
                              ? a->k_rope_scale->rank - 1
                              : (int)opf_pick(r, 0, a2 ? 1 : 2);
@@ -136,7 +172,7 @@ static void build_kv(opf *f, kvgt_rng *r)
                       &a->c_kv_offset);
     }
     if (out) {
-        sh[0] = b, sh[1] = 1, sh[2] = s, sh[3] = dk;
+        sh[0] = b, sh[1] = nh, sh[2] = s, sh[3] = dk;
         opf_add(f, r, "k_rope", OPF_OUTPUT, 1, t, 4, sh, &a->k_rope);
         sh[3] = dv;
         opf_add(f, r, "c_kv", OPF_OUTPUT, 1, t, 4, sh, &a->c_kv);
@@ -162,6 +198,7 @@ static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
         v >= a->kv->shape[0])
         return 1;
     return strcmp(x->name, "kv") == 0 && k == 2 && !a->is_output_kv &&
+           a->v == NULL &&
            a->cos->shape[2] == 1 &&
            (a->cache_mode == KVG_KV_CACHE_PA_BLK_BNSD ||
             a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
@@ -204,7 +241,8 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 {
     static const char *const floats[] = {"kv", "gamma", "cos", "sin",
                                          "k_rope_scale", "c_kv_scale",
-                                         "k_rope_offset", "c_kv_offset"};
+                                         "k_rope_offset", "c_kv_offset",
+                                         "v"};
     const opf_geo *g = &f->g;
     opf_tensor *ix = opf_find(f, "index");
     const int64_t c = opf_pick(r, 0, 2);
@@ -243,7 +281,7 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
         opf_tensor *x;
         int64_t at, es;
         do
-            x = opf_find(f, floats[opf_pick(r, 0, 7)]);
+            x = opf_find(f, floats[opf_pick(r, 0, 8)]);
         while (x == NULL);
         es = (int64_t)kvg_dtype_size(x->natural.dtype);
         at = opf_pick(r, 0, (int64_t)x->natural.nbytes / es - 1);

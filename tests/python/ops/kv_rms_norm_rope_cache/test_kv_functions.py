@@ -20,7 +20,13 @@ def test_npu_kv_rmsnorm_rope_cache_matches_torch_npu_semantics():
         ckv_cache, c_kv_scale=t["c_kv_scale"], epsilon=c.attrs["epsilon"],
         cache_mode=c.attrs["cache_mode"], profile=c.options["profile"])
     assert len(r) == 4 and r[0] is k_cache and r[1] is ckv_cache
-    assert r[2] is None and r[3] is None
+    # torch_npu allocates k_rope [B, 1, S, cos.size(3)] and c_kv
+    # [B, 1, S, gamma.size(0)] always; unwritten, they are all NaN
+    kv = t["kv"]
+    assert r[2].shape == (kv.shape[0], 1, kv.shape[2], t["cos"].shape[3])
+    assert r[3].shape == (kv.shape[0], 1, kv.shape[2], t["gamma"].shape[0])
+    assert r[2].dtype == r[3].dtype == kv.dtype
+    assert bool(r[2].isnan().all()) and bool(r[3].isnan().all())
     assert kvgold.tensor(k_cache, "bf16").tobytes() == \
         expected_bits(c, "k_cache")
     assert ckv_cache.numpy().tobytes() == expected_bits(c, "ckv_cache")

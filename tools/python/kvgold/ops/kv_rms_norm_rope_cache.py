@@ -1,27 +1,184 @@
-"""KvRmsNormRopeCache as torch_npu.npu_kv_rmsnorm_rope_cache."""
+"""KvRmsNormRopeCache as torch_npu's npu_kv_rmsnorm_rope_cache,
+npu_kv_rmsnorm_rope_cache_v2 and npu_kv_rmsnorm_rope_cache_v2_functional
+(op-plugin op_plugin/config/op_plugin_functions.yaml and
+op_plugin/ops/opapi/KvRmsNormRopeCacheNpuOpApi.cpp at 517f2e7d).
+
+torch_npu conventions kept here:
+- k_rope and c_kv are ALWAYS returned, with the shapes torch_npu allocates:
+  V1 [B, N, S, cos.size(3)] / [B, N, S, gamma.size(0)]; V2 (v given)
+  [B, N, S, 192] / [B, N, S, 128] (eager's constants; when the outputs are
+  written they are [B, N, S, kv.size(3)] / [B, N, S, v.size(3)], the same
+  for every shape Atlas A2/A3 accept).
+- Without is_output_kv the NPU leaves them uninitialised: kvgold fills them
+  with UNWRITTEN_POISON (quiet NaN in every element), so any comparison that
+  judges them fails loudly. kvgold's own golden (kvgold.run, kvgold.compare,
+  kvgold.testing) never produces or judges them in that case.
+- V2 runs when v is given. torch_npu dispatches V2 only when v is 4-D with
+  v.size(3) == 128 and silently ignores v otherwise (running V1); kvgold
+  refuses such a v instead of ignoring it (kvgold.run takes general V2
+  shapes).
+"""
+import numbers
+import sys
+
+from .._errors import Error, PARAM_INVALID
 from ._common import call
 
-__all__ = ["npu_kv_rmsnorm_rope_cache"]
+__all__ = ["npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
+           "npu_kv_rmsnorm_rope_cache_v2_functional"]
+
+UNWRITTEN_POISON = float("nan")
+"""The value of every element of k_rope / c_kv when is_output_kv is false
+(their contents are unspecified on the NPU)."""
+
+# torch_npu's V2 output depths (KvRmsNormRopeCacheNpuOpApi.cpp DK_SIZES /
+# DV_SIZES) and the v depth that selects V2
+V2_DK, V2_DV = 192, 128
+
+# k_cache_dtype / ckv_cache_dtype: c10_npu::GetAclDataType(t) takes t >= 256
+# as aclDataType(t - 256) and t < 256 as an at::ScalarType
+CACHE_DTYPES = {
+    256 + 2: "int8", 256 + 34: "hif8", 256 + 35: "fp8_e5m2",
+    256 + 36: "fp8_e4m3fn", 256 + 1: "fp16", 256 + 27: "bf16",
+    1: "int8", 5: "fp16", 15: "bf16", 23: "fp8_e5m2", 24: "fp8_e4m3fn",
+}
 
 
-def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache,
-                              *, k_rope_scale=None, c_kv_scale=None,
-                              k_rope_offset=None, c_kv_offset=None,
-                              epsilon=1e-5, cache_mode="Norm",
-                              is_output_kv=False, profile=None,
-                              reduce_order=None, quant_overflow=None,
-                              dtypes=None, inplace=True):
-    """KvRmsNormRopeCache. Returns (k_cache, ckv_cache, k_rope, c_kv) as
-    torch_npu does; k_rope and c_kv are None unless is_output_kv (torch_npu
-    returns tensors of unspecified contents then)."""
+def _size(t, dim):
+    shape = getattr(t, "shape", None)
+    return None if shape is None or len(shape) <= dim else int(shape[dim])
+
+
+def _rank(t):
+    shape = getattr(t, "shape", None)
+    return None if shape is None else len(shape)
+
+
+def _check_v(v):
+    if v is None:
+        return
+    if _rank(v) != 4 or _size(v, 3) != V2_DV:
+        raise Error(PARAM_INVALID, "v: torch_npu runs V2 only for a 4-D v "
+                    "with dim 3 = %d and otherwise silently ignores v (runs "
+                    "V1); got shape %s. Pass v=None for V1, or kvgold.run "
+                    "for other V2 shapes" % (V2_DV, tuple(getattr(
+                        v, "shape", ()))), "v")
+
+
+def _poisoned(like, shape):
+    """A tensor of `like`'s type and dtype, every element UNWRITTEN_POISON."""
+    if type(like).__module__.split(".")[0] == "torch":
+        torch = sys.modules["torch"]
+        return torch.full(shape, UNWRITTEN_POISON, dtype=like.dtype)
+    np = sys.modules["numpy"]
+    if like.dtype == np.uint16:        # bf16 codes: the quiet NaN 0x7FC0
+        return np.full(shape, 0x7FC0, dtype=np.uint16)
+    return np.full(shape, UNWRITTEN_POISON, dtype=like.dtype)
+
+
+def _alloc_shapes(kv, gamma, cos, v):
+    """(k_rope shape, c_kv shape) as torch_npu allocates them."""
+    lead = tuple(int(kv.shape[i]) for i in range(3))
+    if v is not None:
+        return lead + (V2_DK,), lead + (V2_DV,)
+    return lead + (int(cos.shape[3]),), lead + (int(gamma.shape[0]),)
+
+
+def _cache_dtype(name, value, dtypes):
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or int(value) not in CACHE_DTYPES:
+        raise Error(PARAM_INVALID, "%s: %r is not a cache dtype kvgold knows "
+                    "(torch_npu DType ints %s, or torch ScalarType ints 1, "
+                    "5, 15, 23, 24)" % (name, value, ", ".join(
+                        str(k) for k in sorted(CACHE_DTYPES) if k >= 256)),
+                    name)
+    dtypes[name[:-len("_dtype")]] = CACHE_DTYPES[int(value)]
+
+
+def _run(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
+         c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
+         is_output_kv, options, dtypes, inplace):
+    """The call, then k_rope / c_kv as torch_npu returns them."""
+    _check_v(v)
     out = call("kv_rms_norm_rope_cache", dict(
         kv=kv, gamma=gamma, cos=cos, sin=sin, index=index, k_cache=k_cache,
         ckv_cache=ckv_cache, k_rope_scale=k_rope_scale,
         c_kv_scale=c_kv_scale, k_rope_offset=k_rope_offset,
-        c_kv_offset=c_kv_offset),
+        c_kv_offset=c_kv_offset, v=v),
         dict(epsilon=epsilon, cache_mode=cache_mode,
-             is_output_kv=is_output_kv),
-        dict(profile=profile, reduce_order=reduce_order,
-             quant_overflow=quant_overflow), dtypes, inplace)
-    return (out["k_cache"], out["ckv_cache"], out.get("k_rope"),
-            out.get("c_kv"))
+             is_output_kv=is_output_kv), options, dtypes, inplace)
+    if is_output_kv:
+        k_rope, c_kv = out["k_rope"], out["c_kv"]
+    else:
+        kshape, cshape = _alloc_shapes(kv, gamma, cos, v)
+        k_rope, c_kv = _poisoned(kv, kshape), _poisoned(kv, cshape)
+    return out, k_rope, c_kv
+
+
+def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache,
+                              *, k_rope_scale=None, c_kv_scale=None,
+                              k_rope_offset=None, c_kv_offset=None, v=None,
+                              epsilon=1e-5, cache_mode="Norm",
+                              is_output_kv=False, profile=None,
+                              reduce_order=None, quant_overflow=None,
+                              dtypes=None, inplace=True):
+    """KvRmsNormRopeCache (V2 when v is given). Returns (k_cache, ckv_cache,
+    k_rope, c_kv) as torch_npu does: the caches updated in place (new
+    copies with inplace=False), k_rope / c_kv always (UNWRITTEN_POISON
+    unless is_output_kv)."""
+    out, k_rope, c_kv = _run(
+        kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
+        c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
+        is_output_kv, dict(profile=profile, reduce_order=reduce_order,
+                           quant_overflow=quant_overflow), dtypes, inplace)
+    return out["k_cache"], out["ckv_cache"], k_rope, c_kv
+
+
+def _v2_dtypes(dtypes, k_cache_dtype, ckv_cache_dtype):
+    merged = dict(dtypes or {})
+    _cache_dtype("k_cache_dtype", k_cache_dtype, merged)
+    _cache_dtype("ckv_cache_dtype", ckv_cache_dtype, merged)
+    return merged
+
+
+def npu_kv_rmsnorm_rope_cache_v2(kv, gamma, cos, sin, index, k_cache,
+                                 ckv_cache, *, k_rope_scale=None,
+                                 c_kv_scale=None, k_rope_offset=None,
+                                 c_kv_offset=None, v=None, epsilon=1e-5,
+                                 cache_mode="Norm", is_output_kv=False,
+                                 k_cache_dtype=None, ckv_cache_dtype=None,
+                                 profile=None, reduce_order=None,
+                                 quant_overflow=None, dtypes=None):
+    """torch_npu.npu_kv_rmsnorm_rope_cache_v2: the caches are updated in
+    place (Tensor(a!) / Tensor(b!) in the schema); returns (k_rope, c_kv).
+    k_cache_dtype / ckv_cache_dtype: torch_npu's ints (290 hifloat8, ...)
+    giving a cache's dtype when its tensor is a 1-byte carrier."""
+    _out, k_rope, c_kv = _run(
+        kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
+        c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
+        is_output_kv, dict(profile=profile, reduce_order=reduce_order,
+                           quant_overflow=quant_overflow),
+        _v2_dtypes(dtypes, k_cache_dtype, ckv_cache_dtype), True)
+    return k_rope, c_kv
+
+
+def npu_kv_rmsnorm_rope_cache_v2_functional(
+        kv, gamma, cos, sin, index, k_cache, ckv_cache, *, k_rope_scale=None,
+        c_kv_scale=None, k_rope_offset=None, c_kv_offset=None, v=None,
+        epsilon=1e-5, cache_mode="Norm", is_output_kv=False,
+        k_cache_dtype=None, ckv_cache_dtype=None, profile=None,
+        reduce_order=None, quant_overflow=None, dtypes=None):
+    """torch_npu.npu_kv_rmsnorm_rope_cache_v2_functional: the caches given
+    are left untouched; returns (k_rope, c_kv, k_cache', ckv_cache') with
+    the updated caches as new tensors (what the schema promises; op-plugin
+    517f2e7d's eager code updates the inputs and returns the clones taken
+    before, docs/python.md)."""
+    out, k_rope, c_kv = _run(
+        kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
+        c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
+        is_output_kv, dict(profile=profile, reduce_order=reduce_order,
+                           quant_overflow=quant_overflow),
+        _v2_dtypes(dtypes, k_cache_dtype, ckv_cache_dtype), False)
+    return k_rope, c_kv, out["k_cache"], out["ckv_cache"]
