@@ -43,4 +43,8 @@ int kvg_cli_check(const kvg_case *c, FILE *out);
 int kvg_cli_compare(int argc, char **argv);
 extern const char *const kvg_cli_compare_help;
 
+/* `kvgold prepare` (argv after the command name) and its help text. */
+int kvg_cli_prepare(int argc, char **argv);
+extern const char *const kvg_cli_prepare_help;
+
 #endif /* KVGOLD_TOOLS_CLI_H */

@@ -37,6 +37,8 @@ static const char *const k_usage =
     "  compare CASE NPU_DIR [--json]\n"
     "                              judge NPU outputs (NPU_DIR/<name>.npy)\n"
     "                              against the golden (CANN criteria)\n"
+    "  prepare CASE... --out DIR   write ops-test-kit replay directories\n"
+    "                              with kvgold's golden (docs/ttk.md)\n"
     "  help [COMMAND]              show help for a command\n"
     "\n"
     "options: --help, --version\n"
@@ -325,6 +327,8 @@ static int dispatch(int argc, char **argv)
             fputs(k_check_help, stdout);
         else if (strcmp(argv[2], "compare") == 0)
             fputs(kvg_cli_compare_help, stdout);
+        else if (strcmp(argv[2], "prepare") == 0)
+            fputs(kvg_cli_prepare_help, stdout);
         else
             return kvg_cli_usage_error("help: unknown command %s", argv[2]);
         return KVG_EXIT_PASS;
@@ -335,6 +339,8 @@ static int dispatch(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "compare") == 0)
         return kvg_cli_compare(argc - 2, argv + 2);
+    if (strcmp(argv[1], "prepare") == 0)
+        return kvg_cli_prepare(argc - 2, argv + 2);
     return kvg_cli_usage_error("unknown command %s", argv[1]);
 }
 
