@@ -4,7 +4,8 @@ found by the NPU API's name in a registry, called with the API's own
 arguments on CPU tensors, `registry[name](*args, **kwargs)`, answering
 what torch_npu answers with the caches updated in place. Expected values
 are the cases' "expected" tensors (the NumPy generator's)."""
-import numpy as np
+import os
+
 import pytest
 import torch
 
@@ -143,3 +144,21 @@ def test_fp32_scales_are_not_mistaken_for_widened():
         t["kv"], t["gamma"], t["cos"], t["sin"], t["index"], t["k_cache"],
         t["ckv_cache"], c_kv_scale=t["c_kv_scale"],
         epsilon=c.attrs["epsilon"], cache_mode=c.attrs["cache_mode"])
+
+
+def test_doc_examples_run():
+    """Every ```python block of docs/msprobe.md runs from the repository root."""
+    import re
+    import subprocess
+    import sys
+    docs = os.environ.get("KVG_DOCS_DIR", os.path.join(
+        os.path.dirname(__file__), "..", "..", "docs"))
+    with open(os.path.join(docs, "msprobe.md")) as f:
+        blocks = re.findall(r"^```python\n(.*?)^```$", f.read(),
+                            re.S | re.M)
+    assert blocks
+    for code in blocks:
+        p = subprocess.run([sys.executable, "-c", code],
+                           cwd=os.path.dirname(os.path.abspath(docs)),
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr

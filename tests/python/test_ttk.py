@@ -7,7 +7,6 @@ import ast
 import importlib.util
 import os
 
-import numpy as np
 import pytest
 
 import kvgold
@@ -192,3 +191,21 @@ def test_goldens_line_up_with_prepare(tmp_path, cli):
         else:
             tag = ("bf16", "int8")[i]
             assert data == bits(value, tag)
+
+
+def test_doc_examples_run():
+    """Every ```python block of docs/ttk.md runs from the repository root."""
+    import re
+    import subprocess
+    import sys
+    docs = os.environ.get("KVG_DOCS_DIR", os.path.join(
+        os.path.dirname(__file__), "..", "..", "docs"))
+    with open(os.path.join(docs, "ttk.md")) as f:
+        blocks = re.findall(r"^```python\n(.*?)^```$", f.read(),
+                            re.S | re.M)
+    assert blocks
+    for code in blocks:
+        p = subprocess.run([sys.executable, "-c", code],
+                           cwd=os.path.dirname(os.path.abspath(docs)),
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
