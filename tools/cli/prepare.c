@@ -261,13 +261,6 @@ static int plan_case(const kvg_case *c, const ttk_api *api,
 {
     int i;
     p->count = 0;
-    for (i = 0; api->inputs[i] != NULL; i++)
-        if (!plan_add(p, "input", i, kvg_case_find(&c->inputs,
-                                                   api->inputs[i])))
-            return 0;
-    for (i = 0; api->goldens[i] != NULL; i++)
-        if (!plan_add(p, "golden", i, kvg_case_find(out, api->goldens[i])))
-            return 0;
     for (i = 0; i < out->count; i++)
         if (!in_list(api->goldens, out->items[i].name) ||
             ttk_dtype(out->items[i].t.dtype) == NULL) {
@@ -276,6 +269,13 @@ static int plan_case(const kvg_case *c, const ttk_api *api,
                     api->api);
             return 0;
         }
+    for (i = 0; api->inputs[i] != NULL; i++)
+        if (!plan_add(p, "input", i, kvg_case_find(&c->inputs,
+                                                   api->inputs[i])))
+            return 0;
+    for (i = 0; api->goldens[i] != NULL; i++)
+        if (!plan_add(p, "golden", i, kvg_case_find(out, api->goldens[i])))
+            return 0;
     return 1;
 }
 

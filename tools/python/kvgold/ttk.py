@@ -18,6 +18,11 @@ inputs, and return the list ops-test-kit compares: what the API returns,
 then the caches it updates in place (None for an output the call does not
 produce, which ops-test-kit leaves uncompared) - the order `kvgold
 prepare` writes its golden_<i> files in.
+
+One quirk of ops-test-kit's convention: imported as kvgold.ttk, the
+module's own `__spec__` (normally importlib's ModuleSpec) is this table,
+so importlib.reload() and importlib.util.find_spec("kvgold.ttk") do not
+work on it; ops-test-kit itself only ever executes the file by path.
 """
 import kvgold
 
