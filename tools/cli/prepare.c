@@ -24,6 +24,7 @@
 #include "case.h"
 #include "cli.h"
 #include "fileio.h"
+#include "json.h"
 #include "outset.h"
 
 const char *const kvg_cli_prepare_help =
@@ -50,6 +51,7 @@ const char *const kvg_cli_prepare_help =
 /* One operator as the e2e path calls it. */
 typedef struct ttk_api {
     const char *op;              /* the case.json name */
+    const char *selector;        /* an input that selects this API, or NULL */
     const char *api;             /* ops-test-kit's api_name */
     const char *const *inputs;   /* tensor arguments, signature order */
     const char *const *goldens;  /* returned outputs, then in-place caches */
@@ -61,6 +63,13 @@ static const char *const kv_in[] = {
 /* torch_npu returns the two caches it updates, then k_rope and c_kv */
 static const char *const kv_out[] = {"k_cache", "ckv_cache", "k_rope",
                                      "c_kv", NULL};
+/* V2 (a case with v): the same arguments then v; it returns k_rope and
+ * c_kv and updates the caches in place */
+static const char *const kv2_in[] = {
+    "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+    "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", "v", NULL};
+static const char *const kv2_out[] = {"k_rope", "c_kv", "k_cache",
+                                      "ckv_cache", NULL};
 static const char *const qkv_in[] = {
     "qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out", "k_cache",
     "v_cache", "k_scale", "v_scale", "k_offset", "v_offset", NULL};
@@ -73,21 +82,35 @@ static const char *const rac_in[] = {"key", "value", "key_cache",
                                      "value_cache", "slot_mapping", NULL};
 /* _npu_reshape_and_cache returns nothing: the caches it updates */
 static const char *const rac_out[] = {"key_cache", "value_cache", NULL};
+/* npu_scatter_pa_kv_cache(key, value, key_cache, value_cache,
+ * slot_mapping, *, compress_lens, compress_seq_offsets, seq_lens) returns
+ * nothing */
+static const char *const spkc_in[] = {
+    "key", "value", "key_cache", "value_cache", "slot_mapping",
+    "compress_lens", "compress_seq_offset", "seq_lens", NULL};
+static const char *const spkc_out[] = {"key_cache", "value_cache", NULL};
 
 static const ttk_api k_apis[] = {
-    {"kv_rms_norm_rope_cache", "torch_npu.npu_kv_rmsnorm_rope_cache", kv_in,
-     kv_out},
-    {"qkv_rms_norm_rope_cache", "torch_npu.npu_qkv_rms_norm_rope_cache",
-     qkv_in, qkv_out},
-    {"reshape_and_cache", "torch_npu._npu_reshape_and_cache", rac_in,
+    {"kv_rms_norm_rope_cache", "v", "torch_npu.npu_kv_rmsnorm_rope_cache_v2",
+     kv2_in, kv2_out},
+    {"kv_rms_norm_rope_cache", NULL, "torch_npu.npu_kv_rmsnorm_rope_cache",
+     kv_in, kv_out},
+    {"qkv_rms_norm_rope_cache", NULL,
+     "torch_npu.npu_qkv_rms_norm_rope_cache", qkv_in, qkv_out},
+    {"reshape_and_cache", NULL, "torch_npu._npu_reshape_and_cache", rac_in,
      rac_out},
+    {"scatter_pa_kv_cache", NULL, "torch_npu.npu_scatter_pa_kv_cache",
+     spkc_in, spkc_out},
 };
 
-static const ttk_api *find_api(const char *op)
+/* The API that calls case `c`'s operator with its inputs. */
+static const ttk_api *find_api(const kvg_case *c)
 {
     size_t i;
     for (i = 0; i < sizeof k_apis / sizeof k_apis[0]; i++)
-        if (strcmp(k_apis[i].op, op) == 0)
+        if (strcmp(k_apis[i].op, c->op) == 0 &&
+            (k_apis[i].selector == NULL ||
+             kvg_case_find(&c->inputs, k_apis[i].selector) != NULL))
             return &k_apis[i];
     return NULL;
 }
@@ -155,6 +178,12 @@ static const char *ttk_dtype(kvg_dtype dt)
     case KVG_FP8_E4M3FN: return "float8_e4m3fn";
     case KVG_FP8_E5M2: return "float8_e5m2";
     case KVG_HIF8: return "hifloat8";
+    case KVG_UINT8: return "uint8";
+    case KVG_INT16: return "int16";
+    case KVG_UINT16: return "uint16";
+    case KVG_UINT32: return "uint32";
+    /* fp4: kvgold's element is a byte of two codes, ops-test-kit's shape
+     * counts codes; not mapped */
     default: return NULL;
     }
 }
@@ -225,9 +254,44 @@ static int check_case(const kvg_case *c, const ttk_api *api)
             return 0;
         }
         if (ttk_dtype(ct->t.dtype) == NULL) {
-            fprintf(stderr, "kvgold: prepare %s: input \"%s\": dtype %d "
-                    "has no ops-test-kit name\n", c->dir, ct->name,
-                    (int)ct->t.dtype);
+            fprintf(stderr, "kvgold: prepare %s: input \"%s\": dtype %s "
+                    "is not mapped to ops-test-kit's files (its 4-bit "
+                    "shapes count codes, kvgold's count bytes of two)\n",
+                    c->dir, ct->name, kvg_dtype_name(ct->t.dtype));
+            return 0;
+        }
+        /* torch_npu runs V2 only for a 4-D v of depth 128 and otherwise
+         * silently runs V1, which these goldens would not describe */
+        if (strcmp(ct->name, "v") == 0 && api->selector != NULL &&
+            (ct->t.rank != 4 || ct->t.shape[3] != 128)) {
+            fprintf(stderr, "kvgold: prepare %s: v is not 4-D with dim 3 "
+                    "= 128: %s would ignore it and run V1\n", c->dir,
+                    api->api);
+            return 0;
+        }
+    }
+    if (strcmp(c->op, "scatter_pa_kv_cache") == 0) {
+        /* torch_npu passes scatter_mode None, no strides or offsets, and
+         * always a value */
+        kvg_diag_clear(&diag);
+        if (kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
+                                sizeof mode, &diag) != KVG_OK) {
+            fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
+                    diag.message);
+            return 0;
+        }
+        if (strcmp(mode, "None") != 0 ||
+            kvg_json_get(c->attrs, "strides") != NULL ||
+            kvg_json_get(c->attrs, "offsets") != NULL) {
+            fprintf(stderr, "kvgold: prepare %s: attrs.scatter_mode \"%s\" "
+                    "(or strides / offsets given): %s always passes "
+                    "scatter_mode None and no strides or offsets\n", c->dir,
+                    mode, api->api);
+            return 0;
+        }
+        if (kvg_case_find(&c->inputs, "value") == NULL) {
+            fprintf(stderr, "kvgold: prepare %s: a key-only call: %s takes "
+                    "a value and a value_cache\n", c->dir, api->api);
             return 0;
         }
     }
@@ -397,11 +461,12 @@ static int stage_case(prep_case *pc)
         kvg_case_free(&c);
         return 0;
     }
-    if ((api = find_api(c.op)) == NULL) {
+    if ((api = find_api(&c)) == NULL) {
         fprintf(stderr, "kvgold: prepare %s: operator %s has no torch_npu "
                 "API that ops-test-kit's e2e path calls; prepare knows "
-                "kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache and "
-                "reshape_and_cache\n", pc->path, c.op);
+                "kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, "
+                "reshape_and_cache and scatter_pa_kv_cache\n", pc->path,
+                c.op);
         goto done;
     }
     if (!check_case(&c, api))
