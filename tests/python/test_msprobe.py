@@ -31,9 +31,12 @@ def torch_inputs(c):
 
 def test_install_registers_every_api_under_its_npu_name():
     reg, not_raise = installed()
-    assert set(reg) == {"npu_kv_rmsnorm_rope_cache",
-                        "npu_qkv_rms_norm_rope_cache",
-                        "_npu_reshape_and_cache"}
+    # the names msprobe's hook list dumps (support_wrap_ops.yaml) at least,
+    # and every torch_npu-named function kvgold has
+    assert {"npu_kv_rmsnorm_rope_cache", "_npu_reshape_and_cache",
+            "npu_scatter_pa_kv_cache"} <= set(reg)
+    assert set(reg) == {n for n in kvgold.ops.FUNCTIONS
+                        if n.startswith(("npu_", "_npu_"))}
     for name, fn in reg.items():
         assert fn.__name__ == name       # msprobe's Register keys by it
         assert fn is getattr(kvm, name)
@@ -105,6 +108,22 @@ def test_reshape_and_cache_returns_none_and_writes_caches():
     assert t["key_cache"].numpy().tobytes() == expected_bits(c, "key_cache")
     assert t["value_cache"].numpy().tobytes() == \
         expected_bits(c, "value_cache")
+
+
+def test_scatter_as_the_checker_calls_it():
+    """npu_scatter_pa_kv_cache, fp32 caches included (a copy-only dtype:
+    float32 is not mistaken for a widened input here)."""
+    reg, _ = installed()
+    for case in ("norm_bf16", "norm_fp32"):
+        c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/" + case)
+        t = torch_inputs(c)
+        assert reg["npu_scatter_pa_kv_cache"](
+            t["key"], t["value"], t["key_cache"], t["value_cache"],
+            t["slot_mapping"], cache_mode=c.attrs.get("cache_mode", "Norm")) \
+            is None
+        for n in ("key_cache", "value_cache"):
+            assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
+                expected_bits(c, n), (case, n)
 
 
 @pytest.mark.parametrize("widen", ["kv", "gamma", "k_cache"])

@@ -46,7 +46,9 @@ TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
               "float32": ("fp32", 4), "int8": ("int8", 1),
               "int32": ("int32", 4), "int64": ("int64", 8),
               "float8_e4m3fn": ("fp8_e4m3fn", 1),
-              "float8_e5m2": ("fp8_e5m2", 1), "hifloat8": ("hif8", 1)}
+              "float8_e5m2": ("fp8_e5m2", 1), "hifloat8": ("hif8", 1),
+              "uint8": ("uint8", 1), "int16": ("int16", 2),
+              "uint16": ("uint16", 2), "uint32": ("uint32", 4)}
 
 # The torch_npu signatures' tensor arguments in order (torch_npu's API
 # documentation), and what each call returns followed by the caches it
@@ -65,6 +67,15 @@ APIS = {
     "reshape_and_cache": (
         ["key", "value", "key_cache", "value_cache", "slot_mapping"],
         ["key_cache", "value_cache"]),
+    # npu_kv_rmsnorm_rope_cache_v2: a case with v
+    "kv_rms_norm_rope_cache_v2": (
+        ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+         "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", "v"],
+        ["k_rope", "c_kv", "k_cache", "ckv_cache"]),
+    "scatter_pa_kv_cache": (
+        ["key", "value", "key_cache", "value_cache", "slot_mapping",
+         "compress_lens", "compress_seq_offset", "seq_lens"],
+        ["key_cache", "value_cache"]),
 }
 
 CASES = [
@@ -75,6 +86,12 @@ CASES = [
     "qkv_rms_norm_rope_cache/bf16_k_int8_sym_v_plain",
     "reshape_and_cache/nd_fp16",
     "reshape_and_cache/nd_int8",
+    "kv_rms_norm_rope_cache/v2_a2a3_norm_bcast_noout",
+    "kv_rms_norm_rope_cache/v2_a2a3_pa_nz_bf16_int8_asym_n2",
+    "scatter_pa_kv_cache/norm_bf16",
+    "scatter_pa_kv_cache/norm_uint32",
+    "scatter_pa_kv_cache/norm_int16",
+    "scatter_pa_kv_cache/nz_hif8_key_e4m3_value",
 ]
 
 
@@ -142,7 +159,10 @@ def test_directory_matches_the_case(prepared, case):
     with open(os.path.join(case_dir, "case.json")) as f:
         doc = json.load(f)
     got = read_replay_dir(os.path.join(prepared, os.path.basename(case)))
-    inputs, goldens = APIS[doc["op"]]
+    op = doc["op"]
+    if op == "kv_rms_norm_rope_cache" and "v" in doc["inputs"]:
+        op += "_v2"
+    inputs, goldens = APIS[op]
     assert got["scalar"] == []
     assert len(got["input"]) == len(inputs)
     for i, name in enumerate(inputs):
@@ -228,6 +248,16 @@ def test_refusals_leave_everything_untouched(cli, tmp_path):
     # a parameter torch_npu._npu_reshape_and_cache does not have
     refused([good, os.path.join(VECTORS, "reshape_and_cache/nz_fp16"),
              "--out", str(out)], ["cache_layout", "NZ"])
+    # what torch_npu.npu_scatter_pa_kv_cache cannot express: another
+    # scatter_mode, a key-only call; and fp4, not mapped
+    for c, w in (("nct_fp16", "scatter_mode"), ("key_only_fp16", "key-only"),
+                 ("norm_fp4_e2m1", "fp4_e2m1")):
+        refused([good, os.path.join(VECTORS, "scatter_pa_kv_cache", c),
+                 "--out", str(out)], [w])
+    # a v torch_npu would ignore (it runs V1 unless v's dim 3 is 128)
+    refused([good, os.path.join(VECTORS, "kv_rms_norm_rope_cache",
+                                "v2_m_pa_bf16_kint8_cint8_asym_out"),
+             "--out", str(out)], ["V1"])
     # a case the operator refuses
     refused([good, os.path.join(VECTORS,
                                 "reshape_and_cache/error_duplicate_slots"),

@@ -14,8 +14,10 @@ import kvgold.ttk as kt
 from conftest import VECTORS, example, expected_bits
 
 APIS = {"torch_npu.npu_kv_rmsnorm_rope_cache",
+        "torch_npu.npu_kv_rmsnorm_rope_cache_v2",
         "torch_npu.npu_qkv_rms_norm_rope_cache",
-        "torch_npu._npu_reshape_and_cache"}
+        "torch_npu._npu_reshape_and_cache",
+        "torch_npu.npu_scatter_pa_kv_cache"}
 # ops-test-kit passes its metadata as keywords too
 META = dict(dtypes=["float16"], shapes=[(1,)], formats=["ND"],
             soc_version="Ascend910B3")
@@ -144,6 +146,49 @@ def test_reshape_and_cache_goldens_are_the_caches():
     assert bits(r[0], c.dtypes["key_cache"]) == expected_bits(c, "key_cache")
     assert bits(r[1], c.dtypes["value_cache"]) == \
         expected_bits(c, "value_cache")
+
+
+def test_kv_v2_goldens():
+    c = kvgold.load_case(
+        VECTORS + "/kv_rms_norm_rope_cache/v2_a2a3_pa_nz_bf16_int8_asym_n2")
+    t = torch_inputs(c)
+    a = c.attrs
+    before = bits(t["k_cache"], c.dtypes["k_cache"])
+    names = ("kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+             "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset")
+    out = kt.kv_rmsnorm_rope_cache_v2_golden(
+        *[t.get(n) for n in names], v=t["v"], epsilon=a["epsilon"],
+        cache_mode=a["cache_mode"], is_output_kv=a["is_output_kv"],
+        **dict(META, soc_version="Ascend910_9391"))
+    assert len(out) == 4
+    for i, n in enumerate(("k_rope", "c_kv", "k_cache", "ckv_cache")):
+        assert bits(out[i], c.dtypes.get(n, "bf16")) == expected_bits(c, n), n
+    assert bits(t["k_cache"], c.dtypes["k_cache"]) == before   # untouched
+
+
+def test_kv_v1_unwritten_outputs_are_not_judged():
+    """Without is_output_kv torch_npu leaves k_rope / c_kv unwritten:
+    their goldens are None, which ops-test-kit leaves uncompared."""
+    c = kvgold.load_case(example("deepseek_mla_decode"))
+    assert not c.attrs.get("is_output_kv")
+    t = torch_inputs(c)
+    out = kt.kv_rmsnorm_rope_cache_golden(
+        t["kv"], t["gamma"], t["cos"], t["sin"], t["index"], t["k_cache"],
+        t["ckv_cache"], c_kv_scale=t["c_kv_scale"],
+        epsilon=c.attrs["epsilon"], cache_mode=c.attrs["cache_mode"])
+    assert out[2] is None and out[3] is None
+
+
+def test_scatter_goldens_are_the_caches():
+    c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/norm_bf16")
+    t = torch_inputs(c)
+    r = kt.scatter_pa_kv_cache_golden(
+        t["key"], t["value"], t["key_cache"], t["value_cache"],
+        t["slot_mapping"], cache_mode=c.attrs.get("cache_mode", "Norm"),
+        **META)
+    assert len(r) == 2
+    assert bits(r[0], "bf16") == expected_bits(c, "key_cache")
+    assert bits(r[1], "bf16") == expected_bits(c, "value_cache")
 
 
 def test_argument_mistakes_are_refused():

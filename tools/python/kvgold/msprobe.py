@@ -25,29 +25,37 @@ import inspect
 from . import ops as _ops
 from ._errors import PARAM_INVALID, Error
 
-# msprobe's name of each API (torch_npu's function name) -> kvgold operator
-API_OPS = {
-    "npu_kv_rmsnorm_rope_cache": "kv_rms_norm_rope_cache",
-    "npu_qkv_rms_norm_rope_cache": "qkv_rms_norm_rope_cache",
-    "_npu_reshape_and_cache": "reshape_and_cache",
-}
+# msprobe's name of each API (torch_npu's function name) -> kvgold operator:
+# every torch_npu-named function of kvgold/ops/<op>.py
+API_OPS = {name: op for op, named in sorted(_ops.BY_OP.items())
+           for name in named if name.startswith(("npu_", "_npu_"))}
 
-# The only tensor arguments these operators take in float32 (quantisation
-# scales and offsets); any other float32 or float64 tensor was widened.
-_FP32_ARGS = {"k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset",
-              "k_scale", "v_scale", "k_offset", "v_offset"}
+# The tensor arguments each operator takes in float32 (kv / qkv: the
+# quantisation scales and offsets; scatter_pa_kv_cache copies fp32 caches).
+# Any other float32 tensor, and any float64 one, was widened by msprobe.
+_ANY = object()
+_FP32_ARGS = {
+    "kv_rms_norm_rope_cache": {"k_rope_scale", "c_kv_scale",
+                               "k_rope_offset", "c_kv_offset"},
+    "qkv_rms_norm_rope_cache": {"k_scale", "v_scale", "k_offset",
+                                "v_offset"},
+    "reshape_and_cache": set(),
+    "scatter_pa_kv_cache": _ANY,
+}
 
 # kvgold's own options (not torch_npu arguments) set by install(options=).
 _options = {}
 
 
 def _refuse_widened(api, bound):
+    fp32_ok = _FP32_ARGS.get(API_OPS[api], _ANY)
     for name, value in bound.arguments.items():
         dtype = getattr(value, "dtype", None)
         if dtype is None or not hasattr(value, "is_floating_point"):
             continue
         text = str(dtype).replace("torch.", "")
-        if text == "float64" or (text == "float32" and name not in _FP32_ARGS):
+        if text == "float64" or (text == "float32" and fp32_ok is not _ANY
+                                 and name not in fp32_ok):
             raise Error(
                 PARAM_INVALID,
                 "%s: argument %s is %s, a dtype the NPU operator does not "

@@ -28,17 +28,23 @@ import kvgold
 
 __spec__ = {
     "torch_npu.npu_kv_rmsnorm_rope_cache": "KvgoldKvRmsNormRopeCacheTestSpec",
+    "torch_npu.npu_kv_rmsnorm_rope_cache_v2":
+        "KvgoldKvRmsNormRopeCacheV2TestSpec",
     "torch_npu.npu_qkv_rms_norm_rope_cache":
         "KvgoldQkvRmsNormRopeCacheTestSpec",
     "torch_npu._npu_reshape_and_cache": "KvgoldReshapeAndCacheTestSpec",
+    "torch_npu.npu_scatter_pa_kv_cache": "KvgoldScatterPaKvCacheTestSpec",
 }
 
 __golden__ = {
     "e2e": {
         "torch_npu.npu_kv_rmsnorm_rope_cache": "kv_rmsnorm_rope_cache_golden",
+        "torch_npu.npu_kv_rmsnorm_rope_cache_v2":
+            "kv_rmsnorm_rope_cache_v2_golden",
         "torch_npu.npu_qkv_rms_norm_rope_cache":
             "qkv_rms_norm_rope_cache_golden",
         "torch_npu._npu_reshape_and_cache": "reshape_and_cache_golden",
+        "torch_npu.npu_scatter_pa_kv_cache": "scatter_pa_kv_cache_golden",
     },
 }
 
@@ -51,12 +57,17 @@ _PROFILES = (("Ascend950", "950"), ("Ascend910B", "a2a3"),
 _KV_TENSORS = ("kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
                "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset")
 _KV_ATTRS = ("epsilon", "cache_mode", "is_output_kv")
+_KV2_TENSORS = _KV_TENSORS + ("v",)
+_KV2_ATTRS = _KV_ATTRS + ("k_cache_dtype", "ckv_cache_dtype")
 _QKV_TENSORS = ("qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out",
                 "k_cache", "v_cache", "k_scale", "v_scale", "k_offset",
                 "v_offset")
 _QKV_ATTRS = ("qkv_size", "head_nums", "epsilon", "cache_mode",
               "is_output_qkv")
 _RAC_TENSORS = ("key", "value", "key_cache", "value_cache", "slot_indices")
+_SPKC_TENSORS = ("key", "value", "key_cache", "value_cache", "slot_mapping",
+                 "compress_lens", "compress_seq_offsets", "seq_lens")
+_SPKC_ATTRS = ("cache_mode",)
 
 
 def _is_tensor(value):
@@ -113,8 +124,23 @@ def kv_rmsnorm_rope_cache_golden(*args, **kwargs):
     c_kv] (the last two None unless is_output_kv)."""
     t, a, meta = _bind("npu_kv_rmsnorm_rope_cache", _KV_TENSORS, _KV_ATTRS,
                        args, kwargs)
-    return list(kvgold.npu_kv_rmsnorm_rope_cache(
+    out = list(kvgold.npu_kv_rmsnorm_rope_cache(
         **t, **a, profile=_profile(meta), inplace=False))
+    # torch_npu leaves k_rope / c_kv unwritten then: no golden to judge
+    return out if a.get("is_output_kv") else out[:2] + [None, None]
+
+
+def kv_rmsnorm_rope_cache_v2_golden(*args, **kwargs):
+    """torch_npu.npu_kv_rmsnorm_rope_cache_v2: [k_rope, c_kv] (None unless
+    is_output_kv), then the k_cache and ckv_cache it writes in place."""
+    t, a, meta = _bind("npu_kv_rmsnorm_rope_cache_v2", _KV2_TENSORS,
+                       _KV2_ATTRS, args, kwargs)
+    k_rope, c_kv, k_cache, ckv_cache = \
+        kvgold.npu_kv_rmsnorm_rope_cache_v2_functional(
+            **t, **a, profile=_profile(meta))
+    if not a.get("is_output_kv"):
+        k_rope = c_kv = None
+    return [k_rope, c_kv, k_cache, ckv_cache]
 
 
 def qkv_rms_norm_rope_cache_golden(*args, **kwargs):
@@ -133,6 +159,15 @@ def reshape_and_cache_golden(*args, **kwargs):
                     kwargs)
     t["slot_mapping"] = t.pop("slot_indices", None)
     return list(kvgold.reshape_and_cache(**t, inplace=False))
+
+
+def scatter_pa_kv_cache_golden(*args, **kwargs):
+    """torch_npu.npu_scatter_pa_kv_cache returns nothing: [key_cache,
+    value_cache] as it leaves them (torch_npu's default cache_mode is
+    PA_NZ, kept here)."""
+    t, a, _ = _bind("npu_scatter_pa_kv_cache", _SPKC_TENSORS, _SPKC_ATTRS,
+                    args, kwargs)
+    return list(kvgold.npu_scatter_pa_kv_cache_functional(**t, **a))
 
 
 class KvgoldKvRmsNormRopeCacheTestSpec:
@@ -154,3 +189,17 @@ class KvgoldReshapeAndCacheTestSpec:
     party."""
     golden = reshape_and_cache_golden
     third_party = reshape_and_cache_golden
+
+
+class KvgoldKvRmsNormRopeCacheV2TestSpec:
+    """torch_npu.npu_kv_rmsnorm_rope_cache_v2 with kvgold as golden and as
+    third party."""
+    golden = kv_rmsnorm_rope_cache_v2_golden
+    third_party = kv_rmsnorm_rope_cache_v2_golden
+
+
+class KvgoldScatterPaKvCacheTestSpec:
+    """torch_npu.npu_scatter_pa_kv_cache with kvgold as golden and as third
+    party."""
+    golden = scatter_pa_kv_cache_golden
+    third_party = scatter_pa_kv_cache_golden
