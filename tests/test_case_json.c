@@ -3,7 +3,7 @@
  * kvg_case_*) on top of the strict reader: integers exact over the whole
  * int64 range, a fraction / exponent / out-of-range / wrongly typed value
  * refused naming the key and its DIR/case.json:LINE:COL, and
- * kvg_case_load refusing an invalid case.json (issue 12) with the
+ * kvg_case_load refusing an invalid case.json with the
  * reader's position, or an unreadable one with the OS's reason.
  * SPDX-License-Identifier: Apache-2.0
  */

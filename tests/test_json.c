@@ -4,7 +4,7 @@
  * From first principles (RFC 8259, RFC 3629, two's-complement int64): what
  * is accepted decodes to the bytes and numbers the RFCs say; what is
  * refused is refused with the exact "NAME:LINE:COL: what" message. Among
- * them every case.json defect of issue 12: duplicate keys, text after the
+ * them every case.json defect found so far: duplicate keys, text after the
  * value, \u0000, integers read through doubles (9007199254740993),
  * fractions taken as integers (161002.9), INT64_MAX refused, syntax errors
  * without a position.
@@ -248,7 +248,7 @@ static void test_number_grammar(void **state)
                      "(character '_')");
 }
 
-/* Issue 12: "{} x" used to load as {}. */
+/* "{} x" used to load as {}. */
 static void test_text_after_the_value(void **state)
 {
     kvg_json *v;
@@ -335,7 +335,7 @@ static void test_escapes_decode(void **state)
     string_is("\"\\u07FF\\u0800\"", "\xDF\xBF\xE0\xA0\x80", 5);
 }
 
-/* Issue 12: "\u0000" used to cut the string there. */
+/* "\u0000" used to cut the string there. */
 static void test_nul_is_refused(void **state)
 {
     (void)state;
@@ -407,7 +407,7 @@ static void test_utf8(void **state)
                           "value");
 }
 
-/* ---- duplicate keys (issue 12: the first used to win silently) -------- */
+/* ---- duplicate keys (the first used to win silently) ------------------ */
 
 static void test_duplicate_keys(void **state)
 {

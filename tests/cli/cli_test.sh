@@ -142,7 +142,7 @@ examples)
   expect 1 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate" --standard single
   has "q_out (bf16, float_re): FAIL: MARE"; has "k_cache  int8   int_abs1   PASS"
   ;;
-# case.json is read strictly (issue 12): each of these was accepted, or
+# case.json is read strictly: each of these was accepted, or
 # read wrongly, by the lenient parser before.
 json_duplicate_key)
   # Python's json (the generator's) keeps the last of two equal keys
@@ -320,7 +320,7 @@ max_memory)
   expect 2 "$K" --max-memory 0 check "$C"; has "positive byte count"
   expect 0 "$K" --max-memory 64M check "$C"; has "PASS: 4 of 4"
   # compare's NPU dumps count too: 64K is enough to run the case, not to
-  # compare it (issue 13: no second golden run, inverted caches or masks
+  # compare it (no second golden run, inverted caches or masks
   # any more, and run reads no expected tensors)
   npu_of "$C" npu
   expect 0 "$K" run "$C" --out o2 --max-memory 64K
@@ -361,7 +361,7 @@ bf16_void)
   expect 2 "$K" check c; has "descr '|V8' is not supported"
   ;;
 compare_not_judged)
-  # issue 12: an output that is not judged never passes, and says why
+  # an output that is not judged never passes, and says why
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" npu; rm npu/k_rope.npy
   expect 1 "$K" compare "$C" npu
@@ -387,7 +387,7 @@ compare_not_judged)
   expect 2 "$K" compare "$C" npu --only c_kv,kcache; has "kcache is not an output"
   ;;
 compare_standard)
-  # issue 14: --standard picks the rule for float compute outputs and the
+  # --standard picks the rule for float compute outputs and the
   # report names it, its source and its thresholds per tensor
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" npu
@@ -437,7 +437,7 @@ compare_default)
   has "--standard needs"
   ;;
 compare_third_party)
-  # issue 14: the commercial standard's dual benchmark against another
+  # the commercial standard's dual benchmark against another
   # implementation's outputs
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" npu; npu_of "$C" tp
@@ -454,7 +454,7 @@ compare_third_party)
   has "--third-party no_such_dir: No such file or directory"
   ;;
 compare_repeat)
-  # issue 14: repeated runs are judged each and must be bit-identical
+  # repeated runs are judged each and must be bit-identical
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" run1; npu_of "$C" run2; npu_of "$C" run3
   expect 0 "$K" compare "$C" run1 run2 run3
@@ -470,7 +470,7 @@ compare_repeat)
   expect 1 "$K" compare "$C" run1 run2; has "k_rope: not checked (missing from a run)"
   ;;
 run_needs_no_expected)
-  # issue 13: run and compare never read the expected tensors (a
+  # run and compare never read the expected tensors (a
   # multi-GiB expected cache is not loaded); check still does, and says so
   copy_case "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" c
   npu_of c npu
@@ -483,8 +483,8 @@ run_needs_no_expected)
   expect 2 "$K" run c --out c; has "is the case directory"
   ;;
 compare_reduce_hint)
-  # the reduce-order hint reruns the golden and compares the written runs
-  # (issue 13); an untouched element changed still rules every order out
+  # the reduce-order hint reruns the golden and compares the written runs;
+  # an untouched element changed still rules every order out
   copy_case "$KV/order_double_ds_pa_fp16" c
   npu_of c npu
   sed -i 's/"reduce_order": "double"/"reduce_order": "sequential"/' c/case.json

@@ -12,7 +12,7 @@
  * the golden writes comes from the operator itself (kvg_op_written_runs),
  * as sorted runs. Big caches and dumps are mapped, not read, and the
  * untouched gaps are compared in chunks whose pages are given back
- * (issue 13; docs/compare.md, "Big dumps").
+ * (docs/compare.md, "Big dumps").
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -178,7 +178,7 @@ static int fits_compare(const compare_run *r, const char *case_dir)
     return 1;
 }
 
-/* The mapped files behind one comparison (issue 13): as the comparison
+/* The mapped files behind one comparison: as the comparison
  * leaves an untouched gap behind, its pages are given back, so comparing
  * a multi-GiB cache does not keep the cache, the dump and the golden
  * resident. Unmapped (small) tensors have no mapping and are left alone. */
@@ -305,7 +305,7 @@ static const kvg_compare_result *result_of(const compare_run *r, int k, int i)
  * for bit. For a cache with written runs only the runs are compared: the
  * rest is the initial cache in every golden run, and the NPU's untouched
  * elements were judged already (untouched_changed), so the multi-GiB gaps
- * are not read again (issue 13).
+ * are not read again.
  */
 static int bits_equal(const compare_run *r, int k, int i, const kvg_tensor *a)
 {

@@ -93,7 +93,7 @@ class CompareArgs(ctypes.Structure):
                 ("mismatch_ratio", ctypes.c_double),
                 ("standard", ctypes.c_int), ("level", ctypes.c_int),
                 ("third_party", ctypes.POINTER(Tensor)),
-                # issue 13: the written set as runs (kvg_elem_run*)
+                # the written set as runs (kvg_elem_run*)
                 ("written_runs", ctypes.c_void_p),
                 ("written_run_count", ctypes.c_size_t),
                 ("left_behind", ctypes.c_void_p),
