@@ -289,17 +289,37 @@ static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
     return KVG_OK;
 }
 
+/* KVHEAD: the kernel reads the w tokens that end at the batch's cumulative
+ * end (rows end - w .. end - 1 of key, whatever seq_len[b] is), so w past
+ * L takes earlier batches' tokens, which is defined; only w past `end`
+ * (rows before key's first) or a negative w (an unsigned length) is not. */
+static kvg_status check_kvhead_wins(const kvg_i_runs *r, int64_t i,
+                                    int64_t end, kvg_diag *diag)
+{
+    int64_t w = kvg_i_index_at(r->wins, i);
+
+    if (w < 0 || w > end)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "wins", 0, i,
+                          "wins: " HEAD_FMT ": wins %lld is outside [0, %lld] "
+                          "(the last wins tokens up to its batch's end, row "
+                          "%lld of key, must exist)", HEAD_ARGS(r, i),
+                          (long long)w, (long long)end, (long long)end);
+    return KVG_OK;
+}
+
 /* offset_index == -1 turns compression off whatever wins holds (the seed:
  * "no requirement on the value of wins"); MindIE's decode relies on it,
  * keeping the prefill wins (L - 384) next to seq_len 1. Otherwise
  * 0 <= w <= L and 0 <= o <= L - w, or the kernel's unsigned lengths wrap. */
 static kvg_status check_window(const kvg_i_runs *r, int64_t i, int64_t L,
-                               kvg_diag *diag)
+                               int64_t end, kvg_diag *diag)
 {
     int64_t w = kvg_i_index_at(r->wins, i);
     int64_t o = r->offset_index != NULL ? kvg_i_index_at(r->offset_index, i)
                                         : 0;
 
+    if (r->kind == KVG_I_RUN_KVHEAD)
+        return check_kvhead_wins(r, i, end, diag);
     if (r->offset_index != NULL && o == -1)
         return KVG_OK;
     if (w < 0 || w > L)
@@ -397,7 +417,8 @@ kvg_status kvg_i_runs_check_values(const kvg_i_runs *r,
     KVG_I_TRY(check_seq_len(r, cum, diag));
     for (i = 0; i < r->runs; i++)
         KVG_I_TRY(check_window(r, i, cum[i / r->heads + 1] -
-                                         cum[i / r->heads], diag));
+                                         cum[i / r->heads],
+                               cum[i / r->heads + 1], diag));
     KVG_I_TRY(check_slots(r, ws->items, &n, diag));
     return check_overlap(r, ws->items, n, diag);
 }

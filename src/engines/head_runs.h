@@ -27,7 +27,8 @@
 typedef enum kvg_i_run_kind {
     /* keep [0, o) and [o+w, L); all of [0, L) when o == -1 or w == 0 */
     KVG_I_RUN_OMNI = 0,
-    /* keep the last w tokens [L-w, L) */
+    /* keep the w tokens that end at the batch's end, [L-w, L); w > L
+     * reaches into earlier batches, as the kernel reads them */
     KVG_I_RUN_KVHEAD = 1,
     /* [0, o), the binary32 mean of [o, o+w), [o+w, L); all when inactive */
     KVG_I_RUN_KVHEAD_ROPE = 2

@@ -1,8 +1,9 @@
 /*
  * src/ops/reshape_and_cache/descriptor.c - ReshapeAndCache's descriptor
- * (src/registry/op_desc.h). wins, seq_len and offset_index are passed
- * through when a case gives them, so the operator refuses a tensor its
- * compress type does not take. No options.
+ * (src/registry/op_desc.h). value, value_cache, wins, seq_len and
+ * offset_index are passed through when a case gives them, so the operator
+ * refuses a tensor its compress type / kv_cache_cfg does not take (and
+ * names one that is missing). No options.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -21,9 +22,9 @@ KVG_I_OP_ARGS_FIT(rac_args);
 
 static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(value, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    TENSOR(value, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
     TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_OPTIONAL, 0),
     TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
     TENSOR(wins, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
     TENSOR(seq_len, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
@@ -32,6 +33,8 @@ static const kvg_i_op_tensor k_tensors[] = {
 
 KVG_I_OP_SET_NAMED(set_compress, rac_args, compress_type,
                    kvg_rac_compress_from_name);
+KVG_I_OP_SET_NAMED(set_cfg, rac_args, kv_cache_cfg,
+                   kvg_rac_kv_cache_cfg_from_name);
 
 static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                              const kvg_value *v, kvg_diag *diag)
@@ -52,6 +55,8 @@ static const kvg_i_op_attr k_attrs[] = {
      set_compress, "\"%s\" is not UNDEFINED, KVHEAD or KVHEAD_ROPE", 1},
     {{"cache_layout", KVG_VALUE_STRING, 0, 0, "\"ND\""}, set_layout,
      "\"%s\" is not ND or NZ", 1},
+    {{"kv_cache_cfg", KVG_VALUE_STRING, 0, 0, "\"K_CACHE_V_CACHE\""},
+     set_cfg, "\"%s\" is not K_CACHE_V_CACHE or K_CACHE_V_BYPASS", 1},
 };
 
 /* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
@@ -123,6 +128,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     KVG_I_TRY(kvg_i_rac_validate(k, &p, diag));
     if (!p.per_token)
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
+    if (!is_key && p.g.key_only)
+        return kvg_i_written_none(w);
     rows.k = k;
     rows.g = &p.g;
     kvg_i_rac_token_layout(is_key ? k->key_cache : k->value_cache, &p.g,

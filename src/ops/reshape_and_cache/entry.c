@@ -1,7 +1,8 @@
 /*
  * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into ND
  * or NZ caches (compress_type UNDEFINED), and the head-compression modes
- * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c).
+ * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c); the
+ * per-token path also writes key only (kv_cache_cfg K_CACHE_V_BYPASS).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvgold/reshape_and_cache.h"
@@ -21,6 +22,7 @@ void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
     memset(args, 0, sizeof *args);
     args->compress_type = KVG_RAC_COMPRESS_UNDEFINED;
     args->cache_layout = KVG_LAYOUT_ND;
+    args->kv_cache_cfg = KVG_RAC_K_CACHE_V_CACHE;
 }
 
 static const char *const k_compress_names[] = {"UNDEFINED", "KVHEAD",
@@ -41,6 +43,29 @@ int kvg_rac_compress_from_name(const char *name, kvg_rac_compress *type)
     for (i = 0; i < 3; i++)
         if (strcmp(name, k_compress_names[i]) == 0) {
             *type = (kvg_rac_compress)i;
+            return 1;
+        }
+    return 0;
+}
+
+static const char *const k_cfg_names[] = {"K_CACHE_V_CACHE",
+                                           "K_CACHE_V_BYPASS"};
+
+const char *kvg_rac_kv_cache_cfg_name(kvg_rac_kv_cache_cfg cfg)
+{
+    if ((int)cfg < 0 || (int)cfg > 1)
+        return NULL;
+    return k_cfg_names[cfg];
+}
+
+int kvg_rac_kv_cache_cfg_from_name(const char *name, kvg_rac_kv_cache_cfg *cfg)
+{
+    int i;
+    if (name == NULL || cfg == NULL)
+        return 0;
+    for (i = 0; i < 2; i++)
+        if (strcmp(name, k_cfg_names[i]) == 0) {
+            *cfg = (kvg_rac_kv_cache_cfg)i;
             return 1;
         }
     return 0;
@@ -72,6 +97,26 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
                           "cache_layout: %d is not ND (%d) or NZ (%d)",
                           (int)a->cache_layout, (int)KVG_LAYOUT_ND,
                           (int)KVG_LAYOUT_NZ);
+    if (kvg_rac_kv_cache_cfg_name(a->kv_cache_cfg) == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1, -1,
+                          "kv_cache_cfg: %d is not K_CACHE_V_CACHE (0) or "
+                          "K_CACHE_V_BYPASS (1)", (int)a->kv_cache_cfg);
+    if (a->kv_cache_cfg == KVG_RAC_K_CACHE_V_BYPASS) {
+        /* ATB: BYPASS takes no compression and is the ND SISO kernel */
+        if (a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
+                              -1, "kv_cache_cfg: K_CACHE_V_BYPASS takes only "
+                              "compress_type UNDEFINED, got %s", mode);
+        if (a->cache_layout != KVG_LAYOUT_ND)
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
+                              -1, "kv_cache_cfg: K_CACHE_V_BYPASS writes an "
+                              "ND key_cache; cache_layout NZ is another "
+                              "kv_cache_cfg (K_CACHE_V_CACHE_NZ)");
+        KVG_I_TRY(must_be_null(a->value, "value", "UNDEFINED with "
+                               "kv_cache_cfg K_CACHE_V_BYPASS", diag));
+        KVG_I_TRY(must_be_null(a->value_cache, "value_cache", "UNDEFINED "
+                               "with kv_cache_cfg K_CACHE_V_BYPASS", diag));
+    }
     if (a->cache_layout == KVG_LAYOUT_NZ &&
         a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
@@ -92,10 +137,14 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
 static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
 {
+    const int kv = a->kv_cache_cfg != KVG_RAC_K_CACHE_V_BYPASS;
+
     KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
-    KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
+    if (kv)
+        KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
     KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
-    KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
+    if (kv)
+        KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
     return kvg_i_check_present(a->slot_mapping, "slot_mapping", diag);
 }
 
@@ -110,9 +159,11 @@ static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,
                             kvg_diag *diag)
 {
     KVG_I_TRY(form(a->key, "key", 3, diag));
-    KVG_I_TRY(form(a->value, "value", 3, diag));
+    if (a->value != NULL)
+        KVG_I_TRY(form(a->value, "value", 3, diag));
     KVG_I_TRY(form(a->key_cache, "key_cache", 4, diag));
-    KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
+    if (a->value_cache != NULL)
+        KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
     return form(a->slot_mapping, "slot_mapping", 1, diag);
 }
 
@@ -123,12 +174,18 @@ static int is_half(kvg_dtype d) { return d == KVG_FP16 || d == KVG_BF16; }
 static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
                              kvg_diag *diag)
 {
-    kvg_dtype dk = a->key->dtype, dv = a->value->dtype;
+    kvg_dtype dk = a->key->dtype, dv;
 
     if (!is_half(dk) && dk != KVG_INT8)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
                           "key: dtype must be fp16, bf16 or int8, got %s",
                           kvg_dtype_name(dk));
+    if (a->value == NULL) { /* key only */
+        KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
+        return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32,
+                                 diag);
+    }
+    dv = a->value->dtype;
     if (!nz)
         KVG_I_TRY(kvg_i_check_dtype(a->value, "value", dk, diag));
     if (nz && !is_half(dv))
@@ -150,6 +207,8 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
     g->block_size = kc->shape[1];
     KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key", diag));
     KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key", diag));
+    if (vc == NULL) /* key only */
+        return KVG_OK;
     KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
                               "num_blocks of key_cache", diag));
     KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
@@ -204,11 +263,14 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
     g->tokens = a->key->shape[0];
     g->heads = a->key->shape[1];
     g->dk = a->key->shape[2];
-    g->dv = a->value->shape[2];
-    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
-                              "num_tokens of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
-                              diag));
+    g->key_only = a->value == NULL;
+    if (!g->key_only) {
+        g->dv = a->value->shape[2];
+        KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
+                                  "num_tokens of key", diag));
+        KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads,
+                                  "N of key", diag));
+    }
     KVG_I_TRY(kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
                               "num_tokens of key", diag));
     st = g->nz ? nz_dims(a, g, diag) : nd_dims(a, g, diag);
@@ -369,7 +431,8 @@ static void tok_write(const kvg_reshape_and_cache_args *a,
             continue; /* padding token: skipped */
         n = token_stretch(a, g, t, s);
         nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
-        nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
+        if (!g->key_only)
+            nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
     }
 }
 

@@ -13,9 +13,10 @@
 #include "kvgold/reshape_and_cache.h"
 #include "src/engines/head_runs.h"
 
-/* The checked geometry of an UNDEFINED (per-token) call. */
+/* The checked geometry of an UNDEFINED (per-token) call; key_only: no
+ * value side (K_CACHE_V_BYPASS), dv 0. */
 typedef struct kvg_i_rac_geo {
-    int nz;
+    int nz, key_only;
     int64_t tokens, heads, dk, dv, blocks, block_size, slots;
 } kvg_i_rac_geo;
 

@@ -460,7 +460,7 @@ static void test_kvhead(void **state)
 
 static void test_kvhead_validation(void **state)
 {
-    static const int32_t seq[] = {5, 3}, wins[] = {2, 0, 4, 1},
+    static const int32_t seq[] = {5, 3}, wins[] = {2, 0, 9, 1},
                          slot[] = {0, 2, 6, 10}, slot2[] = {0, 2, 6, 8};
     pf p;
     (void)state;
@@ -469,7 +469,13 @@ static void test_kvhead_validation(void **state)
     rac_set_i32(&p.wins, wins, 4);
     rac_set_i32(&p.slot, slot, 4);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
-              "head 2 (batch 1, head 0): wins 4 is outside [0, seq_len 3]", 2);
+              "head 2 (batch 1, head 0): wins 9 is outside [0, 8]", 2);
+    rac_set_i32(&p.wins, (const int32_t[]){6, 0, 3, 1}, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+              "head 0 (batch 0, head 0): wins 6 is outside [0, 5]", 0);
+    rac_set_i32(&p.wins, (const int32_t[]){2, -1, 3, 1}, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+              "head 1 (batch 0, head 1): wins -1 is outside [0, 5]", 1);
     rac_set_i32(&p.wins, (const int32_t[]){2, 0, 3, 1}, 4);
     rac_set_i32(&p.slot, slot2, 4);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
@@ -485,6 +491,139 @@ static void test_kvhead_validation(void **state)
     pf_run_ok(&p);
     assert_int_equal(elem(&p.kc, 16415), mark(&p.key, 0, 0, 0, 16415));
     pf_free(&p);
+}
+
+/* ATB's KVHEAD kernel (reshape_and_cache_compress.cpp) turns seq_len into
+ * cumulative ends and reads the w rows before the batch's end, so w > L
+ * takes the earlier batches' last tokens. B=3, N=2, seq_len [3, 1, 4]
+ * (ends 3, 4, 8). */
+static void test_kvhead_past_batch(void **state)
+{
+    static const int32_t seq[] = {3, 1, 4}, wins[] = {3, 1, 2, 4, 6, 0},
+                         slot[] = {0, 3, 4, 6, 10, 16};
+    /* slot -> (token, head): -1 keeps the old bytes */
+    static const int64_t want[20][2] = {
+        {0, 0}, {1, 0}, {2, 0},                 /* head 0: rows 0..2 */
+        {2, 1},                                 /* head 1: row 2 */
+        {2, 0}, {3, 0},                         /* head 2: w 2 > L 1 */
+        {0, 1}, {1, 1}, {2, 1}, {3, 1},         /* head 3: w 4 = end */
+        {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}, {7, 0}, /* head 4: w 6 > 4 */
+        {-1, 0}, {-1, 0}, {-1, 0}, {-1, 0}};    /* head 5: w 0 */
+    kvg_dtype dts[2] = {KVG_FP16, KVG_INT8};
+    int k, s;
+    (void)state;
+    for (k = 0; k < 2; k++) {
+        pf p;
+        pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD, dts[k], 8, 2, 32, 3, 5, 4, 145);
+        pf_marks(&p);
+        rac_set_i32(&p.seq, seq, 3);
+        rac_set_i32(&p.wins, wins, 6);
+        rac_set_i32(&p.slot, slot, 6);
+        pf_run_ok(&p);
+        for (s = 0; s < 20; s++)
+            assert_run_slot(&p, s, want[s][0], want[s][1]);
+        /* batch 0 has no rows before it: w 4 would read before key */
+        rac_set_i32(&p.wins, (const int32_t[]){4, 1, 2, 4, 6, 0}, 6);
+        pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+                  "head 0 (batch 0, head 0): wins 4 is outside [0, 3]", 0);
+        /* batch 2 ends at row 8: w 9 would read row -1 */
+        rac_set_i32(&p.wins, (const int32_t[]){3, 1, 2, 4, 9, 0}, 6);
+        pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+                  "head 4 (batch 2, head 0): wins 9 is outside [0, 8]", 4);
+        pf_free(&p);
+    }
+}
+
+/* ---- key only (kv_cache_cfg K_CACHE_V_BYPASS) -------------------------- */
+
+static void pf_key_only(pf *p)
+{
+    p->a.kv_cache_cfg = KVG_RAC_K_CACHE_V_BYPASS;
+    p->a.value = NULL;
+    p->a.value_cache = NULL;
+}
+
+static void test_siso(void **state)
+{
+    /* any D (ATB's SISO tests draw 1..255); padding slots skipped */
+    static const int32_t s5[] = {9, -1, 0, 4, INT32_MIN};
+    kvg_dtype dts[3] = {KVG_FP16, KVG_BF16, KVG_INT8};
+    int k;
+    (void)state;
+    for (k = 0; k < 3; k++) {
+        pf p;
+        pf_tokens(&p, KVG_LAYOUT_ND, dts[k], dts[k], 5, 3, 7, 7, 3, 4,
+                  121 + (uint64_t)k);
+        pf_key_only(&p);
+        pf_marks(&p);
+        rac_set_i32(&p.slot, s5, 5);
+        pf_run_ok(&p);
+        check_token_cache(&p, 0, s5);
+        kvgt_assert_bytes_equal(p.vc.data, p.vc0, p.vc.nbytes, "value_cache");
+        pf_free(&p);
+    }
+}
+
+static void test_siso_validation(void **state)
+{
+    static const int32_t dup[] = {0, 5, -1, 5}, big[] = {0, 8, 1, 2},
+                         ok[] = {0, 5, -1, 6};
+    kvg_rac_kv_cache_cfg cfg = KVG_RAC_K_CACHE_V_CACHE;
+    pf p;
+    (void)state;
+    pf_tokens(&p, KVG_LAYOUT_ND, KVG_FP16, KVG_FP16, 4, 2, 32, 32, 2, 4, 131);
+    pf_key_only(&p);
+    rac_set_i32(&p.slot, dup, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
+              "tokens 1 and 3 both write slot 5", 3);
+    rac_set_i32(&p.slot, big, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
+              "token 1: slot 8 is outside [0, 8)", 1);
+    rac_set_i32(&p.slot, ok, 4);
+    p.kc.dtype = KVG_BF16;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "key_cache", "must be fp16", -1);
+    p.kc.dtype = KVG_FP16;
+    p.kc.shape[3] = 16, p.kc.shape[1] = 8;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "key_cache", "dim 3 must be 32", -1);
+    p.kc.shape[3] = 32, p.kc.shape[1] = 4;
+    p.slot.dtype = KVG_INT64, p.slot.shape[0] = 2;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping", "int32", -1);
+    p.slot.dtype = KVG_INT32, p.slot.shape[0] = 4;
+    /* the tensors and attributes BYPASS does not take */
+    p.a.value = &p.value;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "value",
+              "value: not an input of compress_type UNDEFINED with "
+              "kv_cache_cfg K_CACHE_V_BYPASS", -1);
+    p.a.value = NULL, p.a.value_cache = &p.vc;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "value_cache", "pass NULL", -1);
+    p.a.value_cache = NULL;
+    p.a.compress_type = KVG_RAC_COMPRESS_KVHEAD;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "kv_cache_cfg",
+              "K_CACHE_V_BYPASS takes only compress_type UNDEFINED, got "
+              "KVHEAD", -1);
+    p.a.compress_type = KVG_RAC_COMPRESS_UNDEFINED;
+    p.a.cache_layout = KVG_LAYOUT_NZ;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", "ND key_cache", -1);
+    p.a.cache_layout = KVG_LAYOUT_ND;
+    p.a.kv_cache_cfg = (kvg_rac_kv_cache_cfg)2;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "kv_cache_cfg",
+              "2 is not K_CACHE_V_CACHE (0) or K_CACHE_V_BYPASS (1)", -1);
+    /* K_CACHE_V_CACHE still needs value and value_cache */
+    p.a.kv_cache_cfg = KVG_RAC_K_CACHE_V_CACHE;
+    pf_reject(&p, KVG_ERR_PARAM_NULLPTR, "value", "NULL", -1);
+    p.a.value = &p.value;
+    pf_reject(&p, KVG_ERR_PARAM_NULLPTR, "value_cache", "NULL", -1);
+    p.a.kv_cache_cfg = KVG_RAC_K_CACHE_V_BYPASS, p.a.value = NULL;
+    pf_run_ok(&p);
+    pf_free(&p);
+    assert_string_equal(kvg_rac_kv_cache_cfg_name(KVG_RAC_K_CACHE_V_BYPASS),
+                        "K_CACHE_V_BYPASS");
+    assert_null(kvg_rac_kv_cache_cfg_name((kvg_rac_kv_cache_cfg)2));
+    assert_int_equal(kvg_rac_kv_cache_cfg_from_name("K_CACHE_V_BYPASS", &cfg),
+                     1);
+    assert_int_equal(cfg, KVG_RAC_K_CACHE_V_BYPASS);
+    assert_int_equal(kvg_rac_kv_cache_cfg_from_name("BYPASS", &cfg), 0);
+    assert_int_equal(cfg, KVG_RAC_K_CACHE_V_BYPASS);
 }
 
 /* ---- KVHEAD_ROPE ------------------------------------------------------- */
@@ -741,6 +880,9 @@ int main(void)
         cmocka_unit_test(test_names_and_init),
         cmocka_unit_test(test_kvhead),
         cmocka_unit_test(test_kvhead_validation),
+        cmocka_unit_test(test_kvhead_past_batch),
+        cmocka_unit_test(test_siso),
+        cmocka_unit_test(test_siso_validation),
         cmocka_unit_test(test_rope_mean_token),
         cmocka_unit_test(test_rope_divides),
         cmocka_unit_test(test_rope_edges),
