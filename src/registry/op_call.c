@@ -188,6 +188,10 @@ kvg_status kvg_op_output_shape(const kvg_op_call *call, const char *name,
         return call->op->output_shape(&a, name, produced, dtype, rank, shape,
                                       diag);
     cache = kvg_i_op_tensor_of(call->op, &a, name);
+    if (cache == NULL && entry->info.presence == KVG_OP_OPTIONAL) {
+        *produced = 0; /* an optional cache left out is not written */
+        return KVG_OK;
+    }
     if (cache == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
                           "%s: the in-place cache is not given, so it "

@@ -92,12 +92,15 @@ def omni(key, value, key_cache, value_cache, slot_mapping, wins, seq_len,
 # ---- KVHEAD ---------------------------------------------------------------
 
 def kvhead(key, value, key_cache, value_cache, slot_mapping, wins, seq_len):
-    """Head i keeps the last wins[i] tokens of its batch."""
+    """Head i keeps the wins[i] tokens that end where its batch ends (ATB's
+    kernel reads rows end - w .. end - 1 of key): w > L reaches into the
+    earlier batches' tokens; it must not reach before row 0."""
     heads = key.shape[1]
     L, base = head_params(seq_len, heads)
     w = np.asarray(wins, dtype=np.int64)
     slot = np.asarray(slot_mapping, dtype=np.int64)
     check_runs(slot, w, key_cache.shape[0] * key_cache.shape[1])
+    assert np.all((w >= 0) & (w <= base + L)), "wins reads before key"
     owner, k = ragged(w)
     src = (base[owner] + L[owner] - w[owner] + k) * heads + owner % heads
     dst = slot[owner] + k

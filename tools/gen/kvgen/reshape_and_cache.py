@@ -51,3 +51,10 @@ def reshape_and_cache(key, value, key_cache, value_cache, slot_mapping,
         return _nd(key_cache, key, slot), _nd(value_cache, value, slot)
     _check_tokens(slot, key_cache.shape[0] * key_cache.shape[2])
     return _nz(key_cache, key, slot), _nz(value_cache, value, slot)
+
+
+def reshape_and_cache_siso(key, key_cache, slot_mapping):
+    """Key only (kv_cache_cfg K_CACHE_V_BYPASS): the ND token write of key."""
+    slot = np.asarray(slot_mapping, dtype=np.int64)
+    _check_tokens(slot, key_cache.shape[0] * key_cache.shape[1])
+    return _nd(key_cache, key, slot)
