@@ -40,7 +40,7 @@ def _enum(field, value, names, prefix):
                 field)
 
 
-def reshape_and_cache(key, value, key_cache, value_cache=None,
+def reshape_and_cache(key, value=None, key_cache=None, value_cache=None,
                       slot_mapping=None, wins=None, seq_len=None,
                       offset_index=None, *, compress_type="UNDEFINED",
                       kv_cache_cfg="K_CACHE_V_CACHE", cache_layout=None,
