@@ -7,7 +7,9 @@ one import away (docs/python.md).
     print(kvgold.compare(golden, npu_outputs).report())
 
 The per-operator functions under their torch_npu / ATB names
-(kvgold.npu_kv_rmsnorm_rope_cache, ...) come from kvgold/ops/<op>.py.
+(kvgold.npu_kv_rmsnorm_rope_cache, ...) come from kvgold/ops/<op>.py;
+kvgold.torch_npu (imported on demand) is a CPU stand-in for the torch_npu
+module built from them.
 
 Standard library only; NumPy and torch are used when the caller passes
 their tensors. The C library is libkvgold.so next to this file, or the one
