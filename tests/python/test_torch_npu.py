@@ -92,6 +92,11 @@ def test_device_copies(npu):
     assert x.to("npu", torch.float32).dtype == torch.float32
     assert x.to(torch.float32).dtype == torch.float32 and \
         not x.to(torch.float32).is_npu
+    assert d.to(torch.float32).is_npu             # a dtype change on device
+    for back in (d.to("cpu"), d.to(torch.device("cpu")), d.to(device="cpu")):
+        assert not back.is_npu and back.data_ptr() != d.data_ptr()
+        assert torch.equal(back, d)
+    assert x.to(x) is x                           # torch's own
     assert torch.npu.is_available() and torch.npu.device_count() == 1
     assert torch.npu.get_device_name(0).startswith("Ascend910B")
     assert torch.npu.synchronize() is None

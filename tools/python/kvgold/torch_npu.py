@@ -194,11 +194,15 @@ def __dir__():
 _SAVED = {}
 
 
-def _is_npu_device(device):
-    if device is None:
-        return False
-    text = str(device)
-    return text == "npu" or text.startswith("npu:")
+def _device_type(device):
+    """"npu", "cpu", ... of a device given as a string or torch.device;
+    None for anything else (a dtype, a tensor: not formatted, not read)."""
+    torch = _torch()
+    if isinstance(device, str):
+        return device.split(":", 1)[0]
+    if isinstance(device, torch.device):
+        return device.type
+    return None
 
 
 def _tensor_npu(self, device=None, non_blocking=False, **kwargs):
@@ -214,17 +218,29 @@ def _tensor_cpu(self, *args, **kwargs):
 
 
 def _tensor_to(self, *args, **kwargs):
-    device = kwargs.get("device")
-    rest = list(args)
-    if rest and _is_npu_device(rest[0]) and not hasattr(rest[0], "dtype"):
+    """"npu" / "npu:N" (positional or device=) as .npu(), keeping a dtype
+    given with it; an "NPU" tensor stays one under a dtype change and
+    becomes an unmarked copy when moved to "cpu"; the rest is torch's."""
+    rest, rest_kw = list(args), dict(kwargs)
+    device = rest_kw.pop("device", None)
+    if device is None and rest and _device_type(rest[0]) is not None:
         device = rest.pop(0)
-    if not _is_npu_device(device):
-        return _SAVED["to"](self, *args, **kwargs)
-    kwargs = {k: v for k, v in kwargs.items() if k != "device"}
-    moved = _SAVED["to"](self, *rest, **kwargs) if rest or kwargs else self
-    if moved is self:
-        return _tensor_npu(self)
-    return _mark(moved, get_npu_format(self) if _is_npu(self) else FORMAT_ND)
+    kind = _device_type(device)
+    if kind == "npu":
+        moved = _SAVED["to"](self, *rest, **rest_kw) if rest or rest_kw \
+            else self
+        if moved is self:
+            return _tensor_npu(self)
+        return _mark(moved, get_npu_format(self) if _is_npu(self)
+                     else FORMAT_ND)
+    out = _SAVED["to"](self, *args, **kwargs)
+    if not _is_npu(self):
+        return out
+    if kind is not None:                  # to the host: an unmarked copy
+        return out.clone() if out is self else out
+    if out is not self:
+        _mark(out, FORMAT_ND)             # a dtype change stays on device
+    return out
 
 
 def _is_npu_property(self):
