@@ -51,6 +51,7 @@ def kvhead_expected(key, cache, slots, wins, seq):
 
 
 @pytest.mark.parametrize("form", [1, "KVHEAD", "COMPRESS_TYPE_KVHEAD",
+                                  "ReshapeAndCacheParam::COMPRESS_TYPE_KVHEAD",
                                   CompressType.COMPRESS_TYPE_KVHEAD,
                                   np.int32(1)])
 def test_compress_type_forms_and_positional_inputs(form):

@@ -2,6 +2,7 @@
 torch_npu._npu_reshape_and_cache / _npu_reshape_and_cache_siso (torch_npu's
 bindings of it)."""
 import numbers
+import re
 
 from .._errors import Error, PARAM_INVALID
 from ._common import call
@@ -18,7 +19,8 @@ CACHE_LAYOUTS = ("ND", "NZ")
 
 def _enum(field, value, names, prefix):
     """An ATB enum given as its int, its name (COMPRESS_TYPE_KVHEAD or
-    KVHEAD; a scoped "ReshapeAndCacheParam.KVHEAD" too) or an enum object
+    KVHEAD; scoped as "ReshapeAndCacheParam::COMPRESS_TYPE_KVHEAD" or with
+    a "." too) or an enum object
     (int() or .name, as torch_atb's bindings give): its bare name."""
     if value is not None and not isinstance(value, (str, bool)):
         if isinstance(value, numbers.Integral) or hasattr(value, "__index__"):
@@ -29,7 +31,7 @@ def _enum(field, value, names, prefix):
         elif hasattr(value, "name"):
             value = value.name
     if isinstance(value, str):
-        bare = value.rsplit(".", 1)[-1]
+        bare = re.split(r"[.:]", value)[-1]
         if prefix and bare.startswith(prefix):
             bare = bare[len(prefix):]
         if bare in names:
