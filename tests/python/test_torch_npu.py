@@ -195,3 +195,20 @@ def test_pytest_plugin_fixture(tmp_path):
                        env=env, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "2 passed" in p.stdout
+
+
+def test_mock_patch_still_works(npu):
+    """vLLM-Ascend's CPU tests patch single functions
+    (@patch("torch_npu._npu_reshape_and_cache")): the patch wins while it
+    lasts, and kvgold's function is back afterwards."""
+    from unittest import mock
+    real = npu._npu_reshape_and_cache
+    with mock.patch("torch_npu._npu_reshape_and_cache") as fake:
+        import torch_npu
+        torch_npu._npu_reshape_and_cache(1, 2, 3, 4, 5)
+        fake.assert_called_once_with(1, 2, 3, 4, 5)
+    assert npu._npu_reshape_and_cache is real
+    with mock.patch("torch_npu.npu_format_cast", side_effect=lambda x, f: x):
+        t = torch.ones(2)
+        assert npu.npu_format_cast(t, 29) is t
+    assert npu.get_npu_format(npu.npu_format_cast(torch.ones(2), 29)) == 29
