@@ -107,6 +107,9 @@ def test_kvhead_rope_positional_equals_keywords():
     ("kv_cache_cfg", dict(kv_cache_cfg=5)),
     ("kv_cache_cfg", dict(kv_cache_cfg="BYPASS")),
     ("cache_layout", dict(kv_cache_cfg=2, cache_layout="ND")),
+    ("cache_layout", dict(kv_cache_cfg=2, cache_layout=2)),
+    ("cache_layout", dict(cache_layout=1)),
+    ("cache_layout", dict(cache_layout="BNSD")),
 ])
 def test_bad_enums_are_refused(field, kw):
     key = poison((2, 1, 16))
@@ -141,10 +144,11 @@ def test_kv_cache_cfg_nz_is_cache_layout_nz():
         want = nz_expected(key, kc, slots, 16)
         kvgold.reshape_and_cache(key, key, kc, vc, slots, kv_cache_cfg=cfg)
         assert kc.tobytes() == want.tobytes()
-    kc2 = poison((2, 2, 16, 16), seed=5)
-    kvgold.reshape_and_cache(key, key, kc2, poison((2, 2, 16, 16)), slots,
-                             cache_layout="NZ")
-    assert kc2.tobytes() == kc.tobytes()
+    for layout in ("NZ", 29, "ACL_FORMAT_FRACTAL_NZ"):
+        kc2 = poison((2, 2, 16, 16), seed=5)
+        kvgold.reshape_and_cache(key, key, kc2, poison((2, 2, 16, 16)),
+                                 slots, cache_layout=layout)
+        assert kc2.tobytes() == kc.tobytes()
 
 
 def siso_expected(key, cache, slots):

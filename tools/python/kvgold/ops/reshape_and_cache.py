@@ -15,6 +15,26 @@ __all__ = ["reshape_and_cache", "_npu_reshape_and_cache",
 COMPRESS_TYPES = ("UNDEFINED", "KVHEAD", "KVHEAD_ROPE")
 KV_CACHE_CFGS = ("K_CACHE_V_CACHE", "K_CACHE_V_BYPASS", "K_CACHE_V_CACHE_NZ")
 CACHE_LAYOUTS = ("ND", "NZ")
+# The caches' storage format as aclFormat (torch_npu's npu_format_cast
+# codes) names it: ACL_FORMAT_ND 2, ACL_FORMAT_FRACTAL_NZ 29.
+ACL_FORMATS = {2: "ND", 29: "NZ", "ACL_FORMAT_ND": "ND", "FORMAT_ND": "ND",
+               "ACL_FORMAT_FRACTAL_NZ": "NZ", "FORMAT_FRACTAL_NZ": "NZ",
+               "FRACTAL_NZ": "NZ"}
+
+
+def _layout(value):
+    """cache_layout: "ND" / "NZ", or the aclFormat of the caches (2 / 29,
+    ACL_FORMAT_ND / ACL_FORMAT_FRACTAL_NZ)."""
+    if isinstance(value, str) and value in CACHE_LAYOUTS:
+        return value
+    key = value if isinstance(value, str) else (
+        int(value) if isinstance(value, numbers.Integral) and
+        not isinstance(value, bool) else None)
+    if key in ACL_FORMATS:
+        return ACL_FORMATS[key]
+    raise Error(PARAM_INVALID, "cache_layout: %r is not ND, NZ or an "
+                "aclFormat of them (2 ACL_FORMAT_ND, 29 "
+                "ACL_FORMAT_FRACTAL_NZ)" % (value,), "cache_layout")
 
 
 def _enum(field, value, names, prefix):
@@ -57,13 +77,13 @@ def reshape_and_cache(key, value=None, key_cache=None, value_cache=None,
     K_CACHE_V_CACHE_NZ). K_CACHE_V_BYPASS is key only, ATB's 3 inputs:
     reshape_and_cache(key, key_cache, slot_mapping, kv_cache_cfg=1) (or the
     keywords key=, key_cache=, slot_mapping=); returns (key_cache,). NZ is
-    kv_cache_cfg 2 or cache_layout "NZ" (kvgold's attribute). Otherwise
+    kv_cache_cfg 2 or cache_layout "NZ" (kvgold's attribute; the caches'
+    aclFormat 29 / ACL_FORMAT_FRACTAL_NZ is taken too, 2 for ND). Otherwise
     returns (key_cache, value_cache)."""
     compress = _enum("compress_type", compress_type, COMPRESS_TYPES,
                      "COMPRESS_TYPE_")
     cfg = _enum("kv_cache_cfg", kv_cache_cfg, KV_CACHE_CFGS, None)
-    layout = None if cache_layout is None else _enum(
-        "cache_layout", cache_layout, CACHE_LAYOUTS, None)
+    layout = None if cache_layout is None else _layout(cache_layout)
     if cfg == "K_CACHE_V_CACHE_NZ":
         if layout == "ND":
             raise Error(PARAM_INVALID, "cache_layout: \"ND\" contradicts "
