@@ -300,10 +300,11 @@ static kvg_status check_kvhead_wins(const kvg_i_runs *r, int64_t i,
 
     if (w < 0 || w > end)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "wins", 0, i,
-                          "wins: " HEAD_FMT ": wins %lld is outside [0, %lld] "
-                          "(the last wins tokens up to its batch's end, row "
-                          "%lld of key, must exist)", HEAD_ARGS(r, i),
-                          (long long)w, (long long)end, (long long)end);
+                          "wins: " HEAD_FMT ": wins %lld is outside [0, %lld]: "
+                          "KVHEAD reads the wins rows of key before row %lld, "
+                          "where batch %lld ends", HEAD_ARGS(r, i),
+                          (long long)w, (long long)end, (long long)end,
+                          (long long)(i / r->heads));
     return KVG_OK;
 }
 
