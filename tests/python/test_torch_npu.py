@@ -161,6 +161,20 @@ def test_reshape_and_cache_nd_by_default(npu):
     assert torch.equal(kd.cpu()[1, 1], key[0]) and torch.equal(
         kd.cpu()[0, 0], key[1])
     assert torch.equal(vd.cpu()[1, 1], key[0] * 2)
+    # op-plugin's ND test draws head sizes 1..255, Dk != Dv
+    g = torch.Generator().manual_seed(3)
+    key, value = torch.randn(4, 2, 13, generator=g).half(), \
+        torch.randn(4, 2, 250, generator=g).half()
+    kc = torch.randn(3, 2, 2, 13, generator=g).half()
+    vc = torch.randn(3, 2, 2, 250, generator=g).half()
+    slots = torch.tensor([4, -1, 0, 5], dtype=torch.int32)
+    want_k, want_v = kc.clone(), vc.clone()
+    for t, s in enumerate(slots.tolist()):
+        if s >= 0:
+            want_k[s // 2, s % 2], want_v[s // 2, s % 2] = key[t], value[t]
+    kd, vd = kc.npu(), vc.npu()
+    npu._npu_reshape_and_cache(key.npu(), value.npu(), kd, vd, slots.npu())
+    assert torch.equal(kd.cpu(), want_k) and torch.equal(vd.cpu(), want_v)
     assert not torch.equal(kd.cpu()[1, 1], kc[1, 1])  # the CPU original
     kd_back = kd.cpu()                                 # is not the cache
     kd_back[0, 0] = 0
