@@ -35,6 +35,7 @@ def test_install_and_uninstall_restore_torch():
     assert torch.Tensor.cpu is not cpu and hasattr(torch.Tensor, "npu")
     tn.uninstall()
     assert "torch_npu" not in sys.modules
+    assert "torch_npu.npu" not in sys.modules
     assert torch.Tensor.cpu is cpu and torch.Tensor.to is to
     assert not hasattr(torch.Tensor, "npu")
     assert hasattr(torch, "npu") == had_npu
@@ -100,6 +101,8 @@ def test_device_copies(npu):
     assert torch.npu.is_available() and torch.npu.device_count() == 1
     assert torch.npu.get_device_name(0).startswith("Ascend910B")
     assert torch.npu.synchronize() is None
+    from torch_npu.npu import synchronize, current_device
+    assert synchronize() is None and current_device() == 0
 
 
 def test_format_cast(npu):

@@ -53,7 +53,7 @@ FORMAT_NCDHW = 30
 FORMAT_NDC1HWC0 = 32
 
 # torch_npu's extra dtype codes, as vLLM-Ascend's CPU tests set them
-# (tests/ut/conftest.py); kvgold's functions take these formats through
+# (tests/ut/conftest.py at 182b75ea84); kvgold's functions take these formats through
 # their `dtypes` argument (uint8 storage).
 hifloat8 = 290
 float8_e8m0fnu = 293
@@ -248,10 +248,12 @@ def _is_npu_property(self):
 
 
 def install():
-    """sys.modules["torch_npu"] = this module, and the tensor methods and
-    torch.npu listed in the module's docstring. Idempotent."""
+    """sys.modules["torch_npu"] = this module (and "torch_npu.npu" its
+    npu), and the tensor methods and torch.npu listed in the module's
+    docstring. Idempotent."""
     torch = _torch()
     sys.modules["torch_npu"] = sys.modules[__name__]
+    sys.modules["torch_npu.npu"] = npu   # from torch_npu.npu import ...
     if _SAVED:
         return
     _SAVED["cpu"] = torch.Tensor.cpu
@@ -270,6 +272,8 @@ def uninstall():
     torch = _torch()
     if sys.modules.get("torch_npu") is sys.modules[__name__]:
         del sys.modules["torch_npu"]
+    if sys.modules.get("torch_npu.npu") is npu:
+        del sys.modules["torch_npu.npu"]
     if not _SAVED:
         return
     torch.Tensor.cpu = _SAVED["cpu"]
