@@ -1,15 +1,17 @@
 """A CPU stand-in for the `torch_npu` module, so that a test written for the
 NPU runs on a machine without one, judged by kvgold's golden model:
 
-    import sys, kvgold.torch_npu
+    import kvgold.torch_npu
     kvgold.torch_npu.install()        # sys.modules["torch_npu"] = this module
     import torch_npu                  # ... the test, unchanged
 
 or, in pytest, `pytest -p kvgold.torch_npu` (this module is a pytest plugin:
 its `torch_npu` fixture installs the stand-in for one test and removes it
-afterwards), or `sys.modules["torch_npu"] = kvgold.torch_npu` by hand
-followed by install() for the tensor methods. docs/python.md, "A CPU
-stand-in for torch_npu", lists what it provides and every difference.
+afterwards; `pytest_plugins = ["kvgold.torch_npu"]` in a root conftest.py
+does the same). `sys.modules["torch_npu"] = kvgold.torch_npu` alone gives
+the functions but not the tensor methods. docs/python.md, "An NPU test on
+the CPU" and "What kvgold.torch_npu provides and patches", lists what it
+provides and every difference.
 
 What it provides:
 - every function of kvgold.ops whose name is a torch_npu name (npu_* and
@@ -26,8 +28,7 @@ What it provides:
   tensors torch's own .cpu());
 - `torch_npu.npu` (also as `torch.npu` while installed): synchronize,
   is_available, device_count, current_device, set_device, get_device_name,
-  manual_seed, manual_seed_all, empty_cache, get_device_properties-free
-  basics.
+  manual_seed, manual_seed_all, empty_cache.
 
 Anything else is an AttributeError that names the torch_npu function and
 says kvgold does not provide it: a test never silently calls a mock.
@@ -53,8 +54,8 @@ FORMAT_NCDHW = 30
 FORMAT_NDC1HWC0 = 32
 
 # torch_npu's extra dtype codes, as vLLM-Ascend's CPU tests set them
-# (tests/ut/conftest.py at 182b75ea84); kvgold's functions take these formats through
-# their `dtypes` argument (uint8 storage).
+# (tests/ut/conftest.py at 182b75ea84); kvgold's functions take these
+# formats through their `dtypes` argument (uint8 storage).
 hifloat8 = 290
 float8_e8m0fnu = 293
 float4_e2m1fn_x2 = 296
@@ -118,8 +119,6 @@ def npu_format_cast(tensor, acl_format, *args, **kwargs):
 def npu_format_cast_(tensor, acl_format):
     """In place: `tensor` now has storage format `acl_format`."""
     return _mark(tensor, int(acl_format))
-
-
 
 
 # ---- torch_npu.npu ---------------------------------------------------------
