@@ -289,22 +289,24 @@ static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
     return KVG_OK;
 }
 
-/* KVHEAD: the kernel reads the w tokens that end at the batch's cumulative
- * end (rows end - w .. end - 1 of key, whatever seq_len[b] is), so w past
- * L takes earlier batches' tokens, which is defined; only w past `end`
- * (rows before key's first) or a negative w (an unsigned length) is not. */
+/* ATB's KVHEAD: the kernel reads the w tokens that end at the batch's
+ * cumulative end (rows end - w .. end - 1 of key, whatever seq_len[b] is),
+ * so w past L takes earlier batches' tokens, which is defined; only w past
+ * `end` (rows before key's first) or a negative w (an unsigned length) is
+ * not. */
 static kvg_status check_kvhead_wins(const kvg_i_runs *r, int64_t i,
                                     int64_t end, kvg_diag *diag)
 {
     int64_t w = kvg_i_index_at(r->wins, i);
 
     if (w < 0 || w > end)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "wins", 0, i,
-                          "wins: " HEAD_FMT ": wins %lld is outside [0, %lld]: "
-                          "KVHEAD reads the wins rows of key before row %lld, "
-                          "where batch %lld ends", HEAD_ARGS(r, i),
-                          (long long)w, (long long)end, (long long)end,
-                          (long long)(i / r->heads));
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, WINS(r), 0, i,
+                          "%s: " HEAD_FMT ": %s %lld is outside [0, %lld]: "
+                          "KVHEAD reads the %s rows of key before row %lld, "
+                          "where batch %lld ends", WINS(r), HEAD_ARGS(r, i),
+                          WINS(r),
+                          (long long)w, (long long)end, WINS(r),
+                          (long long)end, (long long)(i / r->heads));
     return KVG_OK;
 }
 
@@ -319,7 +321,7 @@ static kvg_status check_window(const kvg_i_runs *r, int64_t i, int64_t L,
     int64_t o = r->offset_index != NULL ? kvg_i_index_at(r->offset_index, i)
                                         : 0;
 
-    if (r->kind == KVG_I_RUN_KVHEAD)
+    if (r->kind == KVG_I_RUN_KVHEAD && r->rules == NULL)
         return check_kvhead_wins(r, i, end, diag);
     if (r->offset_index != NULL && o == -1)
         return KVG_OK;

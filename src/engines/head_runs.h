@@ -27,8 +27,9 @@
 typedef enum kvg_i_run_kind {
     /* keep [0, o) and [o+w, L); all of [0, L) when o == -1 or w == 0 */
     KVG_I_RUN_OMNI = 0,
-    /* keep the w tokens that end at the batch's end, [L-w, L); w > L
-     * reaches into earlier batches, as the kernel reads them */
+    /* keep the w tokens that end at the batch's end, [L-w, L); ATB's
+     * (rules NULL) takes w > L, reaching into earlier batches as its
+     * kernel reads them; with rules, 0 <= w <= L */
     KVG_I_RUN_KVHEAD = 1,
     /* [0, o), the binary32 mean of [o, o+w), [o+w, L); all when inactive */
     KVG_I_RUN_KVHEAD_ROPE = 2
