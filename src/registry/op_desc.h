@@ -60,7 +60,7 @@ typedef struct kvg_i_op_args {
  * The typed-call wrappers every descriptor has - init, workspace_size and
  * run, each loading the typed args and calling the operator's typed
  * function - written once: a descriptor says
- *   KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
+ *   KVG_I_OP_TYPED_CALLS(op_args, kvg_kv_rms_norm_rope_cache_args_init,
  *                        kvg_kv_rms_norm_rope_cache_workspace_size,
  *                        kvg_kv_rms_norm_rope_cache)
  * at file scope and lists init, workspace_size, run in its kvg_op.
@@ -87,8 +87,8 @@ typedef struct kvg_i_op_args {
 
 /*
  * Attribute setters that only store the value, written once:
- * KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f) stores
- * (double)v->f in epsilon; KVG_I_OP_SET_NAMED(set_profile, kv_args,
+ * KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f) stores
+ * (double)v->f in epsilon; KVG_I_OP_SET_NAMED(set_profile, op_args,
  * profile, kvg_kv_profile_from_name) parses v->s with the operator's
  * from_name function and refuses an unknown name with the attribute's
  * refusal (kvg_i_op_refuse). Setters that do more stay in the descriptor.
@@ -260,12 +260,6 @@ struct kvg_op {
     kvg_i_describe_fn describe;
     kvg_i_written_fn written; /* kvg_op_written_runs */
 };
-
-/* The descriptors, one per operator file. */
-extern const kvg_op kvg_i_op_kv;
-extern const kvg_op kvg_i_op_qkv;
-extern const kvg_op kvg_i_op_omni;
-extern const kvg_op kvg_i_op_rac;
 
 /* The typed args of a call: the operator's defaults, then every named
  * tensor and value (kvg_op_run does this, then calls op->run). For tools

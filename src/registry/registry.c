@@ -11,14 +11,18 @@
 
 /* Descriptors declared only here: the registry list is the one shared
  * file that names them. */
+extern const kvg_op kvg_i_op_kv_rms_norm_rope_cache;
+extern const kvg_op kvg_i_op_qkv_rms_norm_rope_cache;
+extern const kvg_op kvg_i_op_reshape_and_cache_omni;
+extern const kvg_op kvg_i_op_reshape_and_cache;
 extern const kvg_op kvg_i_op_scatter_pa_kv_cache;
 
 /* The fixed order of kvg_op_at. */
 static const kvg_op *const k_ops[] = {
-    &kvg_i_op_kv,
-    &kvg_i_op_qkv,
-    &kvg_i_op_omni,
-    &kvg_i_op_rac,
+    &kvg_i_op_kv_rms_norm_rope_cache,
+    &kvg_i_op_qkv_rms_norm_rope_cache,
+    &kvg_i_op_reshape_and_cache_omni,
+    &kvg_i_op_reshape_and_cache,
     &kvg_i_op_scatter_pa_kv_cache,
 };
 

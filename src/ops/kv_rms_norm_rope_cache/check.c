@@ -91,7 +91,7 @@ static kvg_status check_presence(args_t *a, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_attrs(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_attrs(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     if (kvg_kv_cache_mode_name(a->cache_mode) == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_mode", -1, -1,
@@ -169,7 +169,7 @@ static kvg_status check_f32(const kvg_tensor *t, const char *name,
     return kvg_i_check_dtype(t, name, KVG_FP32, diag);
 }
 
-static kvg_status check_dtypes(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_dtypes(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     const kvg_dtype t = a->kv->dtype;
 
@@ -245,13 +245,13 @@ static kvg_status check_quant_inputs(args_t *a, int v2, const char *cache,
 
 /* ---- shapes ------------------------------------------------------------- */
 
-const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS] = {
+const char *const kvg_i_kv_rms_norm_rope_cache_names[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS] = {
     "kv",         "gamma",         "cos",        "sin",
     "index",      "k_cache",       "ckv_cache",  "k_rope_scale",
     "c_kv_scale", "k_rope_offset", "c_kv_offset", "k_rope",
     "c_kv",       "v"};
 
-void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
+void kvg_i_kv_rms_norm_rope_cache_tensors(args_t *a, const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS])
 {
     t[0] = a->kv, t[1] = a->gamma, t[2] = a->cos, t[3] = a->sin;
     t[4] = a->index, t[5] = a->k_cache, t[6] = a->ckv_cache;
@@ -264,16 +264,16 @@ void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
 
 static kvg_status check_dense_all(args_t *a, kvg_diag *diag)
 {
-    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
+    const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
     size_t i;
-    kvg_i_krnrc_tensors(a, t);
-    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++)
+    kvg_i_kv_rms_norm_rope_cache_tensors(a, t);
+    for (i = 0; i < KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS; i++)
         if (t[i] != NULL)
-            KVG_I_TRY(kvg_i_check_dense(t[i], kvg_i_krnrc_names[i], diag));
+            KVG_I_TRY(kvg_i_check_dense(t[i], kvg_i_kv_rms_norm_rope_cache_names[i], diag));
     return KVG_OK;
 }
 
-static kvg_status check_kv_rope(args_t *a, kvg_i_krnrc_plan *p,
+static kvg_status check_kv_rope(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
                                 kvg_diag *diag)
 {
     const kvg_tensor *kv = a->kv, *cs = a->cos, *sn = a->sin;
@@ -329,7 +329,7 @@ static kvg_status check_kv_rope(args_t *a, kvg_i_krnrc_plan *p,
 
 /* V2: kv [Bkv, N, Skv, Dk] is normalised whole, its first R channels
  * rotated; v [Bkv, N, Skv, Dv] goes to ckv_cache. */
-static kvg_status check_kv_rope_v2(args_t *a, kvg_i_krnrc_plan *p,
+static kvg_status check_kv_rope_v2(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
                                    kvg_diag *diag)
 {
     const kvg_tensor *kv = a->kv, *cs = a->cos, *sn = a->sin, *v = a->v;
@@ -394,7 +394,7 @@ static kvg_status check_kv_rope_v2(args_t *a, kvg_i_krnrc_plan *p,
 
 static kvg_status check_norm_cache(const kvg_tensor *c, const char *name,
                                    int64_t d, const char *what,
-                                   const kvg_i_krnrc_plan *p,
+                                   const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                    int64_t scache, kvg_diag *diag)
 {
     const char *heads = p->v2 ? "N, kv dim 1" : "N; V1 has one head";
@@ -414,7 +414,7 @@ static kvg_status check_norm_cache(const kvg_tensor *c, const char *name,
 static kvg_status check_pa_cache(const kvg_tensor *c, const char *name,
                                  int64_t d, const char *what,
                                  const kvg_tensor *k,
-                                 const kvg_i_krnrc_plan *p, kvg_diag *diag)
+                                 const kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     static const char *same =
         "the NPU addresses both caches with k_cache's BlockNum and BlockSize "
@@ -483,7 +483,7 @@ static kvg_status check_block_size(const kvg_tensor *c, const char *name,
     return KVG_OK;
 }
 
-static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_caches(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     const kvg_tensor *k = a->k_cache, *c = a->ckv_cache;
     const char *kwhat = p->v2 ? "Dk, kv dim 3" : "Dk, cos dim 3";
@@ -517,7 +517,7 @@ static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_index_shape(args_t *a, kvg_i_krnrc_plan *p,
+static kvg_status check_index_shape(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
                                     kvg_diag *diag)
 {
     const kvg_tensor *ix = a->index;
@@ -531,7 +531,7 @@ static kvg_status check_index_shape(args_t *a, kvg_i_krnrc_plan *p,
         return KVG_OK;
     }
     KVG_I_TRY(kvg_i_check_rank(ix, "index", 1, diag));
-    if (kvg_i_krnrc_is_blk(a->cache_mode)) {
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode)) {
         char what[96];
         p->nb = (p->skv + p->bs - 1) / p->bs;
         p->index_n = p->bkv * p->nb;
@@ -582,7 +582,7 @@ static kvg_status check_qparam(args_t *a, const kvg_tensor *t,
  * floats whatever the shape (a [D] scale with N > 1 would be read past
  * its end). */
 static kvg_status check_qparam_v2(const kvg_tensor *t, const char *name,
-                                  int64_t d, const kvg_i_krnrc_plan *p,
+                                  int64_t d, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                   int64_t *n, kvg_diag *diag)
 {
     char shape[160];
@@ -607,7 +607,7 @@ static kvg_status check_qparam_v2(const kvg_tensor *t, const char *name,
                       name, (long long)p->nh, (long long)d, shape);
 }
 
-static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_quant(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     if (p->v2) {
         KVG_I_TRY(check_quant_inputs(a, 1, "k_cache", a->k_cache, p->kquant,
@@ -649,7 +649,7 @@ static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_outputs(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status check_outputs(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                 kvg_diag *diag)
 {
     const kvg_tensor *const t[2] = {a->k_rope, a->c_kv};
@@ -671,7 +671,7 @@ static kvg_status check_outputs(args_t *a, const kvg_i_krnrc_plan *p,
 }
 
 /* What Atlas A2/A3 accept as a combination (tiling and kernel dispatch). */
-static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status check_a2_combination(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                        kvg_diag *diag)
 {
     const int norm = a->cache_mode == KVG_KV_CACHE_NORM;
@@ -711,31 +711,31 @@ static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
 
 /* ---- buffers that must not share memory ---------------------------------- */
 
-/* The call's tensors for kvg_i_check_apart, in kvg_i_krnrc_names order:
+/* The call's tensors for kvg_i_check_apart, in kvg_i_kv_rms_norm_rope_cache_names order:
  * the caches (5, 6) and the is_output_kv outputs (11, 12) are written,
  * v (13) is read. */
-size_t kvg_i_krnrc_spans(args_t *a, kvg_i_span s[KVG_I_KRNRC_TENSORS])
+size_t kvg_i_kv_rms_norm_rope_cache_spans(args_t *a, kvg_i_span s[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS])
 {
-    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
+    const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
     size_t i;
 
-    kvg_i_krnrc_tensors(a, t);
-    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++) {
-        s[i].name = kvg_i_krnrc_names[i];
+    kvg_i_kv_rms_norm_rope_cache_tensors(a, t);
+    for (i = 0; i < KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS; i++) {
+        s[i].name = kvg_i_kv_rms_norm_rope_cache_names[i];
         s[i].t = t[i];
         s[i].written = i == 5 || i == 6 || i == 11 || i == 12;
     }
-    return KVG_I_KRNRC_TENSORS;
+    return KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS;
 }
 
 static kvg_status check_overlaps(args_t *a, kvg_diag *diag)
 {
-    kvg_i_span s[KVG_I_KRNRC_TENSORS];
-    const size_t n = kvg_i_krnrc_spans(a, s);
+    kvg_i_span s[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
+    const size_t n = kvg_i_kv_rms_norm_rope_cache_spans(a, s);
     return kvg_i_check_apart(s, n, NULL, 0, diag);
 }
 
-kvg_status kvg_i_krnrc_check_args(args_t *a, kvg_i_krnrc_plan *p,
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_args(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
                                   kvg_diag *diag)
 {
     memset(p, 0, sizeof *p);
@@ -836,7 +836,7 @@ static kvg_status finite_tensor(const kvg_tensor *t, const char *name,
     return KVG_OK;
 }
 
-kvg_status kvg_i_krnrc_check_finite(args_t *a, kvg_diag *diag)
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_finite(args_t *a, kvg_diag *diag)
 {
     const kvg_tensor *const t[] = {a->kv, a->gamma, a->cos, a->sin,
                                    a->k_rope_scale, a->c_kv_scale,
@@ -853,7 +853,7 @@ kvg_status kvg_i_krnrc_check_finite(args_t *a, kvg_diag *diag)
 
 /* ---- contents: index values --------------------------------------------- */
 
-static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status out_of_range(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                int64_t pos, int64_t v, kvg_diag *diag)
 {
     const char *m = kvg_kv_cache_mode_name(a->cache_mode);
@@ -866,7 +866,7 @@ static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
                           "dim 2; negative values skip); %s", (long long)pos,
                           (long long)(pos / p->skv), (long long)(pos % p->skv),
                           (long long)v, (long long)p->row_limit, npu);
-    if (kvg_i_krnrc_is_blk(a->cache_mode))
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, pos,
                           "index: entry %lld (batch %lld, block %lld of the "
                           "sequence) is %lld, outside [0, %lld) (BlockNum * "
@@ -882,7 +882,7 @@ static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
                       (long long)v, (long long)p->row_limit, m, npu);
 }
 
-static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status duplicate(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                             int64_t key, int64_t first, int64_t second,
                             kvg_diag *diag)
 {
@@ -899,7 +899,7 @@ static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
                           (long long)(first / p->skv),
                           (long long)(first % p->skv),
                           (long long)(second % p->skv), (long long)v1, race);
-    if (kvg_i_krnrc_is_blk(a->cache_mode))
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, second,
                           "index: entries %lld and %lld (values %lld and "
                           "%lld) both select block %lld; value / BlockSize "
@@ -917,7 +917,7 @@ static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
 /* The unique-index check's callbacks (kvg_i_check_unique). */
 typedef struct index_ctx {
     args_t *a;
-    const kvg_i_krnrc_plan *p;
+    const kvg_i_kv_rms_norm_rope_cache_plan *p;
 } index_ctx;
 
 static int64_t index_key(const void *ctx, int64_t i, int64_t v)
@@ -925,7 +925,7 @@ static int64_t index_key(const void *ctx, int64_t i, int64_t v)
     const index_ctx *c = (const index_ctx *)ctx;
     if (c->a->cache_mode == KVG_KV_CACHE_NORM)
         return (i / c->p->skv) * c->p->row_limit + v; /* batch-local */
-    if (kvg_i_krnrc_is_blk(c->a->cache_mode))
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(c->a->cache_mode))
         return v / c->p->bs; /* only the block is used */
     return v;
 }
@@ -946,7 +946,7 @@ static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
     return duplicate(c->a, c->p, key, first, second, diag);
 }
 
-kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_index(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                    kvg_i_keypos *keys, kvg_diag *diag)
 {
     index_ctx c;
@@ -961,10 +961,10 @@ kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
 
 /* ---- workspace ---------------------------------------------------------- */
 
-/* The pieces in kvg_i_krnrc_ws order; the size query measures this same
+/* The pieces in kvg_i_kv_rms_norm_rope_cache_ws order; the size query measures this same
  * carving (src/common/entry.c). */
-void kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *p, kvg_i_ws *w,
-                          kvg_i_krnrc_ws *ws)
+void kvg_i_kv_rms_norm_rope_cache_ws_carve(const kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_i_ws *w,
+                          kvg_i_kv_rms_norm_rope_cache_ws *ws)
 {
     const size_t dv = (size_t)p->dv, dk = (size_t)p->dk;
     const size_t nw = p->v2 ? dk : dv, rw = (size_t)p->dr;

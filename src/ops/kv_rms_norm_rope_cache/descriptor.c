@@ -13,11 +13,11 @@
 #include "src/ops/kv_rms_norm_rope_cache/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_kv_rms_norm_rope_cache_args kv_args;
-KVG_I_OP_ARGS_FIT(kv_args);
+typedef kvg_kv_rms_norm_rope_cache_args op_args;
+KVG_I_OP_ARGS_FIT(op_args);
 
 #define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(kv_args, n), case_req}
+    {{#n, kind, presence}, offsetof(op_args, n), case_req}
 
 static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(kv, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
@@ -36,26 +36,26 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
-KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f);
+KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 
-KVG_I_OP_SET_VALUE(set_output_kv, kv_args, is_output_kv, int, i);
+KVG_I_OP_SET_VALUE(set_output_kv, op_args, is_output_kv, int, i);
 
 /* An unknown mode is the op's refusal (161002), not a malformed file: the
  * NPU would silently run it as Norm. */
-KVG_I_OP_SET_NAMED(set_cache_mode, kv_args, cache_mode,
+KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
                    kvg_kv_cache_mode_from_name);
 
-KVG_I_OP_SET_NAMED(set_profile, kv_args, profile,
+KVG_I_OP_SET_NAMED(set_profile, op_args, profile,
                    kvg_kv_profile_from_name);
 
-KVG_I_OP_SET_NAMED(set_reduce_order, kv_args, reduce_order,
+KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
 static kvg_status set_quant_overflow(kvg_i_op_args *a,
                                      const kvg_i_op_attr *attr,
                                      const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     if (strcmp(v->s, "saturate") == 0)
         k->quant_overflow = KVG_OVF_SATURATE;
     else if (strcmp(v->s, "nonsat") == 0)
@@ -81,7 +81,7 @@ static const kvg_i_op_attr k_attrs[] = {
 };
 
 /* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
+KVG_I_OP_TYPED_CALLS(op_args, kvg_kv_rms_norm_rope_cache_args_init,
                      kvg_kv_rms_norm_rope_cache_workspace_size,
                      kvg_kv_rms_norm_rope_cache);
 
@@ -92,7 +92,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int rope = strcmp(name, "k_rope") == 0;
     const kvg_tensor *dsrc = k->v != NULL ? (rope ? k->kv : k->v)
                                           : (rope ? k->cos : k->gamma);
@@ -128,7 +128,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const kvg_kv_cache_mode mode = k->cache_mode;
     const int v2 = k->v != NULL;
     if (strcmp(name, "k_cache") != 0 && strcmp(name, "ckv_cache") != 0) {
@@ -155,8 +155,8 @@ static void describe(const kvg_i_op_args *a, const char *name,
 
 /* One cache of a validated call: the rows its tokens write. */
 typedef struct cache_rows {
-    const kv_args *k;
-    const kvg_i_krnrc_plan *p;
+    const op_args *k;
+    const kvg_i_kv_rms_norm_rope_cache_plan *p;
     const kvg_cache_layout *lay;
     int64_t dim; /* Dk for k_cache, Dv for ckv_cache */
 } cache_rows;
@@ -169,7 +169,7 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 
     for (b = 0; b < c->p->bkv; b++)
         for (t = 0; t < c->p->skv; t++)
-            if (kvg_i_krnrc_target(c->k, c->p, b, t, &at))
+            if (kvg_i_kv_rms_norm_rope_cache_target(c->k, c->p, b, t, &at))
                 for (n = 0; n < c->p->nh; n++) {
                     at.head = n;
                     kvg_i_sink_row(s, c->lay, at, c->dim);
@@ -182,13 +182,13 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_k = strcmp(w->name, "k_cache") == 0;
-    kvg_i_krnrc_plan p;
-    kvg_i_krnrc_ws ws;
+    kvg_i_kv_rms_norm_rope_cache_plan p;
+    kvg_i_kv_rms_norm_rope_cache_ws ws;
     cache_rows rows;
 
-    KVG_I_TRY(kvg_i_krnrc_validate(k, &p, &ws, diag));
+    KVG_I_TRY(kvg_i_kv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
     if (!is_k && strcmp(w->name, "ckv_cache") != 0)
         return p.out_kv ? kvg_i_written_whole(w, diag)
                         : kvg_i_written_none(w);
@@ -199,14 +199,14 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-const kvg_op kvg_i_op_kv = {
+const kvg_op kvg_i_op_kv_rms_norm_rope_cache = {
     "kv_rms_norm_rope_cache",
     k_tensors,
     sizeof k_tensors / sizeof k_tensors[0],
     k_attrs,
     sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(kv_args, workspace),
-    offsetof(kv_args, workspace_size),
+    offsetof(op_args, workspace),
+    offsetof(op_args, workspace_size),
     init,
     workspace_size,
     run,

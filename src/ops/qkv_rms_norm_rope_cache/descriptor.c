@@ -17,11 +17,11 @@
 #include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
-KVG_I_OP_ARGS_FIT(qkv_args);
+typedef kvg_qkv_rms_norm_rope_cache_args op_args;
+KVG_I_OP_ARGS_FIT(op_args);
 
 #define TENSOR(n, kind, presence)                                            \
-    {{#n, kind, presence}, offsetof(qkv_args, n), 0}
+    {{#n, kind, presence}, offsetof(op_args, n), 0}
 
 /* kvg_i_op_args.flags */
 #define OUTPUT_QKV 1u
@@ -48,7 +48,7 @@ static const kvg_i_op_tensor k_tensors[] = {
 static kvg_status set_qkv_size(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     (void)attr;
     (void)diag;
     k->qkv_size = v->ints;
@@ -60,7 +60,7 @@ static kvg_status set_qkv_size(kvg_i_op_args *a, const kvg_i_op_attr *attr,
 static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                 const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     (void)attr;
     (void)diag;
     k->head_nums = v->ints;
@@ -69,13 +69,13 @@ static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-KVG_I_OP_SET_VALUE(set_epsilon, qkv_args, epsilon, double, f);
+KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 
 /* Passed through: the operator itself refuses anything but "PA_NZ". */
 static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                  const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     (void)attr;
     (void)diag;
     k->cache_mode = v->s;
@@ -92,14 +92,14 @@ static kvg_status set_output_qkv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-KVG_I_OP_SET_NAMED(set_reduce_order, qkv_args, reduce_order,
+KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
 /* "inf" is the default overflow (to +-inf, as torch). */
 static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     if (strcmp(v->s, "inf") == 0)
         k->overflow = KVG_OVF_DEFAULT;
     else if (strcmp(v->s, "saturate") == 0)
@@ -126,12 +126,12 @@ static const kvg_i_op_attr k_attrs[] = {
 };
 
 /* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(qkv_args, kvg_qkv_rms_norm_rope_cache_args_init,
+KVG_I_OP_TYPED_CALLS(op_args, kvg_qkv_rms_norm_rope_cache_args_init,
                      kvg_qkv_rms_norm_rope_cache_workspace_size,
                      kvg_qkv_rms_norm_rope_cache);
 
 /* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
-static int q_columns(const qkv_args *k, int64_t *cols)
+static int q_columns(const op_args *k, int64_t *cols)
 {
     if (k->qkv == NULL || k->qkv->rank != 2 || k->head_nums == NULL ||
         k->head_nums_len < 1 || k->qkv_size == NULL ||
@@ -145,7 +145,7 @@ static int q_columns(const qkv_args *k, int64_t *cols)
 
 /* Columns of a before-quant output as aclnn's infershape derives them:
  * q from q_out (or, before it is given, as q_out will be), k and v from the cache's dims 1 and 3 (N*D/C0 * C0). */
-static int before_quant_columns(const qkv_args *k, const char *name,
+static int before_quant_columns(const op_args *k, const char *name,
                                 int64_t *cols)
 {
     const kvg_tensor *c = name[0] == 'k' ? k->k_cache : k->v_cache;
@@ -165,7 +165,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_q_out = strcmp(name, "q_out") == 0;
     int64_t cols = 0;
 
@@ -195,7 +195,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_k = strcmp(name, "k_cache") == 0;
     int64_t heads = 0;
 
@@ -218,8 +218,8 @@ static void describe(const kvg_i_op_args *a, const char *name,
 
 /* One cache of a validated call: the head rows its tokens write. */
 typedef struct cache_rows {
-    const qkv_args *k;
-    const kvg_i_qkv_plan *p;
+    const op_args *k;
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p;
     kvg_cache_layout lay;
 } cache_rows;
 
@@ -246,13 +246,13 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_k = strcmp(w->name, "k_cache") == 0;
-    kvg_i_qkv_plan p;
+    kvg_i_qkv_rms_norm_rope_cache_plan p;
     cache_rows rows;
-    kvg_i_qkv_ws ws;
+    kvg_i_qkv_rms_norm_rope_cache_ws ws;
 
-    KVG_I_TRY(kvg_i_qkv_validate(k, &p, &ws, diag));
+    KVG_I_TRY(kvg_i_qkv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
     if (strcmp(w->name, "q_out") == 0)
         return kvg_i_written_whole(w, diag);
     if (!is_k && strcmp(w->name, "v_cache") != 0)
@@ -260,19 +260,19 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                         : kvg_i_written_none(w);
     rows.k = k;
     rows.p = &p;
-    kvg_i_qkv_cache_layout(&p, is_k ? k->k_cache : k->v_cache,
+    kvg_i_qkv_rms_norm_rope_cache_cache_layout(&p, is_k ? k->k_cache : k->v_cache,
                            is_k ? p.nk : p.nv, &rows.lay);
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-const kvg_op kvg_i_op_qkv = {
+const kvg_op kvg_i_op_qkv_rms_norm_rope_cache = {
     "qkv_rms_norm_rope_cache",
     k_tensors,
     sizeof k_tensors / sizeof k_tensors[0],
     k_attrs,
     sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(qkv_args, workspace),
-    offsetof(qkv_args, workspace_size),
+    offsetof(op_args, workspace),
+    offsetof(op_args, workspace_size),
     init,
     workspace_size,
     run,

@@ -13,11 +13,11 @@
 #include "src/ops/reshape_and_cache/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_reshape_and_cache_args rac_args;
-KVG_I_OP_ARGS_FIT(rac_args);
+typedef kvg_reshape_and_cache_args op_args;
+KVG_I_OP_ARGS_FIT(op_args);
 
 #define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(rac_args, n), case_req}
+    {{#n, kind, presence}, offsetof(op_args, n), case_req}
 
 static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
@@ -30,13 +30,13 @@ static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
-KVG_I_OP_SET_NAMED(set_compress, rac_args, compress_type,
+KVG_I_OP_SET_NAMED(set_compress, op_args, compress_type,
                    kvg_rac_compress_from_name);
 
 static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                              const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(rac_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     if (strcmp(v->s, "ND") == 0)
         k->cache_layout = KVG_LAYOUT_ND;
     else if (strcmp(v->s, "NZ") == 0)
@@ -55,7 +55,7 @@ static const kvg_i_op_attr k_attrs[] = {
 };
 
 /* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(rac_args, kvg_reshape_and_cache_args_init,
+KVG_I_OP_TYPED_CALLS(op_args, kvg_reshape_and_cache_args_init,
                      kvg_reshape_and_cache_workspace_size,
                      kvg_reshape_and_cache);
 
@@ -68,7 +68,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    KVG_I_LOAD(rac_args, a, r);
+    KVG_I_LOAD(op_args, a, r);
     const kvg_tensor *src =
         strcmp(name, "key_cache") == 0 ? r->key : r->value;
 
@@ -90,8 +90,8 @@ static void describe(const kvg_i_op_args *a, const char *name,
 
 /* One per-token cache of a validated call. */
 typedef struct token_rows {
-    const rac_args *k;
-    const kvg_i_rac_geo *g;
+    const op_args *k;
+    const kvg_i_reshape_and_cache_geo *g;
     kvg_cache_layout lay;
 } token_rows;
 
@@ -105,7 +105,7 @@ static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
     for (t = 0; t < c->g->tokens; t++) {
         const int64_t slot = kvg_i_index_at(c->k->slot_mapping, t);
         if (slot >= 0) /* a negative slot is a padding token: skipped */
-            kvg_i_sink_row(s, &c->lay, kvg_i_rac_slot_coord(c->g, slot),
+            kvg_i_sink_row(s, &c->lay, kvg_i_reshape_and_cache_slot_coord(c->g, slot),
                            c->lay.heads * c->lay.dim);
     }
 }
@@ -115,29 +115,29 @@ static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(rac_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_key = strcmp(w->name, "key_cache") == 0;
-    kvg_i_rac_plan p;
+    kvg_i_reshape_and_cache_plan p;
     token_rows rows;
 
-    KVG_I_TRY(kvg_i_rac_validate(k, &p, diag));
+    KVG_I_TRY(kvg_i_reshape_and_cache_validate(k, &p, diag));
     if (!p.per_token)
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     rows.k = k;
     rows.g = &p.g;
-    kvg_i_rac_token_layout(is_key ? k->key_cache : k->value_cache, &p.g,
+    kvg_i_reshape_and_cache_token_layout(is_key ? k->key_cache : k->value_cache, &p.g,
                            is_key ? p.g.dk : p.g.dv, &rows.lay);
     return kvg_i_written_collect(w, enumerate_tokens, &rows, diag);
 }
 
-const kvg_op kvg_i_op_rac = {
+const kvg_op kvg_i_op_reshape_and_cache = {
     "reshape_and_cache",
     k_tensors,
     sizeof k_tensors / sizeof k_tensors[0],
     k_attrs,
     sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(rac_args, workspace),
-    offsetof(rac_args, workspace_size),
+    offsetof(op_args, workspace),
+    offsetof(op_args, workspace_size),
     init,
     workspace_size,
     run,

@@ -12,11 +12,11 @@
 #include "src/ops/reshape_and_cache_omni/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_reshape_and_cache_omni_args omni_args;
-KVG_I_OP_ARGS_FIT(omni_args);
+typedef kvg_reshape_and_cache_omni_args op_args;
+KVG_I_OP_ARGS_FIT(op_args);
 
 #define TENSOR(n, kind)                                                      \
-    {{#n, kind, KVG_OP_REQUIRED}, offsetof(omni_args, n), 1}
+    {{#n, kind, KVG_OP_REQUIRED}, offsetof(op_args, n), 1}
 
 static const kvg_i_op_tensor k_tensors[] = {
     TENSOR(key, KVG_OP_INPUT),
@@ -30,7 +30,7 @@ static const kvg_i_op_tensor k_tensors[] = {
 };
 
 /* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(omni_args, kvg_reshape_and_cache_omni_args_init,
+KVG_I_OP_TYPED_CALLS(op_args, kvg_reshape_and_cache_omni_args_init,
                      kvg_reshape_and_cache_omni_workspace_size,
                      kvg_reshape_and_cache_omni);
 
@@ -53,21 +53,21 @@ static void describe(const kvg_i_op_args *a, const char *name,
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(omni_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     kvg_i_runs r;
 
-    KVG_I_TRY(kvg_i_omni_validate(k, &r, diag));
+    KVG_I_TRY(kvg_i_reshape_and_cache_omni_validate(k, &r, diag));
     return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
 }
 
-const kvg_op kvg_i_op_omni = {
+const kvg_op kvg_i_op_reshape_and_cache_omni = {
     "reshape_and_cache_omni",
     k_tensors,
     sizeof k_tensors / sizeof k_tensors[0],
     NULL,
     0,
-    offsetof(omni_args, workspace),
-    offsetof(omni_args, workspace_size),
+    offsetof(op_args, workspace),
+    offsetof(op_args, workspace_size),
     init,
     workspace_size,
     run,

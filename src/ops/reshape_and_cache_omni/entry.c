@@ -17,7 +17,7 @@
 typedef kvg_reshape_and_cache_omni_args args_t;
 
 /* The shared engine applies ATB's limits, which this header publishes. */
-typedef char kvg_i_omni_limits_agree
+typedef char kvg_i_reshape_and_cache_omni_limits_agree
     [KVG_OMNI_MAX_DIM == KVG_I_RUNS_ATB_MAX_DIM &&
              KVG_OMNI_MAX_HEADS == KVG_I_RUNS_ATB_MAX_HEADS
          ? 1
@@ -81,14 +81,14 @@ static void e_compute(const void *a, const void *r, void *w)
     kvg_i_runs_write((const kvg_i_runs *)r, (const kvg_i_runs_ws *)w);
 }
 
-const kvg_i_entry kvg_i_omni_entry = {e_workspace, e_check,  e_spans,
+const kvg_i_entry kvg_i_reshape_and_cache_omni_entry = {e_workspace, e_check,  e_spans,
                                       e_carve,     e_values, e_compute};
 
-kvg_status kvg_i_omni_validate(const args_t *a, kvg_i_runs *r,
+kvg_status kvg_i_reshape_and_cache_omni_validate(const args_t *a, kvg_i_runs *r,
                                kvg_diag *diag)
 {
     kvg_i_runs_ws w;
-    return kvg_i_entry_validate(&kvg_i_omni_entry, a, r, &w, diag);
+    return kvg_i_entry_validate(&kvg_i_reshape_and_cache_omni_entry, a, r, &w, diag);
 }
 
 kvg_status kvg_reshape_and_cache_omni_workspace_size(const args_t *a,
@@ -97,12 +97,12 @@ kvg_status kvg_reshape_and_cache_omni_workspace_size(const args_t *a,
 {
     kvg_i_runs r;
     kvg_i_runs_ws w;
-    return kvg_i_entry_size(&kvg_i_omni_entry, a, &r, &w, bytes, diag);
+    return kvg_i_entry_size(&kvg_i_reshape_and_cache_omni_entry, a, &r, &w, bytes, diag);
 }
 
 kvg_status kvg_reshape_and_cache_omni(const args_t *a, kvg_diag *diag)
 {
     kvg_i_runs r;
     kvg_i_runs_ws w;
-    return kvg_i_entry_call(&kvg_i_omni_entry, a, &r, &w, diag);
+    return kvg_i_entry_call(&kvg_i_reshape_and_cache_omni_entry, a, &r, &w, diag);
 }

@@ -16,7 +16,7 @@
 #include "kvgold/layout.h"
 #include "kvgold/kv_rms_norm_rope_cache.h"
 
-typedef kvg_kv_rms_norm_rope_cache_args kv_args;
+typedef kvg_kv_rms_norm_rope_cache_args op_args;
 
 /* ---- KvRmsNormRopeCache ----------------------------------------------- */
 
@@ -48,7 +48,7 @@ static void build_kv(opf *f, kvgt_rng *r)
 {
     static const kvg_dtype q8[4] = {KVG_INT8, KVG_HIF8, KVG_FP8_E5M2,
                                     KVG_FP8_E4M3FN};
-    kvg_kv_rms_norm_rope_cache_args *a = (kv_args *)f->args;
+    kvg_kv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const int a2 = opf_pick(r, 0, 5) == 0;
     const kvg_kv_cache_mode mode =
         (kvg_kv_cache_mode)opf_pick(r, a2 ? 1 : 0, 4);
@@ -187,7 +187,7 @@ static void build_kv(opf *f, kvgt_rng *r)
  * [1, 1], also a scalar one. */
 static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 {
-    const kvg_kv_rms_norm_rope_cache_args *a = (const kv_args *)f->args;
+    const kvg_kv_rms_norm_rope_cache_args *a = (const op_args *)f->args;
     const int cache = strcmp(x->name, "k_cache") == 0 ||
                       strcmp(x->name, "ckv_cache") == 0;
     if (k == OPF_UNTIED_DTYPE)
@@ -204,10 +204,10 @@ static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
             a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
 }
 
-static void mutate_kv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
-    kvg_kv_rms_norm_rope_cache_args *a = (kv_args *)f->args;
+    kvg_kv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 5);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
@@ -236,7 +236,7 @@ static void mutate_kv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 
 /* An out-of-range value, a duplicate target, or an inf / NaN element in a
  * floating input (refused, with its position, after the query). */
-static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
     static const char *const floats[] = {"kv", "gamma", "cos", "sin",
@@ -248,7 +248,7 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     const int64_t c = opf_pick(r, 0, 2);
     int64_t pos[64], n = opf_live(ix, g->entries, pos);
     const kvg_kv_cache_mode mode =
-        ((const kv_args *)f->args)->cache_mode;
+        ((const op_args *)f->args)->cache_mode;
 
     *want = KVG_ERR_PARAM_INVALID;
     if (c == 0) {
@@ -300,7 +300,7 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 
 static const opf_kind_desc kind_kv = {
     "kv_rms_norm_rope_cache", "kv_rms_norm_rope_cache", build_kv,
-    mutate_kv_attr, mutate_kv_value, kv_untied};
+    mutate_attr, mutate_value, kv_untied};
 
 const opf_kind_desc *const opf_kinds_kv_rms_norm_rope_cache[] = {&kind_kv,
                                                                  NULL};
