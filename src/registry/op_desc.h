@@ -59,31 +59,60 @@ typedef struct kvg_i_op_args {
 /*
  * The typed-call wrappers every descriptor has - init, workspace_size and
  * run, each loading the typed args and calling the operator's typed
- * function - written once: a descriptor says
- *   KVG_I_OP_TYPED_CALLS(op_args, kvg_kv_rms_norm_rope_cache_args_init,
- *                        kvg_kv_rms_norm_rope_cache_workspace_size,
- *                        kvg_kv_rms_norm_rope_cache)
- * at file scope and lists init, workspace_size, run in its kvg_op.
+ * function kvg_<op>_args_init, kvg_<op>_workspace_size, kvg_<op> -
+ * written once, inside KVG_I_OP_DEFINE below.
  */
-#define KVG_I_OP_TYPED_CALLS(type, args_init_fn, size_fn, call_fn)           \
+#define KVG_I_OP_TYPED_CALLS(op)                                             \
     static void init(kvg_i_op_args *a)                                        \
     {                                                                         \
-        type k_;                                                              \
-        args_init_fn(&k_);                                                    \
+        kvg_##op##_args k_;                                                   \
+        kvg_##op##_args_init(&k_);                                            \
         KVG_I_STORE(a, &k_);                                                  \
     }                                                                         \
     static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,  \
                                      kvg_diag *diag)                          \
     {                                                                         \
-        KVG_I_LOAD(type, a, k);                                               \
-        return size_fn(k, bytes, diag);                                       \
+        KVG_I_LOAD(kvg_##op##_args, a, k);                                    \
+        return kvg_##op##_workspace_size(k, bytes, diag);                     \
     }                                                                         \
     static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)            \
     {                                                                         \
-        KVG_I_LOAD(type, a, k);                                               \
-        return call_fn(k, diag);                                              \
+        KVG_I_LOAD(kvg_##op##_args, a, k);                                    \
+        return kvg_##op(k, diag);                                             \
     }                                                                         \
-    typedef int kvg_i_typed_calls_##type /* swallows the caller's ';' */
+    typedef int kvg_i_typed_calls_##op
+
+/*
+ * The descriptor itself, at the end of src/ops/<op>/descriptor.c:
+ *
+ *   KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs));
+ *
+ * `op` is the registry name: the descriptor is kvg_i_op_<op>, named
+ * "<op>", over kvg_<op>_args (checked to fit kvg_i_op_args) and the typed
+ * calls above. It takes the file's k_tensors table and its output_shape,
+ * describe and written functions by those names; what else is particular
+ * to the operator follows as designated members: KVG_I_OP_ATTRS(table)
+ * for its attributes (`.attrs = NULL` when it has none), KVG_I_OP_ALIASES
+ * for older spellings of them.
+ */
+#define KVG_I_OP_DEFINE(op, ...)                                             \
+    KVG_I_OP_ARGS_FIT(kvg_##op##_args);                                       \
+    KVG_I_OP_TYPED_CALLS(op);                                                 \
+    const kvg_op kvg_i_op_##op = {                                            \
+        .name = #op,                                                          \
+        .tensors = k_tensors,                                                 \
+        .tensor_count = sizeof k_tensors / sizeof k_tensors[0],               \
+        .workspace_offset = offsetof(kvg_##op##_args, workspace),             \
+        .workspace_size_offset = offsetof(kvg_##op##_args, workspace_size),   \
+        .args_init = init,                                                    \
+        .workspace_size = workspace_size,                                     \
+        .run = run,                                                           \
+        .output_shape = output_shape,                                         \
+        .describe = describe,                                                 \
+        .written = written,                                                   \
+        __VA_ARGS__}
+#define KVG_I_OP_ATTRS(table)                                                \
+    .attrs = (table), .attr_count = sizeof(table) / sizeof(table)[0]
 
 /*
  * Attribute setters that only store the value, written once:
@@ -116,6 +145,51 @@ typedef struct kvg_i_op_args {
         return KVG_OK;                                                        \
     }                                                                         \
     typedef int kvg_i_set_named_##fn
+
+/* A mode string picked from a table of {name, value} (the value cast to
+ * the field's type): KVG_I_OP_SET_CHOICE(set_layout, op_args,
+ * cache_layout, kvg_layout_kind, k_layouts); a name not in the table is
+ * refused with the attribute's refusal. */
+typedef struct kvg_i_op_choice {
+    const char *name;
+    int value;
+} kvg_i_op_choice;
+#define KVG_I_OP_SET_CHOICE(fn, type, field, ctype, table)                  \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        size_t i_;                                                            \
+        KVG_I_LOAD(type, a, k);                                               \
+        for (i_ = 0; i_ < sizeof(table) / sizeof(table)[0]; i_++)             \
+            if (strcmp(v->s, (table)[i_].name) == 0) {                        \
+                k->field = (ctype)(table)[i_].value;                          \
+                KVG_I_STORE(a, k);                                            \
+                return KVG_OK;                                                \
+            }                                                                 \
+        return kvg_i_op_refuse(attr, v->s, diag);                             \
+    }                                                                         \
+    typedef int kvg_i_set_choice_##fn
+
+/* An integer list and its length: KVG_I_OP_SET_INTS(set_head_nums,
+ * op_args, head_nums, head_nums_len). */
+#define KVG_I_OP_SET_INTS(fn, type, field, len_field)                        \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        (void)attr;                                                           \
+        (void)diag;                                                           \
+        k->field = v->ints;                                                   \
+        k->len_field = v->count;                                              \
+        KVG_I_STORE(a, k);                                                    \
+        return KVG_OK;                                                        \
+    }                                                                         \
+    typedef int kvg_i_set_ints_##fn
+
+/* One row of a descriptor's tensor table (k_tensors): the field `n` of
+ * the file's op_args, named #n. */
+#define KVG_I_OP_TENSOR(n, kind, presence, case_required)                    \
+    {{#n, kind, presence}, offsetof(op_args, n), case_required}
 
 /* The output_shape of an operator that has caches but no outputs (never
  * reached: kvg_op_output_shape asks only about outputs); `op_name` is its

@@ -14,26 +14,22 @@
 #include "src/registry/op_desc.h"
 
 typedef kvg_kv_rms_norm_rope_cache_args op_args;
-KVG_I_OP_ARGS_FIT(op_args);
-
-#define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(op_args, n), case_req}
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(kv, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(ckv_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(k_rope_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(c_kv_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(k_rope_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(c_kv_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(v, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(k_rope, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
-    TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(kv, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(ckv_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(k_rope_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(c_kv_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(k_rope_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(c_kv_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(v, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(k_rope, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
 KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
@@ -51,20 +47,10 @@ KVG_I_OP_SET_NAMED(set_profile, op_args, profile,
 KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
-static kvg_status set_quant_overflow(kvg_i_op_args *a,
-                                     const kvg_i_op_attr *attr,
-                                     const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    if (strcmp(v->s, "saturate") == 0)
-        k->quant_overflow = KVG_OVF_SATURATE;
-    else if (strcmp(v->s, "nonsat") == 0)
-        k->quant_overflow = KVG_OVF_NONSAT;
-    else
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+static const kvg_i_op_choice k_overflows[] = {{"saturate", KVG_OVF_SATURATE},
+                                             {"nonsat", KVG_OVF_NONSAT}};
+KVG_I_OP_SET_CHOICE(set_quant_overflow, op_args, quant_overflow,
+                    kvg_overflow, k_overflows);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-05"}, set_epsilon, NULL, 0},
@@ -79,11 +65,6 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"quant_overflow", KVG_VALUE_STRING, 1, 0, "\"saturate\""},
      set_quant_overflow, "\"%s\" is not saturate or nonsat", 1},
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(op_args, kvg_kv_rms_norm_rope_cache_args_init,
-                     kvg_kv_rms_norm_rope_cache_workspace_size,
-                     kvg_kv_rms_norm_rope_cache);
 
 /* k_rope [Bkv, N, Skv, Dk] and c_kv [Bkv, N, Skv, Dv], of kv's dtype: V1
  * (N = 1) takes Dk from cos dim 3 and Dv from gamma; V2 takes Dk from kv
@@ -199,18 +180,4 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-const kvg_op kvg_i_op_kv_rms_norm_rope_cache = {
-    "kv_rms_norm_rope_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(op_args, workspace),
-    offsetof(op_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs));

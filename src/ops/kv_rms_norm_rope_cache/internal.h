@@ -90,12 +90,8 @@ typedef struct kvg_i_kv_rms_norm_rope_cache_ws {
 void kvg_i_kv_rms_norm_rope_cache_ws_carve(const kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_i_ws *w,
                           kvg_i_kv_rms_norm_rope_cache_ws *ws);
 
-/* The operator as the entry skeleton (src/common/entry.h) runs it. */
-struct kvg_i_entry;
-extern const struct kvg_i_entry kvg_i_kv_rms_norm_rope_cache_entry;
-
 /* Everything the operator checks before it writes a byte, in its order:
- * kvg_i_entry_validate over kvg_i_kv_rms_norm_rope_cache_entry (the arguments, the
+ * kvg_i_entry_validate over the operator's kvg_i_entry (the arguments, the
  * workspace, inf / NaN, the index values). The entry point and the
  * descriptor's `written` share it, so both refuse alike. */
 kvg_status kvg_i_kv_rms_norm_rope_cache_validate(const kvg_kv_rms_norm_rope_cache_args *a,

@@ -18,56 +18,32 @@
 #include "src/registry/op_desc.h"
 
 typedef kvg_qkv_rms_norm_rope_cache_args op_args;
-KVG_I_OP_ARGS_FIT(op_args);
-
-#define TENSOR(n, kind, presence)                                            \
-    {{#n, kind, presence}, offsetof(op_args, n), 0}
 
 /* kvg_i_op_args.flags */
 #define OUTPUT_QKV 1u
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(qkv, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(q_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(k_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(q_out, KVG_OP_OUTPUT, KVG_OP_REQUIRED),
-    TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED),
-    TENSOR(v_cache, KVG_OP_CACHE, KVG_OP_REQUIRED),
-    TENSOR(k_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(v_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(k_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(v_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(q_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
-    TENSOR(k_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
-    TENSOR(v_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
+    KVG_I_OP_TENSOR(qkv, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(q_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(k_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(q_out, KVG_OP_OUTPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(v_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(k_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(v_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(k_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(v_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(q_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(k_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(v_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
-static kvg_status set_qkv_size(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                               const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->qkv_size = v->ints;
-    k->qkv_size_len = v->count;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_INTS(set_qkv_size, op_args, qkv_size, qkv_size_len);
 
-static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->head_nums = v->ints;
-    k->head_nums_len = v->count;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_INTS(set_head_nums, op_args, head_nums, head_nums_len);
 
 KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 
@@ -96,19 +72,10 @@ KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
 /* "inf" is the default overflow (to +-inf, as torch). */
-static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                               const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    if (strcmp(v->s, "inf") == 0)
-        k->overflow = KVG_OVF_DEFAULT;
-    else if (strcmp(v->s, "saturate") == 0)
-        k->overflow = KVG_OVF_SATURATE;
-    else
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+static const kvg_i_op_choice k_overflows[] = {{"inf", KVG_OVF_DEFAULT},
+                                             {"saturate", KVG_OVF_SATURATE}};
+KVG_I_OP_SET_CHOICE(set_overflow, op_args, overflow, kvg_overflow,
+                    k_overflows);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"qkv_size", KVG_VALUE_INTS, 0, 1, NULL}, set_qkv_size, NULL, 0},
@@ -124,11 +91,6 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"overflow", KVG_VALUE_STRING, 1, 0, "\"inf\""}, set_overflow,
      "must be \"inf\" or \"saturate\", got \"%s\"", 1},
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(op_args, kvg_qkv_rms_norm_rope_cache_args_init,
-                     kvg_qkv_rms_norm_rope_cache_workspace_size,
-                     kvg_qkv_rms_norm_rope_cache);
 
 /* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
 static int q_columns(const op_args *k, int64_t *cols)
@@ -265,18 +227,4 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-const kvg_op kvg_i_op_qkv_rms_norm_rope_cache = {
-    "qkv_rms_norm_rope_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(op_args, workspace),
-    offsetof(op_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(qkv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs));

@@ -187,12 +187,6 @@ static void compute(const kvg_qkv_rms_norm_rope_cache_args *a,
 
 typedef kvg_qkv_rms_norm_rope_cache_args args_t;
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
 {
     return kvg_i_qkv_rms_norm_rope_cache_check_args((const args_t *)a, (kvg_i_qkv_rms_norm_rope_cache_plan *)p,
@@ -244,27 +238,5 @@ static void e_compute(const void *a, const void *p, void *w)
             (const kvg_i_qkv_rms_norm_rope_cache_ws *)w);
 }
 
-const kvg_i_entry kvg_i_qkv_rms_norm_rope_cache_entry = {e_workspace, e_check,  e_spans,
-                                     e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_qkv_rms_norm_rope_cache_validate(const args_t *a, kvg_i_qkv_rms_norm_rope_cache_plan *p,
-                              kvg_i_qkv_rms_norm_rope_cache_ws *w, kvg_diag *diag)
-{
-    return kvg_i_entry_validate(&kvg_i_qkv_rms_norm_rope_cache_entry, a, p, w, diag);
-}
-
-kvg_status kvg_qkv_rms_norm_rope_cache_workspace_size(const args_t *a,
-                                                      size_t *bytes,
-                                                      kvg_diag *diag)
-{
-    kvg_i_qkv_rms_norm_rope_cache_plan p;
-    kvg_i_qkv_rms_norm_rope_cache_ws w;
-    return kvg_i_entry_size(&kvg_i_qkv_rms_norm_rope_cache_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_qkv_rms_norm_rope_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_qkv_rms_norm_rope_cache_plan p;
-    kvg_i_qkv_rms_norm_rope_cache_ws w;
-    return kvg_i_entry_call(&kvg_i_qkv_rms_norm_rope_cache_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(qkv_rms_norm_rope_cache, kvg_i_qkv_rms_norm_rope_cache_plan,
+                   kvg_i_qkv_rms_norm_rope_cache_ws);

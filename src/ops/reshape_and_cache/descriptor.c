@@ -14,38 +14,25 @@
 #include "src/registry/op_desc.h"
 
 typedef kvg_reshape_and_cache_args op_args;
-KVG_I_OP_ARGS_FIT(op_args);
-
-#define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(op_args, n), case_req}
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(value, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(wins, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(seq_len, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(wins, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(seq_len, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
 KVG_I_OP_SET_NAMED(set_compress, op_args, compress_type,
                    kvg_rac_compress_from_name);
 
-static kvg_status set_layout(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                             const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    if (strcmp(v->s, "ND") == 0)
-        k->cache_layout = KVG_LAYOUT_ND;
-    else if (strcmp(v->s, "NZ") == 0)
-        k->cache_layout = KVG_LAYOUT_NZ;
-    else
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+static const kvg_i_op_choice k_layouts[] = {{"ND", KVG_LAYOUT_ND},
+                                           {"NZ", KVG_LAYOUT_NZ}};
+KVG_I_OP_SET_CHOICE(set_layout, op_args, cache_layout, kvg_layout_kind,
+                    k_layouts);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"compress_type", KVG_VALUE_STRING, 0, 0, "\"UNDEFINED\""},
@@ -53,11 +40,6 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"cache_layout", KVG_VALUE_STRING, 0, 0, "\"ND\""}, set_layout,
      "\"%s\" is not ND or NZ", 1},
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(op_args, kvg_reshape_and_cache_args_init,
-                     kvg_reshape_and_cache_workspace_size,
-                     kvg_reshape_and_cache);
 
 KVG_I_OP_NO_OUTPUTS("reshape_and_cache");
 
@@ -118,9 +100,10 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     KVG_I_LOAD(op_args, a, k);
     const int is_key = strcmp(w->name, "key_cache") == 0;
     kvg_i_reshape_and_cache_plan p;
+    kvg_i_reshape_and_cache_ws ws;
     token_rows rows;
 
-    KVG_I_TRY(kvg_i_reshape_and_cache_validate(k, &p, diag));
+    KVG_I_TRY(kvg_i_reshape_and_cache_validate(k, &p, &ws, diag));
     if (!p.per_token)
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     rows.k = k;
@@ -130,18 +113,4 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_tokens, &rows, diag);
 }
 
-const kvg_op kvg_i_op_reshape_and_cache = {
-    "reshape_and_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(op_args, workspace),
-    offsetof(op_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(reshape_and_cache, KVG_I_OP_ATTRS(k_attrs));

@@ -396,12 +396,6 @@ static void fill_runs(const kvg_reshape_and_cache_args *a, kvg_i_runs *r)
 
 typedef kvg_reshape_and_cache_args args_t;
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
     const args_t *a = (const args_t *)args;
@@ -466,27 +460,5 @@ static void e_compute(const void *a, const void *plan, void *pieces)
         tok_write((const args_t *)a, &p->g);
 }
 
-const kvg_i_entry kvg_i_reshape_and_cache_entry = {e_workspace, e_check,  e_spans,
-                                     e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_reshape_and_cache_validate(const args_t *a, kvg_i_reshape_and_cache_plan *p,
-                              kvg_diag *diag)
-{
-    kvg_i_reshape_and_cache_ws w;
-    return kvg_i_entry_validate(&kvg_i_reshape_and_cache_entry, a, p, &w, diag);
-}
-
-kvg_status kvg_reshape_and_cache_workspace_size(const args_t *a,
-                                                size_t *bytes, kvg_diag *diag)
-{
-    kvg_i_reshape_and_cache_plan p;
-    kvg_i_reshape_and_cache_ws w;
-    return kvg_i_entry_size(&kvg_i_reshape_and_cache_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_reshape_and_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_reshape_and_cache_plan p;
-    kvg_i_reshape_and_cache_ws w;
-    return kvg_i_entry_call(&kvg_i_reshape_and_cache_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(reshape_and_cache, kvg_i_reshape_and_cache_plan,
+                   kvg_i_reshape_and_cache_ws);

@@ -37,7 +37,9 @@ typedef struct kvg_i_reshape_and_cache_ws {
  * order (kvg_i_entry_validate, src/common/entry.h), so the entry point and
  * the descriptor's `written` refuse alike; fills *plan. */
 kvg_status kvg_i_reshape_and_cache_validate(const kvg_reshape_and_cache_args *args,
-                              kvg_i_reshape_and_cache_plan *plan, kvg_diag *diag);
+                              kvg_i_reshape_and_cache_plan *plan,
+                              kvg_i_reshape_and_cache_ws *pieces,
+                              kvg_diag *diag);
 
 /* The layout of a per-token cache whose heads have `d` channels (Dk for
  * key_cache, Dv for value_cache), and where flat slot s starts in it. */

@@ -13,26 +13,17 @@
 #include "src/registry/op_desc.h"
 
 typedef kvg_reshape_and_cache_omni_args op_args;
-KVG_I_OP_ARGS_FIT(op_args);
-
-#define TENSOR(n, kind)                                                      \
-    {{#n, kind, KVG_OP_REQUIRED}, offsetof(op_args, n), 1}
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(key, KVG_OP_INPUT),
-    TENSOR(value, KVG_OP_INPUT),
-    TENSOR(key_cache, KVG_OP_CACHE),
-    TENSOR(value_cache, KVG_OP_CACHE),
-    TENSOR(slot_mapping, KVG_OP_INPUT),
-    TENSOR(wins, KVG_OP_INPUT),
-    TENSOR(seq_len, KVG_OP_INPUT),
-    TENSOR(offset_index, KVG_OP_INPUT),
+    KVG_I_OP_TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(wins, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(seq_len, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(op_args, kvg_reshape_and_cache_omni_args_init,
-                     kvg_reshape_and_cache_omni_workspace_size,
-                     kvg_reshape_and_cache_omni);
 
 KVG_I_OP_NO_OUTPUTS("reshape_and_cache_omni");
 
@@ -55,23 +46,10 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
 {
     KVG_I_LOAD(op_args, a, k);
     kvg_i_runs r;
+    kvg_i_runs_ws ws;
 
-    KVG_I_TRY(kvg_i_reshape_and_cache_omni_validate(k, &r, diag));
+    KVG_I_TRY(kvg_i_reshape_and_cache_omni_validate(k, &r, &ws, diag));
     return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
 }
 
-const kvg_op kvg_i_op_reshape_and_cache_omni = {
-    "reshape_and_cache_omni",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    NULL,
-    0,
-    offsetof(op_args, workspace),
-    offsetof(op_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(reshape_and_cache_omni, .attrs = NULL);

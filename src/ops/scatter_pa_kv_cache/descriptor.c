@@ -14,20 +14,16 @@
 #include "src/registry/op_desc.h"
 
 typedef kvg_scatter_pa_kv_cache_args op_args;
-KVG_I_OP_ARGS_FIT(op_args);
-
-#define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(op_args, n), case_req}
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(value, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_OPTIONAL, 0),
-    TENSOR(compress_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(compress_seq_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(seq_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(compress_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(compress_seq_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(seq_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
 KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
@@ -60,11 +56,6 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"strides", KVG_VALUE_INTS, 0, 0, "[1, 1]"}, set_pair, NULL, 0},
     {{"offsets", KVG_VALUE_INTS, 0, 0, "[0, 0]"}, set_pair, NULL, 0},
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(op_args, kvg_scatter_pa_kv_cache_args_init,
-                     kvg_scatter_pa_kv_cache_workspace_size,
-                     kvg_scatter_pa_kv_cache);
 
 KVG_I_OP_NO_OUTPUTS("scatter_pa_kv_cache");
 
@@ -138,9 +129,10 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     KVG_I_LOAD(op_args, a, k);
     const int is_key = strcmp(w->name, "key_cache") == 0;
     kvg_i_scatter_pa_kv_cache_plan p;
+    kvg_i_scatter_pa_kv_cache_ws ws;
     token_rows rows;
 
-    KVG_I_TRY(kvg_i_scatter_pa_kv_cache_validate(k, &p, diag));
+    KVG_I_TRY(kvg_i_scatter_pa_kv_cache_validate(k, &p, &ws, diag));
     if (p.per_head) /* both caches get the same runs of slots */
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     if (!is_key && p.sides == 1)
@@ -151,18 +143,4 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_tokens, &rows, diag);
 }
 
-const kvg_op kvg_i_op_scatter_pa_kv_cache = {
-    "scatter_pa_kv_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(op_args, workspace),
-    offsetof(op_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(scatter_pa_kv_cache, KVG_I_OP_ATTRS(k_attrs));

@@ -592,12 +592,6 @@ static kvg_status runs_check(const args_t *a, kvg_i_runs *r, kvg_diag *diag)
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
     const args_t *a = (const args_t *)args;
@@ -661,28 +655,5 @@ static void e_compute(const void *a, const void *plan, void *pieces)
         write_all((const args_t *)a, p);
 }
 
-static const kvg_i_entry k_entry = {e_workspace, e_check,  e_spans,
-                                    e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_scatter_pa_kv_cache_validate(const args_t *a, kvg_i_scatter_pa_kv_cache_plan *p,
-                               kvg_diag *diag)
-{
-    kvg_i_scatter_pa_kv_cache_ws w;
-    return kvg_i_entry_validate(&k_entry, a, p, &w, diag);
-}
-
-kvg_status kvg_scatter_pa_kv_cache_workspace_size(const args_t *a,
-                                                  size_t *bytes,
-                                                  kvg_diag *diag)
-{
-    kvg_i_scatter_pa_kv_cache_plan p;
-    kvg_i_scatter_pa_kv_cache_ws w;
-    return kvg_i_entry_size(&k_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_scatter_pa_kv_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_scatter_pa_kv_cache_plan p;
-    kvg_i_scatter_pa_kv_cache_ws w;
-    return kvg_i_entry_call(&k_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(scatter_pa_kv_cache, kvg_i_scatter_pa_kv_cache_plan,
+                   kvg_i_scatter_pa_kv_cache_ws);
