@@ -93,7 +93,7 @@ typedef struct kvg_i_op_args {
  * describe and written functions by those names; what else is particular
  * to the operator follows as designated members: KVG_I_OP_ATTRS(table)
  * for its attributes (`.attrs = NULL` when it has none), KVG_I_OP_ALIASES
- * for older spellings of them.
+ * for older spellings of them (a table of kvg_i_op_alias).
  */
 #define KVG_I_OP_DEFINE(op, ...)                                             \
     KVG_I_OP_ARGS_FIT(kvg_##op##_args);                                       \
@@ -113,6 +113,8 @@ typedef struct kvg_i_op_args {
         __VA_ARGS__}
 #define KVG_I_OP_ATTRS(table)                                                \
     .attrs = (table), .attr_count = sizeof(table) / sizeof(table)[0]
+#define KVG_I_OP_ALIASES(table)                                              \
+    .aliases = (table), .alias_count = sizeof(table) / sizeof(table)[0]
 
 /*
  * Attribute setters that only store the value, written once:
@@ -235,6 +237,14 @@ typedef struct kvg_i_op_attr {
                         (KVG_ERR_FILE_FORMAT) rather than the op's 161002 */
 } kvg_i_op_attr;
 
+/* An older spelling of an attribute, still read (case files and user
+ * code that use it keep working); kvg_op_attr_at lists only `name`. A
+ * call or case that gives both spellings is refused. */
+typedef struct kvg_i_op_alias {
+    const char *old_name;
+    const char *name; /* the attribute's name in the table */
+} kvg_i_op_alias;
+
 /* Where a cache's elements live: kvg_op_describe_output. */
 typedef void (*kvg_i_describe_fn)(const kvg_i_op_args *a, const char *name,
                                   const kvg_tensor *output,
@@ -333,6 +343,8 @@ struct kvg_op {
     kvg_i_shape_fn output_shape;
     kvg_i_describe_fn describe;
     kvg_i_written_fn written; /* kvg_op_written_runs */
+    const kvg_i_op_alias *aliases; /* older spellings of attributes */
+    size_t alias_count;
 };
 
 /* The typed args of a call: the operator's defaults, then every named
@@ -348,10 +360,14 @@ kvg_status kvg_i_op_written_entry(const kvg_op *op, const char *name,
                                   const kvg_i_op_tensor **entry,
                                   kvg_diag *diag);
 
-/* The table entry of a tensor / attribute name, or NULL. */
+/* The table entry of a tensor / attribute name (an attribute's older
+ * spelling included), or NULL. */
 const kvg_i_op_tensor *kvg_i_op_tensor_named(const kvg_op *op,
                                              const char *name);
 const kvg_i_op_attr *kvg_i_op_attr_named(const kvg_op *op, const char *name);
+
+/* The older spelling of attribute `attr`, or NULL. */
+const char *kvg_i_op_attr_alias(const kvg_op *op, const kvg_i_op_attr *attr);
 
 /* The tensor the filled args hold for `name` (NULL: not given). */
 const kvg_tensor *kvg_i_op_tensor_of(const kvg_op *op,

@@ -78,6 +78,18 @@ const kvg_i_op_attr *kvg_i_op_attr_named(const kvg_op *op, const char *name)
     for (i = 0; name != NULL && i < op->attr_count; i++)
         if (strcmp(op->attrs[i].info.name, name) == 0)
             return &op->attrs[i];
+    for (i = 0; name != NULL && i < op->alias_count; i++)
+        if (strcmp(op->aliases[i].old_name, name) == 0)
+            return kvg_i_op_attr_named(op, op->aliases[i].name);
+    return NULL;
+}
+
+const char *kvg_i_op_attr_alias(const kvg_op *op, const kvg_i_op_attr *attr)
+{
+    size_t i;
+    for (i = 0; i < op->alias_count; i++)
+        if (strcmp(op->aliases[i].name, attr->info.name) == 0)
+            return op->aliases[i].old_name;
     return NULL;
 }
 

@@ -62,7 +62,7 @@ static const kvg_i_op_attr k_attrs[] = {
      "\"%s\" is not ascend950 or a2a3", 1},
     {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},
      set_reduce_order, "\"%s\" is not a kvgold reduction order", 1},
-    {{"quant_overflow", KVG_VALUE_STRING, 1, 0, "\"saturate\""},
+    {{"overflow", KVG_VALUE_STRING, 1, 0, "\"saturate\""},
      set_quant_overflow, "\"%s\" is not saturate or nonsat", 1},
 };
 
@@ -180,4 +180,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs));
+/* The option was spelled quant_overflow before QkvRmsNormRopeCache's
+ * spelling, overflow, became every operator's. */
+static const kvg_i_op_alias k_aliases[] = {{"quant_overflow", "overflow"}};
+
+KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs),
+                KVG_I_OP_ALIASES(k_aliases));
