@@ -1,7 +1,7 @@
 /*
- * src/ops/kv_rms_norm_rope_cache/descriptor.c - KvRmsNormRopeCache's descriptor:
- * its tensors, attributes and options, how its outputs are shaped and
- * judged (src/registry/op_desc.h). docs/kv_rms_norm_rope_cache.md, "Case
+ * src/ops/kv_rms_norm_rope_cache/descriptor.c - KvRmsNormRopeCache's
+ * descriptor: its tensors, attributes and options, how its outputs are shaped
+ * and judged (src/registry/op_desc.h). docs/kv_rms_norm_rope_cache.md, "Case
  * format", lists the same names.
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -43,34 +43,39 @@ static inline int kvg_i_kv_rms_norm_rope_cache_is_blk(kvg_kv_cache_mode m)
 
 /* The op's tensors in parameter order, and their names. */
 #define KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS 14
-extern const char *const kvg_i_kv_rms_norm_rope_cache_names[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
+extern const char *const
+    kvg_i_kv_rms_norm_rope_cache_names[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
 
-/* Fill t[] with the tensors of `a` in kvg_i_kv_rms_norm_rope_cache_names order; a tensor the
- * call does not use (an absent optional one, k_rope / c_kv without
- * is_output_kv) is NULL. */
-void kvg_i_kv_rms_norm_rope_cache_tensors(const kvg_kv_rms_norm_rope_cache_args *a,
-                         const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS]);
+/* Fill t[] with the tensors of `a` in kvg_i_kv_rms_norm_rope_cache_names
+ * order; a tensor the call does not use (an absent optional one, k_rope / c_kv
+ * without is_output_kv) is NULL. */
+void kvg_i_kv_rms_norm_rope_cache_tensors(
+    const kvg_kv_rms_norm_rope_cache_args *a,
+    const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS]);
 
 /* The tensors of `a` as kvg_i_check_apart spans (absent ones NULL); returns
  * KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS. */
-size_t kvg_i_kv_rms_norm_rope_cache_spans(const kvg_kv_rms_norm_rope_cache_args *a,
-                         kvg_i_span s[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS]);
+size_t kvg_i_kv_rms_norm_rope_cache_spans(
+    const kvg_kv_rms_norm_rope_cache_args *a,
+    kvg_i_span s[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS]);
 
 /* Every check that needs no tensor contents: presence, attributes, dtypes,
  * shapes, profile rules, buffer overlaps. Fills *plan on success. `a` is
  * not NULL (the entry skeleton refused that). */
-kvg_status kvg_i_kv_rms_norm_rope_cache_check_args(const kvg_kv_rms_norm_rope_cache_args *a,
-                                  kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_diag *diag);
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_args(
+    const kvg_kv_rms_norm_rope_cache_args *a,
+    kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_diag *diag);
 
 /* inf / NaN in kv, gamma, cos, sin or a scale / offset. */
-kvg_status kvg_i_kv_rms_norm_rope_cache_check_finite(const kvg_kv_rms_norm_rope_cache_args *a,
-                                    kvg_diag *diag);
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_finite(
+    const kvg_kv_rms_norm_rope_cache_args *a, kvg_diag *diag);
 
 /* Index values: range and uniqueness per mode. `keys` has room for
  * plan->index_n entries. */
-kvg_status kvg_i_kv_rms_norm_rope_cache_check_index(const kvg_kv_rms_norm_rope_cache_args *a,
-                                   const kvg_i_kv_rms_norm_rope_cache_plan *plan,
-                                   kvg_i_keypos *keys, kvg_diag *diag);
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_index(
+    const kvg_kv_rms_norm_rope_cache_args *a,
+    const kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_i_keypos *keys,
+    kvg_diag *diag);
 
 /* The workspace, carved from one buffer by kvg_i_ws_take in this order. */
 typedef struct kvg_i_kv_rms_norm_rope_cache_ws {
@@ -87,22 +92,26 @@ typedef struct kvg_i_kv_rms_norm_rope_cache_ws {
 
 /* Take the workspace's pieces of `plan` from `w` in the order above (a
  * measuring `w` gives kvg_kv_rms_norm_rope_cache_workspace_size). */
-void kvg_i_kv_rms_norm_rope_cache_ws_carve(const kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_i_ws *w,
-                          kvg_i_kv_rms_norm_rope_cache_ws *ws);
+void kvg_i_kv_rms_norm_rope_cache_ws_carve(
+    const kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_i_ws *w,
+    kvg_i_kv_rms_norm_rope_cache_ws *ws);
 
 /* Everything the operator checks before it writes a byte, in its order:
  * kvg_i_entry_validate over the operator's kvg_i_entry (the arguments, the
  * workspace, inf / NaN, the index values). The entry point and the
  * descriptor's `written` share it, so both refuse alike. */
-kvg_status kvg_i_kv_rms_norm_rope_cache_validate(const kvg_kv_rms_norm_rope_cache_args *a,
-                                kvg_i_kv_rms_norm_rope_cache_plan *plan, kvg_i_kv_rms_norm_rope_cache_ws *ws,
-                                kvg_diag *diag);
+kvg_status
+kvg_i_kv_rms_norm_rope_cache_validate(const kvg_kv_rms_norm_rope_cache_args *a,
+                                      kvg_i_kv_rms_norm_rope_cache_plan *plan,
+                                      kvg_i_kv_rms_norm_rope_cache_ws *ws,
+                                      kvg_diag *diag);
 
 /* The cache row token (b, s) writes (channel 0 of head 0 in *at), or 0 when
  * its index is negative (skipped). The layouts' "block" is the batch in
  * Norm mode, the page otherwise. */
-int kvg_i_kv_rms_norm_rope_cache_target(const kvg_kv_rms_norm_rope_cache_args *a,
-                       const kvg_i_kv_rms_norm_rope_cache_plan *plan, int64_t b, int64_t s,
-                       kvg_cache_coord *at);
+int kvg_i_kv_rms_norm_rope_cache_target(
+    const kvg_kv_rms_norm_rope_cache_args *a,
+    const kvg_i_kv_rms_norm_rope_cache_plan *plan, int64_t b, int64_t s,
+    kvg_cache_coord *at);
 
 #endif /* KVGOLD_SRC_OPS_KV_RMS_NORM_ROPE_CACHE_INTERNAL_H */

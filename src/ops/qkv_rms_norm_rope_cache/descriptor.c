@@ -1,7 +1,7 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache/descriptor.c - QkvRmsNormRopeCache's descriptor
- * (src/registry/op_desc.h); docs/qkv_rms_norm_rope_cache.md, "Case files",
- * lists the same names.
+ * src/ops/qkv_rms_norm_rope_cache/descriptor.c - QkvRmsNormRopeCache's
+ * descriptor (src/registry/op_desc.h); docs/qkv_rms_norm_rope_cache.md, "Case
+ * files", lists the same names.
  *
  * A case may leave out any tensor: the call is made without it and the
  * operator reports it (161001, as aclnn does). is_output_qkv is not a
@@ -106,7 +106,8 @@ static int q_columns(const op_args *k, int64_t *cols)
 }
 
 /* Columns of a before-quant output as aclnn's infershape derives them:
- * q from q_out (or, before it is given, as q_out will be), k and v from the cache's dims 1 and 3 (N*D/C0 * C0). */
+ * q from q_out (or, before it is given, as q_out will be), k and v from the
+ * cache's dims 1 and 3 (N*D/C0 * C0). */
 static int before_quant_columns(const op_args *k, const char *name,
                                 int64_t *cols)
 {
@@ -222,8 +223,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                         : kvg_i_written_none(w);
     rows.k = k;
     rows.p = &p;
-    kvg_i_qkv_rms_norm_rope_cache_cache_layout(&p, is_k ? k->k_cache : k->v_cache,
-                           is_k ? p.nk : p.nv, &rows.lay);
+    kvg_i_qkv_rms_norm_rope_cache_cache_layout(
+        &p, is_k ? k->k_cache : k->v_cache, is_k ? p.nk : p.nv, &rows.lay);
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 

@@ -32,14 +32,16 @@ typedef struct kvg_i_qkv_rms_norm_rope_cache_plan {
  * dtypes, ranks, shapes, option ranges, scale values. Fills *plan. `a`
  * is not NULL (the entry skeleton refused that).
  */
-kvg_status kvg_i_qkv_rms_norm_rope_cache_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_diag *diag);
+kvg_status kvg_i_qkv_rms_norm_rope_cache_check_args(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_diag *diag);
 
 /* Range and uniqueness of the non-negative slots; `scratch` holds
  * plan->tokens key/position pairs. */
-kvg_status kvg_i_qkv_rms_norm_rope_cache_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                 const kvg_i_qkv_rms_norm_rope_cache_plan *plan,
-                                 kvg_i_keypos *scratch, kvg_diag *diag);
+kvg_status kvg_i_qkv_rms_norm_rope_cache_check_index(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_i_keypos *scratch,
+    kvg_diag *diag);
 
 /* The workspace: the index sort's keys, then the row scratch. */
 typedef struct kvg_i_qkv_rms_norm_rope_cache_ws {
@@ -49,20 +51,22 @@ typedef struct kvg_i_qkv_rms_norm_rope_cache_ws {
 
 /* Take the pieces of `plan` from `w` in that order (a measuring `w` gives
  * kvg_qkv_rms_norm_rope_cache_workspace_size). */
-void kvg_i_qkv_rms_norm_rope_cache_ws_carve(const kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_i_ws *w,
-                        kvg_i_qkv_rms_norm_rope_cache_ws *ws);
+void kvg_i_qkv_rms_norm_rope_cache_ws_carve(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_i_ws *w,
+    kvg_i_qkv_rms_norm_rope_cache_ws *ws);
 
 /* Everything the operator checks before it writes a byte, in its order:
- * kvg_i_entry_validate over the operator's kvg_i_entry (the arguments, the workspace,
- * the index values). The entry point and the descriptor's `written` share
- * it, so both refuse alike. */
-kvg_status kvg_i_qkv_rms_norm_rope_cache_validate(const kvg_qkv_rms_norm_rope_cache_args *a,
-                              kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_i_qkv_rms_norm_rope_cache_ws *ws,
-                              kvg_diag *diag);
+ * kvg_i_entry_validate over the operator's kvg_i_entry (the arguments, the
+ * workspace, the index values). The entry point and the descriptor's `written`
+ * share it, so both refuse alike. */
+kvg_status kvg_i_qkv_rms_norm_rope_cache_validate(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    kvg_i_qkv_rms_norm_rope_cache_plan *plan,
+    kvg_i_qkv_rms_norm_rope_cache_ws *ws, kvg_diag *diag);
 
 /* The NZ layout of k_cache (heads Nk) or v_cache (heads Nv). */
-void kvg_i_qkv_rms_norm_rope_cache_cache_layout(const kvg_i_qkv_rms_norm_rope_cache_plan *plan,
-                            const kvg_tensor *cache, int64_t heads,
-                            kvg_cache_layout *lay);
+void kvg_i_qkv_rms_norm_rope_cache_cache_layout(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan, const kvg_tensor *cache,
+    int64_t heads, kvg_cache_layout *lay);
 
 #endif /* KVGOLD_SRC_OPS_QKV_RMS_NORM_ROPE_CACHE_INTERNAL_H */

@@ -87,7 +87,8 @@ static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
     for (t = 0; t < c->g->tokens; t++) {
         const int64_t slot = kvg_i_index_at(c->k->slot_mapping, t);
         if (slot >= 0) /* a negative slot is a padding token: skipped */
-            kvg_i_sink_row(s, &c->lay, kvg_i_reshape_and_cache_slot_coord(c->g, slot),
+            kvg_i_sink_row(s, &c->lay,
+                           kvg_i_reshape_and_cache_slot_coord(c->g, slot),
                            c->lay.heads * c->lay.dim);
     }
 }
@@ -108,8 +109,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     rows.k = k;
     rows.g = &p.g;
-    kvg_i_reshape_and_cache_token_layout(is_key ? k->key_cache : k->value_cache, &p.g,
-                           is_key ? p.g.dk : p.g.dv, &rows.lay);
+    kvg_i_reshape_and_cache_token_layout(
+        is_key ? k->key_cache : k->value_cache, &p.g, is_key ? p.g.dk : p.g.dv,
+        &rows.lay);
     return kvg_i_written_collect(w, enumerate_tokens, &rows, diag);
 }
 

@@ -1,6 +1,6 @@
 /*
- * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into ND
- * or NZ caches (compress_type UNDEFINED), and the head-compression modes
+ * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into
+ * ND or NZ caches (compress_type UNDEFINED), and the head-compression modes
  * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c).
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -141,8 +141,8 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
-static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_reshape_and_cache_geo *g,
-                          kvg_diag *diag)
+static kvg_status nd_dims(const kvg_reshape_and_cache_args *a,
+                          kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
 
@@ -162,7 +162,8 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_reshape_and
 /* One NZ cache [NB, N*D/C0, BS, C0] against its source [T, N, D]. */
 static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                                 const kvg_tensor *cache, const char *cname,
-                                const kvg_i_reshape_and_cache_geo *g, int64_t d, kvg_diag *diag)
+                                const kvg_i_reshape_and_cache_geo *g,
+                                int64_t d, kvg_diag *diag)
 {
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
 
@@ -180,8 +181,8 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
-static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_reshape_and_cache_geo *g,
-                          kvg_diag *diag)
+static kvg_status nz_dims(const kvg_reshape_and_cache_args *a,
+                          kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     g->blocks = a->key_cache->shape[0];
     g->block_size = a->key_cache->shape[2];
@@ -196,8 +197,8 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_reshape_and
                          g->dv, diag);
 }
 
-static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_reshape_and_cache_geo *g,
-                           kvg_diag *diag)
+static kvg_status tok_dims(const kvg_reshape_and_cache_args *a,
+                           kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     kvg_status st;
 
@@ -217,7 +218,8 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_reshape_an
 }
 
 static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
-                                   kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
+                                   kvg_i_reshape_and_cache_geo *g,
+                                   kvg_diag *diag)
 {
     memset(g, 0, sizeof *g);
     g->nz = a->cache_layout == KVG_LAYOUT_NZ;
@@ -233,7 +235,8 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
                                     kvg_diag *diag)
 {
-    const kvg_i_reshape_and_cache_geo *g = (const kvg_i_reshape_and_cache_geo *)ctx;
+    const kvg_i_reshape_and_cache_geo *g =
+        (const kvg_i_reshape_and_cache_geo *)ctx;
     return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, t,
                       "slot_mapping: token %lld: slot %lld is outside [0, "
                       "%lld) (num_blocks*block_size)", (long long)t,
@@ -251,8 +254,8 @@ static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
 }
 
 static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
-                                  const kvg_i_reshape_and_cache_geo *g, kvg_i_keypos *items,
-                                  kvg_diag *diag)
+                                  const kvg_i_reshape_and_cache_geo *g,
+                                  kvg_i_keypos *items, kvg_diag *diag)
 {
     kvg_i_unique u;
     u.index = a->slot_mapping, u.n = g->tokens, u.limit = g->slots;
@@ -266,7 +269,8 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
  * s; their rows are consecutive in the source and in the cache (a
  * prefill), so they are one copy. */
 static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
-                             const kvg_i_reshape_and_cache_geo *g, int64_t t, int64_t s)
+                             const kvg_i_reshape_and_cache_geo *g, int64_t t,
+                             int64_t s)
 {
     int64_t n = 1;
     while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
@@ -277,8 +281,9 @@ static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
 
 /* Where slot s of a cache starts: row (block, slot) of ND, or the first
  * C0 run of (block, group 0, slot) of NZ. */
-void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache, const kvg_i_reshape_and_cache_geo *g,
-                            int64_t d, kvg_cache_layout *l)
+void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache,
+                                          const kvg_i_reshape_and_cache_geo *g,
+                                          int64_t d, kvg_cache_layout *l)
 {
     l->kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
     l->blocks = g->blocks;
@@ -288,7 +293,9 @@ void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache, const kvg_i_r
     l->c0 = kvg_c0_of(cache->dtype);
 }
 
-kvg_cache_coord kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g, int64_t s)
+kvg_cache_coord
+kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g,
+                                   int64_t s)
 {
     kvg_cache_coord c;
     c.block = s / g->block_size;
@@ -298,7 +305,8 @@ kvg_cache_coord kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache
     return c;
 }
 
-static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_reshape_and_cache_geo *g,
+static unsigned char *slot_start(const kvg_tensor *cache,
+                                 const kvg_i_reshape_and_cache_geo *g,
                                  int64_t d, int64_t s)
 {
     kvg_cache_layout l;
@@ -312,8 +320,8 @@ static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_reshape_an
 /* ND: the N*D row of token t is one row of the cache; `count` tokens to
  * consecutive slots of one block are one copy. */
 static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_reshape_and_cache_geo *g, int64_t d, int64_t t, int64_t s,
-                          int64_t count)
+                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
+                          int64_t t, int64_t s, int64_t count)
 {
     const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
     memcpy(slot_start(cache, g, d, s),
@@ -328,7 +336,8 @@ static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
 
 static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_reshape_and_cache_geo *g, int64_t d, int64_t t0, int64_t t1)
+                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
+                          int64_t t0, int64_t t1)
 {
     unsigned char *dst[KVG_I_NZ_TILE];
     const unsigned char *from[KVG_I_NZ_TILE];
@@ -413,7 +422,8 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 {
     const args_t *a = (const args_t *)args;
-    const kvg_i_reshape_and_cache_plan *p = (const kvg_i_reshape_and_cache_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
     const kvg_i_span list[] = {{"key", a->key, 0},
                                {"value", a->value, 0},
                                {"slot_mapping", a->slot_mapping, 0},
@@ -428,7 +438,8 @@ static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 
 static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 {
-    const kvg_i_reshape_and_cache_plan *p = (const kvg_i_reshape_and_cache_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
     kvg_i_reshape_and_cache_ws *w = (kvg_i_reshape_and_cache_ws *)pieces;
 
     if (!p->per_token) {
@@ -442,8 +453,10 @@ static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 static kvg_status e_values(const void *a, const void *plan, void *pieces,
                            kvg_diag *diag)
 {
-    const kvg_i_reshape_and_cache_plan *p = (const kvg_i_reshape_and_cache_plan *)plan;
-    const kvg_i_reshape_and_cache_ws *w = (const kvg_i_reshape_and_cache_ws *)pieces;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
+    const kvg_i_reshape_and_cache_ws *w =
+        (const kvg_i_reshape_and_cache_ws *)pieces;
 
     if (!p->per_token)
         return kvg_i_runs_check_values(&p->r, &w->runs, diag);
@@ -452,10 +465,12 @@ static kvg_status e_values(const void *a, const void *plan, void *pieces,
 
 static void e_compute(const void *a, const void *plan, void *pieces)
 {
-    const kvg_i_reshape_and_cache_plan *p = (const kvg_i_reshape_and_cache_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
 
     if (!p->per_token)
-        kvg_i_runs_write(&p->r, &((const kvg_i_reshape_and_cache_ws *)pieces)->runs);
+        kvg_i_runs_write(&p->r,
+                         &((const kvg_i_reshape_and_cache_ws *)pieces)->runs);
     else
         tok_write((const args_t *)a, &p->g);
 }

@@ -36,15 +36,17 @@ typedef struct kvg_i_reshape_and_cache_ws {
 /* Everything kvg_reshape_and_cache checks before it writes a byte, in its
  * order (kvg_i_entry_validate, src/common/entry.h), so the entry point and
  * the descriptor's `written` refuse alike; fills *plan. */
-kvg_status kvg_i_reshape_and_cache_validate(const kvg_reshape_and_cache_args *args,
-                              kvg_i_reshape_and_cache_plan *plan,
-                              kvg_i_reshape_and_cache_ws *pieces,
-                              kvg_diag *diag);
+kvg_status kvg_i_reshape_and_cache_validate(
+    const kvg_reshape_and_cache_args *args, kvg_i_reshape_and_cache_plan *plan,
+    kvg_i_reshape_and_cache_ws *pieces, kvg_diag *diag);
 
 /* The layout of a per-token cache whose heads have `d` channels (Dk for
  * key_cache, Dv for value_cache), and where flat slot s starts in it. */
-void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache, const kvg_i_reshape_and_cache_geo *g,
-                            int64_t d, kvg_cache_layout *l);
-kvg_cache_coord kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g, int64_t s);
+void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache,
+                                          const kvg_i_reshape_and_cache_geo *g,
+                                          int64_t d, kvg_cache_layout *l);
+kvg_cache_coord
+kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g,
+                                   int64_t s);
 
 #endif /* KVGOLD_SRC_OPS_RESHAPE_AND_CACHE_INTERNAL_H */

@@ -1,8 +1,8 @@
 /*
- * src/ops/reshape_and_cache_omni/descriptor.c - ReshapeAndCacheOmni's descriptor
- * (src/registry/op_desc.h): eight tensors, all required; no attributes and
- * no options (ATB's param is eight reserved bytes), so a case naming any
- * is malformed.
+ * src/ops/reshape_and_cache_omni/descriptor.c - ReshapeAndCacheOmni's
+ * descriptor (src/registry/op_desc.h): eight tensors, all required; no
+ * attributes and no options (ATB's param is eight reserved bytes), so a case
+ * naming any is malformed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>

@@ -113,12 +113,14 @@ static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
         if (slot < 0)
             continue; /* a padding token: skipped */
         if (c->sd->lay.kind != KVG_LAYOUT_BNSD) {
-            kvg_i_sink_row(s, &c->sd->lay, kvg_i_scatter_pa_kv_cache_coord(p, slot, 0),
+            kvg_i_sink_row(s, &c->sd->lay,
+                           kvg_i_scatter_pa_kv_cache_coord(p, slot, 0),
                            p->heads * c->sd->dim);
             continue;
         }
         for (h = 0; h < p->heads; h++)
-            kvg_i_sink_row(s, &c->sd->lay, kvg_i_scatter_pa_kv_cache_coord(p, slot, h),
+            kvg_i_sink_row(s, &c->sd->lay,
+                           kvg_i_scatter_pa_kv_cache_coord(p, slot, h),
                            c->sd->dim);
     }
 }

@@ -40,13 +40,15 @@ typedef struct kvg_i_scatter_pa_kv_cache_ws {
 
 /* Everything kvg_scatter_pa_kv_cache checks before it writes a byte
  * (kvg_i_entry_validate), shared with the descriptor's `written`. */
-kvg_status kvg_i_scatter_pa_kv_cache_validate(const kvg_scatter_pa_kv_cache_args *args,
-                               kvg_i_scatter_pa_kv_cache_plan *plan,
-                               kvg_i_scatter_pa_kv_cache_ws *pieces,
-                               kvg_diag *diag);
+kvg_status
+kvg_i_scatter_pa_kv_cache_validate(const kvg_scatter_pa_kv_cache_args *args,
+                                   kvg_i_scatter_pa_kv_cache_plan *plan,
+                                   kvg_i_scatter_pa_kv_cache_ws *pieces,
+                                   kvg_diag *diag);
 
 /* Where head `head` of the token written to flat slot s starts. */
-kvg_cache_coord kvg_i_scatter_pa_kv_cache_coord(const kvg_i_scatter_pa_kv_cache_plan *p, int64_t s,
-                                 int64_t head);
+kvg_cache_coord
+kvg_i_scatter_pa_kv_cache_coord(const kvg_i_scatter_pa_kv_cache_plan *p,
+                                int64_t s, int64_t head);
 
 #endif /* KVGOLD_SRC_OPS_SCATTER_PA_KV_CACHE_INTERNAL_H */

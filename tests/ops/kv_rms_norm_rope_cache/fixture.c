@@ -52,7 +52,8 @@ static void build_kv(opf *f, kvgt_rng *r)
     const int a2 = opf_pick(r, 0, 5) == 0;
     const kvg_kv_cache_mode mode =
         (kvg_kv_cache_mode)opf_pick(r, a2 ? 1 : 0, 4);
-    const int nz = mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ;
+    const int nz =
+        mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ;
     const int blk = mode == KVG_KV_CACHE_PA_BLK_BNSD ||
                     mode == KVG_KV_CACHE_PA_BLK_NZ;
     const kvg_dtype t = opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
@@ -104,7 +105,8 @@ static void build_kv(opf *f, kvgt_rng *r)
     if (mode == KVG_KV_CACHE_NORM) {
         scache = s + opf_pick(r, 0, 2);
         sh[0] = b, sh[1] = s;
-        idx = opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 2, sh, &a->index);
+        idx =
+            opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 2, sh, &a->index);
         sh[0] = b + opf_pick(r, 0, 1), sh[1] = nh, sh[2] = scache, sh[3] = dk;
         opf_add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
         sh[3] = dv;
@@ -117,14 +119,16 @@ static void build_kv(opf *f, kvgt_rng *r)
             for (j = 0; j < s; j++) {
                 int64_t k = opf_pick(r, j, scache - 1), tmp = perm[j];
                 perm[j] = perm[k], perm[k] = tmp;
-                opf_index_set(idx, i * s + j, opf_pick(r, 0, 4) ? perm[j] : -1);
+                opf_index_set(idx, i * s + j,
+                              opf_pick(r, 0, 4) ? perm[j] : -1);
             }
         }
     } else {
         rows = blk ? b * nb : (b * s + bs - 1) / bs;
         nblocks = rows + opf_pick(r, 0, 1);
         sh[0] = b * nb;
-        idx = opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 1, sh, &a->index);
+        idx =
+            opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 1, sh, &a->index);
         sh[0] = nblocks, sh[1] = bs, sh[2] = nh, sh[3] = dk;
         opf_add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
         sh[3] = dv;

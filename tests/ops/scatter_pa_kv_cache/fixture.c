@@ -169,7 +169,7 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     return 1;
 }
 
-/* ---- the compressed modes (Alibi, Rope, Omni) ---------------------------- */
+/* ---- the compressed modes (Alibi, Rope, Omni) --------------------------- */
 
 /* Tokens a head writes: Alibi w; Omni L - w (all L when inactive); Rope
  * L - w + 1 (all L when inactive). */
