@@ -83,8 +83,7 @@ kvg_status kvg_i_entry_call(const kvg_i_entry *e, const void *args,
  * its static e_check, e_spans, e_carve, e_values and e_compute (the
  * kvg_i_entry members above, typed by the operator):
  *
- *   KVG_I_ENTRY_POINTS(reshape_and_cache, kvg_i_reshape_and_cache_plan,
- *                      kvg_i_reshape_and_cache_ws);
+ *   KVG_I_ENTRY_POINTS(<op>, kvg_i_<op>_plan, kvg_i_<op>_ws);
  *
  * defines the operator's kvg_i_entry and, over it,
  *   kvg_i_<op>_validate(args, plan, pieces, diag)  (kvg_i_entry_validate:

@@ -85,7 +85,7 @@ typedef struct kvg_i_op_args {
 /*
  * The descriptor itself, at the end of src/ops/<op>/descriptor.c:
  *
- *   KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs));
+ *   KVG_I_OP_DEFINE(<op>, KVG_I_OP_ATTRS(k_attrs));
  *
  * `op` is the registry name: the descriptor is kvg_i_op_<op>, named
  * "<op>", over kvg_<op>_args (checked to fit kvg_i_op_args) and the typed
