@@ -22,14 +22,13 @@
  * text (one line, so positions are columns of line 1). */
 static kvg_json *doc_of(kvg_case *c, const char *text)
 {
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *v;
+    kvg_diag jd;
+    kvg_json *v = NULL;
     memset(c, 0, sizeof *c);
     strcpy(c->dir, "d");
     strcpy(c->op, "qkv");
-    v = kvg_json_parse(text, strlen(text), "case.json", err, sizeof err);
-    if (v == NULL)
-        fail_msg("%s", err);
+    if (kvg_json_parse(text, strlen(text), "case.json", &v, &jd) != KVG_OK)
+        fail_msg("%s", jd.message);
     return v;
 }
 

@@ -358,10 +358,14 @@ static void reduce_order_hint(compare_run *r, int run, FILE *out)
         int same = 0;
         if (!kvg_reduce_order_from_name(orders[k], &probe))
             continue; /* this build lacks that order */
-        opts = r->c->options ? kvg_json_clone(r->c->options)
-                             : kvg_json_parse("{}", 2, "options", NULL, 0);
+        opts = NULL;
+        if (r->c->options != NULL)
+            opts = kvg_json_clone(r->c->options);
+        else
+            (void)kvg_json_parse("{}", 2, "options", &opts, NULL);
         if (opts == NULL ||
-            kvg_json_set_string(opts, "reduce_order", orders[k]) != 0) {
+            kvg_json_set_string(opts, "reduce_order", orders[k], NULL) !=
+                KVG_OK) {
             kvg_json_free(opts);
             return;
         }

@@ -150,7 +150,7 @@ kvg_status kvg_py_case_save(const char *dir, const char *json,
                             const kvg_tensor *tensors, int count,
                             kvg_diag *diag)
 {
-    char err[KVG_JSON_ERROR_MAX];
+    kvg_diag jd;
     kvg_outset *set = NULL;
     kvg_json *doc;
     kvg_status st;
@@ -162,11 +162,10 @@ kvg_status kvg_py_case_save(const char *dir, const char *json,
     /* A case.json the loader would refuse (a lone surrogate or \u0000 in
      * a comment, too deep, too long) is not written at all. */
     if (json != NULL) {
-        doc = kvg_json_parse(json, json_len, "case.json", err, sizeof err);
-        if (doc == NULL)
+        if (kvg_json_parse(json, json_len, "case.json", &doc, &jd) != KVG_OK)
             return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "case.json",
                                "%s/%s (the case would not load; nothing was "
-                               "written)", dir, err);
+                               "written)", dir, jd.message);
         is_object = kvg_json_is(doc, KVG_JSON_OBJECT);
         kvg_json_free(doc);
         if (!is_object)

@@ -1,6 +1,6 @@
 /*
- * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into ND
- * or NZ caches (compress_type UNDEFINED), and the head-compression modes
+ * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into
+ * ND or NZ caches (compress_type UNDEFINED), and the head-compression modes
  * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c); the
  * per-token path also writes key only (kv_cache_cfg K_CACHE_V_BYPASS).
  * SPDX-License-Identifier: Apache-2.0
@@ -198,8 +198,8 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
-static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
-                          kvg_diag *diag)
+static kvg_status nd_dims(const kvg_reshape_and_cache_args *a,
+                          kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
 
@@ -221,7 +221,8 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
 /* One NZ cache [NB, N*D/C0, BS, C0] against its source [T, N, D]. */
 static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                                 const kvg_tensor *cache, const char *cname,
-                                const kvg_i_rac_geo *g, int64_t d, kvg_diag *diag)
+                                const kvg_i_reshape_and_cache_geo *g,
+                                int64_t d, kvg_diag *diag)
 {
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
 
@@ -239,8 +240,8 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
-static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
-                          kvg_diag *diag)
+static kvg_status nz_dims(const kvg_reshape_and_cache_args *a,
+                          kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     g->blocks = a->key_cache->shape[0];
     g->block_size = a->key_cache->shape[2];
@@ -255,8 +256,8 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                          g->dv, diag);
 }
 
-static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
-                           kvg_diag *diag)
+static kvg_status tok_dims(const kvg_reshape_and_cache_args *a,
+                           kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     kvg_status st;
 
@@ -279,7 +280,8 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
 }
 
 static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
-                                   kvg_i_rac_geo *g, kvg_diag *diag)
+                                   kvg_i_reshape_and_cache_geo *g,
+                                   kvg_diag *diag)
 {
     memset(g, 0, sizeof *g);
     g->nz = a->cache_layout == KVG_LAYOUT_NZ;
@@ -295,7 +297,8 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
                                     kvg_diag *diag)
 {
-    const kvg_i_rac_geo *g = (const kvg_i_rac_geo *)ctx;
+    const kvg_i_reshape_and_cache_geo *g =
+        (const kvg_i_reshape_and_cache_geo *)ctx;
     return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, t,
                       "slot_mapping: token %lld: slot %lld is outside [0, "
                       "%lld) (num_blocks*block_size)", (long long)t,
@@ -313,8 +316,8 @@ static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
 }
 
 static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
-                                  const kvg_i_rac_geo *g, kvg_i_keypos *items,
-                                  kvg_diag *diag)
+                                  const kvg_i_reshape_and_cache_geo *g,
+                                  kvg_i_keypos *items, kvg_diag *diag)
 {
     kvg_i_unique u;
     u.index = a->slot_mapping, u.n = g->tokens, u.limit = g->slots;
@@ -328,7 +331,8 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
  * s; their rows are consecutive in the source and in the cache (a
  * prefill), so they are one copy. */
 static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
-                             const kvg_i_rac_geo *g, int64_t t, int64_t s)
+                             const kvg_i_reshape_and_cache_geo *g, int64_t t,
+                             int64_t s)
 {
     int64_t n = 1;
     while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
@@ -339,8 +343,9 @@ static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
 
 /* Where slot s of a cache starts: row (block, slot) of ND, or the first
  * C0 run of (block, group 0, slot) of NZ. */
-void kvg_i_rac_token_layout(const kvg_tensor *cache, const kvg_i_rac_geo *g,
-                            int64_t d, kvg_cache_layout *l)
+void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache,
+                                          const kvg_i_reshape_and_cache_geo *g,
+                                          int64_t d, kvg_cache_layout *l)
 {
     l->kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
     l->blocks = g->blocks;
@@ -350,7 +355,9 @@ void kvg_i_rac_token_layout(const kvg_tensor *cache, const kvg_i_rac_geo *g,
     l->c0 = kvg_c0_of(cache->dtype);
 }
 
-kvg_cache_coord kvg_i_rac_slot_coord(const kvg_i_rac_geo *g, int64_t s)
+kvg_cache_coord
+kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g,
+                                   int64_t s)
 {
     kvg_cache_coord c;
     c.block = s / g->block_size;
@@ -360,13 +367,14 @@ kvg_cache_coord kvg_i_rac_slot_coord(const kvg_i_rac_geo *g, int64_t s)
     return c;
 }
 
-static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_rac_geo *g,
+static unsigned char *slot_start(const kvg_tensor *cache,
+                                 const kvg_i_reshape_and_cache_geo *g,
                                  int64_t d, int64_t s)
 {
     kvg_cache_layout l;
-    kvg_cache_coord c = kvg_i_rac_slot_coord(g, s);
+    kvg_cache_coord c = kvg_i_reshape_and_cache_slot_coord(g, s);
 
-    kvg_i_rac_token_layout(cache, g, d, &l);
+    kvg_i_reshape_and_cache_token_layout(cache, g, d, &l);
     return (unsigned char *)cache->data +
            (size_t)kvg_layout_offset(&l, &c) * kvg_dtype_size(cache->dtype);
 }
@@ -374,8 +382,8 @@ static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_rac_geo *g
 /* ND: the N*D row of token t is one row of the cache; `count` tokens to
  * consecutive slots of one block are one copy. */
 static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_rac_geo *g, int64_t d, int64_t t, int64_t s,
-                          int64_t count)
+                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
+                          int64_t t, int64_t s, int64_t count)
 {
     const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
     memcpy(slot_start(cache, g, d, s),
@@ -390,7 +398,8 @@ static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
 
 static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_rac_geo *g, int64_t d, int64_t t0, int64_t t1)
+                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
+                          int64_t t0, int64_t t1)
 {
     unsigned char *dst[KVG_I_NZ_TILE];
     const unsigned char *from[KVG_I_NZ_TILE];
@@ -414,7 +423,7 @@ static void nz_write_side(const kvg_reshape_and_cache_args *a,
 
 /* Write both caches of a validated per-token call. */
 static void tok_write(const kvg_reshape_and_cache_args *a,
-                      const kvg_i_rac_geo *g)
+                      const kvg_i_reshape_and_cache_geo *g)
 {
     int64_t t, n;
 
@@ -459,16 +468,10 @@ static void fill_runs(const kvg_reshape_and_cache_args *a, kvg_i_runs *r)
 
 typedef kvg_reshape_and_cache_args args_t;
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
     const args_t *a = (const args_t *)args;
-    kvg_i_rac_plan *p = (kvg_i_rac_plan *)plan;
+    kvg_i_reshape_and_cache_plan *p = (kvg_i_reshape_and_cache_plan *)plan;
 
     memset(p, 0, sizeof *p);
     KVG_I_TRY(check_attrs(a, diag));
@@ -482,7 +485,8 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 {
     const args_t *a = (const args_t *)args;
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
     const kvg_i_span list[] = {{"key", a->key, 0},
                                {"value", a->value, 0},
                                {"slot_mapping", a->slot_mapping, 0},
@@ -497,8 +501,9 @@ static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 
 static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 {
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
-    kvg_i_rac_ws *w = (kvg_i_rac_ws *)pieces;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
+    kvg_i_reshape_and_cache_ws *w = (kvg_i_reshape_and_cache_ws *)pieces;
 
     if (!p->per_token) {
         kvg_i_runs_carve(&p->r, ws, &w->runs);
@@ -511,8 +516,10 @@ static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 static kvg_status e_values(const void *a, const void *plan, void *pieces,
                            kvg_diag *diag)
 {
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
-    const kvg_i_rac_ws *w = (const kvg_i_rac_ws *)pieces;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
+    const kvg_i_reshape_and_cache_ws *w =
+        (const kvg_i_reshape_and_cache_ws *)pieces;
 
     if (!p->per_token)
         return kvg_i_runs_check_values(&p->r, &w->runs, diag);
@@ -521,35 +528,15 @@ static kvg_status e_values(const void *a, const void *plan, void *pieces,
 
 static void e_compute(const void *a, const void *plan, void *pieces)
 {
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
 
     if (!p->per_token)
-        kvg_i_runs_write(&p->r, &((const kvg_i_rac_ws *)pieces)->runs);
+        kvg_i_runs_write(&p->r,
+                         &((const kvg_i_reshape_and_cache_ws *)pieces)->runs);
     else
         tok_write((const args_t *)a, &p->g);
 }
 
-const kvg_i_entry kvg_i_rac_entry = {e_workspace, e_check,  e_spans,
-                                     e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_rac_validate(const args_t *a, kvg_i_rac_plan *p,
-                              kvg_diag *diag)
-{
-    kvg_i_rac_ws w;
-    return kvg_i_entry_validate(&kvg_i_rac_entry, a, p, &w, diag);
-}
-
-kvg_status kvg_reshape_and_cache_workspace_size(const args_t *a,
-                                                size_t *bytes, kvg_diag *diag)
-{
-    kvg_i_rac_plan p;
-    kvg_i_rac_ws w;
-    return kvg_i_entry_size(&kvg_i_rac_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_reshape_and_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_rac_plan p;
-    kvg_i_rac_ws w;
-    return kvg_i_entry_call(&kvg_i_rac_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(reshape_and_cache, kvg_i_reshape_and_cache_plan,
+                   kvg_i_reshape_and_cache_ws);

@@ -13,33 +13,29 @@
 #include "src/ops/scatter_pa_kv_cache/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_scatter_pa_kv_cache_args spkc_args;
-KVG_I_OP_ARGS_FIT(spkc_args);
-
-#define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(spkc_args, n), case_req}
+typedef kvg_scatter_pa_kv_cache_args op_args;
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(value, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_OPTIONAL, 0),
-    TENSOR(compress_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(compress_seq_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(seq_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(compress_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(compress_seq_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(seq_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
-KVG_I_OP_SET_NAMED(set_cache_mode, spkc_args, cache_mode,
+KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
                    kvg_scatter_cache_mode_from_name);
-KVG_I_OP_SET_NAMED(set_scatter_mode, spkc_args, scatter_mode,
+KVG_I_OP_SET_NAMED(set_scatter_mode, op_args, scatter_mode,
                    kvg_scatter_mode_from_name);
 
 /* strides / offsets: two integers, [key, value]. */
 static kvg_status set_pair(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                            const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(spkc_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     int64_t *dst = strcmp(attr->info.name, "strides") == 0 ? k->strides
                                                             : k->offsets;
     if (v->count != 2)
@@ -61,11 +57,6 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"offsets", KVG_VALUE_INTS, 0, 0, "[0, 0]"}, set_pair, NULL, 0},
 };
 
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(spkc_args, kvg_scatter_pa_kv_cache_args_init,
-                     kvg_scatter_pa_kv_cache_workspace_size,
-                     kvg_scatter_pa_kv_cache);
-
 KVG_I_OP_NO_OUTPUTS("scatter_pa_kv_cache");
 
 /* A bit copy. Norm [NB, BS, N, D] (ND); NHSD [NB, N, BS, D] (BNSD); PA_NZ
@@ -75,7 +66,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    KVG_I_LOAD(spkc_args, a, r);
+    KVG_I_LOAD(op_args, a, r);
     const kvg_tensor *src =
         strcmp(name, "key_cache") == 0 ? r->key : r->value;
 
@@ -104,9 +95,9 @@ static void describe(const kvg_i_op_args *a, const char *name,
 }
 
 typedef struct token_rows {
-    const spkc_args *k;
-    const kvg_i_spkc_plan *p;
-    const kvg_i_spkc_side *sd;
+    const op_args *k;
+    const kvg_i_scatter_pa_kv_cache_plan *p;
+    const kvg_i_scatter_pa_kv_cache_side *sd;
 } token_rows;
 
 /* Each written token: one row of N*D in ND and NZ (the sink cuts an NZ row
@@ -114,7 +105,7 @@ typedef struct token_rows {
 static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
 {
     const token_rows *c = (const token_rows *)ctx;
-    const kvg_i_spkc_plan *p = c->p;
+    const kvg_i_scatter_pa_kv_cache_plan *p = c->p;
     int64_t t, h;
 
     for (t = 0; t < p->tokens; t++) {
@@ -122,12 +113,14 @@ static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
         if (slot < 0)
             continue; /* a padding token: skipped */
         if (c->sd->lay.kind != KVG_LAYOUT_BNSD) {
-            kvg_i_sink_row(s, &c->sd->lay, kvg_i_spkc_coord(p, slot, 0),
+            kvg_i_sink_row(s, &c->sd->lay,
+                           kvg_i_scatter_pa_kv_cache_coord(p, slot, 0),
                            p->heads * c->sd->dim);
             continue;
         }
         for (h = 0; h < p->heads; h++)
-            kvg_i_sink_row(s, &c->sd->lay, kvg_i_spkc_coord(p, slot, h),
+            kvg_i_sink_row(s, &c->sd->lay,
+                           kvg_i_scatter_pa_kv_cache_coord(p, slot, h),
                            c->sd->dim);
     }
 }
@@ -135,12 +128,13 @@ static void enumerate_tokens(const void *ctx, kvg_i_run_sink *s)
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(spkc_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_key = strcmp(w->name, "key_cache") == 0;
-    kvg_i_spkc_plan p;
+    kvg_i_scatter_pa_kv_cache_plan p;
+    kvg_i_scatter_pa_kv_cache_ws ws;
     token_rows rows;
 
-    KVG_I_TRY(kvg_i_spkc_validate(k, &p, diag));
+    KVG_I_TRY(kvg_i_scatter_pa_kv_cache_validate(k, &p, &ws, diag));
     if (p.per_head) /* both caches get the same runs of slots */
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     if (!is_key && p.sides == 1)
@@ -151,18 +145,4 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_tokens, &rows, diag);
 }
 
-const kvg_op kvg_i_op_scatter_pa_kv_cache = {
-    "scatter_pa_kv_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(spkc_args, workspace),
-    offsetof(spkc_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(scatter_pa_kv_cache, KVG_I_OP_ATTRS(k_attrs));

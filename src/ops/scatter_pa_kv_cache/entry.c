@@ -272,7 +272,8 @@ static kvg_status check_dtypes(const args_t *a, int sides, kvg_diag *diag)
 
 /* key / value [T, N, D] against T and N (key's). */
 static kvg_status src_dims(const kvg_tensor *t, const char *name,
-                           const kvg_i_spkc_plan *p, kvg_diag *diag)
+                           const kvg_i_scatter_pa_kv_cache_plan *p,
+                           kvg_diag *diag)
 {
     KVG_I_TRY(kvg_i_check_dim(t, name, 0, p->tokens,
                               "num_tokens (slot_mapping dim 0)", diag));
@@ -281,9 +282,10 @@ static kvg_status src_dims(const kvg_tensor *t, const char *name,
 
 /* Norm / Nct [NB, BS, N, D] and NHSD [NB, N, BS, D]; the key cache sets NB
  * and BS. */
-static kvg_status nd_cache_dims(const args_t *a, kvg_i_spkc_plan *p,
-                                kvg_i_spkc_side *sd, const char *name,
-                                int first, kvg_diag *diag)
+static kvg_status nd_cache_dims(const args_t *a,
+                                kvg_i_scatter_pa_kv_cache_plan *p,
+                                kvg_i_scatter_pa_kv_cache_side *sd,
+                                const char *name, int first, kvg_diag *diag)
 {
     const kvg_tensor *c = sd->cache;
     const int nhsd = a->scatter_mode == KVG_SCATTER_NHSD;
@@ -311,7 +313,8 @@ static kvg_status nd_cache_dims(const args_t *a, kvg_i_spkc_plan *p,
 
 /* PA_NZ [NB, N*D/C0, BS, C0] or [NB, N, D/C0, BS, C0], C0 = 32 bytes of the
  * cache's dtype; D*size a multiple of 32 (A2 tiling). */
-static kvg_status nz_cache_dims(kvg_i_spkc_plan *p, kvg_i_spkc_side *sd,
+static kvg_status nz_cache_dims(kvg_i_scatter_pa_kv_cache_plan *p,
+                                kvg_i_scatter_pa_kv_cache_side *sd,
                                 const char *sname, const char *name, int first,
                                 kvg_diag *diag)
 {
@@ -362,7 +365,8 @@ static kvg_status nz_cache_dims(kvg_i_spkc_plan *p, kvg_i_spkc_side *sd,
 
 /* Nct: stride >= 1, offset >= 0, and the last token's N*D elements end
  * inside the storage. */
-static kvg_status nct_span(const kvg_i_spkc_plan *p, const kvg_i_spkc_side *sd,
+static kvg_status nct_span(const kvg_i_scatter_pa_kv_cache_plan *p,
+                           const kvg_i_scatter_pa_kv_cache_side *sd,
                            const char *name, int which, kvg_diag *diag)
 {
     int64_t end, width = p->heads * sd->dim;
@@ -388,8 +392,8 @@ static kvg_status nct_span(const kvg_i_spkc_plan *p, const kvg_i_spkc_side *sd,
     return KVG_OK;
 }
 
-static kvg_status check_dims(const args_t *a, kvg_i_spkc_plan *p,
-                             kvg_diag *diag)
+static kvg_status check_dims(const args_t *a,
+                             kvg_i_scatter_pa_kv_cache_plan *p, kvg_diag *diag)
 {
     static const char *const src_names[2] = {"key", "value"};
     static const char *const cache_names[2] = {"key_cache", "value_cache"};
@@ -400,7 +404,7 @@ static kvg_status check_dims(const args_t *a, kvg_i_spkc_plan *p,
     p->tokens = a->slot_mapping->shape[0];
     p->heads = nct ? a->key_cache->shape[2] : a->key->shape[1];
     for (i = 0; i < p->sides; i++) {
-        kvg_i_spkc_side *sd = &p->side[i];
+        kvg_i_scatter_pa_kv_cache_side *sd = &p->side[i];
         sd->src = i == 0 ? a->key : a->value;
         sd->cache = i == 0 ? a->key_cache : a->value_cache;
         sd->dim = nct ? sd->cache->shape[3] : sd->src->shape[2];
@@ -422,7 +426,8 @@ static kvg_status check_dims(const args_t *a, kvg_i_spkc_plan *p,
 
 /* NHSD (A2 tiling): 32-byte head rows, N <= 4095, both rows of a token fit
  * the unified buffer. */
-static kvg_status check_nhsd(const kvg_i_spkc_plan *p, kvg_diag *diag)
+static kvg_status check_nhsd(const kvg_i_scatter_pa_kv_cache_plan *p,
+                             kvg_diag *diag)
 {
     const size_t es = kvg_dtype_size(p->side[0].src->dtype);
     int64_t row = 0;
@@ -448,7 +453,8 @@ static kvg_status check_nhsd(const kvg_i_spkc_plan *p, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_shapes(const args_t *a, kvg_i_spkc_plan *p,
+static kvg_status check_shapes(const args_t *a,
+                               kvg_i_scatter_pa_kv_cache_plan *p,
                                kvg_diag *diag)
 {
     KVG_I_TRY(check_sides_present(a, &p->sides, diag));
@@ -467,7 +473,8 @@ static kvg_status check_shapes(const args_t *a, kvg_i_spkc_plan *p,
 
 /* ---- slot values ------------------------------------------------------- */
 
-static kvg_status check_slots(const args_t *a, const kvg_i_spkc_plan *p,
+static kvg_status check_slots(const args_t *a,
+                              const kvg_i_scatter_pa_kv_cache_plan *p,
                               kvg_i_keypos *items, kvg_diag *diag)
 {
     size_t n = 0;
@@ -502,8 +509,9 @@ static kvg_status check_slots(const args_t *a, const kvg_i_spkc_plan *p,
 
 /* ---- writing ----------------------------------------------------------- */
 
-kvg_cache_coord kvg_i_spkc_coord(const kvg_i_spkc_plan *p, int64_t s,
-                                 int64_t head)
+kvg_cache_coord
+kvg_i_scatter_pa_kv_cache_coord(const kvg_i_scatter_pa_kv_cache_plan *p,
+                                int64_t s, int64_t head)
 {
     kvg_cache_coord c;
     c.block = s / p->block_size;
@@ -516,15 +524,16 @@ kvg_cache_coord kvg_i_spkc_coord(const kvg_i_spkc_plan *p, int64_t s,
 /* One token of one side: ND one row of N*D, BNSD one row of D per head,
  * NZ one run of C0 per chunk (D is a multiple of C0, so no chunk spans two
  * heads). */
-static void write_token(const kvg_i_spkc_plan *p, const kvg_i_spkc_side *sd,
-                        int64_t t, int64_t s)
+static void write_token(const kvg_i_scatter_pa_kv_cache_plan *p,
+                        const kvg_i_scatter_pa_kv_cache_side *sd, int64_t t,
+                        int64_t s)
 {
     const size_t es = kvg_dtype_size(sd->cache->dtype);
     const unsigned char *src =
         (const unsigned char *)sd->src->data +
         (size_t)(t * sd->stride + sd->offset) * es;
     unsigned char *cache = (unsigned char *)sd->cache->data;
-    kvg_cache_coord c = kvg_i_spkc_coord(p, s, 0);
+    kvg_cache_coord c = kvg_i_scatter_pa_kv_cache_coord(p, s, 0);
     int64_t h, k;
 
     if (sd->lay.kind == KVG_LAYOUT_ND) {
@@ -548,7 +557,7 @@ static void write_token(const kvg_i_spkc_plan *p, const kvg_i_spkc_side *sd,
     }
 }
 
-static void write_all(const args_t *a, const kvg_i_spkc_plan *p)
+static void write_all(const args_t *a, const kvg_i_scatter_pa_kv_cache_plan *p)
 {
     int64_t t;
     int i;
@@ -562,7 +571,7 @@ static void write_all(const args_t *a, const kvg_i_spkc_plan *p)
     }
 }
 
-/* ---- the compressed modes: the shared per-head run engine ---------------- */
+/* ---- the compressed modes: the shared per-head run engine --------------- */
 
 /* ScatterPaKvCache's contract where it differs from ATB's: its tensor
  * names, every copy dtype (Rope's mean stays fp16 / bf16, the A2 kernels'),
@@ -592,16 +601,10 @@ static kvg_status runs_check(const args_t *a, kvg_i_runs *r, kvg_diag *diag)
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
     const args_t *a = (const args_t *)args;
-    kvg_i_spkc_plan *p = (kvg_i_spkc_plan *)plan;
+    kvg_i_scatter_pa_kv_cache_plan *p = (kvg_i_scatter_pa_kv_cache_plan *)plan;
 
     memset(p, 0, sizeof *p);
     KVG_I_TRY(check_attrs(a, diag));
@@ -614,7 +617,8 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 {
     const args_t *a = (const args_t *)args;
-    const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
+    const kvg_i_scatter_pa_kv_cache_plan *p =
+        (const kvg_i_scatter_pa_kv_cache_plan *)plan;
     const kvg_i_span list[] = {
         {"key", a->key, 0},
         {"slot_mapping", a->slot_mapping, 0},
@@ -630,8 +634,9 @@ static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 
 static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 {
-    const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
-    kvg_i_spkc_ws *w = (kvg_i_spkc_ws *)pieces;
+    const kvg_i_scatter_pa_kv_cache_plan *p =
+        (const kvg_i_scatter_pa_kv_cache_plan *)plan;
+    kvg_i_scatter_pa_kv_cache_ws *w = (kvg_i_scatter_pa_kv_cache_ws *)pieces;
 
     if (p->per_head) {
         kvg_i_runs_carve(&p->r, ws, &w->runs);
@@ -644,45 +649,25 @@ static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 static kvg_status e_values(const void *a, const void *plan, void *pieces,
                            kvg_diag *diag)
 {
-    const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
+    const kvg_i_scatter_pa_kv_cache_plan *p =
+        (const kvg_i_scatter_pa_kv_cache_plan *)plan;
     if (p->per_head)
-        return kvg_i_runs_check_values(&p->r, &((kvg_i_spkc_ws *)pieces)->runs,
-                                       diag);
-    return check_slots((const args_t *)a, p, ((kvg_i_spkc_ws *)pieces)->items,
-                       diag);
+        return kvg_i_runs_check_values(
+            &p->r, &((kvg_i_scatter_pa_kv_cache_ws *)pieces)->runs, diag);
+    return check_slots((const args_t *)a, p,
+                       ((kvg_i_scatter_pa_kv_cache_ws *)pieces)->items, diag);
 }
 
 static void e_compute(const void *a, const void *plan, void *pieces)
 {
-    const kvg_i_spkc_plan *p = (const kvg_i_spkc_plan *)plan;
+    const kvg_i_scatter_pa_kv_cache_plan *p =
+        (const kvg_i_scatter_pa_kv_cache_plan *)plan;
     if (p->per_head)
-        kvg_i_runs_write(&p->r, &((kvg_i_spkc_ws *)pieces)->runs);
+        kvg_i_runs_write(&p->r,
+                         &((kvg_i_scatter_pa_kv_cache_ws *)pieces)->runs);
     else
         write_all((const args_t *)a, p);
 }
 
-static const kvg_i_entry k_entry = {e_workspace, e_check,  e_spans,
-                                    e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_spkc_validate(const args_t *a, kvg_i_spkc_plan *p,
-                               kvg_diag *diag)
-{
-    kvg_i_spkc_ws w;
-    return kvg_i_entry_validate(&k_entry, a, p, &w, diag);
-}
-
-kvg_status kvg_scatter_pa_kv_cache_workspace_size(const args_t *a,
-                                                  size_t *bytes,
-                                                  kvg_diag *diag)
-{
-    kvg_i_spkc_plan p;
-    kvg_i_spkc_ws w;
-    return kvg_i_entry_size(&k_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_scatter_pa_kv_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_spkc_plan p;
-    kvg_i_spkc_ws w;
-    return kvg_i_entry_call(&k_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(scatter_pa_kv_cache, kvg_i_scatter_pa_kv_cache_plan,
+                   kvg_i_scatter_pa_kv_cache_ws);

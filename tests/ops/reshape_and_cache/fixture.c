@@ -13,13 +13,13 @@
 #include "kvgold/layout.h"
 #include "kvgold/reshape_and_cache.h"
 
-typedef kvg_reshape_and_cache_args rac_args;
+typedef kvg_reshape_and_cache_args op_args;
 
 /* ---- ReshapeAndCache per token ---------------------------------------- */
 
 static void build_tokens(opf *f, kvgt_rng *r, int nz)
 {
-    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    kvg_reshape_and_cache_args *a = (op_args *)f->args;
     const int64_t k = opf_pick(r, 0, 2);
     const kvg_dtype kd = k == 0 ? KVG_FP16 : k == 1 ? KVG_BF16 : KVG_INT8;
     const kvg_dtype vd = !nz ? kd : opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
@@ -56,10 +56,10 @@ static void build_tokens(opf *f, kvgt_rng *r, int nz)
     opf_distinct_slots(r, slot, tok, f->g.slots);
 }
 
-static void mutate_rac_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
-    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    kvg_reshape_and_cache_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 4);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
@@ -105,7 +105,7 @@ static void mutate_rac_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
  * dtype with any D, slots. */
 static void build_siso(opf *f, kvgt_rng *r)
 {
-    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    kvg_reshape_and_cache_args *a = (op_args *)f->args;
     const int64_t k = opf_pick(r, 0, 2);
     const kvg_dtype kd = k == 0 ? KVG_FP16 : k == 1 ? KVG_BF16 : KVG_INT8;
     const int64_t tok = opf_pick(r, 1, 8), heads = opf_pick(r, 1, 3);
@@ -131,7 +131,7 @@ static void build_siso(opf *f, kvgt_rng *r)
 static void mutate_siso_attr(opf *f, kvgt_rng *r, kvg_status *want,
                              char *what, size_t cap)
 {
-    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    kvg_reshape_and_cache_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 4);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
@@ -174,7 +174,7 @@ static void build_nz(opf *f, kvgt_rng *r) { build_tokens(f, r, 1); }
  * KVHEAD_ROPE: an offset run keeps one token of its window. */
 static void build_heads(opf *f, kvgt_rng *r, int rope)
 {
-    kvg_reshape_and_cache_args *a = (rac_args *)f->args;
+    kvg_reshape_and_cache_args *a = (op_args *)f->args;
     opf_heads h;
 
     kvg_reshape_and_cache_args_init(a);
@@ -199,20 +199,20 @@ static int mutate_slots(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 }
 
 static const opf_kind_desc kind_nd = {
-    "reshape_and_cache ND", "reshape_and_cache", build_nd, mutate_rac_attr,
+    "reshape_and_cache ND", "reshape_and_cache", build_nd, mutate_attr,
     mutate_slots, NULL};
 static const opf_kind_desc kind_nz = {
-    "reshape_and_cache NZ", "reshape_and_cache", build_nz, mutate_rac_attr,
+    "reshape_and_cache NZ", "reshape_and_cache", build_nz, mutate_attr,
     mutate_slots, NULL};
 static const opf_kind_desc kind_siso = {
     "reshape_and_cache key only", "reshape_and_cache", build_siso,
     mutate_siso_attr, mutate_slots, siso_untied};
 static const opf_kind_desc kind_kvhead = {
     "reshape_and_cache KVHEAD", "reshape_and_cache", build_kvhead,
-    mutate_rac_attr, opf_mutate_heads, NULL};
+    mutate_attr, opf_mutate_heads, NULL};
 static const opf_kind_desc kind_kvhead_rope = {
     "reshape_and_cache KVHEAD_ROPE", "reshape_and_cache", build_kvhead_rope,
-    mutate_rac_attr, opf_mutate_heads, NULL};
+    mutate_attr, opf_mutate_heads, NULL};
 
 const opf_kind_desc *const opf_kinds_reshape_and_cache[] = {
     &kind_nd, &kind_nz, &kind_siso, &kind_kvhead, &kind_kvhead_rope, NULL};

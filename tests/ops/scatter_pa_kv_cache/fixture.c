@@ -17,7 +17,7 @@
 #include "kvgold/layout.h"
 #include "kvgold/scatter_pa_kv_cache.h"
 
-typedef kvg_scatter_pa_kv_cache_args spkc_args;
+typedef kvg_scatter_pa_kv_cache_args op_args;
 
 /* opf_add fills inputs through kvg_encode_f32: the dtypes it can encode. */
 static const kvg_dtype k_dtypes[] = {KVG_FP16,     KVG_BF16,
@@ -57,7 +57,7 @@ static int64_t unused_slot(const opf_tensor *slot, int64_t tok, int64_t slots)
 
 static void build(opf *f, kvgt_rng *r)
 {
-    spkc_args *a = (spkc_args *)f->args;
+    op_args *a = (op_args *)f->args;
     const int mode = (int)opf_pick(r, 0, 4);
     const kvg_dtype kd = k_dtypes[opf_pick(r, 0, N_DTYPES - 1)];
     const kvg_dtype vd = mode >= 2 && mode <= 3
@@ -106,7 +106,7 @@ static void build(opf *f, kvgt_rng *r)
 /* Only in key-only calls, on key_cache dims 0 and 1 (see the top). */
 static int untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 {
-    const spkc_args *a = (const spkc_args *)f->args;
+    const op_args *a = (const op_args *)f->args;
     (void)v;
     return a->value_cache == NULL && strcmp(x->name, "key_cache") == 0 &&
            (k == 0 || k == 1);
@@ -115,7 +115,7 @@ static int untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                         size_t cap)
 {
-    spkc_args *a = (spkc_args *)f->args;
+    op_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 3);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
@@ -169,7 +169,7 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     return 1;
 }
 
-/* ---- the compressed modes (Alibi, Rope, Omni) ---------------------------- */
+/* ---- the compressed modes (Alibi, Rope, Omni) --------------------------- */
 
 /* Tokens a head writes: Alibi w; Omni L - w (all L when inactive); Rope
  * L - w + 1 (all L when inactive). */
@@ -184,7 +184,7 @@ static int64_t head_count(kvg_scatter_mode m, int64_t L, int64_t w, int64_t o)
 
 static void build_heads(opf *f, kvgt_rng *r)
 {
-    spkc_args *a = (spkc_args *)f->args;
+    op_args *a = (op_args *)f->args;
     const kvg_scatter_mode m = (kvg_scatter_mode)opf_pick(r, 3, 5);
     const kvg_dtype dt = opf_pick(r, 0, 1) ? KVG_FP16 : KVG_BF16;
     const kvg_dtype idx = opf_pick(r, 0, 1) ? KVG_INT32 : KVG_INT64;
@@ -246,7 +246,7 @@ static void build_heads(opf *f, kvgt_rng *r)
 static void mutate_heads_attr(opf *f, kvgt_rng *r, kvg_status *want,
                               char *what, size_t cap)
 {
-    spkc_args *a = (spkc_args *)f->args;
+    op_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 2);
     *want = KVG_ERR_PARAM_INVALID;
     if (c == 0) /* no such mode */
@@ -268,7 +268,7 @@ static int mutate_heads_value(opf *f, kvgt_rng *r, kvg_status *want,
     const int64_t c = opf_pick(r, 0, 5);
     const int64_t i = opf_pick(r, 0, g->runs - 1);
     const int64_t b = opf_pick(r, 0, g->batch - 1);
-    const spkc_args *a = (const spkc_args *)f->args;
+    const op_args *a = (const op_args *)f->args;
     int64_t pos[16], n = 0, k;
 
     *want = KVG_ERR_PARAM_INVALID;

@@ -1,7 +1,7 @@
 """ScatterPaKvCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import scatter_pa_kv_cache as g_spkc
+from kvgen import scatter_pa_kv_cache as golden
 
 from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
                       spread_slots)
@@ -9,7 +9,7 @@ from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
 NAME = "ScatterPaKvCache"
 
 
-def spkc_shape(tokens, heads, d, mode, tag="bf16", bs=128, grow=1,
+def make_shape(tokens, heads, d, mode, tag="bf16", bs=128, grow=1,
                prefill=False, group="main"):
     """ScatterPaKvCache in vLLM-Ascend's two calls: cache_mode Norm (ND
     caches) or PA_NZ (4-D NZ caches); a prefill of one sequence (paged
@@ -33,7 +33,7 @@ def spkc_shape(tokens, heads, d, mode, tag="bf16", bs=128, grow=1,
               "slot_mapping": i32(slots)}
 
     def golden():
-        ekc, evc = g_spkc.scatter_pa_kv_cache(key, kc, slots, value, vc,
+        ekc, evc = golden.scatter_pa_kv_cache(key, kc, slots, value, vc,
                                               cache_mode=mode)
         return {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
 
@@ -48,16 +48,16 @@ def spkc_shape(tokens, heads, d, mode, tag="bf16", bs=128, grow=1,
 def main_shapes(quick):
     """vLLM-Ascend's decode and prefill writes, ND and NZ."""
     if quick:
-        yield spkc_shape(256, 8, 128, "Norm")
+        yield make_shape(256, 8, 128, "Norm")
         return
-    yield spkc_shape(256, 8, 128, "Norm")
-    yield spkc_shape(256, 8, 128, "PA_NZ")
-    yield spkc_shape(4096, 8, 128, "Norm", prefill=True)
-    yield spkc_shape(4096, 8, 128, "PA_NZ", prefill=True)
+    yield make_shape(256, 8, 128, "Norm")
+    yield make_shape(256, 8, 128, "PA_NZ")
+    yield make_shape(4096, 8, 128, "Norm", prefill=True)
+    yield make_shape(4096, 8, 128, "PA_NZ", prefill=True)
 
 
 def scaling_shapes(quick):
     """Same tokens, caches 1x, 16x, 256x: the op's time must not follow."""
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
-        yield spkc_shape(64, 8, 128, "Norm", grow=g, group="scaling")
+        yield make_shape(64, 8, 128, "Norm", grow=g, group="scaling")
