@@ -37,4 +37,8 @@ int kvg_cli_check(const kvg_case *c, FILE *out);
 int kvg_cli_compare(int argc, char **argv);
 extern const char *const kvg_cli_compare_help;
 
+/* `kvgold scan` (tools/cli/scan_cmd.c) and its help text. */
+int kvg_cli_scan(int argc, char **argv);
+extern const char *const kvg_cli_scan_help;
+
 #endif /* KVGOLD_TOOLS_CLI_H */

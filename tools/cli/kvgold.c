@@ -36,6 +36,9 @@ static const char *const k_usage =
     "  compare CASE NPU_DIR [--json]\n"
     "                              judge NPU outputs (NPU_DIR/<name>.npy)\n"
     "                              against the golden (CANN criteria)\n"
+    "  scan PATH                   judge every kvgold operator call in a\n"
+    "                              model step's dump (msprobe, ATB, CANN,\n"
+    "                              ops-test-kit)\n"
     "  help [COMMAND]              show help for a command\n"
     "\n"
     "options: --help, --version\n"
@@ -314,6 +317,8 @@ int main(int argc, char **argv)
             fputs(k_check_help, stdout);
         else if (strcmp(argv[2], "compare") == 0)
             fputs(kvg_cli_compare_help, stdout);
+        else if (strcmp(argv[2], "scan") == 0)
+            fputs(kvg_cli_scan_help, stdout);
         else
             return kvg_cli_usage_error("help: unknown command %s", argv[2]);
         return KVG_EXIT_PASS;
@@ -324,5 +329,7 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "compare") == 0)
         return kvg_cli_compare(argc - 2, argv + 2);
+    if (strcmp(argv[1], "scan") == 0)
+        return kvg_cli_scan(argc - 2, argv + 2);
     return kvg_cli_usage_error("unknown command %s", argv[1]);
 }

@@ -1,0 +1,125 @@
+"""Independent writers of the dump formats `kvgold scan` reads, for its
+tests: each written from the format's public description (NumPy for the
+raw .bin files), never through kvgold's readers. The honest calls are the
+committed vectors (inputs, and the expected post-call tensors from the
+independent NumPy generator); the planted faults are made here."""
+import json
+import os
+import subprocess
+
+import numpy as np
+
+VECTORS = os.environ.get(
+    "KVG_VECTORS_DIR",
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "vectors"))
+
+# aclDataType codes (the dtype= of an ATB tensor file)
+ACL = {"fp32": 0, "fp16": 1, "int8": 2, "int32": 3, "int64": 9, "bf16": 27,
+       "hif8": 34, "fp8_e5m2": 35, "fp8_e4m3fn": 36}
+ND, NZ = 2, 29  # aclFormat
+
+
+class Call:
+    """A vector case as a call: tensors by name (raw dtype tag, array),
+    its attrs, and the post-call tensors (expected)."""
+
+    def __init__(self, op, case):
+        self.dir = os.path.join(VECTORS, op, case)
+        with open(os.path.join(self.dir, "case.json")) as f:
+            self.doc = json.load(f)
+        self.op = op
+        self.attrs = self.doc.get("attrs", {})
+        self.inputs = {n: (e["dtype"], np.load(os.path.join(self.dir,
+                                                            e["file"])))
+                       for n, e in self.doc["inputs"].items()}
+        self.post = {n: (e["dtype"], np.load(os.path.join(self.dir,
+                                                          e["file"])).copy())
+                     for n, e in self.doc.get("expected", {}).items()}
+
+
+def plant_slot_off(call, cache="key_cache", slots="slot_mapping",
+                   token=0):
+    """Token `token` written one slot later than its slot (ND caches
+    [blocks, block_size, ...]); its own slot keeps the initial row."""
+    dt, post = call.post[cache]
+    init = call.inputs[cache][1]
+    s = int(call.inputs[slots][1].reshape(-1)[token])
+    used = set(int(x) for x in call.inputs[slots][1].reshape(-1))
+    rows = post.reshape(post.shape[0] * post.shape[1], -1)
+    irows = init.reshape(rows.shape)
+    s2 = s + 1 if s + 1 < rows.shape[0] and s + 1 not in used else s - 1
+    assert s2 not in used and s2 >= 0
+    rows[s2] = rows[s]
+    rows[s] = irows[s]
+    return s, s2
+
+
+def plant_ulps(call, name, ulps, where=None):
+    """`ulps` units in the last place added to one written element of
+    post-call tensor `name` (16-bit floats: the bit pattern moves)."""
+    dt, post = call.post[name]
+    flat = post.reshape(-1).view(np.uint16)
+    if where is None:
+        init = call.inputs.get(name)
+        diff = (np.nonzero(flat != init[1].reshape(-1).view(np.uint16))[0]
+                if init is not None else np.arange(flat.size))
+        finite = [i for i in diff if (int(flat[i]) & 0x7C00) != 0x7C00
+                  and int(flat[i]) & 0x7FFF > 0x0400]
+        where = int(finite[0])
+    flat[where] = np.uint16(int(flat[where]) + ulps)
+    return where
+
+
+def atb_bin(path, tag, arr, fmt=ND):
+    """An ATB tensor file: key=value header lines up to $End=1, then the
+    raw elements."""
+    data = np.ascontiguousarray(arr).tobytes()
+    head = ("$Version=1.0\n$Object.Count=1\n$Object.Length=%d\n"
+            "format=%d\ndtype=%d\ndims=%s\n$End=1\n" % (
+                len(data), fmt, ACL[tag],
+                ",".join(str(int(d)) for d in arr.shape)))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(head.encode() + data)
+
+
+def write_atb_op(root, name, ins, outs, nz=()):
+    """One ATB operation directory: ins / outs are lists of (tag, array)
+    (None: left out); tensors named in nz by index are FRACTAL_NZ."""
+    d = os.path.join(root, name)
+    for i, t in enumerate(ins):
+        if t is not None:
+            atb_bin(os.path.join(d, "before", "intensor%d.bin" % i), t[0],
+                    t[1], NZ if ("in", i) in nz else ND)
+    os.makedirs(os.path.join(d, "after"), exist_ok=True)
+    for i, t in enumerate(outs):
+        if t is not None:
+            atb_bin(os.path.join(d, "after", "outtensor%d.bin" % i), t[0],
+                    t[1], NZ if ("out", i) in nz else ND)
+    return d
+
+
+RAC_IN = ["key", "value", "key_cache", "value_cache", "slot_mapping",
+          "wins", "seq_len", "offset_index"]
+
+
+def rac_atb(call, root, name, drop_out=None):
+    """A ReshapeAndCache / Omni call as ATB dumps it."""
+    ins = [call.inputs[n] for n in RAC_IN if n in call.inputs]
+    outs = [call.post["key_cache"], call.post["value_cache"]]
+    if drop_out is not None:
+        outs[drop_out] = None
+    nz = set()
+    if call.attrs.get("cache_layout") == "NZ":
+        nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
+    return write_atb_op(root, name, ins, outs, nz)
+
+
+def scan(cli, path, *args):
+    """Run kvgold scan --json; (exit status, document, stderr)."""
+    p = subprocess.run([cli, "scan", path, "--json"] + list(args),
+                       capture_output=True, text=True,
+                       env={k: v for k, v in os.environ.items()
+                            if k != "LD_PRELOAD"})
+    doc = json.loads(p.stdout) if p.stdout.strip() else None
+    return p.returncode, doc, p.stderr
