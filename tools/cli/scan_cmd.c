@@ -27,7 +27,7 @@
 const char *const kvg_cli_scan_help =
     "usage: kvgold scan PATH [--format auto|msprobe|atb|cann|ttk] [--op NAME]\n"
     "                   [--json] [--junit FILE] [--html FILE] [--jobs N]\n"
-    "                   [--shard I/N] [--standard NAME]\n"
+    "                   [--shard I/N] [--standard NAME] [--attr NAME=VALUE]\n"
     "\n"
     "Find every call of a kvgold operator in a dump of a model step, map its\n"
     "dumped tensors and arguments onto the operator (the pre-call caches from\n"
@@ -49,7 +49,12 @@ const char *const kvg_cli_scan_help =
     "                   (cache maps, histograms) in FILE's directory\n"
     "  --jobs N         worker processes (default: the CPUs available)\n"
     "  --shard I/N      judge only the I-th of N deterministic parts (1..N)\n"
-    "  --standard NAME  single (default), mixed, mixed_ttk or commercial\n"
+    "  --standard NAME  single, mixed, mixed_ttk or commercial (default: as\n"
+    "                   kvgold compare)\n"
+    "  --attr NAME=VALUE  an attribute or option the dump does not record\n"
+    "                   (ops-test-kit, CANN dumps), VALUE as case.json writes\n"
+    "                   it (--attr epsilon=1e-06 --attr 'cache_mode=\"PA\"');\n"
+    "                   for every call whose operator has NAME; repeatable\n"
     "exit status: 0 every judged call passed and every call was judged;\n"
     "             1 a call failed or could not be judged (the reason said);\n"
     "             2 usage, or PATH unreadable / of no known format\n";
@@ -78,8 +83,11 @@ static int parse_args(int argc, char **argv, scan_opts *o)
 {
     int i;
 
+    kvg_compare_args dflt;
+
     memset(o, 0, sizeof *o);
-    o->e.standard = KVG_STD_SINGLE;
+    kvg_compare_args_init(&dflt); /* compare's default standard */
+    o->e.standard = dflt.standard;
     o->shard_i = o->shard_n = 1;
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -87,7 +95,7 @@ static int parse_args(int argc, char **argv, scan_opts *o)
         int takes = strcmp(a, "--format") == 0 || strcmp(a, "--op") == 0 ||
                     strcmp(a, "--junit") == 0 || strcmp(a, "--html") == 0 ||
                     strcmp(a, "--jobs") == 0 || strcmp(a, "--shard") == 0 ||
-                    strcmp(a, "--standard") == 0;
+                    strcmp(a, "--standard") == 0 || strcmp(a, "--attr") == 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(kvg_cli_scan_help, stdout);
             return KVG_EXIT_PASS;
@@ -106,6 +114,13 @@ static int parse_args(int argc, char **argv, scan_opts *o)
                 return kvg_cli_usage_error("scan: --op %s is no kvgold "
                                            "operator", v);
             o->e.op = v;
+        } else if (strcmp(a, "--attr") == 0) {
+            if (strchr(v, '=') == NULL || v[0] == '=' ||
+                o->e.n_attrs == KVG_SCAN_MAX_ARGS)
+                return kvg_cli_usage_error("scan: --attr needs NAME=VALUE "
+                                           "(VALUE as case.json writes it), "
+                                           "got %s", v);
+            o->e.attrs[o->e.n_attrs++] = v;
         } else if (strcmp(a, "--junit") == 0) {
             o->junit = v;
         } else if (strcmp(a, "--html") == 0) {
@@ -529,6 +544,12 @@ int kvg_cli_scan(int argc, char **argv)
         kvg_scan_list_free(&l);
         return KVG_EXIT_INVALID;
     }
+    /* ops-test-kit cases whose names say no operator are --op's */
+    for (i = 0; o.e.op != NULL && i < l.count; i++)
+        if (l.calls[i].format == KVG_SCAN_TTK &&
+            kvg_scan_find(l.calls[i].api, KVG_SCAN_TTK, NULL) == NULL)
+            (void)snprintf(l.calls[i].api, sizeof l.calls[i].api, "%s",
+                           o.e.op);
     pick = (size_t *)calloc(l.count + 1, sizeof *pick);
     res = (kvg_scan_result *)calloc(l.count + 1, sizeof *res);
     if (pick == NULL || res == NULL) {

@@ -13,6 +13,7 @@
 
 #include "fileio.h"
 #include "read_common.h"
+#include "kvgold/npy.h"
 
 int kvg_scan_natcmp(const char *a, const char *b)
 {
@@ -280,4 +281,69 @@ kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
         return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "format",
                            "%s: no format given", path);
     }
+}
+
+kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
+                            kvg_dtype dtype, kvg_scan_arg *a, kvg_diag *diag)
+{
+    static const struct {
+        const char *descr;
+        kvg_dtype dtype;
+    } k_plain[] = {{"<f2", KVG_FP16}, {"<f4", KVG_FP32}, {"|i1", KVG_INT8},
+                   {"<i4", KVG_INT32}, {"<i8", KVG_INT64}};
+    unsigned char *head;
+    size_t len = 0, need = 0, i;
+    uint64_t size = 0;
+    kvg_npy_info info;
+    kvg_status st;
+    char *path = kvg_path_join(dir, file, NULL, diag);
+
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    if ((head = (unsigned char *)malloc(KVG_NPY_MAX_HEADER + 16)) == NULL) {
+        free(path);
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+    }
+    st = kvg_scan_head(path, head, 16, &len, &size, diag);
+    if (st == KVG_OK && kvg_npy_header_size(head, len, &need, diag) != KVG_OK)
+        st = KVG_ERR_FILE_FORMAT;
+    if (st == KVG_OK && need > KVG_NPY_MAX_HEADER + 16)
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "header",
+                         "header too long");
+    if (st == KVG_OK)
+        st = kvg_scan_head(path, head, need, &len, &size, diag);
+    if (st == KVG_OK &&
+        (kvg_npy_parse_header(head, len, &info, diag) != KVG_OK ||
+         kvg_npy_check_data_size(&info, size, diag) != KVG_OK))
+        st = KVG_ERR_FILE_FORMAT;
+    if (st == KVG_OK && dtype == KVG_DTYPE_INVALID) {
+        for (i = 0; i < sizeof k_plain / sizeof k_plain[0]; i++)
+            if (strcmp(info.descr, k_plain[i].descr) == 0)
+                dtype = k_plain[i].dtype;
+        if (dtype == KVG_DTYPE_INVALID)
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "descr",
+                             "descr '%s' is no dtype kvgold reads",
+                             info.descr);
+    } else if (st == KVG_OK && !kvg_npy_descr_accepts(dtype, info.descr)) {
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "descr",
+                         "descr '%s' cannot hold %s", info.descr,
+                         kvg_dtype_name(dtype));
+    }
+    if (st == KVG_OK) {
+        a->kind = KVG_SCAN_TENSOR;
+        a->dtype = dtype;
+        a->rank = info.rank;
+        memcpy(a->shape, info.shape, sizeof a->shape);
+        a->offset = info.data_offset;
+        a->nbytes = info.data_bytes;
+        if (file != a->file)
+            (void)snprintf(a->file, sizeof a->file, "%s", file);
+    } else if (st == KVG_ERR_FILE_FORMAT) {
+        char msg[KVG_DIAG_MESSAGE_MAX];
+        (void)snprintf(msg, sizeof msg, "%s", diag->message);
+        (void)kvg_fs_fail(diag, st, "npy", "%s: %s", path, msg);
+    }
+    free(head);
+    free(path);
+    return st;
 }

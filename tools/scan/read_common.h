@@ -50,3 +50,11 @@ int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
                     uint64_t *nbytes);
 
 #endif /* KVGOLD_TOOLS_SCAN_READ_COMMON_H */
+
+/* The header of .npy file dir/file (read header-first, at most its
+ * header's size) into a: dtype (`dtype`, or from the descr when
+ * KVG_DTYPE_INVALID: <f2 fp16, <f4 fp32, |i1 int8, <i4 int32, <i8 int64),
+ * rank, shape, offset, nbytes; the file's size checked. */
+kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
+                            kvg_dtype dtype, kvg_scan_arg *a,
+                            kvg_diag *diag);

@@ -89,11 +89,15 @@ static void squash(const char *in, char *out, size_t cap)
         memmove(out, out + 3, strlen(out + 3) + 1);
 }
 
+/* ops-test-kit names a case, not its operator: the operator is the one
+ * whose (longest) name the case name contains. */
 const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
                                     const kvg_scan_sig **sig)
 {
     char want[KVG_SCAN_NAME_MAX * 2], have[KVG_SCAN_NAME_MAX * 2];
-    size_t i, j, k;
+    const kvg_scan_opmap *best = NULL;
+    const kvg_scan_sig *best_sig = NULL;
+    size_t i, j, k, best_len = 0;
 
     squash(api, want, sizeof want);
     for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
@@ -103,15 +107,19 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
                 continue;
             for (k = 0; m->sigs[j].names[k] != NULL; k++) {
                 squash(m->sigs[j].names[k], have, sizeof have);
-                if (strcmp(want, have) == 0) {
-                    if (sig != NULL)
-                        *sig = &m->sigs[j];
-                    return m;
-                }
+                if (f == KVG_SCAN_TTK ? strstr(want, have) == NULL ||
+                                            strlen(have) <= best_len
+                                      : strcmp(want, have) != 0)
+                    continue;
+                best = m;
+                best_sig = &m->sigs[j];
+                best_len = strlen(have);
             }
         }
     }
-    return NULL;
+    if (best != NULL && sig != NULL)
+        *sig = best_sig;
+    return best;
 }
 
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)
@@ -361,6 +369,40 @@ static int add_tensor(const kvg_scan_call *c, kvg_case_set *s,
     return 0;
 }
 
+/* 1 if `name` is a kvgold option of the operator, 0 an attribute, -1
+ * neither. */
+static int is_option(const kvg_scan_opmap *m, const char *name)
+{
+    const kvg_op *op = kvg_op_find(m->op);
+    size_t i;
+    for (i = 0; op != NULL && i < kvg_op_attr_count(op); i++)
+        if (strcmp(kvg_op_attr_at(op, i)->name, name) == 0)
+            return kvg_op_attr_at(op, i)->is_option;
+    return -1;
+}
+
+/* --attr NAME=JSON for the operators that have NAME. */
+static int user_attrs(const kvg_scan_opmap *m, const kvg_scan_opts *o,
+                      kvg_scan_bound *b, char *why, size_t cap)
+{
+    int i;
+    for (i = 0; i < o->n_attrs; i++) {
+        const char *eq = strchr(o->attrs[i], '=');
+        char name[KVG_SCAN_NAME_MAX];
+        if (eq == NULL || (size_t)(eq - o->attrs[i]) >= sizeof name)
+            continue;
+        memcpy(name, o->attrs[i], (size_t)(eq - o->attrs[i]));
+        name[eq - o->attrs[i]] = '\0';
+        if (is_option(m, name) < 0)
+            continue;
+        if (kvg_scan_set_attr(b, name, eq + 1) != 0) {
+            (void)snprintf(why, cap, "--attr %s: too long", o->attrs[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The call as a case: op, attributes (JSON), the pre-call tensors. */
 static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
                       const kvg_scan_bound *b, kvg_case *k, char *why,
@@ -370,16 +412,26 @@ static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
                                    8) + 32];
     char err[KVG_JSON_ERROR_MAX];
     size_t used;
-    int i;
+    int i, pass;
 
     memset(k, 0, sizeof *k);
     (void)snprintf(k->dir, sizeof k->dir, "%s", c->dir);
     (void)snprintf(k->op, sizeof k->op, "%s", m->op);
     used = (size_t)snprintf(text, sizeof text, "{\"attrs\":{");
-    for (i = 0; i < b->n_attrs && used < sizeof text; i++)
-        used += (size_t)snprintf(text + used, sizeof text - used,
-                                 "%s\"%s\":%s", i ? "," : "", b->attr[i],
-                                 b->value[i]);
+    for (pass = 0; pass < 2; pass++) {
+        int first = 1;
+        if (pass == 1 && used < sizeof text)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "},\"options\":{");
+        for (i = 0; i < b->n_attrs && used < sizeof text; i++) {
+            if (is_option(m, b->attr[i]) != pass)
+                continue;
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "%s\"%s\":%s", first ? "" : ",",
+                                     b->attr[i], b->value[i]);
+            first = 0;
+        }
+    }
     if (used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "}}");
     if (used >= sizeof text) {
@@ -393,6 +445,7 @@ static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
         return -1;
     }
     k->attrs = kvg_json_get(k->json, "attrs");
+    k->options = kvg_json_get(k->json, "options");
     for (i = 0; i < b->n; i++)
         if (b->pre[i] != NULL &&
             add_tensor(c, &k->inputs, b->name[i], b->pre[i], why, cap) != 0)
@@ -613,7 +666,8 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         not_judged(r, "%s%s", c->unreadable, "");
         return;
     }
-    if (bind(c, m, sig, &b, why, sizeof why) != 0) {
+    if (bind(c, m, sig, &b, why, sizeof why) != 0 ||
+        user_attrs(m, o, &b, why, sizeof why) != 0) {
         not_judged(r, "cannot map the call onto %s: %s", m->op, why);
         return;
     }

@@ -216,6 +216,11 @@ typedef struct kvg_scan_opts {
     kvg_compare_standard standard;
     int want_text, want_json;
     const char *html_dir; /* per-call cache-map pages go here, or NULL */
+    /* --attr NAME=JSON: attributes (and kvgold options) a dump does not
+     * record, for every call whose operator has NAME; they override what
+     * the dump says */
+    int n_attrs;
+    const char *attrs[KVG_SCAN_MAX_ARGS];
 } kvg_scan_opts;
 
 /* One call's verdict. text / json: compare's report of its tensors

@@ -123,3 +123,74 @@ def scan(cli, path, *args):
                             if k != "LD_PRELOAD"})
     doc = json.loads(p.stdout) if p.stdout.strip() else None
     return p.returncode, doc, p.stderr
+
+
+# ---- ops-test-kit ---------------------------------------------------------
+
+TTK_DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
+             "int8": "int8", "int32": "int32", "int64": "int64",
+             "fp8_e4m3fn": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2",
+             "hif8": "hifloat8"}
+CUSTOM = {"bf16", "fp8_e4m3fn", "fp8_e5m2", "hif8"}  # no NumPy dtype
+
+
+def ttk_npy(path, tag, arr):
+    """An .npy as ops-test-kit writes it: custom dtypes as a void of the
+    same width."""
+    arr = np.ascontiguousarray(arr)
+    if tag in CUSTOM:
+        arr = arr.view(np.dtype("V%d" % arr.dtype.itemsize))
+    np.save(path, arr)
+
+
+def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
+    """One case directory: ins / outs lists of (tag, array) or None (a
+    *_none marker). .bin goldens carry their shape in the name."""
+    d = os.path.join(root, name)
+    os.makedirs(d, exist_ok=True)
+    for kind, items in (("input", ins), (role, outs)):
+        for i, t in enumerate(items):
+            if t is None:
+                open(os.path.join(d, "%s_%d_none.%s" % (kind, i, fmt)),
+                     "wb").close()
+                continue
+            tag, arr = t
+            base = "%s_%d_%s" % (kind, i, TTK_DTYPE[tag])
+            if fmt == "npy":
+                ttk_npy(os.path.join(d, base + ".npy"), tag, arr)
+            else:
+                if kind != "input":
+                    base += "__shape_" + ("x".join(str(int(x))
+                                                   for x in arr.shape)
+                                          or "scalar")
+                with open(os.path.join(d, base + ".bin"), "wb") as f:
+                    f.write(np.ascontiguousarray(arr).tobytes())
+    return d
+
+
+KV_IN = ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+         "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset"]
+KV_OUT = ["k_cache", "ckv_cache", "k_rope", "c_kv"]
+
+
+def positional(call, names, source):
+    """The call's tensors in a positional order, None where absent
+    (trailing Nones dropped)."""
+    out = [source.get(n) for n in names]
+    while out and out[-1] is None:
+        out.pop()
+    return out
+
+
+def kv_ttk(call, root, name, fmt="npy", drop=None):
+    outs = positional(call, KV_OUT, call.post)
+    if drop is not None:
+        outs = outs[:drop]
+    return write_ttk_case(root, name, positional(call, KV_IN, call.inputs),
+                          outs, fmt)
+
+
+def rac_ttk(call, root, name, fmt="npy"):
+    return write_ttk_case(root, name, positional(call, RAC_IN, call.inputs),
+                          [call.post["key_cache"], call.post["value_cache"]],
+                          fmt)

@@ -5,8 +5,8 @@
  * c_kv_offset, epsilon, cache_mode, is_output_kv) -> (k_cache, ckv_cache,
  * k_rope, c_kv); the kernel KvRmsNormRopeCache (CANN dumps: the same
  * inputs, the four scale / offset tensors positional, the same outputs);
- * aclnnKvRmsNormRopeCache (ops-test-kit: the kernel's inputs, then
- * epsilon, cacheMode, isOutputKv).
+ * ops-test-kit (the kernel's tensors; its attributes live in the case CSV,
+ * not the directory: --attr).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -24,11 +24,6 @@ static const char *const k_in_kernel[] = {
     "kv",           "gamma",         "cos",          "sin",
     "index",        "k_cache",       "ckv_cache",    "k_rope_scale",
     "c_kv_scale",   "k_rope_offset", "c_kv_offset",  NULL};
-static const char *const k_in_aclnn[] = {
-    "kv",           "gamma",         "cos",          "sin",
-    "index",        "k_cache",       "ckv_cache",    "k_rope_scale",
-    "c_kv_scale",   "k_rope_offset", "c_kv_offset",  "=epsilon",
-    "=cache_mode",  "=is_output_kv", NULL};
 static const char *const k_out[] = {"k_cache", "ckv_cache", "k_rope", "c_kv",
                                     NULL};
 static const char *const k_kw[] = {
@@ -40,7 +35,7 @@ static const char *const k_kw[] = {
 static const kvg_scan_sig k_sigs[] = {
     {KVG_SCAN_MSPROBE, k_names, k_in_torch, k_out, k_kw},
     {KVG_SCAN_CANN, k_names, k_in_kernel, k_out, NULL},
-    {KVG_SCAN_TTK, k_names, k_in_aclnn, k_out, k_kw},
+    {KVG_SCAN_TTK, k_names, k_in_kernel, k_out, NULL},
 };
 
 const kvg_scan_opmap kvg_scan_map_kv_rms_norm_rope_cache = {

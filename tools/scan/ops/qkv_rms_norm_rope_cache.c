@@ -6,7 +6,8 @@
  * place, returning (q_out_before_quant, k_out_before_quant,
  * v_out_before_quant); the functional variant returns q_out, k_cache and
  * v_cache after them. The kernel and aclnn take the scale / offset
- * tensors positionally, then (aclnn) the scalars.
+ * tensors positionally, ops-test-kit directories hold the
+ * tensors in that order (the attributes are in its CSV: --attr).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -25,11 +26,6 @@ static const char *const k_in_kernel[] = {
     "qkv",   "q_gamma", "k_gamma", "cos",     "sin",      "index",
     "q_out", "k_cache", "v_cache", "k_scale", "v_scale",  "k_offset",
     "v_offset", NULL};
-static const char *const k_in_aclnn[] = {
-    "qkv",      "q_gamma",    "k_gamma",     "cos",      "sin",
-    "index",    "q_out",      "k_cache",     "v_cache",  "k_scale",
-    "v_scale",  "k_offset",   "v_offset",    "=qkv_size", "=head_nums",
-    "=epsilon", "=cache_mode", "=is_output_qkv", NULL};
 static const char *const k_out_torch[] = {
     "q_out_before_quant", "k_out_before_quant", "v_out_before_quant",
     "q_out", "k_cache", "v_cache", NULL};
@@ -46,7 +42,7 @@ static const char *const k_kw[] = {
 static const kvg_scan_sig k_sigs[] = {
     {KVG_SCAN_MSPROBE, k_names, k_in_torch, k_out_torch, k_kw},
     {KVG_SCAN_CANN, k_names, k_in_kernel, k_out_kernel, NULL},
-    {KVG_SCAN_TTK, k_names, k_in_aclnn, k_out_kernel, k_kw},
+    {KVG_SCAN_TTK, k_names, k_in_kernel, k_out_kernel, NULL},
 };
 
 const kvg_scan_opmap kvg_scan_map_qkv_rms_norm_rope_cache = {
