@@ -236,13 +236,27 @@ static int detect_visit(const char *dir, const char *rel, void *user,
     if (d->f == KVG_SCAN_AUTO && before && after)
         d->f = KVG_SCAN_ATB;
     if (d->f == KVG_SCAN_AUTO) {
-        /* a file whose first 8 bytes are a plausible header length */
-        kvg_scan_list l;
-        memset(&l, 0, sizeof l);
-        if (kvg_scan_read_cann(dir, &l, diag) == KVG_OK && l.count > 0)
-            d->f = KVG_SCAN_CANN;
-        kvg_scan_list_free(&l);
-        kvg_diag_clear(diag);
+        /* a CANN dump file: its name's form and a header that decodes */
+        if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK) {
+            kvg_diag_clear(diag);
+            return 0;
+        }
+        for (i = 0; i < n && d->f == KVG_SCAN_AUTO; i++) {
+            kvg_scan_list l;
+            char *path = kvg_path_join(dir, names[i], NULL, NULL);
+            const char *p = names[i];
+            int dots = 0;
+            for (; *p != '\0'; p++)
+                dots += *p == '.';
+            memset(&l, 0, sizeof l);
+            if (path != NULL && dots >= 4 && kvg_scan_kind(path, 1) == 2 &&
+                kvg_scan_read_cann(path, &l, diag) == KVG_OK && l.count > 0)
+                d->f = KVG_SCAN_CANN;
+            kvg_scan_list_free(&l);
+            kvg_diag_clear(diag);
+            free(path);
+        }
+        kvg_scan_names_free(names, n);
         return d->f != KVG_SCAN_AUTO ? -1 : 0;
     }
     return -1; /* found: stop */

@@ -221,6 +221,18 @@ static int bind_input(kvg_scan_bound *b, const char *entry,
     return 0;
 }
 
+/* 1 if `name` is a kvgold option of the operator, 0 an attribute, -1
+ * neither. */
+static int is_option(const kvg_scan_opmap *m, const char *name)
+{
+    const kvg_op *op = kvg_op_find(m->op);
+    size_t i;
+    for (i = 0; op != NULL && i < kvg_op_attr_count(op); i++)
+        if (strcmp(kvg_op_attr_at(op, i)->name, name) == 0)
+            return kvg_op_attr_at(op, i)->is_option;
+    return -1;
+}
+
 /* How the call's format names its n-th output. */
 static void output_name(const kvg_scan_call *c, int n, char *out, size_t cap)
 {
@@ -279,6 +291,17 @@ static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
             output_name(c, n, b->post_where[k], sizeof b->post_where[k]);
         }
     }
+    /* parameters the dump records under the operator's own attribute
+     * names (a CANN dump's attrs) */
+    for (i = 0; i < c->n_params; i++)
+        if (c->params[i].kind == KVG_SCAN_SCALAR &&
+            is_option(m, c->params[i].name) >= 0 &&
+            kvg_scan_get_attr(b, c->params[i].name) == NULL &&
+            kvg_scan_set_attr(b, c->params[i].name, c->params[i].value) != 0) {
+            (void)snprintf(why, cap, "parameter %s: value too long",
+                           c->params[i].name);
+            return -1;
+        }
     return m->finish != NULL ? m->finish(c, b, why, cap) : 0;
 }
 
@@ -367,18 +390,6 @@ static int add_tensor(const kvg_scan_call *c, kvg_case_set *s,
     item->t = kvg_tensor_make(data, (size_t)a->nbytes, a->dtype, a->rank,
                               a->shape);
     return 0;
-}
-
-/* 1 if `name` is a kvgold option of the operator, 0 an attribute, -1
- * neither. */
-static int is_option(const kvg_scan_opmap *m, const char *name)
-{
-    const kvg_op *op = kvg_op_find(m->op);
-    size_t i;
-    for (i = 0; op != NULL && i < kvg_op_attr_count(op); i++)
-        if (strcmp(kvg_op_attr_at(op, i)->name, name) == 0)
-            return kvg_op_attr_at(op, i)->is_option;
-    return -1;
 }
 
 /* --attr NAME=JSON for the operators that have NAME. */

@@ -194,3 +194,104 @@ def rac_ttk(call, root, name, fmt="npy"):
     return write_ttk_case(root, name, positional(call, RAC_IN, call.inputs),
                           [call.post["key_cache"], call.post["value_cache"]],
                           fmt)
+
+
+# ---- CANN operator dump files ---------------------------------------------
+# python3-protobuf is not installed here, so the DumpData header is encoded
+# by this small wire-format writer from the field numbers of the public
+# schema (hicann/ge graph_metadef/proto/dump_task.proto).
+
+CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "int32": 7, "int64": 8,
+           "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35}
+
+
+def pb_varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def pb_int(num, v):
+    return pb_varint(num << 3) + pb_varint(v)
+
+
+def pb_bytes(num, data):
+    return pb_varint((num << 3) | 2) + pb_varint(len(data)) + data
+
+
+def pb_tensor(is_input, tag, arr, fmt=ND, packed=True):
+    """OpInput (is_input) or OpOutput: data_type 1, format 2, shape 3
+    (Shape.dim 1), size 5 (input) / 6 (output)."""
+    if arr is None:  # an optional input left out
+        return pb_int(5 if is_input else 6, 0)
+    dims = [int(d) for d in arr.shape]
+    if packed:
+        shape = pb_bytes(1, b"".join(pb_varint(d) for d in dims))
+    else:
+        shape = b"".join(pb_int(1, d) for d in dims)
+    return (pb_int(1, CANN_DT[tag]) + pb_int(2, fmt) + pb_bytes(3, shape) +
+            pb_int(5 if is_input else 6, arr.nbytes))
+
+
+def write_cann(root, op_type, op_name, ins, outs, attrs=(), task=1,
+               nz=(), workspace=0):
+    """One dump file: 8-byte length, DumpData (1 version, 2 dump_time,
+    3 output, 4 input, 6 op_name, 7 attr, 8 space), then the payloads of
+    the inputs, the outputs and the workspace."""
+    msg = pb_bytes(1, b"2.0") + pb_int(2, 1700000000 + task)
+    for i, t in enumerate(outs):
+        msg += pb_bytes(3, pb_tensor(False, t[0], t[1],
+                                     NZ if ("out", i) in nz else ND))
+    for i, t in enumerate(ins):
+        msg += pb_bytes(4, pb_tensor(True, t[0] if t else None,
+                                     t[1] if t else None,
+                                     NZ if ("in", i) in nz else ND,
+                                     packed=i % 2 == 0))
+    msg += pb_bytes(6, op_name.encode())
+    for k, v in attrs:
+        msg += pb_bytes(7, pb_bytes(1, k.encode()) + pb_bytes(2, v.encode()))
+    if workspace:
+        msg += pb_bytes(8, pb_int(1, 0) + pb_int(3, workspace))
+    body = b"".join(np.ascontiguousarray(t[1]).tobytes()
+                    for t in list(ins) + list(outs) if t is not None)
+    os.makedirs(root, exist_ok=True)
+    path = os.path.join(root, "%s.%s.%d.2.%d" % (op_type, op_name, task,
+                                                  1700000000000 + task))
+    with open(path, "wb") as f:
+        f.write(len(msg).to_bytes(8, "little") + msg + body +
+                b"\0" * workspace)
+    return path
+
+
+def attr_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ",".join(str(x) for x in v) + "]"
+    return str(v)
+
+
+def kv_cann(call, root, name, task, drop=None):
+    outs = positional(call, KV_OUT, call.post)
+    if drop is not None:
+        outs = outs[:drop]
+    return write_cann(root, "KvRmsNormRopeCache", name,
+                      positional(call, KV_IN, call.inputs), outs,
+                      [(k, attr_text(v)) for k, v in call.attrs.items()],
+                      task)
+
+
+def rac_cann(call, root, name, task):
+    nz = set()
+    if call.attrs.get("cache_layout") == "NZ":
+        nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
+    return write_cann(root, "ReshapeAndCache", name,
+                      positional(call, RAC_IN, call.inputs),
+                      [call.post["key_cache"], call.post["value_cache"]],
+                      task=task, nz=nz, workspace=64)
