@@ -295,3 +295,94 @@ def rac_cann(call, root, name, task):
                       positional(call, RAC_IN, call.inputs),
                       [call.post["key_cache"], call.post["value_cache"]],
                       task=task, nz=nz, workspace=64)
+
+
+# ---- msprobe --------------------------------------------------------------
+
+TORCH_DT = {"fp16": "torch.float16", "bf16": "torch.bfloat16",
+            "fp32": "torch.float32", "int8": "torch.int8",
+            "int32": "torch.int32", "int64": "torch.int64",
+            "fp8_e4m3fn": "torch.float8_e4m3fn",
+            "fp8_e5m2": "torch.float8_e5m2", "hif8": "torch.hifloat8"}
+
+
+class MsprobeStep:
+    """step0/rank0/dump.json and dump_tensor_data/, one call at a time;
+    tensors as .npy (MindSpore's variant) or .pt (torch.save)."""
+
+    def __init__(self, root, ext="npy"):
+        self.dir = os.path.join(root, "step0", "rank0")
+        self.data_dir = os.path.join(self.dir, "dump_tensor_data")
+        os.makedirs(self.data_dir, exist_ok=True)
+        self.ext = ext
+        self.data = {}
+        self.counts = {}
+
+    def _tensor(self, name, t):
+        if t is None:
+            return None
+        tag, arr = t
+        arr = np.ascontiguousarray(arr)
+        fname = "%s.%s" % (name, self.ext)
+        path = os.path.join(self.data_dir, fname)
+        if self.ext == "npy":
+            np.save(path, arr)
+        else:
+            import torch
+            if arr.dtype == np.uint16:
+                arr = arr.view(np.int16)
+            tt = torch.from_numpy(arr.copy())
+            if tag == "bf16":
+                tt = tt.view(torch.bfloat16)
+            elif tag in ("fp8_e4m3fn", "fp8_e5m2"):
+                tt = tt.view(getattr(torch, TORCH_DT[tag][6:]))
+            torch.save(tt, path)
+        return {"type": "torch.Tensor", "dtype": TORCH_DT[tag],
+                "shape": [int(d) for d in arr.shape],
+                "Max": None, "Min": None, "requires_grad": False,
+                "data_name": fname}
+
+    def call(self, api_type, api, args, kwargs, outs):
+        n = self.counts.get(api, 0)
+        self.counts[api] = n + 1
+        key = "%s.%s.%d.forward" % (api_type, api, n)
+
+        def conv(prefix, i, v):
+            if isinstance(v, tuple):
+                return self._tensor("%s.%s.%s" % (key, prefix, i), v)
+            if v is None:
+                return None
+            if isinstance(v, list):
+                return [{"type": "int", "value": x} for x in v]
+            return {"type": type(v).__name__, "value": v}
+        self.data[key] = {
+            "input_args": [conv("input", i, v) for i, v in enumerate(args)],
+            "input_kwargs": {k: conv("input", k, v)
+                             for k, v in kwargs.items()},
+            "output": [conv("output", i, v) for i, v in enumerate(outs)]}
+        return key
+
+    def save(self):
+        with open(os.path.join(self.dir, "dump.json"), "w") as f:
+            json.dump({"task": "tensor", "level": "L1",
+                       "framework": "pytorch",
+                       "dump_data_dir": self.data_dir, "data": self.data},
+                      f, indent=1)
+
+
+def kv_msprobe(step, call, drop=None):
+    args = [call.inputs[n] for n in KV_IN[:7]]
+    kwargs = {n: call.inputs[n] for n in KV_IN[7:] if n in call.inputs}
+    for k, v in call.attrs.items():
+        kwargs[k] = v
+    outs = positional(call, KV_OUT, call.post)
+    if drop is not None:
+        outs = outs[:drop]
+    return step.call("NPU", "npu_kv_rmsnorm_rope_cache", args, kwargs, outs)
+
+
+def rac_msprobe(step, call):
+    """torch_npu._npu_reshape_and_cache returns None: no post-call caches
+    in the dump."""
+    args = [call.inputs[n] for n in RAC_IN[:5]]
+    return step.call("NPU", "_npu_reshape_and_cache", args, {}, [])
