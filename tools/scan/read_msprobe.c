@@ -262,7 +262,7 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
 }
 
 static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
-                          kvg_diag *diag)
+                          int read_files, kvg_diag *diag)
 {
     const kvg_json *args = kvg_json_get(v, "input_args");
     const kvg_json *kw = kvg_json_get(v, "input_kwargs");
@@ -305,6 +305,8 @@ static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
             return st;
         c->n_out++;
     }
+    if (!read_files)
+        return KVG_OK;
     if ((st = files_of(c, c->in, c->n_in, diag)) != KVG_OK ||
         c->unreadable[0] != '\0')
         return st;
@@ -327,39 +329,19 @@ static int api_of(const char *key, char *out, size_t cap)
     return 1;
 }
 
-static kvg_status read_dump(const char *dir, const char *rel,
-                            kvg_scan_list *l, kvg_diag *diag)
+kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
+                                 const char *dir, const char *rel,
+                                 int read_files, kvg_scan_list *l,
+                                 kvg_diag *diag)
 {
-    char *path = kvg_path_join(dir, "dump.json", NULL, diag);
-    struct stat sb;
-    void *map;
-    span s;
-    int fd, found = 0;
+    const char *path = "dump.json";
+    const void *map = text;
+    int found = 0;
     kvg_status st = KVG_OK;
+    span s;
 
-    if (path == NULL)
-        return KVG_ERR_NOMEM;
-    if ((st = kvg_open_regular(path, "dump.json", &fd, &sb, diag)) !=
-        KVG_OK) {
-        free(path);
-        return st;
-    }
-    if (sb.st_size == 0) {
-        close(fd);
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: empty", path);
-        free(path);
-        return st;
-    }
-    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        free(path);
-        return kvg_fs_fail(diag, KVG_ERR_IO, "dump.json", "%s: cannot map",
-                           dir);
-    }
-    s.p = (const char *)map;
-    s.end = s.p + sb.st_size;
+    s.p = text;
+    s.end = text + len;
     ws(&s);
     if (s.p >= s.end || *s.p != '{')
         st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
@@ -473,12 +455,54 @@ static kvg_status read_dump(const char *dir, const char *rel,
                            "unreadable: %s/dump.json: %s", dir, err);
             continue;
         }
-        if (call_of(c, doc, diag) != KVG_OK) {
+        if (call_of(c, doc, read_files, diag) != KVG_OK) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "unreadable: %s", diag->message);
             kvg_diag_clear(diag);
         }
         kvg_json_free(doc);
+    }
+    (void)dir;
+    return st;
+}
+
+static kvg_status read_dump(const char *dir, const char *rel,
+                            kvg_scan_list *l, kvg_diag *diag)
+{
+    char *path = kvg_path_join(dir, "dump.json", NULL, diag);
+    struct stat sb;
+    void *map;
+    int fd;
+    kvg_status st;
+
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    if ((st = kvg_open_regular(path, "dump.json", &fd, &sb, diag)) !=
+        KVG_OK) {
+        free(path);
+        return st;
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                         "%s: empty", path);
+        free(path);
+        return st;
+    }
+    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        st = kvg_fs_fail(diag, KVG_ERR_IO, "dump.json", "%s: cannot map",
+                         path);
+        free(path);
+        return st;
+    }
+    st = kvg_scan_msprobe_text((const char *)map, (size_t)sb.st_size, dir,
+                               rel, 1, l, diag);
+    if (st != KVG_OK) {
+        char msg[KVG_DIAG_MESSAGE_MAX];
+        (void)snprintf(msg, sizeof msg, "%s", diag->message);
+        st = kvg_fs_fail(diag, st, "dump.json", "%s/%s", dir, msg);
     }
     munmap(map, (size_t)sb.st_size);
     free(path);

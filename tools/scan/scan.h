@@ -203,6 +203,12 @@ kvg_status kvg_scan_atb_header(const unsigned char *buf, size_t len,
 kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
                                 uint64_t size, const char *file,
                                 kvg_scan_call *c, kvg_diag *diag);
+/* The "data" members of an msprobe dump.json held in memory, as calls
+ * (their files read only when read_files). */
+kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
+                                 const char *dir, const char *rel,
+                                 int read_files, kvg_scan_list *l,
+                                 kvg_diag *diag);
 /* An ops-test-kit file name: input_<i>_<dtype>[__shape_<AxB>].bin,
  * golden_/output_ likewise, or a *_none marker. Returns 1 and fills
  * *role ('i', 'g', 'o'), *index and `a` when it is one; 0 otherwise. */
