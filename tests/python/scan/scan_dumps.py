@@ -37,21 +37,24 @@ class Call:
                      for n, e in self.doc.get("expected", {}).items()}
 
 
-def plant_slot_off(call, cache="key_cache", slots="slot_mapping",
-                   token=0):
-    """Token `token` written one slot later than its slot (ND caches
-    [blocks, block_size, ...]); its own slot keeps the initial row."""
+def plant_slot_off(call, cache="key_cache", slots="slot_mapping"):
+    """The first token with a slot written one slot later (or earlier)
+    than its slot, where no other token writes (caches [blocks,
+    block_size, ...]); its own slot keeps the initial row. Returns
+    (token, slot, wrong slot)."""
     dt, post = call.post[cache]
     init = call.inputs[cache][1]
-    s = int(call.inputs[slots][1].reshape(-1)[token])
-    used = set(int(x) for x in call.inputs[slots][1].reshape(-1))
+    mapping = [int(x) for x in call.inputs[slots][1].reshape(-1)]
+    used = set(mapping)
     rows = post.reshape(post.shape[0] * post.shape[1], -1)
     irows = init.reshape(rows.shape)
-    s2 = s + 1 if s + 1 < rows.shape[0] and s + 1 not in used else s - 1
-    assert s2 not in used and s2 >= 0
-    rows[s2] = rows[s]
-    rows[s] = irows[s]
-    return s, s2
+    for t, s in enumerate(mapping):
+        for s2 in (s + 1, s - 1):
+            if s >= 0 and 0 <= s2 < rows.shape[0] and s2 not in used:
+                rows[s2] = rows[s]
+                rows[s] = irows[s]
+                return t, s, s2
+    raise AssertionError("no token can be moved one slot")
 
 
 def plant_ulps(call, name, ulps, where=None):

@@ -81,6 +81,8 @@ def test_atb_step(cli, step):
     assert nz["kind"] == "nz"
     off = doc["calls"][2]["report"]["results"][0]
     assert off["verdict"] == "FAIL" and off["name"] == "key_cache"
+    # the token's own slot kept its old row, the next slot got the token
+    assert off["bits_differ"] > 0 and off["untouched_changed"] > 0
 
 
 def test_atb_jobs_give_the_same(cli, step):
