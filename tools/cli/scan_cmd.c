@@ -55,8 +55,9 @@ const char *const kvg_cli_scan_help =
     "                   (ops-test-kit, CANN dumps), VALUE as case.json writes\n"
     "                   it (--attr epsilon=1e-06 --attr 'cache_mode=\"PA\"');\n"
     "                   for every call whose operator has NAME; repeatable\n"
-    "exit status: 0 every judged call passed and every call was judged;\n"
-    "             1 a call failed or could not be judged (the reason said);\n"
+    "exit status: 0 every call was judged and passed;\n"
+    "             1 a call failed or could not be judged (the reason said),\n"
+    "               or the dump has no call of a kvgold operator (--op);\n"
     "             2 usage, or PATH unreadable / of no known format\n";
 
 typedef struct scan_opts {
@@ -592,6 +593,14 @@ int kvg_cli_scan(int argc, char **argv)
     for (i = 0; i < n; i++)
         if (res[i].verdict != KVG_VERDICT_PASS)
             rc = KVG_EXIT_MISMATCH;
+    /* a dump with no call to judge passes nothing (a wrong --op or
+     * --format is the likelier cause); an empty shard of a dump that has
+     * calls is fine */
+    if (selected == 0) {
+        fprintf(stderr, "kvgold: scan %s: no call of %s in the dump\n",
+                o.path, o.e.op != NULL ? o.e.op : "a kvgold operator");
+        rc = KVG_EXIT_MISMATCH;
+    }
     if ((o.junit != NULL &&
          !write_file(o.junit, &o, &l, pick, res, n, NULL)) ||
         (o.html != NULL && !write_file(o.html, &o, &l, pick, res, n, rel)))

@@ -138,3 +138,19 @@ def test_atb_reports(cli, step, tmp_path):
 def test_unreadable_path_is_2(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path / "nothing"))
     assert rc == 2 and "nothing" in err
+
+
+def test_no_kvgold_call_is_not_a_pass(cli, tmp_path):
+    root = str(tmp_path / "other")
+    sd.write_atb_op(root, "0_LinearOperation",
+                    [("fp16", sd.np.ones((2, 2), sd.np.float16))],
+                    [("fp16", sd.np.ones((2, 2), sd.np.float16))])
+    rc, doc, err = sd.scan(cli, root, "--format", "atb")
+    assert rc == 1 and doc["calls"] == [] and doc["other_calls"] == 1
+    assert "no call of a kvgold operator" in err
+
+
+def test_an_empty_shard_is_fine(cli, step):
+    rc, doc, err = sd.scan(cli, step, "--op", "reshape_and_cache_omni",
+                           "--shard", "2/2")
+    assert rc == 0 and doc["calls"] == [], err
