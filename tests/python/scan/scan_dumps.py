@@ -3,6 +3,8 @@ tests: each written from the format's public description (NumPy for the
 raw .bin files), never through kvgold's readers. The honest calls are the
 committed vectors (inputs, and the expected post-call tensors from the
 independent NumPy generator); the planted faults are made here."""
+import glob
+import importlib
 import json
 import os
 import subprocess
@@ -102,22 +104,6 @@ def write_atb_op(root, name, ins, outs, nz=()):
     return d
 
 
-RAC_IN = ["key", "value", "key_cache", "value_cache", "slot_mapping",
-          "wins", "seq_len", "offset_index"]
-
-
-def rac_atb(call, root, name, drop_out=None):
-    """A ReshapeAndCache / Omni call as ATB dumps it."""
-    ins = [call.inputs[n] for n in RAC_IN if n in call.inputs]
-    outs = [call.post["key_cache"], call.post["value_cache"]]
-    if drop_out is not None:
-        outs[drop_out] = None
-    nz = set()
-    if call.attrs.get("cache_layout") == "NZ":
-        nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
-    return write_atb_op(root, name, ins, outs, nz)
-
-
 def scan(cli, path, *args):
     """Run kvgold scan --json; (exit status, document, stderr)."""
     p = subprocess.run([cli, "scan", path, "--json"] + list(args),
@@ -171,11 +157,6 @@ def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
     return d
 
 
-KV_IN = ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-         "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset"]
-KV_OUT = ["k_cache", "ckv_cache", "k_rope", "c_kv"]
-
-
 def positional(call, names, source):
     """The call's tensors in a positional order, None where absent
     (trailing Nones dropped)."""
@@ -185,18 +166,6 @@ def positional(call, names, source):
     return out
 
 
-def kv_ttk(call, root, name, fmt="npy", drop=None):
-    outs = positional(call, KV_OUT, call.post)
-    if drop is not None:
-        outs = outs[:drop]
-    return write_ttk_case(root, name, positional(call, KV_IN, call.inputs),
-                          outs, fmt)
-
-
-def rac_ttk(call, root, name, fmt="npy"):
-    return write_ttk_case(root, name, positional(call, RAC_IN, call.inputs),
-                          [call.post["key_cache"], call.post["value_cache"]],
-                          fmt)
 
 
 # ---- CANN operator dump files ---------------------------------------------
@@ -280,24 +249,6 @@ def attr_text(v):
     return str(v)
 
 
-def kv_cann(call, root, name, task, drop=None):
-    outs = positional(call, KV_OUT, call.post)
-    if drop is not None:
-        outs = outs[:drop]
-    return write_cann(root, "KvRmsNormRopeCache", name,
-                      positional(call, KV_IN, call.inputs), outs,
-                      [(k, attr_text(v)) for k, v in call.attrs.items()],
-                      task)
-
-
-def rac_cann(call, root, name, task):
-    nz = set()
-    if call.attrs.get("cache_layout") == "NZ":
-        nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
-    return write_cann(root, "ReshapeAndCache", name,
-                      positional(call, RAC_IN, call.inputs),
-                      [call.post["key_cache"], call.post["value_cache"]],
-                      task=task, nz=nz, workspace=64)
 
 
 # ---- msprobe --------------------------------------------------------------
@@ -373,19 +324,15 @@ class MsprobeStep:
                       f, indent=1)
 
 
-def kv_msprobe(step, call, drop=None):
-    args = [call.inputs[n] for n in KV_IN[:7]]
-    kwargs = {n: call.inputs[n] for n in KV_IN[7:] if n in call.inputs}
-    for k, v in call.attrs.items():
-        kwargs[k] = v
-    outs = positional(call, KV_OUT, call.post)
-    if drop is not None:
-        outs = outs[:drop]
-    return step.call("NPU", "npu_kv_rmsnorm_rope_cache", args, kwargs, outs)
+_OPS = {}
 
 
-def rac_msprobe(step, call):
-    """torch_npu._npu_reshape_and_cache returns None: no post-call caches
-    in the dump."""
-    args = [call.inputs[n] for n in RAC_IN[:5]]
-    return step.call("NPU", "_npu_reshape_and_cache", args, {}, [])
+def op(alias):
+    """The per-operator writers: op_<operator>.py beside this file, found
+    (not listed) and keyed by their ALIAS ("rac", "kv", ...)."""
+    if not _OPS:
+        for path in sorted(glob.glob(os.path.join(os.path.dirname(
+                os.path.abspath(__file__)), "op_*.py"))):
+            mod = importlib.import_module(os.path.basename(path)[:-3])
+            _OPS[mod.ALIAS] = mod
+    return _OPS[alias]

@@ -10,6 +10,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
+rac = sd.op("rac")
+omni = sd.op("omni")
+
+
 
 @pytest.fixture
 def cli():
@@ -22,24 +26,24 @@ def cli():
 @pytest.fixture
 def step(tmp_path):
     root = str(tmp_path / "atb_dump" / "1234" / "0")
-    sd.rac_atb(sd.Call("reshape_and_cache", "nd_fp16"), root,
+    rac.atb(rac.case("nd_fp16"), root,
                "0_ReshapeAndCacheOperation")
     sd.write_atb_op(root, "1_LinearOperation",
                     [("fp16", sd.np.ones((2, 2), sd.np.float16))],
                     [("fp16", sd.np.ones((2, 2), sd.np.float16))])
-    sd.rac_atb(sd.Call("reshape_and_cache", "nz_fp16"), root,
+    rac.atb(rac.case("nz_fp16"), root,
                "2_ReshapeAndCacheOperation")
-    off = sd.Call("reshape_and_cache", "nd_fp16")
+    off = rac.case("nd_fp16")
     sd.plant_slot_off(off)
-    sd.rac_atb(off, root, "3_ReshapeAndCacheOperation")
-    sd.rac_atb(sd.Call("reshape_and_cache_omni", "random_n3_d96_bf16"), root,
+    rac.atb(off, root, "3_ReshapeAndCacheOperation")
+    rac.atb(omni.case("random_n3_d96_bf16"), root,
                "4_ReshapeAndCacheOmniOperation")
-    ulp = sd.Call("reshape_and_cache", "nd_bf16_dk_ne_dv")
+    ulp = rac.case("nd_bf16_dk_ne_dv")
     sd.plant_ulps(ulp, "value_cache", 3)
-    sd.rac_atb(ulp, root, "5_ReshapeAndCacheOperation")
-    sd.rac_atb(sd.Call("reshape_and_cache", "kvhead_fp16"), root,
+    rac.atb(ulp, root, "5_ReshapeAndCacheOperation")
+    rac.atb(rac.case("kvhead_fp16"), root,
                "6_ReshapeAndCacheOperation", drop_out=1)
-    sd.rac_atb(sd.Call("reshape_and_cache", "kvhead_rope_random_fp16"), root,
+    rac.atb(rac.case("kvhead_rope_random_fp16"), root,
                "10_ReshapeAndCacheOperation")
     return str(tmp_path / "atb_dump")
 
@@ -62,7 +66,7 @@ def check(doc):
         if w[2] is not None:
             assert g[2].startswith(w[2]), g
     ops = [c["op"] for c in doc["calls"]]
-    assert ops[3] == "reshape_and_cache_omni"
+    assert ops[3] == omni.OP
     assert doc["other_calls"] == 1
 
 
@@ -104,7 +108,7 @@ def test_atb_shards_split_the_calls(cli, step):
 
 
 def test_atb_op_filter_and_honest_only(cli, step):
-    rc, doc, _ = sd.scan(cli, step, "--op", "reshape_and_cache_omni")
+    rc, doc, _ = sd.scan(cli, step, "--op", omni.OP)
     assert rc == 0
     assert [c["verdict"] for c in doc["calls"]] == ["PASS"]
 
@@ -151,6 +155,6 @@ def test_no_kvgold_call_is_not_a_pass(cli, tmp_path):
 
 
 def test_an_empty_shard_is_fine(cli, step):
-    rc, doc, err = sd.scan(cli, step, "--op", "reshape_and_cache_omni",
+    rc, doc, err = sd.scan(cli, step, "--op", omni.OP,
                            "--shard", "2/2")
     assert rc == 0 and doc["calls"] == [], err

@@ -12,6 +12,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
+kv = sd.op("kv")
+rac = sd.op("rac")
+
+
 
 @pytest.fixture
 def cli():
@@ -24,19 +28,18 @@ def cli():
 @pytest.fixture
 def dump(tmp_path):
     root = str(tmp_path / "dump" / "20260101" / "0" / "model" / "1" / "0")
-    sd.kv_cann(sd.Call("kv_rms_norm_rope_cache",
-                       "m_pa_bf16_kt_ct_sym_out"), root, "kvrope_0", 1)
+    kv.cann(kv.case("m_pa_bf16_kt_ct_sym_out"), root, "kvrope_0", 1)
     sd.write_cann(root, "MatMulV2", "matmul_1",
                   [("fp16", sd.np.ones((2, 2), sd.np.float16))],
                   [("fp16", sd.np.ones((2, 2), sd.np.float16))], task=2)
-    sd.rac_cann(sd.Call("reshape_and_cache", "nz_fp16"), root, "rac_3", 3)
-    ulp = sd.Call("kv_rms_norm_rope_cache", "m_norm_fp16_kt_ct_sym_noout")
+    rac.cann(rac.case("nz_fp16"), root, "rac_3", 3)
+    ulp = kv.case("m_norm_fp16_kt_ct_sym_noout")
     sd.plant_ulps(ulp, "ckv_cache", 64)
-    sd.kv_cann(ulp, root, "kvrope_4", 4)
-    off = sd.Call("reshape_and_cache", "nd_fp16")
+    kv.cann(ulp, root, "kvrope_4", 4)
+    off = rac.case("nd_fp16")
     sd.plant_slot_off(off)
-    sd.rac_cann(off, root, "rac_5", 5)
-    sd.kv_cann(sd.Call("kv_rms_norm_rope_cache", "m_norm_fp16_kt_chf8_sym_out"),
+    rac.cann(off, root, "rac_5", 5)
+    kv.cann(kv.case("m_norm_fp16_kt_chf8_sym_out"),
                root, "kvrope_6", 6, drop=3)
     return str(tmp_path / "dump")
 
@@ -47,11 +50,11 @@ def test_cann_step(cli, dump):
     assert doc["format"] == "cann"
     got = [(c["api"], c["op"], c["verdict"]) for c in doc["calls"]]
     assert got == [
-        ("KvRmsNormRopeCache", "kv_rms_norm_rope_cache", "PASS"),
-        ("ReshapeAndCache", "reshape_and_cache", "PASS"),
-        ("KvRmsNormRopeCache", "kv_rms_norm_rope_cache", "FAIL"),
-        ("ReshapeAndCache", "reshape_and_cache", "FAIL"),
-        ("KvRmsNormRopeCache", "kv_rms_norm_rope_cache", "NOT_JUDGED")]
+        ("KvRmsNormRopeCache", kv.OP, "PASS"),
+        ("ReshapeAndCache", rac.OP, "PASS"),
+        ("KvRmsNormRopeCache", kv.OP, "FAIL"),
+        ("ReshapeAndCache", rac.OP, "FAIL"),
+        ("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED")]
     assert doc["other_calls"] == 1
     c = doc["calls"]
     assert c[0]["id"].endswith("/KvRmsNormRopeCache.kvrope_0.1.2."

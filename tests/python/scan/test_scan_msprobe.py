@@ -10,6 +10,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
+kv = sd.op("kv")
+rac = sd.op("rac")
+
+
 
 @pytest.fixture
 def cli():
@@ -21,26 +25,24 @@ def cli():
 
 def make_step(root, ext):
     step = sd.MsprobeStep(root, ext)
-    sd.kv_msprobe(step, sd.Call("kv_rms_norm_rope_cache",
-                                "m_pa_bf16_kt_ct_sym_out"))
+    kv.msprobe(step, kv.case(         "m_pa_bf16_kt_ct_sym_out"))
     step.call("Functional", "linear",
               [("fp16", sd.np.ones((2, 2), sd.np.float16))], {},
               [("fp16", sd.np.ones((2, 2), sd.np.float16))])
-    sd.rac_msprobe(step, sd.Call("reshape_and_cache", "nd_fp16"))
-    ulp = sd.Call("kv_rms_norm_rope_cache", "m_norm_fp16_kt_ct_sym_noout")
+    rac.msprobe(step, rac.case("nd_fp16"))
+    ulp = kv.case("m_norm_fp16_kt_ct_sym_noout")
     sd.plant_ulps(ulp, "k_cache", 64)
-    sd.kv_msprobe(step, ulp)
-    off = sd.Call("kv_rms_norm_rope_cache", "m_pa_bf16_kt_ct_sym_out")
+    kv.msprobe(step, ulp)
+    off = kv.case("m_pa_bf16_kt_ct_sym_out")
     sd.plant_slot_off(off, cache="ckv_cache", slots="index")
-    sd.kv_msprobe(step, off)
-    sd.kv_msprobe(step, sd.Call("kv_rms_norm_rope_cache",
-                                "m_pa_bf16_kt_ct_sym_out"), drop=3)
+    kv.msprobe(step, off)
+    kv.msprobe(step, kv.case(         "m_pa_bf16_kt_ct_sym_out"), drop=3)
     step.save()
     return str(root)
 
 
 WANT = [("NPU.npu_kv_rmsnorm_rope_cache.0.forward", "PASS", None),
-        ("NPU._npu_reshape_and_cache.0.forward", "NOT_JUDGED",
+        ("NPU.%s.0.forward" % rac.TORCH, "NOT_JUDGED",
          "key_cache: missing: the dump has no post-call key_cache "
          "(output[0])"),
         ("NPU.npu_kv_rmsnorm_rope_cache.1.forward", "FAIL", "k_cache:"),

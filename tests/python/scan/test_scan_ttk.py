@@ -11,6 +11,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
+kv = sd.op("kv")
+rac = sd.op("rac")
+
+
 ATTRS = ["--standard", "single", "--attr", "epsilon=1e-05",
          "--attr", 'cache_mode="Norm"']
 
@@ -26,22 +30,22 @@ def cli():
 @pytest.fixture
 def data(tmp_path):
     root = str(tmp_path / "manual_data")
-    kv = "m_norm_fp16_kt_ct_sym_noout"
-    sd.kv_ttk(sd.Call("kv_rms_norm_rope_cache", kv), root,
+    norm = "m_norm_fp16_kt_ct_sym_noout"
+    kv.ttk(kv.case(norm), root,
               "KvRmsNormRopeCache_decode_0")
-    sd.rac_ttk(sd.Call("reshape_and_cache", "nd_fp16"), root,
+    rac.ttk(rac.case("nd_fp16"), root,
                "ReshapeAndCache_layer0")
-    ulp = sd.Call("kv_rms_norm_rope_cache", kv)
+    ulp = kv.case(norm)
     sd.plant_ulps(ulp, "k_cache", 64)
-    sd.kv_ttk(ulp, root, "KvRmsNormRopeCache_decode_1")
-    off = sd.Call("reshape_and_cache", "nd_fp16")
+    kv.ttk(ulp, root, "KvRmsNormRopeCache_decode_1")
+    off = rac.case("nd_fp16")
     sd.plant_slot_off(off)
-    sd.rac_ttk(off, root, "ReshapeAndCache_layer1")
-    sd.kv_ttk(sd.Call("kv_rms_norm_rope_cache", "m_norm_fp16_kt_ce4m3_sym_noout"),
+    rac.ttk(off, root, "ReshapeAndCache_layer1")
+    kv.ttk(kv.case("m_norm_fp16_kt_ce4m3_sym_noout"),
               root, "KvRmsNormRopeCache_decode_2", drop=1)
     # a .bin case: the caches take their goldens' shapes, but key and
     # slot_mapping record none (ops-test-kit keeps them in its CSV)
-    sd.rac_ttk(sd.Call("reshape_and_cache", "nd_fp16"), root,
+    rac.ttk(rac.case("nd_fp16"), root,
                "ReshapeAndCache_bin", fmt="bin")
     return root
 
@@ -52,13 +56,13 @@ def test_ttk_cases(cli, data):
     assert doc["format"] == "ttk"
     got = [(c["id"], c["op"], c["verdict"]) for c in doc["calls"]]
     assert got == [
-        ("KvRmsNormRopeCache_decode_0", "kv_rms_norm_rope_cache", "PASS"),
-        ("KvRmsNormRopeCache_decode_1", "kv_rms_norm_rope_cache", "FAIL"),
-        ("KvRmsNormRopeCache_decode_2", "kv_rms_norm_rope_cache",
+        ("KvRmsNormRopeCache_decode_0", kv.OP, "PASS"),
+        ("KvRmsNormRopeCache_decode_1", kv.OP, "FAIL"),
+        ("KvRmsNormRopeCache_decode_2", kv.OP,
          "NOT_JUDGED"),
-        ("ReshapeAndCache_bin", "reshape_and_cache", "NOT_JUDGED"),
-        ("ReshapeAndCache_layer0", "reshape_and_cache", "PASS"),
-        ("ReshapeAndCache_layer1", "reshape_and_cache", "FAIL")]
+        ("ReshapeAndCache_bin", rac.OP, "NOT_JUDGED"),
+        ("ReshapeAndCache_layer0", rac.OP, "PASS"),
+        ("ReshapeAndCache_layer1", rac.OP, "FAIL")]
     calls = {c["id"]: c for c in doc["calls"]}
     assert calls["KvRmsNormRopeCache_decode_1"]["reason"].startswith(
         "k_cache:")
@@ -74,7 +78,7 @@ def test_ttk_attributes_matter(cli, data):
     # and the honest case is judged against another computation
     rc, doc, _ = sd.scan(cli, data, "--standard", "single",
                          "--attr", "epsilon=0.5", "--op",
-                         "kv_rms_norm_rope_cache")
+                         kv.OP)
     first = doc["calls"][0]
     assert first["id"] == "KvRmsNormRopeCache_decode_0"
     assert first["verdict"] == "FAIL"
