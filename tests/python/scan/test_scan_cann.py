@@ -14,6 +14,7 @@ import scan_dumps as sd  # noqa: E402
 
 kv = sd.op("kv")
 rac = sd.op("rac")
+qkv = sd.op("qkv")
 
 
 
@@ -41,6 +42,7 @@ def dump(tmp_path):
     rac.cann(off, root, "rac_5", 5)
     kv.cann(kv.case("m_norm_fp16_kt_chf8_sym_out"),
                root, "kvrope_6", 6, drop=3)
+    qkv.cann(qkv.case("bf16_k_int8_sym_v_plain"), root, "qkv_7", 7)
     return str(tmp_path / "dump")
 
 
@@ -54,7 +56,8 @@ def test_cann_step(cli, dump):
         ("ReshapeAndCache", rac.OP, "PASS"),
         ("KvRmsNormRopeCache", kv.OP, "FAIL"),
         ("ReshapeAndCache", rac.OP, "FAIL"),
-        ("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED")]
+        ("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED"),
+        ("QkvRmsNormRopeCache", qkv.OP, "PASS")]
     assert doc["other_calls"] == 1
     c = doc["calls"]
     assert c[0]["id"].endswith("/KvRmsNormRopeCache.kvrope_0.1.2."

@@ -12,6 +12,7 @@ import scan_dumps as sd  # noqa: E402
 
 kv = sd.op("kv")
 rac = sd.op("rac")
+qkv = sd.op("qkv")
 
 
 
@@ -25,7 +26,7 @@ def cli():
 
 def make_step(root, ext):
     step = sd.MsprobeStep(root, ext)
-    kv.msprobe(step, kv.case(         "m_pa_bf16_kt_ct_sym_out"))
+    kv.msprobe(step, kv.case("m_pa_bf16_kt_ct_sym_out"))
     step.call("Functional", "linear",
               [("fp16", sd.np.ones((2, 2), sd.np.float16))], {},
               [("fp16", sd.np.ones((2, 2), sd.np.float16))])
@@ -36,7 +37,11 @@ def make_step(root, ext):
     off = kv.case("m_pa_bf16_kt_ct_sym_out")
     sd.plant_slot_off(off, cache="ckv_cache", slots="index")
     kv.msprobe(step, off)
-    kv.msprobe(step, kv.case(         "m_pa_bf16_kt_ct_sym_out"), drop=3)
+    kv.msprobe(step, kv.case("m_pa_bf16_kt_ct_sym_out"), drop=3)
+    qkv.msprobe(step, qkv.case("bf16_k_int8_sym_v_plain"))
+    bad = qkv.case("fp16_kv_int8_asym")
+    sd.plant_ulps(bad, "q_out", 64)
+    qkv.msprobe(step, bad)
     step.save()
     return str(root)
 
@@ -48,7 +53,9 @@ WANT = [("NPU.npu_kv_rmsnorm_rope_cache.0.forward", "PASS", None),
         ("NPU.npu_kv_rmsnorm_rope_cache.1.forward", "FAIL", "k_cache:"),
         ("NPU.npu_kv_rmsnorm_rope_cache.2.forward", "FAIL", "ckv_cache:"),
         ("NPU.npu_kv_rmsnorm_rope_cache.3.forward", "NOT_JUDGED",
-         "c_kv: missing: the dump has no post-call c_kv (output[3])")]
+         "c_kv: missing: the dump has no post-call c_kv (output[3])"),
+        ("NPU.npu_qkv_rms_norm_rope_cache.0.forward", "PASS", None),
+        ("NPU.npu_qkv_rms_norm_rope_cache.1.forward", "FAIL", "q_out:")]
 
 
 def check(doc):
