@@ -54,8 +54,8 @@ WANT = [("NPU.npu_kv_rmsnorm_rope_cache.0.forward", "PASS", None),
         ("NPU.npu_kv_rmsnorm_rope_cache.2.forward", "FAIL", "ckv_cache:"),
         ("NPU.npu_kv_rmsnorm_rope_cache.3.forward", "NOT_JUDGED",
          "c_kv: missing: the dump has no post-call c_kv (output[3])"),
-        ("NPU.npu_qkv_rms_norm_rope_cache.0.forward", "PASS", None),
-        ("NPU.npu_qkv_rms_norm_rope_cache.1.forward", "FAIL", "q_out:")]
+        ("NPU.%s.0.forward" % qkv.TORCH, "PASS", None),
+        ("NPU.%s.1.forward" % qkv.TORCH, "FAIL", "q_out:")]
 
 
 def check(doc):
