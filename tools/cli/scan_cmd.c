@@ -521,7 +521,7 @@ int kvg_cli_scan(int argc, char **argv)
     scan_opts o;
     kvg_scan_list l;
     kvg_scan_result *res;
-    size_t *pick, i, n = 0, selected = 0, others = 0;
+    size_t *pick, i, n = 0, selected = 0, others;
     char rel[KVG_SCAN_DIR_MAX], full[KVG_SCAN_DIR_MAX];
     kvg_diag diag;
     int rc = parse_args(argc, argv, &o);
@@ -560,6 +560,7 @@ int kvg_cli_scan(int argc, char **argv)
         kvg_scan_list_free(&l);
         return KVG_EXIT_INVALID;
     }
+    others = l.others;
     for (i = 0; i < l.count; i++) {
         if (!kvg_scan_selected(&l.calls[i], &o.e)) {
             others++;

@@ -209,6 +209,14 @@ static int visit(const char *dir, const char *rel, void *user,
     free(after);
     if (!is_call)
         return 0;
+    {
+        char api[KVG_SCAN_NAME_MAX];
+        op_name(base != NULL ? base + 1 : dir, api, sizeof api);
+        if (kvg_scan_find(api, KVG_SCAN_ATB, NULL) == NULL) {
+            w->l->others++; /* another operation: counted, not read */
+            return 1;
+        }
+    }
     if ((c = kvg_scan_list_push(w->l, diag)) == NULL)
         return -1;
     c->format = KVG_SCAN_ATB;
@@ -217,8 +225,6 @@ static int visit(const char *dir, const char *rel, void *user,
     (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
     (void)snprintf(c->id, sizeof c->id, "%s", rel[0] ? rel : ".");
     op_name(base != NULL ? base + 1 : dir, c->api, sizeof c->api);
-    if (kvg_scan_find(c->api, KVG_SCAN_ATB, NULL) == NULL)
-        return 1; /* listed (and reported as not kvgold's), not read */
     if (read_side(c, "before", "intensor", c->in, &c->n_in, diag) !=
             KVG_OK ||
         read_side(c, "after", "outtensor", c->out, &c->n_out, diag) !=

@@ -364,6 +364,10 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
         else
             return KVG_OK; /* not a dump file: not ours to judge */
     }
+    if (!strict && kvg_scan_find(type, KVG_SCAN_CANN, NULL) == NULL) {
+        l->others++; /* another kernel: counted, its header not read */
+        return KVG_OK;
+    }
     if ((st = kvg_scan_head(path, first, 8, &len, &size, diag)) != KVG_OK)
         return st;
     for (i = 0; i < 8 && (size_t)i < len; i++)

@@ -426,17 +426,8 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
         }
         if (!api_of(key, api, sizeof api) ||
             kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
-            if (api_of(key, api, sizeof api)) {
-                if ((c = kvg_scan_list_push(l, diag)) == NULL) {
-                    st = KVG_ERR_NOMEM;
-                    break;
-                }
-                c->format = KVG_SCAN_MSPROBE;
-                (void)snprintf(c->api, sizeof c->api, "%s", api);
-                (void)snprintf(c->id, sizeof c->id, "%s%s%s", rel,
-                               rel[0] ? ":" : "", key);
-                (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
-            }
+            if (api_of(key, api, sizeof api))
+                l->others++; /* another API: counted, not read */
             continue; /* another API, or a backward: not read */
         }
         if ((c = kvg_scan_list_push(l, diag)) == NULL) {

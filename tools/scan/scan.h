@@ -106,6 +106,7 @@ typedef struct kvg_scan_call {
 typedef struct kvg_scan_list {
     kvg_scan_call *calls;
     size_t count, cap;
+    size_t others; /* calls of other operators: counted, not listed */
 } kvg_scan_list;
 
 /* A fresh zeroed call at the end of the list; NULL (diag) on no memory. */
