@@ -158,3 +158,36 @@ def test_an_empty_shard_is_fine(cli, step):
     rc, doc, err = sd.scan(cli, step, "--op", omni.OP,
                            "--shard", "2/2")
     assert rc == 0 and doc["calls"] == [], err
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--shard", "0/2"], "--shard needs I/N with 1 <= I <= N"),
+    (["--shard", "3/2"], "--shard needs I/N with 1 <= I <= N"),
+    (["--jobs", "0"], "--jobs needs 1..1024"),
+    (["--format", "xyz"], "--format needs auto, msprobe, atb, cann or ttk"),
+    (["--op", "nope"], "--op nope is no kvgold operator"),
+    (["--attr", "epsilon"], "--attr needs NAME=VALUE"),
+])
+def test_usage_errors(cli, step, args, says):
+    rc, doc, err = sd.scan(cli, step, *args)
+    assert rc == 2 and doc is None and says in err
+
+
+def test_help(cli):
+    p = sd.subprocess.run([cli, "help", "scan"], capture_output=True,
+                          text=True)
+    assert p.returncode == 0 and "usage: kvgold scan PATH" in p.stdout
+    p = sd.subprocess.run([cli, "--help"], capture_output=True, text=True)
+    assert "scan PATH" in p.stdout
+
+
+def test_python_scan_raises_on_unreadable(cli, tmp_path):
+    import kvgold
+    with pytest.raises(kvgold.Error, match="nothing"):
+        kvgold.scan(str(tmp_path / "nothing"), cli=cli)
+
+
+def test_python_scan_atb(cli, step):
+    import kvgold
+    doc = kvgold.scan(step, "--op", omni.OP, cli=cli)
+    assert doc["verdict"] == "PASS" and len(doc["calls"]) == 1
