@@ -131,6 +131,9 @@ def test_atb_reports(cli, step, tmp_path):
     rc, doc, err = sd.scan(cli, step, "--junit", junit, "--html", html)
     assert rc == 1, err
     x = open(junit).read()
+    import xml.etree.ElementTree as ET
+    cases = ET.parse(junit).getroot().iter("testcase")
+    assert [c.get("name") for c in cases] == [w[0] for w in WANT]
     assert x.count("<testcase ") == 7
     assert x.count("<failure ") == 2 and x.count("<error ") == 1
     h = open(html).read()
