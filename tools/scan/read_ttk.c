@@ -13,8 +13,10 @@
  * with dtype a NumPy name (float16, bfloat16, ...). One format per case
  * (bin before npy before pt). A .bin input records no shape (ops-test-kit
  * keeps it in the case CSV): it is read with the shape of the golden
- * output its operator writes in place (a cache), and a call with any
- * other .bin input is not judged, saying so. output_<i>_... files (an
+ * output its operator writes in place (a cache), or the shape the
+ * operator's map derives from the goldens and the files' sizes
+ * (bin_shapes); a call with any other .bin input is not judged, saying
+ * so. output_<i>_... files (an
  * NPU's outputs, named as the goldens) are judged in place of the golden
  * when present; otherwise what is judged is the golden ops-test-kit
  * prepared (its CPU golden or plug-in) against kvgold's.
@@ -236,10 +238,28 @@ static int shape_from_outputs(const kvg_scan_call *c, int i,
     return 0;
 }
 
+/* A .bin's size into a->nbytes. */
+static kvg_status file_size(kvg_scan_call *c, kvg_scan_arg *a,
+                            kvg_diag *diag)
+{
+    unsigned char none[1];
+    uint64_t size;
+    size_t len;
+    kvg_status st;
+    char *path = kvg_path_join(c->dir, a->file, NULL, diag);
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    st = kvg_scan_head(path, none, 0, &len, &size, diag);
+    free(path);
+    a->nbytes = size;
+    return st;
+}
+
 static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                             kvg_diag *diag)
 {
     const kvg_scan_sig *sig = NULL;
+    const kvg_scan_opmap *m;
     slots *s = (slots *)calloc(4, sizeof *s);
     int ext, i, found = -1;
     kvg_status st = KVG_OK;
@@ -255,8 +275,9 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     }
     if (st == KVG_OK && found == 2)
         (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "%s holds .pt files, which need torch: run the "
-                       "Python kvgold.scan on it",
+                       "%s holds .pt files, which need torch (kvgold.scan "
+                       "converts msprobe's, not these yet): prepare it with "
+                       "--dump-format npy or bin to scan it",
                        c->dir);
     if (st != KVG_OK || found < 0 || found == 2) {
         free(s);
@@ -285,16 +306,25 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     (void)snprintf(c->out_pattern, sizeof c->out_pattern, "golden_%%d");
     for (i = 0; i < c->n_out && st == KVG_OK; i++)
         st = read_arg(c, &c->out[i], found, diag);
-    (void)kvg_scan_find(c->api, KVG_SCAN_TTK, &sig);
+    m = kvg_scan_find(c->api, KVG_SCAN_TTK, &sig);
+    if (found == 0 && st == KVG_OK) {
+        /* the .bin inputs' sizes, for the operator's shape rules */
+        for (i = 0; i < c->n_in && st == KVG_OK; i++)
+            if (c->in[i].kind == KVG_SCAN_TENSOR && c->in[i].rank < 0)
+                st = file_size(c, &c->in[i], diag);
+        if (st == KVG_OK && m != NULL && m->bin_shapes != NULL)
+            m->bin_shapes(c);
+    }
     for (i = 0; i < c->n_in && st == KVG_OK; i++) {
         kvg_scan_arg *a = &c->in[i];
         if (found == 0 && a->kind == KVG_SCAN_TENSOR && a->rank < 0 &&
             (sig == NULL || !shape_from_outputs(c, i, sig, a))) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "%s/%s: a .bin input records no shape (ops-test-"
-                           "kit keeps it in the case CSV); prepare the case "
-                           "with --dump-format npy to scan it",
-                           c->dir, a->file);
+                           "kit keeps it in the case CSV) and %s's goldens "
+                           "do not determine it; prepare the case with "
+                           "--dump-format npy to scan it",
+                           c->dir, a->file, m != NULL ? m->op : "the operator");
             return KVG_OK;
         }
         st = read_arg(c, a, found, diag);

@@ -153,6 +153,11 @@ typedef struct kvg_scan_opmap {
      * from `params`); may be NULL. Returns 0, or -1 with `why` said. */
     int (*finish)(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
                   size_t cap);
+    /* ops-test-kit's .bin inputs record no shape: set the rank and shape
+     * of each input (in the TTK signature's order) that the goldens'
+     * shapes and the inputs' byte sizes (`nbytes`, the file's) determine;
+     * unknown ones have rank -1. May be NULL. */
+    void (*bin_shapes)(kvg_scan_call *c);
 } kvg_scan_opmap;
 
 /* Helpers for finish(): set attribute `attr` (JSON text), the bound
@@ -163,6 +168,9 @@ const char *kvg_scan_get_attr(const kvg_scan_bound *b, const char *attr);
 const kvg_scan_arg *kvg_scan_bound_pre(const kvg_scan_bound *b,
                                        const char *name);
 const kvg_scan_arg *kvg_scan_param(const kvg_scan_call *c, const char *name);
+
+/* ReshapeAndCache's (and Omni's) bin_shapes (ops/reshape_and_cache.c). */
+void kvg_scan_rac_bin_shapes(kvg_scan_call *c);
 
 /* The maps (generated table of every ops/<op>.c). */
 extern const kvg_scan_opmap *const kvg_scan_opmaps[];

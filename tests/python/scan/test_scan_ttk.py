@@ -43,10 +43,12 @@ def data(tmp_path):
     rac.ttk(off, root, "ReshapeAndCache_layer1")
     kv.ttk(kv.case("m_norm_fp16_kt_ce4m3_sym_noout"),
               root, "KvRmsNormRopeCache_decode_2", drop=1)
-    # a .bin case: the caches take their goldens' shapes, but key and
-    # slot_mapping record none (ops-test-kit keeps them in its CSV)
-    rac.ttk(rac.case("nd_fp16"), root,
-               "ReshapeAndCache_bin", fmt="bin")
+    # .bin cases: ReshapeAndCache's shapes follow from its goldens and the
+    # files' sizes (ND and the per-head mode); KvRmsNormRopeCache's do not
+    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_bin", fmt="bin")
+    rac.ttk(rac.case("kvhead_bf16"), root, "ReshapeAndCache_kvhead_bin",
+            fmt="bin")
+    kv.ttk(kv.case(norm), root, "KvRmsNormRopeCache_bin", fmt="bin")
     return root
 
 
@@ -56,11 +58,13 @@ def test_ttk_cases(cli, data):
     assert doc["format"] == "ttk"
     got = [(c["id"], c["op"], c["verdict"]) for c in doc["calls"]]
     assert got == [
+        ("KvRmsNormRopeCache_bin", kv.OP, "NOT_JUDGED"),
         ("KvRmsNormRopeCache_decode_0", kv.OP, "PASS"),
         ("KvRmsNormRopeCache_decode_1", kv.OP, "FAIL"),
         ("KvRmsNormRopeCache_decode_2", kv.OP,
          "NOT_JUDGED"),
-        ("ReshapeAndCache_bin", rac.OP, "NOT_JUDGED"),
+        ("ReshapeAndCache_bin", rac.OP, "PASS"),
+        ("ReshapeAndCache_kvhead_bin", rac.OP, "PASS"),
         ("ReshapeAndCache_layer0", rac.OP, "PASS"),
         ("ReshapeAndCache_layer1", rac.OP, "FAIL")]
     calls = {c["id"]: c for c in doc["calls"]}
@@ -70,7 +74,7 @@ def test_ttk_cases(cli, data):
     assert calls["KvRmsNormRopeCache_decode_2"]["reason"].startswith(
         "ckv_cache: missing: the dump has no post-call ckv_cache (golden_1)")
     assert "input_0_float16.bin: a .bin input records no shape" in \
-        calls["ReshapeAndCache_bin"]["reason"]
+        calls["KvRmsNormRopeCache_bin"]["reason"]
 
 
 def test_ttk_attributes_matter(cli, data):
@@ -79,8 +83,8 @@ def test_ttk_attributes_matter(cli, data):
     rc, doc, _ = sd.scan(cli, data, "--standard", "single",
                          "--attr", "epsilon=0.5", "--op",
                          kv.OP)
-    first = doc["calls"][0]
-    assert first["id"] == "KvRmsNormRopeCache_decode_0"
+    first = [c for c in doc["calls"]
+             if c["id"] == "KvRmsNormRopeCache_decode_0"][0]
     assert first["verdict"] == "FAIL"
 
 

@@ -46,5 +46,8 @@ static const kvg_scan_sig k_sigs[] = {
 };
 
 const kvg_scan_opmap kvg_scan_map_qkv_rms_norm_rope_cache = {
-    "qkv_rms_norm_rope_cache", k_sigs, sizeof k_sigs / sizeof k_sigs[0],
-    NULL};
+    .op = "qkv_rms_norm_rope_cache",
+    .sigs = k_sigs,
+    .n_sigs = sizeof k_sigs / sizeof k_sigs[0],
+    .finish = NULL,
+    .bin_shapes = NULL};

@@ -25,4 +25,8 @@ static const kvg_scan_sig k_sigs[] = {
 };
 
 const kvg_scan_opmap kvg_scan_map_reshape_and_cache_omni = {
-    "reshape_and_cache_omni", k_sigs, sizeof k_sigs / sizeof k_sigs[0], NULL};
+    .op = "reshape_and_cache_omni",
+    .sigs = k_sigs,
+    .n_sigs = sizeof k_sigs / sizeof k_sigs[0],
+    .finish = NULL,
+    .bin_shapes = kvg_scan_rac_bin_shapes};
