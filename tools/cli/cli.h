@@ -46,5 +46,8 @@ extern const char *const kvg_cli_compare_help;
 /* `kvgold prepare` (argv after the command name) and its help text. */
 int kvg_cli_prepare(int argc, char **argv);
 extern const char *const kvg_cli_prepare_help;
+/* `kvgold scan` (tools/cli/scan_cmd.c) and its help text. */
+int kvg_cli_scan(int argc, char **argv);
+extern const char *const kvg_cli_scan_help;
 
 #endif /* KVGOLD_TOOLS_CLI_H */

@@ -39,6 +39,9 @@ static const char *const k_usage =
     "                              against the golden (CANN criteria)\n"
     "  prepare CASE... --out DIR   write ops-test-kit replay directories\n"
     "                              with kvgold's golden (docs/ttk.md)\n"
+    "  scan PATH                   judge every kvgold operator call in a\n"
+    "                              model step's dump (msprobe, ATB, CANN,\n"
+    "                              ops-test-kit)\n"
     "  help [COMMAND]              show help for a command\n"
     "\n"
     "options: --help, --version\n"
@@ -329,6 +332,8 @@ static int dispatch(int argc, char **argv)
             fputs(kvg_cli_compare_help, stdout);
         else if (strcmp(argv[2], "prepare") == 0)
             fputs(kvg_cli_prepare_help, stdout);
+        else if (strcmp(argv[2], "scan") == 0)
+            fputs(kvg_cli_scan_help, stdout);
         else
             return kvg_cli_usage_error("help: unknown command %s", argv[2]);
         return KVG_EXIT_PASS;
@@ -341,6 +346,8 @@ static int dispatch(int argc, char **argv)
         return kvg_cli_compare(argc - 2, argv + 2);
     if (strcmp(argv[1], "prepare") == 0)
         return kvg_cli_prepare(argc - 2, argv + 2);
+    if (strcmp(argv[1], "scan") == 0)
+        return kvg_cli_scan(argc - 2, argv + 2);
     return kvg_cli_usage_error("unknown command %s", argv[1]);
 }
 

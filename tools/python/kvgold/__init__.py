@@ -22,6 +22,7 @@ from ._run import Outputs, operators, run
 from ._tensor import Tensor, tensor, to_torch
 from ._case import Case, load_case, save_case
 from ._compare import CompareResult, TensorResult, compare
+from ._scan import scan
 from . import testing
 from . import ops
 
@@ -30,7 +31,7 @@ __version__ = _clib.kvg_version_string().decode()
 __all__ = [
     "Case", "CompareResult", "Error", "Outputs", "Tensor", "TensorResult",
     "compare", "library_path", "load_case", "operators", "run", "save_case",
-    "tensor", "testing", "to_torch"]
+    "scan", "tensor", "testing", "to_torch"]
 
 # The per-operator functions (kvgold/ops/<op>.py) at the top level, as
 # docs/python.md promises.
