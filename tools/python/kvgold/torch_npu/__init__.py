@@ -42,7 +42,7 @@ not patched: they stay torch's errors.
 """
 import sys
 
-from . import ops as _ops
+from .. import ops as _ops
 
 FORMAT_ND = 2
 FORMAT_NCHW = 0
@@ -181,6 +181,9 @@ def __getattr__(name):
         raise AttributeError(name)
     if name in functions():
         return _ops.FUNCTIONS[name]
+    if name == "testing":
+        import importlib
+        return importlib.import_module(__name__ + ".testing")
     raise _missing(name)
 
 
@@ -246,6 +249,46 @@ def _is_npu_property(self):
     return _is_npu(self)
 
 
+class _Dynamo:
+    """torch._dynamo for a torch without it (torch < 2.0; torch_npu needs
+    torch 2): reset() only, which op-plugin's tests call after each eager
+    run. Nothing is ever compiled here, so there is nothing to reset."""
+
+    __name__ = "torch._dynamo"
+
+    @staticmethod
+    def reset():
+        return None
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            "torch._dynamo.%s: this torch has no torch._dynamo, and kvgold's "
+            "torch_npu stand-in provides reset() only" % name)
+
+
+_dynamo = _Dynamo()
+
+
+def _has_dynamo(torch):
+    try:
+        import torch._dynamo  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _testing_modules():
+    """torch_npu.testing and its modules under their torch_npu names: the
+    subset of Ascend/pytorch's testing package op-plugin's operator tests
+    import (kvgold/torch_npu/testing)."""
+    from . import testing
+    return {"torch_npu.testing": testing,
+            "torch_npu.testing.testcase": testing.testcase,
+            "torch_npu.testing.common_utils": testing.common_utils}
+
+
 def install():
     """sys.modules["torch_npu"] = this module (and "torch_npu.npu" its
     npu), and the tensor methods and torch.npu listed in the module's
@@ -253,6 +296,8 @@ def install():
     torch = _torch()
     sys.modules["torch_npu"] = sys.modules[__name__]
     sys.modules["torch_npu.npu"] = npu   # from torch_npu.npu import ...
+    for name, mod in _testing_modules().items():
+        sys.modules[name] = mod          # from torch_npu.testing.testcase ...
     if _SAVED:
         return
     _SAVED["cpu"] = torch.Tensor.cpu
@@ -264,6 +309,9 @@ def install():
     torch.Tensor.to = _tensor_to
     if not _SAVED["had_npu_attr"]:
         torch.npu = npu
+    _SAVED["had_dynamo"] = _has_dynamo(torch)
+    if not _SAVED["had_dynamo"]:
+        torch._dynamo = _dynamo
 
 
 def uninstall():
@@ -273,6 +321,9 @@ def uninstall():
         del sys.modules["torch_npu"]
     if sys.modules.get("torch_npu.npu") is npu:
         del sys.modules["torch_npu.npu"]
+    for name, mod in _testing_modules().items():
+        if sys.modules.get(name) is mod:
+            del sys.modules[name]
     if not _SAVED:
         return
     torch.Tensor.cpu = _SAVED["cpu"]
@@ -281,6 +332,8 @@ def uninstall():
     del torch.Tensor.is_npu
     if not _SAVED["had_npu_attr"]:
         del torch.npu
+    if not _SAVED["had_dynamo"]:
+        del torch._dynamo
     _SAVED.clear()
 
 
