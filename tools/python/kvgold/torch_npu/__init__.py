@@ -28,7 +28,12 @@ What it provides:
   tensors torch's own .cpu());
 - `torch_npu.npu` (also as `torch.npu` while installed): synchronize,
   is_available, device_count, current_device, set_device, get_device_name,
-  manual_seed, manual_seed_all, empty_cache.
+  manual_seed, manual_seed_all, empty_cache;
+- `torch_npu.testing` (testcase.TestCase / run_tests, common_utils'
+  SupportedDevices / get_npu_device): what op-plugin's operator tests
+  import, as Ascend/pytorch defines it (kvgold/torch_npu/testing);
+- `python3 -m kvgold.torch_npu FILE [ARGS]`: such a test file run as
+  __main__ with the stand-in installed.
 
 Anything else is an AttributeError that names the torch_npu function and
 says kvgold does not provide it: a test never silently calls a mock.
@@ -36,7 +41,9 @@ says kvgold does not provide it: a test never silently calls a mock.
 install() patches, and uninstall() restores: torch.Tensor.npu and
 torch.Tensor.is_npu (added), torch.Tensor.cpu and torch.Tensor.to (wrapped:
 unchanged for everything but the NPU marks and "npu" device strings), and
-torch.npu (set only when torch has none). Factory functions with
+torch.npu and torch._dynamo (each set only when torch has none; _dynamo
+with reset() only, which op-plugin's tests call), and the
+torch_npu.testing modules in sys.modules. Factory functions with
 device="npu" (torch.zeros(..., device="npu")) and torch.device("npu") are
 not patched: they stay torch's errors.
 """
