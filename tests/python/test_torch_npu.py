@@ -380,3 +380,20 @@ def test_module_runs_an_npu_test_file(tmp_path, want, rc):
     assert p.returncode == rc, p.stderr
     assert "test_siso" in p.stderr
     assert ("OK" in p.stderr) == (rc == 0)
+
+
+@pytest.mark.parametrize("flag,rc", [(["--kvgold-torch-npu"], 0), ([], 2)])
+def test_pytest_session_option(tmp_path, flag, rc):
+    """pytest -p kvgold.torch_npu --kvgold-torch-npu installs the stand-in
+    before collection, so a unittest file importing torch_npu at module
+    level collects and runs; without the option it is a collection error
+    (pytest exit code 2), as without any torch_npu."""
+    f = tmp_path / "test_file.py"
+    f.write_text(RUN_FILE.replace("WANT", "want"))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p",
+                        "no:cacheprovider", "-p", "kvgold.torch_npu"] + flag
+                       + [str(f)], capture_output=True, text=True,
+                       env=dict(os.environ), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == rc, p.stdout + p.stderr
+    if rc == 0:
+        assert "1 passed" in p.stdout

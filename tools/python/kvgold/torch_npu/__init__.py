@@ -8,7 +8,9 @@ NPU runs on a machine without one, judged by kvgold's golden model:
 or, in pytest, `pytest -p kvgold.torch_npu` (this module is a pytest plugin:
 its `torch_npu` fixture installs the stand-in for one test and removes it
 afterwards; `pytest_plugins = ["kvgold.torch_npu"]` in a root conftest.py
-does the same). `sys.modules["torch_npu"] = kvgold.torch_npu` alone gives
+does the same; with `--kvgold-torch-npu` it is installed for the whole
+session, before collection, for files that import torch_npu at module
+level). `sys.modules["torch_npu"] = kvgold.torch_npu` alone gives
 the functions but not the tensor methods. docs/python.md, "An NPU test on
 the CPU" and "What kvgold.torch_npu provides and patches", lists what it
 provides and every difference.
@@ -353,6 +355,9 @@ def _fixture():
     def torch_npu_fixture():
         """The stand-in installed for one test (`import torch_npu` inside the
         test gets it), removed afterwards."""
+        if _SESSION:                      # --kvgold-torch-npu: already there
+            yield sys.modules[__name__]
+            return
         install()
         try:
             yield sys.modules[__name__]
@@ -360,6 +365,30 @@ def _fixture():
             uninstall()
 
     return torch_npu_fixture
+
+
+_SESSION = []
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--kvgold-torch-npu", action="store_true", default=False,
+        help="install kvgold's torch_npu stand-in for the whole session, "
+             "before collection: for test files that import torch_npu at "
+             "module level (op-plugin's unittest files)")
+
+
+def pytest_configure(config):
+    if config.getoption("--kvgold-torch-npu", default=False) and \
+            not _SESSION:
+        install()
+        _SESSION.append(True)
+
+
+def pytest_unconfigure(config):
+    if _SESSION:
+        uninstall()
+        del _SESSION[:]
 
 
 if "pytest" in sys.modules:
