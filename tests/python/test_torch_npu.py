@@ -230,3 +230,170 @@ def test_mock_patch_still_works(npu):
         t = torch.ones(2)
         assert npu.npu_format_cast(t, 29) is t
     assert npu.get_npu_format(npu.npu_format_cast(torch.ones(2), 29)) == 29
+
+
+# ---- torch_npu.testing: what op-plugin's test files import -------------------
+# Expected verdicts follow Ascend/pytorch's torch_npu/testing/testcase.py
+# (9e73e708) from its definition: an element fails when both its absolute
+# and its relative difference exceed prec; the call fails only when more
+# than prec * numel elements fail.
+
+def _case():
+    from kvgold.torch_npu.testing.testcase import TestCase
+
+    class T(TestCase):
+        def runTest(self):
+            pass
+    return T()
+
+
+def _fails(fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_testing_modules_installed_under_torch_npu_names(npu):
+    import torch_npu.testing.testcase as tc
+    from torch_npu.testing.common_utils import get_npu_device
+    from torch_npu.testing.testcase import TestCase, run_tests
+    assert tc is tn.testing.testcase
+    assert npu.testing is tn.testing
+    assert callable(run_tests) and issubclass(TestCase, object)
+    assert get_npu_device() == "npu:0"
+    tn.uninstall()
+    assert "torch_npu.testing.testcase" not in sys.modules
+    tn.install()                                 # for the fixture's teardown
+
+
+@pytest.mark.parametrize("dtype,prec_kw,step", [
+    (torch.float32, {"prec": 1e-4}, 1.0),
+    (torch.int32, {"prec": 1e-4}, 3),
+    (torch.float16, {"prec16": 1e-3}, 1.0),
+])
+def test_assert_rtol_equal_lets_prec_times_numel_elements_fail(dtype,
+                                                               prec_kw,
+                                                               step):
+    t = _case()
+    x = (torch.arange(10000) % 50 + 100).to(dtype)     # 10000 * 1e-4 = 1
+    y = x.clone()
+    y[7] += step                                 # 1 bad element: allowed
+    if dtype == torch.float16:                   # fp16: 1e-3 * 10000 = 10
+        y[7:17] += step
+    t.assertRtolEqual(x, y, **prec_kw)
+    y[9000] += step                              # one more: fails
+    assert _fails(t.assertRtolEqual, x, y, **prec_kw)
+
+
+def test_assert_rtol_equal_relative_and_absolute_and_refusals():
+    t = _case()
+    x = torch.full((100,), 1000.0)
+    t.assertRtolEqual(x, x + 0.05)               # rel 5e-5 <= 1e-4
+    assert _fails(t.assertRtolEqual, x, x + 0.5)  # rel 5e-4, abs 0.5
+    small = torch.full((100,), 1e-6)
+    t.assertRtolEqual(small, small * 3)          # abs 2e-6 <= 1e-4
+    assert _fails(t.assertRtolEqual, x, x.double())            # dtype
+    assert _fails(t.assertRtolEqual, x, x[:50])                # shape
+    n = x.clone()
+    n[3] = float("nan")
+    assert _fails(t.assertRtolEqual, n, x)                     # NaN place
+    t.assertRtolEqual(n, n.clone())
+    b = torch.full((64,), 1e-4, dtype=torch.bfloat16)
+    t.assertRtolEqual(b, b * 2)                  # allclose: |d| 1e-4 <= 1e-3
+    b[0] = 1
+    assert _fails(t.assertRtolEqual, b, b * 2)   # one element is enough
+    t.assertRtolEqual([x, b], [x.clone(), b.clone()])   # sequences
+
+
+def test_assert_equal_with_precision():
+    t = _case()
+    x = torch.arange(6, dtype=torch.float32)
+    t.assertEqual(x, x + 1e-6)                   # default precision 1e-5
+    assert _fails(t.assertEqual, x, x + 1e-3)
+    t.assertEqual(x, x + 1e-3, prec=1e-2)
+    assert _fails(t.assertEqual, x, torch.arange(5.0))
+    t.assertEqual(x.shape, torch.Size([6]))
+    t.assertEqual(x.dtype, torch.float32)
+    assert _fails(t.assertEqual, x.dtype, torch.float16)
+    t.assertEqual(torch.tensor(2.0), 2.0)
+
+
+def test_setup_seeds_and_supported_devices(monkeypatch, npu):
+    from torch_npu.testing.common_utils import SupportedDevices
+    t = _case()
+    monkeypatch.setenv("SEED", "5")
+    t.setUp()
+    got = torch.rand(3)
+    torch.manual_seed(5)
+    assert torch.equal(got, torch.rand(3))
+    ran = []
+    SupportedDevices(["Ascend910B"])(lambda s: ran.append(1))(t)
+    assert ran == [1]
+    import unittest
+    with pytest.raises(unittest.SkipTest) as e:
+        SupportedDevices(["Ascend950"])(lambda s: ran.append(2))(t)
+    assert "Ascend910B" in str(e.value) and ran == [1]
+
+
+def test_dynamo_reset_for_a_torch_without_it(npu):
+    torch._dynamo.reset()                        # op-plugin's tests call it
+
+
+RUN_FILE = '''
+import torch
+import torch_npu
+from torch_npu.testing.testcase import TestCase, run_tests
+from torch_npu.testing.common_utils import SupportedDevices
+
+
+class T(TestCase):
+    @SupportedDevices(["Ascend910B"])
+    def test_siso(self):
+        key = torch.arange(8, dtype=torch.float16).reshape(2, 1, 4) + 1
+        key_cache = torch.full((2, 2, 1, 4), -7.0, dtype=torch.float16)
+        want = key_cache.clone()
+        want[1, 1, 0] = key[0, 0]
+        want[0, 0, 0] = key[1, 0]
+        kc = key_cache.npu()
+        torch_npu._npu_reshape_and_cache_siso(
+            key.npu(), kc, torch.tensor([3, 0], dtype=torch.int32).npu())
+        self.assertRtolEqual(WANT, kc.cpu())
+        torch._dynamo.reset()
+
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+
+@pytest.mark.parametrize("want,rc", [("want", 0), ("key_cache", 1)])
+def test_module_runs_an_npu_test_file(tmp_path, want, rc):
+    """python3 -m kvgold.torch_npu FILE: the file's run_tests() runs with
+    the stand-in; a wrong expectation makes it exit non-zero."""
+    f = tmp_path / "test_file.py"
+    f.write_text(RUN_FILE.replace("WANT", want))
+    p = subprocess.run([sys.executable, "-m", "kvgold.torch_npu", str(f),
+                        "-v"], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=120)
+    assert p.returncode == rc, p.stderr
+    assert "test_siso" in p.stderr
+    assert ("OK" in p.stderr) == (rc == 0)
+
+
+@pytest.mark.parametrize("flag,rc", [(["--kvgold-torch-npu"], 0), ([], 2)])
+def test_pytest_session_option(tmp_path, flag, rc):
+    """pytest -p kvgold.torch_npu --kvgold-torch-npu installs the stand-in
+    before collection, so a unittest file importing torch_npu at module
+    level collects and runs; without the option it is a collection error
+    (pytest exit code 2), as without any torch_npu."""
+    f = tmp_path / "test_file.py"
+    f.write_text(RUN_FILE.replace("WANT", "want"))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p",
+                        "no:cacheprovider", "-p", "kvgold.torch_npu"] + flag
+                       + [str(f)], capture_output=True, text=True,
+                       env=dict(os.environ), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == rc, p.stdout + p.stderr
+    if rc == 0:
+        assert "1 passed" in p.stdout

@@ -125,3 +125,45 @@ def test_compressed_modes_by_hand():
         np.float16).tobytes()
     assert flat[5, 0] == np.float16(683.5)
     assert np.array_equal(flat[6], key[3, 0])
+
+
+def test_torch_npu_forms_as_op_plugin_tests_call_them():
+    """As op-plugin's test_scatter_pa_kv_cache.py calls it through the
+    stand-in: "NPU" copies made by .npu(), positional key, value, caches,
+    slots; cache_mode=None reaches aclnn as a null string (op-plugin
+    ScatterPaKvCacheNpuOpApi.cpp: has_value() ? ... : nullptr), i.e. the
+    op's own default Norm; the default PA_NZ on caches cast to format 29."""
+    torch = pytest.importorskip("torch")
+    import kvgold.torch_npu as tn
+    tn.install()
+    try:
+        import torch_npu
+        key = torch.from_numpy(_data((3, 2, 16), 11))
+        value = torch.from_numpy(_data((3, 2, 16), 12))
+        kc = torch.full((2, 4, 2, 16), 7, dtype=torch.float16).npu()
+        vc = torch.full((2, 4, 2, 16), 5, dtype=torch.float16).npu()
+        slots = torch.tensor([5, 0, 2], dtype=torch.int32).npu()
+        assert torch_npu.npu_scatter_pa_kv_cache(
+            key.npu(), value.npu(), kc, vc, slots, cache_mode=None) is None
+        got_k = kc.cpu().reshape(8, 2, 16)
+        for t, s in enumerate([5, 0, 2]):
+            assert torch.equal(got_k[s], key[t])
+            assert torch.equal(vc.cpu().reshape(8, 2, 16)[s], value[t])
+        assert bool((got_k[[1, 3, 4, 6, 7]] == 7).all())
+        assert kc.dtype == torch.float16 and kc.shape == (2, 4, 2, 16)
+
+        # PA_NZ (the default) on caches cast to FRACTAL_NZ, as _custom_test
+        nz = torch.full((2, 2, 4, 16), 9, dtype=torch.float16)
+        k_nz = torch_npu.npu_format_cast(nz.npu().contiguous(), 29)
+        v_nz = torch_npu.npu_format_cast(nz.npu().contiguous(), 29)
+        torch_npu.npu_scatter_pa_kv_cache(key.npu(), value.npu(), k_nz,
+                                          v_nz, slots)
+        flat = key.reshape(3, 32)
+        for t, s in enumerate([5, 0, 2]):
+            for g in range(2):
+                assert torch.equal(k_nz.cpu()[s // 4, g, s % 4],
+                                   flat[t, 16 * g:16 * g + 16])
+        assert bool((k_nz.cpu()[0, :, 1] == 9).all())
+        assert bool((nz == 9).all())            # .npu() made device copies
+    finally:
+        tn.uninstall()

@@ -8,7 +8,9 @@ NPU runs on a machine without one, judged by kvgold's golden model:
 or, in pytest, `pytest -p kvgold.torch_npu` (this module is a pytest plugin:
 its `torch_npu` fixture installs the stand-in for one test and removes it
 afterwards; `pytest_plugins = ["kvgold.torch_npu"]` in a root conftest.py
-does the same). `sys.modules["torch_npu"] = kvgold.torch_npu` alone gives
+does the same; with `--kvgold-torch-npu` it is installed for the whole
+session, before collection, for files that import torch_npu at module
+level). `sys.modules["torch_npu"] = kvgold.torch_npu` alone gives
 the functions but not the tensor methods. docs/python.md, "An NPU test on
 the CPU" and "What kvgold.torch_npu provides and patches", lists what it
 provides and every difference.
@@ -28,7 +30,12 @@ What it provides:
   tensors torch's own .cpu());
 - `torch_npu.npu` (also as `torch.npu` while installed): synchronize,
   is_available, device_count, current_device, set_device, get_device_name,
-  manual_seed, manual_seed_all, empty_cache.
+  manual_seed, manual_seed_all, empty_cache;
+- `torch_npu.testing` (testcase.TestCase / run_tests, common_utils'
+  SupportedDevices / get_npu_device): what op-plugin's operator tests
+  import, as Ascend/pytorch defines it (kvgold/torch_npu/testing);
+- `python3 -m kvgold.torch_npu FILE [ARGS]`: such a test file run as
+  __main__ with the stand-in installed.
 
 Anything else is an AttributeError that names the torch_npu function and
 says kvgold does not provide it: a test never silently calls a mock.
@@ -36,13 +43,15 @@ says kvgold does not provide it: a test never silently calls a mock.
 install() patches, and uninstall() restores: torch.Tensor.npu and
 torch.Tensor.is_npu (added), torch.Tensor.cpu and torch.Tensor.to (wrapped:
 unchanged for everything but the NPU marks and "npu" device strings), and
-torch.npu (set only when torch has none). Factory functions with
+torch.npu and torch._dynamo (each set only when torch has none; _dynamo
+with reset() only, which op-plugin's tests call), and the
+torch_npu.testing modules in sys.modules. Factory functions with
 device="npu" (torch.zeros(..., device="npu")) and torch.device("npu") are
 not patched: they stay torch's errors.
 """
 import sys
 
-from . import ops as _ops
+from .. import ops as _ops
 
 FORMAT_ND = 2
 FORMAT_NCHW = 0
@@ -181,6 +190,9 @@ def __getattr__(name):
         raise AttributeError(name)
     if name in functions():
         return _ops.FUNCTIONS[name]
+    if name == "testing":
+        import importlib
+        return importlib.import_module(__name__ + ".testing")
     raise _missing(name)
 
 
@@ -246,6 +258,46 @@ def _is_npu_property(self):
     return _is_npu(self)
 
 
+class _Dynamo:
+    """torch._dynamo for a torch without it (torch < 2.0; torch_npu needs
+    torch 2): reset() only, which op-plugin's tests call after each eager
+    run. Nothing is ever compiled here, so there is nothing to reset."""
+
+    __name__ = "torch._dynamo"
+
+    @staticmethod
+    def reset():
+        return None
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            "torch._dynamo.%s: this torch has no torch._dynamo, and kvgold's "
+            "torch_npu stand-in provides reset() only" % name)
+
+
+_dynamo = _Dynamo()
+
+
+def _has_dynamo(torch):
+    try:
+        import torch._dynamo  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _testing_modules():
+    """torch_npu.testing and its modules under their torch_npu names: the
+    subset of Ascend/pytorch's testing package op-plugin's operator tests
+    import (kvgold/torch_npu/testing)."""
+    from . import testing
+    return {"torch_npu.testing": testing,
+            "torch_npu.testing.testcase": testing.testcase,
+            "torch_npu.testing.common_utils": testing.common_utils}
+
+
 def install():
     """sys.modules["torch_npu"] = this module (and "torch_npu.npu" its
     npu), and the tensor methods and torch.npu listed in the module's
@@ -253,6 +305,8 @@ def install():
     torch = _torch()
     sys.modules["torch_npu"] = sys.modules[__name__]
     sys.modules["torch_npu.npu"] = npu   # from torch_npu.npu import ...
+    for name, mod in _testing_modules().items():
+        sys.modules[name] = mod          # from torch_npu.testing.testcase ...
     if _SAVED:
         return
     _SAVED["cpu"] = torch.Tensor.cpu
@@ -264,6 +318,9 @@ def install():
     torch.Tensor.to = _tensor_to
     if not _SAVED["had_npu_attr"]:
         torch.npu = npu
+    _SAVED["had_dynamo"] = _has_dynamo(torch)
+    if not _SAVED["had_dynamo"]:
+        torch._dynamo = _dynamo
 
 
 def uninstall():
@@ -273,6 +330,9 @@ def uninstall():
         del sys.modules["torch_npu"]
     if sys.modules.get("torch_npu.npu") is npu:
         del sys.modules["torch_npu.npu"]
+    for name, mod in _testing_modules().items():
+        if sys.modules.get(name) is mod:
+            del sys.modules[name]
     if not _SAVED:
         return
     torch.Tensor.cpu = _SAVED["cpu"]
@@ -281,6 +341,8 @@ def uninstall():
     del torch.Tensor.is_npu
     if not _SAVED["had_npu_attr"]:
         del torch.npu
+    if not _SAVED["had_dynamo"]:
+        del torch._dynamo
     _SAVED.clear()
 
 
@@ -293,6 +355,9 @@ def _fixture():
     def torch_npu_fixture():
         """The stand-in installed for one test (`import torch_npu` inside the
         test gets it), removed afterwards."""
+        if _SESSION:                      # --kvgold-torch-npu: already there
+            yield sys.modules[__name__]
+            return
         install()
         try:
             yield sys.modules[__name__]
@@ -300,6 +365,30 @@ def _fixture():
             uninstall()
 
     return torch_npu_fixture
+
+
+_SESSION = []
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--kvgold-torch-npu", action="store_true", default=False,
+        help="install kvgold's torch_npu stand-in for the whole session, "
+             "before collection: for test files that import torch_npu at "
+             "module level (op-plugin's unittest files)")
+
+
+def pytest_configure(config):
+    if config.getoption("--kvgold-torch-npu", default=False) and \
+            not _SESSION:
+        install()
+        _SESSION.append(True)
+
+
+def pytest_unconfigure(config):
+    if _SESSION:
+        uninstall()
+        del _SESSION[:]
 
 
 if "pytest" in sys.modules:
