@@ -888,7 +888,7 @@ static int read_list(batch *b, const char *list)
 int kvg_cli_compare_batch(int argc, char **argv)
 {
     batch b;
-    const char *list = NULL;
+    const char *list = NULL, *positional = NULL;
     int i, rc;
 
     memset(&b, 0, sizeof b);
@@ -922,15 +922,17 @@ int kvg_cli_compare_batch(int argc, char **argv)
                 "compare: %s is not available with --cases (each case "
                 "would need its own file or directory); run that case "
                 "alone", a);
-        } else {
-            return kvg_cli_usage_error("compare: with --cases, the cases and "
-                                       "NPU_DIRs come from the list file, "
-                                       "not the command line (got %s)", a);
+        } else if (positional == NULL) {
+            positional = a;
         }
     }
     if (list == NULL)
         return kvg_cli_usage_error("compare: --jobs needs --cases LIST_FILE "
                                    "(lines \"CASE NPU_DIR\")%s", "");
+    if (positional != NULL)
+        return kvg_cli_usage_error("compare: with --cases, the cases and "
+                                   "NPU_DIRs come from the list file, not "
+                                   "the command line (got %s)", positional);
     if (!read_list(&b, list)) {
         free_batch(&b);
         return KVG_EXIT_INVALID;
