@@ -906,6 +906,16 @@ jobs_compare)
   expect 2 "$K" compare --jobs 2 "$KV/$C" npu; has "--jobs needs --cases LIST_FILE"
   expect 2 "$K" compare --cases nosuch.txt; has "nosuch.txt: No such file or directory"
   ;;
+jobs_memory_share)
+  # N workers share --max-memory evenly: checking the Qwen3 example (between
+  # 800 and 1000 KiB) fits 1000K one at a time, not 500K each two at a time
+  Q3=$V/examples/qwen3_qkv_decode
+  expect 0 "$K" check "$Q3" "$Q3" --jobs 1 --max-memory 1000K
+  has "totals: 2 cases: 2 PASS"
+  expect 2 "$K" check "$Q3" "$Q3" --jobs 2 --max-memory 1000K
+  has "over the limit of 512000 bytes"; has "1/2 of 1024000 bytes for each of 2 workers; --max-memory"
+  has "totals: 2 cases: 0 PASS, 0 INCOMPLETE, 0 FAIL, 2 INVALID, 0 ERROR"
+  ;;
 # ---- end many cases ------------------------------------------------------------
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
