@@ -54,7 +54,8 @@ typedef struct job {
     pid_t pid;
     int started, done;
     int verdict;
-    char why[160];       /* ERROR: what happened to the worker */
+    char why[240];       /* ERROR: what happened to the worker;
+                            INVALID: the first line of its message */
     char *out, *err;     /* what it printed */
 } job;
 
@@ -67,6 +68,7 @@ typedef struct batch {
     const char *junit;
     const char *fwd[16]; /* compare options passed to every worker */
     int n_fwd;
+    int *pool, n_pool;   /* emptied scratch files, for the next cases */
 } batch;
 
 static int add_job(batch *b, const char *case_dir)
@@ -105,6 +107,9 @@ static void free_batch(batch *b)
             close(b->jobs[i].err_fd);
     }
     free(b->jobs);
+    for (i = 0; i < b->n_pool; i++)
+        close(b->pool[i]);
+    free(b->pool);
 }
 
 static int has_case_json(const char *dir)
@@ -302,15 +307,37 @@ static void worker(const batch *b, const job *j, int workers)
     _exit(rc);
 }
 
+/* A scratch file from the pool, else a new one. Creating a file costs
+ * the parent more than forking a worker does (ext4), and the parent is
+ * the serial part of the command. */
+static int take_scratch(batch *b)
+{
+    return b->n_pool > 0 ? b->pool[--b->n_pool] : scratch_file();
+}
+
+/* Back to the pool, its offset at 0 for the next worker (slurp); closed
+ * if that fails. The pool never holds more than two files per worker. */
+static void give_scratch(batch *b, int fd)
+{
+    if (b->pool == NULL)
+        b->pool = (int *)malloc(2 * (size_t)b->n_jobs * sizeof *b->pool);
+    if (b->pool == NULL || b->n_pool == 2 * b->n_jobs ||
+        lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return;
+    }
+    b->pool[b->n_pool++] = fd;
+}
+
 /* Start job i; 0 when no worker can be started now (errno set). */
 static int start(batch *b, int i, int workers)
 {
     job *j = &b->jobs[i];
     pid_t pid;
 
-    if (j->out_fd < 0 && (j->out_fd = scratch_file()) < 0)
+    if (j->out_fd < 0 && (j->out_fd = take_scratch(b)) < 0)
         return 0;
-    if (j->err_fd < 0 && (j->err_fd = scratch_file()) < 0)
+    if (j->err_fd < 0 && (j->err_fd = take_scratch(b)) < 0)
         return 0;
     (void)fflush(stdout);
     (void)fflush(stderr);
@@ -323,28 +350,21 @@ static int start(batch *b, int i, int workers)
     return 1;
 }
 
-/* The whole of scratch file fd, NUL-terminated, malloc'd; "" on error. */
+/* What the worker wrote to scratch file fd, NUL-terminated, malloc'd.
+ * The worker shares the file's offset with the parent (one open file
+ * description), and writes from offset 0 on: where the offset ends is how
+ * much it wrote, so a reused file needs no truncating. NULL when out of
+ * memory. */
 static char *slurp(int fd)
 {
-    size_t len = 0, cap = 4096;
-    char *buf = (char *)malloc(cap);
-    ssize_t got;
+    off_t end = lseek(fd, 0, SEEK_CUR);
+    size_t len = 0, n = end > 0 ? (size_t)end : 0;
+    char *buf = (char *)malloc(n + 1);
 
     if (buf == NULL)
         return NULL;
-    if (lseek(fd, 0, SEEK_SET) != 0) {
-        buf[0] = '\0';
-        return buf;
-    }
-    for (;;) {
-        if (len + 1 == cap) {
-            char *p = (char *)realloc(buf, cap * 2);
-            if (p == NULL)
-                break;
-            buf = p;
-            cap *= 2;
-        }
-        got = read(fd, buf + len, cap - len - 1);
+    while (len < n) {
+        ssize_t got = pread(fd, buf + len, n - len, (off_t)len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
@@ -355,13 +375,13 @@ static char *slurp(int fd)
     return buf;
 }
 
-static void finish(job *j, int status)
+static void finish(batch *b, job *j, int status)
 {
     j->done = 1;
     j->out = slurp(j->out_fd);
     j->err = slurp(j->err_fd);
-    close(j->out_fd);
-    close(j->err_fd);
+    give_scratch(b, j->out_fd);
+    give_scratch(b, j->err_fd);
     j->out_fd = j->err_fd = -1;
     if (WIFSIGNALED(status)) {
         j->verdict = V_ERROR;
@@ -412,7 +432,7 @@ static void put_case_name(FILE *out, const batch *b, const job *j)
 
 /* What a case said, in input order: its report to stdout, its messages to
  * stderr (text), or its entry of the JSON document. */
-static void emit(const batch *b, int i)
+static int emit(const batch *b, int i)
 {
     const job *j = &b->jobs[i];
     int k;
@@ -427,7 +447,7 @@ static void emit(const batch *b, int i)
             put_case_name(stderr, b, j);
             fprintf(stderr, ": %s\n", j->why);
         }
-        return;
+        return i;
     }
     fprintf(stdout, "%s\n{\"case\":", i ? "," : "");
     kvg_json_write_string(stdout, j->case_dir);
@@ -463,6 +483,22 @@ static void emit(const batch *b, int i)
         kvg_json_write_string(stdout, j->why);
     }
     fputs("}", stdout);
+    return i;
+}
+
+/* Once printed, a case's report is needed again only for a --junit
+ * failure; the verdict line needs one line of it. So a suite of many
+ * thousand cases does not pile up their reports in memory. */
+static void release(batch *b, int i)
+{
+    job *j = &b->jobs[i];
+    if (j->verdict == V_INVALID)
+        first_line(j->err, j->why, sizeof j->why);
+    if (b->junit != NULL && j->verdict != V_PASS)
+        return;
+    free(j->out);
+    free(j->err);
+    j->out = j->err = NULL;
 }
 
 static int worst(const batch *b, int counts[V_COUNT])
@@ -501,15 +537,10 @@ static void summary(const batch *b)
             b->n == 1 ? "" : "s");
     for (i = 0; i < b->n; i++) {
         const job *j = &b->jobs[i];
-        char why[200];
         fprintf(stdout, "  %-10s ", k_verdict[j->verdict]);
         put_case_name(stdout, b, j);
-        if (j->verdict == V_ERROR) {
+        if (j->verdict == V_ERROR || j->verdict == V_INVALID)
             fprintf(stdout, "  (%s)", j->why);
-        } else if (j->verdict == V_INVALID) {
-            first_line(j->err, why, sizeof why);
-            fprintf(stdout, "  (%s)", why);
-        }
         fputc('\n', stdout);
     }
     fprintf(stdout, "totals: %d case%s:", b->n, b->n == 1 ? "" : "s");
@@ -569,10 +600,8 @@ static int write_junit(FILE *out, void *user, char *err, size_t cap)
             fputs("/>\n", out);
             continue;
         }
-        if (j->verdict == V_ERROR)
+        if (j->verdict == V_ERROR || j->verdict == V_INVALID)
             (void)snprintf(why, sizeof why, "%s", j->why);
-        else if (j->verdict == V_INVALID)
-            first_line(j->err, why, sizeof why);
         else
             (void)snprintf(why, sizeof why, "%s", k_verdict[j->verdict]);
         fprintf(out, ">\n      <%s type=\"%s\" message=\"",
@@ -662,7 +691,7 @@ static int run_all(batch *b)
             next++;
         }
         while (shown < b->n && b->jobs[shown].done)
-            emit(b, shown++);
+            release(b, emit(b, shown++));
         if (running == 0)
             continue;
         pid = waitpid(-1, &status, 0);
@@ -674,7 +703,7 @@ static int run_all(batch *b)
         for (i = 0; i < b->n; i++)
             if (b->jobs[i].started && !b->jobs[i].done &&
                 b->jobs[i].pid == pid) {
-                finish(&b->jobs[i], status);
+                finish(b, &b->jobs[i], status);
                 running--;
                 break;
             }
@@ -687,7 +716,7 @@ static int run_all(batch *b)
                            "the worker was lost; the case was not judged");
         }
     while (shown < b->n)
-        emit(b, shown++);
+        release(b, emit(b, shown++));
     summary(b);
     {
         int counts[V_COUNT];
