@@ -69,6 +69,7 @@ typedef struct batch {
     const char *fwd[16]; /* compare options passed to every worker */
     int n_fwd;
     int *pool, n_pool;   /* emptied scratch files, for the next cases */
+    int first_only;      /* find_cases: stop at the first case found */
 } batch;
 
 static int add_job(batch *b, const char *case_dir)
@@ -166,7 +167,7 @@ static int find_cases(batch *b, const char *dir, int depth)
     }
     if (n > 0)
         qsort(names, (size_t)n, sizeof *names, by_name);
-    for (i = 0; found >= 0 && i < n; i++) {
+    for (i = 0; found >= 0 && i < n && !(b->first_only && b->n > 0); i++) {
         struct stat st;
         int sub;
         if (lstat(names[i], &st) != 0 || !S_ISDIR(st.st_mode))
@@ -200,6 +201,7 @@ static int is_case_tree(const char *path)
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || has_case_json(path))
         return 0;
     memset(&probe, 0, sizeof probe);
+    probe.first_only = 1;
     n = find_cases(&probe, path, 0);
     free_batch(&probe);
     return n > 0;
