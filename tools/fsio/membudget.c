@@ -499,8 +499,7 @@ int kvg_available_cores_at(const char *root, long affinity,
     return n > 4096 ? 4096 : (int)n;
 }
 
-/* The CPUs in this process's affinity mask; 0 when it cannot be had. */
-static long affinity_cpus(void)
+long kvg_affinity_cpus(void)
 {
     long n = 0;
 #if defined(__linux__) && defined(CPU_COUNT_S)
@@ -528,5 +527,5 @@ static long affinity_cpus(void)
 
 int kvg_available_cores(const char **source)
 {
-    return kvg_available_cores_at("", affinity_cpus(), source);
+    return kvg_available_cores_at("", kvg_affinity_cpus(), source);
 }

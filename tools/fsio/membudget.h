@@ -81,4 +81,8 @@ int kvg_available_cores(const char **source);
 int kvg_available_cores_at(const char *root, long affinity,
                            const char **source);
 
+/* The CPUs in this process's affinity mask (sched_getaffinity, else the
+ * online CPUs); 0 when neither can be had. */
+long kvg_affinity_cpus(void);
+
 #endif /* KVGOLD_TOOLS_MEMBUDGET_H */
