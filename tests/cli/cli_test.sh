@@ -902,6 +902,8 @@ jobs_compare)
   # a bad list or an option that needs a file per case: exit 2, named
   printf '%s\n' $C > bad.txt
   expect 2 "$K" compare --cases bad.txt; has 'bad.txt:1: expected "CASE NPU_DIR"'
+  printf '%s %s\n' $C "$(seq -s' ' 1 17)" > many.txt     # 17 NPU_DIRs: one too many
+  expect 2 "$K" compare --cases many.txt; has 'many.txt:1: expected "CASE NPU_DIR" (up to 16 NPU_DIRs'
   expect 2 "$K" compare --cases suite/list.txt --html r.html; has "--html is not available with --cases"
   expect 2 "$K" compare --jobs 2 "$KV/$C" npu; has "--jobs needs --cases LIST_FILE"
   expect 2 "$K" compare --cases nosuch.txt; has "nosuch.txt: No such file or directory"

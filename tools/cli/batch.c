@@ -878,7 +878,7 @@ static int read_list(batch *b, const char *list)
         if (n == 0)
             continue;
         s += strspn(s, " \t\r\n");
-        if (n == 1 || *s != '\0') {
+        if (n == 1 || *s != '\0' || n - 1 > MAX_NPU_DIRS) {
             fprintf(stderr, "kvgold: %s:%d: expected \"CASE NPU_DIR\" (up to "
                             "%d NPU_DIRs, paths without blanks), got %s\n",
                     list, lineno, MAX_NPU_DIRS,
