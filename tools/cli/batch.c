@@ -494,8 +494,12 @@ static int emit(const batch *b, int i)
 static void release(batch *b, int i)
 {
     job *j = &b->jobs[i];
-    if (j->verdict == V_INVALID)
+    if (j->verdict == V_INVALID) {
         first_line(j->err, j->why, sizeof j->why);
+        if (j->why[0] == '\0')
+            (void)snprintf(j->why, sizeof j->why,
+                           "exit status 2 without a message");
+    }
     if (b->junit != NULL && j->verdict != V_PASS)
         return;
     free(j->out);
