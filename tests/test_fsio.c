@@ -315,6 +315,59 @@ static void test_cgroup_limit(void **state)
     assert_true(kvg_mem_default_limit_at(root, &source) == 1048576u);
 }
 
+/* The default --jobs: the affinity mask's CPUs, lowered to the CPU quota
+ * of the process's cgroup or any ancestor (rounded up), v1 and v2, read
+ * from a fake root; at least 1. */
+static void test_available_cores(void **state)
+{
+    const char *source = NULL;
+    char root[256];
+    (void)state;
+
+    /* no cgroup files at all: the affinity count; unknown affinity: 1 */
+    path_of(root, sizeof root, "cpunone");
+    assert_int_equal(kvg_available_cores_at(root, 6, &source), 6);
+    assert_non_null(strstr(source, "sched_getaffinity"));
+    assert_int_equal(kvg_available_cores_at(root, 0, &source), 1);
+
+    /* v2: the leaf has no quota, its parent 2.5 CPUs (rounded up: 3), the
+     * top none */
+    fake_file("cpu2/proc/self", "cgroup", "0::/user/app\n");
+    fake_file("cpu2/sys/fs/cgroup", "cpu.max", "max 100000\n");
+    fake_file("cpu2/sys/fs/cgroup/user", "cpu.max", "250000 100000\n");
+    fake_file("cpu2/sys/fs/cgroup/user/app", "cpu.max", "max 100000\n");
+    path_of(root, sizeof root, "cpu2");
+    assert_int_equal(kvg_available_cores_at(root, 64, &source), 3);
+    assert_non_null(strstr(source, "quota"));
+    /* fewer CPUs in the mask than the quota: the mask binds */
+    assert_int_equal(kvg_available_cores_at(root, 2, &source), 2);
+    assert_non_null(strstr(source, "sched_getaffinity"));
+    /* a quota below one CPU still allows one worker */
+    fake_file("cpu2/sys/fs/cgroup/user/app", "cpu.max", "20000 100000\n");
+    assert_int_equal(kvg_available_cores_at(root, 64, &source), 1);
+
+    /* v1: cpu,cpuacct controller, quota 400 ms per 100 ms: 4 CPUs; -1 at
+     * the top is no quota */
+    fake_file("cpu1/proc/self", "cgroup",
+              "5:cpu,cpuacct:/kubepods/pod1\n4:memory:/x\n0::/\n");
+    fake_file("cpu1/sys/fs/cgroup/cpu,cpuacct", "cpu.cfs_quota_us", "-1\n");
+    fake_file("cpu1/sys/fs/cgroup/cpu,cpuacct", "cpu.cfs_period_us",
+              "100000\n");
+    fake_file("cpu1/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1",
+              "cpu.cfs_quota_us", "400000\n");
+    fake_file("cpu1/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1",
+              "cpu.cfs_period_us", "100000\n");
+    path_of(root, sizeof root, "cpu1");
+    assert_int_equal(kvg_available_cores_at(root, 16, &source), 4);
+    fake_file("cpu1/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1",
+              "cpu.cfs_quota_us", "-1\n");
+    assert_int_equal(kvg_available_cores_at(root, 16, &source), 16);
+
+    /* this machine: at least one, never more than the online CPUs */
+    assert_true(kvg_available_cores(&source) >= 1);
+    assert_true(kvg_available_cores(NULL) <= sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 static void test_raw_bin(void **state)
 {
     static const int64_t shape[2] = {3, 4};
@@ -861,6 +914,7 @@ int main(void)
         cmocka_unit_test(test_outset_stale_names),
         cmocka_unit_test(test_outset_concurrent_commits),
         cmocka_unit_test(test_map_shrunk),
+        cmocka_unit_test(test_available_cores),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

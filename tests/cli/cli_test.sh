@@ -792,6 +792,133 @@ cow_budget)
   cmp -l c/ckv_cache.npy o/ckv_cache.npy | awk '$1 <= 128+48 || $1 > 3145728+128-48 {n++} END {exit !(n == NR && NR > 0)}' \
     || { echo "FAIL: bytes outside slots 0 and 65535 changed"; fails=1; }
   ;;
+# ---- many cases, --jobs N (h13-jobs) ----------------------------------------
+jobs_order)
+  # every committed case, one worker and three: the same bytes on stdout and
+  # stderr, the cases in input order (a directory's cases by path), all PASS
+  expect 0 "$K" check "$V" --jobs 1; cp out.txt o1.txt
+  "$K" check "$V" --jobs 1 > s1.txt 2> e1.txt
+  "$K" check "$V" --jobs 3 > s3.txt 2> e3.txt || { echo "FAIL: --jobs 3 exited $?"; fails=1; }
+  same s1.txt s3.txt; same e1.txt e3.txt
+  n=$(find "$V" -name case.json | wc -l)
+  grep -q "^totals: $n cases: $n PASS, 0 INCOMPLETE, 0 FAIL, 0 INVALID, 0 ERROR$" s3.txt \
+    || { echo "FAIL: totals of $n cases"; tail -3 s3.txt; fails=1; }
+  find "$V" -name case.json | sed 's,/case.json$,,' | LC_ALL=C sort > want.txt
+  sed -n 's/^  PASS       //p' s3.txt > got.txt
+  same want.txt got.txt
+  grep '^case ' s3.txt | sed 's/^case \([^ ]*\) .*/\1/' > reports.txt
+  same want.txt reports.txt
+  # several CASE arguments keep their order, not sorted
+  "$K" check "$KV/index_pa_last_slot" "$KV/err_pa_duplicate_slot" "$Q" --jobs 3 > a3.txt 2>&1
+  "$K" check "$KV/index_pa_last_slot" "$KV/err_pa_duplicate_slot" "$Q" --jobs 1 > a1.txt 2>&1
+  same a1.txt a3.txt
+  sed -n 's/^  PASS       //p' a3.txt | head -2 > got.txt
+  printf '%s\n' "$KV/index_pa_last_slot" "$KV/err_pa_duplicate_slot" > want.txt
+  same want.txt got.txt
+  # --json: one document, identical whatever --jobs
+  "$K" check "$Q" --json --jobs 1 > j1.txt; "$K" check "$Q" --json --jobs 3 > j3.txt
+  same j1.txt j3.txt
+  grep -q '^{"tool":"kvgold check","cases":\[$' j3.txt && tail -1 j3.txt | grep -q '"verdict":"PASS","exit":0}$' \
+    || { echo "FAIL: check --json document"; head -2 j3.txt; tail -1 j3.txt; fails=1; }
+  [ "$(grep -c '^{"case":' j3.txt)" -eq "$(find "$Q" -name case.json | wc -l)" ] \
+    || { echo "FAIL: one JSON entry per case"; fails=1; }
+  expect 2 "$K" check "$KV" --jobs 0; has "--jobs needs a count from 1 to 4096"
+  expect 2 "$K" check "$KV" --jobs x; has "--jobs needs a count"
+  ;;
+jobs_bad_case)
+  # a mismatching case and an invalid one among good ones: each is named in
+  # its verdict line, the others pass, the exit status is the worst
+  mkdir -p d/b_nested
+  copy_case "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" d/b_mismatch
+  "$POKE" d/b_mismatch/expected_c_kv.npy 10 0001 || exit 99
+  copy_case "$KV/index_pa_last_slot" d/a_good
+  copy_case "$KV/index_pa_last_slot" d/c_good
+  expect 1 "$K" check d --jobs 3
+  has "  FAIL       d/b_mismatch"; has "  PASS       d/a_good"; has "  PASS       d/c_good"
+  has "totals: 3 cases: 2 PASS, 0 INCOMPLETE, 1 FAIL, 0 INVALID, 0 ERROR"
+  has "FAIL (first at element 10)"
+  copy_case "$KV/index_pa_last_slot" d/b_nested/invalid
+  sed -i 's/"op":/"colour": "blue", "op":/' d/b_nested/invalid/case.json
+  expect 2 "$K" check d --jobs 2 --junit j.xml
+  has '  INVALID    d/b_nested/invalid  (invalid case d/b_nested/invalid: d/b_nested/invalid/case.json'
+  has 'unknown key "colour"'; has "  FAIL       d/b_mismatch"
+  has "totals: 4 cases: 2 PASS, 0 INCOMPLETE, 1 FAIL, 1 INVALID, 0 ERROR"
+  grep -q 'tests="4" failures="1" errors="1"' j.xml || { echo "FAIL: junit counts"; cat j.xml; fails=1; }
+  grep -q '<error type="INVALID" message="invalid case d/b_nested/invalid' j.xml || { echo "FAIL: junit error"; fails=1; }
+  grep -q '<failure type="FAIL" message="FAIL">case d/b_mismatch' j.xml || { echo "FAIL: junit failure"; fails=1; }
+  [ "$(grep -c '<testcase ' j.xml)" -eq 4 ] || { echo "FAIL: 4 testcases"; fails=1; }
+  # the order of the summary is the input order: the bad case in the middle
+  sed -n 's/^  [A-Z]* *\(d\/[^ ]*\).*/\1/p' out.txt | tr '\n' ' ' > got.txt
+  printf 'd/a_good d/b_mismatch d/b_nested/invalid d/c_good ' > want.txt
+  same want.txt got.txt
+  # a report file that cannot be written: nothing is run, exit 2
+  expect 2 "$K" check d --junit nodir/j.xml; has "--junit nodir/j.xml: its directory nodir"
+  lacks "totals:"
+  ;;
+jobs_killed_worker)
+  # a worker killed by SIGKILL (the OOM killer, a timeout) is an ERROR for
+  # its case, never a PASS, and the other cases still run
+  A=$KV/index_pa_last_slot B=$KV/err_pa_duplicate_slot
+  KVGOLD_TEST_KILL_WORKER=$B expect 2 "$K" check "$A" "$B" "$Q" --jobs 2
+  has "  ERROR      $B  (the worker was killed by signal 9"
+  has "the case was not judged"; has "  PASS       $A"
+  has "1 ERROR"; lacks "  PASS       $B"
+  KVGOLD_TEST_KILL_WORKER=$B expect 2 "$K" check "$A" "$B" --json --junit j.xml
+  has '"verdict":"ERROR","report":"","messages":"","error":"the worker was killed by signal 9'
+  has '"verdict":"ERROR","exit":2}'
+  grep -q '<error type="ERROR" message="the worker was killed by signal 9' j.xml \
+    || { echo "FAIL: junit lacks the killed worker"; cat j.xml; fails=1; }
+  # compare: the same for a killed worker judging an NPU dump
+  npu_of "$A" npu_a
+  printf '%s npu_a\n' "$A" > list.txt
+  KVGOLD_TEST_KILL_WORKER=$A expect 2 "$K" compare --cases list.txt --json
+  has '"verdict":"ERROR","report":null'; lacks '"verdict":"PASS"'
+  ;;
+jobs_compare)
+  # compare --cases LIST: "CASE NPU_DIR" lines, paths relative to the list
+  mkdir -p suite
+  C=ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$KV/$C" suite/$C
+  npu_of suite/$C suite/npu_pass
+  npu_of suite/$C suite/npu_fail; "$POKE" suite/npu_fail/c_kv.npy 0 4000 || exit 99
+  npu_of suite/$C suite/npu_missing; rm suite/npu_missing/k_rope.npy
+  printf '# case  npu dump\n%s npu_pass\n\n%s npu_fail\n%s\tnpu_missing\n%s npu_pass npu_pass2\n' \
+    $C $C $C $C > suite/list.txt
+  cp -r suite/npu_pass suite/npu_pass2
+  expect 1 "$K" compare --cases suite/list.txt --jobs 3
+  has "  PASS       suite/$C suite/npu_pass"
+  has "  FAIL       suite/$C suite/npu_fail"
+  has "  INCOMPLETE suite/$C suite/npu_missing"
+  has "  PASS       suite/$C suite/npu_pass suite/npu_pass2"
+  has "totals: 4 cases: 2 PASS, 1 INCOMPLETE, 1 FAIL, 0 INVALID, 0 ERROR"
+  has "c_kv       bf16        float_re   FAIL"
+  "$K" compare --cases suite/list.txt --jobs 1 > c1.txt 2>&1
+  "$K" compare --cases suite/list.txt --jobs 3 > c3.txt 2>&1
+  same c1.txt c3.txt
+  expect 1 "$K" compare --cases suite/list.txt --json --junit j.xml
+  has '"report":{'; has '"totals":{"cases":4,"PASS":2,"INCOMPLETE":1,"FAIL":1,"INVALID":0,"ERROR":0},"verdict":"FAIL","exit":1}'
+  grep -q '<failure type="INCOMPLETE"' j.xml && grep -q '<failure type="FAIL"' j.xml \
+    || { echo "FAIL: junit of compare --cases"; cat j.xml; fails=1; }
+  # a bad list or an option that needs a file per case: exit 2, named
+  printf '%s\n' $C > bad.txt
+  expect 2 "$K" compare --cases bad.txt; has 'bad.txt:1: expected "CASE NPU_DIR"'
+  printf '%s %s\n' $C "$(seq -s' ' 1 17)" > many.txt     # 17 NPU_DIRs: one too many
+  expect 2 "$K" compare --cases many.txt; has 'many.txt:1: expected "CASE NPU_DIR" (up to 16 NPU_DIRs'
+  expect 2 "$K" compare --cases suite/list.txt --html r.html; has "--html is not available with --cases"
+  expect 2 "$K" compare --jobs 2 "$KV/$C" npu; has "--jobs needs --cases LIST_FILE"
+  expect 2 "$K" compare --cases nosuch.txt; has "nosuch.txt: No such file or directory"
+  ;;
+jobs_memory_share)
+  # N workers share --max-memory evenly: checking the Qwen3 example (between
+  # 800 and 1000 KiB) fits 1000K one at a time, not 500K each two at a time
+  Q3=$V/examples/qwen3_qkv_decode
+  expect 0 "$K" check "$Q3" "$Q3" --jobs 1 --max-memory 1000K
+  has "totals: 2 cases: 2 PASS"
+  expect 2 "$K" check "$Q3" "$Q3" --jobs 2 --max-memory 1000K
+  has "over the limit of 512000 bytes"; has "1/2 of 1024000 bytes for each of 2 workers; --max-memory"
+  has "totals: 2 cases: 0 PASS, 0 INCOMPLETE, 0 FAIL, 2 INVALID, 0 ERROR"
+  ;;
+# ---- end many cases ------------------------------------------------------------
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
 [ "$fails" -eq 0 ] && echo "cli scenario $S: ok"

@@ -43,6 +43,19 @@ int kvg_cli_check(const kvg_case *c, FILE *out);
 int kvg_cli_compare(int argc, char **argv);
 extern const char *const kvg_cli_compare_help;
 
+/* The overall verdict of the last kvg_cli_compare that judged ("PASS",
+ * "FAIL", "INCOMPLETE"; "" before): exit status 1 is FAIL or INCOMPLETE. */
+extern const char *kvg_cli_compare_last_verdict;
+
+/* check and compare over many cases with --jobs N (batch.c). *_is_batch:
+ * whether argv (after the command name) asks for the many-case form:
+ * check with several CASEs, a directory of cases, --jobs, --json or
+ * --junit; compare with --cases or --jobs. */
+int kvg_cli_check_is_batch(int argc, char **argv);
+int kvg_cli_check_batch(int argc, char **argv);
+int kvg_cli_compare_is_batch(int argc, char **argv);
+int kvg_cli_compare_batch(int argc, char **argv);
+
 /* `kvgold prepare` (argv after the command name) and its help text. */
 int kvg_cli_prepare(int argc, char **argv);
 extern const char *const kvg_cli_prepare_help;

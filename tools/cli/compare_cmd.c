@@ -84,6 +84,18 @@ const char *const kvg_cli_compare_help =
     "NOT JUDGED. A --third-party that is the NPU dump (the same file, or a\n"
     "byte-identical copy where the NPU differs from the golden) or the\n"
     "case's own files is refused.\n"
+    "\n"
+    "Many cases: kvgold compare --cases LIST_FILE [--jobs N] [--json]\n"
+    "                      [--junit FILE] [--standard NAME] [--level L]\n"
+    "                      [--only NAMES]\n"
+    "  LIST_FILE has a line \"CASE NPU_DIR [NPU_DIR...]\" per case (blank\n"
+    "  lines and # comments skipped; relative paths are relative to the\n"
+    "  list file's directory). N worker processes (default: the cores this\n"
+    "  process may use, cgroup-aware) each judge one case, with 1/N of\n"
+    "  --max-memory; the reports come in list order, then one verdict line\n"
+    "  per case and the totals. --json: one document; --junit: one\n"
+    "  testcase per case. Exit status: the worst case's (a worker that\n"
+    "  dies is an ERROR: 2).\n"
     "exit status: 0 every output judged and passed; 1 some output failed or\n"
     "             was not judged (missing, misnamed, unreadable: INCOMPLETE)\n"
     "             or the runs differ; 2 invalid case, usage, or NPU file\n";
@@ -791,6 +803,8 @@ static int third_party_copies(const compare_run *r)
     return 1;
 }
 
+const char *kvg_cli_compare_last_verdict = "";
+
 /* Judge, print, and return the exit status. */
 static int judge_and_report(compare_run *r)
 {
@@ -829,6 +843,7 @@ static int judge_and_report(compare_run *r)
         for (i = 0; i < r->n_results[k]; i++)
             if (r->result[k][i].verdict != KVG_VERDICT_PASS)
                 rc = KVG_EXIT_MISMATCH;
+    kvg_cli_compare_last_verdict = overall_verdict(r);
     return r->determinism == KVG_VERDICT_PASS ? rc : KVG_EXIT_MISMATCH;
 }
 
@@ -894,9 +909,11 @@ int kvg_cli_compare(int argc, char **argv)
     compare_run *r;
     kvg_diag diag;
     kvg_status st;
-    int rc = parse_args(argc, argv, &o);
+    int rc;
 
-    if (rc >= 0)
+    if (kvg_cli_compare_is_batch(argc, argv))
+        return kvg_cli_compare_batch(argc, argv);
+    if ((rc = parse_args(argc, argv, &o)) >= 0)
         return rc;
     if (!kvg_cli_load_with(o.case_dir, &c,
                            KVG_CASE_NO_EXPECTED_DATA | KVG_CASE_MAP_BIG))

@@ -34,9 +34,14 @@ static const char *const k_usage =
     "commands:\n"
     "  run CASE [--out DIR]        compute the outputs, write DIR/<name>.npy\n"
     "  check CASE                  recompute; compare bit for bit with expected\n"
+    "  check CASE|DIR... [--jobs N]\n"
+    "                              many cases, N at a time (DIR: the cases\n"
+    "                              below it)\n"
     "  compare CASE NPU_DIR [--json]\n"
     "                              judge NPU outputs (NPU_DIR/<name>.npy)\n"
     "                              against the golden (CANN criteria)\n"
+    "  compare --cases LIST [--jobs N]\n"
+    "                              many cases (LIST: \"CASE NPU_DIR\" lines)\n"
     "  prepare CASE... --out DIR   write ops-test-kit replay directories\n"
     "                              with kvgold's golden (docs/ttk.md)\n"
     "  scan PATH                   judge every kvgold operator call in a\n"
@@ -64,11 +69,19 @@ static const char *const k_run_help =
 
 static const char *const k_check_help =
     "usage: kvgold check CASE\n"
+    "       kvgold check CASE|DIR... [--jobs N] [--json] [--junit FILE]\n"
     "\n"
     "Recompute the case and compare every tensor under \"expected\" with the\n"
     "computed output, byte for byte. For a case with \"expect_error\", check that\n"
     "the operator refuses it with that status (and tensor, if given).\n"
-    "exit status: 0 all equal, 1 some tensor differs, 2 invalid case\n";
+    "Many cases: several CASEs, or a DIR without case.json, whose case\n"
+    "directories (any depth, by name; links not followed) are checked.\n"
+    "N worker processes (default: the cores this process may use,\n"
+    "cgroup-aware) check one case each, with 1/N of --max-memory; reports\n"
+    "come in input order, then one verdict line per case and the totals.\n"
+    "--json: one document; --junit FILE: one testcase per case.\n"
+    "exit status: 0 all equal, 1 some tensor differs, 2 invalid case\n"
+    "(many cases: the worst case's; a worker that dies is an ERROR: 2)\n";
 
 int kvg_cli_usage_error(const char *fmt, const char *arg)
 {
@@ -278,6 +291,13 @@ static int cmd_check(int argc, char **argv)
     kvg_case c;
     int i, rc;
 
+    for (i = 0; i < argc; i++)
+        if (is_help(argv[i])) {
+            fputs(k_check_help, stdout);
+            return KVG_EXIT_PASS;
+        }
+    if (kvg_cli_check_is_batch(argc, argv))
+        return kvg_cli_check_batch(argc, argv);
     for (i = 0; i < argc; i++) {
         if (is_help(argv[i])) {
             fputs(k_check_help, stdout);

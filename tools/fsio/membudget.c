@@ -2,8 +2,12 @@
  * tools/fsio/membudget.c - the memory ledger (see membudget.h).
  * SPDX-License-Identifier: Apache-2.0
  */
+/* sched_getaffinity and CPU_COUNT (kvg_available_cores) are GNU */
+#define _GNU_SOURCE 1
 #include "membudget.h"
 
+#include <sched.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,8 @@
 static uint64_t g_limit;
 static uint64_t g_held;
 static const char *g_source = "no limit";
+
+const char *kvg_mem_limit_source(void) { return g_source; }
 
 void kvg_mem_set_limit(uint64_t bytes, const char *source)
 {
@@ -371,4 +377,155 @@ uint64_t kvg_mem_default_limit_at(const char *root, const char **source)
 uint64_t kvg_mem_default_limit(const char **source)
 {
     return kvg_mem_default_limit_at("", source);
+}
+
+/* The CPU quota of one cgroup level as cores (quota / period, rounded
+ * up): 1 with *cores set when `dir` has a quota. v2 cpu.max reads "max
+ * 100000" (none) or "200000 100000"; v1 has cpu.cfs_quota_us (-1: none)
+ * and cpu.cfs_period_us. */
+static int cpu_quota(const char *dir, int v1, long *cores)
+{
+    long long quota = -1, period = 0;
+    char *path = rooted(dir, "", v1 ? "cpu.cfs_quota_us" : "cpu.max");
+    FILE *f = path != NULL ? fopen(path, "r") : NULL;
+    int ok = 0;
+
+    free(path);
+    if (f == NULL)
+        return 0;
+    if (v1) {
+        ok = fscanf(f, "%lld", &quota) == 1;
+        fclose(f);
+        path = rooted(dir, "", "cpu.cfs_period_us");
+        f = path != NULL ? fopen(path, "r") : NULL;
+        free(path);
+        if (f == NULL)
+            return 0;
+        ok = ok && fscanf(f, "%lld", &period) == 1;
+    } else {
+        ok = fscanf(f, "%lld %lld", &quota, &period) == 2; /* "max": 0 */
+    }
+    fclose(f);
+    if (!ok || quota <= 0 || period <= 0)
+        return 0;
+    *cores = (long)((quota + period - 1) / period);
+    return 1;
+}
+
+/* The least quota from cgroup directory `leaf` up to the mount `top`
+ * (every ancestor's quota applies too); 1 when some level has one. */
+static int cpu_walk(char *leaf, size_t top_len, int v1, long *cores)
+{
+    int found = 0;
+    for (;;) {
+        long c;
+        char *slash;
+        if (cpu_quota(leaf, v1, &c) && (!found || c < *cores)) {
+            *cores = c;
+            found = 1;
+        }
+        if (strlen(leaf) <= top_len || (slash = strrchr(leaf, '/')) == NULL ||
+            (size_t)(slash - leaf) < top_len)
+            break;
+        *slash = '\0';
+    }
+    return found;
+}
+
+/* One hierarchy, as cgroup_room walks the memory one. */
+static int cpu_hierarchy(const char *root, const char *mount,
+                         const char *controller, long *cores)
+{
+    char *top = rooted(root, mount, NULL), *own, *leaf = NULL;
+    struct stat sb;
+    int found = 0;
+
+    if (top == NULL)
+        return 0;
+    if (stat(top, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        free(top);
+        return 0;
+    }
+    own = own_cgroup(root, controller);
+    if (own != NULL && own[0] == '/' && own[1] != '\0' &&
+        strstr(own, "/..") == NULL) {
+        leaf = rooted(top, own, NULL);
+        if (leaf != NULL && (stat(leaf, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+            free(leaf);
+            leaf = NULL;
+        }
+    }
+    if (leaf == NULL)
+        leaf = rooted(top, "", NULL);
+    if (leaf != NULL)
+        found = cpu_walk(leaf, strlen(top), controller != NULL, cores);
+    free(leaf);
+    free(own);
+    free(top);
+    return found;
+}
+
+int kvg_available_cores_at(const char *root, long affinity,
+                           const char **source)
+{
+    static const char *const v1_mounts[] = {
+        "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct",
+        "/sys/fs/cgroup/cpuacct,cpu"};
+    long n = affinity > 0 ? affinity : 1, q = 0;
+    const char *why = affinity > 0 ? "the CPUs this process may run on "
+                                     "(sched_getaffinity)"
+                                   : "one core (the CPU set is unknown)";
+    size_t i;
+    int has = 0;
+
+    if (root == NULL)
+        root = "";
+    has = cpu_hierarchy(root, "/sys/fs/cgroup", NULL, &q) ||
+          cpu_hierarchy(root, "/sys/fs/cgroup/unified", NULL, &q);
+    for (i = 0; i < sizeof v1_mounts / sizeof v1_mounts[0]; i++) {
+        long v = 0;
+        if (cpu_hierarchy(root, v1_mounts[i], "cpu", &v) && (!has || v < q)) {
+            q = v;
+            has = 1;
+        }
+    }
+    if (has && q < n) {
+        n = q;
+        why = "the cgroup's CPU quota (cpu.max, or cpu.cfs_quota_us / "
+              "cpu.cfs_period_us), rounded up";
+    }
+    if (source != NULL)
+        *source = why;
+    return n > 4096 ? 4096 : (int)n;
+}
+
+long kvg_affinity_cpus(void)
+{
+    long n = 0;
+#if defined(__linux__) && defined(CPU_COUNT_S)
+    int size;
+    /* a mask big enough for the machine: EINVAL means too small */
+    for (size = 1024; size <= 1 << 20 && n == 0; size *= 2) {
+        cpu_set_t *set = CPU_ALLOC((size_t)size);
+        size_t bytes = CPU_ALLOC_SIZE((size_t)size);
+        if (set == NULL)
+            break;
+        CPU_ZERO_S(bytes, set);
+        if (sched_getaffinity(0, bytes, set) == 0)
+            n = CPU_COUNT_S(bytes, set);
+        CPU_FREE(set);
+        if (n == 0 && errno != EINVAL)
+            break;
+    }
+#endif
+#ifdef _SC_NPROCESSORS_ONLN
+    if (n == 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    return n > 0 ? n : 0;
+}
+
+int kvg_available_cores(const char **source)
+{
+    return kvg_available_cores_at("", kvg_affinity_cpus(), source);
 }

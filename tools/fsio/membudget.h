@@ -23,6 +23,8 @@
  * message ("--max-memory", "MemAvailable in /proc/meminfo"). */
 void kvg_mem_set_limit(uint64_t bytes, const char *source);
 uint64_t kvg_mem_limit(void);
+/* Where the limit came from (the `source` given to kvg_mem_set_limit). */
+const char *kvg_mem_limit_source(void);
 
 /* Bytes reserved and not yet released. */
 uint64_t kvg_mem_held(void);
@@ -60,5 +62,27 @@ uint64_t kvg_mem_default_limit_at(const char *root, const char **source);
  * kernel reclaims before it OOM-kills. 1 with *room set when some level
  * has a limit, 0 when none does ("max", or v1's 2^63 - 4096). */
 int kvg_mem_cgroup_room(const char *root, uint64_t *room);
+
+/*
+ * The cores this process may use, for a command's default --jobs (kvgold
+ * check / compare over many cases, kvgold scan): the CPUs in its affinity
+ * mask (sched_getaffinity: taskset, cpuset cgroups, container CPU sets),
+ * lowered to the CPU quota of its cgroup and every ancestor's, rounded up
+ * (v2 cpu.max "200000 100000" is 2 cores; v1 cpu.cfs_quota_us /
+ * cpu.cfs_period_us), since a process that runs more workers than its
+ * quota only gets them throttled. At least 1. *source (may be NULL) says
+ * which bound was used.
+ */
+int kvg_available_cores(const char **source);
+
+/* The same with the cgroup files read under directory prefix `root` ("" for
+ * the real system; a test passes a fake tree) and the affinity count given
+ * (0: unknown, 1 core). */
+int kvg_available_cores_at(const char *root, long affinity,
+                           const char **source);
+
+/* The CPUs in this process's affinity mask (sched_getaffinity, else the
+ * online CPUs); 0 when neither can be had. */
+long kvg_affinity_cpus(void);
 
 #endif /* KVGOLD_TOOLS_MEMBUDGET_H */
