@@ -36,19 +36,6 @@ float kvg_i_rms_of(const float *x, size_t n, float eps,
 float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
                         kvg_reduce_order order, float *scratch, float *x);
 
-/* Floats of scratch kvg_i_load_rms_rows needs; 0 if too large. */
-size_t kvg_i_load_rms_rows_scratch(size_t rows, size_t n);
-
-/* rms[r] = kvg_i_load_rms_of(dtype, src + r * stride, n, eps, order, ...,
- * x + r * n) for r < rows: the same bits, row r widened into x + r * n.
- * Faster than row by row for short rows (the sums' trees are done for all
- * rows together). `scratch` holds kvg_i_load_rms_rows_scratch(rows, n)
- * floats. */
-void kvg_i_load_rms_rows(kvg_dtype dtype, const void *src, size_t stride,
-                         size_t rows, size_t n, float eps,
-                         kvg_reduce_order order, float *scratch, float *x,
-                         float *rms);
-
 /* y[j] = (x[j] / rms) * gamma[j]; `y` may alias `x`. */
 void kvg_i_rms_apply(const float *x, const float *gamma, size_t n, float rms,
                      float *y);

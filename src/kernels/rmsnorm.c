@@ -20,8 +20,7 @@
 
 #define KVG_I_TREE_LANES 64u
 
-KVG_I_IN_EVERY_CLONE
-static inline size_t next_pow2(size_t n)
+static size_t next_pow2(size_t n)
 {
     size_t p = 1;
     while (p < n) {
@@ -159,84 +158,6 @@ load_sum_pairwise_bf16(const unsigned char *restrict src, size_t n,
     return fold_pairwise(p, lanes);
 }
 
-KVG_I_IN_EVERY_CLONE
-static inline float rms_from_sum(float sum, size_t n, float eps)
-{
-    const float inv_n = 1.0f / (float)n;
-    const float mean = sum * inv_n;
-    return sqrtf(mean + eps);
-}
-
-/* load_sum_pairwise_bf16's passes up to the tree: widen the row into x,
- * square and fold it down to 64 lanes in p (n floats); returns where the
- * 64 lanes are. */
-KVG_I_IN_EVERY_CLONE
-static inline const float *
-load_fold_bf16(const unsigned char *restrict src, size_t n,
-               float *restrict x, float *restrict p)
-{
-    size_t lanes = n / 2;
-    size_t j;
-
-    for (j = 0; j < lanes; j++) {
-        uint16_t lo, hi;
-        float a, b;
-        memcpy(&lo, src + 2 * j, 2);
-        memcpy(&hi, src + 2 * (j + lanes), 2);
-        a = kvg_i_float((uint32_t)lo << 16);
-        b = kvg_i_float((uint32_t)hi << 16);
-        x[j] = a;
-        x[j + lanes] = b;
-        p[j] = a * a + b * b;
-    }
-    while (lanes > KVG_I_TREE_LANES) {
-        fold_level(p, lanes / 2, p + lanes);
-        p += lanes;
-        lanes /= 2;
-    }
-    return p;
-}
-
-/* One level of the adjacent-pair tree over many rows' lanes at once:
- * pairs never straddle two rows (every row has an even number of lanes),
- * so the level of `rows` rows is one long loop. */
-KVG_I_IN_EVERY_CLONE
-static inline void pair_level_rows(const float *restrict in, size_t half,
-                                   float *restrict out)
-{
-    size_t j;
-    for (j = 0; j < half; j++)
-        out[j] = in[2 * j] + in[2 * j + 1];
-}
-
-/* kvg_i_load_rms_rows for bf16 rows of n = 2^k > 64 elements in the
- * pairwise order: each row's passes up to its 64 lanes, then the six tree
- * levels of all rows together. One row's tree is a chain of six short
- * dependent steps, whose latency was most of a 128-element row's sum;
- * over many rows each level is a long vectorised loop. */
-KVG_I_IN_EVERY_CLONE
-static inline void rows_bf16_pairwise(const unsigned char *src, size_t stride,
-                                      size_t rows, size_t n, float eps,
-                                      float *scratch, float *x, float *rms)
-{
-    float *p = scratch;                          /* n */
-    float *lanes = scratch + n;                  /* rows * 64 */
-    float *t = lanes + rows * KVG_I_TREE_LANES;  /* rows * 32 */
-    size_t r;
-
-    for (r = 0; r < rows; r++)
-        memcpy(lanes + r * KVG_I_TREE_LANES,
-               load_fold_bf16(src + r * stride, n, x + r * n, p),
-               KVG_I_TREE_LANES * sizeof(float));
-    pair_level_rows(lanes, rows * 32, t);
-    pair_level_rows(t, rows * 16, lanes);
-    pair_level_rows(lanes, rows * 8, t);
-    pair_level_rows(t, rows * 4, lanes);
-    pair_level_rows(lanes, rows * 2, t);
-    for (r = 0; r < rows; r++)
-        rms[r] = rms_from_sum(t[2 * r] + t[2 * r + 1], n, eps);
-}
-
 /* The adjacent-pair tree over one 64-lane register; lanes past `count`
  * are +0 (a masked-off lane). Adding +0 to a sum of squares is exact. */
 static float tree64(const float *v, size_t count)
@@ -358,16 +279,15 @@ float kvg_i_sum_squares(const float *x, size_t n, kvg_reduce_order order,
         return sum_npu950(x, n, scratch);
     case KVG_REDUCE_PAIRWISE:
     default:
-        /* The row lengths of the operators' real shapes get their own
-         * copies, every loop bound a constant: no remainder loops, no
-         * run-time folding schedule. At D = 128 that fixed cost was most
-         * of a row's sum (docs/performance.md). */
-        if (n == 128)
-            return sum_pairwise(x, 128, scratch);
-        if (n == 512)
-            return sum_pairwise(x, 512, scratch);
         return sum_pairwise(x, n, scratch);
     }
+}
+
+static float rms_from_sum(float sum, size_t n, float eps)
+{
+    const float inv_n = 1.0f / (float)n;
+    const float mean = sum * inv_n;
+    return sqrtf(mean + eps);
 }
 
 KVG_I_ROW_KERNEL
@@ -381,20 +301,11 @@ KVG_I_ROW_KERNEL
 float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
                         kvg_reduce_order order, float *scratch, float *x)
 {
-    const unsigned char *b = (const unsigned char *)src;
-
-    if (dtype == KVG_BF16 && order == KVG_REDUCE_PAIRWISE) {
-        /* constant lengths as in kvg_i_sum_squares */
-        if (n == 128)
-            return rms_from_sum(load_sum_pairwise_bf16(b, 128, x, scratch),
-                                n, eps);
-        if (n == 512)
-            return rms_from_sum(load_sum_pairwise_bf16(b, 512, x, scratch),
-                                n, eps);
-        if (next_pow2(n) == n && n > KVG_I_TREE_LANES)
-            return rms_from_sum(load_sum_pairwise_bf16(b, n, x, scratch), n,
-                                eps);
-    }
+    if (dtype == KVG_BF16 && order == KVG_REDUCE_PAIRWISE &&
+        next_pow2(n) == n && n > KVG_I_TREE_LANES)
+        return rms_from_sum(load_sum_pairwise_bf16(
+                                (const unsigned char *)src, n, x, scratch),
+                            n, eps);
     kvg_i_load_row(dtype, src, n, x);
     return kvg_i_rms_of(x, n, eps, order, scratch);
 }
@@ -417,36 +328,4 @@ float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
 
     kvg_i_rms_apply(x, gamma, n, rms, y);
     return rms;
-}
-
-size_t kvg_i_load_rms_rows_scratch(size_t rows, size_t n)
-{
-    const size_t one = kvg_i_sum_squares_scratch(n);
-    if (one == 0 || rows > ((size_t)-1 - one) / (2 * KVG_I_TREE_LANES))
-        return 0;
-    return one + rows * (KVG_I_TREE_LANES + KVG_I_TREE_LANES / 2);
-}
-
-KVG_I_ROW_KERNEL
-void kvg_i_load_rms_rows(kvg_dtype dtype, const void *src, size_t stride,
-                         size_t rows, size_t n, float eps,
-                         kvg_reduce_order order, float *scratch, float *x,
-                         float *rms)
-{
-    const unsigned char *b = (const unsigned char *)src;
-    size_t r;
-
-    if (dtype == KVG_BF16 && order == KVG_REDUCE_PAIRWISE) {
-        if (n == 128) {
-            rows_bf16_pairwise(b, stride, rows, 128, eps, scratch, x, rms);
-            return;
-        }
-        if (next_pow2(n) == n && n > KVG_I_TREE_LANES) {
-            rows_bf16_pairwise(b, stride, rows, n, eps, scratch, x, rms);
-            return;
-        }
-    }
-    for (r = 0; r < rows; r++)
-        rms[r] = kvg_i_load_rms_of(dtype, b + r * stride, n, eps, order,
-                                   scratch, x + r * n);
 }

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "kvgold/layout.h"
-#include "src/kernels/kernels.h"
 #include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 
 #define INV KVG_ERR_PARAM_INVALID
@@ -468,14 +467,4 @@ void kvg_i_qkv_ws_carve(const kvg_i_qkv_plan *p, kvg_i_ws *w,
                                              sizeof(kvg_i_keypos));
     ws->rows = (float *)kvg_i_ws_take(
         w, (size_t)(KVG_I_QKV_ROW_FLOATS * p->d), sizeof(float));
-    ws->heads = (float *)kvg_i_ws_take(w, kvg_i_qkv_head_floats(p),
-                                       sizeof(float));
-}
-
-size_t kvg_i_qkv_head_floats(const kvg_i_qkv_plan *p)
-{
-    const size_t heads = (size_t)(p->nq > p->nk ? p->nq : p->nk);
-    /* the widened rows, their rms, the sums' scratch */
-    return heads * (size_t)p->d + heads +
-           kvg_i_load_rms_rows_scratch(heads, (size_t)p->d);
 }

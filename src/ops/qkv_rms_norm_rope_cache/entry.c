@@ -61,33 +61,19 @@ static void carve_rows(float *base, int64_t d, rows *r)
         *slot[i] = base + (size_t)d * i;
 }
 
-/* The `heads` workspace: all q (or k) heads of a token widened, their
- * rms, the sums' scratch. */
-typedef struct head_rows {
-    float *x, *rms, *scratch;
-} head_rows;
-
-/* Widen `count` head rows starting at head `first` of token t and take
- * their rms, all heads in one kernel call (the sums' trees of all heads
- * together: at D = 128 a row's own tree was most of its sum's time). */
-static void head_rms(const kvg_qkv_rms_norm_rope_cache_args *a,
-                     const kvg_i_qkv_plan *p, int64_t t, int64_t first,
-                     int64_t count, const head_rows *hr)
+/* Widen the head row at src into r->x, RmsNorm then half RoPE into r->r
+ * (all binary32). Two row kernels, not five: the widening is fused with the
+ * squares and the normalisation with the RoPE (the same operations in the
+ * same order), since at D = 128 the per-call cost of each kernel was a
+ * large share of the row's time (docs/performance.md). */
+static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
+                      const kvg_i_qkv_plan *p, const unsigned char *src,
+                      const float *gamma, rows *r)
 {
-    const int64_t d = p->d;
-    kvg_i_load_rms_rows(p->t, elem(a->qkv, t, p->n * d, first * d),
-                        (size_t)d * kvg_dtype_size(p->t), (size_t)count,
-                        (size_t)d, p->eps, a->reduce_order, hr->scratch,
-                        hr->x, hr->rms);
-}
-
-/* RmsNorm then half RoPE of head h of head_rms's rows into r->r (all
- * binary32), in one kernel (the same operations in the same order). */
-static void norm_rope(const kvg_i_qkv_plan *p, const head_rows *hr,
-                      int64_t h, const float *gamma, rows *r)
-{
-    kvg_i_rms_apply_rope_half(hr->x + h * p->d, gamma, (size_t)p->d,
-                              hr->rms[h], r->cs, r->sn, r->y, r->r);
+    const float rms = kvg_i_load_rms_of(p->t, src, (size_t)p->d, p->eps,
+                                        a->reduce_order, r->sq, r->x);
+    kvg_i_rms_apply_rope_half(r->x, gamma, (size_t)p->d, rms, r->cs, r->sn,
+                              r->y, r->r);
 }
 
 /* Row h of a fp32 [heads, D] tensor: read in place when it is aligned for
@@ -163,8 +149,7 @@ static void store(const kvg_qkv_rms_norm_rope_cache_args *a,
 }
 
 static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
-                      const kvg_i_qkv_plan *p, int64_t t, rows *r,
-                      const head_rows *hr)
+                      const kvg_i_qkv_plan *p, int64_t t, rows *r)
 {
     const int64_t d = p->d, width = p->n * d;
     const int64_t slot = kvg_i_index_at(a->index, t);
@@ -173,16 +158,14 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
     /* cos/sin are [B*S, D] or [B, D] with S == 1: row t either way. */
     kvg_i_load_row(p->t, elem(a->cos, t, d, 0), (size_t)d, r->cs);
     kvg_i_load_row(p->t, elem(a->sin, t, d, 0), (size_t)d, r->sn);
-    head_rms(a, p, t, 0, p->nq, hr);
     for (h = 0; h < p->nq; h++) {
-        norm_rope(p, hr, h, r->gq, r);
+        norm_rope(a, p, elem(a->qkv, t, width, h * d), r->gq, r);
         store(a, a->q_out, t, p->nq * d, h * d, r->r, d);
         if (p->before)
             store(a, a->q_out_before_quant, t, p->nq * d, h * d, r->r, d);
     }
-    head_rms(a, p, t, p->nq, p->nk, hr);
     for (h = 0; h < p->nk; h++) {
-        norm_rope(p, hr, h, r->gk, r);
+        norm_rope(a, p, elem(a->qkv, t, width, (p->nq + h) * d), r->gk, r);
         if (p->before)
             store(a, a->k_out_before_quant, t, p->nk * d, h * d, r->r, d);
         if (slot >= 0)
@@ -204,19 +187,14 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
 static void compute(const kvg_qkv_rms_norm_rope_cache_args *a,
                     const kvg_i_qkv_plan *p, const kvg_i_qkv_ws *w)
 {
-    const size_t heads = (size_t)(p->nq > p->nk ? p->nq : p->nk);
-    head_rows hr;
     rows r;
     int64_t t;
 
     carve_rows(w->rows, p->d, &r);
-    hr.x = w->heads;
-    hr.rms = hr.x + heads * (size_t)p->d;
-    hr.scratch = hr.rms + heads;
     kvg_i_load_row(p->t, a->q_gamma->data, (size_t)p->d, r.gq);
     kvg_i_load_row(p->t, a->k_gamma->data, (size_t)p->d, r.gk);
     for (t = 0; t < p->tokens; t++)
-        run_token(a, p, t, &r, &hr);
+        run_token(a, p, t, &r);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */

@@ -45,12 +45,7 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
 typedef struct kvg_i_qkv_ws {
     kvg_i_keypos *keys; /* plan->tokens */
     float *rows;        /* KVG_I_QKV_ROW_FLOATS * D */
-    float *heads;       /* kvg_i_qkv_head_floats: all q (or k) heads of a
-                           token at once, widened, and their rms */
 } kvg_i_qkv_ws;
-
-/* Floats of the workspace's `heads`. */
-size_t kvg_i_qkv_head_floats(const kvg_i_qkv_plan *plan);
 
 /* Take the pieces of `plan` from `w` in that order (a measuring `w` gives
  * kvg_qkv_rms_norm_rope_cache_workspace_size). */
