@@ -10,11 +10,10 @@
 
 kvg_json *kvgt_json_parse(const char *buf)
 {
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *doc = kvg_json_parse(buf, strlen(buf), "report", err,
-                                   sizeof err);
-    if (doc == NULL)
-        fail_msg("invalid JSON: %s", err);
+    kvg_diag jd;
+    kvg_json *doc = NULL;
+    if (kvg_json_parse(buf, strlen(buf), "report", &doc, &jd) != KVG_OK)
+        fail_msg("invalid JSON: %s", jd.message);
     return doc;
 }
 
@@ -29,7 +28,7 @@ const char *kvgt_json_str(const kvg_json *obj, const char *key)
 double kvgt_json_num(const kvg_json *obj, const char *key)
 {
     double d = 0;
-    if (kvg_json_double(kvg_json_get(obj, key), &d) != NULL)
+    if (kvg_json_double(kvg_json_get(obj, key), &d, NULL) != KVG_OK)
         fail_msg("JSON key \"%s\" is not a number", key);
     return d;
 }

@@ -3,7 +3,7 @@
  * kvg_case_*) on top of the strict reader: integers exact over the whole
  * int64 range, a fraction / exponent / out-of-range / wrongly typed value
  * refused naming the key and its DIR/case.json:LINE:COL, and
- * kvg_case_load refusing an invalid case.json (issue 12) with the
+ * kvg_case_load refusing an invalid case.json with the
  * reader's position, or an unreadable one with the OS's reason.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -22,14 +22,13 @@
  * text (one line, so positions are columns of line 1). */
 static kvg_json *doc_of(kvg_case *c, const char *text)
 {
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *v;
+    kvg_diag jd;
+    kvg_json *v = NULL;
     memset(c, 0, sizeof *c);
     strcpy(c->dir, "d");
     strcpy(c->op, "qkv");
-    v = kvg_json_parse(text, strlen(text), "case.json", err, sizeof err);
-    if (v == NULL)
-        fail_msg("%s", err);
+    if (kvg_json_parse(text, strlen(text), "case.json", &v, &jd) != KVG_OK)
+        fail_msg("%s", jd.message);
     return v;
 }
 

@@ -1,6 +1,6 @@
 /*
  * tests/test_case_mapped.c - cases whose tensors are mapped, not read
- * (issue 13): every vector case with a cache, loaded with
+ * - every vector case with a cache, loaded with
  * KVG_CASE_MAP_ALL, runs bit-exact against NumPy's expected tensors; its
  * caches are mapped (the inputs read-only, the golden's caches as private
  * copy-on-write mappings), the initial cache the case holds and the file

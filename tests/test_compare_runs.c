@@ -1,6 +1,6 @@
 /*
  * tests/test_compare_runs.c - the written set given as runs
- * (kvg_compare_args.written_runs, issue 13) judges exactly as the byte
+ * (kvg_compare_args.written_runs) judges exactly as the byte
  * mask does: the same status, the same result struct byte for byte, the
  * same text and JSON reports; on hand-made tensors (runs at the edges, no
  * run, one run over everything, an NZ layout) and on every vector case
@@ -279,7 +279,7 @@ static void test_report_judge(void **state)
     assert_int_equal(changed, 1);
 }
 
-/* left_behind (issue 13): called for the gaps only, in order, in chunks
+/* left_behind: called for the gaps only, in order, in chunks
  * of at most KVG_COMPARE_CHUNK elements, covering every gap once when the
  * runs are checked and once when they are measured; the result is the
  * same as without it. A 17 Mi-element int8 tensor has a gap longer than

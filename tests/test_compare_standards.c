@@ -1,7 +1,7 @@
 /*
  * tests/test_compare_standards.c - the precision standards of
- * kvg_compare_tensor (issue 14), the NOT JUDGED verdict (issue 12), the
- * bulk byte comparisons and kvg_compare_runs (issue 11).
+ * kvg_compare_tensor, the NOT JUDGED verdict, the
+ * bulk byte comparisons and kvg_compare_runs.
  *
  * Every expected number is worked out by hand from the definitions in
  * docs/compare.md. Values are chosen so that the arithmetic is exact

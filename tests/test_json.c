@@ -4,7 +4,7 @@
  * From first principles (RFC 8259, RFC 3629, two's-complement int64): what
  * is accepted decodes to the bytes and numbers the RFCs say; what is
  * refused is refused with the exact "NAME:LINE:COL: what" message. Among
- * them every case.json defect of issue 12: duplicate keys, text after the
+ * them every case.json defect found so far: duplicate keys, text after the
  * value, \u0000, integers read through doubles (9007199254740993),
  * fractions taken as integers (161002.9), INT64_MAX refused, syntax errors
  * without a position.
@@ -25,24 +25,33 @@
 
 /* Parse n bytes from an exactly-sized heap copy, so that ASan catches any
  * read past the end (the text is not NUL-terminated there). */
-static kvg_json *parse_n(const char *text, size_t n, char *err)
+static kvg_json *parse_n(const char *text, size_t n, kvg_diag *d)
 {
     char *copy = (char *)malloc(n ? n : 1);
-    kvg_json *v;
+    kvg_json *v = (kvg_json *)&v; /* poison: must be set either way */
+    kvg_status st;
     assert_non_null(copy);
     memcpy(copy, text, n);
-    kvgt_poison(err, KVG_JSON_ERROR_MAX, 3);
-    v = kvg_json_parse(copy, n, "case.json", err, KVG_JSON_ERROR_MAX);
+    kvgt_poison(d, sizeof *d, 3);
+    st = kvg_json_parse(copy, n, "case.json", &v, d);
     free(copy);
+    /* a document or a refusal, never both, the diag saying which */
+    if (st == KVG_OK) {
+        assert_non_null(v);
+    } else {
+        assert_null(v);
+        assert_int_equal(d->status, st);
+        assert_string_equal(d->tensor, "case.json");
+    }
     return v;
 }
 
 static kvg_json *ok_n(const char *text, size_t n)
 {
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *v = parse_n(text, n, err);
+    kvg_diag d;
+    kvg_json *v = parse_n(text, n, &d);
     if (v == NULL)
-        fail_msg("refused %.80s: %s", text, err);
+        fail_msg("refused %.80s: %s", text, d.message);
     return v;
 }
 
@@ -51,14 +60,16 @@ static kvg_json *ok(const char *text) { return ok_n(text, strlen(text)); }
 /* Refused, with exactly `want` as the message. */
 static void refused_n(const char *text, size_t n, const char *want)
 {
-    char err[KVG_JSON_ERROR_MAX];
-    kvg_json *v = parse_n(text, n, err);
+    kvg_diag d;
+    kvg_json *v = parse_n(text, n, &d);
     if (v != NULL) {
         kvg_json_free(v);
         fail_msg("accepted %.80s, want \"%s\"", text, want);
     }
-    if (strcmp(err, want) != 0)
-        fail_msg("for %.80s:\n got  \"%s\"\n want \"%s\"", text, err, want);
+    assert_int_equal(d.status, KVG_ERR_FILE_FORMAT);
+    if (strcmp(d.message, want) != 0)
+        fail_msg("for %.80s:\n got  \"%s\"\n want \"%s\"", text,
+                 d.message, want);
 }
 
 static void refused(const char *text, const char *want)
@@ -248,7 +259,7 @@ static void test_number_grammar(void **state)
                      "(character '_')");
 }
 
-/* Issue 12: "{} x" used to load as {}. */
+/* "{} x" used to load as {}. */
 static void test_text_after_the_value(void **state)
 {
     kvg_json *v;
@@ -335,7 +346,7 @@ static void test_escapes_decode(void **state)
     string_is("\"\\u07FF\\u0800\"", "\xDF\xBF\xE0\xA0\x80", 5);
 }
 
-/* Issue 12: "\u0000" used to cut the string there. */
+/* "\u0000" used to cut the string there. */
 static void test_nul_is_refused(void **state)
 {
     (void)state;
@@ -407,7 +418,7 @@ static void test_utf8(void **state)
                           "value");
 }
 
-/* ---- duplicate keys (issue 12: the first used to win silently) -------- */
+/* ---- duplicate keys (the first used to win silently) ------------------ */
 
 static void test_duplicate_keys(void **state)
 {
@@ -469,9 +480,9 @@ static void int64_is(const char *text, int64_t want)
 {
     kvg_json *v = ok(text);
     int64_t got = 0x5A5A5A5A5A5A5A5A;
-    const char *why = kvg_json_int64(v, &got);
-    if (why != NULL)
-        fail_msg("%s: %s", text, why);
+    kvg_diag d;
+    if (kvg_json_int64(v, &got, &d) != KVG_OK)
+        fail_msg("%s: %s", text, d.message);
     if (got != want)
         fail_msg("%s read as %lld", text, (long long)got);
     kvg_json_free(v);
@@ -481,10 +492,13 @@ static void int64_refused(const char *text, const char *reason)
 {
     kvg_json *v = ok(text);
     int64_t got = 0x5A5A5A5A5A5A5A5A;
-    const char *why = kvg_json_int64(v, &got);
-    if (why == NULL)
+    kvg_diag d;
+    kvgt_poison(&d, sizeof d, 4);
+    if (kvg_json_int64(v, &got, &d) == KVG_OK)
         fail_msg("%s accepted as %lld", text, (long long)got);
-    assert_string_equal(why, reason);
+    assert_int_equal(d.status, KVG_ERR_FILE_FORMAT);
+    assert_string_equal(d.message, reason);
+    assert_string_equal(d.tensor, ""); /* the root has no key */
     assert_true(got == 0x5A5A5A5A5A5A5A5A); /* untouched */
     kvg_json_free(v);
 }
@@ -520,9 +534,9 @@ static void double_is(const char *text, double want)
 {
     kvg_json *v = ok(text);
     double got = -12345.0;
-    const char *why = kvg_json_double(v, &got);
-    if (why != NULL)
-        fail_msg("%s: %s", text, why);
+    kvg_diag d;
+    if (kvg_json_double(v, &got, &d) != KVG_OK)
+        fail_msg("%s: %s", text, d.message);
     if (memcmp(&got, &want, sizeof got) != 0)
         fail_msg("%s read as %.17g, want %.17g", text, got, want);
     kvg_json_free(v);
@@ -532,10 +546,12 @@ static void double_refused(const char *text, const char *reason)
 {
     kvg_json *v = ok(text);
     double got = -12345.0;
-    const char *why = kvg_json_double(v, &got);
-    if (why == NULL)
+    kvg_diag d;
+    kvgt_poison(&d, sizeof d, 4);
+    if (kvg_json_double(v, &got, &d) == KVG_OK)
         fail_msg("%s accepted as %.17g", text, got);
-    assert_string_equal(why, reason);
+    assert_int_equal(d.status, KVG_ERR_FILE_FORMAT);
+    assert_string_equal(d.message, reason);
     assert_true(got == -12345.0);
     kvg_json_free(v);
 }
@@ -602,11 +618,12 @@ static void test_clone_and_set_string(void **state)
     kvg_json *c = kvg_json_clone(orig), *e;
     (void)state;
     assert_non_null(c);
-    assert_int_equal(kvg_json_set_string(c, "reduce_order", "double"), 0);
+    assert_int_equal(kvg_json_set_string(c, "reduce_order", "double", NULL),
+                     KVG_OK);
     assert_string_equal(kvg_json_get(c, "reduce_order")->text, "double");
     assert_int_equal(kvg_json_get(c, "reduce_order")->type, KVG_JSON_STRING);
     assert_int_equal(kvg_json_get(c, "reduce_order")->count, 0);
-    assert_int_equal(kvg_json_set_string(c, "new", "x\xC3\xA9"), 0);
+    assert_int_equal(kvg_json_set_string(c, "new", "x\xC3\xA9", NULL), KVG_OK);
     assert_int_equal(c->count, 3);
     assert_string_equal(c->child->next->next->key, "new");
     assert_string_equal(kvg_json_get(c, "new")->text, "x\xC3\xA9");
@@ -618,10 +635,18 @@ static void test_clone_and_set_string(void **state)
                      KVG_JSON_ARRAY);
     assert_int_equal(kvg_json_get(orig, "reduce_order")->count, 2);
     /* a string is not an object */
-    assert_int_equal(
-        kvg_json_set_string((kvg_json *)kvg_json_get(c, "new"), "k", "v"), -1);
+    {
+        kvg_diag d;
+        assert_int_equal(kvg_json_set_string(
+                             (kvg_json *)kvg_json_get(c, "new"), "k", "v", &d),
+                         KVG_ERR_PARAM_INVALID);
+        assert_string_equal(d.tensor, "k");
+        assert_string_equal(d.message,
+                            "k: cannot be set on string, only on an object");
+    }
     e = ok("{}");
-    assert_int_equal(kvg_json_set_string(e, "reduce_order", "a2"), 0);
+    assert_int_equal(kvg_json_set_string(e, "reduce_order", "a2", NULL),
+                     KVG_OK);
     assert_int_equal(e->count, 1);
     assert_string_equal(kvg_json_get(e, "reduce_order")->text, "a2");
     assert_null(kvg_json_clone(NULL));
@@ -630,17 +655,33 @@ static void test_clone_and_set_string(void **state)
     kvg_json_free(orig);
 }
 
-static void test_error_buffer(void **state)
+static void test_error_diag(void **state)
 {
-    char small[12];
+    kvg_json *v = (kvg_json *)&v;
+    kvg_diag d;
     (void)state;
-    kvgt_poison(small, sizeof small, 5);
-    assert_null(kvg_json_parse("{} x", 4, "case.json", small, sizeof small));
-    assert_string_equal(small, "case.json:1");   /* truncated, terminated */
-    assert_null(kvg_json_parse("{} x", 4, "case.json", NULL, 0));
-    kvgt_poison(small, sizeof small, 5);
-    assert_null(kvg_json_parse("[", 1, NULL, small, sizeof small));
-    assert_string_equal(small, "json:1:2: u"); /* default name */
+    kvgt_poison(&d, sizeof d, 5);
+    assert_int_equal(kvg_json_parse("{} x", 4, "case.json", &v, &d),
+                     KVG_ERR_FILE_FORMAT);
+    assert_null(v);
+    assert_int_equal(d.status, KVG_ERR_FILE_FORMAT);
+    assert_int_equal(d.dim, -1);
+    assert_true(d.position == -1);
+    assert_string_equal(d.tensor, "case.json");
+    assert_string_equal(d.message, "case.json:1:4: text after the end of the "
+                                   "JSON value (character 'x')");
+    /* no diag: the status alone */
+    assert_int_equal(kvg_json_parse("{} x", 4, "case.json", &v, NULL),
+                     KVG_ERR_FILE_FORMAT);
+    kvgt_poison(&d, sizeof d, 5);
+    assert_int_equal(kvg_json_parse("[", 1, NULL, &v, &d),
+                     KVG_ERR_FILE_FORMAT);
+    assert_string_equal(d.tensor, "json"); /* default name */
+    assert_int_equal(strncmp(d.message, "json:1:2: u", 11), 0);
+    /* nowhere to put the document */
+    assert_int_equal(kvg_json_parse("{}", 2, "case.json", NULL, &d),
+                     KVG_ERR_PARAM_NULLPTR);
+    assert_string_equal(d.tensor, "case.json");
 }
 
 static void test_crlf_lines(void **state)
@@ -672,7 +713,7 @@ int main(void)
         cmocka_unit_test(test_double),
         cmocka_unit_test(test_double_any_locale),
         cmocka_unit_test(test_clone_and_set_string),
-        cmocka_unit_test(test_error_buffer),
+        cmocka_unit_test(test_error_diag),
         cmocka_unit_test(test_crlf_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,7 @@
  *  - the writer's bytes equal NumPy 1.24's np.save bytes, byte for byte, for
  *    the reference files tools/gen/kvgen/cases_npy.py writes with np.save;
  *  - the reader accepts NumPy's version 2.0 files and refuses, each with its
- *    status and a message fragment, every malformed input of issue 2;
+ *    status and a message fragment, every malformed input we know of;
  *  - every truncation prefix and every single-byte corruption of a valid
  *    file is parsed from an exactly-sized heap buffer, so ASan proves the
  *    parser never reads out of bounds.

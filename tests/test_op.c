@@ -88,6 +88,10 @@ static void check_shape(const kvg_op *op, const kvg_case *c,
     int produced = -1, rank = -1, d;
     kvg_diag diag;
 
+    /* an optional cache the case leaves out (a key-only call) has no
+     * shape to report */
+    if (t->kind == KVG_OP_CACHE && kvg_case_find(&c->inputs, t->name) == NULL)
+        return;
     if (kvg_op_output_shape(&cc->call, t->name, &produced, &dtype, &rank,
                             shape, &diag) != KVG_OK)
         fail_msg("%s %s: %s", c->dir, t->name, diag.message);

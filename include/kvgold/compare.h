@@ -175,14 +175,14 @@ typedef struct kvg_compare_args {
     kvg_compare_role role;           /* default KVG_ROLE_DEFAULT */
     double threshold;      /* float_re Th; 0 = the dtype's default */
     double mismatch_ratio; /* code_dist limit; < 0 = KVG_COMPARE_CODE_RATIO */
-    /* Added with the precision standards (issue 14). */
+    /* The precision standard and its level (docs/compare.md). */
     kvg_compare_standard standard; /* default KVG_STD_MIXED_TTK */
     kvg_compare_level level;       /* COMMERCIAL; default KVG_LEVEL_L1 */
     const kvg_tensor *third_party; /* optional: another implementation's
                                       result (e.g. torch on CPU), same
                                       dtype and shape; enables the dual-
                                       benchmark ratios */
-    /* Added with big dumps (issue 13): the written set as sorted runs of
+    /* Big dumps: the written set as sorted runs of
      * flat elements (kvg_op_written_runs of kvgold/op.h gives them), in
      * place of the byte mask `written`: with `written_runs` non-NULL,
      * exactly these elements are written (count 0: none). Sorted by
@@ -296,7 +296,7 @@ typedef struct kvg_compare_result {
     int untouched_listed;
     kvg_compare_element untouched_first[KVG_COMPARE_WORST];
 
-    /* ---- added with the precision standards (issue 14) ---------------- */
+    /* ---- the precision standards ------------------------------------- */
     kvg_compare_standard standard_id; /* the standard asked for */
     kvg_compare_level level;          /* COMMERCIAL's level */
     const char *standard_source;      /* static: document file @ commit of
@@ -465,7 +465,7 @@ typedef struct kvg_compare_summary {
     int64_t untouched_changed; /* summed over the tensors */
     kvg_status status;         /* KVG_OK, or KVG_ERR_MISMATCH if any failed
                                   or was not judged */
-    int64_t not_judged;        /* added with issue 12 */
+    int64_t not_judged;        /* elements no rule judged */
 } kvg_compare_summary;
 
 /* Zero a summary (status KVG_OK); add one tensor's result to it (the

@@ -80,11 +80,12 @@ KVG_API int8_t kvg_f32_to_int8(float value);
 /*
  * Generic forms over a dtype, for the layers that move tensors around.
  * `kvg_decode_f32` reads one element of `dtype` at `src` (any alignment)
- * and widens it: fp16, bf16, fp32, the 8-bit floats and int8 exactly;
- * int32 and int64 are converted with binary32 rounding. `kvg_encode_f32`
- * narrows `value` to one element of `dtype` at `dst`. Both return
- * KVG_ERR_PARAM_INVALID for KVG_DTYPE_INVALID (encode also for int32 and
- * int64, which are index types, not storage formats) and write nothing.
+ * and widens it: fp16, bf16, fp32, the 8-bit floats, int8, uint8, int16
+ * and uint16 exactly; int32, uint32 and int64 are converted with binary32
+ * rounding. `kvg_encode_f32` narrows `value` to one element of `dtype` at
+ * `dst`. Both return KVG_ERR_PARAM_INVALID for KVG_DTYPE_INVALID and the
+ * packed fp4 pairs (encode also for int32, int64 and the copy-only integer
+ * types, which kvgold never computes into) and write nothing.
  */
 KVG_API kvg_status kvg_decode_f32(kvg_dtype dtype, const void *src, float *value);
 KVG_API kvg_status kvg_encode_f32(kvg_dtype dtype, float value, kvg_overflow overflow,

@@ -24,5 +24,6 @@
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "kvgold/reshape_and_cache_omni.h"
 #include "kvgold/reshape_and_cache.h"
+#include "kvgold/scatter_pa_kv_cache.h"
 
 #endif /* KVGOLD_KVGOLD_H */

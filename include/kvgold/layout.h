@@ -50,8 +50,9 @@ typedef struct kvg_cache_coord {
     int64_t block, slot, head, channel;
 } kvg_cache_coord;
 
-/* Elements per 32 bytes of `dtype` (16 for 2-byte, 32 for 1-byte types);
- * 0 for dtypes that are not cache types. */
+/* Elements per 32 bytes of `dtype`: 32 / kvg_dtype_size (16 for 2-byte,
+ * 32 for 1-byte types including the packed fp4 pairs, 8 for 4-byte);
+ * 0 for KVG_DTYPE_INVALID. */
 KVG_API int64_t kvg_c0_of(kvg_dtype dtype);
 
 /* Element offset of a coordinate. The coordinate must be in range; the

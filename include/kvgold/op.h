@@ -168,7 +168,9 @@ KVG_API void kvg_op_call_init(kvg_op_call *call, const kvg_op *op);
  * the shapes and dtypes of the given inputs and the attributes (no tensor
  * data is read), so a caller can allocate it. *produced is 0 for an output
  * the attributes switch off (is_output_kv false); then dtype, rank and shape
- * are untouched. For an in-place cache, the cache's own dtype and shape.
+ * are untouched. For an in-place cache, the cache's own dtype and shape;
+ * *produced 0 for an optional cache the call does not get (the key-only
+ * reshape_and_cache has no value_cache).
  * Fails (KVG_ERR_PARAM_INVALID, naming what is missing or malformed) when
  * the inputs it needs are absent or cannot define the shape.
  */
@@ -223,7 +225,8 @@ typedef struct kvg_elem_run {
  * runs NULL (or cap too small: then KVG_ERR_PARAM_INVALID naming `name`,
  * and not one element of `runs` is written), *count receives the capacity
  * the call needs, which is at least the final number. *produced is 0 (no
- * runs) for an output the attributes switch off. The call is validated
+ * runs) for an output the attributes switch off or an optional cache the
+ * call does not get. The call is validated
  * exactly as kvg_op_run validates it - shapes, attributes, buffers apart,
  * the workspace, the index values (and, where the operator refuses them,
  * inf / NaN inputs) - so a call kvg_op_run would refuse is refused here

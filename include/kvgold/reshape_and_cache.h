@@ -26,8 +26,10 @@
  * slot_mapping and wins [batch*N], seq_len [batch]; head i = b*N + h writes
  * a run of consecutive flat slots from slot_mapping[i] (skipped if
  * negative), crossing block boundaries.
- *   KVHEAD       ("alibi"; fp16, bf16 or int8): the last w = wins[i]
- *                tokens [L-w, L) of batch b, 0 <= w <= L.
+ *   KVHEAD       ("alibi"; fp16, bf16 or int8): the w = wins[i] tokens
+ *                that end where batch b ends, [L-w, L) of the batch; as
+ *                ATB's kernel reads them, w > L takes the earlier batches'
+ *                last tokens. 0 <= w <= seq_len[0] + ... + seq_len[b].
  *   KVHEAD_ROPE  (RazorAttention; fp16 or bf16, D <= 16384; needs
  *                offset_index [batch*N]): when o = offset_index[i] == -1 or
  *                w == 0, all L tokens; otherwise tokens [0, o), then ONE
@@ -37,12 +39,18 @@
  *                acc / (float)w, rounded to nearest even into the cache
  *                dtype (overflow to inf).
  * Value checks as for Omni: seq_len >= 1 and their sum <= num_tokens,
- * wins and offset_index ranges (KVHEAD: 0 <= w <= L always; KVHEAD_ROPE:
+ * wins and offset_index ranges (KVHEAD: as above; KVHEAD_ROPE:
  * wins is ignored where offset_index is -1), runs inside the cache, no two
  * runs sharing a slot. NZ caches with a compress type are refused (as ATB).
  *
+ * kv_cache_cfg K_CACHE_V_BYPASS (ATB's SISO kernel, torch_npu's
+ * _npu_reshape_and_cache_siso): key only. value and value_cache must be
+ * NULL; compress_type UNDEFINED and an ND key_cache [num_blocks, block_size,
+ * N, D] of key's dtype (fp16, bf16 or int8, any D); the token rules above.
+ *
  * Tensors a mode does not use (wins, seq_len for UNDEFINED; offset_index
- * unless KVHEAD_ROPE) must be NULL, so a case cannot silently ignore them.
+ * unless KVHEAD_ROPE; value, value_cache for K_CACHE_V_BYPASS) must be
+ * NULL, so a case cannot silently ignore them.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -67,11 +75,18 @@ typedef enum kvg_rac_compress {
     KVG_RAC_COMPRESS_KVHEAD_ROPE = 2
 } kvg_rac_compress;
 
+/* ATB's infer::ReshapeAndCacheParam::KvCacheCfg, same values; its
+ * K_CACHE_V_CACHE_NZ (2) is cache_layout KVG_LAYOUT_NZ here. */
+typedef enum kvg_rac_kv_cache_cfg {
+    KVG_RAC_K_CACHE_V_CACHE = 0,
+    KVG_RAC_K_CACHE_V_BYPASS = 1
+} kvg_rac_kv_cache_cfg;
+
 typedef struct kvg_reshape_and_cache_args {
     const kvg_tensor *key;
-    const kvg_tensor *value;
+    const kvg_tensor *value;       /* NULL for K_CACHE_V_BYPASS */
     const kvg_tensor *key_cache;   /* in place */
-    const kvg_tensor *value_cache; /* in place */
+    const kvg_tensor *value_cache; /* in place; NULL for K_CACHE_V_BYPASS */
     const kvg_tensor *slot_mapping;
     const kvg_tensor *wins;         /* KVHEAD, KVHEAD_ROPE */
     const kvg_tensor *seq_len;      /* KVHEAD, KVHEAD_ROPE */
@@ -80,11 +95,14 @@ typedef struct kvg_reshape_and_cache_args {
     kvg_rac_compress compress_type;
     /* KVG_LAYOUT_ND (default) or KVG_LAYOUT_NZ; BNSD is refused. */
     kvg_layout_kind cache_layout;
+    /* Default KVG_RAC_K_CACHE_V_CACHE; K_CACHE_V_BYPASS writes key only. */
+    kvg_rac_kv_cache_cfg kv_cache_cfg;
     void *workspace;
     size_t workspace_size;
 } kvg_reshape_and_cache_args;
 
-/* Every tensor NULL, compress UNDEFINED, layout ND, no workspace. */
+/* Every tensor NULL, compress UNDEFINED, layout ND, K_CACHE_V_CACHE, no
+ * workspace. */
 KVG_API void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args);
 
 /* "UNDEFINED" / "KVHEAD" / "KVHEAD_ROPE"; NULL for an invalid value. */
@@ -92,6 +110,12 @@ KVG_API const char *kvg_rac_compress_name(kvg_rac_compress type);
 /* Parse a name; returns 0 and leaves *type when it is not one. */
 KVG_API int kvg_rac_compress_from_name(const char *name,
                                        kvg_rac_compress *type);
+
+/* "K_CACHE_V_CACHE" / "K_CACHE_V_BYPASS"; NULL for an invalid value. */
+KVG_API const char *kvg_rac_kv_cache_cfg_name(kvg_rac_kv_cache_cfg cfg);
+/* Parse a name; returns 0 and leaves *cfg when it is not one. */
+KVG_API int kvg_rac_kv_cache_cfg_from_name(const char *name,
+                                           kvg_rac_kv_cache_cfg *cfg);
 
 /*
  * Bytes of workspace the call needs (slot sorting for the duplicate and

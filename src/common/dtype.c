@@ -18,7 +18,10 @@ static const dtype_info k_dtypes[] = {
     {KVG_FP32, "fp32"},          {KVG_INT8, "int8"},
     {KVG_INT32, "int32"},        {KVG_INT64, "int64"},
     {KVG_FP8_E4M3FN, "fp8_e4m3fn"}, {KVG_FP8_E5M2, "fp8_e5m2"},
-    {KVG_HIF8, "hif8"},
+    {KVG_HIF8, "hif8"},          {KVG_UINT8, "uint8"},
+    {KVG_INT16, "int16"},        {KVG_UINT16, "uint16"},
+    {KVG_UINT32, "uint32"},      {KVG_FP4_E2M1, "fp4_e2m1"},
+    {KVG_FP4_E1M2, "fp4_e1m2"},
 };
 
 static const dtype_info *find(kvg_dtype dtype)

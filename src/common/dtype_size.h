@@ -19,12 +19,18 @@ static inline size_t kvg_i_dtype_size(kvg_dtype dtype)
     case KVG_FP8_E4M3FN:
     case KVG_FP8_E5M2:
     case KVG_HIF8:
+    case KVG_UINT8:
+    case KVG_FP4_E2M1: /* one element = one byte = two packed codes */
+    case KVG_FP4_E1M2:
         return 1;
     case KVG_FP16:
     case KVG_BF16:
+    case KVG_INT16:
+    case KVG_UINT16:
         return 2;
     case KVG_FP32:
     case KVG_INT32:
+    case KVG_UINT32:
         return 4;
     case KVG_INT64:
         return 8;

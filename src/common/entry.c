@@ -10,6 +10,8 @@
  */
 #include "src/common/entry.h"
 
+#include <string.h>
+
 static kvg_status refuse_null_args(const void *args, kvg_diag *diag)
 {
     if (args == NULL)
@@ -87,7 +89,9 @@ kvg_status kvg_i_entry_validate(const kvg_i_entry *e, const void *args,
     KVG_I_TRY(refuse_null_args(args, diag));
     KVG_I_TRY(e->check(args, plan, diag));
     KVG_I_TRY(measure(e, plan, pieces, &need, diag));
-    base = e->workspace(args, &size);
+    memcpy(&base, (const char *)args + e->workspace_offset, sizeof base);
+    memcpy(&size, (const char *)args + e->workspace_size_offset,
+           sizeof size);
     KVG_I_TRY(check_workspace(base, size, need, diag));
     n = e->spans(args, plan, spans);
     KVG_I_TRY(kvg_i_check_apart(spans, n, base, need, diag));

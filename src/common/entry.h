@@ -46,8 +46,9 @@
  * the operator's pointers into the workspace, all typed by the operator.
  */
 typedef struct kvg_i_entry {
-    /* args->workspace and args->workspace_size */
-    void *(*workspace)(const void *args, size_t *size);
+    /* Where args->workspace (void *) and args->workspace_size (size_t)
+     * sit in the argument struct (offsetof). */
+    size_t workspace_offset, workspace_size_offset;
     /* Step 3; fills *plan. */
     kvg_status (*check)(const void *args, void *plan, kvg_diag *diag);
     /* The call's tensors into s[0..KVG_I_ENTRY_MAX_SPANS); returns how
@@ -76,5 +77,46 @@ kvg_status kvg_i_entry_validate(const kvg_i_entry *e, const void *args,
 /* kvg_<op>: steps 1 to 8. */
 kvg_status kvg_i_entry_call(const kvg_i_entry *e, const void *args,
                             void *plan, void *pieces, kvg_diag *diag);
+
+/*
+ * An operator's entry glue, written once, at the end of its entry.c, after
+ * its static e_check, e_spans, e_carve, e_values and e_compute (the
+ * kvg_i_entry members above, typed by the operator):
+ *
+ *   KVG_I_ENTRY_POINTS(<op>, kvg_i_<op>_plan, kvg_i_<op>_ws);
+ *
+ * defines the operator's kvg_i_entry and, over it,
+ *   kvg_i_<op>_validate(args, plan, pieces, diag)  (kvg_i_entry_validate:
+ *       shared with the descriptor's `written`, so both refuse alike),
+ *   kvg_<op>_workspace_size(args, bytes, diag)     (kvg_i_entry_size),
+ *   kvg_<op>(args, diag)                           (kvg_i_entry_call).
+ * `op` is the registry name, so kvg_<op>_args is the args struct; plan_t
+ * and pieces_t are what `check` fills and `carve` takes. The operator's
+ * internal.h declares kvg_i_<op>_validate.
+ */
+#define KVG_I_ENTRY_POINTS(op, plan_t, pieces_t)                             \
+    static const kvg_i_entry k_entry = {                                      \
+        offsetof(kvg_##op##_args, workspace),                                 \
+        offsetof(kvg_##op##_args, workspace_size),                            \
+        e_check, e_spans, e_carve, e_values, e_compute};                      \
+    kvg_status kvg_i_##op##_validate(const kvg_##op##_args *a, plan_t *plan, \
+                                     pieces_t *pieces, kvg_diag *diag)        \
+    {                                                                         \
+        return kvg_i_entry_validate(&k_entry, a, plan, pieces, diag);         \
+    }                                                                         \
+    kvg_status kvg_##op##_workspace_size(const kvg_##op##_args *a,            \
+                                         size_t *bytes, kvg_diag *diag)       \
+    {                                                                         \
+        plan_t p;                                                             \
+        pieces_t w;                                                           \
+        return kvg_i_entry_size(&k_entry, a, &p, &w, bytes, diag);            \
+    }                                                                         \
+    kvg_status kvg_##op(const kvg_##op##_args *a, kvg_diag *diag)             \
+    {                                                                         \
+        plan_t p;                                                             \
+        pieces_t w;                                                           \
+        return kvg_i_entry_call(&k_entry, a, &p, &w, diag);                   \
+    }                                                                         \
+    typedef int kvg_i_entry_points_##op /* swallows the caller's ';' */
 
 #endif /* KVGOLD_SRC_COMMON_ENTRY_H */

@@ -12,7 +12,9 @@
 
 int kvg_i_cmp_is_int(kvg_dtype dt)
 {
-    return dt == KVG_INT8 || dt == KVG_INT32 || dt == KVG_INT64;
+    return dt == KVG_INT8 || dt == KVG_INT32 || dt == KVG_INT64 ||
+           dt == KVG_UINT8 || dt == KVG_INT16 || dt == KVG_UINT16 ||
+           dt == KVG_UINT32;
 }
 
 int kvg_i_cmp_is_code(kvg_dtype dt)
@@ -52,9 +54,22 @@ void kvg_i_cmp_load(kvg_dtype dt, size_t size, const unsigned char *p,
         e->iv = v;
     } else if (dt == KVG_INT64) {
         memcpy(&e->iv, p, 8);
+    } else if (dt == KVG_INT16) {
+        int16_t v;
+        memcpy(&v, p, 2);
+        e->iv = v;
+    } else if (dt == KVG_UINT8 || dt == KVG_UINT16 || dt == KVG_UINT32) {
+        e->iv = (int64_t)e->bits; /* zero-extended raw bits */
     }
     if (kvg_i_cmp_is_int(dt)) {
         e->v = (double)e->iv;
+        e->cls = KVG_I_CLS_FINITE;
+        return;
+    }
+    if (dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2) {
+        /* packed code pairs: only ever copied, so judged bit for bit; the
+         * byte stands in for a value in the statistics */
+        e->v = (double)e->bits;
         e->cls = KVG_I_CLS_FINITE;
         return;
     }

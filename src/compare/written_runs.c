@@ -1,6 +1,6 @@
 /*
  * src/compare/written_runs.c - the written set as sorted runs of elements
- * (kvg_compare_args.written_runs, issue 13): checking the runs and walking
+ * (kvg_compare_args.written_runs): checking the runs and walking
  * a tensor by them. A multi-GiB cache has a few written runs and long
  * untouched gaps, so the runs cost nothing to hold (the byte mask cost one
  * byte per element) and each gap is compared in bulk.

@@ -24,7 +24,9 @@ kvg_status kvg_decode_f32(kvg_dtype dtype, const void *src, float *value)
 {
     const unsigned char *p = (const unsigned char *)src;
     uint16_t h;
+    int16_t i16;
     int32_t i32;
+    uint32_t u32;
     int64_t i64;
 
     switch (dtype) {
@@ -59,6 +61,23 @@ kvg_status kvg_decode_f32(kvg_dtype dtype, const void *src, float *value)
     case KVG_HIF8:
         *value = kvg_hif8_to_f32(p[0]);
         return KVG_OK;
+    case KVG_UINT8:
+        *value = (float)p[0];
+        return KVG_OK;
+    case KVG_INT16:
+        memcpy(&i16, p, 2);
+        *value = (float)i16;
+        return KVG_OK;
+    case KVG_UINT16:
+        memcpy(&h, p, 2);
+        *value = (float)h;
+        return KVG_OK;
+    case KVG_UINT32:
+        memcpy(&u32, p, 4);
+        *value = (float)u32;
+        return KVG_OK;
+    case KVG_FP4_E2M1: /* packed pairs, copy-only: no single value */
+    case KVG_FP4_E1M2:
     case KVG_DTYPE_INVALID:
         break;
     }
@@ -99,6 +118,12 @@ kvg_status kvg_encode_f32(kvg_dtype dtype, float value, kvg_overflow overflow,
         return KVG_OK;
     case KVG_INT32:
     case KVG_INT64:
+    case KVG_UINT8: /* copy-only types: never narrowed to */
+    case KVG_INT16:
+    case KVG_UINT16:
+    case KVG_UINT32:
+    case KVG_FP4_E2M1:
+    case KVG_FP4_E1M2:
     case KVG_DTYPE_INVALID:
         break;
     }

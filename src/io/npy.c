@@ -36,7 +36,10 @@ static const descr_entry k_descrs[] = {
     {"<f4", KVG_FP32, 4},       {"|i1", KVG_INT8, 1},
     {"<i4", KVG_INT32, 4},      {"<i8", KVG_INT64, 8},
     {"|u1", KVG_FP8_E4M3FN, 1}, {"|u1", KVG_FP8_E5M2, 1},
-    {"|u1", KVG_HIF8, 1},
+    {"|u1", KVG_HIF8, 1},       {"|u1", KVG_UINT8, 1},
+    {"<i2", KVG_INT16, 2},      {"<u2", KVG_UINT16, 2},
+    {"<u4", KVG_UINT32, 4},     {"|u1", KVG_FP4_E2M1, 1},
+    {"|u1", KVG_FP4_E1M2, 1},
 };
 #define N_DESCRS (sizeof k_descrs / sizeof k_descrs[0])
 

@@ -8,18 +8,10 @@
 
 int64_t kvg_c0_of(kvg_dtype dtype)
 {
-    switch (dtype) {
-    case KVG_FP16:
-    case KVG_BF16:
-        return 16;
-    case KVG_INT8:
-    case KVG_HIF8:
-    case KVG_FP8_E4M3FN:
-    case KVG_FP8_E5M2:
-        return 32;
-    default:
-        return 0;
-    }
+    /* 32 bytes of the dtype: 16 for 2-byte, 32 for 1-byte types (and 32
+     * packed fp4 byte pairs = 64 codes), 8 for 4-byte, 4 for int64. */
+    const size_t size = kvg_dtype_size(dtype);
+    return size != 0 ? (int64_t)(32 / size) : 0;
 }
 
 int64_t kvg_layout_offset(const kvg_cache_layout *l, const kvg_cache_coord *c)

@@ -93,11 +93,20 @@ static kvg_status set_attr(const kvg_op_call *call, size_t i,
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
                           "%s: %s has no attribute or option of this name",
                           v->name, call->op->name);
-    for (j = 0; j < i; j++)
-        if (call->attrs[j].name != NULL &&
-            strcmp(call->attrs[j].name, v->name) == 0)
+    for (j = 0; j < i; j++) {
+        const char *earlier = call->attrs[j].name;
+        if (earlier == NULL ||
+            kvg_i_op_attr_named(call->op, earlier) != attr)
+            continue;
+        if (strcmp(earlier, v->name) == 0)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
                               "%s: given twice", v->name);
+        /* an attribute under its name and its older spelling */
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
+                          "%s: given twice, also as %s (the same %s); "
+                          "give one", v->name, earlier,
+                          attr->info.is_option ? "option" : "attribute");
+    }
     KVG_I_TRY(typed_value(attr, v, &typed, diag));
     return attr->set(a, attr, &typed, diag);
 }
@@ -188,6 +197,10 @@ kvg_status kvg_op_output_shape(const kvg_op_call *call, const char *name,
         return call->op->output_shape(&a, name, produced, dtype, rank, shape,
                                       diag);
     cache = kvg_i_op_tensor_of(call->op, &a, name);
+    if (cache == NULL && entry->info.presence == KVG_OP_OPTIONAL) {
+        *produced = 0; /* an optional cache left out is not written */
+        return KVG_OK;
+    }
     if (cache == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
                           "%s: the in-place cache is not given, so it "

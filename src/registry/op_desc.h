@@ -59,36 +59,67 @@ typedef struct kvg_i_op_args {
 /*
  * The typed-call wrappers every descriptor has - init, workspace_size and
  * run, each loading the typed args and calling the operator's typed
- * function - written once: a descriptor says
- *   KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
- *                        kvg_kv_rms_norm_rope_cache_workspace_size,
- *                        kvg_kv_rms_norm_rope_cache)
- * at file scope and lists init, workspace_size, run in its kvg_op.
+ * function kvg_<op>_args_init, kvg_<op>_workspace_size, kvg_<op> -
+ * written once, inside KVG_I_OP_DEFINE below.
  */
-#define KVG_I_OP_TYPED_CALLS(type, args_init_fn, size_fn, call_fn)           \
+#define KVG_I_OP_TYPED_CALLS(op)                                             \
     static void init(kvg_i_op_args *a)                                        \
     {                                                                         \
-        type k_;                                                              \
-        args_init_fn(&k_);                                                    \
+        kvg_##op##_args k_;                                                   \
+        kvg_##op##_args_init(&k_);                                            \
         KVG_I_STORE(a, &k_);                                                  \
     }                                                                         \
     static kvg_status workspace_size(const kvg_i_op_args *a, size_t *bytes,  \
                                      kvg_diag *diag)                          \
     {                                                                         \
-        KVG_I_LOAD(type, a, k);                                               \
-        return size_fn(k, bytes, diag);                                       \
+        KVG_I_LOAD(kvg_##op##_args, a, k);                                    \
+        return kvg_##op##_workspace_size(k, bytes, diag);                     \
     }                                                                         \
     static kvg_status run(const kvg_i_op_args *a, kvg_diag *diag)            \
     {                                                                         \
-        KVG_I_LOAD(type, a, k);                                               \
-        return call_fn(k, diag);                                              \
+        KVG_I_LOAD(kvg_##op##_args, a, k);                                    \
+        return kvg_##op(k, diag);                                             \
     }                                                                         \
-    typedef int kvg_i_typed_calls_##type /* swallows the caller's ';' */
+    typedef int kvg_i_typed_calls_##op
+
+/*
+ * The descriptor itself, at the end of src/ops/<op>/descriptor.c:
+ *
+ *   KVG_I_OP_DEFINE(<op>, KVG_I_OP_ATTRS(k_attrs));
+ *
+ * `op` is the registry name: the descriptor is kvg_i_op_<op>, named
+ * "<op>", over kvg_<op>_args (checked to fit kvg_i_op_args) and the typed
+ * calls above. It takes the file's k_tensors table and its output_shape,
+ * describe and written functions by those names; what else is particular
+ * to the operator follows as designated members: KVG_I_OP_ATTRS(table)
+ * for its attributes (`.attrs = NULL` when it has none), KVG_I_OP_ALIASES
+ * for older spellings of them (a table of kvg_i_op_alias).
+ */
+#define KVG_I_OP_DEFINE(op, ...)                                             \
+    KVG_I_OP_ARGS_FIT(kvg_##op##_args);                                       \
+    KVG_I_OP_TYPED_CALLS(op);                                                 \
+    const kvg_op kvg_i_op_##op = {                                            \
+        .name = #op,                                                          \
+        .tensors = k_tensors,                                                 \
+        .tensor_count = sizeof k_tensors / sizeof k_tensors[0],               \
+        .workspace_offset = offsetof(kvg_##op##_args, workspace),             \
+        .workspace_size_offset = offsetof(kvg_##op##_args, workspace_size),   \
+        .args_init = init,                                                    \
+        .workspace_size = workspace_size,                                     \
+        .run = run,                                                           \
+        .output_shape = output_shape,                                         \
+        .describe = describe,                                                 \
+        .written = written,                                                   \
+        __VA_ARGS__}
+#define KVG_I_OP_ATTRS(table)                                                \
+    .attrs = (table), .attr_count = sizeof(table) / sizeof(table)[0]
+#define KVG_I_OP_ALIASES(table)                                              \
+    .aliases = (table), .alias_count = sizeof(table) / sizeof(table)[0]
 
 /*
  * Attribute setters that only store the value, written once:
- * KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f) stores
- * (double)v->f in epsilon; KVG_I_OP_SET_NAMED(set_profile, kv_args,
+ * KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f) stores
+ * (double)v->f in epsilon; KVG_I_OP_SET_NAMED(set_profile, op_args,
  * profile, kvg_kv_profile_from_name) parses v->s with the operator's
  * from_name function and refuses an unknown name with the attribute's
  * refusal (kvg_i_op_refuse). Setters that do more stay in the descriptor.
@@ -116,6 +147,51 @@ typedef struct kvg_i_op_args {
         return KVG_OK;                                                        \
     }                                                                         \
     typedef int kvg_i_set_named_##fn
+
+/* A mode string picked from a table of {name, value} (the value cast to
+ * the field's type): KVG_I_OP_SET_CHOICE(set_layout, op_args,
+ * cache_layout, kvg_layout_kind, k_layouts); a name not in the table is
+ * refused with the attribute's refusal. */
+typedef struct kvg_i_op_choice {
+    const char *name;
+    int value;
+} kvg_i_op_choice;
+#define KVG_I_OP_SET_CHOICE(fn, type, field, ctype, table)                  \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        size_t i_;                                                            \
+        KVG_I_LOAD(type, a, k);                                               \
+        for (i_ = 0; i_ < sizeof(table) / sizeof(table)[0]; i_++)             \
+            if (strcmp(v->s, (table)[i_].name) == 0) {                        \
+                k->field = (ctype)(table)[i_].value;                          \
+                KVG_I_STORE(a, k);                                            \
+                return KVG_OK;                                                \
+            }                                                                 \
+        return kvg_i_op_refuse(attr, v->s, diag);                             \
+    }                                                                         \
+    typedef int kvg_i_set_choice_##fn
+
+/* An integer list and its length: KVG_I_OP_SET_INTS(set_head_nums,
+ * op_args, head_nums, head_nums_len). */
+#define KVG_I_OP_SET_INTS(fn, type, field, len_field)                        \
+    static kvg_status fn(kvg_i_op_args *a, const kvg_i_op_attr *attr,        \
+                         const kvg_value *v, kvg_diag *diag)                  \
+    {                                                                         \
+        KVG_I_LOAD(type, a, k);                                               \
+        (void)attr;                                                           \
+        (void)diag;                                                           \
+        k->field = v->ints;                                                   \
+        k->len_field = v->count;                                              \
+        KVG_I_STORE(a, k);                                                    \
+        return KVG_OK;                                                        \
+    }                                                                         \
+    typedef int kvg_i_set_ints_##fn
+
+/* One row of a descriptor's tensor table (k_tensors): the field `n` of
+ * the file's op_args, named #n. */
+#define KVG_I_OP_TENSOR(n, kind, presence, case_required)                    \
+    {{#n, kind, presence}, offsetof(op_args, n), case_required}
 
 /* The output_shape of an operator that has caches but no outputs (never
  * reached: kvg_op_output_shape asks only about outputs); `op_name` is its
@@ -160,6 +236,14 @@ typedef struct kvg_i_op_attr {
     int case_format; /* a refused value is a malformed case file
                         (KVG_ERR_FILE_FORMAT) rather than the op's 161002 */
 } kvg_i_op_attr;
+
+/* An older spelling of an attribute, still read (case files and user
+ * code that use it keep working); kvg_op_attr_at lists only `name`. A
+ * call or case that gives both spellings is refused. */
+typedef struct kvg_i_op_alias {
+    const char *old_name;
+    const char *name; /* the attribute's name in the table */
+} kvg_i_op_alias;
 
 /* Where a cache's elements live: kvg_op_describe_output. */
 typedef void (*kvg_i_describe_fn)(const kvg_i_op_args *a, const char *name,
@@ -259,13 +343,9 @@ struct kvg_op {
     kvg_i_shape_fn output_shape;
     kvg_i_describe_fn describe;
     kvg_i_written_fn written; /* kvg_op_written_runs */
+    const kvg_i_op_alias *aliases; /* older spellings of attributes */
+    size_t alias_count;
 };
-
-/* The descriptors, one per operator file. */
-extern const kvg_op kvg_i_op_kv;
-extern const kvg_op kvg_i_op_qkv;
-extern const kvg_op kvg_i_op_omni;
-extern const kvg_op kvg_i_op_rac;
 
 /* The typed args of a call: the operator's defaults, then every named
  * tensor and value (kvg_op_run does this, then calls op->run). For tools
@@ -280,10 +360,14 @@ kvg_status kvg_i_op_written_entry(const kvg_op *op, const char *name,
                                   const kvg_i_op_tensor **entry,
                                   kvg_diag *diag);
 
-/* The table entry of a tensor / attribute name, or NULL. */
+/* The table entry of a tensor / attribute name (an attribute's older
+ * spelling included), or NULL. */
 const kvg_i_op_tensor *kvg_i_op_tensor_named(const kvg_op *op,
                                              const char *name);
 const kvg_i_op_attr *kvg_i_op_attr_named(const kvg_op *op, const char *name);
+
+/* The older spelling of attribute `attr`, or NULL. */
+const char *kvg_i_op_attr_alias(const kvg_op *op, const kvg_i_op_attr *attr);
 
 /* The tensor the filled args hold for `name` (NULL: not given). */
 const kvg_tensor *kvg_i_op_tensor_of(const kvg_op *op,

@@ -9,12 +9,21 @@
 #include "src/common/internal.h"
 #include "src/registry/op_desc.h"
 
+/* Descriptors declared only here: the registry list is the one shared
+ * file that names them. */
+extern const kvg_op kvg_i_op_kv_rms_norm_rope_cache;
+extern const kvg_op kvg_i_op_qkv_rms_norm_rope_cache;
+extern const kvg_op kvg_i_op_reshape_and_cache_omni;
+extern const kvg_op kvg_i_op_reshape_and_cache;
+extern const kvg_op kvg_i_op_scatter_pa_kv_cache;
+
 /* The fixed order of kvg_op_at. */
 static const kvg_op *const k_ops[] = {
-    &kvg_i_op_kv,
-    &kvg_i_op_qkv,
-    &kvg_i_op_omni,
-    &kvg_i_op_rac,
+    &kvg_i_op_kv_rms_norm_rope_cache,
+    &kvg_i_op_qkv_rms_norm_rope_cache,
+    &kvg_i_op_reshape_and_cache_omni,
+    &kvg_i_op_reshape_and_cache,
+    &kvg_i_op_scatter_pa_kv_cache,
 };
 
 #define OP_COUNT (sizeof k_ops / sizeof k_ops[0])
@@ -69,6 +78,18 @@ const kvg_i_op_attr *kvg_i_op_attr_named(const kvg_op *op, const char *name)
     for (i = 0; name != NULL && i < op->attr_count; i++)
         if (strcmp(op->attrs[i].info.name, name) == 0)
             return &op->attrs[i];
+    for (i = 0; name != NULL && i < op->alias_count; i++)
+        if (strcmp(op->aliases[i].old_name, name) == 0)
+            return kvg_i_op_attr_named(op, op->aliases[i].name);
+    return NULL;
+}
+
+const char *kvg_i_op_attr_alias(const kvg_op *op, const kvg_i_op_attr *attr)
+{
+    size_t i;
+    for (i = 0; i < op->alias_count; i++)
+        if (strcmp(op->aliases[i].name, attr->info.name) == 0)
+            return op->aliases[i].old_name;
     return NULL;
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/cli/bigdump_test.sh - issue 13's benchmark tools at a small size.
+# tests/cli/bigdump_test.sh - the big-dump benchmark tools at a small size.
 #   bigdump_test.sh KVGOLD PYTHON SOURCE_DIR WORKDIR SCENARIO
 # case:   tools/bench/bigdump.py writes an 8 MiB DeepSeek decode case (its
 #         expected caches from the NumPy golden): `kvgold check` must find

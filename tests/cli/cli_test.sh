@@ -142,7 +142,7 @@ examples)
   expect 1 "$K" compare "$X/qwen3_qkv_decode" "$X/qwen3_qkv_decode/npu_bf16_intermediate" --standard single
   has "q_out (bf16, float_re): FAIL: MARE"; has "k_cache  int8   int_abs1   PASS"
   ;;
-# case.json is read strictly (issue 12): each of these was accepted, or
+# case.json is read strictly: each of these was accepted, or
 # read wrongly, by the lenient parser before.
 json_duplicate_key)
   # Python's json (the generator's) keeps the last of two equal keys
@@ -320,7 +320,7 @@ max_memory)
   expect 2 "$K" --max-memory 0 check "$C"; has "positive byte count"
   expect 0 "$K" --max-memory 64M check "$C"; has "PASS: 4 of 4"
   # compare's NPU dumps count too: 64K is enough to run the case, not to
-  # compare it (issue 13: no second golden run, inverted caches or masks
+  # compare it (no second golden run, inverted caches or masks
   # any more, and run reads no expected tensors)
   npu_of "$C" npu
   expect 0 "$K" run "$C" --out o2 --max-memory 64K
@@ -361,7 +361,7 @@ bf16_void)
   expect 2 "$K" check c; has "descr '|V8' is not supported"
   ;;
 compare_not_judged)
-  # issue 12: an output that is not judged never passes, and says why
+  # an output that is not judged never passes, and says why
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" npu; rm npu/k_rope.npy
   expect 1 "$K" compare "$C" npu
@@ -387,7 +387,7 @@ compare_not_judged)
   expect 2 "$K" compare "$C" npu --only c_kv,kcache; has "kcache is not an output"
   ;;
 compare_standard)
-  # issue 14: --standard picks the rule for float compute outputs and the
+  # --standard picks the rule for float compute outputs and the
   # report names it, its source and its thresholds per tensor
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" npu
@@ -437,7 +437,7 @@ compare_default)
   has "--standard needs"
   ;;
 compare_third_party)
-  # issue 14: the commercial standard's dual benchmark against another
+  # the commercial standard's dual benchmark against another
   # implementation's outputs
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" npu; npu_of "$C" tp
@@ -454,7 +454,7 @@ compare_third_party)
   has "--third-party no_such_dir: No such file or directory"
   ;;
 compare_repeat)
-  # issue 14: repeated runs are judged each and must be bit-identical
+  # repeated runs are judged each and must be bit-identical
   C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
   npu_of "$C" run1; npu_of "$C" run2; npu_of "$C" run3
   expect 0 "$K" compare "$C" run1 run2 run3
@@ -470,7 +470,7 @@ compare_repeat)
   expect 1 "$K" compare "$C" run1 run2; has "k_rope: not checked (missing from a run)"
   ;;
 run_needs_no_expected)
-  # issue 13: run and compare never read the expected tensors (a
+  # run and compare never read the expected tensors (a
   # multi-GiB expected cache is not loaded); check still does, and says so
   copy_case "$KV/ds_950_pa_nz_bf16_ckv_e4m3_out" c
   npu_of c npu
@@ -483,8 +483,8 @@ run_needs_no_expected)
   expect 2 "$K" run c --out c; has "is the case directory"
   ;;
 compare_reduce_hint)
-  # the reduce-order hint reruns the golden and compares the written runs
-  # (issue 13); an untouched element changed still rules every order out
+  # the reduce-order hint reruns the golden and compares the written runs;
+  # an untouched element changed still rules every order out
   copy_case "$KV/order_double_ds_pa_fp16" c
   npu_of c npu
   sed -i 's/"reduce_order": "double"/"reduce_order": "sequential"/' c/case.json
@@ -493,6 +493,185 @@ compare_reduce_hint)
   lacks 'reduce_order = "sequential"'
   "$POKE" npu/ckv_cache.npy 0 0001 || exit 99   # element 0: untouched
   expect 1 "$K" compare c npu; has "1 untouched element changed"; lacks "hint:"
+  ;;
+# Trust, round two: compare's reports, runs and third parties carry no
+# false PASS and replace no file of the user's (docs/reliability.md,
+# "compare: reports, runs and third parties").
+compare_reports_runs)
+  # several NPU_DIRs: every report carries every run and the run-to-run
+  # check, so a faulty or incomplete second run is a failure in each file
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" run1; npu_of "$C" run2
+  "$POKE" run2/c_kv.npy 0 4000 || exit 99     # run 2 alone fails
+  expect 1 "$K" compare "$C" run1 run2 --junit j.xml --csv c.csv --html h.html
+  cp j.xml out.txt
+  has '<testsuites name="kvgold compare" tests="9" failures="2"'
+  has 'run 2 of 2: run2" tests="4" failures="1"'
+  has '<testcase name="c_kv" classname="kvgold.compare.kv_rms_norm_rope_cache.run2" time="0">'
+  has '<testcase name="determinism"'; has 'message="FAIL: the runs are not bit-identical"'
+  cp c.csv out.txt
+  has 'run,npu_dir,tensor,dtype'; has '1,"run1","c_kv",bf16,compute,float_re,PASS,'
+  has '2,"run2","c_kv",bf16,compute,float_re,FAIL,'
+  has 'all,"","determinism",,,bitwise,FAIL,'
+  cp h.html out.txt
+  has '<span class="badge FAIL">FAIL</span></h1>'
+  has 'Run 2 of 2: <code>run2</code> <span class="badge FAIL">FAIL</span>'
+  has '<h2 id="r2-t3">run 2: c_kv <span class="badge FAIL">'
+  # run 2 misses a tensor: NOT JUDGED in every file, never a pass
+  npu_of "$C" run3; rm run3/k_rope.npy
+  expect 1 "$K" compare "$C" run1 run3 --junit j.xml --csv c.csv --html h.html
+  cp j.xml out.txt
+  has 'failures="2"'; has '<failure type="NOT JUDGED"'
+  has 'message="NOT JUDGED: 1 output is missing from a run: determinism was not shown"'
+  cp c.csv out.txt; has '2,"run3","k_rope",,,,NOT JUDGED,'
+  has 'all,"","determinism",,,bitwise,NOT JUDGED,'
+  cp h.html out.txt; has '<span class="badge SKIPPED">INCOMPLETE</span></h1>'
+  has 'Run 2 of 2: <code>run3</code> <span class="badge SKIPPED">INCOMPLETE</span>'
+  ;;
+compare_runs_same_files)
+  # one directory twice, a hard-linked copy (cp -al): one run, not two;
+  # the determinism check is NOT JUDGED (exit 1), never PASS
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" run1
+  expect 1 "$K" compare "$C" run1 run1
+  has "c_kv: runs 1 and 2 are the same files (run1/c_kv.npy and run1/c_kv.npy: same device and inode)"
+  has "NOT JUDGED: runs 1 and 2 are the same files, not separate runs (4 outputs)"
+  lacks "PASS: the runs are bit-identical"; lacks "is bit-identical to run 1"
+  has "INCOMPLETE: 2 runs and the run-to-run check"
+  cp -al run1 linked || exit 99
+  expect 1 "$K" compare "$C" run1 linked --json
+  has '"same_files":[{"name":"k_cache","runs":[1,2]}'; has '"identical":false'
+  has '"verdict":"NOT JUDGED"'; has '"verdict":"INCOMPLETE"}'
+  # only one output hard-linked: that one is not a check, so neither is
+  # the whole
+  npu_of "$C" run2; rm run2/c_kv.npy; ln run1/c_kv.npy run2/c_kv.npy
+  expect 1 "$K" compare "$C" run1 run2 --junit j.xml
+  has "k_rope: run 2 is bit-identical to run 1 (192 elements)"
+  has "c_kv: runs 1 and 2 are the same files"; has "NOT JUDGED: runs 1 and 2"
+  cp j.xml out.txt; has 'tests="9" failures="1"'
+  # separate files with the same bytes are what a deterministic operator
+  # gives: that is the check, and it passes
+  cp -r run1 copy || exit 99
+  expect 0 "$K" compare "$C" run1 copy; has "PASS: the runs are bit-identical"
+  ;;
+compare_third_party_same)
+  # a third party is another implementation's outputs: the NPU dump under
+  # another name, or the case's own files, is refused (exit 2)
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c; npu_of c npu
+  "$POKE" npu/c_kv.npy 0 4000 || exit 99      # q_out-like output far off
+  expect 2 "$K" compare c npu --standard commercial --third-party npu
+  has "--third-party npu is NPU_DIR npu (the same directory)"
+  cp -al npu linked || exit 99
+  expect 2 "$K" compare c npu --standard commercial --third-party linked
+  has "third party linked/"; has "is the NPU dump being judged, npu/"
+  has "(same device and inode)"
+  cp -r npu copy || exit 99
+  expect 2 "$K" compare c npu --standard commercial --third-party copy
+  has "third party copy/c_kv.npy is byte-identical to the NPU dump being judged, npu/c_kv.npy"
+  expect 2 "$K" compare c npu --standard commercial --third-party c
+  has "--third-party c is the case directory c"
+  cp -al c caselink || exit 99
+  expect 2 "$K" compare c npu --standard commercial --third-party caselink
+  has "third party caselink/k_cache.npy is the case's file c/k_cache.npy (same device and inode)"
+  lacks "dual benchmark"
+  # a plain copy of the case: its k_cache.npy is the cache before the
+  # call, every written element wrong, so any NPU would beat it
+  copy_case c casecopy
+  "$POKE" npu/k_cache.npy 0 0001 || exit 99
+  expect 2 "$K" compare c npu --standard commercial --third-party casecopy
+  has "third party casecopy/k_cache.npy is byte-identical to the case's input k_cache (the cache before the call)"
+  ;;
+compare_report_targets)
+  # a report never replaces a case file, a dump or anything but a regular
+  # file, and two reports never share a file: refused before computing
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  copy_case "$C" c; npu_of c npu; npu_of c tp
+  "$POKE" tp/c_kv.npy 5 0001 || exit 99
+  cp -r c c.orig; cp -r npu npu.orig
+  expect 2 "$K" compare c npu --csv c/case.json
+  has "--csv c/case.json: is the case's file c/case.json"; lacks "kvgold compare: case"
+  expect 2 "$K" compare c npu --html c/kv.npy; has "--html c/kv.npy: is the case's file"
+  expect 2 "$K" compare c npu --junit c/expected_c_kv.npy
+  has "--junit c/expected_c_kv.npy: is the case's file"
+  ln -s c/case.json c.json
+  expect 2 "$K" compare c npu --csv c.json; has "--csv c.json: is the case's file"
+  rm c.json; cp -al c caselink || exit 99
+  expect 2 "$K" compare c npu --csv caselink/gamma.npy; has "is the case's file c/gamma.npy"
+  expect 2 "$K" compare c npu --csv npu/c_kv.npy
+  has "--csv npu/c_kv.npy: is in NPU_DIR npu, the directory being judged"
+  expect 2 "$K" compare c npu --html npu/report.html; has "is in NPU_DIR npu"
+  expect 2 "$K" compare c npu --standard commercial --third-party tp --junit tp/j.xml
+  has "--junit tp/j.xml: is in --third-party tp"
+  ln npu/k_rope.npy elsewhere.npy
+  expect 2 "$K" compare c npu --csv elsewhere.npy
+  has "--csv elsewhere.npy: is the same file as npu/k_rope.npy in NPU_DIR npu"
+  expect 2 "$K" compare c npu --csv /dev/null
+  has "--csv /dev/null: is a character device"
+  [ -c /dev/null ] || { echo "FAIL: /dev/null is no longer a device"; fails=1; }
+  ln -s /dev/null devlink
+  expect 2 "$K" compare c npu --junit devlink
+  has "--junit devlink: is a symbolic link to a character device"
+  [ -L devlink ] || { echo "FAIL: devlink was replaced"; fails=1; }
+  mkfifo fifo
+  expect 2 timeout 20 "$K" compare c npu --html fifo; has "--html fifo: is a FIFO"
+  [ -p fifo ] || { echo "FAIL: the FIFO was replaced"; fails=1; }
+  mkdir adir
+  expect 2 "$K" compare c npu --csv adir; has "--csv adir: is a directory"
+  expect 2 "$K" compare c npu --csv adir/; has "--csv adir/: names a directory"
+  expect 2 "$K" compare c npu --csv no/such/r.csv
+  has "--csv no/such/r.csv: its directory no/such: No such file or directory"
+  expect 2 "$K" compare c npu --html r.out --csv r.out
+  has "--csv r.out: is the same file as --html r.out"
+  expect 2 "$K" compare c npu --html r.out --csv ./r.out
+  has "--csv ./r.out: is the same file as --html r.out"
+  for f in c.orig/*; do same "$f" "c/${f##*/}"; done
+  for f in npu.orig/*; do same "$f" "npu/${f##*/}"; done
+  only npu $(ls -A npu.orig); only c $(ls -A c.orig)
+  [ -e r.out ] && { echo "FAIL: r.out was written"; fails=1; }
+  # all or nothing: the HTML cannot be written (file size limit), so the
+  # CSV and JUnit targets keep their old bytes and no temporary is left
+  mkdir -p rep sub && echo OLD > rep/r.csv && echo OLD > sub/r.xml
+  echo OLD > rep/r.html && cp rep/r.csv old
+  ( trap '' XFSZ; ulimit -f 8; exec "$K" compare c npu --csv rep/r.csv \
+      --junit sub/r.xml --html rep/r.html ) > out.txt 2>&1
+  [ $? -eq 2 ] || { echo "FAIL: compare under ulimit -f"; cat out.txt; fails=1; }
+  has "rep/r.html"; has "File too large"
+  same rep/r.csv old; same sub/r.xml old; same rep/r.html old
+  only rep r.csv r.html; only sub r.xml
+  # and when every file can be written, all are, in both directories
+  expect 0 "$K" compare c npu --csv rep/r.csv --junit sub/r.xml --html rep/r.html
+  cp sub/r.xml out.txt; has 'failures="0"'
+  cp rep/r.csv out.txt; has '"c_kv",bf16,compute,float_re,PASS,'
+  only rep r.csv r.html; only sub r.xml
+  ;;
+compare_stdout_full)
+  # a report that cannot be written to stdout is an error, not a verdict
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu
+  "$K" compare "$C" npu --json > /dev/full 2> out.txt
+  [ $? -eq 2 ] || { echo "FAIL: compare --json > /dev/full"; cat out.txt; fails=1; }
+  has "kvgold: cannot write the report to standard output"
+  "$K" compare "$C" npu > /dev/full 2> out.txt
+  [ $? -eq 2 ] || { echo "FAIL: compare > /dev/full"; cat out.txt; fails=1; }
+  has "cannot write the report to standard output"
+  "$K" check "$C" > /dev/full 2> out.txt
+  [ $? -eq 2 ] || { echo "FAIL: check > /dev/full"; cat out.txt; fails=1; }
+  has "cannot write the report to standard output"
+  ;;
+compare_bin_size)
+  # an NPU .bin dump has no case entry: its size is judged against the
+  # golden output, and the message says so
+  C=$KV/ds_950_pa_nz_bf16_ckv_e4m3_out
+  npu_of "$C" npu
+  strip_npy npu/c_kv.npy | head -c 3070 > npu/c_kv.bin && rm npu/c_kv.npy
+  expect 2 "$K" compare "$C" npu
+  has "npu/c_kv.bin: raw NPU dump of c_kv is 3070 bytes (1535 bf16 elements); the golden output c_kv is bf16 of shape [3, 1, 1, 512]: 1536 elements, 3072 bytes expected"
+  lacks "case.json"
+  strip_npy npu/k_rope.npy | head -c 383 > npu/k_rope.bin && rm npu/k_rope.npy
+  strip_npy "$C/expected_c_kv.npy" > npu/c_kv.bin
+  expect 2 "$K" compare "$C" npu
+  has "npu/k_rope.bin: raw NPU dump of k_rope is 383 bytes, not a whole number of bf16 elements (2 bytes each)"
   ;;
 # ---- h2-files: files, memory and case-file strictness ----------------------
 fifo_inputs)

@@ -1,18 +1,21 @@
 #!/bin/sh
-# tests/consumer/exports.sh NM LIBKVGOLD_SO INCLUDE_DIR
+# tests/consumer/exports.sh NM LIBKVGOLD_SO INCLUDE_DIR [HEADER...]
 #
 # A shared libkvgold exports exactly its public API: every defined dynamic
-# symbol is a function declared KVG_API in include/kvgold/*.h, none is an
+# symbol is a function declared KVG_API in include/kvgold/*.h (or in one
+# of the extra HEADERs: the Python package's library adds its case
+# functions, tools/python/case_api.h), none is an
 # internal kvg_i_ helper or a .resolver, and kvg_version_number is there
 # (so an empty or unreadable symbol table cannot pass).
 set -u
 nm=$1 lib=$2 inc=$3
+shift 3
 fail() { echo "exports: $*" >&2; exit 1; }
 
 exported=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | sort -u) ||
   fail "cannot list the dynamic symbols of $lib"
 # The name before "(" on every line that declares a KVG_API function.
-declared=$(grep -ho 'KVG_API[^(;#]*(' "$inc"/kvgold/*.h |
+declared=$(grep -ho 'KVG_API[^(;#]*(' "$inc"/kvgold/*.h "$@" |
            sed 's/[[:space:]]*($//; s/.*[[:space:]*]//' | sort -u)
 
 echo "$exported" | grep -qx kvg_version_number ||

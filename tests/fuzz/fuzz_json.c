@@ -18,23 +18,24 @@
 static void check_int64(const kvg_json *v)
 {
     int64_t got;
-    const char *why = kvg_json_int64(v, &got);
+    kvg_diag jd;
+    const int bad = kvg_json_int64(v, &got, &jd) != KVG_OK;
     double d;
     long long ref;
     char *end;
 
     if (strpbrk(v->text, ".eE") != NULL) {
-        if (why == NULL)
+        if (!bad)
             abort(); /* a fraction or an exponent read as an integer */
     } else {
         errno = 0;
         ref = strtoll(v->text, &end, 10);
         if (*end != '\0')
             abort();
-        if (errno == ERANGE ? why == NULL : (why != NULL || got != ref))
+        if (errno == ERANGE ? !bad : (bad || got != ref))
             abort();
     }
-    (void)kvg_json_double(v, &d);
+    (void)kvg_json_double(v, &d, NULL);
 }
 
 static void check_value(const kvg_json *v);
@@ -87,21 +88,24 @@ static int same(const kvg_json *a, const kvg_json *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[KVG_JSON_ERROR_MAX];
+    kvg_diag d;
     /* a private copy, so ASan sees the exact extent of the input */
     char *copy = (char *)malloc(size ? size : 1);
     kvg_json *v, *c;
+    kvg_status st;
     int line, col;
 
     if (copy == NULL)
         return 0;
     if (size)
         memcpy(copy, data, size);
-    v = kvg_json_parse(copy, size, "fuzz", err, sizeof err);
+    v = NULL;
+    st = kvg_json_parse(copy, size, "fuzz", &v, &d);
     free(copy);
-    if (v == NULL) {
-        if (sscanf(err, "fuzz:%d:%d: ", &line, &col) != 2 || line < 1 ||
-            col < 1)
+    if (st != KVG_OK) {
+        if (v != NULL || d.status != st ||
+            sscanf(d.message, "fuzz:%d:%d: ", &line, &col) != 2 ||
+            line < 1 || col < 1)
             abort();
         return 0;
     }

@@ -1,10 +1,9 @@
 """Every ```python block of docs/python.md runs: blocks that define test_
 functions under pytest, the others as scripts, from the repository root.
 
-There is no NPU here, so a stand-in `torch_npu` module is put on the path:
-its `npu_*` functions are honest kernels (kvgold's own) and
-`Tensor.npu()` / `.cpu()` are copies on the CPU. The examples' asserts are
-what is tested."""
+There is no NPU here, so `import torch_npu` finds a module on the path
+that installs kvgold.torch_npu, the CPU stand-in (docs/python.md). The
+examples' asserts are what is tested."""
 import os
 import re
 import subprocess
@@ -17,14 +16,10 @@ DOCS = os.environ.get("KVG_DOCS_DIR",
                                    "docs"))
 ROOT = os.path.dirname(os.path.abspath(DOCS))
 
-STAND_IN = '''"""A stand-in torch_npu for running docs/python.md without an NPU."""
-import torch
-import kvgold
+STAND_IN = '''"""torch_npu for running docs/python.md without an NPU."""
+import kvgold.torch_npu
 
-torch.Tensor.npu = lambda self: self.clone()
-# torch_npu's own names (npu_*, _npu_*) among kvgold's per-operator functions
-globals().update({n: f for n, f in kvgold.ops.FUNCTIONS.items()
-                  if n.startswith(("npu_", "_npu_"))})
+kvgold.torch_npu.install()   # sys.modules["torch_npu"]: the stand-in
 '''
 
 

@@ -200,6 +200,28 @@ def test_files(kvgold, vectors, work):
     check(verdicts == {"q_out": "PASS", "k_cache": "NOT JUDGED",
                        "v_cache": "NOT JUDGED"}, "CSV verdicts %r" % verdicts)
 
+    # several runs, the second faulty: every run's suite and the
+    # run-to-run check are in the file, which still follows the schema
+    # (suite counts equal what each holds, the root's equal the sums)
+    junit = os.path.join(work, "runs.xml")
+    csvp = os.path.join(work, "runs.csv")
+    rc, _, err = compare(kvgold, ds, os.path.join(ds, "npu"),
+                         os.path.join(ds, "npu_faulty"), "--junit", junit,
+                         "--csv", csvp)
+    check(rc == 1, "two runs, one faulty: exit %d (%s)" % (rc, err))
+    validate_junit(junit)
+    root = ET.parse(junit).getroot()
+    check([int_attr(su, "failures") for su in root] == [0, 2, 1],
+          "failures per suite (run 1, run 2, determinism) %r"
+          % [su.get("failures") for su in root])
+    rows = read_csv(csvp)
+    check([(r["run"], r["tensor"], r["verdict"]) for r in rows] ==
+          [("1", "k_cache", "PASS"), ("1", "ckv_cache", "PASS"),
+           ("2", "k_cache", "FAIL"), ("2", "ckv_cache", "FAIL"),
+           ("all", "determinism", "FAIL")],
+          "CSV rows of two runs %r" % [(r["run"], r["tensor"], r["verdict"])
+                                       for r in rows])
+
     # errors: an unwritable target names the file and the OS reason, and
     # an invalid comparison writes nothing
     bad = os.path.join(work, "no", "such", "dir", "r.html")
@@ -222,7 +244,9 @@ def test_files(kvgold, vectors, work):
     rc, _, err = compare(kvgold, ds, os.path.join(ds, "npu"), "--csv")
     check(rc == 2 and "--csv needs a value" in err, "--csv without FILE: %r"
           % err)
-    leftovers = [f for f in os.listdir(work) if ".tmp-" in f]
+    # the report set's temporaries are outset's (".<name>.kvgold-...")
+    leftovers = [f for f in os.listdir(work)
+                 if ".tmp-" in f or ".kvgold-" in f or f.endswith(".tmp")]
     check(not leftovers, "temporary files left: %r" % leftovers)
 
 

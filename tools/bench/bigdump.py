@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Big dumps for issue 13's benchmark (tools/bench/bigdump.sh runs this).
+"""Big dumps for the big-dump benchmark (tools/bench/bigdump.sh runs this).
 
     /usr/bin/python3 tools/bench/bigdump.py case --out CASE --input-bytes N
     /usr/bin/python3 tools/bench/bigdump.py dumps CASE GOOD BAD
@@ -155,7 +155,7 @@ def patch_expected(case_dir, small):
 def write_case_json(case_dir, input_bytes):
     doc = {
         "op": "kv_rms_norm_rope_cache",
-        "comment": "issue 13 big dump: DeepSeek-V3 decode step, Bkv %d, "
+        "comment": "big dump: DeepSeek-V3 decode step, Bkv %d, "
                    "PA_BLK_NZ int8 caches, inputs ~%d bytes"
                    % (BKV, input_bytes),
         "attrs": {"epsilon": EPS, "cache_mode": "PA_BLK_NZ",

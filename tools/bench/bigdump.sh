@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 13's benchmark: kvgold run / check / compare on big dumps.
+# The big-dump benchmark: kvgold run / check / compare on big dumps.
 #
 #   sh tools/bench/bigdump.sh [--dir DIR] [--sizes "256M 1G 4G"]
 #       [--kvgold BIN] [--mem-cap BYTES] [--timeout SECONDS] [--keep]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The markdown table of issue 13's benchmark (tools/bench/bigdump.sh).
+"""The markdown table of the big-dump benchmark (tools/bench/bigdump.sh).
 
     /usr/bin/python3 tools/bench/bigdump_report.py RESULTS.tsv [--title T]
 

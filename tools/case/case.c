@@ -291,7 +291,8 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
     static const char *const keys[] = {"status", "tensor", NULL};
     const kvg_json *e = kvg_json_get(c->json, "expect_error");
     const kvg_json *st, *t, *k;
-    const char *why;
+    const char *why = NULL;
+    kvg_diag jd;
     int64_t status = 0;
 
     if (e == NULL)
@@ -321,7 +322,8 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
             "%s/case.json:%d:%d: expect_error.status must be an "
             "integer, not %s",
             c->dir, st->line, st->col, a_kind(st));
-    why = kvg_json_int64(st, &status);
+    if (kvg_json_int64(st, &status, &jd) != KVG_OK)
+        why = jd.message;
     /* Only a status an operator call returns can be expected: 0 (success)
      * or any other number would make check judge nothing and pass. */
     if (why == NULL && status != KVG_ERR_PARAM_NULLPTR &&
@@ -367,11 +369,10 @@ static void op_names(char *buf, size_t cap)
 static kvg_status parse_case_json(kvg_case *c, const char *text, size_t len,
                                   kvg_diag *diag)
 {
-    char err[KVG_JSON_ERROR_MAX];
-    c->json = kvg_json_parse(text, len, "case.json", err, sizeof err);
-    if (c->json == NULL)
+    kvg_diag jd;
+    if (kvg_json_parse(text, len, "case.json", &c->json, &jd) != KVG_OK)
         return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "case.json", "%s/%s",
-                           c->dir, err);
+                           c->dir, jd.message);
     if (!kvg_json_is(c->json, KVG_JSON_OBJECT))
         return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "case.json",
                            "%s/case.json:%d:%d: the document must be a JSON "
@@ -490,8 +491,9 @@ kvg_status kvg_case_check_keys(const kvg_case *c, const kvg_json *obj,
 static kvg_status read_int(const kvg_case *c, const kvg_json *v,
                            const char *key, int64_t *out, kvg_diag *diag)
 {
-    const char *why = kvg_json_int64(v, out);
-    if (why == NULL)
+    kvg_diag jd;
+    const char *why = jd.message;
+    if (kvg_json_int64(v, out, &jd) == KVG_OK)
         return KVG_OK;
     if (!kvg_json_is(v, KVG_JSON_NUMBER))
         return kvg_fs_fail(
@@ -558,7 +560,7 @@ kvg_status kvg_case_get_double(const kvg_case *c, const kvg_json *obj,
                                kvg_diag *diag)
 {
     const kvg_json *v = kvg_json_get(obj, key);
-    const char *why;
+    kvg_diag jd;
     if (v == NULL) {
         *out = dflt;
         return KVG_OK;
@@ -568,12 +570,11 @@ kvg_status kvg_case_get_double(const kvg_case *c, const kvg_json *obj,
             diag, KVG_ERR_FILE_FORMAT, key,
             "%s/case.json:%d:%d: \"%s\" must be a number, not %s", c->dir,
             v->line, v->col, key, a_kind(v));
-    why = kvg_json_double(v, out);
-    if (why != NULL)
+    if (kvg_json_double(v, out, &jd) != KVG_OK)
         return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, key,
                            "%s/case.json:%d:%d: \"%s\": %.40s%s %s", c->dir,
                            v->line, v->col, key, v->text,
-                           v->len > 40 ? "..." : "", why);
+                           v->len > 40 ? "..." : "", jd.message);
     return KVG_OK;
 }
 

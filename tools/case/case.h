@@ -72,7 +72,7 @@ kvg_status kvg_case_load(const char *dir, kvg_case *c, kvg_diag *diag);
 /* The same, with flags. KVG_CASE_NO_EXPECTED_DATA: the "expected" entries
  * are read (name, file, dtype) but not their files (t.data NULL, nbytes
  * 0), for `run` and `compare`, which never look at them: a multi-GiB
- * expected cache costs neither the memory nor the read (issue 13). */
+ * expected cache costs neither the memory nor the read. */
 #define KVG_CASE_NO_EXPECTED_DATA 1u
 /* KVG_CASE_MAP_BIG: input files of KVG_TENSOR_MAP_MIN bytes or more are
  * mapped read-only (npy_map.h) instead of read, and a cache the golden
@@ -219,7 +219,7 @@ void kvg_case_runs_free(kvg_elem_run *runs, size_t count);
  * 16 MiB steps, each step's pages given back after it (the expected's,
  * the initial cache's, and the golden's that equal the file again), so
  * `check` of a multi-GiB cache keeps only the pages the golden wrote
- * resident (issue 13). Unmapped tensors: kvg_case_verify_tensor. */
+ * resident. Unmapped tensors: kvg_case_verify_tensor. */
 int kvg_case_verify_tensor_streamed(const kvg_case *c,
                                     const kvg_case_set *got, int i,
                                     kvg_case_verdict *v);

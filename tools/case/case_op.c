@@ -44,13 +44,19 @@ static kvg_status fail(kvg_diag *diag, kvg_status st, const char *field,
     return st;
 }
 
-/* The attribute (options = 0) or option (1) names of an operator. */
+/* The attribute (options = 0) or option (1) names of an operator, their
+ * older spellings included. */
 static void attr_names(const kvg_op *op, int options, const char **names)
 {
     size_t i, n = 0;
-    for (i = 0; i < kvg_op_attr_count(op) && n + 1 < MAX_NAMES; i++)
-        if (kvg_op_attr_at(op, i)->is_option == options)
-            names[n++] = kvg_op_attr_at(op, i)->name;
+    for (i = 0; i < op->attr_count && n + 1 < MAX_NAMES; i++)
+        if (op->attrs[i].info.is_option == options)
+            names[n++] = op->attrs[i].info.name;
+    for (i = 0; i < op->alias_count && n + 1 < MAX_NAMES; i++) {
+        const kvg_i_op_attr *a = kvg_i_op_attr_named(op, op->aliases[i].name);
+        if (a != NULL && a->info.is_option == options)
+            names[n++] = op->aliases[i].old_name;
+    }
     names[n] = NULL;
 }
 
@@ -94,7 +100,8 @@ static kvg_status check_names(const kvg_case *c, const kvg_op *op,
  * malformed file, not the operator's): try it on scratch args. */
 static kvg_status check_format_value(const kvg_case *c,
                                      const kvg_i_op_attr *attr,
-                                     const kvg_value *v, kvg_diag *diag)
+                                     const char *key, const kvg_value *v,
+                                     kvg_diag *diag)
 {
     char text[KVG_DIAG_MESSAGE_MAX], msg[KVG_DIAG_MESSAGE_MAX + 1200];
     kvg_i_op_args scratch;
@@ -104,53 +111,79 @@ static kvg_status check_format_value(const kvg_case *c,
         return KVG_OK;
     kvg_i_op_refusal_text(text, sizeof text, attr->refusal, v->s);
     (void)snprintf(msg, sizeof msg, "%s/case.json: %s.%s %s", c->dir,
-                   attr->info.is_option ? "options" : "attrs",
-                   attr->info.name, text);
+                   attr->info.is_option ? "options" : "attrs", key, text);
+    return fail(diag, KVG_ERR_FILE_FORMAT, attr->info.name, msg);
+}
+
+/* Which key of `obj` holds attribute `attr`: its name or its older
+ * spelling (NULL: neither); a file that gives both is malformed. */
+static kvg_status value_key(const kvg_case *c, const kvg_op *op,
+                            const kvg_json *obj, const kvg_i_op_attr *attr,
+                            const char **key, kvg_diag *diag)
+{
+    const char *where = attr->info.is_option ? "options" : "attrs";
+    const char *old = kvg_i_op_attr_alias(op, attr);
+    const kvg_json *now = kvg_json_get(obj, attr->info.name);
+    const kvg_json *then = old != NULL ? kvg_json_get(obj, old) : NULL;
+    char msg[KVG_DIAG_MESSAGE_MAX + 1200];
+
+    *key = now != NULL ? attr->info.name : then != NULL ? old : NULL;
+    if (now == NULL || then == NULL)
+        return KVG_OK;
+    (void)snprintf(msg, sizeof msg,
+                   "%s/case.json: %s.%s and %s.%s are the same %s (%s is "
+                   "its older spelling); give one",
+                   c->dir, where, attr->info.name, where, old,
+                   attr->info.is_option ? "option" : "attribute", old);
     return fail(diag, KVG_ERR_FILE_FORMAT, attr->info.name, msg);
 }
 
 /* Read attribute `attr` from the case into cc's next value, if given. */
-static kvg_status read_value(const kvg_case *c, const kvg_i_op_attr *attr,
-                             kvg_case_call *cc, kvg_diag *diag)
+static kvg_status read_value(const kvg_case *c, const kvg_op *op,
+                             const kvg_i_op_attr *attr, kvg_case_call *cc,
+                             kvg_diag *diag)
 {
     const kvg_json *obj = attr->info.is_option ? c->options : c->attrs;
     const size_t k = cc->call.attr_count;
     kvg_value *v = &cc->values[k];
+    const char *key = NULL;
     kvg_status st = KVG_OK;
     int n = 0, flag = 0;
 
-    if (obj == NULL ||
-        kvg_json_get(obj, attr->info.name) == NULL)
+    if (obj == NULL)
         return KVG_OK;
+    if ((st = value_key(c, op, obj, attr, &key, diag)) != KVG_OK ||
+        key == NULL)
+        return st;
     memset(v, 0, sizeof *v);
     v->name = attr->info.name;
     v->type = attr->info.type;
     switch (attr->info.type) {
     case KVG_VALUE_FLOAT:
-        st = kvg_case_get_double(c, obj, v->name, 0.0, &v->f, diag);
+        st = kvg_case_get_double(c, obj, key, 0.0, &v->f, diag);
         break;
     case KVG_VALUE_BOOL:
-        st = kvg_case_get_bool(c, obj, v->name, 0, &flag, diag);
+        st = kvg_case_get_bool(c, obj, key, 0, &flag, diag);
         v->i = flag;
         break;
     case KVG_VALUE_STRING:
-        st = kvg_case_get_string(c, obj, v->name, NULL, cc->strings[k],
+        st = kvg_case_get_string(c, obj, key, NULL, cc->strings[k],
                                  sizeof cc->strings[k], diag);
         v->s = cc->strings[k];
         break;
     case KVG_VALUE_INTS:
-        st = kvg_case_get_ints(c, obj, v->name, 0, cc->ints[k],
+        st = kvg_case_get_ints(c, obj, key, 0, cc->ints[k],
                                KVG_CASE_MAX_INTS, &n, diag);
         v->ints = cc->ints[k];
         v->count = (size_t)n;
         break;
     case KVG_VALUE_INT:
-        st = kvg_case_get_ints(c, obj, v->name, 0, cc->ints[k], 1, &n, diag);
+        st = kvg_case_get_ints(c, obj, key, 0, cc->ints[k], 1, &n, diag);
         v->i = cc->ints[k][0];
         break;
     }
     if (st == KVG_OK)
-        st = check_format_value(c, attr, v, diag);
+        st = check_format_value(c, attr, key, v, diag);
     if (st == KVG_OK)
         cc->call.attr_count++;
     return st;
@@ -173,7 +206,7 @@ kvg_status kvg_case_call_build(const kvg_case *c, kvg_case_call *cc,
     if ((st = check_names(c, op, diag)) != KVG_OK)
         return st;
     for (i = 0; i < op->attr_count && i < KVG_CASE_MAX_VALUES; i++)
-        if ((st = read_value(c, &op->attrs[i], cc, diag)) != KVG_OK)
+        if ((st = read_value(c, op, &op->attrs[i], cc, diag)) != KVG_OK)
             return st;
     for (j = 0; j < c->inputs.count; j++) {
         cc->tensors[j].name = c->inputs.items[j].name;

@@ -60,7 +60,7 @@ int kvg_case_verify_tensor(const kvg_case *c, const kvg_case_set *got,
     return v->same_geometry && v->differing == 0;
 }
 
-/* ---- streamed (issue 13) ---------------------------------------------- */
+/* ---- streamed ---------------------------------------------------------- */
 
 /* Bytes per step of the streamed verification: what stays resident. */
 #define STREAM_CHUNK ((size_t)16 << 20)

@@ -2,7 +2,7 @@
  * tools/case/case_written.c - which elements of a case's output or cache
  * the operator writes, as sorted runs, from kvg_op_written_runs
  * (kvgold/op.h): shapes, attributes and index values only, no second run
- * of the operator (issue 13).
+ * of the operator.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdio.h>

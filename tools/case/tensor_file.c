@@ -145,6 +145,49 @@ kvg_status kvg_tensor_file_load_dump(const char *dir, const char *name,
                                      &never, found, diag);
 }
 
+/* A raw dump has no entry in case.json: its dtype and shape are the golden
+ * output's, so a size that does not match is said in those terms (file,
+ * bytes and elements expected from the golden, bytes got). A file that is
+ * not a regular file is left to the reader, which names what it is. */
+static kvg_status check_raw_dump_size(const char *path, const char *name,
+                                      const kvg_tensor *golden,
+                                      kvg_diag *diag)
+{
+    struct stat sb;
+    size_t es = kvg_dtype_size(golden->dtype);
+    char dims[160];
+    size_t used = 0;
+    int i;
+
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        (uint64_t)sb.st_size == (uint64_t)golden->nbytes)
+        return KVG_OK;
+    dims[0] = '\0';
+    for (i = 0; i < golden->rank && used < sizeof dims - 24; i++)
+        used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%lld",
+                                 i ? ", " : "", (long long)golden->shape[i]);
+    if ((uint64_t)sb.st_size % es == 0)
+        return kvg_fs_fail(
+            diag, KVG_ERR_FILE_FORMAT, name,
+            "%s: raw NPU dump of %s is %llu bytes (%llu %s elements); the "
+            "golden output %s is %s of shape [%s]: %llu elements, %llu "
+            "bytes expected", path, name, (unsigned long long)sb.st_size,
+            (unsigned long long)sb.st_size / es,
+            kvg_dtype_name(golden->dtype), name,
+            kvg_dtype_name(golden->dtype), dims,
+            (unsigned long long)(golden->nbytes / es),
+            (unsigned long long)golden->nbytes);
+    return kvg_fs_fail(
+        diag, KVG_ERR_FILE_FORMAT, name,
+        "%s: raw NPU dump of %s is %llu bytes, not a whole number of %s "
+        "elements (%u bytes each); the golden output %s is %s of shape "
+        "[%s]: %llu elements, %llu bytes expected", path, name,
+        (unsigned long long)sb.st_size, kvg_dtype_name(golden->dtype),
+        (unsigned)es, name, kvg_dtype_name(golden->dtype), dims,
+        (unsigned long long)(golden->nbytes / es),
+        (unsigned long long)golden->nbytes);
+}
+
 kvg_status kvg_tensor_file_open_dump(const char *dir, const char *name,
                                      const kvg_tensor *golden, size_t map_min,
                                      kvg_tensor *out, kvg_file_map *map,
@@ -171,7 +214,8 @@ kvg_status kvg_tensor_file_open_dump(const char *dir, const char *name,
     else if (has_npy)
         st = open_path(npy, 0, golden->dtype, 0, NULL, KVG_MAP_READ, map_min,
                        out, map, diag);
-    else if (has_bin)
+    else if (has_bin && (st = check_raw_dump_size(bin, name, golden,
+                                                  diag)) == KVG_OK)
         st = open_path(bin, 1, golden->dtype, golden->rank, golden->shape,
                        KVG_MAP_READ, map_min, out, map, diag);
     *found = st == KVG_OK && (has_npy || has_bin);

@@ -38,7 +38,7 @@ kvg_status kvg_tensor_file_load_dump(const char *dir, const char *name,
                                      kvg_diag *diag);
 
 /*
- * Issue 13: big files are mapped, not read. The same as the two loaders
+ * Big files are mapped, not read. The same as the two loaders
  * above, except that a file of at least `map_min` bytes is mapped
  * (npy_map.h, `mode`) instead of read into memory: *map receives the
  * mapping (base NULL when the file was read, or could not be mapped and

@@ -29,6 +29,12 @@ void kvg_cli_run_error(const char *dir, kvg_status st, const kvg_diag *diag);
  * (message printed). */
 int kvg_cli_global_options(int *argc, char **argv);
 
+/* The case's own files (case.json, every input and expected file) as
+ * malloc'd paths, *n of them; NULL when out of memory. Free each and the
+ * array with kvg_cli_free_paths. */
+char **kvg_cli_case_files(const kvg_case *c, int *n);
+void kvg_cli_free_paths(char **paths, int n);
+
 /* `kvgold check` on a loaded case: prints a table to `out`, returns the
  * exit code. */
 int kvg_cli_check(const kvg_case *c, FILE *out);
@@ -36,5 +42,12 @@ int kvg_cli_check(const kvg_case *c, FILE *out);
 /* `kvgold compare` (argv after the command name) and its help text. */
 int kvg_cli_compare(int argc, char **argv);
 extern const char *const kvg_cli_compare_help;
+
+/* `kvgold prepare` (argv after the command name) and its help text. */
+int kvg_cli_prepare(int argc, char **argv);
+extern const char *const kvg_cli_prepare_help;
+/* `kvgold scan` (tools/cli/scan_cmd.c) and its help text. */
+int kvg_cli_scan(int argc, char **argv);
+extern const char *const kvg_cli_scan_help;
 
 #endif /* KVGOLD_TOOLS_CLI_H */

@@ -12,12 +12,13 @@
  * the golden writes comes from the operator itself (kvg_op_written_runs),
  * as sorted runs. Big caches and dumps are mapped, not read, and the
  * untouched gaps are compared in chunks whose pages are given back
- * (issue 13; docs/compare.md, "Big dumps").
+ * (docs/compare.md, "Big dumps").
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json.h"
 
@@ -26,6 +27,7 @@
 #include "kvgold/options.h"
 #include "compare_dumps.h"
 #include "compare_repeat.h"
+#include "compare_targets.h"
 #include "membudget.h"
 #include "tensor_file.h"
 #include "report.h"
@@ -68,11 +70,20 @@ const char *const kvg_cli_compare_help =
     "  --only NAMES        judge only these outputs (comma-separated)\n"
     "  --html FILE         also write a self-contained HTML page: cache maps\n"
     "                      of blocks x slots, error histograms, the worst\n"
-    "                      elements (of the first NPU_DIR)\n"
-    "  --junit FILE        also write JUnit XML (one testcase per tensor)\n"
-    "  --csv FILE          also write CSV (one row per tensor, every metric)\n"
+    "                      elements (of every NPU_DIR)\n"
+    "  --junit FILE        also write JUnit XML (one testcase per run and\n"
+    "                      tensor, one for the run-to-run check)\n"
+    "  --csv FILE          also write CSV (one row per run and tensor, every\n"
+    "                      metric)\n"
+    "Report files are written together or not at all; a FILE that is a\n"
+    "case file, in an NPU_DIR or the third party's directory, or not a\n"
+    "regular file is refused before anything is computed.\n"
     "With several NPU_DIRs (repeated runs) each run is judged and the runs\n"
-    "must also be bit-identical to each other.\n"
+    "must also be bit-identical to each other; two NPU_DIRs holding the same\n"
+    "files (same device and inode) are one run, and determinism is then\n"
+    "NOT JUDGED. A --third-party that is the NPU dump (the same file, or a\n"
+    "byte-identical copy where the NPU differs from the golden) or the\n"
+    "case's own files is refused.\n"
     "exit status: 0 every output judged and passed; 1 some output failed or\n"
     "             was not judged (missing, misnamed, unreadable: INCOMPLETE)\n"
     "             or the runs differ; 2 invalid case, usage, or NPU file\n";
@@ -105,6 +116,8 @@ typedef struct compare_run {
     kvg_cli_dumps npu[KVG_CLI_MAX_RUNS];
     kvg_compare_result result[KVG_CLI_MAX_RUNS][KVG_CASE_MAX_TENSORS];
     int n_results[KVG_CLI_MAX_RUNS];
+    kvg_verdict determinism;  /* the run-to-run check (several runs) */
+    char determinism_why[200];
 } compare_run;
 
 /* The elements the golden writes in each cache, from the operator
@@ -165,7 +178,7 @@ static int fits_compare(const compare_run *r, const char *case_dir)
     return 1;
 }
 
-/* The mapped files behind one comparison (issue 13): as the comparison
+/* The mapped files behind one comparison: as the comparison
  * leaves an untouched gap behind, its pages are given back, so comparing
  * a multi-GiB cache does not keep the cache, the dump and the golden
  * resident. Unmapped (small) tensors have no mapping and are left alone. */
@@ -292,7 +305,7 @@ static const kvg_compare_result *result_of(const compare_run *r, int k, int i)
  * for bit. For a cache with written runs only the runs are compared: the
  * rest is the initial cache in every golden run, and the NPU's untouched
  * elements were judged already (untouched_changed), so the multi-GiB gaps
- * are not read again (issue 13).
+ * are not read again.
  */
 static int bits_equal(const compare_run *r, int k, int i, const kvg_tensor *a)
 {
@@ -345,10 +358,14 @@ static void reduce_order_hint(compare_run *r, int run, FILE *out)
         int same = 0;
         if (!kvg_reduce_order_from_name(orders[k], &probe))
             continue; /* this build lacks that order */
-        opts = r->c->options ? kvg_json_clone(r->c->options)
-                             : kvg_json_parse("{}", 2, "options", NULL, 0);
+        opts = NULL;
+        if (r->c->options != NULL)
+            opts = kvg_json_clone(r->c->options);
+        else
+            (void)kvg_json_parse("{}", 2, "options", &opts, NULL);
         if (opts == NULL ||
-            kvg_json_set_string(opts, "reduce_order", orders[k]) != 0) {
+            kvg_json_set_string(opts, "reduce_order", orders[k], NULL) !=
+                KVG_OK) {
             kvg_json_free(opts);
             return;
         }
@@ -423,12 +440,32 @@ static int print_text(compare_run *r, int k, FILE *out)
     return 1;
 }
 
+/* The verdict over every run and the run-to-run check: FAIL if anything
+ * failed, else INCOMPLETE if anything was not judged, else PASS. */
+static const char *overall_verdict(const compare_run *r)
+{
+    int k, i, incomplete = r->determinism == KVG_VERDICT_NOT_JUDGED;
+    int failed = r->determinism == KVG_VERDICT_FAIL;
+
+    for (k = 0; k < r->o->n_runs; k++) {
+        kvg_compare_summary s;
+        const char *v;
+        kvg_compare_summary_init(&s);
+        for (i = 0; i < r->n_results[k]; i++)
+            kvg_compare_summary_add(&s, &r->result[k][i]);
+        v = kvg_compare_summary_verdict(&s);
+        failed |= strcmp(v, "FAIL") == 0;
+        incomplete |= strcmp(v, "INCOMPLETE") == 0;
+    }
+    return failed ? "FAIL" : incomplete ? "INCOMPLETE" : "PASS";
+}
+
 /* One run: the library's object as it is. Several: {"tool", "verdict",
  * "runs": [{"npu_dir", "report"}...], "determinism"}. */
-static int print_json(compare_run *r, int identical, FILE *out)
+static int print_json(compare_run *r, FILE *out)
 {
     char *buf;
-    int k, i, incomplete = 0, failed = !identical;
+    int k;
 
     if (r->o->n_runs == 1) {
         if ((buf = render(r, 0, 1)) == NULL)
@@ -439,16 +476,8 @@ static int print_json(compare_run *r, int identical, FILE *out)
     }
     fputs("{\"tool\":\"kvgold compare\",\"runs\":[", out);
     for (k = 0; k < r->o->n_runs; k++) {
-        kvg_compare_summary s;
-        const char *v;
         if ((buf = render(r, k, 1)) == NULL)
             return 0;
-        kvg_compare_summary_init(&s);
-        for (i = 0; i < r->n_results[k]; i++)
-            kvg_compare_summary_add(&s, &r->result[k][i]);
-        v = kvg_compare_summary_verdict(&s);
-        failed |= strcmp(v, "FAIL") == 0;
-        incomplete |= strcmp(v, "INCOMPLETE") == 0;
         fprintf(out, "%s{\"npu_dir\":", k ? "," : "");
         kvg_json_write_string(out, r->o->npu_dir[k]);
         fprintf(out, ",\"report\":%s}", buf);
@@ -456,60 +485,80 @@ static int print_json(compare_run *r, int identical, FILE *out)
     }
     fputs("],", out);
     (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu, r->o->n_runs,
-                               NULL, out);
-    fprintf(out, ",\"verdict\":\"%s\"}\n", failed       ? "FAIL"
-                                           : incomplete ? "INCOMPLETE"
-                                                        : "PASS");
+                               NULL, out, NULL, 0);
+    fprintf(out, ",\"verdict\":\"%s\"}\n", overall_verdict(r));
     return 1;
 }
 
-/* Report files requested on the command line (NULL: not wanted). */
-static void add_job(kvg_report_job *jobs, int *n, const char *path,
-                    kvg_report_renderer render)
+/* The report files requested on the command line, in a fixed order. */
+static int report_targets(const compare_opts *o, kvg_cli_target *t)
 {
-    if (path == NULL)
-        return;
-    jobs[*n].path = path;
-    jobs[*n].render = render;
-    ++*n;
+    int n = 0;
+    if (o->html != NULL) {
+        t[n].flag = "--html";
+        t[n].path = o->html;
+        t[n++].render = kvg_report_html;
+    }
+    if (o->junit != NULL) {
+        t[n].flag = "--junit";
+        t[n].path = o->junit;
+        t[n++].render = kvg_report_junit;
+    }
+    if (o->csv != NULL) {
+        t[n].flag = "--csv";
+        t[n].path = o->csv;
+        t[n++].render = kvg_report_csv;
+    }
+    return n;
 }
 
-/* Write the requested report files of the first NPU_DIR's run, all or
- * none (tools/report); 0 on failure, with the file and the reason printed.
- * An output that was not judged is listed as such, with no map. */
-static int write_report_files(compare_run *r)
+/* Before anything is computed: every report target must be a file kvgold
+ * may replace (compare_targets.h). 0 (message printed) if one is not. */
+static int check_report_targets(const compare_opts *o, const kvg_case *c)
 {
-    kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
-    kvg_compare_role role;
-    kvg_cache_layout layout[KVG_CASE_MAX_TENSORS];
-    const char *skipped[KVG_CASE_MAX_TENSORS];
-    kvg_report_job jobs[3];
-    kvg_report_set set;
-    char err[512];
-    int i, j = 0, n = 0, n_jobs = 0, has_layout;
+    kvg_cli_target t[3];
+    const char *dirs[KVG_CLI_MAX_RUNS + 1], *roles[KVG_CLI_MAX_RUNS + 1];
+    int n = report_targets(o, t), k, n_dirs = 0;
 
-    memset(&set, 0, sizeof set);
-    memset(t, 0, sizeof t);
-    add_job(jobs, &n_jobs, r->o->html, kvg_report_html);
-    add_job(jobs, &n_jobs, r->o->junit, kvg_report_junit);
-    add_job(jobs, &n_jobs, r->o->csv, kvg_report_csv);
-    if (n_jobs == 0)
+    if (n == 0)
         return 1;
+    for (k = 0; k < o->n_runs; k++) {
+        dirs[n_dirs] = o->npu_dir[k];
+        roles[n_dirs++] = "NPU_DIR";
+    }
+    if (o->third_party_dir != NULL) {
+        dirs[n_dirs] = o->third_party_dir;
+        roles[n_dirs++] = "--third-party";
+    }
+    return kvg_cli_targets_check(t, n, c, dirs, roles, n_dirs);
+}
+
+/* The tensors of run k for the report files: the judged ones in t, the
+ * outputs not judged in skipped. */
+static void report_run(compare_run *r, int k, kvg_report_tensor *t,
+                       kvg_cache_layout *layout, const char **skipped,
+                       kvg_report_run *run)
+{
+    kvg_compare_role role;
+    int i, j = 0, n = 0, has_layout;
+
+    memset(run, 0, sizeof *run);
     for (i = 0; i < r->gold.count; i++) {
         const kvg_case_tensor *g = &r->gold.items[i];
         if (!r->selected[i])
             continue;
-        if (!r->npu[0].loaded[i]) {
-            skipped[set.n_skipped++] = g->name;
+        if (!r->npu[k].loaded[i]) {
+            skipped[run->n_skipped++] = g->name;
             j++;
             continue;
         }
         has_layout = 0;
         (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
                                        &has_layout, &layout[n], NULL);
-        t[n].result = &r->result[0][j++];
+        memset(&t[n], 0, sizeof t[n]);
+        t[n].result = &r->result[k][j++];
         t[n].golden = &g->t;
-        t[n].actual = &r->npu[0].t[i];
+        t[n].actual = &r->npu[k].t[i];
         t[n].initial = r->runs[i] ? kvg_case_find(&r->c->inputs, g->name)
                                   : NULL;
         t[n].written_runs = r->runs[i];
@@ -517,15 +566,44 @@ static int write_report_files(compare_run *r)
         t[n].layout = has_layout ? &layout[n] : NULL;
         n++;
     }
+    run->npu_dir = r->o->npu_dir[k];
+    run->tensors = t;
+    run->count = n;
+    run->skipped = skipped;
+}
+
+/* Write the requested report files, every run in each (one run: as
+ * before; several: each run's tensors and the run-to-run check), all or
+ * none (compare_targets.c); 0 on failure, with the file and the reason
+ * printed. An output that was not judged is listed as such, with no map. */
+static int write_report_files(compare_run *r)
+{
+    static kvg_report_tensor t[KVG_CLI_MAX_RUNS][KVG_CASE_MAX_TENSORS];
+    static kvg_cache_layout layout[KVG_CLI_MAX_RUNS][KVG_CASE_MAX_TENSORS];
+    static const char *skipped[KVG_CLI_MAX_RUNS][KVG_CASE_MAX_TENSORS];
+    kvg_report_run runs[KVG_CLI_MAX_RUNS];
+    kvg_cli_target targets[3];
+    kvg_report_set set;
+    int k, n_targets = report_targets(r->o, targets);
+
+    if (n_targets == 0)
+        return 1;
+    for (k = 0; k < r->o->n_runs; k++)
+        report_run(r, k, t[k], layout[k], skipped[k], &runs[k]);
+    memset(&set, 0, sizeof set);
     set.case_dir = r->c->dir;
     set.op = r->c->op;
-    set.tensors = t;
-    set.count = n;
-    set.skipped = skipped;
-    if (kvg_report_write_files(jobs, n_jobs, &set, err, sizeof err) == 0)
-        return 1;
-    fprintf(stderr, "kvgold: %s\n", err);
-    return 0;
+    set.tensors = runs[0].tensors;
+    set.count = runs[0].count;
+    set.skipped = runs[0].skipped;
+    set.n_skipped = runs[0].n_skipped;
+    if (r->o->n_runs > 1) {
+        set.runs = runs;
+        set.n_runs = r->o->n_runs;
+        set.determinism = kvg_verdict_name(r->determinism);
+        set.determinism_why = r->determinism_why;
+    }
+    return kvg_cli_targets_write(targets, n_targets, &set);
 }
 
 static void free_run(compare_run *r)
@@ -597,28 +675,153 @@ static int load_dumps(compare_run *r)
                               r->selected);
 }
 
+/*
+ * A third party is independent evidence only if it is not the NPU's own
+ * dump under another name: refuse (exit 2) a third-party file that is the
+ * same file (device and inode) as a run's dump of that output, or as one of
+ * the case's files, and a third-party directory that is an NPU_DIR or the
+ * case directory. Byte-identical copies are found after judging
+ * (third_party_copies), for the outputs the third party is used for.
+ */
+static int third_party_distinct(const compare_run *r)
+{
+    const char *tp = r->o->third_party_dir;
+    struct stat a, b;
+    char **cf;
+    int i, k, n_cf = 0, ok = 1;
+
+    if (!r->have_third || stat(tp, &a) != 0)
+        return 1;
+    if (stat(r->c->dir, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
+        fprintf(stderr, "kvgold: compare: --third-party %s is the case "
+                        "directory %s; a third party must be another "
+                        "implementation's outputs\n", tp, r->c->dir);
+        return 0;
+    }
+    for (k = 0; k < r->o->n_runs; k++)
+        if (stat(r->o->npu_dir[k], &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            fprintf(stderr, "kvgold: compare: --third-party %s is NPU_DIR "
+                            "%s (the same directory); a third party must be "
+                            "another implementation's outputs, not the NPU "
+                            "dump being judged\n", tp, r->o->npu_dir[k]);
+            return 0;
+        }
+    if ((cf = kvg_cli_case_files(r->c, &n_cf)) == NULL) {
+        fprintf(stderr, "kvgold: compare: out of memory\n");
+        return 0;
+    }
+    for (i = 0; ok && i < r->gold.count; i++) {
+        if (!r->third.loaded[i])
+            continue;
+        for (k = 0; ok && k < r->o->n_runs; k++)
+            if (kvg_cli_dumps_same_file(&r->third, i, &r->npu[k], i)) {
+                fprintf(stderr, "kvgold: compare: third party %s is the "
+                                "NPU dump being judged, %s (same device and "
+                                "inode); a third party must be another "
+                                "implementation's outputs\n",
+                        r->third.path[i], r->npu[k].path[i]);
+                ok = 0;
+            }
+        for (k = 0; ok && k < n_cf; k++)
+            if (kvg_cli_path_is(cf[k], r->third.dev[i], r->third.ino[i])) {
+                fprintf(stderr, "kvgold: compare: third party %s is the "
+                                "case's file %s (same device and inode); a "
+                                "third party must be another "
+                                "implementation's outputs\n",
+                        r->third.path[i], cf[k]);
+                ok = 0;
+            }
+    }
+    kvg_cli_free_paths(cf, n_cf);
+    return ok;
+}
+
+/* 1 if tensors a and b hold the same bytes. */
+static int same_bytes(const kvg_tensor *a, const kvg_tensor *b)
+{
+    return a != NULL && b != NULL && a->nbytes == b->nbytes &&
+           memcmp(a->data, b->data, a->nbytes) == 0;
+}
+
+/*
+ * After judging: a third-party output the dual benchmark used that holds
+ * the same bytes as an NPU run's dump is a copy of it, and a ratio of a
+ * dump to itself passes any error; one that holds the case's initial cache
+ * (a copy of the case's input) has every written element wrong, so any
+ * NPU would beat it. 0 (message printed) if there is one where it could
+ * decide the verdict: where the NPU's dump is bit-identical to the golden,
+ * every ratio is 0 whatever the third party holds, so an honest third
+ * party that matches an exact NPU is not refused.
+ */
+static int third_party_copies(const compare_run *r)
+{
+    int i, k;
+
+    for (k = 0; r->have_third && k < r->o->n_runs; k++)
+        for (i = 0; i < r->gold.count; i++) {
+            const kvg_compare_result *res = result_of(r, k, i);
+            const kvg_tensor *b = &r->third.t[i], *init;
+            if (res == NULL || !res->has_third_party ||
+                (res->bits_differ == 0 && res->untouched_changed == 0) ||
+                !r->npu[k].loaded[i] || !r->third.loaded[i])
+                continue;
+            if (same_bytes(&r->npu[k].t[i], b)) {
+                fprintf(stderr, "kvgold: compare: third party %s is "
+                                "byte-identical to the NPU dump being "
+                                "judged, %s; a copy of the dump is not "
+                                "independent evidence: give another "
+                                "implementation's outputs (or judge without "
+                                "--third-party)\n",
+                        r->third.path[i], r->npu[k].path[i]);
+                return 0;
+            }
+            init = kvg_case_find(&r->c->inputs, r->gold.items[i].name);
+            if (same_bytes(init, b)) {
+                fprintf(stderr, "kvgold: compare: third party %s is "
+                                "byte-identical to the case's input %s (the "
+                                "cache before the call); a copy of the "
+                                "case is not another implementation's "
+                                "output\n",
+                        r->third.path[i], r->gold.items[i].name);
+                return 0;
+            }
+        }
+    return 1;
+}
+
 /* Judge, print, and return the exit status. */
 static int judge_and_report(compare_run *r)
 {
-    int k, i, rc = KVG_EXIT_PASS, identical = 1;
+    int k, i, rc = KVG_EXIT_PASS;
 
     find_written(r);
+    if (!third_party_distinct(r))
+        return KVG_EXIT_INVALID;
     for (k = 0; k < r->o->n_runs; k++)
         if (!compare_all(r, k))
             return KVG_EXIT_INVALID;
+    if (!third_party_copies(r))
+        return KVG_EXIT_INVALID;
+    r->determinism = KVG_VERDICT_PASS;
     if (r->o->n_runs > 1)
-        identical = kvg_cli_repeat_check(&r->gold, r->selected, r->npu,
-                                         r->o->n_runs, NULL, NULL);
+        r->determinism = kvg_cli_repeat_check(
+            &r->gold, r->selected, r->npu, r->o->n_runs, NULL, NULL,
+            r->determinism_why, sizeof r->determinism_why);
     if (r->o->json) {
-        if (!print_json(r, identical, stdout))
+        if (!print_json(r, stdout))
             return KVG_EXIT_INVALID;
     } else {
         for (k = 0; k < r->o->n_runs; k++)
             if (!print_text(r, k, stdout))
                 return KVG_EXIT_INVALID;
-        if (r->o->n_runs > 1)
+        if (r->o->n_runs > 1) {
             (void)kvg_cli_repeat_check(&r->gold, r->selected, r->npu,
-                                       r->o->n_runs, stdout, NULL);
+                                       r->o->n_runs, stdout, NULL, NULL, 0);
+            printf("\n%s: %d runs and the run-to-run check\n",
+                   overall_verdict(r), r->o->n_runs);
+        }
     }
     if (!write_report_files(r))
         return KVG_EXIT_INVALID;
@@ -626,7 +829,7 @@ static int judge_and_report(compare_run *r)
         for (i = 0; i < r->n_results[k]; i++)
             if (r->result[k][i].verdict != KVG_VERDICT_PASS)
                 rc = KVG_EXIT_MISMATCH;
-    return identical ? rc : KVG_EXIT_MISMATCH;
+    return r->determinism == KVG_VERDICT_PASS ? rc : KVG_EXIT_MISMATCH;
 }
 
 /* Parse argv into *o; returns -1 when fine, else the exit status. */
@@ -710,6 +913,8 @@ int kvg_cli_compare(int argc, char **argv)
     if (c.expect_error)
         fprintf(stderr, "kvgold: %s is a case the operator must refuse; "
                         "there is nothing to compare\n", o.case_dir);
+    else if (!check_report_targets(&o, &c))
+        ; /* refused before anything is computed; message printed */
     else if ((st = kvg_case_run(&c, &r->gold, &diag)) != KVG_OK)
         kvg_cli_run_error(o.case_dir, st, &diag);
     else if (fits_compare(r, o.case_dir) && select_outputs(r, o.only) &&

@@ -110,6 +110,55 @@ static int raw_dump_exists(const char *dir, const char *name)
     return there;
 }
 
+/* Keep the name and the identity of the file dump i was read from: the
+ * .npy when there is one, else the .bin. 0 (message printed) when out of
+ * memory or when the file is gone already. */
+static int remember_file(kvg_cli_dumps *d, const char *name, int i,
+                         const char *npy)
+{
+    struct stat st;
+    char *bin = NULL;
+    const char *p = npy;
+
+    if (stat(npy, &st) != 0) {
+        if ((bin = kvg_path_join(d->dir, name, ".bin", NULL)) == NULL) {
+            fprintf(stderr, "kvgold: %s: out of memory for a path\n",
+                    d->dir);
+            return 0;
+        }
+        p = bin;
+        if (stat(bin, &st) != 0) {
+            fprintf(stderr, "kvgold: NPU output %s: %s: %s\n", name, bin,
+                    strerror(errno));
+            free(bin);
+            return 0;
+        }
+    }
+    d->path[i] = bin != NULL ? bin : kvg_path_join("", p, NULL, NULL);
+    if (d->path[i] == NULL) {
+        fprintf(stderr, "kvgold: %s: out of memory for a path\n", d->dir);
+        return 0;
+    }
+    d->dev[i] = (unsigned long long)st.st_dev;
+    d->ino[i] = (unsigned long long)st.st_ino;
+    return 1;
+}
+
+int kvg_cli_dumps_same_file(const kvg_cli_dumps *a, int i,
+                            const kvg_cli_dumps *b, int j)
+{
+    return a->loaded[i] && b->loaded[j] && a->dev[i] == b->dev[j] &&
+           a->ino[i] == b->ino[j];
+}
+
+int kvg_cli_path_is(const char *path, unsigned long long dev,
+                    unsigned long long ino)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && (unsigned long long)st.st_dev == dev &&
+           (unsigned long long)st.st_ino == ino;
+}
+
 /* Load output i's dump into d; 0 (message printed) on a file that is there
  * but is not a valid dump of the output. */
 static int load_one(kvg_cli_dumps *d, const kvg_case_tensor *g, int i)
@@ -132,6 +181,11 @@ static int load_one(kvg_cli_dumps *d, const kvg_case_tensor *g, int i)
                                   &d->t[i], &d->map[i], &found,
                                   &diag) != KVG_OK) {
         fprintf(stderr, "kvgold: NPU output %s: %s\n", g->name, diag.message);
+        free(path);
+        return 0;
+    }
+    if (found && !remember_file(d, g->name, i, path)) {
+        kvg_tensor_file_close(&d->t[i], &d->map[i]);
         free(path);
         return 0;
     }
@@ -161,6 +215,10 @@ int kvg_cli_dumps_load(kvg_cli_dumps *d, const char *dir,
 void kvg_cli_dumps_free(kvg_cli_dumps *d)
 {
     int i;
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
+        free(d->path[i]);
+        d->path[i] = NULL;
+    }
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++)
         if (d->loaded[i]) {
             kvg_tensor_file_close(&d->t[i], &d->map[i]);

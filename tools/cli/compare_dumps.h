@@ -22,7 +22,20 @@ typedef struct kvg_cli_dumps {
     int found;                            /* how many were loaded */
     char stray[KVG_CLI_REASON_MAX];       /* .npy files matching no output */
     kvg_file_map map[KVG_CASE_MAX_TENSORS]; /* big dumps are mapped */
+    /* the file t[i] was read from (malloc'd) and its identity, to tell
+     * two names of one file (a hard link, the same directory twice) */
+    char *path[KVG_CASE_MAX_TENSORS];
+    unsigned long long dev[KVG_CASE_MAX_TENSORS], ino[KVG_CASE_MAX_TENSORS];
 } kvg_cli_dumps;
+
+/* 1 if dump i of `a` and dump j of `b` are both loaded and are one file
+ * (same device and inode). */
+int kvg_cli_dumps_same_file(const kvg_cli_dumps *a, int i,
+                            const kvg_cli_dumps *b, int j);
+
+/* 1 if `path` exists and is the file (or directory) `dev`/`ino`. */
+int kvg_cli_path_is(const char *path, unsigned long long dev,
+                    unsigned long long ino);
 
 /* 1 if `dir` is a directory; otherwise prints "kvgold: WHAT DIR: reason"
  * (the OS's, or "not a directory") and returns 0. */

@@ -53,11 +53,26 @@ static int check_one(const kvg_case_tensor *g, const kvg_cli_dumps *runs,
     return rr.differ == 0;
 }
 
-int kvg_cli_repeat_check(const kvg_case_set *gold, const int *selected,
-                         const kvg_cli_dumps *runs, int n, FILE *out,
-                         FILE *json)
+/* The first earlier run (0-based) whose dump of output i is the same file
+ * as run k's, or -1. */
+static int same_as_earlier(const kvg_cli_dumps *runs, int i, int k)
 {
-    int i, k, same = 1, checked = 0, listed = 0;
+    int j;
+    for (j = 0; j < k; j++)
+        if (kvg_cli_dumps_same_file(&runs[j], i, &runs[k], i))
+            return j;
+    return -1;
+}
+
+kvg_verdict kvg_cli_repeat_check(const kvg_case_set *gold,
+                                 const int *selected,
+                                 const kvg_cli_dumps *runs, int n, FILE *out,
+                                 FILE *json, char *why, size_t cap)
+{
+    int i, k, differ = 0, missing = 0, checked = 0, listed = 0, nsame = 0;
+    int same_j = -1, same_k = -1;
+    kvg_verdict v;
+    char line[200];
 
     if (json != NULL)
         fputs("\"determinism\":{\"tensors\":[", json);
@@ -72,21 +87,69 @@ int kvg_cli_repeat_check(const kvg_case_set *gold, const int *selected,
             if (selected[i] && out != NULL)
                 fprintf(out, "  %s: not checked (missing from a run)\n",
                         gold->items[i].name);
-            if (selected[i])
-                same = 0; /* not judged is not identical */
+            missing += selected[i] != 0; /* not judged is not identical */
             continue;
         }
         for (k = 1; k < n; k++) {
-            same &= check_one(&gold->items[i], runs, i, k, out, json,
-                              &listed);
+            int j = same_as_earlier(runs, i, k);
+            if (j >= 0) {
+                if (out != NULL)
+                    fprintf(out, "  %s: runs %d and %d are the same files "
+                                 "(%s and %s: same device and inode): not a "
+                                 "determinism check\n", gold->items[i].name,
+                            j + 1, k + 1, runs[j].path[i], runs[k].path[i]);
+                if (nsame++ == 0) {
+                    same_j = j;
+                    same_k = k;
+                }
+                continue;
+            }
+            differ += !check_one(&gold->items[i], runs, i, k, out, json,
+                                 &listed);
             checked++;
         }
     }
-    if (json != NULL)
-        fprintf(json, "],\"identical\":%s}",
-                same && checked > 0 ? "true" : "false");
+    if (differ)
+        v = KVG_VERDICT_FAIL;
+    else if (missing || nsame || checked == 0)
+        v = KVG_VERDICT_NOT_JUDGED;
+    else
+        v = KVG_VERDICT_PASS;
+    if (v == KVG_VERDICT_FAIL)
+        (void)snprintf(line, sizeof line, "FAIL: the runs are not "
+                                          "bit-identical");
+    else if (nsame)
+        (void)snprintf(line, sizeof line, "NOT JUDGED: runs %d and %d are "
+                       "the same files, not separate runs (%d output%s): "
+                       "determinism was not shown", same_j + 1, same_k + 1,
+                       nsame, nsame == 1 ? "" : "s");
+    else if (v == KVG_VERDICT_NOT_JUDGED)
+        (void)snprintf(line, sizeof line, "NOT JUDGED: %d output%s missing "
+                       "from a run: determinism was not shown", missing,
+                       missing == 1 ? " is" : "s are");
+    else
+        (void)snprintf(line, sizeof line, "PASS: the runs are "
+                                          "bit-identical");
+    if (json != NULL) {
+        int listed_same = 0;
+        fputs("],\"same_files\":[", json);
+        for (i = 0; nsame && i < gold->count; i++)
+            for (k = 1; selected[i] && k < n; k++) {
+                int j = same_as_earlier(runs, i, k);
+                if (j < 0)
+                    continue;
+                fprintf(json, "%s{\"name\":", listed_same++ ? "," : "");
+                kvg_json_write_string(json, gold->items[i].name);
+                fprintf(json, ",\"runs\":[%d,%d]}", j + 1, k + 1);
+            }
+        fprintf(json, "],\"identical\":%s,\"verdict\":\"%s\",\"summary\":",
+                v == KVG_VERDICT_PASS ? "true" : "false", kvg_verdict_name(v));
+        kvg_json_write_string(json, line);
+        fputc('}', json);
+    }
     if (out != NULL)
-        fprintf(out, "%s: the runs are %s\n", same ? "PASS" : "FAIL",
-                same ? "bit-identical" : "not bit-identical");
-    return same;
+        fprintf(out, "%s\n", line);
+    if (why != NULL && cap > 0)
+        (void)snprintf(why, cap, "%s", line);
+    return v;
 }

@@ -11,6 +11,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,11 @@ static const char *const k_usage =
     "  compare CASE NPU_DIR [--json]\n"
     "                              judge NPU outputs (NPU_DIR/<name>.npy)\n"
     "                              against the golden (CANN criteria)\n"
+    "  prepare CASE... --out DIR   write ops-test-kit replay directories\n"
+    "                              with kvgold's golden (docs/ttk.md)\n"
+    "  scan PATH                   judge every kvgold operator call in a\n"
+    "                              model step's dump (msprobe, ATB, CANN,\n"
+    "                              ops-test-kit)\n"
     "  help [COMMAND]              show help for a command\n"
     "\n"
     "options: --help, --version\n"
@@ -141,7 +147,7 @@ int kvg_cli_global_options(int *argc, char **argv)
 }
 
 /* The case's own files, which no output may replace. */
-static char **case_files(const kvg_case *c, int *n)
+char **kvg_cli_case_files(const kvg_case *c, int *n)
 {
     const kvg_case_set *sets[2];
     char **paths;
@@ -168,6 +174,16 @@ static char **case_files(const kvg_case *c, int *n)
     return paths;
 }
 
+void kvg_cli_free_paths(char **paths, int n)
+{
+    int i;
+    if (paths == NULL)
+        return;
+    for (i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 /* Check every target, then write every file, then commit. */
 static kvg_status write_outputs(const kvg_case *c, const kvg_case_set *out,
                                 kvg_outset *o, kvg_diag *diag)
@@ -180,7 +196,7 @@ static kvg_status write_outputs(const kvg_case *c, const kvg_case_set *out,
     if ((st = kvg_outset_forbid_dir(o, c->dir, "the case directory",
                                     diag)) != KVG_OK)
         return st;
-    if ((protect = case_files(c, &n)) == NULL)
+    if ((protect = kvg_cli_case_files(c, &n)) == NULL)
         return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
     for (i = 0; st == KVG_OK && i < out->count; i++) {
         names[i] = kvg_path_join("", out->items[i].name, ".npy", diag);
@@ -284,7 +300,7 @@ static int cmd_check(int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     /* a mapped file another process truncates: exit 2 naming it, not a
      * bare SIGBUS */
@@ -314,6 +330,10 @@ int main(int argc, char **argv)
             fputs(k_check_help, stdout);
         else if (strcmp(argv[2], "compare") == 0)
             fputs(kvg_cli_compare_help, stdout);
+        else if (strcmp(argv[2], "prepare") == 0)
+            fputs(kvg_cli_prepare_help, stdout);
+        else if (strcmp(argv[2], "scan") == 0)
+            fputs(kvg_cli_scan_help, stdout);
         else
             return kvg_cli_usage_error("help: unknown command %s", argv[2]);
         return KVG_EXIT_PASS;
@@ -324,5 +344,32 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "compare") == 0)
         return kvg_cli_compare(argc - 2, argv + 2);
+    if (strcmp(argv[1], "prepare") == 0)
+        return kvg_cli_prepare(argc - 2, argv + 2);
+    if (strcmp(argv[1], "scan") == 0)
+        return kvg_cli_scan(argc - 2, argv + 2);
     return kvg_cli_usage_error("unknown command %s", argv[1]);
+}
+
+/* Every command's report goes to stdout; a report that could not be
+ * written (a full disk, a closed pipe, /dev/full) is not a verdict the
+ * caller has seen, so it is an error (exit 2) whatever the command found.
+ * stdout is fully buffered when it is not a terminal: the failure shows at
+ * the flush at the latest. */
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+
+    errno = 0;
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "kvgold: cannot write the report to standard "
+                        "output: %s\n", strerror(errno ? errno : EIO));
+        return KVG_EXIT_INVALID;
+    }
+    if (ferror(stdout)) { /* an earlier write failed; its errno is gone */
+        fprintf(stderr, "kvgold: cannot write the report to standard "
+                        "output: a write to it failed\n");
+        return KVG_EXIT_INVALID;
+    }
+    return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * tools/fsio/npy_map.h - .npy and raw .bin tensor data mapped, not read
- * (issue 13: multi-GiB caches and dumps). The file is checked exactly as
+ * (multi-GiB caches and dumps). The file is checked exactly as
  * kvg_npy_load / kvg_raw_load check it (npy_file.h), then its data is
  * mapped:
  *

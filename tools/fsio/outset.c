@@ -256,11 +256,12 @@ static char *side_name(kvg_outset *o, const char *name, const char *ext,
 #define NAME_TRIES 64
 
 /* Create f->temp (a fresh name, O_EXCL, never through a symlink) and write
- * t to it. */
+ * t to it as .npy, or (t NULL) the `size` bytes of `data`. */
 static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
-                             const kvg_tensor *t, kvg_diag *diag)
+                             const kvg_tensor *t, const void *data,
+                             size_t size, kvg_diag *diag)
 {
-    kvg_status st;
+    kvg_status st = KVG_OK;
     int fd = -1, tries;
 
     for (tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
@@ -278,7 +279,11 @@ static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
                            errno == EEXIST ? " (every name tried is taken)"
                                            : "");
     live_add(f->temp);
-    st = kvg_npy_write_fd(fd, f->final, t, diag);
+    if (t != NULL)
+        st = kvg_npy_write_fd(fd, f->final, t, diag);
+    else if (size != 0 && kvg_write_full(fd, data, size) != 0)
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
+                         f->final, strerror(errno));
     if (st == KVG_OK && fsync(fd) != 0)
         st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
                          f->final, strerror(errno));
@@ -301,8 +306,10 @@ static void free_file(out_file *f)
     memset(f, 0, sizeof *f);
 }
 
-kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
-                              const kvg_tensor *t, kvg_diag *diag)
+/* Add file `name`: t as .npy, or (t NULL) `size` bytes of `data`. */
+static kvg_status add_file(kvg_outset *set, const char *name,
+                           const kvg_tensor *t, const void *data,
+                           size_t size, kvg_diag *diag)
 {
     out_file *f;
     kvg_status st;
@@ -324,12 +331,25 @@ kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
         free_file(f);
         return KVG_ERR_NOMEM;
     }
-    if ((st = write_temp(set, f, name, t, diag)) != KVG_OK) {
+    if ((st = write_temp(set, f, name, t, data, size, diag)) != KVG_OK) {
         free_file(f);
         return st;
     }
     set->count++;
     return KVG_OK;
+}
+
+kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
+                              const kvg_tensor *t, kvg_diag *diag)
+{
+    return add_file(set, name, t, NULL, 0, diag);
+}
+
+kvg_status kvg_outset_add_bytes(kvg_outset *set, const char *name,
+                                const void *data, size_t size,
+                                kvg_diag *diag)
+{
+    return add_file(set, name, NULL, data, size, diag);
 }
 
 /* Keep the old target under a backup name, without ever removing it when
@@ -487,4 +507,154 @@ void kvg_outset_end(kvg_outset *set)
     free(set->files);
     free(set->dir);
     free(set);
+}
+
+/* ---- files rendered through a stream, and sets committed together ---- */
+
+kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
+                                 kvg_outset_writer render, void *user,
+                                 kvg_diag *diag)
+{
+    out_file *f;
+    kvg_status st = KVG_OK;
+    char err[512];
+    FILE *fp;
+    int fd = -1, tries;
+
+    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
+        return st;
+    if (set->count == set->cap) {
+        int ncap = set->cap ? set->cap * 2 : 8;
+        out_file *nf =
+            (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
+        if (nf == NULL)
+            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+        set->files = nf;
+        set->cap = ncap;
+    }
+    f = &set->files[set->count];
+    memset(f, 0, sizeof *f);
+    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL) {
+        free_file(f);
+        return KVG_ERR_NOMEM;
+    }
+    for (tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
+        free(f->temp);
+        if ((f->temp = side_name(set, name, "tmp", diag)) == NULL) {
+            free_file(f);
+            return KVG_ERR_NOMEM;
+        }
+        fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                         "%s: cannot create a temporary file (%s): %s",
+                         f->final, f->temp, strerror(errno));
+        free_file(f);
+        return st;
+    }
+    live_add(f->temp);
+    if ((fp = fdopen(fd, "w")) == NULL) {
+        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
+                         strerror(errno));
+        (void)close(fd);
+    } else {
+        err[0] = '\0';
+        errno = 0;
+        if (render(fp, user, err, sizeof err) != 0)
+            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
+                             err[0] ? err : "cannot render it");
+        else if (fflush(fp) != 0 || ferror(fp))
+            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                             "%s: write error: %s", f->final,
+                             strerror(errno ? errno : EIO));
+        else if (fsync(fileno(fp)) != 0)
+            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
+                             f->final, strerror(errno));
+        if (fclose(fp) != 0 && st == KVG_OK)
+            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                             "%s: write error on close: %s", f->final,
+                             strerror(errno));
+    }
+    if (st != KVG_OK) {
+        (void)unlink(f->temp);
+        live_remove(f->temp);
+        free_file(f);
+        return st;
+    }
+    set->count++;
+    return KVG_OK;
+}
+
+/* Sets whose directories are locked in one order by every process (by
+ * device and inode), so two commits over the same directories cannot
+ * each hold one lock and wait for the other. */
+static void lock_order(kvg_outset *const *sets, int n, int *order)
+{
+    struct stat a, b;
+    int i, j;
+
+    for (i = 0; i < n; i++)
+        order[i] = i;
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0; j--) {
+            int x = order[j - 1], y = order[j];
+            if (stat(sets[x]->dir, &a) != 0 || stat(sets[y]->dir, &b) != 0 ||
+                a.st_dev < b.st_dev ||
+                (a.st_dev == b.st_dev && a.st_ino <= b.st_ino))
+                break;
+            order[j - 1] = y;
+            order[j] = x;
+        }
+}
+
+#define COMMIT_MANY_MAX 16
+
+kvg_status kvg_outset_commit_many(kvg_outset *const *sets, int n,
+                                  kvg_diag *diag)
+{
+    int order[COMMIT_MANY_MAX], dfd[COMMIT_MANY_MAX];
+    kvg_status st = KVG_OK;
+    int s, i, locked = 0;
+
+    if (n < 0 || n > COMMIT_MANY_MAX)
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
+                           "at most %d output directories in one set",
+                           COMMIT_MANY_MAX);
+    lock_order(sets, n, order);
+    for (s = 0; st == KVG_OK && s < n; s++)
+        if ((st = lock_dir(sets[order[s]]->dir, &dfd[s], diag)) == KVG_OK)
+            locked++;
+    for (s = 0; st == KVG_OK && s < n; s++)
+        for (i = 0; st == KVG_OK && i < sets[s]->count; i++)
+            st = back_up(sets[s], &sets[s]->files[i], diag);
+    for (s = 0; st == KVG_OK && s < n; s++)
+        for (i = 0; st == KVG_OK && i < sets[s]->count; i++) {
+            out_file *f = &sets[s]->files[i];
+            if (rename(f->temp, f->final) != 0) {
+                st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
+                                 "%s: cannot move the new file into place: "
+                                 "%s; nothing was replaced", f->final,
+                                 strerror(errno));
+            } else {
+                f->renamed = 1;
+                live_remove(f->temp);
+            }
+        }
+    if (st != KVG_OK) {
+        for (s = 0; s < n; s++)
+            roll_back(sets[s]);
+    } else {
+        for (s = 0; s < n; s++)
+            for (i = 0; i < sets[s]->count; i++)
+                if (sets[s]->files[i].backup_kind != 0)
+                    (void)unlink(sets[s]->files[i].backup);
+        for (s = 0; st == KVG_OK && s < n; s++)
+            st = sync_dir(dfd[s], sets[order[s]]->dir, diag);
+    }
+    for (s = 0; s < locked; s++)
+        close(dfd[s]); /* releases the lock */
+    return st;
 }

@@ -29,6 +29,8 @@
 #ifndef KVGOLD_TOOLS_OUTSET_H
 #define KVGOLD_TOOLS_OUTSET_H
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "kvgold/status.h"
@@ -64,6 +66,12 @@ kvg_status kvg_outset_check(const kvg_outset *set, const char *name,
 kvg_status kvg_outset_add_npy(kvg_outset *set, const char *name,
                               const kvg_tensor *t, kvg_diag *diag);
 
+/* Write `size` bytes of `data` (a text such as case.json) to a temporary
+ * file that will become `name`; the same rules as kvg_outset_add_npy. */
+kvg_status kvg_outset_add_bytes(kvg_outset *set, const char *name,
+                                const void *data, size_t size,
+                                kvg_diag *diag);
+
 /* Rename every temporary file into place (see above); all or nothing. */
 kvg_status kvg_outset_commit(kvg_outset *set, kvg_diag *diag);
 
@@ -75,6 +83,23 @@ const char *kvg_outset_path(const kvg_outset *set, int i);
  * (NULL-safe). */
 void kvg_outset_end(kvg_outset *set);
 
+/*
+ * A file of the set rendered through a stdio stream: `render` writes the
+ * whole content to `out` and returns 0, or nonzero with the reason in
+ * err (cap bytes). Written to a temporary file like the .npy ones; a
+ * write error (a full disk) is found at the flush and fails the add.
+ */
+typedef int (*kvg_outset_writer)(FILE *out, void *user, char *err,
+                                 size_t cap);
+kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
+                                 kvg_outset_writer render, void *user,
+                                 kvg_diag *diag);
+
+/* Commit `n` sets (in different directories) as one: every old target is
+ * kept aside, then every file renamed into place; if one rename fails,
+ * every set is rolled back. Then each directory is synced. */
+kvg_status kvg_outset_commit_many(kvg_outset *const *sets, int n,
+                                  kvg_diag *diag);
 /* Remove every temporary file this process has created and not yet
  * renamed or removed. Async-signal-safe (unlink only): for a handler
  * about to _exit on a fatal signal, so that no partial output stays. */

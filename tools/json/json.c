@@ -20,24 +20,55 @@ typedef struct parser {
     const unsigned char *p, *end;
     int line, col;
     const char *name;
-    char *err;
-    size_t err_cap;
+    kvg_diag *diag;
+    kvg_status status; /* of the failure: FILE_FORMAT unless out of memory */
 } parser;
 
 /* ---- errors and positions --------------------------------------------- */
 
-static void fail_at(parser *ps, int line, int col, const char *fmt, ...)
+/* The diag of a failure: status, `what` as its name, the message. Filled
+ * here rather than through kvg_diag_clear so that the reader links nothing
+ * (it needs only the header). */
+static kvg_status fill_diag(kvg_diag *diag, kvg_status st, const char *what,
+                            const char *fmt, va_list ap)
+{
+    if (diag == NULL)
+        return st;
+    memset(diag, 0, sizeof *diag);
+    diag->status = st;
+    diag->dim = -1;
+    diag->position = -1;
+    (void)snprintf(diag->tensor, sizeof diag->tensor, "%s",
+                   what != NULL ? what : "");
+    (void)vsnprintf(diag->message, sizeof diag->message, fmt, ap);
+    return st;
+}
+
+static kvg_status fail(kvg_diag *diag, kvg_status st, const char *what,
+                       const char *fmt, ...)
 {
     va_list ap;
-    int n;
-    if (ps->err == NULL || ps->err_cap == 0)
-        return;
-    n = snprintf(ps->err, ps->err_cap, "%s:%d:%d: ", ps->name, line, col);
-    if (n < 0 || (size_t)n >= ps->err_cap)
-        return;
     va_start(ap, fmt);
-    (void)vsnprintf(ps->err + n, ps->err_cap - (size_t)n, fmt, ap);
+    st = fill_diag(diag, st, what, fmt, ap);
     va_end(ap);
+    return st;
+}
+
+static void fail_at(parser *ps, int line, int col, const char *fmt, ...)
+{
+    char text[KVG_DIAG_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    (void)fail(ps->diag, ps->status, ps->name, "%s:%d:%d: %s", ps->name, line,
+               col, text);
+}
+
+static void fail_nomem(parser *ps, int line, int col)
+{
+    ps->status = KVG_ERR_NOMEM;
+    fail_at(ps, line, col, "out of memory");
 }
 
 static int at_end(const parser *ps) { return ps->p == ps->end; }
@@ -108,7 +139,7 @@ static kvg_json *new_node(parser *ps, kvg_json_type type, int line, int col)
 {
     kvg_json *v = (kvg_json *)calloc(1, sizeof *v);
     if (v == NULL) {
-        fail_at(ps, line, col, "out of memory");
+        fail_nomem(ps, line, col);
         return NULL;
     }
     v->type = type;
@@ -331,7 +362,7 @@ static char *parse_string(parser *ps, size_t *len)
     }
     buf = (char *)malloc(bound + 1);
     if (buf == NULL) {
-        fail_at(ps, line, col, "out of memory");
+        fail_nomem(ps, line, col);
         return NULL;
     }
     step(ps); /* the opening quote */
@@ -413,7 +444,7 @@ static kvg_json *parse_number(parser *ps)
     v->text = (char *)malloc(v->len + 1);
     if (v->text == NULL) {
         free(v);
-        fail_at(ps, line, col, "out of memory");
+        fail_nomem(ps, line, col);
         return NULL;
     }
     memcpy(v->text, start, v->len);
@@ -489,7 +520,7 @@ static int check_duplicates(parser *ps, const kvg_json *obj)
         return 0;
     m = (const kvg_json **)malloc(obj->count * sizeof *m);
     if (m == NULL) {
-        fail_at(ps, obj->line, obj->col, "out of memory");
+        fail_nomem(ps, obj->line, obj->col);
         return -1;
     }
     for (c = obj->child; c != NULL; c = c->next)
@@ -696,8 +727,8 @@ static kvg_json *parse_value(parser *ps, int depth)
     }
 }
 
-kvg_json *kvg_json_parse(const char *text, size_t len, const char *name,
-                         char *err, size_t err_cap)
+kvg_status kvg_json_parse(const char *text, size_t len, const char *name,
+                          kvg_json **out, kvg_diag *diag)
 {
     parser ps;
     kvg_json *root;
@@ -707,27 +738,29 @@ kvg_json *kvg_json_parse(const char *text, size_t len, const char *name,
     ps.line = 1;
     ps.col = 1;
     ps.name = name != NULL ? name : "json";
-    ps.err = err;
-    ps.err_cap = err_cap;
-    if (err != NULL && err_cap != 0)
-        err[0] = '\0';
+    ps.diag = diag;
+    ps.status = KVG_ERR_FILE_FORMAT;
+    if (out == NULL || (text == NULL && len != 0))
+        return fail(diag, KVG_ERR_PARAM_NULLPTR, ps.name,
+                    "%s: NULL text or result pointer", ps.name);
+    *out = NULL;
     if (len > KVG_JSON_MAX_BYTES) {
         fail_at(&ps, 1, 1, "%lu bytes, more than the limit of %lu",
                 (unsigned long)len, (unsigned long)KVG_JSON_MAX_BYTES);
-        return NULL;
+        return ps.status;
     }
     if (starts_with(&ps, "\xEF\xBB\xBF")) {
         fail_at(&ps, 1, 1, "a byte order mark (U+FEFF) is not allowed");
-        return NULL;
+        return ps.status;
     }
     skip_space(&ps);
     if (at_end(&ps)) {
         fail_at(&ps, ps.line, ps.col, "no JSON value (empty document)");
-        return NULL;
+        return ps.status;
     }
     root = parse_value(&ps, 0);
     if (root == NULL)
-        return NULL;
+        return ps.status;
     skip_space(&ps);
     if (!at_end(&ps)) {
         char what[32];
@@ -735,9 +768,10 @@ kvg_json *kvg_json_parse(const char *text, size_t len, const char *name,
         fail_at(&ps, ps.line, ps.col,
                 "text after the end of the JSON value (%s)", what);
         kvg_json_free(root);
-        return NULL;
+        return ps.status;
     }
-    return root;
+    *out = root;
+    return KVG_OK;
 }
 
 /* ---- access ----------------------------------------------------------- */
@@ -782,18 +816,26 @@ const kvg_json *kvg_json_at(const kvg_json *arr, size_t i)
     return c;
 }
 
-const char *kvg_json_int64(const kvg_json *v, int64_t *out)
+/* A number the caller cannot have: KVG_ERR_FILE_FORMAT, the member's key
+ * as the name, the reason ("has a fraction") as the message. */
+static kvg_status not_a(kvg_diag *diag, const kvg_json *v, const char *why)
+{
+    return fail(diag, KVG_ERR_FILE_FORMAT, v != NULL ? v->key : NULL, "%s",
+                why);
+}
+
+kvg_status kvg_json_int64(const kvg_json *v, int64_t *out, kvg_diag *diag)
 {
     const char *s;
     uint64_t mag = 0, limit = (uint64_t)INT64_MAX;
     int neg;
 
     if (!kvg_json_is(v, KVG_JSON_NUMBER))
-        return "is not a number";
+        return not_a(diag, v, "is not a number");
     if (strchr(v->text, '.') != NULL)
-        return "has a fraction";
+        return not_a(diag, v, "has a fraction");
     if (strpbrk(v->text, "eE") != NULL)
-        return "has an exponent";
+        return not_a(diag, v, "has an exponent");
     s = v->text;
     neg = *s == '-';
     s += neg;
@@ -801,12 +843,12 @@ const char *kvg_json_int64(const kvg_json *v, int64_t *out)
     for (; *s != '\0'; s++) {
         const uint64_t d = (uint64_t)(*s - '0');
         if (mag > (limit - d) / 10)
-            return "is out of int64 range";
+            return not_a(diag, v, "is out of int64 range");
         mag = mag * 10 + d;
     }
     /* -mag without overflow: INT64_MIN's magnitude has no positive twin */
     *out = neg ? (mag == 0 ? 0 : -(int64_t)(mag - 1) - 1) : (int64_t)mag;
-    return NULL;
+    return KVG_OK;
 }
 
 /* 1 if a JSON number's digits before the exponent are not all zero. */
@@ -818,7 +860,7 @@ static int nonzero_mantissa(const char *text)
     return 0;
 }
 
-const char *kvg_json_double(const kvg_json *v, double *out)
+kvg_status kvg_json_double(const kvg_json *v, double *out, kvg_diag *diag)
 {
     const char *point = localeconv()->decimal_point;
     size_t plen = strlen(point), i, n = 0;
@@ -826,12 +868,13 @@ const char *kvg_json_double(const kvg_json *v, double *out)
     double d;
 
     if (!kvg_json_is(v, KVG_JSON_NUMBER))
-        return "is not a number";
+        return not_a(diag, v, "is not a number");
     /* strtod reads the locale's decimal point: write that one instead of
      * '.', so "0.5" is 0.5 under a locale whose point is ',' */
     buf = (char *)malloc(v->len + plen + 1);
     if (buf == NULL)
-        return "could not be converted (out of memory)";
+        return fail(diag, KVG_ERR_NOMEM, v->key,
+                    "could not be converted (out of memory)");
     for (i = 0; i < v->len; i++) {
         if (v->text[i] == '.') {
             memcpy(buf + n, point, plen);
@@ -845,15 +888,16 @@ const char *kvg_json_double(const kvg_json *v, double *out)
     i = (size_t)(endp - buf);
     free(buf);
     if (i != n)
-        return "could not be converted";
+        return not_a(diag, v, "could not be converted");
     if (isinf(d))
-        return "is out of double range";
+        return not_a(diag, v, "is out of double range");
     /* A nonzero number that strtod rounds to 0 (1e-400) is not the value
      * the file wrote: refuse it like an overflow. */
     if (d == 0.0 && nonzero_mantissa(v->text))
-        return "is out of double range (it underflows to 0)";
+        return not_a(diag, v,
+                     "is out of double range (it underflows to 0)");
     *out = d;
-    return NULL;
+    return KVG_OK;
 }
 
 /* ---- building --------------------------------------------------------- */
@@ -898,16 +942,19 @@ kvg_json *kvg_json_clone(const kvg_json *v)
     return c;
 }
 
-int kvg_json_set_string(kvg_json *obj, const char *key, const char *s)
+kvg_status kvg_json_set_string(kvg_json *obj, const char *key, const char *s,
+                               kvg_diag *diag)
 {
     kvg_json *m, *last = NULL;
     char *text;
 
     if (!kvg_json_is(obj, KVG_JSON_OBJECT))
-        return -1;
+        return fail(diag, KVG_ERR_PARAM_INVALID, key,
+                    "%s: cannot be set on %s, only on an object", key,
+                    obj != NULL ? kvg_json_type_name(obj->type) : "NULL");
     text = dup_bytes(s, strlen(s));
     if (text == NULL)
-        return -1;
+        return fail(diag, KVG_ERR_NOMEM, key, "%s: out of memory", key);
     for (m = obj->child; m != NULL; last = m, m = m->next)
         if (strcmp(m->key, key) == 0)
             break;
@@ -916,7 +963,7 @@ int kvg_json_set_string(kvg_json *obj, const char *key, const char *s)
         if (m == NULL || (m->key = dup_bytes(key, strlen(key))) == NULL) {
             free(m);
             free(text);
-            return -1;
+            return fail(diag, KVG_ERR_NOMEM, key, "%s: out of memory", key);
         }
         m->key_len = strlen(key);
         m->line = m->col = m->key_line = m->key_col = 0;
@@ -930,7 +977,7 @@ int kvg_json_set_string(kvg_json *obj, const char *key, const char *s)
     m->type = KVG_JSON_STRING;
     m->text = text;
     m->len = strlen(s);
-    return 0;
+    return KVG_OK;
 }
 
 void kvg_json_write_string(FILE *out, const char *s)

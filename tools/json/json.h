@@ -18,10 +18,13 @@
  * Numbers keep their source text: kvg_json_int64 reads it exactly (never
  * through a double) and kvg_json_double converts it whatever the locale.
  *
- * Every error message is "NAME:LINE:COL: what", NAME being the name passed
- * to kvg_json_parse (the caller prefixes the directory). Lines and columns
- * count from 1; a column counts characters (UTF-8 sequences), not bytes, as
- * Python's json does.
+ * Errors follow the tools' idiom: a kvg_status returned, a kvg_diag
+ * (kvgold/status.h; NULL allowed) filled with it, the name of what failed
+ * and a message. A parse error's message is "NAME:LINE:COL: what", NAME
+ * being the name passed to kvg_json_parse (the caller prefixes the
+ * directory). Lines and columns count from 1; a column counts characters
+ * (UTF-8 sequences), not bytes, as Python's json does. The reader needs
+ * only kvgold's headers, not the library.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -32,9 +35,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kvgold/status.h"
+
 #define KVG_JSON_MAX_DEPTH 64
 #define KVG_JSON_MAX_BYTES (4u * 1024u * 1024u)
-#define KVG_JSON_ERROR_MAX 256
 
 typedef enum kvg_json_type {
     KVG_JSON_NULL,
@@ -65,12 +69,14 @@ typedef struct kvg_json {
 } kvg_json;
 
 /*
- * Parse `len` bytes of `text` (which need not be NUL-terminated). Returns the
- * root value, or NULL with `err` (KVG_JSON_ERROR_MAX bytes is enough) set to
- * "NAME:LINE:COL: what". Out of memory is reported the same way.
+ * Parse `len` bytes of `text` (which need not be NUL-terminated) into *out
+ * (NULL on failure). KVG_ERR_FILE_FORMAT with diag->message
+ * "NAME:LINE:COL: what" (diag->tensor NAME) for a document the rules above
+ * refuse; KVG_ERR_NOMEM, the same way, "...: out of memory";
+ * KVG_ERR_PARAM_NULLPTR for a NULL `out` (or NULL text with a length).
  */
-kvg_json *kvg_json_parse(const char *text, size_t len, const char *name,
-                         char *err, size_t err_cap);
+kvg_status kvg_json_parse(const char *text, size_t len, const char *name,
+                          kvg_json **out, kvg_diag *diag);
 void kvg_json_free(kvg_json *v);
 
 /* The member `key` of an object, or NULL (also when `obj` is NULL or not an
@@ -84,30 +90,34 @@ int kvg_json_is(const kvg_json *v, kvg_json_type type); /* NULL: 0 */
 const char *kvg_json_type_name(kvg_json_type type);
 
 /*
- * A number as an exact int64_t. Returns NULL and sets *out, or a reason
- * the value is not one, without touching *out: "is not a number", "has a
- * fraction", "has an exponent", "is out of int64 range".
+ * A number as an exact int64_t: KVG_OK and *out, or KVG_ERR_FILE_FORMAT
+ * without touching *out, diag->message the reason (to follow the value in
+ * the caller's sentence): "is not a number", "has a fraction", "has an
+ * exponent", "is out of int64 range"; diag->tensor the member's key.
  */
-const char *kvg_json_int64(const kvg_json *v, int64_t *out);
+kvg_status kvg_json_int64(const kvg_json *v, int64_t *out, kvg_diag *diag);
 
 /*
  * A number as the nearest double (strtod's rounding), read the same in
- * every locale. Returns NULL and sets *out, or "is not a number" / "is out
- * of double range" (it would overflow to infinity, or a nonzero number
- * would underflow to 0, as 1e-400 does; a subnormal result is kept).
+ * every locale: KVG_OK and *out, or KVG_ERR_FILE_FORMAT with the reason
+ * "is not a number" / "is out of double range" (it would overflow to
+ * infinity, or a nonzero number would underflow to 0, as 1e-400 does; a
+ * subnormal result is kept); KVG_ERR_NOMEM when its buffer cannot be had.
  */
-const char *kvg_json_double(const kvg_json *v, double *out);
+kvg_status kvg_json_double(const kvg_json *v, double *out, kvg_diag *diag);
 
 /* A deep copy, or NULL when memory runs out. */
 kvg_json *kvg_json_clone(const kvg_json *v);
 
 /*
  * Set member `key` of object `obj` to the string `s` (replacing an existing
- * member in place, else appending one). Returns 0, or -1 when `obj` is not
- * an object or memory runs out (then `obj` is unchanged). For building a
- * variant of a parsed document (e.g. another options.reduce_order).
+ * member in place, else appending one): KVG_OK, or KVG_ERR_PARAM_INVALID
+ * when `obj` is not an object, KVG_ERR_NOMEM when memory runs out (then
+ * `obj` is unchanged). For building a variant of a parsed document (e.g.
+ * another options.reduce_order).
  */
-int kvg_json_set_string(kvg_json *obj, const char *key, const char *s);
+kvg_status kvg_json_set_string(kvg_json *obj, const char *key, const char *s,
+                               kvg_diag *diag);
 
 /* Write `s` to `out` as a JSON string literal: quotes added, '"', '\\' and
  * every control character escaped (the reader reads it back as `s`). */

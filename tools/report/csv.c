@@ -5,6 +5,9 @@
  * 17 significant digits so a spreadsheet gets the exact binary64 value; a
  * metric that does not exist for the data (NaN) is an empty field. Outputs
  * that were not judged get a row with verdict NOT JUDGED and no metrics.
+ * With several NPU runs the rows of every run follow each other, each
+ * starting with columns run and npu_dir, and a last row "determinism"
+ * holds the run-to-run check's verdict.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <math.h>
@@ -52,6 +55,17 @@ static void put_opt_int(FILE *out, int has, long long v)
 {
     if (has)
         fprintf(out, "%lld", v);
+    fputc(',', out);
+}
+
+/* With several runs every row starts with the run's number and NPU_DIR. */
+static void put_run_columns(FILE *out, const kvg_report_set *set, int k,
+                            const kvg_report_run *run)
+{
+    if (set->runs == NULL)
+        return;
+    fprintf(out, "%d,", k + 1);
+    put_text(out, run->npu_dir ? run->npu_dir : "");
     fputc(',', out);
 }
 
@@ -115,13 +129,32 @@ static void put_skipped(FILE *out, const char *name)
 int kvg_report_csv(FILE *out, const kvg_report_set *set, char *err,
                    size_t cap)
 {
-    int i;
+    int i, k, n = kvg_report_run_count(set);
     (void)err;
     (void)cap;
+    if (set->runs != NULL)
+        fputs("run,npu_dir,", out);
     fputs(k_header, out);
-    for (i = 0; i < set->count; i++)
-        put_row(out, set->tensors[i].result);
-    for (i = 0; i < set->n_skipped; i++)
-        put_skipped(out, set->skipped[i]);
+    for (k = 0; k < n; k++) {
+        kvg_report_run run = kvg_report_get_run(set, k);
+        for (i = 0; i < run.count; i++) {
+            put_run_columns(out, set, k, &run);
+            put_row(out, run.tensors[i].result);
+        }
+        for (i = 0; i < run.n_skipped; i++) {
+            put_run_columns(out, set, k, &run);
+            put_skipped(out, run.skipped[i]);
+        }
+    }
+    if (set->runs != NULL && set->determinism != NULL) {
+        /* the run-to-run check: a row of its own, with its verdict */
+        fputs("all,\"\",\"determinism\",,,bitwise,", out);
+        fputs(set->determinism, out);
+        fputc(',', out);
+        put_text(out, set->determinism_why ? set->determinism_why : "");
+        for (k = 0; k < METRIC_COLUMNS; k++)
+            fputc(',', out);
+        fputc('\n', out);
+    }
     return 0;
 }

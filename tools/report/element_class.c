@@ -54,7 +54,9 @@ static int is_8bit_float(kvg_dtype dt)
 
 static int is_integer(kvg_dtype dt)
 {
-    return dt == KVG_INT8 || dt == KVG_INT32 || dt == KVG_INT64;
+    return dt == KVG_INT8 || dt == KVG_INT32 || dt == KVG_INT64 ||
+           dt == KVG_UINT8 || dt == KVG_INT16 || dt == KVG_UINT16 ||
+           dt == KVG_UINT32;
 }
 
 /*
@@ -132,7 +134,10 @@ static double int_distance(const kvg_elem_judge *j, uint64_t a, uint64_t g)
     } else if (j->dtype == KVG_INT32) {
         ia = (int32_t)a;
         ig = (int32_t)g;
-    } else {
+    } else if (j->dtype == KVG_INT16) {
+        ia = (int16_t)a;
+        ig = (int16_t)g;
+    } else { /* int64, and the unsigned types (zero-extended bits) */
         ia = (int64_t)a;
         ig = (int64_t)g;
     }

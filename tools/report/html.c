@@ -7,9 +7,20 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "html_common.h"
 #include "report.h"
+
+/* The anchor of tensor i of run k: "t<i>" (run 1, as with one run), else
+ * "r<k+1>-t<i>", unique across runs. */
+static void put_anchor(FILE *out, int k, int i)
+{
+    if (k == 0)
+        fprintf(out, "t%d", i);
+    else
+        fprintf(out, "r%d-t%d", k + 1, i);
+}
 
 static const char k_css[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222;"
@@ -63,31 +74,54 @@ static void put_head(FILE *out, const kvg_report_set *set)
     fputs("</style></head><body>\n", out);
 }
 
-/* The verdict line: the text report's summary, never optimistic. */
-static void put_verdict(FILE *out, const kvg_report_set *set)
+/* The verdict line of one run: the text report's summary, never
+ * optimistic (an output not judged makes it INCOMPLETE, not PASS). */
+static void put_run_verdict(FILE *out, const kvg_report_run *run)
 {
     long long failed = 0, changed = 0;
     int i;
-    for (i = 0; i < set->count; i++) {
-        failed += set->tensors[i].result->verdict != KVG_VERDICT_PASS;
-        changed += set->tensors[i].result->untouched_changed;
+    for (i = 0; i < run->count; i++) {
+        failed += run->tensors[i].result->verdict != KVG_VERDICT_PASS;
+        changed += run->tensors[i].result->untouched_changed;
     }
+    fprintf(out, "%d tensors, %lld passed, %lld failed, %lld untouched "
+                 "elements changed",
+            run->count, (long long)run->count - failed, failed, changed);
+    if (run->n_skipped)
+        fprintf(out, "; <b>%d output%s not judged</b> (no NPU dump)",
+                run->n_skipped, run->n_skipped == 1 ? "" : "s");
+}
+
+static const char *badge_class(const char *verdict)
+{
+    return strcmp(verdict, "PASS") == 0   ? "PASS"
+           : strcmp(verdict, "FAIL") == 0 ? "FAIL"
+                                          : "SKIPPED";
+}
+
+static void put_verdict(FILE *out, const kvg_report_set *set)
+{
+    const char *v = kvg_report_set_verdict(set);
+    kvg_report_run run = kvg_report_get_run(set, 0);
     fprintf(out, "<h1>kvgold compare <span class=\"badge %s\">%s</span></h1>"
-                 "\n<p>case <code>",
-            failed ? "FAIL" : "PASS", failed ? "FAIL" : "PASS");
+                 "\n<p>case <code>", badge_class(v), v);
     kvg_html_put(out, set->case_dir ? set->case_dir : "");
     fputs("</code> (", out);
     kvg_html_put(out, set->op ? set->op : "");
-    fprintf(out, "): %d tensors, %lld passed, %lld failed, %lld untouched "
-                 "elements changed",
-            set->count, (long long)set->count - failed, failed, changed);
-    if (set->n_skipped)
-        fprintf(out, "; <b>%d output%s not judged</b> (no NPU dump)",
-                set->n_skipped, set->n_skipped == 1 ? "" : "s");
+    fputs("): ", out);
+    if (set->runs == NULL) {
+        put_run_verdict(out, &run);
+    } else {
+        fprintf(out, "%d runs; determinism <span class=\"badge %s\">%s"
+                     "</span> ", set->n_runs,
+                badge_class(set->determinism ? set->determinism : ""),
+                set->determinism ? set->determinism : "NOT JUDGED");
+        kvg_html_put(out, set->determinism_why ? set->determinism_why : "");
+    }
     fputs("</p>\n", out);
 }
 
-static void put_summary_table(FILE *out, const kvg_report_set *set)
+static void put_summary_table(FILE *out, const kvg_report_run *run, int k)
 {
     int i;
     fputs("<table><tr><th class=\"l\">tensor</th><th class=\"l\">dtype</th>"
@@ -95,14 +129,15 @@ static void put_summary_table(FILE *out, const kvg_report_set *set)
           "<th>elements</th><th>written</th><th>bits differ</th>"
           "<th>untouched changed</th><th>NaN/inf mismatch</th><th>MERE</th>"
           "<th>MARE</th><th>cosine</th></tr>\n", out);
-    for (i = 0; i < set->count; i++) {
-        const kvg_compare_result *r = set->tensors[i].result;
+    for (i = 0; i < run->count; i++) {
+        const kvg_compare_result *r = run->tensors[i].result;
         char mere[32], mare[32], cosv[32];
         kvg_html_num(mere, sizeof mere, r->mere);
         kvg_html_num(mare, sizeof mare, r->mare);
         kvg_html_num(cosv, sizeof cosv, r->cosine);
         fputs("<tr><td class=\"l\"><a href=\"#t", out);
-        fprintf(out, "%d\">", i);
+        put_anchor(out, k, i);
+        fputs("\">", out);
         kvg_html_put(out, r->name);
         fprintf(out, "</a></td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
                      "<td class=\"l\"><span class=\"badge %s\">%s</span></td>"
@@ -115,9 +150,9 @@ static void put_summary_table(FILE *out, const kvg_report_set *set)
                 (long long)r->bits_differ, (long long)r->untouched_changed,
                 (long long)r->nonfinite_mismatch, mere, mare, cosv);
     }
-    for (i = 0; i < set->n_skipped; i++) {
+    for (i = 0; i < run->n_skipped; i++) {
         fputs("<tr><td class=\"l\">", out);
-        kvg_html_put(out, set->skipped[i]);
+        kvg_html_put(out, run->skipped[i]);
         fputs("</td><td></td><td></td><td class=\"l\"><span class=\"badge "
               "SKIPPED\">NOT JUDGED</span></td><td colspan=\"8\" class=\"l\">"
               "no NPU dump of this output</td></tr>\n", out);
@@ -249,12 +284,16 @@ static int put_map(FILE *out, const kvg_report_tensor *t, char *err,
     return 0;
 }
 
-static int put_tensor(FILE *out, const kvg_report_tensor *t, int i,
+static int put_tensor(FILE *out, const kvg_report_tensor *t, int i, int k,
                       char *err, size_t cap)
 {
     const kvg_compare_result *r = t->result;
     kvg_error_hist h;
-    fprintf(out, "<section><h2 id=\"t%d\">", i);
+    fputs("<section><h2 id=\"", out);
+    put_anchor(out, k, i);
+    fputs("\">", out);
+    if (k)
+        fprintf(out, "run %d: ", k + 1);
     kvg_html_put(out, r->name);
     fprintf(out, " <span class=\"badge %s\">%s</span> <span class=\"muted\">"
                  "%s, %s</span></h2>\n",
@@ -300,14 +339,29 @@ static int put_tensor(FILE *out, const kvg_report_tensor *t, int i,
 int kvg_report_html(FILE *out, const kvg_report_set *set, char *err,
                     size_t cap)
 {
-    int i;
+    int i, k, n = kvg_report_run_count(set);
     put_head(out, set);
     put_verdict(out, set);
     put_legend(out);
-    put_summary_table(out, set);
-    for (i = 0; i < set->count; i++)
-        if (put_tensor(out, &set->tensors[i], i, err, cap) != 0)
-            return -1;
+    for (k = 0; k < n; k++) {
+        kvg_report_run run = kvg_report_get_run(set, k);
+        if (set->runs != NULL) {
+            const char *v = kvg_report_run_verdict(&run);
+            fprintf(out, "<h2>Run %d of %d: <code>", k + 1, n);
+            kvg_html_put(out, run.npu_dir ? run.npu_dir : "");
+            fprintf(out, "</code> <span class=\"badge %s\">%s</span></h2>"
+                         "\n<p>", badge_class(v), v);
+            put_run_verdict(out, &run);
+            fputs("</p>\n", out);
+        }
+        put_summary_table(out, &run, k);
+    }
+    for (k = 0; k < n; k++) {
+        kvg_report_run run = kvg_report_get_run(set, k);
+        for (i = 0; i < run.count; i++)
+            if (put_tensor(out, &run.tensors[i], i, k, err, cap) != 0)
+                return -1;
+    }
     fputs("<p class=\"muted\">Written by kvgold compare. Within tolerance, "
           "per element: float_re rel err below the MARE limit; int_abs1 "
           "|delta| &lt;= 1; code_dist at most one code apart; bitwise never "

@@ -18,7 +18,18 @@
 
 #include "element_class.h"
 
-/* One comparison run: the tensors judged and the outputs not judged. */
+/* One NPU run: the tensors judged and the outputs not judged. */
+typedef struct kvg_report_run {
+    const char *npu_dir;             /* for titles; may be NULL */
+    const kvg_report_tensor *tensors;
+    int count;
+    const char *const *skipped;      /* outputs without an NPU dump */
+    int n_skipped;
+} kvg_report_run;
+
+/* One comparison: a single run in tensors..n_skipped (runs NULL), or
+ * several NPU_DIRs (repeated runs) in runs[0..n_runs) with the
+ * run-to-run check's verdict; every report then carries every run. */
 typedef struct kvg_report_set {
     const char *case_dir;            /* for titles */
     const char *op;                  /* operator name */
@@ -26,7 +37,20 @@ typedef struct kvg_report_set {
     int count;
     const char *const *skipped;      /* outputs without an NPU dump */
     int n_skipped;
+    const kvg_report_run *runs;      /* NULL: the single run above */
+    int n_runs;
+    const char *determinism;         /* "PASS", "FAIL", "NOT JUDGED" */
+    const char *determinism_why;     /* its one-line conclusion */
 } kvg_report_set;
+
+/* The number of runs in `set` (1 without runs) and run k of it. */
+int kvg_report_run_count(const kvg_report_set *set);
+kvg_report_run kvg_report_get_run(const kvg_report_set *set, int k);
+
+/* "PASS", "FAIL" or "INCOMPLETE" for one run, and for the whole set (every
+ * run and the run-to-run check): never PASS with an output not judged. */
+const char *kvg_report_run_verdict(const kvg_report_run *run);
+const char *kvg_report_set_verdict(const kvg_report_set *set);
 
 /* A renderer writes the whole report to `out`; 0 on success, else -1 with
  * the reason in err (the caller checks `out` for write errors). */

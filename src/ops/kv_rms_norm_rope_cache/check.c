@@ -91,7 +91,8 @@ static kvg_status check_presence(args_t *a, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_attrs(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_attrs(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
+                              kvg_diag *diag)
 {
     if (kvg_kv_cache_mode_name(a->cache_mode) == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_mode", -1, -1,
@@ -169,7 +170,8 @@ static kvg_status check_f32(const kvg_tensor *t, const char *name,
     return kvg_i_check_dtype(t, name, KVG_FP32, diag);
 }
 
-static kvg_status check_dtypes(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_dtypes(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
+                               kvg_diag *diag)
 {
     const kvg_dtype t = a->kv->dtype;
 
@@ -245,13 +247,18 @@ static kvg_status check_quant_inputs(args_t *a, int v2, const char *cache,
 
 /* ---- shapes ------------------------------------------------------------- */
 
-const char *const kvg_i_krnrc_names[KVG_I_KRNRC_TENSORS] = {
-    "kv",         "gamma",         "cos",        "sin",
-    "index",      "k_cache",       "ckv_cache",  "k_rope_scale",
-    "c_kv_scale", "k_rope_offset", "c_kv_offset", "k_rope",
-    "c_kv",       "v"};
+const char *const
+    kvg_i_kv_rms_norm_rope_cache_names[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS] =
+        {"kv",          "gamma",
+         "cos",         "sin",
+         "index",       "k_cache",
+         "ckv_cache",   "k_rope_scale",
+         "c_kv_scale",  "k_rope_offset",
+         "c_kv_offset", "k_rope",
+         "c_kv",        "v"};
 
-void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
+void kvg_i_kv_rms_norm_rope_cache_tensors(
+    args_t *a, const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS])
 {
     t[0] = a->kv, t[1] = a->gamma, t[2] = a->cos, t[3] = a->sin;
     t[4] = a->index, t[5] = a->k_cache, t[6] = a->ckv_cache;
@@ -264,17 +271,18 @@ void kvg_i_krnrc_tensors(args_t *a, const kvg_tensor *t[KVG_I_KRNRC_TENSORS])
 
 static kvg_status check_dense_all(args_t *a, kvg_diag *diag)
 {
-    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
+    const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
     size_t i;
-    kvg_i_krnrc_tensors(a, t);
-    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++)
+    kvg_i_kv_rms_norm_rope_cache_tensors(a, t);
+    for (i = 0; i < KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS; i++)
         if (t[i] != NULL)
-            KVG_I_TRY(kvg_i_check_dense(t[i], kvg_i_krnrc_names[i], diag));
+            KVG_I_TRY(kvg_i_check_dense(
+                t[i], kvg_i_kv_rms_norm_rope_cache_names[i], diag));
     return KVG_OK;
 }
 
-static kvg_status check_kv_rope(args_t *a, kvg_i_krnrc_plan *p,
-                                kvg_diag *diag)
+static kvg_status
+check_kv_rope(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     const kvg_tensor *kv = a->kv, *cs = a->cos, *sn = a->sin;
     int i;
@@ -329,7 +337,8 @@ static kvg_status check_kv_rope(args_t *a, kvg_i_krnrc_plan *p,
 
 /* V2: kv [Bkv, N, Skv, Dk] is normalised whole, its first R channels
  * rotated; v [Bkv, N, Skv, Dv] goes to ckv_cache. */
-static kvg_status check_kv_rope_v2(args_t *a, kvg_i_krnrc_plan *p,
+static kvg_status check_kv_rope_v2(args_t *a,
+                                   kvg_i_kv_rms_norm_rope_cache_plan *p,
                                    kvg_diag *diag)
 {
     const kvg_tensor *kv = a->kv, *cs = a->cos, *sn = a->sin, *v = a->v;
@@ -394,7 +403,7 @@ static kvg_status check_kv_rope_v2(args_t *a, kvg_i_krnrc_plan *p,
 
 static kvg_status check_norm_cache(const kvg_tensor *c, const char *name,
                                    int64_t d, const char *what,
-                                   const kvg_i_krnrc_plan *p,
+                                   const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                    int64_t scache, kvg_diag *diag)
 {
     const char *heads = p->v2 ? "N, kv dim 1" : "N; V1 has one head";
@@ -414,7 +423,8 @@ static kvg_status check_norm_cache(const kvg_tensor *c, const char *name,
 static kvg_status check_pa_cache(const kvg_tensor *c, const char *name,
                                  int64_t d, const char *what,
                                  const kvg_tensor *k,
-                                 const kvg_i_krnrc_plan *p, kvg_diag *diag)
+                                 const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                                 kvg_diag *diag)
 {
     static const char *same =
         "the NPU addresses both caches with k_cache's BlockNum and BlockSize "
@@ -483,7 +493,8 @@ static kvg_status check_block_size(const kvg_tensor *c, const char *name,
     return KVG_OK;
 }
 
-static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_caches(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
+                               kvg_diag *diag)
 {
     const kvg_tensor *k = a->k_cache, *c = a->ckv_cache;
     const char *kwhat = p->v2 ? "Dk, kv dim 3" : "Dk, cos dim 3";
@@ -517,7 +528,8 @@ static kvg_status check_caches(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_index_shape(args_t *a, kvg_i_krnrc_plan *p,
+static kvg_status check_index_shape(args_t *a,
+                                    kvg_i_kv_rms_norm_rope_cache_plan *p,
                                     kvg_diag *diag)
 {
     const kvg_tensor *ix = a->index;
@@ -525,13 +537,15 @@ static kvg_status check_index_shape(args_t *a, kvg_i_krnrc_plan *p,
 
     if (a->cache_mode == KVG_KV_CACHE_NORM) {
         KVG_I_TRY(kvg_i_check_rank(ix, "index", 2, diag));
-        KVG_I_TRY(kvg_i_check_dim(ix, "index", 0, p->bkv, "Bkv in Norm mode", diag));
-        KVG_I_TRY(kvg_i_check_dim(ix, "index", 1, p->skv, "Skv in Norm mode", diag));
+        KVG_I_TRY(
+            kvg_i_check_dim(ix, "index", 0, p->bkv, "Bkv in Norm mode", diag));
+        KVG_I_TRY(
+            kvg_i_check_dim(ix, "index", 1, p->skv, "Skv in Norm mode", diag));
         p->index_n = p->bkv * p->skv;
         return KVG_OK;
     }
     KVG_I_TRY(kvg_i_check_rank(ix, "index", 1, diag));
-    if (kvg_i_krnrc_is_blk(a->cache_mode)) {
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode)) {
         char what[96];
         p->nb = (p->skv + p->bs - 1) / p->bs;
         p->index_n = p->bkv * p->nb;
@@ -582,7 +596,8 @@ static kvg_status check_qparam(args_t *a, const kvg_tensor *t,
  * floats whatever the shape (a [D] scale with N > 1 would be read past
  * its end). */
 static kvg_status check_qparam_v2(const kvg_tensor *t, const char *name,
-                                  int64_t d, const kvg_i_krnrc_plan *p,
+                                  int64_t d,
+                                  const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                   int64_t *n, kvg_diag *diag)
 {
     char shape[160];
@@ -607,7 +622,8 @@ static kvg_status check_qparam_v2(const kvg_tensor *t, const char *name,
                       name, (long long)p->nh, (long long)d, shape);
 }
 
-static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
+static kvg_status check_quant(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
+                              kvg_diag *diag)
 {
     if (p->v2) {
         KVG_I_TRY(check_quant_inputs(a, 1, "k_cache", a->k_cache, p->kquant,
@@ -632,10 +648,10 @@ static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
     KVG_I_TRY(check_quant_inputs(a, 0, "ckv_cache", a->ckv_cache, p->cquant,
                            a->c_kv_scale, "c_kv_scale", a->c_kv_offset,
                            "c_kv_offset", diag));
-    KVG_I_TRY(check_qparam(a, a->k_rope_scale, "k_rope_scale", p->dk, &p->kscale_n,
-                     diag));
-    KVG_I_TRY(check_qparam(a, a->k_rope_offset, "k_rope_offset", p->dk, &p->koff_n,
-                     diag));
+    KVG_I_TRY(check_qparam(a, a->k_rope_scale, "k_rope_scale", p->dk,
+                           &p->kscale_n, diag));
+    KVG_I_TRY(check_qparam(a, a->k_rope_offset, "k_rope_offset", p->dk,
+                           &p->koff_n, diag));
     KVG_I_TRY(check_qparam(a, a->c_kv_scale, "c_kv_scale", p->dv, &p->cscale_n,
                      diag));
     KVG_I_TRY(check_qparam(a, a->c_kv_offset, "c_kv_offset", p->dv, &p->coff_n,
@@ -649,7 +665,8 @@ static kvg_status check_quant(args_t *a, kvg_i_krnrc_plan *p, kvg_diag *diag)
     return KVG_OK;
 }
 
-static kvg_status check_outputs(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status check_outputs(args_t *a,
+                                const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                 kvg_diag *diag)
 {
     const kvg_tensor *const t[2] = {a->k_rope, a->c_kv};
@@ -671,8 +688,9 @@ static kvg_status check_outputs(args_t *a, const kvg_i_krnrc_plan *p,
 }
 
 /* What Atlas A2/A3 accept as a combination (tiling and kernel dispatch). */
-static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
-                                       kvg_diag *diag)
+static kvg_status
+check_a2_combination(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                     kvg_diag *diag)
 {
     const int norm = a->cache_mode == KVG_KV_CACHE_NORM;
     if (!is_a2(a))
@@ -709,41 +727,43 @@ static kvg_status check_a2_combination(args_t *a, const kvg_i_krnrc_plan *p,
     return KVG_OK;
 }
 
-/* ---- buffers that must not share memory ---------------------------------- */
+/* ---- buffers that must not share memory --------------------------------- */
 
-/* The call's tensors for kvg_i_check_apart, in kvg_i_krnrc_names order:
- * the caches (5, 6) and the is_output_kv outputs (11, 12) are written,
- * v (13) is read. */
-size_t kvg_i_krnrc_spans(args_t *a, kvg_i_span s[KVG_I_KRNRC_TENSORS])
+/* The call's tensors for kvg_i_check_apart, in
+ * kvg_i_kv_rms_norm_rope_cache_names order: the caches (5, 6) and the
+ * is_output_kv outputs (11, 12) are written, v (13) is read. */
+size_t kvg_i_kv_rms_norm_rope_cache_spans(
+    args_t *a, kvg_i_span s[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS])
 {
-    const kvg_tensor *t[KVG_I_KRNRC_TENSORS];
+    const kvg_tensor *t[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
     size_t i;
 
-    kvg_i_krnrc_tensors(a, t);
-    for (i = 0; i < KVG_I_KRNRC_TENSORS; i++) {
-        s[i].name = kvg_i_krnrc_names[i];
+    kvg_i_kv_rms_norm_rope_cache_tensors(a, t);
+    for (i = 0; i < KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS; i++) {
+        s[i].name = kvg_i_kv_rms_norm_rope_cache_names[i];
         s[i].t = t[i];
         s[i].written = i == 5 || i == 6 || i == 11 || i == 12;
     }
-    return KVG_I_KRNRC_TENSORS;
+    return KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS;
 }
 
 static kvg_status check_overlaps(args_t *a, kvg_diag *diag)
 {
-    kvg_i_span s[KVG_I_KRNRC_TENSORS];
-    const size_t n = kvg_i_krnrc_spans(a, s);
+    kvg_i_span s[KVG_I_KV_RMS_NORM_ROPE_CACHE_TENSORS];
+    const size_t n = kvg_i_kv_rms_norm_rope_cache_spans(a, s);
     return kvg_i_check_apart(s, n, NULL, 0, diag);
 }
 
-kvg_status kvg_i_krnrc_check_args(args_t *a, kvg_i_krnrc_plan *p,
-                                  kvg_diag *diag)
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_args(
+    args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     memset(p, 0, sizeof *p);
     KVG_I_TRY(check_presence(a, diag));
     KVG_I_TRY(check_attrs(a, p, diag));
     KVG_I_TRY(check_dense_all(a, diag));
     KVG_I_TRY(check_dtypes(a, p, diag));
-    KVG_I_TRY(p->v2 ? check_kv_rope_v2(a, p, diag) : check_kv_rope(a, p, diag));
+    KVG_I_TRY(p->v2 ? check_kv_rope_v2(a, p, diag)
+                    : check_kv_rope(a, p, diag));
     KVG_I_TRY(check_caches(a, p, diag));
     KVG_I_TRY(check_index_shape(a, p, diag));
     KVG_I_TRY(check_quant(a, p, diag));
@@ -836,7 +856,7 @@ static kvg_status finite_tensor(const kvg_tensor *t, const char *name,
     return KVG_OK;
 }
 
-kvg_status kvg_i_krnrc_check_finite(args_t *a, kvg_diag *diag)
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_finite(args_t *a, kvg_diag *diag)
 {
     const kvg_tensor *const t[] = {a->kv, a->gamma, a->cos, a->sin,
                                    a->k_rope_scale, a->c_kv_scale,
@@ -853,7 +873,8 @@ kvg_status kvg_i_krnrc_check_finite(args_t *a, kvg_diag *diag)
 
 /* ---- contents: index values --------------------------------------------- */
 
-static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status out_of_range(args_t *a,
+                               const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                int64_t pos, int64_t v, kvg_diag *diag)
 {
     const char *m = kvg_kv_cache_mode_name(a->cache_mode);
@@ -866,7 +887,7 @@ static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
                           "dim 2; negative values skip); %s", (long long)pos,
                           (long long)(pos / p->skv), (long long)(pos % p->skv),
                           (long long)v, (long long)p->row_limit, npu);
-    if (kvg_i_krnrc_is_blk(a->cache_mode))
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, pos,
                           "index: entry %lld (batch %lld, block %lld of the "
                           "sequence) is %lld, outside [0, %lld) (BlockNum * "
@@ -882,7 +903,8 @@ static kvg_status out_of_range(args_t *a, const kvg_i_krnrc_plan *p,
                       (long long)v, (long long)p->row_limit, m, npu);
 }
 
-static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
+static kvg_status duplicate(args_t *a,
+                            const kvg_i_kv_rms_norm_rope_cache_plan *p,
                             int64_t key, int64_t first, int64_t second,
                             kvg_diag *diag)
 {
@@ -899,7 +921,7 @@ static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
                           (long long)(first / p->skv),
                           (long long)(first % p->skv),
                           (long long)(second % p->skv), (long long)v1, race);
-    if (kvg_i_krnrc_is_blk(a->cache_mode))
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, second,
                           "index: entries %lld and %lld (values %lld and "
                           "%lld) both select block %lld; value / BlockSize "
@@ -917,7 +939,7 @@ static kvg_status duplicate(args_t *a, const kvg_i_krnrc_plan *p,
 /* The unique-index check's callbacks (kvg_i_check_unique). */
 typedef struct index_ctx {
     args_t *a;
-    const kvg_i_krnrc_plan *p;
+    const kvg_i_kv_rms_norm_rope_cache_plan *p;
 } index_ctx;
 
 static int64_t index_key(const void *ctx, int64_t i, int64_t v)
@@ -925,7 +947,7 @@ static int64_t index_key(const void *ctx, int64_t i, int64_t v)
     const index_ctx *c = (const index_ctx *)ctx;
     if (c->a->cache_mode == KVG_KV_CACHE_NORM)
         return (i / c->p->skv) * c->p->row_limit + v; /* batch-local */
-    if (kvg_i_krnrc_is_blk(c->a->cache_mode))
+    if (kvg_i_kv_rms_norm_rope_cache_is_blk(c->a->cache_mode))
         return v / c->p->bs; /* only the block is used */
     return v;
 }
@@ -946,8 +968,9 @@ static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
     return duplicate(c->a, c->p, key, first, second, diag);
 }
 
-kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
-                                   kvg_i_keypos *keys, kvg_diag *diag)
+kvg_status kvg_i_kv_rms_norm_rope_cache_check_index(
+    args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_i_keypos *keys,
+    kvg_diag *diag)
 {
     index_ctx c;
     kvg_i_unique u;
@@ -961,10 +984,11 @@ kvg_status kvg_i_krnrc_check_index(args_t *a, const kvg_i_krnrc_plan *p,
 
 /* ---- workspace ---------------------------------------------------------- */
 
-/* The pieces in kvg_i_krnrc_ws order; the size query measures this same
- * carving (src/common/entry.c). */
-void kvg_i_krnrc_ws_carve(const kvg_i_krnrc_plan *p, kvg_i_ws *w,
-                          kvg_i_krnrc_ws *ws)
+/* The pieces in kvg_i_kv_rms_norm_rope_cache_ws order; the size query measures
+ * this same carving (src/common/entry.c). */
+void kvg_i_kv_rms_norm_rope_cache_ws_carve(
+    const kvg_i_kv_rms_norm_rope_cache_plan *p, kvg_i_ws *w,
+    kvg_i_kv_rms_norm_rope_cache_ws *ws)
 {
     const size_t dv = (size_t)p->dv, dk = (size_t)p->dk;
     const size_t nw = p->v2 ? dk : dv, rw = (size_t)p->dr;

@@ -1,7 +1,7 @@
 /*
- * src/ops/kv_rms_norm_rope_cache/descriptor.c - KvRmsNormRopeCache's descriptor:
- * its tensors, attributes and options, how its outputs are shaped and
- * judged (src/registry/op_desc.h). docs/kv_rms_norm_rope_cache.md, "Case
+ * src/ops/kv_rms_norm_rope_cache/descriptor.c - KvRmsNormRopeCache's
+ * descriptor: its tensors, attributes and options, how its outputs are shaped
+ * and judged (src/registry/op_desc.h). docs/kv_rms_norm_rope_cache.md, "Case
  * format", lists the same names.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -13,58 +13,44 @@
 #include "src/ops/kv_rms_norm_rope_cache/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_kv_rms_norm_rope_cache_args kv_args;
-KVG_I_OP_ARGS_FIT(kv_args);
-
-#define TENSOR(n, kind, presence, case_req)                                  \
-    {{#n, kind, presence}, offsetof(kv_args, n), case_req}
+typedef kvg_kv_rms_norm_rope_cache_args op_args;
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(kv, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
-    TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(ckv_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
-    TENSOR(k_rope_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(c_kv_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(k_rope_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(c_kv_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(v, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
-    TENSOR(k_rope, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
-    TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(kv, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(ckv_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(k_rope_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(c_kv_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(k_rope_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(c_kv_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(v, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(k_rope, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(c_kv, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
-KVG_I_OP_SET_VALUE(set_epsilon, kv_args, epsilon, double, f);
+KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 
-KVG_I_OP_SET_VALUE(set_output_kv, kv_args, is_output_kv, int, i);
+KVG_I_OP_SET_VALUE(set_output_kv, op_args, is_output_kv, int, i);
 
 /* An unknown mode is the op's refusal (161002), not a malformed file: the
  * NPU would silently run it as Norm. */
-KVG_I_OP_SET_NAMED(set_cache_mode, kv_args, cache_mode,
+KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
                    kvg_kv_cache_mode_from_name);
 
-KVG_I_OP_SET_NAMED(set_profile, kv_args, profile,
+KVG_I_OP_SET_NAMED(set_profile, op_args, profile,
                    kvg_kv_profile_from_name);
 
-KVG_I_OP_SET_NAMED(set_reduce_order, kv_args, reduce_order,
+KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
-static kvg_status set_quant_overflow(kvg_i_op_args *a,
-                                     const kvg_i_op_attr *attr,
-                                     const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(kv_args, a, k);
-    if (strcmp(v->s, "saturate") == 0)
-        k->quant_overflow = KVG_OVF_SATURATE;
-    else if (strcmp(v->s, "nonsat") == 0)
-        k->quant_overflow = KVG_OVF_NONSAT;
-    else
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+static const kvg_i_op_choice k_overflows[] = {{"saturate", KVG_OVF_SATURATE},
+                                             {"nonsat", KVG_OVF_NONSAT}};
+KVG_I_OP_SET_CHOICE(set_quant_overflow, op_args, quant_overflow,
+                    kvg_overflow, k_overflows);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-05"}, set_epsilon, NULL, 0},
@@ -76,14 +62,9 @@ static const kvg_i_op_attr k_attrs[] = {
      "\"%s\" is not ascend950 or a2a3", 1},
     {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},
      set_reduce_order, "\"%s\" is not a kvgold reduction order", 1},
-    {{"quant_overflow", KVG_VALUE_STRING, 1, 0, "\"saturate\""},
+    {{"overflow", KVG_VALUE_STRING, 1, 0, "\"saturate\""},
      set_quant_overflow, "\"%s\" is not saturate or nonsat", 1},
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(kv_args, kvg_kv_rms_norm_rope_cache_args_init,
-                     kvg_kv_rms_norm_rope_cache_workspace_size,
-                     kvg_kv_rms_norm_rope_cache);
 
 /* k_rope [Bkv, N, Skv, Dk] and c_kv [Bkv, N, Skv, Dv], of kv's dtype: V1
  * (N = 1) takes Dk from cos dim 3 and Dv from gamma; V2 takes Dk from kv
@@ -92,7 +73,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int rope = strcmp(name, "k_rope") == 0;
     const kvg_tensor *dsrc = k->v != NULL ? (rope ? k->kv : k->v)
                                           : (rope ? k->cos : k->gamma);
@@ -128,7 +109,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const kvg_kv_cache_mode mode = k->cache_mode;
     const int v2 = k->v != NULL;
     if (strcmp(name, "k_cache") != 0 && strcmp(name, "ckv_cache") != 0) {
@@ -155,8 +136,8 @@ static void describe(const kvg_i_op_args *a, const char *name,
 
 /* One cache of a validated call: the rows its tokens write. */
 typedef struct cache_rows {
-    const kv_args *k;
-    const kvg_i_krnrc_plan *p;
+    const op_args *k;
+    const kvg_i_kv_rms_norm_rope_cache_plan *p;
     const kvg_cache_layout *lay;
     int64_t dim; /* Dk for k_cache, Dv for ckv_cache */
 } cache_rows;
@@ -169,7 +150,7 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 
     for (b = 0; b < c->p->bkv; b++)
         for (t = 0; t < c->p->skv; t++)
-            if (kvg_i_krnrc_target(c->k, c->p, b, t, &at))
+            if (kvg_i_kv_rms_norm_rope_cache_target(c->k, c->p, b, t, &at))
                 for (n = 0; n < c->p->nh; n++) {
                     at.head = n;
                     kvg_i_sink_row(s, c->lay, at, c->dim);
@@ -182,13 +163,13 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(kv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_k = strcmp(w->name, "k_cache") == 0;
-    kvg_i_krnrc_plan p;
-    kvg_i_krnrc_ws ws;
+    kvg_i_kv_rms_norm_rope_cache_plan p;
+    kvg_i_kv_rms_norm_rope_cache_ws ws;
     cache_rows rows;
 
-    KVG_I_TRY(kvg_i_krnrc_validate(k, &p, &ws, diag));
+    KVG_I_TRY(kvg_i_kv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
     if (!is_k && strcmp(w->name, "ckv_cache") != 0)
         return p.out_kv ? kvg_i_written_whole(w, diag)
                         : kvg_i_written_none(w);
@@ -199,18 +180,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-const kvg_op kvg_i_op_kv = {
-    "kv_rms_norm_rope_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(kv_args, workspace),
-    offsetof(kv_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+/* The option was spelled quant_overflow before QkvRmsNormRopeCache's
+ * spelling, overflow, became every operator's. */
+static const kvg_i_op_alias k_aliases[] = {{"quant_overflow", "overflow"}};
+
+KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs),
+                KVG_I_OP_ALIASES(k_aliases));

@@ -1,6 +1,6 @@
 /*
- * src/ops/kv_rms_norm_rope_cache/entry.c - KvRmsNormRopeCache: the entry points
- * (through the entry skeleton, src/common/entry.h) and the per-token
+ * src/ops/kv_rms_norm_rope_cache/entry.c - KvRmsNormRopeCache: the entry
+ * points (through the entry skeleton, src/common/entry.h) and the per-token
  * compute (the checks are in check.c).
  *
  * Tokens are processed in order t = b*Skv + s, but the order is not part of
@@ -87,9 +87,10 @@ static void load_f32(const kvg_tensor *t, float *dst)
         memcpy(dst, t->data, (size_t)kvg_i_numel(t) * sizeof(float));
 }
 
-int kvg_i_krnrc_target(const kvg_kv_rms_norm_rope_cache_args *a,
-                       const kvg_i_krnrc_plan *p, int64_t b, int64_t s,
-                       kvg_cache_coord *at)
+int kvg_i_kv_rms_norm_rope_cache_target(
+    const kvg_kv_rms_norm_rope_cache_args *a,
+    const kvg_i_kv_rms_norm_rope_cache_plan *p, int64_t b, int64_t s,
+    kvg_cache_coord *at)
 {
     int64_t v;
     memset(at, 0, sizeof *at);
@@ -97,7 +98,7 @@ int kvg_i_krnrc_target(const kvg_kv_rms_norm_rope_cache_args *a,
         v = kvg_i_index_at(a->index, b * p->skv + s);
         at->block = b;
         at->slot = v;
-    } else if (kvg_i_krnrc_is_blk(a->cache_mode)) {
+    } else if (kvg_i_kv_rms_norm_rope_cache_is_blk(a->cache_mode)) {
         /* index gives the block's first slot; only v / BS is used and the
          * block's tokens fill its slots from 0 in sequence order */
         v = kvg_i_index_at(a->index, b * p->nb + s / p->bs);
@@ -145,11 +146,11 @@ static void scatter_nz(const kvg_tensor *cache, const kvg_cache_layout *l,
 
 /* Encode a binary32 row for a cache: quantised (multiply by the scale,
  * then add the offset, then narrow) or rounded to T. */
-static void encode_row(const kvg_i_krnrc_plan *p, const kvg_tensor *cache,
-                       int quant, const float *x, size_t n,
-                       const float *scale, int64_t scale_n,
-                       const float *offset, int64_t offset_n,
-                       kvg_overflow ovf, unsigned char *dst)
+static void encode_row(const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                       const kvg_tensor *cache, int quant, const float *x,
+                       size_t n, const float *scale, int64_t scale_n,
+                       const float *offset, int64_t offset_n, kvg_overflow ovf,
+                       unsigned char *dst)
 {
     if (!quant) {
         kvg_i_store_row(p->t, x, n, KVG_OVF_DEFAULT, dst);
@@ -164,9 +165,9 @@ static void encode_row(const kvg_i_krnrc_plan *p, const kvg_tensor *cache,
  * and the cache's encoding in one kernel (the same bits as kvg_i_rms_norm
  * then encode_row, without the normalised row in between). */
 static void encode_norm_row(const kvg_kv_rms_norm_rope_cache_args *a,
-                            const kvg_i_krnrc_plan *p,
-                            const kvg_i_krnrc_ws *w, float rms,
-                            unsigned char *dst)
+                            const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                            const kvg_i_kv_rms_norm_rope_cache_ws *w,
+                            float rms, unsigned char *dst)
 {
     if (!p->cquant) {
         kvg_i_norm_quantize_row(w->xv, (size_t)p->dv, rms, w->gamma, NULL, 0,
@@ -181,8 +182,9 @@ static void encode_norm_row(const kvg_kv_rms_norm_rope_cache_args *a,
 }
 
 static void token(const kvg_kv_rms_norm_rope_cache_args *a,
-                  const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w,
-                  int64_t b, int64_t s)
+                  const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                  const kvg_i_kv_rms_norm_rope_cache_ws *w, int64_t b,
+                  int64_t s)
 {
     const size_t es = kvg_i_dtype_size(p->t);
     const int64_t t = b * p->skv + s, d = p->dv + p->dk;
@@ -190,7 +192,7 @@ static void token(const kvg_kv_rms_norm_rope_cache_args *a,
     const unsigned char *kv = (const unsigned char *)a->kv->data +
                               (size_t)(t * d) * es;
     kvg_cache_coord at;
-    const int cached = kvg_i_krnrc_target(a, p, b, s, &at);
+    const int cached = kvg_i_kv_rms_norm_rope_cache_target(a, p, b, s, &at);
     unsigned char *kdst, *cdst;
     float rms;
 
@@ -246,8 +248,9 @@ static const float *head_row(const float *q, int64_t q_n, int64_t d,
  * channels followed by the rest; v goes to ckv_cache unchanged or
  * quantised from its widened values. */
 static void token_v2(const kvg_kv_rms_norm_rope_cache_args *a,
-                     const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w,
-                     int64_t b, int64_t n, int64_t s)
+                     const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                     const kvg_i_kv_rms_norm_rope_cache_ws *w, int64_t b,
+                     int64_t n, int64_t s)
 {
     const size_t es = kvg_i_dtype_size(p->t);
     const int64_t row = (b * p->nh + n) * p->skv + s;
@@ -258,7 +261,7 @@ static void token_v2(const kvg_kv_rms_norm_rope_cache_args *a,
     const unsigned char *v = (const unsigned char *)a->v->data +
                              (size_t)(row * p->dv) * es;
     kvg_cache_coord at;
-    const int cached = kvg_i_krnrc_target(a, p, b, s, &at);
+    const int cached = kvg_i_kv_rms_norm_rope_cache_target(a, p, b, s, &at);
     unsigned char *kdst, *cdst;
     float rms;
 
@@ -306,7 +309,8 @@ static void token_v2(const kvg_kv_rms_norm_rope_cache_args *a,
 
 /* Validation is complete: from here on every byte written is final. */
 static void compute(const kvg_kv_rms_norm_rope_cache_args *a,
-                    const kvg_i_krnrc_plan *p, const kvg_i_krnrc_ws *w)
+                    const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                    const kvg_i_kv_rms_norm_rope_cache_ws *w)
 {
     int64_t b, n, s;
 
@@ -332,66 +336,40 @@ static void compute(const kvg_kv_rms_norm_rope_cache_args *a,
 
 typedef kvg_kv_rms_norm_rope_cache_args args_t;
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
 {
-    return kvg_i_krnrc_check_args((const args_t *)a, (kvg_i_krnrc_plan *)p,
-                                  diag);
+    return kvg_i_kv_rms_norm_rope_cache_check_args(
+        (const args_t *)a, (kvg_i_kv_rms_norm_rope_cache_plan *)p, diag);
 }
 
 static size_t e_spans(const void *a, const void *p, kvg_i_span *s)
 {
     (void)p;
-    return kvg_i_krnrc_spans((const args_t *)a, s);
+    return kvg_i_kv_rms_norm_rope_cache_spans((const args_t *)a, s);
 }
 
 static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 {
-    kvg_i_krnrc_ws_carve((const kvg_i_krnrc_plan *)p, ws,
-                         (kvg_i_krnrc_ws *)w);
+    kvg_i_kv_rms_norm_rope_cache_ws_carve(
+        (const kvg_i_kv_rms_norm_rope_cache_plan *)p, ws,
+        (kvg_i_kv_rms_norm_rope_cache_ws *)w);
 }
 
 static kvg_status e_values(const void *a, const void *p, void *w,
                            kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_krnrc_check_finite((const args_t *)a, diag));
-    return kvg_i_krnrc_check_index((const args_t *)a,
-                                   (const kvg_i_krnrc_plan *)p,
-                                   ((kvg_i_krnrc_ws *)w)->keys, diag);
+    KVG_I_TRY(
+        kvg_i_kv_rms_norm_rope_cache_check_finite((const args_t *)a, diag));
+    return kvg_i_kv_rms_norm_rope_cache_check_index(
+        (const args_t *)a, (const kvg_i_kv_rms_norm_rope_cache_plan *)p,
+        ((kvg_i_kv_rms_norm_rope_cache_ws *)w)->keys, diag);
 }
 
 static void e_compute(const void *a, const void *p, void *w)
 {
-    compute((const args_t *)a, (const kvg_i_krnrc_plan *)p,
-            (const kvg_i_krnrc_ws *)w);
+    compute((const args_t *)a, (const kvg_i_kv_rms_norm_rope_cache_plan *)p,
+            (const kvg_i_kv_rms_norm_rope_cache_ws *)w);
 }
 
-const kvg_i_entry kvg_i_krnrc_entry = {e_workspace, e_check,  e_spans,
-                                       e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_krnrc_validate(const args_t *a, kvg_i_krnrc_plan *p,
-                                kvg_i_krnrc_ws *w, kvg_diag *diag)
-{
-    return kvg_i_entry_validate(&kvg_i_krnrc_entry, a, p, w, diag);
-}
-
-kvg_status kvg_kv_rms_norm_rope_cache_workspace_size(const args_t *a,
-                                                     size_t *bytes,
-                                                     kvg_diag *diag)
-{
-    kvg_i_krnrc_plan p;
-    kvg_i_krnrc_ws w;
-    return kvg_i_entry_size(&kvg_i_krnrc_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_kv_rms_norm_rope_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_krnrc_plan p;
-    kvg_i_krnrc_ws w;
-    return kvg_i_entry_call(&kvg_i_krnrc_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(kv_rms_norm_rope_cache, kvg_i_kv_rms_norm_rope_cache_plan,
+                   kvg_i_kv_rms_norm_rope_cache_ws);

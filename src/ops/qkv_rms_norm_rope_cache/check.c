@@ -122,7 +122,8 @@ static kvg_status check_list(const int64_t *v, size_t len, size_t want,
     return KVG_OK;
 }
 
-static kvg_status check_heads(kvg_i_qkv_plan *p, kvg_diag *diag)
+static kvg_status check_heads(kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                              kvg_diag *diag)
 {
     int64_t sum;
 
@@ -130,8 +131,9 @@ static kvg_status check_heads(kvg_i_qkv_plan *p, kvg_diag *diag)
         || sum != p->n)
         return kvg_i_fail(diag, INV, "head_nums", -1, -1,
                           "head_nums: Nq + Nk + Nv must equal N = %lld "
-                          "(qkv_size[2]), got %lld + %lld + %lld", (long long)p->n,
-                          (long long)p->nq, (long long)p->nk, (long long)p->nv);
+                          "(qkv_size[2]), got %lld + %lld + %lld",
+                          (long long)p->n, (long long)p->nq, (long long)p->nk,
+                          (long long)p->nv);
     if (p->nk != p->nv)
         return kvg_i_fail(diag, INV, "head_nums", 2, -1,
                           "head_nums: Nv must equal Nk = %lld, got %lld",
@@ -144,7 +146,8 @@ static kvg_status check_heads(kvg_i_qkv_plan *p, kvg_diag *diag)
 }
 
 static kvg_status check_options(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                kvg_i_qkv_plan *p, kvg_diag *diag)
+                                kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                                kvg_diag *diag)
 {
     /* The host does not range-check epsilon; kvgold refuses the values that
      * make every output NaN or cannot be narrowed to float. */
@@ -159,7 +162,8 @@ static kvg_status check_options(const kvg_qkv_rms_norm_rope_cache_args *a,
                           "this operator), got \"%.64s\"", a->cache_mode);
     if (kvg_reduce_order_name(a->reduce_order) == NULL)
         return kvg_i_fail(diag, INV, "reduce_order", -1, -1,
-                          "reduce_order: invalid value %d", (int)a->reduce_order);
+                          "reduce_order: invalid value %d",
+                          (int)a->reduce_order);
     if (a->overflow != KVG_OVF_DEFAULT && a->overflow != KVG_OVF_SATURATE &&
         a->overflow != KVG_OVF_NONSAT)
         return kvg_i_fail(diag, INV, "overflow", -1, -1,
@@ -168,7 +172,8 @@ static kvg_status check_options(const kvg_qkv_rms_norm_rope_cache_args *a,
 }
 
 static kvg_status check_attrs(const kvg_qkv_rms_norm_rope_cache_args *a,
-                              kvg_i_qkv_plan *p, kvg_diag *diag)
+                              kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                              kvg_diag *diag)
 {
     static const char *const size_labels[4] = {"B", "S", "N", "D"};
     static const char *const head_labels[3] = {"Nq", "Nk", "Nv"};
@@ -212,7 +217,8 @@ static kvg_status check_2d(const kvg_tensor *t, const char *name,
     return kvg_i_check_dim(t, name, 1, c, cwhat, diag);
 }
 
-static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
+static kvg_status check_qkv(const kvg_tensor *t,
+                            kvg_i_qkv_rms_norm_rope_cache_plan *p,
                             kvg_diag *diag)
 {
     KVG_I_TRY(kvg_i_check_dense(t, "qkv", diag));
@@ -226,7 +232,8 @@ static kvg_status check_qkv(const kvg_tensor *t, kvg_i_qkv_plan *p,
 }
 
 static kvg_status check_gamma(const kvg_tensor *t, const char *name,
-                              const kvg_i_qkv_plan *p, kvg_diag *diag)
+                              const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                              kvg_diag *diag)
 {
     KVG_I_TRY(kvg_i_check_dense(t, name, diag));
     KVG_I_TRY(kvg_i_check_dtype(t, name, p->t, diag));
@@ -240,7 +247,8 @@ static kvg_status check_gamma(const kvg_tensor *t, const char *name,
  * and reads row b*S+s past the end; kvgold refuses that case.
  */
 static kvg_status check_rope_table(const kvg_tensor *t, const char *name,
-                                   const kvg_i_qkv_plan *p, kvg_diag *diag)
+                                   const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                                   kvg_diag *diag)
 {
     KVG_I_TRY(kvg_i_check_dense(t, name, diag));
     KVG_I_TRY(kvg_i_check_dtype(t, name, p->t, diag));
@@ -261,14 +269,16 @@ static kvg_status check_rope_table(const kvg_tensor *t, const char *name,
 /* The host also requires rows(sin) == rows(cos); with [B, D] accepted only
  * when S == 1 (so B == B*S), two tables that pass are the same shape. */
 static kvg_status check_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
-                             const kvg_i_qkv_plan *p, kvg_diag *diag)
+                             const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                             kvg_diag *diag)
 {
     KVG_I_TRY(check_rope_table(a->cos, "cos", p, diag));
     return check_rope_table(a->sin, "sin", p, diag);
 }
 
-static kvg_status check_index_tensor(const kvg_tensor *t,
-                                     const kvg_i_qkv_plan *p, kvg_diag *diag)
+static kvg_status
+check_index_tensor(const kvg_tensor *t,
+                   const kvg_i_qkv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     KVG_I_TRY(kvg_i_check_dense(t, "index", diag));
     KVG_I_TRY(kvg_i_check_dtype(t, "index", KVG_INT64, diag));
@@ -279,8 +289,8 @@ static kvg_status check_index_tensor(const kvg_tensor *t,
 /* dtype T (no quantisation) or int8; rank 4; dims 1 and 3 from the dtype's
  * C0. Returns the C0 in *c0. */
 static kvg_status check_cache_form(const kvg_tensor *t, const char *name,
-                                   const kvg_i_qkv_plan *p, int64_t heads,
-                                   kvg_diag *diag)
+                                   const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                                   int64_t heads, kvg_diag *diag)
 {
     char what[64];
     int64_t c0;
@@ -301,7 +311,8 @@ static kvg_status check_cache_form(const kvg_tensor *t, const char *name,
 }
 
 static kvg_status check_caches(const kvg_qkv_rms_norm_rope_cache_args *a,
-                               kvg_i_qkv_plan *p, kvg_diag *diag)
+                               kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                               kvg_diag *diag)
 {
     const kvg_tensor *k = a->k_cache, *v = a->v_cache;
     int64_t need;
@@ -316,11 +327,12 @@ static kvg_status check_caches(const kvg_qkv_rms_norm_rope_cache_args *a,
                           "got %lld", (long long)p->bs);
     if (!kvg_i_mul_i64((p->s - 1) / p->bs + 1, p->b, &need) ||
         p->blocks < need)
-        return kvg_i_fail(diag, INV, "k_cache", 0, -1,
-                          "k_cache: dim 0 (BlockNum) must be >= ceil(S / "
-                          "BlockSize) * B = ceil(%lld / %lld) * %lld, got %lld",
-                          (long long)p->s, (long long)p->bs, (long long)p->b,
-                          (long long)p->blocks);
+        return kvg_i_fail(
+            diag, INV, "k_cache", 0, -1,
+            "k_cache: dim 0 (BlockNum) must be >= ceil(S / "
+            "BlockSize) * B = ceil(%lld / %lld) * %lld, got %lld",
+            (long long)p->s, (long long)p->bs, (long long)p->b,
+            (long long)p->blocks);
     p->slots = p->blocks * p->bs; /* fits: the cache's numel does */
     KVG_I_TRY(check_cache_form(v, "v_cache", p, p->nv, diag));
     KVG_I_TRY(kvg_i_check_dim(v, "v_cache", 0, p->blocks,
@@ -355,7 +367,8 @@ static kvg_status check_scale_values(const kvg_tensor *t, const char *name,
 static kvg_status check_quant(const kvg_tensor *cache, const char *cname,
                               const kvg_tensor *scale, const char *sname,
                               const kvg_tensor *offset, const char *oname,
-                              int64_t heads, const kvg_i_qkv_plan *p,
+                              int64_t heads,
+                              const kvg_i_qkv_rms_norm_rope_cache_plan *p,
                               kvg_diag *diag)
 {
     const int quant = cache->dtype == KVG_INT8;
@@ -383,7 +396,8 @@ static kvg_status check_quant(const kvg_tensor *cache, const char *cname,
 }
 
 static kvg_status check_outputs(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                kvg_i_qkv_plan *p, kvg_diag *diag)
+                                kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                                kvg_diag *diag)
 {
     KVG_I_TRY(check_2d(a->q_out, "q_out", p->t, p->tokens, "B*S",
                        p->nq * p->d, "Nq*D", diag));
@@ -398,8 +412,9 @@ static kvg_status check_outputs(const kvg_qkv_rms_norm_rope_cache_args *a,
                     p->tokens, "B*S", p->nv * p->d, "Nv*D", diag);
 }
 
-kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                kvg_i_qkv_plan *p, kvg_diag *diag)
+kvg_status kvg_i_qkv_rms_norm_rope_cache_check_args(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    kvg_i_qkv_rms_norm_rope_cache_plan *p, kvg_diag *diag)
 {
     memset(p, 0, sizeof *p);
     KVG_I_TRY(check_presence(a, diag));
@@ -423,7 +438,8 @@ kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
 static kvg_status index_out_of_range(const void *ctx, int64_t t,
                                      int64_t slot, kvg_diag *diag)
 {
-    const kvg_i_qkv_plan *p = (const kvg_i_qkv_plan *)ctx;
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p =
+        (const kvg_i_qkv_rms_norm_rope_cache_plan *)ctx;
     return kvg_i_fail(diag, INV, "index", -1, t,
                       "index: token %lld (b %lld, s %lld): slot %lld "
                       "is out of range [0, %lld) = BlockNum %lld * "
@@ -437,7 +453,8 @@ static kvg_status index_out_of_range(const void *ctx, int64_t t,
 static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
                                  int64_t second, kvg_diag *diag)
 {
-    const kvg_i_qkv_plan *p = (const kvg_i_qkv_plan *)ctx;
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p =
+        (const kvg_i_qkv_rms_norm_rope_cache_plan *)ctx;
     return kvg_i_fail(diag, INV, "index", -1, second,
                       "index: token %lld (b %lld, s %lld) repeats slot "
                       "%lld of token %lld (non-negative slots must be "
@@ -446,9 +463,10 @@ static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
                       (long long)key, (long long)first);
 }
 
-kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                 const kvg_i_qkv_plan *p,
-                                 kvg_i_keypos *scratch, kvg_diag *diag)
+kvg_status kvg_i_qkv_rms_norm_rope_cache_check_index(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p, kvg_i_keypos *scratch,
+    kvg_diag *diag)
 {
     kvg_i_unique u;
     u.index = a->index, u.n = p->tokens, u.limit = p->slots, u.ctx = p;
@@ -460,11 +478,13 @@ kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
 /* ---- workspace ---------------------------------------------------------- */
 
 /* The size query measures this same carving (src/common/entry.c). */
-void kvg_i_qkv_ws_carve(const kvg_i_qkv_plan *p, kvg_i_ws *w,
-                        kvg_i_qkv_ws *ws)
+void kvg_i_qkv_rms_norm_rope_cache_ws_carve(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p, kvg_i_ws *w,
+    kvg_i_qkv_rms_norm_rope_cache_ws *ws)
 {
     ws->keys = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)p->tokens,
                                              sizeof(kvg_i_keypos));
     ws->rows = (float *)kvg_i_ws_take(
-        w, (size_t)(KVG_I_QKV_ROW_FLOATS * p->d), sizeof(float));
+        w, (size_t)(KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS * p->d),
+        sizeof(float));
 }

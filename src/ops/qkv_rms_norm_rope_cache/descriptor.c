@@ -1,7 +1,7 @@
 /*
- * src/ops/qkv_rms_norm_rope_cache/descriptor.c - QkvRmsNormRopeCache's descriptor
- * (src/registry/op_desc.h); docs/qkv_rms_norm_rope_cache.md, "Case files",
- * lists the same names.
+ * src/ops/qkv_rms_norm_rope_cache/descriptor.c - QkvRmsNormRopeCache's
+ * descriptor (src/registry/op_desc.h); docs/qkv_rms_norm_rope_cache.md, "Case
+ * files", lists the same names.
  *
  * A case may leave out any tensor: the call is made without it and the
  * operator reports it (161001, as aclnn does). is_output_qkv is not a
@@ -17,65 +17,41 @@
 #include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
-KVG_I_OP_ARGS_FIT(qkv_args);
-
-#define TENSOR(n, kind, presence)                                            \
-    {{#n, kind, presence}, offsetof(qkv_args, n), 0}
+typedef kvg_qkv_rms_norm_rope_cache_args op_args;
 
 /* kvg_i_op_args.flags */
 #define OUTPUT_QKV 1u
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(qkv, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(q_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(k_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED),
-    TENSOR(q_out, KVG_OP_OUTPUT, KVG_OP_REQUIRED),
-    TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED),
-    TENSOR(v_cache, KVG_OP_CACHE, KVG_OP_REQUIRED),
-    TENSOR(k_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(v_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(k_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(v_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL),
-    TENSOR(q_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
-    TENSOR(k_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
-    TENSOR(v_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED),
+    KVG_I_OP_TENSOR(qkv, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(q_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(k_gamma, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(cos, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(sin, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(index, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(q_out, KVG_OP_OUTPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(k_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(v_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(k_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(v_scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(k_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(v_offset, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
+    KVG_I_OP_TENSOR(q_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(k_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
+    KVG_I_OP_TENSOR(v_out_before_quant, KVG_OP_OUTPUT, KVG_OP_PRODUCED, 0),
 };
 
-static kvg_status set_qkv_size(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                               const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->qkv_size = v->ints;
-    k->qkv_size_len = v->count;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_INTS(set_qkv_size, op_args, qkv_size, qkv_size_len);
 
-static kvg_status set_head_nums(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->head_nums = v->ints;
-    k->head_nums_len = v->count;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+KVG_I_OP_SET_INTS(set_head_nums, op_args, head_nums, head_nums_len);
 
-KVG_I_OP_SET_VALUE(set_epsilon, qkv_args, epsilon, double, f);
+KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 
 /* Passed through: the operator itself refuses anything but "PA_NZ". */
 static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                  const kvg_value *v, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     (void)attr;
     (void)diag;
     k->cache_mode = v->s;
@@ -92,23 +68,14 @@ static kvg_status set_output_qkv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     return KVG_OK;
 }
 
-KVG_I_OP_SET_NAMED(set_reduce_order, qkv_args, reduce_order,
+KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
 /* "inf" is the default overflow (to +-inf, as torch). */
-static kvg_status set_overflow(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                               const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(qkv_args, a, k);
-    if (strcmp(v->s, "inf") == 0)
-        k->overflow = KVG_OVF_DEFAULT;
-    else if (strcmp(v->s, "saturate") == 0)
-        k->overflow = KVG_OVF_SATURATE;
-    else
-        return kvg_i_op_refuse(attr, v->s, diag);
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+static const kvg_i_op_choice k_overflows[] = {{"inf", KVG_OVF_DEFAULT},
+                                             {"saturate", KVG_OVF_SATURATE}};
+KVG_I_OP_SET_CHOICE(set_overflow, op_args, overflow, kvg_overflow,
+                    k_overflows);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"qkv_size", KVG_VALUE_INTS, 0, 1, NULL}, set_qkv_size, NULL, 0},
@@ -125,13 +92,8 @@ static const kvg_i_op_attr k_attrs[] = {
      "must be \"inf\" or \"saturate\", got \"%s\"", 1},
 };
 
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(qkv_args, kvg_qkv_rms_norm_rope_cache_args_init,
-                     kvg_qkv_rms_norm_rope_cache_workspace_size,
-                     kvg_qkv_rms_norm_rope_cache);
-
 /* Columns of q_out, Nq*D, when qkv_size and head_nums define them. */
-static int q_columns(const qkv_args *k, int64_t *cols)
+static int q_columns(const op_args *k, int64_t *cols)
 {
     if (k->qkv == NULL || k->qkv->rank != 2 || k->head_nums == NULL ||
         k->head_nums_len < 1 || k->qkv_size == NULL ||
@@ -144,8 +106,9 @@ static int q_columns(const qkv_args *k, int64_t *cols)
 }
 
 /* Columns of a before-quant output as aclnn's infershape derives them:
- * q from q_out (or, before it is given, as q_out will be), k and v from the cache's dims 1 and 3 (N*D/C0 * C0). */
-static int before_quant_columns(const qkv_args *k, const char *name,
+ * q from q_out (or, before it is given, as q_out will be), k and v from the
+ * cache's dims 1 and 3 (N*D/C0 * C0). */
+static int before_quant_columns(const op_args *k, const char *name,
                                 int64_t *cols)
 {
     const kvg_tensor *c = name[0] == 'k' ? k->k_cache : k->v_cache;
@@ -165,7 +128,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
                                int *produced, kvg_dtype *dtype, int *rank,
                                int64_t *shape, kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_q_out = strcmp(name, "q_out") == 0;
     int64_t cols = 0;
 
@@ -195,7 +158,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_k = strcmp(name, "k_cache") == 0;
     int64_t heads = 0;
 
@@ -218,8 +181,8 @@ static void describe(const kvg_i_op_args *a, const char *name,
 
 /* One cache of a validated call: the head rows its tokens write. */
 typedef struct cache_rows {
-    const qkv_args *k;
-    const kvg_i_qkv_plan *p;
+    const op_args *k;
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p;
     kvg_cache_layout lay;
 } cache_rows;
 
@@ -246,13 +209,13 @@ static void enumerate_rows(const void *ctx, kvg_i_run_sink *s)
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(qkv_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     const int is_k = strcmp(w->name, "k_cache") == 0;
-    kvg_i_qkv_plan p;
+    kvg_i_qkv_rms_norm_rope_cache_plan p;
     cache_rows rows;
-    kvg_i_qkv_ws ws;
+    kvg_i_qkv_rms_norm_rope_cache_ws ws;
 
-    KVG_I_TRY(kvg_i_qkv_validate(k, &p, &ws, diag));
+    KVG_I_TRY(kvg_i_qkv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
     if (strcmp(w->name, "q_out") == 0)
         return kvg_i_written_whole(w, diag);
     if (!is_k && strcmp(w->name, "v_cache") != 0)
@@ -260,23 +223,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                         : kvg_i_written_none(w);
     rows.k = k;
     rows.p = &p;
-    kvg_i_qkv_cache_layout(&p, is_k ? k->k_cache : k->v_cache,
-                           is_k ? p.nk : p.nv, &rows.lay);
+    kvg_i_qkv_rms_norm_rope_cache_cache_layout(
+        &p, is_k ? k->k_cache : k->v_cache, is_k ? p.nk : p.nv, &rows.lay);
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-const kvg_op kvg_i_op_qkv = {
-    "qkv_rms_norm_rope_cache",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    k_attrs,
-    sizeof k_attrs / sizeof k_attrs[0],
-    offsetof(qkv_args, workspace),
-    offsetof(qkv_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(qkv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs));

@@ -51,7 +51,7 @@ static unsigned char *elem(const kvg_tensor *t, int64_t row, int64_t width,
 
 static void carve_rows(float *base, int64_t d, rows *r)
 {
-    float **slot[KVG_I_QKV_ROW_FLOATS];
+    float **slot[KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS];
     size_t i;
 
     slot[0] = &r->x, slot[1] = &r->y, slot[2] = &r->r, slot[3] = &r->cs;
@@ -67,7 +67,8 @@ static void carve_rows(float *base, int64_t d, rows *r)
  * same order), since at D = 128 the per-call cost of each kernel was a
  * large share of the row's time (docs/performance.md). */
 static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
-                      const kvg_i_qkv_plan *p, const unsigned char *src,
+                      const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                      const unsigned char *src,
                       const float *gamma, rows *r)
 {
     const float rms = kvg_i_load_rms_of(p->t, src, (size_t)p->d, p->eps,
@@ -88,8 +89,9 @@ static const float *f32_row(const kvg_tensor *t, int64_t h, int64_t d,
     return buf;
 }
 
-void kvg_i_qkv_cache_layout(const kvg_i_qkv_plan *p, const kvg_tensor *cache,
-                            int64_t heads, kvg_cache_layout *lay)
+void kvg_i_qkv_rms_norm_rope_cache_cache_layout(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p, const kvg_tensor *cache,
+    int64_t heads, kvg_cache_layout *lay)
 {
     lay->kind = KVG_LAYOUT_NZ;
     lay->blocks = p->blocks;
@@ -108,10 +110,10 @@ void kvg_i_qkv_cache_layout(const kvg_i_qkv_plan *p, const kvg_tensor *cache,
  * (the next C0 group of the same block and slot).
  */
 static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
-                        const kvg_i_qkv_plan *p, const kvg_tensor *cache,
-                        int64_t heads, const kvg_tensor *scale,
-                        const kvg_tensor *offset, int64_t h, int64_t slot,
-                        const float *val, rows *r)
+                        const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                        const kvg_tensor *cache, int64_t heads,
+                        const kvg_tensor *scale, const kvg_tensor *offset,
+                        int64_t h, int64_t slot, const float *val, rows *r)
 {
     const int quant = cache->dtype == KVG_INT8;
     const size_t esize = kvg_dtype_size(cache->dtype);
@@ -121,7 +123,7 @@ static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
     unsigned char *dst;
     size_t run, stride;
 
-    kvg_i_qkv_cache_layout(p, cache, heads, &lay);
+    kvg_i_qkv_rms_norm_rope_cache_cache_layout(p, cache, heads, &lay);
     kvg_i_quantize_row(val, (size_t)p->d,
                        quant ? f32_row(scale, h, p->d, r->scale) : NULL, 1,
                        quant && offset != NULL
@@ -149,7 +151,8 @@ static void store(const kvg_qkv_rms_norm_rope_cache_args *a,
 }
 
 static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
-                      const kvg_i_qkv_plan *p, int64_t t, rows *r)
+                      const kvg_i_qkv_rms_norm_rope_cache_plan *p, int64_t t,
+                      rows *r)
 {
     const int64_t d = p->d, width = p->n * d;
     const int64_t slot = kvg_i_index_at(a->index, t);
@@ -185,7 +188,8 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
 
 /* Validation is complete: from here on every byte written is final. */
 static void compute(const kvg_qkv_rms_norm_rope_cache_args *a,
-                    const kvg_i_qkv_plan *p, const kvg_i_qkv_ws *w)
+                    const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                    const kvg_i_qkv_rms_norm_rope_cache_ws *w)
 {
     rows r;
     int64_t t;
@@ -201,16 +205,10 @@ static void compute(const kvg_qkv_rms_norm_rope_cache_args *a,
 
 typedef kvg_qkv_rms_norm_rope_cache_args args_t;
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
 {
-    return kvg_i_qkv_check_args((const args_t *)a, (kvg_i_qkv_plan *)p,
-                                diag);
+    return kvg_i_qkv_rms_norm_rope_cache_check_args(
+        (const args_t *)a, (kvg_i_qkv_rms_norm_rope_cache_plan *)p, diag);
 }
 
 /* Written: q_out, the caches and the before-quant outputs. */
@@ -241,44 +239,24 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
 
 static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 {
-    kvg_i_qkv_ws_carve((const kvg_i_qkv_plan *)p, ws, (kvg_i_qkv_ws *)w);
+    kvg_i_qkv_rms_norm_rope_cache_ws_carve(
+        (const kvg_i_qkv_rms_norm_rope_cache_plan *)p, ws,
+        (kvg_i_qkv_rms_norm_rope_cache_ws *)w);
 }
 
 static kvg_status e_values(const void *a, const void *p, void *w,
                            kvg_diag *diag)
 {
-    return kvg_i_qkv_check_index((const args_t *)a,
-                                 (const kvg_i_qkv_plan *)p,
-                                 ((kvg_i_qkv_ws *)w)->keys, diag);
+    return kvg_i_qkv_rms_norm_rope_cache_check_index(
+        (const args_t *)a, (const kvg_i_qkv_rms_norm_rope_cache_plan *)p,
+        ((kvg_i_qkv_rms_norm_rope_cache_ws *)w)->keys, diag);
 }
 
 static void e_compute(const void *a, const void *p, void *w)
 {
-    compute((const args_t *)a, (const kvg_i_qkv_plan *)p,
-            (const kvg_i_qkv_ws *)w);
+    compute((const args_t *)a, (const kvg_i_qkv_rms_norm_rope_cache_plan *)p,
+            (const kvg_i_qkv_rms_norm_rope_cache_ws *)w);
 }
 
-const kvg_i_entry kvg_i_qkv_entry = {e_workspace, e_check,  e_spans,
-                                     e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_qkv_validate(const args_t *a, kvg_i_qkv_plan *p,
-                              kvg_i_qkv_ws *w, kvg_diag *diag)
-{
-    return kvg_i_entry_validate(&kvg_i_qkv_entry, a, p, w, diag);
-}
-
-kvg_status kvg_qkv_rms_norm_rope_cache_workspace_size(const args_t *a,
-                                                      size_t *bytes,
-                                                      kvg_diag *diag)
-{
-    kvg_i_qkv_plan p;
-    kvg_i_qkv_ws w;
-    return kvg_i_entry_size(&kvg_i_qkv_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_qkv_rms_norm_rope_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_qkv_plan p;
-    kvg_i_qkv_ws w;
-    return kvg_i_entry_call(&kvg_i_qkv_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(qkv_rms_norm_rope_cache, kvg_i_qkv_rms_norm_rope_cache_plan,
+                   kvg_i_qkv_rms_norm_rope_cache_ws);

@@ -3,8 +3,8 @@
  * compute step of QkvRmsNormRopeCache: the dimensions, resolved once.
  * SPDX-License-Identifier: Apache-2.0
  */
-#ifndef KVGOLD_SRC_OPS_QKV_INTERNAL_H
-#define KVGOLD_SRC_OPS_QKV_INTERNAL_H
+#ifndef KVGOLD_SRC_OPS_QKV_RMS_NORM_ROPE_CACHE_INTERNAL_H
+#define KVGOLD_SRC_OPS_QKV_RMS_NORM_ROPE_CACHE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "src/common/internal.h"
 
-typedef struct kvg_i_qkv_plan {
+typedef struct kvg_i_qkv_rms_norm_rope_cache_plan {
     int64_t b, s, n, d;   /* qkv_size */
     int64_t nq, nk, nv;   /* head_nums */
     int64_t tokens;       /* B*S */
@@ -22,51 +22,51 @@ typedef struct kvg_i_qkv_plan {
     kvg_dtype t;          /* qkv dtype */
     int before;           /* 1 when the three before-quant outputs exist */
     float eps;            /* (float)epsilon */
-} kvg_i_qkv_plan;
+} kvg_i_qkv_rms_norm_rope_cache_plan;
 
 /* Floats of row scratch the compute step carves from the workspace. */
-#define KVG_I_QKV_ROW_FLOATS 11
+#define KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS 11
 
 /*
  * Every check that does not look at index values: presence, attributes,
  * dtypes, ranks, shapes, option ranges, scale values. Fills *plan. `a`
  * is not NULL (the entry skeleton refused that).
  */
-kvg_status kvg_i_qkv_check_args(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                kvg_i_qkv_plan *plan, kvg_diag *diag);
+kvg_status kvg_i_qkv_rms_norm_rope_cache_check_args(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_diag *diag);
 
 /* Range and uniqueness of the non-negative slots; `scratch` holds
  * plan->tokens key/position pairs. */
-kvg_status kvg_i_qkv_check_index(const kvg_qkv_rms_norm_rope_cache_args *a,
-                                 const kvg_i_qkv_plan *plan,
-                                 kvg_i_keypos *scratch, kvg_diag *diag);
+kvg_status kvg_i_qkv_rms_norm_rope_cache_check_index(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_i_keypos *scratch,
+    kvg_diag *diag);
 
 /* The workspace: the index sort's keys, then the row scratch. */
-typedef struct kvg_i_qkv_ws {
+typedef struct kvg_i_qkv_rms_norm_rope_cache_ws {
     kvg_i_keypos *keys; /* plan->tokens */
-    float *rows;        /* KVG_I_QKV_ROW_FLOATS * D */
-} kvg_i_qkv_ws;
+    float *rows;        /* KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS * D */
+} kvg_i_qkv_rms_norm_rope_cache_ws;
 
 /* Take the pieces of `plan` from `w` in that order (a measuring `w` gives
  * kvg_qkv_rms_norm_rope_cache_workspace_size). */
-void kvg_i_qkv_ws_carve(const kvg_i_qkv_plan *plan, kvg_i_ws *w,
-                        kvg_i_qkv_ws *ws);
-
-/* The operator as the entry skeleton (src/common/entry.h) runs it. */
-struct kvg_i_entry;
-extern const struct kvg_i_entry kvg_i_qkv_entry;
+void kvg_i_qkv_rms_norm_rope_cache_ws_carve(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan, kvg_i_ws *w,
+    kvg_i_qkv_rms_norm_rope_cache_ws *ws);
 
 /* Everything the operator checks before it writes a byte, in its order:
- * kvg_i_entry_validate over kvg_i_qkv_entry (the arguments, the workspace,
- * the index values). The entry point and the descriptor's `written` share
- * it, so both refuse alike. */
-kvg_status kvg_i_qkv_validate(const kvg_qkv_rms_norm_rope_cache_args *a,
-                              kvg_i_qkv_plan *plan, kvg_i_qkv_ws *ws,
-                              kvg_diag *diag);
+ * kvg_i_entry_validate over the operator's kvg_i_entry (the arguments, the
+ * workspace, the index values). The entry point and the descriptor's `written`
+ * share it, so both refuse alike. */
+kvg_status kvg_i_qkv_rms_norm_rope_cache_validate(
+    const kvg_qkv_rms_norm_rope_cache_args *a,
+    kvg_i_qkv_rms_norm_rope_cache_plan *plan,
+    kvg_i_qkv_rms_norm_rope_cache_ws *ws, kvg_diag *diag);
 
 /* The NZ layout of k_cache (heads Nk) or v_cache (heads Nv). */
-void kvg_i_qkv_cache_layout(const kvg_i_qkv_plan *plan,
-                            const kvg_tensor *cache, int64_t heads,
-                            kvg_cache_layout *lay);
+void kvg_i_qkv_rms_norm_rope_cache_cache_layout(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan, const kvg_tensor *cache,
+    int64_t heads, kvg_cache_layout *lay);
 
-#endif /* KVGOLD_SRC_OPS_QKV_INTERNAL_H */
+#endif /* KVGOLD_SRC_OPS_QKV_RMS_NORM_ROPE_CACHE_INTERNAL_H */

@@ -1,7 +1,8 @@
 /*
- * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into ND
- * or NZ caches (compress_type UNDEFINED), and the head-compression modes
- * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c).
+ * src/ops/reshape_and_cache/entry.c - ReshapeAndCache: per-token writes into
+ * ND or NZ caches (compress_type UNDEFINED), and the head-compression modes
+ * KVHEAD / KVHEAD_ROPE through the per-head run engine (head_runs.c); the
+ * per-token path also writes key only (kv_cache_cfg K_CACHE_V_BYPASS).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvgold/reshape_and_cache.h"
@@ -12,7 +13,7 @@
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
 #include "src/ops/reshape_and_cache/internal.h"
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 
 void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
 {
@@ -21,6 +22,7 @@ void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
     memset(args, 0, sizeof *args);
     args->compress_type = KVG_RAC_COMPRESS_UNDEFINED;
     args->cache_layout = KVG_LAYOUT_ND;
+    args->kv_cache_cfg = KVG_RAC_K_CACHE_V_CACHE;
 }
 
 static const char *const k_compress_names[] = {"UNDEFINED", "KVHEAD",
@@ -41,6 +43,29 @@ int kvg_rac_compress_from_name(const char *name, kvg_rac_compress *type)
     for (i = 0; i < 3; i++)
         if (strcmp(name, k_compress_names[i]) == 0) {
             *type = (kvg_rac_compress)i;
+            return 1;
+        }
+    return 0;
+}
+
+static const char *const k_cfg_names[] = {"K_CACHE_V_CACHE",
+                                           "K_CACHE_V_BYPASS"};
+
+const char *kvg_rac_kv_cache_cfg_name(kvg_rac_kv_cache_cfg cfg)
+{
+    if ((int)cfg < 0 || (int)cfg > 1)
+        return NULL;
+    return k_cfg_names[cfg];
+}
+
+int kvg_rac_kv_cache_cfg_from_name(const char *name, kvg_rac_kv_cache_cfg *cfg)
+{
+    int i;
+    if (name == NULL || cfg == NULL)
+        return 0;
+    for (i = 0; i < 2; i++)
+        if (strcmp(name, k_cfg_names[i]) == 0) {
+            *cfg = (kvg_rac_kv_cache_cfg)i;
             return 1;
         }
     return 0;
@@ -72,6 +97,26 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
                           "cache_layout: %d is not ND (%d) or NZ (%d)",
                           (int)a->cache_layout, (int)KVG_LAYOUT_ND,
                           (int)KVG_LAYOUT_NZ);
+    if (kvg_rac_kv_cache_cfg_name(a->kv_cache_cfg) == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1, -1,
+                          "kv_cache_cfg: %d is not K_CACHE_V_CACHE (0) or "
+                          "K_CACHE_V_BYPASS (1)", (int)a->kv_cache_cfg);
+    if (a->kv_cache_cfg == KVG_RAC_K_CACHE_V_BYPASS) {
+        /* ATB: BYPASS takes no compression and is the ND SISO kernel */
+        if (a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
+                              -1, "kv_cache_cfg: K_CACHE_V_BYPASS takes only "
+                              "compress_type UNDEFINED, got %s", mode);
+        if (a->cache_layout != KVG_LAYOUT_ND)
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
+                              -1, "kv_cache_cfg: K_CACHE_V_BYPASS writes an "
+                              "ND key_cache; cache_layout NZ is another "
+                              "kv_cache_cfg (K_CACHE_V_CACHE_NZ)");
+        KVG_I_TRY(must_be_null(a->value, "value", "UNDEFINED with "
+                               "kv_cache_cfg K_CACHE_V_BYPASS", diag));
+        KVG_I_TRY(must_be_null(a->value_cache, "value_cache", "UNDEFINED "
+                               "with kv_cache_cfg K_CACHE_V_BYPASS", diag));
+    }
     if (a->cache_layout == KVG_LAYOUT_NZ &&
         a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
@@ -92,10 +137,14 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
 static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
                               kvg_diag *diag)
 {
+    const int kv = a->kv_cache_cfg != KVG_RAC_K_CACHE_V_BYPASS;
+
     KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
-    KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
+    if (kv)
+        KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
     KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
-    KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
+    if (kv)
+        KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
     return kvg_i_check_present(a->slot_mapping, "slot_mapping", diag);
 }
 
@@ -110,9 +159,11 @@ static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,
                             kvg_diag *diag)
 {
     KVG_I_TRY(form(a->key, "key", 3, diag));
-    KVG_I_TRY(form(a->value, "value", 3, diag));
+    if (a->value != NULL)
+        KVG_I_TRY(form(a->value, "value", 3, diag));
     KVG_I_TRY(form(a->key_cache, "key_cache", 4, diag));
-    KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
+    if (a->value_cache != NULL)
+        KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
     return form(a->slot_mapping, "slot_mapping", 1, diag);
 }
 
@@ -123,12 +174,18 @@ static int is_half(kvg_dtype d) { return d == KVG_FP16 || d == KVG_BF16; }
 static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
                              kvg_diag *diag)
 {
-    kvg_dtype dk = a->key->dtype, dv = a->value->dtype;
+    kvg_dtype dk = a->key->dtype, dv;
 
     if (!is_half(dk) && dk != KVG_INT8)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
                           "key: dtype must be fp16, bf16 or int8, got %s",
                           kvg_dtype_name(dk));
+    if (a->value == NULL) { /* key only */
+        KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
+        return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32,
+                                 diag);
+    }
+    dv = a->value->dtype;
     if (!nz)
         KVG_I_TRY(kvg_i_check_dtype(a->value, "value", dk, diag));
     if (nz && !is_half(dv))
@@ -141,8 +198,8 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
-static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
-                          kvg_diag *diag)
+static kvg_status nd_dims(const kvg_reshape_and_cache_args *a,
+                          kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     const kvg_tensor *kc = a->key_cache, *vc = a->value_cache;
 
@@ -150,6 +207,8 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
     g->block_size = kc->shape[1];
     KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key", diag));
     KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key", diag));
+    if (vc == NULL) /* key only */
+        return KVG_OK;
     KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
                               "num_blocks of key_cache", diag));
     KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
@@ -162,7 +221,8 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
 /* One NZ cache [NB, N*D/C0, BS, C0] against its source [T, N, D]. */
 static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
                                 const kvg_tensor *cache, const char *cname,
-                                const kvg_i_rac_geo *g, int64_t d, kvg_diag *diag)
+                                const kvg_i_reshape_and_cache_geo *g,
+                                int64_t d, kvg_diag *diag)
 {
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
 
@@ -180,8 +240,8 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
-static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
-                          kvg_diag *diag)
+static kvg_status nz_dims(const kvg_reshape_and_cache_args *a,
+                          kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     g->blocks = a->key_cache->shape[0];
     g->block_size = a->key_cache->shape[2];
@@ -196,19 +256,22 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
                          g->dv, diag);
 }
 
-static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g,
-                           kvg_diag *diag)
+static kvg_status tok_dims(const kvg_reshape_and_cache_args *a,
+                           kvg_i_reshape_and_cache_geo *g, kvg_diag *diag)
 {
     kvg_status st;
 
     g->tokens = a->key->shape[0];
     g->heads = a->key->shape[1];
     g->dk = a->key->shape[2];
-    g->dv = a->value->shape[2];
-    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
-                              "num_tokens of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads, "N of key",
-                              diag));
+    g->key_only = a->value == NULL;
+    if (!g->key_only) {
+        g->dv = a->value->shape[2];
+        KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
+                                  "num_tokens of key", diag));
+        KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads,
+                                  "N of key", diag));
+    }
     KVG_I_TRY(kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
                               "num_tokens of key", diag));
     st = g->nz ? nz_dims(a, g, diag) : nd_dims(a, g, diag);
@@ -217,7 +280,8 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a, kvg_i_rac_geo *g
 }
 
 static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
-                                   kvg_i_rac_geo *g, kvg_diag *diag)
+                                   kvg_i_reshape_and_cache_geo *g,
+                                   kvg_diag *diag)
 {
     memset(g, 0, sizeof *g);
     g->nz = a->cache_layout == KVG_LAYOUT_NZ;
@@ -233,7 +297,8 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
                                     kvg_diag *diag)
 {
-    const kvg_i_rac_geo *g = (const kvg_i_rac_geo *)ctx;
+    const kvg_i_reshape_and_cache_geo *g =
+        (const kvg_i_reshape_and_cache_geo *)ctx;
     return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, t,
                       "slot_mapping: token %lld: slot %lld is outside [0, "
                       "%lld) (num_blocks*block_size)", (long long)t,
@@ -251,8 +316,8 @@ static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
 }
 
 static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
-                                  const kvg_i_rac_geo *g, kvg_i_keypos *items,
-                                  kvg_diag *diag)
+                                  const kvg_i_reshape_and_cache_geo *g,
+                                  kvg_i_keypos *items, kvg_diag *diag)
 {
     kvg_i_unique u;
     u.index = a->slot_mapping, u.n = g->tokens, u.limit = g->slots;
@@ -266,7 +331,8 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
  * s; their rows are consecutive in the source and in the cache (a
  * prefill), so they are one copy. */
 static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
-                             const kvg_i_rac_geo *g, int64_t t, int64_t s)
+                             const kvg_i_reshape_and_cache_geo *g, int64_t t,
+                             int64_t s)
 {
     int64_t n = 1;
     while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
@@ -277,8 +343,9 @@ static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
 
 /* Where slot s of a cache starts: row (block, slot) of ND, or the first
  * C0 run of (block, group 0, slot) of NZ. */
-void kvg_i_rac_token_layout(const kvg_tensor *cache, const kvg_i_rac_geo *g,
-                            int64_t d, kvg_cache_layout *l)
+void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache,
+                                          const kvg_i_reshape_and_cache_geo *g,
+                                          int64_t d, kvg_cache_layout *l)
 {
     l->kind = g->nz ? KVG_LAYOUT_NZ : KVG_LAYOUT_ND;
     l->blocks = g->blocks;
@@ -288,7 +355,9 @@ void kvg_i_rac_token_layout(const kvg_tensor *cache, const kvg_i_rac_geo *g,
     l->c0 = kvg_c0_of(cache->dtype);
 }
 
-kvg_cache_coord kvg_i_rac_slot_coord(const kvg_i_rac_geo *g, int64_t s)
+kvg_cache_coord
+kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g,
+                                   int64_t s)
 {
     kvg_cache_coord c;
     c.block = s / g->block_size;
@@ -298,13 +367,14 @@ kvg_cache_coord kvg_i_rac_slot_coord(const kvg_i_rac_geo *g, int64_t s)
     return c;
 }
 
-static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_rac_geo *g,
+static unsigned char *slot_start(const kvg_tensor *cache,
+                                 const kvg_i_reshape_and_cache_geo *g,
                                  int64_t d, int64_t s)
 {
     kvg_cache_layout l;
-    kvg_cache_coord c = kvg_i_rac_slot_coord(g, s);
+    kvg_cache_coord c = kvg_i_reshape_and_cache_slot_coord(g, s);
 
-    kvg_i_rac_token_layout(cache, g, d, &l);
+    kvg_i_reshape_and_cache_token_layout(cache, g, d, &l);
     return (unsigned char *)cache->data +
            (size_t)kvg_layout_offset(&l, &c) * kvg_dtype_size(cache->dtype);
 }
@@ -312,8 +382,8 @@ static unsigned char *slot_start(const kvg_tensor *cache, const kvg_i_rac_geo *g
 /* ND: the N*D row of token t is one row of the cache; `count` tokens to
  * consecutive slots of one block are one copy. */
 static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_rac_geo *g, int64_t d, int64_t t, int64_t s,
-                          int64_t count)
+                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
+                          int64_t t, int64_t s, int64_t count)
 {
     const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
     memcpy(slot_start(cache, g, d, s),
@@ -328,7 +398,8 @@ static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
 
 static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_rac_geo *g, int64_t d, int64_t t0, int64_t t1)
+                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
+                          int64_t t0, int64_t t1)
 {
     unsigned char *dst[KVG_I_NZ_TILE];
     const unsigned char *from[KVG_I_NZ_TILE];
@@ -352,7 +423,7 @@ static void nz_write_side(const kvg_reshape_and_cache_args *a,
 
 /* Write both caches of a validated per-token call. */
 static void tok_write(const kvg_reshape_and_cache_args *a,
-                      const kvg_i_rac_geo *g)
+                      const kvg_i_reshape_and_cache_geo *g)
 {
     int64_t t, n;
 
@@ -369,7 +440,8 @@ static void tok_write(const kvg_reshape_and_cache_args *a,
             continue; /* padding token: skipped */
         n = token_stretch(a, g, t, s);
         nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
-        nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
+        if (!g->key_only)
+            nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
     }
 }
 
@@ -396,16 +468,10 @@ static void fill_runs(const kvg_reshape_and_cache_args *a, kvg_i_runs *r)
 
 typedef kvg_reshape_and_cache_args args_t;
 
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
-
 static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 {
     const args_t *a = (const args_t *)args;
-    kvg_i_rac_plan *p = (kvg_i_rac_plan *)plan;
+    kvg_i_reshape_and_cache_plan *p = (kvg_i_reshape_and_cache_plan *)plan;
 
     memset(p, 0, sizeof *p);
     KVG_I_TRY(check_attrs(a, diag));
@@ -419,7 +485,8 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
 static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 {
     const args_t *a = (const args_t *)args;
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
     const kvg_i_span list[] = {{"key", a->key, 0},
                                {"value", a->value, 0},
                                {"slot_mapping", a->slot_mapping, 0},
@@ -434,8 +501,9 @@ static size_t e_spans(const void *args, const void *plan, kvg_i_span *s)
 
 static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 {
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
-    kvg_i_rac_ws *w = (kvg_i_rac_ws *)pieces;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
+    kvg_i_reshape_and_cache_ws *w = (kvg_i_reshape_and_cache_ws *)pieces;
 
     if (!p->per_token) {
         kvg_i_runs_carve(&p->r, ws, &w->runs);
@@ -448,8 +516,10 @@ static void e_carve(const void *plan, kvg_i_ws *ws, void *pieces)
 static kvg_status e_values(const void *a, const void *plan, void *pieces,
                            kvg_diag *diag)
 {
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
-    const kvg_i_rac_ws *w = (const kvg_i_rac_ws *)pieces;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
+    const kvg_i_reshape_and_cache_ws *w =
+        (const kvg_i_reshape_and_cache_ws *)pieces;
 
     if (!p->per_token)
         return kvg_i_runs_check_values(&p->r, &w->runs, diag);
@@ -458,35 +528,15 @@ static kvg_status e_values(const void *a, const void *plan, void *pieces,
 
 static void e_compute(const void *a, const void *plan, void *pieces)
 {
-    const kvg_i_rac_plan *p = (const kvg_i_rac_plan *)plan;
+    const kvg_i_reshape_and_cache_plan *p =
+        (const kvg_i_reshape_and_cache_plan *)plan;
 
     if (!p->per_token)
-        kvg_i_runs_write(&p->r, &((const kvg_i_rac_ws *)pieces)->runs);
+        kvg_i_runs_write(&p->r,
+                         &((const kvg_i_reshape_and_cache_ws *)pieces)->runs);
     else
         tok_write((const args_t *)a, &p->g);
 }
 
-const kvg_i_entry kvg_i_rac_entry = {e_workspace, e_check,  e_spans,
-                                     e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_rac_validate(const args_t *a, kvg_i_rac_plan *p,
-                              kvg_diag *diag)
-{
-    kvg_i_rac_ws w;
-    return kvg_i_entry_validate(&kvg_i_rac_entry, a, p, &w, diag);
-}
-
-kvg_status kvg_reshape_and_cache_workspace_size(const args_t *a,
-                                                size_t *bytes, kvg_diag *diag)
-{
-    kvg_i_rac_plan p;
-    kvg_i_rac_ws w;
-    return kvg_i_entry_size(&kvg_i_rac_entry, a, &p, &w, bytes, diag);
-}
-
-kvg_status kvg_reshape_and_cache(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_rac_plan p;
-    kvg_i_rac_ws w;
-    return kvg_i_entry_call(&kvg_i_rac_entry, a, &p, &w, diag);
-}
+KVG_I_ENTRY_POINTS(reshape_and_cache, kvg_i_reshape_and_cache_plan,
+                   kvg_i_reshape_and_cache_ws);

@@ -1,8 +1,8 @@
 /*
- * src/ops/reshape_and_cache_omni/descriptor.c - ReshapeAndCacheOmni's descriptor
- * (src/registry/op_desc.h): eight tensors, all required; no attributes and
- * no options (ATB's param is eight reserved bytes), so a case naming any
- * is malformed.
+ * src/ops/reshape_and_cache_omni/descriptor.c - ReshapeAndCacheOmni's
+ * descriptor (src/registry/op_desc.h): eight tensors, all required; no
+ * attributes and no options (ATB's param is eight reserved bytes), so a case
+ * naming any is malformed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -12,27 +12,18 @@
 #include "src/ops/reshape_and_cache_omni/internal.h"
 #include "src/registry/op_desc.h"
 
-typedef kvg_reshape_and_cache_omni_args omni_args;
-KVG_I_OP_ARGS_FIT(omni_args);
-
-#define TENSOR(n, kind)                                                      \
-    {{#n, kind, KVG_OP_REQUIRED}, offsetof(omni_args, n), 1}
+typedef kvg_reshape_and_cache_omni_args op_args;
 
 static const kvg_i_op_tensor k_tensors[] = {
-    TENSOR(key, KVG_OP_INPUT),
-    TENSOR(value, KVG_OP_INPUT),
-    TENSOR(key_cache, KVG_OP_CACHE),
-    TENSOR(value_cache, KVG_OP_CACHE),
-    TENSOR(slot_mapping, KVG_OP_INPUT),
-    TENSOR(wins, KVG_OP_INPUT),
-    TENSOR(seq_len, KVG_OP_INPUT),
-    TENSOR(offset_index, KVG_OP_INPUT),
+    KVG_I_OP_TENSOR(key, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(key_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(value_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(wins, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(seq_len, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
+    KVG_I_OP_TENSOR(offset_index, KVG_OP_INPUT, KVG_OP_REQUIRED, 1),
 };
-
-/* init, workspace_size, run: the typed calls (src/registry/op_desc.h) */
-KVG_I_OP_TYPED_CALLS(omni_args, kvg_reshape_and_cache_omni_args_init,
-                     kvg_reshape_and_cache_omni_workspace_size,
-                     kvg_reshape_and_cache_omni);
 
 KVG_I_OP_NO_OUTPUTS("reshape_and_cache_omni");
 
@@ -53,25 +44,12 @@ static void describe(const kvg_i_op_args *a, const char *name,
 static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
                           kvg_diag *diag)
 {
-    KVG_I_LOAD(omni_args, a, k);
+    KVG_I_LOAD(op_args, a, k);
     kvg_i_runs r;
+    kvg_i_runs_ws ws;
 
-    KVG_I_TRY(kvg_i_omni_validate(k, &r, diag));
+    KVG_I_TRY(kvg_i_reshape_and_cache_omni_validate(k, &r, &ws, diag));
     return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
 }
 
-const kvg_op kvg_i_op_omni = {
-    "reshape_and_cache_omni",
-    k_tensors,
-    sizeof k_tensors / sizeof k_tensors[0],
-    NULL,
-    0,
-    offsetof(omni_args, workspace),
-    offsetof(omni_args, workspace_size),
-    init,
-    workspace_size,
-    run,
-    output_shape,
-    describe,
-    written,
-};
+KVG_I_OP_DEFINE(reshape_and_cache_omni, .attrs = NULL);

@@ -1,6 +1,6 @@
 /*
  * src/ops/reshape_and_cache_omni/entry.c - ReshapeAndCacheOmni: the per-head
- * run engine (src/ops/reshape_and_cache_omni/head_runs.c) in its OMNI kind,
+ * run engine (src/engines/head_runs.c) in its OMNI kind,
  * which is the KVHEAD_ROPE kernel without the compensation token, run
  * through the entry skeleton (src/common/entry.h).
  * SPDX-License-Identifier: Apache-2.0
@@ -11,10 +11,17 @@
 
 #include "src/common/entry.h"
 #include "src/common/internal.h"
-#include "src/ops/reshape_and_cache_omni/head_runs.h"
+#include "src/engines/head_runs.h"
 #include "src/ops/reshape_and_cache_omni/internal.h"
 
 typedef kvg_reshape_and_cache_omni_args args_t;
+
+/* The shared engine applies ATB's limits, which this header publishes. */
+typedef char kvg_i_reshape_and_cache_omni_limits_agree
+    [KVG_OMNI_MAX_DIM == KVG_I_RUNS_ATB_MAX_DIM &&
+             KVG_OMNI_MAX_HEADS == KVG_I_RUNS_ATB_MAX_HEADS
+         ? 1
+         : -1];
 
 void kvg_reshape_and_cache_omni_args_init(args_t *args)
 {
@@ -23,12 +30,6 @@ void kvg_reshape_and_cache_omni_args_init(args_t *args)
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
-
-static void *e_workspace(const void *a, size_t *size)
-{
-    *size = ((const args_t *)a)->workspace_size;
-    return ((const args_t *)a)->workspace;
-}
 
 /* The run engine's view of the call, its shapes checked. */
 static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
@@ -74,28 +75,5 @@ static void e_compute(const void *a, const void *r, void *w)
     kvg_i_runs_write((const kvg_i_runs *)r, (const kvg_i_runs_ws *)w);
 }
 
-const kvg_i_entry kvg_i_omni_entry = {e_workspace, e_check,  e_spans,
-                                      e_carve,     e_values, e_compute};
-
-kvg_status kvg_i_omni_validate(const args_t *a, kvg_i_runs *r,
-                               kvg_diag *diag)
-{
-    kvg_i_runs_ws w;
-    return kvg_i_entry_validate(&kvg_i_omni_entry, a, r, &w, diag);
-}
-
-kvg_status kvg_reshape_and_cache_omni_workspace_size(const args_t *a,
-                                                     size_t *bytes,
-                                                     kvg_diag *diag)
-{
-    kvg_i_runs r;
-    kvg_i_runs_ws w;
-    return kvg_i_entry_size(&kvg_i_omni_entry, a, &r, &w, bytes, diag);
-}
-
-kvg_status kvg_reshape_and_cache_omni(const args_t *a, kvg_diag *diag)
-{
-    kvg_i_runs r;
-    kvg_i_runs_ws w;
-    return kvg_i_entry_call(&kvg_i_omni_entry, a, &r, &w, diag);
-}
+KVG_I_ENTRY_POINTS(reshape_and_cache_omni, kvg_i_runs,
+                   kvg_i_runs_ws);

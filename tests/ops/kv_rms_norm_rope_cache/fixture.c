@@ -16,7 +16,7 @@
 #include "kvgold/layout.h"
 #include "kvgold/kv_rms_norm_rope_cache.h"
 
-typedef kvg_kv_rms_norm_rope_cache_args kv_args;
+typedef kvg_kv_rms_norm_rope_cache_args op_args;
 
 /* ---- KvRmsNormRopeCache ----------------------------------------------- */
 
@@ -48,11 +48,12 @@ static void build_kv(opf *f, kvgt_rng *r)
 {
     static const kvg_dtype q8[4] = {KVG_INT8, KVG_HIF8, KVG_FP8_E5M2,
                                     KVG_FP8_E4M3FN};
-    kvg_kv_rms_norm_rope_cache_args *a = (kv_args *)f->args;
+    kvg_kv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const int a2 = opf_pick(r, 0, 5) == 0;
     const kvg_kv_cache_mode mode =
         (kvg_kv_cache_mode)opf_pick(r, a2 ? 1 : 0, 4);
-    const int nz = mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ;
+    const int nz =
+        mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ;
     const int blk = mode == KVG_KV_CACHE_PA_BLK_BNSD ||
                     mode == KVG_KV_CACHE_PA_BLK_NZ;
     const kvg_dtype t = opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
@@ -104,7 +105,8 @@ static void build_kv(opf *f, kvgt_rng *r)
     if (mode == KVG_KV_CACHE_NORM) {
         scache = s + opf_pick(r, 0, 2);
         sh[0] = b, sh[1] = s;
-        idx = opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 2, sh, &a->index);
+        idx =
+            opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 2, sh, &a->index);
         sh[0] = b + opf_pick(r, 0, 1), sh[1] = nh, sh[2] = scache, sh[3] = dk;
         opf_add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
         sh[3] = dv;
@@ -117,14 +119,16 @@ static void build_kv(opf *f, kvgt_rng *r)
             for (j = 0; j < s; j++) {
                 int64_t k = opf_pick(r, j, scache - 1), tmp = perm[j];
                 perm[j] = perm[k], perm[k] = tmp;
-                opf_index_set(idx, i * s + j, opf_pick(r, 0, 4) ? perm[j] : -1);
+                opf_index_set(idx, i * s + j,
+                              opf_pick(r, 0, 4) ? perm[j] : -1);
             }
         }
     } else {
         rows = blk ? b * nb : (b * s + bs - 1) / bs;
         nblocks = rows + opf_pick(r, 0, 1);
         sh[0] = b * nb;
-        idx = opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 1, sh, &a->index);
+        idx =
+            opf_add(f, r, "index", OPF_INPUT, 1, KVG_INT64, 1, sh, &a->index);
         sh[0] = nblocks, sh[1] = bs, sh[2] = nh, sh[3] = dk;
         opf_add(f, r, "k_cache", OPF_CACHE, 1, kd, 4, sh, &a->k_cache);
         sh[3] = dv;
@@ -187,7 +191,7 @@ static void build_kv(opf *f, kvgt_rng *r)
  * [1, 1], also a scalar one. */
 static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 {
-    const kvg_kv_rms_norm_rope_cache_args *a = (const kv_args *)f->args;
+    const kvg_kv_rms_norm_rope_cache_args *a = (const op_args *)f->args;
     const int cache = strcmp(x->name, "k_cache") == 0 ||
                       strcmp(x->name, "ckv_cache") == 0;
     if (k == OPF_UNTIED_DTYPE)
@@ -204,10 +208,10 @@ static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
             a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
 }
 
-static void mutate_kv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
-    kvg_kv_rms_norm_rope_cache_args *a = (kv_args *)f->args;
+    kvg_kv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 5);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
@@ -236,7 +240,7 @@ static void mutate_kv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 
 /* An out-of-range value, a duplicate target, or an inf / NaN element in a
  * floating input (refused, with its position, after the query). */
-static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
     static const char *const floats[] = {"kv", "gamma", "cos", "sin",
@@ -248,7 +252,7 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     const int64_t c = opf_pick(r, 0, 2);
     int64_t pos[64], n = opf_live(ix, g->entries, pos);
     const kvg_kv_cache_mode mode =
-        ((const kv_args *)f->args)->cache_mode;
+        ((const op_args *)f->args)->cache_mode;
 
     *want = KVG_ERR_PARAM_INVALID;
     if (c == 0) {
@@ -300,7 +304,7 @@ static int mutate_kv_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 
 static const opf_kind_desc kind_kv = {
     "kv_rms_norm_rope_cache", "kv_rms_norm_rope_cache", build_kv,
-    mutate_kv_attr, mutate_kv_value, kv_untied};
+    mutate_attr, mutate_value, kv_untied};
 
 const opf_kind_desc *const opf_kinds_kv_rms_norm_rope_cache[] = {&kind_kv,
                                                                  NULL};

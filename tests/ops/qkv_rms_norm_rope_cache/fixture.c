@@ -17,7 +17,7 @@
 #include "kvgold/layout.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 
-typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
+typedef kvg_qkv_rms_norm_rope_cache_args op_args;
 
 /* The integer-list attributes, in the fixture's lists (restored with the
  * args). */
@@ -28,7 +28,7 @@ typedef kvg_qkv_rms_norm_rope_cache_args qkv_args;
 
 static void build_qkv(opf *f, kvgt_rng *r)
 {
-    kvg_qkv_rms_norm_rope_cache_args *a = (qkv_args *)f->args;
+    kvg_qkv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const kvg_dtype t = opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
     const kvg_dtype kt = opf_pick(r, 0, 1) ? KVG_INT8 : t;
     const kvg_dtype vt = opf_pick(r, 0, 1) ? KVG_INT8 : t;
@@ -102,10 +102,10 @@ static void build_qkv(opf *f, kvgt_rng *r)
     a->overflow = (kvg_overflow)opf_pick(r, 0, 2);
 }
 
-static void mutate_qkv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
+static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                           size_t cap)
 {
-    kvg_qkv_rms_norm_rope_cache_args *a = (qkv_args *)f->args;
+    kvg_qkv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const int64_t c = opf_pick(r, 0, 11);
     const int i = (int)opf_pick(r, 0, 3), j = (int)opf_pick(r, 0, 2);
     *want = KVG_ERR_PARAM_INVALID;
@@ -144,7 +144,7 @@ static void mutate_qkv_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     (void)snprintf(what, cap, "attribute change %d", (int)c);
 }
 
-static int mutate_qkv_index(opf *f, kvgt_rng *r, kvg_status *want,
+static int mutate_index(opf *f, kvgt_rng *r, kvg_status *want,
                             char *what, size_t cap)
 {
     return opf_mutate_token_index(f, r, "index", want, what, cap);
@@ -152,7 +152,7 @@ static int mutate_qkv_index(opf *f, kvgt_rng *r, kvg_status *want,
 
 static const opf_kind_desc kind_qkv = {
     "qkv_rms_norm_rope_cache", "qkv_rms_norm_rope_cache", build_qkv,
-    mutate_qkv_attr, mutate_qkv_index, NULL};
+    mutate_attr, mutate_index, NULL};
 
 const opf_kind_desc *const opf_kinds_qkv_rms_norm_rope_cache[] = {&kind_qkv,
                                                                   NULL};

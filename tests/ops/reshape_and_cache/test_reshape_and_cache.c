@@ -7,7 +7,7 @@
  * validation rule with a poisoned-cache atomicity check.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "rac_fixture.h"
+#include "copy_fixture.h"
 
 #include "kvgold/format.h"
 #include "kvgold/reshape_and_cache.h"
@@ -115,8 +115,8 @@ static void pf_snap(pf *p)
 {
     free(p->kc0);
     free(p->vc0);
-    p->kc0 = rac_snapshot(&p->kc);
-    p->vc0 = rac_snapshot(&p->vc);
+    p->kc0 = kvgt_snapshot(&p->kc);
+    p->vc0 = kvgt_snapshot(&p->vc);
 }
 
 static void pf_run_ok(pf *p)
@@ -136,7 +136,7 @@ static void pf_reject(pf *p, kvg_status want, const char *tensor,
     kvg_status st;
     pf_snap(p);
     st = kvg_reshape_and_cache(&p->a, &d);
-    rac_assert_diag(st, &d, want, tensor, fragment, position);
+    kvgt_assert_diag(st, &d, want, tensor, fragment, position);
     kvgt_assert_bytes_equal(p->kc.data, p->kc0, p->kc.nbytes, "key_cache");
     kvgt_assert_bytes_equal(p->vc.data, p->vc0, p->vc.nbytes, "value_cache");
 }
@@ -147,7 +147,7 @@ static unsigned elem(const kvg_tensor *t, int64_t i)
 {
     if (kvg_dtype_size(t->dtype) == 1)
         return ((const unsigned char *)t->data)[i];
-    return rac_get16(t, i);
+    return kvgt_get16(t, i);
 }
 
 static unsigned old_elem(const kvg_tensor *t, const unsigned char *snap,
@@ -180,7 +180,7 @@ static void fill(kvg_tensor *t, int is_value, int64_t d)
         if (kvg_dtype_size(t->dtype) == 1)
             ((unsigned char *)t->data)[i] = (unsigned char)m;
         else
-            rac_set16(t, i, (uint16_t)m);
+            kvgt_set16(t, i, (uint16_t)m);
     }
 }
 
@@ -246,7 +246,7 @@ static void token_case(kvg_layout_kind layout, kvg_dtype kd, kvg_dtype vd,
     pf p;
     pf_tokens(&p, layout, kd, vd, tokens, heads, dk, dv, blocks, bs, 101);
     pf_marks(&p);
-    rac_set_i32(&p.slot, slots, tokens);
+    kvgt_set_i32(&p.slot, slots, tokens);
     pf_run_ok(&p);
     check_token_cache(&p, 0, slots);
     check_token_cache(&p, 1, slots);
@@ -279,10 +279,10 @@ static void test_token_validation(void **state)
     pf p;
     (void)state;
     pf_tokens(&p, KVG_LAYOUT_ND, KVG_FP16, KVG_FP16, 4, 2, 32, 32, 2, 4, 111);
-    rac_set_i32(&p.slot, dup, 4);
+    kvgt_set_i32(&p.slot, dup, 4);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
               "tokens 1 and 3 both write slot 5", 3);
-    rac_set_i32(&p.slot, big, 4);
+    kvgt_set_i32(&p.slot, big, 4);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
               "token 1: slot 8 is outside [0, 8)", 1);
     p.value.dtype = KVG_BF16;
@@ -321,7 +321,7 @@ static void test_nz_validation(void **state)
     (void)state;
     pf_tokens(&p, KVG_LAYOUT_NZ, KVG_INT8, KVG_FP16, 3, 2, 32, 32, 2, 16,
               121);
-    rac_set_i32(&p.slot, ok, 3);
+    kvgt_set_i32(&p.slot, ok, 3);
     pf_run_ok(&p);
     p.value.dtype = KVG_INT8, p.value.nbytes /= 2;
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "value", "2-byte", -1);
@@ -339,13 +339,13 @@ static void test_nz_validation(void **state)
               122);
     p.key.dtype = KVG_INT8, p.key.nbytes /= 2;
     p.kc.dtype = KVG_INT8, p.kc.nbytes /= 2;
-    rac_set_i32(&p.slot, ok, 3);
+    kvgt_set_i32(&p.slot, ok, 3);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "key",
               "N*D = 3*16 = 48 must be a multiple of C0 = 32", -1);
     pf_free(&p);
     /* block_size 8 */
     pf_tokens(&p, KVG_LAYOUT_NZ, KVG_FP16, KVG_FP16, 3, 1, 32, 32, 4, 8, 123);
-    rac_set_i32(&p.slot, ok, 3);
+    kvgt_set_i32(&p.slot, ok, 3);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "key_cache",
               "multiple of 16 for an NZ cache, got 8",
               -1);
@@ -362,7 +362,7 @@ static void test_mode_tensors(void **state)
     (void)state;
     memset(&extra, 0, sizeof extra);
     pf_tokens(&p, KVG_LAYOUT_ND, KVG_FP16, KVG_FP16, 3, 1, 32, 32, 1, 4, 131);
-    rac_set_i32(&p.slot, ok, 3);
+    kvgt_set_i32(&p.slot, ok, 3);
     p.a.wins = &extra;
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
               "not an input of compress_type UNDEFINED", -1);
@@ -448,9 +448,9 @@ static void test_kvhead(void **state)
         pf p;
         pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD, dts[k], 8, 2, 32, 2, 3, 4, 141);
         pf_marks(&p);
-        rac_set_i32(&p.seq, seq, 2);
-        rac_set_i32(&p.wins, wins, 4);
-        rac_set_i32(&p.slot, slot, 4);
+        kvgt_set_i32(&p.seq, seq, 2);
+        kvgt_set_i32(&p.wins, wins, 4);
+        kvgt_set_i32(&p.slot, slot, 4);
         pf_run_ok(&p);
         for (s = 0; s < 12; s++)
             assert_run_slot(&p, s, want[s][0], want[s][1]);
@@ -460,31 +460,170 @@ static void test_kvhead(void **state)
 
 static void test_kvhead_validation(void **state)
 {
-    static const int32_t seq[] = {5, 3}, wins[] = {2, 0, 4, 1},
+    static const int32_t seq[] = {5, 3}, wins[] = {2, 0, 9, 1},
                          slot[] = {0, 2, 6, 10}, slot2[] = {0, 2, 6, 8};
     pf p;
     (void)state;
     pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD, KVG_INT8, 8, 2, 32, 2, 3, 4, 151);
-    rac_set_i32(&p.seq, seq, 2);
-    rac_set_i32(&p.wins, wins, 4);
-    rac_set_i32(&p.slot, slot, 4);
+    kvgt_set_i32(&p.seq, seq, 2);
+    kvgt_set_i32(&p.wins, wins, 4);
+    kvgt_set_i32(&p.slot, slot, 4);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
-              "head 2 (batch 1, head 0): wins 4 is outside [0, seq_len 3]", 2);
-    rac_set_i32(&p.wins, (const int32_t[]){2, 0, 3, 1}, 4);
-    rac_set_i32(&p.slot, slot2, 4);
+              "head 2 (batch 1, head 0): wins 9 is outside [0, 8]", 2);
+    kvgt_set_i32(&p.wins, (const int32_t[]){6, 0, 3, 1}, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+              "head 0 (batch 0, head 0): wins 6 is outside [0, 5]", 0);
+    kvgt_set_i32(&p.wins, (const int32_t[]){2, -1, 3, 1}, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+              "head 1 (batch 0, head 1): wins -1 is outside [0, 5]", 1);
+    kvgt_set_i32(&p.wins, (const int32_t[]){2, 0, 3, 1}, 4);
+    kvgt_set_i32(&p.slot, slot2, 4);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
               "writes slots [6, 9) and head 3 (batch 1, head 1) writes [8, 9)",
               3);
     pf_free(&p);
     /* KVHEAD has no 16384 limit on D (only the ROPE kernel checks it) */
     pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD, KVG_FP16, 1, 1, 16416, 1, 1, 1, 152);
-    rac_set_i32(&p.seq, (const int32_t[]){1}, 1);
-    rac_set_i32(&p.wins, (const int32_t[]){1}, 1);
-    rac_set_i32(&p.slot, (const int32_t[]){0}, 1);
+    kvgt_set_i32(&p.seq, (const int32_t[]){1}, 1);
+    kvgt_set_i32(&p.wins, (const int32_t[]){1}, 1);
+    kvgt_set_i32(&p.slot, (const int32_t[]){0}, 1);
     pf_marks(&p);
     pf_run_ok(&p);
     assert_int_equal(elem(&p.kc, 16415), mark(&p.key, 0, 0, 0, 16415));
     pf_free(&p);
+}
+
+/* ATB's KVHEAD kernel (reshape_and_cache_compress.cpp) turns seq_len into
+ * cumulative ends and reads the w rows before the batch's end, so w > L
+ * takes the earlier batches' last tokens. B=3, N=2, seq_len [3, 1, 4]
+ * (ends 3, 4, 8). */
+static void test_kvhead_past_batch(void **state)
+{
+    static const int32_t seq[] = {3, 1, 4}, wins[] = {3, 1, 2, 4, 6, 0},
+                         slot[] = {0, 3, 4, 6, 10, 16};
+    /* slot -> (token, head): -1 keeps the old bytes */
+    static const int64_t want[20][2] = {
+        {0, 0}, {1, 0}, {2, 0},                 /* head 0: rows 0..2 */
+        {2, 1},                                 /* head 1: row 2 */
+        {2, 0}, {3, 0},                         /* head 2: w 2 > L 1 */
+        {0, 1}, {1, 1}, {2, 1}, {3, 1},         /* head 3: w 4 = end */
+        {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}, {7, 0}, /* head 4: w 6 > 4 */
+        {-1, 0}, {-1, 0}, {-1, 0}, {-1, 0}};    /* head 5: w 0 */
+    kvg_dtype dts[2] = {KVG_FP16, KVG_INT8};
+    int k, s;
+    (void)state;
+    for (k = 0; k < 2; k++) {
+        pf p;
+        pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD, dts[k], 8, 2, 32, 3, 5, 4, 145);
+        pf_marks(&p);
+        kvgt_set_i32(&p.seq, seq, 3);
+        kvgt_set_i32(&p.wins, wins, 6);
+        kvgt_set_i32(&p.slot, slot, 6);
+        pf_run_ok(&p);
+        for (s = 0; s < 20; s++)
+            assert_run_slot(&p, s, want[s][0], want[s][1]);
+        /* batch 0 has no rows before it: w 4 would read before key */
+        kvgt_set_i32(&p.wins, (const int32_t[]){4, 1, 2, 4, 6, 0}, 6);
+        pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+                  "head 0 (batch 0, head 0): wins 4 is outside [0, 3]", 0);
+        /* batch 2 ends at row 8: w 9 would read row -1 */
+        kvgt_set_i32(&p.wins, (const int32_t[]){3, 1, 2, 4, 9, 0}, 6);
+        pf_reject(&p, KVG_ERR_PARAM_INVALID, "wins",
+                  "head 4 (batch 2, head 0): wins 9 is outside [0, 8]", 4);
+        pf_free(&p);
+    }
+}
+
+/* ---- key only (kv_cache_cfg K_CACHE_V_BYPASS) -------------------------- */
+
+static void pf_key_only(pf *p)
+{
+    p->a.kv_cache_cfg = KVG_RAC_K_CACHE_V_BYPASS;
+    p->a.value = NULL;
+    p->a.value_cache = NULL;
+}
+
+static void test_siso(void **state)
+{
+    /* any D (ATB's SISO tests draw 1..255); padding slots skipped */
+    static const int32_t s5[] = {9, -1, 0, 4, INT32_MIN};
+    kvg_dtype dts[3] = {KVG_FP16, KVG_BF16, KVG_INT8};
+    int k;
+    (void)state;
+    for (k = 0; k < 3; k++) {
+        pf p;
+        pf_tokens(&p, KVG_LAYOUT_ND, dts[k], dts[k], 5, 3, 7, 7, 3, 4,
+                  121 + (uint64_t)k);
+        pf_key_only(&p);
+        pf_marks(&p);
+        kvgt_set_i32(&p.slot, s5, 5);
+        pf_run_ok(&p);
+        check_token_cache(&p, 0, s5);
+        kvgt_assert_bytes_equal(p.vc.data, p.vc0, p.vc.nbytes, "value_cache");
+        pf_free(&p);
+    }
+}
+
+static void test_siso_validation(void **state)
+{
+    static const int32_t dup[] = {0, 5, -1, 5}, big[] = {0, 8, 1, 2},
+                         ok[] = {0, 5, -1, 6};
+    kvg_rac_kv_cache_cfg cfg = KVG_RAC_K_CACHE_V_CACHE;
+    pf p;
+    (void)state;
+    pf_tokens(&p, KVG_LAYOUT_ND, KVG_FP16, KVG_FP16, 4, 2, 32, 32, 2, 4, 131);
+    pf_key_only(&p);
+    kvgt_set_i32(&p.slot, dup, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
+              "tokens 1 and 3 both write slot 5", 3);
+    kvgt_set_i32(&p.slot, big, 4);
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
+              "token 1: slot 8 is outside [0, 8)", 1);
+    kvgt_set_i32(&p.slot, ok, 4);
+    p.kc.dtype = KVG_BF16;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "key_cache", "must be fp16", -1);
+    p.kc.dtype = KVG_FP16;
+    p.kc.shape[3] = 16, p.kc.shape[1] = 8;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "key_cache", "dim 3 must be 32", -1);
+    p.kc.shape[3] = 32, p.kc.shape[1] = 4;
+    p.slot.dtype = KVG_INT64, p.slot.shape[0] = 2;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping", "int32", -1);
+    p.slot.dtype = KVG_INT32, p.slot.shape[0] = 4;
+    /* the tensors and attributes BYPASS does not take */
+    p.a.value = &p.value;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "value",
+              "value: not an input of compress_type UNDEFINED with "
+              "kv_cache_cfg K_CACHE_V_BYPASS", -1);
+    p.a.value = NULL, p.a.value_cache = &p.vc;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "value_cache", "pass NULL", -1);
+    p.a.value_cache = NULL;
+    p.a.compress_type = KVG_RAC_COMPRESS_KVHEAD;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "kv_cache_cfg",
+              "K_CACHE_V_BYPASS takes only compress_type UNDEFINED, got "
+              "KVHEAD", -1);
+    p.a.compress_type = KVG_RAC_COMPRESS_UNDEFINED;
+    p.a.cache_layout = KVG_LAYOUT_NZ;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", "ND key_cache", -1);
+    p.a.cache_layout = KVG_LAYOUT_ND;
+    p.a.kv_cache_cfg = (kvg_rac_kv_cache_cfg)2;
+    pf_reject(&p, KVG_ERR_PARAM_INVALID, "kv_cache_cfg",
+              "2 is not K_CACHE_V_CACHE (0) or K_CACHE_V_BYPASS (1)", -1);
+    /* K_CACHE_V_CACHE still needs value and value_cache */
+    p.a.kv_cache_cfg = KVG_RAC_K_CACHE_V_CACHE;
+    pf_reject(&p, KVG_ERR_PARAM_NULLPTR, "value", "NULL", -1);
+    p.a.value = &p.value;
+    pf_reject(&p, KVG_ERR_PARAM_NULLPTR, "value_cache", "NULL", -1);
+    p.a.kv_cache_cfg = KVG_RAC_K_CACHE_V_BYPASS, p.a.value = NULL;
+    pf_run_ok(&p);
+    pf_free(&p);
+    assert_string_equal(kvg_rac_kv_cache_cfg_name(KVG_RAC_K_CACHE_V_BYPASS),
+                        "K_CACHE_V_BYPASS");
+    assert_null(kvg_rac_kv_cache_cfg_name((kvg_rac_kv_cache_cfg)2));
+    assert_int_equal(kvg_rac_kv_cache_cfg_from_name("K_CACHE_V_BYPASS", &cfg),
+                     1);
+    assert_int_equal(cfg, KVG_RAC_K_CACHE_V_BYPASS);
+    assert_int_equal(kvg_rac_kv_cache_cfg_from_name("BYPASS", &cfg), 0);
+    assert_int_equal(cfg, KVG_RAC_K_CACHE_V_BYPASS);
 }
 
 /* ---- KVHEAD_ROPE ------------------------------------------------------- */
@@ -523,8 +662,8 @@ static void rope_window(pf *p, kvg_dtype dt)
         for (c = 0; c < 32; c++) {
             float x = c == 0 ? w0[j] : c == 1 ? w1[j] : c == 2 ? -0.0f
                       : c == 3 ? w3[j] : 1.0f + (float)c / 64.0f;
-            rac_set16(&p->key, (1 + j) * 32 + c, code(dt, x));
-            rac_set16(&p->value, (1 + j) * 32 + c, code(dt, -x));
+            kvgt_set16(&p->key, (1 + j) * 32 + c, code(dt, x));
+            kvgt_set16(&p->value, (1 + j) * 32 + c, code(dt, -x));
         }
 }
 
@@ -543,27 +682,27 @@ static void test_rope_mean_token(void **state)
         pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD_ROPE, dt, 5, 1, 32, 1, 2, 4, 161);
         pf_marks(&p);
         rope_window(&p, dt);
-        rac_set_i32(&p.seq, (const int32_t[]){5}, 1);
-        rac_set_i32(&p.wins, (const int32_t[]){3}, 1);
-        rac_set_i32(&p.off, (const int32_t[]){1}, 1);
-        rac_set_i32(&p.slot, (const int32_t[]){2}, 1);
+        kvgt_set_i32(&p.seq, (const int32_t[]){5}, 1);
+        kvgt_set_i32(&p.wins, (const int32_t[]){3}, 1);
+        kvgt_set_i32(&p.off, (const int32_t[]){1}, 1);
+        kvgt_set_i32(&p.slot, (const int32_t[]){2}, 1);
         pf_run_ok(&p);
         assert_run_slot(&p, 1, -1, 0);
         assert_run_slot(&p, 2, 0, 0);
         assert_run_slot(&p, 4, 4, 0);
         assert_run_slot(&p, 5, -1, 0);
-        assert_int_equal(rac_get16(&p.kc, 3 * 32 + 0), m0[k]);
-        assert_int_equal(rac_get16(&p.vc, 3 * 32 + 0), m0[k] | 0x8000);
-        assert_int_equal(rac_get16(&p.kc, 3 * 32 + 1), 0x0000);
-        assert_int_equal(rac_get16(&p.vc, 3 * 32 + 1), 0x0000);
-        assert_int_equal(rac_get16(&p.kc, 3 * 32 + 2), 0x0000);
-        assert_int_equal(rac_get16(&p.vc, 3 * 32 + 2), 0x0000);
-        assert_int_equal(rac_get16(&p.kc, 3 * 32 + 3), m3[k]);
-        assert_int_equal(rac_get16(&p.vc, 3 * 32 + 3), m3[k] | 0x8000);
+        assert_int_equal(kvgt_get16(&p.kc, 3 * 32 + 0), m0[k]);
+        assert_int_equal(kvgt_get16(&p.vc, 3 * 32 + 0), m0[k] | 0x8000);
+        assert_int_equal(kvgt_get16(&p.kc, 3 * 32 + 1), 0x0000);
+        assert_int_equal(kvgt_get16(&p.vc, 3 * 32 + 1), 0x0000);
+        assert_int_equal(kvgt_get16(&p.kc, 3 * 32 + 2), 0x0000);
+        assert_int_equal(kvgt_get16(&p.vc, 3 * 32 + 2), 0x0000);
+        assert_int_equal(kvgt_get16(&p.kc, 3 * 32 + 3), m3[k]);
+        assert_int_equal(kvgt_get16(&p.vc, 3 * 32 + 3), m3[k] | 0x8000);
         for (c = 4; c < 32; c++) {
             float x = 1.0f + (float)c / 64.0f;
-            assert_int_equal(rac_get16(&p.kc, 3 * 32 + c), code(dt, x));
-            assert_int_equal(rac_get16(&p.vc, 3 * 32 + c), code(dt, -x));
+            assert_int_equal(kvgt_get16(&p.kc, 3 * 32 + c), code(dt, x));
+            assert_int_equal(kvgt_get16(&p.vc, 3 * 32 + c), code(dt, -x));
         }
         pf_free(&p);
     }
@@ -600,18 +739,18 @@ static void test_rope_divides(void **state)
             for (c = 0; c < 32; c++) {
                 uint16_t x = c == 0 ? (j == 0 ? hi[k] : j == 1 ? lo[k] : 0)
                                     : code(dts[k], 1.0f + (float)c / 64.0f);
-                rac_set16(&p.key, j * 32 + c, x);
-                rac_set16(&p.value, j * 32 + c, x);
+                kvgt_set16(&p.key, j * 32 + c, x);
+                kvgt_set16(&p.value, j * 32 + c, x);
             }
-        rac_set_i32(&p.seq, (const int32_t[]){8}, 1);
-        rac_set_i32(&p.wins, (const int32_t[]){7}, 1);
-        rac_set_i32(&p.off, (const int32_t[]){0}, 1);
-        rac_set_i32(&p.slot, (const int32_t[]){3}, 1);
+        kvgt_set_i32(&p.seq, (const int32_t[]){8}, 1);
+        kvgt_set_i32(&p.wins, (const int32_t[]){7}, 1);
+        kvgt_set_i32(&p.off, (const int32_t[]){0}, 1);
+        kvgt_set_i32(&p.slot, (const int32_t[]){3}, 1);
         pf_run_ok(&p);
-        assert_int_equal(rac_get16(&p.kc, 3 * 32), want[k]);
-        assert_int_equal(rac_get16(&p.vc, 3 * 32), want[k]);
+        assert_int_equal(kvgt_get16(&p.kc, 3 * 32), want[k]);
+        assert_int_equal(kvgt_get16(&p.vc, 3 * 32), want[k]);
         for (c = 1; c < 32; c++)
-            assert_int_equal(rac_get16(&p.kc, 3 * 32 + c),
+            assert_int_equal(kvgt_get16(&p.kc, 3 * 32 + c),
                              code(dts[k], 1.0f + (float)c / 64.0f));
         assert_run_slot(&p, 2, -1, 0);
         assert_run_slot(&p, 4, 7, 0);
@@ -632,10 +771,10 @@ static void test_rope_edges(void **state)
     pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD_ROPE, KVG_FP16, 4, 4, 32, 1, 4, 4,
              171);
     pf_marks(&p);
-    rac_set_i32(&p.seq, (const int32_t[]){4}, 1);
-    rac_set_i32(&p.wins, wins, 4);
-    rac_set_i32(&p.off, off, 4);
-    rac_set_i32(&p.slot, slot, 4);
+    kvgt_set_i32(&p.seq, (const int32_t[]){4}, 1);
+    kvgt_set_i32(&p.wins, wins, 4);
+    kvgt_set_i32(&p.off, off, 4);
+    kvgt_set_i32(&p.slot, slot, 4);
     pf_run_ok(&p);
     /* head 0: one mean token at slot 0 (asserted below), head 1: x0, mean */
     assert_run_slot(&p, 1, 0, 1);
@@ -652,11 +791,11 @@ static void test_rope_edges(void **state)
         int64_t t;
         for (t = 0; t < 4; t++)
             acc = acc + kvg_fp16_to_f32((uint16_t)mark(&p.key, 0, t, 0, 0));
-        assert_int_equal(rac_get16(&p.kc, 0), code(KVG_FP16, acc / 4.0f));
+        assert_int_equal(kvgt_get16(&p.kc, 0), code(KVG_FP16, acc / 4.0f));
         acc = 0.0f;
         for (t = 1; t < 4; t++)
             acc = acc + kvg_fp16_to_f32((uint16_t)mark(&p.key, 0, t, 1, 0));
-        assert_int_equal(rac_get16(&p.kc, 2 * 32), code(KVG_FP16, acc / 3.0f));
+        assert_int_equal(kvgt_get16(&p.kc, 2 * 32), code(KVG_FP16, acc / 3.0f));
     }
     pf_free(&p);
 }
@@ -669,22 +808,22 @@ static void test_rope_validation(void **state)
     (void)state;
     pf_heads(&p, KVG_RAC_COMPRESS_KVHEAD_ROPE, KVG_BF16, 6, 2, 32, 1, 4, 4,
              181);
-    rac_set_i32(&p.seq, (const int32_t[]){6}, 1);
-    rac_set_i32(&p.wins, wins, 2);
-    rac_set_i32(&p.off, off, 2);
-    rac_set_i32(&p.slot, slot, 2);
+    kvgt_set_i32(&p.seq, (const int32_t[]){6}, 1);
+    kvgt_set_i32(&p.wins, wins, 2);
+    kvgt_set_i32(&p.off, off, 2);
+    kvgt_set_i32(&p.slot, slot, 2);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "slot_mapping",
               "head 0 (batch 0, head 0) writes slots [0, 5) and head 1 "
               "(batch 0, head 1) writes [4, 9)", 1);
-    rac_set_i32(&p.slot, (const int32_t[]){0, 5}, 2);
+    kvgt_set_i32(&p.slot, (const int32_t[]){0, 5}, 2);
     pf_run_ok(&p);
-    rac_set_i32(&p.off, (const int32_t[]){5, 1}, 2);
+    kvgt_set_i32(&p.off, (const int32_t[]){5, 1}, 2);
     pf_reject(&p, KVG_ERR_PARAM_INVALID, "offset_index",
               "offset_index 5 must be -1 or in [0, seq_len - wins] = [0, 4]",
               0);
-    rac_set_i32(&p.off, (const int32_t[]){-1, 1}, 2);
-    rac_set_i32(&p.wins, (const int32_t[]){-9, 2}, 2); /* ignored at -1 */
-    rac_set_i32(&p.slot, (const int32_t[]){0, 6}, 2);
+    kvgt_set_i32(&p.off, (const int32_t[]){-1, 1}, 2);
+    kvgt_set_i32(&p.wins, (const int32_t[]){-9, 2}, 2); /* ignored at -1 */
+    kvgt_set_i32(&p.slot, (const int32_t[]){0, 6}, 2);
     pf_run_ok(&p);
     p.key.dtype = p.value.dtype = p.kc.dtype = p.vc.dtype = KVG_INT8;
     p.key.nbytes /= 2, p.value.nbytes /= 2, p.kc.nbytes /= 2,
@@ -714,18 +853,18 @@ static void test_workspace_size(void **state)
     assert_int_equal(kvg_reshape_and_cache_workspace_size(&p.a, &rope, &d),
                      KVG_OK);
     assert_true(rope >= 2 * 64 * 4);
-    rac_set_i32(&p.seq, (const int32_t[]){2, 2}, 2);
-    rac_set_i32(&p.wins, (const int32_t[]){0, 0, 0, 0}, 4);
-    rac_set_i32(&p.off, (const int32_t[]){-1, -1, -1, -1}, 4);
-    rac_set_i32(&p.slot, (const int32_t[]){0, 2, 4, 6}, 4);
+    kvgt_set_i32(&p.seq, (const int32_t[]){2, 2}, 2);
+    kvgt_set_i32(&p.wins, (const int32_t[]){0, 0, 0, 0}, 4);
+    kvgt_set_i32(&p.off, (const int32_t[]){-1, -1, -1, -1}, 4);
+    kvgt_set_i32(&p.slot, (const int32_t[]){0, 2, 4, 6}, 4);
     p.a.workspace_size = rope - 1;
     pf_reject(&p, KVG_ERR_WORKSPACE, "workspace", "needed", -1);
     p.a.workspace_size = rope;
     pf_run_ok(&p);
     p.a.key = NULL;
-    rac_assert_diag(kvg_reshape_and_cache_workspace_size(&p.a, &rope, &d), &d,
+    kvgt_assert_diag(kvg_reshape_and_cache_workspace_size(&p.a, &rope, &d), &d,
                     KVG_ERR_PARAM_NULLPTR, "key", "NULL", -1);
-    rac_assert_diag(kvg_reshape_and_cache(NULL, &d), &d,
+    kvgt_assert_diag(kvg_reshape_and_cache(NULL, &d), &d,
                     KVG_ERR_PARAM_NULLPTR, "args", "NULL", -1);
     pf_free(&p);
 }
@@ -741,6 +880,9 @@ int main(void)
         cmocka_unit_test(test_names_and_init),
         cmocka_unit_test(test_kvhead),
         cmocka_unit_test(test_kvhead_validation),
+        cmocka_unit_test(test_kvhead_past_batch),
+        cmocka_unit_test(test_siso),
+        cmocka_unit_test(test_siso_validation),
         cmocka_unit_test(test_rope_mean_token),
         cmocka_unit_test(test_rope_divides),
         cmocka_unit_test(test_rope_edges),

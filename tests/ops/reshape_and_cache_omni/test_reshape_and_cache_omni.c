@@ -6,7 +6,7 @@
  * poisoned-cache atomicity check. No expected value comes from the C code.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "rac_fixture.h"
+#include "copy_fixture.h"
 
 #include "kvgold/reshape_and_cache_omni.h"
 
@@ -74,8 +74,8 @@ static void fx_snap(fx *f)
 {
     free(f->kc0);
     free(f->vc0);
-    f->kc0 = rac_snapshot(&f->kc);
-    f->vc0 = rac_snapshot(&f->vc);
+    f->kc0 = kvgt_snapshot(&f->kc);
+    f->vc0 = kvgt_snapshot(&f->vc);
 }
 
 /* Index values; heads listed in i = b*N + h order. */
@@ -83,10 +83,10 @@ static void fx_index(fx *f, const int32_t *seq, const int32_t *slot,
                      const int32_t *wins, const int32_t *off)
 {
     int64_t n = f->batch * f->heads;
-    rac_set_i32(&f->seq, seq, f->batch);
-    rac_set_i32(&f->slot, slot, n);
-    rac_set_i32(&f->wins, wins, n);
-    rac_set_i32(&f->off, off, n);
+    kvgt_set_i32(&f->seq, seq, f->batch);
+    kvgt_set_i32(&f->slot, slot, n);
+    kvgt_set_i32(&f->wins, wins, n);
+    kvgt_set_i32(&f->off, off, n);
 }
 
 static void fx_run_ok(fx *f)
@@ -108,7 +108,7 @@ static void fx_reject(fx *f, kvg_status want, const char *tensor,
     kvg_status st;
     fx_snap(f);
     st = kvg_reshape_and_cache_omni(&f->a, &d);
-    rac_assert_diag(st, &d, want, tensor, fragment, position);
+    kvgt_assert_diag(st, &d, want, tensor, fragment, position);
     kvgt_assert_bytes_equal(f->kc.data, f->kc0, f->kc.nbytes, "key_cache");
     kvgt_assert_bytes_equal(f->vc.data, f->vc0, f->vc.nbytes, "value_cache");
 }
@@ -126,8 +126,8 @@ static void fill_marks(fx *f)
         for (h = 0; h < f->heads; h++)
             for (c = 0; c < f->dim; c++) {
                 int64_t i = (t * f->heads + h) * f->dim + c;
-                rac_set16(&f->key, i, mark(t, h, c));
-                rac_set16(&f->value, i, (uint16_t)(mark(t, h, c) ^ 0x8000));
+                kvgt_set16(&f->key, i, mark(t, h, c));
+                kvgt_set16(&f->value, i, (uint16_t)(mark(t, h, c) ^ 0x8000));
             }
 }
 
@@ -145,10 +145,10 @@ static void assert_slot(const fx *f, int64_t s, int64_t t, int64_t h)
             want_k = mark(t, h, c);
             want_v = (uint16_t)(mark(t, h, c) ^ 0x8000);
         }
-        if (rac_get16(&f->kc, i) != want_k || rac_get16(&f->vc, i) != want_v)
+        if (kvgt_get16(&f->kc, i) != want_k || kvgt_get16(&f->vc, i) != want_v)
             fail_msg("slot %lld channel %lld: got k 0x%04x v 0x%04x, want "
                      "0x%04x 0x%04x", (long long)s, (long long)c,
-                     rac_get16(&f->kc, i), rac_get16(&f->vc, i), want_k,
+                     kvgt_get16(&f->kc, i), kvgt_get16(&f->vc, i), want_k,
                      want_v);
     }
 }
@@ -217,14 +217,14 @@ static void test_bit_exact_copy(void **state)
     (void)state;
     fx_init(&f, KVG_FP16, 1, 1, 32, 1, 1, 4, 31);
     for (c = 0; c < 32; c++) {
-        rac_set16(&f.key, c, pats[c % 8]);
-        rac_set16(&f.value, c, pats[(c + 3) % 8]);
+        kvgt_set16(&f.key, c, pats[c % 8]);
+        kvgt_set16(&f.value, c, pats[(c + 3) % 8]);
     }
     fx_index(&f, seq, slot, wins, off);
     fx_run_ok(&f);
     for (c = 0; c < 32; c++) {
-        assert_int_equal(rac_get16(&f.kc, 2 * 32 + c), pats[c % 8]);
-        assert_int_equal(rac_get16(&f.vc, 2 * 32 + c), pats[(c + 3) % 8]);
+        assert_int_equal(kvgt_get16(&f.kc, 2 * 32 + c), pats[c % 8]);
+        assert_int_equal(kvgt_get16(&f.vc, 2 * 32 + c), pats[(c + 3) % 8]);
     }
     kvgt_assert_bytes_equal(f.kc.data, f.kc0, 2 * 32 * 2, "slots 0-1");
     kvgt_assert_bytes_equal((unsigned char *)f.kc.data + 3 * 64,
@@ -334,7 +334,7 @@ static void test_null_pointers(void **state)
         fx_reject(&f, KVG_ERR_PARAM_NULLPTR, names[k], "data pointer", -1);
         *slots[k] = keep;
     }
-    rac_assert_diag(kvg_reshape_and_cache_omni(NULL, &d), &d,
+    kvgt_assert_diag(kvg_reshape_and_cache_omni(NULL, &d), &d,
                     KVG_ERR_PARAM_NULLPTR, "args", "NULL", -1);
     fx_free(&f);
 }
@@ -538,7 +538,7 @@ static void test_workspace(void **state)
     fx_run_ok(&f); /* exactly `need` bytes suffice */
     assert_slot(&f, 15, 6, 1);
     f.a.key_cache = NULL;
-    rac_assert_diag(kvg_reshape_and_cache_omni_workspace_size(&f.a, &need,
+    kvgt_assert_diag(kvg_reshape_and_cache_omni_workspace_size(&f.a, &need,
                                                               &d),
                     &d, KVG_ERR_PARAM_NULLPTR, "key_cache", "NULL", -1);
     fx_free(&f);

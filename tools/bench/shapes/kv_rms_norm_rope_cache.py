@@ -1,7 +1,7 @@
 """KvRmsNormRopeCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import kv_rms_norm_rope_cache as g_kv
+from kvgen import kv_rms_norm_rope_cache as golden
 
 from ._inputs import (F32, STORE, Shape, T, codes, paged_slots, poison,
                       positive, spread_slots)
@@ -9,7 +9,7 @@ from ._inputs import (F32, STORE, Shape, T, codes, paged_slots, poison,
 NAME = "KvRmsNormRopeCache"
 
 
-def kv_shape(b, s, mode, cache, tag="bf16", bs=128, out=False, grow=1,
+def make_shape(b, s, mode, cache, tag="bf16", bs=128, out=False, grow=1,
              group="main"):
     """KvRmsNormRopeCache, DeepSeek MLA: Dv 512, Dk 64, both caches `cache`
     (int8 or fp8_e4m3fn), per-channel scales, Ascend 950 profile."""
@@ -44,7 +44,7 @@ def kv_shape(b, s, mode, cache, tag="bf16", bs=128, out=False, grow=1,
 
     def golden():
         # "PA" is the aclnn spelling of PA_BNSD
-        res = g_kv.golden(inp, dts, "PA_BNSD" if mode == "PA" else mode,
+        res = golden.golden(inp, dts, "PA_BNSD" if mode == "PA" else mode,
                           1e-6, out)
         return {n: T(a.view(STORE[tag_]), tag_)
                 for n, (a, tag_) in res.items()}
@@ -60,19 +60,19 @@ def kv_shape(b, s, mode, cache, tag="bf16", bs=128, out=False, grow=1,
 def main_shapes(quick):
     """The issue's shapes, built one at a time as the run reaches them."""
     if quick:
-        yield kv_shape(64, 1, "PA_BLK_NZ", "int8")
+        yield make_shape(64, 1, "PA_BLK_NZ", "int8")
         return
     for b in (64, 128, 256):
         for mode in ("PA_BLK_NZ", "PA"):
             for cache in ("int8", "fp8_e4m3fn"):
-                yield kv_shape(b, 1, mode, cache)
+                yield make_shape(b, 1, mode, cache)
     for mode in ("PA_BLK_NZ", "PA"):
         for cache in ("int8", "fp8_e4m3fn"):
-            yield kv_shape(1, 4096, mode, cache, out=True)
+            yield make_shape(1, 4096, mode, cache, out=True)
 
 
 def scaling_shapes(quick):
     """Same tokens, caches 1x, 16x, 256x: the op's time must not follow."""
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
-        yield kv_shape(64, 1, "PA", "int8", grow=g, group="scaling")
+        yield make_shape(64, 1, "PA", "int8", grow=g, group="scaling")

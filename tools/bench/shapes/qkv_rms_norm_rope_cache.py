@@ -1,14 +1,14 @@
 """QkvRmsNormRopeCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import qkv_rms_norm_rope_cache as g_qkv
+from kvgen import qkv_rms_norm_rope_cache as golden
 
 from ._inputs import F32, Shape, T, codes, poison, positive, spread_slots
 
 NAME = "QkvRmsNormRopeCache"
 
 
-def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
+def make_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
               one_block=False, group="main"):
     """QkvRmsNormRopeCache, D 128, PA_NZ caches of BlockSize bs. With
     grow > 1 the tokens' slots are spread over the whole cache, or with
@@ -49,7 +49,7 @@ def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
 
     def golden():
         with np.errstate(over="ignore", invalid="ignore"):
-            return g_qkv.golden(inp, attrs, {})
+            return golden.golden(inp, attrs, {})
 
     label = "B %d S %d Nq %d Nk %d D 128 %s->%s BS %d" % (b, s, nq, nk, tag,
                                                           cache, bs)
@@ -64,17 +64,17 @@ def qkv_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
 def main_shapes(quick):
     """The issue's shapes, built one at a time as the run reaches them."""
     if quick:
-        yield qkv_shape(64, 1)
+        yield make_shape(64, 1)
         return
     for b, s in ((1, 1), (64, 1), (1, 1024), (1, 8192)):
-        yield qkv_shape(b, s)
-    yield qkv_shape(1, 1024, cache="bf16")
+        yield make_shape(b, s)
+    yield make_shape(1, 1024, cache="bf16")
 
 
 def scaling_shapes(quick):
     """Same tokens, caches 1x, 16x, 256x: the op's time must not follow."""
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
-        yield qkv_shape(1, 64, grow=g, group="scaling")
+        yield make_shape(1, 64, grow=g, group="scaling")
     # the control: the largest cache, every write in one block
-    yield qkv_shape(1, 64, grow=grows[-1], one_block=True, group="scaling")
+    yield make_shape(1, 64, grow=grows[-1], one_block=True, group="scaling")

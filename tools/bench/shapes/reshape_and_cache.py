@@ -1,7 +1,7 @@
 """ReshapeAndCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import reshape_and_cache as g_rac
+from kvgen import reshape_and_cache as golden
 
 from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
                       spread_slots)
@@ -9,7 +9,7 @@ from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
 NAME = "ReshapeAndCache"
 
 
-def rac_shape(tokens, heads, d, layout, tag="fp16", bs=128, grow=1,
+def make_shape(tokens, heads, d, layout, tag="fp16", bs=128, grow=1,
               prefill=False, group="main"):
     """ReshapeAndCache, compress_type UNDEFINED, ND or NZ caches: a prefill
     of one sequence (paged slots) or a decode step (random slots)."""
@@ -32,7 +32,7 @@ def rac_shape(tokens, heads, d, layout, tag="fp16", bs=128, grow=1,
               "slot_mapping": i32(slots)}
 
     def golden():
-        ekc, evc = g_rac.reshape_and_cache(key, value, kc, vc, slots, layout)
+        ekc, evc = golden.reshape_and_cache(key, value, kc, vc, slots, layout)
         return {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
 
     label = "T %d N %d D %d %s %s BS %d %s" % (
@@ -47,16 +47,16 @@ def rac_shape(tokens, heads, d, layout, tag="fp16", bs=128, grow=1,
 def main_shapes(quick):
     """The issue's shapes, built one at a time as the run reaches them."""
     if quick:
-        yield rac_shape(256, 8, 128, "ND")
+        yield make_shape(256, 8, 128, "ND")
         return
-    yield rac_shape(256, 8, 128, "ND")
-    yield rac_shape(256, 8, 128, "NZ")
-    yield rac_shape(4096, 8, 128, "ND", prefill=True)
-    yield rac_shape(4096, 8, 128, "NZ", prefill=True)
+    yield make_shape(256, 8, 128, "ND")
+    yield make_shape(256, 8, 128, "NZ")
+    yield make_shape(4096, 8, 128, "ND", prefill=True)
+    yield make_shape(4096, 8, 128, "NZ", prefill=True)
 
 
 def scaling_shapes(quick):
     """Same tokens, caches 1x, 16x, 256x: the op's time must not follow."""
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
-        yield rac_shape(64, 8, 128, "ND", grow=g, group="scaling")
+        yield make_shape(64, 8, 128, "ND", grow=g, group="scaling")

@@ -1,14 +1,14 @@
 """ReshapeAndCacheOmni's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import reshape_and_cache_omni as g_omni
+from kvgen import reshape_and_cache_omni as golden
 
 from ._inputs import Shape, T, codes, i32, poison
 
 NAME = "ReshapeAndCacheOmni"
 
 
-def omni_shape(L, heads, d, streaming, tag="fp16", bs=128, grow=1,
+def make_shape(L, heads, d, streaming, tag="fp16", bs=128, grow=1,
                group="main"):
     """ReshapeAndCacheOmni, one batch of L tokens: `streaming` of the heads
     keep the MindIE sinks (first 128, last 256), the others all L."""
@@ -35,7 +35,7 @@ def omni_shape(L, heads, d, streaming, tag="fp16", bs=128, grow=1,
               "seq_len": i32(seq), "offset_index": i32(offs)}
 
     def golden():
-        ekc, evc = g_omni.reshape_and_cache_omni(key, value, kc, vc, slots,
+        ekc, evc = golden.reshape_and_cache_omni(key, value, kc, vc, slots,
                                                  wins, seq, offs)
         return {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
 
@@ -50,14 +50,14 @@ def omni_shape(L, heads, d, streaming, tag="fp16", bs=128, grow=1,
 def main_shapes(quick):
     """The issue's shapes, built one at a time as the run reaches them."""
     if quick:
-        yield omni_shape(512, 8, 128, 4)
+        yield make_shape(512, 8, 128, 4)
         return
-    yield omni_shape(4096, 8, 128, 0)
-    yield omni_shape(4096, 8, 128, 4)
+    yield make_shape(4096, 8, 128, 0)
+    yield make_shape(4096, 8, 128, 4)
 
 
 def scaling_shapes(quick):
     """Same tokens, caches 1x, 16x, 256x: the op's time must not follow."""
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
-        yield omni_shape(64, 8, 128, 0, grow=g, group="scaling")
+        yield make_shape(64, 8, 128, 0, grow=g, group="scaling")

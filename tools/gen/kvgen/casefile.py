@@ -18,6 +18,10 @@ STORAGE = {
     "int8": np.dtype("|i1"), "int32": np.dtype("<i4"),
     "int64": np.dtype("<i8"), "fp8_e4m3fn": np.dtype("|u1"),
     "fp8_e5m2": np.dtype("|u1"), "hif8": np.dtype("|u1"),
+    # copy-only types; fp4 is packed, two codes per byte-sized element
+    "uint8": np.dtype("|u1"), "int16": np.dtype("<i2"),
+    "uint16": np.dtype("<u2"), "uint32": np.dtype("<u4"),
+    "fp4_e2m1": np.dtype("|u1"), "fp4_e1m2": np.dtype("|u1"),
 }
 
 

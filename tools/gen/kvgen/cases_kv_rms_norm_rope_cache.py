@@ -177,7 +177,7 @@ class Spec:
         if self.order:
             o["reduce_order"] = self.order
         if self.overflow:
-            o["quant_overflow"] = self.overflow
+            o["overflow"] = self.overflow
         return o
 
 
@@ -331,11 +331,11 @@ def specials():
         Spec("bcast_pa_blk_bnsd_bf16", "cos/sin broadcast in PA_BLK_BNSD",
              t="bf16", mode="PA_BLK_BNSD", b=2, s=20, srope=1, dv=24, dk=8,
              nblocks=5, out=True),
-        Spec("nonsat_hif8_pa", "quant_overflow nonsat: hif8 overflow gives "
+        Spec("nonsat_hif8_pa", "overflow nonsat: hif8 overflow gives "
              "+-inf codes instead of +-32768", t="bf16", mode="PA",
              kdt="hif8", cdt="hif8", b=2, s=2, dv=40, dk=12, nblocks=1,
              overflow="nonsat", boost=16.0),
-        Spec("nonsat_e4m3_pa_nz", "quant_overflow nonsat: fp8 e4m3fn "
+        Spec("nonsat_e4m3_pa_nz", "overflow nonsat: fp8 e4m3fn "
              "overflow gives NaN instead of +-448", t="fp16", mode="PA_NZ",
              cdt="fp8_e4m3fn", b=2, s=2, dv=64, dk=32, nblocks=1,
              overflow="nonsat", out=True, boost=8.0),

@@ -11,6 +11,7 @@ from .cases_reshape_and_cache_omni import pack, sprinkle
 from .cases_reshape_and_cache_omni import poison as poison16
 from .cases_reshape_and_cache_omni import values as values16
 from .reshape_and_cache import kvhead, kvhead_rope, reshape_and_cache
+from .reshape_and_cache import reshape_and_cache_siso
 from .reshape_and_cache_omni import bits, head_params
 
 NAME = "reshape_and_cache"
@@ -78,6 +79,30 @@ def token_cases(root):
                "NZ", "bf16", "bf16", 11, 1, 128, 16, 2, 32, 0)
 
 
+def siso_case(root, case_id, comment, seed, tag, tokens, heads, dim,
+              num_blocks, block_size, pad):
+    """Key only (ATB K_CACHE_V_BYPASS / torch_npu _npu_reshape_and_cache_siso):
+    no value, no value_cache."""
+    rng = np.random.RandomState(seed)
+    key = values(rng, tag, (tokens, heads, dim))
+    kc = poison(rng, tag, (num_blocks, block_size, heads, dim))
+    slots = token_slots(rng, tokens, num_blocks * block_size, pad)
+    ekc = reshape_and_cache_siso(key, kc, slots)
+    write_case(root, case_id, NAME, {"kv_cache_cfg": "K_CACHE_V_BYPASS"},
+               {"key": T(key, tag), "key_cache": T(kc, tag),
+                "slot_mapping": i32(slots)},
+               {"key_cache": T(ekc, tag)}, comment=comment)
+
+
+def siso_cases(root):
+    siso_case(root, "siso_fp16", "key only, N=2 D=40 (any D), 2 padding "
+              "tokens", 521, "fp16", 9, 2, 40, 4, 4, 2)
+    siso_case(root, "siso_bf16", "key only, N=1 D=1", 522, "bf16", 5, 1, 1,
+              2, 8, 1)
+    siso_case(root, "siso_int8", "key only int8, N=3 D=17", 523, "int8", 6,
+              3, 17, 3, 4, 0)
+
+
 def head_case(root, case_id, comment, seed, mode, tag, seq_len, heads, dim,
               block_size, wins, offs=None, slots=None, num_blocks=None,
               gap=2, zero_window=None, specials=None):
@@ -132,6 +157,13 @@ def head_cases(root):
                   "slot -1; runs cross blocks of 8", seed, "KVHEAD", tag,
                   [20, 9], 3, 32, 8, [0, 20, 1, 4, 9, 7],
                   slots=[3, 0, 20, 21, -1, 30], num_blocks=7)
+    # KVHEAD reads the w rows before its batch's cumulative end: w > L
+    # takes earlier batches' tokens (ATB's KVHEAD test draws seqLen 1, w 2)
+    for tag, seed in (("fp16", 518), ("int8", 519)):
+        head_case(root, "kvhead_wins_past_batch_%s" % tag,
+                  "seq_len [3, 1, 4]: batch 1 w=2 > L=1 and w=4 (all rows "
+                  "so far), batch 2 w=6 > L=4 (from batch 0's row 2)", seed,
+                  "KVHEAD", tag, [3, 1, 4], 2, 32, 4, [3, 1, 2, 4, 6, 0])
     # KVHEAD_ROPE edges: o=-1, w=0, o=0, o+w=L, w=L (only the mean token)
     offs = [-1, 3, 0, 6, 0, 2, -1]
     wins = [5, 0, 4, 4, 10, 5, 99]
@@ -249,6 +281,26 @@ def errors(root):
                "KVHEAD takes no offset_index", "offset_index",
                {"compress_type": "KVHEAD"},
                dict(head, slot_mapping=i32([0, 8])))
+    hk1 = {k: v for k, v in head.items() if k != "offset_index"}
+    error_case(root, "error_kvhead_wins_before_key",
+               "KVHEAD batch 0 (seq_len 3) with wins 4 would read row -1",
+               "wins", {"compress_type": "KVHEAD"},
+               dict(hk1, seq_len=i32([3, 3]), wins=i32([4, 1, 2, 2]),
+                    slot_mapping=i32([0, 4, 5, 7])))
+    error_case(root, "error_siso_given_value",
+               "K_CACHE_V_BYPASS takes no value", "value",
+               {"kv_cache_cfg": "K_CACHE_V_BYPASS"},
+               dict(base, slot_mapping=i32([0, 5, -1, 6])))
+    sk = {"key": base["key"], "key_cache": base["key_cache"],
+          "slot_mapping": i32([0, 5, -1, 6])}
+    error_case(root, "error_siso_with_compress",
+               "K_CACHE_V_BYPASS takes compress_type UNDEFINED only",
+               "kv_cache_cfg", {"kv_cache_cfg": "K_CACHE_V_BYPASS",
+                                "compress_type": "KVHEAD"}, sk)
+    write_case(root, "error_no_value_without_bypass", NAME, {}, sk, {},
+               comment="K_CACHE_V_CACHE (the default) without value: a "
+               "missing tensor", expect_error={"status": 161001,
+                                                "tensor": "value"})
     error_case(root, "error_nz_with_compress",
                "NZ caches take compress_type UNDEFINED only", "cache_layout",
                {"compress_type": "KVHEAD_ROPE", "cache_layout": "NZ"},
@@ -257,6 +309,7 @@ def errors(root):
 
 def generate(root):
     token_cases(root)
+    siso_cases(root)
     head_cases(root)
     nonfinite(root)
     errors(root)

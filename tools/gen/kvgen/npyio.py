@@ -9,7 +9,7 @@ import numpy as np
 _DESCR = {
     np.dtype('<f2'): "<f2", np.dtype('<u2'): "<u2", np.dtype('<f4'): "<f4",
     np.dtype('|i1'): "|i1", np.dtype('|u1'): "|u1", np.dtype('<i4'): "<i4",
-    np.dtype('<i8'): "<i8",
+    np.dtype('<i8'): "<i8", np.dtype('<i2'): "<i2", np.dtype('<u4'): "<u4",
 }
 
 

@@ -7,7 +7,9 @@ one import away (docs/python.md).
     print(kvgold.compare(golden, npu_outputs).report())
 
 The per-operator functions under their torch_npu / ATB names
-(kvgold.npu_kv_rmsnorm_rope_cache, ...) come from kvgold/ops/<op>.py.
+(kvgold.npu_kv_rmsnorm_rope_cache, ...) come from kvgold/ops/<op>.py;
+kvgold.torch_npu (imported on demand) is a CPU stand-in for the torch_npu
+module built from them.
 
 Standard library only; NumPy and torch are used when the caller passes
 their tensors. The C library is libkvgold.so next to this file, or the one
@@ -20,6 +22,7 @@ from ._run import Outputs, operators, run
 from ._tensor import Tensor, tensor, to_torch
 from ._case import Case, load_case, save_case
 from ._compare import CompareResult, TensorResult, compare
+from ._scan import scan
 from . import testing
 from . import ops
 
@@ -28,7 +31,7 @@ __version__ = _clib.kvg_version_string().decode()
 __all__ = [
     "Case", "CompareResult", "Error", "Outputs", "Tensor", "TensorResult",
     "compare", "library_path", "load_case", "operators", "run", "save_case",
-    "tensor", "testing", "to_torch"]
+    "scan", "tensor", "testing", "to_torch"]
 
 # The per-operator functions (kvgold/ops/<op>.py) at the top level, as
 # docs/python.md promises.

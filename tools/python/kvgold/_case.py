@@ -1,20 +1,23 @@
 """Case directories (spec section 5) in Python: load_case / save_case.
 
 A failing pytest can save its case for `kvgold check` / `kvgold compare`,
-and every case of the CLI loads here. Tensors load as kvgold.Tensor:
-numpy.asarray() of one is the case format's storage, .dtype its tag.
+and every case of the CLI loads here. Both go through the command's own
+code in the C library (tools/python/case_api.h): the strict JSON reader,
+header-first reading of regular files only, and the all-or-nothing writer
+of `kvgold run --out`, so that Python and the CLI cannot disagree on a
+case file. Tensors load as kvgold.Tensor: numpy.asarray() of one is the
+case format's storage, .dtype its tag.
 """
 import ctypes
 import json
 import os
 
 from . import _dtypes
-from . import _npy
+from . import _lib
 from . import _tensor
-from ._errors import Error, FILE_FORMAT, IO, PARAM_INVALID
+from ._errors import Error, PARAM_INVALID
 
-_TOP_KEYS = ("op", "attrs", "options", "inputs", "expected", "comment",
-             "flags", "expect_error")
+_L = _lib.lib
 
 
 class Case:
@@ -41,73 +44,71 @@ class Case:
         return "kvgold.Case(%r, op=%r)" % (self.dir, self.op)
 
 
-def _bad(path, field, what):
-    return Error(FILE_FORMAT, "%s: %s" % (path, what), field)
+def _c_path(directory):
+    """A directory path as the C library takes it: bytes, NUL-free (C would
+    see only what is before a NUL, which is another directory)."""
+    raw = os.fsencode(os.fspath(directory))
+    if b"\0" in raw:
+        raise Error(PARAM_INVALID, "%r: a path with a NUL character"
+                    % (directory,), "case")
+    return raw
 
 
-def _io_error(path, e):
-    return Error(IO, "%s: %s" % (path, os.strerror(e.errno) if e.errno
-                                 else str(e)), os.path.basename(path))
-
-
-def _load_tensors(directory, doc, key, cj):
-    entries = doc.get(key) or {}
-    if not isinstance(entries, dict):
-        raise _bad(cj, key, "\"%s\" must be an object" % key)
+def _tensors(handle, expected):
+    """The loaded tensors of "inputs" (expected 0) or "expected" (1), each
+    copied once out of the C buffers into a kvgold.Tensor."""
     out = {}
-    for name, entry in entries.items():
-        where = "%s.%s" % (key, name)
-        if (not isinstance(entry, dict) or set(entry) != {"file", "dtype"} or
-                not isinstance(entry["file"], str)):
-            raise _bad(cj, name, "%s must be {\"file\": ..., \"dtype\": ...} "
-                       "and nothing else" % where)
-        tag = entry["dtype"]
-        if tag not in _dtypes.TAGS:
-            raise _bad(cj, name, "%s.dtype %r is not one of %s"
-                       % (where, tag, ", ".join(_dtypes.TAGS)))
-        path = os.path.join(directory, entry["file"])
-        try:
-            descr, shape, data = _npy.read(path)
-        except OSError as e:
-            raise _io_error(path, e) from None
-        except ValueError as e:
-            raise _bad(path, name, str(e).split(": ", 1)[-1]) from None
-        storage = _dtypes.TAGS[tag][2]
-        if descr.replace("=", "<") != storage and descr != storage:
-            raise _bad(path, name, "%s is %s, stored as %s, but the file "
-                       "holds %s" % (name, tag, storage, descr))
-        try:
-            out[name] = _tensor.Tensor(bytearray(data), tag, shape)
-        except Error as e:
-            raise _bad(path, name, e.message) from None
+    for i in range(_L.kvg_py_case_count(handle, expected)):
+        name = _L.kvg_py_case_name(handle, expected, i).decode()
+        t = _L.kvg_py_case_tensor(handle, expected, i).contents
+        data = bytearray(t.nbytes)
+        if t.nbytes:
+            ctypes.memmove((ctypes.c_char * t.nbytes).from_buffer(data),
+                           t.data, t.nbytes)
+        out[name] = _tensor.Tensor(data, _dtypes.BY_CODE[t.dtype],
+                                   tuple(t.shape[:t.rank]))
     return out
 
 
 def load_case(directory):
-    """Load directory/case.json and every tensor it names."""
-    cj = os.path.join(directory, "case.json")
+    """Load directory/case.json and every tensor it names, exactly as
+    `kvgold check` reads them (the same C code): what the command refuses
+    as an invalid case raises kvgold.Error here, with its message."""
+    path = os.fspath(directory)
+    handle, diag = ctypes.c_void_p(), _lib.Diag()
+    st = _L.kvg_py_case_load(_c_path(path), ctypes.byref(handle),
+                             ctypes.byref(diag))
+    if st != _lib.OK:
+        raise Error.from_diag(st, diag)
     try:
-        with open(cj, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
-    except OSError as e:
-        raise _io_error(cj, e) from None
-    except ValueError as e:
-        raise _bad(cj, "case.json", "not JSON (%s)" % e) from None
-    if not isinstance(doc, dict):
-        raise _bad(cj, "case.json", "the document must be an object")
-    for k in doc:
-        if k not in _TOP_KEYS:
-            raise _bad(cj, k, "unknown key \"%s\" (allowed: %s)"
-                       % (k, ", ".join(_TOP_KEYS)))
-    if not isinstance(doc.get("op"), str):
-        raise _bad(cj, "op", "\"op\" (a string) is required")
-    if "inputs" not in doc:
-        raise _bad(cj, "inputs", "\"inputs\" is required")
-    for k in ("attrs", "options"):
-        if not isinstance(doc.get(k) or {}, dict):
-            raise _bad(cj, k, "\"%s\" must be an object" % k)
-    return Case(directory, doc, _load_tensors(directory, doc, "inputs", cj),
-                _load_tensors(directory, doc, "expected", cj))
+        doc = json.loads(_L.kvg_py_case_doc(handle).decode("utf-8"))
+        return Case(path, doc, _tensors(handle, 0), _tensors(handle, 1))
+    finally:
+        _L.kvg_py_case_free(handle)
+
+
+def write_files(directory, views, text=None):
+    """Write views (file name -> View) and, unless text is None, case.json
+    holding `text`, all or nothing through the command's writer: every
+    target checked first, temporary files synced and renamed into place,
+    never through a symlink or into a hard-linked file, nothing changed
+    on an error (whose message names the file)."""
+    names = list(views)
+    for n in names:
+        if "\0" in n:
+            raise Error(PARAM_INVALID, "%r: a file name with a NUL "
+                        "character" % n, n)
+    c_names = (ctypes.c_char_p * max(len(names), 1))(
+        *[n.encode("utf-8", "surrogateescape") for n in names])
+    c_tensors = (_lib.Tensor * max(len(names), 1))(
+        *[views[n].c for n in names])
+    raw = None if text is None else text.encode("utf-8", "surrogatepass")
+    diag = _lib.Diag()
+    st = _L.kvg_py_case_save(_c_path(directory), raw,
+                             len(raw or b""), c_names, c_tensors, len(names),
+                             ctypes.byref(diag))
+    if st != _lib.OK:
+        raise Error.from_diag(st, diag)
 
 
 def _tags_of(expected, dtypes, input_views):
@@ -123,8 +124,10 @@ def save_case(directory, op, inputs, attrs=None, options=None,
     """Write a case directory the CLI reads: case.json, <name>.npy per
     input, expected_<name>.npy per expected output (e.g. kvgold.run's
     result, or the NPU's outputs for `kvgold compare`). Every tensor and
-    value is checked before the first byte is written. Returns the path of
-    case.json."""
+    value is checked before the first byte is written, and the files are
+    written as `kvgold run --out` writes: all or nothing, never through a
+    symlink or into a hard-linked file; on an error the directory's files
+    are as they were. Returns the path of case.json."""
     dtypes = dict(dtypes or {})
     views = {n: _tensor.view(n, t, dtypes.get(n))
              for n, t in inputs.items() if t is not None}
@@ -148,17 +151,13 @@ def save_case(directory, op, inputs, attrs=None, options=None,
     except (TypeError, ValueError) as e:
         raise Error(PARAM_INVALID, "attrs / options must be JSON values: %s"
                     % e, "attrs") from None
-    try:
-        os.makedirs(directory, exist_ok=True)
-        for prefix, vs in (("", views), ("expected_", exp_views)):
-            for n, v in vs.items():
-                _npy.write(os.path.join(directory, prefix + n + ".npy"),
-                           _dtypes.TAGS[v.tag][2], v.shape,
-                           ctypes.string_at(v.c.data, v.c.nbytes)
-                           if v.c.nbytes else b"")
-        path = os.path.join(directory, "case.json")
-        with open(path, "w") as f:
-            f.write(text)
-    except OSError as e:
-        raise _io_error(e.filename or directory, e) from None
+    files = {n + ".npy": v for n, v in views.items()}
+    for n, v in exp_views.items():
+        if "expected_%s.npy" % n in files:   # an input named expected_<n>
+            raise Error(PARAM_INVALID, "input %s and expected %s would both "
+                        "be saved as expected_%s.npy" % ("expected_" + n, n,
+                                                         n), n)
+        files["expected_%s.npy" % n] = v
+    write_files(directory, files, text)
+    path = os.path.join(os.fspath(directory), "case.json")
     return path

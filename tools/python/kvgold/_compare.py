@@ -25,7 +25,8 @@ _INVERT = bytes(255 - i for i in range(256))
 
 
 class TensorResult:
-    """One output's verdict: .name, .verdict ("PASS" / "FAIL"), .passed,
+    """One output's verdict: .name, .verdict ("PASS", "FAIL" or "NOT
+    JUDGED", as the CLI's report says), .passed,
     .reason, .dtype, .role, .criterion, .standard, .layout, .metrics (every
     count and metric, by the JSON report's names), .worst and
     .untouched_changed_first (elements with "index", "coord" - a dict
@@ -48,9 +49,12 @@ class TensorResult:
 
 
 class CompareResult:
-    """The outcome for a whole call. .passed is True only when every
-    golden output was judged and passed: an output with no NPU tensor is
-    listed in .skipped and makes the verdict INCOMPLETE, never PASS.
+    """The outcome for a whole call, in the CLI's words. .passed is True
+    only when every golden output was judged and passed: an output with no
+    NPU tensor (listed in .skipped) or one the library could not judge
+    (.not_judged, e.g. the commercial standard without a third party)
+    makes the verdict INCOMPLETE, never PASS - nor FAIL, unless another
+    output failed.
     .tensors: name -> TensorResult; .report(): the CLI's text;
     .to_json(): the CLI's JSON plus "op", "skipped", "notes"."""
 
@@ -61,10 +65,17 @@ class CompareResult:
         self.skipped = skipped
         self.notes = notes
         self.tensors = {r["name"]: TensorResult(r) for r in doc["results"]}
-        failed = any(not r.passed for r in self.tensors.values())
+        # The CLI's vocabulary (kvg_compare_summary_verdict): FAIL when a
+        # tensor failed; else INCOMPLETE when one was not judged - NOT
+        # JUDGED by the library (the commercial standard without a third
+        # party...) or given no NPU tensor - or none was; else PASS.
+        self.not_judged = [n for n, r in self.tensors.items()
+                           if r.verdict == "NOT JUDGED"]
+        failed = any(r.verdict not in ("PASS", "NOT JUDGED")
+                     for r in self.tensors.values())
         self.verdict = ("FAIL" if failed else
-                        "INCOMPLETE" if skipped or not self.tensors else
-                        "PASS")
+                        "INCOMPLETE" if skipped or self.not_judged or
+                        not self.tensors else "PASS")
         self.passed = self.verdict == "PASS"
 
     def __bool__(self):
@@ -80,7 +91,7 @@ class CompareResult:
             out += "skipped: %s (no NPU tensor given)\n" % n
         if self.verdict == "INCOMPLETE":
             out += "verdict: INCOMPLETE - %s not judged, so not a pass\n" % (
-                ", ".join(self.skipped) or "nothing")
+                ", ".join(self.not_judged + self.skipped) or "nothing")
         return out
 
     def to_json(self):

@@ -17,24 +17,43 @@ TAGS = {
     "fp8_e4m3fn": (7, 1, "|u1", "B"),
     "fp8_e5m2": (8, 1, "|u1", "B"),
     "hif8": (9, 1, "|u1", "B"),
+    # copy-only types (kvgold/dtype.h): moved bit for bit, never computed
+    "uint8": (10, 1, "|u1", "B"),
+    "int16": (11, 2, "<i2", "h"),
+    "uint16": (12, 2, "<u2", "H"),
+    "uint32": (13, 4, "<u4", "I"),
+    # packed: one element is one byte holding two fp4 codes
+    "fp4_e2m1": (14, 1, "|u1", "B"),
+    "fp4_e1m2": (15, 1, "|u1", "B"),
 }
 BY_CODE = {v[0]: k for k, v in TAGS.items()}
 
 # Storage that names its tag by itself; uint8 does not (three 8-bit float
 # formats share it), so a uint8 tensor needs an explicit tag.
+# uint16 shares bf16's storage and uint8 / fp4 the 8-bit one: a tag given
+# with the same storage is taken (_tensor._pick_tag).
 TAG_OF_TYPESTR = {"<f2": "fp16", "<u2": "bf16", "<f4": "fp32", "|i1": "int8",
-                  "<i4": "int32", "<i8": "int64"}
+                  "<i4": "int32", "<i8": "int64", "<i2": "int16",
+                  "<u4": "uint32"}
 TAG_OF_FORMAT = {"e": "fp16", "H": "bf16", "f": "fp32", "b": "int8",
-                 "i": "int32", "q": "int64", "l": "int64"}
-AMBIGUOUS_8BIT = ("fp8_e4m3fn", "fp8_e5m2", "hif8")
+                 "i": "int32", "q": "int64", "l": "int64", "h": "int16",
+                 "I": "uint32"}
+AMBIGUOUS_8BIT = ("fp8_e4m3fn", "fp8_e5m2", "hif8", "uint8", "fp4_e2m1",
+                  "fp4_e1m2")
 
 # torch dtype name (str(torch.bfloat16) without "torch.") <-> tag
 TAG_OF_TORCH = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
                 "int8": "int8", "int32": "int32", "int64": "int64",
-                "float8_e4m3fn": "fp8_e4m3fn", "float8_e5m2": "fp8_e5m2"}
+                "float8_e4m3fn": "fp8_e4m3fn", "float8_e5m2": "fp8_e5m2",
+                "int16": "int16", "uint16": "uint16", "uint32": "uint32",
+                "float4_e2m1fn_x2": "fp4_e2m1"}
 TORCH_OF_TAG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
                 "int8": "int8", "int32": "int32", "int64": "int64",
-                "fp8_e4m3fn": "uint8", "fp8_e5m2": "uint8", "hif8": "uint8"}
+                "fp8_e4m3fn": "uint8", "fp8_e5m2": "uint8", "hif8": "uint8",
+                "uint8": "uint8", "int16": "int16",
+                # same-size storage: older torch has no uint16 / uint32
+                "uint16": "int16", "uint32": "int32",
+                "fp4_e2m1": "uint8", "fp4_e1m2": "uint8"}
 
 
 def size_of(tag):

@@ -93,7 +93,7 @@ class CompareArgs(ctypes.Structure):
                 ("mismatch_ratio", ctypes.c_double),
                 ("standard", ctypes.c_int), ("level", ctypes.c_int),
                 ("third_party", ctypes.POINTER(Tensor)),
-                # issue 13: the written set as runs (kvg_elem_run*)
+                # the written set as runs (kvg_elem_run*)
                 ("written_runs", ctypes.c_void_p),
                 ("written_run_count", ctypes.c_size_t),
                 ("left_behind", ctypes.c_void_p),
@@ -146,6 +146,20 @@ _SIGNATURES = {
     "kvg_compare_report_json": (ctypes.c_int, [
         ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
         _P(ctypes.c_size_t), _P(Diag)]),
+    # case directories through the command's loader and writer
+    # (tools/python/case_api.h)
+    "kvg_py_case_load": (ctypes.c_int, [
+        ctypes.c_char_p, _P(ctypes.c_void_p), _P(Diag)]),
+    "kvg_py_case_doc": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "kvg_py_case_count": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    "kvg_py_case_name": (ctypes.c_char_p, [
+        ctypes.c_void_p, ctypes.c_int, ctypes.c_int]),
+    "kvg_py_case_tensor": (_P(Tensor), [
+        ctypes.c_void_p, ctypes.c_int, ctypes.c_int]),
+    "kvg_py_case_free": (None, [ctypes.c_void_p]),
+    "kvg_py_case_save": (ctypes.c_int, [
+        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+        _P(ctypes.c_char_p), _P(Tensor), ctypes.c_int, _P(Diag)]),
 }
 
 

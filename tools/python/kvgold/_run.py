@@ -252,7 +252,10 @@ def prepare(op, inputs, attrs=None, options=None, inplace=False,
             continue  # an absent optional tensor
         kind = spec.kind.get(name, _lib.INPUT)
         in_place = inplace and kind != _lib.INPUT
-        v = _tensor.view(name, obj, dtypes.get(name), writable=in_place)
+        try:
+            v = _tensor.view(name, obj, dtypes.get(name), writable=in_place)
+        except _tensor.NotATensorType as e:
+            raise _tensor.NotATensorType(name, e.described, op) from None
         if kind != _lib.INPUT and not in_place:
             v = _tensor.view(name, _tensor.copy_of(v), v.tag)
         views[name] = v

@@ -103,20 +103,46 @@ class View:
         return self._c
 
 
-def _pick_tag(name, natural, given, described):
-    """The tag of a tensor: the caller's, else the storage's own."""
+# What a tensor's storage may be, for the message refusing any other.
+_TYPES = ("fp16 (float16), bf16 (uint16 bits or torch.bfloat16), fp32 "
+          "(float32), int8, int32, int64, and fp8_e4m3fn / fp8_e5m2 / hif8 "
+          "(uint8 codes with a dtype tag)")
+
+
+class NotATensorType(Error):
+    """Storage that is none of kvgold's tensor types (float64, bool...);
+    kvgold.run says so naming the operator."""
+
+    def __init__(self, name, described, op=None):
+        self.described = described
+        super().__init__(
+            PARAM_INVALID, "%s: %s is not a tensor type of %s; %s tensor "
+            "types are %s%s" % (
+                name, described, op or "kvgold",
+                "its" if op else "kvgold's", _TYPES,
+                "; docs/%s.md says which one each tensor takes" % op
+                if op else ""), name)
+
+
+def _pick_tag(name, natural, given, described, ambiguous=False):
+    """The tag of a tensor: the caller's, else the storage's own.
+    `ambiguous`: 8-bit unsigned storage, which one of the 8-bit float
+    formats may be stored in, and which then needs a tag."""
     if given is None:
-        if natural is None:
+        if natural is None and ambiguous:
             raise Error(PARAM_INVALID, "%s: %s storage does not say which "
                         "format it holds; give a dtype tag (%s), e.g. "
                         "dtypes={'%s': 'hif8'} or (array, 'hif8')"
                         % (name, described, ", ".join(_dtypes.AMBIGUOUS_8BIT),
                            name), name)
+        if natural is None:
+            raise NotATensorType(name, described)
         return natural
     if given not in _dtypes.TAGS:
         raise Error(PARAM_INVALID, "%s: dtype %r is not a case-format tag "
                     "(%s)" % (name, given, ", ".join(_dtypes.TAGS)), name)
-    if natural is not None and natural != given:
+    if (natural is not None and natural != given and
+            _dtypes.TAGS[natural][2] != _dtypes.TAGS[given][2]):
         raise Error(PARAM_INVALID, "%s: tagged %s but its storage is %s (%s)"
                     % (name, given, described, natural), name)
     return given
@@ -134,7 +160,8 @@ def _torch_view(name, t, tag, writable):
                     "tensors (.cpu() it)" % (name, t.device.type), name)
     described = str(t.dtype)
     natural = _dtypes.TAG_OF_TORCH.get(described.replace("torch.", ""))
-    tag = _pick_tag(name, natural, tag, described)
+    tag = _pick_tag(name, natural, tag, described,
+                    described == "torch.uint8")
     _check_size(name, tag, t.element_size(), described)
     if not t.is_contiguous():
         if writable:
@@ -164,7 +191,7 @@ def _numpy_view(name, a, tag, writable):
             return _numpy_view(name, a.astype(a.dtype.newbyteorder("<")),
                                tag, writable)
         described = "numpy %s" % a.dtype
-        tag = _pick_tag(name, natural, tag, described)
+        tag = _pick_tag(name, natural, tag, described, typestr == "|u1")
         _check_size(name, tag, a.dtype.itemsize, described)
     if ai["strides"] is not None and not a.flags.c_contiguous:
         if writable:
@@ -187,7 +214,8 @@ def _buffer_view(name, obj, tag, writable):
                     "tag)" % (name, type(obj).__name__), name) from None
     fmt = mv.format.lstrip("@=<")
     described = "buffer format %r" % mv.format
-    tag = _pick_tag(name, _dtypes.TAG_OF_FORMAT.get(fmt), tag, described)
+    tag = _pick_tag(name, _dtypes.TAG_OF_FORMAT.get(fmt), tag, described,
+                    fmt == "B")
     _check_size(name, tag, mv.itemsize, described)
     if not mv.c_contiguous:
         raise Error(PARAM_INVALID, "%s: not C-contiguous" % name, name)

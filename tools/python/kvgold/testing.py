@@ -38,14 +38,9 @@ def assert_matches_golden(op, inputs, npu_outputs, attrs=None, options=None,
 
 
 def _save_npu(directory, outputs, tags):
-    import ctypes
-    from . import _dtypes, _npy, _tensor
-    os.makedirs(directory, exist_ok=True)
-    for n, t in outputs.items():
-        if t is None:
-            continue
-        v = _tensor.view(n, t, tags.get(n))
-        _npy.write(os.path.join(directory, n + ".npy"),
-                   _dtypes.TAGS[v.tag][2], v.shape,
-                   ctypes.string_at(v.c.data, v.c.nbytes) if v.c.nbytes
-                   else b"")
+    """The NPU's outputs as directory/<name>.npy, written as save_case
+    writes (all or nothing, never through a link)."""
+    from . import _tensor
+    from ._case import write_files
+    write_files(directory, {n + ".npy": _tensor.view(n, t, tags.get(n))
+                            for n, t in outputs.items() if t is not None})

@@ -97,6 +97,15 @@ def _cache_dtype(name, value, dtypes):
     dtypes[name[:-len("_dtype")]] = CACHE_DTYPES[int(value)]
 
 
+def _options(profile, reduce_order, overflow, quant_overflow):
+    """kvgold's options. `overflow` is the option's name for every
+    operator; `quant_overflow`, its older spelling here, is still read.
+    Both are handed on, so a call that gives both is refused by the
+    library ("given twice")."""
+    return dict(profile=profile, reduce_order=reduce_order,
+                overflow=overflow, quant_overflow=quant_overflow)
+
+
 def _run(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
          c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
          is_output_kv, options, dtypes, inplace):
@@ -122,7 +131,8 @@ def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache,
                               k_rope_offset=None, c_kv_offset=None, v=None,
                               epsilon=1e-5, cache_mode="Norm",
                               is_output_kv=False, profile=None,
-                              reduce_order=None, quant_overflow=None,
+                              reduce_order=None, overflow=None,
+                              quant_overflow=None,
                               dtypes=None, inplace=True):
     """KvRmsNormRopeCache (V2 when v is given). Returns (k_cache, ckv_cache,
     k_rope, c_kv) as torch_npu does: the caches updated in place (new
@@ -131,8 +141,8 @@ def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache,
     out, k_rope, c_kv = _run(
         kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
         c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
-        is_output_kv, dict(profile=profile, reduce_order=reduce_order,
-                           quant_overflow=quant_overflow), dtypes, inplace)
+        is_output_kv, _options(profile, reduce_order, overflow,
+                               quant_overflow), dtypes, inplace)
     return out["k_cache"], out["ckv_cache"], k_rope, c_kv
 
 
@@ -150,7 +160,8 @@ def npu_kv_rmsnorm_rope_cache_v2(kv, gamma, cos, sin, index, k_cache,
                                  cache_mode="Norm", is_output_kv=False,
                                  k_cache_dtype=None, ckv_cache_dtype=None,
                                  profile=None, reduce_order=None,
-                                 quant_overflow=None, dtypes=None):
+                                 overflow=None, quant_overflow=None,
+                                 dtypes=None):
     """torch_npu.npu_kv_rmsnorm_rope_cache_v2: the caches are updated in
     place (Tensor(a!) / Tensor(b!) in the schema); returns (k_rope, c_kv).
     k_cache_dtype / ckv_cache_dtype: torch_npu's ints (290 hifloat8, ...)
@@ -158,8 +169,8 @@ def npu_kv_rmsnorm_rope_cache_v2(kv, gamma, cos, sin, index, k_cache,
     _out, k_rope, c_kv = _run(
         kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
         c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
-        is_output_kv, dict(profile=profile, reduce_order=reduce_order,
-                           quant_overflow=quant_overflow),
+        is_output_kv, _options(profile, reduce_order, overflow,
+                               quant_overflow),
         _v2_dtypes(dtypes, k_cache_dtype, ckv_cache_dtype), True)
     return k_rope, c_kv
 
@@ -169,7 +180,7 @@ def npu_kv_rmsnorm_rope_cache_v2_functional(
         c_kv_scale=None, k_rope_offset=None, c_kv_offset=None, v=None,
         epsilon=1e-5, cache_mode="Norm", is_output_kv=False,
         k_cache_dtype=None, ckv_cache_dtype=None, profile=None,
-        reduce_order=None, quant_overflow=None, dtypes=None):
+        reduce_order=None, overflow=None, quant_overflow=None, dtypes=None):
     """torch_npu.npu_kv_rmsnorm_rope_cache_v2_functional: the caches given
     are left untouched; returns (k_rope, c_kv, k_cache', ckv_cache') with
     the updated caches as new tensors (what the schema promises; op-plugin
@@ -178,7 +189,7 @@ def npu_kv_rmsnorm_rope_cache_v2_functional(
     out, k_rope, c_kv = _run(
         kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
         c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
-        is_output_kv, dict(profile=profile, reduce_order=reduce_order,
-                           quant_overflow=quant_overflow),
+        is_output_kv, _options(profile, reduce_order, overflow,
+                               quant_overflow),
         _v2_dtypes(dtypes, k_cache_dtype, ckv_cache_dtype), False)
     return k_rope, c_kv, out["k_cache"], out["ckv_cache"]

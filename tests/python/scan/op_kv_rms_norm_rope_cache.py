@@ -1,0 +1,48 @@
+"""How KvRmsNormRopeCache is written in each dump format, for the scan tests
+(the generic writers are scan_dumps.py)."""
+import scan_dumps as sd
+from scan_dumps import positional, write_cann, write_ttk_case
+
+OP = "kv_rms_norm_rope_cache"
+
+ALIAS = "kv"
+TORCH = "npu_kv_rmsnorm_rope_cache"  # its torch_npu name
+
+
+def case(name):
+    """Vector case `name` of the operator as a call."""
+    return sd.Call(OP, name)
+
+
+IN = ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+      "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset"]
+OUT = ["k_cache", "ckv_cache", "k_rope", "c_kv"]
+
+
+def ttk(call, root, name, fmt="npy", drop=None):
+    outs = positional(call, OUT, call.post)
+    if drop is not None:
+        outs = outs[:drop]
+    return write_ttk_case(root, name, positional(call, IN, call.inputs),
+                          outs, fmt)
+
+
+def cann(call, root, name, task, drop=None):
+    outs = positional(call, OUT, call.post)
+    if drop is not None:
+        outs = outs[:drop]
+    return write_cann(root, "KvRmsNormRopeCache", name,
+                      positional(call, IN, call.inputs), outs,
+                      [(k, sd.attr_text(v)) for k, v in call.attrs.items()],
+                      task)
+
+
+def msprobe(step, call, drop=None):
+    args = [call.inputs[n] for n in IN[:7]]
+    kwargs = {n: call.inputs[n] for n in IN[7:] if n in call.inputs}
+    for k, v in call.attrs.items():
+        kwargs[k] = v
+    outs = positional(call, OUT, call.post)
+    if drop is not None:
+        outs = outs[:drop]
+    return step.call("NPU", TORCH, args, kwargs, outs)

@@ -1,0 +1,53 @@
+"""How ReshapeAndCache is written in each dump format, for the scan tests
+(the generic writers are scan_dumps.py)."""
+import scan_dumps as sd
+from scan_dumps import positional, write_atb_op, write_cann, write_ttk_case
+
+OP = "reshape_and_cache"
+
+ALIAS = "rac"
+TORCH = "_npu_reshape_and_cache"  # its torch_npu name
+
+
+def case(name):
+    """Vector case `name` of the operator as a call."""
+    return sd.Call(OP, name)
+
+
+IN = ["key", "value", "key_cache", "value_cache", "slot_mapping",
+      "wins", "seq_len", "offset_index"]
+
+
+def atb(call, root, name, drop_out=None):
+    """A ReshapeAndCache / Omni call as ATB dumps it."""
+    ins = [call.inputs[n] for n in IN if n in call.inputs]
+    outs = [call.post["key_cache"], call.post["value_cache"]]
+    if drop_out is not None:
+        outs[drop_out] = None
+    nz = set()
+    if call.attrs.get("cache_layout") == "NZ":
+        nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
+    return write_atb_op(root, name, ins, outs, nz)
+
+
+def ttk(call, root, name, fmt="npy"):
+    return write_ttk_case(root, name, positional(call, IN, call.inputs),
+                          [call.post["key_cache"], call.post["value_cache"]],
+                          fmt)
+
+
+def cann(call, root, name, task):
+    nz = set()
+    if call.attrs.get("cache_layout") == "NZ":
+        nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
+    return write_cann(root, "ReshapeAndCache", name,
+                      positional(call, IN, call.inputs),
+                      [call.post["key_cache"], call.post["value_cache"]],
+                      task=task, nz=nz, workspace=64)
+
+
+def msprobe(step, call):
+    """torch_npu._npu_reshape_and_cache returns None: no post-call caches
+    in the dump."""
+    args = [call.inputs[n] for n in IN[:5]]
+    return step.call("NPU", TORCH, args, {}, [])

@@ -1,0 +1,19 @@
+"""How ReshapeAndCacheOmni is written in each dump format, for the scan tests
+(the generic writers are scan_dumps.py)."""
+import scan_dumps as sd
+import op_reshape_and_cache as rac
+
+OP = "reshape_and_cache_omni"
+
+ALIAS = "omni"
+
+
+def case(name):
+    """Vector case `name` of the operator as a call."""
+    return sd.Call(OP, name)
+
+
+def atb(call, root, name, drop_out=None):
+    """As ATB dumps ReshapeAndCacheOmniOperation: ReshapeAndCache's
+    tensors."""
+    return rac.atb(call, root, name, drop_out)

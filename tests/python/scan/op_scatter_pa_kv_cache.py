@@ -1,0 +1,42 @@
+"""How ScatterPaKvCache is written in each dump format, for the scan tests
+(the generic writers are scan_dumps.py)."""
+import scan_dumps as sd
+from scan_dumps import positional, write_cann
+
+OP = "scatter_pa_kv_cache"
+ALIAS = "spkc"
+TORCH = "npu_scatter_pa_kv_cache_functional"  # returns the caches
+
+
+def case(name):
+    """Vector case `name` of the operator as a call."""
+    return sd.Call(OP, name)
+
+
+IN = ["key", "key_cache", "slot_mapping", "value", "value_cache",
+      "compress_lens", "compress_seq_offset", "seq_lens"]
+TORCH_IN = ["key", "value", "key_cache", "value_cache", "slot_mapping"]
+
+
+def msprobe(step, call, drop=None, default_mode=False):
+    """The functional variant; cache_mode as a keyword unless
+    default_mode (then torch_npu's own default, PA_NZ, applies)."""
+    args = [call.inputs[n] for n in TORCH_IN]
+    kwargs = {}
+    if not default_mode:
+        kwargs["cache_mode"] = call.attrs.get("cache_mode", "Norm")
+    outs = [call.post["key_cache"], call.post["value_cache"]]
+    if drop is not None:
+        outs = outs[:drop]
+    return step.call("NPU", TORCH, args, kwargs, outs)
+
+
+def cann(call, root, name, task):
+    nz = set()
+    if call.attrs.get("cache_mode") == "PA_NZ":
+        nz = {("in", 1), ("in", 4), ("out", 0), ("out", 1)}
+    return write_cann(root, "ScatterPaKvCache", name,
+                      positional(call, IN, call.inputs),
+                      [call.post["key_cache"], call.post["value_cache"]],
+                      [(k, sd.attr_text(v)) for k, v in call.attrs.items()],
+                      task, nz=nz)

@@ -1,0 +1,338 @@
+"""Independent writers of the dump formats `kvgold scan` reads, for its
+tests: each written from the format's public description (NumPy for the
+raw .bin files), never through kvgold's readers. The honest calls are the
+committed vectors (inputs, and the expected post-call tensors from the
+independent NumPy generator); the planted faults are made here."""
+import glob
+import importlib
+import json
+import os
+import subprocess
+
+import numpy as np
+
+VECTORS = os.environ.get(
+    "KVG_VECTORS_DIR",
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "vectors"))
+
+# aclDataType codes (the dtype= of an ATB tensor file)
+ACL = {"fp32": 0, "fp16": 1, "int8": 2, "int32": 3, "int64": 9, "bf16": 27,
+       "hif8": 34, "fp8_e5m2": 35, "fp8_e4m3fn": 36}
+ND, NZ = 2, 29  # aclFormat
+
+
+class Call:
+    """A vector case as a call: tensors by name (raw dtype tag, array),
+    its attrs, and the post-call tensors (expected)."""
+
+    def __init__(self, op, case):
+        self.dir = os.path.join(VECTORS, op, case)
+        with open(os.path.join(self.dir, "case.json")) as f:
+            self.doc = json.load(f)
+        self.op = op
+        self.attrs = self.doc.get("attrs", {})
+        self.inputs = {n: (e["dtype"], np.load(os.path.join(self.dir,
+                                                            e["file"])))
+                       for n, e in self.doc["inputs"].items()}
+        self.post = {n: (e["dtype"], np.load(os.path.join(self.dir,
+                                                          e["file"])).copy())
+                     for n, e in self.doc.get("expected", {}).items()}
+
+
+def plant_slot_off(call, cache="key_cache", slots="slot_mapping"):
+    """The first token with a slot written one slot later (or earlier)
+    than its slot, where no other token writes (caches [blocks,
+    block_size, ...]); its own slot keeps the initial row. Returns
+    (token, slot, wrong slot)."""
+    dt, post = call.post[cache]
+    init = call.inputs[cache][1]
+    mapping = [int(x) for x in call.inputs[slots][1].reshape(-1)]
+    used = set(mapping)
+    rows = post.reshape(post.shape[0] * post.shape[1], -1)
+    irows = init.reshape(rows.shape)
+    for t, s in enumerate(mapping):
+        for s2 in (s + 1, s - 1):
+            if s >= 0 and 0 <= s2 < rows.shape[0] and s2 not in used:
+                rows[s2] = rows[s]
+                rows[s] = irows[s]
+                return t, s, s2
+    raise AssertionError("no token can be moved one slot")
+
+
+def plant_ulps(call, name, ulps, where=None):
+    """`ulps` units in the last place added to one written element of
+    post-call tensor `name` (16-bit floats: the bit pattern moves)."""
+    dt, post = call.post[name]
+    flat = post.reshape(-1).view(np.uint16)
+    if where is None:
+        init = call.inputs.get(name)
+        diff = (np.nonzero(flat != init[1].reshape(-1).view(np.uint16))[0]
+                if init is not None else np.arange(flat.size))
+        finite = [i for i in diff if (int(flat[i]) & 0x7C00) != 0x7C00
+                  and int(flat[i]) & 0x7FFF > 0x0400]
+        where = int(finite[0])
+    flat[where] = np.uint16(int(flat[where]) + ulps)
+    return where
+
+
+def atb_bin(path, tag, arr, fmt=ND):
+    """An ATB tensor file: key=value header lines up to $End=1, then the
+    raw elements."""
+    data = np.ascontiguousarray(arr).tobytes()
+    head = ("$Version=1.0\n$Object.Count=1\n$Object.Length=%d\n"
+            "format=%d\ndtype=%d\ndims=%s\n$End=1\n" % (
+                len(data), fmt, ACL[tag],
+                ",".join(str(int(d)) for d in arr.shape)))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(head.encode() + data)
+
+
+def write_atb_op(root, name, ins, outs, nz=()):
+    """One ATB operation directory: ins / outs are lists of (tag, array)
+    (None: left out); tensors named in nz by index are FRACTAL_NZ."""
+    d = os.path.join(root, name)
+    for i, t in enumerate(ins):
+        if t is not None:
+            atb_bin(os.path.join(d, "before", "intensor%d.bin" % i), t[0],
+                    t[1], NZ if ("in", i) in nz else ND)
+    os.makedirs(os.path.join(d, "after"), exist_ok=True)
+    for i, t in enumerate(outs):
+        if t is not None:
+            atb_bin(os.path.join(d, "after", "outtensor%d.bin" % i), t[0],
+                    t[1], NZ if ("out", i) in nz else ND)
+    return d
+
+
+def scan(cli, path, *args):
+    """Run kvgold scan --json; (exit status, document, stderr)."""
+    p = subprocess.run([cli, "scan", path, "--json"] + list(args),
+                       capture_output=True, text=True,
+                       env={k: v for k, v in os.environ.items()
+                            if k != "LD_PRELOAD"})
+    doc = json.loads(p.stdout) if p.stdout.strip() else None
+    return p.returncode, doc, p.stderr
+
+
+# ---- ops-test-kit ---------------------------------------------------------
+
+TTK_DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
+             "int8": "int8", "int32": "int32", "int64": "int64",
+             "fp8_e4m3fn": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2",
+             "hif8": "hifloat8"}
+CUSTOM = {"bf16", "fp8_e4m3fn", "fp8_e5m2", "hif8"}  # no NumPy dtype
+
+
+def ttk_npy(path, tag, arr):
+    """An .npy as ops-test-kit writes it: custom dtypes as a void of the
+    same width."""
+    arr = np.ascontiguousarray(arr)
+    if tag in CUSTOM:
+        arr = arr.view(np.dtype("V%d" % arr.dtype.itemsize))
+    np.save(path, arr)
+
+
+def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
+    """One case directory: ins / outs lists of (tag, array) or None (a
+    *_none marker). .bin goldens carry their shape in the name."""
+    d = os.path.join(root, name)
+    os.makedirs(d, exist_ok=True)
+    for kind, items in (("input", ins), (role, outs)):
+        for i, t in enumerate(items):
+            if t is None:
+                open(os.path.join(d, "%s_%d_none.%s" % (kind, i, fmt)),
+                     "wb").close()
+                continue
+            tag, arr = t
+            base = "%s_%d_%s" % (kind, i, TTK_DTYPE[tag])
+            if fmt == "npy":
+                ttk_npy(os.path.join(d, base + ".npy"), tag, arr)
+            else:
+                if kind != "input":
+                    base += "__shape_" + ("x".join(str(int(x))
+                                                   for x in arr.shape)
+                                          or "scalar")
+                with open(os.path.join(d, base + ".bin"), "wb") as f:
+                    f.write(np.ascontiguousarray(arr).tobytes())
+    return d
+
+
+def positional(call, names, source):
+    """The call's tensors in a positional order, None where absent
+    (trailing Nones dropped)."""
+    out = [source.get(n) for n in names]
+    while out and out[-1] is None:
+        out.pop()
+    return out
+
+
+
+
+# ---- CANN operator dump files ---------------------------------------------
+# python3-protobuf is not installed here, so the DumpData header is encoded
+# by this small wire-format writer from the field numbers of the public
+# schema (hicann/ge graph_metadef/proto/dump_task.proto).
+
+CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "int32": 7, "int64": 8,
+           "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35}
+
+
+def pb_varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def pb_int(num, v):
+    return pb_varint(num << 3) + pb_varint(v)
+
+
+def pb_bytes(num, data):
+    return pb_varint((num << 3) | 2) + pb_varint(len(data)) + data
+
+
+def pb_tensor(is_input, tag, arr, fmt=ND, packed=True):
+    """OpInput (is_input) or OpOutput: data_type 1, format 2, shape 3
+    (Shape.dim 1), size 5 (input) / 6 (output)."""
+    if arr is None:  # an optional input left out
+        return pb_int(5 if is_input else 6, 0)
+    dims = [int(d) for d in arr.shape]
+    if packed:
+        shape = pb_bytes(1, b"".join(pb_varint(d) for d in dims))
+    else:
+        shape = b"".join(pb_int(1, d) for d in dims)
+    return (pb_int(1, CANN_DT[tag]) + pb_int(2, fmt) + pb_bytes(3, shape) +
+            pb_int(5 if is_input else 6, arr.nbytes))
+
+
+def write_cann(root, op_type, op_name, ins, outs, attrs=(), task=1,
+               nz=(), workspace=0):
+    """One dump file: 8-byte length, DumpData (1 version, 2 dump_time,
+    3 output, 4 input, 6 op_name, 7 attr, 8 space), then the payloads of
+    the inputs, the outputs and the workspace."""
+    msg = pb_bytes(1, b"2.0") + pb_int(2, 1700000000 + task)
+    for i, t in enumerate(outs):
+        msg += pb_bytes(3, pb_tensor(False, t[0], t[1],
+                                     NZ if ("out", i) in nz else ND))
+    for i, t in enumerate(ins):
+        msg += pb_bytes(4, pb_tensor(True, t[0] if t else None,
+                                     t[1] if t else None,
+                                     NZ if ("in", i) in nz else ND,
+                                     packed=i % 2 == 0))
+    msg += pb_bytes(6, op_name.encode())
+    for k, v in attrs:
+        msg += pb_bytes(7, pb_bytes(1, k.encode()) + pb_bytes(2, v.encode()))
+    if workspace:
+        msg += pb_bytes(8, pb_int(1, 0) + pb_int(3, workspace))
+    body = b"".join(np.ascontiguousarray(t[1]).tobytes()
+                    for t in list(ins) + list(outs) if t is not None)
+    os.makedirs(root, exist_ok=True)
+    path = os.path.join(root, "%s.%s.%d.2.%d" % (op_type, op_name, task,
+                                                  1700000000000 + task))
+    with open(path, "wb") as f:
+        f.write(len(msg).to_bytes(8, "little") + msg + body +
+                b"\0" * workspace)
+    return path
+
+
+def attr_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ",".join(str(x) for x in v) + "]"
+    return str(v)
+
+
+
+
+# ---- msprobe --------------------------------------------------------------
+
+TORCH_DT = {"fp16": "torch.float16", "bf16": "torch.bfloat16",
+            "fp32": "torch.float32", "int8": "torch.int8",
+            "int32": "torch.int32", "int64": "torch.int64",
+            "fp8_e4m3fn": "torch.float8_e4m3fn",
+            "fp8_e5m2": "torch.float8_e5m2", "hif8": "torch.hifloat8"}
+
+
+class MsprobeStep:
+    """step0/rank0/dump.json and dump_tensor_data/, one call at a time;
+    tensors as .npy (MindSpore's variant) or .pt (torch.save)."""
+
+    def __init__(self, root, ext="npy"):
+        self.dir = os.path.join(root, "step0", "rank0")
+        self.data_dir = os.path.join(self.dir, "dump_tensor_data")
+        os.makedirs(self.data_dir, exist_ok=True)
+        self.ext = ext
+        self.data = {}
+        self.counts = {}
+
+    def _tensor(self, name, t):
+        if t is None:
+            return None
+        tag, arr = t
+        arr = np.ascontiguousarray(arr)
+        fname = "%s.%s" % (name, self.ext)
+        path = os.path.join(self.data_dir, fname)
+        if self.ext == "npy":
+            np.save(path, arr)
+        else:
+            import torch
+            if arr.dtype == np.uint16:
+                arr = arr.view(np.int16)
+            tt = torch.from_numpy(arr.copy())
+            if tag == "bf16":
+                tt = tt.view(torch.bfloat16)
+            elif tag in ("fp8_e4m3fn", "fp8_e5m2"):
+                tt = tt.view(getattr(torch, TORCH_DT[tag][6:]))
+            torch.save(tt, path)
+        return {"type": "torch.Tensor", "dtype": TORCH_DT[tag],
+                "shape": [int(d) for d in arr.shape],
+                "Max": None, "Min": None, "requires_grad": False,
+                "data_name": fname}
+
+    def call(self, api_type, api, args, kwargs, outs):
+        n = self.counts.get(api, 0)
+        self.counts[api] = n + 1
+        key = "%s.%s.%d.forward" % (api_type, api, n)
+
+        def conv(prefix, i, v):
+            if isinstance(v, tuple):
+                return self._tensor("%s.%s.%s" % (key, prefix, i), v)
+            if v is None:
+                return None
+            if isinstance(v, list):
+                return [{"type": "int", "value": x} for x in v]
+            return {"type": type(v).__name__, "value": v}
+        self.data[key] = {
+            "input_args": [conv("input", i, v) for i, v in enumerate(args)],
+            "input_kwargs": {k: conv("input", k, v)
+                             for k, v in kwargs.items()},
+            "output": [conv("output", i, v) for i, v in enumerate(outs)]}
+        return key
+
+    def save(self):
+        with open(os.path.join(self.dir, "dump.json"), "w") as f:
+            json.dump({"task": "tensor", "level": "L1",
+                       "framework": "pytorch",
+                       "dump_data_dir": self.data_dir, "data": self.data},
+                      f, indent=1)
+
+
+_OPS = {}
+
+
+def op(alias):
+    """The per-operator writers: op_<operator>.py beside this file, found
+    (not listed) and keyed by their ALIAS ("rac", "kv", ...)."""
+    if not _OPS:
+        for path in sorted(glob.glob(os.path.join(os.path.dirname(
+                os.path.abspath(__file__)), "op_*.py"))):
+            mod = importlib.import_module(os.path.basename(path)[:-3])
+            _OPS[mod.ALIAS] = mod
+    return _OPS[alias]

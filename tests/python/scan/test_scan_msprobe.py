@@ -1,0 +1,111 @@
+"""kvgold scan over msprobe dumps written by our own writer
+(scan_dumps.py): the .npy variant read by the C reader, the .pt variant
+(torch.save) through the Python kvgold.scan, which converts it. Honest
+calls pass, each planted fault is found in its call and named."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import scan_dumps as sd  # noqa: E402
+
+kv = sd.op("kv")
+rac = sd.op("rac")
+qkv = sd.op("qkv")
+
+
+
+@pytest.fixture
+def cli():
+    path = os.environ.get("KVGOLD_CLI")
+    if not path or not os.path.exists(path):
+        pytest.fail("KVGOLD_CLI must name the built kvgold command")
+    return path
+
+
+def make_step(root, ext):
+    step = sd.MsprobeStep(root, ext)
+    kv.msprobe(step, kv.case("m_pa_bf16_kt_ct_sym_out"))
+    step.call("Functional", "linear",
+              [("fp16", sd.np.ones((2, 2), sd.np.float16))], {},
+              [("fp16", sd.np.ones((2, 2), sd.np.float16))])
+    rac.msprobe(step, rac.case("nd_fp16"))
+    ulp = kv.case("m_norm_fp16_kt_ct_sym_noout")
+    sd.plant_ulps(ulp, "k_cache", 64)
+    kv.msprobe(step, ulp)
+    off = kv.case("m_pa_bf16_kt_ct_sym_out")
+    sd.plant_slot_off(off, cache="ckv_cache", slots="index")
+    kv.msprobe(step, off)
+    kv.msprobe(step, kv.case("m_pa_bf16_kt_ct_sym_out"), drop=3)
+    qkv.msprobe(step, qkv.case("bf16_k_int8_sym_v_plain"))
+    bad = qkv.case("fp16_kv_int8_asym")
+    sd.plant_ulps(bad, "q_out", 64)
+    qkv.msprobe(step, bad)
+    step.save()
+    return str(root)
+
+
+WANT = [("NPU.npu_kv_rmsnorm_rope_cache.0.forward", "PASS", None),
+        ("NPU.%s.0.forward" % rac.TORCH, "NOT_JUDGED",
+         "key_cache: missing: the dump has no post-call key_cache "
+         "(output[0])"),
+        ("NPU.npu_kv_rmsnorm_rope_cache.1.forward", "FAIL", "k_cache:"),
+        ("NPU.npu_kv_rmsnorm_rope_cache.2.forward", "FAIL", "ckv_cache:"),
+        ("NPU.npu_kv_rmsnorm_rope_cache.3.forward", "NOT_JUDGED",
+         "c_kv: missing: the dump has no post-call c_kv (output[3])"),
+        ("NPU.%s.0.forward" % qkv.TORCH, "PASS", None),
+        ("NPU.%s.1.forward" % qkv.TORCH, "FAIL", "q_out:")]
+
+
+def check(doc):
+    got = [(c["id"].split(":")[-1], c["verdict"], c["reason"])
+           for c in doc["calls"]]
+    assert [g[:2] for g in got] == [w[:2] for w in WANT]
+    for g, w in zip(got, WANT):
+        if w[2] is not None:
+            assert g[2].startswith(w[2]), g
+    assert doc["other_calls"] == 1
+    assert doc["calls"][0]["id"].startswith("step0/rank0:")
+
+
+def test_msprobe_npy(cli, tmp_path):
+    root = make_step(tmp_path / "dump", "npy")
+    rc, doc, err = sd.scan(cli, root, "--standard", "single")
+    assert rc == 1, err
+    assert doc["format"] == "msprobe"
+    check(doc)
+
+
+def test_msprobe_pt_in_c_says_python(cli, tmp_path):
+    root = make_step(tmp_path / "dump", "pt")
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1
+    assert all(c["verdict"] == "NOT_JUDGED" for c in doc["calls"])
+    assert "needs torch: run the Python kvgold.scan" in \
+        doc["calls"][0]["reason"]
+
+
+def test_msprobe_pt_through_python(cli, tmp_path):
+    pytest.importorskip("torch")
+    import kvgold
+    root = make_step(tmp_path / "dump", "pt")
+    doc = kvgold.scan(root, "--standard", "single", cli=cli)
+    assert doc["format"] == "msprobe"
+    check(doc)
+    # the dump itself is left as it was
+    names = os.listdir(os.path.join(root, "step0", "rank0",
+                                    "dump_tensor_data"))
+    assert all(n.endswith(".pt") for n in names)
+
+
+def test_msprobe_malformed_names_field(cli, tmp_path):
+    root = make_step(tmp_path / "dump", "npy")
+    p = os.path.join(root, "step0", "rank0", "dump.json")
+    text = open(p).read().replace('"torch.bfloat16"', '"torch.complex64"', 1)
+    open(p, "w").write(text)
+    rc, doc, err = sd.scan(cli, root)
+    c = doc["calls"][0]
+    assert c["verdict"] == "NOT_JUDGED"
+    assert "dump.json: data.NPU.npu_kv_rmsnorm_rope_cache.0.forward." \
+        "input_args[0].dtype: not a dtype kvgold reads" in c["reason"]

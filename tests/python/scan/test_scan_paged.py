@@ -1,0 +1,58 @@
+"""kvgold scan over dumps of ScatterPaKvCache (through its writer module,
+op_<operator>.py; skipped where this build has no such operator): an
+msprobe step of the functional torch_npu variant (honest, a token one slot
+off, a missing output, torch_npu's PA_NZ default applied when the call
+gave no cache_mode) and a CANN dump of the kernel."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import scan_dumps as sd  # noqa: E402
+
+spkc = sd.op("spkc")
+
+
+@pytest.fixture
+def cli():
+    path = os.environ.get("KVGOLD_CLI")
+    if not path or not os.path.exists(path):
+        pytest.fail("KVGOLD_CLI must name the built kvgold command")
+    p = subprocess.run([path, "scan", "/nonexistent", "--op", spkc.OP],
+                       capture_output=True, text=True)
+    if "is no kvgold operator" in p.stderr:
+        pytest.skip("this build has no %s" % spkc.OP)
+    return path
+
+
+def test_msprobe_functional(cli, tmp_path):
+    step = sd.MsprobeStep(str(tmp_path / "dump"), "npy")
+    spkc.msprobe(step, spkc.case("norm_fp16"))
+    off = spkc.case("norm_fp16")
+    sd.plant_slot_off(off)
+    spkc.msprobe(step, off)
+    spkc.msprobe(step, spkc.case("norm_fp16"), drop=1)
+    # recorded without cache_mode: torch_npu's PA_NZ, as the vector says
+    spkc.msprobe(step, spkc.case(
+        "trap_torch_npu_default_pa_nz_into_nd_cache"), default_mode=True)
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    assert rc == 1, err
+    got = [(c["op"], c["verdict"]) for c in doc["calls"]]
+    assert got == [(spkc.OP, "PASS"), (spkc.OP, "FAIL"),
+                   (spkc.OP, "NOT_JUDGED"), (spkc.OP, "PASS")]
+    assert doc["calls"][1]["reason"].startswith("key_cache:")
+    assert doc["calls"][2]["reason"].startswith(
+        "value_cache: missing: the dump has no post-call value_cache "
+        "(output[1])")
+
+
+def test_cann_kernel(cli, tmp_path):
+    root = str(tmp_path / "dump")
+    spkc.cann(spkc.case("norm_fp16"), root, "spkc_1", 1)
+    spkc.cann(spkc.case("nz_fp16_4d"), root, "spkc_2", 2)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 0, (err, doc)
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]

@@ -1,0 +1,628 @@
+/*
+ * tools/cli/prepare.c - `kvgold prepare CASE... --out DIR`: ops-test-kit
+ * replay directories with kvgold as the golden (docs/ttk.md).
+ *
+ * ops-test-kit's two-stage run prepares, per CSV testcase, a directory
+ * <manual-data-dir>/<testcase_name>/ of headerless files, then replays it on
+ * the NPU machine: input_<i>_<dtype>.bin (the API's tensor arguments in
+ * signature order, optional ones left out as an empty input_<i>_none.bin)
+ * and golden_<i>_<dtype>__shape_<AxB>.bin (the golden outputs; an empty
+ * golden_<i>_none.bin suppresses that output's comparison). Its reader
+ * accepts nothing else in the directory. This writes that layout for the
+ * e2e path (torch_npu API names), with kvgold's outputs as the goldens.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "case.h"
+#include "cli.h"
+#include "fileio.h"
+#include "json.h"
+#include "outset.h"
+
+const char *const kvg_cli_prepare_help =
+    "usage: kvgold prepare CASE... --out DIR\n"
+    "\n"
+    "Write one ops-test-kit replay directory DIR/<name> per case, <name>\n"
+    "being the case directory's own name (it must be the CSV testcase_name:\n"
+    "letters, digits, '_', '.', '-', at most 120 characters, not starting or\n"
+    "ending with '.' or '_'). Each holds the case's inputs in the torch_npu\n"
+    "API's argument order, input_<i>_<dtype>.bin, and kvgold's outputs as\n"
+    "golden_<i>_<dtype>__shape_<AxB>.bin: first what the API returns, then\n"
+    "the caches it updates in place; an optional tensor the case leaves out,\n"
+    "or an output it does not produce, is an empty <role>_<i>_none.bin.\n"
+    "Replay with: python3 -m ttk e2e -i CSV --manual-data-dirs DIR ...\n"
+    "Operators: kv_rms_norm_rope_cache (torch_npu.npu_kv_rmsnorm_rope_cache,\n"
+    "or _v2 when the case has v), qkv_rms_norm_rope_cache\n"
+    "(torch_npu.npu_qkv_rms_norm_rope_cache), reshape_and_cache with its\n"
+    "default parameters (torch_npu._npu_reshape_and_cache),\n"
+    "scatter_pa_kv_cache with scatter_mode None and a value\n"
+    "(torch_npu.npu_scatter_pa_kv_cache). See docs/ttk.md.\n"
+    "All or nothing per directory: every case is checked, computed and\n"
+    "written to temporary files before any directory is committed; an\n"
+    "existing DIR/<name> may only hold files of the names being written.\n"
+    "exit status: 0 written, 2 invalid case, usage or I/O error\n";
+
+/* One operator as the e2e path calls it. */
+typedef struct ttk_api {
+    const char *op;              /* the case.json name */
+    const char *selector;        /* an input that selects this API, or NULL */
+    const char *api;             /* ops-test-kit's api_name */
+    const char *const *inputs;   /* tensor arguments, signature order */
+    const char *const *goldens;  /* returned outputs, then in-place caches */
+} ttk_api;
+
+static const char *const kv_in[] = {
+    "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+    "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", NULL};
+/* torch_npu returns the two caches it updates, then k_rope and c_kv */
+static const char *const kv_out[] = {"k_cache", "ckv_cache", "k_rope",
+                                     "c_kv", NULL};
+/* V2 (a case with v): the same arguments then v; it returns k_rope and
+ * c_kv and updates the caches in place */
+static const char *const kv2_in[] = {
+    "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
+    "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", "v", NULL};
+static const char *const kv2_out[] = {"k_rope", "c_kv", "k_cache",
+                                      "ckv_cache", NULL};
+static const char *const qkv_in[] = {
+    "qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out", "k_cache",
+    "v_cache", "k_scale", "v_scale", "k_offset", "v_offset", NULL};
+/* the three "before quant" outputs it returns, then the tensors it writes
+ * in place, in op-plugin's functional variant's order */
+static const char *const qkv_out[] = {
+    "q_out_before_quant", "k_out_before_quant", "v_out_before_quant",
+    "q_out", "k_cache", "v_cache", NULL};
+static const char *const rac_in[] = {"key", "value", "key_cache",
+                                     "value_cache", "slot_mapping", NULL};
+/* _npu_reshape_and_cache returns nothing: the caches it updates */
+static const char *const rac_out[] = {"key_cache", "value_cache", NULL};
+/* npu_scatter_pa_kv_cache(key, value, key_cache, value_cache,
+ * slot_mapping, *, compress_lens, compress_seq_offsets, seq_lens) returns
+ * nothing */
+static const char *const spkc_in[] = {
+    "key", "value", "key_cache", "value_cache", "slot_mapping",
+    "compress_lens", "compress_seq_offset", "seq_lens", NULL};
+static const char *const spkc_out[] = {"key_cache", "value_cache", NULL};
+
+static const ttk_api k_apis[] = {
+    {"kv_rms_norm_rope_cache", "v", "torch_npu.npu_kv_rmsnorm_rope_cache_v2",
+     kv2_in, kv2_out},
+    {"kv_rms_norm_rope_cache", NULL, "torch_npu.npu_kv_rmsnorm_rope_cache",
+     kv_in, kv_out},
+    {"qkv_rms_norm_rope_cache", NULL,
+     "torch_npu.npu_qkv_rms_norm_rope_cache", qkv_in, qkv_out},
+    {"reshape_and_cache", NULL, "torch_npu._npu_reshape_and_cache", rac_in,
+     rac_out},
+    {"scatter_pa_kv_cache", NULL, "torch_npu.npu_scatter_pa_kv_cache",
+     spkc_in, spkc_out},
+};
+
+/* The API that calls case `c`'s operator with its inputs. */
+static const ttk_api *find_api(const kvg_case *c)
+{
+    size_t i;
+    for (i = 0; i < sizeof k_apis / sizeof k_apis[0]; i++)
+        if (strcmp(k_apis[i].op, c->op) == 0 &&
+            (k_apis[i].selector == NULL ||
+             kvg_case_find(&c->inputs, k_apis[i].selector) != NULL))
+            return &k_apis[i];
+    return NULL;
+}
+
+static int in_list(const char *const *list, const char *name)
+{
+    for (; *list != NULL; list++)
+        if (strcmp(*list, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* ops-test-kit's directory name is the testcase_name itself only when the
+ * name is made of [A-Za-z0-9_.-], has no leading or trailing '.' or '_'
+ * and is at most 120 characters; otherwise it appends a hash of the name,
+ * which this command does not guess at. */
+static const char *name_problem(const char *name)
+{
+    size_t n = strlen(name), i;
+    if (n == 0)
+        return "is empty";
+    if (n > 120)
+        return "is longer than 120 characters";
+    for (i = 0; i < n; i++) {
+        char ch = name[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+              ch == '-'))
+            return "has a character other than letters, digits, '_', '.' "
+                   "and '-'";
+    }
+    if (name[0] == '.' || name[0] == '_' || name[n - 1] == '.' ||
+        name[n - 1] == '_')
+        return "starts or ends with '.' or '_'";
+    return NULL;
+}
+
+/* The last component of a case path, trailing slashes ignored. */
+static int base_name(const char *path, char *out, size_t cap)
+{
+    size_t end = strlen(path), start;
+    while (end > 1 && path[end - 1] == '/')
+        end--;
+    start = end;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    if (end - start + 1 > cap)
+        return 0;
+    memcpy(out, path + start, end - start);
+    out[end - start] = '\0';
+    return 1;
+}
+
+/* The NumPy dtype name ops-test-kit writes in a file name (its custom
+ * dtypes for bf16, fp8 and HiFloat8). */
+static const char *ttk_dtype(kvg_dtype dt)
+{
+    switch (dt) {
+    case KVG_FP16: return "float16";
+    case KVG_BF16: return "bfloat16";
+    case KVG_FP32: return "float32";
+    case KVG_INT8: return "int8";
+    case KVG_INT32: return "int32";
+    case KVG_INT64: return "int64";
+    case KVG_FP8_E4M3FN: return "float8_e4m3fn";
+    case KVG_FP8_E5M2: return "float8_e5m2";
+    case KVG_HIF8: return "hifloat8";
+    case KVG_UINT8: return "uint8";
+    case KVG_INT16: return "int16";
+    case KVG_UINT16: return "uint16";
+    case KVG_UINT32: return "uint32";
+    /* fp4: kvgold's element is a byte of two codes, ops-test-kit's shape
+     * counts codes; not mapped */
+    default: return NULL;
+    }
+}
+
+#define FILE_NAME_MAX 256
+
+typedef struct ttk_file {
+    char name[FILE_NAME_MAX];
+    const kvg_tensor *t; /* NULL: a None marker */
+} ttk_file;
+
+typedef struct ttk_plan {
+    int count;
+    ttk_file files[2 * KVG_CASE_MAX_TENSORS];
+} ttk_plan;
+
+static int plan_add(ttk_plan *p, const char *role, int index,
+                    const kvg_tensor *t)
+{
+    ttk_file *f = &p->files[p->count];
+    size_t used;
+    int i;
+
+    if (p->count == (int)(sizeof p->files / sizeof p->files[0]))
+        return 0;
+    if (t == NULL) {
+        (void)snprintf(f->name, sizeof f->name, "%s_%d_none.bin", role,
+                       index);
+    } else {
+        used = (size_t)snprintf(f->name, sizeof f->name, "%s_%d_%s", role,
+                                index, ttk_dtype(t->dtype));
+        if (strcmp(role, "golden") == 0) {
+            /* the shape lets the replay refuse an output of the right
+             * size but the wrong shape; rank 0 is "scalar" */
+            used += (size_t)snprintf(f->name + used, sizeof f->name - used,
+                                     "__shape_%s",
+                                     t->rank == 0 ? "scalar" : "");
+            for (i = 0; i < t->rank && used < sizeof f->name; i++)
+                used += (size_t)snprintf(f->name + used,
+                                         sizeof f->name - used, "%s%lld",
+                                         i ? "x" : "",
+                                         (long long)t->shape[i]);
+        }
+        if (used < sizeof f->name)
+            used += (size_t)snprintf(f->name + used, sizeof f->name - used,
+                                     ".bin");
+        if (used >= sizeof f->name)
+            return 0;
+    }
+    f->t = t;
+    p->count++;
+    return 1;
+}
+
+/* Everything about case `c` that can be refused before it is run. */
+static int check_case(const kvg_case *c, const ttk_api *api)
+{
+    char mode[32];
+    kvg_diag diag;
+    int i;
+
+    for (i = 0; i < c->inputs.count; i++) {
+        const kvg_case_tensor *ct = &c->inputs.items[i];
+        if (!in_list(api->inputs, ct->name)) {
+            fprintf(stderr, "kvgold: prepare %s: input \"%s\" is not an "
+                    "argument of %s; ops-test-kit could not pass it\n",
+                    c->dir, ct->name, api->api);
+            return 0;
+        }
+        if (ttk_dtype(ct->t.dtype) == NULL) {
+            fprintf(stderr, "kvgold: prepare %s: input \"%s\": dtype %s "
+                    "is not mapped to ops-test-kit's files (its 4-bit "
+                    "shapes count codes, kvgold's count bytes of two)\n",
+                    c->dir, ct->name, kvg_dtype_name(ct->t.dtype));
+            return 0;
+        }
+        /* torch_npu runs V2 only for a 4-D v of depth 128 and otherwise
+         * silently runs V1, which these goldens would not describe */
+        if (strcmp(ct->name, "v") == 0 && api->selector != NULL &&
+            (ct->t.rank != 4 || ct->t.shape[3] != 128)) {
+            fprintf(stderr, "kvgold: prepare %s: v is not 4-D with dim 3 "
+                    "= 128: %s would ignore it and run V1\n", c->dir,
+                    api->api);
+            return 0;
+        }
+    }
+    if (strcmp(c->op, "scatter_pa_kv_cache") == 0) {
+        /* torch_npu passes scatter_mode None, no strides or offsets, and
+         * always a value */
+        kvg_diag_clear(&diag);
+        if (kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
+                                sizeof mode, &diag) != KVG_OK) {
+            fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
+                    diag.message);
+            return 0;
+        }
+        if (strcmp(mode, "None") != 0 ||
+            kvg_json_get(c->attrs, "strides") != NULL ||
+            kvg_json_get(c->attrs, "offsets") != NULL) {
+            fprintf(stderr, "kvgold: prepare %s: attrs.scatter_mode \"%s\" "
+                    "(or strides / offsets given): %s always passes "
+                    "scatter_mode None and no strides or offsets\n", c->dir,
+                    mode, api->api);
+            return 0;
+        }
+        if (kvg_case_find(&c->inputs, "value") == NULL) {
+            fprintf(stderr, "kvgold: prepare %s: a key-only call: %s takes "
+                    "a value and a value_cache\n", c->dir, api->api);
+            return 0;
+        }
+    }
+    if (strcmp(c->op, "reshape_and_cache") == 0) {
+        /* torch_npu._npu_reshape_and_cache takes no parameters: ATB's
+         * defaults only */
+        static const char *const keys[] = {"compress_type", "cache_layout"};
+        static const char *const dflt[] = {"UNDEFINED", "ND"};
+        for (i = 0; i < 2; i++) {
+            kvg_diag_clear(&diag);
+            if (kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
+                                    sizeof mode, &diag) != KVG_OK) {
+                fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
+                        diag.message);
+                return 0;
+            }
+            if (strcmp(mode, dflt[i]) != 0) {
+                fprintf(stderr, "kvgold: prepare %s: attrs.%s is \"%s\"; "
+                        "%s has only \"%s\"\n", c->dir, keys[i], mode,
+                        api->api, dflt[i]);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The files of case `c` with its golden outputs `out`. */
+static int plan_case(const kvg_case *c, const ttk_api *api,
+                     const kvg_case_set *out, ttk_plan *p)
+{
+    int i;
+    p->count = 0;
+    for (i = 0; i < out->count; i++)
+        if (!in_list(api->goldens, out->items[i].name) ||
+            ttk_dtype(out->items[i].t.dtype) == NULL) {
+            fprintf(stderr, "kvgold: prepare %s: output \"%s\" has no "
+                    "golden slot of %s\n", c->dir, out->items[i].name,
+                    api->api);
+            return 0;
+        }
+    for (i = 0; api->inputs[i] != NULL; i++)
+        if (!plan_add(p, "input", i, kvg_case_find(&c->inputs,
+                                                   api->inputs[i])))
+            return 0;
+    for (i = 0; api->goldens[i] != NULL; i++)
+        if (!plan_add(p, "golden", i, kvg_case_find(out, api->goldens[i])))
+            return 0;
+    return 1;
+}
+
+/* An existing case directory may only hold files this run replaces: any
+ * other entry would make ops-test-kit refuse the directory. */
+static int check_target(const char *dir, const ttk_plan *p)
+{
+    struct stat sb;
+    DIR *d;
+    struct dirent *e;
+    int i, ok = 1;
+
+    if (lstat(dir, &sb) != 0) {
+        if (errno == ENOENT)
+            return 1;
+        fprintf(stderr, "kvgold: prepare: %s: %s\n", dir, strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "kvgold: prepare: %s: is %s, not a directory; "
+                "nothing written\n", dir,
+                kvg_file_kind((unsigned long)sb.st_mode));
+        return 0;
+    }
+    if ((d = opendir(dir)) == NULL) {
+        fprintf(stderr, "kvgold: prepare: %s: %s\n", dir, strerror(errno));
+        return 0;
+    }
+    while (ok && (e = readdir(d)) != NULL) {
+        int known = 0;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        for (i = 0; i < p->count && !known; i++)
+            known = strcmp(e->d_name, p->files[i].name) == 0;
+        if (!known) {
+            fprintf(stderr, "kvgold: prepare: %s holds \"%s\", which this "
+                    "run does not write; ops-test-kit refuses a case "
+                    "directory with any other entry: remove it (or the "
+                    "directory) first; nothing written\n", dir, e->d_name);
+            ok = 0;
+        }
+    }
+    closedir(d);
+    return ok;
+}
+
+/* Remove the directories of `path` up to `top` (its first missing
+ * ancestor when the run began), deepest first, each only if empty. */
+static void take_back_dirs(char *path, size_t top_len)
+{
+    size_t len = strlen(path);
+    while (len >= top_len && len > 0) {
+        if (rmdir(path) != 0)
+            return;
+        while (len > 0 && path[len - 1] != '/')
+            len--;
+        while (len > 1 && path[len - 1] == '/')
+            len--;
+        if (len <= 1 || len < top_len)
+            return;
+        path[len] = '\0';
+    }
+}
+
+/* The length of the prefix of `path` that is its first missing ancestor
+ * (the whole path when only it is missing); 0 when it exists. */
+static size_t missing_from(const char *path)
+{
+    char *p = strdup(path);
+    size_t len, top = 0;
+    struct stat sb;
+
+    if (p == NULL)
+        return 0;
+    len = strlen(p);
+    while (len > 1 && p[len - 1] == '/')
+        p[--len] = '\0';
+    while (len > 0 && lstat(p, &sb) != 0 && errno == ENOENT) {
+        top = len;
+        while (len > 0 && p[len - 1] != '/')
+            len--;
+        while (len > 1 && p[len - 1] == '/')
+            len--;
+        if (len == 0 || (len == 1 && p[0] == '/'))
+            break;
+        p[len] = '\0';
+    }
+    free(p);
+    return top;
+}
+
+typedef struct prep_case {
+    const char *path;
+    char name[KVG_CASE_PATH_MAX];
+    char *target;    /* DIR/name */
+    int created;     /* target did not exist before */
+    kvg_outset *set;
+} prep_case;
+
+/* Load, check, run and stage case `pc` into its output set. */
+static int stage_case(prep_case *pc)
+{
+    kvg_case c;
+    kvg_case_set out;
+    kvg_diag diag;
+    kvg_status st;
+    const ttk_api *api;
+    ttk_plan *plan;
+    struct stat sb;
+    int i, ok = 0;
+
+    if (!kvg_cli_load_with(pc->path, &c,
+                           KVG_CASE_NO_EXPECTED_DATA | KVG_CASE_MAP_BIG))
+        return 0;
+    memset(&out, 0, sizeof out);
+    plan = (ttk_plan *)malloc(sizeof *plan);
+    if (plan == NULL) {
+        fprintf(stderr, "kvgold: prepare %s: out of memory\n", pc->path);
+        kvg_case_free(&c);
+        return 0;
+    }
+    if ((api = find_api(&c)) == NULL) {
+        fprintf(stderr, "kvgold: prepare %s: operator %s has no torch_npu "
+                "API that ops-test-kit's e2e path calls; prepare knows "
+                "kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, "
+                "reshape_and_cache and scatter_pa_kv_cache\n", pc->path,
+                c.op);
+        goto done;
+    }
+    if (!check_case(&c, api))
+        goto done;
+    kvg_diag_clear(&diag);
+    if ((st = kvg_case_run(&c, &out, &diag)) != KVG_OK) {
+        kvg_cli_run_error(pc->path, st, &diag);
+        goto done;
+    }
+    if (!plan_case(&c, api, &out, plan))
+        goto done;
+    if (!check_target(pc->target, plan))
+        goto done;
+    pc->created = lstat(pc->target, &sb) != 0;
+    kvg_diag_clear(&diag);
+    if (kvg_outset_begin(&pc->set, pc->target, &diag) != KVG_OK) {
+        fprintf(stderr, "kvgold: prepare %s: nothing written: %s\n",
+                pc->path, diag.message);
+        goto done;
+    }
+    for (i = 0; i < plan->count; i++) {
+        const kvg_tensor *t = plan->files[i].t;
+        /* headerless C-order bytes; a None marker is an empty file */
+        if (kvg_outset_add_bytes(pc->set, plan->files[i].name,
+                                 t != NULL ? t->data : NULL,
+                                 t != NULL ? t->nbytes : 0, &diag) !=
+            KVG_OK) {
+            fprintf(stderr, "kvgold: prepare %s: nothing written: %s\n",
+                    pc->path, diag.message);
+            goto done;
+        }
+    }
+    ok = 1;
+done:
+    free(plan);
+    kvg_case_set_free(&out);
+    kvg_case_free(&c);
+    return ok;
+}
+
+int kvg_cli_prepare(int argc, char **argv)
+{
+    const char *out_dir = NULL;
+    prep_case *cases;
+    struct stat sb;
+    int i, j, n = 0, rc = KVG_EXIT_INVALID, committed = 0;
+    size_t out_missing = 0;
+
+    for (i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(kvg_cli_prepare_help, stdout);
+            return KVG_EXIT_PASS;
+        }
+        if (strcmp(argv[i], "--out") == 0) {
+            if (++i == argc)
+                return kvg_cli_usage_error("prepare: --out needs a "
+                                           "directory%s", "");
+            out_dir = argv[i];
+        } else if (argv[i][0] == '-') {
+            return kvg_cli_usage_error("prepare: unknown option %s",
+                                       argv[i]);
+        }
+    }
+    if (out_dir == NULL || out_dir[0] == '\0')
+        return kvg_cli_usage_error("prepare: give the output directory "
+                                   "with --out DIR%s", "");
+    cases = (prep_case *)calloc((size_t)argc + 1, sizeof *cases);
+    if (cases == NULL) {
+        fprintf(stderr, "kvgold: prepare: out of memory\n");
+        return KVG_EXIT_INVALID;
+    }
+    for (i = 0; i < argc; i++) {
+        const char *why;
+        if (strcmp(argv[i], "--out") == 0) {
+            i++;
+            continue;
+        }
+        cases[n].path = argv[i];
+        if (!base_name(argv[i], cases[n].name, sizeof cases[n].name)) {
+            kvg_cli_usage_error("prepare: case path too long: %s", argv[i]);
+            goto end;
+        }
+        if ((why = name_problem(cases[n].name)) != NULL) {
+            fprintf(stderr, "kvgold: prepare: case directory name \"%s\" "
+                    "(of %s) %s: ops-test-kit would not use it as the "
+                    "directory of testcase \"%s\"; rename the case "
+                    "directory to the CSV's testcase_name\n",
+                    cases[n].name, argv[i], why, cases[n].name);
+            goto end;
+        }
+        for (j = 0; j < n; j++)
+            if (strcmp(cases[j].name, cases[n].name) == 0) {
+                fprintf(stderr, "kvgold: prepare: %s and %s would both "
+                        "be testcase \"%s\"\n", cases[j].path, argv[i],
+                        cases[n].name);
+                goto end;
+            }
+        if ((cases[n].target = kvg_path_join(out_dir, cases[n].name, NULL,
+                                             NULL)) == NULL) {
+            fprintf(stderr, "kvgold: prepare: out of memory\n");
+            goto end;
+        }
+        n++;
+    }
+    if (n == 0) {
+        kvg_cli_usage_error("prepare: give at least one CASE directory%s",
+                            "");
+        goto end;
+    }
+    if (lstat(out_dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "kvgold: prepare: --out %s: is %s, not a directory; "
+                "nothing written\n", out_dir,
+                kvg_file_kind((unsigned long)sb.st_mode));
+        goto end;
+    }
+    /* what this run creates it takes back on an error */
+    out_missing = missing_from(out_dir);
+    for (i = 0; i < n; i++)
+        if (!stage_case(&cases[i]))
+            goto end;
+    for (i = 0; i < n; i++) {
+        kvg_diag diag;
+        kvg_diag_clear(&diag);
+        if (kvg_outset_commit(cases[i].set, &diag) != KVG_OK) {
+            fprintf(stderr, "kvgold: prepare %s: not written: %s\n",
+                    cases[i].path, diag.message);
+            for (j = 0; j < committed; j++)
+                fprintf(stderr, "kvgold: prepare: %s was written before "
+                        "the error\n", cases[j].target);
+            goto end;
+        }
+        committed++;
+        printf("prepared %s (%d files)\n", cases[i].target,
+               kvg_outset_count(cases[i].set));
+    }
+    rc = KVG_EXIT_PASS;
+end:
+    for (i = 0; i < argc + 1 && (cases[i].path != NULL); i++) {
+        kvg_outset_end(cases[i].set);
+        /* a directory this run made and did not fill is taken back */
+        if (i >= committed && cases[i].created && cases[i].target != NULL)
+            (void)rmdir(cases[i].target);
+        free(cases[i].target);
+    }
+    if (rc != KVG_EXIT_PASS && committed == 0 && out_missing > 0) {
+        char *p = strdup(out_dir);
+        if (p != NULL) {
+            size_t len = strlen(p);
+            while (len > 1 && p[len - 1] == '/')
+                p[--len] = '\0';
+            take_back_dirs(p, out_missing);
+        }
+        free(p);
+    }
+    free(cases);
+    return rc;
+}

@@ -1,0 +1,62 @@
+"""ScatterPaKvCache as aclnnScatterPaKvCache (scatter_pa_kv_cache) and as
+torch_npu.npu_scatter_pa_kv_cache / npu_scatter_pa_kv_cache_functional.
+
+torch_npu's default cache_mode is "PA_NZ" while the operator's own is
+"Norm": an ND cache written without cache_mode="Norm" receives NZ bytes
+(docs/scatter_pa_kv_cache.md, "the default trap"). The torch_npu functions
+keep torch_npu's default, so they reproduce that trap faithfully.
+"""
+from ._common import call
+
+__all__ = ["scatter_pa_kv_cache", "npu_scatter_pa_kv_cache",
+           "npu_scatter_pa_kv_cache_functional"]
+
+
+def scatter_pa_kv_cache(key, key_cache, slot_mapping, value=None,
+                        value_cache=None, *, compress_lens=None,
+                        compress_seq_offset=None, seq_lens=None,
+                        cache_mode="Norm", scatter_mode="None",
+                        strides=(1, 1), offsets=(0, 0), dtypes=None,
+                        inplace=True):
+    """aclnnScatterPaKvCache (the op's defaults: cache_mode "Norm",
+    scatter_mode "None"). value / value_cache None: key-only. With
+    scatter_mode "Nct", key and value are the storages the strided views
+    live in (token t at element t*strides[i] + offsets[i]).
+    Returns (key_cache, value_cache); value_cache is None when key-only."""
+    out = call("scatter_pa_kv_cache", dict(
+        key=key, key_cache=key_cache, slot_mapping=slot_mapping, value=value,
+        value_cache=value_cache, compress_lens=compress_lens,
+        compress_seq_offset=compress_seq_offset, seq_lens=seq_lens),
+        dict(cache_mode=cache_mode, scatter_mode=scatter_mode,
+             strides=list(strides), offsets=list(offsets)), None,
+        dtypes, inplace)
+    return out["key_cache"], out.get("value_cache")
+
+
+def npu_scatter_pa_kv_cache(key, value, key_cache, value_cache, slot_mapping,
+                            *, compress_lens=None, compress_seq_offsets=None,
+                            seq_lens=None, cache_mode="PA_NZ"):
+    """torch_npu.npu_scatter_pa_kv_cache: key_cache and value_cache updated
+    in place; returns None as torch_npu does. cache_mode=None is the op's
+    own default, Norm (torch_npu passes a null pointer)."""
+    scatter_pa_kv_cache(key, key_cache, slot_mapping, value, value_cache,
+                        compress_lens=compress_lens,
+                        compress_seq_offset=compress_seq_offsets,
+                        seq_lens=seq_lens,
+                        cache_mode="Norm" if cache_mode is None
+                        else cache_mode)
+
+
+def npu_scatter_pa_kv_cache_functional(key, value, key_cache, value_cache,
+                                       slot_mapping, *, compress_lens=None,
+                                       compress_seq_offsets=None,
+                                       seq_lens=None, cache_mode="PA_NZ"):
+    """torch_npu.npu_scatter_pa_kv_cache_functional: the same write on
+    copies of the caches; returns (key_cache, value_cache), the inputs
+    untouched."""
+    return scatter_pa_kv_cache(key, key_cache, slot_mapping, value,
+                               value_cache, compress_lens=compress_lens,
+                               compress_seq_offset=compress_seq_offsets,
+                               seq_lens=seq_lens,
+                               cache_mode="Norm" if cache_mode is None
+                               else cache_mode, inplace=False)

@@ -1,0 +1,306 @@
+"""A CPU stand-in for the `torch_npu` module, so that a test written for the
+NPU runs on a machine without one, judged by kvgold's golden model:
+
+    import kvgold.torch_npu
+    kvgold.torch_npu.install()        # sys.modules["torch_npu"] = this module
+    import torch_npu                  # ... the test, unchanged
+
+or, in pytest, `pytest -p kvgold.torch_npu` (this module is a pytest plugin:
+its `torch_npu` fixture installs the stand-in for one test and removes it
+afterwards; `pytest_plugins = ["kvgold.torch_npu"]` in a root conftest.py
+does the same). `sys.modules["torch_npu"] = kvgold.torch_npu` alone gives
+the functions but not the tensor methods. docs/python.md, "An NPU test on
+the CPU" and "What kvgold.torch_npu provides and patches", lists what it
+provides and every difference.
+
+What it provides:
+- every function of kvgold.ops whose name is a torch_npu name (npu_* and
+  _npu_*), found when asked for, so an operator's module adding one needs no
+  edit here;
+- npu_format_cast / npu_format_cast_ / get_npu_format: the storage format is
+  remembered per tensor (29 FRACTAL_NZ, 2 ND, ...); _npu_reshape_and_cache
+  (kvgold/ops/reshape_and_cache.py) picks the NZ caches when both caches
+  have format 29, as op-plugin's ReshapeAndCachAtb.cpp does;
+- the device: `Tensor.npu()` and `Tensor.to("npu")` copy a CPU tensor into
+  an "NPU" tensor (a CPU tensor marked as such; on one already marked they
+  return it, as torch does for a tensor already on the device), and
+  `Tensor.cpu()` of a marked tensor returns an unmarked copy (on other
+  tensors torch's own .cpu());
+- `torch_npu.npu` (also as `torch.npu` while installed): synchronize,
+  is_available, device_count, current_device, set_device, get_device_name,
+  manual_seed, manual_seed_all, empty_cache.
+
+Anything else is an AttributeError that names the torch_npu function and
+says kvgold does not provide it: a test never silently calls a mock.
+
+install() patches, and uninstall() restores: torch.Tensor.npu and
+torch.Tensor.is_npu (added), torch.Tensor.cpu and torch.Tensor.to (wrapped:
+unchanged for everything but the NPU marks and "npu" device strings), and
+torch.npu (set only when torch has none). Factory functions with
+device="npu" (torch.zeros(..., device="npu")) and torch.device("npu") are
+not patched: they stay torch's errors.
+"""
+import sys
+
+from . import ops as _ops
+
+FORMAT_ND = 2
+FORMAT_NCHW = 0
+FORMAT_NHWC = 1
+FORMAT_NC1HWC0 = 3
+FORMAT_FRACTAL_Z = 4
+FORMAT_FRACTAL_NZ = 29
+FORMAT_NCDHW = 30
+FORMAT_NDC1HWC0 = 32
+
+# torch_npu's extra dtype codes, as vLLM-Ascend's CPU tests set them
+# (tests/ut/conftest.py at 182b75ea84); kvgold's functions take these
+# formats through their `dtypes` argument (uint8 storage).
+hifloat8 = 290
+float8_e8m0fnu = 293
+float4_e2m1fn_x2 = 296
+
+_FORMAT_ATTR = "_kvgold_npu_format"
+_DEVICE_NAME = "Ascend910B (kvgold CPU stand-in)"
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def _missing(name):
+    return AttributeError(
+        "torch_npu.%s: kvgold's CPU stand-in for torch_npu does not provide "
+        "it (it provides the KV-cache operators %s, npu_format_cast, "
+        "get_npu_format, torch_npu.npu basics and the Tensor.npu / .cpu "
+        "copies; docs/python.md)" % (name, ", ".join(functions())))
+
+
+def functions():
+    """The torch_npu-named functions of kvgold.ops, sorted."""
+    return sorted(n for n in _ops.FUNCTIONS
+                  if n.startswith("npu_") or n.startswith("_npu_"))
+
+
+# ---- storage formats -------------------------------------------------------
+
+def _is_npu(t):
+    return getattr(t, _FORMAT_ATTR, None) is not None
+
+
+def _mark(t, fmt):
+    setattr(t, _FORMAT_ATTR, int(fmt))
+    return t
+
+
+def get_npu_format(tensor):
+    """The storage format npu_format_cast gave `tensor`; 2 (ND) for a tensor
+    it has not cast (torch_npu's default for a tensor made by .npu())."""
+    fmt = getattr(tensor, _FORMAT_ATTR, None)
+    return FORMAT_ND if fmt is None else fmt
+
+
+def npu_format_cast(tensor, acl_format, *args, **kwargs):
+    """A copy of `tensor` whose storage format is `acl_format` (the tensor
+    itself when it has that format already, as torch_npu). The elements
+    keep their logical order: kvgold's NZ caches are the logical
+    [blocks, N*D/C0, block_size, C0] tensors torch_npu's tests build."""
+    if args or kwargs:
+        raise TypeError("torch_npu.npu_format_cast: kvgold takes (tensor, "
+                        "acl_format) only, got extra arguments %r %r"
+                        % (args, kwargs))
+    fmt = int(acl_format)
+    if _is_npu(tensor) and get_npu_format(tensor) == fmt:
+        return tensor
+    return _mark(tensor.clone(), fmt)
+
+
+def npu_format_cast_(tensor, acl_format):
+    """In place: `tensor` now has storage format `acl_format`."""
+    return _mark(tensor, int(acl_format))
+
+
+# ---- torch_npu.npu ---------------------------------------------------------
+
+class _Npu:
+    """torch_npu.npu (and torch.npu while installed): the device basics a
+    test touches. One device, index 0; everything runs synchronously."""
+
+    __name__ = "torch_npu.npu"
+
+    @staticmethod
+    def synchronize(device=None):
+        return None
+
+    @staticmethod
+    def is_available():
+        return True
+
+    @staticmethod
+    def device_count():
+        return 1
+
+    @staticmethod
+    def current_device():
+        return 0
+
+    @staticmethod
+    def set_device(device):
+        return None
+
+    @staticmethod
+    def get_device_name(device=None):
+        return _DEVICE_NAME
+
+    @staticmethod
+    def manual_seed(seed):
+        _torch().manual_seed(seed)
+
+    @staticmethod
+    def manual_seed_all(seed):
+        _torch().manual_seed(seed)
+
+    @staticmethod
+    def empty_cache():
+        return None
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise _missing("npu." + name)
+
+
+npu = _Npu()
+
+
+# ---- the module's attributes -----------------------------------------------
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name in functions():
+        return _ops.FUNCTIONS[name]
+    raise _missing(name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(functions()))
+
+
+# ---- install / uninstall -----------------------------------------------------
+
+_SAVED = {}
+
+
+def _device_type(device):
+    """"npu", "cpu", ... of a device given as a string or torch.device;
+    None for anything else (a dtype, a tensor: not formatted, not read)."""
+    torch = _torch()
+    if isinstance(device, str):
+        return device.split(":", 1)[0]
+    if isinstance(device, torch.device):
+        return device.type
+    return None
+
+
+def _tensor_npu(self, device=None, non_blocking=False, **kwargs):
+    if _is_npu(self):
+        return self
+    return _mark(self.detach().clone(), FORMAT_ND)
+
+
+def _tensor_cpu(self, *args, **kwargs):
+    if _is_npu(self):
+        return _SAVED["cpu"](self, *args, **kwargs).clone()
+    return _SAVED["cpu"](self, *args, **kwargs)
+
+
+def _tensor_to(self, *args, **kwargs):
+    """"npu" / "npu:N" (positional or device=) as .npu(), keeping a dtype
+    given with it; an "NPU" tensor stays one under a dtype change and
+    becomes an unmarked copy when moved to "cpu"; the rest is torch's."""
+    rest, rest_kw = list(args), dict(kwargs)
+    device = rest_kw.pop("device", None)
+    if device is None and rest and _device_type(rest[0]) is not None:
+        device = rest.pop(0)
+    kind = _device_type(device)
+    if kind == "npu":
+        moved = _SAVED["to"](self, *rest, **rest_kw) if rest or rest_kw \
+            else self
+        if moved is self:
+            return _tensor_npu(self)
+        return _mark(moved, get_npu_format(self) if _is_npu(self)
+                     else FORMAT_ND)
+    out = _SAVED["to"](self, *args, **kwargs)
+    if not _is_npu(self):
+        return out
+    if kind is not None:                  # to the host: an unmarked copy
+        return out.clone() if out is self else out
+    if out is not self:
+        _mark(out, FORMAT_ND)             # a dtype change stays on device
+    return out
+
+
+def _is_npu_property(self):
+    return _is_npu(self)
+
+
+def install():
+    """sys.modules["torch_npu"] = this module (and "torch_npu.npu" its
+    npu), and the tensor methods and torch.npu listed in the module's
+    docstring. Idempotent."""
+    torch = _torch()
+    sys.modules["torch_npu"] = sys.modules[__name__]
+    sys.modules["torch_npu.npu"] = npu   # from torch_npu.npu import ...
+    if _SAVED:
+        return
+    _SAVED["cpu"] = torch.Tensor.cpu
+    _SAVED["to"] = torch.Tensor.to
+    _SAVED["had_npu_attr"] = hasattr(torch, "npu")
+    torch.Tensor.npu = _tensor_npu
+    torch.Tensor.is_npu = property(_is_npu_property)
+    torch.Tensor.cpu = _tensor_cpu
+    torch.Tensor.to = _tensor_to
+    if not _SAVED["had_npu_attr"]:
+        torch.npu = npu
+
+
+def uninstall():
+    """Undo install(): torch as it was, and no torch_npu module."""
+    torch = _torch()
+    if sys.modules.get("torch_npu") is sys.modules[__name__]:
+        del sys.modules["torch_npu"]
+    if sys.modules.get("torch_npu.npu") is npu:
+        del sys.modules["torch_npu.npu"]
+    if not _SAVED:
+        return
+    torch.Tensor.cpu = _SAVED["cpu"]
+    torch.Tensor.to = _SAVED["to"]
+    del torch.Tensor.npu
+    del torch.Tensor.is_npu
+    if not _SAVED["had_npu_attr"]:
+        del torch.npu
+    _SAVED.clear()
+
+
+# ---- pytest plugin -----------------------------------------------------------
+
+def _fixture():
+    import pytest
+
+    @pytest.fixture(name="torch_npu")
+    def torch_npu_fixture():
+        """The stand-in installed for one test (`import torch_npu` inside the
+        test gets it), removed afterwards."""
+        install()
+        try:
+            yield sys.modules[__name__]
+        finally:
+            uninstall()
+
+    return torch_npu_fixture
+
+
+if "pytest" in sys.modules:
+    torch_npu = _fixture()
