@@ -189,8 +189,9 @@ def qkv_rms_norm_rope_cache(shape):
     return fn, None
 
 
-def reshape_and_cache(shape):
-    inp, layout = shape.inputs, shape.attrs.get("cache_layout", "ND")
+def reshape_and_cache(shape, layout=None):
+    inp = shape.inputs
+    layout = layout or shape.attrs.get("cache_layout", "ND")
     key, value = tensor(inp["key"]), tensor(inp["value"])
     kc0, vc0 = tensor(inp["key_cache"]), tensor(inp["value_cache"])
     slot = tensor(inp["slot_mapping"]).long()
@@ -237,10 +238,20 @@ def reshape_and_cache_omni(shape):
     return fn, None
 
 
+def scatter_pa_kv_cache(shape):
+    """Its benchmark's two cache modes are ReshapeAndCache's two layouts:
+    Norm writes rows of a [blocks, BS, N, D] cache, PA_NZ the NZ runs."""
+    mode = shape.attrs.get("cache_mode", "Norm")
+    if mode not in ("Norm", "PA_NZ"):
+        return None, "no torch golden for ScatterPaKvCache " + mode
+    return reshape_and_cache(shape, "ND" if mode == "Norm" else "NZ")
+
+
 GOLDENS = {"kv_rms_norm_rope_cache": kv_rms_norm_rope_cache,
            "qkv_rms_norm_rope_cache": qkv_rms_norm_rope_cache,
            "reshape_and_cache": reshape_and_cache,
-           "reshape_and_cache_omni": reshape_and_cache_omni}
+           "reshape_and_cache_omni": reshape_and_cache_omni,
+           "scatter_pa_kv_cache": scatter_pa_kv_cache}
 
 
 def make(shape):
