@@ -5,9 +5,11 @@
 #                      --rounds N, --no-scaling, --no-main,
 #                      --markdown FILE, --json FILE]
 #
-# Every shape is measured 3 times in turn (--rounds 3, later options win):
-# about 5 minutes on the 2-core machine of docs/performance.md; --rounds 1
-# takes about 2.
+# Every shape is measured once (--rounds 1; later options win): about 4
+# minutes on the shared 2-core machine of docs/performance.md. --rounds 3
+# measures each shape 3 times in turn and gives the ratios' ranges.
+# Where python3-torch is installed the plain PyTorch golden
+# (tools/bench/torch_golden.py) is timed as a peer; --no-torch leaves it out.
 # Builds kvgold_bench twice with gcc, Release, the project's own flags
 # (-O3 -std=c99 -ffp-contract=off, never fast-math): build/bench as a
 # default configure builds it (the row kernels in SSE2, AVX2 and AVX-512
@@ -32,4 +34,4 @@ build build/bench -DKVG_DISPATCH=ON
 build build/bench-baseline -DKVG_DISPATCH=OFF
 exec "$py" tools/bench/bench.py --bench-bin build/bench/tools/kvgold_bench \
   --second-bin build/bench-baseline/tools/kvgold_bench \
-  --second-name baseline --rounds 3 "$@"
+  --second-name baseline --rounds 1 "$@"

@@ -51,6 +51,14 @@ float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
 void kvg_i_rope_half(const float *y, const float *cos_row, const float *sin_row,
                      size_t n, float *out);
 
+/* kvg_i_rms_apply(x, gamma, n, rms, y) then kvg_i_rope_half(y, cos_row,
+ * sin_row, n, out) in one call: the same operations in the same order, so
+ * the same bits, with one dispatch and the row hot in L1 between them.
+ * y (n floats) is scratch; none of the rows may alias. */
+void kvg_i_rms_apply_rope_half(const float *x, const float *gamma, size_t n,
+                               float rms, const float *cos_row,
+                               const float *sin_row, float *y, float *out);
+
 /* Interleaved-in, half-split-out RoPE over n = 2H values (spec 1.4);
  * out must not alias x. */
 void kvg_i_rope_interleave(const float *restrict x,

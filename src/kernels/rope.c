@@ -53,3 +53,27 @@ void kvg_i_rope_interleave(const float *restrict x, const float *restrict c,
         out[h + j] = a2 + b2;
     }
 }
+
+KVG_I_ROW_KERNEL
+void kvg_i_rms_apply_rope_half(const float *restrict x,
+                               const float *restrict gamma, size_t n,
+                               float rms, const float *restrict c,
+                               const float *restrict s, float *restrict y,
+                               float *restrict out)
+{
+    const size_t h = n / 2;
+    size_t j;
+
+    for (j = 0; j < n; j++)
+        y[j] = (x[j] / rms) * gamma[j];
+    for (j = 0; j < h; j++) {
+        const float a = y[j] * c[j];
+        const float b = (-y[j + h]) * s[j];
+        out[j] = a + b;
+    }
+    for (j = h; j < n; j++) {
+        const float a = y[j] * c[j];
+        const float b = y[j - h] * s[j];
+        out[j] = a + b;
+    }
+}

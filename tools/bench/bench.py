@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kvgold benchmark driver: the C operators against the NumPy goldens.
+"""kvgold benchmark driver: the C operators against the NumPy and torch goldens.
 
     /usr/bin/python3 tools/bench/bench.py --bench-bin DEFAULT_BIN
         [--second-bin BIN [--second-name NAME]] [--quick] [--only SUBSTR ...]
@@ -13,7 +13,10 @@ shape: build seeded inputs, time the kvgen golden computing the expected
 outputs (median of several runs), write the case into a temporary
 directory, run kvgold_bench on it (it times the operator call alone, checks
 the outputs bit for bit against that golden, and times a memcpy of the
-bytes the op writes), and print one row. With --second-bin, a second build
+bytes the op writes), and print one row. Where torch is installed, the
+plain PyTorch golden of tools/bench/torch_golden.py (written as the vendor's
+goldens are, one thread) is timed in the same rounds as a peer; the C
+output is checked against the NumPy golden only. With --second-bin, a second build
 of the same sources (tools/bench.sh: the baseline build, KVG_DISPATCH=OFF)
 runs on the same case too, its columns named by --second-name. Then the
 scaling experiment: the same tokens with caches 1x, 16x and 256x larger,
@@ -41,6 +44,7 @@ import numpy as np  # noqa: E402
 from kvgen.casefile import write_case  # noqa: E402
 
 import shapes  # noqa: E402  (tools/bench/shapes: one module per operator)
+import torch_golden  # noqa: E402  (the PyTorch peer, where torch exists)
 
 
 def short_names():
@@ -109,7 +113,8 @@ def summarise(runs):
     return r
 
 
-def measure(shape, binary, second, root, budget, np_budget, rounds):
+def measure(shape, binary, second, root, budget, np_budget, rounds,
+            use_torch=True):
     """Time the golden and the C build(s) on one case, `rounds` times in
     turn (NumPy, C, second C, NumPy, ...), so that a burst of load on the
     machine lands on one round, not on one side of the comparison."""
@@ -118,11 +123,20 @@ def measure(shape, binary, second, root, budget, np_budget, rounds):
     d = write_case(root, "case", shape.op, shape.attrs, shape.inputs,
                    expected, options=shape.options or None,
                    comment="benchmark: " + shape.label)
+    tfn, why = torch_golden.make(shape) if use_torch else (None, "off")
+    ts, tdiff = [], None
+    if tfn is not None:
+        t_s, _, got = time_golden(tfn, np_budget)
+        ts.append(t_s)
+        tdiff = torch_golden.differing(got, expected)
+        del got
     del expected
     nps, cs, ns = [np_s], [], []
     for k in range(rounds):
         if k:
             nps.append(time_golden(shape.golden, np_budget)[0])
+            if tfn is not None:
+                ts.append(time_golden(tfn, np_budget)[0])
         cs.append(run_c(binary, d, budget))
         if second:
             ns.append(run_c(second, d, budget))
@@ -138,6 +152,13 @@ def measure(shape, binary, second, root, budget, np_budget, rounds):
             min(a * 1e9 / c["op_ns"] for a, c in zip(nps, ns)),
             max(a * 1e9 / c["op_ns"] for a, c in zip(nps, ns)))
         r["verified"] = r["verified"] and n["verified"]
+    if ts:
+        r["torch_s"] = median(ts)
+        r["torch_range"] = (min(a * 1e9 / c["op_ns"] for a, c in zip(ts, cs)),
+                            max(a * 1e9 / c["op_ns"] for a, c in zip(ts, cs)))
+        r["torch_diff"] = tdiff
+    else:
+        r["torch_why"] = why
     r.update(op=shape.op, label=shape.label, tokens=shape.tokens,
              group=shape.group, numpy_s=median(nps), numpy_runs=np_runs,
              rounds=len(cs), wall_s=time.perf_counter() - t0)
@@ -166,7 +187,8 @@ def fmt_rate(x, unit):
 SHORT_OP = short_names()
 
 MAIN_COLS = ["op", "shape", "tokens", "C time", "tokens/s", "bytes/s",
-             "NumPy time", "NumPy/C", "C/memcpy", "NumPy/memcpy"]
+             "torch time", "torch/C", "torch != NumPy", "NumPy time",
+             "NumPy/C", "C/memcpy", "NumPy/memcpy"]
 SECOND_COLS = ["%s C time", "NumPy/%s", "%s/memcpy"]
 SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C best sample",
               "C first call", "NumPy time", "load + copy (setup)"]
@@ -193,10 +215,20 @@ def row(r):
     memcpy = r["memcpy_ns"]
     cells = [SHORT_OP[r["op"]], r["label"], str(r["tokens"]), fmt_time(c_ns),
              fmt_rate(r["tokens"] / (c_ns * 1e-9), "tok/s"),
-             fmt_rate(touched / (c_ns * 1e-9), "B/s"), fmt_time(np_ns),
-             ratio(np_ns / c_ns, r["ratio_range"], r["rounds"]),
-             "%.2fx" % (c_ns / memcpy) if r["copy_only"] else "-",
-             "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
+             fmt_rate(touched / (c_ns * 1e-9), "B/s")]
+    if "torch_s" in r:
+        t_ns = r["torch_s"] * 1e9
+        cells += [fmt_time(t_ns),
+                  ratio(t_ns / c_ns, r["torch_range"], r["rounds"]),
+                  "?" if r["torch_diff"] is None else str(r["torch_diff"])]
+    else:
+        cells += ["-", "-", "-"]
+    # C/memcpy for every row: for a computing op it says how far it is
+    # from the floor a copy of its output bytes would set
+    cells += [fmt_time(np_ns),
+              ratio(np_ns / c_ns, r["ratio_range"], r["rounds"]),
+              "%.2fx" % (c_ns / memcpy),
+              "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
     if "second" in r:
         n = r["second"]
         cells += [fmt_time(n["op_ns"]),
@@ -243,6 +275,7 @@ def machine():
         pass
     return {"cpu": model, "cores": os.cpu_count(),
             "python": platform.python_version(), "numpy": np.__version__,
+            "torch": torch_golden.version(),
             "load": os.getloadavg()}
 
 
@@ -272,6 +305,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=1,
                     help="measure every shape this many times in turn and "
                     "report medians (and the ratio's range)")
+    ap.add_argument("--no-torch", action="store_true",
+                    help="do not time the PyTorch goldens")
     ap.add_argument("--no-scaling", action="store_true",
                     help="skip the scaling experiment")
     ap.add_argument("--no-main", action="store_true",
@@ -281,8 +316,9 @@ def main():
     a = ap.parse_args()
 
     m = machine()
-    print("kvgold benchmark: %s, %d cores, Python %s, NumPy %s, load %.2f"
-          % (m["cpu"], m["cores"], m["python"], m["numpy"], m["load"][0]))
+    print("kvgold benchmark: %s, %d cores, Python %s, NumPy %s, torch %s, "
+          "load %.2f" % (m["cpu"], m["cores"], m["python"], m["numpy"],
+                         m["torch"] or "absent", m["load"][0]))
     groups = [] if a.no_main else [("main", main_shapes)]
     if not a.no_scaling:
         groups.append(("scaling", scaling_shapes))
@@ -305,7 +341,8 @@ def main():
                 r = measure(shape, a.bench_bin,
                             a.second_bin if name == "main" else None, root,
                             a.budget if name == "main" else max(a.budget, 1.0),
-                            a.numpy_budget, max(a.rounds, 1))
+                            a.numpy_budget, max(a.rounds, 1),
+                            name == "main" and not a.no_torch)
                 r["cache_bytes"] = cb
                 del shape
                 bad += not r["verified"]

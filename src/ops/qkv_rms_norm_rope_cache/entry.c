@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <string.h>
+#include <stdint.h>
 
 #include "kvgold/layout.h"
 #include "src/common/entry.h"
@@ -60,14 +61,32 @@ static void carve_rows(float *base, int64_t d, rows *r)
         *slot[i] = base + (size_t)d * i;
 }
 
-/* RmsNorm then half RoPE of r->x into r->r (all binary32). */
+/* Widen the head row at src into r->x, RmsNorm then half RoPE into r->r
+ * (all binary32). Two row kernels, not five: the widening is fused with the
+ * squares and the normalisation with the RoPE (the same operations in the
+ * same order), since at D = 128 the per-call cost of each kernel was a
+ * large share of the row's time (docs/performance.md). */
 static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
                       const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                      const unsigned char *src,
                       const float *gamma, rows *r)
 {
-    (void)kvg_i_rms_norm(r->x, gamma, (size_t)p->d, p->eps, a->reduce_order,
-                         r->sq, r->y);
-    kvg_i_rope_half(r->y, r->cs, r->sn, (size_t)p->d, r->r);
+    const float rms = kvg_i_load_rms_of(p->t, src, (size_t)p->d, p->eps,
+                                        a->reduce_order, r->sq, r->x);
+    kvg_i_rms_apply_rope_half(r->x, gamma, (size_t)p->d, rms, r->cs, r->sn,
+                              r->y, r->r);
+}
+
+/* Row h of a fp32 [heads, D] tensor: read in place when it is aligned for
+ * float (the usual case: no per-head copy), else copied into `buf`. */
+static const float *f32_row(const kvg_tensor *t, int64_t h, int64_t d,
+                            float *buf)
+{
+    const unsigned char *at = elem(t, h, d, 0);
+    if ((uintptr_t)at % sizeof(float) == 0)
+        return (const float *)(const void *)at;
+    memcpy(buf, at, (size_t)d * sizeof(float));
+    return buf;
 }
 
 void kvg_i_qkv_rms_norm_rope_cache_cache_layout(
@@ -105,14 +124,12 @@ static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
     size_t run, stride;
 
     kvg_i_qkv_rms_norm_rope_cache_cache_layout(p, cache, heads, &lay);
-    if (quant)
-        kvg_i_load_row(KVG_FP32, elem(scale, h, p->d, 0), (size_t)p->d,
-                       r->scale);
-    if (quant && offset != NULL)
-        kvg_i_load_row(KVG_FP32, elem(offset, h, p->d, 0), (size_t)p->d,
-                       r->offset);
-    kvg_i_quantize_row(val, (size_t)p->d, quant ? r->scale : NULL, 1,
-                       quant && offset != NULL ? r->offset : NULL, 1,
+    kvg_i_quantize_row(val, (size_t)p->d,
+                       quant ? f32_row(scale, h, p->d, r->scale) : NULL, 1,
+                       quant && offset != NULL
+                           ? f32_row(offset, h, p->d, r->offset)
+                           : NULL,
+                       1,
                        KVG_I_SCALE_DIV, cache->dtype, a->overflow, r->enc);
     at.block = slot / p->bs;
     at.slot = slot % p->bs;
@@ -145,16 +162,13 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
     kvg_i_load_row(p->t, elem(a->cos, t, d, 0), (size_t)d, r->cs);
     kvg_i_load_row(p->t, elem(a->sin, t, d, 0), (size_t)d, r->sn);
     for (h = 0; h < p->nq; h++) {
-        kvg_i_load_row(p->t, elem(a->qkv, t, width, h * d), (size_t)d, r->x);
-        norm_rope(a, p, r->gq, r);
+        norm_rope(a, p, elem(a->qkv, t, width, h * d), r->gq, r);
         store(a, a->q_out, t, p->nq * d, h * d, r->r, d);
         if (p->before)
             store(a, a->q_out_before_quant, t, p->nq * d, h * d, r->r, d);
     }
     for (h = 0; h < p->nk; h++) {
-        kvg_i_load_row(p->t, elem(a->qkv, t, width, (p->nq + h) * d),
-                       (size_t)d, r->x);
-        norm_rope(a, p, r->gk, r);
+        norm_rope(a, p, elem(a->qkv, t, width, (p->nq + h) * d), r->gk, r);
         if (p->before)
             store(a, a->k_out_before_quant, t, p->nk * d, h * d, r->r, d);
         if (slot >= 0)

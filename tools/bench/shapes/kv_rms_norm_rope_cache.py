@@ -1,7 +1,7 @@
 """KvRmsNormRopeCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import kv_rms_norm_rope_cache as golden
+from kvgen import kv_rms_norm_rope_cache as gen
 
 from ._inputs import (F32, STORE, Shape, T, codes, paged_slots, poison,
                       positive, spread_slots)
@@ -44,7 +44,7 @@ def make_shape(b, s, mode, cache, tag="bf16", bs=128, out=False, grow=1,
 
     def golden():
         # "PA" is the aclnn spelling of PA_BNSD
-        res = golden.golden(inp, dts, "PA_BNSD" if mode == "PA" else mode,
+        res = gen.golden(inp, dts, "PA_BNSD" if mode == "PA" else mode,
                           1e-6, out)
         return {n: T(a.view(STORE[tag_]), tag_)
                 for n, (a, tag_) in res.items()}

@@ -1,7 +1,7 @@
 """QkvRmsNormRopeCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import qkv_rms_norm_rope_cache as golden
+from kvgen import qkv_rms_norm_rope_cache as gen
 
 from ._inputs import F32, Shape, T, codes, poison, positive, spread_slots
 
@@ -49,7 +49,7 @@ def make_shape(b, s, cache="int8", tag="bf16", nq=32, nk=8, bs=128, grow=1,
 
     def golden():
         with np.errstate(over="ignore", invalid="ignore"):
-            return golden.golden(inp, attrs, {})
+            return gen.golden(inp, attrs, {})
 
     label = "B %d S %d Nq %d Nk %d D 128 %s->%s BS %d" % (b, s, nq, nk, tag,
                                                           cache, bs)

@@ -1,7 +1,7 @@
 """ReshapeAndCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import reshape_and_cache as golden
+from kvgen import reshape_and_cache as gen
 
 from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
                       spread_slots)
@@ -32,7 +32,7 @@ def make_shape(tokens, heads, d, layout, tag="fp16", bs=128, grow=1,
               "slot_mapping": i32(slots)}
 
     def golden():
-        ekc, evc = golden.reshape_and_cache(key, value, kc, vc, slots, layout)
+        ekc, evc = gen.reshape_and_cache(key, value, kc, vc, slots, layout)
         return {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
 
     label = "T %d N %d D %d %s %s BS %d %s" % (

@@ -1,7 +1,7 @@
 """ReshapeAndCacheOmni's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import reshape_and_cache_omni as golden
+from kvgen import reshape_and_cache_omni as gen
 
 from ._inputs import Shape, T, codes, i32, poison
 
@@ -35,7 +35,7 @@ def make_shape(L, heads, d, streaming, tag="fp16", bs=128, grow=1,
               "seq_len": i32(seq), "offset_index": i32(offs)}
 
     def golden():
-        ekc, evc = golden.reshape_and_cache_omni(key, value, kc, vc, slots,
+        ekc, evc = gen.reshape_and_cache_omni(key, value, kc, vc, slots,
                                                  wins, seq, offs)
         return {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
 

@@ -1,7 +1,7 @@
 """ScatterPaKvCache's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import scatter_pa_kv_cache as golden
+from kvgen import scatter_pa_kv_cache as gen
 
 from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
                       spread_slots)
@@ -33,7 +33,7 @@ def make_shape(tokens, heads, d, mode, tag="bf16", bs=128, grow=1,
               "slot_mapping": i32(slots)}
 
     def golden():
-        ekc, evc = golden.scatter_pa_kv_cache(key, kc, slots, value, vc,
+        ekc, evc = gen.scatter_pa_kv_cache(key, kc, slots, value, vc,
                                               cache_mode=mode)
         return {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)}
 
