@@ -1,0 +1,20 @@
+"""Helpers of the kvgold.msprobe tests (tests/python/test_msprobe.py and
+each operator's tests/python/ops/<op>/test_msprobe_*.py): a registry as
+msprobe's checker uses it, and install() into it."""
+import kvgold
+import kvgold.msprobe as kvm
+
+
+class Registry(dict):
+    """The part of msprobe's function_factory.Register the checker uses:
+    items by name, looked up with `in` and []."""
+
+
+def installed(options=None):
+    reg, not_raise = Registry(), {"type_as"}
+    assert kvm.install(reg, not_raise=not_raise, options=options) is reg
+    return reg, not_raise
+
+
+def torch_inputs(c):
+    return {n: kvgold.to_torch(v) for n, v in c.inputs.items()}
