@@ -4,23 +4,24 @@ each golden / third party called as its e2e path calls it (docs/ttk.md
 cites the loader code these rules come from). Expected values are the
 cases' "expected" tensors, from the NumPy generator."""
 import ast
-import importlib.util
 import os
+import subprocess
 
-import pytest
+import torch
 
 import kvgold
+import kvgold.ops
 import kvgold.ttk as kt
-from conftest import VECTORS, example, expected_bits
+from kvgold._dtypes import AMBIGUOUS_8BIT
+from conftest import VECTORS, cli_env
+from ttk_support import (SOC_OF_PROFILE, call_form,
+                         case_name, exec_standalone, prepare_cases,
+                         torch_inputs)
 
-APIS = {"torch_npu.npu_kv_rmsnorm_rope_cache",
-        "torch_npu.npu_kv_rmsnorm_rope_cache_v2",
-        "torch_npu.npu_qkv_rms_norm_rope_cache",
-        "torch_npu._npu_reshape_and_cache",
-        "torch_npu.npu_scatter_pa_kv_cache"}
-# ops-test-kit passes its metadata as keywords too
-META = dict(dtypes=["float16"], shapes=[(1,)], formats=["ND"],
-            soc_version="Ascend910B3")
+# every torch_npu call form the operators' modules declare
+FORMS = [f for op in sorted(kvgold.ops.TORCH_NPU_CALLS)
+         for f in kvgold.ops.TORCH_NPU_CALLS[op]]
+APIS = {f["api"] for f in FORMS}
 
 
 def module_literal(name):
@@ -35,15 +36,6 @@ def module_literal(name):
     return ast.literal_eval(found[0].value)
 
 
-def exec_standalone(module_name):
-    """The file executed as ops-test-kit executes a plug-in: from its
-    path, outside any package, not entered in sys.modules."""
-    spec = importlib.util.spec_from_file_location(module_name, kt.__file__)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_file_name_is_scanned():
     # both scanners skip files whose name starts with "_"
     assert not os.path.basename(kt.__file__).startswith("_")
@@ -51,7 +43,10 @@ def test_file_name_is_scanned():
 
 def test_spec_table_names_classes_with_golden_and_third_party():
     spec = module_literal("__spec__")
+    # the literal index lists exactly the calls the operators declare
     assert set(spec) == APIS
+    for form in FORMS:
+        assert spec[form["api"]] == form["ttk_spec"], form["api"]
     module = exec_standalone("ttk_test_spec_ttk_1")
     for api, cls_name in spec.items():
         assert isinstance(cls_name, str)
@@ -69,6 +64,8 @@ def test_golden_table_is_literal_and_resolves():
     golden = module_literal("__golden__")
     assert set(golden) == {"e2e"}
     assert set(golden["e2e"]) == APIS
+    for form in FORMS:
+        assert golden["e2e"][form["api"]] == form["ttk_golden"], form["api"]
     module = exec_standalone("ttk")   # the scanner names it by file stem
     spec = module_literal("__spec__")
     for api, fn_name in golden["e2e"].items():
@@ -77,21 +74,93 @@ def test_golden_table_is_literal_and_resolves():
         assert getattr(module, spec[api]).golden is fn
 
 
-def torch_inputs(c):
-    return {n: kvgold.to_torch(v) for n, v in c.inputs.items()}
-
-
-def bits(t, tag):
-    return kvgold.tensor(t, tag).tobytes()
-
-
 def test_soc_version_selects_the_profile():
-    """kv_rms_norm_rope_cache's profile follows ops-test-kit's soc_version;
-    a chip kvgold does not model is left to kvgold's default."""
+    """A call form with "profile" takes kvgold's chip profile from
+    ops-test-kit's soc_version; a chip kvgold does not model is left to
+    kvgold's default."""
     assert kt._profile({"soc_version": "Ascend950PR_9599"}) == "950"
     assert kt._profile({"soc_version": "Ascend910B3"}) == "a2a3"
     assert kt._profile({"soc_version": "Ascend910_9391"}) == "a2a3"
     assert kt._profile({}) is None
+
+
+def raw(t):
+    """The bytes of a torch tensor in C order, whatever its dtype."""
+    return t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+
+
+def test_goldens_line_up_with_prepare(tmp_path, cli):
+    """For every operator's prepare cases, the plug-in's golden list,
+    called with the case's tensors and attributes by torch_npu's names,
+    and `kvgold prepare`'s golden_<i> files are the same tensors in the
+    same order, so a replay judges the files it prepared with the same
+    meaning."""
+    cases = [(op, c) for op, (names, _) in prepare_cases().items()
+             for c in names]
+    assert {op for op, _ in cases} == {
+        op for op, forms in kvgold.ops.TORCH_NPU_CALLS.items() if forms}
+    r = subprocess.run([cli, "prepare", *[os.path.join(VECTORS, op, c)
+                                          for op, c in cases],
+                        "--out", str(tmp_path)],
+                       capture_output=True, text=True, env=cli_env())
+    assert r.returncode == 0, r.stderr
+    module = exec_standalone("ttk")
+    for op, name in cases:
+        c = kvgold.load_case(os.path.join(VECTORS, op, name))
+        form = call_form(op, c.inputs)
+        t = torch_inputs(c)
+        args = {n: t.get(case_name(form, n)) for n in form["tensors"]}
+        attrs = dict(form.get("case_defaults", {}))
+        attrs.update({n: c.attrs[n] for n in form.get("attrs", ())
+                      if n in c.attrs})
+        meta = {}
+        profile = (c.options or {}).get("profile")
+        if profile is not None:
+            meta["soc_version"] = SOC_OF_PROFILE[profile]
+        before = {n: raw(v) for n, v in t.items()}
+        golden = getattr(module, form["ttk_golden"])
+        if any(c.dtypes[n] in AMBIGUOUS_8BIT for n in t):
+            # torch holds HiFloat8 (and here the fp8 formats) as untagged
+            # 8-bit storage, which kvgold refuses rather than guess
+            # (docs/ttk.md)
+            import pytest
+            with pytest.raises(kvgold.Error) as e:
+                golden(**args, **attrs, **meta)
+            assert "give a dtype tag" in str(e.value), name
+            continue
+        out = golden(**args, **attrs, **meta)
+        assert len(out) == len(form["outputs"]), name
+        files = sorted(os.listdir(tmp_path / name))
+        goldens = [f for f in files if f.startswith("golden_")]
+        assert len(goldens) == len(out), name
+        for i, value in enumerate(out):
+            found = [f for f in goldens if f.startswith("golden_%d_" % i)]
+            assert len(found) == 1, (name, i)
+            data = (tmp_path / name / found[0]).read_bytes()
+            if value is None:
+                assert found[0].endswith("_none.bin") and data == b"", \
+                    (name, found[0])
+            else:
+                assert data == raw(value), (name, found[0])
+        # the golden never writes the NPU's inputs
+        assert {n: raw(v) for n, v in t.items()} == before
+
+
+def test_argument_mistakes_are_refused():
+    """Every golden refuses one tensor too many, a tensor given twice and
+    an argument that is neither a tensor nor an attribute."""
+    import pytest
+    import torch
+    for form in FORMS:
+        fn = getattr(kt, form["ttk_golden"])
+        n = len(form["tensors"])
+        ones = [torch.ones(1) for _ in range(n)]
+        with pytest.raises(TypeError):
+            fn(*ones, torch.ones(1))                        # one too many
+        with pytest.raises(TypeError):
+            fn(*ones, **{form["tensors"][0]: torch.ones(1)})  # given twice
+        with pytest.raises(TypeError):
+            fn(*ones, *([0] * (len(form.get("attrs", ())) + 1)))
 
 
 def test_doc_examples_run():

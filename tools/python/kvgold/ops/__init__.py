@@ -18,7 +18,10 @@ name no operator):
   "api" (the full name, ops-test-kit's api_name), "function" (the kvgold
   function computing it without touching its inputs) and "call" (keywords
   added to that call), "tensors" and "attrs" (the arguments in torch_npu's
-  order), "rename" ({torch_npu name: kvgold name}), "outputs" (what the API
+  order), "rename" ({torch_npu name: the kvgold function's name}),
+  "case_names" ({torch_npu name: case.json name} where they differ and
+  "rename" does not say it) and "case_defaults" (a case's attribute
+  default where torch_npu's differs), "outputs" (what the API
   returns, then the tensors it updates in place: the list the ops-test-kit
   golden returns), optionally "selector" (an input that selects this form
   over the operator's other ones), "unwritten" ((attribute, outputs): left

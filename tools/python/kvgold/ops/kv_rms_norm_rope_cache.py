@@ -42,13 +42,6 @@ _TENSORS = ("kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
             "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset")
 _ATTRS = ("epsilon", "cache_mode", "is_output_kv")
 TORCH_NPU_CALLS = (
-    {"api": "torch_npu.npu_kv_rmsnorm_rope_cache",
-     "function": "npu_kv_rmsnorm_rope_cache", "call": {"inplace": False},
-     "tensors": _TENSORS, "attrs": _ATTRS,
-     "outputs": ("k_cache", "ckv_cache", "k_rope", "c_kv"),
-     "unwritten": ("is_output_kv", ("k_rope", "c_kv")), "profile": True,
-     "ttk_spec": "KvgoldKvRmsNormRopeCacheTestSpec",
-     "ttk_golden": "kv_rmsnorm_rope_cache_golden"},
     {"api": "torch_npu.npu_kv_rmsnorm_rope_cache_v2", "selector": "v",
      "function": "npu_kv_rmsnorm_rope_cache_v2_functional",
      "tensors": _TENSORS + ("v",),
@@ -57,6 +50,13 @@ TORCH_NPU_CALLS = (
      "unwritten": ("is_output_kv", ("k_rope", "c_kv")), "profile": True,
      "ttk_spec": "KvgoldKvRmsNormRopeCacheV2TestSpec",
      "ttk_golden": "kv_rmsnorm_rope_cache_v2_golden"},
+    {"api": "torch_npu.npu_kv_rmsnorm_rope_cache",
+     "function": "npu_kv_rmsnorm_rope_cache", "call": {"inplace": False},
+     "tensors": _TENSORS, "attrs": _ATTRS,
+     "outputs": ("k_cache", "ckv_cache", "k_rope", "c_kv"),
+     "unwritten": ("is_output_kv", ("k_rope", "c_kv")), "profile": True,
+     "ttk_spec": "KvgoldKvRmsNormRopeCacheTestSpec",
+     "ttk_golden": "kv_rmsnorm_rope_cache_golden"},
 )
 
 # The tensor arguments the NPU takes in float32 (msprobe widens others):

@@ -19,6 +19,9 @@ TORCH_NPU_CALLS = (
                "is_output_qkv"),
      "outputs": ("q_out_before_quant", "k_out_before_quant",
                  "v_out_before_quant", "q_out", "k_cache", "v_cache"),
+     "unwritten": ("is_output_qkv", ("q_out_before_quant",
+                                     "k_out_before_quant",
+                                     "v_out_before_quant")),
      "ttk_spec": "KvgoldQkvRmsNormRopeCacheTestSpec",
      "ttk_golden": "qkv_rms_norm_rope_cache_golden"},
 )

@@ -23,6 +23,8 @@ TORCH_NPU_CALLS = (
      "tensors": ("key", "value", "key_cache", "value_cache", "slot_mapping",
                  "compress_lens", "compress_seq_offsets", "seq_lens"),
      "attrs": ("cache_mode",),
+     "case_names": {"compress_seq_offsets": "compress_seq_offset"},
+     "case_defaults": {"cache_mode": "Norm"},
      "outputs": ("key_cache", "value_cache"),
      "ttk_spec": "KvgoldScatterPaKvCacheTestSpec",
      "ttk_golden": "scatter_pa_kv_cache_golden"},
