@@ -27,3 +27,20 @@ def test_reshape_and_cache_returns_none_and_writes_caches():
     assert t["key_cache"].numpy().tobytes() == expected_bits(c, "key_cache")
     assert t["value_cache"].numpy().tobytes() == \
         expected_bits(c, "value_cache")
+
+
+def test_widened_cache_is_refused_not_computed():
+    """What msprobe's generate_cpu_params does to a bench function's
+    arguments unless the API is in not_raise_dtype_set: an fp16 cache
+    widened to fp32 is refused, and left as it was."""
+    reg, _ = installed()
+    c = kvgold.load_case(VECTORS + "/reshape_and_cache/nd_fp16")
+    t = torch_inputs(c)
+    key_cache = t["key_cache"].to(torch.float32)
+    snapshot = key_cache.clone()
+    with pytest.raises(kvgold.Error) as e:
+        reg["_npu_reshape_and_cache"](t["key"], t["value"], key_cache,
+                                      t["value_cache"], t["slot_mapping"])
+    assert e.value.tensor == "key_cache"
+    assert "not_raise_dtype_set" in str(e.value)
+    assert key_cache.numpy().tobytes() == snapshot.numpy().tobytes()
