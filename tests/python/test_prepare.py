@@ -18,7 +18,10 @@ import subprocess
 import numpy as np
 import pytest
 
+import kvgold.ops
+
 from conftest import VECTORS, cli_env
+from ttk_support import TTK_DTYPES, call_form, case_name, prepare_cases
 
 
 def parse_name(name):
@@ -41,58 +44,18 @@ def parse_name(name):
         return None
     return role, index, dtype, shape if mark else None, fmt
 
-# NumPy dtype name ops-test-kit writes -> (case tag, bytes per element)
-TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
-              "float32": ("fp32", 4), "int8": ("int8", 1),
-              "int32": ("int32", 4), "int64": ("int64", 8),
-              "float8_e4m3fn": ("fp8_e4m3fn", 1),
-              "float8_e5m2": ("fp8_e5m2", 1), "hifloat8": ("hif8", 1),
-              "uint8": ("uint8", 1), "int16": ("int16", 2),
-              "uint16": ("uint16", 2), "uint32": ("uint32", 4)}
-
-# The torch_npu signatures' tensor arguments in order (torch_npu's API
-# documentation), and what each call returns followed by the caches it
-# writes in place.
-APIS = {
-    "kv_rms_norm_rope_cache": (
-        ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-         "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset"],
-        ["k_cache", "ckv_cache", "k_rope", "c_kv"]),
-    "qkv_rms_norm_rope_cache": (
-        ["qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out",
-         "k_cache", "v_cache", "k_scale", "v_scale", "k_offset",
-         "v_offset"],
-        ["q_out_before_quant", "k_out_before_quant", "v_out_before_quant",
-         "q_out", "k_cache", "v_cache"]),
-    "reshape_and_cache": (
-        ["key", "value", "key_cache", "value_cache", "slot_mapping"],
-        ["key_cache", "value_cache"]),
-    # npu_kv_rmsnorm_rope_cache_v2: a case with v
-    "kv_rms_norm_rope_cache_v2": (
-        ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-         "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", "v"],
-        ["k_rope", "c_kv", "k_cache", "ckv_cache"]),
-    "scatter_pa_kv_cache": (
-        ["key", "value", "key_cache", "value_cache", "slot_mapping",
-         "compress_lens", "compress_seq_offset", "seq_lens"],
-        ["key_cache", "value_cache"]),
-}
-
-CASES = [
-    "kv_rms_norm_rope_cache/bcast_pa_blk_bnsd_bf16",
-    "kv_rms_norm_rope_cache/ds_950_pa_fp16_both_hif8_asym",
-    "kv_rms_norm_rope_cache/ds_950_norm_bf16_ckv_e5m2_out",
-    "qkv_rms_norm_rope_cache/bf16_k_asym_v_sym",
-    "qkv_rms_norm_rope_cache/bf16_k_int8_sym_v_plain",
-    "reshape_and_cache/nd_fp16",
-    "reshape_and_cache/nd_int8",
-    "kv_rms_norm_rope_cache/v2_a2a3_norm_bcast_noout",
-    "kv_rms_norm_rope_cache/v2_a2a3_pa_nz_bf16_int8_asym_n2",
-    "scatter_pa_kv_cache/norm_bf16",
-    "scatter_pa_kv_cache/norm_uint32",
-    "scatter_pa_kv_cache/norm_int16",
-    "scatter_pa_kv_cache/nz_hif8_key_e4m3_value",
-]
+# Each operator's torch_npu call forms (tensor arguments in signature order,
+# then what the call returns followed by the caches it writes in place) are
+# its module's TORCH_NPU_CALLS (kvgold/ops/<op>.py, from torch_npu's API
+# documentation), which the C tool reads nowhere: prepare has its own
+# copy in tools/bindings/<op>.c, checked here against it. The cases are
+# each operator's tests/python/ops/<op>/prepare_cases.py.
+PREPARE = prepare_cases()
+CASES = [op + "/" + c for op, (names, _) in PREPARE.items() for c in names]
+REFUSED = [(op + "/" + c, words) for op, (_, refused) in PREPARE.items()
+           for c, words in refused]
+# a good case for the generic checks below: the first one
+GOOD = CASES[0]
 
 
 def run(cli, *args):
@@ -159,10 +122,10 @@ def test_directory_matches_the_case(prepared, case):
     with open(os.path.join(case_dir, "case.json")) as f:
         doc = json.load(f)
     got = read_replay_dir(os.path.join(prepared, os.path.basename(case)))
-    op = doc["op"]
-    if op == "kv_rms_norm_rope_cache" and "v" in doc["inputs"]:
-        op += "_v2"
-    inputs, goldens = APIS[op]
+    form = call_form(doc["op"], doc["inputs"])
+    inputs = [case_name(form, n) for n in form["tensors"]]
+    goldens = form["outputs"]
+    flag, unwritten = form.get("unwritten", (None, ()))
     assert got["scalar"] == []
     assert len(got["input"]) == len(inputs)
     for i, name in enumerate(inputs):
@@ -178,10 +141,7 @@ def test_directory_matches_the_case(prepared, case):
     attrs = doc.get("attrs", {})
     for i, name in enumerate(goldens):
         dtype, dims, data = got["golden"][i]
-        optional = name in ("k_rope", "c_kv") and not attrs.get(
-            "is_output_kv") or name.endswith("_before_quant") and not \
-            attrs.get("is_output_qkv")
-        if optional:
+        if name in unwritten and not attrs.get(flag):
             assert dtype == "none", "golden %d (%s)" % (i, name)
             continue
         tag, arr = case_tensor(case_dir, expected[name])
@@ -192,7 +152,10 @@ def test_directory_matches_the_case(prepared, case):
 
 
 def test_none_markers_and_goldens_seen(prepared):
-    """The cases above exercise both kinds of marker and every op."""
+    """The cases exercise both kinds of marker and every operator with a
+    torch_npu call."""
+    assert set(PREPARE) == {op for op, forms in
+                            kvgold.ops.TORCH_NPU_CALLS.items() if forms}
     names = [n for c in CASES
              for n in os.listdir(os.path.join(prepared, os.path.basename(c)))]
     assert any(re.match(r"input_\d+_none\.bin$", n) for n in names)
@@ -213,7 +176,7 @@ def tree(path):
 
 
 def test_rewrite_replaces_poisoned_files(cli, tmp_path):
-    case = os.path.join(VECTORS, "reshape_and_cache/nd_fp16")
+    case = os.path.join(VECTORS, GOOD)
     out = tmp_path / "m"
     assert run(cli, "prepare", case, "--out", str(out)).returncode == 0
     good = tree(out)
@@ -225,11 +188,13 @@ def test_rewrite_replaces_poisoned_files(cli, tmp_path):
 
 
 def test_refusals_leave_everything_untouched(cli, tmp_path):
-    good = os.path.join(VECTORS, "reshape_and_cache/nd_fp16")
+    good = os.path.join(VECTORS, GOOD)
+    name = os.path.basename(GOOD)
     out = tmp_path / "m"
     assert run(cli, "prepare", good, "--out", str(out)).returncode == 0
-    (out / "nd_fp16" / "golden_0_float16__shape_5x8x4x64.bin").write_bytes(
-        b"\x5a" * 3)
+    golden = sorted(f for f in os.listdir(out / name)
+                    if f.startswith("golden_") and not f.endswith("none.bin"))
+    (out / name / golden[0]).write_bytes(b"\x5a" * 3)
     before = tree(tmp_path)
 
     def refused(args, words):
@@ -239,34 +204,23 @@ def test_refusals_leave_everything_untouched(cli, tmp_path):
             assert w in r.stderr, (w, r.stderr)
         assert tree(tmp_path) == before
 
-    # an operator ops-test-kit's e2e path cannot call
-    omni = os.path.join(VECTORS, "reshape_and_cache_omni",
-                        sorted(os.listdir(os.path.join(
-                            VECTORS, "reshape_and_cache_omni")))[0])
-    refused([good, omni, "--out", str(out)],
-            ["reshape_and_cache_omni", "torch_npu"])
-    # a parameter torch_npu._npu_reshape_and_cache does not have
-    refused([good, os.path.join(VECTORS, "reshape_and_cache/nz_fp16"),
-             "--out", str(out)], ["cache_layout", "NZ"])
-    # what torch_npu.npu_scatter_pa_kv_cache cannot express: another
-    # scatter_mode, a key-only call; and fp4, not mapped
-    for c, w in (("nct_fp16", "scatter_mode"), ("key_only_fp16", "key-only"),
-                 ("norm_fp4_e2m1", "fp4_e2m1")):
-        refused([good, os.path.join(VECTORS, "scatter_pa_kv_cache", c),
-                 "--out", str(out)], [w])
-    # a v torch_npu would ignore (it runs V1 unless v's dim 3 is 128)
-    refused([good, os.path.join(VECTORS, "kv_rms_norm_rope_cache",
-                                "v2_m_pa_bf16_kint8_cint8_asym_out"),
-             "--out", str(out)], ["V1"])
-    # a case the operator refuses
-    refused([good, os.path.join(VECTORS,
-                                "reshape_and_cache/error_duplicate_slots"),
-             "--out", str(out)], ["slot"])
+    # an operator ops-test-kit's e2e path cannot call: each operator
+    # with no torch_npu call form
+    for op, forms in sorted(kvgold.ops.TORCH_NPU_CALLS.items()):
+        if forms or not os.path.isdir(os.path.join(VECTORS, op)):
+            continue
+        other = os.path.join(VECTORS, op, sorted(os.listdir(
+            os.path.join(VECTORS, op)))[0])
+        refused([good, other, "--out", str(out)], [op, "torch_npu"])
+    # what each operator's torch_npu call cannot express, or refuses
+    for case, words in REFUSED:
+        refused([good, os.path.join(VECTORS, case), "--out", str(out)],
+                words)
     # another file in the way of a case directory
-    (out / "nd_fp16" / "notes.txt").write_text("mine")
+    (out / name / "notes.txt").write_text("mine")
     before = tree(tmp_path)
     refused([good, "--out", str(out)], ["notes.txt", "nothing written"])
-    (out / "nd_fp16" / "notes.txt").unlink()
+    (out / name / "notes.txt").unlink()
     before = tree(tmp_path)
     # --out a file; a missing --out; two cases of one name
     (tmp_path / "f").write_text("x")
@@ -283,9 +237,8 @@ def test_refusals_leave_everything_untouched(cli, tmp_path):
 
 def test_failed_run_creates_no_directory(cli, tmp_path):
     out = tmp_path / "a" / "b" / "c"
-    r = run(cli, "prepare", os.path.join(VECTORS, "reshape_and_cache/nd_fp16"),
-            os.path.join(VECTORS, "reshape_and_cache/error_duplicate_slots"),
-            "--out", str(out))
+    r = run(cli, "prepare", os.path.join(VECTORS, GOOD),
+            os.path.join(VECTORS, REFUSED[-1][0]), "--out", str(out))
     assert r.returncode == 2
     assert os.listdir(tmp_path) == []
 

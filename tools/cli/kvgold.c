@@ -351,7 +351,7 @@ static int dispatch(int argc, char **argv)
         else if (strcmp(argv[2], "compare") == 0)
             fputs(kvg_cli_compare_help, stdout);
         else if (strcmp(argv[2], "prepare") == 0)
-            fputs(kvg_cli_prepare_help, stdout);
+            kvg_cli_prepare_print_help(stdout);
         else if (strcmp(argv[2], "scan") == 0)
             fputs(kvg_cli_scan_help, stdout);
         else

@@ -26,8 +26,9 @@
 #include "fileio.h"
 #include "json.h"
 #include "outset.h"
+#include "binding.h"
 
-const char *const kvg_cli_prepare_help =
+static const char k_help_head[] =
     "usage: kvgold prepare CASE... --out DIR\n"
     "\n"
     "Write one ops-test-kit replay directory DIR/<name> per case, <name>\n"
@@ -38,91 +39,62 @@ const char *const kvg_cli_prepare_help =
     "golden_<i>_<dtype>__shape_<AxB>.bin: first what the API returns, then\n"
     "the caches it updates in place; an optional tensor the case leaves out,\n"
     "or an output it does not produce, is an empty <role>_<i>_none.bin.\n"
-    "Replay with: python3 -m ttk e2e -i CSV --manual-data-dirs DIR ...\n"
-    "Operators: kv_rms_norm_rope_cache (torch_npu.npu_kv_rmsnorm_rope_cache,\n"
-    "or _v2 when the case has v), qkv_rms_norm_rope_cache\n"
-    "(torch_npu.npu_qkv_rms_norm_rope_cache), reshape_and_cache with its\n"
-    "default parameters (torch_npu._npu_reshape_and_cache),\n"
-    "scatter_pa_kv_cache with scatter_mode None and a value\n"
-    "(torch_npu.npu_scatter_pa_kv_cache). See docs/ttk.md.\n"
+    "Replay with: python3 -m ttk e2e -i CSV --manual-data-dirs DIR ...\n";
+static const char k_help_tail[] =
     "All or nothing per directory: every case is checked, computed and\n"
     "written to temporary files before any directory is committed; an\n"
     "existing DIR/<name> may only hold files of the names being written.\n"
     "exit status: 0 written, 2 invalid case, usage or I/O error\n";
 
-/* One operator as the e2e path calls it. */
-typedef struct ttk_api {
-    const char *op;              /* the case.json name */
-    const char *selector;        /* an input that selects this API, or NULL */
-    const char *api;             /* ops-test-kit's api_name */
-    const char *const *inputs;   /* tensor arguments, signature order */
-    const char *const *goldens;  /* returned outputs, then in-place caches */
-} ttk_api;
-
-static const char *const kv_in[] = {
-    "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-    "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", NULL};
-/* torch_npu returns the two caches it updates, then k_rope and c_kv */
-static const char *const kv_out[] = {"k_cache", "ckv_cache", "k_rope",
-                                     "c_kv", NULL};
-/* V2 (a case with v): the same arguments then v; it returns k_rope and
- * c_kv and updates the caches in place */
-static const char *const kv2_in[] = {
-    "kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-    "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset", "v", NULL};
-static const char *const kv2_out[] = {"k_rope", "c_kv", "k_cache",
-                                      "ckv_cache", NULL};
-static const char *const qkv_in[] = {
-    "qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out", "k_cache",
-    "v_cache", "k_scale", "v_scale", "k_offset", "v_offset", NULL};
-/* the three "before quant" outputs it returns, then the tensors it writes
- * in place, in op-plugin's functional variant's order */
-static const char *const qkv_out[] = {
-    "q_out_before_quant", "k_out_before_quant", "v_out_before_quant",
-    "q_out", "k_cache", "v_cache", NULL};
-static const char *const rac_in[] = {"key", "value", "key_cache",
-                                     "value_cache", "slot_mapping", NULL};
-/* _npu_reshape_and_cache returns nothing: the caches it updates */
-static const char *const rac_out[] = {"key_cache", "value_cache", NULL};
-/* npu_scatter_pa_kv_cache(key, value, key_cache, value_cache,
- * slot_mapping, *, compress_lens, compress_seq_offsets, seq_lens) returns
- * nothing */
-static const char *const spkc_in[] = {
-    "key", "value", "key_cache", "value_cache", "slot_mapping",
-    "compress_lens", "compress_seq_offset", "seq_lens", NULL};
-static const char *const spkc_out[] = {"key_cache", "value_cache", NULL};
-
-static const ttk_api k_apis[] = {
-    {"kv_rms_norm_rope_cache", "v", "torch_npu.npu_kv_rmsnorm_rope_cache_v2",
-     kv2_in, kv2_out},
-    {"kv_rms_norm_rope_cache", NULL, "torch_npu.npu_kv_rmsnorm_rope_cache",
-     kv_in, kv_out},
-    {"qkv_rms_norm_rope_cache", NULL,
-     "torch_npu.npu_qkv_rms_norm_rope_cache", qkv_in, qkv_out},
-    {"reshape_and_cache", NULL, "torch_npu._npu_reshape_and_cache", rac_in,
-     rac_out},
-    {"scatter_pa_kv_cache", NULL, "torch_npu.npu_scatter_pa_kv_cache",
-     spkc_in, spkc_out},
-};
-
-/* The API that calls case `c`'s operator with its inputs. */
-static const ttk_api *find_api(const kvg_case *c)
+/* The operators with a torch_npu call form, "a, b and c", in `buf`. */
+static const char *prepare_ops(char *buf, size_t cap)
 {
-    size_t i;
-    for (i = 0; i < sizeof k_apis / sizeof k_apis[0]; i++)
-        if (strcmp(k_apis[i].op, c->op) == 0 &&
-            (k_apis[i].selector == NULL ||
-             kvg_case_find(&c->inputs, k_apis[i].selector) != NULL))
-            return &k_apis[i];
-    return NULL;
+    const kvg_binding *const *b;
+    size_t used = 0, i, n = 0, total = 0;
+
+    for (b = kvg_bindings; *b != NULL; b++)
+        for (i = 0; i < (*b)->n_calls; i++)
+            if ((*b)->calls[i].kind == KVG_BINDING_TORCH_NPU) {
+                total++;
+                break;
+            }
+    buf[0] = '\0';
+    for (b = kvg_bindings; *b != NULL; b++)
+        for (i = 0; i < (*b)->n_calls; i++)
+            if ((*b)->calls[i].kind == KVG_BINDING_TORCH_NPU) {
+                n++;
+                if (used < cap)
+                    used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                             n == 1 ? ""
+                                             : n == total ? " and " : ", ",
+                                             (*b)->op);
+                break;
+            }
+    return buf;
 }
 
-static int in_list(const char *const *list, const char *name)
+void kvg_cli_prepare_print_help(FILE *f)
 {
-    for (; *list != NULL; list++)
-        if (strcmp(*list, name) == 0)
-            return 1;
-    return 0;
+    const kvg_binding *const *b;
+    size_t i;
+
+    fputs(k_help_head, f);
+    fputs("Operators (each case goes to the first of its operator's APIs "
+          "whose\nselecting input it has):\n", f);
+    for (b = kvg_bindings; *b != NULL; b++)
+        for (i = 0; i < (*b)->n_calls; i++) {
+            const kvg_binding_call *call = &(*b)->calls[i];
+            if (call->kind != KVG_BINDING_TORCH_NPU)
+                continue;
+            fprintf(f, "  %s: %s", (*b)->op, call->api);
+            if (call->selector != NULL)
+                fprintf(f, " (a case with %s)", call->selector);
+            if (call->note != NULL)
+                fprintf(f, ", %s", call->note);
+            fputc('\n', f);
+        }
+    fputs("See docs/ttk.md.\n", f);
+    fputs(k_help_tail, f);
 }
 
 /* ops-test-kit's directory name is the testcase_name itself only when the
@@ -240,16 +212,15 @@ static int plan_add(ttk_plan *p, const char *role, int index,
     return 1;
 }
 
-/* Everything about case `c` that can be refused before it is run. */
-static int check_case(const kvg_case *c, const ttk_api *api)
+/* Everything about case `c` that can be refused before it is run: the
+ * generic checks here, the operator's own in its binding. */
+static int check_case(const kvg_case *c, const kvg_binding_call *api)
 {
-    char mode[32];
-    kvg_diag diag;
     int i;
 
     for (i = 0; i < c->inputs.count; i++) {
         const kvg_case_tensor *ct = &c->inputs.items[i];
-        if (!in_list(api->inputs, ct->name)) {
+        if (!kvg_binding_has(api->tensors, ct->name)) {
             fprintf(stderr, "kvgold: prepare %s: input \"%s\" is not an "
                     "argument of %s; ops-test-kit could not pass it\n",
                     c->dir, ct->name, api->api);
@@ -262,85 +233,30 @@ static int check_case(const kvg_case *c, const ttk_api *api)
                     c->dir, ct->name, kvg_dtype_name(ct->t.dtype));
             return 0;
         }
-        /* torch_npu runs V2 only for a 4-D v of depth 128 and otherwise
-         * silently runs V1, which these goldens would not describe */
-        if (strcmp(ct->name, "v") == 0 && api->selector != NULL &&
-            (ct->t.rank != 4 || ct->t.shape[3] != 128)) {
-            fprintf(stderr, "kvgold: prepare %s: v is not 4-D with dim 3 "
-                    "= 128: %s would ignore it and run V1\n", c->dir,
-                    api->api);
-            return 0;
-        }
     }
-    if (strcmp(c->op, "scatter_pa_kv_cache") == 0) {
-        /* torch_npu passes scatter_mode None, no strides or offsets, and
-         * always a value */
-        kvg_diag_clear(&diag);
-        if (kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
-                                sizeof mode, &diag) != KVG_OK) {
-            fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
-                    diag.message);
-            return 0;
-        }
-        if (strcmp(mode, "None") != 0 ||
-            kvg_json_get(c->attrs, "strides") != NULL ||
-            kvg_json_get(c->attrs, "offsets") != NULL) {
-            fprintf(stderr, "kvgold: prepare %s: attrs.scatter_mode \"%s\" "
-                    "(or strides / offsets given): %s always passes "
-                    "scatter_mode None and no strides or offsets\n", c->dir,
-                    mode, api->api);
-            return 0;
-        }
-        if (kvg_case_find(&c->inputs, "value") == NULL) {
-            fprintf(stderr, "kvgold: prepare %s: a key-only call: %s takes "
-                    "a value and a value_cache\n", c->dir, api->api);
-            return 0;
-        }
-    }
-    if (strcmp(c->op, "reshape_and_cache") == 0) {
-        /* torch_npu._npu_reshape_and_cache takes no parameters: ATB's
-         * defaults only */
-        static const char *const keys[] = {"compress_type", "cache_layout"};
-        static const char *const dflt[] = {"UNDEFINED", "ND"};
-        for (i = 0; i < 2; i++) {
-            kvg_diag_clear(&diag);
-            if (kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
-                                    sizeof mode, &diag) != KVG_OK) {
-                fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
-                        diag.message);
-                return 0;
-            }
-            if (strcmp(mode, dflt[i]) != 0) {
-                fprintf(stderr, "kvgold: prepare %s: attrs.%s is \"%s\"; "
-                        "%s has only \"%s\"\n", c->dir, keys[i], mode,
-                        api->api, dflt[i]);
-                return 0;
-            }
-        }
-    }
-    return 1;
+    return api->check == NULL || api->check(c, api);
 }
 
 /* The files of case `c` with its golden outputs `out`. */
-static int plan_case(const kvg_case *c, const ttk_api *api,
+static int plan_case(const kvg_case *c, const kvg_binding_call *api,
                      const kvg_case_set *out, ttk_plan *p)
 {
     int i;
     p->count = 0;
     for (i = 0; i < out->count; i++)
-        if (!in_list(api->goldens, out->items[i].name) ||
+        if (!kvg_binding_has(api->outputs, out->items[i].name) ||
             ttk_dtype(out->items[i].t.dtype) == NULL) {
             fprintf(stderr, "kvgold: prepare %s: output \"%s\" has no "
                     "golden slot of %s\n", c->dir, out->items[i].name,
                     api->api);
             return 0;
         }
-    for (i = 0; api->inputs[i] != NULL; i++)
+    for (i = 0; api->tensors[i] != NULL; i++)
         if (!plan_add(p, "input", i, kvg_case_find(&c->inputs,
-                                                   api->inputs[i])))
+                                                   api->tensors[i])))
             return 0;
-    for (i = 0; api->goldens[i] != NULL; i++)
-        if (!plan_add(p, "golden", i, kvg_case_find(out, api->goldens[i])))
+    for (i = 0; api->outputs[i] != NULL; i++)
+        if (!plan_add(p, "golden", i, kvg_case_find(out, api->outputs[i])))
             return 0;
     return 1;
 }
@@ -448,8 +364,9 @@ static int stage_case(prep_case *pc)
     kvg_case_set out;
     kvg_diag diag;
     kvg_status st;
-    const ttk_api *api;
+    const kvg_binding_call *api;
     ttk_plan *plan;
+    char known[256];
     struct stat sb;
     int i, ok = 0;
 
@@ -463,12 +380,10 @@ static int stage_case(prep_case *pc)
         kvg_case_free(&c);
         return 0;
     }
-    if ((api = find_api(&c)) == NULL) {
+    if ((api = kvg_binding_find(&c, KVG_BINDING_TORCH_NPU)) == NULL) {
         fprintf(stderr, "kvgold: prepare %s: operator %s has no torch_npu "
                 "API that ops-test-kit's e2e path calls; prepare knows "
-                "kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, "
-                "reshape_and_cache and scatter_pa_kv_cache\n", pc->path,
-                c.op);
+                "%s\n", pc->path, c.op, prepare_ops(known, sizeof known));
         goto done;
     }
     if (!check_case(&c, api))
@@ -519,7 +434,7 @@ int kvg_cli_prepare(int argc, char **argv)
 
     for (i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(kvg_cli_prepare_help, stdout);
+            kvg_cli_prepare_print_help(stdout);
             return KVG_EXIT_PASS;
         }
         if (strcmp(argv[i], "--out") == 0) {

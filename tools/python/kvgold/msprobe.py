@@ -30,31 +30,24 @@ from ._errors import PARAM_INVALID, Error
 API_OPS = {name: op for op, named in sorted(_ops.BY_OP.items())
            for name in named if name.startswith(("npu_", "_npu_"))}
 
-# The tensor arguments each operator takes in float32 (kv / qkv: the
-# quantisation scales and offsets; scatter_pa_kv_cache copies fp32 caches).
-# Any other float32 tensor, and any float64 one, was widened by msprobe.
-_ANY = object()
-_FP32_ARGS = {
-    "kv_rms_norm_rope_cache": {"k_rope_scale", "c_kv_scale",
-                               "k_rope_offset", "c_kv_offset"},
-    "qkv_rms_norm_rope_cache": {"k_scale", "v_scale", "k_offset",
-                                "v_offset"},
-    "reshape_and_cache": set(),
-    "scatter_pa_kv_cache": _ANY,
-}
+# The tensor arguments each operator takes in float32 (its module's
+# FP32_ARGS; None: any). Any other float32 tensor, and any float64 one,
+# was widened by msprobe.
+_FP32_ARGS = {op: getattr(m, "FP32_ARGS", None)
+              for op, m in _ops.MODULES.items()}
 
 # kvgold's own options (not torch_npu arguments) set by install(options=).
 _options = {}
 
 
 def _refuse_widened(api, bound):
-    fp32_ok = _FP32_ARGS.get(API_OPS[api], _ANY)
+    fp32_ok = _FP32_ARGS.get(API_OPS[api])
     for name, value in bound.arguments.items():
         dtype = getattr(value, "dtype", None)
         if dtype is None or not hasattr(value, "is_floating_point"):
             continue
         text = str(dtype).replace("torch.", "")
-        if text == "float64" or (text == "float32" and fp32_ok is not _ANY
+        if text == "float64" or (text == "float32" and fp32_ok is not None
                                  and name not in fp32_ok):
             raise Error(
                 PARAM_INVALID,

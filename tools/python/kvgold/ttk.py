@@ -19,12 +19,19 @@ then the caches it updates in place (None for an output the call does not
 produce, which ops-test-kit leaves uncompared) - the order `kvgold
 prepare` writes its golden_<i> files in.
 
+The two tables are the only place here that names an API: each
+operator's module declares its calls as data (TORCH_NPU_CALLS,
+kvgold/ops/__init__.py), and the goldens and TestSpec classes are built
+from those; tests/python/test_ttk.py requires the tables to list exactly
+the declared calls.
+
 One quirk of ops-test-kit's convention: imported as kvgold.ttk, the
 module's own `__spec__` (normally importlib's ModuleSpec) is this table,
 so importlib.reload() and importlib.util.find_spec("kvgold.ttk") do not
 work on it; ops-test-kit itself only ever executes the file by path.
 """
 import kvgold
+import kvgold.ops
 
 __spec__ = {
     "torch_npu.npu_kv_rmsnorm_rope_cache": "KvgoldKvRmsNormRopeCacheTestSpec",
@@ -52,23 +59,6 @@ __golden__ = {
 # kv_rms_norm_rope_cache (the chip generation's behaviour).
 _PROFILES = (("Ascend950", "950"), ("Ascend910B", "a2a3"),
              ("Ascend910_93", "a2a3"))
-
-# Each API's tensor arguments and attributes in torch_npu's order.
-_KV_TENSORS = ("kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-               "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset")
-_KV_ATTRS = ("epsilon", "cache_mode", "is_output_kv")
-_KV2_TENSORS = _KV_TENSORS + ("v",)
-_KV2_ATTRS = _KV_ATTRS + ("k_cache_dtype", "ckv_cache_dtype")
-_QKV_TENSORS = ("qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out",
-                "k_cache", "v_cache", "k_scale", "v_scale", "k_offset",
-                "v_offset")
-_QKV_ATTRS = ("qkv_size", "head_nums", "epsilon", "cache_mode",
-              "is_output_qkv")
-_RAC_TENSORS = ("key", "value", "key_cache", "value_cache", "slot_indices")
-_SPKC_TENSORS = ("key", "value", "key_cache", "value_cache", "slot_mapping",
-                 "compress_lens", "compress_seq_offsets", "seq_lens")
-_SPKC_ATTRS = ("cache_mode",)
-
 
 def _is_tensor(value):
     return hasattr(value, "shape") and hasattr(value, "dtype")
@@ -119,87 +109,55 @@ def _profile(meta):
     return None
 
 
-def kv_rmsnorm_rope_cache_golden(*args, **kwargs):
-    """torch_npu.npu_kv_rmsnorm_rope_cache: [k_cache, ckv_cache, k_rope,
-    c_kv] (the last two None unless is_output_kv)."""
-    t, a, meta = _bind("npu_kv_rmsnorm_rope_cache", _KV_TENSORS, _KV_ATTRS,
-                       args, kwargs)
-    out = list(kvgold.npu_kv_rmsnorm_rope_cache(
-        **t, **a, profile=_profile(meta), inplace=False))
-    # torch_npu leaves k_rope / c_kv unwritten then: no golden to judge
-    return out if a.get("is_output_kv") else out[:2] + [None, None]
+def _golden(form):
+    """ops-test-kit's golden of one torch_npu call form: the call's
+    arguments bound by torch_npu's names, computed by kvgold's function
+    without writing them, returned in the form's output order."""
+    api = form["api"].split(".", 1)[1]
+    fn = kvgold.ops.FUNCTIONS[form["function"]]
+
+    def golden(*args, **kwargs):
+        t, a, meta = _bind(api, form["tensors"], form.get("attrs", ()),
+                           args, kwargs)
+        for old, new in form.get("rename", {}).items():
+            t[new] = t.pop(old, None)
+        extra = dict(form.get("call", {}))
+        if form.get("profile"):
+            extra["profile"] = _profile(meta)
+        out = list(fn(**t, **a, **extra))
+        flag, unwritten = form.get("unwritten", (None, ()))
+        if flag is not None and not a.get(flag):
+            # the NPU leaves them unwritten then: no golden to judge
+            for name in unwritten:
+                out[form["outputs"].index(name)] = None
+        return out
+
+    golden.__name__ = form["ttk_golden"]
+    golden.__qualname__ = form["ttk_golden"]
+    golden.__doc__ = "%s: [%s]: what it returns, then the tensors it " \
+        "updates in place (None for an output the call does not " \
+        "produce)." % (form["api"], ", ".join(form["outputs"]))
+    return golden
 
 
-def kv_rmsnorm_rope_cache_v2_golden(*args, **kwargs):
-    """torch_npu.npu_kv_rmsnorm_rope_cache_v2: [k_rope, c_kv] (None unless
-    is_output_kv), then the k_cache and ckv_cache it writes in place."""
-    t, a, meta = _bind("npu_kv_rmsnorm_rope_cache_v2", _KV2_TENSORS,
-                       _KV2_ATTRS, args, kwargs)
-    k_rope, c_kv, k_cache, ckv_cache = \
-        kvgold.npu_kv_rmsnorm_rope_cache_v2_functional(
-            **t, **a, profile=_profile(meta))
-    if not a.get("is_output_kv"):
-        k_rope = c_kv = None
-    return [k_rope, c_kv, k_cache, ckv_cache]
+def _spec_class(form, golden):
+    return type(form["ttk_spec"], (), {
+        "__doc__": "%s with kvgold as golden and as third party."
+                   % form["api"],
+        "__module__": __name__,
+        "golden": golden, "third_party": golden})
 
 
-def qkv_rms_norm_rope_cache_golden(*args, **kwargs):
-    """torch_npu.npu_qkv_rms_norm_rope_cache: [q_out_before_quant,
-    k_out_before_quant, v_out_before_quant] (None unless is_output_qkv),
-    then the q_out, k_cache and v_cache it writes in place."""
-    t, a, _ = _bind("npu_qkv_rms_norm_rope_cache", _QKV_TENSORS, _QKV_ATTRS,
-                    args, kwargs)
-    return list(kvgold.npu_qkv_rms_norm_rope_cache(**t, **a, inplace=False))
+def _build():
+    """The goldens and TestSpec classes of every operator's calls, by
+    name."""
+    made = {}
+    for op in sorted(kvgold.ops.TORCH_NPU_CALLS):
+        for form in kvgold.ops.TORCH_NPU_CALLS[op]:
+            golden = _golden(form)
+            made[form["ttk_golden"]] = golden
+            made[form["ttk_spec"]] = _spec_class(form, golden)
+    return made
 
 
-def reshape_and_cache_golden(*args, **kwargs):
-    """torch_npu._npu_reshape_and_cache returns nothing: [key_cache,
-    value_cache] as it leaves them."""
-    t, _, _ = _bind("_npu_reshape_and_cache", _RAC_TENSORS, (), args,
-                    kwargs)
-    t["slot_mapping"] = t.pop("slot_indices", None)
-    return list(kvgold.reshape_and_cache(**t, inplace=False))
-
-
-def scatter_pa_kv_cache_golden(*args, **kwargs):
-    """torch_npu.npu_scatter_pa_kv_cache returns nothing: [key_cache,
-    value_cache] as it leaves them (torch_npu's default cache_mode is
-    PA_NZ, kept here)."""
-    t, a, _ = _bind("npu_scatter_pa_kv_cache", _SPKC_TENSORS, _SPKC_ATTRS,
-                    args, kwargs)
-    return list(kvgold.npu_scatter_pa_kv_cache_functional(**t, **a))
-
-
-class KvgoldKvRmsNormRopeCacheTestSpec:
-    """torch_npu.npu_kv_rmsnorm_rope_cache with kvgold as golden and as
-    third party."""
-    golden = kv_rmsnorm_rope_cache_golden
-    third_party = kv_rmsnorm_rope_cache_golden
-
-
-class KvgoldQkvRmsNormRopeCacheTestSpec:
-    """torch_npu.npu_qkv_rms_norm_rope_cache with kvgold as golden and as
-    third party."""
-    golden = qkv_rms_norm_rope_cache_golden
-    third_party = qkv_rms_norm_rope_cache_golden
-
-
-class KvgoldReshapeAndCacheTestSpec:
-    """torch_npu._npu_reshape_and_cache with kvgold as golden and as third
-    party."""
-    golden = reshape_and_cache_golden
-    third_party = reshape_and_cache_golden
-
-
-class KvgoldKvRmsNormRopeCacheV2TestSpec:
-    """torch_npu.npu_kv_rmsnorm_rope_cache_v2 with kvgold as golden and as
-    third party."""
-    golden = kv_rmsnorm_rope_cache_v2_golden
-    third_party = kv_rmsnorm_rope_cache_v2_golden
-
-
-class KvgoldScatterPaKvCacheTestSpec:
-    """torch_npu.npu_scatter_pa_kv_cache with kvgold as golden and as third
-    party."""
-    golden = scatter_pa_kv_cache_golden
-    third_party = scatter_pa_kv_cache_golden
+globals().update(_build())

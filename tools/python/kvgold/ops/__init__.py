@@ -10,25 +10,52 @@ touches no shared file; `kvgold` puts every function at its top level.
 As on the NPU, the caches (and q_out) are updated in place by default;
 inplace=False leaves them untouched and returns updated copies. The
 keyword-only arguments after the operator's own are kvgold's options.
+
+A module also declares, as data, how the frameworks call the operator,
+which kvgold.ttk and kvgold.msprobe build their wrappers from (so they
+name no operator):
+- TORCH_NPU_CALLS: one dict per torch_npu API kvgold stands for, with
+  "api" (the full name, ops-test-kit's api_name), "function" (the kvgold
+  function computing it without touching its inputs) and "call" (keywords
+  added to that call), "tensors" and "attrs" (the arguments in torch_npu's
+  order), "rename" ({torch_npu name: the kvgold function's name}),
+  "case_names" ({torch_npu name: case.json name} where they differ and
+  "rename" does not say it) and "case_defaults" (a case's attribute
+  default where torch_npu's differs), "outputs" (what the API
+  returns, then the tensors it updates in place: the list the ops-test-kit
+  golden returns), optionally "selector" (an input that selects this form
+  over the operator's other ones), "unwritten" ((attribute, outputs): left
+  None unless the attribute is true), "profile" (the chip profile follows
+  ops-test-kit's soc_version), and "ttk_spec" / "ttk_golden" (the names of
+  the plug-in's TestSpec class and golden function);
+- FP32_ARGS: the tensor arguments the NPU takes in float32 (a frozenset),
+  or None when any tensor may be float32; msprobe's widened inputs are
+  refused from it.
+The C tools read the same facts from tools/bindings/<op>.c.
 """
 import importlib
 import pkgutil
 
 
 def _load_modules():
-    """{operator name: {function name: function}} of every module here
-    whose name does not start with "_" (those are helpers)."""
-    by_op = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(__name__ + "." + info.name)
-        by_op[info.name] = {n: getattr(module, n) for n in module.__all__}
-    return by_op
+    """{operator name: module} of every module here whose name does not
+    start with "_" (those are helpers)."""
+    return {info.name: importlib.import_module(__name__ + "." + info.name)
+            for info in sorted(pkgutil.iter_modules(__path__),
+                               key=lambda m: m.name)
+            if not info.name.startswith("_")}
 
 
-BY_OP = _load_modules()
+MODULES = _load_modules()
+"""{operator name: its module}."""
+
+BY_OP = {op: {n: getattr(m, n) for n in m.__all__}
+         for op, m in MODULES.items()}
 """{operator name: {function name: function}}."""
+
+TORCH_NPU_CALLS = {op: getattr(m, "TORCH_NPU_CALLS", ())
+                   for op, m in MODULES.items()}
+"""{operator name: its torch_npu call forms (the fields above)}."""
 
 def _collect(by_op):
     """{function name: function} over every operator; a name defined by

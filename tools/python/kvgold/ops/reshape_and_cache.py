@@ -10,6 +10,25 @@ from ._common import call
 __all__ = ["reshape_and_cache", "_npu_reshape_and_cache",
            "_npu_reshape_and_cache_siso"]
 
+
+# How torch_npu calls this operator, as data (kvgold/ops/__init__.py
+# describes the fields; tools/bindings/reshape_and_cache.c is the same for
+# the C tools): _npu_reshape_and_cache returns nothing, the golden is the
+# two caches as it leaves them; its index is called slot_indices.
+TORCH_NPU_CALLS = (
+    {"api": "torch_npu._npu_reshape_and_cache",
+     "function": "reshape_and_cache", "call": {"inplace": False},
+     "tensors": ("key", "value", "key_cache", "value_cache", "slot_indices"),
+     "rename": {"slot_indices": "slot_mapping"},
+     "outputs": ("key_cache", "value_cache"),
+     "ttk_spec": "KvgoldReshapeAndCacheTestSpec",
+     "ttk_golden": "reshape_and_cache_golden"},
+)
+
+# No float32 tensor argument: any one was widened by msprobe.
+FP32_ARGS = frozenset()
+
+
 # ATB's infer::ReshapeAndCacheParam enums, by value (include/atb/
 # infer_op_params.h); names are accepted with or without the prefix.
 COMPRESS_TYPES = ("UNDEFINED", "KVHEAD", "KVHEAD_ROPE")

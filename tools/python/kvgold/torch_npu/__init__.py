@@ -20,9 +20,9 @@ What it provides:
   _npu_*), found when asked for, so an operator's module adding one needs no
   edit here;
 - npu_format_cast / npu_format_cast_ / get_npu_format: the storage format is
-  remembered per tensor (29 FRACTAL_NZ, 2 ND, ...); _npu_reshape_and_cache
-  (kvgold/ops/reshape_and_cache.py) picks the NZ caches when both caches
-  have format 29, as op-plugin's ReshapeAndCachAtb.cpp does;
+  remembered per tensor (29 FRACTAL_NZ, 2 ND, ...), and an operator's
+  function may read it (one picks its NZ caches when both caches have
+  format 29, as op-plugin's ATB binding does; docs/python.md);
 - the device: `Tensor.npu()` and `Tensor.to("npu")` copy a CPU tensor into
   an "NPU" tensor (a CPU tensor marked as such; on one already marked they
   return it, as torch does for a tensor already on the device), and

@@ -1,0 +1,8 @@
+"""The vector cases of this operator that `kvgold prepare` and the
+kvgold.ttk plug-in are checked on (tests/python/test_prepare.py,
+test_ttk.py): CASES it writes, REFUSED (case, words of the message) it
+refuses, leaving everything untouched."""
+
+CASES = ["bf16_k_asym_v_sym", "bf16_k_int8_sym_v_plain"]
+
+REFUSED = []

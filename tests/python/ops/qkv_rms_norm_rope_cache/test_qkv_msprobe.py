@@ -1,0 +1,33 @@
+"""kvgold.msprobe's bench function for QkvRmsNormRopeCache, called as msprobe's
+accuracy checker calls it (docs/msprobe.md); expected values are the cases'
+"expected" tensors (the NumPy generator's)."""
+import pytest
+import torch
+
+import kvgold
+from conftest import VECTORS, example, expected_bits
+from msprobe_support import installed, torch_inputs
+
+
+def test_registered_under_its_npu_names():
+    # the names msprobe's hook list dumps (support_wrap_ops.yaml)
+    reg, _ = installed()
+    assert {"npu_qkv_rms_norm_rope_cache"} <= set(reg)
+
+
+def test_qkv_in_place_and_returned():
+    reg, _ = installed()
+    c = kvgold.load_case(example("qwen3_qkv_decode"))
+    t = torch_inputs(c)
+    a = c.attrs
+    kw = {k: t[k] for k in ("k_scale", "v_scale", "k_offset", "v_offset")
+          if k in t}
+    out = reg["npu_qkv_rms_norm_rope_cache"](
+        t["qkv"], t["q_gamma"], t["k_gamma"], t["cos"], t["sin"],
+        t["index"], t["q_out"], t["k_cache"], t["v_cache"], a["qkv_size"],
+        a["head_nums"], epsilon=a["epsilon"], cache_mode=a["cache_mode"],
+        is_output_qkv=a.get("is_output_qkv", False), **kw)
+    assert len(out) == 3
+    for n in ("q_out", "k_cache", "v_cache"):
+        assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
+            expected_bits(c, n), n

@@ -1,0 +1,35 @@
+"""kvgold.ttk's golden for ReshapeAndCache, called as ops-test-kit's e2e path
+calls it; expected values are the cases' "expected" tensors (the NumPy
+generator's)."""
+import pytest
+
+import kvgold
+import kvgold.ttk as kt
+from conftest import VECTORS, example, expected_bits
+from ttk_support import META, bits, exec_standalone, torch_inputs
+
+
+def test_reshape_and_cache_goldens_are_the_caches():
+    c = kvgold.load_case(VECTORS + "/reshape_and_cache/nd_int8")
+    t = torch_inputs(c)
+    r = kt.reshape_and_cache_golden(t["key"], t["value"], t["key_cache"],
+                                    t["value_cache"], t["slot_mapping"],
+                                    **META)
+    assert len(r) == 2
+    assert bits(r[0], c.dtypes["key_cache"]) == expected_bits(c, "key_cache")
+    assert bits(r[1], c.dtypes["value_cache"]) == \
+        expected_bits(c, "value_cache")
+
+
+def test_argument_mistakes_are_refused():
+    c = kvgold.load_case(VECTORS + "/reshape_and_cache/nd_int8")
+    t = torch_inputs(c)
+    args = (t["key"], t["value"], t["key_cache"], t["value_cache"],
+            t["slot_mapping"])
+    with pytest.raises(TypeError):
+        kt.reshape_and_cache_golden(*args, t["key"])        # one too many
+    with pytest.raises(TypeError):
+        kt.reshape_and_cache_golden(*args[:4], slot_indices=args[4],
+                                    key=args[0])          # given twice
+    with pytest.raises(TypeError):
+        kt.reshape_and_cache_golden(*args, 3)             # no such attr

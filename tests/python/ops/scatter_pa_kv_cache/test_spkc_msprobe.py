@@ -1,0 +1,31 @@
+"""kvgold.msprobe's bench function for ScatterPaKvCache, called as msprobe's
+accuracy checker calls it (docs/msprobe.md); expected values are the cases'
+"expected" tensors (the NumPy generator's)."""
+import pytest
+import torch
+
+import kvgold
+from conftest import VECTORS, example, expected_bits
+from msprobe_support import installed, torch_inputs
+
+
+def test_registered_under_its_npu_names():
+    # the names msprobe's hook list dumps (support_wrap_ops.yaml)
+    reg, _ = installed()
+    assert {"npu_scatter_pa_kv_cache"} <= set(reg)
+
+
+def test_scatter_as_the_checker_calls_it():
+    """npu_scatter_pa_kv_cache, fp32 caches included (a copy-only dtype:
+    float32 is not mistaken for a widened input here)."""
+    reg, _ = installed()
+    for case in ("norm_bf16", "norm_fp32"):
+        c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/" + case)
+        t = torch_inputs(c)
+        assert reg["npu_scatter_pa_kv_cache"](
+            t["key"], t["value"], t["key_cache"], t["value_cache"],
+            t["slot_mapping"], cache_mode=c.attrs.get("cache_mode", "Norm")) \
+            is None
+        for n in ("key_cache", "value_cache"):
+            assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
+                expected_bits(c, n), (case, n)

@@ -1,0 +1,21 @@
+"""kvgold.ttk's golden for ScatterPaKvCache, called as ops-test-kit's e2e path
+calls it; expected values are the cases' "expected" tensors (the NumPy
+generator's)."""
+import pytest
+
+import kvgold
+import kvgold.ttk as kt
+from conftest import VECTORS, example, expected_bits
+from ttk_support import META, bits, exec_standalone, torch_inputs
+
+
+def test_scatter_goldens_are_the_caches():
+    c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/norm_bf16")
+    t = torch_inputs(c)
+    r = kt.scatter_pa_kv_cache_golden(
+        t["key"], t["value"], t["key_cache"], t["value_cache"],
+        t["slot_mapping"], cache_mode=c.attrs.get("cache_mode", "Norm"),
+        **META)
+    assert len(r) == 2
+    assert bits(r[0], "bf16") == expected_bits(c, "key_cache")
+    assert bits(r[1], "bf16") == expected_bits(c, "value_cache")

@@ -1,0 +1,75 @@
+"""Helpers of the kvgold.ttk tests (tests/python/test_ttk.py and each
+operator's tests/python/ops/<op>/test_ttk_*.py): the plug-in executed as
+ops-test-kit executes it, and the metadata keywords it passes."""
+import importlib.util
+
+import kvgold
+import kvgold.ttk as kt
+
+# ops-test-kit passes its metadata as keywords too
+META = dict(dtypes=["float16"], shapes=[(1,)], formats=["ND"],
+            soc_version="Ascend910B3")
+
+
+def exec_standalone(module_name):
+    """The file executed as ops-test-kit executes a plug-in: from its
+    path, outside any package, not entered in sys.modules."""
+    spec = importlib.util.spec_from_file_location(module_name, kt.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def torch_inputs(c):
+    return {n: kvgold.to_torch(v) for n, v in c.inputs.items()}
+
+
+def bits(t, tag):
+    return kvgold.tensor(t, tag).tobytes()
+
+
+# NumPy dtype name ops-test-kit writes -> (case tag, bytes per element)
+TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
+              "float32": ("fp32", 4), "int8": ("int8", 1),
+              "int32": ("int32", 4), "int64": ("int64", 8),
+              "float8_e4m3fn": ("fp8_e4m3fn", 1),
+              "float8_e5m2": ("fp8_e5m2", 1), "hifloat8": ("hif8", 1),
+              "uint8": ("uint8", 1), "int16": ("int16", 2),
+              "uint16": ("uint16", 2), "uint32": ("uint32", 4)}
+
+# kvgold's profile option -> an ops-test-kit soc_version selecting it
+SOC_OF_PROFILE = {"950": "Ascend950PR_9599", "a2a3": "Ascend910B3"}
+
+
+def prepare_cases():
+    """{operator: (CASES, REFUSED)} of every tests/python/ops/<op>/
+    prepare_cases.py, sorted by operator."""
+    import glob
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = {}
+    for path in sorted(glob.glob(os.path.join(here, "ops", "*",
+                                              "prepare_cases.py"))):
+        op = os.path.basename(os.path.dirname(path))
+        spec = importlib.util.spec_from_file_location(
+            "prepare_cases_" + op, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        out[op] = (list(module.CASES), list(module.REFUSED))
+    return out
+
+
+def call_form(doc_op, inputs):
+    """The torch_npu call form (kvgold.ops' TORCH_NPU_CALLS) of a case of
+    `doc_op` with these input names: the first whose selector (if any) it has, as `kvgold prepare` picks."""
+    import kvgold.ops
+    for form in kvgold.ops.TORCH_NPU_CALLS[doc_op]:
+        if form.get("selector") is None or form["selector"] in inputs:
+            return form
+    return None
+
+
+def case_name(form, name):
+    """The case.json name of torch_npu argument `name` of `form`."""
+    return form.get("case_names", {}).get(
+        name, form.get("rename", {}).get(name, name))
