@@ -125,12 +125,17 @@ static int64_t at(const kvg_scatter_pa_kv_cache_args *a, const fz_buf *cb,
 static void check_side(const ctx *c, int side)
 {
     const fz_buf *src = c->src[side], *cb = c->cache[side];
-    const int64_t tokens = c->slot->t.shape[0], n = c->heads, d = c->d[side];
+    /* Read N and D off the call as made: a perturbation may have changed
+     * the shapes the context was built with into another valid call. Nct's
+     * key is the storage, so its geometry is the caches'. */
+    const int nct = c->a->scatter_mode == KVG_SCATTER_NCT;
+    const int64_t tokens = c->slot->t.shape[0];
+    const int64_t n = nct ? c->cache[0]->t.shape[2] : src->t.shape[1];
+    const int64_t d = nct ? cb->t.shape[3] : src->t.shape[2];
     const size_t es = kvg_dtype_size(src->t.dtype);
     const size_t elems = cb->size / es;
     unsigned char *mask = (unsigned char *)calloc(elems ? elems : 1, 1);
     /* Nct (a perturbed mode) reads token t from t*stride + offset */
-    const int nct = c->a->scatter_mode == KVG_SCATTER_NCT;
     const int64_t stride = nct ? c->a->strides[side] : n * d;
     const int64_t offset = nct ? c->a->offsets[side] : 0;
     int64_t t, s, ch;
