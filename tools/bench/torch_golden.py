@@ -17,9 +17,13 @@ torch 1.13 (Debian's python3-torch) has no float8 dtype: fp8 e4m3fn cache
 codes are made the way a golden without float8 would, with frexp, a round to
 the format's grid and integer bit moves on the rounded value.
 
-`make(shape)` returns (fn, None) with fn() -> {output name: numpy array of
-raw codes}, or (None, why) when there is no torch or no golden for the shape.
+Each operator's golden is `torch_golden(shape)` in its own shape module
+(shapes/<op>.py), written with the helpers here; `make(shape)` returns
+(fn, None) with fn() -> {output name: numpy array of raw codes}, or
+(None, why) when there is no torch or no golden for the shape.
 """
+import importlib
+
 import numpy as np
 
 try:
@@ -98,54 +102,6 @@ def quantise(z, tag):
     return None
 
 
-def kv_rms_norm_rope_cache(shape):
-    a, inp = shape.attrs, shape.inputs
-    mode, eps = a["cache_mode"], a["epsilon"]
-    out_kv = a.get("is_output_kv", False)
-    ktag, ctag = inp["k_cache"].dtype, inp["ckv_cache"].dtype
-    if quantise(torch.zeros(1), ktag) is None or "k_rope_offset" in inp:
-        return None, "no torch golden for %s caches" % ktag
-    if mode not in ("PA", "PA_BLK_NZ"):
-        return None, "no torch golden for %s" % mode
-    kv, gamma, cos, sin = (tensor(inp[n]) for n in ("kv", "gamma", "cos",
-                                                    "sin"))
-    index = tensor(inp["index"])
-    kc0, cc0 = tensor(inp["k_cache"]), tensor(inp["ckv_cache"])
-    kscale, cscale = tensor(inp["k_rope_scale"]), tensor(inp["c_kv_scale"])
-    dv = gamma.shape[0]
-    bs = kc0.shape[1]
-
-    def fn():
-        x = kv.float()[:, 0]                     # [B, S, Dv + Dk]
-        b, s, _ = x.shape
-        y = rms_norm(x[..., :dv], gamma.float(), eps)
-        xr = x[..., dv:]
-        xr = torch.cat((xr[..., 0::2], xr[..., 1::2]), dim=-1)
-        r = xr * cos.float()[:, 0] + rotate_half(xr) * sin.float()[:, 0]
-        kq = quantise(r * kscale, ktag).reshape(b * s, -1)
-        cq = quantise(y * cscale, ctag).reshape(b * s, -1)
-        kc, cc = kc0.clone(), cc0.clone()
-        if mode == "PA":
-            kc.view(-1, kq.shape[1]).index_put_((index,), kq)
-            cc.view(-1, cq.shape[1]).index_put_((index,), cq)
-        else:                                    # PA_BLK_NZ
-            nb = -(-s // bs)
-            pos = torch.arange(s)
-            first = index.view(b, nb)[:, pos // bs].reshape(-1)
-            page, slot = first // bs, (pos % bs).repeat(b)
-            for c, q in ((kc, kq), (cc, cq)):
-                g = q.shape[1] // 32
-                nz = c.view(c.shape[0], g, bs, 32)
-                nz.index_put_((page[:, None], torch.arange(g)[None, :],
-                               slot[:, None]), q.view(-1, g, 32))
-        res = {"k_cache": raw(kc), "ckv_cache": raw(cc)}
-        if out_kv:
-            res["k_rope"] = raw(r.to(kv.dtype))[:, None]
-            res["c_kv"] = raw(y.to(kv.dtype))[:, None]
-        return res
-    return fn, None
-
-
 def nz_put(cache, rows, index):
     """cache [BN, G, BS, C0] <- rows [tokens, G*C0] at slots index."""
     bn, g, bs, c0 = cache.shape
@@ -153,45 +109,11 @@ def nz_put(cache, rows, index):
                       (index % bs)[:, None]), rows.reshape(-1, g, c0))
 
 
-def qkv_rms_norm_rope_cache(shape):
-    a, inp = shape.attrs, shape.inputs
-    b, s, n, d = a["qkv_size"]
-    nq, nk, nv = a["head_nums"]
-    eps = a.get("epsilon", 1e-6)
-    ctag = inp["k_cache"].dtype
-    if ctag not in ("int8", "bf16", "fp16") or a.get("is_output_qkv"):
-        return None, "no torch golden for this QkvRmsNormRopeCache"
-    qkv, qg, kg, cos, sin = (tensor(inp[m]) for m in (
-        "qkv", "q_gamma", "k_gamma", "cos", "sin"))
-    index = tensor(inp["index"])
-    kc0, vc0 = tensor(inp["k_cache"]), tensor(inp["v_cache"])
-    ks = tensor(inp["k_scale"]) if "k_scale" in inp else None
-    vs = tensor(inp["v_scale"]) if "v_scale" in inp else None
-    tokens = b * s
-
-    def fn():
-        x = qkv.float().view(tokens, n, d)
-        c, si = cos.float()[:, None], sin.float()[:, None]
-        q, k, v = x[:, :nq], x[:, nq:nq + nk], x[:, nq + nk:]
-        q = rms_norm(q, qg.float(), eps)
-        q = q * c + rotate_half(q) * si
-        k = rms_norm(k, kg.float(), eps)
-        k = k * c + rotate_half(k) * si
-        q_out = q.to(qkv.dtype).reshape(tokens, nq * d)
-        kc, vc = kc0.clone(), vc0.clone()
-        if ctag == "int8":
-            kq, vq = quant_int8(k / ks), quant_int8(v / vs)
-        else:
-            kq, vq = k.to(kc.dtype), v.to(vc.dtype)
-        nz_put(kc, kq.reshape(tokens, -1), index)
-        nz_put(vc, vq.reshape(tokens, -1), index)
-        return {"q_out": raw(q_out), "k_cache": raw(kc), "v_cache": raw(vc)}
-    return fn, None
-
-
-def reshape_and_cache(shape, layout=None):
+def paged_copy(shape, layout):
+    """Copy each token's key / value row into its slot of a paged cache, ND
+    ([blocks, BS, N, D] rows) or NZ: the torch golden of every paged copy
+    operator's plain mode."""
     inp = shape.inputs
-    layout = layout or shape.attrs.get("cache_layout", "ND")
     key, value = tensor(inp["key"]), tensor(inp["value"])
     kc0, vc0 = tensor(inp["key_cache"]), tensor(inp["value_cache"])
     slot = tensor(inp["slot_mapping"]).long()
@@ -210,54 +132,11 @@ def reshape_and_cache(shape, layout=None):
     return fn, None
 
 
-def reshape_and_cache_omni(shape):
-    inp = shape.inputs
-    key, value = tensor(inp["key"]), tensor(inp["value"])
-    kc0, vc0 = tensor(inp["key_cache"]), tensor(inp["value_cache"])
-    slot, wins, seq, offs = (tensor(inp[m]).long() for m in (
-        "slot_mapping", "wins", "seq_len", "offset_index"))
-    heads, d = key.shape[1], key.shape[2]
-
-    def fn():
-        L = seq.repeat_interleave(heads)
-        base = (torch.cumsum(seq, 0) - seq).repeat_interleave(heads)
-        active = (offs != -1) & (wins != 0)
-        counts = torch.where(active, L - wins, L)
-        owner = torch.arange(counts.numel()).repeat_interleave(counts)
-        k = torch.arange(owner.numel()) - (torch.cumsum(counts, 0) -
-                                           counts)[owner]
-        cut = torch.where(active, offs, L)[owner]
-        skip = torch.where(active, wins, torch.zeros_like(wins))[owner]
-        j = torch.where(k < cut, k, k + skip)
-        src = (base[owner] + j) * heads + owner % heads
-        dst = slot[owner] + k
-        kc, vc = kc0.clone(), vc0.clone()
-        kc.view(-1, d).index_put_((dst,), key.view(-1, d)[src])
-        vc.view(-1, d).index_put_((dst,), value.view(-1, d)[src])
-        return {"key_cache": raw(kc), "value_cache": raw(vc)}
-    return fn, None
-
-
-def scatter_pa_kv_cache(shape):
-    """Its benchmark's two cache modes are ReshapeAndCache's two layouts:
-    Norm writes rows of a [blocks, BS, N, D] cache, PA_NZ the NZ runs."""
-    mode = shape.attrs.get("cache_mode", "Norm")
-    if mode not in ("Norm", "PA_NZ"):
-        return None, "no torch golden for ScatterPaKvCache " + mode
-    return reshape_and_cache(shape, "ND" if mode == "Norm" else "NZ")
-
-
-GOLDENS = {"kv_rms_norm_rope_cache": kv_rms_norm_rope_cache,
-           "qkv_rms_norm_rope_cache": qkv_rms_norm_rope_cache,
-           "reshape_and_cache": reshape_and_cache,
-           "reshape_and_cache_omni": reshape_and_cache_omni,
-           "scatter_pa_kv_cache": scatter_pa_kv_cache}
-
-
 def make(shape):
     if torch is None:
         return None, "no torch"
-    g = GOLDENS.get(shape.op)
+    g = getattr(importlib.import_module("shapes." + shape.op),
+                "torch_golden", None)
     if g is None:
         return None, "no torch golden for " + shape.op
     return g(shape)

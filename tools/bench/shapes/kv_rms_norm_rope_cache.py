@@ -3,6 +3,8 @@ import numpy as np
 
 from kvgen import kv_rms_norm_rope_cache as gen
 
+import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
+
 from ._inputs import (F32, STORE, Shape, T, codes, paged_slots, poison,
                       positive, spread_slots)
 
@@ -76,3 +78,52 @@ def scaling_shapes(quick):
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
         yield make_shape(64, 1, "PA", "int8", grow=g, group="scaling")
+
+
+def torch_golden(shape):
+    a, inp = shape.attrs, shape.inputs
+    mode, eps = a["cache_mode"], a["epsilon"]
+    out_kv = a.get("is_output_kv", False)
+    ktag, ctag = inp["k_cache"].dtype, inp["ckv_cache"].dtype
+    if tg.quantise(tg.torch.zeros(1), ktag) is None or "k_rope_offset" in inp:
+        return None, "no torch golden for %s caches" % ktag
+    if mode not in ("PA", "PA_BLK_NZ"):
+        return None, "no torch golden for %s" % mode
+    kv, gamma, cos, sin = (tg.tensor(inp[n]) for n in ("kv", "gamma", "cos",
+                                                    "sin"))
+    index = tg.tensor(inp["index"])
+    kc0, cc0 = tg.tensor(inp["k_cache"]), tg.tensor(inp["ckv_cache"])
+    kscale = tg.tensor(inp["k_rope_scale"])
+    cscale = tg.tensor(inp["c_kv_scale"])
+    dv = gamma.shape[0]
+    bs = kc0.shape[1]
+
+    def fn():
+        x = kv.float()[:, 0]                     # [B, S, Dv + Dk]
+        b, s, _ = x.shape
+        y = tg.rms_norm(x[..., :dv], gamma.float(), eps)
+        xr = x[..., dv:]
+        xr = tg.torch.cat((xr[..., 0::2], xr[..., 1::2]), dim=-1)
+        r = xr * cos.float()[:, 0] + tg.rotate_half(xr) * sin.float()[:, 0]
+        kq = tg.quantise(r * kscale, ktag).reshape(b * s, -1)
+        cq = tg.quantise(y * cscale, ctag).reshape(b * s, -1)
+        kc, cc = kc0.clone(), cc0.clone()
+        if mode == "PA":
+            kc.view(-1, kq.shape[1]).index_put_((index,), kq)
+            cc.view(-1, cq.shape[1]).index_put_((index,), cq)
+        else:                                    # PA_BLK_NZ
+            nb = -(-s // bs)
+            pos = tg.torch.arange(s)
+            first = index.view(b, nb)[:, pos // bs].reshape(-1)
+            page, slot = first // bs, (pos % bs).repeat(b)
+            for c, q in ((kc, kq), (cc, cq)):
+                g = q.shape[1] // 32
+                nz = c.view(c.shape[0], g, bs, 32)
+                nz.index_put_((page[:, None], tg.torch.arange(g)[None, :],
+                               slot[:, None]), q.view(-1, g, 32))
+        res = {"k_cache": tg.raw(kc), "ckv_cache": tg.raw(cc)}
+        if out_kv:
+            res["k_rope"] = tg.raw(r.to(kv.dtype))[:, None]
+            res["c_kv"] = tg.raw(y.to(kv.dtype))[:, None]
+        return res
+    return fn, None

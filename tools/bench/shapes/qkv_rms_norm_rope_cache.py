@@ -3,6 +3,8 @@ import numpy as np
 
 from kvgen import qkv_rms_norm_rope_cache as gen
 
+import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
+
 from ._inputs import F32, Shape, T, codes, poison, positive, spread_slots
 
 NAME = "QkvRmsNormRopeCache"
@@ -78,3 +80,40 @@ def scaling_shapes(quick):
         yield make_shape(1, 64, grow=g, group="scaling")
     # the control: the largest cache, every write in one block
     yield make_shape(1, 64, grow=grows[-1], one_block=True, group="scaling")
+
+
+def torch_golden(shape):
+    a, inp = shape.attrs, shape.inputs
+    b, s, n, d = a["qkv_size"]
+    nq, nk, nv = a["head_nums"]
+    eps = a.get("epsilon", 1e-6)
+    ctag = inp["k_cache"].dtype
+    if ctag not in ("int8", "bf16", "fp16") or a.get("is_output_qkv"):
+        return None, "no torch golden for this QkvRmsNormRopeCache"
+    qkv, qg, kg, cos, sin = (tg.tensor(inp[m]) for m in (
+        "qkv", "q_gamma", "k_gamma", "cos", "sin"))
+    index = tg.tensor(inp["index"])
+    kc0, vc0 = tg.tensor(inp["k_cache"]), tg.tensor(inp["v_cache"])
+    ks = tg.tensor(inp["k_scale"]) if "k_scale" in inp else None
+    vs = tg.tensor(inp["v_scale"]) if "v_scale" in inp else None
+    tokens = b * s
+
+    def fn():
+        x = qkv.float().view(tokens, n, d)
+        c, si = cos.float()[:, None], sin.float()[:, None]
+        q, k, v = x[:, :nq], x[:, nq:nq + nk], x[:, nq + nk:]
+        q = tg.rms_norm(q, qg.float(), eps)
+        q = q * c + tg.rotate_half(q) * si
+        k = tg.rms_norm(k, kg.float(), eps)
+        k = k * c + tg.rotate_half(k) * si
+        q_out = q.to(qkv.dtype).reshape(tokens, nq * d)
+        kc, vc = kc0.clone(), vc0.clone()
+        if ctag == "int8":
+            kq, vq = tg.quant_int8(k / ks), tg.quant_int8(v / vs)
+        else:
+            kq, vq = k.to(kc.dtype), v.to(vc.dtype)
+        tg.nz_put(kc, kq.reshape(tokens, -1), index)
+        tg.nz_put(vc, vq.reshape(tokens, -1), index)
+        return {"q_out": tg.raw(q_out), "k_cache": tg.raw(kc),
+                "v_cache": tg.raw(vc)}
+    return fn, None

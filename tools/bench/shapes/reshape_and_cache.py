@@ -3,6 +3,8 @@ import numpy as np
 
 from kvgen import reshape_and_cache as gen
 
+import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
+
 from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
                       spread_slots)
 
@@ -60,3 +62,7 @@ def scaling_shapes(quick):
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
         yield make_shape(64, 8, 128, "ND", grow=g, group="scaling")
+
+
+def torch_golden(shape):
+    return tg.paged_copy(shape, shape.attrs.get("cache_layout", "ND"))

@@ -3,6 +3,8 @@ import numpy as np
 
 from kvgen import reshape_and_cache_omni as gen
 
+import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
+
 from ._inputs import Shape, T, codes, i32, poison
 
 NAME = "ReshapeAndCacheOmni"
@@ -61,3 +63,31 @@ def scaling_shapes(quick):
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
         yield make_shape(64, 8, 128, 0, grow=g, group="scaling")
+
+
+def torch_golden(shape):
+    inp = shape.inputs
+    key, value = tg.tensor(inp["key"]), tg.tensor(inp["value"])
+    kc0, vc0 = tg.tensor(inp["key_cache"]), tg.tensor(inp["value_cache"])
+    slot, wins, seq, offs = (tg.tensor(inp[m]).long() for m in (
+        "slot_mapping", "wins", "seq_len", "offset_index"))
+    heads, d = key.shape[1], key.shape[2]
+
+    def fn():
+        L = seq.repeat_interleave(heads)
+        base = (tg.torch.cumsum(seq, 0) - seq).repeat_interleave(heads)
+        active = (offs != -1) & (wins != 0)
+        counts = tg.torch.where(active, L - wins, L)
+        owner = tg.torch.arange(counts.numel()).repeat_interleave(counts)
+        k = tg.torch.arange(owner.numel()) - (tg.torch.cumsum(counts, 0) -
+                                           counts)[owner]
+        cut = tg.torch.where(active, offs, L)[owner]
+        skip = tg.torch.where(active, wins, tg.torch.zeros_like(wins))[owner]
+        j = tg.torch.where(k < cut, k, k + skip)
+        src = (base[owner] + j) * heads + owner % heads
+        dst = slot[owner] + k
+        kc, vc = kc0.clone(), vc0.clone()
+        kc.view(-1, d).index_put_((dst,), key.view(-1, d)[src])
+        vc.view(-1, d).index_put_((dst,), value.view(-1, d)[src])
+        return {"key_cache": tg.raw(kc), "value_cache": tg.raw(vc)}
+    return fn, None

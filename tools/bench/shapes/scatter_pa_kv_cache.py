@@ -3,6 +3,8 @@ import numpy as np
 
 from kvgen import scatter_pa_kv_cache as gen
 
+import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
+
 from ._inputs import (SIZE, Shape, T, codes, i32, paged_slots, poison,
                       spread_slots)
 
@@ -61,3 +63,12 @@ def scaling_shapes(quick):
     grows = (1, 16) if quick else (1, 16, 256)
     for g in grows:
         yield make_shape(64, 8, 128, "Norm", grow=g, group="scaling")
+
+
+def torch_golden(shape):
+    """Its benchmark's two cache modes are the two paged layouts: Norm
+    writes rows of a [blocks, BS, N, D] cache, PA_NZ the NZ runs."""
+    mode = shape.attrs.get("cache_mode", "Norm")
+    if mode not in ("Norm", "PA_NZ"):
+        return None, "no torch golden for ScatterPaKvCache " + mode
+    return tg.paged_copy(shape, "ND" if mode == "Norm" else "NZ")
