@@ -524,5 +524,5 @@ def generate(root):
     for spec, err, mutate in errors():
         write(root, spec, error_inputs(spec, mutate), expect_error=err)
     # V2 (the optional input v): the v2_* cases, from their own golden
-    from . import kv_v2_cases
-    kv_v2_cases.generate(root)
+    from . import kv_rms_norm_rope_cache_v2_cases
+    kv_rms_norm_rope_cache_v2_cases.generate(root)
