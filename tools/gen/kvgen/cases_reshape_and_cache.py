@@ -6,13 +6,12 @@ cases the oracle must refuse. Caches start as seeded random bytes.
 import numpy as np
 
 from .casefile import T, write_case
-from .cases_reshape_and_cache_omni import SPECIAL, expect_error, i32
-from .cases_reshape_and_cache_omni import pack, sprinkle
-from .cases_reshape_and_cache_omni import poison as poison16
-from .cases_reshape_and_cache_omni import values as values16
+from .head_runs import bits, head_params
+from .paged_cases import SPECIAL, expect_error, i32, pack, sprinkle
+from .paged_cases import poison as poison16
+from .paged_cases import values as values16
 from .reshape_and_cache import kvhead, kvhead_rope, reshape_and_cache
 from .reshape_and_cache import reshape_and_cache_siso
-from .reshape_and_cache_omni import bits, head_params
 
 NAME = "reshape_and_cache"
 C0 = {"fp16": 16, "bf16": 16, "int8": 32}
