@@ -898,6 +898,105 @@ static void test_map_shrunk(void **state)
     kvgt_tensor_free(&t);
 }
 
+/* ---- a file rendered through a stream (the report files) ---------------- */
+
+static kvg_status render_hello(FILE *out, void *user, kvg_diag *diag)
+{
+    (void)user;
+    (void)diag;
+    fputs("hello\n", out);
+    return KVG_OK;
+}
+
+static kvg_status render_fails(FILE *out, void *user, kvg_diag *diag)
+{
+    (void)user;
+    fputs("half a rep", out);
+    diag->status = KVG_ERR_NOMEM;
+    (void)snprintf(diag->message, sizeof diag->message, "renderer gave up");
+    return KVG_ERR_NOMEM;
+}
+
+static void read_small(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    assert_non_null(f);
+    n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* One streamed file into `dir` as its own set: the status of the add or
+ * the commit. */
+static kvg_status stream_one(const char *dir, const char *name,
+                             kvg_outset_writer render, kvg_diag *d)
+{
+    kvg_outset *set = NULL;
+    kvg_status st = kvg_outset_begin(&set, dir, d);
+    if (st == KVG_OK)
+        st = kvg_outset_add_stream(set, name, render, NULL, d);
+    if (st == KVG_OK)
+        st = kvg_outset_commit(set, d);
+    kvg_outset_end(set);
+    return st;
+}
+
+static void test_outset_stream(void **state)
+{
+    char dir[] = "/tmp/kvg_stream_XXXXXX", path[128], link[128], other[128];
+    char sub[128], buf[64];
+    kvg_outset *sets[2] = {NULL, NULL};
+    kvg_diag d;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    (void)snprintf(path, sizeof path, "%s/r.html", dir);
+    assert_int_equal(stream_one(dir, "r.html", render_hello, &d), KVG_OK);
+    read_small(path, buf, sizeof buf);
+    assert_string_equal(buf, "hello\n");
+    /* a failing renderer: its status and reason, naming the file; the old
+     * file stays and no temporary is left behind */
+    assert_int_equal(stream_one(dir, "r.html", render_fails, &d),
+                     KVG_ERR_NOMEM);
+    assert_non_null(strstr(d.message, "renderer gave up"));
+    assert_non_null(strstr(d.message, path));
+    read_small(path, buf, sizeof buf);
+    assert_string_equal(buf, "hello\n");
+    /* a symlink at the target is replaced, the file it points to kept */
+    (void)snprintf(other, sizeof other, "%s/other", dir);
+    (void)snprintf(link, sizeof link, "%s/link.html", dir);
+    {
+        FILE *f = fopen(other, "wb");
+        assert_non_null(f);
+        fputs("keep", f);
+        fclose(f);
+    }
+    assert_int_equal(symlink(other, link), 0);
+    assert_int_equal(stream_one(dir, "link.html", render_hello, &d), KVG_OK);
+    read_small(other, buf, sizeof buf);
+    assert_string_equal(buf, "keep");
+    read_small(link, buf, sizeof buf);
+    assert_string_equal(buf, "hello\n");
+    /* two directories committed as one: the second file cannot be
+     * rendered, so the first target keeps its old contents */
+    (void)snprintf(sub, sizeof sub, "%s/sub", dir);
+    assert_int_equal(kvg_outset_begin(&sets[0], dir, &d), KVG_OK);
+    assert_int_equal(kvg_outset_begin(&sets[1], sub, &d), KVG_OK);
+    assert_int_equal(kvg_outset_add_stream(sets[0], "other", render_hello,
+                                           NULL, &d), KVG_OK);
+    assert_int_equal(kvg_outset_add_stream(sets[1], "r.html", render_fails,
+                                           NULL, &d), KVG_ERR_NOMEM);
+    kvg_outset_end(sets[0]);
+    kvg_outset_end(sets[1]);
+    read_small(other, buf, sizeof buf);
+    assert_string_equal(buf, "keep");
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(unlink(other), 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(sub), 0); /* fails if a temporary was left */
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -915,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_outset_concurrent_commits),
         cmocka_unit_test(test_map_shrunk),
         cmocka_unit_test(test_available_cores),
+        cmocka_unit_test(test_outset_stream),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -575,14 +575,13 @@ static void put_xml(FILE *out, const char *s)
 
 /* --junit: one <testcase> per case. FAIL and INCOMPLETE are failures, an
  * invalid case or a worker that died an error: never a pass or a skip. */
-static int write_junit(FILE *out, void *user, char *err, size_t cap)
+static kvg_status write_junit(FILE *out, void *user, kvg_diag *diag)
 {
     const batch *b = (const batch *)user;
     int counts[V_COUNT], i;
     const char *cmd = b->compare ? "compare" : "check";
 
-    (void)err;
-    (void)cap;
+    (void)diag;
     (void)worst(b, counts);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
     for (i = 0; i < 2; i++)
@@ -621,7 +620,7 @@ static int write_junit(FILE *out, void *user, char *err, size_t cap)
                 j->verdict >= V_INVALID ? "error" : "failure");
     }
     fputs("  </testsuite>\n</testsuites>\n", out);
-    return 0;
+    return KVG_OK;
 }
 
 /* Before any case runs: where --junit goes must be a file kvgold may

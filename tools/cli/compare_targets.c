@@ -190,10 +190,10 @@ typedef struct render_job {
     const kvg_report_set *set;
 } render_job;
 
-static int render_one(FILE *out, void *user, char *err, size_t cap)
+static kvg_status render_one(FILE *out, void *user, kvg_diag *diag)
 {
     const render_job *j = (const render_job *)user;
-    return j->render(out, j->set, err, cap);
+    return j->render(out, j->set, diag);
 }
 
 int kvg_cli_targets_write(const kvg_cli_target *t, int n,

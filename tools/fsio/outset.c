@@ -517,7 +517,7 @@ kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
 {
     out_file *f;
     kvg_status st = KVG_OK;
-    char err[512];
+    kvg_diag why;
     FILE *fp;
     int fd = -1, tries;
 
@@ -561,11 +561,12 @@ kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
                          strerror(errno));
         (void)close(fd);
     } else {
-        err[0] = '\0';
+        kvg_diag_clear(&why);
         errno = 0;
-        if (render(fp, user, err, sizeof err) != 0)
-            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
-                             err[0] ? err : "cannot render it");
+        if ((st = render(fp, user, &why)) != KVG_OK)
+            (void)kvg_fs_fail(diag, st, f->final, "%s: %s", f->final,
+                              why.message[0] ? why.message
+                                             : "cannot render it");
         else if (fflush(fp) != 0 || ferror(fp))
             st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
                              "%s: write error: %s", f->final,

@@ -85,12 +85,13 @@ void kvg_outset_end(kvg_outset *set);
 
 /*
  * A file of the set rendered through a stdio stream: `render` writes the
- * whole content to `out` and returns 0, or nonzero with the reason in
- * err (cap bytes). Written to a temporary file like the .npy ones; a
- * write error (a full disk) is found at the flush and fails the add.
+ * whole content to `out` and returns KVG_OK, or a status with the reason
+ * in diag (the tools' idiom). Written to a temporary file like the .npy
+ * ones; a write error (a full disk) is found at the flush and fails the
+ * add.
  */
-typedef int (*kvg_outset_writer)(FILE *out, void *user, char *err,
-                                 size_t cap);
+typedef kvg_status (*kvg_outset_writer)(FILE *out, void *user,
+                                        kvg_diag *diag);
 kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
                                  kvg_outset_writer render, void *user,
                                  kvg_diag *diag);

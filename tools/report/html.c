@@ -254,18 +254,17 @@ static void put_elements(FILE *out, const char *title,
     fputs("</table></div>\n", out);
 }
 
-/* The cache map of a tensor with a layout; -1 when out of memory. */
-static int put_map(FILE *out, const kvg_report_tensor *t, char *err,
-                   size_t cap)
+/* The cache map of a tensor with a layout; KVG_ERR_NOMEM when out of
+ * memory. */
+static kvg_status put_map(FILE *out, const kvg_report_tensor *t,
+                          kvg_diag *diag)
 {
     kvg_cache_map map;
     int rc = kvg_cache_map_build(t, &map);
-    if (rc == -2) {
-        (void)snprintf(err, cap, "out of memory mapping %s", t->result->name);
-        return -1;
-    }
+    if (rc == -2)
+        return kvg_report_nomem(diag, "mapping", t->result->name);
     if (rc != 0)
-        return 0; /* the layout does not describe it: no map, no harm */
+        return KVG_OK; /* the layout does not describe it: no map, no harm */
     fprintf(out, "<h3>Cache map: %lld blocks &times; %lld slots</h3>\n"
                  "<p class=\"muted\">One cell per ",
             (long long)map.blocks, (long long)map.slots);
@@ -281,12 +280,13 @@ static int put_map(FILE *out, const kvg_report_tensor *t, char *err,
           "hover a cell for its coordinates and worst element.</p>\n", out);
     kvg_html_cache_map(out, t, &map);
     kvg_cache_map_free(&map);
-    return 0;
+    return KVG_OK;
 }
 
-static int put_tensor(FILE *out, const kvg_report_tensor *t, int i, int k,
-                      char *err, size_t cap)
+static kvg_status put_tensor(FILE *out, const kvg_report_tensor *t, int i,
+                             int k, kvg_diag *diag)
 {
+    kvg_status st;
     const kvg_compare_result *r = t->result;
     kvg_error_hist h;
     fputs("<section><h2 id=\"", out);
@@ -318,8 +318,8 @@ static int put_tensor(FILE *out, const kvg_report_tensor *t, int i, int k,
         fputs(")", out);
     }
     fputs("</p>\n", out);
-    if (t->layout != NULL && put_map(out, t, err, cap) != 0)
-        return -1;
+    if (t->layout != NULL && (st = put_map(out, t, diag)) != KVG_OK)
+        return st;
     kvg_error_hist_build(t, &h);
     fprintf(out, "<h3>Error distribution of the %lld written elements (%s)"
                  "</h3>\n",
@@ -333,12 +333,13 @@ static int put_tensor(FILE *out, const kvg_report_tensor *t, int i, int k,
     put_elements(out, "Untouched elements that changed (first)",
                  r->untouched_first, r->untouched_listed, r->dtype);
     fputs("</div></section>\n", out);
-    return 0;
+    return KVG_OK;
 }
 
-int kvg_report_html(FILE *out, const kvg_report_set *set, char *err,
-                    size_t cap)
+kvg_status kvg_report_html(FILE *out, const kvg_report_set *set,
+                           kvg_diag *diag)
 {
+    kvg_status st;
     int i, k, n = kvg_report_run_count(set);
     put_head(out, set);
     put_verdict(out, set);
@@ -359,12 +360,13 @@ int kvg_report_html(FILE *out, const kvg_report_set *set, char *err,
     for (k = 0; k < n; k++) {
         kvg_report_run run = kvg_report_get_run(set, k);
         for (i = 0; i < run.count; i++)
-            if (put_tensor(out, &run.tensors[i], i, k, err, cap) != 0)
-                return -1;
+            if ((st = put_tensor(out, &run.tensors[i], i, k, diag)) !=
+                KVG_OK)
+                return st;
     }
     fputs("<p class=\"muted\">Written by kvgold compare. Within tolerance, "
           "per element: float_re rel err below the MARE limit; int_abs1 "
           "|delta| &lt;= 1; code_dist at most one code apart; bitwise never "
           "(docs/usage.md).</p>\n</body></html>\n", out);
-    return 0;
+    return KVG_OK;
 }

@@ -62,8 +62,9 @@ static void put_classname(FILE *out, const kvg_report_set *set, int run)
         fprintf(out, ".run%d", run + 1);
 }
 
-static int put_testcase(FILE *out, const kvg_report_set *set, int run,
-                        const kvg_compare_result *r, char *err, size_t cap)
+static kvg_status put_testcase(FILE *out, const kvg_report_set *set,
+                               int run, const kvg_compare_result *r,
+                               kvg_diag *diag)
 {
     char *text;
     fputs("    <testcase name=\"", out);
@@ -73,12 +74,10 @@ static int put_testcase(FILE *out, const kvg_report_set *set, int run,
     fputs("\" time=\"0\"", out);
     if (r->verdict == KVG_VERDICT_PASS) {
         fputs("/>\n", out);
-        return 0;
+        return KVG_OK;
     }
-    if ((text = text_of(r)) == NULL) {
-        (void)snprintf(err, cap, "out of memory rendering %s", r->name);
-        return -1;
-    }
+    if ((text = text_of(r)) == NULL)
+        return kvg_report_nomem(diag, "rendering", r->name);
     fputs(">\n      <failure type=\"", out);
     put_xml(out, kvg_compare_criterion_name(r->criterion));
     fputs("\" message=\"", out);
@@ -87,7 +86,7 @@ static int put_testcase(FILE *out, const kvg_report_set *set, int run,
     put_xml(out, text);
     fputs("</failure>\n    </testcase>\n", out);
     free(text);
-    return 0;
+    return KVG_OK;
 }
 
 /* A run's suite's <properties>: the standard that judged it, by its
@@ -138,11 +137,12 @@ static int run_failures(const kvg_report_run *run)
 }
 
 /* One <testsuite> per run: one <testcase> per output tensor. */
-static int put_run(FILE *out, const kvg_report_set *set, int k, char *err,
-                   size_t cap)
+static kvg_status put_run(FILE *out, const kvg_report_set *set, int k,
+                          kvg_diag *diag)
 {
     kvg_report_run run = kvg_report_get_run(set, k);
     int i, failures = run_failures(&run);
+    kvg_status st;
 
     fputs("  <testsuite name=\"", out);
     put_xml(out, set->case_dir ? set->case_dir : "case");
@@ -158,8 +158,9 @@ static int put_run(FILE *out, const kvg_report_set *set, int k, char *err,
             run.count + run.n_skipped, failures);
     put_properties(out, &run);
     for (i = 0; i < run.count; i++)
-        if (put_testcase(out, set, k, run.tensors[i].result, err, cap) != 0)
-            return -1;
+        if ((st = put_testcase(out, set, k, run.tensors[i].result, diag)) !=
+            KVG_OK)
+            return st;
     for (i = 0; i < run.n_skipped; i++) {
         fputs("    <testcase name=\"", out);
         put_xml(out, run.skipped[i]);
@@ -171,12 +172,13 @@ static int put_run(FILE *out, const kvg_report_set *set, int k, char *err,
               out);
     }
     fputs("  </testsuite>\n", out);
-    return 0;
+    return KVG_OK;
 }
 
-int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
-                     size_t cap)
+kvg_status kvg_report_junit(FILE *out, const kvg_report_set *set,
+                            kvg_diag *diag)
 {
+    kvg_status st;
     int k, n = kvg_report_run_count(set), total = 0, failures = 0;
     int det = set->runs != NULL && set->determinism != NULL;
     int det_fail = det && strcmp(set->determinism, "PASS") != 0;
@@ -191,8 +193,8 @@ int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
                  "failures=\"%d\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
             total + det, failures + det_fail);
     for (k = 0; k < n; k++)
-        if (put_run(out, set, k, err, cap) != 0)
-            return -1;
+        if ((st = put_run(out, set, k, diag)) != KVG_OK)
+            return st;
     if (det) {
         /* the runs must be bit for bit the same: a test of its own, which
          * fails when they differ or when it could not be shown */
@@ -217,5 +219,5 @@ int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
         fputs("  </testsuite>\n", out);
     }
     fputs("</testsuites>\n", out);
-    return 0;
+    return KVG_OK;
 }

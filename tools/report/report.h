@@ -4,9 +4,10 @@
  * worst elements), JUnit XML for CI systems, CSV for spreadsheets.
  *
  *   kvg_report_set s = {case_dir, op, tensors, n, skipped, n_skipped};
- *   if (kvg_report_write_file("out.html", kvg_report_html, &s, err,
- *                             sizeof err) != 0)            (or _files)
- *       fprintf(stderr, "kvgold: %s\n", err);
+ *   st = kvg_report_html(out, &s, &diag);  (KVG_OK, or diag says why)
+ *
+ * The files are written all or nothing by tools/fsio/outset.h
+ * (kvg_outset_add_stream with a renderer, then one commit for all).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -15,6 +16,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "kvgold/status.h"
 
 #include "element_class.h"
 
@@ -52,38 +55,24 @@ kvg_report_run kvg_report_get_run(const kvg_report_set *set, int k);
 const char *kvg_report_run_verdict(const kvg_report_run *run);
 const char *kvg_report_set_verdict(const kvg_report_set *set);
 
-/* A renderer writes the whole report to `out`; 0 on success, else -1 with
- * the reason in err (the caller checks `out` for write errors). */
-typedef int (*kvg_report_renderer)(FILE *out, const kvg_report_set *set,
-                                   char *err, size_t cap);
+/* A renderer writes the whole report to `out`: KVG_OK, or a status with
+ * the reason in diag (KVG_ERR_NOMEM: "out of memory mapping q_out"); the
+ * caller checks `out` for write errors. Report files are written all or
+ * nothing through tools/fsio/outset.h (kvg_outset_add_stream). */
+typedef kvg_status (*kvg_report_renderer)(FILE *out,
+                                          const kvg_report_set *set,
+                                          kvg_diag *diag);
 
-int kvg_report_html(FILE *out, const kvg_report_set *set, char *err,
-                    size_t cap);
-int kvg_report_junit(FILE *out, const kvg_report_set *set, char *err,
-                     size_t cap);
-int kvg_report_csv(FILE *out, const kvg_report_set *set, char *err,
-                   size_t cap);
+kvg_status kvg_report_html(FILE *out, const kvg_report_set *set,
+                           kvg_diag *diag);
+kvg_status kvg_report_junit(FILE *out, const kvg_report_set *set,
+                            kvg_diag *diag);
+kvg_status kvg_report_csv(FILE *out, const kvg_report_set *set,
+                          kvg_diag *diag);
 
-/*
- * Render into a temporary file in the directory of `path`, then rename it
- * over `path` (so a reader never sees half a report, and a symlink at
- * `path` is replaced, never followed). On failure nothing is left behind,
- * an existing `path` is untouched, and err says which file and why
- * (strerror). Returns 0 or -1.
- */
-int kvg_report_write_file(const char *path, kvg_report_renderer render,
-                          const kvg_report_set *set, char *err, size_t cap);
-
-/* Several files at once, all or none: every file is rendered to its
- * temporary first; only when all are complete are they renamed into place
- * (so a full disk or an unwritable directory for the last one leaves the
- * first ones' targets untouched too). At most KVG_REPORT_MAX_JOBS. */
-#define KVG_REPORT_MAX_JOBS 8
-typedef struct kvg_report_job {
-    const char *path;
-    kvg_report_renderer render;
-} kvg_report_job;
-int kvg_report_write_files(const kvg_report_job *jobs, int n,
-                           const kvg_report_set *set, char *err, size_t cap);
+/* A renderer's one failure: KVG_ERR_NOMEM, diag "out of memory <doing>
+ * <name>" ("out of memory mapping q_out"), tensor `name`. */
+kvg_status kvg_report_nomem(kvg_diag *diag, const char *doing,
+                            const char *name);
 
 #endif /* KVGOLD_TOOLS_REPORT_H */

@@ -23,6 +23,7 @@
 #include "case.h"
 #include "fileio.h"
 #include "membudget.h"
+#include "outset.h"
 #include "report.h"
 #include "scan.h"
 
@@ -599,6 +600,11 @@ static char *render(const kvg_compare_result *res, size_t n, int json)
     return buf;
 }
 
+static kvg_status put_page(FILE *out, void *set, kvg_diag *diag)
+{
+    return kvg_report_html(out, (const kvg_report_set *)set, diag);
+}
+
 /* The call's own page: compare's HTML (cache maps, histograms). */
 static void write_page(const kvg_scan_call *c, const kvg_case *k,
                        const judged *j, size_t index,
@@ -607,8 +613,9 @@ static void write_page(const kvg_scan_call *c, const kvg_case *k,
     kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
     const char *skipped[KVG_CASE_MAX_TENSORS];
     kvg_report_set set;
-    char err[512], title[KVG_SCAN_DIR_MAX + 2 * KVG_SCAN_NAME_MAX + 8];
-    char *path;
+    char title[KVG_SCAN_DIR_MAX + 2 * KVG_SCAN_NAME_MAX + 8];
+    kvg_outset *page = NULL;
+    kvg_diag diag;
     int i, n = 0;
 
     memset(&set, 0, sizeof set);
@@ -637,12 +644,13 @@ static void write_page(const kvg_scan_call *c, const kvg_case *k,
     set.tensors = t;
     set.count = n;
     set.skipped = skipped;
-    path = kvg_path_join(o->html_dir, r->page, NULL, NULL);
-    if (path == NULL ||
-        kvg_report_write_file(path, kvg_report_html, &set, err,
-                              sizeof err) != 0)
+    /* one file, all or nothing, as compare writes its reports */
+    if (kvg_outset_begin(&page, o->html_dir, &diag) != KVG_OK ||
+        kvg_outset_add_stream(page, r->page, put_page, &set, &diag) !=
+            KVG_OK ||
+        kvg_outset_commit(page, &diag) != KVG_OK)
         r->page[0] = '\0'; /* the index says the page is missing */
-    free(path);
+    kvg_outset_end(page);
 }
 
 static void not_judged(kvg_scan_result *r, const char *fmt, const char *a,
