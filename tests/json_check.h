@@ -1,6 +1,6 @@
 /*
  * tests/json_check.h - reading a JSON report in a test: parsed by the
- * strict reader (tools/json), each accessor fails the test when the key is
+ * strict reader (tools/lib/json), each accessor fails the test when the key is
  * missing or of another type. Shared by the comparison tests.
  * SPDX-License-Identifier: Apache-2.0
  */

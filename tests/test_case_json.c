@@ -1,5 +1,5 @@
 /*
- * tests/test_case_json.c - the case loader's JSON readers (tools/case,
+ * tests/test_case_json.c - the case loader's JSON readers (tools/lib/case,
  * kvg_case_*) on top of the strict reader: integers exact over the whole
  * int64 range, a fraction / exponent / out-of-range / wrongly typed value
  * refused naming the key and its DIR/case.json:LINE:COL, and

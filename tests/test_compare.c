@@ -9,7 +9,7 @@
  * distances read off the format tables, and each threshold just under and
  * just over. Results are poisoned before each call; on an error they must
  * come back byte-identical. JSON reports are parsed back with the strict
- * reader of tools/json (so they are RFC 8259 JSON without duplicate keys).
+ * reader of tools/lib/json (so they are RFC 8259 JSON without duplicate keys).
  * These tests pin the criteria under the `single` standard (MERE / MARE),
  * which they ask for explicitly; the default standard and the other
  * standards are tested in test_compare_standards.c.

@@ -232,7 +232,7 @@ static void test_hand_made_nz(void **state)
     assert_int_equal(r.worst[0].coord[3], 13);
 }
 
-/* The report's judge (tools/report) classes every element the same by
+/* The report's judge (tools/lib/report) classes every element the same by
  * runs as by the mask; with a changed untouched element and a bad written
  * one among them, so a judge that ignored the set would differ. */
 static void test_report_judge(void **state)

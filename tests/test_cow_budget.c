@@ -1,7 +1,7 @@
 /*
  * tests/test_cow_budget.c - the pages the golden copies in a cache that is
  * a private copy-on-write mapping of its file count against the memory
- * limit (tools/fsio/membudget.h): for every vector case with a cache, the
+ * limit (tools/lib/fsio/membudget.h): for every vector case with a cache, the
  * bytes reserved equal the private dirty pages the kernel reports for the
  * mapping after the run (/proc/self/smaps, the kernel's own count of the
  * copies), and a limit one byte short of what the run needs is refused

@@ -1,5 +1,5 @@
 /*
- * tests/test_fsio.c - the tools' file layer (tools/fsio): the .npy/.bin
+ * tests/test_fsio.c - the tools' file layer (tools/lib/fsio): the .npy/.bin
  * reader's refusals (special files, sizes that disagree with the header,
  * the memory limit) and the all-or-nothing output writer (kvg_outset):
  * nothing new and nothing old lost on every failure, symlinks and hard

@@ -1,5 +1,5 @@
 /*
- * tests/test_json.c - the strict JSON reader (tools/json/json.h).
+ * tests/test_json.c - the strict JSON reader (tools/lib/json/json.h).
  *
  * From first principles (RFC 8259, RFC 3629, two's-complement int64): what
  * is accepted decodes to the bytes and numbers the RFCs say; what is

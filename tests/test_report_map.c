@@ -1,6 +1,6 @@
 /*
  * tests/test_report_map.c - the HTML report's element classes, cache map
- * and error histogram (tools/report), and its file writer.
+ * and error histogram (tools/lib/report), and its file writer.
  *
  * Expected classes come from first principles: hand-made caches where each
  * (block, slot) holds one designed situation (exact, rel err 2^-7 under

@@ -5,7 +5,7 @@
  * thread's result (status, diagnostic, every byte of every written tensor)
  * must equal the single-threaded run's.
  *
- * How: the case harness builds the call (tools/case, single-threaded: its
+ * How: the case harness builds the call (tools/lib/case, single-threaded: its
  * memory ledger is process-wide) and hands it to run_threads() in place of
  * kvg_op_run. There the call runs once alone (the reference, which the
  * vectors test already proves equal to the NumPy golden), then every thread

@@ -64,7 +64,7 @@ static void put_tensor(kvg_case_call *cc, const char *name,
 }
 
 /* An output the case does not give, allocated as the harness does
- * (tools/case/case_op.c): by kvg_op_output_shape, or [1] when its shape
+ * (tools/lib/case/case_op.c): by kvg_op_output_shape, or [1] when its shape
  * cannot be derived, so that the operator itself refuses the call. */
 static void add_output(setup *s, const kvg_op_tensor_info *t, uint64_t seed)
 {

@@ -1,7 +1,7 @@
 /*
  * kvgold/npy.h - parsing and encoding NumPy .npy images in memory (format 1.0
  * and 2.0). The core library does no file I/O: the file functions
- * kvg_npy_load / kvg_npy_save live in the tools layer (tools/fsio/npy_file.h,
+ * kvg_npy_load / kvg_npy_save live in the tools layer (tools/lib/fsio/npy_file.h,
  * library kvgold_case), see docs/architecture.md.
  *
  * Only what the case format needs (spec section 5): little-endian or

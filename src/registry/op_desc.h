@@ -9,7 +9,7 @@
  * points behind type-erased wrappers. Nothing else in kvgold lists an
  * operator's tensors or attributes.
  *
- * Not installed. The harness (tools/case) reads the case.json conventions
+ * Not installed. The harness (tools/lib/case) reads the case.json conventions
  * (case_required, case_format) from here.
  *
  * SPDX-License-Identifier: Apache-2.0

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_json.c - the strict JSON reader (tools/json) on arbitrary
+ * tests/fuzz/fuzz_json.c - the strict JSON reader (tools/lib/json) on arbitrary
  * bytes. A refusal must carry a "fuzz:LINE:COL: " message. An accepted
  * document must be what json.h promises: strings and keys NUL-free with
  * their lengths, child counts right, keys unique per object, numbers that

@@ -2,7 +2,7 @@
 the same strict JSON reader, the same tensor entries (.bin + "shape"),
 header-first reading of regular files only. Every case file below is given
 to `kvgold check` and to load_case, and both must take the same decision,
-which must be the one the case format (spec section 5, tools/json/json.h)
+which must be the one the case format (spec section 5, tools/lib/json/json.h)
 prescribes.
 
 load_case runs in a child process with a time limit (and, outside

@@ -30,7 +30,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 SKIP = 77
-# the class colours of tools/report/html_common.c
+# the class colours of tools/lib/report/html_common.c
 FRAME = (0x8A, 0x93, 0xA0)
 UNTOUCHED = (0xE6, 0xE8, 0xEB)
 EXACT = (0x3A, 0x9A, 0x4A)

@@ -3,7 +3,7 @@
  * library, not a test: nothing here asserts on time).
  *
  * How an operator is timed. The benchmark runs a case through the same
- * case adapter the oracle uses (tools/case/case_op.c), with the timing
+ * case adapter the oracle uses (tools/lib/case/case_op.c), with the timing
  * shim (timed_ops.c) in place of kvg_op_run. The adapter loads nothing
  * and copies the caches before that call, so the shim sees exactly the
  * arguments the oracle would pass; it fills the typed arguments once and

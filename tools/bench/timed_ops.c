@@ -12,7 +12,7 @@
 #include "bench.h"
 #include "src/registry/op_desc.h"
 
-/* As many tensors as a case holds (tools/case/case.h). */
+/* As many tensors as a case holds (tools/lib/case/case.h). */
 #define MAX_TENSORS 32
 
 /* The typed call, through the descriptor (no name lookups in the loop). */

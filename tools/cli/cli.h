@@ -58,7 +58,7 @@ int kvg_cli_compare_batch(int argc, char **argv);
 
 /* `kvgold prepare` (argv after the command name) and its help text. */
 int kvg_cli_prepare(int argc, char **argv);
-/* `kvgold prepare --help`: the text with the operators of tools/bindings. */
+/* `kvgold prepare --help`: the text with the operators of tools/lib/bindings. */
 void kvg_cli_prepare_print_help(FILE *f);
 /* `kvgold scan` (tools/cli/scan_cmd.c) and its help text. */
 int kvg_cli_scan(int argc, char **argv);

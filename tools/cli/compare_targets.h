@@ -1,7 +1,7 @@
 /*
  * tools/cli/compare_targets.h - the report files of `kvgold compare`
  * (--html, --junit, --csv): checked before anything is computed, written
- * all or nothing as one output set (tools/fsio/outset.h).
+ * all or nothing as one output set (tools/lib/fsio/outset.h).
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVGOLD_TOOLS_COMPARE_TARGETS_H

@@ -1,6 +1,6 @@
 /*
  * tools/cli/scan_cmd.c - `kvgold scan PATH`: judge every call of a kvgold
- * operator in a framework's dump (tools/scan). Calls are judged by worker
+ * operator in a framework's dump (tools/lib/scan). Calls are judged by worker
  * processes (--jobs), each writing its verdicts to its own temporary
  * file; the report lists them in the dump's order whatever finished first.
  * SPDX-License-Identifier: Apache-2.0

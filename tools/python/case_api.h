@@ -1,7 +1,7 @@
 /*
  * tools/python/case_api.h - the case directory functions of the libkvgold.so
  * made for the Python package (tools/python/CMakeLists.txt): the command's
- * own loader and all-or-nothing writer (tools/case, tools/fsio), so that
+ * own loader and all-or-nothing writer (tools/lib/case, tools/lib/fsio), so that
  * kvgold.load_case / kvgold.save_case and the kvgold command cannot
  * disagree on a case file. Not part of the C library's API: only the
  * package's ctypes declarations (kvgold/_lib.py) call them.
@@ -46,7 +46,7 @@ KVG_API void kvg_py_case_free(kvg_py_case *c); /* NULL-safe */
 
 /*
  * Write a case directory all or nothing, as `kvgold run --out` writes
- * (tools/fsio/outset.h): `count` tensors as names[i] (.npy files), then
+ * (tools/lib/fsio/outset.h): `count` tensors as names[i] (.npy files), then
  * case.json holding `json_len` bytes of `json`, which must be a JSON
  * object the loader reads (json NULL: the tensors only, e.g. NPU dumps). Every target is checked before anything is
  * written; nothing is written through a symlink or into a hard-linked

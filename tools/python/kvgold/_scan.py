@@ -1,6 +1,6 @@
 """kvgold.scan: `kvgold scan` from Python, with what only Python can read.
 
-The engine is the kvgold command's (tools/scan, C). msprobe's PyTorch
+The engine is the kvgold command's (tools/lib/scan, C). msprobe's PyTorch
 dumps hold their tensors as .pt files, which only torch reads: scan()
 copies such a dump's dump.json files into a temporary tree, converts each
 .pt tensor to .npy (bf16 and the 8-bit floats as their raw codes, which is

@@ -31,7 +31,7 @@ name no operator):
 - FP32_ARGS: the tensor arguments the NPU takes in float32 (a frozenset),
   or None when any tensor may be float32; msprobe's widened inputs are
   refused from it.
-The C tools read the same facts from tools/bindings/<op>.c.
+The C tools read the same facts from tools/lib/bindings/<op>.c.
 """
 import importlib
 import pkgutil

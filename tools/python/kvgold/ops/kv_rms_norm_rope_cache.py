@@ -30,7 +30,7 @@ __all__ = ["npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
 
 # How torch_npu calls this operator, as data that kvgold.ttk (the
 # ops-test-kit plug-in) and kvgold.msprobe build their wrappers from
-# (tools/bindings/kv_rms_norm_rope_cache.c is the same for the C tools).
+# (tools/lib/bindings/kv_rms_norm_rope_cache.c is the same for the C tools).
 # Each form: the API's full name, kvgold's function that computes it and
 # the keywords added to that call, the tensor arguments and the
 # attributes in torch_npu's order, the outputs in the order ops-test-kit

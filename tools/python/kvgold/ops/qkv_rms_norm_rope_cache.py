@@ -5,7 +5,7 @@ __all__ = ["npu_qkv_rms_norm_rope_cache"]
 
 
 # How torch_npu calls this operator, as data (kvgold/ops/__init__.py
-# describes the fields; tools/bindings/qkv_rms_norm_rope_cache.c is the
+# describes the fields; tools/lib/bindings/qkv_rms_norm_rope_cache.c is the
 # same for the C tools): it returns the three "before quant" outputs
 # (None unless is_output_qkv), then writes q_out, k_cache and v_cache in
 # place, in op-plugin's functional variant's order.

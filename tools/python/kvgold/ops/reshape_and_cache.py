@@ -12,7 +12,7 @@ __all__ = ["reshape_and_cache", "_npu_reshape_and_cache",
 
 
 # How torch_npu calls this operator, as data (kvgold/ops/__init__.py
-# describes the fields; tools/bindings/reshape_and_cache.c is the same for
+# describes the fields; tools/lib/bindings/reshape_and_cache.c is the same for
 # the C tools): _npu_reshape_and_cache returns nothing, the golden is the
 # two caches as it leaves them; its index is called slot_indices.
 TORCH_NPU_CALLS = (

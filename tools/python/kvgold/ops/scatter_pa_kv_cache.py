@@ -13,7 +13,7 @@ __all__ = ["scatter_pa_kv_cache", "npu_scatter_pa_kv_cache",
 
 
 # How torch_npu calls this operator, as data (kvgold/ops/__init__.py
-# describes the fields; tools/bindings/scatter_pa_kv_cache.c is the same
+# describes the fields; tools/lib/bindings/scatter_pa_kv_cache.c is the same
 # for the C tools): npu_scatter_pa_kv_cache returns nothing, the golden is
 # the two caches as it leaves them (torch_npu's default cache_mode is
 # PA_NZ, kept).

@@ -1,0 +1,37 @@
+/*
+ * tools/lib/bindings/binding.c - look-ups over the generated binding table.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "binding.h"
+
+int kvg_binding_has(const char *const *list, const char *name)
+{
+    if (list == NULL)
+        return 0;
+    for (; *list != NULL; list++)
+        if (strcmp(*list, name) == 0)
+            return 1;
+    return 0;
+}
+
+const kvg_binding_call *kvg_binding_find(const kvg_case *c,
+                                         kvg_binding_kind kind)
+{
+    const kvg_binding *const *b;
+    size_t i;
+
+    for (b = kvg_bindings; *b != NULL; b++) {
+        if (strcmp((*b)->op, c->op) != 0)
+            continue;
+        for (i = 0; i < (*b)->n_calls; i++) {
+            const kvg_binding_call *call = &(*b)->calls[i];
+            if (call->kind == kind &&
+                (call->selector == NULL ||
+                 kvg_case_find(&c->inputs, call->selector) != NULL))
+                return call;
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,83 @@
+/*
+ * tools/lib/bindings/binding.h - how a framework calls an operator: one file
+ * per operator, tools/lib/bindings/<op>.c, defining
+ * `const kvg_binding kvg_binding_<op>` (found by tools/lib/bindings/bindings.cmake,
+ * which generates the table `kvg_bindings`). The programs that translate
+ * between a framework call and a kvgold case (`kvgold prepare`, and
+ * `kvgold scan`'s argument maps) read the call forms from here, so that
+ * they name no operator.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVG_TOOLS_BINDING_H
+#define KVG_TOOLS_BINDING_H
+
+#include <stddef.h>
+
+#include "case.h"
+
+/* Which framework a call form belongs to. */
+typedef enum kvg_binding_kind {
+    KVG_BINDING_TORCH_NPU, /* torch_npu (op-plugin), ops-test-kit's e2e */
+    KVG_BINDING_ACLNN,     /* aclnn / the kernel (CANN dumps, ttk aclnn) */
+    KVG_BINDING_ATB        /* an ATB operation */
+} kvg_binding_kind;
+
+/* One call form of the operator. */
+typedef struct kvg_binding_call {
+    kvg_binding_kind kind;
+    /* The API's full name as the framework spells it
+     * ("torch_npu.npu_..."): ops-test-kit's api_name for TORCH_NPU. */
+    const char *api;
+    /* Other spellings of the call in dumps (the bare function name, the
+     * kernel's, aclnn's, ATB's "...Operation"), NULL-terminated; may be
+     * NULL. */
+    const char *const *names;
+    /* An input of the case that selects this form over the operator's
+     * other forms of the same kind (tried in order), or NULL. */
+    const char *selector;
+    /* The tensor arguments by kvgold name, in the API's signature order
+     * (optional ones included), NULL-terminated. */
+    const char *const *tensors;
+    /* The non-tensor arguments (attributes) in signature order,
+     * NULL-terminated; may be NULL. */
+    const char *const *attrs;
+    /* The positional arguments as a dump records them, by kvgold name,
+     * "=attr" for an attribute, NULL-terminated; NULL: `tensors`. */
+    const char *const *positional;
+    /* Keyword arguments as pairs {framework keyword, kvgold name or
+     * "=attr"}, NULL-terminated; may be NULL. */
+    const char *const *keywords;
+    /* What the call yields, by kvgold name: first what it returns, then
+     * the tensors it updates in place (the caches), NULL-terminated. */
+    const char *const *outputs;
+    /* What a user should know of this form, for `kvgold prepare --help`
+     * ("with its default parameters"); may be NULL. */
+    const char *note;
+    /* Anything the case must satisfy for this form to compute it, beyond
+     * the argument names: 1 if so, else 0 with the reason printed on
+     * stderr as "kvgold: prepare <dir>: ..." (or "kvgold: invalid case
+     * <dir>: ..." for a malformed attribute). May be NULL. */
+    int (*check)(const kvg_case *c, const struct kvg_binding_call *call);
+} kvg_binding_call;
+
+/* Every call form of one operator. */
+typedef struct kvg_binding {
+    const char *op; /* the registry's name */
+    const kvg_binding_call *calls;
+    size_t n_calls;
+} kvg_binding;
+
+/* The generated table of every tools/lib/bindings/<op>.c, NULL-terminated,
+ * sorted by file name. */
+extern const kvg_binding *const kvg_bindings[];
+
+/* The first call form of `kind` for case `c`'s operator whose selector
+ * (if any) is an input of `c`, or NULL. */
+const kvg_binding_call *kvg_binding_find(const kvg_case *c,
+                                         kvg_binding_kind kind);
+
+/* 1 if `name` is in the NULL-terminated `list` (which may be NULL). */
+int kvg_binding_has(const char *const *list, const char *name);
+
+#endif

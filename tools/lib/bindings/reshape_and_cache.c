@@ -1,0 +1,76 @@
+/*
+ * tools/lib/bindings/reshape_and_cache.c - how ReshapeAndCache is called:
+ * torch_npu._npu_reshape_and_cache (ATB's defaults only) and ATB's
+ * ReshapeAndCacheOperation.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "binding.h"
+
+static const char *const k_names_torch[] = {"_npu_reshape_and_cache",
+                                            "npu_reshape_and_cache", NULL};
+static const char *const k_names_atb[] = {"ReshapeAndCacheOperation",
+                                          "ReshapeAndCache", NULL};
+static const char *const k_in_torch[] = {"key", "value", "key_cache",
+                                         "value_cache", "slot_mapping",
+                                         NULL};
+static const char *const k_in_atb[] = {"key",          "value",
+                                       "key_cache",    "value_cache",
+                                       "slot_mapping", "wins",
+                                       "seq_len",      "offset_index",
+                                       NULL};
+/* _npu_reshape_and_cache calls its index slot_indices */
+static const char *const k_kw[] = {"slot_indices", "slot_mapping",
+                                   "slot_mapping", "slot_mapping", NULL};
+/* it returns nothing: the caches it updates */
+static const char *const k_out[] = {"key_cache", "value_cache", NULL};
+
+/* torch_npu._npu_reshape_and_cache takes no parameters: ATB's defaults
+ * only */
+static int check_torch(const kvg_case *c, const kvg_binding_call *call)
+{
+    static const char *const keys[] = {"compress_type", "cache_layout"};
+    static const char *const dflt[] = {"UNDEFINED", "ND"};
+    char mode[32];
+    kvg_diag diag;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        kvg_diag_clear(&diag);
+        if (kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
+                                sizeof mode, &diag) != KVG_OK) {
+            fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
+                    diag.message);
+            return 0;
+        }
+        if (strcmp(mode, dflt[i]) != 0) {
+            fprintf(stderr, "kvgold: prepare %s: attrs.%s is \"%s\"; "
+                    "%s has only \"%s\"\n", c->dir, keys[i], mode,
+                    call->api, dflt[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const kvg_binding_call k_calls[] = {
+    {.kind = KVG_BINDING_TORCH_NPU,
+     .api = "torch_npu._npu_reshape_and_cache",
+     .names = k_names_torch,
+     .tensors = k_in_torch,
+     .positional = k_in_atb,
+     .keywords = k_kw,
+     .outputs = k_out,
+     .note = "with its default parameters",
+     .check = check_torch},
+    {.kind = KVG_BINDING_ATB,
+     .api = "ReshapeAndCacheOperation",
+     .names = k_names_atb,
+     .tensors = k_in_atb,
+     .outputs = k_out},
+};
+
+const kvg_binding kvg_binding_reshape_and_cache = {
+    "reshape_and_cache", k_calls, sizeof k_calls / sizeof k_calls[0]};

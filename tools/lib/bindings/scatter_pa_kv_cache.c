@@ -1,0 +1,86 @@
+/*
+ * tools/lib/bindings/scatter_pa_kv_cache.c - how ScatterPaKvCache is called:
+ * torch_npu.npu_scatter_pa_kv_cache(key, value, key_cache, value_cache,
+ * slot_mapping, *, compress_lens, compress_seq_offsets, seq_lens,
+ * cache_mode) in place, returning nothing (its _functional returns
+ * (key_cache, value_cache)), and the kernel / aclnnScatterPaKvCache.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "binding.h"
+#include "json.h"
+
+static const char *const k_names_torch[] = {
+    "npu_scatter_pa_kv_cache", "npu_scatter_pa_kv_cache_functional", NULL};
+static const char *const k_names_kernel[] = {
+    "ScatterPaKvCache", "scatter_pa_kv_cache", "aclnnScatterPaKvCache",
+    NULL};
+static const char *const k_in_torch[] = {
+    "key", "value", "key_cache", "value_cache", "slot_mapping",
+    "compress_lens", "compress_seq_offset", "seq_lens", NULL};
+static const char *const k_attrs_torch[] = {"cache_mode", NULL};
+static const char *const k_positional_torch[] = {
+    "key", "value", "key_cache", "value_cache", "slot_mapping", NULL};
+static const char *const k_kw[] = {
+    "compress_lens", "compress_lens", "compress_seq_offsets",
+    "compress_seq_offset", "seq_lens", "seq_lens", "cache_mode",
+    "=cache_mode", NULL};
+static const char *const k_in_kernel[] = {
+    "key",           "key_cache",           "slot_mapping", "value",
+    "value_cache",   "compress_lens",       "compress_seq_offset",
+    "seq_lens",      NULL};
+static const char *const k_out[] = {"key_cache", "value_cache", NULL};
+
+/* torch_npu passes scatter_mode None, no strides or offsets, and always a
+ * value */
+static int check_torch(const kvg_case *c, const kvg_binding_call *call)
+{
+    char mode[32];
+    kvg_diag diag;
+
+    kvg_diag_clear(&diag);
+    if (kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
+                            sizeof mode, &diag) != KVG_OK) {
+        fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
+                diag.message);
+        return 0;
+    }
+    if (strcmp(mode, "None") != 0 ||
+        kvg_json_get(c->attrs, "strides") != NULL ||
+        kvg_json_get(c->attrs, "offsets") != NULL) {
+        fprintf(stderr, "kvgold: prepare %s: attrs.scatter_mode \"%s\" "
+                "(or strides / offsets given): %s always passes "
+                "scatter_mode None and no strides or offsets\n", c->dir,
+                mode, call->api);
+        return 0;
+    }
+    if (kvg_case_find(&c->inputs, "value") == NULL) {
+        fprintf(stderr, "kvgold: prepare %s: a key-only call: %s takes "
+                "a value and a value_cache\n", c->dir, call->api);
+        return 0;
+    }
+    return 1;
+}
+
+static const kvg_binding_call k_calls[] = {
+    {.kind = KVG_BINDING_TORCH_NPU,
+     .api = "torch_npu.npu_scatter_pa_kv_cache",
+     .names = k_names_torch,
+     .tensors = k_in_torch,
+     .attrs = k_attrs_torch,
+     .positional = k_positional_torch,
+     .keywords = k_kw,
+     .outputs = k_out,
+     .note = "with scatter_mode None and a value",
+     .check = check_torch},
+    {.kind = KVG_BINDING_ACLNN,
+     .api = "aclnnScatterPaKvCache",
+     .names = k_names_kernel,
+     .tensors = k_in_kernel,
+     .outputs = k_out},
+};
+
+const kvg_binding kvg_binding_scatter_pa_kv_cache = {
+    "scatter_pa_kv_cache", k_calls, sizeof k_calls / sizeof k_calls[0]};

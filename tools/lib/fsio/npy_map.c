@@ -1,0 +1,252 @@
+/*
+ * tools/lib/fsio/npy_map.c - tensor files mapped (see npy_map.h).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+/* madvise and MADV_DONTNEED are not in POSIX (posix_madvise's
+ * POSIX_MADV_DONTNEED is a no-op on Linux). */
+#define _DEFAULT_SOURCE
+#include "npy_map.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "npy_file.h"
+#include "outset.h"
+
+void (*kvg_map_test_hook)(const char *path, int fd);
+
+/* The live mappings, for the SIGBUS handler (which may read only what is
+ * fixed in place): a file truncated by another process while mapped turns
+ * every access past its new end into SIGBUS, and the handler names the
+ * file from the faulting address. A slot is filled path first, base last,
+ * and emptied base first. */
+#define MAP_SLOTS 256
+typedef struct map_slot {
+    const unsigned char *volatile base;
+    volatile size_t len;
+    char *volatile path;
+} map_slot;
+static map_slot g_maps[MAP_SLOTS];
+
+static void remember(const void *base, size_t len, const char *path)
+{
+    size_t n = strlen(path);
+    char *copy;
+    int i;
+    for (i = 0; i < MAP_SLOTS; i++)
+        if (g_maps[i].base == NULL && g_maps[i].path == NULL)
+            break;
+    if (i == MAP_SLOTS || (copy = (char *)malloc(n + 1)) == NULL)
+        return; /* unnamed: the handler still ends the command cleanly */
+    memcpy(copy, path, n + 1);
+    g_maps[i].path = copy;
+    g_maps[i].len = len;
+    g_maps[i].base = (const unsigned char *)base;
+}
+
+static void forget(const void *base)
+{
+    int i;
+    for (i = 0; i < MAP_SLOTS; i++)
+        if (base != NULL && g_maps[i].base == base) {
+            char *p = g_maps[i].path;
+            g_maps[i].base = NULL;
+            g_maps[i].path = NULL;
+            free(p);
+            return;
+        }
+}
+
+const char *kvg_map_owner(const void *p)
+{
+    const unsigned char *q = (const unsigned char *)p;
+    int i;
+    for (i = 0; i < MAP_SLOTS; i++) {
+        const unsigned char *b = g_maps[i].base;
+        if (b != NULL && q >= b && q < b + g_maps[i].len)
+            return g_maps[i].path;
+    }
+    return NULL;
+}
+
+static void say(const char *text)
+{
+    size_t n = strlen(text);
+    while (n != 0) {
+        ssize_t put = write(2, text, n);
+        if (put <= 0)
+            return;
+        text += put;
+        n -= (size_t)put;
+    }
+}
+
+/* Async-signal-safe only: write, unlink, _exit. */
+static void on_sigbus(int sig, siginfo_t *info, void *ctx)
+{
+    const char *path = info != NULL ? kvg_map_owner(info->si_addr) : NULL;
+    (void)ctx;
+    if (path == NULL) {
+        /* not a mapped tensor file: a real fault (or a kill -BUS), die
+         * of it once the handler returns */
+        (void)signal(sig, SIG_DFL);
+        (void)raise(sig);
+        return;
+    }
+    kvg_outset_discard_temps();
+    say("kvgold: ");
+    say(path);
+    say(": the file shrank while it was being read (another process "
+        "truncated it); nothing was written\n");
+    _exit(2);
+}
+
+int kvg_map_guard_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGBUS, &sa, NULL) == 0;
+}
+
+/* Data offsets the mapping accepts: element loads of every dtype stay
+ * aligned (NumPy pads headers to 64 bytes; 16 in old files). */
+#define MAP_ALIGN 16u
+
+static kvg_status map_fd(int fd, const char *path, uint64_t offset,
+                         uint64_t bytes, kvg_map_mode mode, kvg_file_map *m,
+                         kvg_diag *diag)
+{
+    uint64_t len = offset + bytes;
+    void *base;
+
+    if (bytes == 0 || offset % MAP_ALIGN != 0 || len > (uint64_t)SIZE_MAX)
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
+                           "%s: data at offset %llu (%llu bytes) cannot be "
+                           "mapped; read it instead", path,
+                           (unsigned long long)offset,
+                           (unsigned long long)bytes);
+    base = mmap(NULL, (size_t)len,
+                mode == KVG_MAP_PRIVATE ? PROT_READ | PROT_WRITE : PROT_READ,
+                mode == KVG_MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        return kvg_fs_fail(diag, errno == ENOMEM ? KVG_ERR_NOMEM : KVG_ERR_IO,
+                           path, "%s: cannot map %llu bytes: %s", path,
+                           (unsigned long long)len, strerror(errno));
+    m->base = base;
+    m->len = (size_t)len;
+    m->mode = mode;
+    remember(base, (size_t)len, path);
+    if (kvg_map_test_hook != NULL)
+        kvg_map_test_hook(path, fd);
+    return KVG_OK;
+}
+
+static void set_view(kvg_tensor *out, const kvg_file_map *m, uint64_t offset,
+                     kvg_dtype dtype, int rank, const int64_t *shape)
+{
+    int i;
+    out->data = (unsigned char *)m->base + offset;
+    out->nbytes = m->len - (size_t)offset;
+    out->dtype = dtype;
+    out->rank = rank;
+    for (i = 0; i < rank; i++)
+        out->shape[i] = shape[i];
+}
+
+kvg_status kvg_npy_map(const char *path, kvg_dtype dtype, kvg_map_mode mode,
+                       kvg_tensor *out, kvg_file_map *m, kvg_diag *diag)
+{
+    kvg_npy_info info;
+    kvg_status st;
+    int fd;
+
+    memset(out, 0, sizeof *out);
+    memset(m, 0, sizeof *m);
+    if ((st = kvg_npy_open_checked(path, dtype, &fd, &info, diag)) != KVG_OK)
+        return st;
+    st = map_fd(fd, path, info.data_offset, info.data_bytes, mode, m, diag);
+    close(fd); /* the mapping keeps the file */
+    if (st == KVG_OK)
+        set_view(out, m, info.data_offset, dtype, info.rank, info.shape);
+    return st;
+}
+
+kvg_status kvg_raw_map(const char *path, kvg_dtype dtype, int rank,
+                       const int64_t *shape, kvg_map_mode mode,
+                       kvg_tensor *out, kvg_file_map *m, kvg_diag *diag)
+{
+    uint64_t need = kvg_dtype_size(dtype);
+    kvg_status st;
+    int fd, i;
+
+    memset(out, 0, sizeof *out);
+    memset(m, 0, sizeof *m);
+    if (need == 0 || rank < 0 || rank > KVG_MAX_RANK)
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
+                           "%s: bad dtype or rank %d for a raw file", path,
+                           rank);
+    for (i = 0; i < rank; i++) {
+        if (shape[i] < 0 ||
+            (shape[i] != 0 && need > UINT64_MAX / (uint64_t)shape[i]))
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
+                               "%s: the shape's byte size overflows or "
+                               "dimension %d is negative", path, i);
+        need *= (uint64_t)shape[i];
+    }
+    if ((st = kvg_raw_open_checked(path, need, &fd, diag)) != KVG_OK)
+        return st;
+    st = map_fd(fd, path, 0, need, mode, m, diag);
+    close(fd);
+    if (st == KVG_OK)
+        set_view(out, m, 0, dtype, rank, shape);
+    return st;
+}
+
+void kvg_file_unmap(kvg_file_map *m)
+{
+    if (m == NULL || m->base == NULL)
+        return;
+    forget(m->base);
+    (void)munmap(m->base, m->len);
+    memset(m, 0, sizeof *m);
+}
+
+/* MADV_DONTNEED on the whole pages inside [p, p + bytes) of m. */
+static void drop_pages(const kvg_file_map *m, const void *p, size_t bytes)
+{
+    uintptr_t page, lo, hi;
+    long ps = sysconf(_SC_PAGESIZE);
+
+    if (m == NULL || m->base == NULL || ps <= 0)
+        return;
+    page = (uintptr_t)ps;
+    lo = ((uintptr_t)p + page - 1) / page * page;
+    hi = ((uintptr_t)p + bytes) / page * page;
+    if (lo < (uintptr_t)m->base)
+        lo = ((uintptr_t)m->base + page - 1) / page * page;
+    if (hi > (uintptr_t)m->base + m->len)
+        hi = ((uintptr_t)m->base + m->len) / page * page;
+    if (hi > lo)
+        (void)madvise((void *)lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes)
+{
+    if (m != NULL && m->mode == KVG_MAP_READ)
+        drop_pages(m, p, bytes);
+}
+
+void kvg_file_map_drop_unchanged(const kvg_file_map *m, const void *p,
+                                 size_t bytes)
+{
+    drop_pages(m, p, bytes);
+}

@@ -1,0 +1,85 @@
+/*
+ * tools/lib/fsio/npy_map.h - .npy and raw .bin tensor data mapped, not read
+ * (multi-GiB caches and dumps). The file is checked exactly as
+ * kvg_npy_load / kvg_raw_load check it (npy_file.h), then its data is
+ * mapped:
+ *
+ *   KVG_MAP_READ     PROT_READ, MAP_SHARED: dumps, initial caches; the
+ *                    pages are the page cache's, nothing is copied, and
+ *                    kvg_file_map_drop can give resident pages back
+ *   KVG_MAP_PRIVATE  PROT_READ | PROT_WRITE, MAP_PRIVATE: a cache the
+ *                    golden updates in place; only the pages it writes are
+ *                    copied (copy-on-write), the file never changes
+ *
+ * Mapped bytes are not reserved in the memory ledger (membudget.h): they
+ * are file pages the kernel can drop and re-read, not allocations. A
+ * private mapping's written (copied) pages are allocations: the case
+ * harness reserves them, counted from the runs the operator writes
+ * (kvg_case_run). Data that is empty or not 16-byte aligned in the file is
+ * refused with KVG_ERR_PARAM_INVALID, so the caller reads it instead.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_NPY_MAP_H
+#define KVGOLD_TOOLS_NPY_MAP_H
+
+#include <stddef.h>
+
+#include "kvgold/npy.h"
+
+typedef enum kvg_map_mode { KVG_MAP_READ = 0, KVG_MAP_PRIVATE = 1 } kvg_map_mode;
+
+/* A mapping; base NULL = none. */
+typedef struct kvg_file_map {
+    void *base;
+    size_t len;
+    kvg_map_mode mode;
+} kvg_file_map;
+
+/* Map a .npy file's data as a tensor of logical dtype `dtype`. On success
+ * out->data points into *m (release with kvg_file_unmap); on failure *m
+ * and *out are zero. */
+kvg_status kvg_npy_map(const char *path, kvg_dtype dtype, kvg_map_mode mode,
+                       kvg_tensor *out, kvg_file_map *m, kvg_diag *diag);
+
+/* The same for a headerless .bin of `rank`-dimensional `shape`. */
+kvg_status kvg_raw_map(const char *path, kvg_dtype dtype, int rank,
+                       const int64_t *shape, kvg_map_mode mode,
+                       kvg_tensor *out, kvg_file_map *m, kvg_diag *diag);
+
+/* Unmap (NULL-safe, base NULL allowed) and zero *m. */
+void kvg_file_unmap(kvg_file_map *m);
+
+/* Give back the resident pages wholly inside [p, p + bytes) of a READ
+ * mapping (madvise MADV_DONTNEED: the next access reads the file again),
+ * so a pass over a multi-GiB file does not keep it in the process's RSS.
+ * Does nothing on a PRIVATE mapping, whose written pages it would
+ * discard. */
+void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes);
+
+/* The same on any mapping, PRIVATE included, for bytes the caller has
+ * just checked to equal the file's (a copy-on-write page there is the
+ * file's content again, so re-reading the file loses nothing): the gaps
+ * the golden did not write, once compared with the initial cache. */
+void kvg_file_map_drop_unchanged(const kvg_file_map *m, const void *p,
+                                 size_t bytes);
+
+/*
+ * A mapped file that another process truncates turns each access past its
+ * new end into SIGBUS. kvg_map_guard_install (once, in a command's main)
+ * installs a SIGBUS handler that, for an address inside a live mapping of
+ * this file, removes this process's uncommitted temporary output files
+ * (outset.h), prints "kvgold: PATH: the file shrank while it was being
+ * read ..." and exits with status 2; any other SIGBUS kills the process as
+ * before. 1 on success.
+ */
+int kvg_map_guard_install(void);
+
+/* The path of the live mapping holding address p, or NULL. */
+const char *kvg_map_owner(const void *p);
+
+/* For tests only (NULL otherwise): called right after each file is mapped,
+ * with its path and still open descriptor, to truncate it on purpose. */
+extern void (*kvg_map_test_hook)(const char *path, int fd);
+
+#endif /* KVGOLD_TOOLS_NPY_MAP_H */

@@ -1,0 +1,108 @@
+/*
+ * tools/lib/scan/ops/reshape_and_cache.c - ReshapeAndCache in the dumps:
+ * ATB's ReshapeAndCacheOperation (inputs key, value, keyCache, valueCache,
+ * slotMapping[, winsOptional, seqLen[, offsetIndex]]; outputs keyCache,
+ * valueCache, in place) and torch_npu._npu_reshape_and_cache (key, value,
+ * key_cache, value_cache, slot_indices; returns nothing, so its post-call
+ * caches are msprobe's outputs only when the dump has them).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan.h"
+
+static const char *const k_names_torch[] = {"_npu_reshape_and_cache",
+                                            "npu_reshape_and_cache", NULL};
+static const char *const k_names_atb[] = {"ReshapeAndCacheOperation",
+                                          "ReshapeAndCache", NULL};
+static const char *const k_in[] = {"key",          "value",
+                                   "key_cache",    "value_cache",
+                                   "slot_mapping", "wins",
+                                   "seq_len",      "offset_index",
+                                   NULL};
+static const char *const k_out[] = {"key_cache", "value_cache", NULL};
+static const char *const k_kw[] = {"slot_indices", "slot_mapping",
+                                   "slot_mapping", "slot_mapping", NULL};
+
+static const kvg_scan_sig k_sigs[] = {
+    {KVG_SCAN_MSPROBE, k_names_torch, k_in, k_out, k_kw},
+    {KVG_SCAN_ATB, k_names_atb, k_in, k_out, NULL},
+    {KVG_SCAN_CANN, k_names_atb, k_in, k_out, NULL},
+    {KVG_SCAN_TTK, k_names_atb, k_in, k_out, NULL},
+};
+
+/* ATB records no mode apart from its parameters: the compress type is the
+ * parameter when the dump has it, else what the optional inputs given
+ * imply (wins and seq_len: KVHEAD; offset_index too: KVHEAD_ROPE), and
+ * the NZ layout is the caches' storage format. */
+static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
+                  size_t cap)
+{
+    static const char *const k_compress[] = {"\"UNDEFINED\"", "\"KVHEAD\"",
+                                             "\"KVHEAD_ROPE\""};
+    const kvg_scan_arg *p = kvg_scan_param(c, "compressType");
+    const kvg_scan_arg *kc = kvg_scan_bound_pre(b, "key_cache");
+    int mode = kvg_scan_bound_pre(b, "offset_index") != NULL ? 2
+               : kvg_scan_bound_pre(b, "wins") != NULL   ? 1
+                                                          : 0;
+    if (p != NULL) {
+        int v = -1;
+        if (sscanf(p->value, "%d", &v) != 1 || v < 0 || v > 2) {
+            (void)snprintf(why, cap, "parameter compressType = %s is not "
+                                     "0, 1 or 2", p->value);
+            return -1;
+        }
+        mode = v;
+    }
+    if (kvg_scan_get_attr(b, "compress_type") == NULL)
+        (void)kvg_scan_set_attr(b, "compress_type", k_compress[mode]);
+    if (kc != NULL && kc->layout == KVG_SCAN_LAYOUT_NZ &&
+        kvg_scan_get_attr(b, "cache_layout") == NULL)
+        (void)kvg_scan_set_attr(b, "cache_layout", "\"NZ\"");
+    return 0;
+}
+
+const kvg_scan_opmap kvg_scan_map_reshape_and_cache = {
+    .op = "reshape_and_cache",
+    .sigs = k_sigs,
+    .n_sigs = sizeof k_sigs / sizeof k_sigs[0],
+    .finish = finish,
+    .bin_shapes = kvg_scan_rac_bin_shapes};
+
+/* ops-test-kit's .bin inputs (key, value, key_cache, value_cache,
+ * slot_mapping, wins, seq_len, offset_index): the index tensors are 1-D;
+ * key and value are [tokens, N, D] with D (and, per token, N) from their
+ * ND cache [blocks, block_size, N, D], or with the per-head modes (wins
+ * given) N = wins / seq_len entries. ReshapeAndCacheOmni shares it. */
+void kvg_scan_rac_bin_shapes(kvg_scan_call *c)
+{
+    const int64_t n_wins = c->n_in > 6 && c->in[5].kind == KVG_SCAN_TENSOR &&
+                                   c->in[6].kind == KVG_SCAN_TENSOR &&
+                                   c->in[6].nbytes >= 4
+                               ? (int64_t)(c->in[5].nbytes / 4) /
+                                     (int64_t)(c->in[6].nbytes / 4)
+                               : 0;
+    int i;
+
+    for (i = 0; i < c->n_in; i++) {
+        kvg_scan_arg *a = &c->in[i];
+        const size_t es = kvg_dtype_size(a->dtype);
+        if (a->kind != KVG_SCAN_TENSOR || a->rank >= 0 || es == 0)
+            continue;
+        if (i >= 4) {
+            a->rank = 1;
+            a->shape[0] = (int64_t)(a->nbytes / es);
+        } else if (i < 2 && c->n_out > i && c->out[i].rank == 4) {
+            const int64_t *cs = c->out[i].shape;
+            const int64_t heads = n_wins > 0 ? n_wins : cs[2];
+            const uint64_t row = (uint64_t)heads * (uint64_t)cs[3] * es;
+            if (heads <= 0 || cs[3] <= 0 || a->nbytes % row != 0)
+                continue;
+            a->rank = 3;
+            a->shape[0] = (int64_t)(a->nbytes / row);
+            a->shape[1] = heads;
+            a->shape[2] = cs[3];
+        }
+    }
+}

@@ -1,0 +1,251 @@
+/*
+ * tools/lib/scan/read_atb.c - ATB tensor dumps.
+ *
+ * ATB dumps an operation as a directory (named after it, e.g.
+ * "3_ReshapeAndCacheOperation") holding before/intensorN.bin (its inputs
+ * before the launch) and after/outtensorN.bin (its outputs after it); for
+ * an in-place cache operator the two are the pre-call cache and the NPU's
+ * post-call cache. Each .bin is a text header of "key=value" lines -
+ * format (aclFormat: 2 ND, 29 FRACTAL_NZ), dtype (aclDataType), dims
+ * (comma-separated), "$"-prefixed bookkeeping - ending with the line
+ * "$End=1", then the raw elements. Only the header is read while listing
+ * (at most 4 KiB of each file).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "read_common.h"
+
+#define ATB_HEAD_MAX 4096
+
+static kvg_status bad(kvg_diag *diag, const char *file, const char *field,
+                      const char *what)
+{
+    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field, "%s: %s: %s", file,
+                       field, what);
+}
+
+/* A decimal integer filling [p, end) exactly; 0 if it is not one. */
+static int parse_long(const char *p, const char *end, long long *out)
+{
+    long long v = 0;
+    int neg = 0;
+    if (p < end && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (p == end)
+        return 0;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9' || v > (LLONG_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (*p - '0');
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
+kvg_status kvg_scan_atb_header(const unsigned char *buf, size_t len,
+                               uint64_t size, const char *file,
+                               kvg_scan_arg *a, kvg_diag *diag)
+{
+    const char *p = (const char *)buf, *end = p + len;
+    int have_dtype = 0, have_dims = 0;
+    long long v;
+
+    a->kind = KVG_SCAN_TENSOR;
+    a->layout = KVG_SCAN_LAYOUT_ND;
+    a->rank = 0;
+    while (p < end) {
+        const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
+        const char *eq;
+        if (nl == NULL)
+            break;
+        eq = (const char *)memchr(p, '=', (size_t)(nl - p));
+        if (eq == NULL)
+            return bad(diag, file, "header", "a line without '='");
+        if ((size_t)(eq - p) == 4 && memcmp(p, "$End", 4) == 0) {
+            uint64_t need;
+            a->offset = (uint64_t)(nl + 1 - (const char *)buf);
+            if (!have_dtype)
+                return bad(diag, file, "dtype", "missing");
+            if (!have_dims)
+                return bad(diag, file, "dims", "missing");
+            if (!kvg_scan_nbytes(a->dtype, a->rank, a->shape, &need))
+                return bad(diag, file, "dims", "no valid byte size");
+            if (size - a->offset != need) {
+                char msg[160];
+                (void)snprintf(msg, sizeof msg,
+                               "%llu bytes of data after the header, the "
+                               "dtype and dims say %llu",
+                               (unsigned long long)(size - a->offset),
+                               (unsigned long long)need);
+                return bad(diag, file, "dims", msg);
+            }
+            a->nbytes = need;
+            return KVG_OK;
+        }
+        if ((size_t)(eq - p) == 6 && memcmp(p, "format", 6) == 0) {
+            if (!parse_long(eq + 1, nl, &v))
+                return bad(diag, file, "format", "not an integer");
+            a->layout = v == 29 ? KVG_SCAN_LAYOUT_NZ : KVG_SCAN_LAYOUT_ND;
+        } else if ((size_t)(eq - p) == 5 && memcmp(p, "dtype", 5) == 0) {
+            if (!parse_long(eq + 1, nl, &v))
+                return bad(diag, file, "dtype", "not an integer");
+            a->dtype = kvg_scan_acl_dtype((long)v);
+            if (a->dtype == KVG_DTYPE_INVALID) {
+                char msg[96];
+                (void)snprintf(msg, sizeof msg, "code %lld is no dtype "
+                                                "kvgold reads", v);
+                return bad(diag, file, "dtype", msg);
+            }
+            have_dtype = 1;
+        } else if ((size_t)(eq - p) == 4 && memcmp(p, "dims", 4) == 0) {
+            const char *q = eq + 1;
+            a->rank = 0;
+            while (q < nl) {
+                const char *c = (const char *)memchr(q, ',',
+                                                     (size_t)(nl - q));
+                if (c == NULL)
+                    c = nl;
+                if (a->rank == KVG_MAX_RANK)
+                    return bad(diag, file, "dims", "more dims than kvgold's "
+                                                   "maximum rank");
+                if (!parse_long(q, c, &v) || v < 0)
+                    return bad(diag, file, "dims", "not a list of "
+                                                   "non-negative integers");
+                a->shape[a->rank++] = v;
+                q = c == nl ? nl : c + 1;
+            }
+            have_dims = 1;
+        }
+        p = nl + 1;
+    }
+    return bad(diag, file, "header", "no \"$End=1\" line in its first "
+                                     "4096 bytes (not an ATB tensor file?)");
+}
+
+/* "3_ReshapeAndCacheOperation" or "ReshapeAndCacheOperation_3" ->
+ * "ReshapeAndCacheOperation". */
+static void op_name(const char *base, char *out, size_t cap)
+{
+    size_t n;
+    while (*base >= '0' && *base <= '9')
+        base++;
+    while (*base == '_')
+        base++;
+    (void)snprintf(out, cap, "%s", base);
+    n = strlen(out);
+    while (n > 0 && out[n - 1] >= '0' && out[n - 1] <= '9')
+        n--;
+    if (n > 0 && n < strlen(out) && out[n - 1] == '_')
+        out[n - 1] = '\0';
+}
+
+/* Read the headers of DIR/SUB/<stem>N.bin for N = 0, 1, ... into args. */
+static kvg_status read_side(kvg_scan_call *c, const char *sub,
+                            const char *stem, kvg_scan_arg *args, int *n,
+                            kvg_diag *diag)
+{
+    unsigned char head[ATB_HEAD_MAX];
+    char file[KVG_SCAN_FILE_MAX];
+    int i;
+
+    *n = 0;
+    for (i = 0; i < KVG_SCAN_MAX_ARGS; i++) {
+        kvg_scan_arg *a = &args[i];
+        char *path;
+        size_t len;
+        uint64_t size;
+        kvg_status st;
+
+        (void)snprintf(file, sizeof file, "%s/%s%d.bin", sub, stem, i);
+        if ((path = kvg_path_join(c->dir, file, NULL, diag)) == NULL)
+            return KVG_ERR_NOMEM;
+        if (kvg_scan_kind(path, 0) == 0) {
+            free(path);
+            break;
+        }
+        memset(a, 0, sizeof *a);
+        (void)snprintf(a->file, sizeof a->file, "%s", file);
+        (void)snprintf(a->name, sizeof a->name, "%s%d", stem, i);
+        st = kvg_scan_head(path, head, sizeof head, &len, &size, diag);
+        if (st == KVG_OK)
+            st = kvg_scan_atb_header(head, len, size, path, a, diag);
+        free(path);
+        if (st != KVG_OK)
+            return st;
+        /* an empty tensor is how ATB passes an optional input left out */
+        if (a->nbytes == 0)
+            a->kind = KVG_SCAN_NONE;
+        *n = i + 1;
+    }
+    return KVG_OK;
+}
+
+typedef struct atb_walk {
+    kvg_scan_list *l;
+} atb_walk;
+
+static int visit(const char *dir, const char *rel, void *user,
+                 kvg_diag *diag)
+{
+    atb_walk *w = (atb_walk *)user;
+    char *before = kvg_path_join(dir, "before", NULL, diag);
+    char *after = kvg_path_join(dir, "after", NULL, diag);
+    const char *base = strrchr(dir, '/');
+    kvg_scan_call *c;
+    int is_call = before != NULL && after != NULL &&
+                  kvg_scan_kind(before, 0) == 1 &&
+                  (kvg_scan_kind(after, 0) == 1 ||
+                   kvg_scan_kind(after, 1) == 0);
+
+    free(before);
+    free(after);
+    if (!is_call)
+        return 0;
+    {
+        char api[KVG_SCAN_NAME_MAX];
+        op_name(base != NULL ? base + 1 : dir, api, sizeof api);
+        if (kvg_scan_find(api, KVG_SCAN_ATB, NULL) == NULL) {
+            w->l->others++; /* another operation: counted, not read */
+            return 1;
+        }
+    }
+    if ((c = kvg_scan_list_push(w->l, diag)) == NULL)
+        return -1;
+    c->format = KVG_SCAN_ATB;
+    (void)snprintf(c->out_pattern, sizeof c->out_pattern,
+                   "after/outtensor%%d.bin");
+    (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
+    (void)snprintf(c->id, sizeof c->id, "%s", rel[0] ? rel : ".");
+    op_name(base != NULL ? base + 1 : dir, c->api, sizeof c->api);
+    if (read_side(c, "before", "intensor", c->in, &c->n_in, diag) !=
+            KVG_OK ||
+        read_side(c, "after", "outtensor", c->out, &c->n_out, diag) !=
+            KVG_OK) {
+        /* a call whose files are malformed: not judged, the reason said */
+        (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
+                       diag->message);
+        kvg_diag_clear(diag);
+    }
+    return 1;
+}
+
+kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
+                             kvg_diag *diag)
+{
+    atb_walk w;
+    w.l = l;
+    if (kvg_scan_kind(path, 0) != 1)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
+                           "%s: not a directory (an ATB dump is a tree of "
+                           "operation directories with before/ and after/)",
+                           path);
+    return kvg_scan_walk(path, visit, &w, diag);
+}

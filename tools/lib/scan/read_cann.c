@@ -1,0 +1,467 @@
+/*
+ * tools/lib/scan/read_cann.c - CANN's operator dump files (acl dump / adump):
+ * one file per kernel launch, named "<op type>.<op name>.<task id>.<stream
+ * id>.<timestamp>", holding an 8-byte little-endian length, then that many
+ * bytes of a protobuf message toolkit.dump.DumpData, then the raw payloads
+ * of its inputs, outputs, buffers and workspaces in that order, each as
+ * long as its `size` field.
+ *
+ * The message is decoded here from the protobuf wire format (varints,
+ * length-delimited fields; no protobuf library) using the field numbers
+ * of the public schema (hicann/ge graph_metadef/proto/dump_task.proto):
+ *   DumpData   1 version, 2 dump_time, 3 output (OpOutput), 4 input
+ *              (OpInput), 5 buffer (OpBuffer), 6 op_name, 7 attr (OpAttr),
+ *              8 space (Workspace), 9 dfx_message
+ *   OpOutput   1 data_type, 2 format, 3 shape, 5 data, 6 size
+ *   OpInput    1 data_type, 2 format, 3 shape, 4 data, 5 size
+ *   OpBuffer / Workspace   3 size
+ *   Shape      1 dim (repeated uint64, packed or not)
+ *   OpAttr     1 name, 2 value
+ *   data_type  1 float, 2 float16, 3 int8, 7 int32, 8 int64, 27 bf16,
+ *              33 hifloat8, 34 float8_e5m2, 35 float8_e4m3fn
+ *   format     2 ND, 29 FRACTAL_NZ
+ * Unknown fields are skipped by their wire type, as protobuf readers do.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "read_common.h"
+
+#define CANN_HEADER_MAX ((uint64_t)64 << 20)
+
+typedef struct pb {
+    const unsigned char *p, *end;
+} pb;
+
+static int varint(pb *b, uint64_t *v)
+{
+    int shift = 0;
+    *v = 0;
+    while (b->p < b->end && shift < 64) {
+        unsigned char c = *b->p++;
+        *v |= (uint64_t)(c & 0x7F) << shift;
+        if ((c & 0x80) == 0)
+            return shift < 63 || (c & 0x7E) == 0;
+        shift += 7;
+    }
+    return 0;
+}
+
+/* The next field: its number, wire type, and value (varint / fixed) or
+ * the bytes of a length-delimited one. 0 at the end, -1 malformed. */
+static int field(pb *b, uint32_t *num, int *wt, uint64_t *v, pb *sub)
+{
+    uint64_t key;
+    if (b->p == b->end)
+        return 0;
+    if (!varint(b, &key) || (key >> 3) == 0 || (key >> 3) > 0x1FFFFFFF)
+        return -1;
+    *num = (uint32_t)(key >> 3);
+    *wt = (int)(key & 7);
+    switch (*wt) {
+    case 0:
+        return varint(b, v) ? 1 : -1;
+    case 1:
+    case 5: {
+        size_t n = *wt == 1 ? 8 : 4, i;
+        if ((size_t)(b->end - b->p) < n)
+            return -1;
+        *v = 0;
+        for (i = 0; i < n; i++)
+            *v |= (uint64_t)b->p[i] << (8 * i);
+        b->p += n;
+        return 1;
+    }
+    case 2:
+        if (!varint(b, v) || *v > (uint64_t)(b->end - b->p))
+            return -1;
+        sub->p = b->p;
+        sub->end = b->p + *v;
+        b->p += *v;
+        return 1;
+    default:
+        return -1; /* groups (3, 4) are not in this schema */
+    }
+}
+
+static kvg_status bad(kvg_diag *diag, const char *file, const char *field,
+                      const char *what)
+{
+    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field, "%s: DumpData.%s: %s",
+                       file, field, what);
+}
+
+static kvg_dtype cann_dtype(uint64_t code)
+{
+    switch (code) {
+    case 1: return KVG_FP32;
+    case 2: return KVG_FP16;
+    case 3: return KVG_INT8;
+    case 7: return KVG_INT32;
+    case 8: return KVG_INT64;
+    case 27: return KVG_BF16;
+    case 33: return KVG_HIF8;
+    case 34: return KVG_FP8_E5M2;
+    case 35: return KVG_FP8_E4M3FN;
+    default: return KVG_DTYPE_INVALID;
+    }
+}
+
+static kvg_status shape_of(pb sub, kvg_scan_arg *a, const char *file,
+                           const char *where, kvg_diag *diag)
+{
+    uint32_t num;
+    int wt, r;
+    uint64_t v;
+    pb inner;
+
+    a->rank = 0;
+    while ((r = field(&sub, &num, &wt, &v, &inner)) > 0) {
+        if (num != 1)
+            continue;
+        if (wt == 0) {
+            inner.p = inner.end = NULL;
+            if (a->rank == KVG_MAX_RANK || v > (uint64_t)INT64_MAX)
+                return bad(diag, file, where, "too many or too large dims");
+            a->shape[a->rank++] = (int64_t)v;
+        } else if (wt == 2) {
+            while (inner.p < inner.end) {
+                if (!varint(&inner, &v))
+                    return bad(diag, file, where, "a malformed packed dim");
+                if (a->rank == KVG_MAX_RANK || v > (uint64_t)INT64_MAX)
+                    return bad(diag, file, where,
+                               "too many or too large dims");
+                a->shape[a->rank++] = (int64_t)v;
+            }
+        } else {
+            return bad(diag, file, where, "dim of the wrong wire type");
+        }
+    }
+    return r < 0 ? bad(diag, file, where, "malformed") : KVG_OK;
+}
+
+/* One OpInput (is_input) or OpOutput. */
+static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
+                            const char *file, kvg_diag *diag)
+{
+    const char *what = is_input ? "input" : "output";
+    char where[32];
+    uint32_t num;
+    int wt, r, have_size = 0, have_type = 0;
+    uint64_t v, code = 0;
+    pb inner;
+    kvg_status st;
+
+    memset(a, 0, sizeof *a);
+    a->kind = KVG_SCAN_TENSOR;
+    while ((r = field(&sub, &num, &wt, &v, &inner)) > 0) {
+        if (num == 1 && wt == 0) {
+            code = v;
+            have_type = 1;
+        } else if (num == 2 && wt == 0) {
+            a->layout = v == 29 ? KVG_SCAN_LAYOUT_NZ : KVG_SCAN_LAYOUT_ND;
+        } else if (num == 3 && wt == 2) {
+            (void)snprintf(where, sizeof where, "%s.shape", what);
+            if ((st = shape_of(inner, a, file, where, diag)) != KVG_OK)
+                return st;
+        } else if (num == (uint32_t)(is_input ? 5 : 6) && wt == 0) {
+            a->nbytes = v;
+            have_size = 1;
+        }
+    }
+    if (r < 0)
+        return bad(diag, file, what, "malformed");
+    if (!have_size)
+        return bad(diag, file, what, "no size");
+    a->dtype = cann_dtype(code);
+    if (code == 0 && a->nbytes == 0) {
+        a->kind = KVG_SCAN_NONE; /* an optional input left out */
+    } else if (!have_type || a->dtype == KVG_DTYPE_INVALID) {
+        /* a tensor kvgold has no use for keeps its bytes' place */
+        a->kind = KVG_SCAN_SCALAR;
+        (void)snprintf(a->value, sizeof a->value, "null");
+    }
+    return KVG_OK;
+}
+
+/* A string attribute value as JSON: numbers, true / false and lists as
+ * they are, anything else quoted. */
+static void attr_json(const pb *v, char *out, size_t cap)
+{
+    size_t n = (size_t)(v->end - v->p), i, k = 0;
+    char text[KVG_SCAN_VALUE_MAX];
+    int plain = n > 0 && n < sizeof text;
+
+    if (n >= sizeof text)
+        n = sizeof text - 1;
+    memcpy(text, v->p, n);
+    text[n] = '\0';
+    for (i = 0; plain && i < n; i++)
+        plain = strchr("0123456789+-.eE[], ", text[i]) != NULL;
+    if (plain || strcmp(text, "true") == 0 || strcmp(text, "false") == 0) {
+        (void)snprintf(out, cap, "%s", text);
+        return;
+    }
+    out[k++] = '"';
+    for (i = 0; i < n && k + 3 < cap; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"' || c == '\\')
+            out[k++] = '\\';
+        out[k++] = c < 0x20 ? '?' : (char)c;
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+}
+
+kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
+                                uint64_t size, const char *file,
+                                kvg_scan_call *c, kvg_diag *diag)
+{
+    uint64_t hlen = 0, at, v;
+    uint64_t extra = 0;
+    uint32_t num;
+    int i, wt, r;
+    pb b, sub;
+    kvg_status st;
+
+    if (len < 8)
+        return bad(diag, file, "length", "shorter than the 8-byte header "
+                                         "length");
+    for (i = 0; i < 8; i++)
+        hlen |= (uint64_t)buf[i] << (8 * i);
+    if (hlen > len - 8 || hlen > size - 8)
+        return bad(diag, file, "length", "the header length is past the "
+                                         "end of the file");
+    b.p = buf + 8;
+    b.end = buf + 8 + hlen;
+    c->n_in = c->n_out = 0;
+    while ((r = field(&b, &num, &wt, &v, &sub)) > 0) {
+        if ((num == 3 || num == 4) && wt == 2) {
+            int is_input = num == 4;
+            int *n = is_input ? &c->n_in : &c->n_out;
+            if (*n == KVG_SCAN_MAX_ARGS)
+                return bad(diag, file, is_input ? "input" : "output",
+                           "more than kvgold reads");
+            st = tensor_of(sub, is_input,
+                           is_input ? &c->in[*n] : &c->out[*n], file, diag);
+            if (st != KVG_OK)
+                return st;
+            (void)snprintf(is_input ? c->in[*n].name : c->out[*n].name,
+                           KVG_SCAN_NAME_MAX, "%s %d",
+                           is_input ? "input" : "output", *n);
+            ++*n;
+        } else if ((num == 5 || num == 8) && wt == 2) {
+            /* buffers and workspaces: only their sizes, for the end */
+            uint32_t n2;
+            int w2, r2;
+            uint64_t v2;
+            pb in2;
+            while ((r2 = field(&sub, &n2, &w2, &v2, &in2)) > 0)
+                if (n2 == 3 && w2 == 0 && extra + v2 >= extra)
+                    extra += v2;
+            if (r2 < 0)
+                return bad(diag, file, num == 5 ? "buffer" : "space",
+                           "malformed");
+        } else if (num == 6 && wt == 2) {
+            size_t n = (size_t)(sub.end - sub.p);
+            if (n >= sizeof c->id)
+                n = sizeof c->id - 1;
+            memcpy(c->id, sub.p, n);
+            c->id[n] = '\0';
+        } else if (num == 7 && wt == 2 && c->n_params < KVG_SCAN_MAX_ARGS) {
+            kvg_scan_arg *a = &c->params[c->n_params];
+            uint32_t n2;
+            int w2, r2;
+            uint64_t v2;
+            pb in2, name = {NULL, NULL}, value = {NULL, NULL};
+            while ((r2 = field(&sub, &n2, &w2, &v2, &in2)) > 0) {
+                if (n2 == 1 && w2 == 2)
+                    name = in2;
+                else if (n2 == 2 && w2 == 2)
+                    value = in2;
+            }
+            if (r2 < 0 || name.p == NULL)
+                return bad(diag, file, "attr", "malformed");
+            memset(a, 0, sizeof *a);
+            a->kind = KVG_SCAN_SCALAR;
+            (void)snprintf(a->name, sizeof a->name, "%.*s",
+                           (int)(name.end - name.p), (const char *)name.p);
+            if (value.p == NULL)
+                value.p = value.end = name.end;
+            attr_json(&value, a->value, sizeof a->value);
+            c->n_params++;
+        }
+    }
+    if (r < 0)
+        return bad(diag, file, "header", "not a protobuf message (a "
+                                         "malformed field)");
+    /* the payloads follow the header in input, output order */
+    at = 8 + hlen;
+    for (i = 0; i < c->n_in + c->n_out; i++) {
+        kvg_scan_arg *a = i < c->n_in ? &c->in[i] : &c->out[i - c->n_in];
+        uint64_t need;
+        if (at > size || a->nbytes > size - at)
+            return bad(diag, file, i < c->n_in ? "input" : "output",
+                       "its data run past the end of the file");
+        a->offset = at;
+        at += a->nbytes;
+        if (a->kind != KVG_SCAN_TENSOR)
+            continue;
+        if (!kvg_scan_nbytes(a->dtype, a->rank, a->shape, &need) ||
+            need != a->nbytes) {
+            char msg[160];
+            (void)snprintf(msg, sizeof msg,
+                           "size %llu, its data_type and shape say %llu",
+                           (unsigned long long)a->nbytes,
+                           (unsigned long long)need);
+            return bad(diag, file, i < c->n_in ? "input.size" : "output.size",
+                       msg);
+        }
+    }
+    if (extra > size - at)
+        return bad(diag, file, "buffer", "the buffers and workspaces run "
+                                         "past the end of the file");
+    return KVG_OK;
+}
+
+/* "<op type>.<op name>.<task>.<stream>.<timestamp>": the op type, if the
+ * name has that form. */
+static int dump_name(const char *base, char *type, size_t cap)
+{
+    const char *dot = strchr(base, '.');
+    const char *p;
+    int dots = 0;
+    for (p = base; *p != '\0'; p++)
+        dots += *p == '.';
+    if (dot == NULL || dots < 4 || dot == base ||
+        (size_t)(dot - base) >= cap)
+        return 0;
+    memcpy(type, base, (size_t)(dot - base));
+    type[dot - base] = '\0';
+    return 1;
+}
+
+static kvg_status read_file(const char *path, const char *rel, int strict,
+                            kvg_scan_list *l, kvg_diag *diag)
+{
+    const char *base = strrchr(path, '/');
+    char type[KVG_SCAN_NAME_MAX];
+    unsigned char first[8];
+    unsigned char *buf;
+    uint64_t size, hlen = 0;
+    size_t len;
+    kvg_scan_call *c;
+    kvg_status st;
+    int i;
+
+    base = base ? base + 1 : path;
+    if (!dump_name(base, type, sizeof type)) {
+        if (strict)
+            (void)snprintf(type, sizeof type, "?");
+        else
+            return KVG_OK; /* not a dump file: not ours to judge */
+    }
+    if (!strict && kvg_scan_find(type, KVG_SCAN_CANN, NULL) == NULL) {
+        l->others++; /* another kernel: counted, its header not read */
+        return KVG_OK;
+    }
+    if ((st = kvg_scan_head(path, first, 8, &len, &size, diag)) != KVG_OK)
+        return st;
+    for (i = 0; i < 8 && (size_t)i < len; i++)
+        hlen |= (uint64_t)first[i] << (8 * i);
+    if (len < 8 || hlen > size - 8 || hlen > CANN_HEADER_MAX) {
+        if (!strict)
+            return KVG_OK;
+        return bad(diag, path, "length", len < 8 ? "shorter than 8 bytes"
+                                                 : "the header length is "
+                                                   "past the end of the "
+                                                   "file");
+    }
+    if ((c = kvg_scan_list_push(l, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    c->format = KVG_SCAN_CANN;
+    (void)snprintf(c->api, sizeof c->api, "%s", type);
+    (void)snprintf(c->id, sizeof c->id, "%s", rel);
+    if (base == path)
+        (void)snprintf(c->dir, sizeof c->dir, ".");
+    else
+        (void)snprintf(c->dir, sizeof c->dir, "%.*s",
+                       (int)(base - path - 1), path);
+    (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output %%d");
+    if ((buf = (unsigned char *)malloc((size_t)hlen + 8)) == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+    st = kvg_scan_head(path, buf, (size_t)hlen + 8, &len, &size, diag);
+    if (st == KVG_OK)
+        st = kvg_scan_cann_header(buf, len, size, path, c, diag);
+    free(buf);
+    for (i = 0; st == KVG_OK && i < c->n_in + c->n_out; i++)
+        (void)snprintf(i < c->n_in ? c->in[i].file : c->out[i - c->n_in].file,
+                       KVG_SCAN_FILE_MAX, "%s", base);
+    (void)snprintf(c->id, sizeof c->id, "%s", rel);
+    if (st != KVG_OK) {
+        if (strict)
+            return st;
+        (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
+                       diag->message);
+        kvg_diag_clear(diag);
+    }
+    return KVG_OK;
+}
+
+/* Launch order: by the timestamp the name ends with, then the name. */
+static int by_time(const void *x, const void *y)
+{
+    const char *a = *(char *const *)x, *b = *(char *const *)y;
+    const char *ta = strrchr(a, '.'), *tb = strrchr(b, '.');
+    int c = kvg_scan_natcmp(ta ? ta : a, tb ? tb : b);
+    return c ? c : kvg_scan_natcmp(a, b);
+}
+
+typedef struct cann_walk {
+    kvg_scan_list *l;
+} cann_walk;
+
+static int visit(const char *dir, const char *rel, void *user,
+                 kvg_diag *diag)
+{
+    cann_walk *w = (cann_walk *)user;
+    char **names;
+    size_t n, i;
+    kvg_status st = KVG_OK;
+
+    if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK)
+        return -1;
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_time);
+    for (i = 0; i < n && st == KVG_OK; i++) {
+        char *path = kvg_path_join(dir, names[i], NULL, diag);
+        char *r = kvg_path_join(rel, names[i], NULL, diag);
+        if (path == NULL || r == NULL)
+            st = KVG_ERR_NOMEM;
+        else if (kvg_scan_kind(path, 1) == 2)
+            st = read_file(path, r, 0, w->l, diag);
+        free(path);
+        free(r);
+    }
+    kvg_scan_names_free(names, n);
+    return st == KVG_OK ? 0 : -1;
+}
+
+kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
+                              kvg_diag *diag)
+{
+    cann_walk w;
+    int kind = kvg_scan_kind(path, 0);
+    if (kind == 2) {
+        const char *base = strrchr(path, '/');
+        return read_file(path, base ? base + 1 : path, 1, l, diag);
+    }
+    if (kind != 1)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
+                           "%s: neither a dump file nor a directory", path);
+    w.l = l;
+    return kvg_scan_walk(path, visit, &w, diag);
+}

@@ -1,0 +1,363 @@
+/*
+ * tools/lib/scan/read_common.c - see read_common.h. POSIX.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "read_common.h"
+#include "kvgold/npy.h"
+
+int kvg_scan_natcmp(const char *a, const char *b)
+{
+    while (*a != '\0' && *b != '\0') {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            const char *ea = a, *eb = b;
+            size_t la, lb;
+            int c;
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            for (ea = a; isdigit((unsigned char)*ea); ea++)
+                ;
+            for (eb = b; isdigit((unsigned char)*eb); eb++)
+                ;
+            la = (size_t)(ea - a);
+            lb = (size_t)(eb - b);
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            if ((c = strncmp(a, b, la)) != 0)
+                return c;
+            a = ea;
+            b = eb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+    int c = kvg_scan_natcmp(*(char *const *)x, *(char *const *)y);
+    return c ? c : strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+void kvg_scan_names_free(char **names, size_t n)
+{
+    size_t i;
+    for (i = 0; names != NULL && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+kvg_status kvg_scan_names(const char *dir, char ***names, size_t *n,
+                          kvg_diag *diag)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **v = NULL;
+    size_t cap = 0;
+
+    *names = NULL;
+    *n = 0;
+    if (d == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s: %s", dir,
+                           strerror(errno));
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (*n == cap) {
+            char **p;
+            cap = cap ? cap * 2 : 32;
+            if ((p = (char **)realloc(v, cap * sizeof *v)) == NULL)
+                break;
+            v = p;
+        }
+        if ((v[*n] = (char *)malloc(strlen(e->d_name) + 1)) == NULL)
+            break;
+        strcpy(v[(*n)++], e->d_name);
+    }
+    if (e != NULL) {
+        closedir(d);
+        kvg_scan_names_free(v, *n);
+        *n = 0;
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
+                           "%s: out of memory listing it", dir);
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, cmp_names);
+    *names = v;
+    return KVG_OK;
+}
+
+int kvg_scan_kind(const char *path, int nofollow)
+{
+    struct stat sb;
+    if ((nofollow ? lstat(path, &sb) : stat(path, &sb)) != 0)
+        return 0;
+    return S_ISDIR(sb.st_mode) ? 1 : S_ISREG(sb.st_mode) ? 2 : 0;
+}
+
+static kvg_status walk(const char *dir, const char *rel, int depth,
+                       kvg_scan_visit visit, void *user, kvg_diag *diag)
+{
+    char **names;
+    size_t n, i;
+    kvg_status st;
+    int r = visit(dir, rel, user, diag);
+
+    if (r < 0)
+        return diag->status != KVG_OK ? diag->status : KVG_ERR_IO;
+    if (r > 0 || depth >= 32)
+        return KVG_OK;
+    if ((st = kvg_scan_names(dir, &names, &n, diag)) != KVG_OK)
+        return st;
+    for (i = 0; i < n && st == KVG_OK; i++) {
+        char *sub = kvg_path_join(dir, names[i], NULL, diag);
+        char *subrel = kvg_path_join(rel, names[i], NULL, diag);
+        if (sub == NULL || subrel == NULL)
+            st = KVG_ERR_NOMEM;
+        else if (kvg_scan_kind(sub, 1) == 1)
+            st = walk(sub, subrel, depth + 1, visit, user, diag);
+        free(sub);
+        free(subrel);
+    }
+    kvg_scan_names_free(names, n);
+    return st;
+}
+
+kvg_status kvg_scan_walk(const char *root, kvg_scan_visit visit, void *user,
+                         kvg_diag *diag)
+{
+    return walk(root, "", 0, visit, user, diag);
+}
+
+kvg_dtype kvg_scan_acl_dtype(long code)
+{
+    switch (code) {
+    case 0: return KVG_FP32;
+    case 1: return KVG_FP16;
+    case 2: return KVG_INT8;
+    case 3: return KVG_INT32;
+    case 9: return KVG_INT64;
+    case 27: return KVG_BF16;
+    case 34: return KVG_HIF8;
+    case 35: return KVG_FP8_E5M2;
+    case 36: return KVG_FP8_E4M3FN;
+    default: return KVG_DTYPE_INVALID;
+    }
+}
+
+kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
+                         size_t *len, uint64_t *size, kvg_diag *diag)
+{
+    struct stat sb;
+    ssize_t got;
+    int fd;
+    kvg_status st = kvg_open_regular(path, "scan", &fd, &sb, diag);
+
+    if (st != KVG_OK)
+        return st;
+    got = kvg_pread_full(fd, buf, cap, 0);
+    if (got < 0) {
+        int err = errno;
+        close(fd);
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s: cannot read: %s",
+                           path, strerror(err));
+    }
+    close(fd);
+    *len = (size_t)got;
+    *size = (uint64_t)sb.st_size;
+    return KVG_OK;
+}
+
+int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
+                    uint64_t *nbytes)
+{
+    uint64_t b = kvg_dtype_size(dtype);
+    int i;
+    if (b == 0 || rank < 0 || rank > KVG_MAX_RANK)
+        return 0;
+    for (i = 0; i < rank; i++) {
+        if (shape[i] < 0 ||
+            (shape[i] != 0 && b > UINT64_MAX / (uint64_t)shape[i]))
+            return 0;
+        b *= (uint64_t)shape[i];
+    }
+    *nbytes = b;
+    return 1;
+}
+
+/* ---- which reader ------------------------------------------------------ */
+
+typedef struct detect {
+    kvg_scan_format f;
+} detect;
+
+/* The first directory that says its format (a bounded look: the walk
+ * stops at the first hit). */
+static int detect_visit(const char *dir, const char *rel, void *user,
+                        kvg_diag *diag)
+{
+    detect *d = (detect *)user;
+    char **names;
+    size_t n, i;
+    int before = 0, after = 0;
+    (void)rel;
+    if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK) {
+        kvg_diag_clear(diag);
+        return 1;
+    }
+    for (i = 0; i < n && d->f == KVG_SCAN_AUTO; i++) {
+        char role;
+        int idx;
+        kvg_scan_arg a;
+        before |= strcmp(names[i], "before") == 0;
+        after |= strcmp(names[i], "after") == 0;
+        if (strcmp(names[i], "dump.json") == 0)
+            d->f = KVG_SCAN_MSPROBE;
+        else if (kvg_scan_ttk_name(names[i], &role, &idx, &a))
+            d->f = KVG_SCAN_TTK;
+    }
+    kvg_scan_names_free(names, n);
+    if (d->f == KVG_SCAN_AUTO && before && after)
+        d->f = KVG_SCAN_ATB;
+    if (d->f == KVG_SCAN_AUTO) {
+        /* a CANN dump file: its name's form and a header that decodes */
+        if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK) {
+            kvg_diag_clear(diag);
+            return 0;
+        }
+        for (i = 0; i < n && d->f == KVG_SCAN_AUTO; i++) {
+            kvg_scan_list l;
+            char *path = kvg_path_join(dir, names[i], NULL, NULL);
+            const char *p = names[i];
+            int dots = 0;
+            for (; *p != '\0'; p++)
+                dots += *p == '.';
+            memset(&l, 0, sizeof l);
+            if (path != NULL && dots >= 4 && kvg_scan_kind(path, 1) == 2 &&
+                kvg_scan_read_cann(path, &l, diag) == KVG_OK && l.count > 0)
+                d->f = KVG_SCAN_CANN;
+            kvg_scan_list_free(&l);
+            kvg_diag_clear(diag);
+            free(path);
+        }
+        kvg_scan_names_free(names, n);
+        return d->f != KVG_SCAN_AUTO ? -1 : 0;
+    }
+    return -1; /* found: stop */
+}
+
+kvg_scan_format kvg_scan_detect(const char *path)
+{
+    detect d;
+    kvg_diag diag;
+    d.f = KVG_SCAN_AUTO;
+    kvg_diag_clear(&diag);
+    if (kvg_scan_kind(path, 0) == 2) {
+        kvg_scan_list l;
+        memset(&l, 0, sizeof l);
+        if (kvg_scan_read_cann(path, &l, &diag) == KVG_OK && l.count > 0)
+            d.f = KVG_SCAN_CANN;
+        kvg_scan_list_free(&l);
+        return d.f;
+    }
+    if (kvg_scan_kind(path, 0) == 1) {
+        diag.status = KVG_OK;
+        (void)kvg_scan_walk(path, detect_visit, &d, &diag);
+    }
+    return d.f;
+}
+
+kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
+                         kvg_scan_list *l, kvg_diag *diag)
+{
+    switch (f) {
+    case KVG_SCAN_MSPROBE: return kvg_scan_read_msprobe(path, l, diag);
+    case KVG_SCAN_ATB: return kvg_scan_read_atb(path, l, diag);
+    case KVG_SCAN_CANN: return kvg_scan_read_cann(path, l, diag);
+    case KVG_SCAN_TTK: return kvg_scan_read_ttk(path, l, diag);
+    default:
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "format",
+                           "%s: no format given", path);
+    }
+}
+
+kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
+                            kvg_dtype dtype, kvg_scan_arg *a, kvg_diag *diag)
+{
+    static const struct {
+        const char *descr;
+        kvg_dtype dtype;
+    } k_plain[] = {{"<f2", KVG_FP16}, {"<f4", KVG_FP32}, {"|i1", KVG_INT8},
+                   {"<i4", KVG_INT32}, {"<i8", KVG_INT64}};
+    unsigned char *head;
+    size_t len = 0, need = 0, i;
+    uint64_t size = 0;
+    kvg_npy_info info;
+    kvg_status st;
+    char *path = kvg_path_join(dir, file, NULL, diag);
+
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    if ((head = (unsigned char *)malloc(KVG_NPY_MAX_HEADER + 16)) == NULL) {
+        free(path);
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+    }
+    st = kvg_scan_head(path, head, 16, &len, &size, diag);
+    if (st == KVG_OK && kvg_npy_header_size(head, len, &need, diag) != KVG_OK)
+        st = KVG_ERR_FILE_FORMAT;
+    if (st == KVG_OK && need > KVG_NPY_MAX_HEADER + 16)
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "header",
+                         "header too long");
+    if (st == KVG_OK)
+        st = kvg_scan_head(path, head, need, &len, &size, diag);
+    if (st == KVG_OK &&
+        (kvg_npy_parse_header(head, len, &info, diag) != KVG_OK ||
+         kvg_npy_check_data_size(&info, size, diag) != KVG_OK))
+        st = KVG_ERR_FILE_FORMAT;
+    if (st == KVG_OK && dtype == KVG_DTYPE_INVALID) {
+        for (i = 0; i < sizeof k_plain / sizeof k_plain[0]; i++)
+            if (strcmp(info.descr, k_plain[i].descr) == 0)
+                dtype = k_plain[i].dtype;
+        if (dtype == KVG_DTYPE_INVALID)
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "descr",
+                             "descr '%s' is no dtype kvgold reads",
+                             info.descr);
+    } else if (st == KVG_OK && !kvg_npy_descr_accepts(dtype, info.descr)) {
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "descr",
+                         "descr '%s' cannot hold %s", info.descr,
+                         kvg_dtype_name(dtype));
+    }
+    if (st == KVG_OK) {
+        a->kind = KVG_SCAN_TENSOR;
+        a->dtype = dtype;
+        a->rank = info.rank;
+        memcpy(a->shape, info.shape, sizeof a->shape);
+        a->offset = info.data_offset;
+        a->nbytes = info.data_bytes;
+        if (file != a->file)
+            (void)snprintf(a->file, sizeof a->file, "%s", file);
+    } else if (st == KVG_ERR_FILE_FORMAT) {
+        char msg[KVG_DIAG_MESSAGE_MAX];
+        (void)snprintf(msg, sizeof msg, "%s", diag->message);
+        (void)kvg_fs_fail(diag, st, "npy", "%s: %s", path, msg);
+    }
+    free(head);
+    free(path);
+    return st;
+}

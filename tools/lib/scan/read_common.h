@@ -1,0 +1,60 @@
+/*
+ * tools/lib/scan/read_common.h - what the dump readers share: directory walks
+ * in a fixed (natural) order, the dtype codes of the CANN stack, header
+ * reads of bounded size.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_SCAN_READ_COMMON_H
+#define KVGOLD_TOOLS_SCAN_READ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scan.h"
+
+/* strcmp with digit runs compared as numbers ("2_x" before "10_x"). */
+int kvg_scan_natcmp(const char *a, const char *b);
+
+/* The entries of `dir` (without . and ..), sorted by kvg_scan_natcmp:
+ * a malloc'd array of malloc'd names, freed by kvg_scan_names_free.
+ * KVG_ERR_IO naming the directory and the OS reason on failure. */
+kvg_status kvg_scan_names(const char *dir, char ***names, size_t *n,
+                          kvg_diag *diag);
+void kvg_scan_names_free(char **names, size_t n);
+
+/* 1 if path is a directory (not following a final symlink when
+ * nofollow), 2 a regular file, 0 otherwise. */
+int kvg_scan_kind(const char *path, int nofollow);
+
+/* Call visit(dir, rel, user) on root and every directory under it, depth
+ * first in natural order, symlinked directories not followed, at most
+ * 32 levels. visit returns 1 (a call: do not descend), 0 (descend) or
+ * -1 (stop; diag filled). */
+typedef int (*kvg_scan_visit)(const char *dir, const char *rel, void *user,
+                              kvg_diag *diag);
+kvg_status kvg_scan_walk(const char *root, kvg_scan_visit visit,
+                         void *user, kvg_diag *diag);
+
+/* The kvgold dtype of an aclDataType / ge::DataType code (ATB's "dtype="),
+ * KVG_DTYPE_INVALID for one kvgold has no use for. */
+kvg_dtype kvg_scan_acl_dtype(long code);
+
+/* Read at most `cap` bytes from the start of regular file `path` into
+ * buf: *len the bytes read, *size the file's. KVG_ERR_IO naming it. */
+kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
+                         size_t *len, uint64_t *size, kvg_diag *diag);
+
+/* Bytes of `rank` dims of `dtype` into *nbytes; 0 on overflow or a
+ * negative dim. */
+int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
+                    uint64_t *nbytes);
+
+#endif /* KVGOLD_TOOLS_SCAN_READ_COMMON_H */
+
+/* The header of .npy file dir/file (read header-first, at most its
+ * header's size) into a: dtype (`dtype`, or from the descr when
+ * KVG_DTYPE_INVALID: <f2 fp16, <f4 fp32, |i1 int8, <i4 int32, <i8 int64),
+ * rank, shape, offset, nbytes; the file's size checked. */
+kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
+                            kvg_dtype dtype, kvg_scan_arg *a,
+                            kvg_diag *diag);

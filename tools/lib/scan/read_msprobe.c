@@ -1,0 +1,528 @@
+/*
+ * tools/lib/scan/read_msprobe.c - msprobe dump directories.
+ *
+ * msprobe (Ascend/msprobe) writes a model step as step<N>/rank<R>/
+ * dump.json plus dump_tensor_data/. dump.json's "data" object has one
+ * member per API call, in call order, named "<api type>.<api name>.<n>.
+ * forward" (e.g. "NPU.npu_kv_rmsnorm_rope_cache.0.forward"), whose
+ * "input_args" (positional), "input_kwargs" (by name) and "output" list
+ * the arguments: a tensor is {"type": "torch.Tensor", "dtype":
+ * "torch.float16", "shape": [...], "data_name": "<file>"}, a scalar
+ * {"type": "float", "value": 1e-05}, a list of scalars an array of them,
+ * None null. The tensor files are .pt (PyTorch: torch.save; read by the
+ * Python kvgold.scan, which converts them to .npy first) or .npy
+ * (MindSpore, and what kvgold.scan converts to), read here.
+ *
+ * dump.json is not read whole: it is mapped, the members of "data" are
+ * found by a scanner that only matches brackets and strings, and each
+ * call's member is parsed on its own (tools/lib/json), so a dump.json of any
+ * size costs one call's JSON at a time.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+
+#include "fileio.h"
+#include "read_common.h"
+
+typedef struct span {
+    const char *p, *end;
+} span;
+
+static void ws(span *s)
+{
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' ||
+                             *s->p == '\r' || *s->p == '\t'))
+        s->p++;
+}
+
+/* Past a string starting at s->p ('"'); 0 if unterminated. */
+static int skip_string(span *s)
+{
+    s->p++;
+    while (s->p < s->end) {
+        if (*s->p == '\\') {
+            s->p += 2;
+            continue;
+        }
+        if (*s->p++ == '"')
+            return 1;
+    }
+    return 0;
+}
+
+/* Past one value (brackets matched, strings skipped); 0 if malformed. */
+static int skip_value(span *s)
+{
+    int depth = 0;
+    ws(s);
+    do {
+        if (s->p >= s->end)
+            return 0;
+        if (*s->p == '"') {
+            if (!skip_string(s))
+                return 0;
+            continue;
+        }
+        if (*s->p == '{' || *s->p == '[') {
+            if (++depth > KVG_JSON_MAX_DEPTH)
+                return 0;
+        } else if (*s->p == '}' || *s->p == ']') {
+            if (--depth < 0)
+                return 0;
+        } else if (depth == 0) {
+            /* a scalar: up to the next delimiter */
+            while (s->p < s->end && *s->p != ',' && *s->p != '}' &&
+                   *s->p != ']' && *s->p != ' ' && *s->p != '\n')
+                s->p++;
+            return 1;
+        }
+        s->p++;
+    } while (depth > 0);
+    return 1;
+}
+
+static kvg_dtype dtype_of(const char *t)
+{
+    static const struct {
+        const char *name;
+        kvg_dtype dtype;
+    } k[] = {{"float16", KVG_FP16},      {"half", KVG_FP16},
+             {"bfloat16", KVG_BF16},     {"float32", KVG_FP32},
+             {"float", KVG_FP32},        {"int8", KVG_INT8},
+             {"int32", KVG_INT32},       {"int", KVG_INT32},
+             {"int64", KVG_INT64},       {"long", KVG_INT64},
+             {"float8_e4m3fn", KVG_FP8_E4M3FN},
+             {"float8_e5m2", KVG_FP8_E5M2},
+             {"hifloat8", KVG_HIF8}};
+    const char *dot = strrchr(t, '.');
+    char low[32];
+    size_t i;
+    if (dot != NULL)
+        t = dot + 1; /* torch.float16 */
+    for (i = 0; i + 1 < sizeof low && t[i] != '\0'; i++)
+        low[i] = (char)(t[i] >= 'A' && t[i] <= 'Z' ? t[i] + 32 : t[i]);
+    low[i] = '\0';
+    for (i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strcmp(low, k[i].name) == 0)
+            return k[i].dtype;
+    return KVG_DTYPE_INVALID;
+}
+
+/* A scalar (or a list of scalars) as JSON text; 0 if it is not one. */
+static int scalar_text(const kvg_json *v, char *out, size_t cap)
+{
+    const kvg_json *val;
+    size_t used = 0;
+    if (v->type == KVG_JSON_ARRAY) {
+        const kvg_json *e;
+        used = (size_t)snprintf(out, cap, "[");
+        for (e = v->child; e != NULL && used < cap; e = e->next) {
+            char one[KVG_SCAN_VALUE_MAX];
+            if (!scalar_text(e, one, sizeof one))
+                return 0;
+            used += (size_t)snprintf(out + used, cap - used, "%s%s",
+                                     e == v->child ? "" : ",", one);
+        }
+        if (used < cap)
+            used += (size_t)snprintf(out + used, cap - used, "]");
+        return used < cap;
+    }
+    if (v->type != KVG_JSON_OBJECT ||
+        (val = kvg_json_get(v, "value")) == NULL)
+        return 0;
+    switch (val->type) {
+    case KVG_JSON_NUMBER:
+        return (size_t)snprintf(out, cap, "%s", val->text) < cap;
+    case KVG_JSON_TRUE:
+        return (size_t)snprintf(out, cap, "true") < cap;
+    case KVG_JSON_FALSE:
+        return (size_t)snprintf(out, cap, "false") < cap;
+    case KVG_JSON_STRING: {
+        size_t i, k = 0;
+        out[k++] = '"';
+        for (i = 0; val->text[i] != '\0' && k + 3 < cap; i++) {
+            unsigned char c = (unsigned char)val->text[i];
+            if (c == '"' || c == '\\')
+                out[k++] = '\\';
+            out[k++] = c < 0x20 ? '?' : (char)c;
+        }
+        out[k++] = '"';
+        out[k] = '\0';
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The call's member name in dump.json's "data". */
+static const char *key_of(const kvg_scan_call *c)
+{
+    const char *colon = strrchr(c->id, ':');
+    return colon != NULL ? colon + 1 : c->id;
+}
+
+/* One argument of a call from its JSON. */
+static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
+                         const char *where, kvg_scan_arg *a, kvg_diag *diag)
+{
+    const kvg_json *type, *dt, *name, *shape, *e;
+    memset(a, 0, sizeof *a);
+    if (v == NULL || v->type == KVG_JSON_NULL) {
+        a->kind = KVG_SCAN_NONE;
+        return KVG_OK;
+    }
+    type = v->type == KVG_JSON_OBJECT ? kvg_json_get(v, "type") : NULL;
+    if (type == NULL || type->type != KVG_JSON_STRING ||
+        strstr(type->text, "Tensor") == NULL) {
+        a->kind = KVG_SCAN_SCALAR;
+        if (!scalar_text(v, a->value, sizeof a->value))
+            (void)snprintf(a->value, sizeof a->value, "null");
+        return KVG_OK;
+    }
+    a->kind = KVG_SCAN_TENSOR;
+    dt = kvg_json_get(v, "dtype");
+    name = kvg_json_get(v, "data_name");
+    shape = kvg_json_get(v, "shape");
+    if (dt == NULL || dt->type != KVG_JSON_STRING ||
+        (a->dtype = dtype_of(dt->text)) == KVG_DTYPE_INVALID)
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "dtype",
+                           "%s/dump.json: data.%s.%s.dtype: %s", c->dir, key_of(c),
+                           where,
+                           dt && dt->type == KVG_JSON_STRING
+                               ? "not a dtype kvgold reads"
+                               : "missing");
+    if (shape == NULL || shape->type != KVG_JSON_ARRAY)
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
+                           "%s/dump.json: data.%s.%s.shape: missing", c->dir,
+                           key_of(c), where);
+    for (e = shape->child; e != NULL; e = e->next) {
+        int64_t d;
+        if (a->rank == KVG_MAX_RANK || kvg_json_int64(e, &d, NULL) != KVG_OK ||
+            d < 0)
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
+                               "%s/dump.json: data.%s.%s.shape: not a list of "
+                               "at most %d non-negative integers",
+                               c->dir, key_of(c), where, KVG_MAX_RANK);
+        a->shape[a->rank++] = d;
+    }
+    if (name == NULL || name->type != KVG_JSON_STRING ||
+        strchr(name->text, '/') != NULL || name->text[0] == '.')
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data_name",
+                           "%s/dump.json: data.%s.%s.data_name: %s", c->dir,
+                           key_of(c), where,
+                           name ? "not a plain file name" : "missing (a "
+                                  "statistics-only dump has no tensors)");
+    (void)snprintf(a->name, sizeof a->name, "%s", where);
+    (void)snprintf(a->file, sizeof a->file, "dump_tensor_data/%s",
+                   name->text);
+    return KVG_OK;
+}
+
+/* The files behind the call's tensors: .npy read header-first. */
+static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
+                           kvg_diag *diag)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(a[i].file);
+        int64_t want[KVG_MAX_RANK];
+        int rank = a[i].rank, k;
+        if (a[i].kind != KVG_SCAN_TENSOR)
+            continue;
+        if (len > 3 && strcmp(a[i].file + len - 3, ".pt") == 0) {
+            (void)snprintf(c->unreadable, sizeof c->unreadable,
+                           "%s/%s is a .pt file, which needs torch: run the "
+                           "Python kvgold.scan on the dump (it converts "
+                           ".pt to .npy)",
+                           c->dir, a[i].file);
+            return KVG_OK;
+        }
+        memcpy(want, a[i].shape, sizeof want);
+        if (kvg_scan_npy_arg(c->dir, a[i].file, a[i].dtype, &a[i], diag) !=
+            KVG_OK)
+            return diag->status;
+        for (k = 0; k < rank && a[i].rank == rank; k++)
+            if (want[k] != a[i].shape[k])
+                break;
+        if (a[i].rank != rank || k != rank)
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
+                               "%s/%s: its shape is not dump.json's for %s",
+                               c->dir, a[i].file, a[i].name);
+    }
+    return KVG_OK;
+}
+
+static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
+                          int read_files, kvg_diag *diag)
+{
+    const kvg_json *args = kvg_json_get(v, "input_args");
+    const kvg_json *kw = kvg_json_get(v, "input_kwargs");
+    const kvg_json *out = kvg_json_get(v, "output");
+    const kvg_json *e;
+    char where[KVG_SCAN_NAME_MAX];
+    kvg_status st;
+
+    if (v->type != KVG_JSON_OBJECT || args == NULL ||
+        args->type != KVG_JSON_ARRAY)
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "input_args",
+                           "%s/dump.json: data.%s.input_args: missing",
+                           c->dir, key_of(c));
+    for (e = args->child; e != NULL; e = e->next) {
+        if (c->n_in == KVG_SCAN_MAX_ARGS)
+            break;
+        (void)snprintf(where, sizeof where, "input_args[%d]", c->n_in);
+        if ((st = arg_of(c, e, where, &c->in[c->n_in], diag)) != KVG_OK)
+            return st;
+        c->in[c->n_in++].name[0] = '\0'; /* positional */
+    }
+    for (e = kw != NULL && kw->type == KVG_JSON_OBJECT ? kw->child : NULL;
+         e != NULL && c->n_in < KVG_SCAN_MAX_ARGS; e = e->next) {
+        (void)snprintf(where, sizeof where, "input_kwargs.%s", e->key);
+        if ((st = arg_of(c, e, where, &c->in[c->n_in], diag)) != KVG_OK)
+            return st;
+        (void)snprintf(c->in[c->n_in++].name, KVG_SCAN_NAME_MAX, "%s",
+                       e->key);
+    }
+    if (out != NULL && out->type == KVG_JSON_OBJECT) {
+        /* a single output */
+        if ((st = arg_of(c, out, "output", &c->out[0], diag)) != KVG_OK)
+            return st;
+        c->n_out = 1;
+    }
+    for (e = out != NULL && out->type == KVG_JSON_ARRAY ? out->child : NULL;
+         e != NULL && c->n_out < KVG_SCAN_MAX_ARGS; e = e->next) {
+        (void)snprintf(where, sizeof where, "output[%d]", c->n_out);
+        if ((st = arg_of(c, e, where, &c->out[c->n_out], diag)) != KVG_OK)
+            return st;
+        c->n_out++;
+    }
+    if (!read_files)
+        return KVG_OK;
+    if ((st = files_of(c, c->in, c->n_in, diag)) != KVG_OK ||
+        c->unreadable[0] != '\0')
+        return st;
+    return files_of(c, c->out, c->n_out, diag);
+}
+
+/* "NPU.npu_kv_rmsnorm_rope_cache.0.forward" -> "npu_kv_rmsnorm_rope_cache"
+ * (the second component); "" when it is not a forward call. */
+static int api_of(const char *key, char *out, size_t cap)
+{
+    const char *a = strchr(key, '.'), *b;
+    size_t n = strlen(key);
+    if (a == NULL || n < 8 || strcmp(key + n - 8, ".forward") != 0)
+        return 0;
+    b = strchr(a + 1, '.');
+    if (b == NULL || (size_t)(b - a - 1) >= cap)
+        return 0;
+    memcpy(out, a + 1, (size_t)(b - a - 1));
+    out[b - a - 1] = '\0';
+    return 1;
+}
+
+kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
+                                 const char *dir, const char *rel,
+                                 int read_files, kvg_scan_list *l,
+                                 kvg_diag *diag)
+{
+    const char *path = "dump.json";
+    const void *map = text;
+    int found = 0;
+    kvg_status st = KVG_OK;
+    span s;
+
+    s.p = text;
+    s.end = text + len;
+    ws(&s);
+    if (s.p >= s.end || *s.p != '{')
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                         "%s: not a JSON object", path);
+    else
+        s.p++;
+    /* the top level's members: find "data" */
+    while (st == KVG_OK && !found) {
+        const char *k;
+        ws(&s);
+        if (s.p < s.end && *s.p == ',') {
+            s.p++;
+            ws(&s);
+        }
+        if (s.p >= s.end || *s.p != '"') {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: no \"data\" object", path);
+            break;
+        }
+        k = s.p;
+        if (!skip_string(&s)) {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: an unterminated string", path);
+            break;
+        }
+        found = s.p - k == 6 && memcmp(k, "\"data\"", 6) == 0;
+        ws(&s);
+        if (s.p >= s.end || *s.p != ':') {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: a key without ':'", path);
+            break;
+        }
+        s.p++;
+        ws(&s);
+        if (!found && !skip_value(&s))
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: malformed JSON", path);
+    }
+    if (st == KVG_OK && (s.p >= s.end || *s.p != '{'))
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                         "%s: \"data\" is not an object", path);
+    if (st == KVG_OK)
+        s.p++;
+    /* each call: its key, then its value parsed on its own */
+    while (st == KVG_OK) {
+        const char *k, *v;
+        char key[2 * KVG_SCAN_NAME_MAX], api[KVG_SCAN_NAME_MAX];
+        kvg_diag jd;
+        kvg_json *doc;
+        kvg_scan_call *c;
+        size_t klen;
+
+        ws(&s);
+        if (s.p < s.end && *s.p == '}')
+            break;
+        if (s.p < s.end && *s.p == ',') {
+            s.p++;
+            ws(&s);
+        }
+        k = s.p;
+        if (s.p >= s.end || *s.p != '"' || !skip_string(&s)) {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: malformed \"data\" member at byte %ld",
+                             path, (long)(k - (const char *)map));
+            break;
+        }
+        klen = (size_t)(s.p - k - 2);
+        (void)snprintf(key, sizeof key, "%.*s", (int)klen, k + 1);
+        ws(&s);
+        if (s.p >= s.end || *s.p != ':') {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: data.%s: no ':'", path, key);
+            break;
+        }
+        s.p++;
+        ws(&s);
+        v = s.p;
+        if (!skip_value(&s)) {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: data.%s: malformed JSON", path, key);
+            break;
+        }
+        if (!api_of(key, api, sizeof api) ||
+            kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
+            if (api_of(key, api, sizeof api))
+                l->others++; /* another API: counted, not read */
+            continue; /* another API, or a backward: not read */
+        }
+        if ((c = kvg_scan_list_push(l, diag)) == NULL) {
+            st = KVG_ERR_NOMEM;
+            break;
+        }
+        c->format = KVG_SCAN_MSPROBE;
+        (void)snprintf(c->api, sizeof c->api, "%s", api);
+        (void)snprintf(c->id, sizeof c->id, "%s%s%s", rel, rel[0] ? ":" : "",
+                       key);
+        (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
+        (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output[%%d]");
+        if (kvg_json_parse(v, (size_t)(s.p - v), key, &doc, &jd) != KVG_OK) {
+            (void)snprintf(c->unreadable, sizeof c->unreadable,
+                           "unreadable: %s/dump.json: %s", dir, jd.message);
+            continue;
+        }
+        if (call_of(c, doc, read_files, diag) != KVG_OK) {
+            (void)snprintf(c->unreadable, sizeof c->unreadable,
+                           "unreadable: %s", diag->message);
+            kvg_diag_clear(diag);
+        }
+        kvg_json_free(doc);
+    }
+    (void)dir;
+    return st;
+}
+
+static kvg_status read_dump(const char *dir, const char *rel,
+                            kvg_scan_list *l, kvg_diag *diag)
+{
+    char *path = kvg_path_join(dir, "dump.json", NULL, diag);
+    struct stat sb;
+    void *map;
+    int fd;
+    kvg_status st;
+
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    if ((st = kvg_open_regular(path, "dump.json", &fd, &sb, diag)) !=
+        KVG_OK) {
+        free(path);
+        return st;
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                         "%s: empty", path);
+        free(path);
+        return st;
+    }
+    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        st = kvg_fs_fail(diag, KVG_ERR_IO, "dump.json", "%s: cannot map",
+                         path);
+        free(path);
+        return st;
+    }
+    st = kvg_scan_msprobe_text((const char *)map, (size_t)sb.st_size, dir,
+                               rel, 1, l, diag);
+    if (st != KVG_OK) {
+        char msg[KVG_DIAG_MESSAGE_MAX];
+        (void)snprintf(msg, sizeof msg, "%s", diag->message);
+        st = kvg_fs_fail(diag, st, "dump.json", "%s/%s", dir, msg);
+    }
+    munmap(map, (size_t)sb.st_size);
+    free(path);
+    return st;
+}
+
+typedef struct ms_walk {
+    kvg_scan_list *l;
+} ms_walk;
+
+static int visit(const char *dir, const char *rel, void *user,
+                 kvg_diag *diag)
+{
+    ms_walk *w = (ms_walk *)user;
+    char *json = kvg_path_join(dir, "dump.json", NULL, diag);
+    int there = json != NULL && kvg_scan_kind(json, 0) == 2;
+    free(json);
+    if (!there)
+        return 0;
+    return read_dump(dir, rel, w->l, diag) == KVG_OK ? 1 : -1;
+}
+
+kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
+                                 kvg_diag *diag)
+{
+    ms_walk w;
+    w.l = l;
+    if (kvg_scan_kind(path, 0) != 1)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
+                           "%s: not a directory (an msprobe dump is "
+                           "step*/rank*/dump.json)", path);
+    return kvg_scan_walk(path, visit, &w, diag);
+}

@@ -1,0 +1,388 @@
+/*
+ * tools/lib/scan/read_ttk.c - ops-test-kit's offline case directories
+ * (docs/Offline_Data_Prepare_and_Import.md of hicann/ops-test-kit).
+ *
+ * A case directory (named after its testcase) holds, per flat slot index
+ * counted from 0 per kind:
+ *   input_<i>_<dtype>.<bin|npy|pt>     an input's final backing storage
+ *   scalar_<i>_<dtype>.<...>           an ACLNN scalar
+ *   golden_<i>_<dtype>.<npy|pt>        an output of the golden;
+ *   golden_<i>_<dtype>__shape_<AxB>.bin   as .bin, its shape in the name
+ *                                      ("scalar" for rank 0)
+ *   <kind>_<i>_none.<ext>              a zero-byte marker: the slot is None
+ * with dtype a NumPy name (float16, bfloat16, ...). One format per case
+ * (bin before npy before pt). A .bin input records no shape (ops-test-kit
+ * keeps it in the case CSV): it is read with the shape of the golden
+ * output its operator writes in place (a cache), or the shape the
+ * operator's map derives from the goldens and the files' sizes
+ * (bin_shapes); a call with any other .bin input is not judged, saying
+ * so. output_<i>_... files (an
+ * NPU's outputs, named as the goldens) are judged in place of the golden
+ * when present; otherwise what is judged is the golden ops-test-kit
+ * prepared (its CPU golden or plug-in) against kvgold's.
+ * The operator is the one whose name the case directory contains (or
+ * --op). .pt files need torch: the Python kvgold.scan converts them.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "read_common.h"
+
+static const struct {
+    const char *name;
+    kvg_dtype dtype;
+} k_np[] = {{"float16", KVG_FP16},   {"bfloat16", KVG_BF16},
+            {"float32", KVG_FP32},   {"int8", KVG_INT8},
+            {"int32", KVG_INT32},    {"int64", KVG_INT64},
+            {"float8_e4m3fn", KVG_FP8_E4M3FN},
+            {"float8_e5m2", KVG_FP8_E5M2},
+            {"hifloat8", KVG_HIF8}};
+
+/* ext: 0 bin, 1 npy, 2 pt */
+static int ext_of(const char *dot)
+{
+    return strcmp(dot, ".bin") == 0   ? 0
+           : strcmp(dot, ".npy") == 0 ? 1
+           : strcmp(dot, ".pt") == 0  ? 2
+                                      : -1;
+}
+
+int kvg_scan_ttk_name(const char *name, char *role, int *index,
+                      kvg_scan_arg *a)
+{
+    static const char *const k_roles[] = {"input_", "scalar_", "golden_",
+                                          "output_"};
+    const char *p = name, *dot = strrchr(name, '.'), *us, *shape;
+    char dt[32];
+    int r, i, ext;
+    long idx = 0;
+
+    if (dot == NULL || (ext = ext_of(dot)) < 0)
+        return 0;
+    for (r = 0; r < 4; r++)
+        if (strncmp(p, k_roles[r], strlen(k_roles[r])) == 0)
+            break;
+    if (r == 4)
+        return 0;
+    p += strlen(k_roles[r]);
+    if (*p < '0' || *p > '9')
+        return 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        idx = idx * 10 + (*p - '0');
+        if (idx > 4096)
+            return 0;
+    }
+    if (*p != '_')
+        return 0;
+    p++;
+    shape = strstr(p, "__shape_");
+    us = shape != NULL ? shape : dot;
+    if ((size_t)(us - p) >= sizeof dt || us == p)
+        return 0;
+    memcpy(dt, p, (size_t)(us - p));
+    dt[us - p] = '\0';
+    memset(a, 0, sizeof *a);
+    *role = "isgo"[r];
+    *index = (int)idx;
+    (void)snprintf(a->file, sizeof a->file, "%s", name);
+    (void)snprintf(a->name, sizeof a->name, "%.*s", (int)(dot - name), name);
+    a->rank = -1; /* unknown until a header or the name says */
+    a->offset = (uint64_t)ext; /* the extension, until the file is read */
+    if (strcmp(dt, "none") == 0) {
+        a->kind = KVG_SCAN_NONE;
+        return shape == NULL;
+    }
+    a->kind = KVG_SCAN_TENSOR;
+    a->dtype = KVG_DTYPE_INVALID;
+    for (i = 0; i < (int)(sizeof k_np / sizeof k_np[0]); i++)
+        if (strcmp(dt, k_np[i].name) == 0)
+            a->dtype = k_np[i].dtype;
+    if (shape != NULL) {
+        const char *q = shape + strlen("__shape_");
+        if (ext != 0)
+            return 0;
+        a->rank = 0;
+        if (strncmp(q, "scalar.", 7) == 0)
+            return 1;
+        while (q < dot) {
+            long long v = 0;
+            if (*q < '0' || *q > '9' || a->rank == KVG_MAX_RANK)
+                return 0;
+            for (; *q >= '0' && *q <= '9'; q++) {
+                if (v > (INT64_MAX - 9) / 10)
+                    return 0;
+                v = v * 10 + (*q - '0');
+            }
+            a->shape[a->rank++] = v;
+            if (*q == 'x')
+                q++;
+            else if (q != dot)
+                return 0;
+        }
+        if (a->rank == 0)
+            return 0;
+    }
+    return 1;
+}
+
+typedef struct slots {
+    kvg_scan_arg a[KVG_SCAN_MAX_ARGS];
+    int n;
+} slots;
+
+/* The slots of one kind and extension, contiguous from 0. */
+static kvg_status gather(kvg_scan_call *c, char **names, size_t count,
+                         char role, int ext, slots *s, kvg_diag *diag)
+{
+    int seen[KVG_SCAN_MAX_ARGS] = {0};
+    size_t i;
+    int k;
+
+    s->n = 0;
+    for (i = 0; i < count; i++) {
+        kvg_scan_arg a;
+        char r;
+        int idx;
+        if (!kvg_scan_ttk_name(names[i], &r, &idx, &a) || r != role ||
+            (int)a.offset != ext)
+            continue;
+        if (idx >= KVG_SCAN_MAX_ARGS)
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "index",
+                               "%s/%s: index %d: more slots than kvgold "
+                               "reads (%d)",
+                               c->dir, names[i], idx, KVG_SCAN_MAX_ARGS);
+        if (seen[idx])
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "index",
+                               "%s/%s: slot %d given twice", c->dir,
+                               names[i], idx);
+        seen[idx] = 1;
+        s->a[idx] = a;
+        if (idx + 1 > s->n)
+            s->n = idx + 1;
+    }
+    for (k = 0; k < s->n; k++)
+        if (!seen[k])
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "index",
+                               "%s: %s slot %d is missing (the indices must "
+                               "run from 0 without a gap; None is a *_none "
+                               "marker)",
+                               c->dir,
+                               role == 'i'   ? "input"
+                               : role == 's' ? "scalar"
+                               : role == 'g' ? "golden"
+                                             : "output",
+                               k);
+    return KVG_OK;
+}
+
+/* Header-first: an .npy's header, a .bin's size against its shape. */
+static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
+                           kvg_diag *diag)
+{
+    unsigned char none[1];
+    uint64_t need, size;
+    size_t len;
+    char *path;
+    int ok;
+
+    if (a->kind != KVG_SCAN_TENSOR)
+        return KVG_OK;
+    if (a->dtype == KVG_DTYPE_INVALID)
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "dtype",
+                           "%s/%s: dtype: not one kvgold reads", c->dir,
+                           a->file);
+    if (ext == 1)
+        return kvg_scan_npy_arg(c->dir, a->file, a->dtype, a, diag);
+    if (a->rank < 0)
+        return KVG_OK; /* a .bin input: its shape comes from its cache */
+    if (!kvg_scan_nbytes(a->dtype, a->rank, a->shape, &need))
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
+                           "%s/%s: shape: no valid byte size", c->dir,
+                           a->file);
+    if ((path = kvg_path_join(c->dir, a->file, NULL, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    ok = kvg_scan_head(path, none, 0, &len, &size, diag) == KVG_OK;
+    free(path);
+    if (!ok)
+        return diag->status;
+    if (size != need)
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
+                           "%s/%s: %llu bytes, its dtype and shape say %llu",
+                           c->dir, a->file, (unsigned long long)size,
+                           (unsigned long long)need);
+    a->offset = 0;
+    a->nbytes = need;
+    return KVG_OK;
+}
+
+/* A .bin input takes the shape of the golden output of the same kvgold
+ * tensor (an in-place cache); 0 when there is none. */
+static int shape_from_outputs(const kvg_scan_call *c, int i,
+                              const kvg_scan_sig *sig, kvg_scan_arg *a)
+{
+    int n, j;
+    const char *name = NULL;
+    for (n = 0; sig->inputs[n] != NULL; n++)
+        if (n == i)
+            name = sig->inputs[n];
+    for (j = 0; name != NULL && sig->outputs[j] != NULL && j < c->n_out; j++)
+        if (strcmp(sig->outputs[j], name) == 0 &&
+            c->out[j].kind == KVG_SCAN_TENSOR && c->out[j].rank >= 0) {
+            a->rank = c->out[j].rank;
+            memcpy(a->shape, c->out[j].shape, sizeof a->shape);
+            return 1;
+        }
+    return 0;
+}
+
+/* A .bin's size into a->nbytes. */
+static kvg_status file_size(kvg_scan_call *c, kvg_scan_arg *a,
+                            kvg_diag *diag)
+{
+    unsigned char none[1];
+    uint64_t size;
+    size_t len;
+    kvg_status st;
+    char *path = kvg_path_join(c->dir, a->file, NULL, diag);
+    if (path == NULL)
+        return KVG_ERR_NOMEM;
+    st = kvg_scan_head(path, none, 0, &len, &size, diag);
+    free(path);
+    a->nbytes = size;
+    return st;
+}
+
+static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
+                            kvg_diag *diag)
+{
+    const kvg_scan_sig *sig = NULL;
+    const kvg_scan_opmap *m;
+    slots *s = (slots *)calloc(4, sizeof *s);
+    int ext, i, found = -1;
+    kvg_status st = KVG_OK;
+
+    if (s == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+    /* one whole format: bin before npy before pt */
+    for (ext = 0; ext < 3 && found < 0; ext++) {
+        if ((st = gather(c, names, count, 'i', ext, &s[0], diag)) != KVG_OK)
+            break;
+        if (s[0].n > 0)
+            found = ext;
+    }
+    if (st == KVG_OK && found == 2)
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "%s holds .pt files, which need torch (kvgold.scan "
+                       "converts msprobe's, not these yet): prepare it with "
+                       "--dump-format npy or bin to scan it",
+                       c->dir);
+    if (st != KVG_OK || found < 0 || found == 2) {
+        free(s);
+        return st;
+    }
+    if ((st = gather(c, names, count, 's', found, &s[1], diag)) != KVG_OK ||
+        (st = gather(c, names, count, 'g', found, &s[2], diag)) != KVG_OK ||
+        (st = gather(c, names, count, 'o', found, &s[3], diag)) != KVG_OK) {
+        free(s);
+        return st;
+    }
+    /* the NPU's outputs when the directory has them, else the golden */
+    if (s[3].n > 0)
+        s[2] = s[3];
+    c->n_in = s[0].n;
+    c->n_out = s[2].n;
+    memcpy(c->in, s[0].a, sizeof c->in);
+    memcpy(c->out, s[2].a, sizeof c->out);
+    for (i = 0; i < s[1].n; i++) {
+        c->params[c->n_params] = s[1].a[i];
+        (void)snprintf(c->params[c->n_params].name,
+                       sizeof c->params[0].name, "scalar%d", i);
+        c->n_params++;
+    }
+    free(s);
+    (void)snprintf(c->out_pattern, sizeof c->out_pattern, "golden_%%d");
+    for (i = 0; i < c->n_out && st == KVG_OK; i++)
+        st = read_arg(c, &c->out[i], found, diag);
+    m = kvg_scan_find(c->api, KVG_SCAN_TTK, &sig);
+    if (found == 0 && st == KVG_OK) {
+        /* the .bin inputs' sizes, for the operator's shape rules */
+        for (i = 0; i < c->n_in && st == KVG_OK; i++)
+            if (c->in[i].kind == KVG_SCAN_TENSOR && c->in[i].rank < 0)
+                st = file_size(c, &c->in[i], diag);
+        if (st == KVG_OK && m != NULL && m->bin_shapes != NULL)
+            m->bin_shapes(c);
+    }
+    for (i = 0; i < c->n_in && st == KVG_OK; i++) {
+        kvg_scan_arg *a = &c->in[i];
+        if (found == 0 && a->kind == KVG_SCAN_TENSOR && a->rank < 0 &&
+            (sig == NULL || !shape_from_outputs(c, i, sig, a))) {
+            (void)snprintf(c->unreadable, sizeof c->unreadable,
+                           "%s/%s: a .bin input records no shape (ops-test-"
+                           "kit keeps it in the case CSV) and %s's goldens "
+                           "do not determine it; prepare the case with "
+                           "--dump-format npy to scan it",
+                           c->dir, a->file, m != NULL ? m->op : "the operator");
+            return KVG_OK;
+        }
+        st = read_arg(c, a, found, diag);
+    }
+    return st;
+}
+
+typedef struct ttk_walk {
+    kvg_scan_list *l;
+} ttk_walk;
+
+static int visit(const char *dir, const char *rel, void *user,
+                 kvg_diag *diag)
+{
+    ttk_walk *w = (ttk_walk *)user;
+    char **names;
+    size_t n, i;
+    int is_case = 0;
+    const char *base = strrchr(dir, '/');
+    kvg_scan_call *c;
+
+    if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK)
+        return -1;
+    for (i = 0; i < n && !is_case; i++) {
+        kvg_scan_arg a;
+        char r;
+        int idx;
+        is_case = kvg_scan_ttk_name(names[i], &r, &idx, &a) && r == 'i';
+    }
+    if (!is_case) {
+        kvg_scan_names_free(names, n);
+        return 0;
+    }
+    if ((c = kvg_scan_list_push(w->l, diag)) == NULL) {
+        kvg_scan_names_free(names, n);
+        return -1;
+    }
+    c->format = KVG_SCAN_TTK;
+    (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
+    (void)snprintf(c->id, sizeof c->id, "%s", rel[0] ? rel : ".");
+    (void)snprintf(c->api, sizeof c->api, "%s", base ? base + 1 : dir);
+    if (read_case(c, names, n, diag) != KVG_OK) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
+                       diag->message);
+        kvg_diag_clear(diag);
+    }
+    kvg_scan_names_free(names, n);
+    return 1;
+}
+
+kvg_status kvg_scan_read_ttk(const char *path, kvg_scan_list *l,
+                             kvg_diag *diag)
+{
+    ttk_walk w;
+    w.l = l;
+    if (kvg_scan_kind(path, 0) != 1)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
+                           "%s: not a directory (ops-test-kit data is a "
+                           "directory of case directories)", path);
+    return kvg_scan_walk(path, visit, &w, diag);
+}

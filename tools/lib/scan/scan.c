@@ -1,0 +1,755 @@
+/*
+ * tools/lib/scan/scan.c - the scan engine: a listed call onto its operator
+ * (the per-operator maps of ops/), the golden run and compare's judgement.
+ *
+ * A call becomes a case in memory - the same struct `kvgold compare` loads
+ * from a case directory, with its attributes as a JSON object - so the
+ * golden runs through the one case adapter (kvg_case_run over the
+ * registry), the written cache elements come from the operator
+ * (kvg_case_written_runs), and each output is judged by
+ * kvg_compare_tensor exactly as compare judges a dump. The pre-call cache
+ * is the call's input; the NPU's post-call cache its output.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+
+#include "case.h"
+#include "fileio.h"
+#include "membudget.h"
+#include "outset.h"
+#include "report.h"
+#include "scan.h"
+
+static const char *const k_format_names[KVG_SCAN_FORMATS] = {
+    "auto", "msprobe", "atb", "cann", "ttk"};
+
+const char *kvg_scan_format_name(kvg_scan_format f)
+{
+    return (unsigned)f < KVG_SCAN_FORMATS ? k_format_names[f] : "?";
+}
+
+int kvg_scan_format_from_name(const char *name, kvg_scan_format *f)
+{
+    int i;
+    for (i = 0; i < KVG_SCAN_FORMATS; i++)
+        if (strcmp(name, k_format_names[i]) == 0) {
+            *f = (kvg_scan_format)i;
+            return 1;
+        }
+    return 0;
+}
+
+kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        kvg_scan_call *p;
+        if (cap > SIZE_MAX / sizeof *p ||
+            (p = (kvg_scan_call *)realloc(l->calls, cap * sizeof *p)) ==
+                NULL) {
+            kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
+                        "out of memory listing %lu calls",
+                        (unsigned long)l->count);
+            return NULL;
+        }
+        l->calls = p;
+        l->cap = cap;
+    }
+    memset(&l->calls[l->count], 0, sizeof l->calls[0]);
+    return &l->calls[l->count++];
+}
+
+void kvg_scan_list_free(kvg_scan_list *l)
+{
+    free(l->calls);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- the maps ---------------------------------------------------------- */
+
+/* A name reduced to what the formats share: lower case, without '_', a
+ * trailing "operation" (ATB) and a leading "npu" (torch_npu). */
+static void squash(const char *in, char *out, size_t cap)
+{
+    size_t n = 0, k;
+    for (; *in != '\0' && n + 1 < cap; in++)
+        if (*in != '_')
+            out[n++] = (char)tolower((unsigned char)*in);
+    out[n] = '\0';
+    k = strlen("operation");
+    if (n > k && strcmp(out + n - k, "operation") == 0)
+        out[n - k] = '\0';
+    if (strncmp(out, "npu", 3) == 0)
+        memmove(out, out + 3, strlen(out + 3) + 1);
+}
+
+/* ops-test-kit names a case, not its operator: the operator is the one
+ * whose (longest) name the case name contains. */
+const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
+                                    const kvg_scan_sig **sig)
+{
+    char want[KVG_SCAN_NAME_MAX * 2], have[KVG_SCAN_NAME_MAX * 2];
+    const kvg_scan_opmap *best = NULL;
+    const kvg_scan_sig *best_sig = NULL;
+    size_t i, j, k, best_len = 0;
+
+    squash(api, want, sizeof want);
+    for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
+        const kvg_scan_opmap *m = kvg_scan_opmaps[i];
+        for (j = 0; j < m->n_sigs; j++) {
+            if (m->sigs[j].format != f)
+                continue;
+            for (k = 0; m->sigs[j].names[k] != NULL; k++) {
+                squash(m->sigs[j].names[k], have, sizeof have);
+                if (f == KVG_SCAN_TTK ? strstr(want, have) == NULL ||
+                                            strlen(have) <= best_len
+                                      : strcmp(want, have) != 0)
+                    continue;
+                best = m;
+                best_sig = &m->sigs[j];
+                best_len = strlen(have);
+            }
+        }
+    }
+    if (best != NULL && sig != NULL)
+        *sig = best_sig;
+    return best;
+}
+
+int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)
+{
+    const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, NULL);
+    return m != NULL && (o->op == NULL || strcmp(o->op, m->op) == 0);
+}
+
+int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json)
+{
+    int i;
+    for (i = 0; i < b->n_attrs; i++)
+        if (strcmp(b->attr[i], attr) == 0)
+            break;
+    if (i == KVG_SCAN_MAX_ARGS || strlen(attr) >= KVG_SCAN_NAME_MAX ||
+        strlen(json) >= KVG_SCAN_VALUE_MAX)
+        return -1;
+    strcpy(b->attr[i], attr);
+    strcpy(b->value[i], json);
+    if (i == b->n_attrs)
+        b->n_attrs++;
+    return 0;
+}
+
+const char *kvg_scan_get_attr(const kvg_scan_bound *b, const char *attr)
+{
+    int i;
+    for (i = 0; i < b->n_attrs; i++)
+        if (strcmp(b->attr[i], attr) == 0)
+            return b->value[i];
+    return NULL;
+}
+
+const kvg_scan_arg *kvg_scan_bound_pre(const kvg_scan_bound *b,
+                                       const char *name)
+{
+    int i;
+    for (i = 0; i < b->n; i++)
+        if (strcmp(b->name[i], name) == 0)
+            return b->pre[i];
+    return NULL;
+}
+
+const kvg_scan_arg *kvg_scan_param(const kvg_scan_call *c, const char *name)
+{
+    int i;
+    for (i = 0; i < c->n_params; i++)
+        if (strcmp(c->params[i].name, name) == 0)
+            return &c->params[i];
+    return NULL;
+}
+
+static int bound_index(kvg_scan_bound *b, const char *name)
+{
+    int i;
+    for (i = 0; i < b->n; i++)
+        if (strcmp(b->name[i], name) == 0)
+            return i;
+    if (b->n == KVG_SCAN_MAX_ARGS)
+        return -1;
+    b->name[b->n] = name;
+    b->pre[b->n] = NULL;
+    b->post[b->n] = NULL;
+    b->post_where[b->n][0] = '\0';
+    return b->n++;
+}
+
+/* Argument `a` of the call for map entry `entry` (a kvgold tensor name,
+ * "=attr" or "-"). Returns 0, or -1 with why. */
+static int bind_input(kvg_scan_bound *b, const char *entry,
+                      const kvg_scan_arg *a, char *why, size_t cap)
+{
+    int k;
+    if (entry[0] == '-' || a->kind == KVG_SCAN_ABSENT ||
+        a->kind == KVG_SCAN_NONE)
+        return 0; /* None: the optional argument left out, its default */
+    if (entry[0] == '=') {
+        if (a->kind != KVG_SCAN_SCALAR) {
+            (void)snprintf(why, cap, "argument %s (%s): a tensor where the "
+                                     "operator takes a scalar",
+                           a->name, entry + 1);
+            return -1;
+        }
+        if (kvg_scan_set_attr(b, entry + 1, a->value) != 0) {
+            (void)snprintf(why, cap, "argument %s: value too long", a->name);
+            return -1;
+        }
+        return 0;
+    }
+    if (a->kind != KVG_SCAN_TENSOR) {
+        (void)snprintf(why, cap, "argument %s (%s): a scalar (%s) where the "
+                                 "operator takes a tensor",
+                       a->name, entry, a->value);
+        return -1;
+    }
+    if ((k = bound_index(b, entry)) < 0)
+        return -1;
+    b->pre[k] = a;
+    return 0;
+}
+
+/* 1 if `name` is a kvgold option of the operator, 0 an attribute, -1
+ * neither. */
+static int is_option(const kvg_scan_opmap *m, const char *name)
+{
+    const kvg_op *op = kvg_op_find(m->op);
+    size_t i;
+    for (i = 0; op != NULL && i < kvg_op_attr_count(op); i++)
+        if (strcmp(kvg_op_attr_at(op, i)->name, name) == 0)
+            return kvg_op_attr_at(op, i)->is_option;
+    return -1;
+}
+
+/* How the call's format names its n-th output. */
+static void output_name(const kvg_scan_call *c, int n, char *out, size_t cap)
+{
+    const char *p = strstr(c->out_pattern, "%d");
+    if (p != NULL && strchr(p + 2, '%') == NULL &&
+        strchr(c->out_pattern, '%') == p)
+        (void)snprintf(out, cap, "%.*s%d%s", (int)(p - c->out_pattern),
+                       c->out_pattern, n, p + 2);
+    else
+        (void)snprintf(out, cap, "output %d", n);
+}
+
+static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                const kvg_scan_sig *s, kvg_scan_bound *b, char *why,
+                size_t cap)
+{
+    int i, n;
+
+    memset(b, 0, sizeof *b);
+    for (i = 0; i < c->n_in; i++) {
+        const char *entry = NULL;
+        const kvg_scan_arg *a = &c->in[i];
+        int j;
+        if (a->name[0] != '\0' && s->kw != NULL)
+            for (j = 0; s->kw[j] != NULL && s->kw[j + 1] != NULL; j += 2)
+                if (strcmp(s->kw[j], a->name) == 0)
+                    entry = s->kw[j + 1];
+        if (entry == NULL) {
+            for (n = 0; s->inputs[n] != NULL; n++)
+                ;
+            if (i >= n) {
+                if (a->kind == KVG_SCAN_NONE || a->kind == KVG_SCAN_ABSENT)
+                    continue;
+                (void)snprintf(why, cap, "the call has %d inputs, %s takes "
+                                         "%d in %s",
+                               c->n_in, m->op, n,
+                               kvg_scan_format_name(c->format));
+                return -1;
+            }
+            entry = s->inputs[i];
+        }
+        if (bind_input(b, entry, a, why, cap) != 0)
+            return -1;
+    }
+    for (n = 0; s->outputs[n] != NULL; n++) {
+        int k;
+        if (s->outputs[n][0] == '-')
+            continue;
+        if ((k = bound_index(b, s->outputs[n])) < 0)
+            return -1;
+        if (n < c->n_out && c->out[n].kind == KVG_SCAN_TENSOR) {
+            b->post[k] = &c->out[n];
+            (void)snprintf(b->post_where[k], sizeof b->post_where[k], "%s",
+                           c->out[n].file);
+        } else {
+            output_name(c, n, b->post_where[k], sizeof b->post_where[k]);
+        }
+    }
+    /* parameters the dump records under the operator's own attribute
+     * names (a CANN dump's attrs) */
+    for (i = 0; i < c->n_params; i++)
+        if (c->params[i].kind == KVG_SCAN_SCALAR &&
+            is_option(m, c->params[i].name) >= 0 &&
+            kvg_scan_get_attr(b, c->params[i].name) == NULL &&
+            kvg_scan_set_attr(b, c->params[i].name, c->params[i].value) != 0) {
+            (void)snprintf(why, cap, "parameter %s: value too long",
+                           c->params[i].name);
+            return -1;
+        }
+    return m->finish != NULL ? m->finish(c, b, why, cap) : 0;
+}
+
+/* ---- loading ----------------------------------------------------------- */
+
+void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
+                    char *why, size_t cap)
+{
+    char what[KVG_SCAN_FILE_MAX + 32];
+    struct stat sb;
+    kvg_diag diag;
+    void *buf;
+    char *path;
+    ssize_t got;
+    int fd;
+
+    if (a->nbytes > SIZE_MAX - 1) {
+        (void)snprintf(why, cap, "%s: %llu bytes do not fit in memory",
+                       a->file, (unsigned long long)a->nbytes);
+        return NULL;
+    }
+    kvg_diag_clear(&diag);
+    path = kvg_path_join(c->dir, a->file, NULL, &diag);
+    if (path == NULL) {
+        (void)snprintf(why, cap, "%s", diag.message);
+        return NULL;
+    }
+    (void)snprintf(what, sizeof what, "%s", a->file);
+    if (kvg_open_regular(path, what, &fd, &sb, &diag) != KVG_OK) {
+        (void)snprintf(why, cap, "unreadable: %s", diag.message);
+        free(path);
+        return NULL;
+    }
+    if ((uint64_t)sb.st_size < a->offset ||
+        (uint64_t)sb.st_size - a->offset < a->nbytes) {
+        (void)snprintf(why, cap, "%s: truncated: %llu bytes of data at "
+                                 "offset %llu, the file has %llu",
+                       path, (unsigned long long)a->nbytes,
+                       (unsigned long long)a->offset,
+                       (unsigned long long)sb.st_size);
+        close(fd);
+        free(path);
+        return NULL;
+    }
+    if (kvg_mem_reserve(a->nbytes, what, &diag) != KVG_OK) {
+        (void)snprintf(why, cap, "%s", diag.message);
+        close(fd);
+        free(path);
+        return NULL;
+    }
+    buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
+    got = buf != NULL ? kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset)
+                      : -1;
+    if (buf == NULL || got < 0 || (uint64_t)got != a->nbytes) {
+        (void)snprintf(why, cap, "%s: %s", path,
+                       buf == NULL ? "out of memory"
+                       : got < 0   ? strerror(errno)
+                                   : "shorter than its header says");
+        free(buf);
+        kvg_mem_release(a->nbytes);
+        buf = NULL;
+    }
+    close(fd);
+    free(path);
+    return buf;
+}
+
+/* Append argument `a` as tensor `name` of set `s`, its bytes read. */
+static int add_tensor(const kvg_scan_call *c, kvg_case_set *s,
+                      const char *name, const kvg_scan_arg *a, char *why,
+                      size_t cap)
+{
+    kvg_case_tensor *item;
+    void *data;
+
+    if (s->count == KVG_CASE_MAX_TENSORS) {
+        (void)snprintf(why, cap, "too many tensors");
+        return -1;
+    }
+    if ((data = kvg_scan_load(c, a, why, cap)) == NULL)
+        return -1;
+    item = &s->items[s->count++];
+    memset(item, 0, sizeof *item);
+    (void)snprintf(item->name, sizeof item->name, "%s", name);
+    (void)snprintf(item->file, sizeof item->file, "%s", a->file);
+    item->t = kvg_tensor_make(data, (size_t)a->nbytes, a->dtype, a->rank,
+                              a->shape);
+    return 0;
+}
+
+/* --attr NAME=JSON for the operators that have NAME. */
+static int user_attrs(const kvg_scan_opmap *m, const kvg_scan_opts *o,
+                      kvg_scan_bound *b, char *why, size_t cap)
+{
+    int i;
+    for (i = 0; i < o->n_attrs; i++) {
+        const char *eq = strchr(o->attrs[i], '=');
+        char name[KVG_SCAN_NAME_MAX];
+        if (eq == NULL || (size_t)(eq - o->attrs[i]) >= sizeof name)
+            continue;
+        memcpy(name, o->attrs[i], (size_t)(eq - o->attrs[i]));
+        name[eq - o->attrs[i]] = '\0';
+        if (is_option(m, name) < 0)
+            continue;
+        if (kvg_scan_set_attr(b, name, eq + 1) != 0) {
+            (void)snprintf(why, cap, "--attr %s: too long", o->attrs[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The call as a case: op, attributes (JSON), the pre-call tensors. */
+static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                      const kvg_scan_bound *b, kvg_case *k, char *why,
+                      size_t cap)
+{
+    char text[KVG_SCAN_MAX_ARGS * (KVG_SCAN_NAME_MAX + KVG_SCAN_VALUE_MAX +
+                                   8) + 32];
+    kvg_diag jd;
+    size_t used;
+    int i, pass;
+
+    memset(k, 0, sizeof *k);
+    (void)snprintf(k->dir, sizeof k->dir, "%s", c->dir);
+    (void)snprintf(k->op, sizeof k->op, "%s", m->op);
+    used = (size_t)snprintf(text, sizeof text, "{\"attrs\":{");
+    for (pass = 0; pass < 2; pass++) {
+        int first = 1;
+        if (pass == 1 && used < sizeof text)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "},\"options\":{");
+        for (i = 0; i < b->n_attrs && used < sizeof text; i++) {
+            if (is_option(m, b->attr[i]) != pass)
+                continue;
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "%s\"%s\":%s", first ? "" : ",",
+                                     b->attr[i], b->value[i]);
+            first = 0;
+        }
+    }
+    if (used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "}}");
+    if (used >= sizeof text) {
+        (void)snprintf(why, cap, "the attributes do not fit");
+        return -1;
+    }
+    if (kvg_json_parse(text, used, "attributes", &k->json, &jd) != KVG_OK) {
+        (void)snprintf(why, cap, "a dumped attribute is not a value: %s",
+                       jd.message);
+        return -1;
+    }
+    k->attrs = kvg_json_get(k->json, "attrs");
+    k->options = kvg_json_get(k->json, "options");
+    for (i = 0; i < b->n; i++)
+        if (b->pre[i] != NULL &&
+            add_tensor(c, &k->inputs, b->name[i], b->pre[i], why, cap) != 0)
+            return -1;
+    return 0;
+}
+
+/* ---- judging ----------------------------------------------------------- */
+
+static void geometry(char *out, size_t cap, kvg_dtype dt, int rank,
+                     const int64_t *shape)
+{
+    size_t used = (size_t)snprintf(out, cap, "%s [", kvg_dtype_name(dt));
+    int i;
+    for (i = 0; i < rank && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%lld",
+                                 i ? ", " : "", (long long)shape[i]);
+    if (used < cap)
+        (void)snprintf(out + used, cap - used, "]");
+}
+
+/* Why the post-call dump of golden output g cannot be compared with it,
+ * or NULL. */
+static const char *mismatch(const kvg_tensor *g, const kvg_scan_arg *a,
+                            char *why, size_t cap)
+{
+    char want[128], got[128];
+    int i, same = g->dtype == a->dtype && g->rank == a->rank;
+    for (i = 0; same && i < g->rank; i++)
+        same = g->shape[i] == a->shape[i];
+    if (same)
+        return NULL;
+    geometry(want, sizeof want, g->dtype, g->rank, g->shape);
+    geometry(got, sizeof got, a->dtype, a->rank, a->shape);
+    (void)snprintf(why, cap, "%s is %s, the golden's %s", a->file, got, want);
+    return why;
+}
+
+typedef struct judged {
+    kvg_case_set gold;
+    kvg_compare_result res[KVG_CASE_MAX_TENSORS];
+    kvg_tensor npu[KVG_CASE_MAX_TENSORS];
+    int loaded[KVG_CASE_MAX_TENSORS];
+    kvg_elem_run *runs[KVG_CASE_MAX_TENSORS];
+    size_t run_count[KVG_CASE_MAX_TENSORS];
+    kvg_cache_layout layout[KVG_CASE_MAX_TENSORS];
+    int has_layout[KVG_CASE_MAX_TENSORS];
+    int n;
+} judged;
+
+static void judge_output(const kvg_scan_call *c, const kvg_case *k,
+                         const kvg_scan_bound *b, const kvg_scan_opts *o,
+                         judged *j, int i)
+{
+    const kvg_case_tensor *g = &j->gold.items[i];
+    kvg_compare_result *res = &j->res[i];
+    const kvg_scan_arg *post = NULL;
+    char why[KVG_SCAN_REASON_MAX];
+    kvg_compare_role role = KVG_ROLE_DEFAULT;
+    kvg_compare_args a;
+    kvg_diag diag;
+    void *data;
+    int x;
+
+    for (x = 0; x < b->n; x++)
+        if (strcmp(b->name[x], g->name) == 0)
+            break;
+    if (x < b->n)
+        post = b->post[x];
+    if (post == NULL) {
+        if (x < b->n)
+            (void)snprintf(why, sizeof why, "missing: the dump has no "
+                                            "post-call %s (%s)",
+                           g->name, b->post_where[x]);
+        else
+            (void)snprintf(why, sizeof why, "missing: the %s dump format "
+                                            "has no post-call %s",
+                           kvg_scan_format_name(c->format), g->name);
+        (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+        return;
+    }
+    if (mismatch(&g->t, post, why, sizeof why) != NULL ||
+        (data = kvg_scan_load(c, post, why, sizeof why)) == NULL) {
+        (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+        return;
+    }
+    j->npu[i] = kvg_tensor_make(data, (size_t)post->nbytes, post->dtype,
+                                post->rank, post->shape);
+    j->loaded[i] = 1;
+    if (kvg_case_find(&k->inputs, g->name) != NULL) {
+        kvg_diag_clear(&diag);
+        if (kvg_case_written_runs(k, &j->gold, g->name, &j->runs[i],
+                                  &j->run_count[i], &diag) != KVG_OK) {
+            (void)snprintf(why, sizeof why, "the written elements of %s "
+                                            "could not be had: %s",
+                           g->name, diag.message);
+            (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype,
+                                                why);
+            return;
+        }
+    }
+    (void)kvg_case_describe_output(k, g->name, &g->t, &role,
+                                   &j->has_layout[i], &j->layout[i], NULL);
+    kvg_compare_args_init(&a);
+    a.name = g->name;
+    a.golden = &g->t;
+    a.actual = &j->npu[i];
+    a.role = role;
+    a.layout = j->has_layout[i] ? &j->layout[i] : NULL;
+    a.standard = o->standard;
+    if (j->runs[i] != NULL) {
+        a.initial = kvg_case_find(&k->inputs, g->name);
+        a.written_runs = j->runs[i];
+        a.written_run_count = j->run_count[i];
+    }
+    kvg_diag_clear(&diag);
+    if (kvg_compare_tensor(&a, res, &diag) != KVG_OK &&
+        res->verdict != KVG_VERDICT_FAIL) {
+        (void)snprintf(why, sizeof why, "cannot compare: %s", diag.message);
+        (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+    }
+}
+
+static char *render(const kvg_compare_result *res, size_t n, int json)
+{
+    size_t len = 0;
+    kvg_diag diag;
+    char *buf;
+    kvg_status st;
+
+    st = json ? kvg_compare_report_json(res, n, NULL, 0, &len, &diag)
+              : kvg_compare_report_text(res, n, NULL, 0, &len, &diag);
+    if (st != KVG_OK || (buf = (char *)malloc(len + 1)) == NULL)
+        return NULL;
+    st = json ? kvg_compare_report_json(res, n, buf, len + 1, &len, &diag)
+              : kvg_compare_report_text(res, n, buf, len + 1, &len, &diag);
+    if (st != KVG_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static kvg_status put_page(FILE *out, void *set, kvg_diag *diag)
+{
+    return kvg_report_html(out, (const kvg_report_set *)set, diag);
+}
+
+/* The call's own page: compare's HTML (cache maps, histograms). */
+static void write_page(const kvg_scan_call *c, const kvg_case *k,
+                       const judged *j, size_t index,
+                       const kvg_scan_opts *o, kvg_scan_result *r)
+{
+    kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
+    const char *skipped[KVG_CASE_MAX_TENSORS];
+    kvg_report_set set;
+    char title[KVG_SCAN_DIR_MAX + 2 * KVG_SCAN_NAME_MAX + 8];
+    kvg_outset *page = NULL;
+    kvg_diag diag;
+    int i, n = 0;
+
+    memset(&set, 0, sizeof set);
+    memset(t, 0, sizeof t);
+    for (i = 0; i < j->n; i++) {
+        if (!j->loaded[i] || j->res[i].verdict == KVG_VERDICT_NOT_JUDGED) {
+            skipped[set.n_skipped++] = j->gold.items[i].name;
+            continue;
+        }
+        t[n].result = &j->res[i];
+        t[n].golden = &j->gold.items[i].t;
+        t[n].actual = &j->npu[i];
+        t[n].initial = j->runs[i] ? kvg_case_find(&k->inputs,
+                                                  j->gold.items[i].name)
+                                  : NULL;
+        t[n].written_runs = j->runs[i];
+        t[n].written_run_count = j->run_count[i];
+        t[n].layout = j->has_layout[i] ? &j->layout[i] : NULL;
+        n++;
+    }
+    (void)snprintf(r->page, sizeof r->page, "call_%06lu.html",
+                   (unsigned long)index);
+    (void)snprintf(title, sizeof title, "%s (%s)", c->id, c->dir);
+    set.case_dir = title;
+    set.op = k->op;
+    set.tensors = t;
+    set.count = n;
+    set.skipped = skipped;
+    /* one file, all or nothing, as compare writes its reports */
+    if (kvg_outset_begin(&page, o->html_dir, &diag) != KVG_OK ||
+        kvg_outset_add_stream(page, r->page, put_page, &set, &diag) !=
+            KVG_OK ||
+        kvg_outset_commit(page, &diag) != KVG_OK)
+        r->page[0] = '\0'; /* the index says the page is missing */
+    kvg_outset_end(page);
+}
+
+static void not_judged(kvg_scan_result *r, const char *fmt, const char *a,
+                       const char *b)
+{
+    r->verdict = KVG_VERDICT_NOT_JUDGED;
+    (void)snprintf(r->reason, sizeof r->reason, fmt, a, b);
+}
+
+void kvg_scan_judge(const kvg_scan_call *c, size_t index,
+                    const kvg_scan_opts *o, kvg_scan_result *r)
+{
+    const kvg_scan_sig *sig = NULL;
+    const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, &sig);
+    char why[KVG_SCAN_REASON_MAX];
+    kvg_scan_bound b;
+    judged *j;
+    kvg_case k;
+    kvg_diag diag;
+    kvg_status st;
+    int i;
+
+    memset(r, 0, sizeof *r);
+    why[0] = '\0';
+    if (m == NULL) {
+        not_judged(r, "%s is no kvgold operator%s", c->api, "");
+        return;
+    }
+    (void)snprintf(r->op, sizeof r->op, "%s", m->op);
+    if (c->unreadable[0] != '\0') {
+        not_judged(r, "%s%s", c->unreadable, "");
+        return;
+    }
+    if (bind(c, m, sig, &b, why, sizeof why) != 0 ||
+        user_attrs(m, o, &b, why, sizeof why) != 0) {
+        not_judged(r, "cannot map the call onto %s: %s", m->op, why);
+        return;
+    }
+    if ((j = (judged *)calloc(1, sizeof *j)) == NULL) {
+        not_judged(r, "out of memory%s%s", "", "");
+        return;
+    }
+    if (build_case(c, m, &b, &k, why, sizeof why) != 0) {
+        not_judged(r, "%s%s", why, "");
+        kvg_case_free(&k);
+        free(j);
+        return;
+    }
+    kvg_diag_clear(&diag);
+    if ((st = kvg_case_run(&k, &j->gold, &diag)) != KVG_OK) {
+        r->verdict = KVG_VERDICT_NOT_JUDGED;
+        (void)snprintf(r->reason, sizeof r->reason,
+                       "the golden refused the call (status %d, %s): %s",
+                       (int)st, diag.tensor[0] ? diag.tensor : "-",
+                       diag.message);
+        kvg_case_free(&k);
+        free(j);
+        return;
+    }
+    j->n = j->gold.count;
+    for (i = 0; i < j->n; i++) {
+        judge_output(c, &k, &b, o, j, i);
+        r->n_tensors++;
+        if (j->res[i].verdict == KVG_VERDICT_FAIL)
+            r->n_failed++;
+        else if (j->res[i].verdict == KVG_VERDICT_NOT_JUDGED)
+            r->n_not_judged++;
+    }
+    r->verdict = r->n_failed         ? KVG_VERDICT_FAIL
+                 : r->n_not_judged ? KVG_VERDICT_NOT_JUDGED
+                                   : KVG_VERDICT_PASS;
+    /* the first failing (else unjudged) tensor's reason says the call's */
+    for (i = 0; i < j->n && r->verdict != KVG_VERDICT_PASS; i++)
+        if (j->res[i].verdict == r->verdict) {
+            (void)snprintf(r->reason, sizeof r->reason, "%s: %s",
+                           j->res[i].name, j->res[i].reason);
+            break;
+        }
+    if (o->want_text)
+        r->text = render(j->res, (size_t)j->n, 0);
+    if (o->want_json)
+        r->json = render(j->res, (size_t)j->n, 1);
+    if (o->html_dir != NULL)
+        write_page(c, &k, j, index, o, r);
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
+        kvg_case_runs_free(j->runs[i], j->run_count[i]);
+        if (j->loaded[i]) {
+            free(j->npu[i].data);
+            kvg_mem_release(j->npu[i].nbytes);
+        }
+    }
+    kvg_case_set_free(&j->gold);
+    kvg_case_free(&k);
+    free(j);
+}
+
+void kvg_scan_result_free(kvg_scan_result *r)
+{
+    free(r->text);
+    free(r->json);
+    r->text = r->json = NULL;
+}

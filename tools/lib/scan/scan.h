@@ -1,0 +1,267 @@
+/*
+ * tools/lib/scan/scan.h - `kvgold scan`: find every call of a kvgold operator in
+ * a dump that a framework wrote for a whole model step, map it onto the
+ * operator, run the golden and judge the NPU's outputs with compare's
+ * machinery (kvgold/compare.h), one verdict per call.
+ *
+ * Three layers:
+ *   readers (read_<format>.c)  list the calls of a dump, header-first: the
+ *                              operator name the dump gives, each argument
+ *                              (a tensor's dtype, shape, storage format and
+ *                              where its bytes are; a scalar; None), and
+ *                              the post-call tensors. No tensor data is
+ *                              read while listing.
+ *   maps (ops/<op>.c)          per operator: the names it has in each
+ *                              format and its argument order there
+ *                              (torch_npu, ATB, aclnn / the kernel),
+ *                              defaults, value spellings. Found by a glob:
+ *                              adding an operator is one new file.
+ *   the engine (scan.c)        per call: read the mapped tensors, build
+ *                              the case in memory (pre-call caches from
+ *                              the inputs), run the golden, judge each
+ *                              output against the post-call dump.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_TOOLS_SCAN_H
+#define KVGOLD_TOOLS_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/compare.h"
+#include "kvgold/dtype.h"
+#include "kvgold/status.h"
+#include "kvgold/tensor.h"
+
+typedef enum kvg_scan_format {
+    KVG_SCAN_AUTO = 0,
+    KVG_SCAN_MSPROBE = 1,
+    KVG_SCAN_ATB = 2,
+    KVG_SCAN_CANN = 3,
+    KVG_SCAN_TTK = 4
+} kvg_scan_format;
+
+#define KVG_SCAN_FORMATS 5
+const char *kvg_scan_format_name(kvg_scan_format f);
+int kvg_scan_format_from_name(const char *name, kvg_scan_format *f);
+
+#define KVG_SCAN_MAX_ARGS 24
+#define KVG_SCAN_NAME_MAX 64
+#define KVG_SCAN_FILE_MAX 160
+#define KVG_SCAN_DIR_MAX 1024
+#define KVG_SCAN_VALUE_MAX 96
+#define KVG_SCAN_REASON_MAX 480
+
+typedef enum kvg_scan_arg_kind {
+    KVG_SCAN_ABSENT = 0, /* not in the dump at all (a missing output) */
+    KVG_SCAN_NONE = 1,   /* given as None (an optional tensor left out) */
+    KVG_SCAN_TENSOR = 2,
+    KVG_SCAN_SCALAR = 3  /* value: JSON text (1e-05, "PA_NZ", true, [1,2]) */
+} kvg_scan_arg_kind;
+
+/* The storage format a dump records for a tensor (ATB, CANN). */
+typedef enum kvg_scan_layout {
+    KVG_SCAN_LAYOUT_ND = 0,
+    KVG_SCAN_LAYOUT_NZ = 1
+} kvg_scan_layout;
+
+/* One argument of a call, as the dump records it. */
+typedef struct kvg_scan_arg {
+    kvg_scan_arg_kind kind;
+    char name[KVG_SCAN_NAME_MAX]; /* the dump's name for it ("" if none) */
+    char value[KVG_SCAN_VALUE_MAX]; /* SCALAR */
+    kvg_dtype dtype;
+    int rank;
+    int64_t shape[KVG_MAX_RANK];
+    kvg_scan_layout layout;
+    char file[KVG_SCAN_FILE_MAX]; /* relative to the call's dir */
+    uint64_t offset;              /* of the first byte of the data */
+    uint64_t nbytes;
+    /* 1: the bytes were not read from `file` as the dtype (a .pt the
+     * Python side converted), informational only */
+    int converted;
+} kvg_scan_arg;
+
+/* One call found in a dump. */
+typedef struct kvg_scan_call {
+    char id[2 * KVG_SCAN_NAME_MAX];  /* how the dump names it */
+    char api[KVG_SCAN_NAME_MAX];     /* the dump's operator name */
+    char dir[KVG_SCAN_DIR_MAX];      /* where its files are */
+    kvg_scan_format format;
+    int n_in, n_out;
+    kvg_scan_arg in[KVG_SCAN_MAX_ARGS];
+    kvg_scan_arg out[KVG_SCAN_MAX_ARGS];
+    /* named parameters the dump records apart from the arguments (ATB's
+     * op parameters, an msprobe call's keyword scalars) */
+    int n_params;
+    kvg_scan_arg params[KVG_SCAN_MAX_ARGS];
+    /* how the format names its n-th output file (a printf pattern with
+     * one %d), for the reason of a missing one */
+    char out_pattern[KVG_SCAN_NAME_MAX];
+    /* set by the reader when the call is there but cannot be read */
+    char unreadable[KVG_SCAN_REASON_MAX];
+} kvg_scan_call;
+
+/* A growing list of calls. */
+typedef struct kvg_scan_list {
+    kvg_scan_call *calls;
+    size_t count, cap;
+    size_t others; /* calls of other operators: counted, not listed */
+} kvg_scan_list;
+
+/* A fresh zeroed call at the end of the list; NULL (diag) on no memory. */
+kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag);
+void kvg_scan_list_free(kvg_scan_list *l);
+
+/* ---- per-operator maps (ops/<op>.c) ---------------------------------- */
+
+/*
+ * One format's view of an operator: its names there and its positional
+ * arguments. Each entry of `inputs` / `outputs` is a kvgold tensor name
+ * ("key_cache"), "=attr" for a positional scalar that is kvgold attribute
+ * attr, or "-" for an argument kvgold has no use for; NULL-terminated.
+ * An input given by name (msprobe keyword arguments) is matched by `kw`:
+ * pairs {dump name, kvgold entry} NULL-terminated, may be NULL.
+ */
+typedef struct kvg_scan_sig {
+    kvg_scan_format format;
+    const char *const *names;
+    const char *const *inputs;
+    const char *const *outputs;
+    const char *const *kw;
+} kvg_scan_sig;
+
+/* What the engine builds for one call: kvgold's tensors by name, each an
+ * argument of the call, and its attributes as JSON text. */
+typedef struct kvg_scan_bound {
+    int n;
+    const char *name[KVG_SCAN_MAX_ARGS];
+    const kvg_scan_arg *pre[KVG_SCAN_MAX_ARGS];  /* input / pre-call */
+    const kvg_scan_arg *post[KVG_SCAN_MAX_ARGS]; /* post-call, or NULL */
+    char post_where[KVG_SCAN_MAX_ARGS][KVG_SCAN_NAME_MAX]; /* its dump name */
+    int n_attrs;
+    char attr[KVG_SCAN_MAX_ARGS][KVG_SCAN_NAME_MAX];
+    char value[KVG_SCAN_MAX_ARGS][KVG_SCAN_VALUE_MAX]; /* JSON text */
+} kvg_scan_bound;
+
+typedef struct kvg_scan_opmap {
+    const char *op; /* the registry's name */
+    const kvg_scan_sig *sigs;
+    size_t n_sigs;
+    /* The operator's own translations after the positional binding
+     * (value spellings, a layout from the storage format, attributes
+     * from `params`); may be NULL. Returns 0, or -1 with `why` said. */
+    int (*finish)(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
+                  size_t cap);
+    /* ops-test-kit's .bin inputs record no shape: set the rank and shape
+     * of each input (in the TTK signature's order) that the goldens'
+     * shapes and the inputs' byte sizes (`nbytes`, the file's) determine;
+     * unknown ones have rank -1. May be NULL. */
+    void (*bin_shapes)(kvg_scan_call *c);
+} kvg_scan_opmap;
+
+/* Helpers for finish(): set attribute `attr` (JSON text), the bound
+ * tensor's argument by kvgold name (NULL if not bound), and the
+ * parameter of the call named `name`. */
+int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json);
+const char *kvg_scan_get_attr(const kvg_scan_bound *b, const char *attr);
+const kvg_scan_arg *kvg_scan_bound_pre(const kvg_scan_bound *b,
+                                       const char *name);
+const kvg_scan_arg *kvg_scan_param(const kvg_scan_call *c, const char *name);
+
+/* ReshapeAndCache's (and Omni's) bin_shapes (ops/reshape_and_cache.c). */
+void kvg_scan_rac_bin_shapes(kvg_scan_call *c);
+
+/* The maps (generated table of every ops/<op>.c). */
+extern const kvg_scan_opmap *const kvg_scan_opmaps[];
+
+/* The map and signature of a call's operator name in its format (case
+ * insensitive; ATB's "...Operation" suffix and a "Npu"/"npu_" prefix
+ * are ignored), or NULL. */
+const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
+                                    const kvg_scan_sig **sig);
+
+/* ---- readers --------------------------------------------------------- */
+
+/* List every call under `path` (one reader). KVG_OK, or (unreadable
+ * input) KVG_ERR_IO / KVG_ERR_FILE_FORMAT with the file and field said.
+ * A call the reader can name but not read is listed with `unreadable`. */
+kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
+                             kvg_diag *diag);
+kvg_status kvg_scan_read_ttk(const char *path, kvg_scan_list *l,
+                             kvg_diag *diag);
+kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
+                              kvg_diag *diag);
+kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
+                                 kvg_diag *diag);
+/* Which format `path` looks like; KVG_SCAN_AUTO when none. */
+kvg_scan_format kvg_scan_detect(const char *path);
+kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
+                         kvg_scan_list *l, kvg_diag *diag);
+
+/* In-memory parsers the readers use (and the fuzz targets call). */
+/* An ATB tensor .bin header ("key=value\n" lines up to "$End=1\n"):
+ * fills dtype, rank, shape, layout, offset, nbytes of `a` (data size
+ * checked against `size`, the file's). */
+kvg_status kvg_scan_atb_header(const unsigned char *buf, size_t len,
+                               uint64_t size, const char *file,
+                               kvg_scan_arg *a, kvg_diag *diag);
+/* A CANN dump file's header: the 8-byte length and the DumpData message
+ * in buf; the inputs and outputs it describes become c->in / c->out
+ * (offsets into the file, checked against `size`). */
+kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
+                                uint64_t size, const char *file,
+                                kvg_scan_call *c, kvg_diag *diag);
+/* The "data" members of an msprobe dump.json held in memory, as calls
+ * (their files read only when read_files). */
+kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
+                                 const char *dir, const char *rel,
+                                 int read_files, kvg_scan_list *l,
+                                 kvg_diag *diag);
+/* An ops-test-kit file name: input_<i>_<dtype>[__shape_<AxB>].bin,
+ * golden_/output_ likewise, or a *_none marker. Returns 1 and fills
+ * *role ('i', 'g', 'o'), *index and `a` when it is one; 0 otherwise. */
+int kvg_scan_ttk_name(const char *name, char *role, int *index,
+                      kvg_scan_arg *a);
+
+/* ---- the engine -------------------------------------------------------- */
+
+typedef struct kvg_scan_opts {
+    const char *op;       /* --op: only this kvgold operator, or NULL */
+    kvg_compare_standard standard;
+    int want_text, want_json;
+    const char *html_dir; /* per-call cache-map pages go here, or NULL */
+    /* --attr NAME=JSON: attributes (and kvgold options) a dump does not
+     * record, for every call whose operator has NAME; they override what
+     * the dump says */
+    int n_attrs;
+    const char *attrs[KVG_SCAN_MAX_ARGS];
+} kvg_scan_opts;
+
+/* One call's verdict. text / json: compare's report of its tensors
+ * (malloc'd, NULL when not judged); page: the file name of its HTML
+ * page under html_dir, "" if none. */
+typedef struct kvg_scan_result {
+    kvg_verdict verdict;
+    char op[KVG_SCAN_NAME_MAX];       /* kvgold operator, "" if unmapped */
+    char reason[KVG_SCAN_REASON_MAX]; /* why not judged / what failed */
+    int n_tensors, n_failed, n_not_judged;
+    char *text, *json;
+    char page[KVG_SCAN_NAME_MAX];
+} kvg_scan_result;
+
+/* Judge call `c` (the i-th of the dump). Never fails: anything that
+ * stops a verdict is NOT_JUDGED with the reason. */
+void kvg_scan_judge(const kvg_scan_call *c, size_t i,
+                    const kvg_scan_opts *o, kvg_scan_result *r);
+void kvg_scan_result_free(kvg_scan_result *r);
+
+/* 1 if call c is of a kvgold operator (and of --op when given). */
+int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o);
+
+/* Bytes of argument a as dtype, from its file: a malloc'd buffer
+ * reserved in the memory ledger; NULL with `why` on failure. */
+void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
+                    char *why, size_t cap);
+
+#endif /* KVGOLD_TOOLS_SCAN_H */
