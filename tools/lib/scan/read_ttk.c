@@ -258,7 +258,7 @@ static kvg_status file_size(kvg_scan_call *c, kvg_scan_arg *a,
 static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                             kvg_diag *diag)
 {
-    const kvg_scan_sig *sig = NULL;
+    kvg_scan_sig sig;
     const kvg_scan_opmap *m;
     slots *s = (slots *)calloc(4, sizeof *s);
     int ext, i, found = -1;
@@ -318,13 +318,14 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     for (i = 0; i < c->n_in && st == KVG_OK; i++) {
         kvg_scan_arg *a = &c->in[i];
         if (found == 0 && a->kind == KVG_SCAN_TENSOR && a->rank < 0 &&
-            (sig == NULL || !shape_from_outputs(c, i, sig, a))) {
+            (m == NULL || !shape_from_outputs(c, i, &sig, a))) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "%s/%s: a .bin input records no shape (ops-test-"
                            "kit keeps it in the case CSV) and %s's goldens "
                            "do not determine it; prepare the case with "
                            "--dump-format npy to scan it",
-                           c->dir, a->file, m != NULL ? m->op : "the operator");
+                           c->dir, a->file,
+                           m != NULL ? kvg_scan_op(m) : "the operator");
             return KVG_OK;
         }
         st = read_arg(c, a, found, diag);

@@ -25,6 +25,7 @@
 #include "membudget.h"
 #include "outset.h"
 #include "report.h"
+#include "binding.h"
 #include "scan.h"
 
 static const char *const k_format_names[KVG_SCAN_FORMATS] = {
@@ -90,43 +91,85 @@ static void squash(const char *in, char *out, size_t cap)
         memmove(out, out + 3, strlen(out + 3) + 1);
 }
 
+const char *kvg_scan_op(const kvg_scan_opmap *m)
+{
+    return m->binding->op;
+}
+
+/* The call form a format records: of the first kind in `kinds` that the
+ * operator has (a torch_npu form chosen by a selector input is not one a
+ * dump names apart), or NULL. */
+static const kvg_binding_call *form_of(const kvg_binding *b,
+                                       kvg_scan_format f)
+{
+    static const kvg_binding_kind msprobe[] = {KVG_BINDING_TORCH_NPU,
+                                               KVG_BINDING_ATB};
+    static const kvg_binding_kind atb[] = {KVG_BINDING_ATB};
+    static const kvg_binding_kind kernel[] = {KVG_BINDING_ACLNN,
+                                              KVG_BINDING_ATB};
+    const kvg_binding_kind *kinds =
+        f == KVG_SCAN_MSPROBE ? msprobe : f == KVG_SCAN_ATB ? atb : kernel;
+    const size_t n = f == KVG_SCAN_ATB ? 1 : 2;
+    size_t i, j;
+
+    for (i = 0; i < n; i++)
+        for (j = 0; j < b->n_calls; j++) {
+            const kvg_binding_call *c = &b->calls[j];
+            if (c->kind == kinds[i] && c->selector == NULL &&
+                c->names != NULL)
+                return c;
+        }
+    return NULL;
+}
+
+static kvg_scan_sig sig_of(const kvg_binding_call *c, kvg_scan_format f)
+{
+    kvg_scan_sig s;
+    s.format = f;
+    s.names = c->names;
+    s.inputs = c->positional != NULL ? c->positional : c->tensors;
+    s.outputs = c->outputs;
+    s.kw = c->keywords;
+    return s;
+}
+
 /* ops-test-kit names a case, not its operator: the operator is the one
  * whose (longest) name the case name contains. */
 const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
-                                    const kvg_scan_sig **sig)
+                                    kvg_scan_sig *sig)
 {
     char want[KVG_SCAN_NAME_MAX * 2], have[KVG_SCAN_NAME_MAX * 2];
     const kvg_scan_opmap *best = NULL;
-    const kvg_scan_sig *best_sig = NULL;
-    size_t i, j, k, best_len = 0;
+    const kvg_binding_call *best_form = NULL;
+    size_t i, k, best_len = 0;
 
     squash(api, want, sizeof want);
     for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
         const kvg_scan_opmap *m = kvg_scan_opmaps[i];
-        for (j = 0; j < m->n_sigs; j++) {
-            if (m->sigs[j].format != f)
+        const kvg_binding_call *form = form_of(m->binding, f);
+        if (form == NULL)
+            continue;
+        for (k = 0; form->names[k] != NULL; k++) {
+            squash(form->names[k], have, sizeof have);
+            if (f == KVG_SCAN_TTK ? strstr(want, have) == NULL ||
+                                        strlen(have) <= best_len
+                                  : strcmp(want, have) != 0)
                 continue;
-            for (k = 0; m->sigs[j].names[k] != NULL; k++) {
-                squash(m->sigs[j].names[k], have, sizeof have);
-                if (f == KVG_SCAN_TTK ? strstr(want, have) == NULL ||
-                                            strlen(have) <= best_len
-                                      : strcmp(want, have) != 0)
-                    continue;
-                best = m;
-                best_sig = &m->sigs[j];
-                best_len = strlen(have);
-            }
+            best = m;
+            best_form = form;
+            best_len = strlen(have);
         }
     }
     if (best != NULL && sig != NULL)
-        *sig = best_sig;
+        *sig = sig_of(best_form, f);
     return best;
 }
 
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)
 {
     const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, NULL);
-    return m != NULL && (o->op == NULL || strcmp(o->op, m->op) == 0);
+    return m != NULL &&
+           (o->op == NULL || strcmp(o->op, kvg_scan_op(m)) == 0);
 }
 
 int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json)
@@ -226,7 +269,7 @@ static int bind_input(kvg_scan_bound *b, const char *entry,
  * neither. */
 static int is_option(const kvg_scan_opmap *m, const char *name)
 {
-    const kvg_op *op = kvg_op_find(m->op);
+    const kvg_op *op = kvg_op_find(kvg_scan_op(m));
     size_t i;
     for (i = 0; op != NULL && i < kvg_op_attr_count(op); i++)
         if (strcmp(kvg_op_attr_at(op, i)->name, name) == 0)
@@ -269,7 +312,7 @@ static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
                     continue;
                 (void)snprintf(why, cap, "the call has %d inputs, %s takes "
                                          "%d in %s",
-                               c->n_in, m->op, n,
+                               c->n_in, kvg_scan_op(m), n,
                                kvg_scan_format_name(c->format));
                 return -1;
             }
@@ -428,7 +471,7 @@ static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
 
     memset(k, 0, sizeof *k);
     (void)snprintf(k->dir, sizeof k->dir, "%s", c->dir);
-    (void)snprintf(k->op, sizeof k->op, "%s", m->op);
+    (void)snprintf(k->op, sizeof k->op, "%s", kvg_scan_op(m));
     used = (size_t)snprintf(text, sizeof text, "{\"attrs\":{");
     for (pass = 0; pass < 2; pass++) {
         int first = 1;
@@ -663,7 +706,7 @@ static void not_judged(kvg_scan_result *r, const char *fmt, const char *a,
 void kvg_scan_judge(const kvg_scan_call *c, size_t index,
                     const kvg_scan_opts *o, kvg_scan_result *r)
 {
-    const kvg_scan_sig *sig = NULL;
+    kvg_scan_sig sig;
     const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, &sig);
     char why[KVG_SCAN_REASON_MAX];
     kvg_scan_bound b;
@@ -679,14 +722,14 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         not_judged(r, "%s is no kvgold operator%s", c->api, "");
         return;
     }
-    (void)snprintf(r->op, sizeof r->op, "%s", m->op);
+    (void)snprintf(r->op, sizeof r->op, "%s", kvg_scan_op(m));
     if (c->unreadable[0] != '\0') {
         not_judged(r, "%s%s", c->unreadable, "");
         return;
     }
-    if (bind(c, m, sig, &b, why, sizeof why) != 0 ||
+    if (bind(c, m, &sig, &b, why, sizeof why) != 0 ||
         user_attrs(m, o, &b, why, sizeof why) != 0) {
-        not_judged(r, "cannot map the call onto %s: %s", m->op, why);
+        not_judged(r, "cannot map the call onto %s: %s", kvg_scan_op(m), why);
         return;
     }
     if ((j = (judged *)calloc(1, sizeof *j)) == NULL) {

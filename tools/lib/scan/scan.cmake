@@ -1,5 +1,6 @@
 # kvgold scan (tools/lib/scan): the dump readers, the per-operator maps (one
-# file per operator in ops/, found by this glob: the table of them is
+# file per operator in ops/, found by this glob, holding what is particular
+# to scan - the call forms come from tools/lib/bindings: the table of them is
 # generated) and the engine over the harness and compare's machinery.
 file(GLOB _kvg_scan_ops CONFIGURE_DEPENDS
   ${CMAKE_CURRENT_SOURCE_DIR}/scan/ops/*.c)
@@ -30,6 +31,7 @@ add_library(kvgold_scan STATIC
   ${_kvg_scan_ops}
   ${_kvg_scan_table})
 target_include_directories(kvgold_scan PUBLIC scan)
-target_link_libraries(kvgold_scan PUBLIC kvgold_harness kvgold_report)
+target_link_libraries(kvgold_scan PUBLIC kvgold_harness kvgold_report
+  kvgold_bindings)
 target_compile_definitions(kvgold_scan PRIVATE _POSIX_C_SOURCE=200809L)
 kvg_apply_tool_flags(kvgold_scan)

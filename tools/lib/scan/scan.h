@@ -116,8 +116,11 @@ void kvg_scan_list_free(kvg_scan_list *l);
 /* ---- per-operator maps (ops/<op>.c) ---------------------------------- */
 
 /*
- * One format's view of an operator: its names there and its positional
- * arguments. Each entry of `inputs` / `outputs` is a kvgold tensor name
+ * One format's view of an operator, derived from the operator's call
+ * binding (tools/lib/bindings/<op>.c): msprobe sees its torch_npu form
+ * (or its ATB form when it has no torch_npu one), ATB dumps its ATB form,
+ * CANN dumps and ops-test-kit its aclnn form (or ATB's). Its names there
+ * and its positional arguments. Each entry of `inputs` / `outputs` is a kvgold tensor name
  * ("key_cache"), "=attr" for a positional scalar that is kvgold attribute
  * attr, or "-" for an argument kvgold has no use for; NULL-terminated.
  * An input given by name (msprobe keyword arguments) is matched by `kw`:
@@ -144,10 +147,12 @@ typedef struct kvg_scan_bound {
     char value[KVG_SCAN_MAX_ARGS][KVG_SCAN_VALUE_MAX]; /* JSON text */
 } kvg_scan_bound;
 
+struct kvg_binding;
+
 typedef struct kvg_scan_opmap {
-    const char *op; /* the registry's name */
-    const kvg_scan_sig *sigs;
-    size_t n_sigs;
+    /* the operator's call forms (kvg_binding_<op>), whose `op` is the
+     * registry's name */
+    const struct kvg_binding *binding;
     /* The operator's own translations after the positional binding
      * (value spellings, a layout from the storage format, attributes
      * from `params`); may be NULL. Returns 0, or -1 with `why` said. */
@@ -179,7 +184,10 @@ extern const kvg_scan_opmap *const kvg_scan_opmaps[];
  * insensitive; ATB's "...Operation" suffix and a "Npu"/"npu_" prefix
  * are ignored), or NULL. */
 const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
-                                    const kvg_scan_sig **sig);
+                                    kvg_scan_sig *sig);
+
+/* The operator's registry name. */
+const char *kvg_scan_op(const kvg_scan_opmap *m);
 
 /* ---- readers --------------------------------------------------------- */
 

@@ -10,27 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "binding.h"
 #include "scan.h"
-
-static const char *const k_names_torch[] = {"_npu_reshape_and_cache",
-                                            "npu_reshape_and_cache", NULL};
-static const char *const k_names_atb[] = {"ReshapeAndCacheOperation",
-                                          "ReshapeAndCache", NULL};
-static const char *const k_in[] = {"key",          "value",
-                                   "key_cache",    "value_cache",
-                                   "slot_mapping", "wins",
-                                   "seq_len",      "offset_index",
-                                   NULL};
-static const char *const k_out[] = {"key_cache", "value_cache", NULL};
-static const char *const k_kw[] = {"slot_indices", "slot_mapping",
-                                   "slot_mapping", "slot_mapping", NULL};
-
-static const kvg_scan_sig k_sigs[] = {
-    {KVG_SCAN_MSPROBE, k_names_torch, k_in, k_out, k_kw},
-    {KVG_SCAN_ATB, k_names_atb, k_in, k_out, NULL},
-    {KVG_SCAN_CANN, k_names_atb, k_in, k_out, NULL},
-    {KVG_SCAN_TTK, k_names_atb, k_in, k_out, NULL},
-};
 
 /* ATB records no mode apart from its parameters: the compress type is the
  * parameter when the dump has it, else what the optional inputs given
@@ -63,10 +44,11 @@ static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
     return 0;
 }
 
+/* its call forms: tools/lib/bindings/reshape_and_cache.c */
+extern const kvg_binding kvg_binding_reshape_and_cache;
+
 const kvg_scan_opmap kvg_scan_map_reshape_and_cache = {
-    .op = "reshape_and_cache",
-    .sigs = k_sigs,
-    .n_sigs = sizeof k_sigs / sizeof k_sigs[0],
+    .binding = &kvg_binding_reshape_and_cache,
     .finish = finish,
     .bin_shapes = kvg_scan_rac_bin_shapes};
 

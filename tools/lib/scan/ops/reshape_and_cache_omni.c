@@ -7,26 +7,13 @@
  */
 #include <stddef.h>
 
+#include "binding.h"
 #include "scan.h"
 
-static const char *const k_names[] = {"ReshapeAndCacheOmniOperation",
-                                      "ReshapeAndCacheOmni",
-                                      "reshape_and_cache_omni", NULL};
-static const char *const k_in[] = {"key",          "value",   "key_cache",
-                                   "value_cache",  "slot_mapping", "wins",
-                                   "seq_len",      "offset_index", NULL};
-static const char *const k_out[] = {"key_cache", "value_cache", NULL};
-
-static const kvg_scan_sig k_sigs[] = {
-    {KVG_SCAN_MSPROBE, k_names, k_in, k_out, NULL},
-    {KVG_SCAN_ATB, k_names, k_in, k_out, NULL},
-    {KVG_SCAN_CANN, k_names, k_in, k_out, NULL},
-    {KVG_SCAN_TTK, k_names, k_in, k_out, NULL},
-};
+/* its call forms: tools/lib/bindings/reshape_and_cache_omni.c */
+extern const kvg_binding kvg_binding_reshape_and_cache_omni;
 
 const kvg_scan_opmap kvg_scan_map_reshape_and_cache_omni = {
-    .op = "reshape_and_cache_omni",
-    .sigs = k_sigs,
-    .n_sigs = sizeof k_sigs / sizeof k_sigs[0],
+    .binding = &kvg_binding_reshape_and_cache_omni,
     .finish = NULL,
     .bin_shapes = kvg_scan_rac_bin_shapes};

@@ -12,31 +12,8 @@
  */
 #include <stdio.h>
 
+#include "binding.h"
 #include "scan.h"
-
-static const char *const k_names_torch[] = {
-    "npu_scatter_pa_kv_cache", "npu_scatter_pa_kv_cache_functional", NULL};
-static const char *const k_names_kernel[] = {
-    "ScatterPaKvCache", "scatter_pa_kv_cache", "aclnnScatterPaKvCache",
-    NULL};
-static const char *const k_in_torch[] = {"key", "value", "key_cache",
-                                         "value_cache", "slot_mapping",
-                                         NULL};
-static const char *const k_in_kernel[] = {
-    "key",           "key_cache",           "slot_mapping", "value",
-    "value_cache",   "compress_lens",       "compress_seq_offset",
-    "seq_lens",      NULL};
-static const char *const k_out[] = {"key_cache", "value_cache", NULL};
-static const char *const k_kw[] = {
-    "compress_lens", "compress_lens", "compress_seq_offsets",
-    "compress_seq_offset", "seq_lens", "seq_lens", "cache_mode",
-    "=cache_mode", NULL};
-
-static const kvg_scan_sig k_sigs[] = {
-    {KVG_SCAN_MSPROBE, k_names_torch, k_in_torch, k_out, k_kw},
-    {KVG_SCAN_CANN, k_names_kernel, k_in_kernel, k_out, NULL},
-    {KVG_SCAN_TTK, k_names_kernel, k_in_kernel, k_out, NULL},
-};
 
 /* torch_npu's default cache_mode is PA_NZ where the operator's is Norm:
  * an msprobe record without the keyword ran with PA_NZ. */
@@ -51,9 +28,10 @@ static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
     return 0;
 }
 
+/* its call forms: tools/lib/bindings/scatter_pa_kv_cache.c */
+extern const kvg_binding kvg_binding_scatter_pa_kv_cache;
+
 const kvg_scan_opmap kvg_scan_map_scatter_pa_kv_cache = {
-    .op = "scatter_pa_kv_cache",
-    .sigs = k_sigs,
-    .n_sigs = sizeof k_sigs / sizeof k_sigs[0],
+    .binding = &kvg_binding_scatter_pa_kv_cache,
     .finish = finish,
     .bin_shapes = NULL};
