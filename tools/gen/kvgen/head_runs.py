@@ -4,8 +4,8 @@ KVHEAD / KVHEAD_ROPE and ScatterPaKvCache Alibi / Rope / Omni, which share
 shapes, index tensors and the "run of slots from slot_mapping[i]"
 addressing and differ only in which tokens of a head they keep.
 
-Written from the operators' definitions (docs/reshape_and_cache.md,
-docs/scatter_pa_kv_cache.md), not from the C code: every kept token of
+Written from the operators' definitions (their pages in docs/), not from
+the C code: every kept token of
 every head becomes one entry of flat index arrays (destination slot, source
 row), built with repeat/cumsum, and the whole cache is updated with a
 single fancy-indexed assignment. Copies move raw bit patterns
