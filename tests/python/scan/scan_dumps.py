@@ -104,12 +104,17 @@ def write_atb_op(root, name, ins, outs, nz=()):
     return d
 
 
+def cli_env():
+    """The environment for the kvgold command: without the sanitizer
+    runtime preloaded for Python (an ASan build links its own, and two
+    runtimes refuse to start)."""
+    return {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def scan(cli, path, *args):
     """Run kvgold scan --json; (exit status, document, stderr)."""
     p = subprocess.run([cli, "scan", path, "--json"] + list(args),
-                       capture_output=True, text=True,
-                       env={k: v for k, v in os.environ.items()
-                            if k != "LD_PRELOAD"})
+                       capture_output=True, text=True, env=cli_env())
     doc = json.loads(p.stdout) if p.stdout.strip() else None
     return p.returncode, doc, p.stderr
 

@@ -178,9 +178,10 @@ def test_usage_errors(cli, step, args, says):
 
 def test_help(cli):
     p = sd.subprocess.run([cli, "help", "scan"], capture_output=True,
-                          text=True)
+                          text=True, env=sd.cli_env())
     assert p.returncode == 0 and "usage: kvgold scan PATH" in p.stdout
-    p = sd.subprocess.run([cli, "--help"], capture_output=True, text=True)
+    p = sd.subprocess.run([cli, "--help"], capture_output=True, text=True,
+                          env=sd.cli_env())
     assert "scan PATH" in p.stdout
 
 
