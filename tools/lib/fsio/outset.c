@@ -255,30 +255,43 @@ static char *side_name(kvg_outset *o, const char *name, const char *ext,
  * its 64 random bits hit an existing name. */
 #define NAME_TRIES 64
 
-/* Create f->temp (a fresh name, O_EXCL, never through a symlink) and write
- * t to it as .npy, or (t NULL) the `size` bytes of `data`. */
-static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
-                             const kvg_tensor *t, const void *data,
-                             size_t size, kvg_diag *diag)
+/* Create f->temp (a fresh name, O_EXCL, never through a symlink), open
+ * for writing in *fd, and track it for kvg_outset_discard_temps. */
+static kvg_status create_temp(kvg_outset *set, out_file *f, const char *name,
+                              int *fd, kvg_diag *diag)
 {
-    kvg_status st = KVG_OK;
-    int fd = -1, tries;
+    int tries;
 
-    for (tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
+    *fd = -1;
+    for (tries = 0; *fd < 0 && tries < NAME_TRIES; tries++) {
         free(f->temp);
         if ((f->temp = side_name(set, name, "tmp", diag)) == NULL)
             return KVG_ERR_NOMEM;
-        fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-        if (fd < 0 && errno != EEXIST)
+        *fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+        if (*fd < 0 && errno != EEXIST)
             break;
     }
-    if (fd < 0)
+    if (*fd < 0)
         return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
                            "%s: cannot create a temporary file (%s): %s%s",
                            f->final, f->temp, strerror(errno),
                            errno == EEXIST ? " (every name tried is taken)"
                                            : "");
     live_add(f->temp);
+    return KVG_OK;
+}
+
+/* Create f->temp and write t to it as .npy, or (t NULL) the `size` bytes
+ * of `data`. */
+static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
+                             const kvg_tensor *t, const void *data,
+                             size_t size, kvg_diag *diag)
+{
+    kvg_status st;
+    int fd;
+
+    if ((st = create_temp(set, f, name, &fd, diag)) != KVG_OK)
+        return st;
     if (t != NULL)
         st = kvg_npy_write_fd(fd, f->final, t, diag);
     else if (size != 0 && kvg_write_full(fd, data, size) != 0)
@@ -306,10 +319,10 @@ static void free_file(out_file *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Add file `name`: t as .npy, or (t NULL) `size` bytes of `data`. */
-static kvg_status add_file(kvg_outset *set, const char *name,
-                           const kvg_tensor *t, const void *data,
-                           size_t size, kvg_diag *diag)
+/* The next file of the set, for target `name` (checked, its final path
+ * set), in *out; it counts once its temporary is written (set->count++). */
+static kvg_status next_file(kvg_outset *set, const char *name,
+                            out_file **out, kvg_diag *diag)
 {
     out_file *f;
     kvg_status st;
@@ -331,6 +344,20 @@ static kvg_status add_file(kvg_outset *set, const char *name,
         free_file(f);
         return KVG_ERR_NOMEM;
     }
+    *out = f;
+    return KVG_OK;
+}
+
+/* Add file `name`: t as .npy, or (t NULL) `size` bytes of `data`. */
+static kvg_status add_file(kvg_outset *set, const char *name,
+                           const kvg_tensor *t, const void *data,
+                           size_t size, kvg_diag *diag)
+{
+    out_file *f;
+    kvg_status st;
+
+    if ((st = next_file(set, name, &f, diag)) != KVG_OK)
+        return st;
     if ((st = write_temp(set, f, name, t, data, size, diag)) != KVG_OK) {
         free_file(f);
         return st;
@@ -516,46 +543,17 @@ kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
                                  kvg_diag *diag)
 {
     out_file *f;
-    kvg_status st = KVG_OK;
+    kvg_status st;
     kvg_diag why;
     FILE *fp;
-    int fd = -1, tries;
+    int fd;
 
-    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
+    if ((st = next_file(set, name, &f, diag)) != KVG_OK)
         return st;
-    if (set->count == set->cap) {
-        int ncap = set->cap ? set->cap * 2 : 8;
-        out_file *nf =
-            (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
-        if (nf == NULL)
-            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
-        set->files = nf;
-        set->cap = ncap;
-    }
-    f = &set->files[set->count];
-    memset(f, 0, sizeof *f);
-    if ((f->final = kvg_path_join(set->dir, name, NULL, diag)) == NULL) {
-        free_file(f);
-        return KVG_ERR_NOMEM;
-    }
-    for (tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
-        free(f->temp);
-        if ((f->temp = side_name(set, name, "tmp", diag)) == NULL) {
-            free_file(f);
-            return KVG_ERR_NOMEM;
-        }
-        fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                         "%s: cannot create a temporary file (%s): %s",
-                         f->final, f->temp, strerror(errno));
+    if ((st = create_temp(set, f, name, &fd, diag)) != KVG_OK) {
         free_file(f);
         return st;
     }
-    live_add(f->temp);
     if ((fp = fdopen(fd, "w")) == NULL) {
         st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
                          strerror(errno));
