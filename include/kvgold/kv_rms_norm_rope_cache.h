@@ -84,6 +84,7 @@
 
 #include "kvgold/api.h"
 #include "kvgold/format.h"
+#include "kvgold/layout.h"
 #include "kvgold/options.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
@@ -92,32 +93,23 @@
 extern "C" {
 #endif
 
-/* cacheModeOptional. "PA" and "PA_BNSD" are one mode (the NPU maps both
- * strings to the same value). */
-typedef enum kvg_kv_cache_mode {
-    KVG_KV_CACHE_NORM = 0,
-    KVG_KV_CACHE_PA_BNSD = 1,
-    KVG_KV_CACHE_PA = KVG_KV_CACHE_PA_BNSD,
-    KVG_KV_CACHE_PA_NZ = 2,
-    KVG_KV_CACHE_PA_BLK_BNSD = 3,
-    KVG_KV_CACHE_PA_BLK_NZ = 4
-} kvg_kv_cache_mode;
+/* cacheModeOptional is kvgold/layout.h's kvg_cache_mode (all five modes).
+ * The names of kvgold 0.1.0 stay readable: */
+typedef kvg_cache_mode kvg_kv_cache_mode;
+#define KVG_KV_CACHE_NORM KVG_CACHE_NORM
+#define KVG_KV_CACHE_PA_BNSD KVG_CACHE_PA_BNSD
+#define KVG_KV_CACHE_PA KVG_CACHE_PA
+#define KVG_KV_CACHE_PA_NZ KVG_CACHE_PA_NZ
+#define KVG_KV_CACHE_PA_BLK_BNSD KVG_CACHE_PA_BLK_BNSD
+#define KVG_KV_CACHE_PA_BLK_NZ KVG_CACHE_PA_BLK_NZ
+#define kvg_kv_cache_mode_from_name kvg_cache_mode_from_name
+#define kvg_kv_cache_mode_name kvg_cache_mode_name
 
 /* Which chip's acceptance rules to enforce on top of the semantics. */
 typedef enum kvg_kv_profile {
     KVG_KV_PROFILE_ASCEND950 = 0, /* "ascend950": the general semantics */
     KVG_KV_PROFILE_A2A3 = 1       /* "a2a3": also Atlas A2/A3's limits */
 } kvg_kv_profile;
-
-/*
- * Parse an aclnn cache-mode string: "Norm", "PA", "PA_BNSD", "PA_NZ",
- * "PA_BLK_BNSD", "PA_BLK_NZ" (exact spelling). Returns 0 and leaves *mode
- * for anything else (the NPU would silently use Norm; kvgold refuses).
- */
-KVG_API int kvg_kv_cache_mode_from_name(const char *name,
-                                        kvg_kv_cache_mode *mode);
-/* "Norm", "PA_BNSD", ...; NULL for an invalid value. */
-KVG_API const char *kvg_kv_cache_mode_name(kvg_kv_cache_mode mode);
 
 /* "ascend950" / "a2a3" and back; from_name returns 0 when it is neither. */
 KVG_API int kvg_kv_profile_from_name(const char *name, kvg_kv_profile *profile);

@@ -50,6 +50,31 @@ typedef struct kvg_cache_coord {
     int64_t block, slot, head, channel;
 } kvg_cache_coord;
 
+/*
+ * The operators' cache_mode attribute: one vocabulary for every operator
+ * that has one (aclnn's strings, exact spelling). "PA" and "PA_BNSD" are
+ * one mode, as the NPU maps both strings to the same value. Each operator
+ * accepts its own subset and refuses the rest by name:
+ *   KvRmsNormRopeCache   all five (default Norm)
+ *   QkvRmsNormRopeCache  PA_NZ only (default PA_NZ)
+ *   ScatterPaKvCache     Norm, PA_NZ (default Norm; its attribute also
+ *                        reads "" as Norm, as aclnn does)
+ */
+typedef enum kvg_cache_mode {
+    KVG_CACHE_NORM = 0,        /* BNSD: block = batch, slot = sequence */
+    KVG_CACHE_PA_BNSD = 1,     /* ND paged */
+    KVG_CACHE_PA = KVG_CACHE_PA_BNSD,
+    KVG_CACHE_PA_NZ = 2,       /* NZ paged */
+    KVG_CACHE_PA_BLK_BNSD = 3, /* ND paged, a block table per batch */
+    KVG_CACHE_PA_BLK_NZ = 4    /* NZ paged, a block table per batch */
+} kvg_cache_mode;
+
+/* "Norm", "PA", "PA_BNSD", "PA_NZ", "PA_BLK_BNSD", "PA_BLK_NZ" -> *mode
+ * and 1; 0 (and *mode untouched) for anything else or NULL. */
+KVG_API int kvg_cache_mode_from_name(const char *name, kvg_cache_mode *mode);
+/* The canonical name ("PA_BNSD" for PA); NULL for an invalid value. */
+KVG_API const char *kvg_cache_mode_name(kvg_cache_mode mode);
+
 /* Elements per 32 bytes of `dtype`: 32 / kvg_dtype_size (16 for 2-byte,
  * 32 for 1-byte types including the packed fp4 pairs, 8 for 4-byte);
  * 0 for KVG_DTYPE_INVALID. */

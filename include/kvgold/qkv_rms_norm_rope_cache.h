@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "kvgold/api.h"
+#include "kvgold/layout.h"
 #include "kvgold/format.h"
 #include "kvgold/options.h"
 #include "kvgold/status.h"
@@ -101,7 +102,7 @@ typedef struct kvg_qkv_rms_norm_rope_cache_args {
     const int64_t *head_nums; /* [Nq, Nk, Nv]; required, head_nums_len == 3 */
     size_t head_nums_len;
     double epsilon;           /* default 1e-6, narrowed to float first */
-    const char *cache_mode;   /* default "PA_NZ" (NULL means the same) */
+    kvg_cache_mode cache_mode; /* KVG_CACHE_PA_NZ, the only mode */
 
     /* Arithmetic options (kvgold's, not the operator's). */
     kvg_reduce_order reduce_order; /* default KVG_REDUCE_PAIRWISE */
@@ -117,7 +118,7 @@ typedef struct kvg_qkv_rms_norm_rope_cache_args {
 } kvg_qkv_rms_norm_rope_cache_args;
 
 /* Set every field to its default: tensors and attribute lists NULL,
- * epsilon 1e-6, cache_mode "PA_NZ", pairwise order, default overflow, no
+ * epsilon 1e-6, cache_mode KVG_CACHE_PA_NZ, pairwise order, default overflow, no
  * workspace. NULL-safe. */
 KVG_API void kvg_qkv_rms_norm_rope_cache_args_init(
     kvg_qkv_rms_norm_rope_cache_args *args);

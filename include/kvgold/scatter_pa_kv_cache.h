@@ -72,6 +72,7 @@
 #include <stdint.h>
 
 #include "kvgold/api.h"
+#include "kvgold/layout.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
 
@@ -79,12 +80,15 @@
 extern "C" {
 #endif
 
-/* cache_mode: "Norm" (also "") or "PA_NZ". The op's own default is Norm;
- * torch_npu's is PA_NZ (the default trap, docs/scatter_pa_kv_cache.md). */
-typedef enum kvg_scatter_cache_mode {
-    KVG_SCATTER_CACHE_NORM = 0,
-    KVG_SCATTER_CACHE_PA_NZ = 1
-} kvg_scatter_cache_mode;
+/* cache_mode is kvgold/layout.h's kvg_cache_mode: KVG_CACHE_NORM or
+ * KVG_CACHE_PA_NZ (the others are refused by name). The op's own default is
+ * Norm; torch_npu's is PA_NZ (the default trap,
+ * docs/scatter_pa_kv_cache.md). The attribute "cache_mode" also reads "" as
+ * Norm, as aclnn does. The first spellings stay readable: */
+typedef kvg_cache_mode kvg_scatter_cache_mode;
+#define KVG_SCATTER_CACHE_NORM KVG_CACHE_NORM
+#define KVG_SCATTER_CACHE_PA_NZ KVG_CACHE_PA_NZ
+#define kvg_scatter_cache_mode_name kvg_cache_mode_name
 
 /* scatter_mode: "None", "Nct", "NHSD", "Alibi", "Rope", "Omni". */
 typedef enum kvg_scatter_mode {
@@ -105,7 +109,7 @@ typedef struct kvg_scatter_pa_kv_cache_args {
     const kvg_tensor *compress_lens;       /* compressed modes */
     const kvg_tensor *compress_seq_offset; /* compressed modes */
     const kvg_tensor *seq_lens;            /* compressed modes */
-    kvg_scatter_cache_mode cache_mode;     /* default Norm */
+    kvg_cache_mode cache_mode;             /* default Norm */
     kvg_scatter_mode scatter_mode;         /* default None */
     int64_t strides[2]; /* Nct: [key, value] in elements; default {1, 1} */
     int64_t offsets[2]; /* Nct: [key, value] in elements; default {0, 0} */
@@ -117,11 +121,8 @@ typedef struct kvg_scatter_pa_kv_cache_args {
 KVG_API void kvg_scatter_pa_kv_cache_args_init(
     kvg_scatter_pa_kv_cache_args *args);
 
-/* Mode names; NULL for an invalid value. from_name returns 0 and leaves
- * *mode when `name` is not one ("" is Norm, as aclnn). */
-KVG_API const char *kvg_scatter_cache_mode_name(kvg_scatter_cache_mode mode);
-KVG_API int kvg_scatter_cache_mode_from_name(const char *name,
-                                             kvg_scatter_cache_mode *mode);
+/* scatter_mode names; NULL for an invalid value. from_name returns 0 and
+ * leaves *mode when `name` is not one. */
 KVG_API const char *kvg_scatter_mode_name(kvg_scatter_mode mode);
 KVG_API int kvg_scatter_mode_from_name(const char *name,
                                        kvg_scatter_mode *mode);

@@ -25,7 +25,7 @@
 
 typedef struct kcfg {
     kvg_dtype t, kd, cd;
-    kvg_kv_cache_mode mode;
+    kvg_cache_mode mode;
     int a2, out, bcast, nz, blk;
     int64_t b, s, dv, dk, bs, nb, nblocks, bcache, scache;
 } kcfg;
@@ -49,7 +49,7 @@ static void read_config(fz_in *in, kcfg *c)
     kvg_dtype q;
     memset(c, 0, sizeof *c);
     c->t = (f & 1) ? KVG_BF16 : KVG_FP16;
-    c->mode = (kvg_kv_cache_mode)((f >> 1) % 5);
+    c->mode = (kvg_cache_mode)((f >> 1) % 5);
     c->out = (f >> 4) & 1;
     c->bcast = (f >> 5) & 1;
     f = fz_u8(in);
@@ -57,9 +57,9 @@ static void read_config(fz_in *in, kcfg *c)
     q = c->a2 ? KVG_INT8 : q8[f % 4];
     c->kd = (f & 4) ? q : c->t;
     c->cd = (f & 8) ? q : c->t;
-    c->nz = c->mode == KVG_KV_CACHE_PA_NZ || c->mode == KVG_KV_CACHE_PA_BLK_NZ;
-    c->blk = c->mode == KVG_KV_CACHE_PA_BLK_BNSD ||
-             c->mode == KVG_KV_CACHE_PA_BLK_NZ;
+    c->nz = c->mode == KVG_CACHE_PA_NZ || c->mode == KVG_CACHE_PA_BLK_NZ;
+    c->blk = c->mode == KVG_CACHE_PA_BLK_BNSD ||
+             c->mode == KVG_CACHE_PA_BLK_NZ;
     f = fz_u8(in);
     c->b = 1 + f % 2;
     c->bs = c->kd != c->t || c->cd != c->t ? 32 : 16 * (1 + (f >> 1) % 2);
@@ -91,7 +91,7 @@ static void read_attrs(fz_in *in, kvg_kv_rms_norm_rope_cache_args *a,
     a->is_output_kv = c->out;
     f = fz_u8(in); /* under the built config: another mode or profile */
     if (f >= 0xE0)
-        a->cache_mode = (kvg_kv_cache_mode)((f % 8) - 1); /* -1 .. 6 */
+        a->cache_mode = (kvg_cache_mode)((f % 8) - 1); /* -1 .. 6 */
     f = fz_u8(in);
     if (f >= 0xE0)
         a->profile = (kvg_kv_profile)((f % 4) - 1);
@@ -125,7 +125,7 @@ static void make_tensors(fz_pool *p, fz_in *in, const kcfg *c, kbufs *k,
     sh[0] = c->b, sh[1] = 1, sh[2] = c->bcast ? 1 : c->s, sh[3] = c->dk;
     k->cos = fz_tensor(p, in, "cos", FZ_INPUT, c->t, 4, sh);
     k->sin = fz_tensor(p, in, "sin", FZ_INPUT, c->t, 4, sh);
-    if (c->mode == KVG_KV_CACHE_NORM) {
+    if (c->mode == KVG_CACHE_NORM) {
         sh[0] = c->b, sh[1] = c->s;
         k->index = fz_tensor(p, in, "index", FZ_INPUT, KVG_INT64, 2, sh);
         sh[0] = c->bcache, sh[1] = 1, sh[2] = c->scache, sh[3] = c->dk;
@@ -159,19 +159,19 @@ static void make_tensors(fz_pool *p, fz_in *in, const kcfg *c, kbufs *k,
  * perturbation per entry. */
 static void make_index(fz_pool *p, fz_in *in, const kcfg *c, fz_buf *ix)
 {
-    const int64_t n = c->mode == KVG_KV_CACHE_NORM ? c->b * c->s
+    const int64_t n = c->mode == KVG_CACHE_NORM ? c->b * c->s
                                                    : c->b * c->nb;
-    const int64_t range = c->mode == KVG_KV_CACHE_NORM ? c->scache
+    const int64_t range = c->mode == KVG_CACHE_NORM ? c->scache
                           : c->blk                      ? c->nblocks
                                                    : c->nblocks * c->bs;
-    const int64_t limit = c->mode == KVG_KV_CACHE_NORM ? c->scache
+    const int64_t limit = c->mode == KVG_CACHE_NORM ? c->scache
                                                        : c->nblocks * c->bs;
     int64_t perm[1024], i, v, prev;
 
     for (i = 0; i < n; i++) {
         /* Norm: a fresh permutation per batch (positions repeat across
          * batches, not within one) */
-        if (i == 0 || (c->mode == KVG_KV_CACHE_NORM && i % c->s == 0)) {
+        if (i == 0 || (c->mode == KVG_CACHE_NORM && i % c->s == 0)) {
             int64_t j;
             for (j = 0; j < range && j < 1024; j++)
                 perm[j] = j;
@@ -181,7 +181,7 @@ static void make_index(fz_pool *p, fz_in *in, const kcfg *c, fz_buf *ix)
                 perm[j] = perm[k], perm[k] = tmp;
             }
         }
-        v = perm[c->mode == KVG_KV_CACHE_NORM ? i % c->s : i];
+        v = perm[c->mode == KVG_CACHE_NORM ? i % c->s : i];
         if (c->blk)
             v = v * c->bs + (int64_t)fz_below(&p->rng, (uint64_t)c->bs);
         if (fz_below(&p->rng, 5) == 0)
@@ -213,10 +213,10 @@ static void check_cache(const kbufs *k, const fz_buf *cb, int64_t d)
     const kvg_tensor *c = &cb->t;
     const int64_t bkv = a->kv->shape[0], skv = a->kv->shape[2];
     const size_t es = kvg_dtype_size(c->dtype);
-    const int nz = a->cache_mode == KVG_KV_CACHE_PA_NZ ||
-                   a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ;
-    const int blk = a->cache_mode == KVG_KV_CACHE_PA_BLK_BNSD ||
-                    a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ;
+    const int nz = a->cache_mode == KVG_CACHE_PA_NZ ||
+                   a->cache_mode == KVG_CACHE_PA_BLK_NZ;
+    const int blk = a->cache_mode == KVG_CACHE_PA_BLK_BNSD ||
+                    a->cache_mode == KVG_CACHE_PA_BLK_NZ;
     const int64_t c0 = nz ? kvg_c0_of(c->dtype) : d;
     const size_t chunk = (size_t)c0 * es, chunks = cb->size / chunk;
     unsigned char *mask = (unsigned char *)calloc(chunks ? chunks : 1, 1);
@@ -228,7 +228,7 @@ static void check_cache(const kbufs *k, const fz_buf *cb, int64_t d)
     for (b = 0; b < bkv; b++)
         for (s = 0; s < skv; s++) {
             int64_t v, row, blk_no, off;
-            if (a->cache_mode == KVG_KV_CACHE_NORM) {
+            if (a->cache_mode == KVG_CACHE_NORM) {
                 if (!fz_index_get(k->index, b * skv + s, &v) || v < 0)
                     continue;
                 row = b * c->shape[2] + v;

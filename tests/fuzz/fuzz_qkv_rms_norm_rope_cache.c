@@ -66,8 +66,9 @@ static void read_attrs(fz_in *in, kvg_qkv_rms_norm_rope_cache_args *a)
 {
     static const double eps[] = {1e-6, 0.0, 0.5, 1e-30, (double)FLT_MAX,
                                  -1e-6, 1e39, -0.0, DBL_MAX};
-    static const char *const modes[] = {"PA_NZ", NULL, "PA", "", "PA_NZ ",
-                                        "pa_nz", "PA_BLK_NZ"};
+    static const kvg_cache_mode modes[] = {
+        KVG_CACHE_PA_NZ, KVG_CACHE_NORM, KVG_CACHE_PA, KVG_CACHE_PA_BLK_BNSD,
+        KVG_CACHE_PA_BLK_NZ, (kvg_cache_mode)5, (kvg_cache_mode)-1};
     uint8_t f = fz_u8(in);
     a->epsilon = f < 0xF0 ? eps[f % 9] : (f == 0xF0 ? NAN : -INFINITY);
     f = fz_u8(in);

@@ -110,7 +110,7 @@ static int64_t at(const kvg_scatter_pa_kv_cache_args *a, const fz_buf *cb,
                   int64_t n, int64_t d, int64_t s, int64_t ch)
 {
     const int64_t c0 = cb->t.shape[cb->t.rank - 1];
-    if (a->cache_mode == KVG_SCATTER_CACHE_PA_NZ) {
+    if (a->cache_mode == KVG_CACHE_PA_NZ) {
         const int64_t bs = cb->t.shape[cb->t.rank - 2];
         return (((s / bs) * (n * d / c0) + ch / c0) * bs + s % bs) * c0 +
                ch % c0;
@@ -205,7 +205,7 @@ static void perturb_modes(fz_in *in, kvg_scatter_pa_kv_cache_args *a)
 {
     uint8_t f = fz_u8(in);
     if (f >= 0xC0)
-        a->cache_mode = (kvg_scatter_cache_mode)(f % 4 == 3 ? -1 : f % 3);
+        a->cache_mode = (kvg_cache_mode)(f % 4 == 3 ? -1 : f % 3);
     f = fz_u8(in);
     if (f >= 0xC0)
         a->scatter_mode = (kvg_scatter_mode)(f % 8 == 7 ? -1 : f % 7);
@@ -236,7 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (mode == 1)
         a.scatter_mode = KVG_SCATTER_NHSD;
     if (mode == 2 || mode == 3)
-        a.cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+        a.cache_mode = KVG_CACHE_PA_NZ;
     if (mode >= 5) { /* Alibi, Rope, Omni */
         c.heads_mode = 1;
         a.scatter_mode = (kvg_scatter_mode)(KVG_SCATTER_ALIBI + (mode - 5));

@@ -57,8 +57,8 @@ static kvg_status check_optional(const kvg_tensor *t, const char *name,
  * host code crashed on it before it checked. */
 static kvg_status check_block_size_zero(args_t *a, kvg_diag *diag)
 {
-    const char *mode = kvg_kv_cache_mode_name(a->cache_mode);
-    if (mode != NULL && a->cache_mode != KVG_KV_CACHE_NORM &&
+    const char *mode = kvg_cache_mode_name(a->cache_mode);
+    if (mode != NULL && a->cache_mode != KVG_CACHE_NORM &&
         a->k_cache != NULL && a->k_cache->rank == 4 &&
         a->k_cache->shape[1] == 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "k_cache", 1, -1,
@@ -94,9 +94,9 @@ static kvg_status check_presence(args_t *a, kvg_diag *diag)
 static kvg_status check_attrs(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
                               kvg_diag *diag)
 {
-    if (kvg_kv_cache_mode_name(a->cache_mode) == NULL)
+    if (kvg_cache_mode_name(a->cache_mode) == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_mode", -1, -1,
-                          "cache_mode: %d is not a kvg_kv_cache_mode",
+                          "cache_mode: %d is not a kvg_cache_mode",
                           (int)a->cache_mode);
     if (kvg_kv_profile_name(a->profile) == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "profile", -1, -1,
@@ -443,20 +443,20 @@ static kvg_status check_pa_cache(const kvg_tensor *c, const char *name,
     return KVG_OK;
 }
 
-static int is_nz(kvg_kv_cache_mode m)
+static int is_nz(kvg_cache_mode m)
 {
-    return m == KVG_KV_CACHE_PA_NZ || m == KVG_KV_CACHE_PA_BLK_NZ;
+    return m == KVG_CACHE_PA_NZ || m == KVG_CACHE_PA_BLK_NZ;
 }
 
 static void set_layout(kvg_cache_layout *l, args_t *a, const kvg_tensor *c,
                        int64_t d, int64_t nh)
 {
     memset(l, 0, sizeof *l);
-    l->kind = a->cache_mode == KVG_KV_CACHE_NORM ? KVG_LAYOUT_BNSD
+    l->kind = a->cache_mode == KVG_CACHE_NORM ? KVG_LAYOUT_BNSD
               : is_nz(a->cache_mode)             ? KVG_LAYOUT_NZ
                                                  : KVG_LAYOUT_ND;
     l->blocks = c->shape[0];
-    l->slots = a->cache_mode == KVG_KV_CACHE_NORM ? c->shape[2] : c->shape[1];
+    l->slots = a->cache_mode == KVG_CACHE_NORM ? c->shape[2] : c->shape[1];
     l->heads = nh;
     l->dim = d;
     l->c0 = kvg_c0_of(c->dtype);
@@ -474,7 +474,7 @@ static kvg_status check_nz_dim(const kvg_tensor *c, const char *name,
                           "(C0 of %s, 32 bytes) in %s; " TILING, name, what,
                           (long long)d, (long long)c0,
                           kvg_dtype_name(c->dtype),
-                          kvg_kv_cache_mode_name(a->cache_mode));
+                          kvg_cache_mode_name(a->cache_mode));
     return KVG_OK;
 }
 
@@ -500,7 +500,7 @@ static kvg_status check_caches(args_t *a, kvg_i_kv_rms_norm_rope_cache_plan *p,
     const char *kwhat = p->v2 ? "Dk, kv dim 3" : "Dk, cos dim 3";
     const char *cwhat = p->v2 ? "Dv, v dim 3" : "Dv, gamma dim 0";
 
-    if (a->cache_mode == KVG_KV_CACHE_NORM) {
+    if (a->cache_mode == KVG_CACHE_NORM) {
         TRY_NOTE(kvg_i_check_rank(k, "k_cache", 4, diag), TILING);
         KVG_I_TRY(check_norm_cache(k, "k_cache", p->dk, kwhat, p,
                              k->shape[2], diag));
@@ -533,9 +533,9 @@ static kvg_status check_index_shape(args_t *a,
                                     kvg_diag *diag)
 {
     const kvg_tensor *ix = a->index;
-    const char *m = kvg_kv_cache_mode_name(a->cache_mode);
+    const char *m = kvg_cache_mode_name(a->cache_mode);
 
-    if (a->cache_mode == KVG_KV_CACHE_NORM) {
+    if (a->cache_mode == KVG_CACHE_NORM) {
         KVG_I_TRY(kvg_i_check_rank(ix, "index", 2, diag));
         KVG_I_TRY(
             kvg_i_check_dim(ix, "index", 0, p->bkv, "Bkv in Norm mode", diag));
@@ -692,7 +692,7 @@ static kvg_status
 check_a2_combination(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                      kvg_diag *diag)
 {
-    const int norm = a->cache_mode == KVG_KV_CACHE_NORM;
+    const int norm = a->cache_mode == KVG_CACHE_NORM;
     if (!is_a2(a))
         return KVG_OK;
     /* V2 quantises in Norm mode, but writes the outputs there only with
@@ -716,7 +716,7 @@ check_a2_combination(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
                           "stay unwritten); use a PA mode, or profile "
                           "ascend950");
     if (p->srope == 1 && p->skv > 1 &&
-        !(norm || (a->cache_mode == KVG_KV_CACHE_PA_BNSD && !p->kquant &&
+        !(norm || (a->cache_mode == KVG_CACHE_PA_BNSD && !p->kquant &&
                    !p->cquant && !p->out_kv)))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cos", 2, -1,
                           "cos: dim 2 = 1 broadcasts one row over Skv = %lld "
@@ -877,10 +877,10 @@ static kvg_status out_of_range(args_t *a,
                                const kvg_i_kv_rms_norm_rope_cache_plan *p,
                                int64_t pos, int64_t v, kvg_diag *diag)
 {
-    const char *m = kvg_kv_cache_mode_name(a->cache_mode);
+    const char *m = kvg_cache_mode_name(a->cache_mode);
     const char *npu = "the 950 kernel would silently skip the write, " A2
                       " would write past the cache";
-    if (a->cache_mode == KVG_KV_CACHE_NORM)
+    if (a->cache_mode == KVG_CACHE_NORM)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, pos,
                           "index: token %lld (batch %lld, seq %lld) has "
                           "position %lld, outside [0, %lld) (Scache, k_cache "
@@ -912,7 +912,7 @@ static kvg_status duplicate(args_t *a,
     const int64_t v2 = kvg_i_index_at(a->index, second);
     const char *race = "the NPU writes them in parallel, so which one lands "
                        "is undefined";
-    if (a->cache_mode == KVG_KV_CACHE_NORM)
+    if (a->cache_mode == KVG_CACHE_NORM)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, second,
                           "index: tokens %lld and %lld (batch %lld, seq %lld "
                           "and %lld) both write position %lld; positions may "
@@ -928,12 +928,12 @@ static kvg_status duplicate(args_t *a,
                           "must be unique in %s; %s", (long long)first,
                           (long long)second, (long long)v1, (long long)v2,
                           (long long)key,
-                          kvg_kv_cache_mode_name(a->cache_mode), race);
+                          kvg_cache_mode_name(a->cache_mode), race);
     return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1, second,
                       "index: tokens %lld and %lld both write slot %lld; "
                       "slots must be unique in %s; %s", (long long)first,
                       (long long)second, (long long)key,
-                      kvg_kv_cache_mode_name(a->cache_mode), race);
+                      kvg_cache_mode_name(a->cache_mode), race);
 }
 
 /* The unique-index check's callbacks (kvg_i_check_unique). */
@@ -945,7 +945,7 @@ typedef struct index_ctx {
 static int64_t index_key(const void *ctx, int64_t i, int64_t v)
 {
     const index_ctx *c = (const index_ctx *)ctx;
-    if (c->a->cache_mode == KVG_KV_CACHE_NORM)
+    if (c->a->cache_mode == KVG_CACHE_NORM)
         return (i / c->p->skv) * c->p->row_limit + v; /* batch-local */
     if (kvg_i_kv_rms_norm_rope_cache_is_blk(c->a->cache_mode))
         return v / c->p->bs; /* only the block is used */
@@ -963,7 +963,7 @@ static kvg_status index_repeated(const void *ctx, int64_t key, int64_t first,
                                  int64_t second, kvg_diag *diag)
 {
     const index_ctx *c = (const index_ctx *)ctx;
-    if (c->a->cache_mode == KVG_KV_CACHE_NORM)
+    if (c->a->cache_mode == KVG_CACHE_NORM)
         key %= c->p->row_limit;
     return duplicate(c->a, c->p, key, first, second, diag);
 }

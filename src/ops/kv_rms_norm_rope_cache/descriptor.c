@@ -39,7 +39,7 @@ KVG_I_OP_SET_VALUE(set_output_kv, op_args, is_output_kv, int, i);
 /* An unknown mode is the op's refusal (161002), not a malformed file: the
  * NPU would silently run it as Norm. */
 KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
-                   kvg_kv_cache_mode_from_name);
+                   kvg_cache_mode_from_name);
 
 KVG_I_OP_SET_NAMED(set_profile, op_args, profile,
                    kvg_kv_profile_from_name);
@@ -110,7 +110,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
                      int *has_layout, kvg_cache_layout *layout)
 {
     KVG_I_LOAD(op_args, a, k);
-    const kvg_kv_cache_mode mode = k->cache_mode;
+    const kvg_cache_mode mode = k->cache_mode;
     const int v2 = k->v != NULL;
     if (strcmp(name, "k_cache") != 0 && strcmp(name, "ckv_cache") != 0) {
         *role = v2 && strcmp(name, "c_kv") == 0 ? KVG_ROLE_COPY
@@ -122,10 +122,10 @@ static void describe(const kvg_i_op_args *a, const char *name,
                                                    : KVG_ROLE_COMPUTE;
     if (t->rank != 4)
         return;
-    if (mode == KVG_KV_CACHE_NORM)
+    if (mode == KVG_CACHE_NORM)
         kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_BNSD, t->shape[0],
                             t->shape[2], t->shape[1], t->shape[3], 0);
-    else if (mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ)
+    else if (mode == KVG_CACHE_PA_NZ || mode == KVG_CACHE_PA_BLK_NZ)
         kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_NZ, t->shape[0],
                             t->shape[1], t->shape[2], t->shape[3],
                             kvg_c0_of(t->dtype));

@@ -16,34 +16,7 @@
 #include "src/kernels/kernels.h"
 #include "src/ops/kv_rms_norm_rope_cache/internal.h"
 
-static const char *const k_mode_names[] = {"Norm", "PA_BNSD", "PA_NZ",
-                                           "PA_BLK_BNSD", "PA_BLK_NZ"};
 static const char *const k_profile_names[] = {"ascend950", "a2a3"};
-
-int kvg_kv_cache_mode_from_name(const char *name, kvg_kv_cache_mode *mode)
-{
-    int i;
-    if (name == NULL)
-        return 0;
-    if (strcmp(name, "PA") == 0) {
-        *mode = KVG_KV_CACHE_PA;
-        return 1;
-    }
-    for (i = 0; i < 5; i++) {
-        if (strcmp(name, k_mode_names[i]) == 0) {
-            *mode = (kvg_kv_cache_mode)i;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-const char *kvg_kv_cache_mode_name(kvg_kv_cache_mode mode)
-{
-    if ((int)mode < 0 || (int)mode > 4)
-        return NULL;
-    return k_mode_names[mode];
-}
 
 int kvg_kv_profile_from_name(const char *name, kvg_kv_profile *profile)
 {
@@ -72,7 +45,7 @@ void kvg_kv_rms_norm_rope_cache_args_init(kvg_kv_rms_norm_rope_cache_args *a)
         return;
     memset(a, 0, sizeof *a);
     a->epsilon = 1e-5;
-    a->cache_mode = KVG_KV_CACHE_NORM;
+    a->cache_mode = KVG_CACHE_NORM;
     a->is_output_kv = 0;
     a->profile = KVG_KV_PROFILE_ASCEND950;
     a->reduce_order = KVG_REDUCE_PAIRWISE;
@@ -94,7 +67,7 @@ int kvg_i_kv_rms_norm_rope_cache_target(
 {
     int64_t v;
     memset(at, 0, sizeof *at);
-    if (a->cache_mode == KVG_KV_CACHE_NORM) {
+    if (a->cache_mode == KVG_CACHE_NORM) {
         v = kvg_i_index_at(a->index, b * p->skv + s);
         at->block = b;
         at->slot = v;

@@ -36,9 +36,9 @@ typedef struct kvg_i_kv_rms_norm_rope_cache_plan {
 
 /* 1 for the modes whose index holds one block start per block of tokens
  * (PA_BLK_BNSD, PA_BLK_NZ). */
-static inline int kvg_i_kv_rms_norm_rope_cache_is_blk(kvg_kv_cache_mode m)
+static inline int kvg_i_kv_rms_norm_rope_cache_is_blk(kvg_cache_mode m)
 {
-    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
+    return m == KVG_CACHE_PA_BLK_BNSD || m == KVG_CACHE_PA_BLK_NZ;
 }
 
 /* The op's tensors in parameter order, and their names. */

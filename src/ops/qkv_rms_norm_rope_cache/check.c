@@ -156,10 +156,13 @@ static kvg_status check_options(const kvg_qkv_rms_norm_rope_cache_args *a,
                           "epsilon: must be finite and >= 0, got %g",
                           a->epsilon);
     p->eps = (float)a->epsilon;
-    if (a->cache_mode != NULL && strcmp(a->cache_mode, "PA_NZ") != 0)
+    if (a->cache_mode != KVG_CACHE_PA_NZ) {
+        const char *m = kvg_cache_mode_name(a->cache_mode);
         return kvg_i_fail(diag, INV, "cache_mode", -1, -1,
-                          "cache_mode: must be \"PA_NZ\" (the only mode of "
-                          "this operator), got \"%.64s\"", a->cache_mode);
+                          "cache_mode: must be KVG_CACHE_PA_NZ \"PA_NZ\" "
+                          "(the only mode of this operator), got %s",
+                          m != NULL ? m : "an invalid kvg_cache_mode");
+    }
     if (kvg_reduce_order_name(a->reduce_order) == NULL)
         return kvg_i_fail(diag, INV, "reduce_order", -1, -1,
                           "reduce_order: invalid value %d",

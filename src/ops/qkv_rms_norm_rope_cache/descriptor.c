@@ -47,17 +47,10 @@ KVG_I_OP_SET_INTS(set_head_nums, op_args, head_nums, head_nums_len);
 
 KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 
-/* Passed through: the operator itself refuses anything but "PA_NZ". */
-static kvg_status set_cache_mode(kvg_i_op_args *a, const kvg_i_op_attr *attr,
-                                 const kvg_value *v, kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    (void)attr;
-    (void)diag;
-    k->cache_mode = v->s;
-    KVG_I_STORE(a, k);
-    return KVG_OK;
-}
+/* Any mode of the shared vocabulary parses; the operator's check refuses
+ * all but PA_NZ by name. */
+KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
+                   kvg_cache_mode_from_name);
 
 static kvg_status set_output_qkv(kvg_i_op_args *a, const kvg_i_op_attr *attr,
                                  const kvg_value *v, kvg_diag *diag)
@@ -82,7 +75,7 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"head_nums", KVG_VALUE_INTS, 0, 1, NULL}, set_head_nums, NULL, 0},
     {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-06"}, set_epsilon, NULL, 0},
     {{"cache_mode", KVG_VALUE_STRING, 0, 0, "\"PA_NZ\""}, set_cache_mode,
-     NULL, 0},
+     "\"%s\" is not a cache mode (this operator has only PA_NZ)", 0},
     {{"is_output_qkv", KVG_VALUE_BOOL, 0, 0, "false"}, set_output_qkv, NULL,
      0},
     {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},

@@ -36,7 +36,7 @@ void kvg_qkv_rms_norm_rope_cache_args_init(
         return;
     memset(args, 0, sizeof *args);
     args->epsilon = 1e-6;
-    args->cache_mode = "PA_NZ";
+    args->cache_mode = KVG_CACHE_PA_NZ;
     args->reduce_order = KVG_REDUCE_PAIRWISE;
     args->overflow = KVG_OVF_DEFAULT;
 }

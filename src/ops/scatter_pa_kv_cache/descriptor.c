@@ -26,8 +26,18 @@ static const kvg_i_op_tensor k_tensors[] = {
     KVG_I_OP_TENSOR(seq_lens, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
-KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode,
-                   kvg_scatter_cache_mode_from_name);
+/* aclnn reads an empty cache_mode as Norm; the other modes of the shared
+ * vocabulary parse here and are refused by name in the op's check. */
+static int cache_mode_from_name(const char *name, kvg_cache_mode *mode)
+{
+    if (name != NULL && name[0] == '\0') {
+        *mode = KVG_CACHE_NORM;
+        return 1;
+    }
+    return kvg_cache_mode_from_name(name, mode);
+}
+
+KVG_I_OP_SET_NAMED(set_cache_mode, op_args, cache_mode, cache_mode_from_name);
 KVG_I_OP_SET_NAMED(set_scatter_mode, op_args, scatter_mode,
                    kvg_scatter_mode_from_name);
 
@@ -73,7 +83,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
     /* all copies but Rope's mean token (arithmetic) */
     *role = r->scatter_mode == KVG_SCATTER_ROPE ? KVG_ROLE_COMPUTE
                                                 : KVG_ROLE_COPY;
-    if (r->cache_mode == KVG_SCATTER_CACHE_PA_NZ) {
+    if (r->cache_mode == KVG_CACHE_PA_NZ) {
         if (t->rank == 4 && src != NULL && src->rank == 3)
             kvg_i_op_set_layout(has_layout, layout, KVG_LAYOUT_NZ,
                                 t->shape[0], t->shape[2], src->shape[1],

@@ -36,39 +36,13 @@ void kvg_scatter_pa_kv_cache_args_init(args_t *args)
     if (args == NULL)
         return;
     memset(args, 0, sizeof *args);
-    args->cache_mode = KVG_SCATTER_CACHE_NORM;
+    args->cache_mode = KVG_CACHE_NORM;
     args->scatter_mode = KVG_SCATTER_NONE;
     args->strides[0] = args->strides[1] = 1;
 }
 
-static const char *const k_cache_modes[] = {"Norm", "PA_NZ"};
 static const char *const k_scatter_modes[] = {"None", "Nct",  "NHSD",
                                               "Alibi", "Rope", "Omni"};
-
-const char *kvg_scatter_cache_mode_name(kvg_scatter_cache_mode mode)
-{
-    if ((int)mode < 0 || (int)mode > 1)
-        return NULL;
-    return k_cache_modes[mode];
-}
-
-int kvg_scatter_cache_mode_from_name(const char *name,
-                                     kvg_scatter_cache_mode *mode)
-{
-    int i;
-    if (name == NULL || mode == NULL)
-        return 0;
-    if (name[0] == '\0') { /* aclnn: an empty cache_mode is Norm */
-        *mode = KVG_SCATTER_CACHE_NORM;
-        return 1;
-    }
-    for (i = 0; i < 2; i++)
-        if (strcmp(name, k_cache_modes[i]) == 0) {
-            *mode = (kvg_scatter_cache_mode)i;
-            return 1;
-        }
-    return 0;
-}
 
 const char *kvg_scatter_mode_name(kvg_scatter_mode mode)
 {
@@ -104,19 +78,21 @@ static kvg_status must_be_null(const kvg_tensor *t, const char *name,
 
 static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
 {
-    const char *cm = kvg_scatter_cache_mode_name(a->cache_mode);
+    const char *cm = kvg_cache_mode_name(a->cache_mode);
     const char *sm = kvg_scatter_mode_name(a->scatter_mode);
 
-    if (cm == NULL)
+    if (a->cache_mode != KVG_CACHE_NORM && a->cache_mode != KVG_CACHE_PA_NZ)
         return kvg_i_fail(diag, INV, "cache_mode", -1, -1,
-                          "cache_mode: %d is not Norm (0) or PA_NZ (1)",
-                          (int)a->cache_mode);
+                          "cache_mode: %s is not a mode of ScatterPaKvCache "
+                          "(KVG_CACHE_NORM \"Norm\" or KVG_CACHE_PA_NZ "
+                          "\"PA_NZ\")",
+                          cm != NULL ? cm : "an invalid kvg_cache_mode");
     if (sm == NULL)
         return kvg_i_fail(diag, INV, "scatter_mode", -1, -1,
                           "scatter_mode: %d is not None (0), Nct (1), NHSD "
                           "(2), Alibi (3), Rope (4) or Omni (5)",
                           (int)a->scatter_mode);
-    if (a->cache_mode == KVG_SCATTER_CACHE_PA_NZ &&
+    if (a->cache_mode == KVG_CACHE_PA_NZ &&
         a->scatter_mode != KVG_SCATTER_NONE)
         return kvg_i_fail(diag, INV, "scatter_mode", -1, -1,
                           "scatter_mode: cache_mode PA_NZ takes only "
@@ -172,13 +148,13 @@ static kvg_status check_sides_present(const args_t *a, int *sides,
                           absent(a->value) ? "value" : "value_cache",
                           absent(a->value) ? "value_cache" : "value");
     *sides = absent(a->value) ? 1 : 2;
-    if (*sides == 1 && (a->cache_mode != KVG_SCATTER_CACHE_NORM ||
+    if (*sides == 1 && (a->cache_mode != KVG_CACHE_NORM ||
                         a->scatter_mode == KVG_SCATTER_NHSD))
         return kvg_i_fail(diag, INV, "value", -1, -1,
                           "value: key-only calls (no value, no value_cache) "
                           "take cache_mode Norm with scatter_mode None or "
                           "Nct, got %s / %s",
-                          kvg_scatter_cache_mode_name(a->cache_mode),
+                          kvg_cache_mode_name(a->cache_mode),
                           kvg_scatter_mode_name(a->scatter_mode));
     if (*sides == 2) {
         KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
@@ -191,7 +167,7 @@ static kvg_status check_cache_form(const args_t *a, const kvg_tensor *c,
                                    const char *name, kvg_diag *diag)
 {
     KVG_I_TRY(kvg_i_check_dense(c, name, diag));
-    if (a->cache_mode == KVG_SCATTER_CACHE_PA_NZ) {
+    if (a->cache_mode == KVG_CACHE_PA_NZ) {
         if (c->rank != 4 && c->rank != 5)
             return kvg_i_fail(diag, INV, name, -1, -1,
                               "%s: rank must be 4 [NB, N*D/C0, BS, C0] or 5 "
@@ -230,7 +206,7 @@ static kvg_status check_forms(const args_t *a, int sides, kvg_diag *diag)
 
 static kvg_status check_dtypes(const args_t *a, int sides, kvg_diag *diag)
 {
-    const int nz = a->cache_mode == KVG_SCATTER_CACHE_PA_NZ;
+    const int nz = a->cache_mode == KVG_CACHE_PA_NZ;
     const kvg_tensor *fp4 = NULL;
 
     KVG_I_TRY(check_copy_dtype(a->key, "key", diag));
@@ -258,7 +234,7 @@ static kvg_status check_dtypes(const args_t *a, int sides, kvg_diag *diag)
                           "with a value, got %s / %s%s",
                           fp4 == a->key ? "key" : "value",
                           kvg_dtype_name(fp4->dtype),
-                          kvg_scatter_cache_mode_name(a->cache_mode),
+                          kvg_cache_mode_name(a->cache_mode),
                           kvg_scatter_mode_name(a->scatter_mode),
                           sides == 1 ? " key-only" : "");
     if (a->slot_mapping->dtype != KVG_INT32 &&
@@ -399,7 +375,7 @@ static kvg_status check_dims(const args_t *a,
     static const char *const src_names[2] = {"key", "value"};
     static const char *const cache_names[2] = {"key_cache", "value_cache"};
     const int nct = a->scatter_mode == KVG_SCATTER_NCT;
-    const int nz = a->cache_mode == KVG_SCATTER_CACHE_PA_NZ;
+    const int nz = a->cache_mode == KVG_CACHE_PA_NZ;
     int i;
 
     p->tokens = a->slot_mapping->shape[0];

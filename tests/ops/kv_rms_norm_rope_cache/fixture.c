@@ -50,12 +50,12 @@ static void build_kv(opf *f, kvgt_rng *r)
                                     KVG_FP8_E4M3FN};
     kvg_kv_rms_norm_rope_cache_args *a = (op_args *)f->args;
     const int a2 = opf_pick(r, 0, 5) == 0;
-    const kvg_kv_cache_mode mode =
-        (kvg_kv_cache_mode)opf_pick(r, a2 ? 1 : 0, 4);
+    const kvg_cache_mode mode =
+        (kvg_cache_mode)opf_pick(r, a2 ? 1 : 0, 4);
     const int nz =
-        mode == KVG_KV_CACHE_PA_NZ || mode == KVG_KV_CACHE_PA_BLK_NZ;
-    const int blk = mode == KVG_KV_CACHE_PA_BLK_BNSD ||
-                    mode == KVG_KV_CACHE_PA_BLK_NZ;
+        mode == KVG_CACHE_PA_NZ || mode == KVG_CACHE_PA_BLK_NZ;
+    const int blk = mode == KVG_CACHE_PA_BLK_BNSD ||
+                    mode == KVG_CACHE_PA_BLK_NZ;
     const kvg_dtype t = opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16;
     const kvg_dtype q = a2 ? KVG_INT8 : q8[opf_pick(r, 0, 3)];
     const kvg_dtype kd = opf_pick(r, 0, 1) ? q : t,
@@ -102,7 +102,7 @@ static void build_kv(opf *f, kvgt_rng *r)
     opf_add(f, r, "sin", OPF_INPUT, 1, t, 4, sh, &a->sin);
     nb = blk ? (s + bs - 1) / bs : s;
     f->g.entries = b * nb, f->g.per_batch = nb, f->g.bs = bs;
-    if (mode == KVG_KV_CACHE_NORM) {
+    if (mode == KVG_CACHE_NORM) {
         scache = s + opf_pick(r, 0, 2);
         sh[0] = b, sh[1] = s;
         idx =
@@ -198,14 +198,14 @@ static int kv_untied(const opf *f, const opf_tensor *x, int k, int64_t v)
         return cache && kvg_dtype_is_quant8((kvg_dtype)v);
     if (k == OPF_UNTIED_RANK)
         return x->t.rank == 1 && x->t.shape[0] == 1 && v == 2;
-    if (a->cache_mode == KVG_KV_CACHE_NORM && k == 0 && cache &&
+    if (a->cache_mode == KVG_CACHE_NORM && k == 0 && cache &&
         v >= a->kv->shape[0])
         return 1;
     return strcmp(x->name, "kv") == 0 && k == 2 && !a->is_output_kv &&
            a->v == NULL &&
            a->cos->shape[2] == 1 &&
-           (a->cache_mode == KVG_KV_CACHE_PA_BLK_BNSD ||
-            a->cache_mode == KVG_KV_CACHE_PA_BLK_NZ);
+           (a->cache_mode == KVG_CACHE_PA_BLK_BNSD ||
+            a->cache_mode == KVG_CACHE_PA_BLK_NZ);
 }
 
 static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
@@ -215,7 +215,7 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     const int64_t c = opf_pick(r, 0, 5);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
-    case 0: a->cache_mode = (kvg_kv_cache_mode)(opf_pick(r, 0, 1) ? 5 : -1);
+    case 0: a->cache_mode = (kvg_cache_mode)(opf_pick(r, 0, 1) ? 5 : -1);
         break;
     case 1: a->profile = (kvg_kv_profile)(opf_pick(r, 0, 1) ? 2 : -1); break;
     case 2: a->reduce_order = (kvg_reduce_order)(opf_pick(r, 0, 1) ? 5 : -1);
@@ -251,7 +251,7 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     opf_tensor *ix = opf_find(f, "index");
     const int64_t c = opf_pick(r, 0, 2);
     int64_t pos[64], n = opf_live(ix, g->entries, pos);
-    const kvg_kv_cache_mode mode =
+    const kvg_cache_mode mode =
         ((const op_args *)f->args)->cache_mode;
 
     *want = KVG_ERR_PARAM_INVALID;
@@ -267,7 +267,7 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
         for (i = 0; i < n && b < 0; i++) {
             int64_t j;
             for (j = i + 1; j < n; j++)
-                if (mode != KVG_KV_CACHE_NORM ||
+                if (mode != KVG_CACHE_NORM ||
                     pos[i] / g->per_batch == pos[j] / g->per_batch) {
                     a = pos[i], b = pos[j];
                     break;

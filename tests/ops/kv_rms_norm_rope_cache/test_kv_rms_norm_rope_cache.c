@@ -29,7 +29,7 @@
 
 typedef struct cfg {
     kvg_dtype t, kdt, cdt;
-    kvg_kv_cache_mode mode;
+    kvg_cache_mode mode;
     kvg_kv_profile profile;
     int64_t b, s, dv, dk, srope, bs, nblocks, bcache, scache;
     int64_t c_scache, c_nblocks, c_bs; /* ckv cache dims when they differ */
@@ -60,9 +60,9 @@ static kvg_tensor *tensor_at(fx *f, int i)
     return t[i];
 }
 
-static int is_blk(kvg_kv_cache_mode m)
+static int is_blk(kvg_cache_mode m)
 {
-    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
+    return m == KVG_CACHE_PA_BLK_BNSD || m == KVG_CACHE_PA_BLK_NZ;
 }
 
 static int64_t nb_of(const cfg *c) { return (c->s + c->bs - 1) / c->bs; }
@@ -102,7 +102,7 @@ static void fill_index(fx *f)
     const int64_t n = numel(&f->index);
     int64_t i, v;
     for (i = 0; i < n; i++) {
-        if (c->mode == KVG_KV_CACHE_NORM)
+        if (c->mode == KVG_CACHE_NORM)
             v = (i % c->s + i / c->s) % c->scache;
         else if (is_blk(c->mode))
             v = i * c->bs + i % c->bs; /* page i, any remainder */
@@ -135,7 +135,7 @@ static void cfg_default(cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->t = c->kdt = c->cdt = KVG_BF16;
-    c->mode = KVG_KV_CACHE_PA_BNSD;
+    c->mode = KVG_CACHE_PA_BNSD;
     c->profile = KVG_KV_PROFILE_ASCEND950;
     c->b = 2;
     c->s = 3;
@@ -151,7 +151,7 @@ static void cfg_default(cfg *c)
 static void fx_build(fx *f, const cfg *c)
 {
     int64_t sh[4];
-    const int norm = c->mode == KVG_KV_CACHE_NORM;
+    const int norm = c->mode == KVG_CACHE_NORM;
     const int64_t srope = c->srope ? c->srope : c->s;
     int i;
 
@@ -293,7 +293,7 @@ static void b_pa(cfg *c) { cfg_default(c); } /* PA_BNSD, bf16 throughout */
 static void b_pa_nz(cfg *c) /* PA_NZ, int8 K cache with scale and offset */
 {
     cfg_default(c);
-    c->mode = KVG_KV_CACHE_PA_NZ;
+    c->mode = KVG_CACHE_PA_NZ;
     c->kdt = KVG_INT8;
     c->kscale = 1;
     c->koff = 1;
@@ -302,14 +302,14 @@ static void b_norm(cfg *c)
 {
     cfg_default(c);
     c->t = c->kdt = c->cdt = KVG_FP16;
-    c->mode = KVG_KV_CACHE_NORM;
+    c->mode = KVG_CACHE_NORM;
     c->dv = 24;
     c->dk = 8;
 }
 static void b_blk(cfg *c) /* both caches e4m3, scales [1] and [1, D] */
 {
     cfg_default(c);
-    c->mode = KVG_KV_CACHE_PA_BLK_BNSD;
+    c->mode = KVG_CACHE_PA_BLK_BNSD;
     c->kdt = c->cdt = KVG_FP8_E4M3FN;
     c->kscale = 3;
     c->cscale = 2;
@@ -347,11 +347,11 @@ static void c_c_int8_noscale(cfg *c) { c->cdt = KVG_INT8; }
 static void c_coff(cfg *c) { c->coff = 1; }
 static void c_cscalar(cfg *c) { c->cscale = 3; }
 static void c_ranks(cfg *c) { c->kdt = KVG_INT8; c->kscale = 1; c->cscale = 2; }
-static void c_norm(cfg *c) { c->mode = KVG_KV_CACHE_NORM; c->out = 0; }
-static void c_norm_out(cfg *c) { c->mode = KVG_KV_CACHE_NORM; }
+static void c_norm(cfg *c) { c->mode = KVG_CACHE_NORM; c->out = 0; }
+static void c_norm_out(cfg *c) { c->mode = KVG_CACHE_NORM; }
 static void c_bcast_nz(cfg *c)
 {
-    c->mode = KVG_KV_CACHE_PA_NZ;
+    c->mode = KVG_CACHE_PA_NZ;
     c->s = 3;
     c->srope = 1;
     c->bs = 32;
@@ -380,7 +380,7 @@ static void m_kr_null(fx *f) { f->a.k_rope = NULL; }
 static void m_cr_null(fx *f) { f->a.c_kv = NULL; }
 static void m_ks_data_null(fx *f) { f->ks.data = NULL; }
 static void m_ks_drop(fx *f) { f->a.k_rope_scale = NULL; f->a.k_rope_offset = NULL; }
-static void m_mode_bad(fx *f) { f->a.cache_mode = (kvg_kv_cache_mode)5; }
+static void m_mode_bad(fx *f) { f->a.cache_mode = (kvg_cache_mode)5; }
 static void m_profile_bad(fx *f) { f->a.profile = (kvg_kv_profile)2; }
 static void m_order_bad(fx *f) { f->a.reduce_order = (kvg_reduce_order)5; }
 static void m_ovf_bad(fx *f) { f->a.quant_overflow = (kvg_overflow)3; }
@@ -470,7 +470,7 @@ static const vcase k_cases[] = {
     V(b_pa_nz, NULL, m_ks_drop, NUL, "k_rope_scale", "k_cache is int8", 1),
     V(b_pa_nz, c_c_int8_noscale, NULL, NUL, "c_kv_scale", "561002", 1),
     /* attributes */
-    V(b_pa_nz, NULL, m_mode_bad, INV, "cache_mode", "not a kvg_kv_cache_mode", 1),
+    V(b_pa_nz, NULL, m_mode_bad, INV, "cache_mode", "not a kvg_cache_mode", 1),
     V(b_pa_nz, NULL, m_profile_bad, INV, "profile", "not a kvg_kv_profile", 1),
     V(b_pa_nz, NULL, m_order_bad, INV, "reduce_order", "not a kvg_reduce_order", 1),
     V(b_pa_nz, NULL, m_ovf_bad, INV, "quant_overflow", "not a kvg_overflow", 1),
@@ -643,7 +643,7 @@ static void put_rows(kvg_tensor *t, const uint16_t *row, size_t n)
 }
 
 /* A tiny call, B x S tokens, Dv = Dk = 4, the rows above. */
-static void tiny(fx *f, kvg_dtype t, kvg_kv_cache_mode mode, kvg_dtype kdt,
+static void tiny(fx *f, kvg_dtype t, kvg_cache_mode mode, kvg_dtype kdt,
                  kvg_dtype cdt, int64_t b, int64_t s)
 {
     cfg c;
@@ -715,7 +715,7 @@ static void test_hand_norm_fp16(void **state)
     unsigned char *kimg, *cimg;
     fx f;
     (void)state;
-    tiny(&f, KVG_FP16, KVG_KV_CACHE_NORM, KVG_FP16, KVG_FP16, 1, 1);
+    tiny(&f, KVG_FP16, KVG_CACHE_NORM, KVG_FP16, KVG_FP16, 1, 1);
     set_i64(&f.index, 0, 1);
     run_ok(&f);
     kimg = copy_snap(&f, W_KC);
@@ -752,7 +752,7 @@ static void test_hand_quant_int8(void **state)
     kvg_tensor cst, cot, kot;
     fx f;
     (void)state;
-    tiny(&f, KVG_BF16, KVG_KV_CACHE_PA, KVG_INT8, KVG_INT8, 1, 2);
+    tiny(&f, KVG_BF16, KVG_CACHE_PA, KVG_INT8, KVG_INT8, 1, 2);
     memcpy(f.ks.data, ks, sizeof ks);
     kot = kvg_tensor_make((void *)ko, sizeof ko, KVG_FP32, 1, f.ks.shape);
     cst = kvg_tensor_make((void *)&cs, 4, KVG_FP32, 1, &one);
@@ -790,7 +790,7 @@ static void check_e4m3(kvg_overflow ovf, const uint8_t *want)
     unsigned char *cimg;
     kvg_tensor cst;
     fx f;
-    tiny(&f, KVG_FP16, KVG_KV_CACHE_PA_BNSD, KVG_FP16, KVG_FP8_E4M3FN, 1, 1);
+    tiny(&f, KVG_FP16, KVG_CACHE_PA_BNSD, KVG_FP16, KVG_FP8_E4M3FN, 1, 1);
     cst = kvg_tensor_make((void *)&cs, 4, KVG_FP32, 1, &one);
     f.a.c_kv_scale = &cst;
     f.a.quant_overflow = ovf;
@@ -826,7 +826,7 @@ static void test_hand_hif8_tie_away(void **state)
     fx f;
     uint8_t got;
     (void)state;
-    tiny(&f, KVG_BF16, KVG_KV_CACHE_PA_BNSD, KVG_BF16, KVG_HIF8, 1, 1);
+    tiny(&f, KVG_BF16, KVG_CACHE_PA_BNSD, KVG_BF16, KVG_HIF8, 1, 1);
     memcpy(f.cs.data, cs, sizeof cs);
     set_i64(&f.index, 0, 2);
     run_ok(&f);
@@ -859,7 +859,7 @@ static void test_hand_cos_broadcast(void **state)
     (void)state;
     cfg_default(&c);
     c.t = c.kdt = c.cdt = KVG_FP16;
-    c.mode = KVG_KV_CACHE_PA_BNSD;
+    c.mode = KVG_CACHE_PA_BNSD;
     c.b = 2;
     c.s = 2;
     c.srope = 1;
@@ -940,7 +940,7 @@ static int64_t offset_of(const cfg *c, int nz, int64_t blk, int64_t slot,
                          int64_t d, int64_t ch)
 {
     const int64_t c0 = 16; /* fp16 caches */
-    if (c->mode == KVG_KV_CACHE_NORM) /* [Bc, 1, Scache, D] */
+    if (c->mode == KVG_CACHE_NORM) /* [Bc, 1, Scache, D] */
         return (blk * c->scache + slot) * d + ch;
     if (!nz) /* flat slots [NB * BS, D] */
         return (blk * c->bs + slot) * d + ch;
@@ -955,7 +955,7 @@ static int where(const fx *f, int64_t b, int64_t s, int64_t *blk,
     const cfg *c = &f->c;
     const int64_t *ix = (const int64_t *)f->index.data;
     int64_t v;
-    if (c->mode == KVG_KV_CACHE_NORM) {
+    if (c->mode == KVG_CACHE_NORM) {
         v = ix[b * c->s + s];
         *blk = b;
         *slot = v;
@@ -973,8 +973,8 @@ static int where(const fx *f, int64_t b, int64_t s, int64_t *blk,
 
 static void check_addressing(cfg *c, const int64_t *index, size_t n)
 {
-    const int nz = c->mode == KVG_KV_CACHE_PA_NZ ||
-                   c->mode == KVG_KV_CACHE_PA_BLK_NZ;
+    const int nz = c->mode == KVG_CACHE_PA_NZ ||
+                   c->mode == KVG_CACHE_PA_BLK_NZ;
     unsigned char *kimg, *cimg;
     int64_t b, s, ch, blk, slot, written = 0;
     size_t i;
@@ -1026,7 +1026,7 @@ static void check_addressing(cfg *c, const int64_t *index, size_t n)
     fx_free(&f);
 }
 
-static void addr_cfg(cfg *c, kvg_kv_cache_mode mode)
+static void addr_cfg(cfg *c, kvg_cache_mode mode)
 {
     cfg_default(c);
     c->mode = mode;
@@ -1042,7 +1042,7 @@ static void test_addr_norm(void **state)
     static const int64_t ix[6] = {3, 0, -1, 0, 2, 1};
     cfg c;
     (void)state;
-    addr_cfg(&c, KVG_KV_CACHE_NORM);
+    addr_cfg(&c, KVG_CACHE_NORM);
     c.bcache = 3;
     c.scache = 4;
     check_addressing(&c, ix, 6);
@@ -1053,7 +1053,7 @@ static void test_addr_pa(void **state)
     static const int64_t ix[6] = {5, -1, 0, 17, 31, 8};
     cfg c;
     (void)state;
-    addr_cfg(&c, KVG_KV_CACHE_PA);
+    addr_cfg(&c, KVG_CACHE_PA);
     c.nblocks = 2;
     check_addressing(&c, ix, 6);
 }
@@ -1063,7 +1063,7 @@ static void test_addr_pa_nz(void **state)
     static const int64_t ix[6] = {5, -1, 0, 17, 31, -9};
     cfg c;
     (void)state;
-    addr_cfg(&c, KVG_KV_CACHE_PA_NZ);
+    addr_cfg(&c, KVG_CACHE_PA_NZ);
     c.nblocks = 2;
     check_addressing(&c, ix, 6);
 }
@@ -1077,7 +1077,7 @@ static void test_addr_pa_blk_bnsd(void **state)
     static const int64_t ix[4] = {39, -1, 3, 48};
     cfg c;
     (void)state;
-    addr_cfg(&c, KVG_KV_CACHE_PA_BLK_BNSD);
+    addr_cfg(&c, KVG_CACHE_PA_BLK_BNSD);
     c.s = 20;
     c.nblocks = 4;
     check_addressing(&c, ix, 4);
@@ -1088,7 +1088,7 @@ static void test_addr_pa_blk_nz(void **state)
     static const int64_t ix[4] = {16, 63, -2, 32 + 15};
     cfg c;
     (void)state;
-    addr_cfg(&c, KVG_KV_CACHE_PA_BLK_NZ);
+    addr_cfg(&c, KVG_CACHE_PA_BLK_NZ);
     c.s = 20;
     c.nblocks = 4;
     check_addressing(&c, ix, 4);
@@ -1103,7 +1103,7 @@ static void test_addr_nz_per_cache_c0(void **state)
     fx f;
     int64_t ch;
     (void)state;
-    addr_cfg(&c, KVG_KV_CACHE_PA_NZ);
+    addr_cfg(&c, KVG_CACHE_PA_NZ);
     c.t = c.cdt = KVG_FP16;
     c.kdt = KVG_INT8;
     c.kscale = 3; /* [1] */
@@ -1219,7 +1219,7 @@ static void test_profiles(void **state)
     run_ok(&f);
     fx_free(&f);
     b_a2(&c);
-    c.mode = KVG_KV_CACHE_NORM;
+    c.mode = KVG_CACHE_NORM;
     c.cdt = KVG_BF16;
     c.cscale = 0;
     c.out = 0;
@@ -1240,24 +1240,24 @@ static void test_names_and_defaults(void **state)
     static const char *const modes[] = {"Norm", "PA_BNSD", "PA_NZ",
                                         "PA_BLK_BNSD", "PA_BLK_NZ"};
     kvg_kv_rms_norm_rope_cache_args a;
-    kvg_kv_cache_mode m = KVG_KV_CACHE_PA_NZ;
+    kvg_cache_mode m = KVG_CACHE_PA_NZ;
     kvg_kv_profile p = KVG_KV_PROFILE_A2A3;
     int i;
     (void)state;
     for (i = 0; i < 5; i++) {
-        assert_int_equal(kvg_kv_cache_mode_from_name(modes[i], &m), 1);
+        assert_int_equal(kvg_cache_mode_from_name(modes[i], &m), 1);
         assert_int_equal(m, i);
-        assert_string_equal(kvg_kv_cache_mode_name(m), modes[i]);
+        assert_string_equal(kvg_cache_mode_name(m), modes[i]);
     }
-    assert_int_equal(kvg_kv_cache_mode_from_name("PA", &m), 1);
-    assert_int_equal(m, KVG_KV_CACHE_PA_BNSD);
-    m = KVG_KV_CACHE_PA_NZ;
-    assert_int_equal(kvg_kv_cache_mode_from_name("norm", &m), 0);
-    assert_int_equal(kvg_kv_cache_mode_from_name("PA_NZ ", &m), 0);
-    assert_int_equal(kvg_kv_cache_mode_from_name("", &m), 0);
-    assert_int_equal(kvg_kv_cache_mode_from_name(NULL, &m), 0);
-    assert_int_equal(m, KVG_KV_CACHE_PA_NZ);
-    assert_null(kvg_kv_cache_mode_name((kvg_kv_cache_mode)5));
+    assert_int_equal(kvg_cache_mode_from_name("PA", &m), 1);
+    assert_int_equal(m, KVG_CACHE_PA_BNSD);
+    m = KVG_CACHE_PA_NZ;
+    assert_int_equal(kvg_cache_mode_from_name("norm", &m), 0);
+    assert_int_equal(kvg_cache_mode_from_name("PA_NZ ", &m), 0);
+    assert_int_equal(kvg_cache_mode_from_name("", &m), 0);
+    assert_int_equal(kvg_cache_mode_from_name(NULL, &m), 0);
+    assert_int_equal(m, KVG_CACHE_PA_NZ);
+    assert_null(kvg_cache_mode_name((kvg_cache_mode)5));
     assert_int_equal(kvg_kv_profile_from_name("ascend950", &p), 1);
     assert_int_equal(p, KVG_KV_PROFILE_ASCEND950);
     assert_int_equal(kvg_kv_profile_from_name("a2a3", &p), 1);
@@ -1272,7 +1272,7 @@ static void test_names_and_defaults(void **state)
     assert_null(a.k_rope_offset);
     assert_null(a.workspace);
     assert_true(a.epsilon == 1e-5);
-    assert_int_equal(a.cache_mode, KVG_KV_CACHE_NORM);
+    assert_int_equal(a.cache_mode, KVG_CACHE_NORM);
     assert_int_equal(a.is_output_kv, 0);
     assert_int_equal(a.profile, KVG_KV_PROFILE_ASCEND950);
     assert_int_equal(a.reduce_order, KVG_REDUCE_PAIRWISE);

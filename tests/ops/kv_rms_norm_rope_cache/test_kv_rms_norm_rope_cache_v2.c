@@ -29,7 +29,7 @@
 
 typedef struct cfg {
     kvg_dtype t, kdt, cdt;
-    kvg_kv_cache_mode mode;
+    kvg_cache_mode mode;
     kvg_kv_profile profile;
     int64_t b, nh, s, dk, dr, dv, srope, bs, nblocks, bcache, scache;
     int kscale, cscale, koff, coff; /* 0 none, 1 [N, D], 2 [D] */
@@ -81,14 +81,14 @@ static void set_i64(kvg_tensor *t, int64_t i, int64_t v)
     memcpy((unsigned char *)t->data + (size_t)i * 8, &v, 8);
 }
 
-static int is_blk(kvg_kv_cache_mode m)
+static int is_blk(kvg_cache_mode m)
 {
-    return m == KVG_KV_CACHE_PA_BLK_BNSD || m == KVG_KV_CACHE_PA_BLK_NZ;
+    return m == KVG_CACHE_PA_BLK_BNSD || m == KVG_CACHE_PA_BLK_NZ;
 }
 
-static int is_nz(kvg_kv_cache_mode m)
+static int is_nz(kvg_cache_mode m)
 {
-    return m == KVG_KV_CACHE_PA_NZ || m == KVG_KV_CACHE_PA_BLK_NZ;
+    return m == KVG_CACHE_PA_NZ || m == KVG_CACHE_PA_BLK_NZ;
 }
 
 static int64_t nb_of(const cfg *c) { return (c->s + c->bs - 1) / c->bs; }
@@ -97,7 +97,7 @@ static void cfg_default(cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->t = c->kdt = c->cdt = KVG_BF16;
-    c->mode = KVG_KV_CACHE_PA_BNSD;
+    c->mode = KVG_CACHE_PA_BNSD;
     c->profile = KVG_KV_PROFILE_ASCEND950;
     c->b = 2, c->nh = 2, c->s = 3;
     c->dk = 32, c->dr = 8, c->dv = 16;
@@ -111,7 +111,7 @@ static void fill_index(fx *f)
     const cfg *c = &f->c;
     int64_t i, v;
     for (i = 0; i < numel(&f->t[T_INDEX]); i++) {
-        if (c->mode == KVG_KV_CACHE_NORM)
+        if (c->mode == KVG_CACHE_NORM)
             v = (i % c->s + i / c->s) % c->scache;
         else if (is_blk(c->mode))
             v = i * c->bs + i % c->bs;
@@ -142,7 +142,7 @@ static kvg_tensor qparam(int form, int64_t nh, int64_t d, uint64_t seed,
 
 static void fx_build(fx *f, const cfg *c)
 {
-    const int norm = c->mode == KVG_KV_CACHE_NORM;
+    const int norm = c->mode == KVG_CACHE_NORM;
     int64_t sh[4];
     int i;
 
@@ -314,7 +314,7 @@ static void hand_rows(fx *f)
     f->a.epsilon = 0.0;
 }
 
-static void hand_cfg(cfg *c, kvg_kv_cache_mode mode)
+static void hand_cfg(cfg *c, kvg_cache_mode mode)
 {
     cfg_default(c);
     c->t = c->kdt = c->cdt = KVG_FP16;
@@ -333,7 +333,7 @@ static void test_hand_pa_fp16(void **state)
     fx f;
     cfg c;
     (void)state;
-    hand_cfg(&c, KVG_KV_CACHE_PA);
+    hand_cfg(&c, KVG_CACHE_PA);
     fx_build(&f, &c);
     hand_rows(&f);
     set_i64(&f.t[T_INDEX], 0, 5);
@@ -388,7 +388,7 @@ static void test_hand_norm_int8_heads(void **state)
     fx f;
     cfg c;
     (void)state;
-    hand_cfg(&c, KVG_KV_CACHE_NORM);
+    hand_cfg(&c, KVG_CACHE_NORM);
     c.b = 2, c.s = 1, c.bcache = 2, c.scache = 3;
     c.kdt = c.cdt = KVG_INT8;
     c.kscale = c.koff = c.cscale = 1;
@@ -433,7 +433,7 @@ static int64_t spec_offset(const fx *f, int64_t b, int64_t s, int64_t n,
     const cfg *c = &f->c;
     const kvg_tensor *ix = &f->t[T_INDEX];
     int64_t p, pg, o, v;
-    if (c->mode == KVG_KV_CACHE_NORM) {
+    if (c->mode == KVG_CACHE_NORM) {
         memcpy(&p, (const unsigned char *)ix->data + (b * c->s + s) * 8, 8);
         return p < 0 ? -1 : ((b * c->nh + n) * c->scache + p) * d + ch;
     }
@@ -509,9 +509,9 @@ static void idx(fx *f, int64_t n, const int64_t *v)
 
 static void test_addr_every_mode(void **state)
 {
-    static const kvg_kv_cache_mode modes[5] = {
-        KVG_KV_CACHE_NORM, KVG_KV_CACHE_PA_BNSD, KVG_KV_CACHE_PA_NZ,
-        KVG_KV_CACHE_PA_BLK_BNSD, KVG_KV_CACHE_PA_BLK_NZ};
+    static const kvg_cache_mode modes[5] = {
+        KVG_CACHE_NORM, KVG_CACHE_PA_BNSD, KVG_CACHE_PA_NZ,
+        KVG_CACHE_PA_BLK_BNSD, KVG_CACHE_PA_BLK_NZ};
     int i;
     (void)state;
     for (i = 0; i < 5; i++) {
@@ -537,7 +537,7 @@ static void test_addr_norm_skv_ne_scache(void **state)
     (void)state;
     cfg_default(&c);
     c.t = c.kdt = c.cdt = KVG_FP16;
-    c.mode = KVG_KV_CACHE_NORM;
+    c.mode = KVG_CACHE_NORM;
     c.b = 4, c.s = 1, c.bcache = 5, c.scache = 8;
     fx_build(&f, &c);
     idx(&f, 4, v);
@@ -555,7 +555,7 @@ static void test_addr_blk_nz_pages_from_values(void **state)
     (void)state;
     cfg_default(&c);
     c.t = c.kdt = c.cdt = KVG_FP16;
-    c.mode = KVG_KV_CACHE_PA_BLK_NZ;
+    c.mode = KVG_CACHE_PA_BLK_NZ;
     c.b = 1, c.s = 20, c.bs = 16, c.nblocks = 4;
     c.dk = 16, c.dr = 16, c.dv = 16;
     fx_build(&f, &c);
@@ -573,14 +573,14 @@ static void test_addr_upper_bound(void **state)
     cfg c;
     (void)state;
     cfg_default(&c);
-    c.mode = KVG_KV_CACHE_PA_NZ; /* 3 blocks of 4: slots 0..11 */
+    c.mode = KVG_CACHE_PA_NZ; /* 3 blocks of 4: slots 0..11 */
     c.dk = 16, c.dv = 16;
     fx_build(&f, &c);
     idx(&f, 6, pa);
     check_addressing(&f);
     fx_free(&f);
     cfg_default(&c);
-    c.mode = KVG_KV_CACHE_NORM; /* Scache 5: positions 0..4 */
+    c.mode = KVG_CACHE_NORM; /* Scache 5: positions 0..4 */
     fx_build(&f, &c);
     idx(&f, 6, nm);
     check_addressing(&f);
@@ -617,14 +617,14 @@ static void b_pa(cfg *c) { cfg_default(c); }
 static void b_blk(cfg *c) /* 4 pages of 4: entries 0, 9, 15 (one -1) */
 {
     cfg_default(c);
-    c->mode = KVG_KV_CACHE_PA_BLK_BNSD;
+    c->mode = KVG_CACHE_PA_BLK_BNSD;
     c->s = 6;
     c->nblocks = 4;
 }
 static void b_norm(cfg *c)
 {
     cfg_default(c);
-    c->mode = KVG_KV_CACHE_NORM;
+    c->mode = KVG_CACHE_NORM;
 }
 static void b_quant(cfg *c)
 {
@@ -642,7 +642,7 @@ static void b_a2(cfg *c)
 static void b_a2_norm_quant(cfg *c)
 {
     b_a2(c);
-    c->mode = KVG_KV_CACHE_NORM;
+    c->mode = KVG_CACHE_NORM;
     c->kdt = KVG_INT8;
     c->kscale = 1;
     c->koff = 1; /* V2 takes offsets on A2/A3 */

@@ -121,7 +121,8 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
         a->epsilon = bad[opf_pick(r, 0, 3)];
         break;
     }
-    case 7: a->cache_mode = opf_pick(r, 0, 1) ? "PA" : "PA_NZ "; break;
+    case 7: a->cache_mode = opf_pick(r, 0, 1) ? KVG_CACHE_PA : (kvg_cache_mode)9;
+        break;
     case 8: a->reduce_order = (kvg_reduce_order)(opf_pick(r, 0, 1) ? 99 : -1);
         break;
     case 9: a->overflow = (kvg_overflow)opf_pick(r, 3, 9); break;

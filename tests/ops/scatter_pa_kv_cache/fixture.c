@@ -79,7 +79,7 @@ static void build(opf *f, kvgt_rng *r)
     if (mode == 1)
         a->scatter_mode = KVG_SCATTER_NHSD;
     if (mode == 2 || mode == 3)
-        a->cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+        a->cache_mode = KVG_CACHE_PA_NZ;
     sh[0] = tok, sh[1] = heads, sh[2] = dk;
     opf_add(f, r, "key", OPF_INPUT, 1, kd, 3, sh, &a->key);
     cache_shape(mode, bn, bs, heads, dk, kd, &rank, sh);
@@ -119,15 +119,16 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     const int64_t c = opf_pick(r, 0, 3);
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
-    case 0: /* no such cache mode */
-        a->cache_mode = (kvg_scatter_cache_mode)(opf_pick(r, 0, 1) ? 2 : -1);
+    case 0: /* a shared cache mode this op has not, or none at all */
+        a->cache_mode = opf_pick(r, 0, 1) ? KVG_CACHE_PA_BNSD
+                                          : (kvg_cache_mode)-1;
         break;
     case 1: /* no such scatter mode */
         a->scatter_mode = (kvg_scatter_mode)(opf_pick(r, 0, 1) ? 6 : -1);
         break;
     case 2: /* a compressed mode: its index tensors are missing (a
              * NULL pointer), or NZ takes None only */
-        if (a->cache_mode == KVG_SCATTER_CACHE_NORM)
+        if (a->cache_mode == KVG_CACHE_NORM)
             *want = KVG_ERR_PARAM_NULLPTR;
         a->scatter_mode = (kvg_scatter_mode)opf_pick(r, 3, 5);
         if (a->scatter_mode == KVG_SCATTER_ALIBI &&
@@ -254,7 +255,7 @@ static void mutate_heads_attr(opf *f, kvgt_rng *r, kvg_status *want,
     else if (c == 1) /* a per-token mode: the index tensors are foreign */
         a->scatter_mode = (kvg_scatter_mode)opf_pick(r, 0, 2);
     else /* PA_NZ takes scatter_mode None only */
-        a->cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+        a->cache_mode = KVG_CACHE_PA_NZ;
     (void)snprintf(what, cap, "cache_mode %d scatter_mode %d (change %d)",
                    (int)a->cache_mode, (int)a->scatter_mode, (int)c);
 }

@@ -100,7 +100,7 @@ static void fx_init(fx *f, int sides, const side *k, const side *v,
         f->a.value_cache = &f->s[1].cache;
     }
     if (k->kind == NZ4 || k->kind == NZ5)
-        f->a.cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+        f->a.cache_mode = KVG_CACHE_PA_NZ;
     if (k->kind == NHSD)
         f->a.scatter_mode = KVG_SCATTER_NHSD;
     if (k->stride > 0) {
@@ -383,10 +383,16 @@ static void test_refuse_shapes_and_modes(void **state)
     refused(&f, KVG_ERR_PARAM_NULLPTR, "compress_lens", "compress_lens");
     f.a.scatter_mode = (kvg_scatter_mode)9;
     refused(&f, KVG_ERR_PARAM_INVALID, "scatter_mode", "is not None");
+    f.a.scatter_mode = KVG_SCATTER_NONE;
+    f.a.cache_mode = KVG_CACHE_PA_BNSD; /* shared vocabulary, not this op's */
+    refused(&f, KVG_ERR_PARAM_INVALID, "cache_mode",
+            "PA_BNSD is not a mode of ScatterPaKvCache");
+    f.a.cache_mode = (kvg_cache_mode)9;
+    refused(&f, KVG_ERR_PARAM_INVALID, "cache_mode", "invalid kvg_cache_mode");
     f.a.scatter_mode = KVG_SCATTER_NCT;
-    f.a.cache_mode = KVG_SCATTER_CACHE_PA_NZ;
+    f.a.cache_mode = KVG_CACHE_PA_NZ;
     refused(&f, KVG_ERR_PARAM_INVALID, "scatter_mode", "PA_NZ takes only");
-    f.a.cache_mode = KVG_SCATTER_CACHE_NORM;
+    f.a.cache_mode = KVG_CACHE_NORM;
     f.a.strides[0] = 40, f.a.offsets[0] = 1; /* 3*40+1+32 > 128 */
     refused(&f, KVG_ERR_PARAM_INVALID, "key", "ends past the storage");
     f.a.strides[0] = 0;
@@ -605,19 +611,24 @@ static void test_compressed_refusals(void **state)
 
 static void test_mode_names(void **state)
 {
-    kvg_scatter_cache_mode cm = KVG_SCATTER_CACHE_PA_NZ;
+    kvg_cache_mode cm = KVG_CACHE_PA_NZ;
     kvg_scatter_mode sm = KVG_SCATTER_NONE;
     (void)state;
-    assert_true(kvg_scatter_cache_mode_from_name("", &cm));
-    assert_int_equal(cm, KVG_SCATTER_CACHE_NORM);
-    assert_true(kvg_scatter_cache_mode_from_name("PA_NZ", &cm));
-    assert_int_equal(cm, KVG_SCATTER_CACHE_PA_NZ);
-    assert_false(kvg_scatter_cache_mode_from_name("ND", &cm));
+    /* The shared vocabulary is exact: "" is Norm only through this
+     * operator's attribute (aclnn's reading), not in the parser. */
+    assert_false(kvg_cache_mode_from_name("", &cm));
+    assert_int_equal(cm, KVG_CACHE_PA_NZ);
+    assert_true(kvg_cache_mode_from_name("Norm", &cm));
+    assert_int_equal(cm, KVG_CACHE_NORM);
+    assert_true(kvg_cache_mode_from_name("PA_NZ", &cm));
+    assert_int_equal(cm, KVG_CACHE_PA_NZ);
+    assert_false(kvg_cache_mode_from_name("ND", &cm));
     assert_true(kvg_scatter_mode_from_name("NHSD", &sm));
     assert_int_equal(sm, KVG_SCATTER_NHSD);
     assert_false(kvg_scatter_mode_from_name("none", &sm));
     assert_string_equal(kvg_scatter_mode_name(KVG_SCATTER_OMNI), "Omni");
-    assert_null(kvg_scatter_cache_mode_name((kvg_scatter_cache_mode)2));
+    assert_string_equal(kvg_cache_mode_name(KVG_CACHE_PA_NZ), "PA_NZ");
+    assert_null(kvg_cache_mode_name((kvg_cache_mode)5));
 }
 
 int main(void)

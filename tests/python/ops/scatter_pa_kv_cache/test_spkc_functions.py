@@ -73,6 +73,27 @@ def test_refusals_name_token_and_slot():
     assert kc.tobytes() == before.tobytes()
 
 
+def test_cache_mode_shared_vocabulary():
+    """cache_mode is the operators' shared vocabulary: "" is Norm here (as
+    aclnn reads it), another operator's mode is refused by name, a word
+    that is no mode is refused as such; nothing is written on refusal."""
+    key = _data((2, 1, 16), 7)
+    kc = np.full((1, 4, 1, 16), 3, np.float16)
+    kvgold.scatter_pa_kv_cache(key, kc, np.array([2, 0], np.int32),
+                               cache_mode="")
+    assert np.array_equal(kc[0, 2, 0], key[0, 0])
+    assert np.array_equal(kc[0, 0, 0], key[1, 0])
+    before = kc.copy()
+    for mode, words in (("PA_BNSD", "PA_BNSD is not a mode of "
+                         "ScatterPaKvCache"),
+                        ("pa_nz", '"pa_nz"')):
+        with pytest.raises(kvgold.Error) as e:
+            kvgold.scatter_pa_kv_cache(key, kc, np.array([1, 3], np.int32),
+                                       cache_mode=mode)
+        assert words in str(e.value) and "cache_mode" in str(e.value)
+        assert kc.tobytes() == before.tobytes()
+
+
 def test_copy_only_dtypes_by_tag():
     key = np.arange(2 * 1 * 32, dtype=np.uint8).reshape(2, 1, 32) + 1
     kc = np.zeros((1, 2, 1, 32), np.uint8) + 0xEE
