@@ -1258,6 +1258,14 @@ static void test_names_and_defaults(void **state)
     assert_int_equal(kvg_cache_mode_from_name(NULL, &m), 0);
     assert_int_equal(m, KVG_CACHE_PA_NZ);
     assert_null(kvg_cache_mode_name((kvg_cache_mode)5));
+    { /* kvgold 0.1.0's spellings still compile and mean the same */
+        kvg_kv_cache_mode old = KVG_KV_CACHE_NORM;
+        assert_int_equal(kvg_kv_cache_mode_from_name("PA_BLK_NZ", &old), 1);
+        assert_int_equal(old, KVG_CACHE_PA_BLK_NZ);
+        assert_int_equal(KVG_KV_CACHE_PA, KVG_CACHE_PA_BNSD);
+        assert_string_equal(kvg_kv_cache_mode_name(KVG_KV_CACHE_PA_NZ),
+                            "PA_NZ");
+    }
     assert_int_equal(kvg_kv_profile_from_name("ascend950", &p), 1);
     assert_int_equal(p, KVG_KV_PROFILE_ASCEND950);
     assert_int_equal(kvg_kv_profile_from_name("a2a3", &p), 1);

@@ -623,6 +623,10 @@ static void test_mode_names(void **state)
     assert_true(kvg_cache_mode_from_name("PA_NZ", &cm));
     assert_int_equal(cm, KVG_CACHE_PA_NZ);
     assert_false(kvg_cache_mode_from_name("ND", &cm));
+    /* the first spellings still compile and mean the same */
+    assert_int_equal(KVG_SCATTER_CACHE_PA_NZ, KVG_CACHE_PA_NZ);
+    assert_string_equal(kvg_scatter_cache_mode_name(KVG_SCATTER_CACHE_NORM),
+                        "Norm");
     assert_true(kvg_scatter_mode_from_name("NHSD", &sm));
     assert_int_equal(sm, KVG_SCATTER_NHSD);
     assert_false(kvg_scatter_mode_from_name("none", &sm));
