@@ -6,6 +6,7 @@ cases' "expected" tensors, from the NumPy generator."""
 import ast
 import os
 import subprocess
+import sys
 
 import torch
 
@@ -15,8 +16,8 @@ import kvgold.ttk as kt
 from kvgold._dtypes import AMBIGUOUS_8BIT
 from conftest import VECTORS, cli_env
 from ttk_support import (SOC_OF_PROFILE, call_form,
-                         case_name, exec_standalone, prepare_cases,
-                         torch_inputs)
+                         case_name, exec_standalone, plugin_files,
+                         prepare_cases, torch_inputs)
 
 # every torch_npu call form the operators' modules declare
 FORMS = [f for op in sorted(kvgold.ops.TORCH_NPU_CALLS)
@@ -24,54 +25,75 @@ FORMS = [f for op in sorted(kvgold.ops.TORCH_NPU_CALLS)
 APIS = {f["api"] for f in FORMS}
 
 
-def module_literal(name):
-    """The module-level `name = {...}` of kvgold/ttk.py as a literal, read
-    from the source as ops-test-kit's scanners read it (ast, no exec)."""
-    with open(kt.__file__, encoding="utf-8") as f:
+def module_literal(path, name):
+    """The module-level `name = {...}` of a plug-in file as a literal, read
+    from the source as ops-test-kit's scanners read it (ast, no exec);
+    None when the file has none."""
+    with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
     found = [n for n in tree.body if isinstance(n, ast.Assign)
              and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
              and n.targets[0].id == name]
-    assert len(found) == 1, name
-    return ast.literal_eval(found[0].value)
+    assert len(found) <= 1, (path, name)
+    return ast.literal_eval(found[0].value) if found else None
 
 
-def test_file_name_is_scanned():
-    # both scanners skip files whose name starts with "_"
-    assert not os.path.basename(kt.__file__).startswith("_")
+def test_plugin_dir_holds_one_file_per_operator():
+    """The directory ops-test-kit is given: a file per operator with
+    torch_npu APIs, named after it (the scanners skip "_" names), and the
+    package's __init__.py (which the TestSpec loader also indexes) declares
+    no table, so no API is registered twice or by a shared file."""
+    with_forms = {op for op, forms in kvgold.ops.TORCH_NPU_CALLS.items()
+                  if forms}
+    assert set(plugin_files()) == with_forms
+    init = os.path.join(kt.PLUGIN_DIR, "__init__.py")
+    assert module_literal(init, "__spec__") is None
+    assert module_literal(init, "__golden__") is None
+    r = subprocess.run([sys.executable, "-m", "kvgold.ttk"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == kt.PLUGIN_DIR
 
 
-def test_spec_table_names_classes_with_golden_and_third_party():
-    spec = module_literal("__spec__")
-    # the literal index lists exactly the calls the operators declare
-    assert set(spec) == APIS
-    for form in FORMS:
-        assert spec[form["api"]] == form["ttk_spec"], form["api"]
-    module = exec_standalone("ttk_test_spec_ttk_1")
-    for api, cls_name in spec.items():
-        assert isinstance(cls_name, str)
-        cls = getattr(module, cls_name)
-        assert isinstance(cls, type)
-        # the validator: golden / third_party are str, dict, a class or a
-        # callable; nothing else is declared
-        for attr in ("golden", "third_party"):
-            value = getattr(cls, attr)
-            assert callable(value) and not isinstance(value, type), attr
-        assert not hasattr(cls, "tolerance")   # the CLI's --compare rules
+def test_spec_tables_name_classes_with_golden_and_third_party():
+    for op, path in plugin_files().items():
+        spec = module_literal(path, "__spec__")
+        forms = kvgold.ops.TORCH_NPU_CALLS[op]
+        # each file lists exactly its own operator's declared calls
+        assert set(spec) == {f["api"] for f in forms}, op
+        for form in forms:
+            assert spec[form["api"]] == form["ttk_spec"], form["api"]
+        module = exec_standalone(op, "ttk_test_spec_%s_1" % op)
+        for api, cls_name in spec.items():
+            assert isinstance(cls_name, str)
+            cls = getattr(module, cls_name)
+            assert isinstance(cls, type)
+            # the validator: golden / third_party are str, dict, a class
+            # or a callable; nothing else is declared
+            for attr in ("golden", "third_party"):
+                value = getattr(cls, attr)
+                assert callable(value) and not isinstance(value, type), attr
+            assert not hasattr(cls, "tolerance")  # the CLI's --compare rules
 
 
-def test_golden_table_is_literal_and_resolves():
-    golden = module_literal("__golden__")
-    assert set(golden) == {"e2e"}
-    assert set(golden["e2e"]) == APIS
-    for form in FORMS:
-        assert golden["e2e"][form["api"]] == form["ttk_golden"], form["api"]
-    module = exec_standalone("ttk")   # the scanner names it by file stem
-    spec = module_literal("__spec__")
-    for api, fn_name in golden["e2e"].items():
-        fn = getattr(module, fn_name)
-        assert callable(fn)
-        assert getattr(module, spec[api]).golden is fn
+def test_golden_tables_are_literal_and_resolve():
+    seen = set()
+    for op, path in plugin_files().items():
+        golden = module_literal(path, "__golden__")
+        forms = kvgold.ops.TORCH_NPU_CALLS[op]
+        assert set(golden) == {"e2e"}
+        assert set(golden["e2e"]) == {f["api"] for f in forms}, op
+        assert not seen & set(golden["e2e"])
+        seen |= set(golden["e2e"])
+        for form in forms:
+            assert golden["e2e"][form["api"]] == form["ttk_golden"]
+        module = exec_standalone(op)  # the scanner names it by file stem
+        spec = module_literal(path, "__spec__")
+        for api, fn_name in golden["e2e"].items():
+            fn = getattr(module, fn_name)
+            assert callable(fn)
+            assert getattr(module, spec[api]).golden is fn
+    assert seen == APIS
 
 
 def test_soc_version_selects_the_profile():
@@ -104,8 +126,8 @@ def test_goldens_line_up_with_prepare(tmp_path, cli):
                         "--out", str(tmp_path)],
                        capture_output=True, text=True, env=cli_env())
     assert r.returncode == 0, r.stderr
-    module = exec_standalone("ttk")
     for op, name in cases:
+        module = exec_standalone(op)
         c = kvgold.load_case(os.path.join(VECTORS, op, name))
         form = call_form(op, c.inputs)
         t = torch_inputs(c)

@@ -11,10 +11,22 @@ META = dict(dtypes=["float16"], shapes=[(1,)], formats=["ND"],
             soc_version="Ascend910B3")
 
 
-def exec_standalone(module_name):
-    """The file executed as ops-test-kit executes a plug-in: from its
-    path, outside any package, not entered in sys.modules."""
-    spec = importlib.util.spec_from_file_location(module_name, kt.__file__)
+def plugin_files():
+    """{stem: path} of the files ops-test-kit's golden scanner reads in
+    the plug-in directory: *.py (recursively), skipping `__init__.py` and
+    names starting with "_" (ttk's PluginScanner)."""
+    import pathlib
+    return {p.stem: str(p) for p in
+            sorted(pathlib.Path(kt.PLUGIN_DIR).rglob("*.py"))
+            if not p.name.startswith("_")}
+
+
+def exec_standalone(op, module_name=None):
+    """Operator `op`'s plug-in file executed as ops-test-kit executes it:
+    from its path, outside any package, not entered in sys.modules, under
+    the file's stem (the golden scanner's name) unless told otherwise."""
+    spec = importlib.util.spec_from_file_location(module_name or op,
+                                                  plugin_files()[op])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -11,7 +11,7 @@ from ttk_support import META, bits, exec_standalone, torch_inputs
 
 @pytest.mark.parametrize("attr", ["golden", "third_party"])
 def test_kv_as_ttk_calls_it(attr):
-    fn = getattr(exec_standalone("ttk"), "KvgoldKvRmsNormRopeCacheTestSpec")
+    fn = getattr(exec_standalone("kv_rms_norm_rope_cache"), "KvgoldKvRmsNormRopeCacheTestSpec")
     fn = getattr(fn, attr)
     c = kvgold.load_case(example("deepseek_mla_decode"))   # an a2a3 case
     t = torch_inputs(c)

@@ -1,13 +1,21 @@
 """kvgold as an ops-test-kit plug-in (docs/ttk.md).
 
-    python3 -m ttk e2e -i cases.csv \\
-        --plugin "$(python3 -c 'import kvgold.ttk as m; print(m.__file__)')"
+    python3 -m ttk e2e -i cases.csv --plugin "$(python3 -m kvgold.ttk)"
 
-ops-test-kit reads a plug-in file without importing it: it parses the
-module-level `__spec__` (API name -> TestSpec class name) and `__golden__`
-({"e2e": {API name: function name}}) as literals, then executes the file
-on its own, outside any package, when a case needs it. So this file uses
-absolute imports only, and both tables stay literal dicts of strings.
+The plug-in is this package's directory: ops-test-kit scans a --plugin
+directory for .py files (skipping `__init__.py` and names starting with
+`_`) and reads each file's module-level `__spec__` (API name -> TestSpec
+class name) and `__golden__` ({"e2e": {API name: function name}}) as
+literals, without importing it; it then executes the file on its own,
+outside any package, when a case needs it.
+
+Each operator with torch_npu APIs has its own file here, `<op>.py`, whose
+two literal tables name its APIs and import their goldens and TestSpec
+classes from this module by absolute import. This module names no
+operator: it builds those goldens and classes from what each operator's
+module declares as data (TORCH_NPU_CALLS, kvgold/ops/__init__.py);
+tests/python/test_ttk.py requires the files' tables to list exactly the
+declared calls, each in its own operator's file.
 
 For each operator, under the torch_npu API name ops-test-kit's e2e CSV
 uses, kvgold is the `golden` and also the `third_party` (an independent
@@ -19,44 +27,22 @@ then the caches it updates in place (None for an output the call does not
 produce, which ops-test-kit leaves uncompared) - the order `kvgold
 prepare` writes its golden_<i> files in.
 
-The two tables are the only place here that names an API: each
-operator's module declares its calls as data (TORCH_NPU_CALLS,
-kvgold/ops/__init__.py), and the goldens and TestSpec classes are built
-from those; tests/python/test_ttk.py requires the tables to list exactly
-the declared calls.
-
-One quirk of ops-test-kit's convention: imported as kvgold.ttk, the
-module's own `__spec__` (normally importlib's ModuleSpec) is this table,
-so importlib.reload() and importlib.util.find_spec("kvgold.ttk") do not
-work on it; ops-test-kit itself only ever executes the file by path.
+One quirk of ops-test-kit's convention: an operator's file, imported as
+kvgold.ttk.<op>, has its module `__spec__` (normally importlib's
+ModuleSpec) replaced by the table; ops-test-kit only ever executes those
+files by path, and nothing in kvgold imports them.
 """
+import os
+
 import kvgold
 import kvgold.ops
 
-__spec__ = {
-    "torch_npu.npu_kv_rmsnorm_rope_cache": "KvgoldKvRmsNormRopeCacheTestSpec",
-    "torch_npu.npu_kv_rmsnorm_rope_cache_v2":
-        "KvgoldKvRmsNormRopeCacheV2TestSpec",
-    "torch_npu.npu_qkv_rms_norm_rope_cache":
-        "KvgoldQkvRmsNormRopeCacheTestSpec",
-    "torch_npu._npu_reshape_and_cache": "KvgoldReshapeAndCacheTestSpec",
-    "torch_npu.npu_scatter_pa_kv_cache": "KvgoldScatterPaKvCacheTestSpec",
-}
-
-__golden__ = {
-    "e2e": {
-        "torch_npu.npu_kv_rmsnorm_rope_cache": "kv_rmsnorm_rope_cache_golden",
-        "torch_npu.npu_kv_rmsnorm_rope_cache_v2":
-            "kv_rmsnorm_rope_cache_v2_golden",
-        "torch_npu.npu_qkv_rms_norm_rope_cache":
-            "qkv_rms_norm_rope_cache_golden",
-        "torch_npu._npu_reshape_and_cache": "reshape_and_cache_golden",
-        "torch_npu.npu_scatter_pa_kv_cache": "scatter_pa_kv_cache_golden",
-    },
-}
+# The directory to give ops-test-kit's --plugin.
+PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # ops-test-kit's soc_version keyword -> kvgold's profile option of
-# kv_rms_norm_rope_cache (the chip generation's behaviour).
+# the "profile" option of an operator whose call form asks for it (the chip
+# generation's behaviour).
 _PROFILES = (("Ascend950", "950"), ("Ascend910B", "a2a3"),
              ("Ascend910_93", "a2a3"))
 

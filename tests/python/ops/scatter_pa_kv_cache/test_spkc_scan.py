@@ -1,5 +1,6 @@
 """kvgold scan over dumps of ScatterPaKvCache (through its writer module,
-op_<operator>.py; skipped where this build has no such operator): an
+tests/python/scan/op_scatter_pa_kv_cache.py; skipped where this build has
+no such operator): an
 msprobe step of the functional torch_npu variant (honest, a token one slot
 off, a missing output, torch_npu's PA_NZ default applied when the call
 gave no cache_mode) and a CANN dump of the kernel."""
@@ -9,7 +10,8 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scan"))
 import scan_dumps as sd  # noqa: E402
 
 spkc = sd.op("spkc")
