@@ -86,14 +86,22 @@ static kvg_status check_form(const kvg_tensor *t, const char *name, int rank,
     return kvg_i_check_rank(t, name, rank, diag);
 }
 
+/* A key given per batch, [B, S, N, D], where the operator allows it. */
+static int batched(const kvg_i_runs *r)
+{
+    return r->rules != NULL && r->rules->batched_key && r->key->rank == 4;
+}
+
 static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
 {
-    KVG_I_TRY(check_form(r->key, "key", 3, diag));
-    KVG_I_TRY(check_form(r->value, "value", 3, diag));
+    const int per_batch = batched(r);
+    KVG_I_TRY(check_form(r->key, "key", 3 + per_batch, diag));
+    KVG_I_TRY(check_form(r->value, "value", 3 + per_batch, diag));
     KVG_I_TRY(check_form(r->key_cache, "key_cache", 4, diag));
     KVG_I_TRY(check_form(r->value_cache, "value_cache", 4, diag));
-    KVG_I_TRY(check_form(r->slot_mapping, "slot_mapping", 1, diag));
-    KVG_I_TRY(check_form(r->wins, WINS(r), 1, diag));
+    KVG_I_TRY(check_form(r->slot_mapping, "slot_mapping", 1 + per_batch,
+                         diag));
+    KVG_I_TRY(check_form(r->wins, WINS(r), 1 + per_batch, diag));
     KVG_I_TRY(check_form(r->seq_len, SEQ(r), 1, diag));
     if (r->offset_index != NULL)
         return check_form(r->offset_index, OFF(r), 1, diag);
@@ -158,12 +166,13 @@ static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_head_size(const kvg_i_runs *r, kvg_diag *diag)
 {
     const size_t es = kvg_dtype_size(r->key->dtype);
+    const int d = r->key->rank - 1;
     if (r->rules != NULL && r->rules->row_bytes_align) {
         if ((size_t)r->dim * es % 32 != 0)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
-                              "key: dim 2 (head size D = %lld) times %zu "
-                              "bytes must be a multiple of 32", (long long)
-                              r->dim, es);
+            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", d, -1,
+                              "key: dim %d (head size D = %lld) times %zu "
+                              "bytes must be a multiple of 32", d,
+                              (long long)r->dim, es);
         return KVG_OK;
     }
     if (r->dim % 32 != 0)
@@ -177,21 +186,53 @@ static kvg_status check_head_size(const kvg_i_runs *r, kvg_diag *diag)
     return KVG_OK;
 }
 
+/* [B, S, N, D]: S rows per batch, B of seq_len; slot_mapping and wins
+ * [B, N]. */
+static kvg_status check_batched_dims(kvg_i_runs *r, kvg_diag *diag)
+{
+    const kvg_tensor *k = r->key;
+    int d;
+
+    r->batch_rows = k->shape[1];
+    r->tokens = k->shape[0] * k->shape[1]; /* fits: the key is dense */
+    r->heads = k->shape[2];
+    r->dim = k->shape[3];
+    for (d = 0; d < 4; d++)
+        KVG_I_TRY(kvg_i_check_dim(r->value, "value", d, k->shape[d],
+                                  "as key", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->seq_len, SEQ(r), 0, k->shape[0],
+                              "B of key (dim 0)", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0,
+                              k->shape[0], "B of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 1, r->heads,
+                              "N of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, k->shape[0], "B of key",
+                              diag));
+    return kvg_i_check_dim(r->wins, WINS(r), 1, r->heads, "N of key", diag);
+}
+
+static kvg_status check_token_dims(kvg_i_runs *r, kvg_diag *diag)
+{
+    r->batch_rows = 0;
+    r->tokens = r->key->shape[0];
+    r->heads = r->key->shape[1];
+    r->dim = r->key->shape[2];
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 0, r->tokens,
+                              "num_tokens of key", diag));
+    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
+                              diag));
+    return kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key", diag);
+}
+
 static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
 {
     const kvg_tensor *kc = r->key_cache;
     int d;
 
-    r->tokens = r->key->shape[0];
-    r->heads = r->key->shape[1];
-    r->dim = r->key->shape[2];
     r->batch = r->seq_len->shape[0];
+    KVG_I_TRY(batched(r) ? check_batched_dims(r, diag)
+                         : check_token_dims(r, diag));
     KVG_I_TRY(check_head_size(r, diag));
-    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 0, r->tokens,
-                              "num_tokens of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
-                              diag));
-    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key", diag));
     KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, 1,
                               "one head per slot in a head-compressed cache",
                               diag));
@@ -203,9 +244,12 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
     if (!kvg_i_mul_i64(r->batch, r->heads, &r->runs))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, -1,
                           "%s: batch*N overflows", SEQ(r));
-    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0, r->runs,
-                              "batch*N", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, r->runs, "batch*N", diag));
+    if (r->batch_rows == 0) {
+        KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0,
+                                  r->runs, "batch*N", diag));
+        KVG_I_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, r->runs, "batch*N",
+                                  diag));
+    }
     if (r->offset_index != NULL)
         KVG_I_TRY(kvg_i_check_dim(r->offset_index, OFF(r), 0,
                                   r->runs, "batch*N", diag));
@@ -265,7 +309,8 @@ size_t kvg_i_runs_spans(const kvg_i_runs *r, kvg_i_span *s)
                         (long long)((i) % (r)->heads)
 
 /* seq_len[b] >= 1 and cum[b] = seq_len[0] + ... + seq_len[b-1], with the
- * total at most num_tokens (rows past it do not exist). */
+ * total at most num_tokens (rows past it do not exist); for a per-batch
+ * key cum[b] = b * S and seq_len[b] <= S. */
 static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
                                 kvg_diag *diag)
 {
@@ -278,6 +323,16 @@ static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
                               "%s: batch %lld has %s %lld; it must be at "
                               "least 1", SEQ(r), (long long)b, SEQ(r),
                               (long long)L);
+        if (r->batch_rows > 0) {
+            if (L > r->batch_rows)
+                return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
+                                  "%s: batch %lld has %s %lld, more than "
+                                  "the %lld rows key holds per batch (dim "
+                                  "1)", SEQ(r), (long long)b, SEQ(r),
+                                  (long long)L, (long long)r->batch_rows);
+            cum[b + 1] = (b + 1) * r->batch_rows; /* <= tokens */
+            continue;
+        }
         cum[b + 1] = cum[b] + L; /* cum[b] <= num_tokens: no overflow */
         if (cum[b + 1] > r->tokens)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
@@ -418,10 +473,10 @@ kvg_status kvg_i_runs_check_values(const kvg_i_runs *r,
     size_t n;
 
     KVG_I_TRY(check_seq_len(r, cum, diag));
-    for (i = 0; i < r->runs; i++)
-        KVG_I_TRY(check_window(r, i, cum[i / r->heads + 1] -
-                                         cum[i / r->heads],
-                               cum[i / r->heads + 1], diag));
+    for (i = 0; i < r->runs; i++) {
+        const int64_t L = kvg_i_index_at(r->seq_len, i / r->heads);
+        KVG_I_TRY(check_window(r, i, L, cum[i / r->heads] + L, diag));
+    }
     KVG_I_TRY(check_slots(r, ws->items, &n, diag));
     return check_overlap(r, ws->items, n, diag);
 }

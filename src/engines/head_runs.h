@@ -54,27 +54,34 @@ typedef struct kvg_i_runs_rules {
     int index_int64;
     /* D * element size a multiple of 32 bytes (not D a multiple of 32) */
     int row_bytes_align;
+    /* also a key / value given per batch, [B, S, N, D], with slot_mapping
+     * and wins [B, N]: batch b's tokens are rows [b*S, b*S + L) (the 950's
+     * form of ScatterPaKvCache's compressed modes) */
+    int batched_key;
 } kvg_i_runs_rules;
 
 typedef struct kvg_i_runs {
     kvg_i_run_kind kind;
     const kvg_i_runs_rules *rules; /* NULL: ATB's */
-    const kvg_tensor *key;          /* [T, N, D] */
-    const kvg_tensor *value;        /* [T, N, D] */
+    const kvg_tensor *key;          /* [T, N, D] (or [B, S, N, D]) */
+    const kvg_tensor *value;        /* as key */
     const kvg_tensor *key_cache;    /* [NB, BS, 1, D] */
     const kvg_tensor *value_cache;  /* [NB, BS, 1, D] */
     const kvg_tensor *slot_mapping; /* [B*N] int32 */
     const kvg_tensor *wins;         /* [B*N] int32 */
     const kvg_tensor *seq_len;      /* [B] int32 */
     const kvg_tensor *offset_index; /* [B*N] int32; unused (NULL) for KVHEAD */
-    /* Set by kvg_i_runs_check_shapes. */
+    /* Set by kvg_i_runs_check_shapes. batch_rows: S of a per-batch key,
+     * 0 when the batches' rows follow each other (cumulative seq_len). */
     int64_t tokens, heads, dim, batch, runs, blocks, block_size, slots;
+    int64_t batch_rows;
 } kvg_i_runs;
 
 /* Presence (161001), then dtypes, ranks and shapes (161002), by kind. */
 kvg_status kvg_i_runs_check_shapes(kvg_i_runs *r, kvg_diag *diag);
 
-/* The workspace: batch starts (cum), the slot sort's items, and for
+/* The workspace: batch starts (cum: cumulative seq_len, or b * S), the
+ * slot sort's items, and for
  * KVHEAD_ROPE two rows of binary32 scratch (else NULL). */
 typedef struct kvg_i_runs_ws {
     int64_t *cum;            /* batch + 1 */

@@ -623,9 +623,11 @@ static void write_all(const args_t *a, const kvg_i_scatter_pa_kv_cache_plan *p)
 
 /* ScatterPaKvCache's contract where it differs from ATB's: its tensor
  * names, every copy dtype (Rope's mean stays fp16 / bf16, the A2 kernels'),
- * int32 or int64 indices, 32-byte head rows (compress_common.h:129-130). */
+ * int32 or int64 indices, 32-byte head rows (compress_common.h:129-130),
+ * and the 950's per-batch key [B, S, N, D] (arch35 kernels: batch b's
+ * rows at b * keyStride0). */
 static const kvg_i_runs_rules k_rules = {"compress_lens", "seq_lens",
-                                         "compress_seq_offset", 1, 1, 1};
+                                         "compress_seq_offset", 1, 1, 1, 1};
 
 /* Alibi is ATB's KVHEAD (the last w tokens), Rope its KVHEAD_ROPE (prefix,
  * one mean token, suffix), Omni ReshapeAndCacheOmni (prefix and suffix). */

@@ -176,14 +176,20 @@ def pack(rng, counts, bs):
 
 
 def head_case(root, case_id, comment, seed, mode, tag, seq_lens, heads, dim,
-              bs, lens, offs=None, idx=np.int32, skip=None, values=False):
+              bs, lens, offs=None, idx=np.int32, skip=None, values=False,
+              batch_rows=None):
     """A compressed-mode case: key/value [T, N, D], caches [NB, BS, 1, D],
     per-head slot_mapping / compress_lens (/ compress_seq_offset), seq_lens
     per batch. `skip` heads get slot -1. `values` draws finite numbers
-    (Rope's mean) instead of raw bytes."""
+    (Rope's mean) instead of raw bytes. `batch_rows` S gives the 950's
+    per-batch form: key/value [B, S, N, D] (rows past seq_lens[b] are
+    padding, drawn like the rest so that reading them shows), slot_mapping
+    and compress_lens [B, N]."""
     rng = np.random.RandomState(seed)
     tokens = int(np.sum(seq_lens))
     shape = (tokens, heads, dim)
+    if batch_rows is not None:
+        shape = (len(seq_lens), batch_rows, heads, dim)
     if values:
         key = formats.encode(tag, rng.uniform(-4, 4, shape).astype(
             np.float32))
@@ -210,14 +216,17 @@ def head_case(root, case_id, comment, seed, mode, tag, seq_lens, heads, dim,
     def ix(a):
         return T(np.asarray(a).astype(idx), itag)
 
+    per_head = (-1,) if batch_rows is None else (len(seq_lens), heads)
     inputs = {"key": T(key, tag), "value": T(value, tag),
               "key_cache": T(kc, tag), "value_cache": T(vc, tag),
-              "slot_mapping": ix(slots), "compress_lens": ix(lens),
+              "slot_mapping": ix(np.reshape(slots, per_head)),
+              "compress_lens": ix(np.reshape(lens, per_head)),
               "seq_lens": ix(seq_lens)}
     if mode != "Alibi":
         inputs["compress_seq_offset"] = ix(offs)
-    ekc, evc = compressed(key, value, kc, vc, slots, mode, lens, seq_lens,
-                          offs, tag)
+    ekc, evc = compressed(key, value, kc, vc, np.reshape(slots, per_head),
+                          mode, np.reshape(lens, per_head), seq_lens, offs,
+                          tag)
     write_case(root, case_id, NAME, {"scatter_mode": mode}, inputs,
                {"key_cache": T(ekc, tag), "value_cache": T(evc, tag)},
                comment=comment)
@@ -247,6 +256,21 @@ def compressed_cases(root):
               "two batches, a skipped head", 676, "Rope", "bf16", [12, 7], 2,
               32, 8, [6, 3, 7, 2], [3, 0, 0, 5], idx=np.int64, skip=[3],
               values=True)
+    # the 950's per-batch form (README scenario 3): key [B, S, N, D]
+    head_case(root, "alibi_4d_key_fp16", "Alibi with the 950's 4-D key "
+              "[B=2, S=8, N=2, D=16]: batch b's tokens are key[b, :L], rows "
+              "past L padding; slot_mapping / compress_lens [B, N]; "
+              "w in {0, L, 3, 5}", 677, "Alibi", "fp16", [6, 5], 2, 16, 4,
+              [0, 6, 3, 5], batch_rows=8)
+    head_case(root, "rope_4d_key_bf16_int64_index", "Rope with the 950's "
+              "4-D key [B=2, S=9, N=2, D=16], int64 indices, one head "
+              "skipped, A2's suffix [o+w, L) (the 950 kernels copy it from "
+              "token 0: docs/scatter_pa_kv_cache.md)", 678, "Rope", "bf16",
+              [7, 9], 2, 16, 4, [3, 2, 4, 9], [1, -1, 0, 0], idx=np.int64,
+              skip=[1], values=True, batch_rows=9)
+    head_case(root, "omni_4d_key_int8", "Omni with a 4-D key [B=3, S=5, "
+              "N=1, D=32] int8", 679, "Omni", "int8", [5, 2, 4], 1, 32, 8,
+              [2, 0, 1], [1, -1, 3], batch_rows=5)
 
 
 def error_case(root, case_id, comment, tensor, attrs, inputs,
@@ -369,6 +393,25 @@ def compressed_errors(root):
                 "value_cache": head["value_cache"],
                 "compress_lens": i32([7, 2]), "seq_lens": i32([6]),
                 "slot_mapping": i32([0, 8])})
+    # the 950's per-batch key [B=2, S=3, N=2, D=16]
+    k4 = T(key.reshape(2, 3, 2, 16), "fp16")
+    batched = {"key": k4, "value": k4, "key_cache": head["key_cache"],
+               "value_cache": head["value_cache"],
+               "compress_lens": i32([[1, 2], [2, 1]]),
+               "slot_mapping": i32([[0, 2], [4, 6]])}
+    error_case(root, "error_4d_key_seq_lens_past_rows",
+               "a 4-D key holds S=3 rows per batch; seq_lens 4 reads into "
+               "the next batch's", "seq_lens", {"scatter_mode": "Alibi"},
+               dict(batched, seq_lens=i32([2, 4])))
+    error_case(root, "error_4d_key_flat_slot_mapping",
+               "with a 4-D key, slot_mapping is [B, N], not [B*N]",
+               "slot_mapping", {"scatter_mode": "Alibi"},
+               dict(batched, seq_lens=i32([3, 3]),
+                    slot_mapping=i32([0, 2, 4, 6])))
+    error_case(root, "error_4d_key_batch_mismatch",
+               "seq_lens has 3 batches, key's dim 0 says 2", "seq_lens",
+               {"scatter_mode": "Alibi"},
+               dict(batched, seq_lens=i32([3, 3, 3])))
 
 
 def generate(root):

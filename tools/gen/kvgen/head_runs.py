@@ -11,7 +11,9 @@ row), built with repeat/cumsum, and the whole cache is updated with a
 single fancy-indexed assignment. Copies move raw bit patterns
 (unsigned-integer views), so they are bit-exact for any value and dtype.
 
-Head i = b*N + h; batch b's rows start at cum[b] = sum(seq_len[:b]).
+Head i = b*N + h; batch b's rows start at cum[b] = sum(seq_len[:b]), or,
+for a key given per batch ([B, S, N, D] viewed as [B*S, N, D]: the 950's
+form of ScatterPaKvCache), at b*S (`batch_rows` = S).
 """
 import numpy as np
 
@@ -20,10 +22,15 @@ from . import formats
 F32 = np.float32
 
 
-def head_params(seq_len, heads):
-    """Per-head L and the first source row of its batch."""
+def head_params(seq_len, heads, batch_rows=None):
+    """Per-head L and the first source row of its batch: the batches'
+    rows consecutive, or `batch_rows` rows per batch (L <= batch_rows)."""
     seq_len = np.asarray(seq_len, dtype=np.int64)
-    cum = np.concatenate([[0], np.cumsum(seq_len)[:-1]])
+    if batch_rows is None:
+        cum = np.concatenate([[0], np.cumsum(seq_len)[:-1]])
+    else:
+        assert np.all(seq_len <= batch_rows), "seq_len past its batch"
+        cum = np.arange(seq_len.size, dtype=np.int64) * batch_rows
     return np.repeat(seq_len, heads), np.repeat(cum, heads)
 
 
@@ -66,10 +73,10 @@ def scatter_rows(cache, rows, dst, src):
 # ---- Omni ------------------------------------------------------------------
 
 def omni(key, value, key_cache, value_cache, slot_mapping, wins, seq_len,
-         offset_index):
+         offset_index, batch_rows=None):
     """Return the updated (key_cache, value_cache); inputs are not changed."""
     heads = key.shape[1]
-    L, base = head_params(seq_len, heads)
+    L, base = head_params(seq_len, heads, batch_rows)
     counts, active = omni_counts(L, wins, offset_index)
     slot = np.asarray(slot_mapping, dtype=np.int64)
     check_runs(slot, counts, key_cache.shape[0] * key_cache.shape[1])
@@ -91,16 +98,19 @@ def omni(key, value, key_cache, value_cache, slot_mapping, wins, seq_len,
 
 # ---- KVHEAD ---------------------------------------------------------------
 
-def kvhead(key, value, key_cache, value_cache, slot_mapping, wins, seq_len):
+def kvhead(key, value, key_cache, value_cache, slot_mapping, wins, seq_len,
+           batch_rows=None):
     """Head i keeps the wins[i] tokens that end where its batch ends (ATB's
     kernel reads rows end - w .. end - 1 of key): w > L reaches into the
     earlier batches' tokens; it must not reach before row 0."""
     heads = key.shape[1]
-    L, base = head_params(seq_len, heads)
+    L, base = head_params(seq_len, heads, batch_rows)
     w = np.asarray(wins, dtype=np.int64)
     slot = np.asarray(slot_mapping, dtype=np.int64)
     check_runs(slot, w, key_cache.shape[0] * key_cache.shape[1])
     assert np.all((w >= 0) & (w <= base + L)), "wins reads before key"
+    if batch_rows is not None:  # a batch's own rows only
+        assert np.all(w <= L), "wins past seq_len"
     owner, k = ragged(w)
     src = (base[owner] + L[owner] - w[owner] + k) * heads + owner % heads
     dst = slot[owner] + k
@@ -135,11 +145,11 @@ def window_means(x, tag, heads, head_ids, base, first, length):
 
 
 def kvhead_rope(key, value, key_cache, value_cache, slot_mapping, wins,
-                seq_len, offset_index, tag):
+                seq_len, offset_index, tag, batch_rows=None):
     """[0, o), one mean token of [o, o+w), [o+w, L); all L when o == -1 or
     w == 0. `tag` is the dtype ("fp16" / "bf16")."""
     heads = key.shape[1]
-    L, base = head_params(seq_len, heads)
+    L, base = head_params(seq_len, heads, batch_rows)
     w = np.asarray(wins, dtype=np.int64)
     o = np.asarray(offset_index, dtype=np.int64)
     slot = np.asarray(slot_mapping, dtype=np.int64)

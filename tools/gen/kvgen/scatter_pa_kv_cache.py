@@ -129,11 +129,22 @@ def compressed(key, value, key_cache, value_cache, slot_mapping,
                scatter_mode, compress_lens, seq_lens,
                compress_seq_offset=None, tag=None):
     """Alibi / Rope / Omni: (key_cache', value_cache'). `tag` (fp16 / bf16)
-    is Rope's dtype, for its mean token."""
+    is Rope's dtype, for its mean token. A 4-D key [B, S, N, D] (the 950's
+    form, with slot_mapping / compress_lens [B, N]) holds batch b's tokens
+    at key[b, :seq_lens[b]]: its rows start at b*S, the rest is padding
+    nobody reads."""
+    rows = None
+    if key.ndim == 4:
+        rows = key.shape[1]
+        key = key.reshape((-1,) + key.shape[2:])
+        value = value.reshape((-1,) + value.shape[2:])
+        slot_mapping = np.asarray(slot_mapping).reshape(-1)
+        compress_lens = np.asarray(compress_lens).reshape(-1)
     args = (key, value, key_cache, value_cache, slot_mapping, compress_lens,
             seq_lens)
     if scatter_mode == "Alibi":
-        return head_runs.kvhead(*args)
+        return head_runs.kvhead(*args, batch_rows=rows)
     if scatter_mode == "Rope":
-        return head_runs.kvhead_rope(*args, compress_seq_offset, tag)
-    return head_runs.omni(*args, compress_seq_offset)
+        return head_runs.kvhead_rope(*args, compress_seq_offset, tag,
+                                     batch_rows=rows)
+    return head_runs.omni(*args, compress_seq_offset, batch_rows=rows)

@@ -188,3 +188,31 @@ def test_torch_npu_forms_as_op_plugin_tests_call_them():
         assert bool((nz == 9).all())            # .npu() made device copies
     finally:
         tn.uninstall()
+
+
+def test_torch_npu_950_batched_key_picks_the_compressed_mode():
+    """On the 950 torch_npu's call with a 4-D key [B, S, N, D] and
+    compress_lens / seq_lens is the compressed write: Rope when
+    compress_seq_offsets is given, else Alibi; the vectors' expected
+    caches come from the NumPy generator."""
+    from conftest import VECTORS
+    for name in ("alibi_4d_key_fp16", "rope_4d_key_bf16_int64_index"):
+        c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/" + name)
+        i = c.inputs
+        kc, vc = kvgold.npu_scatter_pa_kv_cache_functional(
+            i["key"], i["value"], i["key_cache"], i["value_cache"],
+            i["slot_mapping"], compress_lens=i["compress_lens"],
+            compress_seq_offsets=i.get("compress_seq_offset"),
+            seq_lens=i["seq_lens"], cache_mode="Norm")
+        assert kc.tobytes() == c.expected["key_cache"].tobytes(), name
+        assert vc.tobytes() == c.expected["value_cache"].tobytes(), name
+    # a 3-D key keeps scatter_mode None: the compress tensors are refused
+    key = _data((2, 1, 16), 8)
+    kc = np.full((1, 4, 1, 16), 3, np.float16)
+    with pytest.raises(kvgold.Error) as e:
+        kvgold.npu_scatter_pa_kv_cache(
+            key, key, kc, kc.copy(), np.array([0, 1], np.int32),
+            compress_lens=np.array([1, 1], np.int32),
+            seq_lens=np.array([2], np.int32), cache_mode="Norm")
+    assert "compress_lens" in str(e.value)
+    assert np.all(kc == 3)

@@ -56,6 +56,18 @@ def scatter_pa_kv_cache(key, key_cache, slot_mapping, value=None,
     return out["key_cache"], out.get("value_cache")
 
 
+def _auto_scatter_mode(key, compress_lens, compress_seq_offsets, seq_lens):
+    """torch_npu always passes scatter_mode None; on the 950 a 4-D key
+    [B, S, N, D] given compress_lens and seq_lens is the compressed write,
+    Rope when compress_seq_offsets is given, else Alibi (the arch35 tiling,
+    docs/scatter_pa_kv_cache.md). Anything else stays None, where the
+    operator refuses compress tensors by name."""
+    if len(getattr(key, "shape", ())) == 4 and compress_lens is not None \
+            and seq_lens is not None:
+        return "Rope" if compress_seq_offsets is not None else "Alibi"
+    return "None"
+
+
 def npu_scatter_pa_kv_cache(key, value, key_cache, value_cache, slot_mapping,
                             *, compress_lens=None, compress_seq_offsets=None,
                             seq_lens=None, cache_mode="PA_NZ"):
@@ -67,7 +79,10 @@ def npu_scatter_pa_kv_cache(key, value, key_cache, value_cache, slot_mapping,
                         compress_seq_offset=compress_seq_offsets,
                         seq_lens=seq_lens,
                         cache_mode="Norm" if cache_mode is None
-                        else cache_mode)
+                        else cache_mode,
+                        scatter_mode=_auto_scatter_mode(
+                            key, compress_lens, compress_seq_offsets,
+                            seq_lens))
 
 
 def npu_scatter_pa_kv_cache_functional(key, value, key_cache, value_cache,
@@ -82,4 +97,7 @@ def npu_scatter_pa_kv_cache_functional(key, value, key_cache, value_cache,
                                compress_seq_offset=compress_seq_offsets,
                                seq_lens=seq_lens,
                                cache_mode="Norm" if cache_mode is None
-                               else cache_mode, inplace=False)
+                               else cache_mode,
+                               scatter_mode=_auto_scatter_mode(
+                                   key, compress_lens, compress_seq_offsets,
+                                   seq_lens), inplace=False)
