@@ -144,7 +144,6 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
     kvg_compare_criterion crit = KVG_CRIT_AUTO;
     kvg_i_labels l;
     int64_t numel = 0;
-    kvg_status st;
     kvg_i_cmp_ctx c;
 
     if (args == NULL || result == NULL)
@@ -152,8 +151,7 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
                           "compare: NULL args or result");
     name = args->name != NULL ? args->name : "tensor";
     kvg_i_cmp_make_labels(name, &l);
-    if ((st = kvg_i_cmp_validate(args, &l, &numel, &crit, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_cmp_validate(args, &l, &numel, &crit, diag));
 
     memset(&c, 0, sizeof c);
     c.a = args;

@@ -16,14 +16,12 @@ kvg_status kvg_compare_runs(const kvg_tensor *run_a, const kvg_tensor *run_b,
     const unsigned char *a, *b;
     int64_t numel, i = 0;
     size_t es;
-    kvg_status st;
 
     if (result == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "runs", -1, -1,
                           "runs: NULL result");
-    if ((st = kvg_i_cmp_check_view(run_a, "run_a", &numel, diag)) != KVG_OK ||
-        (st = kvg_i_cmp_check_like(run_b, "run_b", run_a, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_cmp_check_view(run_a, "run_a", &numel, diag));
+    KVG_I_TRY(kvg_i_cmp_check_like(run_b, "run_b", run_a, diag));
     es = kvg_dtype_size(run_a->dtype);
     a = (const unsigned char *)run_a->data;
     b = (const unsigned char *)run_b->data;

@@ -27,13 +27,11 @@ void kvg_i_cmp_make_labels(const char *name, kvg_i_labels *l)
 kvg_status kvg_i_cmp_check_view(const kvg_tensor *t, const char *label,
                                 int64_t *numel, kvg_diag *diag)
 {
-    kvg_status st;
 
     if (t == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, label, -1, -1,
                           "%s: required tensor is NULL", label);
-    if ((st = kvg_tensor_numel(t, label, numel, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_tensor_numel(t, label, numel, diag));
     if ((uint64_t)t->nbytes != (uint64_t)*numel * kvg_dtype_size(t->dtype)) {
         char shape[160];
         kvg_i_shape_str(t, shape, sizeof shape);
@@ -56,11 +54,9 @@ kvg_status kvg_i_cmp_check_like(const kvg_tensor *t, const char *label,
 {
     char want[160], got[160];
     int64_t numel;
-    kvg_status st;
     int i;
 
-    if ((st = kvg_i_cmp_check_view(t, label, &numel, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_cmp_check_view(t, label, &numel, diag));
     if (t->dtype != golden->dtype)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, label, -1, -1,
                           "%s: dtype must be %s (the golden's), got %s",
@@ -262,20 +258,15 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
     kvg_status st;
     int64_t n;
 
-    if ((st = kvg_i_cmp_check_view(a->golden, l->golden, numel, diag)) !=
-        KVG_OK)
-        return st;
-    if ((st = kvg_i_cmp_check_like(a->actual, l->actual, a->golden,
-                                   diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_cmp_check_view(a->golden, l->golden, numel, diag));
+    KVG_I_TRY(kvg_i_cmp_check_like(a->actual, l->actual, a->golden, diag));
     if (a->third_party != NULL &&
         (st = kvg_i_cmp_check_like(a->third_party, l->third_party,
                                    a->golden, diag)) != KVG_OK)
         return st;
     if (a->initial != NULL) {
-        if ((st = kvg_i_cmp_check_like(a->initial, l->initial, a->golden,
-                                       diag)) != KVG_OK)
-            return st;
+        KVG_I_TRY(kvg_i_cmp_check_like(a->initial, l->initial, a->golden,
+                                       diag));
         if (a->written == NULL && a->written_runs == NULL)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->initial, -1, -1,
                               "%s: initial contents need the written mask "
@@ -287,9 +278,7 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
         (st = check_layout(a->layout, a->golden->dtype, n, l->layout,
                            diag)) != KVG_OK)
         return st;
-    if ((st = check_criterion(a, a->golden->dtype, crit, l->args, diag)) !=
-        KVG_OK)
-        return st;
+    KVG_I_TRY(check_criterion(a, a->golden->dtype, crit, l->args, diag));
     if (a->written_runs != NULL)
         return kvg_i_cmp_check_runs(a, n, kvg_dtype_size(a->golden->dtype), l,
                                     diag);

@@ -65,17 +65,14 @@ kvg_status kvg_compare_written_mask(const kvg_tensor *out_a,
     const unsigned char *oa, *ia, *ob, *ib;
     int64_t numel, bad;
     size_t es;
-    kvg_status st;
 
     if (mask == NULL && count != 0)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "mask", -1, -1,
                           "mask: NULL output buffer");
-    if ((st = kvg_i_cmp_check_view(out_a, "out_a", &numel, diag)) != KVG_OK ||
-        (st = kvg_i_cmp_check_like(init_a, "init_a", out_a, diag)) !=
-            KVG_OK ||
-        (st = kvg_i_cmp_check_like(out_b, "out_b", out_a, diag)) != KVG_OK ||
-        (st = kvg_i_cmp_check_like(init_b, "init_b", out_a, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_i_cmp_check_view(out_a, "out_a", &numel, diag));
+    KVG_I_TRY(kvg_i_cmp_check_like(init_a, "init_a", out_a, diag));
+    KVG_I_TRY(kvg_i_cmp_check_like(out_b, "out_b", out_a, diag));
+    KVG_I_TRY(kvg_i_cmp_check_like(init_b, "init_b", out_a, diag));
     if ((uint64_t)count != (uint64_t)numel)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "mask", -1, -1,
                           "mask: room for %llu elements, the tensors have "

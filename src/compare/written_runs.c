@@ -94,7 +94,6 @@ kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
 {
     int64_t from = 0, d;
     size_t k;
-    kvg_status st;
 
     if (a->written_runs == NULL)
         return KVG_OK;
@@ -102,9 +101,9 @@ kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
                           "%s: give the mask `written` or the runs "
                           "`written_runs`, not both", l->written);
-    if ((st = check_run_shape(a, numel, l, diag)) != KVG_OK ||
-        a->initial == NULL)
-        return st;
+    KVG_I_TRY(check_run_shape(a, numel, l, diag));
+    if (a->initial == NULL)
+        return KVG_OK;
     for (k = 0; k <= a->written_run_count; k++) {
         int64_t to = k < a->written_run_count ? a->written_runs[k].first
                                               : numel;

@@ -224,7 +224,6 @@ static kvg_status parse_dim(cursor *c, int64_t *out)
 static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
 {
     int rank = 0;
-    kvg_status st;
 
     if (!accept(c, '('))
         return bad(c, "shape must be a tuple");
@@ -232,8 +231,7 @@ static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
     while (!accept(c, ')')) {
         if (rank == KVG_MAX_RANK)
             return bad(c, "shape has more than %d dimensions", KVG_MAX_RANK);
-        if ((st = parse_dim(c, &info->shape[rank])) != KVG_OK)
-            return st;
+        KVG_I_TRY(parse_dim(c, &info->shape[rank]));
         rank++;
         skip_ws(c);
         if (accept(c, ',')) {
@@ -277,7 +275,6 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
 {
     int have_descr = 0, have_order = 0, have_shape = 0;
     char key[32];
-    kvg_status st;
 
     skip_ws(c);
     if (!accept(c, '{'))
@@ -288,8 +285,7 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
         if (accept(c, '}'))
             break;
         key_at = c->p;
-        if ((st = parse_string(c, key, sizeof key, "key")) != KVG_OK)
-            return st;
+        KVG_I_TRY(parse_string(c, key, sizeof key, "key"));
         skip_ws(c);
         if (!accept(c, ':'))
             return bad(c, "expected ':' after key '%s'", key);
@@ -299,8 +295,7 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
                 c->p = key_at;
                 return bad(c, "key 'descr' appears twice");
             }
-            if ((st = parse_descr(c, info)) != KVG_OK)
-                return st;
+            KVG_I_TRY(parse_descr(c, info));
         } else if (strcmp(key, "fortran_order") == 0) {
             if (have_order++) {
                 c->p = key_at;
@@ -316,8 +311,7 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
                 c->p = key_at;
                 return bad(c, "key 'shape' appears twice");
             }
-            if ((st = parse_shape(c, info)) != KVG_OK)
-                return st;
+            KVG_I_TRY(parse_shape(c, info));
         } else {
             c->p = key_at;
             return bad(c, "unknown key '%s' (only descr, fortran_order, "
@@ -422,7 +416,6 @@ kvg_status kvg_npy_parse_header(const void *buf, size_t size,
     size_t hlen = 0, hstart = 0, itemsize;
     int64_t numel = 1, bytes;
     cursor c;
-    kvg_status st;
     int i;
 
     if ((buf == NULL && size != 0) || info == NULL)
@@ -431,13 +424,11 @@ kvg_status kvg_npy_parse_header(const void *buf, size_t size,
     memset(info, 0, sizeof *info);
     if (size == 0)
         return fmt_error(diag, "bad magic (empty file)");
-    if ((st = parse_preamble(b, size, info, &hstart, &hlen, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(parse_preamble(b, size, info, &hstart, &hlen, diag));
     c.begin = c.p = (const char *)b + hstart;
     c.end = (const char *)b + hstart + hlen;
     c.diag = diag;
-    if ((st = parse_dict(&c, info)) != KVG_OK)
-        return st;
+    KVG_I_TRY(parse_dict(&c, info));
     itemsize = itemsize_of_descr(info->descr);
     for (i = 0; i < info->rank; i++)
         if (!kvg_i_mul_i64(numel, info->shape[i], &numel))
@@ -481,9 +472,7 @@ kvg_status kvg_npy_check_data_size(const kvg_npy_info *info,
 kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
                          kvg_diag *diag)
 {
-    kvg_status st = kvg_npy_parse_header(buf, size, info, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_npy_parse_header(buf, size, info, diag));
     return kvg_npy_check_data_size(info, (uint64_t)size, diag);
 }
 
@@ -527,13 +516,11 @@ kvg_status kvg_npy_encode_header(const kvg_tensor *t, void *buf, size_t size,
     size_t hlen, pad, total, pre = 10;
     int64_t numel;
     unsigned char *b = (unsigned char *)buf;
-    kvg_status st;
 
     if (t == NULL || written == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
                           "npy: NULL tensor or size pointer");
-    if ((st = kvg_tensor_numel(t, "tensor", &numel, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_tensor_numel(t, "tensor", &numel, diag));
     descr = kvg_npy_descr_of(t->dtype);
     if (descr == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
@@ -575,13 +562,11 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
                           size_t *written, kvg_diag *diag)
 {
     size_t head = 0, total;
-    kvg_status st;
 
     if (t == NULL || written == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
                           "npy: NULL tensor or size pointer");
-    if ((st = kvg_npy_encode_header(t, NULL, 0, &head, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_npy_encode_header(t, NULL, 0, &head, diag));
     if (t->nbytes > SIZE_MAX - head)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
                           "npy: file size overflows size_t");
@@ -593,8 +578,7 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
                           "npy: buffer holds %lu bytes, %lu needed",
                           (unsigned long)size, (unsigned long)total);
-    if ((st = kvg_npy_encode_header(t, buf, size, &head, diag)) != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_npy_encode_header(t, buf, size, &head, diag));
     if (t->nbytes != 0)
         memcpy((unsigned char *)buf + head, t->data, t->nbytes);
     return KVG_OK;
