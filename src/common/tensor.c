@@ -123,11 +123,9 @@ kvg_status kvg_i_check_dense(const kvg_tensor *t, const char *name,
                              kvg_diag *diag)
 {
     int64_t numel;
-    kvg_status st = kvg_tensor_numel(t, name, &numel, diag);
     int i;
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(kvg_tensor_numel(t, name, &numel, diag));
     for (i = 0; i < t->rank; i++)
         if (t->shape[i] == 0)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, i, -1,

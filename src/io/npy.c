@@ -251,10 +251,8 @@ static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
 static kvg_status parse_descr(cursor *c, kvg_npy_info *info)
 {
     char descr[32];
-    kvg_status st = parse_string(c, descr, sizeof descr, "descr");
 
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(parse_string(c, descr, sizeof descr, "descr"));
     if (descr[0] == '>' && itemsize_of_descr(descr) == 0) {
         char le[32];
         memcpy(le, descr, sizeof le);
@@ -377,10 +375,7 @@ static kvg_status parse_preamble(const unsigned char *b, size_t size,
                                  kvg_npy_info *info, size_t *hstart,
                                  size_t *hlen, kvg_diag *diag)
 {
-    kvg_status st = read_preamble(b, size, info, hstart, hlen, diag);
-
-    if (st != KVG_OK)
-        return st;
+    KVG_I_TRY(read_preamble(b, size, info, hstart, hlen, diag));
     if (*hlen > size - *hstart)
         return fmt_error(diag, "header length %lu runs past the end of the "
                                "%lu-byte file (truncated header)",
