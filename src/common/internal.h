@@ -27,7 +27,8 @@
 #endif
 
 /*
- * The one error-propagation idiom of src/ops and src/registry: a step that
+ * The one error-propagation idiom of src/ (the operators, the registry,
+ * compare, io): a step that
  * can refuse is written KVG_I_TRY(step(...)); and the function returns the
  * step's status (its diag already filled) unless it is KVG_OK - as zstd's
  * FORWARD_IF_ERROR. A failure that starts here is `return kvg_i_fail(...)`.

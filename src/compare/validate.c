@@ -255,15 +255,13 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
                               const kvg_i_labels *l, int64_t *numel,
                               kvg_compare_criterion *crit, kvg_diag *diag)
 {
-    kvg_status st;
     int64_t n;
 
     KVG_I_TRY(kvg_i_cmp_check_view(a->golden, l->golden, numel, diag));
     KVG_I_TRY(kvg_i_cmp_check_like(a->actual, l->actual, a->golden, diag));
-    if (a->third_party != NULL &&
-        (st = kvg_i_cmp_check_like(a->third_party, l->third_party,
-                                   a->golden, diag)) != KVG_OK)
-        return st;
+    if (a->third_party != NULL)
+        KVG_I_TRY(kvg_i_cmp_check_like(a->third_party, l->third_party,
+                                       a->golden, diag));
     if (a->initial != NULL) {
         KVG_I_TRY(kvg_i_cmp_check_like(a->initial, l->initial, a->golden,
                                        diag));
@@ -274,10 +272,9 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
                               l->initial);
     }
     n = *numel;
-    if (a->layout != NULL &&
-        (st = check_layout(a->layout, a->golden->dtype, n, l->layout,
-                           diag)) != KVG_OK)
-        return st;
+    if (a->layout != NULL)
+        KVG_I_TRY(check_layout(a->layout, a->golden->dtype, n, l->layout,
+                               diag));
     KVG_I_TRY(check_criterion(a, a->golden->dtype, crit, l->args, diag));
     if (a->written_runs != NULL)
         return kvg_i_cmp_check_runs(a, n, kvg_dtype_size(a->golden->dtype), l,
