@@ -28,10 +28,10 @@
 
 /*
  * The one error-propagation idiom of src/ (the operators, the registry,
- * compare, io): a step that
- * can refuse is written KVG_I_TRY(step(...)); and the function returns the
- * step's status (its diag already filled) unless it is KVG_OK - as zstd's
- * FORWARD_IF_ERROR. A failure that starts here is `return kvg_i_fail(...)`.
+ * compare, io): a step that can refuse is written KVG_I_TRY(step(...));
+ * and the function returns the step's status (its diag already filled)
+ * unless it is KVG_OK - as zstd's FORWARD_IF_ERROR. A failure that starts
+ * here is `return kvg_i_fail(...)`.
  */
 #define KVG_I_TRY(expr)                                                      \
     do {                                                                     \
