@@ -25,6 +25,13 @@ def msprobe(step, call, drop=None, default_mode=False):
     kwargs = {}
     if not default_mode:
         kwargs["cache_mode"] = call.attrs.get("cache_mode", "Norm")
+    # torch_npu's compress keywords (the 950's 4-D key form); its
+    # compress_seq_offsets is the operator's compress_seq_offset
+    for kw, name in (("compress_lens", "compress_lens"),
+                     ("compress_seq_offsets", "compress_seq_offset"),
+                     ("seq_lens", "seq_lens")):
+        if name in call.inputs:
+            kwargs[kw] = call.inputs[name]
     outs = [call.post["key_cache"], call.post["value_cache"]]
     if drop is not None:
         outs = outs[:drop]

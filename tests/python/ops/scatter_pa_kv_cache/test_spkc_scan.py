@@ -58,3 +58,21 @@ def test_cann_kernel(cli, tmp_path):
     rc, doc, err = sd.scan(cli, root)
     assert rc == 0, (err, doc)
     assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]
+
+
+def test_msprobe_950_batched_key(cli, tmp_path):
+    """torch_npu's call with a 4-D key and the compress keywords, recorded
+    without scatter_mode (torch_npu has none): scan picks Rope when
+    compress_seq_offsets is given, else Alibi, as the 950 does; a token
+    one slot off fails."""
+    step = sd.MsprobeStep(str(tmp_path / "dump"), "npy")
+    spkc.msprobe(step, spkc.case("alibi_4d_key_fp16"))
+    spkc.msprobe(step, spkc.case("rope_4d_key_bf16_int64_index"))
+    off = spkc.case("alibi_4d_key_fp16")
+    sd.plant_slot_off(off)
+    spkc.msprobe(step, off)
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    assert rc == 1, err
+    got = [c["verdict"] for c in doc["calls"]]
+    assert got == ["PASS", "PASS", "FAIL"], doc["calls"]

@@ -15,16 +15,35 @@
 #include "binding.h"
 #include "scan.h"
 
+/* Present: bound and not an empty (absent) tensor. */
+static int given(const kvg_scan_bound *b, const char *name)
+{
+    const kvg_scan_arg *a = kvg_scan_bound_pre(b, name);
+    return a != NULL && a->rank > 0;
+}
+
 /* torch_npu's default cache_mode is PA_NZ where the operator's is Norm:
- * an msprobe record without the keyword ran with PA_NZ. */
+ * an msprobe record without the keyword ran with PA_NZ. torch_npu always
+ * passes scatter_mode None; on the 950 a 4-D key [B, S, N, D] given
+ * compress_lens and seq_lens is the compressed write, Rope when
+ * compress_seq_offsets is given, else Alibi (as kvgold's Python
+ * npu_scatter_pa_kv_cache, docs/scatter_pa_kv_cache.md). */
 static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
                   size_t cap)
 {
+    const kvg_scan_arg *key = kvg_scan_bound_pre(b, "key");
     (void)why;
     (void)cap;
-    if (c->format == KVG_SCAN_MSPROBE &&
-        kvg_scan_get_attr(b, "cache_mode") == NULL)
+    if (c->format != KVG_SCAN_MSPROBE)
+        return 0;
+    if (kvg_scan_get_attr(b, "cache_mode") == NULL)
         (void)kvg_scan_set_attr(b, "cache_mode", "\"PA_NZ\"");
+    if (key != NULL && key->rank == 4 && given(b, "compress_lens") &&
+        given(b, "seq_lens"))
+        (void)kvg_scan_set_attr(b, "scatter_mode",
+                                given(b, "compress_seq_offset")
+                                    ? "\"Rope\""
+                                    : "\"Alibi\"");
     return 0;
 }
 
