@@ -33,8 +33,23 @@ static const char *const k_in_kernel[] = {
     "seq_lens",      NULL};
 static const char *const k_out[] = {"key_cache", "value_cache", NULL};
 
-/* torch_npu passes scatter_mode None, no strides or offsets, and always a
- * value */
+/* The scatter_mode a torch_npu call reaches: it passes None, which the
+ * 950 turns into Alibi (or Rope, given compress_seq_offsets) for a 4-D key
+ * with compress_lens and seq_lens (docs/scatter_pa_kv_cache.md). */
+static const char *torch_reaches(const kvg_case *c)
+{
+    const kvg_tensor *key = kvg_case_find(&c->inputs, "key");
+    if (key == NULL || key->rank != 4 ||
+        kvg_case_find(&c->inputs, "compress_lens") == NULL ||
+        kvg_case_find(&c->inputs, "seq_lens") == NULL)
+        return "None";
+    return kvg_case_find(&c->inputs, "compress_seq_offset") != NULL
+               ? "Rope"
+               : "Alibi";
+}
+
+/* torch_npu passes scatter_mode None (what the 950 makes of it above), no
+ * strides or offsets, and always a value */
 static int check_torch(const kvg_case *c, const kvg_binding_call *call)
 {
     char mode[32];
@@ -47,13 +62,14 @@ static int check_torch(const kvg_case *c, const kvg_binding_call *call)
                 diag.message);
         return 0;
     }
-    if (strcmp(mode, "None") != 0 ||
+    if (strcmp(mode, torch_reaches(c)) != 0 ||
         kvg_json_get(c->attrs, "strides") != NULL ||
         kvg_json_get(c->attrs, "offsets") != NULL) {
         fprintf(stderr, "kvgold: prepare %s: attrs.scatter_mode \"%s\" "
                 "(or strides / offsets given): %s always passes "
-                "scatter_mode None and no strides or offsets\n", c->dir,
-                mode, call->api);
+                "scatter_mode None and no strides or offsets (a 4-D key "
+                "with compress_lens and seq_lens: Rope or Alibi on the "
+                "950)\n", c->dir, mode, call->api);
         return 0;
     }
     if (kvg_case_find(&c->inputs, "value") == NULL) {
@@ -73,7 +89,8 @@ static const kvg_binding_call k_calls[] = {
      .positional = k_positional_torch,
      .keywords = k_kw,
      .outputs = k_out,
-     .note = "with scatter_mode None and a value",
+     .note = "with scatter_mode None and a value (or the 950's Rope / "
+             "Alibi of a 4-D key)",
      .check = check_torch},
     {.kind = KVG_BINDING_ACLNN,
      .api = "aclnnScatterPaKvCache",
