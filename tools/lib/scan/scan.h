@@ -198,6 +198,12 @@ kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
                              kvg_diag *diag);
 kvg_status kvg_scan_read_ttk(const char *path, kvg_scan_list *l,
                              kvg_diag *diag);
+/* ops-test-kit directories with its testcase CSV `csv` (NULL: none): the
+ * row whose testcase_name is a case directory's name gives that call's
+ * API, input shapes and dtypes and attributes (tools/lib/scan/ttk_csv.h).
+ * A malformed CSV is KVG_ERR_FILE_FORMAT naming its line and column. */
+kvg_status kvg_scan_read_ttk_csv(const char *path, const char *csv,
+                                 kvg_scan_list *l, kvg_diag *diag);
 kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
                               kvg_diag *diag);
 kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
