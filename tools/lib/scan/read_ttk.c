@@ -32,6 +32,7 @@
  * contradict makes the call NOT JUDGED, naming the CSV line and the file.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,12 @@
 #include "fileio.h"
 #include "read_common.h"
 #include "ttk_csv.h"
+
+#if defined(__GNUC__)
+#define KVG_SCAN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KVG_SCAN_PRINTF(f, a)
+#endif
 
 static const struct {
     const char *name;
@@ -313,10 +320,15 @@ static void shape_text(char *out, size_t cap, int rank, const int64_t *shape)
 
 /* The call NOT JUDGED for what its CSV row says: returns 1. */
 static int say(kvg_scan_call *c, const kvg_ttk_row *row, const char *fmt,
-               const char *a, const char *b, const char *d)
+               ...) KVG_SCAN_PRINTF(3, 4);
+static int say(kvg_scan_call *c, const kvg_ttk_row *row, const char *fmt,
+               ...)
 {
     char what[KVG_SCAN_REASON_MAX];
-    (void)snprintf(what, sizeof what, fmt, a, b, d);
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     (void)snprintf(c->unreadable, sizeof c->unreadable,
                    "%s: line %ld (testcase %s): %s", row->file, row->line,
                    row->name, what);
@@ -338,71 +350,57 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
 {
     const kvg_scan_opmap *m = NULL;
     const kvg_binding_call *f = form_named(row->api, &m);
-    char n1[16], n2[16], s1[96], s2[96];
+    char s1[96], s2[96];
     int i;
 
-    if (row->dup_line != 0) {
-        (void)snprintf(n1, sizeof n1, "%ld", row->dup_line);
-        return say(c, row, "line %s has the same testcase_name: which row "
-                           "describes %s is ambiguous%s",
-                   n1, c->dir, "");
-    }
+    if (row->dup_line != 0)
+        return say(c, row, "line %ld has the same testcase_name: which row "
+                           "describes %s is ambiguous",
+                   row->dup_line, c->dir);
     if (row->problem[0] != '\0')
-        return say(c, row, "%s%s%s", row->problem, "", "");
+        return say(c, row, "%s", row->problem);
     if (row->api[0] != '\0') {
         if (f == NULL) {
             if (kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) != NULL)
                 return say(c, row, "api_name %s: no call form of that name "
                                    "in kvgold's bindings (tools/lib/"
                                    "bindings), so its argument order is "
-                                   "unknown%s%s",
-                           row->api, "", "");
+                                   "unknown",
+                           row->api);
             /* another API: the call is not a kvgold operator's */
         }
         (void)snprintf(c->api, sizeof c->api, "%s", row->api);
     } else if ((m = kvg_scan_find(c->api, KVG_SCAN_TTK, NULL)) == NULL) {
         return 0; /* the operator is --op's; nothing to translate with */
     }
-    if (row->n != c->n_in) {
-        (void)snprintf(n1, sizeof n1, "%d", row->n);
-        (void)snprintf(n2, sizeof n2, "%d", c->n_in);
-        return say(c, row, "tensor_view_shapes declares %s tensors, %s has "
-                           "%s input slots",
-                   n1, c->dir, n2);
-    }
+    if (row->n != c->n_in)
+        return say(c, row, "tensor_view_shapes declares %d tensors, %s has "
+                           "%d input slots",
+                   row->n, c->dir, c->n_in);
     for (i = 0; i < c->n_in; i++) {
         kvg_scan_arg *a = &c->in[i];
         const kvg_ttk_slot *sl = &row->slot[i];
         int rank = sl->srank >= 0 ? sl->srank : sl->rank;
         const int64_t *shape = sl->srank >= 0 ? sl->sshape : sl->shape;
-        (void)snprintf(n1, sizeof n1, "%d", i);
-        if (sl->none != (a->kind == KVG_SCAN_NONE)) {
-            (void)snprintf(s1, sizeof s1, "%s/%s", c->dir, a->file);
-            return say(c, row, sl->none ? "tensor %s is None, %s holds one"
-                                        : "tensor %s is a tensor, %s is a "
-                                          "None marker",
-                       n1, s1, "");
-        }
+        if (sl->none != (a->kind == KVG_SCAN_NONE))
+            return say(c, row, "tensor %d is %s, %s/%s %s", i,
+                       sl->none ? "None" : "a tensor", c->dir, a->file,
+                       sl->none ? "holds one" : "is a None marker");
         if (sl->none)
             continue;
-        if (sl->dtype[0] != '\0' && strcmp(sl->dtype, file_dtype(a)) != 0) {
-            (void)snprintf(s1, sizeof s1, "%s, %s/%s", sl->dtype, c->dir,
-                           a->file);
-            return say(c, row, "tensor %s is %s says %s", n1, s1,
-                       file_dtype(a));
-        }
+        if (sl->dtype[0] != '\0' && strcmp(sl->dtype, file_dtype(a)) != 0)
+            return say(c, row, "tensor %d is %s, %s/%s says %s", i,
+                       sl->dtype, c->dir, a->file, file_dtype(a));
         if (sl->srank >= 0 &&
             (sl->srank != sl->rank ||
              memcmp(sl->shape, sl->sshape,
                     (size_t)sl->rank * sizeof sl->shape[0]) != 0)) {
             shape_text(s1, sizeof s1, sl->srank, sl->sshape);
             shape_text(s2, sizeof s2, sl->rank, sl->shape);
-            (void)snprintf(s1 + strlen(s1), sizeof s1 - strlen(s1),
-                           ", view %s", s2);
-            return say(c, row, "tensor %s is a strided view (storage shape "
-                               "%s): kvgold reads whole contiguous "
-                               "tensors%s",
-                       n1, s1, "");
+            return say(c, row, "tensor %d is a strided view (storage shape "
+                               "%s, view %s): kvgold reads whole contiguous "
+                               "tensors",
+                       i, s1, s2);
         }
         if (a->rank < 0) { /* a .bin: the CSV's shape */
             a->rank = rank;
@@ -422,11 +420,13 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
         }
         if (name == NULL)
             return say(c, row, "attributes: %s is no argument of %s that "
-                               "kvgold models%s",
-                       row->key[i], f != NULL ? f->api : kvg_scan_op(m), "");
+                               "kvgold models",
+                       row->key[i],
+                       f != NULL ? f->api
+                       : m != NULL ? kvg_scan_op(m)
+                                   : c->api);
         if (c->n_params == KVG_SCAN_MAX_ARGS)
-            return say(c, row, "attributes: more than kvgold takes%s%s%s",
-                       "", "", "");
+            return say(c, row, "attributes: more than kvgold takes");
         memset(&c->params[c->n_params], 0, sizeof c->params[0]);
         c->params[c->n_params].kind = KVG_SCAN_SCALAR;
         (void)snprintf(c->params[c->n_params].name, KVG_SCAN_NAME_MAX, "%s",
@@ -442,7 +442,7 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
  * 1 with c->unreadable said. */
 static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
 {
-    char n1[16], s1[160], s2[96];
+    char want[96], got[96];
     int i;
     for (i = 0; i < c->n_in && i < row->n; i++) {
         const kvg_scan_arg *a = &c->in[i];
@@ -452,33 +452,29 @@ static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
         uint64_t need = 0;
         if (a->kind != KVG_SCAN_TENSOR || sl->none)
             continue;
-        (void)snprintf(n1, sizeof n1, "%d", i);
-        shape_text(s2, sizeof s2, rank, shape);
+        shape_text(want, sizeof want, rank, shape);
         if (bin) {
             if (!kvg_scan_nbytes(a->dtype, rank, shape, &need) ||
-                need != a->nbytes) {
-                (void)snprintf(s1, sizeof s1, "%s of %s, %llu bytes; %s/%s "
-                                              "has %llu",
-                               s2, kvg_dtype_name(a->dtype),
-                               (unsigned long long)need, c->dir, a->file,
-                               (unsigned long long)a->nbytes);
-                return say(c, row, "tensor %s is %s%s", n1, s1, "");
-            }
+                need != a->nbytes)
+                return say(c, row, "tensor %d is %s of %s, %llu bytes; "
+                                   "%s/%s has %llu",
+                           i, want, kvg_dtype_name(a->dtype),
+                           (unsigned long long)need, c->dir, a->file,
+                           (unsigned long long)a->nbytes);
         } else if (a->rank != rank ||
                    memcmp(a->shape, shape,
                           (size_t)rank * sizeof shape[0]) != 0) {
-            char got[96];
             shape_text(got, sizeof got, a->rank, a->shape);
-            (void)snprintf(s1, sizeof s1, "%s; %s/%s holds %s", s2, c->dir,
-                           a->file, got);
-            return say(c, row, "tensor %s is %s%s", n1, s1, "");
+            return say(c, row, "tensor %d is %s; %s/%s holds %s", i, want,
+                       c->dir, a->file, got);
         }
     }
     return 0;
 }
 
 static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
-                            const kvg_ttk_row *row, kvg_diag *diag)
+                            const kvg_ttk_row *row, int have_csv,
+                            kvg_diag *diag)
 {
     kvg_scan_sig sig;
     const kvg_scan_opmap *m;
@@ -553,7 +549,7 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                            "--csv, or prepare the case with --dump-format "
                            "npy",
                            c->dir, a->file,
-                           row == NULL ? "" : ", which has no row of it",
+                           have_csv ? ", which has no row of it" : "",
                            m != NULL ? kvg_scan_op(m) : "the operator");
             return KVG_OK;
         }
@@ -605,7 +601,8 @@ static int visit(const char *dir, const char *rel, void *user,
             kvg_ttk_csv_find(w->csv, base ? base + 1 : dir, w->row);
     if (found && w->row->api[0] != '\0' && w->row->problem[0] == '\0')
         (void)snprintf(c->api, sizeof c->api, "%s", w->row->api);
-    if (read_case(c, names, n, found ? w->row : NULL, diag) != KVG_OK) {
+    if (read_case(c, names, n, found ? w->row : NULL, w->csv != NULL,
+                  diag) != KVG_OK) {
         (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
                        diag->message);
         kvg_diag_clear(diag);
