@@ -44,12 +44,17 @@ typedef struct rowrec {
     cell c[C_N];
 } rowrec;
 
+typedef struct byname {
+    const char *name;
+    size_t row;
+} byname;
+
 struct kvg_ttk_csv {
     const char *file;
     char *arena;
     rowrec *rows;
     size_t n;
-    size_t *order; /* rows sorted by name */
+    byname *order; /* rows sorted by name, then line */
 };
 
 static kvg_status fail_at(kvg_diag *diag, const char *file, long line,
@@ -896,14 +901,11 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
 
 /* ---- the table ---------------------------------------------------------- */
 
-static const kvg_ttk_csv *g_sort; /* qsort has no context argument */
-
 static int by_name(const void *a, const void *b)
 {
-    const rowrec *x = &g_sort->rows[*(const size_t *)a];
-    const rowrec *y = &g_sort->rows[*(const size_t *)b];
-    int c = strcmp(x->c[C_NAME].text, y->c[C_NAME].text);
-    return c != 0 ? c : x->line < y->line ? -1 : x->line > y->line;
+    const byname *x = (const byname *)a, *y = (const byname *)b;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c : x->row < y->row ? -1 : x->row > y->row;
 }
 
 void kvg_ttk_csv_free(kvg_ttk_csv *t)
@@ -1052,7 +1054,7 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
     /* every row's cells, checked now: a malformed one is named at once */
     L = (lit *)malloc(sizeof *L);
     row = (kvg_ttk_row *)malloc(sizeof *row);
-    t->order = (size_t *)malloc((t->n + 1) * sizeof *t->order);
+    t->order = (byname *)malloc((t->n + 1) * sizeof *t->order);
     if (L == NULL || row == NULL || t->order == NULL ||
         (L->sbuf = (char *)malloc(len + 1)) == NULL) {
         free(L);
@@ -1072,12 +1074,12 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
     free(L->sbuf);
     free(L);
     free(row);
-    for (cap = 0; cap < t->n; cap++)
-        t->order[cap] = cap;
-    g_sort = t;
+    for (cap = 0; cap < t->n; cap++) {
+        t->order[cap].name = t->rows[cap].c[C_NAME].text;
+        t->order[cap].row = cap;
+    }
     if (t->n > 1)
         qsort(t->order, t->n, sizeof *t->order, by_name);
-    g_sort = NULL;
     *out = t;
     return KVG_OK;
 }
@@ -1157,17 +1159,15 @@ int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name,
     size_t lo = 0, hi = t != NULL ? t->n : 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(t->rows[t->order[mid]].c[C_NAME].text, name) < 0)
+        if (strcmp(t->order[mid].name, name) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (t == NULL || lo == t->n ||
-        strcmp(t->rows[t->order[lo]].c[C_NAME].text, name) != 0)
+    if (t == NULL || lo == t->n || strcmp(t->order[lo].name, name) != 0)
         return 0;
-    kvg_ttk_csv_row(t, t->order[lo], row);
-    if (lo + 1 < t->n &&
-        strcmp(t->rows[t->order[lo + 1]].c[C_NAME].text, name) == 0)
-        row->dup_line = t->rows[t->order[lo + 1]].line;
+    kvg_ttk_csv_row(t, t->order[lo].row, row);
+    if (lo + 1 < t->n && strcmp(t->order[lo + 1].name, name) == 0)
+        row->dup_line = t->rows[t->order[lo + 1].row].line;
     return 1;
 }
