@@ -15,19 +15,11 @@
 #include "fileio.h"
 #include "ttk_csv.h"
 
-enum {
-    C_NAME,
-    C_API,
-    C_SHAPES,
-    C_DTYPES,
-    C_STORAGE,
-    C_ATTRS,
-    C_OUTIDX,
-    C_N
-};
+enum { C_NAME, C_API, C_SHAPES, C_DTYPES, C_STORAGE, C_ATTRS, C_OUTIDX, C_N };
 static const char *const k_cols[C_N] = {
-    "testcase_name", "api_name",   "tensor_view_shapes",
-    "tensor_dtypes", "tensor_storage_shapes", "attributes",
+    "testcase_name",         "api_name",
+    "tensor_view_shapes",    "tensor_dtypes",
+    "tensor_storage_shapes", "attributes",
     "output_tensor_indexes"};
 
 #define CSV_MAX_BYTES ((size_t)256 << 20)
@@ -57,26 +49,26 @@ struct kvg_ttk_csv {
     byname *order; /* rows sorted by name, then line */
 };
 
-static kvg_status fail_at(kvg_diag *diag, const char *file, long line,
-                          long col, const char *field, const char *fmt,
-                          const char *a, const char *b)
+static kvg_status fail_at(kvg_diag *diag, const char *file, long line, long col,
+                          const char *field, const char *fmt, const char *a,
+                          const char *b)
 {
     char what[256];
     (void)snprintf(what, sizeof what, fmt, a, b);
     if (col > 0)
         return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
-                           "%s: line %ld, column %ld (%s): %s", file, line,
-                           col, field, what);
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field, "%s: line %ld (%s): %s",
-                       file, line, field, what);
+                           "%s: line %ld, column %ld (%s): %s", file, line, col,
+                           field, what);
+    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
+                       "%s: line %ld (%s): %s", file, line, field, what);
 }
 
 /* ---- the CSV layer ------------------------------------------------------ */
 
 static int is_space(char ch)
 {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
-           ch == '\v' || ch == '\f';
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' ||
+           ch == '\f';
 }
 
 typedef struct field {
@@ -93,8 +85,8 @@ typedef struct reader {
 
 static void advance(reader *r)
 {
-    if (*r->p == '\n' || (*r->p == '\r' && (r->p + 1 >= r->end ||
-                                             r->p[1] != '\n'))) {
+    if (*r->p == '\n' ||
+        (*r->p == '\r' && (r->p + 1 >= r->end || r->p[1] != '\n'))) {
         r->line++;
         r->col = 1;
     } else {
@@ -121,12 +113,13 @@ static int read_field(reader *r, field *f, int *eor, kvg_diag *diag)
             if (r->p >= r->end) {
                 fail_at(diag, r->file, qline, qcol, "csv",
                         "a quoted field is not closed (the quote opened "
-                        "here)%s%s", "", "");
+                        "here)%s%s",
+                        "", "");
                 return -1;
             }
             if (*r->p == '\0') {
-                fail_at(diag, r->file, r->line, r->col, "csv",
-                        "a NUL byte%s%s", "", "");
+                fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
+                        "", "");
                 return -1;
             }
             if (*r->p == '"') {
@@ -148,15 +141,16 @@ static int read_field(reader *r, field *f, int *eor, kvg_diag *diag)
         if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
             fail_at(diag, r->file, r->line, r->col, "csv",
                     "text after a closing quote (a quote inside a quoted "
-                    "field is written \"\")%s%s", "", "");
+                    "field is written \"\")%s%s",
+                    "", "");
             return -1;
         }
     } else {
         while (r->p < r->end && *r->p != ',' && *r->p != '\n' &&
                *r->p != '\r') {
             if (*r->p == '\0') {
-                fail_at(diag, r->file, r->line, r->col, "csv",
-                        "a NUL byte%s%s", "", "");
+                fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
+                        "", "");
                 return -1;
             }
             *r->out++ = *r->p;
@@ -304,10 +298,10 @@ static int parse_string(lit *L)
             switch (ch) {
             case 'n': ch = '\n'; break;
             case 't': ch = '\t'; break;
-            case '\\': case '\'': case '"': break;
-            default:
-                L->p--;
-                return lerr(L, "an escape kvgold does not read");
+            case '\\':
+            case '\'':
+            case '"': break;
+            default: L->p--; return lerr(L, "an escape kvgold does not read");
             }
         }
         out[n++] = ch;
@@ -347,8 +341,8 @@ static int parse_number(lit *L)
         const char *q = d;
         while (*q == '0')
             q++;
-        if (!is_float && *L->p != 'e' && *L->p != 'E' && q > d &&
-            *q >= '1' && *q <= '9') {
+        if (!is_float && *L->p != 'e' && *L->p != 'E' && q > d && *q >= '1' &&
+            *q <= '9') {
             L->p = s;
             return lerr(L, "an integer with a leading zero");
         }
@@ -381,7 +375,8 @@ static int parse_value(lit *L, int depth)
     switch (*L->p) {
     case '(':
         L->p++;
-        if ((k = node(L, V_TUPLE)) < 0 || parse_seq(L, k, ')', depth, &commas) < 0)
+        if ((k = node(L, V_TUPLE)) < 0 ||
+            parse_seq(L, k, ')', depth, &commas) < 0)
             return -1;
         /* (x) is x; (x,) and () are tuples */
         if (L->v[k].count == 1 && commas == 0)
@@ -429,10 +424,8 @@ static int parse_value(lit *L, int depth)
         return k;
     }
     case '\'':
-    case '"':
-        return parse_string(L);
-    default:
-        break;
+    case '"': return parse_string(L);
+    default: break;
     }
     if ((*L->p >= '0' && *L->p <= '9') || *L->p == '-' || *L->p == '+' ||
         *L->p == '.')
@@ -442,8 +435,8 @@ static int parse_value(lit *L, int depth)
             const char *w;
             vtype t;
             int b;
-        } k_words[] = {{"None", V_NONE, 0}, {"True", V_BOOL, 1},
-                       {"False", V_BOOL, 0}};
+        } k_words[] = {
+            {"None", V_NONE, 0}, {"True", V_BOOL, 1}, {"False", V_BOOL, 0}};
         size_t i, n = 0;
         while ((L->p[n] >= 'a' && L->p[n] <= 'z') ||
                (L->p[n] >= 'A' && L->p[n] <= 'Z') || L->p[n] == '_' ||
@@ -530,8 +523,10 @@ static int shape_of(const lit *L, const val *v, kvg_ttk_row *row,
             return 1;
         }
         if (*rank == KVG_MAX_RANK) {
-            problem(row, "%s: a shape of more dimensions than kvgold "
-                         "takes%s", col, "");
+            problem(row,
+                    "%s: a shape of more dimensions than kvgold "
+                    "takes%s",
+                    col, "");
             return 1;
         }
         shape[(*rank)++] = (int64_t)d;
@@ -543,8 +538,8 @@ static int shape_of(const lit *L, const val *v, kvg_ttk_row *row,
  * srank/sshape), and per top-level element its group size (0: a single
  * tensor) in dist. Returns the flat count, or -1 with diag. */
 static int flat_shapes(const lit *L, int top, kvg_ttk_row *row, int storage,
-                       int *dist, int *n_top, const char *file,
-                       const cell *c, kvg_diag *diag)
+                       int *dist, int *n_top, const char *file, const cell *c,
+                       kvg_diag *diag)
 {
     const char *col = k_cols[storage ? C_STORAGE : C_SHAPES];
     const val *t = &L->v[top];
@@ -553,8 +548,8 @@ static int flat_shapes(const lit *L, int top, kvg_ttk_row *row, int storage,
 
     *n_top = 0;
     if (!is_seq(t)) {
-        fail_at(diag, file, c->line, c->col, col,
-                "not a tuple of shapes%s%s", "", "");
+        fail_at(diag, file, c->line, c->col, col, "not a tuple of shapes%s%s",
+                "", "");
         return -1;
     }
     for (e = t->child; e >= 0; e = L->v[e].next)
@@ -599,7 +594,8 @@ static int flat_shapes(const lit *L, int top, kvg_ttk_row *row, int storage,
                                      storage ? s->sshape : s->shape)) {
                     fail_at(diag, file, c->line, c->col, col,
                             "a TensorList member is not a shape of "
-                            "integers%s%s", "", "");
+                            "integers%s%s",
+                            "", "");
                     return -1;
                 }
                 n++;
@@ -633,8 +629,10 @@ static void set_dtype(kvg_ttk_row *row, int i, const val *v)
     }
     (void)snprintf(a, sizeof a, "%d", i);
     if (v->t != V_NONE)
-        problem(row, "tensor_dtypes: the dtype of tensor %s is no dtype "
-                     "name%s", a, "");
+        problem(row,
+                "tensor_dtypes: the dtype of tensor %s is no dtype "
+                "name%s",
+                a, "");
 }
 
 /* tensor_dtypes onto the flat slots, as ops-test-kit's flat_tensor_dtypes
@@ -657,8 +655,10 @@ static void flat_dtypes(const lit *L, int top, kvg_ttk_row *row,
     if (t->count == row->n) {
         for (e = t->child; e >= 0; e = L->v[e].next, i++)
             if (is_seq(&L->v[e]))
-                problem(row, "tensor_dtypes: a group where one dtype per "
-                             "tensor was expected%s%s", "", "");
+                problem(row,
+                        "tensor_dtypes: a group where one dtype per "
+                        "tensor was expected%s%s",
+                        "", "");
             else
                 set_dtype(row, i, &L->v[e]);
         return;
@@ -670,8 +670,10 @@ static void flat_dtypes(const lit *L, int top, kvg_ttk_row *row,
                 set_dtype(row, i++, &L->v[e]);
             } else if (is_seq(&L->v[e])) {
                 if (L->v[e].count != members)
-                    problem(row, "tensor_dtypes: a TensorList's dtypes do "
-                                 "not match its shapes%s%s", "", "");
+                    problem(row,
+                            "tensor_dtypes: a TensorList's dtypes do "
+                            "not match its shapes%s%s",
+                            "", "");
                 for (m = L->v[e].child; m >= 0; m = L->v[m].next)
                     set_dtype(row, i++, &L->v[m]);
             } else {
@@ -702,20 +704,16 @@ static int to_json(const lit *L, const val *v, char *out, size_t cap,
                    size_t *used)
 {
     int e;
-#define PUT(...)                                                          \
-    do {                                                                  \
-        int w_ = snprintf(out + *used, cap - *used, __VA_ARGS__);         \
-        if (w_ < 0 || (size_t)w_ >= cap - *used)                          \
-            return 0;                                                     \
-        *used += (size_t)w_;                                              \
+#define PUT(...)                                                               \
+    do {                                                                       \
+        int w_ = snprintf(out + *used, cap - *used, __VA_ARGS__);              \
+        if (w_ < 0 || (size_t)w_ >= cap - *used)                               \
+            return 0;                                                          \
+        *used += (size_t)w_;                                                   \
     } while (0)
     switch (v->t) {
-    case V_NONE:
-        PUT("null");
-        return 1;
-    case V_BOOL:
-        PUT("%s", v->b ? "true" : "false");
-        return 1;
+    case V_NONE: PUT("null"); return 1;
+    case V_BOOL: PUT("%s", v->b ? "true" : "false"); return 1;
     case V_INT: {
         const char *s = v->s;
         size_t len = v->len;
@@ -745,8 +743,7 @@ static int to_json(const lit *L, const val *v, char *out, size_t cap,
             }
             if (strchr(best, 'n') != NULL || strchr(best, 'i') != NULL)
                 return 0; /* inf, nan */
-            PUT("%s%s", best,
-                strpbrk(best, ".e") == NULL ? ".0" : "");
+            PUT("%s%s", best, strpbrk(best, ".e") == NULL ? ".0" : "");
         }
         return 1;
     }
@@ -776,8 +773,7 @@ static int to_json(const lit *L, const val *v, char *out, size_t cap,
         }
         PUT("]");
         return 1;
-    default:
-        return 0;
+    default: return 0;
     }
 #undef PUT
 }
@@ -790,8 +786,8 @@ static void attrs_of(const lit *L, int top, kvg_ttk_row *row)
         const val *key = &L->v[e], *v = &L->v[L->v[e].next];
         size_t used = 0;
         if (key->t != V_STR || key->len >= KVG_SCAN_NAME_MAX) {
-            problem(row, "attributes: a key that is no argument name%s%s",
-                    "", "");
+            problem(row, "attributes: a key that is no argument name%s%s", "",
+                    "");
             continue;
         }
         if (v->t == V_NONE)
@@ -802,8 +798,8 @@ static void attrs_of(const lit *L, int top, kvg_ttk_row *row)
         }
         if (!to_json(L, v, row->value[row->n_attrs], KVG_SCAN_VALUE_MAX,
                      &used)) {
-            problem(row, "attributes: %s: a value kvgold cannot take%s",
-                    key->s, "");
+            problem(row, "attributes: %s: a value kvgold cannot take%s", key->s,
+                    "");
             continue;
         }
         memcpy(row->key[row->n_attrs], key->s, key->len + 1);
@@ -840,8 +836,10 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
         if (n > KVG_SCAN_MAX_ARGS) {
             char a[16];
             (void)snprintf(a, sizeof a, "%d", n);
-            problem(row, "tensor_view_shapes: %s tensors, more than "
-                         "kvgold takes%s", a, "");
+            problem(row,
+                    "tensor_view_shapes: %s tensors, more than "
+                    "kvgold takes%s",
+                    a, "");
             row->n = KVG_SCAN_MAX_ARGS;
         }
     }
@@ -868,8 +866,10 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
                            sizeof row->slot[i].sshape);
                 }
             } else {
-                problem(row, "tensor_storage_shapes: not one per "
-                             "tensor%s%s", "", "");
+                problem(row,
+                        "tensor_storage_shapes: not one per "
+                        "tensor%s%s",
+                        "", "");
             }
             if (tmp.problem[0] != '\0')
                 problem(row, "%s%s", tmp.problem, "");
@@ -891,10 +891,11 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
         if ((k = parse_cell(L, t->file, &r->c[C_OUTIDX], k_cols[C_OUTIDX],
                             diag)) < 0)
             return -1;
-        if (!(is_seq(&L->v[k]) && L->v[k].count == 0) &&
-            L->v[k].t != V_NONE)
-            problem(row, "output_tensor_indexes names out= tensors, which "
-                         "kvgold's operators do not take%s%s", "", "");
+        if (!(is_seq(&L->v[k]) && L->v[k].count == 0) && L->v[k].t != V_NONE)
+            problem(row,
+                    "output_tensor_indexes names out= tensors, which "
+                    "kvgold's operators do not take%s%s",
+                    "", "");
     }
     return 0;
 }
@@ -938,13 +939,18 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
                            file);
     }
     t->file = file;
+    /* on a refusal the message is made before the arena its fields quote
+     * is freed */
     if (len >= 3 && (unsigned char)text[0] == 0xEF &&
         (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF) {
+        kvg_status st_ =
+            fail_at(diag, file, 1, 1, "csv",
+                    "starts with a UTF-8 byte-order mark, which "
+                    "ops-test-kit reads as part of the first column's "
+                    "name (save it as UTF-8 without BOM)%s%s",
+                    "", "");
         kvg_ttk_csv_free(t);
-        return fail_at(diag, file, 1, 1, "csv",
-                       "starts with a UTF-8 byte-order mark, which "
-                       "ops-test-kit reads as part of the first column's "
-                       "name (save it as UTF-8 without BOM)%s%s", "", "");
+        return st_;
     }
     r.p = text;
     r.end = text + len;
@@ -971,10 +977,11 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
             blank &= f.text[0] == '\0';
             if (!header_done) {
                 if (nf == (int)(sizeof map / sizeof map[0])) {
+                    kvg_status st_ =
+                        fail_at(diag, file, line, f.col, "header",
+                                "more columns than kvgold reads%s%s", "", "");
                     kvg_ttk_csv_free(t);
-                    return fail_at(diag, file, line, f.col, "header",
-                                   "more columns than kvgold reads%s%s", "",
-                                   "");
+                    return st_;
                 }
                 map[nf] = -1;
                 for (i = 0; i < C_N; i++)
@@ -982,10 +989,11 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
                         map[nf] = i;
                 for (i = 0; i < nf && f.text[0] != '\0'; i++)
                     if (map[nf] >= 0 && map[i] == map[nf]) {
+                        kvg_status st_ =
+                            fail_at(diag, file, line, f.col, "header",
+                                    "column %s given twice%s", f.text, "");
                         kvg_ttk_csv_free(t);
-                        return fail_at(diag, file, line, f.col, "header",
-                                       "column %s given twice%s", f.text,
-                                       "");
+                        return st_;
                     }
                 nf++;
                 continue;
@@ -994,10 +1002,12 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
                 if (f.text[0] != '\0') {
                     char a[16];
                     (void)snprintf(a, sizeof a, "%d", n_header);
+                    kvg_status st_ = fail_at(diag, file, f.line, f.col, "csv",
+                                             "more fields than the header's %s "
+                                             "columns%s",
+                                             a, "");
                     kvg_ttk_csv_free(t);
-                    return fail_at(diag, file, f.line, f.col, "csv",
-                                   "more fields than the header's %s "
-                                   "columns%s", a, "");
+                    return st_;
                 }
             } else if (map[nf] >= 0) {
                 rec.c[map[nf]].text = f.text;
@@ -1016,14 +1026,14 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
                 has_shapes |= map[i] == C_SHAPES;
             }
             if (!has_name || !has_shapes) {
+                kvg_status st_ = fail_at(
+                    diag, file, line, 0, "header",
+                    "no %s column (an ops-test-kit testcase CSV "
+                    "starts with its header: testcase_name,"
+                    "api_name,tensor_view_shapes,...)%s",
+                    has_name ? "tensor_view_shapes" : "testcase_name", "");
                 kvg_ttk_csv_free(t);
-                return fail_at(diag, file, line, 0, "header",
-                               "no %s column (an ops-test-kit testcase CSV "
-                               "starts with its header: testcase_name,"
-                               "api_name,tensor_view_shapes,...)%s",
-                               has_name ? "tensor_view_shapes"
-                                        : "testcase_name",
-                               "");
+                return st_;
             }
             header_done = 1;
             continue;
@@ -1039,17 +1049,21 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
             t->rows = p;
         }
         if (rec.c[C_NAME].text[0] == '\0') {
+            kvg_status st_ =
+                fail_at(diag, file, line, 0, "testcase_name",
+                        "empty (scan matches rows to case directories by "
+                        "it)%s%s",
+                        "", "");
             kvg_ttk_csv_free(t);
-            return fail_at(diag, file, line, 0, "testcase_name",
-                           "empty (scan matches rows to case directories by "
-                           "it)%s%s", "", "");
+            return st_;
         }
         t->rows[t->n++] = rec;
     }
     if (!header_done) {
+        kvg_status st_ = fail_at(diag, file, 1, 0, "header",
+                                 "no header: the file is empty%s%s", "", "");
         kvg_ttk_csv_free(t);
-        return fail_at(diag, file, 1, 0, "header",
-                       "no header: the file is empty%s%s", "", "");
+        return st_;
     }
     /* every row's cells, checked now: a malformed one is named at once */
     L = (lit *)malloc(sizeof *L);
@@ -1084,8 +1098,7 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
     return KVG_OK;
 }
 
-kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out,
-                            kvg_diag *diag)
+kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out, kvg_diag *diag)
 {
     struct stat sb;
     char *buf;
@@ -1113,8 +1126,8 @@ kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out,
         int err = errno;
         close(fd);
         free(buf);
-        return kvg_fs_fail(diag, KVG_ERR_IO, "csv", "%s: cannot read: %s",
-                           path, got < 0 ? strerror(err) : "it shrank");
+        return kvg_fs_fail(diag, KVG_ERR_IO, "csv", "%s: cannot read: %s", path,
+                           got < 0 ? strerror(err) : "it shrank");
     }
     close(fd);
     buf[got] = '\0';
@@ -1138,8 +1151,8 @@ void kvg_ttk_csv_row(const kvg_ttk_csv *t, size_t i, kvg_ttk_row *row)
                                   strlen(t->rows[i].c[C_DTYPES].text) +
                                   strlen(t->rows[i].c[C_STORAGE].text) +
                                   strlen(t->rows[i].c[C_ATTRS].text) +
-                                  strlen(t->rows[i].c[C_OUTIDX].text) +
-                                  8)) == NULL) {
+                                  strlen(t->rows[i].c[C_OUTIDX].text) + 8)) ==
+            NULL) {
         free(L);
         (void)snprintf(row->problem, sizeof row->problem,
                        "out of memory reading its CSV row");
@@ -1153,8 +1166,7 @@ void kvg_ttk_csv_row(const kvg_ttk_csv *t, size_t i, kvg_ttk_row *row)
     free(L);
 }
 
-int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name,
-                     kvg_ttk_row *row)
+int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name, kvg_ttk_row *row)
 {
     size_t lo = 0, hi = t != NULL ? t->n : 0;
     while (lo < hi) {
