@@ -367,9 +367,10 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
                                    "bindings), so its argument order is "
                                    "unknown",
                            row->api);
-            /* another API: the call is not a kvgold operator's */
         }
         (void)snprintf(c->api, sizeof c->api, "%s", row->api);
+        if (f == NULL)
+            return 0; /* another API: the call is not a kvgold operator's */
     } else if ((m = kvg_scan_find(c->api, KVG_SCAN_TTK, NULL)) == NULL) {
         return 0; /* the operator is --op's; nothing to translate with */
     }
