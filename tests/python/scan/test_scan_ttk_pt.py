@@ -117,6 +117,19 @@ def test_pt_through_python(cli, tmp_path):
     assert files(root) == before
 
 
+def test_pt_across_file_systems(cli, tmp_path, monkeypatch):
+    # no hard link possible (another file system): the .bin case's files
+    # are linked symbolically, not copied, and read the same
+    root = str(tmp_path / "manual_data")
+    named_cases(root)
+
+    def no_link(src, dst):
+        raise OSError(18, "Invalid cross-device link")
+    monkeypatch.setattr(os, "link", no_link)
+    doc = kvgold.scan(root, *ATTRS, cli=cli)
+    check(doc, WANT)
+
+
 def test_pt_one_case_directory(cli, tmp_path):
     # PATH a case directory itself: its name still says its operator
     root = str(tmp_path / "manual_data")

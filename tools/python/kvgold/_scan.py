@@ -109,10 +109,12 @@ def _ttk_pt_to_npy(src, dst, dtype):
 
 
 def _link(src, dst):
+    """dst names src's bytes without copying them: a hard link, or (on
+    another file system) a symbolic link; kvgold only reads them."""
     try:
         os.link(src, dst)
     except OSError:
-        shutil.copyfile(src, dst)
+        os.symlink(os.path.abspath(src), dst)
 
 
 def _ttk_has_pt(path):
@@ -122,7 +124,7 @@ def _ttk_has_pt(path):
 def _convert_ttk(path, out):
     """A copy of the ops-test-kit directories under `path` at `out`, each
     .pt case's files converted to .npy, the other cases' files kept
-    (hard-linked or copied)."""
+    (linked)."""
     for dirpath, _, names in os.walk(path):
         if not any(_TTK_NAME.match(n) for n in names):
             continue
@@ -156,8 +158,8 @@ def _has_pt(path):
 
 def _convert(path, tmp):
     """A copy of the msprobe dump at `path` under `tmp` with .npy tensors:
-    dump.json rewritten to name them, .npy files kept (hard-linked or
-    copied), .pt converted."""
+    dump.json rewritten to name them, .npy files kept (linked), .pt
+    converted."""
     for dirpath, _, names in os.walk(path):
         if "dump.json" not in names:
             continue
