@@ -250,3 +250,90 @@ def test_unreadable_csv(cli, tmp_path):
     rc, doc, err = sd.scan(cli, root, "--csv", str(tmp_path / "none.csv"))
     assert rc == 2
     assert "none.csv" in err
+
+
+# ---- kvgold prepare --csv: the CSV of the directories it writes ----------
+
+PREPARED = [(kv, "m_pa_bf16_kt_ct_sym_out"), (qkv, "fp16_kv_int8_asym"),
+            (rac, "nd_fp16"), (spkc, "norm_fp16"),
+            (kv, "m_norm_fp16_kt_ce4m3_sym_noout")]
+
+
+def prepare(cli, out, csv, cases):
+    import subprocess
+    return subprocess.run(
+        [cli, "prepare"] + [os.path.join(sd.VECTORS, m.OP, c)
+                            for m, c in cases] + ["--out", out, "--csv", csv],
+        capture_output=True, text=True, env=sd.cli_env())
+
+
+def test_prepare_csv_rows(cli, tmp_path):
+    import ast
+    import csv as pycsv
+    out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
+    p = prepare(cli, out, csv, PREPARED)
+    assert p.returncode == 0, p.stderr
+    with open(csv, newline="", encoding="utf-8") as f:
+        rows = list(pycsv.DictReader(f))
+    assert [r["testcase_name"] for r in rows] == [c for _, c in PREPARED]
+    for (mod, name), r in zip(PREPARED, rows):
+        call = mod.case(name)
+        assert r["api_name"] == mod.E2E_API
+        shapes = ast.literal_eval(r["tensor_view_shapes"])
+        dtypes = ast.literal_eval(r["tensor_dtypes"])
+        # every tensor argument of the API in signature order, None where
+        # the case has none (the files prepare wrote say the same)
+        assert len(shapes) == len(dtypes) == len(mod.E2E_IN)
+        for i, n in enumerate(mod.E2E_IN):
+            got = call.inputs.get(n)
+            if got is None:
+                assert (shapes[i], dtypes[i]) == (None, None)
+                assert os.path.exists(os.path.join(
+                    out, name, "input_%d_none.bin" % i))
+            else:
+                assert shapes[i] == tuple(got[1].shape)
+                assert dtypes[i] == sd.TTK_DTYPE[got[0]]
+        # the case's attributes, and only the API's keywords
+        attrs = ast.literal_eval(r["attributes"])
+        assert set(attrs) <= set(mod.E2E_ATTRS)
+        for k, v in call.attrs.items():
+            if k in mod.E2E_ATTRS:
+                assert attrs[k] == v, (name, k)
+    # the row's attributes are what prepare computed with: a default the
+    # case leaves out is written (qkv's epsilon)
+    assert ast.literal_eval(rows[1]["attributes"])["epsilon"] == 1e-06
+    # and scan reads them back: kvgold against itself passes; a golden
+    # byte changed fails
+    rc, doc, err = sd.scan(cli, out, "--csv", csv)
+    assert rc == 0, err
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS"] * len(PREPARED)
+    g = os.path.join(out, "nd_fp16", [n for n in os.listdir(
+        os.path.join(out, "nd_fp16")) if n.startswith("golden_0_")][0])
+    data = bytearray(open(g, "rb").read())
+    data[-1] ^= 0x40
+    open(g, "wb").write(bytes(data))
+    rc, doc, err = sd.scan(cli, out, "--csv", csv)
+    got = {c["id"]: c["verdict"] for c in doc["calls"]}
+    assert got["nd_fp16"] == "FAIL"
+    assert rc == 1
+
+
+def test_prepare_csv_all_or_nothing(cli, tmp_path):
+    out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
+    with open(csv, "w") as f:
+        f.write("poison\n")
+    # a case prepare refuses (ReshapeAndCacheOmni has no torch_npu API):
+    # neither the directories nor the CSV
+    p = prepare(cli, out, csv, PREPARED[:2] + [
+        (sd.op("omni"), "edges_bf16")])
+    assert p.returncode == 2
+    assert "has no torch_npu API" in p.stderr
+    assert open(csv).read() == "poison\n"
+    assert not os.path.exists(out) or os.listdir(out) == []
+    # a CSV in a directory that does not exist: nothing written either
+    bad = str(tmp_path / "no" / "cases.csv")
+    p = prepare(cli, out, bad, PREPARED[:2])
+    assert p.returncode == 2
+    assert "is not a directory; nothing written" in p.stderr
+    assert not os.path.exists(bad)
+    assert not os.path.exists(out) or os.listdir(out) == []

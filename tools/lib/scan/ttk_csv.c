@@ -12,7 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "binding.h"
+#include "case.h"
 #include "fileio.h"
+#include "json.h"
+#include "kvgold/op.h"
 #include "ttk_csv.h"
 
 enum { C_NAME, C_API, C_SHAPES, C_DTYPES, C_STORAGE, C_ATTRS, C_OUTIDX, C_N };
@@ -1182,4 +1186,235 @@ int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name, kvg_ttk_row *row)
     if (lo + 1 < t->n && strcmp(t->order[lo + 1].name, name) == 0)
         row->dup_line = t->rows[t->order[lo + 1].row].line;
     return 1;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+const char kvg_ttk_csv_header[] =
+    "testcase_name,api_name,tensor_view_shapes,tensor_dtypes,"
+    "tensor_formats,attributes,output_tensor_indexes,golden_api\n";
+
+typedef struct sbuf_t {
+    char *p;
+    size_t len, cap;
+    int bad;
+} sbuf_t;
+
+static void put(sbuf_t *b, const char *s, size_t n)
+{
+    if (b->bad)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 256) + n;
+        char *p = (char *)realloc(b->p, cap);
+        if (p == NULL) {
+            b->bad = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void puts_(sbuf_t *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+/* A cell: quoted as Python's csv module quotes one holding ',' or '"'. */
+static void cell_out(sbuf_t *b, const char *s)
+{
+    const char *q;
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        puts_(b, s);
+        return;
+    }
+    put(b, "\"", 1);
+    for (q = s; *q != '\0'; q++) {
+        if (*q == '"')
+            put(b, "\"", 1); /* "" inside a quoted cell */
+        put(b, q, 1);
+    }
+    put(b, "\"", 1);
+}
+
+/* The NumPy dtype name ops-test-kit writes (as its file names do). */
+static const char *np_name(kvg_dtype dt)
+{
+    switch (dt) {
+    case KVG_FP16: return "float16";
+    case KVG_BF16: return "bfloat16";
+    case KVG_FP32: return "float32";
+    case KVG_INT8: return "int8";
+    case KVG_INT32: return "int32";
+    case KVG_INT64: return "int64";
+    case KVG_FP8_E4M3FN: return "float8_e4m3fn";
+    case KVG_FP8_E5M2: return "float8_e5m2";
+    case KVG_HIF8: return "hifloat8";
+    case KVG_UINT8: return "uint8";
+    case KVG_INT16: return "int16";
+    case KVG_UINT16: return "uint16";
+    case KVG_UINT32: return "uint32";
+    default: return NULL;
+    }
+}
+
+/* A JSON value as the Python literal ops-test-kit evals; 0 if none. */
+static int py_literal(sbuf_t *b, const kvg_json *v)
+{
+    const kvg_json *e;
+    size_t i;
+    switch (v->type) {
+    case KVG_JSON_NULL: puts_(b, "None"); return 1;
+    case KVG_JSON_TRUE: puts_(b, "True"); return 1;
+    case KVG_JSON_FALSE: puts_(b, "False"); return 1;
+    case KVG_JSON_NUMBER: puts_(b, v->text); return 1;
+    case KVG_JSON_STRING:
+        put(b, "'", 1);
+        for (i = 0; i < v->len; i++) {
+            char ch = v->text[i];
+            if ((unsigned char)ch < 0x20)
+                return 0;
+            if (ch == '\'' || ch == '\\')
+                put(b, "\\", 1);
+            put(b, &ch, 1);
+        }
+        put(b, "'", 1);
+        return 1;
+    case KVG_JSON_ARRAY:
+        put(b, "[", 1);
+        for (e = v->child; e != NULL; e = e->next) {
+            if (e != v->child)
+                puts_(b, ", ");
+            if (!py_literal(b, e))
+                return 0;
+        }
+        put(b, "]", 1);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The keyword form `api` passes kvgold attribute `attr` as. */
+static const char *keyword_of(const kvg_binding_call *api, const char *attr)
+{
+    size_t j;
+    for (j = 0; api->keywords != NULL && api->keywords[j] != NULL &&
+                api->keywords[j + 1] != NULL;
+         j += 2)
+        if (api->keywords[j + 1][0] == '=' &&
+            strcmp(api->keywords[j + 1] + 1, attr) == 0)
+            return api->keywords[j];
+    return attr;
+}
+
+int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
+                           const char *name, char **out, char *why,
+                           size_t cap)
+{
+    const kvg_op *op = kvg_op_find(c->op);
+    sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
+    sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
+    char num[32];
+    int i, k, n = 0, first = 1, ok = 1;
+
+    *out = NULL;
+    puts_(&shapes, "(");
+    puts_(&dtypes, "(");
+    for (i = 0; api->tensors[i] != NULL; i++) {
+        const kvg_tensor *t = kvg_case_find(&c->inputs, api->tensors[i]);
+        if (i > 0) {
+            puts_(&shapes, ", ");
+            puts_(&dtypes, ", ");
+        }
+        n++;
+        if (t == NULL || np_name(t->dtype) == NULL) {
+            puts_(&shapes, "None");
+            puts_(&dtypes, "None");
+            ok &= t == NULL;
+            continue;
+        }
+        puts_(&shapes, "(");
+        for (k = 0; k < t->rank; k++) {
+            (void)snprintf(num, sizeof num, "%s%lld", k ? ", " : "",
+                           (long long)t->shape[k]);
+            puts_(&shapes, num);
+        }
+        puts_(&shapes, t->rank == 1 ? ",)" : ")");
+        puts_(&dtypes, "'");
+        puts_(&dtypes, np_name(t->dtype));
+        puts_(&dtypes, "'");
+    }
+    puts_(&shapes, n == 1 ? ",)" : ")");
+    puts_(&dtypes, n == 1 ? ",)" : ")");
+    if (!ok) {
+        (void)snprintf(why, cap, "an input's dtype has no ops-test-kit "
+                                 "name");
+        goto fail;
+    }
+    /* every attribute of the form: the case's value, else kvgold's
+     * default (the API's own default may differ: it is written out) */
+    puts_(&attrs, "{");
+    for (i = 0; api->attrs != NULL && api->attrs[i] != NULL; i++) {
+        const kvg_json *v =
+            c->attrs != NULL ? kvg_json_get(c->attrs, api->attrs[i]) : NULL;
+        kvg_json *doc = NULL;
+        kvg_diag diag;
+        size_t a;
+        for (a = 0; v == NULL && op != NULL && a < kvg_op_attr_count(op);
+             a++) {
+            const kvg_op_attr_info *info = kvg_op_attr_at(op, a);
+            if (strcmp(info->name, api->attrs[i]) == 0 &&
+                info->dflt != NULL &&
+                kvg_json_parse(info->dflt, strlen(info->dflt), "default",
+                               &doc, &diag) == KVG_OK)
+                v = doc;
+        }
+        if (v == NULL)
+            continue; /* required and absent: the case was refused */
+        puts_(&attrs, first ? "'" : ", '");
+        puts_(&attrs, keyword_of(api, api->attrs[i]));
+        puts_(&attrs, "': ");
+        first = 0;
+        if (!py_literal(&attrs, v)) {
+            (void)snprintf(why, cap, "attribute %s: no Python literal for "
+                                     "its value", api->attrs[i]);
+            kvg_json_free(doc);
+            goto fail;
+        }
+        kvg_json_free(doc);
+    }
+    puts_(&attrs, "}");
+    cell_out(&line, name);
+    puts_(&line, ",");
+    cell_out(&line, api->api);
+    puts_(&line, ",");
+    if (!shapes.bad)
+        cell_out(&line, shapes.p);
+    puts_(&line, ",");
+    if (!dtypes.bad)
+        cell_out(&line, dtypes.p);
+    puts_(&line, ",,");
+    if (!attrs.bad)
+        cell_out(&line, attrs.p);
+    puts_(&line, ",,\n");
+    if (shapes.bad || dtypes.bad || attrs.bad || line.bad) {
+        (void)snprintf(why, cap, "out of memory");
+        goto fail;
+    }
+    free(shapes.p);
+    free(dtypes.p);
+    free(attrs.p);
+    *out = line.p;
+    return 0;
+fail:
+    free(shapes.p);
+    free(dtypes.p);
+    free(attrs.p);
+    free(line.p);
+    return -1;
 }

@@ -70,4 +70,23 @@ int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name,
 /* The i-th row (in file order) into *row. */
 void kvg_ttk_csv_row(const kvg_ttk_csv *t, size_t i, kvg_ttk_row *row);
 
+/* ---- writing (kvgold prepare --csv) ---------------------------------- */
+
+struct kvg_case;
+struct kvg_binding_call;
+
+/* The header line of the rows below (ops-test-kit's e2e columns). */
+extern const char kvg_ttk_csv_header[];
+
+/* Case c's testcase row, called through form `api`, as testcase `name`:
+ * one CSV line (with its newline), the shapes and dtypes of the form's
+ * tensors in signature order (None for one the case leaves out) and every
+ * attribute of the form under its keyword name, with the case's value or
+ * kvgold's default, as Python literals. A malloc'd string in *out, 0; or
+ * -1 with `why` (an attribute with no Python literal, no memory). */
+int kvg_ttk_csv_format_row(const struct kvg_case *c,
+                           const struct kvg_binding_call *api,
+                           const char *name, char **out, char *why,
+                           size_t cap);
+
 #endif /* KVGOLD_TOOLS_SCAN_TTK_CSV_H */
