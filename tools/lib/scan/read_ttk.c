@@ -293,6 +293,18 @@ static const kvg_binding_call *form_named(const char *api,
     return NULL;
 }
 
+int kvg_scan_is_torch_npu(const kvg_scan_call *c)
+{
+    const kvg_scan_opmap *m = NULL;
+    const kvg_binding_call *f;
+    if (c->format == KVG_SCAN_MSPROBE)
+        return 1;
+    if (c->format != KVG_SCAN_TTK)
+        return 0;
+    f = form_named(c->api, &m);
+    return f != NULL && f->kind == KVG_BINDING_TORCH_NPU;
+}
+
 /* kvgold's name of keyword argument `key` of call form f (its keyword
  * pair's "=attr", or an attribute of the form by that name), or NULL. */
 static const char *attr_of(const kvg_binding_call *f, const char *key)

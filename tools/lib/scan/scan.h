@@ -189,6 +189,11 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
 /* The operator's registry name. */
 const char *kvg_scan_op(const kvg_scan_opmap *m);
 
+/* 1 if call c is a torch_npu call (an msprobe record, or an ops-test-kit
+ * case whose API, its CSV's api_name, is a torch_npu call form of the
+ * operator's binding): the maps apply torch_npu's own defaults then. */
+int kvg_scan_is_torch_npu(const kvg_scan_call *c);
+
 /* ---- readers --------------------------------------------------------- */
 
 /* List every call under `path` (one reader). KVG_OK, or (unreadable
