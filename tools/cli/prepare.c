@@ -27,9 +27,10 @@
 #include "json.h"
 #include "outset.h"
 #include "binding.h"
+#include "ttk_csv.h"
 
 static const char k_help_head[] =
-    "usage: kvgold prepare CASE... --out DIR\n"
+    "usage: kvgold prepare CASE... --out DIR [--csv FILE]\n"
     "\n"
     "Write one ops-test-kit replay directory DIR/<name> per case, <name>\n"
     "being the case directory's own name (it must be the CSV testcase_name:\n"
@@ -39,7 +40,10 @@ static const char k_help_head[] =
     "golden_<i>_<dtype>__shape_<AxB>.bin: first what the API returns, then\n"
     "the caches it updates in place; an optional tensor the case leaves out,\n"
     "or an output it does not produce, is an empty <role>_<i>_none.bin.\n"
-    "Replay with: python3 -m ttk e2e -i CSV --manual-data-dirs DIR ...\n";
+    "Replay with: python3 -m ttk e2e -i CSV --manual-data-dirs DIR ...\n"
+    "--csv FILE also writes that CSV: a testcase row per case (its\n"
+    "testcase_name, api_name, the shapes and dtypes of the API's tensors,\n"
+    "every attribute of the API with the case's value or kvgold's default).\n";
 static const char k_help_tail[] =
     "All or nothing per directory: every case is checked, computed and\n"
     "written to temporary files before any directory is committed; an\n"
@@ -355,6 +359,8 @@ typedef struct prep_case {
     char *target;    /* DIR/name */
     int created;     /* target did not exist before */
     kvg_outset *set;
+    int want_row;    /* --csv: its testcase row into `row` */
+    char *row;
 } prep_case;
 
 /* Load, check, run and stage case `pc` into its output set. */
@@ -397,6 +403,15 @@ static int stage_case(prep_case *pc)
         goto done;
     if (!check_target(pc->target, plan))
         goto done;
+    if (pc->want_row) {
+        char why[256];
+        if (kvg_ttk_csv_format_row(&c, api, pc->name, &pc->row, why,
+                                   sizeof why) != 0) {
+            fprintf(stderr, "kvgold: prepare %s: --csv: %s; nothing "
+                    "written\n", pc->path, why);
+            goto done;
+        }
+    }
     pc->created = lstat(pc->target, &sb) != 0;
     kvg_diag_clear(&diag);
     if (kvg_outset_begin(&pc->set, pc->target, &diag) != KVG_OK) {
@@ -424,9 +439,66 @@ done:
     return ok;
 }
 
+/* The CSV of the cases' rows, staged in its directory (which must exist:
+ * nothing is created for it). 1, or 0 said on stderr. */
+static int stage_csv(const char *csv, const prep_case *cases, int n,
+                     kvg_outset **set)
+{
+    char *dir = strdup(csv), *slash, *text;
+    const char *base;
+    size_t len = strlen(kvg_ttk_csv_header), used;
+    struct stat sb;
+    kvg_diag diag;
+    int i, ok = 0;
+
+    if (dir == NULL) {
+        fprintf(stderr, "kvgold: prepare: out of memory\n");
+        return 0;
+    }
+    slash = strrchr(dir, '/');
+    base = slash != NULL ? slash + 1 : dir;
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash != NULL)
+        *slash = '\0';
+    base = csv + (base - dir);
+    if (*base == '\0') {
+        kvg_cli_usage_error("prepare: --csv needs a file name, got %s", csv);
+        free(dir);
+        return 0;
+    }
+    if (slash != NULL && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+        fprintf(stderr, "kvgold: prepare: --csv %s: %s is not a directory; "
+                "nothing written\n", csv, dir);
+        free(dir);
+        return 0;
+    }
+    for (i = 0; i < n; i++)
+        len += strlen(cases[i].row);
+    if ((text = (char *)malloc(len + 1)) == NULL) {
+        fprintf(stderr, "kvgold: prepare: out of memory\n");
+        free(dir);
+        return 0;
+    }
+    used = (size_t)sprintf(text, "%s", kvg_ttk_csv_header);
+    for (i = 0; i < n; i++)
+        used += (size_t)sprintf(text + used, "%s", cases[i].row);
+    kvg_diag_clear(&diag);
+    if (kvg_outset_begin(set, slash != NULL ? dir : ".", &diag) != KVG_OK ||
+        kvg_outset_add_bytes(*set, base, text, used, &diag) != KVG_OK)
+        fprintf(stderr, "kvgold: prepare: --csv %s: nothing written: %s\n",
+                csv, diag.message);
+    else
+        ok = 1;
+    free(text);
+    free(dir);
+    return ok;
+}
+
 int kvg_cli_prepare(int argc, char **argv)
 {
-    const char *out_dir = NULL;
+    const char *out_dir = NULL, *csv = NULL;
+    kvg_outset *csv_set = NULL;
     prep_case *cases;
     struct stat sb;
     int i, j, n = 0, rc = KVG_EXIT_INVALID, committed = 0;
@@ -442,6 +514,11 @@ int kvg_cli_prepare(int argc, char **argv)
                 return kvg_cli_usage_error("prepare: --out needs a "
                                            "directory%s", "");
             out_dir = argv[i];
+        } else if (strcmp(argv[i], "--csv") == 0) {
+            if (++i == argc || argv[i][0] == '\0')
+                return kvg_cli_usage_error("prepare: --csv needs a "
+                                           "file%s", "");
+            csv = argv[i];
         } else if (argv[i][0] == '-') {
             return kvg_cli_usage_error("prepare: unknown option %s",
                                        argv[i]);
@@ -457,11 +534,12 @@ int kvg_cli_prepare(int argc, char **argv)
     }
     for (i = 0; i < argc; i++) {
         const char *why;
-        if (strcmp(argv[i], "--out") == 0) {
+        if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--csv") == 0) {
             i++;
             continue;
         }
         cases[n].path = argv[i];
+        cases[n].want_row = csv != NULL;
         if (!base_name(argv[i], cases[n].name, sizeof cases[n].name)) {
             kvg_cli_usage_error("prepare: case path too long: %s", argv[i]);
             goto end;
@@ -504,6 +582,8 @@ int kvg_cli_prepare(int argc, char **argv)
     for (i = 0; i < n; i++)
         if (!stage_case(&cases[i]))
             goto end;
+    if (csv != NULL && !stage_csv(csv, cases, n, &csv_set))
+        goto end;
     for (i = 0; i < n; i++) {
         kvg_diag diag;
         kvg_diag_clear(&diag);
@@ -519,9 +599,22 @@ int kvg_cli_prepare(int argc, char **argv)
         printf("prepared %s (%d files)\n", cases[i].target,
                kvg_outset_count(cases[i].set));
     }
+    if (csv_set != NULL) {
+        kvg_diag diag;
+        kvg_diag_clear(&diag);
+        if (kvg_outset_commit(csv_set, &diag) != KVG_OK) {
+            fprintf(stderr, "kvgold: prepare: --csv %s: not written (the "
+                    "case directories above were): %s\n", csv,
+                    diag.message);
+            goto end;
+        }
+        printf("wrote %s (%d testcases)\n", csv, n);
+    }
     rc = KVG_EXIT_PASS;
 end:
+    kvg_outset_end(csv_set);
     for (i = 0; i < argc + 1 && (cases[i].path != NULL); i++) {
+        free(cases[i].row);
         kvg_outset_end(cases[i].set);
         /* a directory this run made and did not fill is taken back */
         if (i >= committed && cases[i].created && cases[i].target != NULL)

@@ -28,6 +28,7 @@ const char *const kvg_cli_scan_help =
     "usage: kvgold scan PATH [--format auto|msprobe|atb|cann|ttk] [--op NAME]\n"
     "                   [--json] [--junit FILE] [--html FILE] [--jobs N]\n"
     "                   [--shard I/N] [--standard NAME] [--attr NAME=VALUE]\n"
+    "                   [--csv FILE]\n"
     "\n"
     "Find every call of a kvgold operator in a dump of a model step, map its\n"
     "dumped tensors and arguments onto the operator (the pre-call caches from\n"
@@ -55,6 +56,9 @@ const char *const kvg_cli_scan_help =
     "                   (ops-test-kit, CANN dumps), VALUE as case.json writes\n"
     "                   it (--attr epsilon=1e-06 --attr 'cache_mode=\"PA\"');\n"
     "                   for every call whose operator has NAME; repeatable\n"
+    "  --csv FILE       ops-test-kit's testcase CSV (-i of python3 -m ttk):\n"
+    "                   the row named as a case directory gives its API,\n"
+    "                   input shapes, dtypes and attributes (ttk only)\n"
     "exit status: 0 every call was judged and passed;\n"
     "             1 a call failed or could not be judged (the reason said),\n"
     "               or the dump has no call of a kvgold operator (--op);\n"
@@ -63,7 +67,7 @@ const char *const kvg_cli_scan_help =
 typedef struct scan_opts {
     const char *path;
     kvg_scan_format format;
-    const char *junit, *html;
+    const char *junit, *html, *csv;
     int json, jobs, shard_i, shard_n;
     kvg_scan_opts e;
 } scan_opts;
@@ -96,7 +100,8 @@ static int parse_args(int argc, char **argv, scan_opts *o)
         int takes = strcmp(a, "--format") == 0 || strcmp(a, "--op") == 0 ||
                     strcmp(a, "--junit") == 0 || strcmp(a, "--html") == 0 ||
                     strcmp(a, "--jobs") == 0 || strcmp(a, "--shard") == 0 ||
-                    strcmp(a, "--standard") == 0 || strcmp(a, "--attr") == 0;
+                    strcmp(a, "--standard") == 0 || strcmp(a, "--attr") == 0 ||
+                    strcmp(a, "--csv") == 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(kvg_cli_scan_help, stdout);
             return KVG_EXIT_PASS;
@@ -122,6 +127,8 @@ static int parse_args(int argc, char **argv, scan_opts *o)
                                            "(VALUE as case.json writes it), "
                                            "got %s", v);
             o->e.attrs[o->e.n_attrs++] = v;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = v;
         } else if (strcmp(a, "--junit") == 0) {
             o->junit = v;
         } else if (strcmp(a, "--html") == 0) {
@@ -540,7 +547,15 @@ int kvg_cli_scan(int argc, char **argv)
                       "found); say --format");
         return KVG_EXIT_INVALID;
     }
-    if (kvg_scan_read(o.path, o.format, &l, &diag) != KVG_OK) {
+    if (o.csv != NULL && o.format != KVG_SCAN_TTK) {
+        fprintf(stderr, "kvgold: scan %s: --csv is ops-test-kit's testcase "
+                "CSV, and this dump is %s\n", o.path,
+                kvg_scan_format_name(o.format));
+        return KVG_EXIT_INVALID;
+    }
+    if ((o.csv != NULL
+             ? kvg_scan_read_ttk_csv(o.path, o.csv, &l, &diag)
+             : kvg_scan_read(o.path, o.format, &l, &diag)) != KVG_OK) {
         fprintf(stderr, "kvgold: scan: %s\n", diag.message);
         kvg_scan_list_free(&l);
         return KVG_EXIT_INVALID;

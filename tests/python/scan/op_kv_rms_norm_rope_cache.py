@@ -18,6 +18,14 @@ IN = ["kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
       "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset"]
 OUT = ["k_cache", "ckv_cache", "k_rope", "c_kv"]
 
+# ops-test-kit's e2e testcase: the torch_npu API, its tensor arguments in
+# signature order (op-plugin), what it returns then writes in place, and
+# its keyword arguments
+E2E_API = "torch_npu.npu_kv_rmsnorm_rope_cache"
+E2E_IN = IN
+E2E_OUT = OUT
+E2E_ATTRS = ["epsilon", "cache_mode", "is_output_kv"]
+
 
 def ttk(call, root, name, fmt="npy", drop=None):
     outs = positional(call, OUT, call.post)

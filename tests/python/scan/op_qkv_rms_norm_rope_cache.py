@@ -20,6 +20,14 @@ OUT = ["q_out", "k_cache", "v_cache", "q_out_before_quant",
        "k_out_before_quant", "v_out_before_quant"]
 SCALARS = ["qkv_size", "head_nums"]
 
+# ops-test-kit's e2e testcase (op-plugin's signature): the before-quant
+# tensors it returns, then the three it writes in place
+E2E_API = "torch_npu.npu_qkv_rms_norm_rope_cache"
+E2E_IN = IN
+E2E_OUT = OUT[3:] + OUT[:3]
+E2E_ATTRS = ["qkv_size", "head_nums", "epsilon", "cache_mode",
+             "is_output_qkv"]
+
 
 def msprobe(step, call):
     """The positional list arguments qkv_size and head_nums, the rest by

@@ -17,6 +17,13 @@ def case(name):
 IN = ["key", "value", "key_cache", "value_cache", "slot_mapping",
       "wins", "seq_len", "offset_index"]
 
+# ops-test-kit's e2e testcase: torch_npu._npu_reshape_and_cache(key,
+# value, key_cache, value_cache, slot_indices), no keyword arguments
+E2E_API = "torch_npu._npu_reshape_and_cache"
+E2E_IN = IN[:5]
+E2E_OUT = ["key_cache", "value_cache"]
+E2E_ATTRS = []
+
 
 def atb(call, root, name, drop_out=None):
     """A ReshapeAndCache / Omni call as ATB dumps it."""

@@ -17,6 +17,13 @@ IN = ["key", "key_cache", "slot_mapping", "value", "value_cache",
       "compress_lens", "compress_seq_offset", "seq_lens"]
 TORCH_IN = ["key", "value", "key_cache", "value_cache", "slot_mapping"]
 
+# ops-test-kit's e2e testcase: npu_scatter_pa_kv_cache's tensors in
+# signature order (not the kernel's), its caches as goldens
+E2E_API = "torch_npu.npu_scatter_pa_kv_cache"
+E2E_IN = TORCH_IN + ["compress_lens", "compress_seq_offset", "seq_lens"]
+E2E_OUT = ["key_cache", "value_cache"]
+E2E_ATTRS = ["cache_mode"]
+
 
 def msprobe(step, call, drop=None, default_mode=False):
     """The functional variant; cache_mode as a keyword unless

@@ -137,6 +137,28 @@ def ttk_npy(path, tag, arr):
     np.save(path, arr)
 
 
+def ttk_pt(path, tag, arr):
+    """A .pt as ops-test-kit writes it (torch.save of the CPU tensor; for
+    a dtype this torch lacks, its payload {"ttk_raw_bytes": uint8 tensor,
+    "ttk_shape": shape})."""
+    import torch
+    arr = np.ascontiguousarray(arr)
+    kind = TORCH_DT[tag][6:]
+    if tag == "hif8" or (tag in CUSTOM and not hasattr(torch, kind)):
+        raw = arr.view(np.uint8).reshape(-1).copy()
+        torch.save({"ttk_raw_bytes": torch.from_numpy(raw),
+                    "ttk_shape": tuple(int(d) for d in arr.shape)}, path)
+        return
+    if arr.dtype == np.uint16:
+        arr = arr.view(np.int16)
+    t = torch.from_numpy(arr.copy())
+    if tag == "bf16":
+        t = t.view(torch.bfloat16)
+    elif tag in CUSTOM:
+        t = t.view(getattr(torch, kind))
+    torch.save(t, path)
+
+
 def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
     """One case directory: ins / outs lists of (tag, array) or None (a
     *_none marker). .bin goldens carry their shape in the name."""
@@ -152,6 +174,8 @@ def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
             base = "%s_%d_%s" % (kind, i, TTK_DTYPE[tag])
             if fmt == "npy":
                 ttk_npy(os.path.join(d, base + ".npy"), tag, arr)
+            elif fmt == "pt":
+                ttk_pt(os.path.join(d, base + ".pt"), tag, arr)
             else:
                 if kind != "input":
                     base += "__shape_" + ("x".join(str(int(x))
@@ -160,6 +184,44 @@ def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
                 with open(os.path.join(d, base + ".bin"), "wb") as f:
                     f.write(np.ascontiguousarray(arr).tobytes())
     return d
+
+
+def write_ttk_e2e(mod, call, root, name, fmt="bin", drop=None):
+    """An e2e case of operator module `mod` (its E2E_* signature): the
+    directory, and its testcase row for ttk_csv as ops-test-kit's CSV
+    declares it (Python literals: the shapes and dtypes of the flat
+    tensor slots, None for one left out, the keyword arguments)."""
+    ins = [call.inputs.get(n) for n in mod.E2E_IN]
+    while ins and ins[-1] is None:
+        ins.pop()
+    outs = [call.post.get(n) for n in mod.E2E_OUT]
+    if drop is not None:
+        outs = outs[:drop]
+    write_ttk_case(root, name, ins, outs, fmt)
+    shapes = tuple(None if t is None else tuple(int(x) for x in t[1].shape)
+                   for t in ins)
+    dtypes = tuple(None if t is None else TTK_DTYPE[t[0]] for t in ins)
+    attrs = {k: v for k, v in call.attrs.items() if k in mod.E2E_ATTRS}
+    return {"testcase_name": name, "api_name": mod.E2E_API,
+            "tensor_view_shapes": repr(shapes),
+            "tensor_dtypes": repr(dtypes), "tensor_formats": "",
+            "attributes": repr(attrs), "output_tensor_indexes": "",
+            "golden_api": ""}
+
+
+def write_ttk_csv(path, rows):
+    """ops-test-kit's testcase CSV (the columns of its examples/case_store/
+    e2e/*.csv), written by Python's csv module as ops-test-kit reads it."""
+    import csv
+    cols = ["testcase_name", "api_name", "tensor_view_shapes",
+            "tensor_dtypes", "tensor_formats", "attributes",
+            "output_tensor_indexes", "golden_api"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in cols])
+    return path
 
 
 def positional(call, names, source):

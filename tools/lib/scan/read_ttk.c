@@ -22,14 +22,31 @@
  * prepared (its CPU golden or plug-in) against kvgold's.
  * The operator is the one whose name the case directory contains (or
  * --op). .pt files need torch: the Python kvgold.scan converts them.
+ *
+ * With ops-test-kit's testcase CSV (--csv; ttk_csv.c), the row whose
+ * testcase_name is the case directory's name says what the files do not:
+ * the API (which picks the operator and its call form from the
+ * operator's binding), each input's shape (a .bin's), its dtype and
+ * whether it is None (checked against the files), and the attributes
+ * (its keyword names translated through the binding). A row the files
+ * contradict makes the call NOT JUDGED, naming the CSV line and the file.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "fileio.h"
 #include "read_common.h"
+#include "ttk_csv.h"
+
+#if defined(__GNUC__)
+#define KVG_SCAN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KVG_SCAN_PRINTF(f, a)
+#endif
 
 static const struct {
     const char *name;
@@ -255,7 +272,221 @@ static kvg_status file_size(kvg_scan_call *c, kvg_scan_arg *a,
     return st;
 }
 
+
+/* ---- the testcase CSV's row ------------------------------------------ */
+
+/* The call form whose API is `api` (ops-test-kit's api_name) in any
+ * operator's binding, and that operator; NULL if none. */
+static const kvg_binding_call *form_named(const char *api,
+                                          const kvg_scan_opmap **m)
+{
+    size_t i, j;
+    for (i = 0; api[0] != '\0' && kvg_scan_opmaps[i] != NULL; i++) {
+        const kvg_binding *b = kvg_scan_opmaps[i]->binding;
+        for (j = 0; j < b->n_calls; j++)
+            if (b->calls[j].api != NULL &&
+                strcmp(b->calls[j].api, api) == 0) {
+                *m = kvg_scan_opmaps[i];
+                return &b->calls[j];
+            }
+    }
+    return NULL;
+}
+
+int kvg_scan_is_torch_npu(const kvg_scan_call *c)
+{
+    const kvg_scan_opmap *m = NULL;
+    const kvg_binding_call *f;
+    if (c->format == KVG_SCAN_MSPROBE)
+        return 1;
+    if (c->format != KVG_SCAN_TTK)
+        return 0;
+    f = form_named(c->api, &m);
+    return f != NULL && f->kind == KVG_BINDING_TORCH_NPU;
+}
+
+/* kvgold's name of keyword argument `key` of call form f (its keyword
+ * pair's "=attr", or an attribute of the form by that name), or NULL. */
+static const char *attr_of(const kvg_binding_call *f, const char *key)
+{
+    size_t j;
+    for (j = 0; f->keywords != NULL && f->keywords[j] != NULL &&
+                f->keywords[j + 1] != NULL;
+         j += 2)
+        if (strcmp(f->keywords[j], key) == 0)
+            return f->keywords[j + 1][0] == '=' ? f->keywords[j + 1] + 1
+                                                : NULL;
+    return kvg_binding_has(f->attrs, key) ? key : NULL;
+}
+
+static void shape_text(char *out, size_t cap, int rank, const int64_t *shape)
+{
+    size_t used = (size_t)snprintf(out, cap, "(");
+    int i;
+    for (i = 0; i < rank && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%lld",
+                                 i ? ", " : "", (long long)shape[i]);
+    if (used < cap)
+        (void)snprintf(out + used, cap - used, "%s)", rank == 1 ? "," : "");
+}
+
+/* The call NOT JUDGED for what its CSV row says: returns 1. */
+static int say(kvg_scan_call *c, const kvg_ttk_row *row, const char *fmt,
+               ...) KVG_SCAN_PRINTF(3, 4);
+static int say(kvg_scan_call *c, const kvg_ttk_row *row, const char *fmt,
+               ...)
+{
+    char what[KVG_SCAN_REASON_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    (void)snprintf(c->unreadable, sizeof c->unreadable,
+                   "%s: line %ld (testcase %s): %s", row->file, row->line,
+                   row->name, what);
+    return 1;
+}
+
+/* The dtype the file name of input a gives ("float16"). */
+static const char *file_dtype(const kvg_scan_arg *a)
+{
+    const char *p = strchr(a->name, '_');
+    p = p != NULL ? strchr(p + 1, '_') : NULL;
+    return p != NULL ? p + 1 : "?";
+}
+
+/* The row onto the call before its files are read: its API, the None
+ * slots, dtypes and (the shape a .bin lacks) shapes of its inputs, its
+ * attributes. 0, or 1 with c->unreadable said. */
+static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
+{
+    const kvg_scan_opmap *m = NULL;
+    const kvg_binding_call *f = form_named(row->api, &m);
+    char s1[96], s2[96];
+    int i;
+
+    if (row->dup_line != 0)
+        return say(c, row, "line %ld has the same testcase_name: which row "
+                           "describes %s is ambiguous",
+                   row->dup_line, c->dir);
+    if (row->problem[0] != '\0')
+        return say(c, row, "%s", row->problem);
+    if (row->api[0] != '\0') {
+        if (f == NULL) {
+            if (kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) != NULL)
+                return say(c, row, "api_name %s: no call form of that name "
+                                   "in kvgold's bindings (tools/lib/"
+                                   "bindings), so its argument order is "
+                                   "unknown",
+                           row->api);
+        }
+        (void)snprintf(c->api, sizeof c->api, "%s", row->api);
+        if (f == NULL)
+            return 0; /* another API: the call is not a kvgold operator's */
+    } else if ((m = kvg_scan_find(c->api, KVG_SCAN_TTK, NULL)) == NULL) {
+        return 0; /* the operator is --op's; nothing to translate with */
+    }
+    if (row->n != c->n_in)
+        return say(c, row, "tensor_view_shapes declares %d tensors, %s has "
+                           "%d input slots",
+                   row->n, c->dir, c->n_in);
+    for (i = 0; i < c->n_in; i++) {
+        kvg_scan_arg *a = &c->in[i];
+        const kvg_ttk_slot *sl = &row->slot[i];
+        int rank = sl->srank >= 0 ? sl->srank : sl->rank;
+        const int64_t *shape = sl->srank >= 0 ? sl->sshape : sl->shape;
+        if (sl->none != (a->kind == KVG_SCAN_NONE))
+            return say(c, row, "tensor %d is %s, %s/%s %s", i,
+                       sl->none ? "None" : "a tensor", c->dir, a->file,
+                       sl->none ? "holds one" : "is a None marker");
+        if (sl->none)
+            continue;
+        if (sl->dtype[0] != '\0' && strcmp(sl->dtype, file_dtype(a)) != 0)
+            return say(c, row, "tensor %d is %s, %s/%s says %s", i,
+                       sl->dtype, c->dir, a->file, file_dtype(a));
+        if (sl->srank >= 0 &&
+            (sl->srank != sl->rank ||
+             memcmp(sl->shape, sl->sshape,
+                    (size_t)sl->rank * sizeof sl->shape[0]) != 0)) {
+            shape_text(s1, sizeof s1, sl->srank, sl->sshape);
+            shape_text(s2, sizeof s2, sl->rank, sl->shape);
+            return say(c, row, "tensor %d is a strided view (storage shape "
+                               "%s, view %s): kvgold reads whole contiguous "
+                               "tensors",
+                       i, s1, s2);
+        }
+        if (a->rank < 0) { /* a .bin: the CSV's shape */
+            a->rank = rank;
+            memcpy(a->shape, shape, (size_t)rank * sizeof a->shape[0]);
+        }
+    }
+    /* the attributes, under kvgold's names */
+    for (i = 0; i < row->n_attrs; i++) {
+        const char *name = NULL;
+        size_t j;
+        if (f != NULL) {
+            name = attr_of(f, row->key[i]);
+        } else {
+            for (j = 0; m != NULL && name == NULL && j < m->binding->n_calls;
+                 j++)
+                name = attr_of(&m->binding->calls[j], row->key[i]);
+        }
+        if (name == NULL)
+            return say(c, row, "attributes: %s is no argument of %s that "
+                               "kvgold models",
+                       row->key[i],
+                       f != NULL ? f->api
+                       : m != NULL ? kvg_scan_op(m)
+                                   : c->api);
+        if (c->n_params == KVG_SCAN_MAX_ARGS)
+            return say(c, row, "attributes: more than kvgold takes");
+        memset(&c->params[c->n_params], 0, sizeof c->params[0]);
+        c->params[c->n_params].kind = KVG_SCAN_SCALAR;
+        (void)snprintf(c->params[c->n_params].name, KVG_SCAN_NAME_MAX, "%s",
+                       name);
+        (void)snprintf(c->params[c->n_params].value, KVG_SCAN_VALUE_MAX,
+                       "%s", row->value[i]);
+        c->n_params++;
+    }
+    return 0;
+}
+
+/* After the files are read: each input's shape against the row's. 0, or
+ * 1 with c->unreadable said. */
+static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
+{
+    char want[96], got[96];
+    int i;
+    for (i = 0; i < c->n_in && i < row->n; i++) {
+        const kvg_scan_arg *a = &c->in[i];
+        const kvg_ttk_slot *sl = &row->slot[i];
+        int rank = sl->srank >= 0 ? sl->srank : sl->rank;
+        const int64_t *shape = sl->srank >= 0 ? sl->sshape : sl->shape;
+        uint64_t need = 0;
+        if (a->kind != KVG_SCAN_TENSOR || sl->none)
+            continue;
+        shape_text(want, sizeof want, rank, shape);
+        if (bin) {
+            if (!kvg_scan_nbytes(a->dtype, rank, shape, &need) ||
+                need != a->nbytes)
+                return say(c, row, "tensor %d is %s of %s, %llu bytes; "
+                                   "%s/%s has %llu",
+                           i, want, kvg_dtype_name(a->dtype),
+                           (unsigned long long)need, c->dir, a->file,
+                           (unsigned long long)a->nbytes);
+        } else if (a->rank != rank ||
+                   memcmp(a->shape, shape,
+                          (size_t)rank * sizeof shape[0]) != 0) {
+            shape_text(got, sizeof got, a->rank, a->shape);
+            return say(c, row, "tensor %d is %s; %s/%s holds %s", i, want,
+                       c->dir, a->file, got);
+        }
+    }
+    return 0;
+}
+
 static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
+                            const kvg_ttk_row *row, int have_csv,
                             kvg_diag *diag)
 {
     kvg_scan_sig sig;
@@ -275,9 +506,9 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     }
     if (st == KVG_OK && found == 2)
         (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "%s holds .pt files, which need torch (kvgold.scan "
-                       "converts msprobe's, not these yet): prepare it with "
-                       "--dump-format npy or bin to scan it",
+                       "%s holds .pt files, which need torch: run the "
+                       "Python kvgold.scan on the dump (it converts .pt to "
+                       ".npy)",
                        c->dir);
     if (st != KVG_OK || found < 0 || found == 2) {
         free(s);
@@ -304,14 +535,19 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     }
     free(s);
     (void)snprintf(c->out_pattern, sizeof c->out_pattern, "golden_%%d");
+    if (row != NULL && csv_apply(c, row))
+        return KVG_OK;
     for (i = 0; i < c->n_out && st == KVG_OK; i++)
         st = read_arg(c, &c->out[i], found, diag);
     m = kvg_scan_find(c->api, KVG_SCAN_TTK, &sig);
     if (found == 0 && st == KVG_OK) {
         /* the .bin inputs' sizes, for the operator's shape rules */
         for (i = 0; i < c->n_in && st == KVG_OK; i++)
-            if (c->in[i].kind == KVG_SCAN_TENSOR && c->in[i].rank < 0)
+            if (c->in[i].kind == KVG_SCAN_TENSOR &&
+                (c->in[i].rank < 0 || row != NULL))
                 st = file_size(c, &c->in[i], diag);
+        if (st == KVG_OK && row != NULL && csv_check(c, row, 1))
+            return KVG_OK;
         if (st == KVG_OK && m != NULL && m->bin_shapes != NULL)
             m->bin_shapes(c);
     }
@@ -321,20 +557,26 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
             (m == NULL || !shape_from_outputs(c, i, &sig, a))) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "%s/%s: a .bin input records no shape (ops-test-"
-                           "kit keeps it in the case CSV) and %s's goldens "
-                           "do not determine it; prepare the case with "
-                           "--dump-format npy to scan it",
+                           "kit keeps it in the case CSV%s) and %s's "
+                           "goldens do not determine it; give the CSV with "
+                           "--csv, or prepare the case with --dump-format "
+                           "npy",
                            c->dir, a->file,
+                           have_csv ? ", which has no row of it" : "",
                            m != NULL ? kvg_scan_op(m) : "the operator");
             return KVG_OK;
         }
         st = read_arg(c, a, found, diag);
     }
+    if (st == KVG_OK && row != NULL && found != 0)
+        (void)csv_check(c, row, 0);
     return st;
 }
 
 typedef struct ttk_walk {
     kvg_scan_list *l;
+    const kvg_ttk_csv *csv; /* or NULL */
+    kvg_ttk_row *row;       /* scratch for the case's row */
 } ttk_walk;
 
 static int visit(const char *dir, const char *rel, void *user,
@@ -343,7 +585,7 @@ static int visit(const char *dir, const char *rel, void *user,
     ttk_walk *w = (ttk_walk *)user;
     char **names;
     size_t n, i;
-    int is_case = 0;
+    int is_case = 0, found;
     const char *base = strrchr(dir, '/');
     kvg_scan_call *c;
 
@@ -367,7 +609,13 @@ static int visit(const char *dir, const char *rel, void *user,
     (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
     (void)snprintf(c->id, sizeof c->id, "%s", rel[0] ? rel : ".");
     (void)snprintf(c->api, sizeof c->api, "%s", base ? base + 1 : dir);
-    if (read_case(c, names, n, diag) != KVG_OK) {
+    /* ops-test-kit names a case's directory after its testcase_name */
+    found = w->csv != NULL &&
+            kvg_ttk_csv_find(w->csv, base ? base + 1 : dir, w->row);
+    if (found && w->row->api[0] != '\0' && w->row->problem[0] == '\0')
+        (void)snprintf(c->api, sizeof c->api, "%s", w->row->api);
+    if (read_case(c, names, n, found ? w->row : NULL, w->csv != NULL,
+                  diag) != KVG_OK) {
         (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
                        diag->message);
         kvg_diag_clear(diag);
@@ -376,14 +624,38 @@ static int visit(const char *dir, const char *rel, void *user,
     return 1;
 }
 
-kvg_status kvg_scan_read_ttk(const char *path, kvg_scan_list *l,
-                             kvg_diag *diag)
+kvg_status kvg_scan_read_ttk_csv(const char *path, const char *csv,
+                                 kvg_scan_list *l, kvg_diag *diag)
 {
     ttk_walk w;
+    kvg_ttk_csv *t = NULL;
+    kvg_status st;
+
     w.l = l;
+    w.csv = NULL;
+    w.row = NULL;
     if (kvg_scan_kind(path, 0) != 1)
         return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
                            "%s: not a directory (ops-test-kit data is a "
                            "directory of case directories)", path);
-    return kvg_scan_walk(path, visit, &w, diag);
+    if (csv != NULL) {
+        if ((st = kvg_ttk_csv_load(csv, &t, diag)) != KVG_OK)
+            return st;
+        if ((w.row = (kvg_ttk_row *)malloc(sizeof *w.row)) == NULL) {
+            kvg_ttk_csv_free(t);
+            return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
+                               "out of memory");
+        }
+        w.csv = t;
+    }
+    st = kvg_scan_walk(path, visit, &w, diag);
+    free(w.row);
+    kvg_ttk_csv_free(t);
+    return st;
+}
+
+kvg_status kvg_scan_read_ttk(const char *path, kvg_scan_list *l,
+                             kvg_diag *diag)
+{
+    return kvg_scan_read_ttk_csv(path, NULL, l, diag);
 }

@@ -143,6 +143,20 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
     const kvg_binding_call *best_form = NULL;
     size_t i, k, best_len = 0;
 
+    /* ops-test-kit's CSV names the API exactly (its api_name): that call
+     * form, whose tensors are the case's flat slots in signature order */
+    for (i = 0; f == KVG_SCAN_TTK && kvg_scan_opmaps[i] != NULL; i++)
+        for (k = 0; k < kvg_scan_opmaps[i]->binding->n_calls; k++) {
+            const kvg_binding_call *c = &kvg_scan_opmaps[i]->binding->calls[k];
+            if (c->api != NULL && strcmp(c->api, api) == 0) {
+                if (sig != NULL) {
+                    *sig = sig_of(c, f);
+                    sig->inputs = c->tensors;
+                    sig->kw = NULL;
+                }
+                return kvg_scan_opmaps[i];
+            }
+        }
     squash(api, want, sizeof want);
     for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
         const kvg_scan_opmap *m = kvg_scan_opmaps[i];

@@ -26,6 +26,7 @@ add_library(kvgold_scan STATIC
   scan/read_common.c
   scan/read_atb.c
   scan/read_ttk.c
+  scan/ttk_csv.c
   scan/read_cann.c
   scan/read_msprobe.c
   ${_kvg_scan_ops}

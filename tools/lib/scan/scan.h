@@ -189,6 +189,11 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
 /* The operator's registry name. */
 const char *kvg_scan_op(const kvg_scan_opmap *m);
 
+/* 1 if call c is a torch_npu call (an msprobe record, or an ops-test-kit
+ * case whose API, its CSV's api_name, is a torch_npu call form of the
+ * operator's binding): the maps apply torch_npu's own defaults then. */
+int kvg_scan_is_torch_npu(const kvg_scan_call *c);
+
 /* ---- readers --------------------------------------------------------- */
 
 /* List every call under `path` (one reader). KVG_OK, or (unreadable
@@ -198,6 +203,12 @@ kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
                              kvg_diag *diag);
 kvg_status kvg_scan_read_ttk(const char *path, kvg_scan_list *l,
                              kvg_diag *diag);
+/* ops-test-kit directories with its testcase CSV `csv` (NULL: none): the
+ * row whose testcase_name is a case directory's name gives that call's
+ * API, input shapes and dtypes and attributes (tools/lib/scan/ttk_csv.h).
+ * A malformed CSV is KVG_ERR_FILE_FORMAT naming its line and column. */
+kvg_status kvg_scan_read_ttk_csv(const char *path, const char *csv,
+                                 kvg_scan_list *l, kvg_diag *diag);
 kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
                               kvg_diag *diag);
 kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,

@@ -5,11 +5,17 @@ dumps hold their tensors as .pt files, which only torch reads: scan()
 copies such a dump's dump.json files into a temporary tree, converts each
 .pt tensor to .npy (bf16 and the 8-bit floats as their raw codes, which is
 how kvgold's .npy reader takes them) and points the copied dump.json at
-them; the original dump is never written. Every other dump is scanned
-where it is.
+them; the original dump is never written. ops-test-kit case directories
+prepared with --dump-format pt (input_<i>_<dtype>.pt, golden_<i>_<dtype>.pt,
+*_none.pt markers) are copied the same way, each .pt converted to the
+.npy ops-test-kit's npy format would hold (its custom dtypes as a void of
+their width; a .pt holding ops-test-kit's raw-byte payload for a dtype
+torch lacks, {"ttk_raw_bytes", "ttk_shape"}, read as those bytes). Every
+other dump is scanned where it is.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -45,6 +51,101 @@ def _pt_to_npy(src, dst):
     np.save(dst, arr)
 
 
+# ops-test-kit's manual-data file names (ttk/core_modules/manual_data.py
+# _DATA_FILE_NAME), and output_ as kvgold's scan reads a device's outputs
+_TTK_NAME = re.compile(
+    r"^(input|scalar|golden|output)_(0|[1-9][0-9]*)_"
+    r"([A-Za-z0-9][A-Za-z0-9_.-]*?)"
+    r"(?:__shape_(scalar|[0-9]+(?:x[0-9]+)*))?\.(bin|pt|npy)$")
+# bytes per element of the dtypes a case may name
+_TTK_ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1,
+                 "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
+                 "uint32": 4, "int64": 8, "float8_e4m3fn": 1,
+                 "float8_e5m2": 1, "hifloat8": 1}
+
+
+def _ttk_pt_case(names):
+    """1 if a case directory's inputs are .pt: ops-test-kit takes one
+    whole format per case, bin before npy before pt."""
+    exts = {m.group(5) for m in map(_TTK_NAME.match, names)
+            if m and m.group(1) == "input"}
+    return "pt" in exts and not exts & {"bin", "npy"}
+
+
+def _ttk_pt_to_npy(src, dst, dtype):
+    import numpy as np
+    import torch
+    t = torch.load(src, map_location="cpu", weights_only=True)
+    if isinstance(t, dict) and set(t) == {"ttk_raw_bytes", "ttk_shape"}:
+        # ops-test-kit's payload for a dtype torch lacks: raw bytes + shape
+        size = _TTK_ITEMSIZE.get(dtype)
+        raw = t["ttk_raw_bytes"]
+        if size is None or not isinstance(raw, torch.Tensor):
+            raise Error(_FORMAT, "%s: a raw-byte payload of dtype %s, which "
+                        "kvgold does not read" % (src, dtype))
+        data = raw.detach().contiguous().numpy().tobytes()
+        shape = tuple(int(d) for d in t["ttk_shape"])
+        count = 1
+        for d in shape:
+            count *= d
+        if len(data) != count * size:
+            raise Error(_FORMAT, "%s: ttk_raw_bytes holds %d bytes, "
+                        "ttk_shape %s of %s needs %d" % (
+                            src, len(data), shape, dtype, count * size))
+        arr = np.frombuffer(data, dtype="V%d" % size).reshape(shape)
+    elif isinstance(t, torch.Tensor):
+        t = t.detach().contiguous()
+        if t.dtype == torch.bfloat16:
+            arr = t.view(torch.int16).numpy().view("V2")
+        elif t.element_size() == 1 and t.dtype not in (torch.int8,
+                                                        torch.uint8):
+            arr = t.view(torch.uint8).numpy().view("V1")
+        else:
+            arr = t.numpy()
+    else:
+        raise Error(_FORMAT, "%s: neither a tensor nor ops-test-kit's "
+                    "raw-byte payload" % src)
+    np.save(dst, arr)
+
+
+def _link(src, dst):
+    """dst names src's bytes without copying them: a hard link, or (on
+    another file system) a symbolic link; kvgold only reads them."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        os.symlink(os.path.abspath(src), dst)
+
+
+def _ttk_has_pt(path):
+    return any(_ttk_pt_case(names) for _, _, names in os.walk(path))
+
+
+def _convert_ttk(path, out):
+    """A copy of the ops-test-kit directories under `path` at `out`, each
+    .pt case's files converted to .npy, the other cases' files kept
+    (linked)."""
+    for dirpath, _, names in os.walk(path):
+        if not any(_TTK_NAME.match(n) for n in names):
+            continue
+        dst = os.path.join(out, os.path.relpath(dirpath, path))
+        os.makedirs(dst, exist_ok=True)
+        convert = _ttk_pt_case(names)
+        for n in sorted(names):
+            s = os.path.join(dirpath, n)
+            m = _TTK_NAME.match(n)
+            if not os.path.isfile(s) or os.path.islink(s):
+                continue
+            if convert and m and m.group(5) == "pt":
+                d = os.path.join(dst, n[:-3] + ".npy")
+                if m.group(3) == "none":
+                    open(d, "wb").close()  # the None marker, as npy
+                else:
+                    _ttk_pt_to_npy(s, d, m.group(3))
+            elif not (convert and m and m.group(5) == "npy"):
+                _link(s, os.path.join(dst, n))
+
+
 def _has_pt(path):
     for dirpath, _, names in os.walk(path):
         if "dump.json" in names:
@@ -57,8 +158,8 @@ def _has_pt(path):
 
 def _convert(path, tmp):
     """A copy of the msprobe dump at `path` under `tmp` with .npy tensors:
-    dump.json rewritten to name them, .npy files kept (hard-linked or
-    copied), .pt converted."""
+    dump.json rewritten to name them, .npy files kept (linked), .pt
+    converted."""
     for dirpath, _, names in os.walk(path):
         if "dump.json" not in names:
             continue
@@ -76,10 +177,7 @@ def _convert(path, tmp):
                     _pt_to_npy(s, os.path.join(dst_data, n[:-3] + ".npy"))
                     text = text.replace('"%s"' % n, '"%s.npy"' % n[:-3])
                 else:
-                    try:
-                        os.link(s, os.path.join(dst_data, n))
-                    except OSError:
-                        shutil.copyfile(s, os.path.join(dst_data, n))
+                    _link(s, os.path.join(dst_data, n))
         with open(os.path.join(out, "dump.json"), "w",
                   encoding="utf-8") as f:
             f.write(text)
@@ -91,7 +189,9 @@ def scan(path, *args, cli=None):
     `kvgold scan --json` document: "calls" (each with "verdict" PASS /
     FAIL / NOT_JUDGED, "reason" and compare's "report"), "summary" and
     "verdict". `args` are further command-line options ("--op", NAME,
-    "--standard", "single", ...). An unreadable PATH raises kvgold.Error."""
+    "--standard", "single", "--csv", FILE, ...). A dump holding .pt files
+    (msprobe's PyTorch dumps, ops-test-kit's pt cases) is read through a
+    converted copy. An unreadable PATH raises kvgold.Error."""
     exe = _cli(cli)
     path = os.fspath(path)
     tmp = None
@@ -101,6 +201,13 @@ def scan(path, *args, cli=None):
             tmp = tempfile.mkdtemp(prefix="kvgold-scan-")
             _convert(path, tmp)
             where = tmp
+        elif os.path.isdir(path) and _ttk_has_pt(path):
+            tmp = tempfile.mkdtemp(prefix="kvgold-scan-")
+            # the copy keeps PATH's own name: a case directory's name is
+            # its testcase (and operator) when PATH is one case
+            where = os.path.join(tmp, os.path.basename(
+                os.path.normpath(os.path.abspath(path))))
+            _convert_ttk(path, where)
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         p = subprocess.run([exe, "scan", where, "--json"] + list(args),
                            capture_output=True, text=True, env=env)
@@ -115,6 +222,8 @@ def scan(path, *args, cli=None):
         # name the caller's dump, not the temporary copy
         doc["path"] = path
         for c in doc.get("calls", []):
-            if c.get("where", "").startswith(tmp):
-                c["where"] = path + c["where"][len(tmp):]
+            if c.get("where", "").startswith(where):
+                c["where"] = path + c["where"][len(where):]
+            if isinstance(c.get("reason"), str):
+                c["reason"] = c["reason"].replace(where, path)
     return doc

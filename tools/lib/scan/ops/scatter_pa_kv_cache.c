@@ -23,7 +23,8 @@ static int given(const kvg_scan_bound *b, const char *name)
 }
 
 /* torch_npu's default cache_mode is PA_NZ where the operator's is Norm:
- * an msprobe record without the keyword ran with PA_NZ. torch_npu always
+ * a torch_npu call without the keyword (an msprobe record, an
+ * ops-test-kit e2e testcase) ran with PA_NZ. torch_npu always
  * passes scatter_mode None; on the 950 a 4-D key [B, S, N, D] given
  * compress_lens and seq_lens is the compressed write, Rope when
  * compress_seq_offsets is given, else Alibi (as kvgold's Python
@@ -34,8 +35,8 @@ static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
     const kvg_scan_arg *key = kvg_scan_bound_pre(b, "key");
     (void)why;
     (void)cap;
-    if (c->format != KVG_SCAN_MSPROBE)
-        return 0;
+    if (!kvg_scan_is_torch_npu(c))
+        return 0; /* the kernel's call: the operator's own defaults */
     if (kvg_scan_get_attr(b, "cache_mode") == NULL)
         (void)kvg_scan_set_attr(b, "cache_mode", "\"PA_NZ\"");
     if (key != NULL && key->rank == 4 && given(b, "compress_lens") &&

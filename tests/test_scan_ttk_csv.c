@@ -1,0 +1,231 @@
+/*
+ * tests/test_scan_ttk_csv.c - ops-test-kit's testcase CSV as kvgold scan
+ * reads it (tools/lib/scan/ttk_csv.c): Python's csv quoting, the Python
+ * literals of its cells flattened onto tensor slots as ops-test-kit's e2e
+ * testcase spreads them, attributes as JSON, rows found by name, and
+ * every refusal naming the file, line, column and field. Expected values
+ * are written from Python's own reading of the same text (csv.reader,
+ * ast.literal_eval), by hand.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ttk_csv.h"
+
+static kvg_ttk_csv *parse(const char *text)
+{
+    kvg_ttk_csv *t = NULL;
+    kvg_diag diag;
+    kvg_diag_clear(&diag);
+    if (kvg_ttk_csv_parse(text, strlen(text), "t.csv", &t, &diag) != KVG_OK)
+        fail_msg("refused: %s", diag.message);
+    return t;
+}
+
+static void refused_n(const char *text, size_t len, const char *want)
+{
+    kvg_ttk_csv *t = (kvg_ttk_csv *)&t; /* poisoned: must come back NULL */
+    kvg_diag diag;
+    kvg_diag_clear(&diag);
+    assert_int_equal(kvg_ttk_csv_parse(text, len, "t.csv", &t, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_null(t);
+    if (strstr(diag.message, want) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", diag.message, want);
+}
+
+static void refused(const char *text, const char *want)
+{
+    refused_n(text, strlen(text), want);
+}
+
+static void test_slots_and_attrs(void **state)
+{
+    /* csv.reader: row 2 is ['kv_0', 'torch_npu.x', '((2, 3), None, (4,))',
+     * "('float16', None, 'int64')", "{'epsilon': 1e-05, 'cache_mode':
+     * 'Norm', 'is_output_kv': True, 'l': [1, -2], 'd': None}"] */
+    static const char text[] =
+        "testcase_name,api_name,tensor_view_shapes,tensor_dtypes,"
+        "attributes\r\n"
+        "kv_0,torch_npu.x,\"((2, 3), None, (4,))\","
+        "\"('float16', None, 'int64')\","
+        "\"{'epsilon': 1e-05, 'cache_mode': 'Norm', 'is_output_kv': True, "
+        "'l': [1, -2], 'd': None}\"\r\n";
+    kvg_ttk_csv *t = parse(text);
+    kvg_ttk_row *r = (kvg_ttk_row *)malloc(sizeof *r);
+    (void)state;
+    assert_non_null(r);
+    memset(r, 0x5a, sizeof *r);
+    assert_int_equal(kvg_ttk_csv_count(t), 1);
+    assert_int_equal(kvg_ttk_csv_find(t, "kv_0", r), 1);
+    assert_string_equal(r->problem, "");
+    assert_int_equal(r->line, 2);
+    assert_int_equal(r->dup_line, 0);
+    assert_string_equal(r->api, "torch_npu.x");
+    assert_int_equal(r->n, 3);
+    assert_int_equal(r->slot[0].none, 0);
+    assert_int_equal(r->slot[0].rank, 2);
+    assert_int_equal(r->slot[0].shape[0], 2);
+    assert_int_equal(r->slot[0].shape[1], 3);
+    assert_int_equal(r->slot[0].srank, -1);
+    assert_string_equal(r->slot[0].dtype, "float16");
+    assert_int_equal(r->slot[1].none, 1);
+    assert_string_equal(r->slot[1].dtype, "");
+    assert_int_equal(r->slot[2].rank, 1);
+    assert_int_equal(r->slot[2].shape[0], 4);
+    assert_string_equal(r->slot[2].dtype, "int64");
+    /* None leaves the default: four attributes, as JSON */
+    assert_int_equal(r->n_attrs, 4);
+    assert_string_equal(r->key[0], "epsilon");
+    assert_string_equal(r->value[0], "1e-05");
+    assert_string_equal(r->key[1], "cache_mode");
+    assert_string_equal(r->value[1], "\"Norm\"");
+    assert_string_equal(r->key[2], "is_output_kv");
+    assert_string_equal(r->value[2], "true");
+    assert_string_equal(r->key[3], "l");
+    assert_string_equal(r->value[3], "[1,-2]");
+    assert_int_equal(kvg_ttk_csv_find(t, "kv", r), 0);
+    assert_int_equal(kvg_ttk_csv_find(t, "kv_00", r), 0);
+    free(r);
+    kvg_ttk_csv_free(t);
+}
+
+static void test_spreading(void **state)
+{
+    /* a TensorList of two and a tensor: dtypes per top-level argument;
+     * one dtype for all; storage shapes; (x) is x, not a tuple; quotes
+     * inside a quoted cell; a blank line; duplicates */
+    static const char text[] =
+        "testcase_name,tensor_view_shapes,tensor_dtypes,"
+        "tensor_storage_shapes,attributes\n"
+        "g,\"(((2,3),(3,4)),(5,))\",\"(('int8','int32'),'float16')\",,"
+        "\"{'s': 'a\"\"b', 'f': .5, 'x': +3, 'e': 1E3}\"\n"
+        "\n"
+        "g,\"((1,),)\",,,\n";
+    kvg_ttk_csv *t = parse(text);
+    kvg_ttk_row *r = (kvg_ttk_row *)malloc(sizeof *r);
+    (void)state;
+    assert_non_null(r);
+    assert_int_equal(kvg_ttk_csv_count(t), 2);
+    assert_int_equal(kvg_ttk_csv_find(t, "g", r), 1);
+    assert_int_equal(r->line, 2);
+    assert_int_equal(r->dup_line, 4);
+    assert_int_equal(r->n, 3);
+    assert_string_equal(r->slot[0].dtype, "int8");
+    assert_string_equal(r->slot[1].dtype, "int32");
+    assert_string_equal(r->slot[2].dtype, "float16");
+    assert_int_equal(r->slot[1].shape[1], 4);
+    assert_string_equal(r->value[0], "\"a\\\"b\"");
+    assert_string_equal(r->value[1], "0.5");
+    assert_string_equal(r->value[2], "3");
+    assert_string_equal(r->value[3], "1e+03");
+    /* ((7),(2,2)) is (7, (2, 2)): ops-test-kit refuses the 7 too */
+    kvg_ttk_csv_free(t);
+    refused("testcase_name,tensor_view_shapes\nb,\"((7),(2,2))\"\n",
+            "t.csv: line 2, column 4 (tensor_view_shapes): an element is "
+            "neither a shape nor None");
+    t = parse("testcase_name,tensor_view_shapes,tensor_dtypes,"
+              "tensor_storage_shapes\n"
+              "b,\"((7,),(2,2))\",\"('bfloat16',)\",\"((7,),(4,))\"\n"
+              "one,\"(6,1)\",'float32',\n");
+    assert_int_equal(kvg_ttk_csv_find(t, "b", r), 1);
+    assert_int_equal(r->n, 2);
+    assert_string_equal(r->slot[0].dtype, "bfloat16");
+    assert_string_equal(r->slot[1].dtype, "bfloat16");
+    assert_int_equal(r->slot[1].srank, 1);
+    assert_int_equal(r->slot[1].sshape[0], 4);
+    assert_int_equal(kvg_ttk_csv_find(t, "one", r), 1);
+    assert_int_equal(r->n, 1);
+    assert_int_equal(r->slot[0].rank, 2);
+    assert_string_equal(r->slot[0].dtype, "float32");
+    free(r);
+    kvg_ttk_csv_free(t);
+}
+
+static void test_problems_are_per_row(void **state)
+{
+    /* rows ops-test-kit reads but kvgold cannot use: said on the row */
+    static const char text[] =
+        "testcase_name,tensor_view_shapes,tensor_dtypes,attributes,"
+        "output_tensor_indexes\n"
+        "a,\"((1,2,3,4,5,6,7,8,9),)\",,,\n"
+        "b,\"((1,),(2,))\",\"('a','b','c')\",,\n"
+        "c,\"((1,),)\",,\"{'d': {'x': 1}}\",\n"
+        "d,\"((1,),(2,))\",,,\"(1,)\"\n"
+        "e,,,,\n";
+    kvg_ttk_csv *t = parse(text);
+    kvg_ttk_row *r = (kvg_ttk_row *)malloc(sizeof *r);
+    (void)state;
+    assert_non_null(r);
+    assert_int_equal(kvg_ttk_csv_find(t, "a", r), 1);
+    assert_non_null(strstr(r->problem, "more dimensions than kvgold takes"));
+    assert_int_equal(kvg_ttk_csv_find(t, "b", r), 1);
+    assert_non_null(strstr(r->problem, "3 dtypes for 2 tensors"));
+    assert_int_equal(kvg_ttk_csv_find(t, "c", r), 1);
+    assert_non_null(strstr(r->problem, "d: a value kvgold cannot take"));
+    assert_int_equal(kvg_ttk_csv_find(t, "d", r), 1);
+    assert_non_null(strstr(r->problem, "output_tensor_indexes"));
+    assert_int_equal(kvg_ttk_csv_find(t, "e", r), 1);
+    assert_non_null(strstr(r->problem, "tensor_view_shapes is empty"));
+    free(r);
+    kvg_ttk_csv_free(t);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    refused("", "t.csv: line 1 (header): no header");
+    refused("\xEF\xBB\xBFtestcase_name,tensor_view_shapes\n",
+            "t.csv: line 1, column 1 (csv): starts with a UTF-8 "
+            "byte-order mark");
+    refused("testcase_name,api_name\n", "no tensor_view_shapes column");
+    refused("testcase_name,tensor_view_shapes,testcase_name\n",
+            "t.csv: line 1, column 34 (header): column testcase_name "
+            "given twice");
+    refused("testcase_name,tensor_view_shapes\n,\"((1,),)\"\n",
+            "t.csv: line 2 (testcase_name): empty");
+    refused("testcase_name,tensor_view_shapes\na,\"((1,),)\n",
+            "t.csv: line 2, column 3 (csv): a quoted field is not closed");
+    refused("testcase_name,tensor_view_shapes\na,\"((1,),)\"x\n",
+            "t.csv: line 2, column 12 (csv): text after a closing quote");
+    {
+        static const char nul[] = "testcase_name,tensor_view_shapes\na,b\0c\n";
+        refused_n(nul, sizeof nul - 1,
+                  "t.csv: line 2, column 4 (csv): a NUL byte");
+    }
+    /* a quoted cell over two lines: the fault's own line and column */
+    refused("testcase_name,tensor_view_shapes\na,\"((1,),\n  (2,]\"\n",
+            "t.csv: line 3, column 6 (tensor_view_shapes): not a value");
+    refused("testcase_name,tensor_view_shapes\na,\"((007,),)\"\n",
+            "column 6 (tensor_view_shapes): an integer with a leading zero");
+    refused("testcase_name,tensor_view_shapes,attributes\n"
+            "a,\"((1,),)\",\"{'x': 1e}\"\n",
+            "column 21 (attributes): an exponent without digits");
+    refused("testcase_name,tensor_view_shapes,attributes\n"
+            "a,\"((1,),)\",\"{'x': 'y}\"\n",
+            "(attributes): a string is not closed");
+    refused("testcase_name,tensor_view_shapes,attributes\n"
+            "a,\"((1,),)\",\"[1]\"\n",
+            "t.csv: line 2, column 14 (attributes): not a dict");
+    refused("testcase_name,tensor_view_shapes\n"
+            "a,\"((1,),) (2,)\"\n",
+            "column 12 (tensor_view_shapes): text after the value");
+    refused("testcase_name,tensor_view_shapes\n"
+            "a,\"(((((((((((((((((((((((((((((((((((1,)))))))))))))))))))))))"
+            ")))))))))))))\"\n",
+            "nested too deeply");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slots_and_attrs),
+        cmocka_unit_test(test_spreading),
+        cmocka_unit_test(test_problems_are_per_row),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

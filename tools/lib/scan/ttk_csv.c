@@ -1,0 +1,1420 @@
+/*
+ * tools/lib/scan/ttk_csv.c - see ttk_csv.h. The table's reading follows
+ * ops-test-kit's ttk/utilities/table_reader.py (read_csv_rows) and its
+ * cells' meaning ttk/core_modules/testcase_manager/testcase_e2e.py and
+ * field_parser.py (hicann/ops-test-kit; docs/ttk.md names the commits).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binding.h"
+#include "case.h"
+#include "fileio.h"
+#include "json.h"
+#include "kvgold/op.h"
+#include "ttk_csv.h"
+
+enum { C_NAME, C_API, C_SHAPES, C_DTYPES, C_STORAGE, C_ATTRS, C_OUTIDX, C_N };
+static const char *const k_cols[C_N] = {
+    "testcase_name",         "api_name",
+    "tensor_view_shapes",    "tensor_dtypes",
+    "tensor_storage_shapes", "attributes",
+    "output_tensor_indexes"};
+
+#define CSV_MAX_BYTES ((size_t)256 << 20)
+#define LIT_MAX_NODES 4096
+#define LIT_MAX_DEPTH 32
+
+typedef struct cell {
+    const char *text; /* NUL-terminated, unescaped, stripped; "" if absent */
+    long line, col;   /* of the text's first character */
+} cell;
+
+typedef struct rowrec {
+    long line;
+    cell c[C_N];
+} rowrec;
+
+typedef struct byname {
+    const char *name;
+    size_t row;
+} byname;
+
+struct kvg_ttk_csv {
+    const char *file;
+    char *arena;
+    rowrec *rows;
+    size_t n;
+    byname *order; /* rows sorted by name, then line */
+};
+
+static kvg_status fail_at(kvg_diag *diag, const char *file, long line, long col,
+                          const char *field, const char *fmt, const char *a,
+                          const char *b)
+{
+    char what[256];
+    (void)snprintf(what, sizeof what, fmt, a, b);
+    if (col > 0)
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
+                           "%s: line %ld, column %ld (%s): %s", file, line, col,
+                           field, what);
+    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
+                       "%s: line %ld (%s): %s", file, line, field, what);
+}
+
+/* ---- the CSV layer ------------------------------------------------------ */
+
+static int is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' ||
+           ch == '\f';
+}
+
+typedef struct field {
+    char *text;
+    long line, col;
+} field;
+
+/* The records of `text`: fields unescaped into the arena. */
+typedef struct reader {
+    const char *p, *end, *file;
+    long line, col; /* of *p */
+    char *out;      /* arena cursor */
+} reader;
+
+static void advance(reader *r)
+{
+    if (*r->p == '\n' ||
+        (*r->p == '\r' && (r->p + 1 >= r->end || r->p[1] != '\n'))) {
+        r->line++;
+        r->col = 1;
+    } else {
+        r->col++;
+    }
+    r->p++;
+}
+
+/* One field at r->p into the arena; *eor set at the end of a record.
+ * Returns 0, or -1 with diag. */
+static int read_field(reader *r, field *f, int *eor, kvg_diag *diag)
+{
+    char *start = r->out;
+    long line = r->line, col = r->col;
+    char *s, *e;
+
+    *eor = 0;
+    if (r->p < r->end && *r->p == '"') {
+        long qline = r->line, qcol = r->col;
+        advance(r);
+        line = r->line;
+        col = r->col;
+        for (;;) {
+            if (r->p >= r->end) {
+                fail_at(diag, r->file, qline, qcol, "csv",
+                        "a quoted field is not closed (the quote opened "
+                        "here)%s%s",
+                        "", "");
+                return -1;
+            }
+            if (*r->p == '\0') {
+                fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
+                        "", "");
+                return -1;
+            }
+            if (*r->p == '"') {
+                if (r->p + 1 < r->end && r->p[1] == '"') {
+                    *r->out++ = '"';
+                    advance(r);
+                    advance(r);
+                    continue;
+                }
+                advance(r);
+                break;
+            }
+            *r->out++ = *r->p;
+            advance(r);
+        }
+        /* after the closing quote: blanks, then a delimiter */
+        while (r->p < r->end && (*r->p == ' ' || *r->p == '\t'))
+            advance(r);
+        if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
+            fail_at(diag, r->file, r->line, r->col, "csv",
+                    "text after a closing quote (a quote inside a quoted "
+                    "field is written \"\")%s%s",
+                    "", "");
+            return -1;
+        }
+    } else {
+        while (r->p < r->end && *r->p != ',' && *r->p != '\n' &&
+               *r->p != '\r') {
+            if (*r->p == '\0') {
+                fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
+                        "", "");
+                return -1;
+            }
+            *r->out++ = *r->p;
+            advance(r);
+        }
+    }
+    *r->out++ = '\0';
+    if (r->p >= r->end) {
+        *eor = 1;
+    } else if (*r->p == ',') {
+        advance(r);
+    } else {
+        if (*r->p == '\r' && r->p + 1 < r->end && r->p[1] == '\n')
+            advance(r);
+        advance(r);
+        *eor = 1;
+    }
+    /* stripped, as ops-test-kit strips every cell */
+    s = start;
+    while (*s != '\0' && is_space(*s)) {
+        if (*s == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+        s++;
+    }
+    e = s + strlen(s);
+    while (e > s && is_space(e[-1]))
+        *--e = '\0';
+    f->text = s;
+    f->line = line;
+    f->col = col;
+    return 0;
+}
+
+/* ---- Python literals -------------------------------------------------- */
+
+typedef enum vtype {
+    V_NONE,
+    V_BOOL,
+    V_INT,
+    V_FLOAT,
+    V_STR,
+    V_TUPLE,
+    V_LIST,
+    V_DICT
+} vtype;
+
+typedef struct val {
+    vtype t;
+    int b;
+    const char *s; /* numbers: their text; strings: decoded */
+    size_t len;
+    int child, next, count; /* dict: children alternate key, value */
+} val;
+
+typedef struct lit {
+    val v[LIT_MAX_NODES];
+    int n;
+    char *sbuf;
+    size_t sused;
+    const char *p, *start;
+    const char *err; /* NULL, or what is wrong at err_at */
+    const char *err_at;
+} lit;
+
+static void lws(lit *L)
+{
+    while (*L->p != '\0' && is_space(*L->p))
+        L->p++;
+}
+
+static int lerr(lit *L, const char *what)
+{
+    if (L->err == NULL) {
+        L->err = what;
+        L->err_at = L->p;
+    }
+    return -1;
+}
+
+static int node(lit *L, vtype t)
+{
+    if (L->n == LIT_MAX_NODES)
+        return lerr(L, "too many elements for kvgold");
+    memset(&L->v[L->n], 0, sizeof L->v[0]);
+    L->v[L->n].t = t;
+    L->v[L->n].child = L->v[L->n].next = -1;
+    return L->n++;
+}
+
+static int parse_value(lit *L, int depth);
+
+/* Elements up to `close`; *commas counts the separators. */
+static int parse_seq(lit *L, int k, char close, int depth, int *commas)
+{
+    int last = -1;
+    *commas = 0;
+    lws(L);
+    while (*L->p != close) {
+        int e;
+        if (*L->p == '\0')
+            return lerr(L, close == ')' ? "no closing ')'" : "no closing ']'");
+        if ((e = parse_value(L, depth + 1)) < 0)
+            return -1;
+        if (last < 0)
+            L->v[k].child = e;
+        else
+            L->v[last].next = e;
+        last = e;
+        L->v[k].count++;
+        lws(L);
+        if (*L->p == ',') {
+            (*commas)++;
+            L->p++;
+            lws(L);
+        } else if (*L->p != close) {
+            return lerr(L, close == ')' ? "expected ',' or ')'"
+                                        : "expected ',' or ']'");
+        }
+    }
+    L->p++;
+    return k;
+}
+
+static int parse_string(lit *L)
+{
+    char q = *L->p++;
+    int k = node(L, V_STR);
+    char *out = L->sbuf + L->sused;
+    size_t n = 0;
+    if (k < 0)
+        return -1;
+    for (;;) {
+        char ch = *L->p;
+        if (ch == '\0' || ch == '\n')
+            return lerr(L, "a string is not closed");
+        L->p++;
+        if (ch == q)
+            break;
+        if (ch == '\\') {
+            ch = *L->p++;
+            switch (ch) {
+            case 'n': ch = '\n'; break;
+            case 't': ch = '\t'; break;
+            case '\\':
+            case '\'':
+            case '"': break;
+            default: L->p--; return lerr(L, "an escape kvgold does not read");
+            }
+        }
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    L->sused += n + 1;
+    L->v[k].s = out;
+    L->v[k].len = n;
+    return k;
+}
+
+static int parse_number(lit *L)
+{
+    const char *s = L->p;
+    int digits = 0, k, is_float = 0;
+    if (*L->p == '-' || *L->p == '+')
+        L->p++;
+    while (*L->p >= '0' && *L->p <= '9') {
+        L->p++;
+        digits++;
+    }
+    if (*L->p == '.') {
+        is_float = 1;
+        L->p++;
+        while (*L->p >= '0' && *L->p <= '9') {
+            L->p++;
+            digits++;
+        }
+    }
+    if (digits == 0) {
+        L->p = s;
+        return lerr(L, "not a value");
+    }
+    {
+        /* Python refuses 007 (but takes 0, 00 and 0.5) */
+        const char *d = s + (*s == '-' || *s == '+');
+        const char *q = d;
+        while (*q == '0')
+            q++;
+        if (!is_float && *L->p != 'e' && *L->p != 'E' && q > d && *q >= '1' &&
+            *q <= '9') {
+            L->p = s;
+            return lerr(L, "an integer with a leading zero");
+        }
+    }
+    if (*L->p == 'e' || *L->p == 'E') {
+        const char *e = L->p++;
+        is_float = 1;
+        if (*L->p == '-' || *L->p == '+')
+            L->p++;
+        if (*L->p < '0' || *L->p > '9') {
+            L->p = e;
+            return lerr(L, "an exponent without digits");
+        }
+        while (*L->p >= '0' && *L->p <= '9')
+            L->p++;
+    }
+    if ((k = node(L, is_float ? V_FLOAT : V_INT)) < 0)
+        return -1;
+    L->v[k].s = s;
+    L->v[k].len = (size_t)(L->p - s);
+    return k;
+}
+
+static int parse_value(lit *L, int depth)
+{
+    int k, commas;
+    lws(L);
+    if (depth > LIT_MAX_DEPTH)
+        return lerr(L, "nested too deeply");
+    switch (*L->p) {
+    case '(':
+        L->p++;
+        if ((k = node(L, V_TUPLE)) < 0 ||
+            parse_seq(L, k, ')', depth, &commas) < 0)
+            return -1;
+        /* (x) is x; (x,) and () are tuples */
+        if (L->v[k].count == 1 && commas == 0)
+            return L->v[k].child;
+        return k;
+    case '[':
+        L->p++;
+        if ((k = node(L, V_LIST)) < 0)
+            return -1;
+        return parse_seq(L, k, ']', depth, &commas);
+    case '{': {
+        int last = -1;
+        L->p++;
+        if ((k = node(L, V_DICT)) < 0)
+            return -1;
+        lws(L);
+        while (*L->p != '}') {
+            int key, v;
+            if (*L->p == '\0')
+                return lerr(L, "no closing '}'");
+            if ((key = parse_value(L, depth + 1)) < 0)
+                return -1;
+            lws(L);
+            if (*L->p != ':')
+                return lerr(L, "expected ':'");
+            L->p++;
+            if ((v = parse_value(L, depth + 1)) < 0)
+                return -1;
+            if (last < 0)
+                L->v[k].child = key;
+            else
+                L->v[last].next = key;
+            L->v[key].next = v;
+            last = v;
+            L->v[k].count++;
+            lws(L);
+            if (*L->p == ',') {
+                L->p++;
+                lws(L);
+            } else if (*L->p != '}') {
+                return lerr(L, "expected ',' or '}'");
+            }
+        }
+        L->p++;
+        return k;
+    }
+    case '\'':
+    case '"': return parse_string(L);
+    default: break;
+    }
+    if ((*L->p >= '0' && *L->p <= '9') || *L->p == '-' || *L->p == '+' ||
+        *L->p == '.')
+        return parse_number(L);
+    {
+        static const struct {
+            const char *w;
+            vtype t;
+            int b;
+        } k_words[] = {
+            {"None", V_NONE, 0}, {"True", V_BOOL, 1}, {"False", V_BOOL, 0}};
+        size_t i, n = 0;
+        while ((L->p[n] >= 'a' && L->p[n] <= 'z') ||
+               (L->p[n] >= 'A' && L->p[n] <= 'Z') || L->p[n] == '_' ||
+               (n > 0 && L->p[n] >= '0' && L->p[n] <= '9'))
+            n++;
+        for (i = 0; i < sizeof k_words / sizeof k_words[0]; i++)
+            if (n == strlen(k_words[i].w) &&
+                strncmp(L->p, k_words[i].w, n) == 0) {
+                if ((k = node(L, k_words[i].t)) < 0)
+                    return -1;
+                L->v[k].b = k_words[i].b;
+                L->p += n;
+                return k;
+            }
+    }
+    return lerr(L, "not a value kvgold reads (a tuple, list, dict, "
+                   "string, number, True, False or None)");
+}
+
+/* Parse cell c of row r as one literal; -1 with diag when malformed. */
+static int parse_cell(lit *L, const char *file, const cell *c,
+                      const char *colname, kvg_diag *diag)
+{
+    int k;
+    L->n = 0;
+    L->sused = 0;
+    L->err = NULL;
+    L->p = L->start = c->text;
+    k = parse_value(L, 0);
+    if (k >= 0) {
+        lws(L);
+        if (*L->p != '\0') {
+            lerr(L, "text after the value");
+            k = -1;
+        }
+    }
+    if (k < 0) {
+        long col = c->col + (long)(L->err_at - L->start);
+        const char *nl;
+        long line = c->line;
+        /* a cell spanning lines: count them */
+        for (nl = L->start; nl < L->err_at; nl++)
+            if (*nl == '\n') {
+                line++;
+                col = (long)(L->err_at - nl);
+            }
+        fail_at(diag, file, line, col, colname, "%s (in \"%.60s\")", L->err,
+                c->text);
+        return -1;
+    }
+    return k;
+}
+
+/* ---- a row's meaning ---------------------------------------------------- */
+
+static void problem(kvg_ttk_row *row, const char *fmt, const char *a,
+                    const char *b)
+{
+    if (row->problem[0] == '\0')
+        (void)snprintf(row->problem, sizeof row->problem, fmt, a, b);
+}
+
+static int is_seq(const val *v)
+{
+    return v->t == V_TUPLE || v->t == V_LIST;
+}
+
+/* A shape of ints into rank / shape; 0 if it is not one. */
+static int shape_of(const lit *L, const val *v, kvg_ttk_row *row,
+                    const char *col, int *rank, int64_t *shape)
+{
+    int e;
+    *rank = 0;
+    for (e = v->child; e >= 0; e = L->v[e].next) {
+        char *end;
+        long long d;
+        if (L->v[e].t != V_INT)
+            return 0;
+        errno = 0;
+        d = strtoll(L->v[e].s, &end, 10);
+        if (errno != 0 || d < 0) {
+            problem(row, "%s: a dimension kvgold cannot take (%s)", col,
+                    L->v[e].s);
+            return 1;
+        }
+        if (*rank == KVG_MAX_RANK) {
+            problem(row,
+                    "%s: a shape of more dimensions than kvgold "
+                    "takes%s",
+                    col, "");
+            return 1;
+        }
+        shape[(*rank)++] = (int64_t)d;
+    }
+    return 1;
+}
+
+/* The flat slots of a shapes column (view: into rank/shape; storage: into
+ * srank/sshape), and per top-level element its group size (0: a single
+ * tensor) in dist. Returns the flat count, or -1 with diag. */
+static int flat_shapes(const lit *L, int top, kvg_ttk_row *row, int storage,
+                       int *dist, int *n_top, const char *file, const cell *c,
+                       kvg_diag *diag)
+{
+    const char *col = k_cols[storage ? C_STORAGE : C_SHAPES];
+    const val *t = &L->v[top];
+    int e, n = 0, all_int = 1;
+    kvg_ttk_slot scratch;
+
+    *n_top = 0;
+    if (!is_seq(t)) {
+        fail_at(diag, file, c->line, c->col, col, "not a tuple of shapes%s%s",
+                "", "");
+        return -1;
+    }
+    for (e = t->child; e >= 0; e = L->v[e].next)
+        all_int &= L->v[e].t == V_INT;
+    if (all_int && t->count > 0) {
+        /* (2,3): one tensor */
+        kvg_ttk_slot *s = n < KVG_SCAN_MAX_ARGS ? &row->slot[n] : &scratch;
+        (void)shape_of(L, t, row, col, storage ? &s->srank : &s->rank,
+                       storage ? s->sshape : s->shape);
+        dist[0] = 0;
+        *n_top = 1;
+        return 1;
+    }
+    for (e = t->child; e >= 0; e = L->v[e].next) {
+        const val *x = &L->v[e];
+        int members = 0, m;
+        if (*n_top < KVG_SCAN_MAX_ARGS)
+            dist[*n_top] = 0;
+        (*n_top)++;
+        if (x->t == V_NONE) {
+            if (n < KVG_SCAN_MAX_ARGS && !storage)
+                row->slot[n].none = 1;
+            n++;
+            continue;
+        }
+        if (!is_seq(x)) {
+            fail_at(diag, file, c->line, c->col, col,
+                    "an element is neither a shape nor None%s%s", "", "");
+            return -1;
+        }
+        if (x->count > 0 && is_seq(&L->v[x->child])) {
+            /* a TensorList: its members are flat slots */
+            for (m = x->child; m >= 0; m = L->v[m].next, members++) {
+                kvg_ttk_slot *s =
+                    n < KVG_SCAN_MAX_ARGS ? &row->slot[n] : &scratch;
+                if (L->v[m].t == V_NONE) {
+                    if (!storage)
+                        s->none = 1;
+                } else if (!is_seq(&L->v[m]) ||
+                           !shape_of(L, &L->v[m], row, col,
+                                     storage ? &s->srank : &s->rank,
+                                     storage ? s->sshape : s->shape)) {
+                    fail_at(diag, file, c->line, c->col, col,
+                            "a TensorList member is not a shape of "
+                            "integers%s%s",
+                            "", "");
+                    return -1;
+                }
+                n++;
+            }
+            if (*n_top <= KVG_SCAN_MAX_ARGS)
+                dist[*n_top - 1] = members;
+            continue;
+        }
+        {
+            kvg_ttk_slot *s = n < KVG_SCAN_MAX_ARGS ? &row->slot[n] : &scratch;
+            if (!shape_of(L, x, row, col, storage ? &s->srank : &s->rank,
+                          storage ? s->sshape : s->shape)) {
+                fail_at(diag, file, c->line, c->col, col,
+                        "a shape is not a tuple of integers%s%s", "", "");
+                return -1;
+            }
+        }
+        n++;
+    }
+    return n;
+}
+
+static void set_dtype(kvg_ttk_row *row, int i, const val *v)
+{
+    char a[16];
+    if (i >= KVG_SCAN_MAX_ARGS || i >= row->n)
+        return;
+    if (v->t == V_STR && v->len < sizeof row->slot[i].dtype) {
+        memcpy(row->slot[i].dtype, v->s, v->len + 1);
+        return;
+    }
+    (void)snprintf(a, sizeof a, "%d", i);
+    if (v->t != V_NONE)
+        problem(row,
+                "tensor_dtypes: the dtype of tensor %s is no dtype "
+                "name%s",
+                a, "");
+}
+
+/* tensor_dtypes onto the flat slots, as ops-test-kit's flat_tensor_dtypes
+ * spreads them: one per slot, one per top-level element (a TensorList's
+ * shared or its own), or one for all. */
+static void flat_dtypes(const lit *L, int top, kvg_ttk_row *row,
+                        const int *dist, int n_top)
+{
+    const val *t = &L->v[top];
+    int e, i = 0, k = 0, grouped = 0;
+
+    for (k = 0; k < n_top && k < KVG_SCAN_MAX_ARGS; k++)
+        grouped |= dist[k] > 0;
+    if (!is_seq(t)) {
+        /* 'float16': one for all */
+        for (i = 0; i < row->n; i++)
+            set_dtype(row, i, t);
+        return;
+    }
+    if (t->count == row->n) {
+        for (e = t->child; e >= 0; e = L->v[e].next, i++)
+            if (is_seq(&L->v[e]))
+                problem(row,
+                        "tensor_dtypes: a group where one dtype per "
+                        "tensor was expected%s%s",
+                        "", "");
+            else
+                set_dtype(row, i, &L->v[e]);
+        return;
+    }
+    if (grouped && t->count == n_top) {
+        for (e = t->child, k = 0; e >= 0; e = L->v[e].next, k++) {
+            int members = k < KVG_SCAN_MAX_ARGS ? dist[k] : 0, m;
+            if (members == 0) {
+                set_dtype(row, i++, &L->v[e]);
+            } else if (is_seq(&L->v[e])) {
+                if (L->v[e].count != members)
+                    problem(row,
+                            "tensor_dtypes: a TensorList's dtypes do "
+                            "not match its shapes%s%s",
+                            "", "");
+                for (m = L->v[e].child; m >= 0; m = L->v[m].next)
+                    set_dtype(row, i++, &L->v[m]);
+            } else {
+                for (m = 0; m < members; m++)
+                    set_dtype(row, i++, &L->v[e]);
+            }
+        }
+        return;
+    }
+    if (t->count == 1) {
+        const val *one = &L->v[t->child];
+        if (is_seq(one) && one->count == 1)
+            one = &L->v[one->child];
+        for (i = 0; i < row->n; i++)
+            set_dtype(row, i, one);
+        return;
+    }
+    {
+        char a[16], b[16];
+        (void)snprintf(a, sizeof a, "%d", t->count);
+        (void)snprintf(b, sizeof b, "%d", row->n);
+        problem(row, "tensor_dtypes: %s dtypes for %s tensors", a, b);
+    }
+}
+
+/* A Python value as JSON text; 0 if it has no JSON form kvgold takes. */
+static int to_json(const lit *L, const val *v, char *out, size_t cap,
+                   size_t *used)
+{
+    int e;
+#define PUT(...)                                                               \
+    do {                                                                       \
+        int w_ = snprintf(out + *used, cap - *used, __VA_ARGS__);              \
+        if (w_ < 0 || (size_t)w_ >= cap - *used)                               \
+            return 0;                                                          \
+        *used += (size_t)w_;                                                   \
+    } while (0)
+    switch (v->t) {
+    case V_NONE: PUT("null"); return 1;
+    case V_BOOL: PUT("%s", v->b ? "true" : "false"); return 1;
+    case V_INT: {
+        const char *s = v->s;
+        size_t len = v->len;
+        if (*s == '+') {
+            s++;
+            len--;
+        }
+        PUT("%.*s", (int)len, s);
+        return 1;
+    }
+    case V_FLOAT: {
+        char tmp[64];
+        double d;
+        if (v->len >= sizeof tmp)
+            return 0;
+        memcpy(tmp, v->s, v->len);
+        tmp[v->len] = '\0';
+        d = strtod(tmp, NULL);
+        /* the shortest text that reads back as the same double */
+        {
+            int prec;
+            char best[40];
+            for (prec = 1; prec <= 17; prec++) {
+                (void)snprintf(best, sizeof best, "%.*g", prec, d);
+                if (strtod(best, NULL) == d)
+                    break;
+            }
+            if (strchr(best, 'n') != NULL || strchr(best, 'i') != NULL)
+                return 0; /* inf, nan */
+            PUT("%s%s", best, strpbrk(best, ".e") == NULL ? ".0" : "");
+        }
+        return 1;
+    }
+    case V_STR: {
+        size_t i;
+        PUT("\"");
+        for (i = 0; i < v->len; i++) {
+            unsigned char ch = (unsigned char)v->s[i];
+            if (ch == '"' || ch == '\\')
+                PUT("\\%c", ch);
+            else if (ch < 0x20)
+                PUT("\\u%04x", ch);
+            else
+                PUT("%c", ch);
+        }
+        PUT("\"");
+        return 1;
+    }
+    case V_TUPLE:
+    case V_LIST:
+        PUT("[");
+        for (e = v->child; e >= 0; e = L->v[e].next) {
+            if (e != v->child)
+                PUT(",");
+            if (!to_json(L, &L->v[e], out, cap, used))
+                return 0;
+        }
+        PUT("]");
+        return 1;
+    default: return 0;
+    }
+#undef PUT
+}
+
+static void attrs_of(const lit *L, int top, kvg_ttk_row *row)
+{
+    const val *d = &L->v[top];
+    int e;
+    for (e = d->child; e >= 0; e = L->v[L->v[e].next].next) {
+        const val *key = &L->v[e], *v = &L->v[L->v[e].next];
+        size_t used = 0;
+        if (key->t != V_STR || key->len >= KVG_SCAN_NAME_MAX) {
+            problem(row, "attributes: a key that is no argument name%s%s", "",
+                    "");
+            continue;
+        }
+        if (v->t == V_NONE)
+            continue; /* None: the argument's default */
+        if (row->n_attrs == KVG_SCAN_MAX_ARGS) {
+            problem(row, "attributes: more than kvgold takes%s%s", "", "");
+            return;
+        }
+        if (!to_json(L, v, row->value[row->n_attrs], KVG_SCAN_VALUE_MAX,
+                     &used)) {
+            problem(row, "attributes: %s: a value kvgold cannot take%s", key->s,
+                    "");
+            continue;
+        }
+        memcpy(row->key[row->n_attrs], key->s, key->len + 1);
+        row->n_attrs++;
+    }
+}
+
+/* Row r of t into *row: the literals parsed, the slots flattened.
+ * -1 with diag when a cell is malformed. */
+static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                    kvg_ttk_row *row, kvg_diag *diag)
+{
+    int dist[KVG_SCAN_MAX_ARGS], sdist[KVG_SCAN_MAX_ARGS];
+    int n_top = 0, s_top = 0, k, i, n;
+
+    memset(row, 0, sizeof *row);
+    row->file = t->file;
+    row->line = r->line;
+    (void)snprintf(row->name, sizeof row->name, "%s", r->c[C_NAME].text);
+    if (strlen(r->c[C_API].text) >= sizeof row->api)
+        problem(row, "api_name: longer than kvgold reads%s%s", "", "");
+    (void)snprintf(row->api, sizeof row->api, "%s", r->c[C_API].text);
+    for (i = 0; i < KVG_SCAN_MAX_ARGS; i++)
+        row->slot[i].srank = -1;
+    if (r->c[C_SHAPES].text[0] == '\0') {
+        problem(row, "tensor_view_shapes is empty%s%s", "", "");
+    } else {
+        if ((k = parse_cell(L, t->file, &r->c[C_SHAPES], k_cols[C_SHAPES],
+                            diag)) < 0 ||
+            (n = flat_shapes(L, k, row, 0, dist, &n_top, t->file,
+                             &r->c[C_SHAPES], diag)) < 0)
+            return -1;
+        row->n = n;
+        if (n > KVG_SCAN_MAX_ARGS) {
+            char a[16];
+            (void)snprintf(a, sizeof a, "%d", n);
+            problem(row,
+                    "tensor_view_shapes: %s tensors, more than "
+                    "kvgold takes%s",
+                    a, "");
+            row->n = KVG_SCAN_MAX_ARGS;
+        }
+    }
+    if (r->c[C_DTYPES].text[0] != '\0') {
+        if ((k = parse_cell(L, t->file, &r->c[C_DTYPES], k_cols[C_DTYPES],
+                            diag)) < 0)
+            return -1;
+        flat_dtypes(L, k, row, dist, n_top);
+    }
+    if (r->c[C_STORAGE].text[0] != '\0') {
+        if ((k = parse_cell(L, t->file, &r->c[C_STORAGE], k_cols[C_STORAGE],
+                            diag)) < 0)
+            return -1;
+        if (L->v[k].t != V_TUPLE || L->v[k].count != 0) {
+            kvg_ttk_row tmp;
+            memcpy(&tmp, row, sizeof tmp);
+            if ((n = flat_shapes(L, k, &tmp, 1, sdist, &s_top, t->file,
+                                 &r->c[C_STORAGE], diag)) < 0)
+                return -1;
+            if (n == row->n) {
+                for (i = 0; i < row->n; i++) {
+                    row->slot[i].srank = tmp.slot[i].srank;
+                    memcpy(row->slot[i].sshape, tmp.slot[i].sshape,
+                           sizeof row->slot[i].sshape);
+                }
+            } else {
+                problem(row,
+                        "tensor_storage_shapes: not one per "
+                        "tensor%s%s",
+                        "", "");
+            }
+            if (tmp.problem[0] != '\0')
+                problem(row, "%s%s", tmp.problem, "");
+        }
+    }
+    if (r->c[C_ATTRS].text[0] != '\0') {
+        if ((k = parse_cell(L, t->file, &r->c[C_ATTRS], k_cols[C_ATTRS],
+                            diag)) < 0)
+            return -1;
+        if (L->v[k].t == V_DICT)
+            attrs_of(L, k, row);
+        else if (L->v[k].t != V_NONE) {
+            fail_at(diag, t->file, r->c[C_ATTRS].line, r->c[C_ATTRS].col,
+                    k_cols[C_ATTRS], "not a dict%s%s", "", "");
+            return -1;
+        }
+    }
+    if (r->c[C_OUTIDX].text[0] != '\0') {
+        if ((k = parse_cell(L, t->file, &r->c[C_OUTIDX], k_cols[C_OUTIDX],
+                            diag)) < 0)
+            return -1;
+        if (!(is_seq(&L->v[k]) && L->v[k].count == 0) && L->v[k].t != V_NONE)
+            problem(row,
+                    "output_tensor_indexes names out= tensors, which "
+                    "kvgold's operators do not take%s%s",
+                    "", "");
+    }
+    return 0;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+    const byname *x = (const byname *)a, *y = (const byname *)b;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c : x->row < y->row ? -1 : x->row > y->row;
+}
+
+void kvg_ttk_csv_free(kvg_ttk_csv *t)
+{
+    if (t == NULL)
+        return;
+    free(t->arena);
+    free(t->rows);
+    free(t->order);
+    free(t);
+}
+
+kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
+                             kvg_ttk_csv **out, kvg_diag *diag)
+{
+    kvg_ttk_csv *t;
+    reader r;
+    int map[KVG_SCAN_MAX_ARGS * 8];
+    int n_header = 0, header_done = 0, i;
+    size_t cap = 0;
+    lit *L = NULL;
+    kvg_ttk_row *row = NULL;
+    static const char empty[] = "";
+
+    *out = NULL;
+    if ((t = (kvg_ttk_csv *)calloc(1, sizeof *t)) == NULL ||
+        (t->arena = (char *)malloc(2 * len + 2)) == NULL) {
+        kvg_ttk_csv_free(t);
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
+                           file);
+    }
+    t->file = file;
+    /* on a refusal the message is made before the arena its fields quote
+     * is freed */
+    if (len >= 3 && (unsigned char)text[0] == 0xEF &&
+        (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF) {
+        kvg_status st_ =
+            fail_at(diag, file, 1, 1, "csv",
+                    "starts with a UTF-8 byte-order mark, which "
+                    "ops-test-kit reads as part of the first column's "
+                    "name (save it as UTF-8 without BOM)%s%s",
+                    "", "");
+        kvg_ttk_csv_free(t);
+        return st_;
+    }
+    r.p = text;
+    r.end = text + len;
+    r.file = file;
+    r.line = 1;
+    r.col = 1;
+    r.out = t->arena;
+    while (r.p < r.end) {
+        field f;
+        int eor = 0, nf = 0, blank = 1;
+        long line = r.line;
+        rowrec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.line = line;
+        for (i = 0; i < C_N; i++) {
+            rec.c[i].text = empty;
+            rec.c[i].line = line;
+        }
+        while (!eor) {
+            if (read_field(&r, &f, &eor, diag) != 0) {
+                kvg_ttk_csv_free(t);
+                return KVG_ERR_FILE_FORMAT;
+            }
+            blank &= f.text[0] == '\0';
+            if (!header_done) {
+                if (nf == (int)(sizeof map / sizeof map[0])) {
+                    kvg_status st_ =
+                        fail_at(diag, file, line, f.col, "header",
+                                "more columns than kvgold reads%s%s", "", "");
+                    kvg_ttk_csv_free(t);
+                    return st_;
+                }
+                map[nf] = -1;
+                for (i = 0; i < C_N; i++)
+                    if (strcmp(f.text, k_cols[i]) == 0)
+                        map[nf] = i;
+                for (i = 0; i < nf && f.text[0] != '\0'; i++)
+                    if (map[nf] >= 0 && map[i] == map[nf]) {
+                        kvg_status st_ =
+                            fail_at(diag, file, line, f.col, "header",
+                                    "column %s given twice%s", f.text, "");
+                        kvg_ttk_csv_free(t);
+                        return st_;
+                    }
+                nf++;
+                continue;
+            }
+            if (nf >= n_header) {
+                if (f.text[0] != '\0') {
+                    char a[16];
+                    (void)snprintf(a, sizeof a, "%d", n_header);
+                    kvg_status st_ = fail_at(diag, file, f.line, f.col, "csv",
+                                             "more fields than the header's %s "
+                                             "columns%s",
+                                             a, "");
+                    kvg_ttk_csv_free(t);
+                    return st_;
+                }
+            } else if (map[nf] >= 0) {
+                rec.c[map[nf]].text = f.text;
+                rec.c[map[nf]].line = f.line;
+                rec.c[map[nf]].col = f.col;
+            }
+            nf++;
+        }
+        if (blank)
+            continue; /* a blank line */
+        if (!header_done) {
+            int has_name = 0, has_shapes = 0;
+            n_header = nf;
+            for (i = 0; i < nf; i++) {
+                has_name |= map[i] == C_NAME;
+                has_shapes |= map[i] == C_SHAPES;
+            }
+            if (!has_name || !has_shapes) {
+                kvg_status st_ = fail_at(
+                    diag, file, line, 0, "header",
+                    "no %s column (an ops-test-kit testcase CSV "
+                    "starts with its header: testcase_name,"
+                    "api_name,tensor_view_shapes,...)%s",
+                    has_name ? "tensor_view_shapes" : "testcase_name", "");
+                kvg_ttk_csv_free(t);
+                return st_;
+            }
+            header_done = 1;
+            continue;
+        }
+        if (t->n == cap) {
+            rowrec *p;
+            cap = cap ? cap * 2 : 64;
+            if ((p = (rowrec *)realloc(t->rows, cap * sizeof *p)) == NULL) {
+                kvg_ttk_csv_free(t);
+                return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv",
+                                   "%s: out of memory", file);
+            }
+            t->rows = p;
+        }
+        if (rec.c[C_NAME].text[0] == '\0') {
+            kvg_status st_ =
+                fail_at(diag, file, line, 0, "testcase_name",
+                        "empty (scan matches rows to case directories by "
+                        "it)%s%s",
+                        "", "");
+            kvg_ttk_csv_free(t);
+            return st_;
+        }
+        t->rows[t->n++] = rec;
+    }
+    if (!header_done) {
+        kvg_status st_ = fail_at(diag, file, 1, 0, "header",
+                                 "no header: the file is empty%s%s", "", "");
+        kvg_ttk_csv_free(t);
+        return st_;
+    }
+    /* every row's cells, checked now: a malformed one is named at once */
+    L = (lit *)malloc(sizeof *L);
+    row = (kvg_ttk_row *)malloc(sizeof *row);
+    t->order = (byname *)malloc((t->n + 1) * sizeof *t->order);
+    if (L == NULL || row == NULL || t->order == NULL ||
+        (L->sbuf = (char *)malloc(len + 1)) == NULL) {
+        free(L);
+        free(row);
+        kvg_ttk_csv_free(t);
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
+                           file);
+    }
+    for (cap = 0; cap < t->n; cap++)
+        if (fill_row(t, &t->rows[cap], L, row, diag) != 0) {
+            free(L->sbuf);
+            free(L);
+            free(row);
+            kvg_ttk_csv_free(t);
+            return KVG_ERR_FILE_FORMAT;
+        }
+    free(L->sbuf);
+    free(L);
+    free(row);
+    for (cap = 0; cap < t->n; cap++) {
+        t->order[cap].name = t->rows[cap].c[C_NAME].text;
+        t->order[cap].row = cap;
+    }
+    if (t->n > 1)
+        qsort(t->order, t->n, sizeof *t->order, by_name);
+    *out = t;
+    return KVG_OK;
+}
+
+kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out, kvg_diag *diag)
+{
+    struct stat sb;
+    char *buf;
+    ssize_t got;
+    int fd;
+    kvg_status st;
+
+    *out = NULL;
+    if ((st = kvg_open_regular(path, "csv", &fd, &sb, diag)) != KVG_OK)
+        return st;
+    if ((uint64_t)sb.st_size > CSV_MAX_BYTES) {
+        close(fd);
+        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "csv",
+                           "%s: %llu bytes, more than the 256 MiB kvgold "
+                           "reads of a testcase CSV",
+                           path, (unsigned long long)sb.st_size);
+    }
+    if ((buf = (char *)malloc((size_t)sb.st_size + 1)) == NULL) {
+        close(fd);
+        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
+                           path);
+    }
+    got = kvg_pread_full(fd, buf, (size_t)sb.st_size, 0);
+    if (got < 0 || (uint64_t)got != (uint64_t)sb.st_size) {
+        int err = errno;
+        close(fd);
+        free(buf);
+        return kvg_fs_fail(diag, KVG_ERR_IO, "csv", "%s: cannot read: %s", path,
+                           got < 0 ? strerror(err) : "it shrank");
+    }
+    close(fd);
+    buf[got] = '\0';
+    st = kvg_ttk_csv_parse(buf, (size_t)got, path, out, diag);
+    free(buf);
+    return st;
+}
+
+size_t kvg_ttk_csv_count(const kvg_ttk_csv *t)
+{
+    return t != NULL ? t->n : 0;
+}
+
+void kvg_ttk_csv_row(const kvg_ttk_csv *t, size_t i, kvg_ttk_row *row)
+{
+    lit *L = (lit *)malloc(sizeof *L);
+    kvg_diag diag;
+    memset(row, 0, sizeof *row);
+    if (L == NULL || i >= t->n ||
+        (L->sbuf = (char *)malloc(strlen(t->rows[i].c[C_SHAPES].text) +
+                                  strlen(t->rows[i].c[C_DTYPES].text) +
+                                  strlen(t->rows[i].c[C_STORAGE].text) +
+                                  strlen(t->rows[i].c[C_ATTRS].text) +
+                                  strlen(t->rows[i].c[C_OUTIDX].text) + 8)) ==
+            NULL) {
+        free(L);
+        (void)snprintf(row->problem, sizeof row->problem,
+                       "out of memory reading its CSV row");
+        return;
+    }
+    kvg_diag_clear(&diag);
+    if (fill_row(t, &t->rows[i], L, row, &diag) != 0)
+        (void)snprintf(row->problem, sizeof row->problem, "%s",
+                       diag.message); /* checked at load: not reached */
+    free(L->sbuf);
+    free(L);
+}
+
+int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name, kvg_ttk_row *row)
+{
+    size_t lo = 0, hi = t != NULL ? t->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(t->order[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (t == NULL || lo == t->n || strcmp(t->order[lo].name, name) != 0)
+        return 0;
+    kvg_ttk_csv_row(t, t->order[lo].row, row);
+    if (lo + 1 < t->n && strcmp(t->order[lo + 1].name, name) == 0)
+        row->dup_line = t->rows[t->order[lo + 1].row].line;
+    return 1;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+const char kvg_ttk_csv_header[] =
+    "testcase_name,api_name,tensor_view_shapes,tensor_dtypes,"
+    "tensor_formats,attributes,output_tensor_indexes,golden_api\n";
+
+typedef struct sbuf_t {
+    char *p;
+    size_t len, cap;
+    int bad;
+} sbuf_t;
+
+static void put(sbuf_t *b, const char *s, size_t n)
+{
+    if (b->bad)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 256) + n;
+        char *p = (char *)realloc(b->p, cap);
+        if (p == NULL) {
+            b->bad = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void puts_(sbuf_t *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+/* A cell: quoted as Python's csv module quotes one holding ',' or '"'. */
+static void cell_out(sbuf_t *b, const char *s)
+{
+    const char *q;
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        puts_(b, s);
+        return;
+    }
+    put(b, "\"", 1);
+    for (q = s; *q != '\0'; q++) {
+        if (*q == '"')
+            put(b, "\"", 1); /* "" inside a quoted cell */
+        put(b, q, 1);
+    }
+    put(b, "\"", 1);
+}
+
+/* The NumPy dtype name ops-test-kit writes (as its file names do). */
+static const char *np_name(kvg_dtype dt)
+{
+    switch (dt) {
+    case KVG_FP16: return "float16";
+    case KVG_BF16: return "bfloat16";
+    case KVG_FP32: return "float32";
+    case KVG_INT8: return "int8";
+    case KVG_INT32: return "int32";
+    case KVG_INT64: return "int64";
+    case KVG_FP8_E4M3FN: return "float8_e4m3fn";
+    case KVG_FP8_E5M2: return "float8_e5m2";
+    case KVG_HIF8: return "hifloat8";
+    case KVG_UINT8: return "uint8";
+    case KVG_INT16: return "int16";
+    case KVG_UINT16: return "uint16";
+    case KVG_UINT32: return "uint32";
+    default: return NULL;
+    }
+}
+
+/* A JSON value as the Python literal ops-test-kit evals; 0 if none. */
+static int py_literal(sbuf_t *b, const kvg_json *v)
+{
+    const kvg_json *e;
+    size_t i;
+    switch (v->type) {
+    case KVG_JSON_NULL: puts_(b, "None"); return 1;
+    case KVG_JSON_TRUE: puts_(b, "True"); return 1;
+    case KVG_JSON_FALSE: puts_(b, "False"); return 1;
+    case KVG_JSON_NUMBER: puts_(b, v->text); return 1;
+    case KVG_JSON_STRING:
+        put(b, "'", 1);
+        for (i = 0; i < v->len; i++) {
+            char ch = v->text[i];
+            if ((unsigned char)ch < 0x20)
+                return 0;
+            if (ch == '\'' || ch == '\\')
+                put(b, "\\", 1);
+            put(b, &ch, 1);
+        }
+        put(b, "'", 1);
+        return 1;
+    case KVG_JSON_ARRAY:
+        put(b, "[", 1);
+        for (e = v->child; e != NULL; e = e->next) {
+            if (e != v->child)
+                puts_(b, ", ");
+            if (!py_literal(b, e))
+                return 0;
+        }
+        put(b, "]", 1);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The keyword form `api` passes kvgold attribute `attr` as. */
+static const char *keyword_of(const kvg_binding_call *api, const char *attr)
+{
+    size_t j;
+    for (j = 0; api->keywords != NULL && api->keywords[j] != NULL &&
+                api->keywords[j + 1] != NULL;
+         j += 2)
+        if (api->keywords[j + 1][0] == '=' &&
+            strcmp(api->keywords[j + 1] + 1, attr) == 0)
+            return api->keywords[j];
+    return attr;
+}
+
+int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
+                           const char *name, char **out, char *why,
+                           size_t cap)
+{
+    const kvg_op *op = kvg_op_find(c->op);
+    sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
+    sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
+    char num[32];
+    int i, k, n = 0, first = 1, ok = 1;
+
+    *out = NULL;
+    puts_(&shapes, "(");
+    puts_(&dtypes, "(");
+    for (i = 0; api->tensors[i] != NULL; i++) {
+        const kvg_tensor *t = kvg_case_find(&c->inputs, api->tensors[i]);
+        if (i > 0) {
+            puts_(&shapes, ", ");
+            puts_(&dtypes, ", ");
+        }
+        n++;
+        if (t == NULL || np_name(t->dtype) == NULL) {
+            puts_(&shapes, "None");
+            puts_(&dtypes, "None");
+            ok &= t == NULL;
+            continue;
+        }
+        puts_(&shapes, "(");
+        for (k = 0; k < t->rank; k++) {
+            (void)snprintf(num, sizeof num, "%s%lld", k ? ", " : "",
+                           (long long)t->shape[k]);
+            puts_(&shapes, num);
+        }
+        puts_(&shapes, t->rank == 1 ? ",)" : ")");
+        puts_(&dtypes, "'");
+        puts_(&dtypes, np_name(t->dtype));
+        puts_(&dtypes, "'");
+    }
+    puts_(&shapes, n == 1 ? ",)" : ")");
+    puts_(&dtypes, n == 1 ? ",)" : ")");
+    if (!ok) {
+        (void)snprintf(why, cap, "an input's dtype has no ops-test-kit "
+                                 "name");
+        goto fail;
+    }
+    /* every attribute of the form: the case's value, else kvgold's
+     * default (the API's own default may differ: it is written out) */
+    puts_(&attrs, "{");
+    for (i = 0; api->attrs != NULL && api->attrs[i] != NULL; i++) {
+        const kvg_json *v =
+            c->attrs != NULL ? kvg_json_get(c->attrs, api->attrs[i]) : NULL;
+        kvg_json *doc = NULL;
+        kvg_diag diag;
+        size_t a;
+        for (a = 0; v == NULL && op != NULL && a < kvg_op_attr_count(op);
+             a++) {
+            const kvg_op_attr_info *info = kvg_op_attr_at(op, a);
+            if (strcmp(info->name, api->attrs[i]) == 0 &&
+                info->dflt != NULL &&
+                kvg_json_parse(info->dflt, strlen(info->dflt), "default",
+                               &doc, &diag) == KVG_OK)
+                v = doc;
+        }
+        if (v == NULL)
+            continue; /* required and absent: the case was refused */
+        puts_(&attrs, first ? "'" : ", '");
+        puts_(&attrs, keyword_of(api, api->attrs[i]));
+        puts_(&attrs, "': ");
+        first = 0;
+        if (!py_literal(&attrs, v)) {
+            (void)snprintf(why, cap, "attribute %s: no Python literal for "
+                                     "its value", api->attrs[i]);
+            kvg_json_free(doc);
+            goto fail;
+        }
+        kvg_json_free(doc);
+    }
+    puts_(&attrs, "}");
+    cell_out(&line, name);
+    puts_(&line, ",");
+    cell_out(&line, api->api);
+    puts_(&line, ",");
+    if (!shapes.bad)
+        cell_out(&line, shapes.p);
+    puts_(&line, ",");
+    if (!dtypes.bad)
+        cell_out(&line, dtypes.p);
+    puts_(&line, ",,");
+    if (!attrs.bad)
+        cell_out(&line, attrs.p);
+    puts_(&line, ",,\n");
+    if (shapes.bad || dtypes.bad || attrs.bad || line.bad) {
+        (void)snprintf(why, cap, "out of memory");
+        goto fail;
+    }
+    free(shapes.p);
+    free(dtypes.p);
+    free(attrs.p);
+    *out = line.p;
+    return 0;
+fail:
+    free(shapes.p);
+    free(dtypes.p);
+    free(attrs.p);
+    free(line.p);
+    return -1;
+}
