@@ -23,7 +23,9 @@
 #include "case.h"
 #include "fileio.h"
 #include "membudget.h"
+#include "npy_map.h"
 #include "outset.h"
+#include "tensor_file.h"
 #include "report.h"
 #include "binding.h"
 #include "scan.h"
@@ -365,33 +367,60 @@ static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
 
 /* ---- loading ----------------------------------------------------------- */
 
-void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
-                    char *why, size_t cap)
+/* A tensor of KVG_TENSOR_MAP_MIN bytes or more is mapped where it lies in
+ * its file, as compare maps a case's big files: file pages the kernel can
+ * drop and read again, not allocations, so nothing is reserved; a smaller
+ * one is read into memory reserved first. Either way its bytes are not
+ * copied twice, and a cache the golden updates is mapped again privately
+ * by the case harness (kvg_case_set_add_cache), so only the pages it
+ * writes are copied. */
+int kvg_scan_open(const kvg_scan_call *c, const kvg_scan_arg *a,
+                  kvg_tensor *out, kvg_file_map *map, char *why, size_t cap)
 {
     char what[KVG_SCAN_FILE_MAX + 32];
     struct stat sb;
     kvg_diag diag;
+    kvg_status st;
     void *buf;
     char *path;
     ssize_t got;
     int fd;
 
+    memset(out, 0, sizeof *out);
+    memset(map, 0, sizeof *map);
     if (a->nbytes > SIZE_MAX - 1) {
         (void)snprintf(why, cap, "%s: %llu bytes do not fit in memory",
                        a->file, (unsigned long long)a->nbytes);
-        return NULL;
+        return -1;
     }
     kvg_diag_clear(&diag);
     path = kvg_path_join(c->dir, a->file, NULL, &diag);
     if (path == NULL) {
         (void)snprintf(why, cap, "%s", diag.message);
-        return NULL;
+        return -1;
     }
     (void)snprintf(what, sizeof what, "%s", a->file);
+    if (a->nbytes >= (uint64_t)KVG_TENSOR_MAP_MIN) {
+        st = kvg_region_map(path, what, a->offset, a->nbytes, KVG_MAP_READ,
+                            map, &buf, &diag);
+        if (st == KVG_OK) {
+            *out = kvg_tensor_make(buf, (size_t)a->nbytes, a->dtype, a->rank,
+                                   a->shape);
+            free(path);
+            return 0;
+        }
+        if (st != KVG_ERR_PARAM_INVALID) { /* else: read it */
+            (void)snprintf(why, cap, "%s%s",
+                           st == KVG_ERR_IO ? "unreadable: " : "",
+                           diag.message);
+            free(path);
+            return -1;
+        }
+    }
     if (kvg_open_regular(path, what, &fd, &sb, &diag) != KVG_OK) {
         (void)snprintf(why, cap, "unreadable: %s", diag.message);
         free(path);
-        return NULL;
+        return -1;
     }
     if ((uint64_t)sb.st_size < a->offset ||
         (uint64_t)sb.st_size - a->offset < a->nbytes) {
@@ -402,13 +431,13 @@ void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
                        (unsigned long long)sb.st_size);
         close(fd);
         free(path);
-        return NULL;
+        return -1;
     }
     if (kvg_mem_reserve(a->nbytes, what, &diag) != KVG_OK) {
         (void)snprintf(why, cap, "%s", diag.message);
         close(fd);
         free(path);
-        return NULL;
+        return -1;
     }
     buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
     got = buf != NULL ? kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset)
@@ -424,29 +453,42 @@ void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
     }
     close(fd);
     free(path);
-    return buf;
+    if (buf == NULL)
+        return -1;
+    *out = kvg_tensor_make(buf, (size_t)a->nbytes, a->dtype, a->rank,
+                           a->shape);
+    return 0;
 }
 
-/* Append argument `a` as tensor `name` of set `s`, its bytes read. */
+void kvg_scan_close(kvg_tensor *t, kvg_file_map *map)
+{
+    if (map->base != NULL) {
+        kvg_file_unmap(map);
+    } else if (t->data != NULL) {
+        free(t->data);
+        kvg_mem_release(t->nbytes);
+    }
+    memset(t, 0, sizeof *t);
+}
+
+/* Append argument `a` as tensor `name` of set `s`, mapped or read. */
 static int add_tensor(const kvg_scan_call *c, kvg_case_set *s,
                       const char *name, const kvg_scan_arg *a, char *why,
                       size_t cap)
 {
     kvg_case_tensor *item;
-    void *data;
 
     if (s->count == KVG_CASE_MAX_TENSORS) {
         (void)snprintf(why, cap, "too many tensors");
         return -1;
     }
-    if ((data = kvg_scan_load(c, a, why, cap)) == NULL)
-        return -1;
-    item = &s->items[s->count++];
+    item = &s->items[s->count];
     memset(item, 0, sizeof *item);
+    if (kvg_scan_open(c, a, &item->t, &item->map, why, cap) != 0)
+        return -1;
+    s->count++; /* the case owns it now: kvg_case_set_free */
     (void)snprintf(item->name, sizeof item->name, "%s", name);
     (void)snprintf(item->file, sizeof item->file, "%s", a->file);
-    item->t = kvg_tensor_make(data, (size_t)a->nbytes, a->dtype, a->rank,
-                              a->shape);
     return 0;
 }
 
@@ -552,11 +594,22 @@ static const char *mismatch(const kvg_tensor *g, const kvg_scan_arg *a,
     return why;
 }
 
+static const kvg_file_map *input_map(const kvg_case *k, const char *name)
+{
+    int i;
+    for (i = 0; i < k->inputs.count; i++)
+        if (strcmp(k->inputs.items[i].name, name) == 0)
+            return &k->inputs.items[i].map;
+    return NULL;
+}
+
 typedef struct judged {
     kvg_case_set gold;
     kvg_compare_result res[KVG_CASE_MAX_TENSORS];
     kvg_tensor npu[KVG_CASE_MAX_TENSORS];
+    kvg_file_map npu_map[KVG_CASE_MAX_TENSORS];
     int loaded[KVG_CASE_MAX_TENSORS];
+    kvg_case_views views[KVG_CASE_MAX_TENSORS];
     kvg_elem_run *runs[KVG_CASE_MAX_TENSORS];
     size_t run_count[KVG_CASE_MAX_TENSORS];
     kvg_cache_layout layout[KVG_CASE_MAX_TENSORS];
@@ -575,7 +628,6 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     kvg_compare_role role = KVG_ROLE_DEFAULT;
     kvg_compare_args a;
     kvg_diag diag;
-    void *data;
     int x;
 
     for (x = 0; x < b->n; x++)
@@ -596,12 +648,11 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         return;
     }
     if (mismatch(&g->t, post, why, sizeof why) != NULL ||
-        (data = kvg_scan_load(c, post, why, sizeof why)) == NULL) {
+        kvg_scan_open(c, post, &j->npu[i], &j->npu_map[i], why,
+                      sizeof why) != 0) {
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
         return;
     }
-    j->npu[i] = kvg_tensor_make(data, (size_t)post->nbytes, post->dtype,
-                                post->rank, post->shape);
     j->loaded[i] = 1;
     if (kvg_case_find(&k->inputs, g->name) != NULL) {
         kvg_diag_clear(&diag);
@@ -628,6 +679,9 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         a.initial = kvg_case_find(&k->inputs, g->name);
         a.written_runs = j->runs[i];
         a.written_run_count = j->run_count[i];
+        /* the untouched gaps' pages are given back as compared */
+        kvg_case_views_attach(&j->views[i], &a, &g->map, &j->npu_map[i],
+                              input_map(k, g->name), NULL);
     }
     kvg_diag_clear(&diag);
     if (kvg_compare_tensor(&a, res, &diag) != KVG_OK &&
@@ -794,10 +848,8 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         write_page(c, &k, j, index, o, r);
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
         kvg_case_runs_free(j->runs[i], j->run_count[i]);
-        if (j->loaded[i]) {
-            free(j->npu[i].data);
-            kvg_mem_release(j->npu[i].nbytes);
-        }
+        if (j->loaded[i])
+            kvg_scan_close(&j->npu[i], &j->npu_map[i]);
     }
     kvg_case_set_free(&j->gold);
     kvg_case_free(&k);

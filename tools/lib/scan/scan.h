@@ -32,6 +32,7 @@
 #include "kvgold/dtype.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
+#include "npy_map.h"
 
 typedef enum kvg_scan_format {
     KVG_SCAN_AUTO = 0,
@@ -278,9 +279,12 @@ void kvg_scan_result_free(kvg_scan_result *r);
 /* 1 if call c is of a kvgold operator (and of --op when given). */
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o);
 
-/* Bytes of argument a as dtype, from its file: a malloc'd buffer
- * reserved in the memory ledger; NULL with `why` on failure. */
-void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
-                    char *why, size_t cap);
+/* Argument a of call c as a tensor of its dtype and shape: mapped
+ * read-only where it lies in its file when it is big (npy_map.h: counted
+ * for nothing in the memory ledger), else read into memory reserved in
+ * the ledger. 0, or -1 with `why`. Release with kvg_scan_close. */
+int kvg_scan_open(const kvg_scan_call *c, const kvg_scan_arg *a,
+                  kvg_tensor *out, kvg_file_map *map, char *why, size_t cap);
+void kvg_scan_close(kvg_tensor *t, kvg_file_map *map);
 
 #endif /* KVGOLD_TOOLS_SCAN_H */
