@@ -8,7 +8,10 @@
  * registry), the written cache elements come from the operator
  * (kvg_case_written_runs), and each output is judged by
  * kvg_compare_tensor exactly as compare judges a dump. The pre-call cache
- * is the call's input; the NPU's post-call cache its output.
+ * is the call's input; the NPU's post-call cache its output. Memory is
+ * compare's too: big tensors are mapped, not read, the golden writes a
+ * copy-on-write mapping of each cache, and the untouched gaps' pages are
+ * given back as they are compared, so a call never holds its caches.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <ctype.h>

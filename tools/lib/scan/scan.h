@@ -16,9 +16,11 @@
  *                              (torch_npu, ATB, aclnn / the kernel),
  *                              defaults, value spellings. Found by a glob:
  *                              adding an operator is one new file.
- *   the engine (scan.c)        per call: read the mapped tensors, build
- *                              the case in memory (pre-call caches from
- *                              the inputs), run the golden, judge each
+ *   the engine (scan.c)        per call: open the bound tensors (big
+ *                              ones mapped where they lie in their
+ *                              files), build the case (pre-call caches
+ *                              from the inputs), run the golden on
+ *                              copy-on-write mappings of them, judge each
  *                              output against the post-call dump.
  * SPDX-License-Identifier: Apache-2.0
  */
