@@ -33,7 +33,7 @@ enum { BLOCKS = 1024, BSZ = 32, HEADS = 1, HD = 16, TOKENS = 3 };
 #define ROW_ELEMS (HEADS * HD)
 #define CACHE_ELEMS ((size_t)BLOCKS * BSZ * ROW_ELEMS)
 
-static const int32_t k_slots[TOKENS] = {5, 9000, 32767};
+static const int32_t k_slots[TOKENS] = {5, 8000, 32767};
 
 static char g_root[64];
 static char g_call[128]; /* the operation directory */
@@ -279,9 +279,64 @@ static void test_shrunk_cache_the_golden_writes(void **state)
     assert_shrunk("before/intensor2.bin", 2);
 }
 
+/* kvg_region_map itself: the bytes at an odd offset, a private mapping
+ * whose writes never reach the file, refusals naming the file. */
+static void test_region_map(void **state)
+{
+    enum { N = 3 * 4096 + 77 };
+    unsigned char *want = kvgt_alloc_poisoned(N, 5);
+    unsigned char *back;
+    char path[128];
+    kvg_file_map m, p;
+    kvg_tensor t, pt;
+    kvg_diag diag;
+    void *data;
+    size_t n;
+    FILE *f;
+    (void)state;
+    (void)snprintf(path, sizeof path, "%s/region.bin", g_root);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(want, 1, N, f), N);
+    assert_int_equal(fclose(f), 0);
+
+    assert_int_equal(kvg_region_map(path, "region.bin", 4097, 8000,
+                                    KVG_MAP_READ, &m, &data, &diag),
+                     KVG_OK);
+    assert_int_equal(m.offset, 4096);
+    kvgt_assert_bytes_equal(data, want + 4097, 8000, "the mapped bytes");
+    t = kvg_tensor_make(data, 8000, KVG_INT8, 1, (const int64_t[]){8000});
+    assert_int_equal(kvg_file_map_private(path, &m, &t, &pt, &p, &diag),
+                     KVG_OK);
+    kvgt_assert_bytes_equal(pt.data, want + 4097, 8000, "the private copy");
+    memset(pt.data, 0x5A, 8000); /* the golden writes it */
+    kvgt_assert_bytes_equal(data, want + 4097, 8000, "the input after");
+    kvg_file_unmap(&p);
+    kvg_file_unmap(&m);
+    (void)snprintf(g_call, sizeof g_call, "%s", g_root);
+    back = slurp("region.bin", &n);
+    assert_int_equal(n, N);
+    kvgt_assert_bytes_equal(back, want, N, "region.bin");
+    free(back);
+
+    assert_int_equal(kvg_region_map(path, "region.bin", 4097, N,
+                                    KVG_MAP_READ, &m, &data, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_null(m.base);
+    assert_non_null(strstr(diag.message, "region.bin: truncated"));
+    assert_int_equal(kvg_region_map(path, "region.bin", 5, 0, KVG_MAP_READ,
+                                    &m, &data, &diag),
+                     KVG_ERR_PARAM_INVALID);
+    assert_int_equal(kvg_region_map(g_root, "dir", 0, 1, KVG_MAP_READ, &m,
+                                    &data, &diag),
+                     KVG_ERR_IO);
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_region_map),
         cmocka_unit_test(test_mapped_call_judged),
         cmocka_unit_test(test_shrunk_post_call_dump),
         cmocka_unit_test(test_shrunk_cache_the_golden_writes),

@@ -119,8 +119,11 @@ int kvg_map_guard_install(void)
     return sigaction(SIGBUS, &sa, NULL) == 0;
 }
 
-/* Data offsets kvg_npy_map / kvg_raw_map accept: element loads of every
- * dtype stay aligned (NumPy pads headers to 64 bytes; 16 in old files). */
+/* Data offsets kvg_npy_map / kvg_raw_map accept: NumPy pads headers to
+ * 64 bytes (16 in old files), so any other offset is a hand-made file,
+ * read instead. kvg_region_map takes any offset: dump formats put tensors
+ * after text headers and at arbitrary offsets, and kvgold reads tensor
+ * bytes alignment-free (kvgold/format.h). */
 #define MAP_ALIGN 16u
 
 /* Map [offset, offset + bytes) of open file fd, from the page holding
