@@ -9,7 +9,8 @@
  *   - a file truncated by another process once it is mapped (a test hook
  *     right after the mmap: the NPU's post-call cache; the private mapping
  *     the golden writes) ends the process with exit 2 naming the file,
- *     through the SIGBUS guard, not a crash.
+ *     through the SIGBUS guard, not a crash; in a --jobs worker, the scan
+ *     command (tools/cli/scan_cmd.c, built in) exits 2 with no report.
  * Expected values from first principles: the post-call cache is the
  * pre-call one with each token's key row at its slot.
  * SPDX-License-Identifier: Apache-2.0
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "npy_map.h"
 #include "scan.h"
 #include "tensor_file.h"
@@ -71,9 +73,9 @@ static void put_bin(const char *rel, int dtype, const char *dims,
     assert_int_equal(fclose(f), 0);
 }
 
-/* The call's dump; `far` >= 0: element `far` of the post-call key cache,
- * one no token writes, changed. */
-static void make_dump(long far)
+/* The call's dump in g_root/<name> (g_call); `far` >= 0: element `far`
+ * of the post-call key cache, one no token writes, changed. */
+static void make_dump_in(const char *name, long far)
 {
     static uint16_t key[TOKENS * ROW_ELEMS], value[TOKENS * ROW_ELEMS];
     uint16_t *kc = malloc(CACHE_ELEMS * 2), *vc = malloc(CACHE_ELEMS * 2);
@@ -93,8 +95,7 @@ static void make_dump(long far)
         key[i] = half_of(&rng);
         value[i] = half_of(&rng);
     }
-    (void)snprintf(g_call, sizeof g_call, "%s/1_ReshapeAndCacheOperation",
-                   g_root);
+    (void)snprintf(g_call, sizeof g_call, "%s/%s", g_root, name);
     (void)mkdir(g_call, 0700);
     (void)snprintf(dir, sizeof dir, "%s/before", g_call);
     (void)mkdir(dir, 0700);
@@ -121,6 +122,11 @@ static void make_dump(long far)
     put_bin("after/outtensor1.bin", 1, dims, vc, CACHE_ELEMS * 2);
     free(kc);
     free(vc);
+}
+
+static void make_dump(long far)
+{
+    make_dump_in("1_ReshapeAndCacheOperation", far);
 }
 
 static int setup(void **state)
@@ -333,6 +339,74 @@ static void test_region_map(void **state)
     free(want);
 }
 
+/* What the scan command needs of the rest of the CLI. */
+int kvg_cli_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "kvgold: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    return KVG_EXIT_INVALID;
+}
+
+static size_t read_all(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    assert_non_null(f);
+    n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return n;
+}
+
+/* `kvgold scan --jobs 2` over two calls, the second call's post-call
+ * cache truncated once its worker maps it: that worker ends with the
+ * guard's exit 2 naming the file, and the command exits 2 without a
+ * report, as one process would. */
+static void test_shrunk_in_a_worker(void **state)
+{
+    char out[256], err[256], text[4096], want[400];
+    char *argv[4];
+    int status = 0;
+    pid_t pid;
+    (void)state;
+    make_dump_in("1_ReshapeAndCacheOperation", -1);
+    make_dump_in("2_ReshapeAndCacheOperation", -1);
+    (void)snprintf(g_victim, sizeof g_victim, "%s/after/outtensor0.bin",
+                   g_call);
+    g_nth = 1;
+    g_seen = 0;
+    (void)snprintf(out, sizeof out, "%s.out", g_root);
+    (void)snprintf(err, sizeof err, "%s.err", g_root);
+    argv[0] = g_root;
+    argv[1] = (char *)"--jobs";
+    argv[2] = (char *)"2";
+    argv[3] = NULL;
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (freopen(out, "w", stdout) == NULL ||
+            freopen(err, "w", stderr) == NULL || !kvg_map_guard_install())
+            _exit(4);
+        kvg_map_test_hook = shrink_hook; /* the workers inherit it */
+        status = kvg_cli_scan(3, argv);
+        fflush(stdout);
+        _exit(status);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    (void)read_all(err, text, sizeof text);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != KVG_EXIT_INVALID)
+        fail_msg("scan --jobs 2 ended with status %d: %s", status, text);
+    (void)snprintf(want, sizeof want,
+                   "kvgold: %s: the file shrank while it was being read",
+                   g_victim);
+    if (strstr(text, want) == NULL)
+        fail_msg("stderr lacks '%s': %s", want, text);
+    assert_int_equal(read_all(out, text, sizeof text), 0); /* no report */
+    (void)remove(out);
+    (void)remove(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_mapped_call_judged),
         cmocka_unit_test(test_shrunk_post_call_dump),
         cmocka_unit_test(test_shrunk_cache_the_golden_writes),
+        cmocka_unit_test(test_shrunk_in_a_worker),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
