@@ -188,15 +188,44 @@ static unsigned char *slurp(const char *rel, size_t *n)
     return buf;
 }
 
+/* How often each file of the call was mapped. */
+static const char *const k_files[7] = {
+    "before/intensor0.bin", "before/intensor1.bin", "before/intensor2.bin",
+    "before/intensor3.bin", "before/intensor4.bin", "after/outtensor0.bin",
+    "after/outtensor1.bin"};
+static int g_maps[7];
+
+static void count_hook(const char *path, int fd)
+{
+    size_t n = strlen(g_call);
+    int i;
+    (void)fd;
+    for (i = 0; i < 7; i++)
+        if (strncmp(path, g_call, n) == 0 && path[n] == '/' &&
+            strcmp(path + n + 1, k_files[i]) == 0)
+            g_maps[i]++;
+}
+
 static void test_mapped_call_judged(void **state)
 {
+    /* the caches: once read-only, the pre-call ones once more privately
+     * for the golden; the small tensors are read */
+    static const int want_maps[7] = {0, 0, 2, 2, 0, 1, 1};
     kvg_scan_result r;
     unsigned char *before, *after;
     size_t n0, n1;
+    int i;
     (void)state;
     make_dump(-1);
     before = slurp("before/intensor2.bin", &n0);
+    memset(g_maps, 0, sizeof g_maps);
+    kvg_map_test_hook = count_hook;
     judge(&r);
+    kvg_map_test_hook = NULL;
+    for (i = 0; i < 7; i++)
+        if (g_maps[i] != want_maps[i])
+            fail_msg("%s mapped %d times, want %d", k_files[i], g_maps[i],
+                     want_maps[i]);
     if (r.verdict != KVG_VERDICT_PASS)
         fail_msg("honest call: %s", r.reason);
     assert_int_equal(r.n_tensors, 2);

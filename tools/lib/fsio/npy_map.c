@@ -278,8 +278,10 @@ void kvg_file_unmap(kvg_file_map *m)
 {
     if (m == NULL || m->base == NULL)
         return;
-    forget(m->base);
-    (void)munmap(m->base, m->len);
+    if (!m->borrowed) {
+        forget(m->base);
+        (void)munmap(m->base, m->len);
+    }
     memset(m, 0, sizeof *m);
 }
 

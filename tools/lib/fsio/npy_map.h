@@ -32,12 +32,15 @@ typedef enum kvg_map_mode { KVG_MAP_READ = 0, KVG_MAP_PRIVATE = 1 } kvg_map_mode
 
 /* A mapping; base NULL = none. `offset` is the file offset base maps
  * (a multiple of the page size): a view can be mapped again, privately,
- * from the file offset of its data (kvg_region_map). */
+ * from the file offset of its data (kvg_file_map_private). `borrowed`: a
+ * copy of a mapping that another holder owns and unmaps (several tensors
+ * of one file viewing its one mapping); kvg_file_unmap only forgets it. */
 typedef struct kvg_file_map {
     void *base;
     size_t len;
     kvg_map_mode mode;
     uint64_t offset;
+    int borrowed;
 } kvg_file_map;
 
 /* Map a .npy file's data as a tensor of logical dtype `dtype`. On success
@@ -73,7 +76,8 @@ kvg_status kvg_file_map_private(const char *path, const kvg_file_map *m,
                                 const kvg_tensor *t, kvg_tensor *out,
                                 kvg_file_map *copy, kvg_diag *diag);
 
-/* Unmap (NULL-safe, base NULL allowed) and zero *m. */
+/* Unmap (NULL-safe, base NULL allowed; a borrowed copy is not unmapped)
+ * and zero *m. */
 void kvg_file_unmap(kvg_file_map *m);
 
 /* Give back the resident pages wholly inside [p, p + bytes) of a READ
