@@ -190,32 +190,6 @@ static int fits_compare(const compare_run *r, const char *case_dir)
     return 1;
 }
 
-/* The mapped files behind one comparison: as the comparison
- * leaves an untouched gap behind, its pages are given back, so comparing
- * a multi-GiB cache does not keep the cache, the dump and the golden
- * resident. Unmapped (small) tensors have no mapping and are left alone. */
-typedef struct mapped_views {
-    const kvg_file_map *map[4]; /* golden, actual, initial, third party */
-    const unsigned char *data[4];
-    size_t esize;
-} mapped_views;
-
-static void drop_left_behind(void *user, int64_t first, int64_t end)
-{
-    const mapped_views *v = (const mapped_views *)user;
-    size_t off = (size_t)first * v->esize;
-    size_t n = (size_t)(end - first) * v->esize;
-    int j;
-
-    /* the golden's gap was just found equal to the initial cache, i.e.
-     * to its file: its copy-on-write pages there can go too */
-    if (v->data[0] != NULL)
-        kvg_file_map_drop_unchanged(v->map[0], v->data[0] + off, n);
-    for (j = 1; j < 4; j++)
-        if (v->data[j] != NULL)
-            kvg_file_map_drop(v->map[j], v->data[j] + off, n);
-}
-
 static const kvg_file_map *input_map(const kvg_case *c, const char *name)
 {
     int i;
@@ -223,23 +197,6 @@ static const kvg_file_map *input_map(const kvg_case *c, const char *name)
         if (strcmp(c->inputs.items[i].name, name) == 0)
             return &c->inputs.items[i].map;
     return NULL;
-}
-
-static void set_views(mapped_views *v, const compare_run *r, int k, int i,
-                      const kvg_compare_args *a)
-{
-    memset(v, 0, sizeof *v);
-    v->esize = kvg_dtype_size(a->golden->dtype);
-    v->map[0] = &r->gold.items[i].map;
-    v->map[1] = &r->npu[k].map[i];
-    v->map[2] = input_map(r->c, r->gold.items[i].name);
-    v->map[3] = a->third_party != NULL ? &r->third.map[i] : NULL;
-    v->data[0] = (const unsigned char *)a->golden->data;
-    v->data[1] = (const unsigned char *)a->actual->data;
-    v->data[2] = a->initial ? (const unsigned char *)a->initial->data : NULL;
-    v->data[3] = a->third_party
-                     ? (const unsigned char *)a->third_party->data
-                     : NULL;
 }
 
 /* Judge every selected output of run k; an output without a dump is NOT
@@ -256,7 +213,7 @@ static int compare_all(compare_run *r, int k)
         kvg_cache_layout layout;
         int has_layout = 0;
         kvg_compare_args a;
-        mapped_views views;
+        kvg_case_views views;
         kvg_diag diag;
         kvg_status st;
 
@@ -285,9 +242,11 @@ static int compare_all(compare_run *r, int k)
             a.initial = kvg_case_find(&r->c->inputs, g->name);
             a.written_runs = r->runs[i];
             a.written_run_count = r->run_count[i];
-            set_views(&views, r, k, i, &a);
-            a.left_behind = drop_left_behind;
-            a.left_behind_user = &views;
+            /* the untouched gaps' pages are given back as compared */
+            kvg_case_views_attach(&views, &a, &r->gold.items[i].map,
+                                  &r->npu[k].map[i],
+                                  input_map(r->c, g->name),
+                                  &r->third.map[i]);
         }
         kvg_diag_clear(&diag);
         st = kvg_compare_tensor(&a, res, &diag);

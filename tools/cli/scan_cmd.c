@@ -226,13 +226,15 @@ static void judge_range(const kvg_scan_list *l, const size_t *pick,
     }
 }
 
+/* 0 when a worker stopped with exit 2 (a file it mapped shrank: the
+ * mapping guard named it), else 1. */
 static int run_workers(const kvg_scan_list *l, const size_t *pick, size_t n,
                        int jobs, const kvg_scan_opts *e,
                        kvg_scan_result *res)
 {
     FILE *tmp[1024];
     pid_t pid[1024];
-    int w, status;
+    int w, status, unreadable = 0;
     uint64_t limit = kvg_mem_limit();
 
     if ((size_t)jobs > n)
@@ -283,13 +285,15 @@ static int run_workers(const kvg_scan_list *l, const size_t *pick, size_t n,
             res[k].page[sizeof r.page - 1] = '\0';
         }
         fclose(tmp[w]);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (WIFEXITED(status) && WEXITSTATUS(status) == KVG_EXIT_INVALID)
+            unreadable = 1; /* it said which file (the mapping guard) */
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             fprintf(stderr, "kvgold: scan: worker %d %s %d\n", w,
                     WIFSIGNALED(status) ? "died of signal" : "exited",
                     WIFSIGNALED(status) ? WTERMSIG(status)
                                         : WEXITSTATUS(status));
     }
-    return 1;
+    return !unreadable;
 }
 
 /* ---- reports ----------------------------------------------------------- */
@@ -600,7 +604,16 @@ int kvg_cli_scan(int argc, char **argv)
         (void)snprintf(res[i].reason, sizeof res[i].reason,
                        "not judged: the worker judging it stopped early");
     }
-    run_workers(&l, pick, n, o.jobs, &o.e, res);
+    if (!run_workers(&l, pick, n, o.jobs, &o.e, res)) {
+        /* a worker ended on a dumped file that shrank while mapped, as
+         * one process would have: exit 2, no report */
+        for (i = 0; i < n; i++)
+            kvg_scan_result_free(&res[i]);
+        free(pick);
+        free(res);
+        kvg_scan_list_free(&l);
+        return KVG_EXIT_INVALID;
+    }
     if (o.json)
         print_json(&o, &l, pick, res, n, others, stdout);
     else

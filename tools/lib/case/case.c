@@ -105,6 +105,8 @@ kvg_tensor *kvg_case_set_add_cache(kvg_case_set *set, const kvg_case *c,
 {
     const kvg_case_tensor *in = NULL;
     kvg_case_tensor *item;
+    kvg_status st;
+    char *path;
     int i;
 
     for (i = 0; i < c->inputs.count; i++)
@@ -124,9 +126,14 @@ kvg_tensor *kvg_case_set_add_cache(kvg_case_set *set, const kvg_case *c,
     memset(item, 0, sizeof *item);
     strncpy(item->name, name, sizeof item->name - 1);
     strcpy(item->file, in->file);
-    if (kvg_tensor_file_open(c->dir, in->file, in->t.dtype, in->t.rank,
-                             in->t.shape, KVG_MAP_PRIVATE, 0, &item->t,
-                             &item->map, diag) != KVG_OK)
+    /* the same bytes of the same file, wherever in it they are (after a
+     * .npy header, or a dump file's) */
+    if ((path = kvg_path_join(c->dir, in->file, NULL, diag)) == NULL)
+        return NULL;
+    st = kvg_file_map_private(path, &in->map, &in->t, &item->t, &item->map,
+                              diag);
+    free(path);
+    if (st != KVG_OK)
         return NULL;
     set->count++;
     return &item->t;

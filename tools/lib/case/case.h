@@ -224,6 +224,27 @@ int kvg_case_verify_tensor_streamed(const kvg_case *c,
                                     const kvg_case_set *got, int i,
                                     kvg_case_verdict *v);
 
+/*
+ * The mapped files behind one comparison of a cache with written runs
+ * (kvg_compare_tensor with `initial` and `written_runs`): as the comparison
+ * leaves an untouched gap behind, its pages are given back, so comparing a
+ * multi-GiB cache does not keep the cache, the dump and the golden
+ * resident. kvg_case_views_attach fills `v` from a's tensors (golden,
+ * actual, initial, third party: set them first) and the mappings they
+ * view (NULL, or base NULL, for a tensor that was read: left alone), and
+ * points a->left_behind at it; `v` must live as long as `a` is used.
+ */
+typedef struct kvg_case_views {
+    const kvg_file_map *map[4]; /* golden, actual, initial, third party */
+    const unsigned char *data[4];
+    size_t esize;
+} kvg_case_views;
+void kvg_case_views_attach(kvg_case_views *v, kvg_compare_args *a,
+                           const kvg_file_map *golden,
+                           const kvg_file_map *actual,
+                           const kvg_file_map *initial,
+                           const kvg_file_map *third_party);
+
 /* Allocate a workspace of `size` bytes (at least 1); NULL on failure. */
 void *kvg_case_workspace(size_t size);
 

@@ -98,3 +98,41 @@ void kvg_case_runs_free(kvg_elem_run *runs, size_t count)
     free(runs);
     kvg_mem_release((count ? count : 1) * sizeof *runs);
 }
+
+/* The golden's gap was just found equal to the initial cache, i.e. to its
+ * file: its copy-on-write pages there can go too. */
+static void drop_left_behind(void *user, int64_t first, int64_t end)
+{
+    const kvg_case_views *v = (const kvg_case_views *)user;
+    size_t off = (size_t)first * v->esize;
+    size_t n = (size_t)(end - first) * v->esize;
+    int j;
+
+    if (v->data[0] != NULL)
+        kvg_file_map_drop_unchanged(v->map[0], v->data[0] + off, n);
+    for (j = 1; j < 4; j++)
+        if (v->data[j] != NULL)
+            kvg_file_map_drop(v->map[j], v->data[j] + off, n);
+}
+
+void kvg_case_views_attach(kvg_case_views *v, kvg_compare_args *a,
+                           const kvg_file_map *golden,
+                           const kvg_file_map *actual,
+                           const kvg_file_map *initial,
+                           const kvg_file_map *third_party)
+{
+    memset(v, 0, sizeof *v);
+    v->esize = kvg_dtype_size(a->golden->dtype);
+    v->map[0] = golden;
+    v->map[1] = actual;
+    v->map[2] = initial;
+    v->map[3] = a->third_party != NULL ? third_party : NULL;
+    v->data[0] = (const unsigned char *)a->golden->data;
+    v->data[1] = (const unsigned char *)a->actual->data;
+    v->data[2] = a->initial ? (const unsigned char *)a->initial->data : NULL;
+    v->data[3] = a->third_party
+                     ? (const unsigned char *)a->third_party->data
+                     : NULL;
+    a->left_behind = drop_left_behind;
+    a->left_behind_user = v;
+}

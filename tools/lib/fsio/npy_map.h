@@ -24,16 +24,23 @@
 #define KVGOLD_TOOLS_NPY_MAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kvgold/npy.h"
 
 typedef enum kvg_map_mode { KVG_MAP_READ = 0, KVG_MAP_PRIVATE = 1 } kvg_map_mode;
 
-/* A mapping; base NULL = none. */
+/* A mapping; base NULL = none. `offset` is the file offset base maps
+ * (a multiple of the page size): a view can be mapped again, privately,
+ * from the file offset of its data (kvg_file_map_private). `borrowed`: a
+ * copy of a mapping that another holder owns and unmaps (several tensors
+ * of one file viewing its one mapping); kvg_file_unmap only forgets it. */
 typedef struct kvg_file_map {
     void *base;
     size_t len;
     kvg_map_mode mode;
+    uint64_t offset;
+    int borrowed;
 } kvg_file_map;
 
 /* Map a .npy file's data as a tensor of logical dtype `dtype`. On success
@@ -47,7 +54,30 @@ kvg_status kvg_raw_map(const char *path, kvg_dtype dtype, int rank,
                        const int64_t *shape, kvg_map_mode mode,
                        kvg_tensor *out, kvg_file_map *m, kvg_diag *diag);
 
-/* Unmap (NULL-safe, base NULL allowed) and zero *m. */
+/*
+ * Map `bytes` bytes at file offset `offset` of regular file `path` (a
+ * tensor inside a dump file that holds several, after a header: ATB
+ * .bin, CANN dump files, msprobe's dump.json), `what` naming it in
+ * messages. The file is opened with kvg_open_regular and its size checked
+ * against offset + bytes first (KVG_ERR_FILE_FORMAT "truncated" naming
+ * the path). The mapping starts at the page holding `offset`; *data points
+ * at the first byte. Unlike kvg_npy_map the data may have any alignment
+ * (kvgold reads tensor bytes alignment-free: kvgold/format.h); only
+ * bytes == 0 is refused with KVG_ERR_PARAM_INVALID (nothing to map).
+ */
+kvg_status kvg_region_map(const char *path, const char *what,
+                          uint64_t offset, uint64_t bytes, kvg_map_mode mode,
+                          kvg_file_map *m, void **data, kvg_diag *diag);
+
+/* Map again, privately (copy-on-write), the bytes view `t` shows of its
+ * mapping `m` of file `path`: a cache the golden updates in place, whose
+ * input stays as it is. *out is `t` with data pointing into *copy. */
+kvg_status kvg_file_map_private(const char *path, const kvg_file_map *m,
+                                const kvg_tensor *t, kvg_tensor *out,
+                                kvg_file_map *copy, kvg_diag *diag);
+
+/* Unmap (NULL-safe, base NULL allowed; a borrowed copy is not unmapped)
+ * and zero *m. */
 void kvg_file_unmap(kvg_file_map *m);
 
 /* Give back the resident pages wholly inside [p, p + bytes) of a READ

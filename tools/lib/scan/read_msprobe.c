@@ -19,17 +19,16 @@
  * size costs one call's JSON at a time.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
 
 #include "fileio.h"
+#include "npy_map.h"
 #include "read_common.h"
 
 typedef struct span {
@@ -461,9 +460,10 @@ static kvg_status read_dump(const char *dir, const char *rel,
 {
     char *path = kvg_path_join(dir, "dump.json", NULL, diag);
     struct stat sb;
-    void *map;
-    int fd;
+    kvg_file_map map;
+    void *text;
     kvg_status st;
+    int fd;
 
     if (path == NULL)
         return KVG_ERR_NOMEM;
@@ -472,29 +472,29 @@ static kvg_status read_dump(const char *dir, const char *rel,
         free(path);
         return st;
     }
+    close(fd);
     if (sb.st_size == 0) {
-        close(fd);
         st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
                          "%s: empty", path);
         free(path);
         return st;
     }
-    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        st = kvg_fs_fail(diag, KVG_ERR_IO, "dump.json", "%s: cannot map",
-                         path);
+    /* mapped as the tensors are: a file truncated meanwhile ends the
+     * command naming it (kvg_map_guard_install), never a bare SIGBUS */
+    if ((st = kvg_region_map(path, "dump.json", 0,
+                             (uint64_t)sb.st_size, KVG_MAP_READ, &map,
+                             &text, diag)) != KVG_OK) {
         free(path);
         return st;
     }
-    st = kvg_scan_msprobe_text((const char *)map, (size_t)sb.st_size, dir,
+    st = kvg_scan_msprobe_text((const char *)text, (size_t)sb.st_size, dir,
                                rel, 1, l, diag);
     if (st != KVG_OK) {
         char msg[KVG_DIAG_MESSAGE_MAX];
         (void)snprintf(msg, sizeof msg, "%s", diag->message);
         st = kvg_fs_fail(diag, st, "dump.json", "%s/%s", dir, msg);
     }
-    munmap(map, (size_t)sb.st_size);
+    kvg_file_unmap(&map);
     free(path);
     return st;
 }

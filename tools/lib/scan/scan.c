@@ -8,7 +8,10 @@
  * registry), the written cache elements come from the operator
  * (kvg_case_written_runs), and each output is judged by
  * kvg_compare_tensor exactly as compare judges a dump. The pre-call cache
- * is the call's input; the NPU's post-call cache its output.
+ * is the call's input; the NPU's post-call cache its output. Memory is
+ * compare's too: big tensors are mapped, not read, the golden writes a
+ * copy-on-write mapping of each cache, and the untouched gaps' pages are
+ * given back as they are compared, so a call never holds its caches.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <ctype.h>
@@ -23,7 +26,9 @@
 #include "case.h"
 #include "fileio.h"
 #include "membudget.h"
+#include "npy_map.h"
 #include "outset.h"
+#include "tensor_file.h"
 #include "report.h"
 #include "binding.h"
 #include "scan.h"
@@ -365,8 +370,90 @@ static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
 
 /* ---- loading ----------------------------------------------------------- */
 
-void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
-                    char *why, size_t cap)
+static int file_index(const kvg_scan_files *f, const char *file)
+{
+    int k;
+    for (k = 0; k < f->n; k++)
+        if (strcmp(f->file[k], file) == 0)
+            return k;
+    return -1;
+}
+
+void kvg_scan_files_plan(kvg_scan_files *f, const kvg_scan_call *c)
+{
+    int i, k;
+
+    memset(f, 0, sizeof *f);
+    for (i = 0; i < c->n_in + c->n_out; i++) {
+        const kvg_scan_arg *a = i < c->n_in ? &c->in[i] : &c->out[i - c->n_in];
+        if (a->kind != KVG_SCAN_TENSOR)
+            continue;
+        if ((k = file_index(f, a->file)) < 0) {
+            if (f->n == KVG_SCAN_MAX_FILES)
+                continue; /* read, not mapped */
+            k = f->n++;
+            (void)snprintf(f->file[k], sizeof f->file[k], "%s", a->file);
+        }
+        f->used[k] = a->nbytes > UINT64_MAX - f->used[k]
+                         ? UINT64_MAX
+                         : f->used[k] + a->nbytes;
+    }
+}
+
+void kvg_scan_files_close(kvg_scan_files *f)
+{
+    int k;
+    for (k = 0; k < f->n; k++)
+        kvg_file_unmap(&f->map[k]);
+}
+
+/* Map file k of the call whole; 1 mapped, 0 to be read instead (empty,
+ * or too big for the address space), -1 with why. */
+static int map_file(kvg_scan_files *f, int k, const char *path, char *why,
+                    size_t cap)
+{
+    struct stat sb;
+    kvg_diag diag;
+    kvg_status st;
+    void *base;
+    int fd;
+
+    kvg_diag_clear(&diag);
+    st = kvg_open_regular(path, f->file[k], &fd, &sb, &diag);
+    if (st == KVG_OK) {
+        close(fd);
+        st = kvg_region_map(path, f->file[k], 0, (uint64_t)sb.st_size,
+                            KVG_MAP_READ, &f->map[k], &base, &diag);
+    }
+    if (st == KVG_OK)
+        return 1;
+    if (st == KVG_ERR_PARAM_INVALID) {
+        f->used[k] = 0; /* read its tensors, which says what is wrong */
+        return 0;
+    }
+    (void)snprintf(why, cap, "%s%s", st == KVG_ERR_IO ? "unreadable: " : "",
+                   diag.message);
+    return -1;
+}
+
+static void truncated(char *why, size_t cap, const char *path,
+                      const kvg_scan_arg *a, uint64_t size)
+{
+    (void)snprintf(why, cap, "%s: truncated: %llu bytes of data at offset "
+                             "%llu, the file has %llu",
+                   path, (unsigned long long)a->nbytes,
+                   (unsigned long long)a->offset, (unsigned long long)size);
+}
+
+/* As compare maps a case's big files: mapped pages are file pages the
+ * kernel can drop and read again, not allocations, so nothing is
+ * reserved for them; a read tensor is reserved first. Either way its
+ * bytes are not copied twice, and a cache the golden updates is mapped
+ * again privately by the case harness (kvg_case_set_add_cache), so only
+ * the pages it writes are copied. */
+int kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
+                  const kvg_scan_arg *a, kvg_tensor *out, kvg_file_map *map,
+                  char *why, size_t cap)
 {
     char what[KVG_SCAN_FILE_MAX + 32];
     struct stat sb;
@@ -374,41 +461,61 @@ void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
     void *buf;
     char *path;
     ssize_t got;
-    int fd;
+    int fd, k;
 
+    memset(out, 0, sizeof *out);
+    memset(map, 0, sizeof *map);
     if (a->nbytes > SIZE_MAX - 1) {
         (void)snprintf(why, cap, "%s: %llu bytes do not fit in memory",
                        a->file, (unsigned long long)a->nbytes);
-        return NULL;
+        return -1;
     }
     kvg_diag_clear(&diag);
     path = kvg_path_join(c->dir, a->file, NULL, &diag);
     if (path == NULL) {
         (void)snprintf(why, cap, "%s", diag.message);
-        return NULL;
+        return -1;
     }
     (void)snprintf(what, sizeof what, "%s", a->file);
+    k = file_index(f, a->file);
+    if (k >= 0 && f->used[k] >= (uint64_t)KVG_TENSOR_MAP_MIN &&
+        f->map[k].base == NULL && map_file(f, k, path, why, cap) < 0) {
+        free(path);
+        return -1;
+    }
+    if (k >= 0 && f->map[k].base != NULL) {
+        const kvg_file_map *m = &f->map[k];
+        if ((uint64_t)m->len < a->offset ||
+            (uint64_t)m->len - a->offset < a->nbytes) {
+            truncated(why, cap, path, a, (uint64_t)m->len);
+            free(path);
+            return -1;
+        }
+        *map = *m;
+        map->borrowed = 1; /* the call's file table unmaps it */
+        *out = kvg_tensor_make((unsigned char *)m->base + (size_t)a->offset,
+                               (size_t)a->nbytes, a->dtype, a->rank,
+                               a->shape);
+        free(path);
+        return 0;
+    }
     if (kvg_open_regular(path, what, &fd, &sb, &diag) != KVG_OK) {
         (void)snprintf(why, cap, "unreadable: %s", diag.message);
         free(path);
-        return NULL;
+        return -1;
     }
     if ((uint64_t)sb.st_size < a->offset ||
         (uint64_t)sb.st_size - a->offset < a->nbytes) {
-        (void)snprintf(why, cap, "%s: truncated: %llu bytes of data at "
-                                 "offset %llu, the file has %llu",
-                       path, (unsigned long long)a->nbytes,
-                       (unsigned long long)a->offset,
-                       (unsigned long long)sb.st_size);
+        truncated(why, cap, path, a, (uint64_t)sb.st_size);
         close(fd);
         free(path);
-        return NULL;
+        return -1;
     }
     if (kvg_mem_reserve(a->nbytes, what, &diag) != KVG_OK) {
         (void)snprintf(why, cap, "%s", diag.message);
         close(fd);
         free(path);
-        return NULL;
+        return -1;
     }
     buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
     got = buf != NULL ? kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset)
@@ -424,29 +531,43 @@ void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
     }
     close(fd);
     free(path);
-    return buf;
+    if (buf == NULL)
+        return -1;
+    *out = kvg_tensor_make(buf, (size_t)a->nbytes, a->dtype, a->rank,
+                           a->shape);
+    return 0;
 }
 
-/* Append argument `a` as tensor `name` of set `s`, its bytes read. */
-static int add_tensor(const kvg_scan_call *c, kvg_case_set *s,
-                      const char *name, const kvg_scan_arg *a, char *why,
+void kvg_scan_close(kvg_tensor *t, kvg_file_map *map)
+{
+    if (map->base != NULL) {
+        kvg_file_unmap(map);
+    } else if (t->data != NULL) {
+        free(t->data);
+        kvg_mem_release(t->nbytes);
+    }
+    memset(t, 0, sizeof *t);
+}
+
+/* Append argument `a` as tensor `name` of set `s`, mapped or read. */
+static int add_tensor(const kvg_scan_call *c, kvg_scan_files *f,
+                      kvg_case_set *s, const char *name,
+                      const kvg_scan_arg *a, char *why,
                       size_t cap)
 {
     kvg_case_tensor *item;
-    void *data;
 
     if (s->count == KVG_CASE_MAX_TENSORS) {
         (void)snprintf(why, cap, "too many tensors");
         return -1;
     }
-    if ((data = kvg_scan_load(c, a, why, cap)) == NULL)
-        return -1;
-    item = &s->items[s->count++];
+    item = &s->items[s->count];
     memset(item, 0, sizeof *item);
+    if (kvg_scan_open(c, f, a, &item->t, &item->map, why, cap) != 0)
+        return -1;
+    s->count++; /* the case owns it now: kvg_case_set_free */
     (void)snprintf(item->name, sizeof item->name, "%s", name);
     (void)snprintf(item->file, sizeof item->file, "%s", a->file);
-    item->t = kvg_tensor_make(data, (size_t)a->nbytes, a->dtype, a->rank,
-                              a->shape);
     return 0;
 }
 
@@ -473,9 +594,9 @@ static int user_attrs(const kvg_scan_opmap *m, const kvg_scan_opts *o,
 }
 
 /* The call as a case: op, attributes (JSON), the pre-call tensors. */
-static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
-                      const kvg_scan_bound *b, kvg_case *k, char *why,
-                      size_t cap)
+static int build_case(const kvg_scan_call *c, kvg_scan_files *f,
+                      const kvg_scan_opmap *m, const kvg_scan_bound *b,
+                      kvg_case *k, char *why, size_t cap)
 {
     char text[KVG_SCAN_MAX_ARGS * (KVG_SCAN_NAME_MAX + KVG_SCAN_VALUE_MAX +
                                    8) + 32];
@@ -516,7 +637,8 @@ static int build_case(const kvg_scan_call *c, const kvg_scan_opmap *m,
     k->options = kvg_json_get(k->json, "options");
     for (i = 0; i < b->n; i++)
         if (b->pre[i] != NULL &&
-            add_tensor(c, &k->inputs, b->name[i], b->pre[i], why, cap) != 0)
+            add_tensor(c, f, &k->inputs, b->name[i], b->pre[i], why,
+                       cap) != 0)
             return -1;
     return 0;
 }
@@ -552,11 +674,23 @@ static const char *mismatch(const kvg_tensor *g, const kvg_scan_arg *a,
     return why;
 }
 
+static const kvg_file_map *input_map(const kvg_case *k, const char *name)
+{
+    int i;
+    for (i = 0; i < k->inputs.count; i++)
+        if (strcmp(k->inputs.items[i].name, name) == 0)
+            return &k->inputs.items[i].map;
+    return NULL;
+}
+
 typedef struct judged {
+    kvg_scan_files files; /* the call's mapped files, closed last */
     kvg_case_set gold;
     kvg_compare_result res[KVG_CASE_MAX_TENSORS];
     kvg_tensor npu[KVG_CASE_MAX_TENSORS];
+    kvg_file_map npu_map[KVG_CASE_MAX_TENSORS];
     int loaded[KVG_CASE_MAX_TENSORS];
+    kvg_case_views views[KVG_CASE_MAX_TENSORS];
     kvg_elem_run *runs[KVG_CASE_MAX_TENSORS];
     size_t run_count[KVG_CASE_MAX_TENSORS];
     kvg_cache_layout layout[KVG_CASE_MAX_TENSORS];
@@ -575,7 +709,6 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     kvg_compare_role role = KVG_ROLE_DEFAULT;
     kvg_compare_args a;
     kvg_diag diag;
-    void *data;
     int x;
 
     for (x = 0; x < b->n; x++)
@@ -596,12 +729,11 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         return;
     }
     if (mismatch(&g->t, post, why, sizeof why) != NULL ||
-        (data = kvg_scan_load(c, post, why, sizeof why)) == NULL) {
+        kvg_scan_open(c, &j->files, post, &j->npu[i], &j->npu_map[i], why,
+                      sizeof why) != 0) {
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
         return;
     }
-    j->npu[i] = kvg_tensor_make(data, (size_t)post->nbytes, post->dtype,
-                                post->rank, post->shape);
     j->loaded[i] = 1;
     if (kvg_case_find(&k->inputs, g->name) != NULL) {
         kvg_diag_clear(&diag);
@@ -628,6 +760,9 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         a.initial = kvg_case_find(&k->inputs, g->name);
         a.written_runs = j->runs[i];
         a.written_run_count = j->run_count[i];
+        /* the untouched gaps' pages are given back as compared */
+        kvg_case_views_attach(&j->views[i], &a, &g->map, &j->npu_map[i],
+                              input_map(k, g->name), NULL);
     }
     kvg_diag_clear(&diag);
     if (kvg_compare_tensor(&a, res, &diag) != KVG_OK &&
@@ -750,9 +885,11 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         not_judged(r, "out of memory%s%s", "", "");
         return;
     }
-    if (build_case(c, m, &b, &k, why, sizeof why) != 0) {
+    kvg_scan_files_plan(&j->files, c);
+    if (build_case(c, &j->files, m, &b, &k, why, sizeof why) != 0) {
         not_judged(r, "%s%s", why, "");
         kvg_case_free(&k);
+        kvg_scan_files_close(&j->files);
         free(j);
         return;
     }
@@ -764,6 +901,7 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
                        (int)st, diag.tensor[0] ? diag.tensor : "-",
                        diag.message);
         kvg_case_free(&k);
+        kvg_scan_files_close(&j->files);
         free(j);
         return;
     }
@@ -794,13 +932,12 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         write_page(c, &k, j, index, o, r);
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
         kvg_case_runs_free(j->runs[i], j->run_count[i]);
-        if (j->loaded[i]) {
-            free(j->npu[i].data);
-            kvg_mem_release(j->npu[i].nbytes);
-        }
+        if (j->loaded[i])
+            kvg_scan_close(&j->npu[i], &j->npu_map[i]);
     }
     kvg_case_set_free(&j->gold);
     kvg_case_free(&k);
+    kvg_scan_files_close(&j->files);
     free(j);
 }
 

@@ -16,9 +16,11 @@
  *                              (torch_npu, ATB, aclnn / the kernel),
  *                              defaults, value spellings. Found by a glob:
  *                              adding an operator is one new file.
- *   the engine (scan.c)        per call: read the mapped tensors, build
- *                              the case in memory (pre-call caches from
- *                              the inputs), run the golden, judge each
+ *   the engine (scan.c)        per call: open the bound tensors (big
+ *                              ones mapped where they lie in their
+ *                              files), build the case (pre-call caches
+ *                              from the inputs), run the golden on
+ *                              copy-on-write mappings of them, judge each
  *                              output against the post-call dump.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -32,6 +34,7 @@
 #include "kvgold/dtype.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
+#include "npy_map.h"
 
 typedef enum kvg_scan_format {
     KVG_SCAN_AUTO = 0,
@@ -278,9 +281,34 @@ void kvg_scan_result_free(kvg_scan_result *r);
 /* 1 if call c is of a kvgold operator (and of --op when given). */
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o);
 
-/* Bytes of argument a as dtype, from its file: a malloc'd buffer
- * reserved in the memory ledger; NULL with `why` on failure. */
-void *kvg_scan_load(const kvg_scan_call *c, const kvg_scan_arg *a,
-                    char *why, size_t cap);
+/*
+ * The dumped files of one call being judged. A file of which the call uses
+ * KVG_TENSOR_MAP_MIN bytes or more (a big cache; a CANN dump file holding
+ * all of the call's tensors) is mapped once, whole and read-only
+ * (npy_map.h: counted for nothing in the memory ledger), and every tensor
+ * of it is a view into that mapping, whatever its offset or alignment;
+ * the tensors of the other files are read into memory reserved in the
+ * ledger.
+ */
+#define KVG_SCAN_MAX_FILES (2 * KVG_SCAN_MAX_ARGS)
+typedef struct kvg_scan_files {
+    int n;
+    char file[KVG_SCAN_MAX_FILES][KVG_SCAN_FILE_MAX];
+    uint64_t used[KVG_SCAN_MAX_FILES]; /* the call's bytes in it */
+    kvg_file_map map[KVG_SCAN_MAX_FILES];
+} kvg_scan_files;
+
+/* Which files of call c are to be mapped (nothing is opened yet). */
+void kvg_scan_files_plan(kvg_scan_files *f, const kvg_scan_call *c);
+/* Unmap them, after every view of them is closed. */
+void kvg_scan_files_close(kvg_scan_files *f);
+
+/* Argument a of call c as a tensor of its dtype and shape: a view into
+ * its file's mapping (*map a borrowed copy of it), or read. 0, or -1 with
+ * `why`. Release with kvg_scan_close. */
+int kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
+                  const kvg_scan_arg *a, kvg_tensor *out, kvg_file_map *map,
+                  char *why, size_t cap);
+void kvg_scan_close(kvg_tensor *t, kvg_file_map *map);
 
 #endif /* KVGOLD_TOOLS_SCAN_H */
