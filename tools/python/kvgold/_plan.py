@@ -62,6 +62,15 @@ _lock = threading.Lock()
 _plans = {}
 _SCRATCH = threading.local()
 _run_c = _lib.lib.kvg_op_run
+_char_at = ctypes.c_char.from_buffer  # a writable buffer's first byte
+_addressof = ctypes.addressof
+
+
+_CLONE = "clone"  # a step's copy: torch's clone() is enough
+
+
+class NoPlan(Exception):
+    """A call a plan cannot repeat exactly: it keeps taking the full path."""
 
 
 def workspace(size):
@@ -89,7 +98,10 @@ def _kind(t):
 
 def _address(kind, obj):
     if kind == NUMPY:
-        return obj.__array_interface__["data"][0]
+        try:
+            return _addressof(_char_at(obj))
+        except (TypeError, ValueError, BufferError):
+            return obj.__array_interface__["data"][0]
     if kind == TORCH:
         return obj.data_ptr()
     return _tensor._address(obj.data)
@@ -129,13 +141,15 @@ def probe(op, inputs, attrs, options, inplace, dtypes):
             t = type(obj)
             kind = kinds.get(t) or _kind(t)
             if kind == NUMPY:
-                ai = obj.__array_interface__
-                typestr, data = ai["typestr"], ai["data"]
-                if typestr[0] == ">":
-                    return None  # converted per call by the full path
-                parts.append((t, typestr, ai["shape"], ai["strides"],
-                              data[1]))
-                addrs.append(data[0])
+                flags = obj.flags
+                writeable = flags.writeable
+                parts.append((t, obj.dtype, obj.shape, flags.c_contiguous,
+                              writeable))
+                try:  # a quarter of the cost of __array_interface__
+                    addrs.append(_addressof(_char_at(obj)))
+                except (TypeError, ValueError, BufferError):
+                    # read-only, non-contiguous or empty: ask NumPy
+                    addrs.append(obj.__array_interface__["data"][0])
             elif kind == TORCH:
                 parts.append((t, obj.dtype, obj.shape, obj.is_contiguous(),
                               obj.is_cpu, obj.requires_grad))
@@ -214,7 +228,9 @@ class Plan:
     """What a successful full call (_run.prepare, then Call.run) worked
     out, minus the addresses: built from that call, never changed after."""
 
-    def __init__(self, spec, call, written, objs, inplace):
+    def __init__(self, spec, call, written, objs, addrs, inplace):
+        """Raises NoPlan when the full path did to a tensor something a
+        plan does not repeat (a byte-order conversion...)."""
         views = call.views
         names = list(views)
         m = len(objs)
@@ -227,6 +243,8 @@ class Plan:
         steps = []
         for i, (name, obj) in enumerate(zip(given, objs)):
             kind = _KINDS[type(obj)]
+            if kind == NUMPY and obj.dtype.byteorder == ">":
+                raise NoPlan(name)
             cache = spec.kind.get(name, _lib.INPUT) != _lib.INPUT
             writable = bool(inplace) and cache
             contig = detach = False
@@ -237,6 +255,10 @@ class Plan:
                 contig = not obj.is_contiguous()
                 detach = writable and obj.requires_grad
             copy = cache and not writable
+            if copy and kind == TORCH and not obj.requires_grad:
+                copy = _CLONE
+            if not (contig or copy) and views[name].address != addrs[i]:
+                raise NoPlan(name)  # the full path viewed something else
             if contig or detach or copy:
                 steps.append((i, kind, contig, detach, copy,
                               views[name].tag))
@@ -292,7 +314,10 @@ class Plan:
                 if kind == NUMPY:
                     obj = obj.copy()
                 elif kind == TORCH:
-                    obj = obj.detach().clone()
+                    # as _tensor.copy_of; detach() changes nothing of a
+                    # tensor that does not require grad (the key says)
+                    obj = obj.clone() if copy is _CLONE else \
+                        obj.detach().clone()
                 else:  # as _tensor.copy_of: tagged as the call saw it
                     obj = _tensor.Tensor(bytearray(obj.data), tag, obj.shape)
             objs[i] = obj

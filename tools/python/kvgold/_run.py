@@ -308,8 +308,11 @@ def run(op, inputs, attrs=None, options=None, *, inplace=False, dtypes=None):
                            options)
             again = _plan.probe(op, given, attrs, options, inplace, dtypes)
             if again is not None and again[0] == key:
-                _plan.store(key, _plan.Plan(call.spec, call, written, objs,
-                                            inplace))
+                try:
+                    _plan.store(key, _plan.Plan(call.spec, call, written,
+                                                objs, addrs, inplace))
+                except _plan.NoPlan:
+                    pass
             return out
     call, written = prepare(op, inputs, attrs, options, inplace, dtypes)
     call.run()
