@@ -110,8 +110,11 @@ def _values(spec, values):
     The C library only reads it, so arrays are cached by content: a test
     loop calls with the same attributes over and over."""
     try:
-        key = (spec.name, tuple((k, type(v), tuple(v) if isinstance(
-            v, (list, tuple)) else v) for k, v in values))
+        # a list's element types too: [True] and [2.0] equal [1] and [2]
+        # but are refused where those are taken
+        key = (spec.name, tuple((k, type(v), (tuple(v), tuple(map(
+            type, v))) if isinstance(v, (list, tuple)) else v)
+            for k, v in values))
         hit = _VALUES.get(key)
     except TypeError:  # an unhashable value: the C library will refuse it
         key, hit = None, None
