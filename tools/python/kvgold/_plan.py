@@ -13,11 +13,13 @@ reads each tensor's address, makes the copies the full path would make
 writes the addresses into its thread's prebuilt table and calls kvg_op_run.
 
 The key: the operator; inplace; the names given (None ones included); per
-tensor its Python type and what the full path reads of it apart from the
-address (NumPy: typestr, shape, strides, read-only; torch: dtype, shape,
+tensor its Python type and what the full path's answers depend on apart
+from the address (NumPy: dtype, shape, C-contiguous, writeable - the
+strides matter only through contiguity; torch: dtype, shape,
 is_contiguous, is_cpu, requires_grad; kvgold.Tensor: dtype, shape, byte
-count); the attributes and options, each value with its type (and the type
-of every element of a list, so [1] and [True] differ); the dtype tags. A
+count); the attributes and options given (None ones are left out by the
+full path too), each value with its type (and the type of every element of
+a list, so [1] and [True] differ); the dtype tags. A
 call with a key not seen yet, or with a tensor of any other kind (a buffer,
 an (array, tag) pair, a big-endian array, a torch subclass), takes the full
 path, and a successful full call leaves its plan behind. An error is never
@@ -49,10 +51,13 @@ MAX_PLANS = 256
 
 _TENSOR = struct.Struct(_lib.TENSOR_FORMAT)
 _NAMED = struct.Struct(_lib.NAMED_FORMAT)
-# the data pointer is a kvg_tensor's first member: in a table of 8-byte
-# words, tensor i's data is word i * _STRIDE
-assert _TENSOR.size % 8 == 0 and struct.calcsize("P") == 8
-_STRIDE = _TENSOR.size // 8
+# The data pointer is a kvg_tensor's first member: in the table seen as
+# pointer-sized words, tensor i's data is word i * _STRIDE. _WORD: the
+# array typecode of a pointer-sized unsigned integer (None: no plans).
+_P = struct.calcsize("P")
+_WORD = next((c for c in "QLI" if array.array(c).itemsize == _P), None) \
+    if _TENSOR.size % _P == 0 else None
+_STRIDE = _TENSOR.size // _P
 _ZEROS = (0,) * _lib.MAX_RANK
 
 NUMPY, TORCH, KVGOLD = 1, 2, 3
@@ -109,12 +114,15 @@ def _address(kind, obj):
 
 def _values_key(d):
     """The part of the key that says an attribute (or option) dict: name,
-    type and value of each entry; lists as tuples of ints (any other
-    element type: no plan, the full path says what it makes of it)."""
+    type and value of each entry given (not None); lists as tuples of ints
+    (any other element type: no plan, the full path says what it makes of
+    it)."""
     if not d:
-        return None
+        return ()
     key = []
     for k, v in d.items():
+        if v is None:
+            continue  # left out by the full path too: the default applies
         t = type(v)
         if t is list or t is tuple:
             for x in v:
@@ -129,7 +137,7 @@ def probe(op, inputs, attrs, options, inplace, dtypes):
     """(key, objects, addresses) of a call, the tensors as given (None ones
     left out); None when a tensor is of a kind plans do not cover or a
     value cannot be part of a key (the full path handles the call)."""
-    if type(inputs) is not dict:
+    if type(inputs) is not dict or _WORD is None:
         return None
     kinds = _KINDS
     parts, objs, addrs = [], [], []
@@ -210,7 +218,7 @@ class _State:
         for i, name_address in enumerate(plan.name_addresses):
             _NAMED.pack_into(self.buf, n * tsize + i * nsize, name_address,
                              base + i * tsize)
-        self.words = memoryview(self.buf).cast("Q")
+        self.words = memoryview(self.buf).cast(_WORD)
         self.call = _lib.OpCall()
         self.call.op = plan.spec.handle
         self.call.tensors = base + n * tsize
@@ -334,7 +342,7 @@ class Plan:
         st.busy = True
         try:
             st.words[0:self.count * _STRIDE:_STRIDE] = array.array(
-                "Q", addrs)
+                _WORD, addrs)
             ws = workspace(self.workspace_size)
             if st.ws is not ws:
                 st.ws = ws
