@@ -79,12 +79,15 @@ class NoPlan(Exception):
 
 
 def workspace(size):
-    """A workspace of at least `size` bytes, kept per thread and reused:
-    allocating and zeroing one per call costs more than small calls do."""
-    ws = getattr(_SCRATCH, "ws", None)
+    """The address of a workspace of at least `size` bytes, kept per
+    thread and reused: allocating and zeroing one per call costs more than
+    small calls do."""
+    scratch = _SCRATCH
+    ws = getattr(scratch, "ws", None)
     if ws is None or len(ws) < size:
-        ws = _SCRATCH.ws = ctypes.create_string_buffer(max(size, 64))
-    return ws
+        ws = scratch.ws = ctypes.create_string_buffer(max(size, 64))
+        scratch.address = ctypes.addressof(ws)
+    return scratch.address
 
 
 def _kind(t):
@@ -208,6 +211,9 @@ class _State:
 
     __slots__ = ("buf", "holder", "words", "call", "diag", "call_ref",
                  "diag_ref", "ws", "busy")
+    # ws: the address the call's workspace pointer holds, compared with the
+    # thread's current scratch before each call (no reference is kept, so
+    # a replaced scratch is freed)
 
     def __init__(self, plan):
         n = plan.count
@@ -344,9 +350,9 @@ class Plan:
             st.words[0:self.count * _STRIDE:_STRIDE] = array.array(
                 _WORD, addrs)
             ws = workspace(self.workspace_size)
-            if st.ws is not ws:
+            if st.ws != ws:
                 st.ws = ws
-                st.call.workspace = ctypes.addressof(ws)
+                st.call.workspace = ws
                 st.call.workspace_size = self.workspace_size
             status = _run_c(st.call_ref, st.diag_ref)
             if status != _lib.OK:

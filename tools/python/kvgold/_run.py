@@ -199,8 +199,7 @@ class Call:
             ctypes.byref(self.call), ctypes.byref(size),
             ctypes.byref(self.diag)))
         self.workspace_size = size.value
-        ws = _plan.workspace(size.value)
-        self.call.workspace = ctypes.addressof(ws)
+        self.call.workspace = _plan.workspace(size.value)
         self.call.workspace_size = size.value
         try:
             self.check(_lib_.kvg_op_run(ctypes.byref(self.call),
