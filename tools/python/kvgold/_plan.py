@@ -137,9 +137,10 @@ def _values_key(d):
 
 
 def probe(op, inputs, attrs, options, inplace, dtypes):
-    """(key, objects, addresses) of a call, the tensors as given (None ones
-    left out); None when a tensor is of a kind plans do not cover or a
-    value cannot be part of a key (the full path handles the call)."""
+    """(key, objects, addresses, its plan or None) of a call, the tensors
+    as given (None ones left out); None when a tensor is of a kind plans
+    do not cover or a value cannot be part of a key (the full path handles
+    the call)."""
     if type(inputs) is not dict or _WORD is None:
         return None
     kinds = _KINDS
@@ -174,16 +175,12 @@ def probe(op, inputs, attrs, options, inplace, dtypes):
         key = (op, inplace, tuple(inputs), tuple(parts), _values_key(attrs),
                _values_key(options),
                tuple(dtypes.items()) if dtypes else None)
-        hash(key)
+        plan = _plans.get(key)  # hashes the key once: TypeError if it can't
     except Exception:  # pylint: disable=broad-except
         # nothing has been done yet: the full path runs the call and
         # raises whatever it raises
         return None
-    return key, objs, addrs
-
-
-def lookup(key):
-    return _plans.get(key)
+    return key, objs, addrs, plan
 
 
 def store(key, plan):

@@ -289,8 +289,7 @@ def run(op, inputs, attrs=None, options=None, *, inplace=False, dtypes=None):
     """
     probed = _plan.probe(op, inputs, attrs, options, inplace, dtypes)
     if probed is not None:
-        key, objs, addrs = probed
-        plan = _plan.lookup(key)
+        key, objs, addrs, plan = probed
         if plan is not None:
             tensors = plan.execute(objs, addrs)
             if tensors is not None:
