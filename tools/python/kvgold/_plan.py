@@ -15,7 +15,8 @@ writes the addresses into its thread's prebuilt table and calls kvg_op_run.
 The key: the operator; inplace; the names given (None ones included); per
 tensor its Python type and what the full path's answers depend on apart
 from the address (NumPy: dtype, shape, C-contiguous, writeable - the
-strides matter only through contiguity; torch: dtype, shape,
+strides matter only through contiguity, and an array whose memory is a
+simple writable buffer is both; torch: dtype, shape,
 is_contiguous, is_cpu, requires_grad; kvgold.Tensor: dtype, shape, byte
 count); the attributes and options given (None ones are left out by the
 full path too), each value with its type (and the type of every element of
@@ -153,14 +154,17 @@ def probe(op, inputs, attrs, options, inplace, dtypes):
             t = type(obj)
             kind = kinds.get(t) or _kind(t)
             if kind == NUMPY:
-                flags = obj.flags
-                writeable = flags.writeable
-                parts.append((t, obj.dtype, obj.shape, flags.c_contiguous,
-                              writeable))
-                try:  # a quarter of the cost of __array_interface__
+                try:
+                    # a simple writable buffer: the array is C-contiguous,
+                    # writeable and not empty (a quarter of the cost of
+                    # __array_interface__, and no flags to read)
                     addrs.append(_addressof(_char_at(obj)))
+                    parts.append((t, obj.dtype, obj.shape))
                 except (TypeError, ValueError, BufferError):
                     # read-only, non-contiguous or empty: ask NumPy
+                    flags = obj.flags
+                    parts.append((t, obj.dtype, obj.shape,
+                                  flags.c_contiguous, flags.writeable))
                     addrs.append(obj.__array_interface__["data"][0])
             elif kind == TORCH:
                 parts.append((t, obj.dtype, obj.shape, obj.is_contiguous(),
