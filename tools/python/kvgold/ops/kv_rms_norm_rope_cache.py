@@ -105,11 +105,12 @@ def _check_v(v):
 
 def _poisoned(like, shape):
     """A tensor of `like`'s type and dtype, every element UNWRITTEN_POISON."""
+    torch = sys.modules.get("torch")
+    if torch is not None and type(like) is torch.Tensor:
+        # a plain CPU tensor (kvgold.run refuses other devices): new_full
+        # is cheaper than torch.full(dtype=...)
+        return like.new_full(shape, UNWRITTEN_POISON)
     if type(like).__module__.split(".")[0] == "torch":
-        torch = sys.modules["torch"]
-        if type(like) is torch.Tensor:  # a plain CPU tensor (kvgold.run
-            # refuses other devices): new_full is cheaper than torch.full
-            return like.new_full(shape, UNWRITTEN_POISON)
         return torch.full(shape, UNWRITTEN_POISON, dtype=like.dtype)
     np = sys.modules["numpy"]
     if like.dtype == np.uint16:        # bf16 codes: the quiet NaN 0x7FC0
