@@ -16,15 +16,17 @@ The key: the operator; inplace; the names given (None ones included); per
 tensor its Python type and what the full path's answers depend on apart
 from the address (NumPy: dtype, shape, C-contiguous, writeable - the
 strides matter only through contiguity, and an array whose memory is a
-simple writable buffer is both; torch: dtype, shape,
-is_contiguous, is_cpu, requires_grad; kvgold.Tensor: dtype, shape, byte
-count); the attributes and options given (None ones are left out by the
-full path too), each value with its type (and the type of every element of
-a list, so [1] and [True] differ); the dtype tags. A
-call with a key not seen yet, or with a tensor of any other kind (a buffer,
-an (array, tag) pair, a big-endian array, a torch subclass), takes the full
-path, and a successful full call leaves its plan behind. An error is never
-planned: a call the full path refuses is refused by it every time.
+simple writable buffer is both; torch: dtype, shape, is_contiguous,
+is_cpu, requires_grad; kvgold.Tensor: dtype, shape, byte count); the
+attributes and options given (None ones are left out by the full path
+too), each value with its type (and the type of every element of a list,
+so [1] and [True] differ); the dtype tags. A call with a key not seen yet
+takes the full path and, if it succeeds, leaves its plan behind. A call
+with a tensor of any other kind (a buffer, an (array, tag) pair, a NumPy
+or torch subclass such as numpy.memmap) or a value that cannot be part of
+a key always takes the full path, and so does one the full path converts
+(a big-endian array). An error is never planned: a call the full path
+refuses is refused by it every time.
 
 What a plan never skips: reading every address again, the C library's
 whole validation (kvg_op_run repeats every check of kvg_op_workspace_size,
