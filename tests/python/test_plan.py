@@ -516,3 +516,30 @@ def test_the_cache_is_bounded(monkeypatch, hits):
                     assert bits(out)[name] == want, case_id(c.dir)
                 assert _plan.size() <= 3
     assert len(hits) == 2 * len(cases)  # each second call, its plan
+
+
+def test_kinds_plans_do_not_cover_take_the_full_path(tmp_path, hits):
+    """A big-endian input (converted per call by the full path), a
+    numpy.memmap, an (array, tag) pair: every call is the full path's and
+    gives the expected caches."""
+    def big_endian(inputs):
+        inputs["kv"] = inputs["kv"].astype(">u2")
+        return inputs
+
+    def memmap(inputs):
+        m = np.memmap(str(tmp_path / "kv.bin"), dtype=inputs["kv"].dtype,
+                      mode="w+", shape=inputs["kv"].shape)
+        m[...] = inputs["kv"]
+        inputs["kv"] = m
+        return inputs
+
+    def pair(inputs):
+        inputs["kv"] = (inputs["kv"], "bf16")
+        return inputs
+    for change in (big_endian, memmap, pair):
+        for _ in range(3):
+            out = kvgold.run(DS.op, change(as_numpy(DS)), DS.attrs,
+                             DS.options, inplace=True)
+            for name, want in expected_bits(DS).items():
+                assert bits(out)[name] == want, change.__name__
+    assert hits == [] and _plan.size() == 0
