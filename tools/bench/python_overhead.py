@@ -11,8 +11,14 @@ each):
 
   C call      kvg_op_run on a call built once (ctypes, buffers reused):
               the operator itself, the floor of any binding
-  run inplace kvgold.run(..., inplace=True): views, output allocation,
-              workspace, the call, the result dict
+  run inplace kvgold.run(..., inplace=True): from the second call on, the
+              call's plan (kvgold/_plan.py): the addresses read and
+              patched into a prebuilt table, the outputs allocated, the
+              call, the result dict
+  run inplace, no plan
+              the same through the full path (plans switched off, as for
+              a first call or a tensor kind plans do not cover): views,
+              tables, output shapes, workspace size, the call
   run         kvgold.run(...) as by default: the same plus copies of the
               caches (what keeps the caller's caches untouched)
   torch       kvgold.run with torch tensors (default, copies)
@@ -33,7 +39,7 @@ import time
 import numpy as np
 
 import kvgold
-from kvgold import _lib, _run
+from kvgold import _lib, _plan, _run
 
 
 def per_call(fn, seconds):
@@ -77,6 +83,19 @@ def c_call(c):
     return go
 
 
+def without_plans(fn):
+    """fn through the full path: plans switched off around each call (a
+    few hundred ns of its own)."""
+    def go():
+        saved = _plan.probe
+        _plan.probe = lambda *a: None
+        try:
+            return fn()
+        finally:
+            _plan.probe = saved
+    return go
+
+
 def by_name(fn, tensors, c):
     """A call of fn, one of the case's per-operator functions (kvgold.ops),
     with the case's tensors, attributes and options as the arguments of the
@@ -109,6 +128,9 @@ def main():
     rows = [("C call", c_call(c)),
             ("run inplace", lambda: kvgold.run(c.op, np_in, c.attrs,
                                                c.options, inplace=True)),
+            ("run inplace, no plan", without_plans(
+                lambda: kvgold.run(c.op, np_in, c.attrs, c.options,
+                                   inplace=True))),
             ("run", lambda: kvgold.run(c.op, np_in, c.attrs, c.options)),
             ("torch", lambda: kvgold.run(c.op, th_in, c.attrs, c.options))]
     for name, fn in sorted(kvgold.ops.BY_OP.get(c.op, {}).items()):

@@ -105,8 +105,12 @@ def _check_v(v):
 
 def _poisoned(like, shape):
     """A tensor of `like`'s type and dtype, every element UNWRITTEN_POISON."""
+    torch = sys.modules.get("torch")
+    if torch is not None and type(like) is torch.Tensor:
+        # a plain CPU tensor (kvgold.run refuses other devices): new_full
+        # is cheaper than torch.full(dtype=...)
+        return like.new_full(shape, UNWRITTEN_POISON)
     if type(like).__module__.split(".")[0] == "torch":
-        torch = sys.modules["torch"]
         return torch.full(shape, UNWRITTEN_POISON, dtype=like.dtype)
     np = sys.modules["numpy"]
     if like.dtype == np.uint16:        # bf16 codes: the quiet NaN 0x7FC0
@@ -116,7 +120,7 @@ def _poisoned(like, shape):
 
 def _alloc_shapes(kv, gamma, cos, v):
     """(k_rope shape, c_kv shape) as torch_npu allocates them."""
-    lead = tuple(int(kv.shape[i]) for i in range(3))
+    lead = tuple(map(int, kv.shape[:3]))
     if v is not None:
         return lead + (V2_DK,), lead + (V2_DV,)
     return lead + (int(cos.shape[3]),), lead + (int(gamma.shape[0]),)
