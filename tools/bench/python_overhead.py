@@ -118,6 +118,8 @@ def main():
         os.path.dirname(__file__), "..", "..", "vectors", "examples",
         "deepseek_mla_decode"))
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--json", help="also write the rows here (us per call "
+                    "and over the C call), for tools/bench/targets.py")
     a = ap.parse_args()
     c = kvgold.load_case(a.case)
     np_in = {n: np.asarray(t).copy() for n, t in c.inputs.items()}
@@ -142,12 +144,19 @@ def main():
         np.__version__, torch.__version__))
     print("case %s (%s), caches %d bytes" % (a.case, c.op, cache_bytes))
     base = None
+    out = []
     print("%-28s %12s %12s" % ("", "us per call", "over C call"))
     for name, fn in rows:
         us = per_call(fn, a.seconds)
         base = us if base is None else base
+        out.append({"row": name, "us": us, "over_c_us": us - base})
         print("%-28s %12.1f %12s" % (name, us, "-" if fn is rows[0][1]
                                      else "%.1f" % (us - base)))
+    if a.json:
+        import json
+        with open(a.json, "w") as f:
+            json.dump({"case": os.path.basename(os.path.normpath(a.case)),
+                       "op": c.op, "rows": out}, f, indent=1)
     return 0
 
 
