@@ -42,16 +42,6 @@ static kvg_status check_run_shape(const kvg_compare_args *a, int64_t numel,
     return KVG_OK;
 }
 
-/* The first element of [from, to) where the golden differs from
- * `initial`, or `to`. */
-static int64_t gap_diff(const kvg_compare_args *a, size_t esize,
-                        int64_t from, int64_t to)
-{
-    return kvg_i_cmp_first_diff((const unsigned char *)a->golden->data,
-                                (const unsigned char *)a->initial->data,
-                                esize, from, to);
-}
-
 /* Tell the caller that [from, to) is behind us. */
 static void left_behind(const kvg_compare_args *a, int64_t from, int64_t to)
 {
@@ -59,81 +49,74 @@ static void left_behind(const kvg_compare_args *a, int64_t from, int64_t to)
         a->left_behind(a->left_behind_user, from, to);
 }
 
-/* The first element of gap [from, to) where the golden differs from
- * `initial`, or `to`; chunk by chunk, each one left behind once checked. */
-static int64_t gap_diff_chunked(const kvg_compare_args *a, size_t esize,
-                                int64_t from, int64_t to)
-{
-    while (from < to) {
-        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
-                                                    : to;
-        int64_t d = gap_diff(a, esize, from, end);
-        if (d < end)
-            return d;
-        left_behind(a, from, end);
-        from = end;
-    }
-    return to;
-}
-
-/* Measure gap [from, to) as untouched, chunk by chunk. */
-static void measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
-{
-    while (from < to) {
-        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
-                                                    : to;
-        kvg_i_cmp_measure_untouched(c, from, end);
-        left_behind(c->a, from, end);
-        from = end;
-    }
-}
-
 kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
-                                size_t esize, const kvg_i_labels *l,
-                                kvg_diag *diag)
+                                const kvg_i_labels *l, kvg_diag *diag)
 {
-    int64_t from = 0, d;
-    size_t k;
-    kvg_status st;
-
     if (a->written_runs == NULL)
         return KVG_OK;
     if (a->written != NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
                           "%s: give the mask `written` or the runs "
                           "`written_runs`, not both", l->written);
-    if ((st = check_run_shape(a, numel, l, diag)) != KVG_OK ||
-        a->initial == NULL)
-        return st;
+    return check_run_shape(a, numel, l, diag);
+}
+
+/* Bytes of each tensor per step inside a chunk: the golden, the initial
+ * and the actual step stay in the core's cache from the golden-vs-initial
+ * check to the measurement, so a gap is read from memory once. */
+#define STEP_BYTES ((int64_t)256 << 10)
+
+/*
+ * Gap [from, to): with `initial`, first check that the golden equals it
+ * (the runs describe the golden), then measure it as untouched, step by
+ * step, and leave each chunk behind once both are done. The first element
+ * where the golden differs from `initial`, or `to`.
+ */
+static int64_t measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
+{
+    const kvg_compare_args *a = c->a;
+    const int64_t step = STEP_BYTES / (int64_t)c->esize;
+
+    while (from < to) {
+        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
+                                                    : to;
+        int64_t s, e, d;
+        for (s = from; s < end; s = e) {
+            e = end - s > step ? s + step : end;
+            if (a->initial != NULL &&
+                (d = kvg_i_cmp_first_diff(c->g, c->init, c->esize, s, e)) <
+                    e)
+                return d;
+            kvg_i_cmp_measure_untouched(c, s, e);
+        }
+        left_behind(a, from, end);
+        from = end;
+    }
+    return to;
+}
+
+kvg_status kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c, const kvg_i_labels *l,
+                                  kvg_diag *diag)
+{
+    const kvg_compare_args *a = c->a;
+    int64_t from = 0, i, d;
+    size_t k;
+
     for (k = 0; k <= a->written_run_count; k++) {
-        int64_t to = k < a->written_run_count ? a->written_runs[k].first
-                                              : numel;
-        if ((d = gap_diff_chunked(a, esize, from, to)) < to)
+        const kvg_elem_run *run =
+            k < a->written_run_count ? &a->written_runs[k] : NULL;
+        int64_t to = run != NULL ? run->first : c->numel;
+        if (to > from && (d = measure_gap(c, from, to)) < to)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, d,
                               "%s: element %lld is outside the written runs "
                               "but differs from %s; the runs do not "
                               "describe the golden", l->golden, (long long)d,
                               l->initial);
-        if (k < a->written_run_count)
-            from = to + a->written_runs[k].count;
-    }
-    return KVG_OK;
-}
-
-void kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c)
-{
-    const kvg_compare_args *a = c->a;
-    int64_t from = 0, i;
-    size_t k;
-
-    for (k = 0; k < a->written_run_count; k++) {
-        const kvg_elem_run *run = &a->written_runs[k];
-        if (run->first > from)
-            measure_gap(c, from, run->first);
+        if (run == NULL)
+            break;
         for (i = run->first; i < run->first + run->count; i++)
             kvg_i_cmp_measure_written(c, i);
         from = run->first + run->count;
     }
-    if (from < c->numel)
-        measure_gap(c, from, c->numel);
+    return KVG_OK;
 }
