@@ -355,7 +355,7 @@ static void test_left_behind(void **state)
     assert_int_equal(log.covered, gaps);
     assert_int_equal(log.in_runs, 0);
     assert_true(log.max_len <= KVG_COMPARE_CHUNK);
-    assert_int_equal(log.calls, 4); /* 3 gaps, the middle one 2 chunks */
+    assert_true(log.calls >= 4); /* 3 gaps, the middle one 2+ chunks */
     free(init);
     free(gold);
     free(npu);
@@ -433,7 +433,7 @@ static void test_refusals(void **state)
  * byte for byte (judge_both); a golden element changed there (outside the
  * runs) is refused, naming it. The caches are poison (no zero byte), the
  * written elements differ from the initial ones. */
-#define MAX_AT 64
+#define MAX_AT 128
 
 /* Where to change a byte: the gaps' ends and start + b - 1, b, b + 1. */
 static int boundary_spots(const kvg_elem_run *runs, int n_runs, int64_t n,
@@ -526,7 +526,8 @@ static void test_gap_boundaries(void **state)
 {
     static const int64_t b[] = {4096, (int64_t)1 << 15, (int64_t)1 << 16,
                                 (int64_t)1 << 17, (int64_t)1 << 18,
-                                (int64_t)1 << 20, KVG_COMPARE_CHUNK};
+                                (int64_t)1 << 20, (int64_t)1 << 21,
+                                (int64_t)1 << 22, KVG_COMPARE_CHUNK};
     /* int8: the middle gap is longer than a chunk, the last run straddles
      * a step boundary of it */
     const kvg_elem_run r8[2] = {
@@ -534,7 +535,7 @@ static void test_gap_boundaries(void **state)
     /* fp16: two bytes an element */
     const kvg_elem_run r16[2] = {{700, 5}, {705 + ((int64_t)1 << 17) - 2, 5}};
     (void)state;
-    boundaries_case(KVG_INT8, r8[1].first + 5 + 3000, r8, 2, b, 7);
+    boundaries_case(KVG_INT8, r8[1].first + 5 + 3000, r8, 2, b, 9);
     boundaries_case(KVG_FP16, r16[1].first + 5 + ((int64_t)1 << 17) + 77,
                     r16, 2, b, 6);
 }

@@ -61,10 +61,15 @@ kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
     return check_run_shape(a, numel, l, diag);
 }
 
-/* Bytes of each tensor per step inside a chunk: the golden, the initial
- * and the actual step stay in the core's cache from the golden-vs-initial
- * check to the measurement, so a gap is read from memory once. */
+/* Bytes of each tensor per step: the golden's, the initial's and the
+ * actual's step stay in the core's cache from the golden-vs-initial check
+ * to the measurement, so a gap is read from memory once. */
 #define STEP_BYTES ((int64_t)256 << 10)
+
+/* Bytes of each tensor per left_behind call (at most KVG_COMPARE_CHUNK
+ * elements): what a caller that maps its tensors holds resident at once,
+ * three times over (golden, initial, actual). */
+#define CHUNK_BYTES ((int64_t)4 << 20)
 
 /*
  * Gap [from, to): with `initial`, first check that the golden equals it
@@ -76,10 +81,10 @@ static int64_t measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
 {
     const kvg_compare_args *a = c->a;
     const int64_t step = STEP_BYTES / (int64_t)c->esize;
+    const int64_t chunk = CHUNK_BYTES / (int64_t)c->esize;
 
     while (from < to) {
-        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
-                                                    : to;
+        int64_t end = to - from > chunk ? from + chunk : to;
         int64_t s, e, d;
         for (s = from; s < end; s = e) {
             e = end - s > step ? s + step : end;
