@@ -193,8 +193,8 @@ typedef struct kvg_compare_args {
     size_t written_run_count;
     /* Optional, with written_runs: called as the comparison leaves
      * elements [first, end) of an untouched gap behind (in chunks of at
-     * most KVG_COMPARE_CHUNK elements), once per chunk, in index order,
-     * after the chunk was checked against `initial` and measured. A caller
+     * most KVG_COMPARE_CHUNK elements), each gap once when the runs are
+     * checked against `initial` and once when it is measured. A caller
      * whose tensors are mapped files can drop those pages here, so a pass
      * over a multi-GiB cache does not keep it resident. The bytes must
      * stay readable (and the same); the comparison may read them again. */

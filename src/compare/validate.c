@@ -291,6 +291,7 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
         KVG_OK)
         return st;
     if (a->written_runs != NULL)
-        return kvg_i_cmp_check_runs(a, n, l, diag);
+        return kvg_i_cmp_check_runs(a, n, kvg_dtype_size(a->golden->dtype), l,
+                                    diag);
     return check_mask(a, n, kvg_dtype_size(a->golden->dtype), l, diag);
 }

@@ -42,6 +42,16 @@ static kvg_status check_run_shape(const kvg_compare_args *a, int64_t numel,
     return KVG_OK;
 }
 
+/* The first element of [from, to) where the golden differs from
+ * `initial`, or `to`. */
+static int64_t gap_diff(const kvg_compare_args *a, size_t esize,
+                        int64_t from, int64_t to)
+{
+    return kvg_i_cmp_first_diff((const unsigned char *)a->golden->data,
+                                (const unsigned char *)a->initial->data,
+                                esize, from, to);
+}
+
 /* Tell the caller that [from, to) is behind us. */
 static void left_behind(const kvg_compare_args *a, int64_t from, int64_t to)
 {
@@ -49,79 +59,94 @@ static void left_behind(const kvg_compare_args *a, int64_t from, int64_t to)
         a->left_behind(a->left_behind_user, from, to);
 }
 
-kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
-                                const kvg_i_labels *l, kvg_diag *diag)
-{
-    if (a->written_runs == NULL)
-        return KVG_OK;
-    if (a->written != NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
-                          "%s: give the mask `written` or the runs "
-                          "`written_runs`, not both", l->written);
-    return check_run_shape(a, numel, l, diag);
-}
-
-/* Bytes of each tensor per step: the golden's, the initial's and the
- * actual's step stay in the core's cache from the golden-vs-initial check
- * to the measurement, so a gap is read from memory once. */
-#define STEP_BYTES ((int64_t)256 << 10)
-
-/* Bytes of each tensor per left_behind call (at most KVG_COMPARE_CHUNK
+/* Bytes of a tensor per left_behind call (at most KVG_COMPARE_CHUNK
  * elements): what a caller that maps its tensors holds resident at once,
- * three times over (golden, initial, actual). */
+ * twice over (golden and initial, then initial and actual). */
 #define CHUNK_BYTES ((int64_t)4 << 20)
 
-/*
- * Gap [from, to): with `initial`, first check that the golden equals it
- * (the runs describe the golden), then measure it as untouched, step by
- * step, and leave each chunk behind once both are done. The first element
- * where the golden differs from `initial`, or `to`.
- */
-static int64_t measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
+/* Elements per left_behind call. */
+static int64_t chunk_of(size_t esize)
 {
-    const kvg_compare_args *a = c->a;
-    const int64_t step = STEP_BYTES / (int64_t)c->esize;
-    const int64_t chunk = CHUNK_BYTES / (int64_t)c->esize;
+    return CHUNK_BYTES / (int64_t)esize;
+}
+
+/* The first element of gap [from, to) where the golden differs from
+ * `initial`, or `to`; chunk by chunk, each one left behind once checked. */
+static int64_t gap_diff_chunked(const kvg_compare_args *a, size_t esize,
+                                int64_t from, int64_t to)
+{
+    const int64_t chunk = chunk_of(esize);
 
     while (from < to) {
         int64_t end = to - from > chunk ? from + chunk : to;
-        int64_t s, e, d;
-        for (s = from; s < end; s = e) {
-            e = end - s > step ? s + step : end;
-            if (a->initial != NULL &&
-                (d = kvg_i_cmp_first_diff(c->g, c->init, c->esize, s, e)) <
-                    e)
-                return d;
-            kvg_i_cmp_measure_untouched(c, s, e);
-        }
+        int64_t d = gap_diff(a, esize, from, end);
+        if (d < end)
+            return d;
         left_behind(a, from, end);
         from = end;
     }
     return to;
 }
 
-kvg_status kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c, const kvg_i_labels *l,
-                                  kvg_diag *diag)
+/* Measure gap [from, to) as untouched, chunk by chunk. */
+static void measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
 {
-    const kvg_compare_args *a = c->a;
-    int64_t from = 0, i, d;
-    size_t k;
+    const int64_t chunk = chunk_of(c->esize);
 
+    while (from < to) {
+        int64_t end = to - from > chunk ? from + chunk : to;
+        kvg_i_cmp_measure_untouched(c, from, end);
+        left_behind(c->a, from, end);
+        from = end;
+    }
+}
+
+kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
+                                size_t esize, const kvg_i_labels *l,
+                                kvg_diag *diag)
+{
+    int64_t from = 0, d;
+    size_t k;
+    kvg_status st;
+
+    if (a->written_runs == NULL)
+        return KVG_OK;
+    if (a->written != NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
+                          "%s: give the mask `written` or the runs "
+                          "`written_runs`, not both", l->written);
+    if ((st = check_run_shape(a, numel, l, diag)) != KVG_OK ||
+        a->initial == NULL)
+        return st;
     for (k = 0; k <= a->written_run_count; k++) {
-        const kvg_elem_run *run =
-            k < a->written_run_count ? &a->written_runs[k] : NULL;
-        int64_t to = run != NULL ? run->first : c->numel;
-        if (to > from && (d = measure_gap(c, from, to)) < to)
+        int64_t to = k < a->written_run_count ? a->written_runs[k].first
+                                              : numel;
+        if ((d = gap_diff_chunked(a, esize, from, to)) < to)
             return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, d,
                               "%s: element %lld is outside the written runs "
                               "but differs from %s; the runs do not "
                               "describe the golden", l->golden, (long long)d,
                               l->initial);
-        if (run == NULL)
-            break;
+        if (k < a->written_run_count)
+            from = to + a->written_runs[k].count;
+    }
+    return KVG_OK;
+}
+
+void kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c)
+{
+    const kvg_compare_args *a = c->a;
+    int64_t from = 0, i;
+    size_t k;
+
+    for (k = 0; k < a->written_run_count; k++) {
+        const kvg_elem_run *run = &a->written_runs[k];
+        if (run->first > from)
+            measure_gap(c, from, run->first);
         for (i = run->first; i < run->first + run->count; i++)
             kvg_i_cmp_measure_written(c, i);
         from = run->first + run->count;
     }
-    return KVG_OK;
+    if (from < c->numel)
+        measure_gap(c, from, c->numel);
 }
