@@ -314,7 +314,7 @@ static void test_left_behind(void **state)
     int8_t *init = (int8_t *)kvgt_alloc_poisoned((size_t)n, 31);
     int8_t *gold = (int8_t *)malloc((size_t)n);
     int8_t *npu = (int8_t *)malloc((size_t)n);
-    kvg_elem_run runs[2] = {{1000, 64}, {(int64_t)1 << 24, 128}};
+    kvg_elem_run runs[2] = {{1000, 64}, {((int64_t)1 << 24) + 2000, 128}};
     kvg_tensor ti, tg, tn;
     kvg_compare_args a;
     kvg_compare_result with, without;
@@ -355,7 +355,7 @@ static void test_left_behind(void **state)
     assert_int_equal(log.covered, 2 * gaps);
     assert_int_equal(log.in_runs, 0);
     assert_true(log.max_len <= KVG_COMPARE_CHUNK);
-    assert_true(log.calls >= 6); /* 3 gaps, the middle one 2 chunks, x2 */
+    assert_true(log.calls >= 8); /* 3 gaps, the middle one 2+ chunks, x2 */
     free(init);
     free(gold);
     free(npu);
@@ -421,6 +421,124 @@ static void test_refusals(void **state)
     runs[0].first = 10;
     b.written_run_count = 1; /* the golden wrote [50, 60) too */
     expect_refused(&b, "element 50 is outside the written runs");
+}
+
+/* ---- gaps across chunks and blocks --------------------------------------- */
+
+/* Gaps are checked and measured in bulk, chunk by chunk (memcmp blocks
+ * inside): one changed byte is found wherever it sits: at either end of
+ * every gap (next to a written run, at the first and last element of the
+ * tensor) and on either side of every power-of-two distance from a gap's
+ * start that a chunk or a block could end at, with the mask's result byte
+ * for byte (judge_both); a golden element changed there (outside the runs)
+ * is refused, naming it. The caches are poison (no zero byte), the written
+ * elements differ from the initial ones. */
+#define MAX_AT 128
+
+/* Where to change a byte: the gaps' ends and start + b - 1, b, b + 1. */
+static int boundary_spots(const kvg_elem_run *runs, int n_runs, int64_t n,
+                          const int64_t *b, int n_b, int64_t *at)
+{
+    int64_t from, to;
+    int k, j, d, m = 0;
+
+    for (k = 0; k <= n_runs; k++) {
+        from = k > 0 ? runs[k - 1].first + runs[k - 1].count : 0;
+        to = k < n_runs ? runs[k].first : n;
+        at[m++] = from;
+        at[m++] = to - 1;
+        for (j = 0; j < n_b; j++)
+            for (d = -1; d <= 1; d++)
+                if (from + b[j] + d > from && from + b[j] + d < to - 1)
+                    at[m++] = from + b[j] + d;
+        assert_true(m <= MAX_AT - 2 - 3 * n_b);
+    }
+    return m;
+}
+
+static void boundaries_case(kvg_dtype dt, int64_t n, const kvg_elem_run *runs,
+                            int n_runs, const int64_t *b, int n_b)
+{
+    const size_t es = kvg_dtype_size(dt), bytes = (size_t)n * es;
+    unsigned char *init = (unsigned char *)kvgt_alloc_poisoned(bytes, 41);
+    unsigned char *gold = (unsigned char *)malloc(bytes);
+    unsigned char *npu = (unsigned char *)malloc(bytes);
+    unsigned char *mask = (unsigned char *)calloc((size_t)n, 1);
+    kvg_elem_run as_runs[MAX_RUNS];
+    kvg_tensor ti, tg, tn;
+    kvg_compare_args a, r_args;
+    kvg_compare_result r;
+    int64_t at[MAX_AT], i, written = 0;
+    int k, m;
+
+    assert_non_null(gold);
+    assert_non_null(npu);
+    assert_non_null(mask);
+    memcpy(gold, init, bytes);
+    for (k = 0; k < n_runs; k++)
+        for (i = runs[k].first; i < runs[k].first + runs[k].count; i++) {
+            mask[i] = 1;
+            gold[(size_t)i * es] ^= 0x11;
+            written++;
+        }
+    m = boundary_spots(runs, n_runs, n, b, n_b, at);
+    memcpy(npu, gold, bytes);
+    ti = kvg_tensor_make(init, bytes, dt, 1, &n);
+    tg = kvg_tensor_make(gold, bytes, dt, 1, &n);
+    tn = kvg_tensor_make(npu, bytes, dt, 1, &n);
+    kvg_compare_args_init(&a);
+    a.golden = &tg;
+    a.actual = &tn;
+    a.initial = &ti;
+    a.written = mask;
+    a.written_count = (size_t)n;
+    assert_int_equal(judge_both(&a, &r), KVG_OK);
+    assert_int_equal(r.untouched_changed, 0);
+    assert_int_equal(r.untouched, n - written);
+    r_args = a;
+    r_args.written = NULL;
+    r_args.written_count = 0;
+    r_args.written_runs = as_runs;
+    r_args.written_run_count = mask_to_runs(mask, n, as_runs, MAX_RUNS);
+    assert_int_equal(r_args.written_run_count, n_runs);
+    for (k = 0; k < m; k++) {
+        char want[80];
+        size_t off = (size_t)at[k] * es + es - 1; /* the last byte */
+        assert_int_equal(mask[at[k]], 0);
+        npu[off] ^= 0x40;
+        assert_int_equal(judge_both(&a, &r), KVG_ERR_MISMATCH);
+        assert_int_equal(r.untouched_changed, 1);
+        assert_int_equal(r.untouched_first[0].index, at[k]);
+        npu[off] ^= 0x40;
+        /* the golden changed there: the runs do not describe it */
+        gold[off] ^= 0x40;
+        (void)snprintf(want, sizeof want, "element %lld is outside",
+                       (long long)at[k]);
+        expect_refused(&r_args, want);
+        gold[off] ^= 0x40;
+    }
+    free(init);
+    free(gold);
+    free(npu);
+    free(mask);
+}
+
+static void test_gap_boundaries(void **state)
+{
+    static const int64_t b[] = {4096, (int64_t)1 << 15, (int64_t)1 << 16,
+                                (int64_t)1 << 17, (int64_t)1 << 18,
+                                (int64_t)1 << 20, (int64_t)1 << 21,
+                                (int64_t)1 << 22, KVG_COMPARE_CHUNK};
+    /* int8: the middle gap is longer than KVG_COMPARE_CHUNK, the last run
+     * straddles a power-of-two distance from its start */
+    const kvg_elem_run r8[2] = {
+        {1000, 5}, {1005 + KVG_COMPARE_CHUNK + ((int64_t)1 << 18) - 2, 5}};
+    /* fp16: two bytes an element */
+    const kvg_elem_run r16[2] = {{700, 5}, {705 + ((int64_t)1 << 17) - 2, 5}};
+    (void)state;
+    boundaries_case(KVG_INT8, r8[1].first + 5 + 3000, r8, 2, b, 9);
+    boundaries_case(KVG_FP16, r16[1].first + 5 + ((int64_t)1 << 17) + 77,
+                    r16, 2, b, 6);
 }
 
 /* ---- every vector case with a cache ------------------------------------- */
@@ -559,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_hand_made_nz),
         cmocka_unit_test(test_report_judge),
         cmocka_unit_test(test_left_behind),
+        cmocka_unit_test(test_gap_boundaries),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_vector_caches),
     };

@@ -59,14 +59,26 @@ static void left_behind(const kvg_compare_args *a, int64_t from, int64_t to)
         a->left_behind(a->left_behind_user, from, to);
 }
 
+/* Bytes of a tensor per left_behind call (at most KVG_COMPARE_CHUNK
+ * elements): what a caller that maps its tensors holds resident at once,
+ * twice over (golden and initial, then initial and actual). */
+#define CHUNK_BYTES ((int64_t)4 << 20)
+
+/* Elements per left_behind call. */
+static int64_t chunk_of(size_t esize)
+{
+    return CHUNK_BYTES / (int64_t)esize;
+}
+
 /* The first element of gap [from, to) where the golden differs from
  * `initial`, or `to`; chunk by chunk, each one left behind once checked. */
 static int64_t gap_diff_chunked(const kvg_compare_args *a, size_t esize,
                                 int64_t from, int64_t to)
 {
+    const int64_t chunk = chunk_of(esize);
+
     while (from < to) {
-        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
-                                                    : to;
+        int64_t end = to - from > chunk ? from + chunk : to;
         int64_t d = gap_diff(a, esize, from, end);
         if (d < end)
             return d;
@@ -79,9 +91,10 @@ static int64_t gap_diff_chunked(const kvg_compare_args *a, size_t esize,
 /* Measure gap [from, to) as untouched, chunk by chunk. */
 static void measure_gap(kvg_i_cmp_ctx *c, int64_t from, int64_t to)
 {
+    const int64_t chunk = chunk_of(c->esize);
+
     while (from < to) {
-        int64_t end = to - from > KVG_COMPARE_CHUNK ? from + KVG_COMPARE_CHUNK
-                                                    : to;
+        int64_t end = to - from > chunk ? from + chunk : to;
         kvg_i_cmp_measure_untouched(c, from, end);
         left_behind(c->a, from, end);
         from = end;

@@ -3,7 +3,7 @@
 #
 #   sh tools/bench/bigdump.sh [--dir DIR] [--sizes "256M 1G 4G"]
 #       [--kvgold BIN] [--mem-cap BYTES] [--timeout SECONDS] [--keep]
-#       [--markdown FILE]
+#       [--markdown FILE] [--cold]
 #
 # For each size: writes a DeepSeek-V3 decode step of KvRmsNormRopeCache
 # (Bkv 64, PA_BLK_NZ, int8 caches) whose input files add up to that many
@@ -15,7 +15,10 @@
 #   compare bad    kvgold compare CASE BAD      (one token one slot off: exit 1)
 # Before each command the files it needs are read twice with `cat FILES >
 # /dev/null`; the second read is the command's read time, and `fincore`
-# then says how much of them the page cache holds (warm = 100 %). The
+# then says how much of them the page cache holds (warm = 100 %). With
+# --cold the files leave the page cache instead (fsync, then posix_fadvise
+# DONTNEED on each file: no root, and no other program's cache is dropped)
+# before one timed read and again before the command (cached ~0 %). The
 # command runs right after, in that same state, under /usr/bin/time (wall
 # clock, peak RSS), `ulimit -v` (--mem-cap, e.g. 16G; default 3/4 of MemAvailable
 # when it starts) and `timeout` (--timeout, default 900 s), so a command
@@ -41,6 +44,7 @@ kvgold=""
 mem_cap=""
 limit=900
 keep=0
+cold=0
 markdown=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
     --mem-cap) mem_cap=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --cold) cold=1; shift ;;
     --markdown) markdown=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
     *) echo "bigdump.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -91,6 +96,15 @@ resident_pct() { # FILES... -> % of their bytes in the page cache
       p = t ? 100 * s / t : 100; printf "%.1f\n", (p > 100 ? 100 : p) }'
 }
 
+evict() { # FILES...: out of the page cache (written pages first reach disk)
+  "$py" -c 'import os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)' "$@"
+}
+
 seconds_of() { # CMD... -> wall seconds to the microsecond, stdout discarded
   t0=$(date +%s%N)
   "$@" >/dev/null
@@ -125,10 +139,20 @@ measure() {
   files=""
   while [ "$1" != "--" ]; do files="$files $1"; shift; done
   shift
-  # shellcheck disable=SC2086
-  read1=$(seconds_of cat $files)
-  # shellcheck disable=SC2086
-  read2=$(seconds_of cat $files)
+  if [ "$cold" -eq 1 ]; then
+    # shellcheck disable=SC2086
+    evict $files
+    # shellcheck disable=SC2086
+    read1=$(seconds_of cat $files)
+    read2=$read1
+    # shellcheck disable=SC2086
+    evict $files
+  else
+    # shellcheck disable=SC2086
+    read1=$(seconds_of cat $files)
+    # shellcheck disable=SC2086
+    read2=$(seconds_of cat $files)
+  fi
   # shellcheck disable=SC2086
   warm=$(resident_pct $files)
   # shellcheck disable=SC2086
@@ -204,6 +228,7 @@ $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, \
 $(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, \
 load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 [ "$kvgold" = "$root/build/bigdump/tools/kvgold" ] || title="$title, $kvgold"
+[ "$cold" -eq 0 ] || title="$title, cold page cache (--cold)"
 "$py" tools/bench/bigdump_report.py "$results" --sizes "$sizes" \
   --title "$title" > "$dir/report.md"
 rc=$?

@@ -97,24 +97,35 @@ static long long chunk_diffs(const unsigned char *pa, const unsigned char *pb,
 
 /* Give back the chunk's pages: the expected's and the initial's (read-only
  * mappings), and the golden's copy-on-write pages that hold the file's
- * bytes again (equal to the initial cache page by page). */
+ * bytes again (equal to the initial cache page by page). The golden writes
+ * a few scattered pages, so the equal ones come in long runs, each given
+ * back with one call: a call per page cost a system call per 4 KiB and
+ * split every huge-page mapping of the file into 512 small ones. */
 static void drop_chunk(const kvg_case_tensor *g, const kvg_case_tensor *e,
                        const kvg_case_tensor *init, size_t off, size_t n)
 {
     long ps = sysconf(_SC_PAGESIZE);
-    size_t page = ps > 0 ? (size_t)ps : 4096, p;
+    size_t page = ps > 0 ? (size_t)ps : 4096, p, run = SIZE_MAX;
+    const unsigned char *gd = (const unsigned char *)g->t.data;
 
     kvg_file_map_drop(&e->map, (const unsigned char *)e->t.data + off, n);
     if (init == NULL || init->map.base == NULL || g->map.base == NULL)
         return;
     /* whole pages of the golden's mapping (the data starts after the
      * .npy header, not on a page boundary) */
-    p = off + (page - ((uintptr_t)g->t.data + off) % page) % page;
+    p = off + (page - ((uintptr_t)gd + off) % page) % page;
     for (; p + page <= off + n; p += page) {
-        const unsigned char *gp = (const unsigned char *)g->t.data + p;
-        if (memcmp(gp, (const unsigned char *)init->t.data + p, page) == 0)
-            kvg_file_map_drop_unchanged(&g->map, gp, page);
+        if (memcmp(gd + p, (const unsigned char *)init->t.data + p, page) ==
+            0) {
+            if (run == SIZE_MAX)
+                run = p; /* a run of equal pages starts */
+        } else if (run != SIZE_MAX) {
+            kvg_file_map_drop_unchanged(&g->map, gd + run, p - run);
+            run = SIZE_MAX;
+        }
     }
+    if (run != SIZE_MAX)
+        kvg_file_map_drop_unchanged(&g->map, gd + run, p - run);
     kvg_file_map_drop(&init->map, (const unsigned char *)init->t.data + off,
                       n);
 }
