@@ -142,30 +142,6 @@ static int base_name(const char *path, char *out, size_t cap)
     return 1;
 }
 
-/* The NumPy dtype name ops-test-kit writes in a file name (its custom
- * dtypes for bf16, fp8 and HiFloat8). */
-static const char *ttk_dtype(kvg_dtype dt)
-{
-    switch (dt) {
-    case KVG_FP16: return "float16";
-    case KVG_BF16: return "bfloat16";
-    case KVG_FP32: return "float32";
-    case KVG_INT8: return "int8";
-    case KVG_INT32: return "int32";
-    case KVG_INT64: return "int64";
-    case KVG_FP8_E4M3FN: return "float8_e4m3fn";
-    case KVG_FP8_E5M2: return "float8_e5m2";
-    case KVG_HIF8: return "hifloat8";
-    case KVG_UINT8: return "uint8";
-    case KVG_INT16: return "int16";
-    case KVG_UINT16: return "uint16";
-    case KVG_UINT32: return "uint32";
-    /* fp4: kvgold's element is a byte of two codes, ops-test-kit's shape
-     * counts codes; not mapped */
-    default: return NULL;
-    }
-}
-
 #define FILE_NAME_MAX 256
 
 typedef struct ttk_file {
@@ -192,7 +168,7 @@ static int plan_add(ttk_plan *p, const char *role, int index,
                        index);
     } else {
         used = (size_t)snprintf(f->name, sizeof f->name, "%s_%d_%s", role,
-                                index, ttk_dtype(t->dtype));
+                                index, kvg_ttk_dtype_name(t->dtype));
         if (strcmp(role, "golden") == 0) {
             /* the shape lets the replay refuse an output of the right
              * size but the wrong shape; rank 0 is "scalar" */
@@ -230,7 +206,7 @@ static int check_case(const kvg_case *c, const kvg_binding_call *api)
                     c->dir, ct->name, api->api);
             return 0;
         }
-        if (ttk_dtype(ct->t.dtype) == NULL) {
+        if (kvg_ttk_dtype_name(ct->t.dtype) == NULL) {
             fprintf(stderr, "kvgold: prepare %s: input \"%s\": dtype %s "
                     "is not mapped to ops-test-kit's files (its 4-bit "
                     "shapes count codes, kvgold's count bytes of two)\n",
@@ -249,7 +225,7 @@ static int plan_case(const kvg_case *c, const kvg_binding_call *api,
     p->count = 0;
     for (i = 0; i < out->count; i++)
         if (!kvg_binding_has(api->outputs, out->items[i].name) ||
-            ttk_dtype(out->items[i].t.dtype) == NULL) {
+            kvg_ttk_dtype_name(out->items[i].t.dtype) == NULL) {
             fprintf(stderr, "kvgold: prepare %s: output \"%s\" has no "
                     "golden slot of %s\n", c->dir, out->items[i].name,
                     api->api);

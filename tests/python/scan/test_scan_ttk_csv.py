@@ -277,7 +277,11 @@ def test_unreadable_csv(cli, tmp_path):
 
 PREPARED = [(kv, "m_pa_bf16_kt_ct_sym_out"), (qkv, "fp16_kv_int8_asym"),
             (rac, "nd_fp16"), (spkc, "norm_fp16"),
-            (kv, "m_norm_fp16_kt_ce4m3_sym_noout")]
+            (kv, "m_norm_fp16_kt_ce4m3_sym_noout"),
+            # the copy-only dtypes and HiFloat8: the names prepare writes
+            # are the names scan reads
+            (spkc, "norm_uint32"), (spkc, "norm_int16"),
+            (spkc, "nz_hif8_key_e4m3_value")]
 
 
 def prepare(cli, out, csv, cases):

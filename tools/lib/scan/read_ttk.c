@@ -48,16 +48,6 @@
 #define KVG_SCAN_PRINTF(f, a)
 #endif
 
-static const struct {
-    const char *name;
-    kvg_dtype dtype;
-} k_np[] = {{"float16", KVG_FP16},   {"bfloat16", KVG_BF16},
-            {"float32", KVG_FP32},   {"int8", KVG_INT8},
-            {"int32", KVG_INT32},    {"int64", KVG_INT64},
-            {"float8_e4m3fn", KVG_FP8_E4M3FN},
-            {"float8_e5m2", KVG_FP8_E5M2},
-            {"hifloat8", KVG_HIF8}};
-
 /* ext: 0 bin, 1 npy, 2 pt */
 static int ext_of(const char *dot)
 {
@@ -74,7 +64,7 @@ int kvg_scan_ttk_name(const char *name, char *role, int *index,
                                           "output_"};
     const char *p = name, *dot = strrchr(name, '.'), *us, *shape;
     char dt[32];
-    int r, i, ext;
+    int r, ext;
     long idx = 0;
 
     if (dot == NULL || (ext = ext_of(dot)) < 0)
@@ -113,10 +103,7 @@ int kvg_scan_ttk_name(const char *name, char *role, int *index,
         return shape == NULL;
     }
     a->kind = KVG_SCAN_TENSOR;
-    a->dtype = KVG_DTYPE_INVALID;
-    for (i = 0; i < (int)(sizeof k_np / sizeof k_np[0]); i++)
-        if (strcmp(dt, k_np[i].name) == 0)
-            a->dtype = k_np[i].dtype;
+    a->dtype = kvg_ttk_dtype_from_name(dt);
     if (shape != NULL) {
         const char *q = shape + strlen("__shape_");
         if (ext != 0)

@@ -1241,25 +1241,38 @@ static void cell_out(sbuf_t *b, const char *s)
     put(b, "\"", 1);
 }
 
-/* The NumPy dtype name ops-test-kit writes (as its file names do). */
-static const char *np_name(kvg_dtype dt)
+/* ops-test-kit's dtype names (NumPy's, and its own for bf16, fp8 and
+ * HiFloat8). fp4 has none: kvgold's element is a byte of two codes where
+ * ops-test-kit's shapes count codes. */
+static const struct {
+    const char *name;
+    kvg_dtype dtype;
+} k_ttk_dtypes[] = {
+    {"float16", KVG_FP16},         {"bfloat16", KVG_BF16},
+    {"float32", KVG_FP32},         {"int8", KVG_INT8},
+    {"int32", KVG_INT32},          {"int64", KVG_INT64},
+    {"float8_e4m3fn", KVG_FP8_E4M3FN},
+    {"float8_e5m2", KVG_FP8_E5M2}, {"hifloat8", KVG_HIF8},
+    {"uint8", KVG_UINT8},          {"int16", KVG_INT16},
+    {"uint16", KVG_UINT16},        {"uint32", KVG_UINT32}};
+#define N_TTK_DTYPES (sizeof k_ttk_dtypes / sizeof k_ttk_dtypes[0])
+
+const char *kvg_ttk_dtype_name(kvg_dtype dt)
 {
-    switch (dt) {
-    case KVG_FP16: return "float16";
-    case KVG_BF16: return "bfloat16";
-    case KVG_FP32: return "float32";
-    case KVG_INT8: return "int8";
-    case KVG_INT32: return "int32";
-    case KVG_INT64: return "int64";
-    case KVG_FP8_E4M3FN: return "float8_e4m3fn";
-    case KVG_FP8_E5M2: return "float8_e5m2";
-    case KVG_HIF8: return "hifloat8";
-    case KVG_UINT8: return "uint8";
-    case KVG_INT16: return "int16";
-    case KVG_UINT16: return "uint16";
-    case KVG_UINT32: return "uint32";
-    default: return NULL;
-    }
+    size_t i;
+    for (i = 0; i < N_TTK_DTYPES; i++)
+        if (k_ttk_dtypes[i].dtype == dt)
+            return k_ttk_dtypes[i].name;
+    return NULL;
+}
+
+kvg_dtype kvg_ttk_dtype_from_name(const char *name)
+{
+    size_t i;
+    for (i = 0; i < N_TTK_DTYPES; i++)
+        if (strcmp(name, k_ttk_dtypes[i].name) == 0)
+            return k_ttk_dtypes[i].dtype;
+    return KVG_DTYPE_INVALID;
 }
 
 /* A JSON value as the Python literal ops-test-kit evals; 0 if none. */
@@ -1332,7 +1345,7 @@ int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
             puts_(&dtypes, ", ");
         }
         n++;
-        if (t == NULL || np_name(t->dtype) == NULL) {
+        if (t == NULL || kvg_ttk_dtype_name(t->dtype) == NULL) {
             puts_(&shapes, "None");
             puts_(&dtypes, "None");
             ok &= t == NULL;
@@ -1346,7 +1359,7 @@ int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
         }
         puts_(&shapes, t->rank == 1 ? ",)" : ")");
         puts_(&dtypes, "'");
-        puts_(&dtypes, np_name(t->dtype));
+        puts_(&dtypes, kvg_ttk_dtype_name(t->dtype));
         puts_(&dtypes, "'");
     }
     puts_(&shapes, n == 1 ? ",)" : ")");

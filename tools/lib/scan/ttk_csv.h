@@ -24,6 +24,13 @@
 
 typedef struct kvg_ttk_csv kvg_ttk_csv;
 
+/* ops-test-kit's name of a dtype in its file names and CSV ("float16",
+ * "bfloat16", "hifloat8", "uint16"...), NULL for one it has none of (the
+ * packed fp4 types); and back, KVG_DTYPE_INVALID for an unknown name. One
+ * table for `kvgold prepare`, its CSV rows and scan's reading of both. */
+const char *kvg_ttk_dtype_name(kvg_dtype dt);
+kvg_dtype kvg_ttk_dtype_from_name(const char *name);
+
 /* One flat tensor slot of a row. */
 typedef struct kvg_ttk_slot {
     int none;                     /* None: an optional tensor left out */
