@@ -33,11 +33,6 @@ TORCH_RATIO = 20.0
 COPY_RATIO = 1.5
 PYTHON_US = 15.0
 COMPARE_RATIO = 1.5
-SHORT = {"kv_rms_norm_rope_cache": "KvRmsNormRopeCache",
-         "qkv_rms_norm_rope_cache": "QkvRmsNormRopeCache",
-         "reshape_and_cache": "ReshapeAndCache",
-         "reshape_and_cache_omni": "ReshapeAndCacheOmni",
-         "scatter_pa_kv_cache": "ScatterPaKvCache"}
 
 
 def mark(verdict):
@@ -57,7 +52,7 @@ def ops_rows(doc):
     for r in doc["results"]:
         if r.get("group") != "main":
             continue
-        name = SHORT.get(r["op"], r["op"])
+        name = r["op"]
         c_ns = r["op_ns"]
         if not r.get("verified", False):
             rows.append([name, r["label"], "MISMATCH", "-", "not judged"])

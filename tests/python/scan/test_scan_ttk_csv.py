@@ -123,27 +123,6 @@ def test_csv_attributes_are_used(cli, tmp_path):
     assert got["kv_pa_out_1"] == "PASS"
 
 
-def test_csv_torch_npu_defaults(cli, tmp_path):
-    # an e2e row without cache_mode calls npu_scatter_pa_kv_cache with
-    # torch_npu's default, PA_NZ (the operator's own is Norm)
-    root = str(tmp_path / "manual")
-    rows = [sd.write_ttk_e2e(spkc, spkc.case("nz_fp16_4d"), root, "nz_0"),
-            sd.write_ttk_e2e(spkc, spkc.case("norm_fp16"), root, "norm_1")]
-    assert rows[0]["attributes"] == "{'cache_mode': 'PA_NZ'}"
-    for r in rows:
-        r["attributes"] = "{}"
-    csv = sd.write_ttk_csv(str(tmp_path / "cases.csv"), rows)
-    rc, doc, err = sd.scan(cli, root, "--csv", csv)
-    got = {c["id"]: c["verdict"] for c in doc["calls"]}
-    assert got["nz_0"] == "PASS"
-    assert got["norm_1"] != "PASS"
-    # said, it is the operator's call that was made
-    rows[1]["attributes"] = "{'cache_mode': 'Norm'}"
-    sd.write_ttk_csv(csv, rows)
-    rc, doc, err = sd.scan(cli, root, "--csv", csv)
-    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]
-
-
 def test_csv_shape_contradicting_the_file(cli, tmp_path):
     root, csv, rows = build(tmp_path)
     for r in rows:

@@ -1,9 +1,9 @@
 """kvgold scan over dumps of ScatterPaKvCache (through its writer module,
 tests/python/scan/op_scatter_pa_kv_cache.py; skipped where this build has
-no such operator): an
-msprobe step of the functional torch_npu variant (honest, a token one slot
-off, a missing output, torch_npu's PA_NZ default applied when the call
-gave no cache_mode) and a CANN dump of the kernel."""
+no such operator): an msprobe step of the functional torch_npu variant
+(honest, a token one slot off, a missing output, torch_npu's PA_NZ default
+applied when the call gave no cache_mode), a CANN dump of the kernel, the
+950's 4-D key form, and an ops-test-kit e2e row without cache_mode."""
 import os
 import subprocess
 import sys
@@ -76,3 +76,24 @@ def test_msprobe_950_batched_key(cli, tmp_path):
     assert rc == 1, err
     got = [c["verdict"] for c in doc["calls"]]
     assert got == ["PASS", "PASS", "FAIL"], doc["calls"]
+
+
+def test_ttk_csv_torch_npu_default_cache_mode(cli, tmp_path):
+    # an e2e row without cache_mode calls npu_scatter_pa_kv_cache with
+    # torch_npu's default, PA_NZ (the operator's own is Norm)
+    root = str(tmp_path / "manual")
+    rows = [sd.write_ttk_e2e(spkc, spkc.case("nz_fp16_4d"), root, "nz_0"),
+            sd.write_ttk_e2e(spkc, spkc.case("norm_fp16"), root, "norm_1")]
+    assert rows[0]["attributes"] == "{'cache_mode': 'PA_NZ'}"
+    for r in rows:
+        r["attributes"] = "{}"
+    csv = sd.write_ttk_csv(str(tmp_path / "cases.csv"), rows)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    got = {c["id"]: c["verdict"] for c in doc["calls"]}
+    assert got["nz_0"] == "PASS"
+    assert got["norm_1"] != "PASS"
+    # said, it is the operator's call that was made
+    rows[1]["attributes"] = "{'cache_mode': 'Norm'}"
+    sd.write_ttk_csv(csv, rows)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]
