@@ -59,6 +59,19 @@ void kvg_i_rms_apply_rope_half(const float *x, const float *gamma, size_t n,
                                float rms, const float *cos_row,
                                const float *sin_row, float *y, float *out);
 
+/*
+ * For each of `heads` heads of 128 channels (dtype, contiguous from src):
+ * kvg_i_load_rms_of, then kvg_i_rms_apply_rope_half with gamma, cos_row
+ * and sin_row (128 floats each) into out + 128 * head: the same operations
+ * in the same order, in one call. `scratch` holds 256 floats (used by the
+ * orders other than pairwise). out must not alias the inputs.
+ */
+void kvg_i_norm_rope_half_heads128(kvg_dtype dtype, const void *src,
+                                   size_t heads, float eps,
+                                   kvg_reduce_order order, const float *gamma,
+                                   const float *cos_row, const float *sin_row,
+                                   float *scratch, float *out);
+
 /* Interleaved-in, half-split-out RoPE over n = 2H values (spec 1.4);
  * out must not alias x. */
 void kvg_i_rope_interleave(const float *restrict x,

@@ -34,6 +34,7 @@
 #include "src/common/dtype_size.h"
 #include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
+#include "src/kernels/widen.h"
 
 /* Rows are processed in chunks of this many scaled values (stack scratch;
  * the library does not allocate). */
@@ -48,44 +49,8 @@ static void load_bf16(const unsigned char *restrict p, size_t n,
     for (j = 0; j < n; j++) {
         uint16_t h;
         memcpy(&h, p + 2 * j, 2);
-        dst[j] = kvg_i_float((uint32_t)h << 16);
+        dst[j] = kvg_i_bf16_value(h);
     }
-}
-
-/*
- * The row loops below are written without branches on floating-point
- * comparisons: the compiler may not if-convert those (a comparison can
- * raise an FP exception under the default -ftrapping-math), and a loop with
- * control flow is not vectorised. Selections are made on integer bit
- * patterns instead, and every floating-point operation is unconditional on
- * a finite operand; a value computed in floating point is selected with a
- * mask (pick()), since a ternary would let the compiler move the operation
- * into a branch.
- */
-
-/* mask_if(c) is all ones when c, else 0; pick(m, a, b) = m ? a : b. */
-static uint32_t mask_if(uint32_t c)
-{
-    return 0u - c;
-}
-
-static uint32_t pick(uint32_t m, uint32_t a, uint32_t b)
-{
-    return (a & m) | (b & ~m);
-}
-
-/* fp16 -> binary32: inf/NaN keep sign and payload (quiet bit as given),
- * normals rebias the exponent, subnormals are code * 2^-24 (exact). */
-static float fp16_value(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t a = h & 0x7FFFu;
-    const uint32_t sub = kvg_i_bits((float)(a & 0x3FFu) * 0x1p-24f);
-    const uint32_t normal = (a << 13) + 0x38000000u; /* + (127-15) << 23 */
-    const uint32_t special = 0x7F800000u | ((a & 0x3FFu) << 13);
-    uint32_t u = pick(mask_if(a >= 0x0400u), normal, sub);
-    u = pick(mask_if(a >= 0x7C00u), special, u);
-    return kvg_i_float(sign | u);
 }
 
 static void load_fp16(const unsigned char *p, size_t n, float *dst)
@@ -94,7 +59,7 @@ static void load_fp16(const unsigned char *p, size_t n, float *dst)
     for (j = 0; j < n; j++) {
         uint16_t h;
         memcpy(&h, p + 2 * j, 2);
-        dst[j] = fp16_value(h);
+        dst[j] = kvg_i_fp16_value(h);
     }
 }
 
@@ -123,6 +88,9 @@ void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst)
 }
 
 /* ---- narrowing: the codec's result, every NaN as the canonical NaN -------- */
+
+/* The narrowing loops select on bit patterns, for the reason widen.h
+ * gives. */
 
 /* 1 when the bit pattern is a NaN. */
 static uint32_t nan_bits(uint32_t u)
@@ -183,7 +151,7 @@ static uint16_t fp16_code(float v, int sat)
     const uint32_t big = a < 0x47800000u ? a : 0x47800000u;
     uint32_t o = (big - 0x38000000u + 0xFFFu + ((big >> 13) & 1u)) >> 13;
 
-    o = pick(mask_if(a < 0x38800000u), sub, o);
+    o = kvg_i_pick(kvg_i_mask_if(a < 0x38800000u), sub, o);
     o = o > 0x7BFFu ? over : o;
     return nan_bits(u) ? (uint16_t)0x7E00u : (uint16_t)(sign | o);
 }
@@ -213,7 +181,7 @@ static inline uint8_t fp8_code(const fmt8 *f, float v, int sat)
     uint32_t o = (big - ((uint32_t)(127 - f->bias) << 23) +
                   ((1u << (shift - 1)) - 1u) + ((big >> shift) & 1u)) >> shift;
 
-    o = pick(mask_if(a < min_normal), sub, o);
+    o = kvg_i_pick(kvg_i_mask_if(a < min_normal), sub, o);
     o = o > f->max ? over : o;
     return nan_bits(u) ? (uint8_t)f->nan : (uint8_t)(sign | o);
 }

@@ -17,8 +17,7 @@
 #include "src/common/bits.h"
 #include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
-
-#define KVG_I_TREE_LANES 64u
+#include "src/kernels/pair_tree.h"
 
 static size_t next_pow2(size_t n)
 {
@@ -34,50 +33,6 @@ static size_t next_pow2(size_t n)
 size_t kvg_i_sum_squares_scratch(size_t n)
 {
     return n == 0 ? 0 : next_pow2(n);
-}
-
-/* One level of the adjacent-pair tree, out[j] = in[2j] + in[2j+1]; in and
- * out are distinct buffers, which lets the compiler vectorise it. */
-static void pair_level(const float *restrict in, size_t half,
-                       float *restrict out)
-{
-    size_t j;
-    for (j = 0; j < half; j++)
-        out[j] = in[2 * j] + in[2 * j + 1];
-}
-
-/* The tree over exactly 64 lanes with every level's size a constant: the
- * same additions as the loop below, unrolled and vectorised by the
- * compiler (this tree ends every row's sum, so its loop overhead counted). */
-KVG_I_IN_EVERY_CLONE
-static inline float pair_tree64(float *p)
-{
-    float t[KVG_I_TREE_LANES / 2];
-
-    pair_level(p, 32, t);
-    pair_level(t, 16, p);
-    pair_level(p, 8, t);
-    pair_level(t, 4, p);
-    pair_level(p, 2, t);
-    return t[0] + t[1];
-}
-
-/* The tree of adjacent pairs over `lanes` (a power of two, at most 64)
- * values of p, level by level; p is overwritten. */
-KVG_I_IN_EVERY_CLONE
-static inline float pair_tree(float *p, size_t lanes)
-{
-    float t[KVG_I_TREE_LANES / 2];
-    float *src = p, *dst = t, *tmp;
-
-    if (lanes == KVG_I_TREE_LANES)
-        return pair_tree64(p);
-    while (lanes > 1) {
-        lanes /= 2;
-        pair_level(src, lanes, dst);
-        tmp = src, src = dst, dst = tmp;
-    }
-    return src[0];
 }
 
 /* One fold, out[j] = in[j] + in[j + half], into a distinct buffer. */
@@ -102,7 +57,7 @@ static inline float fold_pairwise(float *p, size_t lanes)
         p += lanes;
         lanes /= 2;
     }
-    return pair_tree(p, lanes);
+    return kvg_i_pair_tree(p, lanes);
 }
 
 KVG_I_IN_EVERY_CLONE
@@ -125,7 +80,7 @@ static inline float sum_pairwise(const float *restrict x, size_t n,
     for (; j < lanes; j++)
         p[j] = 0.0f;
     if (lanes <= KVG_I_TREE_LANES)
-        return pair_tree(p, lanes);
+        return kvg_i_pair_tree(p, lanes);
     /* the first fold in place, which leaves fold_pairwise its room */
     lanes /= 2;
     for (j = 0; j < lanes; j++)

@@ -481,6 +481,15 @@ kvg_status kvg_i_qkv_rms_norm_rope_cache_check_index(
 /* ---- workspace ---------------------------------------------------------- */
 
 /* The size query measures this same carving (src/common/entry.c). */
+size_t kvg_i_qkv_rms_norm_rope_cache_row_floats(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *p)
+{
+    const size_t wide = (size_t)(p->nk > p->nv ? p->nk : p->nv);
+    const size_t cached = (size_t)(p->nk + p->nv);
+
+    return (5 + (size_t)p->n + wide + 2 * cached) * (size_t)p->d;
+}
+
 void kvg_i_qkv_rms_norm_rope_cache_ws_carve(
     const kvg_i_qkv_rms_norm_rope_cache_plan *p, kvg_i_ws *w,
     kvg_i_qkv_rms_norm_rope_cache_ws *ws)
@@ -488,6 +497,5 @@ void kvg_i_qkv_rms_norm_rope_cache_ws_carve(
     ws->keys = (kvg_i_keypos *)kvg_i_ws_take(w, (size_t)p->tokens,
                                              sizeof(kvg_i_keypos));
     ws->rows = (float *)kvg_i_ws_take(
-        w, (size_t)(KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS * p->d),
-        sizeof(float));
+        w, kvg_i_qkv_rms_norm_rope_cache_row_floats(p), sizeof(float));
 }

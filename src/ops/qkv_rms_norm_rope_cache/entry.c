@@ -19,14 +19,16 @@
 #include "src/kernels/kernels.h"
 #include "src/ops/qkv_rms_norm_rope_cache/internal.h"
 
-/* Row scratch carved from the workspace, D floats each. */
+/* The scratch of the compute step, carved from the workspace. */
 typedef struct rows {
-    float *x, *y, *r;   /* input row, RmsNorm output, RoPE output */
-    float *cs, *sn;     /* the token's cos and sin rows */
+    float *cs, *sn;     /* the token's cos and sin rows (D floats each) */
     float *gq, *gk;     /* gammas, widened once */
-    float *sq;          /* kvg_i_sum_squares scratch (D is a power of 2) */
-    float *scale, *offset; /* one head's quantisation row */
-    float *enc;         /* one encoded cache row (at most 4*D bytes) */
+    float *sq;          /* sum-of-squares scratch of the other orders */
+    float *q, *k, *v;   /* the token's heads in binary32, D floats each */
+    float *enc;         /* one cache's rows of the token, encoded */
+    float *copies;      /* misaligned scale / offset tensors, copied */
+    /* the quantisation rows of every head, as floats (NULL: none) */
+    const float *k_scale, *v_scale, *k_offset, *v_offset;
 } rows;
 
 void kvg_qkv_rms_norm_rope_cache_args_init(
@@ -49,44 +51,39 @@ static unsigned char *elem(const kvg_tensor *t, int64_t row, int64_t width,
            (size_t)(row * width + col) * kvg_dtype_size(t->dtype);
 }
 
-static void carve_rows(float *base, int64_t d, rows *r)
+static void carve_rows(const kvg_i_qkv_rms_norm_rope_cache_plan *p,
+                       float *base, rows *r)
 {
-    float **slot[KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS];
-    size_t i;
+    const size_t d = (size_t)p->d;
+    const size_t wide = (size_t)(p->nk > p->nv ? p->nk : p->nv);
 
-    slot[0] = &r->x, slot[1] = &r->y, slot[2] = &r->r, slot[3] = &r->cs;
-    slot[4] = &r->sn, slot[5] = &r->gq, slot[6] = &r->gk, slot[7] = &r->sq;
-    slot[8] = &r->scale, slot[9] = &r->offset, slot[10] = &r->enc;
-    for (i = 0; i < sizeof slot / sizeof slot[0]; i++)
-        *slot[i] = base + (size_t)d * i;
+    r->cs = base, base += d;
+    r->sn = base, base += d;
+    r->gq = base, base += d;
+    r->gk = base, base += d;
+    r->sq = base, base += d;
+    r->q = base, base += (size_t)p->nq * d;
+    r->k = base, base += (size_t)p->nk * d;
+    r->v = base, base += (size_t)p->nv * d;
+    r->enc = base, base += wide * d;
+    r->copies = base;
 }
 
-/* Widen the head row at src into r->x, RmsNorm then half RoPE into r->r
- * (all binary32). Two row kernels, not five: the widening is fused with the
- * squares and the normalisation with the RoPE (the same operations in the
- * same order), since at D = 128 the per-call cost of each kernel was a
- * large share of the row's time (docs/performance.md). */
-static void norm_rope(const kvg_qkv_rms_norm_rope_cache_args *a,
-                      const kvg_i_qkv_rms_norm_rope_cache_plan *p,
-                      const unsigned char *src,
-                      const float *gamma, rows *r)
+/* A fp32 [heads, D] tensor as floats: in place when it is aligned for
+ * float (the usual case), else copied once to `*copy`, which advances. */
+static const float *f32_rows(const kvg_tensor *t, int64_t heads, int64_t d,
+                             float **copy)
 {
-    const float rms = kvg_i_load_rms_of(p->t, src, (size_t)p->d, p->eps,
-                                        a->reduce_order, r->sq, r->x);
-    kvg_i_rms_apply_rope_half(r->x, gamma, (size_t)p->d, rms, r->cs, r->sn,
-                              r->y, r->r);
-}
+    const size_t n = (size_t)(heads * d);
+    float *to = *copy;
 
-/* Row h of a fp32 [heads, D] tensor: read in place when it is aligned for
- * float (the usual case: no per-head copy), else copied into `buf`. */
-static const float *f32_row(const kvg_tensor *t, int64_t h, int64_t d,
-                            float *buf)
-{
-    const unsigned char *at = elem(t, h, d, 0);
-    if ((uintptr_t)at % sizeof(float) == 0)
-        return (const float *)(const void *)at;
-    memcpy(buf, at, (size_t)d * sizeof(float));
-    return buf;
+    if (t == NULL)
+        return NULL;
+    if ((uintptr_t)t->data % sizeof(float) == 0)
+        return (const float *)t->data;
+    memcpy(to, t->data, n * sizeof(float));
+    *copy = to + n;
+    return to;
 }
 
 void kvg_i_qkv_rms_norm_rope_cache_cache_layout(
@@ -102,88 +99,88 @@ void kvg_i_qkv_rms_norm_rope_cache_cache_layout(
 }
 
 /*
- * Write one head's D values `val` of the token with `slot` into an NZ
+ * Write the token's `heads` rows of D values `val` (with `slot`) into an NZ
  * cache: quantised (int8, z = val / scale (+ offset), then RNE and
- * saturation) or narrowed to T. The row is encoded whole into r->enc,
- * then copied in runs of C0 channels: the first run is placed by
+ * saturation) or narrowed to T. The rows are encoded together into r->enc
+ * (the scale and offset tensors are [heads, D], as the rows are), then each
+ * is copied in runs of C0 channels: the first run is placed by
  * kvg_layout_offset, and run k + 1 lies BlockSize*C0 elements after run k
  * (the next C0 group of the same block and slot).
  */
 static void write_cache(const kvg_qkv_rms_norm_rope_cache_args *a,
                         const kvg_i_qkv_rms_norm_rope_cache_plan *p,
                         const kvg_tensor *cache, int64_t heads,
-                        const kvg_tensor *scale, const kvg_tensor *offset,
-                        int64_t h, int64_t slot, const float *val, rows *r)
+                        const float *scale, const float *offset,
+                        int64_t slot, const float *val, const rows *r)
 {
     const int quant = cache->dtype == KVG_INT8;
     const size_t esize = kvg_dtype_size(cache->dtype);
     const unsigned char *src = (const unsigned char *)r->enc;
     kvg_cache_layout lay;
     kvg_cache_coord at;
-    unsigned char *dst;
     size_t run, stride;
+    int64_t h;
 
     kvg_i_qkv_rms_norm_rope_cache_cache_layout(p, cache, heads, &lay);
-    kvg_i_quantize_row(val, (size_t)p->d,
-                       quant ? f32_row(scale, h, p->d, r->scale) : NULL, 1,
-                       quant && offset != NULL
-                           ? f32_row(offset, h, p->d, r->offset)
-                           : NULL,
-                       1,
-                       KVG_I_SCALE_DIV, cache->dtype, a->overflow, r->enc);
+    kvg_i_quantize_row(val, (size_t)(heads * p->d), quant ? scale : NULL, 1,
+                       quant ? offset : NULL, 1, KVG_I_SCALE_DIV,
+                       cache->dtype, a->overflow, r->enc);
     at.block = slot / p->bs;
     at.slot = slot % p->bs;
-    at.head = h;
     at.channel = 0;
-    dst = (unsigned char *)cache->data +
-          (size_t)kvg_layout_offset(&lay, &at) * esize;
     run = (size_t)lay.c0 * esize;
     stride = (size_t)(lay.slots * lay.c0) * esize;
-    kvg_i_copy_runs(dst, stride, src, run, (size_t)(p->d / lay.c0));
+    for (h = 0; h < heads; h++) {
+        at.head = h;
+        kvg_i_copy_runs((unsigned char *)cache->data +
+                            (size_t)kvg_layout_offset(&lay, &at) * esize,
+                        stride, src + (size_t)(h * p->d) * esize, run,
+                        (size_t)(p->d / lay.c0));
+    }
 }
 
+/* Row `row` of a 2-D output `width` elements wide, from `val`. */
 static void store(const kvg_qkv_rms_norm_rope_cache_args *a,
                   const kvg_tensor *t, int64_t row, int64_t width,
-                  int64_t col, const float *val, int64_t n)
+                  const float *val)
 {
-    kvg_i_store_row(t->dtype, val, (size_t)n, a->overflow,
-                    elem(t, row, width, col));
+    kvg_i_store_row(t->dtype, val, (size_t)width, a->overflow,
+                    elem(t, row, width, 0));
 }
 
+/* One token: the q and k heads normalised and rotated, the v heads
+ * widened, each group in one call (a head of D = 128 is too short to pay
+ * for calls of its own: docs/performance.md), then stored. */
 static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
                       const kvg_i_qkv_rms_norm_rope_cache_plan *p, int64_t t,
-                      rows *r)
+                      const rows *r)
 {
     const int64_t d = p->d, width = p->n * d;
     const int64_t slot = kvg_i_index_at(a->index, t);
-    int64_t h;
 
     /* cos/sin are [B*S, D] or [B, D] with S == 1: row t either way. */
     kvg_i_load_row(p->t, elem(a->cos, t, d, 0), (size_t)d, r->cs);
     kvg_i_load_row(p->t, elem(a->sin, t, d, 0), (size_t)d, r->sn);
-    for (h = 0; h < p->nq; h++) {
-        norm_rope(a, p, elem(a->qkv, t, width, h * d), r->gq, r);
-        store(a, a->q_out, t, p->nq * d, h * d, r->r, d);
-        if (p->before)
-            store(a, a->q_out_before_quant, t, p->nq * d, h * d, r->r, d);
+    kvg_i_norm_rope_half_heads128(p->t, elem(a->qkv, t, width, 0),
+                                  (size_t)p->nq, p->eps, a->reduce_order,
+                                  r->gq, r->cs, r->sn, r->sq, r->q);
+    kvg_i_norm_rope_half_heads128(p->t, elem(a->qkv, t, width, p->nq * d),
+                                  (size_t)p->nk, p->eps, a->reduce_order,
+                                  r->gk, r->cs, r->sn, r->sq, r->k);
+    kvg_i_load_row(p->t, elem(a->qkv, t, width, (p->nq + p->nk) * d),
+                   (size_t)(p->nv * d), r->v);
+    store(a, a->q_out, t, p->nq * d, r->q);
+    if (p->before) {
+        store(a, a->q_out_before_quant, t, p->nq * d, r->q);
+        store(a, a->k_out_before_quant, t, p->nk * d, r->k);
+        store(a, a->v_out_before_quant, t, p->nv * d, r->v);
     }
-    for (h = 0; h < p->nk; h++) {
-        norm_rope(a, p, elem(a->qkv, t, width, (p->nq + h) * d), r->gk, r);
-        if (p->before)
-            store(a, a->k_out_before_quant, t, p->nk * d, h * d, r->r, d);
-        if (slot >= 0)
-            write_cache(a, p, a->k_cache, p->nk, a->k_scale, a->k_offset, h,
-                        slot, r->r, r);
-    }
-    for (h = 0; h < p->nv; h++) {
-        kvg_i_load_row(p->t, elem(a->qkv, t, width, (p->nq + p->nk + h) * d),
-                       (size_t)d, r->x);
-        if (p->before)
-            store(a, a->v_out_before_quant, t, p->nv * d, h * d, r->x, d);
-        if (slot >= 0)
-            write_cache(a, p, a->v_cache, p->nv, a->v_scale, a->v_offset, h,
-                        slot, r->x, r);
-    }
+    if (slot < 0)
+        return;
+    write_cache(a, p, a->k_cache, p->nk, r->k_scale, r->k_offset, slot, r->k,
+                r);
+    write_cache(a, p, a->v_cache, p->nv, r->v_scale, r->v_offset, slot, r->v,
+                r);
 }
 
 /* Validation is complete: from here on every byte written is final. */
@@ -192,9 +189,15 @@ static void compute(const kvg_qkv_rms_norm_rope_cache_args *a,
                     const kvg_i_qkv_rms_norm_rope_cache_ws *w)
 {
     rows r;
+    float *copy;
     int64_t t;
 
-    carve_rows(w->rows, p->d, &r);
+    carve_rows(p, w->rows, &r);
+    copy = r.copies;
+    r.k_scale = f32_rows(a->k_scale, p->nk, p->d, &copy);
+    r.v_scale = f32_rows(a->v_scale, p->nv, p->d, &copy);
+    r.k_offset = f32_rows(a->k_offset, p->nk, p->d, &copy);
+    r.v_offset = f32_rows(a->v_offset, p->nv, p->d, &copy);
     kvg_i_load_row(p->t, a->q_gamma->data, (size_t)p->d, r.gq);
     kvg_i_load_row(p->t, a->k_gamma->data, (size_t)p->d, r.gk);
     for (t = 0; t < p->tokens; t++)

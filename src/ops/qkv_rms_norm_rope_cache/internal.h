@@ -24,8 +24,11 @@ typedef struct kvg_i_qkv_rms_norm_rope_cache_plan {
     float eps;            /* (float)epsilon */
 } kvg_i_qkv_rms_norm_rope_cache_plan;
 
-/* Floats of row scratch the compute step carves from the workspace. */
-#define KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS 11
+/* Floats of scratch the compute step carves from the workspace (entry.c,
+ * carve_rows): five rows of D, every head of a token, one cache's heads
+ * encoded, and room to copy the four scale / offset tensors. */
+size_t kvg_i_qkv_rms_norm_rope_cache_row_floats(
+    const kvg_i_qkv_rms_norm_rope_cache_plan *plan);
 
 /*
  * Every check that does not look at index values: presence, attributes,
@@ -46,7 +49,7 @@ kvg_status kvg_i_qkv_rms_norm_rope_cache_check_index(
 /* The workspace: the index sort's keys, then the row scratch. */
 typedef struct kvg_i_qkv_rms_norm_rope_cache_ws {
     kvg_i_keypos *keys; /* plan->tokens */
-    float *rows;        /* KVG_I_QKV_RMS_NORM_ROPE_CACHE_ROW_FLOATS * D */
+    float *rows;        /* kvg_i_qkv_rms_norm_rope_cache_row_floats */
 } kvg_i_qkv_rms_norm_rope_cache_ws;
 
 /* Take the pieces of `plan` from `w` in that order (a measuring `w` gives

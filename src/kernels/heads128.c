@@ -1,0 +1,182 @@
+/*
+ * src/kernels/heads128.c - the RmsNorm and half RoPE of many 128-channel
+ * heads in one call: the q or the k heads of one QkvRmsNormRopeCache token
+ * (128 is that operator's only head size).
+ *
+ * Why a kernel of its own: per head, the general kernels (a widening sum
+ * of squares, then the normalisation and RoPE) cost two calls whose loop
+ * bounds are only known at run time, and a head of 128 channels is too
+ * short to hide either: calls, loop set-up and the latency of each head's
+ * reduction tree were most of QkvRmsNormRopeCache's time
+ * (docs/performance.md). Here the width is a constant, so every loop is
+ * straight vector code, and the heads follow each other in one loop, so
+ * the processor overlaps one head's tree with the next head's loads.
+ *
+ * Why it changes no result: every head gets the operations of
+ * kvg_i_load_rms_of followed by kvg_i_rms_apply_rope_half, in their order
+ * (the pairwise sum is rmsnorm.c's: the two halves folded lane-wise, then
+ * pair_tree.h's tree; the other orders go through kvg_i_rms_of itself).
+ * The vectors of QkvRmsNormRopeCache cover every input dtype and order.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <math.h>
+#include <string.h>
+
+#include "src/common/dtype_size.h"
+#include "src/kernels/dispatch.h"
+#include "src/kernels/kernels.h"
+#include "src/kernels/pair_tree.h"
+#include "src/kernels/widen.h"
+
+#define W 128u       /* channels per head */
+#define HALF (W / 2) /* the RoPE halves, and the pairwise sum's first fold */
+#define GROUP 16u    /* heads whose trees are summed side by side */
+
+/* Widen one head into x and fold its squares once, p[j] = x[j]^2 +
+ * x[j+64]^2: the first level of the pairwise sum (rmsnorm.c). */
+KVG_I_IN_EVERY_CLONE
+static inline void load_fold_bf16(const unsigned char *restrict src,
+                                  float *restrict x, float *restrict p)
+{
+    size_t j;
+    for (j = 0; j < HALF; j++) {
+        uint16_t lo, hi;
+        float a, b;
+        memcpy(&lo, src + 2 * j, 2);
+        memcpy(&hi, src + 2 * (j + HALF), 2);
+        a = kvg_i_bf16_value(lo);
+        b = kvg_i_bf16_value(hi);
+        x[j] = a;
+        x[j + HALF] = b;
+        p[j] = a * a + b * b;
+    }
+}
+
+KVG_I_IN_EVERY_CLONE
+static inline void load_fold_fp16(const unsigned char *restrict src,
+                                  float *restrict x, float *restrict p)
+{
+    size_t j;
+    for (j = 0; j < HALF; j++) {
+        uint16_t lo, hi;
+        float a, b;
+        memcpy(&lo, src + 2 * j, 2);
+        memcpy(&hi, src + 2 * (j + HALF), 2);
+        a = kvg_i_fp16_value(lo);
+        b = kvg_i_fp16_value(hi);
+        x[j] = a;
+        x[j + HALF] = b;
+        p[j] = a * a + b * b;
+    }
+}
+
+/*
+ * The sums of squares of `heads` heads (at most GROUP) whose first folds
+ * are in p (64 each, head after head; overwritten), into sums. Each level
+ * of the adjacent-pair tree is one kvg_i_pair_level over all the heads at
+ * once: head h's 2k values are in[2k*h ...], and out[j] = in[2j] +
+ * in[2j+1] maps them onto out[k*h ...], exactly its own level. One head's
+ * tree is a chain of short dependent steps; the heads side by side fill
+ * the vector lanes instead.
+ */
+KVG_I_IN_EVERY_CLONE
+static inline void pair_trees(float *restrict p, size_t heads,
+                              float *restrict sums)
+{
+    float t[GROUP * HALF / 2];
+
+    kvg_i_pair_level(p, heads * 32, t);
+    kvg_i_pair_level(t, heads * 16, p);
+    kvg_i_pair_level(p, heads * 8, t);
+    kvg_i_pair_level(t, heads * 4, p);
+    kvg_i_pair_level(p, heads * 2, t);
+    kvg_i_pair_level(t, heads, sums);
+}
+
+/* The rms of `heads` heads (at most GROUP) from src, widened into x
+ * (128 each): rmsnorm.c's pairwise sum and rms_from_sum. */
+KVG_I_IN_EVERY_CLONE
+static inline void load_rms_pairwise(kvg_dtype dtype,
+                                     const unsigned char *src, size_t heads,
+                                     float eps, float *restrict x,
+                                     float *restrict rms)
+{
+    float p[GROUP * HALF];
+    size_t h;
+
+    for (h = 0; h < heads; h++) {
+        if (dtype == KVG_BF16)
+            load_fold_bf16(src + h * W * 2, x + h * W, p + h * HALF);
+        else
+            load_fold_fp16(src + h * W * 2, x + h * W, p + h * HALF);
+    }
+    pair_trees(p, heads, rms);
+    for (h = 0; h < heads; h++)
+        rms[h] = sqrtf(rms[h] * (1.0f / (float)W) + eps);
+}
+
+/* The same for any dtype and order, head by head through rmsnorm.c. */
+static void load_rms_general(kvg_dtype dtype, const unsigned char *src,
+                             size_t heads, float eps, kvg_reduce_order order,
+                             float *scratch, float *x, float *rms)
+{
+    const size_t size = kvg_i_dtype_size(dtype);
+    size_t h;
+
+    for (h = 0; h < heads; h++) {
+        kvg_i_load_row(dtype, src + h * W * size, W, x + h * W);
+        rms[h] = kvg_i_rms_of(x + h * W, W, eps, order, scratch);
+    }
+}
+
+/* y = (x / rms) * gamma, then the half RoPE of y into out (rope.c). */
+KVG_I_IN_EVERY_CLONE
+static inline void apply_rope(const float *restrict x,
+                              const float *restrict gamma, float rms,
+                              const float *restrict c,
+                              const float *restrict s, float *restrict out)
+{
+    float y[W];
+    size_t j;
+
+    for (j = 0; j < W; j++)
+        y[j] = (x[j] / rms) * gamma[j];
+    for (j = 0; j < HALF; j++) {
+        const float a = y[j] * c[j];
+        const float b = (-y[j + HALF]) * s[j];
+        out[j] = a + b;
+    }
+    for (j = HALF; j < W; j++) {
+        const float a = y[j] * c[j];
+        const float b = y[j - HALF] * s[j];
+        out[j] = a + b;
+    }
+}
+
+KVG_I_ROW_KERNEL
+void kvg_i_norm_rope_half_heads128(kvg_dtype dtype, const void *src,
+                                   size_t heads, float eps,
+                                   kvg_reduce_order order, const float *gamma,
+                                   const float *cos_row, const float *sin_row,
+                                   float *scratch, float *out)
+{
+    const unsigned char *row = (const unsigned char *)src;
+    const size_t size = kvg_i_dtype_size(dtype);
+    const int fast = order == KVG_REDUCE_PAIRWISE &&
+                     (dtype == KVG_BF16 || dtype == KVG_FP16);
+    float x[GROUP * W], rms[GROUP];
+    size_t h0, h;
+
+    for (h0 = 0; h0 < heads; h0 += GROUP) {
+        const size_t g = heads - h0 < GROUP ? heads - h0 : GROUP;
+        if (fast)
+            load_rms_pairwise(dtype, row + h0 * W * size, g, eps, x, rms);
+        else
+            load_rms_general(dtype, row + h0 * W * size, g, eps, order,
+                             scratch, x, rms);
+        for (h = 0; h < g; h++)
+            apply_rope(x + h * W, gamma, rms[h], cos_row, sin_row,
+                       out + (h0 + h) * W);
+    }
+}
