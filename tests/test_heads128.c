@@ -14,7 +14,8 @@
  * groups), each time with random neighbours.
  *
  * Then the kernel must give, head for head, the bits of the general row
- * kernels it replaces (kvg_i_load_rms_of, kvg_i_rms_apply_rope_half) for
+ * kernels it replaces (kvg_i_load_rms_of, kvg_i_rms_apply_rope_half, and
+ * kvg_i_store_row for the narrowed copy, with and without saturation) for
  * both input dtypes, every reduce order, 1 to 40 heads, and rows that hold
  * NaN, infinities, subnormals and the largest values; the output past the
  * heads is poison and must stay so. The operator's own vectors
@@ -60,6 +61,33 @@ static void random_head(uint16_t *row, kvg_dtype dt, kvgt_rng *rng)
         put(row, j, dt, 4.0f * kvgt_rng_unit(rng));
 }
 
+/* The kernel over `heads` heads of src, into out (and narrowed into
+ * narrow_to, when not NULL). */
+static void run_heads(kvg_dtype dt, const uint16_t *src, size_t heads,
+                      float eps, kvg_reduce_order order, const float *gamma,
+                      const float *c, const float *s, float *out,
+                      void *narrow_to, kvg_overflow overflow)
+{
+    float scratch[2 * W];
+    kvg_i_heads128 job;
+
+    job.dtype = dt;
+    job.src = src;
+    /* the prefetch bound: the end of the heads, or none */
+    job.src_end = heads % 2 ? (const void *)(src + heads * W) : NULL;
+    job.heads = heads;
+    job.eps = eps;
+    job.order = order;
+    job.gamma = gamma;
+    job.cos_row = c;
+    job.sin_row = s;
+    job.scratch = scratch;
+    job.out = out;
+    job.narrow_to = narrow_to;
+    job.overflow = overflow;
+    kvg_i_norm_rope_half_heads128(&job);
+}
+
 static void unit_rows(float *gamma, float *c, float *s)
 {
     size_t j;
@@ -73,7 +101,7 @@ static void check_spike(kvg_dtype dt, size_t heads, size_t at, size_t one_a,
                         size_t one_b, float sum)
 {
     uint16_t src[MAX_HEADS * W];
-    float out[MAX_HEADS * W + 16], gamma[W], c[W], s[W], scratch[2 * W];
+    float out[MAX_HEADS * W + 16], gamma[W], c[W], s[W];
     const float rms = sqrtf(sum * (1.0f / 128.0f));
     kvgt_rng rng;
     size_t h, j;
@@ -87,8 +115,8 @@ static void check_spike(kvg_dtype dt, size_t heads, size_t at, size_t one_a,
     put(src + at * W, one_b, dt, 1.0f);
     unit_rows(gamma, c, s);
     kvgt_poison(out, sizeof out, 7);
-    kvg_i_norm_rope_half_heads128(dt, src, heads, 0.0f, KVG_REDUCE_PAIRWISE,
-                                  gamma, c, s, scratch, out);
+    run_heads(dt, src, heads, 0.0f, KVG_REDUCE_PAIRWISE, gamma, c, s, out,
+              NULL, KVG_OVF_DEFAULT);
     for (j = 0; j < W; j++) {
         const float x = j == 0 ? 4096.0f
                         : j == one_a || j == one_b ? 1.0f : 0.0f;
@@ -139,9 +167,14 @@ static void check_against_rows(kvg_dtype dt, kvg_reduce_order order,
 {
     const uint16_t *special = dt == KVG_FP16 ? k_fp16_special
                                              : k_bf16_special;
+    const kvg_overflow ovf = seed % 2 ? KVG_OVF_SATURATE : KVG_OVF_DEFAULT;
     uint16_t src[MAX_HEADS * W];
     float got[MAX_HEADS * W + 32], poison[32];
-    float gamma[W], c[W], s[W], scratch[2 * W];
+    unsigned char narrowed[(MAX_HEADS * W + 32) * 2];
+    unsigned char before[sizeof narrowed];
+    const int narrow = heads % 4 != 3;
+    unsigned char want16[W * 2];
+    float gamma[W], c[W], s[W];
     float x[W], y[W], want[W], sq[2 * W];
     kvgt_rng rng;
     size_t h, j;
@@ -157,9 +190,11 @@ static void check_against_rows(kvg_dtype dt, kvg_reduce_order order,
     fill_row(c, &rng, -1.0f, 1.0f);
     fill_row(s, &rng, -1.0f, 1.0f);
     kvgt_poison(got, sizeof got, seed);
+    kvgt_poison(narrowed, sizeof narrowed, seed + 1);
     memcpy(poison, got + heads * W, sizeof poison);
-    kvg_i_norm_rope_half_heads128(dt, src, heads, 1e-6f, order, gamma, c, s,
-                                  scratch, got);
+    memcpy(before, narrowed, sizeof before);
+    run_heads(dt, src, heads, 1e-6f, order, gamma, c, s, got,
+              narrow ? narrowed : NULL, ovf);
     for (h = 0; h < heads; h++) {
         const float rms = kvg_i_load_rms_of(dt, src + h * W, W, 1e-6f, order,
                                             sq, x);
@@ -170,9 +205,18 @@ static void check_against_rows(kvg_dtype dt, kvg_reduce_order order,
                          "got %a, the row kernels %a",
                          dt == KVG_FP16 ? "fp16" : "bf16", (int)order, heads,
                          h, j, (double)got[h * W + j], (double)want[j]);
+        if (!narrow)
+            continue;
+        kvg_i_store_row(dt, want, W, ovf, want16);
+        kvgt_assert_bytes_equal(narrowed + h * W * 2, want16, sizeof want16,
+                                "a narrowed head against kvg_i_store_row");
     }
     kvgt_assert_bytes_equal(got + heads * W, poison, sizeof poison,
                             "the floats past the last head");
+    /* not asked to narrow: no byte written; else none past the heads */
+    j = narrow ? heads * W * 2 : 0;
+    kvgt_assert_bytes_equal(narrowed + j, before + j, sizeof narrowed - j,
+                            "the narrowed buffer where nothing belongs");
 }
 
 static void test_equals_row_kernels(void **state)

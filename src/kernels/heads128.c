@@ -21,12 +21,15 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "src/common/dtype_size.h"
 #include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
+#include "src/kernels/narrow.h"
 #include "src/kernels/pair_tree.h"
+#include "src/kernels/prefetch.h"
 #include "src/kernels/widen.h"
 
 #define W 128u       /* channels per head */
@@ -71,6 +74,22 @@ static inline void load_fold_fp16(const unsigned char *restrict src,
     }
 }
 
+/* Ask for the head's worth of bytes KVG_I_PREFETCH_AHEAD after `at`, or
+ * for what of them lies before `end` (NULL: nothing). The pointer is only
+ * formed inside [at, end]. */
+KVG_I_IN_EVERY_CLONE
+static inline void prefetch_ahead(const unsigned char *at, size_t bytes,
+                                  const unsigned char *end)
+{
+    size_t o;
+
+    if (end == NULL || end - at <= (ptrdiff_t)KVG_I_PREFETCH_AHEAD)
+        return;
+    at += KVG_I_PREFETCH_AHEAD;
+    for (o = 0; o < bytes && o < (size_t)(end - at); o += KVG_I_LINE)
+        KVG_I_PREFETCH(at + o);
+}
+
 /*
  * The sums of squares of `heads` heads (at most GROUP) whose first folds
  * are in p (64 each, head after head; overwritten), into sums. Each level
@@ -99,13 +118,14 @@ static inline void pair_trees(float *restrict p, size_t heads,
 KVG_I_IN_EVERY_CLONE
 static inline void load_rms_pairwise(kvg_dtype dtype,
                                      const unsigned char *src, size_t heads,
-                                     float eps, float *restrict x,
-                                     float *restrict rms)
+                                     const unsigned char *end, float eps,
+                                     float *restrict x, float *restrict rms)
 {
     float p[GROUP * HALF];
     size_t h;
 
     for (h = 0; h < heads; h++) {
+        prefetch_ahead(src + h * W * 2, W * 2, end);
         if (dtype == KVG_BF16)
             load_fold_bf16(src + h * W * 2, x + h * W, p + h * HALF);
         else
@@ -154,29 +174,42 @@ static inline void apply_rope(const float *restrict x,
     }
 }
 
-KVG_I_ROW_KERNEL
-void kvg_i_norm_rope_half_heads128(kvg_dtype dtype, const void *src,
-                                   size_t heads, float eps,
-                                   kvg_reduce_order order, const float *gamma,
-                                   const float *cos_row, const float *sin_row,
-                                   float *scratch, float *out)
+/* out narrowed into narrow_to, heads [h0, h0 + g). */
+KVG_I_IN_EVERY_CLONE
+static inline void narrow_heads(const kvg_i_heads128 *job, size_t h0,
+                                size_t g)
 {
-    const unsigned char *row = (const unsigned char *)src;
-    const size_t size = kvg_i_dtype_size(dtype);
-    const int fast = order == KVG_REDUCE_PAIRWISE &&
-                     (dtype == KVG_BF16 || dtype == KVG_FP16);
+    if (job->narrow_to != NULL)
+        kvg_i_narrow16_row(job->dtype,
+                           kvg_i_saturates(job->dtype, job->overflow),
+                           job->out + h0 * W, g * W,
+                           (unsigned char *)job->narrow_to + h0 * W * 2);
+}
+
+KVG_I_ROW_KERNEL
+void kvg_i_norm_rope_half_heads128(const kvg_i_heads128 *job)
+{
+    const unsigned char *row = (const unsigned char *)job->src;
+    const size_t size = kvg_i_dtype_size(job->dtype);
+    const int fast = job->order == KVG_REDUCE_PAIRWISE &&
+                     (job->dtype == KVG_BF16 || job->dtype == KVG_FP16);
     float x[GROUP * W], rms[GROUP];
     size_t h0, h;
 
-    for (h0 = 0; h0 < heads; h0 += GROUP) {
-        const size_t g = heads - h0 < GROUP ? heads - h0 : GROUP;
+    for (h0 = 0; h0 < job->heads; h0 += GROUP) {
+        const size_t g =
+            job->heads - h0 < GROUP ? job->heads - h0 : GROUP;
         if (fast)
-            load_rms_pairwise(dtype, row + h0 * W * size, g, eps, x, rms);
+            load_rms_pairwise(job->dtype, row + h0 * W * size, g,
+                              (const unsigned char *)job->src_end, job->eps,
+                              x, rms);
         else
-            load_rms_general(dtype, row + h0 * W * size, g, eps, order,
-                             scratch, x, rms);
-        for (h = 0; h < g; h++)
-            apply_rope(x + h * W, gamma, rms[h], cos_row, sin_row,
-                       out + (h0 + h) * W);
+            load_rms_general(job->dtype, row + h0 * W * size, g, job->eps,
+                             job->order, job->scratch, x, rms);
+        for (h = 0; h < g; h++) {
+            apply_rope(x + h * W, job->gamma, rms[h], job->cos_row,
+                       job->sin_row, job->out + (h0 + h) * W);
+            narrow_heads(job, h0 + h, 1);
+        }
     }
 }

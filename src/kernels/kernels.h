@@ -60,17 +60,33 @@ void kvg_i_rms_apply_rope_half(const float *x, const float *gamma, size_t n,
                                const float *sin_row, float *y, float *out);
 
 /*
- * For each of `heads` heads of 128 channels (dtype, contiguous from src):
- * kvg_i_load_rms_of, then kvg_i_rms_apply_rope_half with gamma, cos_row
- * and sin_row (128 floats each) into out + 128 * head: the same operations
- * in the same order, in one call. `scratch` holds 256 floats (used by the
- * orders other than pairwise). out must not alias the inputs.
+ * One call of kvg_i_norm_rope_half_heads128: for each of `heads` heads of
+ * 128 channels (dtype, contiguous from src), kvg_i_load_rms_of, then
+ * kvg_i_rms_apply_rope_half with gamma, cos_row and sin_row (128 floats
+ * each) into out + 128 * head: the same operations in the same order.
  */
-void kvg_i_norm_rope_half_heads128(kvg_dtype dtype, const void *src,
-                                   size_t heads, float eps,
-                                   kvg_reduce_order order, const float *gamma,
-                                   const float *cos_row, const float *sin_row,
-                                   float *scratch, float *out);
+typedef struct kvg_i_heads128 {
+    kvg_dtype dtype;         /* of src (fp16, bf16 or fp32) */
+    const void *src;         /* heads * 128 elements */
+    /* The end of the buffer src lies in, or NULL: the kernel asks for the
+     * bytes a few KiB ahead of each head it reads, never past it
+     * (prefetch.h), so rows streamed from memory arrive in time. */
+    const void *src_end;
+    size_t heads;
+    float eps;
+    kvg_reduce_order order;
+    const float *gamma, *cos_row, *sin_row;
+    float *scratch;          /* 256 floats (the orders other than pairwise) */
+    float *out;              /* heads * 128 floats; aliases no input */
+    /* NULL, or heads * 128 elements of dtype (fp16 or bf16): out narrowed
+     * as kvg_i_store_row(dtype, out, ..., overflow) would, each head as
+     * soon as it is computed (its stores then overlap the next head's
+     * arithmetic instead of waiting for the memory in one burst). */
+    void *narrow_to;
+    kvg_overflow overflow;
+} kvg_i_heads128;
+
+void kvg_i_norm_rope_half_heads128(const kvg_i_heads128 *job);
 
 /* Interleaved-in, half-split-out RoPE over n = 2H values (spec 1.4);
  * out must not alias x. */

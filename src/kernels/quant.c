@@ -34,6 +34,7 @@
 #include "src/common/dtype_size.h"
 #include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
+#include "src/kernels/narrow.h"
 #include "src/kernels/widen.h"
 
 /* Rows are processed in chunks of this many scaled values (stack scratch;
@@ -92,12 +93,6 @@ void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst)
 /* The narrowing loops select on bit patterns, for the reason widen.h
  * gives. */
 
-/* 1 when the bit pattern is a NaN. */
-static uint32_t nan_bits(uint32_t u)
-{
-    return (u & 0x7FFFFFFFu) > 0x7F800000u;
-}
-
 /*
  * RNE to int8 with saturation. Clamping before rounding gives the same
  * result (everything above 127 rounds or saturates to 127, everything
@@ -123,37 +118,6 @@ static void enc_int8(const float *restrict z, size_t n,
         const int32_t keep = -(int32_t)(a <= 0x7F800000); /* not NaN */
         out[j] = (unsigned char)((int32_t)kvg_i_bits(c + 12582912.0f) & keep);
     }
-}
-
-/* bf16: RNE on the low 16 bits (a carry into the exponent is the right
- * rounding, up to inf); saturation maps +-inf to +-0x7F7F. */
-static uint16_t bf16_code(float v, int sat)
-{
-    const uint32_t u = kvg_i_bits(v);
-    /* without saturation the compared value is one no 15-bit field has */
-    const uint32_t inf = sat ? 0x7F80u : 0x10000u;
-    uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-    r = (r & 0x7FFFu) == inf ? (r & 0x8000u) | 0x7F7Fu : r;
-    return nan_bits(u) ? (uint16_t)0x7FC0u : (uint16_t)r;
-}
-
-/* fp16: below 2^-14 round on the 2^-24 grid by adding 0.5 (ulp 2^-24);
- * otherwise rebias and RNE on the low 13 bits, |x| clamped to 65536 first
- * (the carry reaches the inf code exactly from 65520 up). A code past
- * 0x7BFF overflows: inf, or 0x7BFF when saturating. */
-static uint16_t fp16_code(float v, int sat)
-{
-    const uint32_t u = kvg_i_bits(v);
-    const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
-    const uint32_t over = sat ? 0x7BFFu : 0x7C00u;
-    const uint32_t small = a < 0x38800000u ? a : 0x38800000u;
-    const uint32_t sub = kvg_i_bits(kvg_i_float(small) + 0.5f) - 0x3F000000u;
-    const uint32_t big = a < 0x47800000u ? a : 0x47800000u;
-    uint32_t o = (big - 0x38000000u + 0xFFFu + ((big >> 13) & 1u)) >> 13;
-
-    o = kvg_i_pick(kvg_i_mask_if(a < 0x38800000u), sub, o);
-    o = o > 0x7BFFu ? over : o;
-    return nan_bits(u) ? (uint16_t)0x7E00u : (uint16_t)(sign | o);
 }
 
 /* An IEEE-style 8-bit format: M mantissa bits, bias B, largest finite
@@ -183,21 +147,11 @@ static inline uint8_t fp8_code(const fmt8 *f, float v, int sat)
 
     o = kvg_i_pick(kvg_i_mask_if(a < min_normal), sub, o);
     o = o > f->max ? over : o;
-    return nan_bits(u) ? (uint8_t)f->nan : (uint8_t)(sign | o);
+    return kvg_i_nan_bits(u) ? (uint8_t)f->nan : (uint8_t)(sign | o);
 }
 
 static const fmt8 k_e4m3fn = {3, 7, 0x7Eu, 0x7Fu, 0x7Fu};
 static const fmt8 k_e5m2 = {2, 15, 0x7Bu, 0x7Cu, 0x7Eu};
-
-/* The codecs resolve KVG_OVF_DEFAULT per format and saturate only for
- * KVG_OVF_SATURATE after that (kvg_i_minifloat_encode): fp16 / bf16
- * default to inf, the fp8 formats to saturation. */
-static int saturates(kvg_dtype dtype, kvg_overflow overflow)
-{
-    if (overflow == KVG_OVF_DEFAULT)
-        return dtype == KVG_FP8_E4M3FN || dtype == KVG_FP8_E5M2;
-    return overflow == KVG_OVF_SATURATE;
-}
 
 static void store_canonical_nan(kvg_dtype dtype, unsigned char *dst)
 {
@@ -232,7 +186,7 @@ KVG_I_IN_EVERY_CLONE
 static inline void encode_values(kvg_dtype dtype, kvg_overflow overflow,
                                  const float *z, size_t n, unsigned char *out)
 {
-    const int sat = saturates(dtype, overflow);
+    const int sat = kvg_i_saturates(dtype, overflow);
     const size_t size = kvg_i_dtype_size(dtype);
     size_t j;
 
@@ -241,16 +195,8 @@ static inline void encode_values(kvg_dtype dtype, kvg_overflow overflow,
         enc_int8(z, n, out);
         return;
     case KVG_BF16:
-        for (j = 0; j < n; j++) {
-            const uint16_t h = bf16_code(z[j], sat);
-            memcpy(out + 2 * j, &h, 2);
-        }
-        return;
     case KVG_FP16:
-        for (j = 0; j < n; j++) {
-            const uint16_t h = fp16_code(z[j], sat);
-            memcpy(out + 2 * j, &h, 2);
-        }
+        kvg_i_narrow16_row(dtype, sat, z, n, out);
         return;
     case KVG_FP8_E4M3FN:
         for (j = 0; j < n; j++)

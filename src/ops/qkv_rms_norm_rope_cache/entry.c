@@ -148,6 +148,31 @@ static void store(const kvg_qkv_rms_norm_rope_cache_args *a,
                     elem(t, row, width, 0));
 }
 
+/* The heads kernel's job for `heads` heads of token t from column `col`
+ * of qkv into `out` (q_out narrowed on the way when `narrow_to`). */
+static void heads_job(const kvg_qkv_rms_norm_rope_cache_args *a,
+                      const kvg_i_qkv_rms_norm_rope_cache_plan *p, int64_t t,
+                      int64_t col, int64_t heads, const float *gamma,
+                      const rows *r, float *out, void *narrow_to)
+{
+    kvg_i_heads128 job;
+
+    job.dtype = p->t;
+    job.src = elem(a->qkv, t, p->n * p->d, col);
+    job.src_end = (const unsigned char *)a->qkv->data + a->qkv->nbytes;
+    job.heads = (size_t)heads;
+    job.eps = p->eps;
+    job.order = a->reduce_order;
+    job.gamma = gamma;
+    job.cos_row = r->cs;
+    job.sin_row = r->sn;
+    job.scratch = r->sq;
+    job.out = out;
+    job.narrow_to = narrow_to;
+    job.overflow = a->overflow;
+    kvg_i_norm_rope_half_heads128(&job);
+}
+
 /* One token: the q and k heads normalised and rotated, the v heads
  * widened, each group in one call (a head of D = 128 is too short to pay
  * for calls of its own: docs/performance.md), then stored. */
@@ -161,15 +186,11 @@ static void run_token(const kvg_qkv_rms_norm_rope_cache_args *a,
     /* cos/sin are [B*S, D] or [B, D] with S == 1: row t either way. */
     kvg_i_load_row(p->t, elem(a->cos, t, d, 0), (size_t)d, r->cs);
     kvg_i_load_row(p->t, elem(a->sin, t, d, 0), (size_t)d, r->sn);
-    kvg_i_norm_rope_half_heads128(p->t, elem(a->qkv, t, width, 0),
-                                  (size_t)p->nq, p->eps, a->reduce_order,
-                                  r->gq, r->cs, r->sn, r->sq, r->q);
-    kvg_i_norm_rope_half_heads128(p->t, elem(a->qkv, t, width, p->nq * d),
-                                  (size_t)p->nk, p->eps, a->reduce_order,
-                                  r->gk, r->cs, r->sn, r->sq, r->k);
+    heads_job(a, p, t, 0, p->nq, r->gq, r, r->q,
+              elem(a->q_out, t, p->nq * d, 0));
+    heads_job(a, p, t, p->nq * d, p->nk, r->gk, r, r->k, NULL);
     kvg_i_load_row(p->t, elem(a->qkv, t, width, (p->nq + p->nk) * d),
                    (size_t)(p->nv * d), r->v);
-    store(a, a->q_out, t, p->nq * d, r->q);
     if (p->before) {
         store(a, a->q_out_before_quant, t, p->nq * d, r->q);
         store(a, a->k_out_before_quant, t, p->nk * d, r->k);
