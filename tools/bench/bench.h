@@ -23,6 +23,15 @@
  *                  ops: every read-only input in full (they read it all).
  *   memcpy         a plain memcpy of bytes_written bytes between two
  *                  buffers, timed the same way: the floor for a copy.
+ *                  The destination is one buffer of bytes_written bytes,
+ *                  which stays in the caches when it is small.
+ *   written_runs   the written bytes of each output, gathered into
+ *                  maximal runs of consecutive bytes: how many.
+ *   places         the same bytes to the same places: into a buffer the
+ *                  size of each output, every written run (address order)
+ *                  copied from one contiguous source, timed the same way.
+ *                  The floor of any copy that writes where the op writes;
+ *                  not measured (places_measured 0) if memory runs out.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -55,8 +64,10 @@ typedef struct kvgb_result {
     int measured;       /* a shim ran */
     int copy_only;      /* the op only moves bytes */
     double setup_ns;    /* adapter work before the op call (cache copies) */
-    kvgb_stats op, copy;
+    int places_measured; /* `places` holds a measurement */
+    kvgb_stats op, copy, places;
     uint64_t bytes_written, bytes_read;
+    uint64_t written_runs;
 } kvgb_result;
 
 /* Monotonic wall clock in nanoseconds. */
@@ -77,7 +88,7 @@ typedef kvg_status (*kvgb_op_fn)(const void *args, kvg_diag *diag);
 
 /*
  * Time `op(args)` as described above, measure its written bytes over the
- * `outs` tensors (everything the op may write) and the memcpy floor.
+ * `outs` tensors (everything the op may write) and the memcpy floors.
  * `ins` are the inputs counted as read (see bytes_read). Returns the
  * status of the first call; on error nothing else is run.
  */
