@@ -177,6 +177,7 @@ typedef struct run {
     int out;    /* index into the outputs */
     size_t off; /* first byte */
     size_t len;
+    size_t src; /* where its bytes come from in the timed copy's source */
 } run;
 
 /* Where the op writes: the runs of every output, output by output, each in
@@ -272,6 +273,14 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
                                         sizeof(run));
         for (i = 0; where->runs != NULL && i < n_outs; i++)
             at += mask_runs(first[i], outs[i]->nbytes, i, where->runs, at);
+        if (where->runs != NULL) { /* read from one contiguous source */
+            uint64_t r;
+            size_t from = 0;
+            for (r = 0; r < where->n_runs; r++) {
+                where->runs[r].src = from;
+                from += where->runs[r].len;
+            }
+        }
     }
     for (i = 0; keep != NULL && first != NULL && i < n_outs; i++) {
         free(keep[i]);
@@ -280,6 +289,155 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
     free(keep);
     free(first);
     return total;
+}
+
+/* ---- where each written byte comes from --------------------------------- */
+
+/* As many outputs as a case can hold (tools/lib/case/case.h). */
+#define KVGB_MAX_OUTS 32
+
+static void flip_sources(const kvg_tensor *const *srcs, int n_srcs,
+                         int bit)
+{
+    uint64_t j = 0;
+    int i;
+    for (i = 0; i < n_srcs; i++) {
+        unsigned char *d = (unsigned char *)srcs[i]->data;
+        size_t k;
+        for (k = 0; k < srcs[i]->nbytes; k++, j++)
+            if (bit < 0 || (j >> bit) & 1u)
+                d[k] = (unsigned char)~d[k];
+    }
+}
+
+/*
+ * The written runs again, in the order of the source bytes they copy:
+ * which source byte (of the `srcs` tensors, end to end) each written byte
+ * holds is found with one op call per bit of the source index, the source
+ * bytes whose index has that bit set inverted: a written byte that comes
+ * out inverted has the bit. A last call inverts every source byte, and
+ * every written byte must follow: an op that converts, computes or writes
+ * a byte from nowhere has no such order (returns 0). The runs are then
+ * maximal where both the source and the destination bytes are
+ * consecutive; run.src is the source index. Inputs and outputs end as
+ * they were. Returns 0, measuring nothing, if memory runs out or a size
+ * does not fit the 32-bit indexes.
+ */
+static int source_order(const op_ctx *c, const kvg_tensor *const *outs,
+                        int n_outs, const kvg_tensor *const *srcs,
+                        int n_srcs, const places *where, uint64_t written,
+                        places *order, uint64_t *src_bytes)
+{
+    uint64_t S = 0, V = 0, r, j, w, n;
+    uint64_t base[KVGB_MAX_OUTS + 1];
+    unsigned char *orig = NULL;
+    uint32_t *idx = NULL, *dst_of = NULL;
+    int i, bit, bits = 0, ok = 1;
+
+    order->runs = NULL;
+    order->n_runs = 0;
+    for (i = 0; i < n_srcs; i++)
+        S += srcs[i]->nbytes;
+    for (i = 0; i < n_outs; i++) {
+        base[i] = V;
+        V += outs[i]->nbytes;
+    }
+    base[n_outs] = V;
+    *src_bytes = S;
+    if (where->runs == NULL || written == 0 || S == 0 ||
+        n_outs > KVGB_MAX_OUTS || S >= 0xFFFFFFFFu || V >= 0xFFFFFFFFu ||
+        written > (uint64_t)((size_t)-1 / sizeof *idx))
+        return 0;
+    while (((uint64_t)1 << bits) < S)
+        bits++;
+    orig = (unsigned char *)malloc((size_t)written);
+    idx = (uint32_t *)calloc((size_t)written, sizeof *idx);
+    if (orig == NULL || idx == NULL) {
+        free(orig);
+        free(idx);
+        return 0;
+    }
+    for (r = 0, w = 0; r < where->n_runs; r++) {
+        const run *x = &where->runs[r];
+        memcpy(orig + w, (unsigned char *)outs[x->out]->data + x->off,
+               x->len);
+        w += x->len;
+    }
+    for (bit = 0; ok && bit <= bits; bit++) {
+        const int b = bit < bits ? bit : -1; /* -1: every source byte */
+        flip_sources(srcs, n_srcs, b);
+        (void)c->op(c->args, NULL);
+        flip_sources(srcs, n_srcs, b);
+        for (r = 0, w = 0; ok && r < where->n_runs; r++) {
+            const run *x = &where->runs[r];
+            const unsigned char *d =
+                (const unsigned char *)outs[x->out]->data + x->off;
+            size_t k;
+            for (k = 0; k < x->len; k++, w++) {
+                if (d[k] == (unsigned char)~orig[w]) {
+                    if (b >= 0)
+                        idx[w] |= (uint32_t)1 << b;
+                } else if (b < 0 || d[k] != orig[w]) {
+                    ok = 0;
+                    break;
+                }
+            }
+        }
+    }
+    for (r = 0, w = 0; r < where->n_runs; r++) { /* the op's result back */
+        const run *x = &where->runs[r];
+        memcpy((unsigned char *)outs[x->out]->data + x->off, orig + w,
+               x->len);
+        w += x->len;
+    }
+    free(orig);
+    if (ok) /* 0: no written byte comes from here, else its address + 1 */
+        dst_of = (uint32_t *)calloc((size_t)S, sizeof *dst_of);
+    ok = ok && dst_of != NULL;
+    for (r = 0, w = 0; ok && r < where->n_runs; r++) {
+        const run *x = &where->runs[r];
+        size_t k;
+        for (k = 0; ok && k < x->len; k++, w++) {
+            ok = idx[w] < S && dst_of[idx[w]] == 0; /* one copy each */
+            if (ok)
+                dst_of[idx[w]] = (uint32_t)(base[x->out] + x->off + k + 1);
+        }
+    }
+    free(idx);
+    for (n = 0; ok && n < 2; n++) { /* count the runs, then store them */
+        uint64_t k = 0;
+        for (j = 0; j < S; j++) {
+            uint32_t a = dst_of[j];
+            int o = 0;
+            if (a == 0)
+                continue;
+            while (base[o + 1] <= a - 1u)
+                o++;
+            if (j > 0 && dst_of[j - 1] != 0 && a == dst_of[j - 1] + 1u &&
+                a - 1u != base[o]) {
+                if (order->runs != NULL)
+                    order->runs[k - 1].len++;
+                continue;
+            }
+            if (order->runs != NULL) {
+                order->runs[k].out = o;
+                order->runs[k].off = (size_t)(a - 1u - base[o]);
+                order->runs[k].len = 1;
+                order->runs[k].src = (size_t)j;
+            }
+            k++;
+        }
+        order->n_runs = k;
+        if (n == 0)
+            order->runs = (run *)malloc((size_t)k * sizeof(run));
+        ok = order->runs != NULL;
+    }
+    free(dst_of);
+    if (!ok) {
+        free(order->runs);
+        order->runs = NULL;
+    }
+    return ok;
 }
 
 /* ---- memcpy at the same places ----------------------------------------- */
@@ -292,12 +450,15 @@ typedef struct places_ctx {
 } places_ctx;
 
 /*
- * Every run copied from the next bytes of one contiguous source, in
- * address order within each output, output after output (the op's own
- * order of writes is its business; address order is the one a plain copy
- * loop would take, and the friendliest to the hardware prefetchers).
- * Runs of up to 256 bytes whose length is a multiple of 16 (the NZ
- * layouts' 32-byte runs) are copied as fixed 16-byte memcpy calls, which
+ * Every run copied from its place in one contiguous source, in the order
+ * of the list: for `places` (memcpy_places_ns) address order within each
+ * output, output after output, from consecutive source bytes (the op's
+ * own order of writes is not known there; address order is the one a
+ * plain copy loop over the destination takes, and the friendliest to the
+ * hardware prefetchers); for the source order (memcpy_order_ns) the
+ * order of the source bytes, from their own offsets. Runs of up to 256
+ * bytes whose length is a multiple of 16 (the NZ layouts' 32-byte runs)
+ * are copied as fixed 16-byte memcpy calls, which
  * the compiler turns into plain loads and stores as it does the
  * operators' fixed-size copies; a library call per 32 bytes would charge
  * the floor a call the operators do not pay. Longer runs go through the
@@ -308,10 +469,10 @@ static void run_places(void *p, long k)
     const places_ctx *c = (const places_ctx *)p;
     long i;
     for (i = 0; i < k; i++) {
-        const unsigned char *s = c->src;
         uint64_t r;
         for (r = 0; r < c->n_runs; r++) {
             unsigned char *d = c->dst[c->runs[r].out] + c->runs[r].off;
+            const unsigned char *s = c->src + c->runs[r].src;
             const size_t len = c->runs[r].len;
             if (len <= 256 && len % 16 == 0) {
                 size_t o;
@@ -320,15 +481,14 @@ static void run_places(void *p, long k)
             } else {
                 (void)g_memcpy(d, s, len);
             }
-            s += len;
         }
     }
 }
 
 /*
  * The same bytes to the same places: into a fresh buffer the size of each
- * output (patterned, as the caches the op writes into are), every written
- * run from one contiguous source of `bytes` bytes. Timed as memcpy_floor.
+ * output (patterned, as the caches the op writes into are), every run of
+ * `where` from a contiguous source of `bytes` bytes. Timed as memcpy_floor.
  * Returns 0, measuring nothing, without the runs or the memory.
  */
 static int memcpy_places(const kvg_tensor *const *outs, int n_outs,
@@ -374,13 +534,15 @@ static int memcpy_places(const kvg_tensor *const *outs, int n_outs,
 kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
                         const kvg_tensor *const *outs, int n_outs,
                         const kvg_tensor *const *ins, int n_ins,
+                        const kvg_tensor *const *srcs, int n_srcs,
                         int copy_only, kvg_diag *diag)
 {
     const double entered = kvgb_now_ns();
     op_ctx c;
     timed t;
     kvg_status st;
-    places where;
+    places where, order;
+    uint64_t src_bytes = 0;
     int i;
 
     if (g_res == NULL || g_cfg == NULL) /* no session: just run the op */
@@ -411,6 +573,14 @@ kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
     g_res->places_measured = memcpy_places(outs, n_outs, &where,
                                            g_res->bytes_written,
                                            &g_res->places);
+    if (copy_only &&
+        source_order(&c, outs, n_outs, srcs, n_srcs, &where,
+                     g_res->bytes_written, &order, &src_bytes)) {
+        g_res->order_runs = order.n_runs;
+        g_res->order_measured = memcpy_places(outs, n_outs, &order,
+                                              src_bytes, &g_res->order);
+        free(order.runs);
+    }
     free(where.runs);
     g_res->measured = 1;
     return KVG_OK;
