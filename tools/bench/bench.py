@@ -15,7 +15,8 @@ directory, run kvgold_bench on it (it times the operator call alone, checks
 the outputs bit for bit against that golden, and times a memcpy of the
 bytes the op writes into one buffer, and the same bytes copied to the
 same places: the op's written runs into buffers the size of its
-outputs), and print one row. Where torch is installed, the
+outputs, in address order and, for a copy, in the order of its source
+bytes), and print one row. Where torch is installed, the
 plain PyTorch golden of tools/bench/torch_golden.py (written as the vendor's
 goldens are, one thread) is timed in the same rounds as a peer; the C
 output is checked against the NumPy golden only. With --second-bin, a second build
@@ -111,15 +112,15 @@ def summarise(runs):
     for k in ("op_ns", "op_first_ns", "memcpy_ns", "setup_ns", "load_ns"):
         r[k] = median([x[k] for x in runs])
     r["op_min_ns"] = min(x["op_min_ns"] for x in runs)
-    # the same-places floor only where every round measured it: a round
-    # without it must not make the floor look lower or higher
-    if all("memcpy_places_ns" in x for x in runs):
-        r["memcpy_places_ns"] = median([x["memcpy_places_ns"] for x in runs])
-        r["memcpy_places_min_ns"] = min(x["memcpy_places_min_ns"]
-                                        for x in runs)
-    else:
-        r.pop("memcpy_places_ns", None)
-        r.pop("memcpy_places_min_ns", None)
+    # the same-places floors only where every round measured them: a
+    # round without one must not make the floor look lower or higher
+    for f in ("memcpy_places", "memcpy_order"):
+        if all(f + "_ns" in x for x in runs):
+            r[f + "_ns"] = median([x[f + "_ns"] for x in runs])
+            r[f + "_min_ns"] = min(x[f + "_min_ns"] for x in runs)
+        else:
+            r.pop(f + "_ns", None)
+            r.pop(f + "_min_ns", None)
     r["verified"] = all(x["verified"] for x in runs)
     return r
 
@@ -200,7 +201,7 @@ SHORT_OP = short_names()
 MAIN_COLS = ["op", "shape", "tokens", "C time", "tokens/s", "bytes/s",
              "torch time", "torch/C", "torch != NumPy", "NumPy time",
              "NumPy/C", "C/memcpy", "C/memcpy at the same places",
-             "NumPy/memcpy"]
+             "C/memcpy same places, source order", "NumPy/memcpy"]
 SECOND_COLS = ["%s C time", "NumPy/%s", "%s/memcpy"]
 SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C best sample",
               "C first call", "NumPy time", "load + copy (setup)"]
@@ -242,6 +243,8 @@ def row(r):
               "%.2fx" % (c_ns / memcpy),
               "%.2fx" % (c_ns / r["memcpy_places_ns"])
               if r["copy_only"] and r.get("memcpy_places_ns") else "-",
+              "%.2fx" % (c_ns / r["memcpy_order_ns"])
+              if r["copy_only"] and r.get("memcpy_order_ns") else "-",
               "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
     if "second" in r:
         n = r["second"]
