@@ -12,7 +12,8 @@
  *    "op_first_ns", "samples", "calls_per_sample", "memcpy_ns",
  *    "bytes_written", "bytes_read", "copy_only", "load_ns", "setup_ns",
  *    "written_runs", "memcpy_places_ns", "memcpy_places_min_ns",
- *    "order_runs", "memcpy_order_ns", "memcpy_order_min_ns"}
+ *    "order_runs", "memcpy_order_ns", "memcpy_order_min_ns",
+ *    "memcpy_dst_order_ns", "memcpy_dst_order_min_ns"}
  *
  * times in nanoseconds per call (op_ns: the median). memcpy_ns: a memcpy
  * of bytes_written bytes into one buffer of that size; written_runs: how
@@ -21,7 +22,8 @@
  * the same offsets of buffers the size of the outputs (bench.h);
  * order_runs, memcpy_order_ns, memcpy_order_min_ns: copy-only ops, the
  * same bytes to the same places in the order of the source bytes, from
- * their own source offsets (bench.h). The memcpy_places and the order
+ * their own source offsets, and memcpy_dst_order_*: the same moves in
+ * destination order (bench.h). The memcpy_places and the order
  * fields are left out when they could not be measured (no memory, nothing
  * written, not a byte copy), never printed as 0. tools/bench/bench.py
  * drives it over the benchmark shapes. Exit status: 0 measured and
@@ -115,6 +117,10 @@ static void print_json(const kvg_case *c, const kvgb_result *r, int bad,
                "\"memcpy_order_min_ns\": %.1f",
                (unsigned long long)r->order_runs, r->order.median_ns,
                r->order.min_ns);
+    if (r->dst_order_measured)
+        printf(", \"memcpy_dst_order_ns\": %.1f, "
+               "\"memcpy_dst_order_min_ns\": %.1f", r->dst_order.median_ns,
+               r->dst_order.min_ns);
     printf("}\n");
 }
 

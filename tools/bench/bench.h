@@ -43,6 +43,10 @@
  *                  runs consecutive in both source and destination. Not
  *                  measured (order_measured 0) when a written byte is not
  *                  a byte of the sources, or memory runs out.
+ *   dst_order      the same moves (run for run) in destination order:
+ *                  writes in address order, reads gathered. An op may
+ *                  walk either way, or tile; neither order is a proof of
+ *                  a floor, the faster of the two is the one to beat.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -77,7 +81,8 @@ typedef struct kvgb_result {
     double setup_ns;    /* adapter work before the op call (cache copies) */
     int places_measured; /* `places` holds a measurement */
     int order_measured;  /* `order` holds a measurement */
-    kvgb_stats op, copy, places, order;
+    int dst_order_measured; /* `dst_order` holds a measurement */
+    kvgb_stats op, copy, places, order, dst_order;
     uint64_t bytes_written, bytes_read;
     uint64_t written_runs, order_runs;
 } kvgb_result;

@@ -15,8 +15,8 @@ directory, run kvgold_bench on it (it times the operator call alone, checks
 the outputs bit for bit against that golden, and times a memcpy of the
 bytes the op writes into one buffer, and the same bytes copied to the
 same places: the op's written runs into buffers the size of its
-outputs, in address order and, for a copy, in the order of its source
-bytes), and print one row. Where torch is installed, the
+outputs in address order and, for a copy, its exact moves in source
+and in destination order), and print one row. Where torch is installed, the
 plain PyTorch golden of tools/bench/torch_golden.py (written as the vendor's
 goldens are, one thread) is timed in the same rounds as a peer; the C
 output is checked against the NumPy golden only. With --second-bin, a second build
@@ -114,7 +114,7 @@ def summarise(runs):
     r["op_min_ns"] = min(x["op_min_ns"] for x in runs)
     # the same-places floors only where every round measured them: a
     # round without one must not make the floor look lower or higher
-    for f in ("memcpy_places", "memcpy_order"):
+    for f in ("memcpy_places", "memcpy_order", "memcpy_dst_order"):
         if all(f + "_ns" in x for x in runs):
             r[f + "_ns"] = median([x[f + "_ns"] for x in runs])
             r[f + "_min_ns"] = min(x[f + "_min_ns"] for x in runs)
@@ -201,7 +201,7 @@ SHORT_OP = short_names()
 MAIN_COLS = ["op", "shape", "tokens", "C time", "tokens/s", "bytes/s",
              "torch time", "torch/C", "torch != NumPy", "NumPy time",
              "NumPy/C", "C/memcpy", "C/memcpy at the same places",
-             "C/memcpy same places, source order", "NumPy/memcpy"]
+             "C/memcpy same moves", "NumPy/memcpy"]
 SECOND_COLS = ["%s C time", "NumPy/%s", "%s/memcpy"]
 SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C best sample",
               "C first call", "NumPy time", "load + copy (setup)"]
@@ -219,6 +219,14 @@ def ratio(value, rng, rounds):
     if rounds > 1:
         return "%.1fx (%.1f-%.1f)" % (value, rng[0], rng[1])
     return "%.1fx" % value
+
+
+def same_moves(r):
+    """(median, best) ns of the faster order of the op's own moves (source
+    order, destination order: bench.h), or None if neither was measured."""
+    got = [(r[f + "_ns"], r[f + "_min_ns"])
+           for f in ("memcpy_order", "memcpy_dst_order") if f + "_ns" in r]
+    return min(got) if got else None
 
 
 def row(r):
@@ -243,8 +251,8 @@ def row(r):
               "%.2fx" % (c_ns / memcpy),
               "%.2fx" % (c_ns / r["memcpy_places_ns"])
               if r["copy_only"] and r.get("memcpy_places_ns") else "-",
-              "%.2fx" % (c_ns / r["memcpy_order_ns"])
-              if r["copy_only"] and r.get("memcpy_order_ns") else "-",
+              "%.2fx" % (c_ns / same_moves(r)[0])
+              if r["copy_only"] and same_moves(r) else "-",
               "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
     if "second" in r:
         n = r["second"]

@@ -440,6 +440,15 @@ static int source_order(const op_ctx *c, const kvg_tensor *const *outs,
     return ok;
 }
 
+/* Destination order: by output, then address. */
+static int cmp_dst(const void *a, const void *b)
+{
+    const run *x = (const run *)a, *y = (const run *)b;
+    if (x->out != y->out)
+        return (x->out > y->out) - (x->out < y->out);
+    return (x->off > y->off) - (x->off < y->off);
+}
+
 /* ---- memcpy at the same places ----------------------------------------- */
 
 typedef struct places_ctx {
@@ -456,9 +465,10 @@ typedef struct places_ctx {
  * own order of writes is not known there; address order is the one a
  * plain copy loop over the destination takes, and the friendliest to the
  * hardware prefetchers); for the source order (memcpy_order_ns) the
- * order of the source bytes, from their own offsets. Runs of up to 256
- * bytes whose length is a multiple of 16 (the NZ layouts' 32-byte runs)
- * are copied as fixed 16-byte memcpy calls, which
+ * order of the source bytes, from their own offsets; for the destination
+ * order (memcpy_dst_order_ns) the same moves sorted by destination.
+ * Runs of up to 256 bytes whose length is a multiple of 16 (the NZ
+ * layouts' 32-byte runs) are copied as fixed 16-byte memcpy calls, which
  * the compiler turns into plain loads and stores as it does the
  * operators' fixed-size copies; a library call per 32 bytes would charge
  * the floor a call the operators do not pay. Longer runs go through the
@@ -579,6 +589,11 @@ kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
         g_res->order_runs = order.n_runs;
         g_res->order_measured = memcpy_places(outs, n_outs, &order,
                                               src_bytes, &g_res->order);
+        qsort(order.runs, (size_t)order.n_runs, sizeof *order.runs,
+              cmp_dst);
+        g_res->dst_order_measured = memcpy_places(outs, n_outs, &order,
+                                                  src_bytes,
+                                                  &g_res->dst_order);
         free(order.runs);
     }
     free(where.runs);
