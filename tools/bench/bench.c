@@ -10,9 +10,22 @@
  *
  *   {"case", "op", "verified", "expected", "op_ns", "op_min_ns",
  *    "op_first_ns", "samples", "calls_per_sample", "memcpy_ns",
- *    "bytes_written", "bytes_read", "copy_only", "load_ns", "setup_ns"}
+ *    "bytes_written", "bytes_read", "copy_only", "load_ns", "setup_ns",
+ *    "written_runs", "memcpy_places_ns", "memcpy_places_min_ns",
+ *    "order_runs", "memcpy_order_ns", "memcpy_order_min_ns",
+ *    "memcpy_dst_order_ns", "memcpy_dst_order_min_ns"}
  *
- * times in nanoseconds per call (op_ns: the median). tools/bench/bench.py
+ * times in nanoseconds per call (op_ns: the median). memcpy_ns: a memcpy
+ * of bytes_written bytes into one buffer of that size; written_runs: how
+ * many maximal runs of consecutive bytes the op writes; memcpy_places_ns
+ * (median) and memcpy_places_min_ns (best sample): those runs copied to
+ * the same offsets of buffers the size of the outputs (bench.h);
+ * order_runs, memcpy_order_ns, memcpy_order_min_ns: copy-only ops, the
+ * same bytes to the same places in the order of the source bytes, from
+ * their own source offsets, and memcpy_dst_order_*: the same moves in
+ * destination order (bench.h). The memcpy_places and the order
+ * fields are left out when they could not be measured (no memory, nothing
+ * written, not a byte copy), never printed as 0. tools/bench/bench.py
  * drives it over the benchmark shapes. Exit status: 0 measured and
  * verified, 1 the outputs differ from expected, 2 usage or case error.
  * This is a benchmark, not a test: nothing here judges the times.
@@ -86,13 +99,29 @@ static void print_json(const kvg_case *c, const kvgb_result *r, int bad,
            "\"op_first_ns\": %.1f, \"samples\": %d, "
            "\"calls_per_sample\": %ld, \"memcpy_ns\": %.1f, "
            "\"bytes_written\": %llu, \"bytes_read\": %llu, "
-           "\"copy_only\": %s, \"load_ns\": %.1f, \"setup_ns\": %.1f}\n",
+           "\"copy_only\": %s, \"load_ns\": %.1f, \"setup_ns\": %.1f, "
+           "\"written_runs\": %llu",
            c->dir, c->op, bad == 0 ? "true" : "false", c->expected.count,
            r->op.median_ns, r->op.min_ns, r->op.first_ns, r->op.samples,
            r->op.per_sample, r->copy.median_ns,
            (unsigned long long)r->bytes_written,
            (unsigned long long)r->bytes_read,
-           r->copy_only ? "true" : "false", load_ns, r->setup_ns);
+           r->copy_only ? "true" : "false", load_ns, r->setup_ns,
+           (unsigned long long)r->written_runs);
+    if (r->places_measured)
+        printf(", \"memcpy_places_ns\": %.1f, "
+               "\"memcpy_places_min_ns\": %.1f", r->places.median_ns,
+               r->places.min_ns);
+    if (r->order_measured)
+        printf(", \"order_runs\": %llu, \"memcpy_order_ns\": %.1f, "
+               "\"memcpy_order_min_ns\": %.1f",
+               (unsigned long long)r->order_runs, r->order.median_ns,
+               r->order.min_ns);
+    if (r->dst_order_measured)
+        printf(", \"memcpy_dst_order_ns\": %.1f, "
+               "\"memcpy_dst_order_min_ns\": %.1f", r->dst_order.median_ns,
+               r->dst_order.min_ns);
+    printf("}\n");
 }
 
 int main(int argc, char **argv)

@@ -23,6 +23,30 @@
  *                  ops: every read-only input in full (they read it all).
  *   memcpy         a plain memcpy of bytes_written bytes between two
  *                  buffers, timed the same way: the floor for a copy.
+ *                  The destination is one buffer of bytes_written bytes,
+ *                  which stays in the caches when it is small.
+ *   written_runs   the written bytes of each output, gathered into
+ *                  maximal runs of consecutive bytes: how many.
+ *   places         the same bytes to the same places: into a buffer the
+ *                  size of each output, every written run (address order)
+ *                  copied from one contiguous source, timed the same way.
+ *                  The floor of any copy that writes where the op writes;
+ *                  not measured (places_measured 0) if memory runs out.
+ *                  When an op writes a whole output (the main benchmark
+ *                  shapes do), this is one memcpy per output.
+ *   order          copy-only ops: the same bytes to the same places in
+ *                  the order of the source bytes they copy, each read
+ *                  from its own offset in a source the size of the copied
+ *                  inputs (the op's own reads and writes, its order as it
+ *                  walks the tokens), found by inverting the source bytes
+ *                  bit by bit of their index (timing.c); order_runs: the
+ *                  runs consecutive in both source and destination. Not
+ *                  measured (order_measured 0) when a written byte is not
+ *                  a byte of the sources, or memory runs out.
+ *   dst_order      the same moves (run for run) in destination order:
+ *                  writes in address order, reads gathered. An op may
+ *                  walk either way, or tile; neither order is a proof of
+ *                  a floor, the faster of the two is the one to beat.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -55,8 +79,12 @@ typedef struct kvgb_result {
     int measured;       /* a shim ran */
     int copy_only;      /* the op only moves bytes */
     double setup_ns;    /* adapter work before the op call (cache copies) */
-    kvgb_stats op, copy;
+    int places_measured; /* `places` holds a measurement */
+    int order_measured;  /* `order` holds a measurement */
+    int dst_order_measured; /* `dst_order` holds a measurement */
+    kvgb_stats op, copy, places, order, dst_order;
     uint64_t bytes_written, bytes_read;
+    uint64_t written_runs, order_runs;
 } kvgb_result;
 
 /* Monotonic wall clock in nanoseconds. */
@@ -77,13 +105,16 @@ typedef kvg_status (*kvgb_op_fn)(const void *args, kvg_diag *diag);
 
 /*
  * Time `op(args)` as described above, measure its written bytes over the
- * `outs` tensors (everything the op may write) and the memcpy floor.
- * `ins` are the inputs counted as read (see bytes_read). Returns the
- * status of the first call; on error nothing else is run.
+ * `outs` tensors (everything the op may write) and the memcpy floors.
+ * `ins` are the inputs counted as read (see bytes_read); `srcs` the
+ * inputs a copy-only op copies from (inverted and restored to find the
+ * source order). Returns the status of the first call; on error nothing
+ * else is run.
  */
 kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
                         const kvg_tensor *const *outs, int n_outs,
                         const kvg_tensor *const *ins, int n_ins,
+                        const kvg_tensor *const *srcs, int n_srcs,
                         int copy_only, kvg_diag *diag);
 
 #endif /* KVGOLD_TOOLS_BENCH_H */

@@ -13,7 +13,10 @@ shape: build seeded inputs, time the kvgen golden computing the expected
 outputs (median of several runs), write the case into a temporary
 directory, run kvgold_bench on it (it times the operator call alone, checks
 the outputs bit for bit against that golden, and times a memcpy of the
-bytes the op writes), and print one row. Where torch is installed, the
+bytes the op writes into one buffer, and the same bytes copied to the
+same places: the op's written runs into buffers the size of its
+outputs in address order and, for a copy, its exact moves in source
+and in destination order), and print one row. Where torch is installed, the
 plain PyTorch golden of tools/bench/torch_golden.py (written as the vendor's
 goldens are, one thread) is timed in the same rounds as a peer; the C
 output is checked against the NumPy golden only. With --second-bin, a second build
@@ -109,6 +112,15 @@ def summarise(runs):
     for k in ("op_ns", "op_first_ns", "memcpy_ns", "setup_ns", "load_ns"):
         r[k] = median([x[k] for x in runs])
     r["op_min_ns"] = min(x["op_min_ns"] for x in runs)
+    # the same-places floors only where every round measured them: a
+    # round without one must not make the floor look lower or higher
+    for f in ("memcpy_places", "memcpy_order", "memcpy_dst_order"):
+        if all(f + "_ns" in x for x in runs):
+            r[f + "_ns"] = median([x[f + "_ns"] for x in runs])
+            r[f + "_min_ns"] = min(x[f + "_min_ns"] for x in runs)
+        else:
+            r.pop(f + "_ns", None)
+            r.pop(f + "_min_ns", None)
     r["verified"] = all(x["verified"] for x in runs)
     return r
 
@@ -188,7 +200,8 @@ SHORT_OP = short_names()
 
 MAIN_COLS = ["op", "shape", "tokens", "C time", "tokens/s", "bytes/s",
              "torch time", "torch/C", "torch != NumPy", "NumPy time",
-             "NumPy/C", "C/memcpy", "NumPy/memcpy"]
+             "NumPy/C", "C/memcpy", "C/memcpy at the same places",
+             "C/memcpy same moves", "NumPy/memcpy"]
 SECOND_COLS = ["%s C time", "NumPy/%s", "%s/memcpy"]
 SCALE_COLS = ["op", "shape", "cache bytes", "C time", "C best sample",
               "C first call", "NumPy time", "load + copy (setup)"]
@@ -206,6 +219,14 @@ def ratio(value, rng, rounds):
     if rounds > 1:
         return "%.1fx (%.1f-%.1f)" % (value, rng[0], rng[1])
     return "%.1fx" % value
+
+
+def same_moves(r):
+    """(median, best) ns of the faster order of the op's own moves (source
+    order, destination order: bench.h), or None if neither was measured."""
+    got = [(r[f + "_ns"], r[f + "_min_ns"])
+           for f in ("memcpy_order", "memcpy_dst_order") if f + "_ns" in r]
+    return min(got) if got else None
 
 
 def row(r):
@@ -228,6 +249,10 @@ def row(r):
     cells += [fmt_time(np_ns),
               ratio(np_ns / c_ns, r["ratio_range"], r["rounds"]),
               "%.2fx" % (c_ns / memcpy),
+              "%.2fx" % (c_ns / r["memcpy_places_ns"])
+              if r["copy_only"] and r.get("memcpy_places_ns") else "-",
+              "%.2fx" % (c_ns / same_moves(r)[0])
+              if r["copy_only"] and same_moves(r) else "-",
               "%.1fx" % (np_ns / memcpy) if r["copy_only"] else "-"]
     if "second" in r:
         n = r["second"]

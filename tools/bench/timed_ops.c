@@ -51,13 +51,14 @@ static int copies_only(const kvg_op_call *call)
 
 /* Written: caches and outputs. Read: a computing op reads every input in
  * full; a copying op the index tensors (int32 / int64), the data it copies
- * being counted through the written bytes. */
+ * (srcs) being counted through the written bytes. */
 static void split_tensors(const kvg_op_call *call, int copy_only,
                           const kvg_tensor **outs, int *n_outs,
-                          const kvg_tensor **ins, int *n_ins)
+                          const kvg_tensor **ins, int *n_ins,
+                          const kvg_tensor **srcs, int *n_srcs)
 {
     size_t i;
-    *n_outs = *n_ins = 0;
+    *n_outs = *n_ins = *n_srcs = 0;
     for (i = 0; i < call->tensor_count; i++) {
         const kvg_i_op_tensor *e =
             kvg_i_op_tensor_named(call->op, call->tensors[i].name);
@@ -68,14 +69,17 @@ static void split_tensors(const kvg_op_call *call, int copy_only,
             outs[(*n_outs)++] = t;
         else if (!copy_only || t->dtype == KVG_INT32 || t->dtype == KVG_INT64)
             ins[(*n_ins)++] = t;
+        else
+            srcs[(*n_srcs)++] = t;
     }
 }
 
 kvg_status kvgb_timed_op(const kvg_op_call *call, kvg_diag *diag)
 {
     const kvg_tensor *outs[MAX_TENSORS], *ins[MAX_TENSORS];
+    const kvg_tensor *srcs[MAX_TENSORS];
     typed_call t;
-    int n_outs, n_ins, copy_only;
+    int n_outs, n_ins, n_srcs, copy_only;
     kvg_status st;
 
     if (call->tensor_count > MAX_TENSORS)
@@ -84,7 +88,8 @@ kvg_status kvgb_timed_op(const kvg_op_call *call, kvg_diag *diag)
     if ((st = kvg_i_op_fill(call, &t.args, diag)) != KVG_OK)
         return st;
     copy_only = copies_only(call);
-    split_tensors(call, copy_only, outs, &n_outs, ins, &n_ins);
-    return kvgb_measure(call_typed, &t, outs, n_outs, ins, n_ins, copy_only,
-                        diag);
+    split_tensors(call, copy_only, outs, &n_outs, ins, &n_ins, srcs,
+                  &n_srcs);
+    return kvgb_measure(call_typed, &t, outs, n_outs, ins, n_ins, srcs,
+                        n_srcs, copy_only, diag);
 }

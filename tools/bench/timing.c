@@ -1,6 +1,6 @@
 /*
  * tools/bench/timing.c - sampling, written-byte measurement and the memcpy
- * floor (see bench.h).
+ * floors (see bench.h).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "bench.h"
@@ -170,16 +170,60 @@ static void memcpy_floor(uint64_t bytes, kvgb_stats *st)
     free((void *)c.src);
 }
 
-/* ---- written bytes ------------------------------------------------------- */
+/* ---- written bytes and runs -------------------------------------------- */
+
+/* A maximal range of consecutive bytes of one output that the op writes. */
+typedef struct run {
+    int out;    /* index into the outputs */
+    size_t off; /* first byte */
+    size_t len;
+    size_t src; /* where its bytes come from in the timed copy's source */
+} run;
+
+/* Where the op writes: the runs of every output, output by output, each in
+ * address order. `runs` is NULL (n_runs still counted) if there was no
+ * memory for the list. */
+typedef struct places {
+    run *runs;
+    uint64_t n_runs;
+} places;
+
+/* The runs of one written-byte mask m[0..n) (1 written, 0 not); stores
+ * them from runs[at] if runs is not NULL, returns how many there are. */
+static uint64_t mask_runs(const unsigned char *m, size_t n, int out,
+                          run *runs, uint64_t at)
+{
+    uint64_t k = 0;
+    size_t j = 0;
+    while (j < n) {
+        size_t start;
+        while (j < n && !m[j])
+            j++;
+        if (j == n)
+            break;
+        start = j;
+        while (j < n && m[j])
+            j++;
+        if (runs != NULL) {
+            runs[at + k].out = out;
+            runs[at + k].off = start;
+            runs[at + k].len = j - start;
+        }
+        k++;
+    }
+    return k;
+}
 
 /*
  * Fill every output with P, run, keep the image; fill with ~P, run,
  * compare: a byte the op writes holds its value both times, a byte it
- * leaves holds P and ~P. Outputs end as `keep` (the op's result).
- * Returns 0, with the outputs untouched, if memory runs out.
+ * leaves holds P and ~P. Outputs end as `keep` (the op's result). The
+ * written bytes of each output are also gathered into runs (`where`).
+ * Returns 0, with the outputs untouched and where->n_runs 0, if memory
+ * runs out.
  */
 static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
-                              int n_outs)
+                              int n_outs, places *where)
 {
     uint64_t total = 0;
     unsigned char **keep = (unsigned char **)calloc((size_t)n_outs + 1,
@@ -188,6 +232,8 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
                                                      sizeof *first);
     int i, ok = keep != NULL && first != NULL;
 
+    where->runs = NULL;
+    where->n_runs = 0;
     for (i = 0; ok && i < n_outs; i++) {
         size_t n = outs[i]->nbytes;
         keep[i] = (unsigned char *)malloc(n ? n : 1);
@@ -195,6 +241,7 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
         ok = keep[i] != NULL && first[i] != NULL;
     }
     if (ok) { /* everything allocated: only now touch the outputs */
+        uint64_t at = 0;
         for (i = 0; i < n_outs; i++) {
             memcpy(keep[i], outs[i]->data, outs[i]->nbytes);
             pattern((unsigned char *)outs[i]->data, outs[i]->nbytes,
@@ -213,9 +260,26 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
         for (i = 0; i < n_outs; i++) {
             const unsigned char *d = (const unsigned char *)outs[i]->data;
             size_t j, n = outs[i]->nbytes;
-            for (j = 0; j < n; j++)
-                total += d[j] == first[i][j];
+            for (j = 0; j < n; j++) { /* first[i] becomes the mask */
+                first[i][j] = d[j] == first[i][j];
+                total += first[i][j];
+            }
             memcpy(outs[i]->data, keep[i], n);
+            where->n_runs += mask_runs(first[i], n, i, NULL, 0);
+        }
+        if (where->n_runs > 0 &&
+            where->n_runs <= (uint64_t)((size_t)-1 / sizeof(run)))
+            where->runs = (run *)malloc((size_t)where->n_runs *
+                                        sizeof(run));
+        for (i = 0; where->runs != NULL && i < n_outs; i++)
+            at += mask_runs(first[i], outs[i]->nbytes, i, where->runs, at);
+        if (where->runs != NULL) { /* read from one contiguous source */
+            uint64_t r;
+            size_t from = 0;
+            for (r = 0; r < where->n_runs; r++) {
+                where->runs[r].src = from;
+                from += where->runs[r].len;
+            }
         }
     }
     for (i = 0; keep != NULL && first != NULL && i < n_outs; i++) {
@@ -227,15 +291,268 @@ static uint64_t written_bytes(const op_ctx *c, const kvg_tensor *const *outs,
     return total;
 }
 
+/* ---- where each written byte comes from --------------------------------- */
+
+/* As many outputs as a case can hold (tools/lib/case/case.h). */
+#define KVGB_MAX_OUTS 32
+
+static void flip_sources(const kvg_tensor *const *srcs, int n_srcs,
+                         int bit)
+{
+    uint64_t j = 0;
+    int i;
+    for (i = 0; i < n_srcs; i++) {
+        unsigned char *d = (unsigned char *)srcs[i]->data;
+        size_t k;
+        for (k = 0; k < srcs[i]->nbytes; k++, j++)
+            if (bit < 0 || (j >> bit) & 1u)
+                d[k] = (unsigned char)~d[k];
+    }
+}
+
+/*
+ * The written runs again, in the order of the source bytes they copy:
+ * which source byte (of the `srcs` tensors, end to end) each written byte
+ * holds is found with one op call per bit of the source index, the source
+ * bytes whose index has that bit set inverted: a written byte that comes
+ * out inverted has the bit. A last call inverts every source byte, and
+ * every written byte must follow: an op that converts, computes or writes
+ * a byte from nowhere has no such order (returns 0). The runs are then
+ * maximal where both the source and the destination bytes are
+ * consecutive; run.src is the source index. Inputs and outputs end as
+ * they were. Returns 0, measuring nothing, if memory runs out or a size
+ * does not fit the 32-bit indexes.
+ */
+static int source_order(const op_ctx *c, const kvg_tensor *const *outs,
+                        int n_outs, const kvg_tensor *const *srcs,
+                        int n_srcs, const places *where, uint64_t written,
+                        places *order, uint64_t *src_bytes)
+{
+    uint64_t S = 0, V = 0, r, j, w, n;
+    uint64_t base[KVGB_MAX_OUTS + 1];
+    unsigned char *orig = NULL;
+    uint32_t *idx = NULL, *dst_of = NULL;
+    int i, bit, bits = 0, ok = 1;
+
+    order->runs = NULL;
+    order->n_runs = 0;
+    for (i = 0; i < n_srcs; i++)
+        S += srcs[i]->nbytes;
+    for (i = 0; i < n_outs; i++) {
+        base[i] = V;
+        V += outs[i]->nbytes;
+    }
+    base[n_outs] = V;
+    *src_bytes = S;
+    if (where->runs == NULL || written == 0 || S == 0 ||
+        n_outs > KVGB_MAX_OUTS || S >= 0xFFFFFFFFu || V >= 0xFFFFFFFFu ||
+        written > (uint64_t)((size_t)-1 / sizeof *idx))
+        return 0;
+    while (((uint64_t)1 << bits) < S)
+        bits++;
+    orig = (unsigned char *)malloc((size_t)written);
+    idx = (uint32_t *)calloc((size_t)written, sizeof *idx);
+    if (orig == NULL || idx == NULL) {
+        free(orig);
+        free(idx);
+        return 0;
+    }
+    for (r = 0, w = 0; r < where->n_runs; r++) {
+        const run *x = &where->runs[r];
+        memcpy(orig + w, (unsigned char *)outs[x->out]->data + x->off,
+               x->len);
+        w += x->len;
+    }
+    for (bit = 0; ok && bit <= bits; bit++) {
+        const int b = bit < bits ? bit : -1; /* -1: every source byte */
+        flip_sources(srcs, n_srcs, b);
+        (void)c->op(c->args, NULL);
+        flip_sources(srcs, n_srcs, b);
+        for (r = 0, w = 0; ok && r < where->n_runs; r++) {
+            const run *x = &where->runs[r];
+            const unsigned char *d =
+                (const unsigned char *)outs[x->out]->data + x->off;
+            size_t k;
+            for (k = 0; k < x->len; k++, w++) {
+                if (d[k] == (unsigned char)~orig[w]) {
+                    if (b >= 0)
+                        idx[w] |= (uint32_t)1 << b;
+                } else if (b < 0 || d[k] != orig[w]) {
+                    ok = 0;
+                    break;
+                }
+            }
+        }
+    }
+    for (r = 0, w = 0; r < where->n_runs; r++) { /* the op's result back */
+        const run *x = &where->runs[r];
+        memcpy((unsigned char *)outs[x->out]->data + x->off, orig + w,
+               x->len);
+        w += x->len;
+    }
+    free(orig);
+    if (ok) /* 0: no written byte comes from here, else its address + 1 */
+        dst_of = (uint32_t *)calloc((size_t)S, sizeof *dst_of);
+    ok = ok && dst_of != NULL;
+    for (r = 0, w = 0; ok && r < where->n_runs; r++) {
+        const run *x = &where->runs[r];
+        size_t k;
+        for (k = 0; ok && k < x->len; k++, w++) {
+            ok = idx[w] < S && dst_of[idx[w]] == 0; /* one copy each */
+            if (ok)
+                dst_of[idx[w]] = (uint32_t)(base[x->out] + x->off + k + 1);
+        }
+    }
+    free(idx);
+    for (n = 0; ok && n < 2; n++) { /* count the runs, then store them */
+        uint64_t k = 0;
+        for (j = 0; j < S; j++) {
+            uint32_t a = dst_of[j];
+            int o = 0;
+            if (a == 0)
+                continue;
+            while (base[o + 1] <= a - 1u)
+                o++;
+            if (j > 0 && dst_of[j - 1] != 0 && a == dst_of[j - 1] + 1u &&
+                a - 1u != base[o]) {
+                if (order->runs != NULL)
+                    order->runs[k - 1].len++;
+                continue;
+            }
+            if (order->runs != NULL) {
+                order->runs[k].out = o;
+                order->runs[k].off = (size_t)(a - 1u - base[o]);
+                order->runs[k].len = 1;
+                order->runs[k].src = (size_t)j;
+            }
+            k++;
+        }
+        order->n_runs = k;
+        if (n == 0)
+            order->runs = (run *)malloc((size_t)k * sizeof(run));
+        ok = order->runs != NULL;
+    }
+    free(dst_of);
+    if (!ok) {
+        free(order->runs);
+        order->runs = NULL;
+    }
+    return ok;
+}
+
+/* Destination order: by output, then address. */
+static int cmp_dst(const void *a, const void *b)
+{
+    const run *x = (const run *)a, *y = (const run *)b;
+    if (x->out != y->out)
+        return (x->out > y->out) - (x->out < y->out);
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* ---- memcpy at the same places ----------------------------------------- */
+
+typedef struct places_ctx {
+    unsigned char **dst; /* one buffer per output, of the output's size */
+    const unsigned char *src;
+    const run *runs;
+    uint64_t n_runs;
+} places_ctx;
+
+/*
+ * Every run copied from its place in one contiguous source, in the order
+ * of the list: for `places` (memcpy_places_ns) address order within each
+ * output, output after output, from consecutive source bytes (the op's
+ * own order of writes is not known there; address order is the one a
+ * plain copy loop over the destination takes, and the friendliest to the
+ * hardware prefetchers); for the source order (memcpy_order_ns) the
+ * order of the source bytes, from their own offsets; for the destination
+ * order (memcpy_dst_order_ns) the same moves sorted by destination.
+ * Runs of up to 256 bytes whose length is a multiple of 16 (the NZ
+ * layouts' 32-byte runs) are copied as fixed 16-byte memcpy calls, which
+ * the compiler turns into plain loads and stores as it does the
+ * operators' fixed-size copies; a library call per 32 bytes would charge
+ * the floor a call the operators do not pay. Longer runs go through the
+ * library memcpy, through the volatile pointer.
+ */
+static void run_places(void *p, long k)
+{
+    const places_ctx *c = (const places_ctx *)p;
+    long i;
+    for (i = 0; i < k; i++) {
+        uint64_t r;
+        for (r = 0; r < c->n_runs; r++) {
+            unsigned char *d = c->dst[c->runs[r].out] + c->runs[r].off;
+            const unsigned char *s = c->src + c->runs[r].src;
+            const size_t len = c->runs[r].len;
+            if (len <= 256 && len % 16 == 0) {
+                size_t o;
+                for (o = 0; o < len; o += 16)
+                    memcpy(d + o, s + o, 16);
+            } else {
+                (void)g_memcpy(d, s, len);
+            }
+        }
+    }
+}
+
+/*
+ * The same bytes to the same places: into a fresh buffer the size of each
+ * output (patterned, as the caches the op writes into are), every run of
+ * `where` from a contiguous source of `bytes` bytes. Timed as memcpy_floor.
+ * Returns 0, measuring nothing, without the runs or the memory.
+ */
+static int memcpy_places(const kvg_tensor *const *outs, int n_outs,
+                         const places *where, uint64_t bytes,
+                         kvgb_stats *st)
+{
+    kvgb_config cfg;
+    places_ctx c;
+    timed t;
+    int i, ok;
+
+    memset(st, 0, sizeof *st);
+    if (where->runs == NULL || bytes == 0 ||
+        bytes > (uint64_t)(size_t)-1)
+        return 0;
+    c.dst = (unsigned char **)calloc((size_t)n_outs + 1, sizeof *c.dst);
+    c.src = (const unsigned char *)malloc((size_t)bytes);
+    ok = c.dst != NULL && c.src != NULL;
+    for (i = 0; ok && i < n_outs; i++) {
+        const size_t n = outs[i]->nbytes;
+        c.dst[i] = (unsigned char *)malloc(n ? n : 1);
+        ok = c.dst[i] != NULL;
+    }
+    if (ok) {
+        pattern((unsigned char *)c.src, (size_t)bytes, 11);
+        for (i = 0; i < n_outs; i++)
+            pattern(c.dst[i], outs[i]->nbytes, 200 + (uint64_t)i);
+        c.runs = where->runs;
+        c.n_runs = where->n_runs;
+        t.run = run_places;
+        t.ctx = &c;
+        cfg = *g_cfg; /* the budget of memcpy_floor */
+        cfg.budget_s = cfg.budget_s < 0.2 ? cfg.budget_s : 0.2;
+        sample(&t, &cfg, st);
+    }
+    for (i = 0; c.dst != NULL && i < n_outs; i++)
+        free(c.dst[i]);
+    free(c.dst);
+    free((void *)c.src);
+    return ok;
+}
+
 kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
                         const kvg_tensor *const *outs, int n_outs,
                         const kvg_tensor *const *ins, int n_ins,
+                        const kvg_tensor *const *srcs, int n_srcs,
                         int copy_only, kvg_diag *diag)
 {
     const double entered = kvgb_now_ns();
     op_ctx c;
     timed t;
     kvg_status st;
+    places where, order;
+    uint64_t src_bytes = 0;
     int i;
 
     if (g_res == NULL || g_cfg == NULL) /* no session: just run the op */
@@ -255,13 +572,31 @@ kvg_status kvgb_measure(kvgb_op_fn op, const void *args,
     sample(&t, g_cfg, &g_res->op);
     if (c.status != KVG_OK)
         return op(args, diag); /* cannot happen: the op is deterministic */
-    g_res->bytes_written = written_bytes(&c, outs, n_outs);
+    g_res->bytes_written = written_bytes(&c, outs, n_outs, &where);
+    g_res->written_runs = where.n_runs;
     g_res->bytes_read = copy_only ? g_res->bytes_written : 0;
     for (i = 0; i < n_ins; i++)
         if (ins[i] != NULL)
             g_res->bytes_read += ins[i]->nbytes;
     g_res->copy_only = copy_only;
     memcpy_floor(g_res->bytes_written, &g_res->copy);
+    g_res->places_measured = memcpy_places(outs, n_outs, &where,
+                                           g_res->bytes_written,
+                                           &g_res->places);
+    if (copy_only &&
+        source_order(&c, outs, n_outs, srcs, n_srcs, &where,
+                     g_res->bytes_written, &order, &src_bytes)) {
+        g_res->order_runs = order.n_runs;
+        g_res->order_measured = memcpy_places(outs, n_outs, &order,
+                                              src_bytes, &g_res->order);
+        qsort(order.runs, (size_t)order.n_runs, sizeof *order.runs,
+              cmp_dst);
+        g_res->dst_order_measured = memcpy_places(outs, n_outs, &order,
+                                                  src_bytes,
+                                                  &g_res->dst_order);
+        free(order.runs);
+    }
+    free(where.runs);
     g_res->measured = 1;
     return KVG_OK;
 }
