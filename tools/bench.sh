@@ -37,6 +37,8 @@ out=build/bench-out ops_only=0 sizes=1G ops_json=""
 keep=""
 while [ $# -gt 0 ]; do
   case $1 in
+    -h|--help) # the comment above, without running anything
+       sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --ops-only) ops_only=1; shift ;;
     --out) out=$2; shift 2 ;;
     --compare-sizes) sizes=$2; shift 2 ;;
