@@ -10,12 +10,15 @@
  *   unique      negative entries skip, or are refused when the operator
  *               says so; the first bad entry in position order wins over
  *               any duplicate; the operator's key decides what repeats;
- *               the callbacks get the position, value and pair.
+ *               the callbacks get the position, value and pair; up to
+ *               3000 entries, and keys built to collide in the hash set
+ *               the check decides with, give the brute force's pair.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvg_test.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -210,12 +213,125 @@ static void test_unique(void **state)
     assert_int_equal(run(ok, 0, 1, 1, 0, &c), KVG_OK);
 }
 
+/* ---- the unique-index walk over many entries -------------------------- */
+
+#define MANY 3000
+
+static kvg_i_keypos g_keys[MANY];
+static int64_t g_vals[MANY];
+
+/* kvg_i_check_unique over vals[0, n) below `limit`, negatives skipped. */
+static kvg_status run_many(int64_t n, int64_t limit, calls *c)
+{
+    const int64_t shape[1] = {n};
+    kvg_tensor t = kvg_tensor_make(g_vals, (size_t)n * 8u, KVG_INT64, 1,
+                                   shape);
+    kvg_i_unique u;
+    kvg_diag d;
+    memset(c, 0, sizeof *c);
+    kvgt_poison(g_keys, sizeof g_keys, (uint64_t)n);
+    u.index = &t, u.n = n, u.limit = limit, u.ctx = c, u.key_of = NULL;
+    u.negative = NULL, u.out_of_range = on_range, u.repeated = on_repeat;
+    return kvg_i_check_unique(&u, g_keys, &d);
+}
+
+/* By brute force: the repeat with the smallest later position j, and the
+ * first position of its value; 0 when every kept value is distinct. */
+static int first_repeat(int64_t n, int64_t *first, int64_t *second)
+{
+    int64_t i, j;
+    for (j = 0; j < n; j++)
+        for (i = 0; g_vals[j] >= 0 && i < j; i++)
+            if (g_vals[i] == g_vals[j]) {
+                *first = i, *second = j;
+                return 1;
+            }
+    return 0;
+}
+
+static void check_many(int64_t n, int64_t limit, const char *what)
+{
+    int64_t first = -1, second = -1;
+    const int rep = first_repeat(n, &first, &second);
+    calls c;
+    const kvg_status st = run_many(n, limit, &c);
+    if (st != (rep ? KVG_ERR_PARAM_INVALID : KVG_OK) ||
+        (rep && (c.first != first || c.second != second ||
+                 c.key != g_vals[second])))
+        fail_msg("%s, %lld entries: status %d, pair (%lld, %lld), want %s "
+                 "(%lld, %lld)", what, (long long)n, (int)st,
+                 (long long)c.first, (long long)c.second,
+                 rep ? "a repeat" : "none", (long long)first,
+                 (long long)second);
+}
+
+/* Many entries, distinct or with repeats planted anywhere: the same answer
+ * as the brute force, whether the check decides with its hash set alone
+ * or sorts (sort.c). */
+static void test_unique_many(void **state)
+{
+    kvgt_rng r;
+    int round;
+    (void)state;
+    kvgt_rng_seed(&r, 23);
+    for (round = 0; round < 200; round++) {
+        const int64_t n = kvgt_rng_range(&r, 1, MANY);
+        const int64_t limit = round % 2 ? INT64_MAX : 4 * n + 7;
+        int64_t i, planted = kvgt_rng_range(&r, 0, 3);
+        for (i = 0; i < n; i++) { /* distinct: a stride coprime-ish */
+            g_vals[i] = round % 2 ? (int64_t)(kvgt_rng_next(&r) >> 1)
+                                  : (i * 4 + 1) % limit;
+            if (kvgt_rng_range(&r, 0, 9) == 0)
+                g_vals[i] = -kvgt_rng_range(&r, 1, 5);
+        }
+        while (planted-- > 0 && n > 1) {
+            const int64_t a = kvgt_rng_range(&r, 0, n - 1);
+            const int64_t b = kvgt_rng_range(&r, 0, n - 1);
+            g_vals[b] = g_vals[a] < 0 ? 0 : g_vals[a];
+        }
+        check_many(n, limit, "random");
+    }
+}
+
+/* The inverse of an odd number modulo 2^64 (Newton's iteration). */
+static uint64_t inverse64(uint64_t a)
+{
+    uint64_t x = a; /* correct to 3 bits for odd a */
+    int k;
+    for (k = 0; k < 5; k++)
+        x *= 2u - a * x;
+    return x;
+}
+
+/* Keys built to land in one slot of the hash set (its multiplier and its
+ * size for n keys, the largest power of two <= 2n, are sort.c's): the set
+ * gives up and the check sorts; the answer must not change. */
+static void test_unique_colliding(void **state)
+{
+    const uint64_t inv = inverse64(0x9E3779B97F4A7C15u);
+    const int64_t n = 1000; /* 1024 slots: the slot is the top 10 bits */
+    int64_t i = 0;
+    uint64_t j;
+    (void)state;
+    for (j = 0; i < n; j++) {
+        const uint64_t key = (((uint64_t)5 << 54) + j) * inv;
+        if (key >> 63 == 0)
+            g_vals[i++] = (int64_t)key;
+    }
+    check_many(n, INT64_MAX, "colliding, distinct");
+    g_vals[700] = g_vals[300];
+    g_vals[900] = g_vals[100];
+    check_many(n, INT64_MAX, "colliding, two repeats");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_duplicate),
         cmocka_unit_test(test_unique),
+        cmocka_unit_test(test_unique_many),
+        cmocka_unit_test(test_unique_colliding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

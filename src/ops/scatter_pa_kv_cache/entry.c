@@ -450,38 +450,51 @@ static kvg_status check_shapes(const args_t *a,
 
 /* ---- slot values ------------------------------------------------------- */
 
+/* The unique-index check's messages (kvg_i_check_unique); ctx is the
+ * plan. */
+static kvg_status slot_negative(const void *ctx, int64_t t, int64_t s,
+                                kvg_diag *diag)
+{
+    (void)ctx;
+    return kvg_i_fail(diag, INV, "slot_mapping", 0, t,
+                      "slot_mapping: token %lld: slot %lld is negative; the "
+                      "NHSD kernel does not skip it (it would write before "
+                      "block 0)", (long long)t, (long long)s);
+}
+
+static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
+                                    kvg_diag *diag)
+{
+    const kvg_i_scatter_pa_kv_cache_plan *p =
+        (const kvg_i_scatter_pa_kv_cache_plan *)ctx;
+    return kvg_i_fail(diag, INV, "slot_mapping", 0, t,
+                      "slot_mapping: token %lld: slot %lld is outside "
+                      "[0, %lld) (num_blocks*block_size)", (long long)t,
+                      (long long)s, (long long)p->slots);
+}
+
+static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
+                                int64_t second, kvg_diag *diag)
+{
+    (void)ctx;
+    return kvg_i_fail(diag, INV, "slot_mapping", 0, second,
+                      "slot_mapping: tokens %lld and %lld both write slot "
+                      "%lld", (long long)first, (long long)second,
+                      (long long)key);
+}
+
+/* Padding tokens (negative slots) are skipped, except by NHSD. */
 static kvg_status check_slots(const args_t *a,
                               const kvg_i_scatter_pa_kv_cache_plan *p,
                               kvg_i_keypos *items, kvg_diag *diag)
 {
-    size_t n = 0;
-    int64_t t, key, first, second;
-
-    for (t = 0; t < p->tokens; t++) {
-        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        if (s < 0 && a->scatter_mode == KVG_SCATTER_NHSD)
-            return kvg_i_fail(diag, INV, "slot_mapping", 0, t,
-                              "slot_mapping: token %lld: slot %lld is "
-                              "negative; the NHSD kernel does not skip it "
-                              "(it would write before block 0)",
-                              (long long)t, (long long)s);
-        if (s < 0)
-            continue; /* padding token: skipped */
-        if (s >= p->slots)
-            return kvg_i_fail(diag, INV, "slot_mapping", 0, t,
-                              "slot_mapping: token %lld: slot %lld is outside "
-                              "[0, %lld) (num_blocks*block_size)",
-                              (long long)t, (long long)s, (long long)p->slots);
-        items[n].key = s;
-        items[n].pos = t;
-        n++;
-    }
-    if (kvg_i_find_duplicate(items, n, &key, &first, &second))
-        return kvg_i_fail(diag, INV, "slot_mapping", 0, second,
-                          "slot_mapping: tokens %lld and %lld both write slot "
-                          "%lld", (long long)first, (long long)second,
-                          (long long)key);
-    return KVG_OK;
+    kvg_i_unique u;
+    u.index = a->slot_mapping, u.n = p->tokens, u.limit = p->slots;
+    u.ctx = p, u.key_of = NULL;
+    u.negative = a->scatter_mode == KVG_SCATTER_NHSD ? slot_negative : NULL;
+    u.out_of_range = slot_out_of_range;
+    u.repeated = slot_repeated;
+    return kvg_i_check_unique(&u, items, diag);
 }
 
 /* ---- writing ----------------------------------------------------------- */
