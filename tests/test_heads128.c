@@ -14,7 +14,7 @@
  * groups), each time with random neighbours.
  *
  * Then the kernel must give, head for head, the bits of the general row
- * kernels it replaces (kvg_i_load_rms_of, kvg_i_rms_apply_rope_half, and
+ * kernels (kvg_i_load_rms_of, kvg_i_rms_apply, kvg_i_rope_half, and
  * kvg_i_store_row for the narrowed copy, with and without saturation) for
  * both input dtypes, every reduce order, 1 to 40 heads, and rows that hold
  * NaN, infinities, subnormals and the largest values; the output past the
@@ -198,7 +198,8 @@ static void check_against_rows(kvg_dtype dt, kvg_reduce_order order,
     for (h = 0; h < heads; h++) {
         const float rms = kvg_i_load_rms_of(dt, src + h * W, W, 1e-6f, order,
                                             sq, x);
-        kvg_i_rms_apply_rope_half(x, gamma, W, rms, c, s, y, want);
+        kvg_i_rms_apply(x, gamma, W, rms, y);
+        kvg_i_rope_half(y, c, s, W, want);
         for (j = 0; j < W; j++)
             if (!same(got[h * W + j], want[j]))
                 fail_msg("%s order %d, %zu heads, head %zu channel %zu: "

@@ -13,9 +13,10 @@
  * the processor overlaps one head's tree with the next head's loads.
  *
  * Why it changes no result: every head gets the operations of
- * kvg_i_load_rms_of followed by kvg_i_rms_apply_rope_half, in their order
- * (the pairwise sum is rmsnorm.c's: the two halves folded lane-wise, then
- * pair_tree.h's tree; the other orders go through kvg_i_rms_of itself).
+ * kvg_i_load_rms_of, kvg_i_rms_apply and kvg_i_rope_half, in their order
+ * (the pairwise sum is rmsnorm.c's: pair_tree.h's first fold and tree;
+ * the other orders go through kvg_i_rms_of itself; the RoPE is
+ * rope_half.h's, as kvg_i_rope_half's).
  * The vectors of QkvRmsNormRopeCache cover every input dtype and order.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -30,49 +31,12 @@
 #include "src/kernels/narrow.h"
 #include "src/kernels/pair_tree.h"
 #include "src/kernels/prefetch.h"
+#include "src/kernels/rope_half.h"
 #include "src/kernels/widen.h"
 
 #define W 128u       /* channels per head */
 #define HALF (W / 2) /* the RoPE halves, and the pairwise sum's first fold */
 #define GROUP 16u    /* heads whose trees are summed side by side */
-
-/* Widen one head into x and fold its squares once, p[j] = x[j]^2 +
- * x[j+64]^2: the first level of the pairwise sum (rmsnorm.c). */
-KVG_I_IN_EVERY_CLONE
-static inline void load_fold_bf16(const unsigned char *restrict src,
-                                  float *restrict x, float *restrict p)
-{
-    size_t j;
-    for (j = 0; j < HALF; j++) {
-        uint16_t lo, hi;
-        float a, b;
-        memcpy(&lo, src + 2 * j, 2);
-        memcpy(&hi, src + 2 * (j + HALF), 2);
-        a = kvg_i_bf16_value(lo);
-        b = kvg_i_bf16_value(hi);
-        x[j] = a;
-        x[j + HALF] = b;
-        p[j] = a * a + b * b;
-    }
-}
-
-KVG_I_IN_EVERY_CLONE
-static inline void load_fold_fp16(const unsigned char *restrict src,
-                                  float *restrict x, float *restrict p)
-{
-    size_t j;
-    for (j = 0; j < HALF; j++) {
-        uint16_t lo, hi;
-        float a, b;
-        memcpy(&lo, src + 2 * j, 2);
-        memcpy(&hi, src + 2 * (j + HALF), 2);
-        a = kvg_i_fp16_value(lo);
-        b = kvg_i_fp16_value(hi);
-        x[j] = a;
-        x[j + HALF] = b;
-        p[j] = a * a + b * b;
-    }
-}
 
 /* Ask for the head's worth of bytes KVG_I_PREFETCH_AHEAD after `at`, or
  * for what of them lies before `end` (NULL: nothing). The pointer is only
@@ -126,10 +90,8 @@ static inline void load_rms_pairwise(kvg_dtype dtype,
 
     for (h = 0; h < heads; h++) {
         prefetch_ahead(src + h * W * 2, W * 2, end);
-        if (dtype == KVG_BF16)
-            load_fold_bf16(src + h * W * 2, x + h * W, p + h * HALF);
-        else
-            load_fold_fp16(src + h * W * 2, x + h * W, p + h * HALF);
+        kvg_i_widen_fold16(dtype, src + h * W * 2, HALF, x + h * W,
+                           p + h * HALF);
     }
     pair_trees(p, heads, rms);
     for (h = 0; h < heads; h++)
@@ -150,7 +112,8 @@ static void load_rms_general(kvg_dtype dtype, const unsigned char *src,
     }
 }
 
-/* y = (x / rms) * gamma, then the half RoPE of y into out (rope.c). */
+/* y = (x / rms) * gamma (rmsnorm.c's kvg_i_rms_apply), then the half
+ * RoPE of y into out. */
 KVG_I_IN_EVERY_CLONE
 static inline void apply_rope(const float *restrict x,
                               const float *restrict gamma, float rms,
@@ -162,16 +125,7 @@ static inline void apply_rope(const float *restrict x,
 
     for (j = 0; j < W; j++)
         y[j] = (x[j] / rms) * gamma[j];
-    for (j = 0; j < HALF; j++) {
-        const float a = y[j] * c[j];
-        const float b = (-y[j + HALF]) * s[j];
-        out[j] = a + b;
-    }
-    for (j = HALF; j < W; j++) {
-        const float a = y[j] * c[j];
-        const float b = y[j - HALF] * s[j];
-        out[j] = a + b;
-    }
+    kvg_i_rope_half_row(y, c, s, W, out);
 }
 
 /* out narrowed into narrow_to, heads [h0, h0 + g). */

@@ -51,19 +51,12 @@ float kvg_i_rms_norm(const float *x, const float *gamma, size_t n, float eps,
 void kvg_i_rope_half(const float *y, const float *cos_row, const float *sin_row,
                      size_t n, float *out);
 
-/* kvg_i_rms_apply(x, gamma, n, rms, y) then kvg_i_rope_half(y, cos_row,
- * sin_row, n, out) in one call: the same operations in the same order, so
- * the same bits, with one dispatch and the row hot in L1 between them.
- * y (n floats) is scratch; none of the rows may alias. */
-void kvg_i_rms_apply_rope_half(const float *x, const float *gamma, size_t n,
-                               float rms, const float *cos_row,
-                               const float *sin_row, float *y, float *out);
-
 /*
  * One call of kvg_i_norm_rope_half_heads128: for each of `heads` heads of
  * 128 channels (dtype, contiguous from src), kvg_i_load_rms_of, then
- * kvg_i_rms_apply_rope_half with gamma, cos_row and sin_row (128 floats
- * each) into out + 128 * head: the same operations in the same order.
+ * kvg_i_rms_apply with gamma and kvg_i_rope_half with cos_row and sin_row
+ * (128 floats each) into out + 128 * head: the same operations in the
+ * same order.
  */
 typedef struct kvg_i_heads128 {
     kvg_dtype dtype;         /* of src (fp16, bf16 or fp32) */

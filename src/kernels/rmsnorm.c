@@ -96,21 +96,8 @@ static inline float
 load_sum_pairwise_bf16(const unsigned char *restrict src, size_t n,
                        float *restrict x, float *restrict p)
 {
-    const size_t lanes = n / 2;
-    size_t j;
-
-    for (j = 0; j < lanes; j++) {
-        uint16_t lo, hi;
-        float a, b;
-        memcpy(&lo, src + 2 * j, 2);
-        memcpy(&hi, src + 2 * (j + lanes), 2);
-        a = kvg_i_float((uint32_t)lo << 16);
-        b = kvg_i_float((uint32_t)hi << 16);
-        x[j] = a;
-        x[j + lanes] = b;
-        p[j] = a * a + b * b;
-    }
-    return fold_pairwise(p, lanes);
+    kvg_i_widen_fold16(KVG_BF16, src, n / 2, x, p);
+    return fold_pairwise(p, n / 2);
 }
 
 /* The adjacent-pair tree over one 64-lane register; lanes past `count`

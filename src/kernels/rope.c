@@ -14,24 +14,13 @@
  */
 #include "src/kernels/dispatch.h"
 #include "src/kernels/kernels.h"
+#include "src/kernels/rope_half.h"
 
 KVG_I_ROW_KERNEL
 void kvg_i_rope_half(const float *y, const float *c, const float *s, size_t n,
                      float *out)
 {
-    const size_t h = n / 2;
-    size_t j;
-
-    for (j = 0; j < h; j++) {
-        const float a = y[j] * c[j];
-        const float b = (-y[j + h]) * s[j];
-        out[j] = a + b;
-    }
-    for (j = h; j < n; j++) {
-        const float a = y[j] * c[j];
-        const float b = y[j - h] * s[j];
-        out[j] = a + b;
-    }
+    kvg_i_rope_half_row(y, c, s, n, out);
 }
 
 KVG_I_ROW_KERNEL
@@ -51,29 +40,5 @@ void kvg_i_rope_interleave(const float *restrict x, const float *restrict c,
         const float b2 = x1 * s[h + j];
         out[j] = a + b;
         out[h + j] = a2 + b2;
-    }
-}
-
-KVG_I_ROW_KERNEL
-void kvg_i_rms_apply_rope_half(const float *restrict x,
-                               const float *restrict gamma, size_t n,
-                               float rms, const float *restrict c,
-                               const float *restrict s, float *restrict y,
-                               float *restrict out)
-{
-    const size_t h = n / 2;
-    size_t j;
-
-    for (j = 0; j < n; j++)
-        y[j] = (x[j] / rms) * gamma[j];
-    for (j = 0; j < h; j++) {
-        const float a = y[j] * c[j];
-        const float b = (-y[j + h]) * s[j];
-        out[j] = a + b;
-    }
-    for (j = h; j < n; j++) {
-        const float a = y[j] * c[j];
-        const float b = y[j - h] * s[j];
-        out[j] = a + b;
     }
 }
