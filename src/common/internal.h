@@ -191,4 +191,11 @@ typedef struct kvg_i_unique {
 kvg_status kvg_i_check_unique(const kvg_i_unique *u, kvg_i_keypos *keys,
                               kvg_diag *diag);
 
+/* The out_of_range and repeated callbacks for an index tensor named
+ * slot_mapping; ctx points at the number of slots (int64_t). */
+kvg_status kvg_i_slot_out_of_range(const void *ctx, int64_t t, int64_t s,
+                                   kvg_diag *diag);
+kvg_status kvg_i_slot_repeated(const void *ctx, int64_t key, int64_t first,
+                               int64_t second, kvg_diag *diag);
+
 #endif /* KVGOLD_SRC_INTERNAL_H */

@@ -293,37 +293,15 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 
 /* ---- per-token path: slot values and writing --------------------------- */
 
-/* The unique-index check's messages (kvg_i_check_unique). */
-static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
-                                    kvg_diag *diag)
-{
-    const kvg_i_reshape_and_cache_geo *g =
-        (const kvg_i_reshape_and_cache_geo *)ctx;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, t,
-                      "slot_mapping: token %lld: slot %lld is outside [0, "
-                      "%lld) (num_blocks*block_size)", (long long)t,
-                      (long long)s, (long long)g->slots);
-}
-
-static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
-                                int64_t second, kvg_diag *diag)
-{
-    (void)ctx;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, second,
-                      "slot_mapping: tokens %lld and %lld both write slot "
-                      "%lld", (long long)first, (long long)second,
-                      (long long)key);
-}
-
 static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
                                   const kvg_i_reshape_and_cache_geo *g,
                                   kvg_i_keypos *items, kvg_diag *diag)
 {
     kvg_i_unique u;
     u.index = a->slot_mapping, u.n = g->tokens, u.limit = g->slots;
-    u.ctx = g, u.key_of = NULL, u.negative = NULL;
-    u.out_of_range = slot_out_of_range;
-    u.repeated = slot_repeated;
+    u.ctx = &g->slots, u.key_of = NULL, u.negative = NULL;
+    u.out_of_range = kvg_i_slot_out_of_range;
+    u.repeated = kvg_i_slot_repeated;
     return kvg_i_check_unique(&u, items, diag);
 }
 

@@ -450,8 +450,7 @@ static kvg_status check_shapes(const args_t *a,
 
 /* ---- slot values ------------------------------------------------------- */
 
-/* The unique-index check's messages (kvg_i_check_unique); ctx is the
- * plan. */
+/* NHSD's refusal of a negative slot (kvg_i_check_unique's `negative`). */
 static kvg_status slot_negative(const void *ctx, int64_t t, int64_t s,
                                 kvg_diag *diag)
 {
@@ -462,27 +461,6 @@ static kvg_status slot_negative(const void *ctx, int64_t t, int64_t s,
                       "block 0)", (long long)t, (long long)s);
 }
 
-static kvg_status slot_out_of_range(const void *ctx, int64_t t, int64_t s,
-                                    kvg_diag *diag)
-{
-    const kvg_i_scatter_pa_kv_cache_plan *p =
-        (const kvg_i_scatter_pa_kv_cache_plan *)ctx;
-    return kvg_i_fail(diag, INV, "slot_mapping", 0, t,
-                      "slot_mapping: token %lld: slot %lld is outside "
-                      "[0, %lld) (num_blocks*block_size)", (long long)t,
-                      (long long)s, (long long)p->slots);
-}
-
-static kvg_status slot_repeated(const void *ctx, int64_t key, int64_t first,
-                                int64_t second, kvg_diag *diag)
-{
-    (void)ctx;
-    return kvg_i_fail(diag, INV, "slot_mapping", 0, second,
-                      "slot_mapping: tokens %lld and %lld both write slot "
-                      "%lld", (long long)first, (long long)second,
-                      (long long)key);
-}
-
 /* Padding tokens (negative slots) are skipped, except by NHSD. */
 static kvg_status check_slots(const args_t *a,
                               const kvg_i_scatter_pa_kv_cache_plan *p,
@@ -490,10 +468,10 @@ static kvg_status check_slots(const args_t *a,
 {
     kvg_i_unique u;
     u.index = a->slot_mapping, u.n = p->tokens, u.limit = p->slots;
-    u.ctx = p, u.key_of = NULL;
+    u.ctx = &p->slots, u.key_of = NULL;
     u.negative = a->scatter_mode == KVG_SCATTER_NHSD ? slot_negative : NULL;
-    u.out_of_range = slot_out_of_range;
-    u.repeated = slot_repeated;
+    u.out_of_range = kvg_i_slot_out_of_range;
+    u.repeated = kvg_i_slot_repeated;
     return kvg_i_check_unique(&u, items, diag);
 }
 
