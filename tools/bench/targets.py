@@ -86,6 +86,11 @@ def ops_rows(doc):
             continue
         torch = ("%.1fx" % (r["torch_s"] * 1e9 / c_ns)
                  if "torch_s" in r else "-")
+        if r.get("copy_only") and not r.get("memcpy_ns"):
+            rows.append([name, r["label"], torch, "not measured", "-", "-",
+                         "not judged (copy)"])
+            verdicts.append(None)
+            continue
         if r.get("copy_only"):
             med = c_ns / r["memcpy_ns"]
             best = r["op_min_ns"] / r["memcpy_ns"]
