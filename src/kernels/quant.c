@@ -105,19 +105,24 @@ void kvg_i_load_row(kvg_dtype dtype, const void *src, size_t n, float *dst)
  * would otherwise emulate; and the limit is 127's pattern plus the sign
  * bit moved to 128's (0x43000000 - 0x42FE0000 = 1 << 17), not a select.
  */
+KVG_I_IN_EVERY_CLONE
+static inline unsigned char int8_code(float z)
+{
+    const int32_t u = (int32_t)kvg_i_bits(z);
+    const int32_t a = u & 0x7FFFFFFF;
+    const int32_t lim = 0x42FE0000 + (int32_t)(((uint32_t)u >> 31) << 17);
+    const int32_t m = a > lim ? lim : a;
+    const float c = kvg_i_float((uint32_t)((u ^ a) | m));
+    const int32_t keep = -(int32_t)(a <= 0x7F800000); /* not NaN */
+    return (unsigned char)((int32_t)kvg_i_bits(c + 12582912.0f) & keep);
+}
+
 static void enc_int8(const float *restrict z, size_t n,
                      unsigned char *restrict out)
 {
     size_t j;
-    for (j = 0; j < n; j++) {
-        const int32_t u = (int32_t)kvg_i_bits(z[j]);
-        const int32_t a = u & 0x7FFFFFFF;
-        const int32_t lim = 0x42FE0000 + (int32_t)(((uint32_t)u >> 31) << 17);
-        const int32_t m = a > lim ? lim : a;
-        const float c = kvg_i_float((uint32_t)((u ^ a) | m));
-        const int32_t keep = -(int32_t)(a <= 0x7F800000); /* not NaN */
-        out[j] = (unsigned char)((int32_t)kvg_i_bits(c + 12582912.0f) & keep);
-    }
+    for (j = 0; j < n; j++)
+        out[j] = int8_code(z[j]);
 }
 
 /* An IEEE-style 8-bit format: M mantissa bits, bias B, largest finite
@@ -329,6 +334,13 @@ void kvg_i_norm_quantize_row(const float *x, size_t n, float rms,
     float z[KVG_I_CHUNK];
     size_t j0;
 
+    if (dtype == KVG_INT8 && scale != NULL && scale_step == 1 &&
+        offset == NULL) {
+        /* the common int8 row in one pass: no binary32 row in between */
+        for (j0 = 0; j0 < n; j0++)
+            out[j0] = int8_code(((x[j0] / rms) * gamma[j0]) * scale[j0]);
+        return;
+    }
     for (j0 = 0; j0 < n; j0 += KVG_I_CHUNK) {
         const size_t m = n - j0 < KVG_I_CHUNK ? n - j0 : KVG_I_CHUNK;
         norm_values(x + j0, m, rms, gamma + j0,
