@@ -1,7 +1,7 @@
 /*
  * tests/test_heads128.c - kvg_i_norm_rope_half_heads128, the kernel that
- * normalises and rotates all the q (or k) heads of a QkvRmsNormRopeCache
- * token in one call, side by side (src/kernels/heads128.c).
+ * normalises and rotates all the q (or k) heads of a token in one call,
+ * side by side (src/kernels/heads128.c).
  *
  * First principles: a head of zeros with one 4096 (square 2^24) and two
  * 1s. The pairwise sum folds the halves lane-wise (p[j] = x[j]^2 +
@@ -18,9 +18,9 @@
  * kvg_i_store_row for the narrowed copy, with and without saturation) for
  * both input dtypes, every reduce order, 1 to 40 heads, and rows that hold
  * NaN, infinities, subnormals and the largest values; the output past the
- * heads is poison and must stay so. The operator's own vectors
- * (vectors/qkv_rms_norm_rope_cache, from the NumPy generator) check the
- * values against the independent golden.
+ * heads is poison and must stay so. The vectors of the operator that
+ * calls it (from the NumPy generator) check the values against the
+ * independent golden.
  *
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -53,7 +53,7 @@ int kvg_i_find_duplicate(kvg_i_keypos *v, size_t n, int64_t *key,
  * way: the set holds the keys themselves), laid over the `keys` workspace
  * (n key/position pairs are room for 2n keys), and sorts only when there
  * is, to name the pair kvg_i_find_duplicate names. A heapsort of a decode
- * step's slots was 8% of ReshapeAndCache's time (docs/performance.md).
+ * step's slots was 8% of a copy operator's time (docs/performance.md).
  */
 
 /* Probes per key, on average, before the set gives up on keys that

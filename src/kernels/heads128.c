@@ -1,13 +1,13 @@
 /*
  * src/kernels/heads128.c - the RmsNorm and half RoPE of many 128-channel
- * heads in one call: the q or the k heads of one QkvRmsNormRopeCache token
- * (128 is that operator's only head size).
+ * heads in one call: all the q (or all the k) heads of one token, for an
+ * operator whose heads are 128 channels wide.
  *
  * Why a kernel of its own: per head, the general kernels (a widening sum
  * of squares, then the normalisation and RoPE) cost two calls whose loop
  * bounds are only known at run time, and a head of 128 channels is too
  * short to hide either: calls, loop set-up and the latency of each head's
- * reduction tree were most of QkvRmsNormRopeCache's time
+ * reduction tree were most of such an operator's time
  * (docs/performance.md). Here the width is a constant, so every loop is
  * straight vector code, and the heads follow each other in one loop, so
  * the processor overlaps one head's tree with the next head's loads.
@@ -17,7 +17,8 @@
  * (the pairwise sum is rmsnorm.c's: pair_tree.h's first fold and tree;
  * the other orders go through kvg_i_rms_of itself; the RoPE is
  * rope_half.h's, as kvg_i_rope_half's).
- * The vectors of QkvRmsNormRopeCache cover every input dtype and order.
+ * The vectors of the operator that calls it cover every input dtype and
+ * order.
  *
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -6,9 +6,9 @@
  * Why: a kernel that computes on rows streamed from memory (a prefill's
  * qkv, megabytes read once) alternates compute with loads, and the
  * hardware prefetcher did not run far enough ahead of it: on this
- * project's benchmark machine, QkvRmsNormRopeCache's heads kernel took 75-82 ns a
- * head on streamed rows against 31-37 on rows in cache, and 40-46 with a
- * hint 4 KiB ahead (docs/performance.md).
+ * project's benchmark machine, the heads kernel (heads128.c) took 75-82 ns
+ * a head on streamed rows against 31-37 on rows in cache, and 40-46 with
+ * a hint 4 KiB ahead (docs/performance.md).
  *
  * With GCC and clang, __builtin_prefetch; elsewhere nothing.
  *
