@@ -16,14 +16,6 @@ omni = sd.op("omni")
 
 
 @pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
-@pytest.fixture
 def step(tmp_path):
     root = str(tmp_path / "atb_dump" / "1234" / "0")
     rac.atb(rac.case("nd_fp16"), root,

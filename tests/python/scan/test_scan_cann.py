@@ -19,14 +19,6 @@ qkv = sd.op("qkv")
 
 
 @pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
-@pytest.fixture
 def dump(tmp_path):
     root = str(tmp_path / "dump" / "20260101" / "0" / "model" / "1" / "0")
     kv.cann(kv.case("m_pa_bf16_kt_ct_sym_out"), root, "kvrope_0", 1)

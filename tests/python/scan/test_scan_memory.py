@@ -162,14 +162,6 @@ N_BLOCKS = 1024            # 64 MiB per cache, 256 MiB of caches a call
 CACHE = N_BLOCKS * BLOCK
 
 
-@pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
 def scan(cli, path, *args):
     return sd.scan(cli, path, "--jobs", "1", *args)
 

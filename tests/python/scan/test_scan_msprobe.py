@@ -16,14 +16,6 @@ qkv = sd.op("qkv")
 
 
 
-@pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
 def make_step(root, ext):
     step = sd.MsprobeStep(root, ext)
     kv.msprobe(step, kv.case("m_pa_bf16_kt_ct_sym_out"))

@@ -20,14 +20,6 @@ ATTRS = ["--standard", "single", "--attr", "epsilon=1e-05",
 
 
 @pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
-@pytest.fixture
 def data(tmp_path):
     root = str(tmp_path / "manual_data")
     norm = "m_norm_fp16_kt_ct_sym_noout"

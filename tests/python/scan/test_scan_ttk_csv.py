@@ -22,14 +22,6 @@ spkc = sd.op("spkc")
 NORM = "m_norm_fp16_kt_ct_sym_noout"
 
 
-@pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
 def build(tmp_path):
     """manual_data/ with .bin e2e cases of four operators and cases.csv."""
     root = str(tmp_path / "manual_data")

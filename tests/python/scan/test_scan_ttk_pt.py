@@ -25,14 +25,6 @@ ATTRS = ["--standard", "single", "--attr", "epsilon=1e-05",
          "--attr", 'cache_mode="Norm"']
 
 
-@pytest.fixture
-def cli():
-    path = os.environ.get("KVGOLD_CLI")
-    if not path or not os.path.exists(path):
-        pytest.fail("KVGOLD_CLI must name the built kvgold command")
-    return path
-
-
 def named_cases(root):
     """Cases whose directory names say the operator (attributes from
     --attr): kv and ReshapeAndCache, in pt, with faults."""
