@@ -129,16 +129,15 @@ static inline void apply_rope(const float *restrict x,
     kvg_i_rope_half_row(y, c, s, W, out);
 }
 
-/* out narrowed into narrow_to, heads [h0, h0 + g). */
+/* Head h of out narrowed into narrow_to, when there is one. */
 KVG_I_IN_EVERY_CLONE
-static inline void narrow_heads(const kvg_i_heads128 *job, size_t h0,
-                                size_t g)
+static inline void narrow_head(const kvg_i_heads128 *job, size_t h)
 {
     if (job->narrow_to != NULL)
         kvg_i_narrow16_row(job->dtype,
                            kvg_i_saturates(job->dtype, job->overflow),
-                           job->out + h0 * W, g * W,
-                           (unsigned char *)job->narrow_to + h0 * W * 2);
+                           job->out + h * W, W,
+                           (unsigned char *)job->narrow_to + h * W * 2);
 }
 
 KVG_I_ROW_KERNEL
@@ -164,7 +163,7 @@ void kvg_i_norm_rope_half_heads128(const kvg_i_heads128 *job)
         for (h = 0; h < g; h++) {
             apply_rope(x + h * W, job->gamma, rms[h], job->cos_row,
                        job->sin_row, job->out + (h0 + h) * W);
-            narrow_heads(job, h0 + h, 1);
+            narrow_head(job, h0 + h);
         }
     }
 }
