@@ -32,7 +32,8 @@ float kvg_i_rms_of(const float *x, size_t n, float eps,
                    kvg_reduce_order order, float *scratch);
 
 /* kvg_i_load_row(dtype, src, n, x), then kvg_i_rms_of(x, ...), the same
- * result; for bf16 rows in the pairwise order in one pass. */
+ * result; in the pairwise order in one pass for bf16 rows of 2^k > 64
+ * values and fp16 or bf16 rows of 512. */
 float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
                         kvg_reduce_order order, float *scratch, float *x);
 

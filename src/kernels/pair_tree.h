@@ -114,4 +114,51 @@ static inline void kvg_i_widen_fold16(kvg_dtype dtype,
         kvg_i_widen_fold_as(KVG_BF16, src, lanes, x, p);
 }
 
+/* Element i of a 16-bit row widened into x[i]; returns its square. */
+KVG_I_IN_EVERY_CLONE
+static inline float kvg_i_widen_square(kvg_dtype dtype,
+                                       const unsigned char *restrict src,
+                                       size_t i, float *restrict x)
+{
+    uint16_t h;
+    float v;
+    memcpy(&h, src + 2 * i, 2);
+    v = kvg_i_widen16(dtype, h);
+    x[i] = v;
+    return v * v;
+}
+
+/* A 512-value 16-bit row (dtype known where it is inlined) widened into
+ * x, and its pairwise sum of squares folded down to the 64 lanes of r in
+ * one pass: the first three folds (256, 128, 64 lanes) are the same
+ * additions in the same order as folding the whole row level by level,
+ * lane j of the last one being
+ *   ((s[j] + s[j+256]) + (s[j+128] + s[j+384]))
+ *   + ((s[j+64] + s[j+320]) + (s[j+192] + s[j+448])),
+ * s the squares. The levels in between never reach memory: 512 channels
+ * is the c_kv row of the DeepSeek MLA shapes, and the level-by-level
+ * folds' stores and loads took a third of its time (measured:
+ * docs/performance.md). The eight terms are written out because a loop
+ * over them (with their count a constant) was not vectorised. */
+KVG_I_IN_EVERY_CLONE
+static inline void kvg_i_widen_fold512_as(kvg_dtype dtype,
+                                          const unsigned char *restrict src,
+                                          float *restrict x,
+                                          float *restrict r)
+{
+    size_t j;
+
+    for (j = 0; j < KVG_I_TREE_LANES; j++) {
+        const float s0 = kvg_i_widen_square(dtype, src, j, x);
+        const float s1 = kvg_i_widen_square(dtype, src, j + 64, x);
+        const float s2 = kvg_i_widen_square(dtype, src, j + 128, x);
+        const float s3 = kvg_i_widen_square(dtype, src, j + 192, x);
+        const float s4 = kvg_i_widen_square(dtype, src, j + 256, x);
+        const float s5 = kvg_i_widen_square(dtype, src, j + 320, x);
+        const float s6 = kvg_i_widen_square(dtype, src, j + 384, x);
+        const float s7 = kvg_i_widen_square(dtype, src, j + 448, x);
+        r[j] = ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7));
+    }
+}
+
 #endif /* KVGOLD_SRC_KERNELS_PAIR_TREE_H */

@@ -239,10 +239,30 @@ float kvg_i_rms_of(const float *x, size_t n, float eps,
     return rms_from_sum(kvg_i_sum_squares(x, n, order, scratch), n, eps);
 }
 
+/* The pairwise sum of squares of a 512-value 16-bit row, widened into
+ * x on the way, its first three folds in one pass (pair_tree.h). */
+KVG_I_IN_EVERY_CLONE
+static inline float load_sum_pairwise512(kvg_dtype dtype,
+                                         const unsigned char *restrict src,
+                                         float *restrict x,
+                                         float *restrict p)
+{
+    if (dtype == KVG_FP16)
+        kvg_i_widen_fold512_as(KVG_FP16, src, x, p);
+    else
+        kvg_i_widen_fold512_as(KVG_BF16, src, x, p);
+    return kvg_i_pair_tree64(p);
+}
+
 KVG_I_ROW_KERNEL
 float kvg_i_load_rms_of(kvg_dtype dtype, const void *src, size_t n, float eps,
                         kvg_reduce_order order, float *scratch, float *x)
 {
+    if ((dtype == KVG_BF16 || dtype == KVG_FP16) &&
+        order == KVG_REDUCE_PAIRWISE && n == 512)
+        return rms_from_sum(load_sum_pairwise512(
+                                dtype, (const unsigned char *)src, x, scratch),
+                            n, eps);
     if (dtype == KVG_BF16 && order == KVG_REDUCE_PAIRWISE &&
         next_pow2(n) == n && n > KVG_I_TREE_LANES)
         return rms_from_sum(load_sum_pairwise_bf16(
