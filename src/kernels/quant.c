@@ -131,17 +131,22 @@ static void enc_int8(const float *restrict z, size_t n,
 }
 
 /* The common int8 cache row, a per-channel scale and no offset, in one
- * pass: out[j] = int8(x[j] * s[j]), no binary32 chunk in between. The
- * row, its scale and its output never overlap (validation refuses an
- * output that overlaps an input; x is the workspace). */
+ * pass: out[j] = int8(x[j] * s[j]) (or x[j] / s[j]), no binary32 chunk
+ * in between. The row, its scale and its output never overlap
+ * (validation refuses an output that overlaps an input; x is the
+ * workspace). */
 KVG_I_IN_EVERY_CLONE
-static inline void quant_int8_mul(const float *restrict x,
-                                  const float *restrict s, size_t n,
-                                  unsigned char *restrict out)
+static inline void quant_int8(const float *restrict x,
+                              const float *restrict s, size_t n, int div,
+                              unsigned char *restrict out)
 {
     size_t j;
-    for (j = 0; j < n; j++)
-        out[j] = int8_code(x[j] * s[j]);
+    if (div)
+        for (j = 0; j < n; j++)
+            out[j] = int8_code(x[j] / s[j]);
+    else
+        for (j = 0; j < n; j++)
+            out[j] = int8_code(x[j] * s[j]);
 }
 
 /* The same row normalised first: int8(((x[j] / rms) * gamma[j]) * s[j]). */
@@ -321,9 +326,8 @@ void kvg_i_quantize_row(const float *x, size_t n, const float *scale,
         encode_values(dtype, overflow, x, n, out);
         return;
     }
-    if (dtype == KVG_INT8 && op == KVG_I_SCALE_MUL && scale_step == 1 &&
-        offset == NULL) {
-        quant_int8_mul(x, scale, n, out);
+    if (dtype == KVG_INT8 && scale_step == 1 && offset == NULL) {
+        quant_int8(x, scale, n, op == KVG_I_SCALE_DIV, out);
         return;
     }
     for (j0 = 0; j0 < n; j0 += KVG_I_CHUNK) {
