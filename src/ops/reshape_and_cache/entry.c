@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "src/common/dtype_size.h"
+
 #include "src/common/entry.h"
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
@@ -358,13 +360,16 @@ static unsigned char *slot_start(const kvg_tensor *cache,
 }
 
 /* ND: the N*D row of token t is one row of the cache; `count` tokens to
- * consecutive slots of one block are one copy. */
+ * consecutive slots of one block are one copy. Slot s (block s / BS, slot
+ * s % BS of [blocks, BS, N, D]) is the cache's row s, so its place is
+ * s rows in (what slot_start would compute through the layout; a decode
+ * step copies one row a token, and the call per row was 8% of it). */
 static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
                           const kvg_i_reshape_and_cache_geo *g, int64_t d,
                           int64_t t, int64_t s, int64_t count)
 {
-    const size_t row = (size_t)(g->heads * d) * kvg_dtype_size(src->dtype);
-    memcpy(slot_start(cache, g, d, s),
+    const size_t row = (size_t)(g->heads * d) * kvg_i_dtype_size(src->dtype);
+    memcpy((unsigned char *)cache->data + (size_t)s * row,
            (const unsigned char *)src->data + (size_t)t * row,
            (size_t)count * row);
 }
