@@ -14,7 +14,6 @@ rac = sd.op("rac")
 omni = sd.op("omni")
 
 
-
 @pytest.fixture
 def step(tmp_path):
     root = str(tmp_path / "atb_dump" / "1234" / "0")

@@ -17,7 +17,6 @@ rac = sd.op("rac")
 qkv = sd.op("qkv")
 
 
-
 @pytest.fixture
 def dump(tmp_path):
     root = str(tmp_path / "dump" / "20260101" / "0" / "model" / "1" / "0")

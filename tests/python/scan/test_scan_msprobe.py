@@ -15,7 +15,6 @@ rac = sd.op("rac")
 qkv = sd.op("qkv")
 
 
-
 def make_step(root, ext):
     step = sd.MsprobeStep(root, ext)
     kv.msprobe(step, kv.case("m_pa_bf16_kt_ct_sym_out"))
