@@ -134,10 +134,16 @@ void kvg_i_store_row(kvg_dtype dtype, const float *src, size_t n,
 void kvg_i_copy_runs(void *dst, size_t stride, const void *src, size_t run,
                      size_t runs);
 
-/* The same for `rows` rows at once, a few runs of every row at a time:
- * row i from src[i] to dst[i] (see copy.c for why the order matters). */
+/* The same for `rows` rows at once, row i from src[i] to dst[i]: rows to
+ * consecutive slots run by run, scattered rows a few runs of every row at
+ * a time (see copy.c for why the order matters). */
 void kvg_i_copy_runs_tiled(unsigned char *const *dst, size_t stride,
                            const unsigned char *const *src, size_t run,
                            size_t runs, size_t rows);
+
+/* Rows a caller gathers per kvg_i_copy_runs_tiled call: a prefill's
+ * tokens then fill a block of 128 slots in one stretch (measured 64 and
+ * 128, docs/performance.md). */
+#define KVG_I_COPY_TILE 128
 
 #endif /* KVGOLD_SRC_KERNELS_H */

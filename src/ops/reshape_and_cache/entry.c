@@ -375,8 +375,10 @@ static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
 
 /* NZ: chunk k of C0 elements (32 bytes) of a token goes to channel group
  * k of its block and slot, BlockSize*C0 elements after chunk k - 1.
- * Tokens go in tiles, run k of the whole tile before run k + 1. */
-#define KVG_I_NZ_TILE 64
+ * Tokens go in tiles of KVG_I_COPY_TILE; kvg_i_copy_runs_tiled walks a
+ * tile run by run where the slots follow each other (a prefill) and a few
+ * runs of every token elsewhere. */
+#define KVG_I_NZ_TILE KVG_I_COPY_TILE
 
 static void nz_write_side(const kvg_reshape_and_cache_args *a,
                           const kvg_tensor *src, const kvg_tensor *cache,

@@ -511,14 +511,15 @@ static void write_token(const kvg_i_scatter_pa_kv_cache_plan *p,
 }
 
 /* Tokens of an NZ side per tile (ReshapeAndCache's tile). */
-#define KVG_I_SPKC_TILE 64
+#define KVG_I_SPKC_TILE KVG_I_COPY_TILE
 
 /* NZ: a token's N*D channels are N*D/C0 consecutive chunks of the
  * [blocks, N*D/C0, BS, C0] cache, so run k + 1 lies BS*C0 elements after
  * run k: the first is placed by kvg_layout_offset, the rest by that
- * stride, 32-byte copies of constant size, a few runs of every token of a
- * tile at a time (kvg_i_copy_runs_tiled: a token's runs are 4 KiB apart,
- * one token at a time they all fall into one cache set). A layout offset
+ * stride, 32-byte copies of constant size, a tile of tokens at a time
+ * (kvg_i_copy_runs_tiled: run by run where the slots follow each other, a
+ * few runs of every token elsewhere; a token's runs are 4 KiB apart, one
+ * token at a time they all fall into one cache set). A layout offset
  * and a library memcpy per run were most of the op's time (decode,
  * docs/performance.md). The order is not part of the contract: every
  * written slot is distinct. */

@@ -7,7 +7,8 @@ import numpy as np
 
 from .casefile import T, write_case
 from .head_runs import bits, head_params
-from .paged_cases import SPECIAL, expect_error, i32, pack, sprinkle
+from .paged_cases import (SPECIAL, expect_error, i32, pack, prefill_slots,
+                          sprinkle)
 from .paged_cases import poison as poison16
 from .paged_cases import values as values16
 from .reshape_and_cache import kvhead, kvhead_rope, reshape_and_cache
@@ -38,7 +39,8 @@ def token_slots(rng, tokens, total, pad):
 
 
 def token_case(root, case_id, comment, seed, layout, ktag, vtag, tokens,
-               heads, dk, dv, num_blocks, block_size, pad, specials=False):
+               heads, dk, dv, num_blocks, block_size, pad, specials=False,
+               slots=None):
     rng = np.random.RandomState(seed)
     key = values(rng, ktag, (tokens, heads, dk))
     value = values(rng, vtag, (tokens, heads, dv))
@@ -52,7 +54,8 @@ def token_case(root, case_id, comment, seed, layout, ktag, vtag, tokens,
         kshape = (num_blocks, heads * dk // C0[ktag], block_size, C0[ktag])
         vshape = (num_blocks, heads * dv // C0[vtag], block_size, C0[vtag])
     kc, vc = poison(rng, ktag, kshape), poison(rng, vtag, vshape)
-    slots = token_slots(rng, tokens, num_blocks * block_size, pad)
+    if slots is None:
+        slots = token_slots(rng, tokens, num_blocks * block_size, pad)
     ekc, evc = reshape_and_cache(key, value, kc, vc, slots, layout)
     attrs = {"compress_type": "UNDEFINED", "cache_layout": layout}
     inputs = {"key": T(key, ktag), "value": T(value, vtag),
@@ -76,6 +79,14 @@ def token_cases(root):
                "N*Dv=144", 505, "NZ", "int8", "fp16", 7, 3, 32, 48, 2, 16, 1)
     token_case(root, "nz_bf16_dk_ne_dv", "NZ bf16, N=1 Dk=128 Dv=16", 506,
                "NZ", "bf16", "bf16", 11, 1, 128, 16, 2, 32, 0)
+    # A prefill: runs of consecutive slots, which the NZ writer copies run
+    # by run, cut by block ends and a padding token, then decode tokens.
+    prefill = prefill_slots([3, 0, 4], 6, 36, 16, pad_at=[20],
+                            tail=[17, 44, 36])
+    token_case(root, "nz_fp16_prefill", "NZ fp16, N=2 D=64 BS=16: a prefill "
+               "of 36 tokens from position 6 through block table [3, 0, 4] "
+               "(token 20 padding), then 3 decode tokens", 507, "NZ", "fp16",
+               "fp16", len(prefill), 2, 64, 64, 5, 16, 0, slots=prefill)
 
 
 def siso_case(root, case_id, comment, seed, tag, tokens, heads, dim,

@@ -9,6 +9,7 @@ infinities, both fp4 nibbles) must arrive unchanged.
 import numpy as np
 
 from .casefile import STORAGE, T, write_case
+from .paged_cases import prefill_slots
 from . import formats
 from .scatter_pa_kv_cache import compressed, scatter_pa_kv_cache
 
@@ -51,7 +52,7 @@ def cache_shape(mode, scatter, tag, nb, bs, n, d, five=False):
 def case(root, case_id, comment, seed, ktag, vtag=None, tokens=6, n=2, dk=16,
          dv=None, nb=3, bs=4, pad=1, mode="Norm", scatter="None",
          idx=np.int32, five=(False, False), nct=None, key_only=False,
-         attrs_mode=True):
+         attrs_mode=True, slots=None):
     """One case. nct = ((sK, oK), (sV, oV)) stores the sources as strided
     views of larger buffers."""
     rng = np.random.RandomState(seed)
@@ -72,7 +73,11 @@ def case(root, case_id, comment, seed, ktag, vtag=None, tokens=6, n=2, dk=16,
         srcs[name], caches[name] = src, cache
         inputs[name] = T(src, tag)
         inputs[name + "_cache"] = T(cache, tag)
-    slots = slots_of(rng, tokens, nb * bs, pad, idx)
+    if slots is None:
+        slots = slots_of(rng, tokens, nb * bs, pad, idx)
+    else:
+        slots = T(np.asarray(slots).astype(idx),
+                  "int32" if idx == np.int32 else "int64")
     inputs["slot_mapping"] = slots
     attrs = {}
     if attrs_mode:
@@ -145,6 +150,15 @@ def nz_cases(root):
          "fp4_e2m1", "bf16", mode="PA_NZ", n=2, dk=32, dv=16)
     case(root, "nz_fp32", "PA_NZ fp32 (C0 8), D=8", 654, "fp32",
          mode="PA_NZ", n=3, dk=8)
+    # A prefill: runs of consecutive slots, which the NZ writer copies run
+    # by run, cut by block ends and a padding token, then decode tokens.
+    prefill = prefill_slots([2, 0, 3], 5, 30, 16, pad_at=[14],
+                            tail=[20, 70])
+    case(root, "nz_bf16_prefill", "PA_NZ 4-D bf16, N=2 D=32 BS=16: a "
+         "prefill of 30 tokens from position 5 through block table [2, 0, "
+         "3] (token 14 padding), then 2 decode tokens", 658, "bf16",
+         mode="PA_NZ", tokens=len(prefill), n=2, dk=32, nb=5, bs=16,
+         slots=prefill)
     case(root, "nz_hif8_key_e4m3_value", "PA_NZ: hif8 key, fp8_e4m3fn "
          "value, C0 32", 655, "hif8", "fp8_e4m3fn", mode="PA_NZ", n=1,
          dk=32)

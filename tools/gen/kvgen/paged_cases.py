@@ -1,7 +1,8 @@
 """Case helpers every paged-cache copy operator's vectors use (ReshapeAndCache,
 ReshapeAndCacheOmni): seeded 16-bit values and never-zero poisoned caches,
 the special codes sprinkled into inputs, int32 index tensors, slot runs
-packed into blocks, and the refusal an invalid case expects.
+packed into blocks, a prefill's slots through a block table (also
+ScatterPaKvCache's), and the refusal an invalid case expects.
 """
 
 import numpy as np
@@ -73,6 +74,18 @@ def pack(rng, counts, block_size, gap=0, shuffle=False, align=False):
         slots[i] = at
         at += max(int(counts[i]), 1)
     return slots, -(-at // block_size) + 1
+
+
+def prefill_slots(table, start, tokens, block_size, pad_at=(), tail=()):
+    """A prefill of one sequence from position `start` on: position p goes
+    to slot table[p // block_size] * block_size + p % block_size (how vLLM
+    fills a paged cache), tokens at `pad_at` are padding (-1), and the
+    slots in `tail` follow as single tokens (a decode step's)."""
+    pos = np.arange(start, start + tokens)
+    slots = np.asarray(table)[pos // block_size] * block_size + pos % block_size
+    slots = slots.astype(np.int64)
+    slots[list(pad_at)] = -1
+    return np.concatenate([slots, np.asarray(tail, dtype=np.int64)])
 
 
 def expect_error(tensor):
