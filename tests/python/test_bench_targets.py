@@ -54,6 +54,11 @@ def test_operator_verdicts(tmp_path):
         shape("copy slow", 2000.0, copy_only=True, memcpy_ns=1000.0),
         # copy whose memcpy floor is missing
         shape("copy unmeasured", 2000.0, copy_only=True),
+        # paired samples judge, whatever the medians say: 1.6 / 1.4
+        shape("copy paired slow", 1200.0, copy_only=True, memcpy_ns=1000.0,
+              memcpy_paired_ratio=1.6),
+        shape("copy paired ok", 2000.0, copy_only=True, memcpy_ns=1000.0,
+              memcpy_paired_ratio=1.4),
         # not a main shape: not a target
         dict(shape("scaling", 1.0), group="scaling"),
     ]
@@ -73,9 +78,15 @@ def test_operator_verdicts(tmp_path):
     slow = row(out, "copy slow")
     assert slow[3:] == ["2.00x (best 1.80x)", "-", "-", "**not met** (copy)"]
     assert row(out, "copy unmeasured")[-1] == "not judged (copy)"
+    assert row(out, "copy paired slow")[3:5] == [
+        "1.60x paired (medians 1.20x, best 1.08x)", "-"]
+    assert row(out, "copy paired slow")[-1] == "**not met** (copy)"
+    assert row(out, "copy paired ok")[3] == (
+        "1.40x paired (medians 2.00x, best 1.80x)")
+    assert row(out, "copy paired ok")[-1] == "met (copy)"
     assert "scaling" not in out
     # and nothing else was measured: Python and compare are not judged
-    assert "2 targets met, 2 not met, 5 not judged." in out
+    assert "3 targets met, 3 not met, 5 not judged." in out
 
 
 @pytest.mark.parametrize("torch_s, code", [(20e-6, 0), (19.99e-6, 1)])

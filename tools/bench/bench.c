@@ -13,7 +13,8 @@
  *    "bytes_written", "bytes_read", "copy_only", "load_ns", "setup_ns",
  *    "written_runs", "memcpy_places_ns", "memcpy_places_min_ns",
  *    "order_runs", "memcpy_order_ns", "memcpy_order_min_ns",
- *    "memcpy_dst_order_ns", "memcpy_dst_order_min_ns"}
+ *    "memcpy_dst_order_ns", "memcpy_dst_order_min_ns",
+ *    "memcpy_paired_ratio", "memcpy_pairs"}
  *
  * times in nanoseconds per call (op_ns: the median). memcpy_ns: a memcpy
  * of bytes_written bytes into one buffer of that size; written_runs: how
@@ -23,8 +24,10 @@
  * order_runs, memcpy_order_ns, memcpy_order_min_ns: copy-only ops, the
  * same bytes to the same places in the order of the source bytes, from
  * their own source offsets, and memcpy_dst_order_*: the same moves in
- * destination order (bench.h). The memcpy_places and the order
- * fields are left out when they could not be measured (no memory, nothing
+ * destination order (bench.h); memcpy_paired_ratio: copy-only ops, the
+ * median over memcpy_pairs pairs of an op sample and a memcpy sample
+ * taken back to back of their per-call ratio. The memcpy_places, order
+ * and paired fields are left out when they could not be measured (no memory, nothing
  * written, not a byte copy), never printed as 0. tools/bench/bench.py
  * drives it over the benchmark shapes. Exit status: 0 measured and
  * verified, 1 the outputs differ from expected, 2 usage or case error.
@@ -108,6 +111,9 @@ static void print_json(const kvg_case *c, const kvgb_result *r, int bad,
            (unsigned long long)r->bytes_read,
            r->copy_only ? "true" : "false", load_ns, r->setup_ns,
            (unsigned long long)r->written_runs);
+    if (r->pairs > 0)
+        printf(", \"memcpy_paired_ratio\": %.4f, \"memcpy_pairs\": %d",
+               r->paired_ratio, r->pairs);
     if (r->places_measured)
         printf(", \"memcpy_places_ns\": %.1f, "
                "\"memcpy_places_min_ns\": %.1f", r->places.median_ns,

@@ -85,6 +85,8 @@ typedef struct kvgb_result {
     kvgb_stats op, copy, places, order, dst_order;
     uint64_t bytes_written, bytes_read;
     uint64_t written_runs, order_runs;
+    double paired_ratio; /* copy-only: median of op/memcpy over pairs */
+    int pairs;           /* of samples taken back to back (0: none) */
 } kvgb_result;
 
 /* Monotonic wall clock in nanoseconds. */

@@ -121,6 +121,11 @@ def summarise(runs):
         else:
             r.pop(f + "_ns", None)
             r.pop(f + "_min_ns", None)
+    if all("memcpy_paired_ratio" in x for x in runs):
+        r["memcpy_paired_ratio"] = median([x["memcpy_paired_ratio"]
+                                           for x in runs])
+    else:
+        r.pop("memcpy_paired_ratio", None)
     r["verified"] = all(x["verified"] for x in runs)
     return r
 
