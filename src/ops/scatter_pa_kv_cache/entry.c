@@ -558,7 +558,11 @@ static void write_nz_tiled(const args_t *a,
 /* ND: tokens whose slots follow each other and whose rows follow each
  * other in the source are one stretch, copied with one memcpy (a prefill
  * fills whole blocks in order): glibc copies a long stretch faster than as
- * many 2 KiB rows (measured: docs/performance.md). */
+ * many 2 KiB rows (measured: docs/performance.md). Slot s of the
+ * [blocks, BS, N, D] cache is its row s, so a stretch is placed s rows in
+ * (kvg_layout_offset's answer, without a call and a division per decode
+ * token); the slot test comes before the block-end test, so a decode
+ * token, whose next slot is not s + 1, costs no division either. */
 static void write_nd_stretches(const args_t *a,
                                const kvg_i_scatter_pa_kv_cache_plan *p,
                                const kvg_i_scatter_pa_kv_cache_side *sd)
@@ -571,19 +575,17 @@ static void write_nd_stretches(const args_t *a,
 
     while (t < p->tokens) {
         const int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        kvg_cache_coord c;
         if (s < 0) {
             t++;
             continue; /* padding token: skipped */
         }
-        /* a stretch stays inside its block: the layout places blocks */
+        /* a stretch stays inside its block, as the kernel's copies do */
         for (u = t + 1; sd->stride == width && u < p->tokens &&
-                        (s + (u - t)) % p->block_size != 0 &&
-                        kvg_i_index_at(a->slot_mapping, u) == s + (u - t);
+                        kvg_i_index_at(a->slot_mapping, u) == s + (u - t) &&
+                        (s + (u - t)) % p->block_size != 0;
              u++)
             ;
-        c = kvg_i_scatter_pa_kv_cache_coord(p, s, 0);
-        memcpy(cache + (size_t)kvg_layout_offset(&sd->lay, &c) * es,
+        memcpy(cache + (size_t)s * row,
                (const unsigned char *)sd->src->data +
                    (size_t)(t * sd->stride + sd->offset) * es,
                (size_t)(u - t) * row);
