@@ -159,6 +159,29 @@ def nonfinite(root):
                 [3, -1, 1], gap=1, specials=True)
 
 
+def many_heads(root):
+    """More heads than the C writer plans at once (32), and heads keeping
+    different rows: the writer copies a stretch of rows token by token
+    where more than half of a group's heads keep it, head by head
+    elsewhere, so both orders and a second, smaller group are covered."""
+    seq_len, heads = [12, 6], 40
+    wins, offs = [], []
+    for i in range(len(seq_len) * heads):
+        L = seq_len[i // heads]
+        w, o = [(L - 5, 2),     # keeps [0, 2) and [L - 3, L)
+                (3, -1),        # o = -1: all L
+                (0, 4),         # w = 0: all L
+                (4, 0),         # keeps [4, L)
+                (L - 1, 1)][i % 5]  # keeps [0, 1)
+        wins.append(w)
+        offs.append(o)
+    random_case(root, "many_heads_fp16",
+                "N=40, seq_len [12, 6]: five keep rules in turn over the "
+                "heads (sinks, o=-1, w=0, o=0, o+w=L), runs shuffled with "
+                "gaps", 416, "fp16", seq_len, heads, 32, 8, wins, offs,
+                gap=1)
+
+
 def error_case(root, case_id, comment, tensor, seq_len, heads, slots, wins,
                offs, num_blocks, block_size=8, tokens=None, tag="fp16",
                value_tag=None, seed=420):
@@ -211,4 +234,5 @@ def generate(root):
     edges(root)
     random_shapes(root)
     nonfinite(root)
+    many_heads(root)
     errors(root)
