@@ -157,7 +157,8 @@ static void test_mixed(void **state)
     for (i = 0; i < sizeof geos / sizeof geos[0]; i++) {
         kvgt_rng_seed(&rng, 31 + i);
         n = mixed(slots, &rng);
-        check_slots(&geos[i], slots, n, 40 + i, "stretches among scattered rows");
+        check_slots(&geos[i], slots, n, 40 + i,
+                    "stretches among scattered rows");
     }
 }
 

@@ -555,7 +555,7 @@ static void mean_row(const kvg_i_runs *r, const side *sd, int64_t first,
                     slot_ptr(sd, slot));
 }
 
-/* ---- the copied rows ---------------------------------------------------------
+/* ---- the copied rows ---------------------------------------------------
  *
  * The rows a head keeps go to consecutive slots, but they are D elements
  * out of every N*D of the source. Head by head, a head's pass reads its
@@ -564,7 +564,7 @@ static void mean_row(const kvg_i_runs *r, const side *sd, int64_t first,
  * a row is copied before the next row: the source is read once, front to
  * back, and each head's slots are written in order, one stream per head
  * and cache. That is faster where most heads keep the row (all heads
- * kept: Omni 1.80x -> 1.50x memcpy), and slower where half of them or
+ * kept: Omni 1.72x -> 1.45x memcpy), and slower where half of them or
  * fewer do (the streaming heads' middle: the hardware prefetcher then
  * also brings the pieces no head keeps; 2x slower). So the rows are cut
  * into stretches over which the same heads keep them, each copied token

@@ -27,10 +27,11 @@
  * destination order (bench.h); memcpy_paired_ratio: copy-only ops, the
  * median over memcpy_pairs pairs of an op sample and a memcpy sample
  * taken back to back of their per-call ratio. The memcpy_places, order
- * and paired fields are left out when they could not be measured (no memory, nothing
- * written, not a byte copy), never printed as 0. tools/bench/bench.py
- * drives it over the benchmark shapes. Exit status: 0 measured and
- * verified, 1 the outputs differ from expected, 2 usage or case error.
+ * and paired fields are left out when they could not be measured (no
+ * memory, nothing written, not a byte copy), never printed as 0.
+ * tools/bench/bench.py drives it over the benchmark shapes. Exit
+ * status: 0 measured and verified, 1 the outputs differ from expected,
+ * 2 usage or case error.
  * This is a benchmark, not a test: nothing here judges the times.
  * SPDX-License-Identifier: Apache-2.0
  */
