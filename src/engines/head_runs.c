@@ -652,7 +652,7 @@ static void copy_stretch(const kvg_i_runs *r, const side *sd,
                          const head_dst *g, int n, int64_t group,
                          int64_t base, int64_t t0, int64_t t1)
 {
-    const size_t rb = sd[0].row_bytes;
+    const size_t rb = sd[0].row_bytes; /* value: same dtype, same D */
     unsigned char *d;
     int64_t t;
     int j, k, keep = 0;
