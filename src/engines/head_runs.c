@@ -561,14 +561,16 @@ static void mean_row(const kvg_i_runs *r, const side *sd, int64_t first,
  * out of every N*D of the source. Head by head, a head's pass reads its
  * piece of every source row (256 bytes of each 2 KiB for N 8, D 128 fp16):
  * N strided passes over the source. Token by token, every head's piece of
- * a row is copied before the next row: the source is read once, front to
- * back, and each head's slots are written in order, one stream per head
- * and cache. That is faster where most heads keep the row (all heads
- * kept: Omni 1.72x -> 1.45x memcpy), and slower where half of them or
- * fewer do (the streaming heads' middle: the hardware prefetcher then
- * also brings the pieces no head keeps; 2x slower). So the rows are cut
- * into stretches over which the same heads keep them, each copied token
- * by token if more than half of the heads keep it, else head by head.
+ * a key row is copied before the next row, then likewise for the value:
+ * each source is read once, front to back, and each head's slots are
+ * written in order, one stream per head. That is faster where most heads
+ * keep the row (all heads kept: Omni 1.72x -> 1.45x memcpy; key and value
+ * in turn rather than together, 8 streams instead of 16: -> 1.0-1.4x),
+ * and slower where half of them or fewer do (the streaming heads' middle:
+ * the hardware prefetcher then also brings the pieces no head keeps; 1.3
+ * to 2x slower). So the rows are cut into stretches over which the same
+ * heads keep them, each copied token by token if more than half of the
+ * heads keep it, else head by head.
  * Measured on ReshapeAndCacheOmni (docs/performance.md). */
 
 /* Heads planned at once, on the stack. */
@@ -647,30 +649,42 @@ static int range_ends(const head_dst *g, int n, int64_t *cut)
 }
 
 /* Rows [t0, t1) of the batch at `base`, kept by the same heads of g
- * (none of whose ranges ends inside), in the faster order. */
+ * (none of whose ranges ends inside), in the faster order. Where each
+ * keeping head's row t0 comes from and goes to is worked out once: inside
+ * the stretch the source moves a token and the cache a row a token. */
 static void copy_stretch(const kvg_i_runs *r, const side *sd,
                          const head_dst *g, int n, int64_t group,
                          int64_t base, int64_t t0, int64_t t1)
 {
     const size_t rb = sd[0].row_bytes; /* value: same dtype, same D */
-    unsigned char *d;
+    const size_t stride = (size_t)r->heads * rb; /* one source token */
+    unsigned char *to[2][KVG_I_RUN_GROUP];
+    const unsigned char *from[2][KVG_I_RUN_GROUP];
     int64_t t;
     int j, k, keep = 0;
 
-    for (j = 0; j < n; j++)
-        keep += row_dst(&g[j], 0, t0, rb) != NULL;
+    for (j = 0; j < n; j++) {
+        if (row_dst(&g[j], 0, t0, rb) == NULL)
+            continue;
+        for (k = 0; k < 2; k++) {
+            to[k][keep] = row_dst(&g[j], k, t0, rb);
+            from[k][keep] = row_ptr(r, &sd[k], base + t0, g[j].head);
+        }
+        keep++;
+    }
     if (2 * (int64_t)keep > group) { /* token by token */
-        for (t = t0; t < t1; t++)
-            for (k = 0; k < 2; k++)
-                for (j = 0; j < n; j++)
-                    if ((d = row_dst(&g[j], k, t, rb)) != NULL)
-                        memcpy(d, row_ptr(r, &sd[k], base + t, g[j].head), rb);
+        for (k = 0; k < 2; k++)
+            for (t = t0; t < t1; t++)
+                for (j = 0; j < keep; j++)
+                    memcpy(to[k][j] + (size_t)(t - t0) * rb,
+                           from[k][j] + (size_t)(t - t0) * stride, rb);
         return;
     }
-    for (j = 0; j < n; j++) /* head by head */
-        for (k = 0; k < 2 && row_dst(&g[j], 0, t0, rb) != NULL; k++)
-            for (t = t0, d = row_dst(&g[j], k, t0, rb); t < t1; t++, d += rb)
-                memcpy(d, row_ptr(r, &sd[k], base + t, g[j].head), rb);
+    for (j = 0; j < keep; j++) /* head by head */
+        for (k = 0; k < 2; k++)
+            for (t = t0; t < t1; t++)
+                memcpy(to[k][j] + (size_t)(t - t0) * rb,
+                       from[k][j] + (size_t)(t - t0) * stride, rb);
 }
 
 /* The copied rows of runs [i0, i1) of one batch (its rows from base). */
