@@ -124,6 +124,12 @@ def nct_cases(root):
     case(root, "nct_int8_int64_slots", "Nct int8, int64 slots, strides "
          "equal to N*D (dense rows) with offsets 7 / 1", 631, "int8",
          nct=((32, 7), (32, 1)), scatter="Nct", idx=np.int64, dk=16)
+    case(root, "nct_bf16_prefill", "Nct prefill: slots 2-9 in order across "
+         "blocks of 4, a padding token; key rows 40 elements apart from "
+         "element 3 (N*D = 32: no two rows one copy), value rows dense from "
+         "element 6 (consecutive slots one copy)", 632, "bf16", tokens=9,
+         nct=((40, 3), (32, 6)), scatter="Nct", nb=3, bs=4,
+         slots=[2, 3, 4, 5, -1, 6, 7, 8, 9])
 
 
 def nhsd_cases(root):
