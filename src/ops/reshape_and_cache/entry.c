@@ -9,12 +9,11 @@
 
 #include <string.h>
 
-#include "src/common/dtype_size.h"
 #include "src/common/entry.h"
 #include "src/common/internal.h"
-#include "src/kernels/kernels.h"
 #include "src/ops/reshape_and_cache/internal.h"
 #include "src/engines/head_runs.h"
+#include "src/engines/slot_rows.h"
 
 void kvg_reshape_and_cache_args_init(kvg_reshape_and_cache_args *args)
 {
@@ -306,20 +305,6 @@ static kvg_status tok_check_slots(const kvg_reshape_and_cache_args *a,
     return kvg_i_check_unique(&u, items, diag);
 }
 
-/* ND: how many tokens from t on go to slots s, s+1, ... of the block of
- * s; their rows are consecutive in the source and in the cache (a
- * prefill), so they are one copy. */
-static int64_t token_stretch(const kvg_reshape_and_cache_args *a,
-                             const kvg_i_reshape_and_cache_geo *g, int64_t t,
-                             int64_t s)
-{
-    int64_t n = 1;
-    while (t + n < g->tokens && s % g->block_size + n < g->block_size &&
-           kvg_i_index_at(a->slot_mapping, t + n) == s + n)
-        n++;
-    return n;
-}
-
 /* Where slot s of a cache starts: row (block, slot) of ND, or the first
  * C0 run of (block, group 0, slot) of NZ. */
 void kvg_i_reshape_and_cache_token_layout(const kvg_tensor *cache,
@@ -346,87 +331,33 @@ kvg_i_reshape_and_cache_slot_coord(const kvg_i_reshape_and_cache_geo *g,
     return c;
 }
 
-static unsigned char *slot_start(const kvg_tensor *cache,
-                                 const kvg_i_reshape_and_cache_geo *g,
-                                 int64_t d, int64_t s)
+/* One cache of a validated per-token call (src/engines/slot_rows.c: ND
+ * stretches of consecutive slots as one copy, NZ rows in tiles). */
+static void tok_write_side(const kvg_reshape_and_cache_args *a,
+                           const kvg_i_reshape_and_cache_geo *g,
+                           const kvg_tensor *src, const kvg_tensor *cache,
+                           int64_t d)
 {
-    kvg_cache_layout l;
-    kvg_cache_coord c = kvg_i_reshape_and_cache_slot_coord(g, s);
+    kvg_i_slot_rows w;
 
-    kvg_i_reshape_and_cache_token_layout(cache, g, d, &l);
-    return (unsigned char *)cache->data +
-           (size_t)kvg_layout_offset(&l, &c) * kvg_dtype_size(cache->dtype);
+    w.cache = (unsigned char *)cache->data;
+    kvg_i_reshape_and_cache_token_layout(cache, g, d, &w.layout);
+    w.esize = kvg_dtype_size(src->dtype);
+    w.src = (const unsigned char *)src->data;
+    w.stride = (size_t)(g->heads * d) * w.esize;
+    w.slot_mapping = a->slot_mapping;
+    w.tokens = g->tokens;
+    kvg_i_slot_rows_write(&w);
 }
 
-/* ND: the N*D row of token t is one row of the cache; `count` tokens to
- * consecutive slots of one block are one copy. Slot s (block s / BS, slot
- * s % BS of [blocks, BS, N, D]) is the cache's row s, so its place is
- * s rows in (what slot_start would compute through the layout; a decode
- * step copies one row a token, and the calls per row were 3-4% of it). */
-static void nd_write_side(const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
-                          int64_t t, int64_t s, int64_t count)
-{
-    const size_t row = (size_t)(g->heads * d) * kvg_i_dtype_size(src->dtype);
-    memcpy((unsigned char *)cache->data + (size_t)s * row,
-           (const unsigned char *)src->data + (size_t)t * row,
-           (size_t)count * row);
-}
-
-/* NZ: chunk k of C0 elements (32 bytes) of a token goes to channel group
- * k of its block and slot, BlockSize*C0 elements after chunk k - 1.
- * Tokens go in tiles of KVG_I_COPY_TILE; kvg_i_copy_runs_tiled walks a
- * tile run by run where the slots follow each other (a prefill) and a few
- * runs of every token elsewhere. */
-#define KVG_I_NZ_TILE KVG_I_COPY_TILE
-
-static void nz_write_side(const kvg_reshape_and_cache_args *a,
-                          const kvg_tensor *src, const kvg_tensor *cache,
-                          const kvg_i_reshape_and_cache_geo *g, int64_t d,
-                          int64_t t0, int64_t t1)
-{
-    unsigned char *dst[KVG_I_NZ_TILE];
-    const unsigned char *from[KVG_I_NZ_TILE];
-    const size_t es = kvg_dtype_size(src->dtype);
-    const int64_t width = g->heads * d, c0 = kvg_c0_of(cache->dtype);
-    size_t rows = 0;
-    int64_t t;
-
-    for (t = t0; t < t1; t++) {
-        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        if (s < 0)
-            continue; /* padding token: skipped */
-        dst[rows] = slot_start(cache, g, d, s);
-        from[rows] = (const unsigned char *)src->data +
-                     (size_t)(t * width) * es;
-        rows++;
-    }
-    kvg_i_copy_runs_tiled(dst, (size_t)(g->block_size * c0) * es, from,
-                          (size_t)c0 * es, (size_t)(width / c0), rows);
-}
-
-/* Write both caches of a validated per-token call. */
+/* Write both caches (the key's alone without a value), one after the
+ * other: one source read at a time. */
 static void tok_write(const kvg_reshape_and_cache_args *a,
                       const kvg_i_reshape_and_cache_geo *g)
 {
-    int64_t t, n;
-
-    for (t = 0; g->nz && t < g->tokens; t += KVG_I_NZ_TILE) {
-        const int64_t t1 = g->tokens - t < KVG_I_NZ_TILE ? g->tokens
-                                                          : t + KVG_I_NZ_TILE;
-        nz_write_side(a, a->key, a->key_cache, g, g->dk, t, t1);
-        nz_write_side(a, a->value, a->value_cache, g, g->dv, t, t1);
-    }
-    for (t = 0; !g->nz && t < g->tokens; t += n) {
-        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        n = 1;
-        if (s < 0)
-            continue; /* padding token: skipped */
-        n = token_stretch(a, g, t, s);
-        nd_write_side(a->key, a->key_cache, g, g->dk, t, s, n);
-        if (!g->key_only)
-            nd_write_side(a->value, a->value_cache, g, g->dv, t, s, n);
-    }
+    tok_write_side(a, g, a->key, a->key_cache, g->dk);
+    if (!g->key_only)
+        tok_write_side(a, g, a->value, a->value_cache, g->dv);
 }
 
 /* ---- entry points ------------------------------------------------------ */

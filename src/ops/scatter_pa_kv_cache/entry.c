@@ -19,7 +19,8 @@
 
 #include "src/common/entry.h"
 #include "src/common/internal.h"
-#include "src/kernels/kernels.h"
+#include "src/engines/head_runs.h"
+#include "src/engines/slot_rows.h"
 #include "src/ops/scatter_pa_kv_cache/internal.h"
 
 #define INV KVG_ERR_PARAM_INVALID
@@ -489,8 +490,8 @@ kvg_i_scatter_pa_kv_cache_coord(const kvg_i_scatter_pa_kv_cache_plan *p,
     return c;
 }
 
-/* One token of a BNSD (NHSD) side: one row of D per head (ND sides are
- * written by write_nd_stretches, NZ sides by write_nz_tiled). */
+/* One token of a BNSD (NHSD) side: one row of D per head (ND and NZ sides
+ * are written by write_slot_rows). */
 static void write_token(const kvg_i_scatter_pa_kv_cache_plan *p,
                         const kvg_i_scatter_pa_kv_cache_side *sd, int64_t t,
                         int64_t s)
@@ -510,87 +511,23 @@ static void write_token(const kvg_i_scatter_pa_kv_cache_plan *p,
     }
 }
 
-/* Tokens of an NZ side per tile (ReshapeAndCache's tile). */
-#define KVG_I_SPKC_TILE KVG_I_COPY_TILE
-
-/* NZ: a token's N*D channels are N*D/C0 consecutive chunks of the
- * [blocks, N*D/C0, BS, C0] cache, so run k + 1 lies BS*C0 elements after
- * run k: the first is placed by kvg_layout_offset, the rest by that
- * stride, 32-byte copies of constant size, a tile of tokens at a time
- * (kvg_i_copy_runs_tiled: run by run where the slots follow each other, a
- * few runs of every token elsewhere; a token's runs are 4 KiB apart, one
- * token at a time they all fall into one cache set). A layout offset
- * and a library memcpy per run were most of the op's time (decode,
- * docs/performance.md). The order is not part of the contract: every
- * written slot is distinct. */
-static void write_nz_tiled(const args_t *a,
-                           const kvg_i_scatter_pa_kv_cache_plan *p,
-                           const kvg_i_scatter_pa_kv_cache_side *sd)
+/* An ND or NZ side (src/engines/slot_rows.c: ND stretches of consecutive
+ * slots as one copy, NZ rows in tiles); the Nct storage's stride ends an
+ * ND stretch. */
+static void write_slot_rows(const args_t *a,
+                            const kvg_i_scatter_pa_kv_cache_plan *p,
+                            const kvg_i_scatter_pa_kv_cache_side *sd)
 {
-    const size_t es = kvg_dtype_size(sd->cache->dtype);
-    const size_t stride = (size_t)(sd->lay.slots * sd->lay.c0) * es;
-    const size_t run = (size_t)sd->lay.c0 * es;
-    const size_t runs = (size_t)(p->heads * sd->dim / sd->lay.c0);
-    unsigned char *cache = (unsigned char *)sd->cache->data;
-    unsigned char *dst[KVG_I_SPKC_TILE];
-    const unsigned char *from[KVG_I_SPKC_TILE];
-    size_t n = 0;
-    int64_t t;
+    kvg_i_slot_rows w;
 
-    for (t = 0; t < p->tokens; t++) {
-        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        kvg_cache_coord c;
-        if (s < 0)
-            continue; /* padding token: skipped */
-        c = kvg_i_scatter_pa_kv_cache_coord(p, s, 0);
-        dst[n] = cache + (size_t)kvg_layout_offset(&sd->lay, &c) * es;
-        from[n] = (const unsigned char *)sd->src->data +
-                  (size_t)(t * sd->stride + sd->offset) * es;
-        if (++n == KVG_I_SPKC_TILE) {
-            kvg_i_copy_runs_tiled(dst, stride, from, run, runs, n);
-            n = 0;
-        }
-    }
-    if (n)
-        kvg_i_copy_runs_tiled(dst, stride, from, run, runs, n);
-}
-
-/* ND: tokens whose slots follow each other and whose rows follow each
- * other in the source are one stretch, copied with one memcpy (a prefill
- * fills whole blocks in order): glibc copies a long stretch faster than as
- * many 2 KiB rows (measured: docs/performance.md). Slot s of the
- * [blocks, BS, N, D] cache is its row s, so a stretch is placed s rows in
- * (kvg_layout_offset's answer, without a call and a division per decode
- * token); the slot test comes before the block-end test, so a decode
- * token, whose next slot is not s + 1, costs no division either. */
-static void write_nd_stretches(const args_t *a,
-                               const kvg_i_scatter_pa_kv_cache_plan *p,
-                               const kvg_i_scatter_pa_kv_cache_side *sd)
-{
-    const size_t es = kvg_dtype_size(sd->cache->dtype);
-    const int64_t width = p->heads * sd->dim;
-    const size_t row = (size_t)width * es;
-    unsigned char *cache = (unsigned char *)sd->cache->data;
-    int64_t t = 0, u;
-
-    while (t < p->tokens) {
-        const int64_t s = kvg_i_index_at(a->slot_mapping, t);
-        if (s < 0) {
-            t++;
-            continue; /* padding token: skipped */
-        }
-        /* a stretch stays inside its block, as the kernel's copies do */
-        for (u = t + 1; sd->stride == width && u < p->tokens &&
-                        kvg_i_index_at(a->slot_mapping, u) == s + (u - t) &&
-                        (s + (u - t)) % p->block_size != 0;
-             u++)
-            ;
-        memcpy(cache + (size_t)s * row,
-               (const unsigned char *)sd->src->data +
-                   (size_t)(t * sd->stride + sd->offset) * es,
-               (size_t)(u - t) * row);
-        t = u;
-    }
+    w.esize = kvg_dtype_size(sd->cache->dtype);
+    w.cache = (unsigned char *)sd->cache->data;
+    w.layout = sd->lay;
+    w.src = (const unsigned char *)sd->src->data + (size_t)sd->offset * w.esize;
+    w.stride = (size_t)sd->stride * w.esize;
+    w.slot_mapping = a->slot_mapping;
+    w.tokens = p->tokens;
+    kvg_i_slot_rows_write(&w);
 }
 
 static void write_all(const args_t *a, const kvg_i_scatter_pa_kv_cache_plan *p)
@@ -599,10 +536,9 @@ static void write_all(const args_t *a, const kvg_i_scatter_pa_kv_cache_plan *p)
     int i;
 
     for (i = 0; i < p->sides; i++)
-        if (p->side[i].lay.kind == KVG_LAYOUT_NZ)
-            write_nz_tiled(a, p, &p->side[i]);
-        else if (p->side[i].lay.kind == KVG_LAYOUT_ND)
-            write_nd_stretches(a, p, &p->side[i]);
+        if (p->side[i].lay.kind == KVG_LAYOUT_NZ ||
+            p->side[i].lay.kind == KVG_LAYOUT_ND)
+            write_slot_rows(a, p, &p->side[i]);
     for (t = 0; t < p->tokens; t++) {
         const int64_t s = kvg_i_index_at(a->slot_mapping, t);
         if (s < 0)
