@@ -234,6 +234,17 @@ def same_moves(r):
     return min(got) if got else None
 
 
+def copy_ratio(r, c_ns):
+    """The C/memcpy cell: for a copy with paired samples, the judged
+    paired ratio (tools/bench/targets.py) first and the ratio of the two
+    medians beside it; otherwise the ratio of the medians alone."""
+    medians = "%.2fx" % (c_ns / r["memcpy_ns"])
+    if r["copy_only"] and "memcpy_paired_ratio" in r:
+        return "%.2fx paired (medians %s)" % (r["memcpy_paired_ratio"],
+                                              medians)
+    return medians
+
+
 def row(r):
     c_ns = r["op_ns"]
     touched = r["bytes_read"] + r["bytes_written"]
@@ -253,7 +264,7 @@ def row(r):
     # from the floor a copy of its output bytes would set
     cells += [fmt_time(np_ns),
               ratio(np_ns / c_ns, r["ratio_range"], r["rounds"]),
-              "%.2fx" % (c_ns / memcpy),
+              copy_ratio(r, c_ns),
               "%.2fx" % (c_ns / r["memcpy_places_ns"])
               if r["copy_only"] and r.get("memcpy_places_ns") else "-",
               "%.2fx" % (c_ns / same_moves(r)[0])
