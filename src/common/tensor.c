@@ -193,20 +193,6 @@ int64_t kvg_i_numel(const kvg_tensor *t)
     return n;
 }
 
-int64_t kvg_i_index_at(const kvg_tensor *t, int64_t i)
-{
-    const unsigned char *p = (const unsigned char *)t->data;
-    if (t->dtype == KVG_INT32) {
-        int32_t v;
-        memcpy(&v, p + (size_t)i * 4u, sizeof v);
-        return v;
-    } else {
-        int64_t v;
-        memcpy(&v, p + (size_t)i * 8u, sizeof v);
-        return v;
-    }
-}
-
 size_t kvg_i_ws_bytes(size_t count, size_t item)
 {
     size_t bytes;
