@@ -12,7 +12,7 @@
  * lists cover one whole block, a decode step's random slots, stretches of
  * exactly the run-by-run threshold and one short of it, a stretch across a
  * block boundary, more scattered rows than one scattered tile holds, and
- * runs other than 32 bytes.
+ * runs other than 32 bytes. And kvg_i_copy_bytes, the ND rows' copy.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -179,6 +179,37 @@ static void test_chunks(void **state)
                         "a chunk of the mixed list");
 }
 
+/* kvg_i_copy_bytes, the ND row copy: the bytes at every offset of a
+ * poisoned buffer, for sizes that are and are not multiples of its
+ * 32-byte pieces; expected byte by byte, every byte around them kept. */
+static void test_copy_bytes(void **state)
+{
+    static const size_t sizes[] = {0, 1, 31, 32, 33, 64, 96, 2048, 2064,
+                                   4128};
+    const size_t pad = 40;
+    size_t i, off, b;
+    (void)state;
+    for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (off = 0; off < 4; off++) {
+            const size_t n = sizes[i], size = n + 2 * pad;
+            unsigned char *src = (unsigned char *)kvgt_alloc_poisoned(
+                n + 1, 70 + i);
+            unsigned char *got =
+                (unsigned char *)kvgt_alloc_poisoned(size, 90 + i);
+            unsigned char *want = (unsigned char *)malloc(size);
+            assert_non_null(want);
+            for (b = 0; b < size; b++)
+                want[b] = b >= pad + off && b < pad + off + n
+                              ? src[b - pad - off]
+                              : got[b];
+            kvg_i_copy_bytes(got + pad + off, src, n);
+            kvgt_assert_bytes_equal(got, want, size, "kvg_i_copy_bytes");
+            free(src);
+            free(got);
+            free(want);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_decode),
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_chunks),
+        cmocka_unit_test(test_copy_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

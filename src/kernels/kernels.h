@@ -141,6 +141,10 @@ void kvg_i_copy_runs_tiled(unsigned char *const *dst, size_t stride,
                            const unsigned char *const *src, size_t run,
                            size_t runs, size_t rows);
 
+/* memcpy(dst, src, bytes), as 32-byte copies of constant size where
+ * bytes is a multiple of 32 (see copy.c for why). */
+void kvg_i_copy_bytes(void *dst, const void *src, size_t bytes);
+
 /* Rows a caller gathers per kvg_i_copy_runs_tiled call: a prefill's
  * tokens then fill a block of 128 slots in one stretch (measured 64 and
  * 128, docs/performance.md). */
