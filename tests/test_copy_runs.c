@@ -23,7 +23,7 @@
 
 #include "src/kernels/kernels.h"
 
-#define BLOCKS 6
+#define BLOCKS 16
 #define BS 32
 #define MAX_ROWS (BLOCKS * BS)
 
@@ -121,12 +121,12 @@ static void test_decode(void **state)
     size_t n;
     (void)state;
     kvgt_rng_seed(&rng, 21);
-    n = scattered(slots, 0, 150, used, &rng);
-    check_slots(&g, slots, n, 22, "150 random slots");
+    n = scattered(slots, 0, 300, used, &rng);
+    check_slots(&g, slots, n, 22, "300 random slots, more than a tile");
 }
 
 /* Stretches of 8 (run by run) and 7 (scattered), one across the end of
- * block 1, and 70 scattered rows, more than one scattered tile (64). */
+ * block 1, and 270 scattered rows, more than one scattered tile (256). */
 static const struct {
     int64_t first;
     size_t n;
@@ -143,7 +143,7 @@ static size_t mixed(int64_t *slots, kvgt_rng *rng)
     n = scattered(slots, n, 30, used, rng);
     n = stretch(slots, n, k_stretches[1].first, k_stretches[1].n);
     n = stretch(slots, n, k_stretches[2].first, k_stretches[2].n);
-    n = scattered(slots, n, 40, used, rng);
+    n = scattered(slots, n, 240, used, rng);
     return stretch(slots, n, k_stretches[3].first, k_stretches[3].n);
 }
 
@@ -173,7 +173,7 @@ static void test_chunks(void **state)
     (void)state;
     kvgt_rng_seed(&rng, 51);
     n = mixed(slots, &rng);
-    for (c = 1; c <= n; c += c < 16 ? 1 : 13)
+    for (c = 1; c <= n; c += c < 16 ? 1 : 29)
         for (at = 0; at < n; at += c)
             check_slots(&g, slots + at, n - at < c ? n - at : c, 60 + c,
                         "a chunk of the mixed list");

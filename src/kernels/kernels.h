@@ -147,7 +147,8 @@ void kvg_i_copy_bytes(void *dst, const void *src, size_t bytes);
 
 /* Rows a caller gathers per kvg_i_copy_runs_tiled call: a prefill's
  * tokens then fill a block of 128 slots in one stretch (measured 64 and
- * 128, docs/performance.md). */
-#define KVG_I_COPY_TILE 128
+ * 128), and a decode step's 256 rows are one scattered tile (copy.c;
+ * docs/performance.md). */
+#define KVG_I_COPY_TILE 256
 
 #endif /* KVGOLD_SRC_KERNELS_H */
