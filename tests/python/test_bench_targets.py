@@ -113,3 +113,17 @@ def test_a_failed_compare_run_is_not_judged(tmp_path):
                     ["--bigdump", "cold=%s" % tsv])
     assert rc == 1
     assert "not judged (failed)" in out
+
+
+@pytest.mark.parametrize("paired, verdict", [("1.40", "met"),
+                                             ("1.60", "**not met**")])
+def test_compare_is_judged_on_the_paired_ratio(tmp_path, paired, verdict):
+    # medians 1.0 s read, 2.0 s compare (2.0x), but the pairs' own ratios
+    # have the median `paired`: that is the judged figure (bigdump.sh)
+    tsv = tmp_path / "results.tsv"
+    tsv.write_text("size\tcommand\tread_s\twall_s\trss_kb\tstatus\tpairs"
+                   "\tratio\n1G\tcompare good\t1.0\t2.0\t40000\tok\t3\t%s\n"
+                   % paired)
+    rc, out = judge(tmp_path, [shape("fast", 1000.0, torch_s=1e-3)],
+                    ["--bigdump", "cold=%s" % tsv])
+    assert "| %sx | 39 MiB | %s |" % (paired, verdict) in out, out

@@ -3,7 +3,7 @@
 #
 #   sh tools/bench/bigdump.sh [--dir DIR] [--sizes "256M 1G 4G"]
 #       [--kvgold BIN] [--mem-cap BYTES] [--timeout SECONDS] [--keep]
-#       [--markdown FILE] [--cold]
+#       [--markdown FILE] [--cold] [--pairs N]
 #
 # For each size: writes a DeepSeek-V3 decode step of KvRmsNormRopeCache
 # (Bkv 64, PA_BLK_NZ, int8 caches) whose input files add up to that many
@@ -13,13 +13,16 @@
 #   check          kvgold check CASE
 #   compare good   kvgold compare CASE GOOD     (must pass, exit 0)
 #   compare bad    kvgold compare CASE BAD      (one token one slot off: exit 1)
-# Before each command the files it needs are read twice with `cat FILES >
-# /dev/null`; the second read is the command's read time, and `fincore`
-# then says how much of them the page cache holds (warm = 100 %). With
-# --cold the files leave the page cache instead (fsync, then posix_fadvise
+# Before each command the files it needs are read once with `cat FILES >
+# /dev/null` (warm: that fills the page cache), then the read and the
+# command are timed in --pairs pairs (default 3), back to back, the first
+# of the two alternating; the row gives the medians and the median of the
+# pairs' ratios, which the time targets judge. `fincore` says how much of
+# the files the page cache holds before the command (warm = 100 %). With
+# --cold the files leave the page cache (fsync, then posix_fadvise
 # DONTNEED on each file: no root, and no other program's cache is dropped)
-# before one timed read and again before the command (cached ~0 %). The
-# command runs right after, in that same state, under /usr/bin/time (wall
+# before every timed read and every run (cached ~0 %). The
+# command runs in that state, under /usr/bin/time (wall
 # clock, peak RSS), `ulimit -v` (--mem-cap, e.g. 16G; default 3/4 of MemAvailable
 # when it starts) and `timeout` (--timeout, default 900 s), so a command
 # that runs out of memory is reported as OOM or killed, not the machine.
@@ -45,6 +48,7 @@ mem_cap=""
 limit=900
 keep=0
 cold=0
+pairs=3
 markdown=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
     --timeout) limit=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --cold) cold=1; shift ;;
+    --pairs) pairs=$2; shift 2 ;;
     --markdown) markdown=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
     *) echo "bigdump.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -74,7 +79,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 load_start=$(cut -d' ' -f1 /proc/loadavg)  # the machine is shared: say how busy
 results=$dir/results.tsv
-printf 'size\tinput_bytes\tcommand\tread_bytes\tread1_s\tread_s\tresident_pct\twall_s\trss_kb\trc\twant\tstatus\tmem_cap_kb\n' \
+printf 'size\tinput_bytes\tcommand\tread_bytes\tread1_s\tread_s\tresident_pct\twall_s\trss_kb\trc\twant\tstatus\tmem_cap_kb\tpairs\tratio\n' \
   > "$results"
 
 bytes_of() { # label like 256M / 1G -> bytes
@@ -132,34 +137,27 @@ classify() {
   fi
 }
 
-# measure SIZE NAME WANT FILES -- CMD...: one row of results.tsv
-measure() {
-  size=$1 name=$2 want=$3
-  shift 3
-  files=""
-  while [ "$1" != "--" ]; do files="$files $1"; shift; done
-  shift
-  if [ "$cold" -eq 1 ]; then
-    # shellcheck disable=SC2086
-    evict $files
-    # shellcheck disable=SC2086
-    read1=$(seconds_of cat $files)
-    read2=$read1
-    # shellcheck disable=SC2086
-    evict $files
-  else
-    # shellcheck disable=SC2086
-    read1=$(seconds_of cat $files)
-    # shellcheck disable=SC2086
-    read2=$(seconds_of cat $files)
-  fi
+median() { # NUMBERS... -> their median
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR % 2) print v[(NR + 1) / 2]
+    else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+timed_read() { # the read time of $files (--cold: out of the page cache first)
   # shellcheck disable=SC2086
-  warm=$(resident_pct $files)
+  [ "$cold" -eq 0 ] || evict $files
   # shellcheck disable=SC2086
-  rbytes=$(sum_sizes $files)
-  cap=$(mem_cap_kb)
-  echo "bigdump: $size $name: read ${read2}s (first ${read1}s, ${warm}% cached), running ..."
+  seconds_of cat $files
+}
+
+run_once() { # CMD...: one timed run (--cold: $files evicted first); sets
+  # rc, wall, rss and res (how much of $files the page cache held)
+  # shellcheck disable=SC2086
+  [ "$cold" -eq 0 ] || evict $files
+  # shellcheck disable=SC2086
+  res=$(resident_pct $files)
   rm -f "$dir/cmd.time"
+  t0=$(date +%s%N)
   set +e
   (
     ulimit -v "$cap"
@@ -168,15 +166,63 @@ measure() {
   ) >"$dir/cmd.out" 2>"$dir/cmd.err"
   rc=$?
   set -e
-  # no time file: the command could not even start (it shows as an error)
-  wall=$(tail -n 1 "$dir/cmd.time" 2>/dev/null | cut -d' ' -f1)
+  t1=$(date +%s%N)
+  # no time file: the command could not even start (it shows as an error);
+  # the wall time to the microsecond (time's %e has 10 ms steps), time's
+  # own start included
+  wall=""
+  [ ! -s "$dir/cmd.time" ] || wall=$(awk -v a="$t0" -v b="$t1" \
+    'BEGIN { printf "%.6f\n", (b - a) / 1e9 }')
   rss=$(tail -n 1 "$dir/cmd.time" 2>/dev/null | cut -d' ' -f2)
-  status=$(classify "$rc" "$want" "$wall")
-  echo "bigdump: $size $name: ${wall}s, peak RSS ${rss} KiB, exit $rc: $status"
+}
+
+# measure SIZE NAME WANT FILES -- CMD...: one row of results.tsv. The read
+# and the command are timed in --pairs pairs, back to back, which of the
+# two goes first alternating: the row's read and wall times are the
+# medians, its ratio the median of the pairs' ratios (the VM's disk read
+# the same 1 GiB cold in 1.3 s and in 3.1 s minutes apart), its peak RSS
+# the largest. A command that fails is not run again.
+measure() {
+  size=$1 name=$2 want=$3
+  shift 3
+  files=""
+  while [ "$1" != "--" ]; do files="$files $1"; shift; done
+  shift
+  cap=$(mem_cap_kb)
+  # shellcheck disable=SC2086
+  rbytes=$(sum_sizes $files)
+  read1=$(timed_read)  # warm: the read that fills the page cache
+  reads="" walls="" ratios="" peak=0 i=1 r=""
+  while [ "$i" -le "$pairs" ]; do
+    if [ $((i % 2)) -eq 1 ]; then
+      r=$(timed_read)
+      run_once "$@"
+    else
+      run_once "$@"
+      r=$(timed_read)
+    fi
+    [ "$i" -gt 1 ] || warm=$res
+    status=$(classify "$rc" "$want" "$wall")
+    [ "$status" = ok ] || break
+    reads="$reads $r" walls="$walls $wall"
+    ratios="$ratios $(awk -v w="$wall" -v r="$r" 'BEGIN {
+      printf "%.6f\n", (r > 0 ? w / r : 1e9) }')"
+    [ "$rss" -le "$peak" ] || peak=$rss
+    i=$((i + 1))
+  done
+  if [ "$status" = ok ]; then
+    # shellcheck disable=SC2086
+    read2=$(median $reads) wall=$(median $walls) ratio=$(median $ratios)
+    rss=$peak
+  else
+    read2=${r:-$read1} ratio=""
+  fi
+  echo "bigdump: $size $name: read ${read2}s, ${wall}s, ratio ${ratio:-?} (median of $((i - 1)) pairs), peak RSS ${rss} KiB, exit $rc: $status"
   if [ "$status" != ok ]; then sed -n '1,5p' "$dir/cmd.err" | sed 's/^/  stderr: /'; fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" \
-    "$input_bytes" "$name" "$rbytes" "$read1" "$read2" "$warm" "$wall" \
-    "$rss" "$rc" "$want" "$status" "$cap" >> "$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    "$size" "$input_bytes" "$name" "$rbytes" "$read1" "$read2" "$warm" \
+    "$wall" "$rss" "$rc" "$want" "$status" "$cap" "$((i - 1))" "$ratio" \
+    >> "$results"
 }
 
 d=""

@@ -4,11 +4,13 @@
     /usr/bin/python3 tools/bench/bigdump_report.py RESULTS.tsv [--title T]
 
 RESULTS.tsv has one row per (size, command) as bigdump.sh measures it:
-the read time of the command's files (the second of two `cat FILES >
-/dev/null`), how much of them the page cache held, the command's wall time
-and peak RSS, its exit status and what became of it (ok, OOM, timeout,
-killed, wrong exit). Prints the table with the ratios to the read time and
-to the input bytes, then the issue's targets:
+the read time of the command's files (`cat FILES > /dev/null`), how much
+of them the page cache held, the command's wall time and peak RSS, its
+exit status and what became of it (ok, OOM, timeout, killed, wrong exit);
+read and wall times are medians of pairs timed back to back, and `ratio`
+the median of the pairs' ratios (rows without it, from older runs: wall
+over read). Prints the table with the ratios to the read time and to the
+input bytes, then the issue's targets:
 
   works     compare, good and bad dumps alike, finishes with the right
             verdict (exit 0 / 1)
@@ -48,7 +50,18 @@ def load(path):
         r["wall_s"] = float(r["wall_s"]) if r["wall_s"] else None
         r["rss"] = int(r["rss_kb"]) * 1024 if r["rss_kb"] else None
         r["ok"] = r["status"] == "ok"
+        r["ratio"] = paired_ratio(r)
     return rows
+
+
+def paired_ratio(r):
+    """wall / read: the median of the pairs' ratios where the row has it,
+    else the ratio of the two times; None without a wall time."""
+    if r.get("ratio"):
+        return float(r["ratio"])
+    if r["wall_s"] is None or r["read_s"] <= 0:
+        return None
+    return r["wall_s"] / r["read_s"]
 
 
 def mark(verdict):
@@ -59,9 +72,9 @@ def time_target(r):
     """None where not applicable or not judged."""
     if not r["command"].startswith("compare") or r["size_bytes"] < GIB:
         return "-"
-    if not r["ok"] or r["read_s"] <= 0:
+    if not r["ok"] or r["ratio"] is None:
         return None
-    return r["wall_s"] <= TIME_RATIO * r["read_s"]
+    return r["ratio"] <= TIME_RATIO
 
 
 def memory_target(r):
@@ -90,7 +103,7 @@ def row_line(r):
         r["size"], r["command"], "%.0f MiB" % (r["input_bytes"] / MIB),
         "%.3f" % r["read_s"], cached(r["resident_pct"]),
         "-" if r["wall_s"] is None else "%.2f" % r["wall_s"],
-        fmt_ratio(r["wall_s"], r["read_s"]),
+        "-" if r["ratio"] is None else "%.1fx" % r["ratio"],
         "-" if r["rss"] is None else "%.0f" % (r["rss"] / MIB),
         fmt_ratio(r["rss"], r["input_bytes"]),
         r["status"],

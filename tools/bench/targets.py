@@ -148,7 +148,10 @@ def bigdump_rows(state, path):
             verdicts.append(None)
             continue
         read_s, wall_s = float(r["read_s"]), float(r["wall_s"])
-        ratio = wall_s / read_s if read_s > 0 else float("inf")
+        if r.get("ratio"):  # the median of the pairs' ratios
+            ratio = float(r["ratio"])
+        else:  # an older results.tsv: one read, one run
+            ratio = wall_s / read_s if read_s > 0 else float("inf")
         v = ratio <= COMPARE_RATIO
         rss = "%.0f MiB" % (int(r["rss_kb"]) / 1024) if r.get("rss_kb") \
             else "-"
