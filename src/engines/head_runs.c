@@ -17,6 +17,7 @@
 #include "kvgold/layout.h"
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
+#include "src/kernels/prefetch.h"
 #include "src/registry/op_desc.h"
 
 /* The index tensors' names: the operator's (rules), else ATB's. */
@@ -652,6 +653,20 @@ static int range_ends(const head_dst *g, int n, int64_t *cut)
     return u;
 }
 
+/* Head by head, a head's pieces are rb bytes every N*rb of the source,
+ * a stride the hardware prefetcher follows late: each pass asks for its
+ * piece KVG_I_RUN_AHEAD rows ahead. Omni 4/8 streaming, three sets of
+ * alternated runs: no hint 593-652 us (median of the rounds), 16 rows
+ * ahead 535-589; 4, 32 and 64 rows no better than 16. */
+#define KVG_I_RUN_AHEAD 16
+
+static void ask_for_row(const unsigned char *p, size_t bytes)
+{
+    size_t o;
+    for (o = 0; o < bytes; o += KVG_I_LINE)
+        KVG_I_PREFETCH(p + o);
+}
+
 /* Rows [t0, t1) of the batch at `base`, kept by the same heads of g
  * (none of whose ranges ends inside), in the faster order. Where each
  * keeping head's row t0 comes from and goes to is worked out once: inside
@@ -686,9 +701,13 @@ static void copy_stretch(const kvg_i_runs *r, const side *sd,
     }
     for (k = 0; k < 2; k++) /* head by head */
         for (j = 0; j < keep; j++)
-            for (t = t0; t < t1; t++)
+            for (t = t0; t < t1; t++) {
+                if (t + KVG_I_RUN_AHEAD < t1)
+                    ask_for_row(from[k][j] + (size_t)(t + KVG_I_RUN_AHEAD -
+                                                      t0) * stride, rb);
                 memcpy(to[k][j] + (size_t)(t - t0) * rb,
                        from[k][j] + (size_t)(t - t0) * stride, rb);
+            }
 }
 
 /* The copied rows of runs [i0, i1) of one batch (its rows from base). */
