@@ -18,6 +18,7 @@
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
 #include "src/kernels/prefetch.h"
+#include "src/layout/flat_slot.h"
 #include "src/registry/op_desc.h"
 
 /* The index tensors' names: the operator's (rules), else ATB's. */
@@ -497,19 +498,9 @@ typedef struct side {
  * With one head per slot the cache is [NB*BS, D] rows, so slot s starts
  * s*D elements in (kvg_layout_offset of block s / BS, row s % BS) and a
  * run of slots is one contiguous stretch of rows. */
-static kvg_cache_coord slot_coord(const kvg_cache_layout *l, int64_t s)
-{
-    kvg_cache_coord c;
-    c.block = s / l->slots;
-    c.slot = s % l->slots;
-    c.head = 0;
-    c.channel = 0;
-    return c;
-}
-
 static unsigned char *slot_ptr(const side *sd, int64_t s)
 {
-    const kvg_cache_coord c = slot_coord(&sd->layout, s);
+    const kvg_cache_coord c = kvg_i_flat_slot(&sd->layout, s);
     return sd->cache + (size_t)kvg_layout_offset(&sd->layout, &c) * sd->esize;
 }
 
@@ -788,6 +779,7 @@ void kvg_i_runs_enumerate(const void *ctx, kvg_i_run_sink *s)
             continue; /* skipped head */
         /* the head's plan_count tokens go to consecutive slots, whose
          * rows are consecutive in the cache (one head per slot) */
-        kvg_i_sink_row(s, &l, slot_coord(&l, slot), plan_count(&p) * r->dim);
+        kvg_i_sink_row(s, &l, kvg_i_flat_slot(&l, slot),
+                       plan_count(&p) * r->dim);
     }
 }

@@ -8,6 +8,7 @@
 
 #include "src/common/internal.h"
 #include "src/kernels/kernels.h"
+#include "src/layout/flat_slot.h"
 
 /* Bytes of one token's N*D row. */
 static size_t row_bytes(const kvg_i_slot_rows *w)
@@ -69,10 +70,7 @@ static void write_nz(const kvg_i_slot_rows *w)
         kvg_cache_coord c;
         if (s < 0)
             continue; /* padding token: skipped */
-        c.block = s / l->slots;
-        c.slot = s % l->slots;
-        c.head = 0;
-        c.channel = 0;
+        c = kvg_i_flat_slot(l, s);
         dst[n] = w->cache + (size_t)kvg_layout_offset(l, &c) * w->esize;
         from[n] = w->src + (size_t)t * w->stride;
         if (++n == KVG_I_COPY_TILE) {
