@@ -34,6 +34,8 @@ import json
 import re
 import sys
 
+from bigdump_report import paired_ratio  # beside this file
+
 TORCH_RATIO = 20.0
 COPY_RATIO = 1.5
 PYTHON_US = 15.0
@@ -148,10 +150,9 @@ def bigdump_rows(state, path):
             verdicts.append(None)
             continue
         read_s, wall_s = float(r["read_s"]), float(r["wall_s"])
-        if r.get("ratio"):  # the median of the pairs' ratios
-            ratio = float(r["ratio"])
-        else:  # an older results.tsv: one read, one run
-            ratio = wall_s / read_s if read_s > 0 else float("inf")
+        ratio = paired_ratio(r.get("ratio"), wall_s, read_s)
+        if ratio is None:  # no read time: nothing to be within 1.5x of
+            ratio = float("inf")
         v = ratio <= COMPARE_RATIO
         rss = "%.0f MiB" % (int(r["rss_kb"]) / 1024) if r.get("rss_kb") \
             else "-"
