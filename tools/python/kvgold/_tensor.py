@@ -45,8 +45,11 @@ class Tensor:
 
     @property
     def __array_interface__(self):
+        # an empty tensor has no address (NumPy takes 0 as "no data given"
+        # and then fails on the object itself): hand it the empty buffer
+        data = (_address(self.data), False) if self.data else self.data
         return {"shape": self.shape, "typestr": _dtypes.TAGS[self.dtype][2],
-                "data": (_address(self.data), False), "version": 3}
+                "data": data, "version": 3}
 
     def tobytes(self):
         return bytes(self.data)
