@@ -158,6 +158,14 @@ def _check_size(name, tag, itemsize, described):
 
 
 def _torch_view(name, t, tag, writable):
+    if t.layout != sys.modules["torch"].strided:
+        # a sparse (or mkldnn) tensor has no dense storage to view: torch
+        # itself would only say it has no data pointer
+        layout = str(t.layout).replace("torch.", "")
+        raise Error(PARAM_INVALID, "%s: a %s tensor; kvgold does not support "
+                    "%s tensors (convert with .to_dense())" % (
+                        name, layout, "sparse" if layout.startswith(
+                            "sparse") else layout), name)
     if t.device.type != "cpu":
         raise Error(PARAM_INVALID, "%s: a %s tensor; kvgold runs on CPU "
                     "tensors (.cpu() it)" % (name, t.device.type), name)
