@@ -70,6 +70,9 @@ typedef struct scan_opts {
     const char *junit, *html, *csv;
     int json, jobs, shard_i, shard_n;
     kvg_scan_opts e;
+    /* the reconciliation: entries the reader saw = calls judged here +
+     * calls of other shards + entries of other operators */
+    size_t entries, other_shards;
 } scan_opts;
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -121,11 +124,9 @@ static int parse_args(int argc, char **argv, scan_opts *o)
                                            "operator", v);
             o->e.op = v;
         } else if (strcmp(a, "--attr") == 0) {
-            if (strchr(v, '=') == NULL || v[0] == '=' ||
-                o->e.n_attrs == KVG_SCAN_MAX_ARGS)
-                return kvg_cli_usage_error("scan: --attr needs NAME=VALUE "
-                                           "(VALUE as case.json writes it), "
-                                           "got %s", v);
+            if (o->e.n_attrs == KVG_SCAN_MAX_ARGS)
+                return kvg_cli_usage_error("scan: more than 24 --attr "
+                                           "(the last: %s)", v);
             o->e.attrs[o->e.n_attrs++] = v;
         } else if (strcmp(a, "--csv") == 0) {
             o->csv = v;
@@ -166,6 +167,12 @@ static int parse_args(int argc, char **argv, scan_opts *o)
     }
     if (o->path == NULL)
         return kvg_cli_usage_error("scan: needs PATH%s", "");
+    /* after --op, which narrows the names an --attr may have */
+    for (i = 0; i < o->e.n_attrs; i++) {
+        char why[KVG_SCAN_REASON_MAX];
+        if (kvg_scan_attr_check(o->e.attrs[i], o->e.op, why, sizeof why) != 0)
+            return kvg_cli_usage_error("scan: %s", why);
+    }
     if (o->jobs == 0)
         o->jobs = kvg_scan_default_jobs();
     return -1;
@@ -329,7 +336,14 @@ static void print_text(const scan_opts *o, const kvg_scan_list *l,
         fail += r->verdict == KVG_VERDICT_FAIL;
         nj += r->verdict == KVG_VERDICT_NOT_JUDGED;
     }
-    fprintf(out, "\nscan: %lu calls: %lu passed, %lu failed, %lu not judged"
+    /* every entry seen is accounted for: no reader drops one */
+    fprintf(out, "\nentries: %lu seen = %lu calls of kvgold operators",
+            (unsigned long)o->entries, (unsigned long)n);
+    if (o->other_shards > 0)
+        fprintf(out, " + %lu in other shards",
+                (unsigned long)o->other_shards);
+    fprintf(out, " + %lu of other operators\n", (unsigned long)others);
+    fprintf(out, "scan: %lu calls: %lu passed, %lu failed, %lu not judged"
                  " -> %s\n",
             (unsigned long)n, (unsigned long)pass, (unsigned long)fail,
             (unsigned long)nj,
@@ -370,9 +384,11 @@ static void print_json(const scan_opts *o, const kvg_scan_list *l,
         nj += r->verdict == KVG_VERDICT_NOT_JUDGED;
     }
     fprintf(out, "],\"summary\":{\"calls\":%lu,\"passed\":%lu,\"failed\":%lu,"
-                 "\"not_judged\":%lu},\"verdict\":\"%s\"}\n",
+                 "\"not_judged\":%lu,\"entries\":%lu,\"other_calls\":%lu,"
+                 "\"other_shards\":%lu},\"verdict\":\"%s\"}\n",
             (unsigned long)n, (unsigned long)pass, (unsigned long)fail,
-            (unsigned long)nj,
+            (unsigned long)nj, (unsigned long)o->entries,
+            (unsigned long)others, (unsigned long)o->other_shards,
             fail ? "FAIL" : nj ? "INCOMPLETE" : n ? "PASS" : "NO_CALLS");
 }
 
@@ -527,6 +543,24 @@ static int pages_dir(const char *html, char *rel, size_t rcap, char *full,
     return 1;
 }
 
+/* PATH must be a directory or a regular file (a link to one); else the
+ * message says what it is. */
+static int path_readable(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        fprintf(stderr, "kvgold: scan %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "kvgold: scan %s: is %s; a dump is a directory or "
+                        "a CANN dump file\n",
+                path, kvg_file_kind((unsigned long)sb.st_mode));
+        return 0;
+    }
+    return 1;
+}
+
 int kvg_cli_scan(int argc, char **argv)
 {
     scan_opts o;
@@ -541,14 +575,14 @@ int kvg_cli_scan(int argc, char **argv)
         return rc;
     memset(&l, 0, sizeof l);
     kvg_diag_clear(&diag);
+    if (!path_readable(o.path))
+        return KVG_EXIT_INVALID;
     if (o.format == KVG_SCAN_AUTO &&
         (o.format = kvg_scan_detect(o.path)) == KVG_SCAN_AUTO) {
-        fprintf(stderr, "kvgold: scan %s: %s\n", o.path,
-                kvg_scan_kind(o.path, 0) == 0
-                    ? strerror(errno)
-                    : "not a dump kvgold reads (no dump.json, before/ and "
-                      "after/, input_<i>_<dtype>.bin or CANN dump file "
-                      "found); say --format");
+        fprintf(stderr, "kvgold: scan %s: not a dump kvgold reads (no "
+                        "dump.json, before/ and after/, "
+                        "input_<i>_<dtype>.bin or CANN dump file found); say "
+                        "--format\n", o.path);
         return KVG_EXIT_INVALID;
     }
     if (o.csv != NULL && o.format != KVG_SCAN_TTK) {
@@ -588,6 +622,8 @@ int kvg_cli_scan(int argc, char **argv)
         if (selected++ % (size_t)o.shard_n == (size_t)(o.shard_i - 1))
             pick[n++] = i;
     }
+    o.entries = l.count + l.others;
+    o.other_shards = selected - n;
     o.e.want_text = !o.json || o.junit != NULL;
     o.e.want_json = o.json;
     if (o.html != NULL) {

@@ -66,8 +66,10 @@ def test_atb_step(cli, step):
     assert rc == 1, err
     assert doc["format"] == "atb"
     check(doc)
+    # eight operation directories: seven calls and one of another operation
     assert doc["summary"] == {"calls": 7, "passed": 4, "failed": 2,
-                              "not_judged": 1}
+                              "not_judged": 1, "entries": 8,
+                              "other_calls": 1, "other_shards": 0}
     # the KVHEAD_ROPE call was mapped as such (its mean token judged)
     rope = doc["calls"][6]["report"]["results"]
     assert {t["name"]: t["role"] for t in rope} == {

@@ -166,7 +166,15 @@ def test_case_without_a_row(cli, tmp_path):
     rc, doc, err = sd.scan(cli, root, "--csv", csv, "--op", kv.OP)
     c = {c["id"]: c for c in doc["calls"]}
     assert c["kv_norm_0"]["verdict"] == "NOT_JUDGED"
-    assert "which has no row of it" in c["kv_norm_0"]["reason"]
+    assert "the testcase CSV has no row whose testcase_name is kv_norm_0" \
+        in c["kv_norm_0"]["reason"]
+    # without --op too: a case the CSV does not describe is unknown, not
+    # "another operator"
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    assert rc == 1
+    c = {c["id"]: c for c in doc["calls"]}
+    assert c["kv_norm_0"]["verdict"] == "NOT_JUDGED"
+    assert doc["other_calls"] == 0
 
 
 def test_duplicate_row_is_ambiguous(cli, tmp_path):

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fileio.h"
 #include "read_common.h"
@@ -147,75 +148,140 @@ static void op_name(const char *base, char *out, size_t cap)
         out[n - 1] = '\0';
 }
 
-/* Read the headers of DIR/SUB/<stem>N.bin for N = 0, 1, ... into args. */
+/* The index N of "<stem>N.bin" or "<stem>N_<irName>.bin" (ATB names its
+ * tensor files the second way since 2026-05, hicann/ascend-transformer-
+ * boost src/atb/utils/store_util.cpp), or -1. */
+static int tensor_index(const char *name, const char *stem)
+{
+    size_t k = strlen(stem), n = strlen(name);
+    const char *p = name + k;
+    long v = 0;
+
+    if (strncmp(name, stem, k) != 0 || n < k + 5 ||
+        strcmp(name + n - 4, ".bin") != 0 || *p < '0' || *p > '9' ||
+        (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((v = v * 10 + (*p - '0')) > 1000000)
+            return -1;
+    return (*p == '.' && p == name + n - 4) || *p == '_' ? (int)v : -1;
+}
+
+/* Read the headers of DIR/SUB's tensor files <stem>N[_irName].bin, N = 0,
+ * 1, ... into args. Every file of the form is read or the call is
+ * unreadable: one left out would be an output nobody judged. */
 static kvg_status read_side(kvg_scan_call *c, const char *sub,
                             const char *stem, kvg_scan_arg *args, int *n,
                             kvg_diag *diag)
 {
     unsigned char head[ATB_HEAD_MAX];
-    char file[KVG_SCAN_FILE_MAX];
-    int i;
+    char **names;
+    size_t count, i;
+    char *dir = kvg_path_join(c->dir, sub, NULL, diag);
+    kvg_status st;
+    int k;
 
     *n = 0;
-    for (i = 0; i < KVG_SCAN_MAX_ARGS; i++) {
-        kvg_scan_arg *a = &args[i];
+    if (dir == NULL)
+        return KVG_ERR_NOMEM;
+    if (kvg_scan_kind(dir, 1) == 0 && kvg_scan_kind(dir, 0) == 0) {
+        free(dir);
+        return KVG_OK; /* no such side: its tensors are missing */
+    }
+    st = kvg_scan_names(dir, &names, &count, diag);
+    free(dir);
+    if (st != KVG_OK)
+        return st;
+    for (i = 0; i < count && st == KVG_OK; i++) {
+        kvg_scan_arg *a;
         char *path;
         size_t len;
         uint64_t size;
-        kvg_status st;
+        int idx = tensor_index(names[i], stem);
 
-        (void)snprintf(file, sizeof file, "%s/%s%d.bin", sub, stem, i);
-        if ((path = kvg_path_join(c->dir, file, NULL, diag)) == NULL)
-            return KVG_ERR_NOMEM;
-        if (kvg_scan_kind(path, 0) == 0) {
-            free(path);
+        if (idx < 0)
+            continue;
+        if (idx >= KVG_SCAN_MAX_ARGS) {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
+                             "%s/%s/%s: tensor %d; kvgold reads %d of a "
+                             "side", c->dir, sub, names[i], idx,
+                             KVG_SCAN_MAX_ARGS);
+            break;
+        }
+        a = &args[idx];
+        if (a->file[0] != '\0') {
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
+                             "%s/%s: %s and %s are both %s%d", c->dir, sub,
+                             a->file + strlen(sub) + 1, names[i], stem, idx);
             break;
         }
         memset(a, 0, sizeof *a);
-        (void)snprintf(a->file, sizeof a->file, "%s", file);
-        (void)snprintf(a->name, sizeof a->name, "%s%d", stem, i);
+        (void)snprintf(a->file, sizeof a->file, "%s/%s", sub, names[i]);
+        (void)snprintf(a->name, sizeof a->name, "%s%d", stem, idx);
+        if ((path = kvg_path_join(c->dir, a->file, NULL, diag)) == NULL)
+            return KVG_ERR_NOMEM;
         st = kvg_scan_head(path, head, sizeof head, &len, &size, diag);
         if (st == KVG_OK)
             st = kvg_scan_atb_header(head, len, size, path, a, diag);
         free(path);
-        if (st != KVG_OK)
-            return st;
         /* an empty tensor is how ATB passes an optional input left out */
-        if (a->nbytes == 0)
+        if (st == KVG_OK && a->nbytes == 0)
             a->kind = KVG_SCAN_NONE;
-        *n = i + 1;
+        if (idx + 1 > *n)
+            *n = idx + 1;
     }
-    return KVG_OK;
+    kvg_scan_names_free(names, count);
+    for (k = 0; st == KVG_OK && k < *n; k++)
+        if (args[k].file[0] == '\0')
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
+                             "%s/%s: has %s%d but no %s%d.bin (the tensor "
+                             "files must run from 0 without a gap)",
+                             c->dir, sub, stem, *n - 1, stem, k);
+    return st;
 }
 
 typedef struct atb_walk {
     kvg_scan_list *l;
 } atb_walk;
 
+/* What side `name` of an operation directory is: 0 absent, 1 a real
+ * directory, -1 something else (a file, a link, a FIFO: why said). */
+static int side_kind(const char *dir, const char *name, char *why,
+                     size_t cap)
+{
+    char *path = kvg_path_join(dir, name, NULL, NULL);
+    struct stat sb;
+    int k;
+    if (path == NULL || lstat(path, &sb) != 0) {
+        free(path);
+        return 0;
+    }
+    k = S_ISDIR(sb.st_mode) ? 1 : -1;
+    if (k < 0)
+        kvg_scan_odd_entry(path, "a directory", why, cap);
+    free(path);
+    return k;
+}
+
 static int visit(const char *dir, const char *rel, void *user,
                  kvg_diag *diag)
 {
     atb_walk *w = (atb_walk *)user;
-    char *before = kvg_path_join(dir, "before", NULL, diag);
-    char *after = kvg_path_join(dir, "after", NULL, diag);
     const char *base = strrchr(dir, '/');
+    char why[KVG_SCAN_REASON_MAX] = "";
+    char api[KVG_SCAN_NAME_MAX];
     kvg_scan_call *c;
-    int is_call = before != NULL && after != NULL &&
-                  kvg_scan_kind(before, 0) == 1 &&
-                  (kvg_scan_kind(after, 0) == 1 ||
-                   kvg_scan_kind(after, 1) == 0);
+    /* an operation directory has a before or an after, whatever they are:
+     * one that is not a directory makes the call unreadable, not absent */
+    int before = side_kind(dir, "before", why, sizeof why);
+    int after = side_kind(dir, "after", why, sizeof why);
 
-    free(before);
-    free(after);
-    if (!is_call)
+    if (before == 0 && after == 0)
         return 0;
-    {
-        char api[KVG_SCAN_NAME_MAX];
-        op_name(base != NULL ? base + 1 : dir, api, sizeof api);
-        if (kvg_scan_find(api, KVG_SCAN_ATB, NULL) == NULL) {
-            w->l->others++; /* another operation: counted, not read */
-            return 1;
-        }
+    op_name(base != NULL ? base + 1 : dir, api, sizeof api);
+    if (kvg_scan_find(api, KVG_SCAN_ATB, NULL) == NULL) {
+        w->l->others++; /* another operation: counted, not read */
+        return 1;
     }
     if ((c = kvg_scan_list_push(w->l, diag)) == NULL)
         return -1;
@@ -224,7 +290,12 @@ static int visit(const char *dir, const char *rel, void *user,
                    "after/outtensor%%d.bin");
     (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
     (void)snprintf(c->id, sizeof c->id, "%s", rel[0] ? rel : ".");
-    op_name(base != NULL ? base + 1 : dir, c->api, sizeof c->api);
+    (void)snprintf(c->api, sizeof c->api, "%s", api);
+    if (before < 0 || after < 0) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
+                       why);
+        return 1;
+    }
     if (read_side(c, "before", "intensor", c->in, &c->n_in, diag) !=
             KVG_OK ||
         read_side(c, "after", "outtensor", c->out, &c->n_out, diag) !=
@@ -237,6 +308,20 @@ static int visit(const char *dir, const char *rel, void *user,
     return 1;
 }
 
+/* A link to a directory below the root: it might be an operation. */
+static int link_entry(const char *path, const char *rel, void *user,
+                      kvg_diag *diag)
+{
+    char why[KVG_SCAN_REASON_MAX], api[KVG_SCAN_NAME_MAX];
+    const char *base = strrchr(path, '/');
+    op_name(base != NULL ? base + 1 : path, api, sizeof api);
+    kvg_scan_odd_entry(path, NULL, why, sizeof why);
+    return kvg_scan_list_unreadable(((atb_walk *)user)->l, KVG_SCAN_ATB, api,
+                                    rel, path, why, diag) == KVG_OK
+               ? 0
+               : -1;
+}
+
 kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
                              kvg_diag *diag)
 {
@@ -247,5 +332,5 @@ kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
                            "%s: not a directory (an ATB dump is a tree of "
                            "operation directories with before/ and after/)",
                            path);
-    return kvg_scan_walk(path, visit, &w, diag);
+    return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }

@@ -23,6 +23,8 @@
  * Unknown fields are skipped by their wire type, as protobuf readers do.
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _DEFAULT_SOURCE /* realpath: the one dump file named may be a link */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,8 +273,18 @@ kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
                 n = sizeof c->id - 1;
             memcpy(c->id, sub.p, n);
             c->id[n] = '\0';
-        } else if (num == 7 && wt == 2 && c->n_params < KVG_SCAN_MAX_ARGS) {
+        } else if (num == 7 && wt == 2) {
             kvg_scan_arg *a = &c->params[c->n_params];
+            /* an attribute dropped could be the one the call was
+             * computed with: more than fit is no call kvgold judges */
+            if (c->n_params == KVG_SCAN_MAX_ARGS) {
+                char msg[96];
+                (void)snprintf(msg, sizeof msg, "more than %d attributes; "
+                                                "kvgold reads %d and never "
+                                                "leaves one out",
+                               KVG_SCAN_MAX_ARGS, KVG_SCAN_MAX_ARGS);
+                return bad(diag, file, "attr", msg);
+            }
             uint32_t n2;
             int w2, r2;
             uint64_t v2;
@@ -344,15 +356,19 @@ static int dump_name(const char *base, char *type, size_t cap)
     return 1;
 }
 
+/* The dump file at `path` (id `rel`) of a kvgold kernel, as a call. A
+ * file that cannot be read is listed NOT JUDGED with the field said, not
+ * left out (strict, the one file the user named: the error itself). */
 static kvg_status read_file(const char *path, const char *rel, int strict,
                             kvg_scan_list *l, kvg_diag *diag)
 {
     const char *base = strrchr(path, '/');
     char type[KVG_SCAN_NAME_MAX];
+    char why[KVG_SCAN_REASON_MAX];
     unsigned char first[8];
     unsigned char *buf;
-    uint64_t size, hlen = 0;
-    size_t len;
+    uint64_t size = 0, hlen = 0;
+    size_t len = 0;
     kvg_scan_call *c;
     kvg_status st;
     int i;
@@ -368,18 +384,6 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
         l->others++; /* another kernel: counted, its header not read */
         return KVG_OK;
     }
-    if ((st = kvg_scan_head(path, first, 8, &len, &size, diag)) != KVG_OK)
-        return st;
-    for (i = 0; i < 8 && (size_t)i < len; i++)
-        hlen |= (uint64_t)first[i] << (8 * i);
-    if (len < 8 || hlen > size - 8 || hlen > CANN_HEADER_MAX) {
-        if (!strict)
-            return KVG_OK;
-        return bad(diag, path, "length", len < 8 ? "shorter than 8 bytes"
-                                                 : "the header length is "
-                                                   "past the end of the "
-                                                   "file");
-    }
     if ((c = kvg_scan_list_push(l, diag)) == NULL)
         return KVG_ERR_NOMEM;
     c->format = KVG_SCAN_CANN;
@@ -391,12 +395,34 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
         (void)snprintf(c->dir, sizeof c->dir, "%.*s",
                        (int)(base - path - 1), path);
     (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output %%d");
-    if ((buf = (unsigned char *)malloc((size_t)hlen + 8)) == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
-    st = kvg_scan_head(path, buf, (size_t)hlen + 8, &len, &size, diag);
-    if (st == KVG_OK)
-        st = kvg_scan_cann_header(buf, len, size, path, c, diag);
-    free(buf);
+    if (!strict && kvg_scan_kind(path, 1) != 2) {
+        kvg_scan_odd_entry(path, "a dump file", why, sizeof why);
+        (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
+                       why);
+        return KVG_OK;
+    }
+    st = kvg_scan_head(path, first, 8, &len, &size, diag);
+    for (i = 0; st == KVG_OK && i < 8 && (size_t)i < len; i++)
+        hlen |= (uint64_t)first[i] << (8 * i);
+    if (st == KVG_OK && len < 8)
+        st = bad(diag, path, "length", size == 0 ? "empty (no 8-byte header "
+                                                   "length)"
+                                                 : "shorter than the 8-byte "
+                                                   "header length");
+    else if (st == KVG_OK && hlen > size - 8)
+        st = bad(diag, path, "length", "the header length is past the end "
+                                       "of the file");
+    else if (st == KVG_OK && hlen > CANN_HEADER_MAX)
+        st = bad(diag, path, "length", "the header length is over 64 MiB; "
+                                       "kvgold reads headers up to 64 MiB");
+    if (st == KVG_OK) {
+        if ((buf = (unsigned char *)malloc((size_t)hlen + 8)) == NULL)
+            return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+        st = kvg_scan_head(path, buf, (size_t)hlen + 8, &len, &size, diag);
+        if (st == KVG_OK)
+            st = kvg_scan_cann_header(buf, len, size, path, c, diag);
+        free(buf);
+    }
     for (i = 0; st == KVG_OK && i < c->n_in + c->n_out; i++)
         (void)snprintf(i < c->n_in ? c->in[i].file : c->out[i - c->n_in].file,
                        KVG_SCAN_FILE_MAX, "%s", base);
@@ -424,6 +450,22 @@ typedef struct cann_walk {
     kvg_scan_list *l;
 } cann_walk;
 
+/* A link to a directory below the root, or leading nowhere: it might
+ * hold dump files (one named as a dump file is visit's). */
+static int link_entry(const char *path, const char *rel, void *user,
+                      kvg_diag *diag)
+{
+    char why[KVG_SCAN_REASON_MAX], type[KVG_SCAN_NAME_MAX];
+    const char *base = strrchr(path, '/');
+    if (dump_name(base != NULL ? base + 1 : path, type, sizeof type))
+        return 0;
+    kvg_scan_odd_entry(path, NULL, why, sizeof why);
+    return kvg_scan_list_unreadable(((cann_walk *)user)->l, KVG_SCAN_CANN,
+                                    "?", rel, path, why, diag) == KVG_OK
+               ? 0
+               : -1;
+}
+
 static int visit(const char *dir, const char *rel, void *user,
                  kvg_diag *diag)
 {
@@ -441,7 +483,7 @@ static int visit(const char *dir, const char *rel, void *user,
         char *r = kvg_path_join(rel, names[i], NULL, diag);
         if (path == NULL || r == NULL)
             st = KVG_ERR_NOMEM;
-        else if (kvg_scan_kind(path, 1) == 2)
+        else if (kvg_scan_kind(path, 1) != 1) /* a file, a link, a FIFO.. */
             st = read_file(path, r, 0, w->l, diag);
         free(path);
         free(r);
@@ -456,12 +498,20 @@ kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
     cann_walk w;
     int kind = kvg_scan_kind(path, 0);
     if (kind == 2) {
+        /* the file the user named may be a link: read what it leads to */
         const char *base = strrchr(path, '/');
-        return read_file(path, base ? base + 1 : path, 1, l, diag);
+        char *real = realpath(path, NULL);
+        kvg_status st;
+        if (real == NULL)
+            return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s: %s", path,
+                               strerror(errno));
+        st = read_file(real, base ? base + 1 : path, 1, l, diag);
+        free(real);
+        return st;
     }
     if (kind != 1)
         return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
                            "%s: neither a dump file nor a directory", path);
     w.l = l;
-    return kvg_scan_walk(path, visit, &w, diag);
+    return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }

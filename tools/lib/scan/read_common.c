@@ -111,8 +111,92 @@ int kvg_scan_kind(const char *path, int nofollow)
     return S_ISDIR(sb.st_mode) ? 1 : S_ISREG(sb.st_mode) ? 2 : 0;
 }
 
+int kvg_scan_no_link(const char *dir, const char *rel, char *why,
+                     size_t cap)
+{
+    const char *p = rel;
+    while (*p != '\0') {
+        const char *slash = strchr(p, '/');
+        size_t n = slash != NULL ? (size_t)(slash - rel) : strlen(rel);
+        char *part = (char *)malloc(n + 1);
+        char *path;
+        struct stat sb;
+        int link;
+
+        if (part == NULL) {
+            (void)snprintf(why, cap, "out of memory");
+            return -1;
+        }
+        memcpy(part, rel, n);
+        part[n] = '\0';
+        path = kvg_path_join(dir, part, NULL, NULL);
+        free(part);
+        if (path == NULL) {
+            (void)snprintf(why, cap, "out of memory");
+            return -1;
+        }
+        link = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
+        if (link)
+            kvg_scan_odd_entry(path, NULL, why, cap);
+        free(path);
+        if (link)
+            return -1;
+        if (slash == NULL)
+            break;
+        p = slash + 1;
+    }
+    return 0;
+}
+
+void kvg_scan_odd_entry(const char *path, const char *needs, char *why,
+                        size_t cap)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
+        (void)snprintf(why, cap, "%s: %s", path, strerror(errno));
+    else if (S_ISLNK(sb.st_mode))
+        (void)snprintf(why, cap, "%s: is a symbolic link; kvgold does not "
+                                 "follow links inside a dump (scan its "
+                                 "target, or copy it in)",
+                       path);
+    else
+        (void)snprintf(why, cap, "%s: is %s, where %s belongs", path,
+                       kvg_file_kind((unsigned long)sb.st_mode),
+                       needs != NULL ? needs : "a regular file");
+}
+
+kvg_status kvg_scan_list_unreadable(kvg_scan_list *l, kvg_scan_format f,
+                                    const char *api, const char *rel,
+                                    const char *dir, const char *why,
+                                    kvg_diag *diag)
+{
+    kvg_scan_call *c = kvg_scan_list_push(l, diag);
+    if (c == NULL)
+        return KVG_ERR_NOMEM;
+    c->format = f;
+    /* a name that says no kvgold operator says nothing here */
+    (void)snprintf(c->api, sizeof c->api, "%s",
+                   kvg_scan_find(api, f, NULL) != NULL ? api
+                                                       : KVG_SCAN_API_UNKNOWN);
+    (void)snprintf(c->id, sizeof c->id, "%s", rel[0] ? rel : ".");
+    (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
+    (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
+                   why);
+    return KVG_OK;
+}
+
+/* A link below the root that leads to a directory or nowhere. */
+static int dir_like_link(const char *path)
+{
+    struct stat lsb, sb;
+    if (lstat(path, &lsb) != 0 || !S_ISLNK(lsb.st_mode))
+        return 0;
+    return stat(path, &sb) != 0 || S_ISDIR(sb.st_mode);
+}
+
 static kvg_status walk(const char *dir, const char *rel, int depth,
-                       kvg_scan_visit visit, void *user, kvg_diag *diag)
+                       kvg_scan_visit visit, kvg_scan_visit link,
+                       void *user, kvg_diag *diag)
 {
     char **names;
     size_t n, i;
@@ -121,8 +205,16 @@ static kvg_status walk(const char *dir, const char *rel, int depth,
 
     if (r < 0)
         return diag->status != KVG_OK ? diag->status : KVG_ERR_IO;
-    if (r > 0 || depth >= 32)
+    if (r > 0)
         return KVG_OK;
+    if (depth >= 32)
+        return link == NULL
+                   ? KVG_OK
+                   : kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
+                                 "%s: more than 32 levels of directories "
+                                 "below the dump's root; kvgold does not "
+                                 "read deeper (scan a subdirectory)",
+                                 dir);
     if ((st = kvg_scan_names(dir, &names, &n, diag)) != KVG_OK)
         return st;
     for (i = 0; i < n && st == KVG_OK; i++) {
@@ -131,7 +223,10 @@ static kvg_status walk(const char *dir, const char *rel, int depth,
         if (sub == NULL || subrel == NULL)
             st = KVG_ERR_NOMEM;
         else if (kvg_scan_kind(sub, 1) == 1)
-            st = walk(sub, subrel, depth + 1, visit, user, diag);
+            st = walk(sub, subrel, depth + 1, visit, link, user, diag);
+        else if (link != NULL && dir_like_link(sub) &&
+                 link(sub, subrel, user, diag) < 0)
+            st = diag->status != KVG_OK ? diag->status : KVG_ERR_IO;
         free(sub);
         free(subrel);
     }
@@ -142,7 +237,14 @@ static kvg_status walk(const char *dir, const char *rel, int depth,
 kvg_status kvg_scan_walk(const char *root, kvg_scan_visit visit, void *user,
                          kvg_diag *diag)
 {
-    return walk(root, "", 0, visit, user, diag);
+    return walk(root, "", 0, visit, NULL, user, diag);
+}
+
+kvg_status kvg_scan_walk_links(const char *root, kvg_scan_visit visit,
+                               kvg_scan_visit link, void *user,
+                               kvg_diag *diag)
+{
+    return walk(root, "", 0, visit, link, user, diag);
 }
 
 kvg_dtype kvg_scan_acl_dtype(long code)
@@ -167,9 +269,14 @@ kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
     struct stat sb;
     ssize_t got;
     int fd;
-    kvg_status st = kvg_open_regular(path, "scan", &fd, &sb, diag);
+    kvg_status st;
 
-    if (st != KVG_OK)
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        char why[KVG_SCAN_REASON_MAX];
+        kvg_scan_odd_entry(path, NULL, why, sizeof why);
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s", why);
+    }
+    if ((st = kvg_open_regular(path, "scan", &fd, &sb, diag)) != KVG_OK)
         return st;
     got = kvg_pread_full(fd, buf, cap, 0);
     if (got < 0) {
@@ -206,6 +313,27 @@ int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
 typedef struct detect {
     kvg_scan_format f;
 } detect;
+
+/* 1 if file name `base` is "<op type>.<...>" of a kvgold kernel (a CANN
+ * dump file's name, whatever its content). */
+static int kernel_name(const char *base)
+{
+    char type[KVG_SCAN_NAME_MAX];
+    const char *dot = strchr(base, '.');
+    if (dot == NULL || dot == base || (size_t)(dot - base) >= sizeof type)
+        return 0;
+    memcpy(type, base, (size_t)(dot - base));
+    type[dot - base] = '\0';
+    return kvg_scan_find(type, KVG_SCAN_CANN, NULL) != NULL;
+}
+
+static int dots_in(const char *s)
+{
+    int n = 0;
+    for (; *s != '\0'; s++)
+        n += *s == '.';
+    return n;
+}
 
 /* The first directory that says its format (a bounded look: the walk
  * stops at the first hit). */
@@ -249,8 +377,12 @@ static int detect_visit(const char *dir, const char *rel, void *user,
             for (; *p != '\0'; p++)
                 dots += *p == '.';
             memset(&l, 0, sizeof l);
-            if (path != NULL && dots >= 4 && kvg_scan_kind(path, 1) == 2 &&
-                kvg_scan_read_cann(path, &l, diag) == KVG_OK && l.count > 0)
+            if (dots >= 4 && kernel_name(names[i]))
+                d->f = KVG_SCAN_CANN; /* read, even if broken: it says */
+            else if (path != NULL && dots >= 4 &&
+                     kvg_scan_kind(path, 1) == 2 &&
+                     kvg_scan_read_cann(path, &l, diag) == KVG_OK &&
+                     l.count > 0)
                 d->f = KVG_SCAN_CANN;
             kvg_scan_list_free(&l);
             kvg_diag_clear(diag);
@@ -269,9 +401,14 @@ kvg_scan_format kvg_scan_detect(const char *path)
     d.f = KVG_SCAN_AUTO;
     kvg_diag_clear(&diag);
     if (kvg_scan_kind(path, 0) == 2) {
+        const char *base = strrchr(path, '/');
         kvg_scan_list l;
+        base = base != NULL ? base + 1 : path;
         memset(&l, 0, sizeof l);
-        if (kvg_scan_read_cann(path, &l, &diag) == KVG_OK && l.count > 0)
+        /* a file named as a CANN dump is read as one, so that a broken
+         * one is told what is wrong with it */
+        if (dots_in(base) >= 4 ||
+            (kvg_scan_read_cann(path, &l, &diag) == KVG_OK && l.count > 0))
             d.f = KVG_SCAN_CANN;
         kvg_scan_list_free(&l);
         return d.f;
@@ -310,9 +447,12 @@ kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
     uint64_t size = 0;
     kvg_npy_info info;
     kvg_status st;
-    char *path = kvg_path_join(dir, file, NULL, diag);
+    char why[KVG_SCAN_REASON_MAX];
+    char *path;
 
-    if (path == NULL)
+    if (kvg_scan_no_link(dir, file, why, sizeof why) != 0)
+        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s", why);
+    if ((path = kvg_path_join(dir, file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if ((head = (unsigned char *)malloc(KVG_NPY_MAX_HEADER + 16)) == NULL) {
         free(path);

@@ -26,14 +26,51 @@ void kvg_scan_names_free(char **names, size_t n);
  * nofollow), 2 a regular file, 0 otherwise. */
 int kvg_scan_kind(const char *path, int nofollow);
 
+/*
+ * The one rule for symbolic links in a dump (docs/scan.md): the PATH the
+ * user names is followed; below it, no link is ever followed, by any
+ * reader. An entry that is a link (a call's directory, a dump file, a
+ * dump.json, a tensor file or a directory on the way to one) is not read,
+ * and what depended on it ends NOT JUDGED with the reason.
+ *
+ * kvg_scan_no_link: 0 if no component of `rel` (a path relative to `dir`,
+ * '/'-separated) is a symbolic link; -1 with `why` ("DIR/REL: before is a
+ * symbolic link; ...") otherwise. A missing component is not its business
+ * (the open that follows says so).
+ */
+int kvg_scan_no_link(const char *dir, const char *rel, char *why,
+                     size_t cap);
+/* The reason an entry that is not what the format needs is not read:
+ * "PATH: is a symbolic link; kvgold does not follow links inside a dump
+ * (...)", "PATH: is a FIFO (named pipe), where a dump file belongs", or
+ * the OS reason when it cannot be examined. */
+void kvg_scan_odd_entry(const char *path, const char *needs, char *why,
+                        size_t cap);
+
 /* Call visit(dir, rel, user) on root and every directory under it, depth
- * first in natural order, symlinked directories not followed, at most
- * 32 levels. visit returns 1 (a call: do not descend), 0 (descend) or
- * -1 (stop; diag filled). */
+ * first in natural order, at most 32 levels. visit returns 1 (a call: do
+ * not descend), 0 (descend) or -1 (stop; diag filled). A symbolic link
+ * found below root that leads to a directory, or leads nowhere (it might
+ * have been a call), is never followed: kvg_scan_walk_links hands it to
+ * `link` (its full path and its path relative to root; 0 to go on, -1 to
+ * stop), which lists it NOT JUDGED; kvg_scan_walk passes it over (format
+ * detection only looks). */
 typedef int (*kvg_scan_visit)(const char *dir, const char *rel, void *user,
                               kvg_diag *diag);
 kvg_status kvg_scan_walk(const char *root, kvg_scan_visit visit,
                          void *user, kvg_diag *diag);
+kvg_status kvg_scan_walk_links(const char *root, kvg_scan_visit visit,
+                               kvg_scan_visit link, void *user,
+                               kvg_diag *diag);
+
+/* List an entry that might be a call but cannot be read: a call of
+ * format f named `api` when that names a kvgold operator, else
+ * KVG_SCAN_API_UNKNOWN, id `rel`, in `dir`, NOT JUDGED for `why`. KVG_OK,
+ * or KVG_ERR_NOMEM. */
+kvg_status kvg_scan_list_unreadable(kvg_scan_list *l, kvg_scan_format f,
+                                    const char *api, const char *rel,
+                                    const char *dir, const char *why,
+                                    kvg_diag *diag);
 
 /* The kvgold dtype of an aclDataType / ge::DataType code (ATB's "dtype="),
  * KVG_DTYPE_INVALID for one kvgold has no use for. */

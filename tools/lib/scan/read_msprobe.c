@@ -57,7 +57,8 @@ static int skip_string(span *s)
     return 0;
 }
 
-/* Past one value (brackets matched, strings skipped); 0 if malformed. */
+/* Past one value (brackets matched, strings skipped): 1, or 0 if
+ * malformed, -1 if nested deeper than KVG_JSON_MAX_DEPTH. */
 static int skip_value(span *s)
 {
     int depth = 0;
@@ -72,7 +73,7 @@ static int skip_value(span *s)
         }
         if (*s->p == '{' || *s->p == '[') {
             if (++depth > KVG_JSON_MAX_DEPTH)
-                return 0;
+                return -1;
         } else if (*s->p == '}' || *s->p == ']') {
             if (--depth < 0)
                 return 0;
@@ -335,7 +336,7 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
 {
     const char *path = "dump.json";
     const void *map = text;
-    int found = 0;
+    int found = 0, depth;
     kvg_status st = KVG_OK;
     span s;
 
@@ -375,7 +376,11 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
         }
         s.p++;
         ws(&s);
-        if (!found && !skip_value(&s))
+        if (!found && (depth = skip_value(&s)) < 0)
+            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                             "%s: a member nested deeper than %d levels",
+                             path, KVG_JSON_MAX_DEPTH);
+        else if (!found && depth == 0)
             st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
                              "%s: malformed JSON", path);
     }
@@ -418,9 +423,14 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
         s.p++;
         ws(&s);
         v = s.p;
-        if (!skip_value(&s)) {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: data.%s: malformed JSON", path, key);
+        if ((depth = skip_value(&s)) != 1) {
+            if (depth < 0)
+                st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                                 "%s: data.%s: nested deeper than %d levels",
+                                 path, key, KVG_JSON_MAX_DEPTH);
+            else
+                st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
+                                 "%s: data.%s: malformed JSON", path, key);
             break;
         }
         if (!api_of(key, api, sizeof api) ||
@@ -508,11 +518,40 @@ static int visit(const char *dir, const char *rel, void *user,
 {
     ms_walk *w = (ms_walk *)user;
     char *json = kvg_path_join(dir, "dump.json", NULL, diag);
-    int there = json != NULL && kvg_scan_kind(json, 0) == 2;
+    char why[KVG_SCAN_REASON_MAX];
+    struct stat sb;
+    kvg_status st;
+
+    if (json == NULL)
+        return -1;
+    if (lstat(json, &sb) != 0) {
+        free(json);
+        return 0; /* no dump.json here: look further down */
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        /* a rank's record of every call it made, unread: its calls are
+         * not judged, and the scan says so */
+        kvg_scan_odd_entry(json, "dump.json (a regular file)", why,
+                           sizeof why);
+        free(json);
+        st = kvg_scan_list_unreadable(w->l, KVG_SCAN_MSPROBE, "?", rel, dir,
+                                      why, diag);
+        return st == KVG_OK ? 1 : -1;
+    }
     free(json);
-    if (!there)
-        return 0;
     return read_dump(dir, rel, w->l, diag) == KVG_OK ? 1 : -1;
+}
+
+/* A link to a directory below the root: it might be a step or a rank. */
+static int link_entry(const char *path, const char *rel, void *user,
+                      kvg_diag *diag)
+{
+    char why[KVG_SCAN_REASON_MAX];
+    kvg_scan_odd_entry(path, NULL, why, sizeof why);
+    return kvg_scan_list_unreadable(((ms_walk *)user)->l, KVG_SCAN_MSPROBE,
+                                    "?", rel, path, why, diag) == KVG_OK
+               ? 0
+               : -1;
 }
 
 kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
@@ -524,5 +563,5 @@ kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
         return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
                            "%s: not a directory (an msprobe dump is "
                            "step*/rank*/dump.json)", path);
-    return kvg_scan_walk(path, visit, &w, diag);
+    return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }

@@ -352,6 +352,13 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
     char s1[96], s2[96];
     int i;
 
+    /* a row of another API is that API's, whatever else it holds */
+    if (row->api[0] != '\0' && f == NULL &&
+        kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) == NULL &&
+        row->dup_line == 0) {
+        (void)snprintf(c->api, sizeof c->api, "%s", row->api);
+        return 0;
+    }
     if (row->dup_line != 0)
         return say(c, row, "line %ld has the same testcase_name: which row "
                            "describes %s is ambiguous",
@@ -599,16 +606,39 @@ static int visit(const char *dir, const char *rel, void *user,
     /* ops-test-kit names a case's directory after its testcase_name */
     found = w->csv != NULL &&
             kvg_ttk_csv_find(w->csv, base ? base + 1 : dir, w->row);
-    if (found && w->row->api[0] != '\0' && w->row->problem[0] == '\0')
+    if (found && w->row->api[0] != '\0')
         (void)snprintf(c->api, sizeof c->api, "%s", w->row->api);
-    if (read_case(c, names, n, found ? w->row : NULL, w->csv != NULL,
-                  diag) != KVG_OK) {
+    if (w->csv != NULL && !found) {
+        /* the CSV says what each case is: a case it does not describe
+         * is unknown, never "another operator" */
+        if (kvg_scan_find(c->api, KVG_SCAN_TTK, NULL) == NULL)
+            (void)snprintf(c->api, sizeof c->api, KVG_SCAN_API_UNKNOWN);
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s: the testcase CSV has no row whose "
+                       "testcase_name is %s",
+                       dir, base ? base + 1 : dir);
+    } else if (read_case(c, names, n, found ? w->row : NULL, w->csv != NULL,
+                         diag) != KVG_OK) {
         (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
                        diag->message);
         kvg_diag_clear(diag);
     }
     kvg_scan_names_free(names, n);
     return 1;
+}
+
+/* A link to a directory below the root: it might be a case. */
+static int link_entry(const char *path, const char *rel, void *user,
+                      kvg_diag *diag)
+{
+    char why[KVG_SCAN_REASON_MAX];
+    const char *base = strrchr(path, '/');
+    kvg_scan_odd_entry(path, NULL, why, sizeof why);
+    return kvg_scan_list_unreadable(((ttk_walk *)user)->l, KVG_SCAN_TTK,
+                                    base != NULL ? base + 1 : path, rel,
+                                    path, why, diag) == KVG_OK
+               ? 0
+               : -1;
 }
 
 kvg_status kvg_scan_read_ttk_csv(const char *path, const char *csv,
@@ -635,7 +665,7 @@ kvg_status kvg_scan_read_ttk_csv(const char *path, const char *csv,
         }
         w.csv = t;
     }
-    st = kvg_scan_walk(path, visit, &w, diag);
+    st = kvg_scan_walk_links(path, visit, link_entry, &w, diag);
     free(w.row);
     kvg_ttk_csv_free(t);
     return st;

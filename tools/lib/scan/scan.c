@@ -31,6 +31,7 @@
 #include "tensor_file.h"
 #include "report.h"
 #include "binding.h"
+#include "read_common.h"
 #include "scan.h"
 
 static const char *const k_format_names[KVG_SCAN_FORMATS] = {
@@ -187,8 +188,67 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)
 {
     const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, NULL);
-    return m != NULL &&
-           (o->op == NULL || strcmp(o->op, kvg_scan_op(m)) == 0);
+    /* an entry whose operator is unknown might be a call of any: it is
+     * listed NOT JUDGED, never counted as another operator's */
+    if (m == NULL)
+        return strcmp(c->api, KVG_SCAN_API_UNKNOWN) == 0;
+    return o->op == NULL || strcmp(o->op, kvg_scan_op(m)) == 0;
+}
+
+/* 1 if `name` is an attribute or option of operator `op` (NULL: of any
+ * kvgold operator). */
+static int known_attr(const char *name, const char *op)
+{
+    size_t i, k;
+    for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
+        const kvg_op *d = kvg_op_find(kvg_scan_op(kvg_scan_opmaps[i]));
+        if (d == NULL || (op != NULL && strcmp(op, kvg_op_name(d)) != 0))
+            continue;
+        for (k = 0; k < kvg_op_attr_count(d); k++)
+            if (strcmp(kvg_op_attr_at(d, k)->name, name) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+int kvg_scan_attr_check(const char *arg, const char *op, char *why,
+                        size_t cap)
+{
+    const char *eq = strchr(arg, '=');
+    char name[KVG_SCAN_NAME_MAX];
+    kvg_json *doc = NULL;
+    kvg_diag jd;
+    size_t n;
+
+    if (eq == NULL || eq == arg) {
+        (void)snprintf(why, cap, "--attr needs NAME=VALUE (VALUE as "
+                                 "case.json writes it), got %s", arg);
+        return -1;
+    }
+    n = (size_t)(eq - arg);
+    if (n >= sizeof name || (memcpy(name, arg, n), name[n] = '\0',
+                             !known_attr(name, op))) {
+        (void)snprintf(why, cap, "--attr %.*s: no attribute or option of "
+                                 "%s has that name (docs/scan.md lists "
+                                 "them)",
+                       (int)n, arg, op != NULL ? op : "any kvgold operator");
+        return -1;
+    }
+    if (strlen(eq + 1) >= KVG_SCAN_VALUE_MAX) {
+        (void)snprintf(why, cap, "--attr %s: the value is longer than %d "
+                                 "bytes", name, KVG_SCAN_VALUE_MAX - 1);
+        return -1;
+    }
+    kvg_diag_clear(&jd);
+    if (kvg_json_parse(eq + 1, strlen(eq + 1), name, &doc, &jd) != KVG_OK) {
+        (void)snprintf(why, cap, "--attr %s: %s is not a JSON value (write "
+                                 "it as case.json does: 1e-06, true, "
+                                 "'\"PA_NZ\"'): %s",
+                       name, eq + 1, jd.message);
+        return -1;
+    }
+    kvg_json_free(doc);
+    return 0;
 }
 
 int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json)
@@ -471,6 +531,8 @@ int kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
         return -1;
     }
     kvg_diag_clear(&diag);
+    if (kvg_scan_no_link(c->dir, a->file, why, cap) != 0)
+        return -1;
     path = kvg_path_join(c->dir, a->file, NULL, &diag);
     if (path == NULL) {
         (void)snprintf(why, cap, "%s", diag.message);
@@ -686,7 +748,9 @@ static const kvg_file_map *input_map(const kvg_case *k, const char *name)
 typedef struct judged {
     kvg_scan_files files; /* the call's mapped files, closed last */
     kvg_case_set gold;
-    kvg_compare_result res[KVG_CASE_MAX_TENSORS];
+    /* the golden's outputs, then the dumped outputs nobody judged */
+    kvg_compare_result res[KVG_CASE_MAX_TENSORS + KVG_SCAN_MAX_ARGS];
+    int n_extra;
     kvg_tensor npu[KVG_CASE_MAX_TENSORS];
     kvg_file_map npu_map[KVG_CASE_MAX_TENSORS];
     int loaded[KVG_CASE_MAX_TENSORS];
@@ -772,6 +836,60 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     }
 }
 
+/* 1 if dumped output n of call c is the post-call tensor of an output
+ * the golden computed. */
+static int output_judged(const kvg_scan_call *c, const kvg_scan_bound *b,
+                         const judged *j, int n)
+{
+    int x;
+    for (x = 0; x < b->n; x++)
+        if (b->post[x] == &c->out[n] &&
+            kvg_case_find(&j->gold, b->name[x]) != NULL)
+            return 1;
+    return 0;
+}
+
+/* Every output the dump holds is judged or said: the ones the golden does
+ * not compute (an attribute the dump does not record, such as
+ * KvRmsNormRopeCache's is_output_kv, left at kvgold's default; more
+ * outputs than the operator has) are NOT JUDGED by name. */
+static void unjudged_outputs(const kvg_scan_call *c, const kvg_scan_sig *s,
+                             const kvg_scan_bound *b, judged *j)
+{
+    char why[KVG_SCAN_REASON_MAX], attrs[KVG_SCAN_REASON_MAX / 2];
+    size_t used = 0;
+    int n, k, n_sig;
+
+    for (n_sig = 0; s->outputs[n_sig] != NULL; n_sig++)
+        ;
+    attrs[0] = '\0';
+    for (k = 0; k < b->n_attrs && used < sizeof attrs; k++)
+        used += (size_t)snprintf(attrs + used, sizeof attrs - used, "%s%s=%s",
+                                 k ? ", " : "", b->attr[k], b->value[k]);
+    for (n = 0; n < c->n_out; n++) {
+        const kvg_scan_arg *a = &c->out[n];
+        const char *name = n < n_sig ? s->outputs[n] : a->name;
+        if (a->kind != KVG_SCAN_TENSOR || a->nbytes == 0 ||
+            output_judged(c, b, j, n))
+            continue;
+        if (n >= n_sig)
+            (void)snprintf(why, sizeof why, "the dump holds output %d (%s), "
+                                            "and the operator has %d",
+                           n, a->file, n_sig);
+        else
+            (void)snprintf(why, sizeof why, "the dump holds %s (%s), which "
+                                            "the golden does not compute "
+                                            "with the call's attributes "
+                                            "(%s); one the dump does not "
+                                            "record takes kvgold's default: "
+                                            "give it with --attr",
+                           name, a->file, attrs[0] ? attrs : "none");
+        (void)kvg_compare_result_not_judged(&j->res[j->n + j->n_extra], name,
+                                            a->dtype, why);
+        j->n_extra++;
+    }
+}
+
 static char *render(const kvg_compare_result *res, size_t n, int json)
 {
     size_t len = 0;
@@ -803,7 +921,7 @@ static void write_page(const kvg_scan_call *c, const kvg_case *k,
                        const kvg_scan_opts *o, kvg_scan_result *r)
 {
     kvg_report_tensor t[KVG_CASE_MAX_TENSORS];
-    const char *skipped[KVG_CASE_MAX_TENSORS];
+    const char *skipped[KVG_CASE_MAX_TENSORS + KVG_SCAN_MAX_ARGS];
     kvg_report_set set;
     char title[KVG_SCAN_DIR_MAX + 2 * KVG_SCAN_NAME_MAX + 8];
     kvg_outset *page = NULL;
@@ -828,6 +946,8 @@ static void write_page(const kvg_scan_call *c, const kvg_case *k,
         t[n].layout = j->has_layout[i] ? &j->layout[i] : NULL;
         n++;
     }
+    for (i = 0; i < j->n_extra; i++)
+        skipped[set.n_skipped++] = j->res[j->n + i].name;
     (void)snprintf(r->page, sizeof r->page, "call_%06lu.html",
                    (unsigned long)index);
     (void)snprintf(title, sizeof title, "%s (%s)", c->id, c->dir);
@@ -867,13 +987,14 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
 
     memset(r, 0, sizeof *r);
     why[0] = '\0';
-    if (m == NULL) {
-        not_judged(r, "%s is no kvgold operator%s", c->api, "");
-        return;
-    }
-    (void)snprintf(r->op, sizeof r->op, "%s", kvg_scan_op(m));
+    if (m != NULL)
+        (void)snprintf(r->op, sizeof r->op, "%s", kvg_scan_op(m));
     if (c->unreadable[0] != '\0') {
         not_judged(r, "%s%s", c->unreadable, "");
+        return;
+    }
+    if (m == NULL) {
+        not_judged(r, "%s is no kvgold operator%s", c->api, "");
         return;
     }
     if (bind(c, m, &sig, &b, why, sizeof why) != 0 ||
@@ -906,8 +1027,10 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         return;
     }
     j->n = j->gold.count;
-    for (i = 0; i < j->n; i++) {
+    for (i = 0; i < j->n; i++)
         judge_output(c, &k, &b, o, j, i);
+    unjudged_outputs(c, &sig, &b, j);
+    for (i = 0; i < j->n + j->n_extra; i++) {
         r->n_tensors++;
         if (j->res[i].verdict == KVG_VERDICT_FAIL)
             r->n_failed++;
@@ -918,16 +1041,17 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
                  : r->n_not_judged ? KVG_VERDICT_NOT_JUDGED
                                    : KVG_VERDICT_PASS;
     /* the first failing (else unjudged) tensor's reason says the call's */
-    for (i = 0; i < j->n && r->verdict != KVG_VERDICT_PASS; i++)
+    for (i = 0; i < j->n + j->n_extra && r->verdict != KVG_VERDICT_PASS;
+         i++)
         if (j->res[i].verdict == r->verdict) {
             (void)snprintf(r->reason, sizeof r->reason, "%s: %s",
                            j->res[i].name, j->res[i].reason);
             break;
         }
     if (o->want_text)
-        r->text = render(j->res, (size_t)j->n, 0);
+        r->text = render(j->res, (size_t)(j->n + j->n_extra), 0);
     if (o->want_json)
-        r->json = render(j->res, (size_t)j->n, 1);
+        r->json = render(j->res, (size_t)(j->n + j->n_extra), 1);
     if (o->html_dir != NULL)
         write_page(c, &k, j, index, o, r);
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {

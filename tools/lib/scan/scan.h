@@ -85,6 +85,12 @@ typedef struct kvg_scan_arg {
     int converted;
 } kvg_scan_arg;
 
+/* The `api` of an entry whose operator the reader cannot tell (a link
+ * not followed, an unreadable dump.json, an ops-test-kit case its CSV
+ * does not describe): it might be a kvgold operator's call, so it is
+ * listed NOT JUDGED, never counted as another operator's. */
+#define KVG_SCAN_API_UNKNOWN "?"
+
 /* One call found in a dump. */
 typedef struct kvg_scan_call {
     char id[2 * KVG_SCAN_NAME_MAX];  /* how the dump names it */
@@ -105,7 +111,11 @@ typedef struct kvg_scan_call {
     char unreadable[KVG_SCAN_REASON_MAX];
 } kvg_scan_call;
 
-/* A growing list of calls. */
+/* A growing list of calls. A reader lists every entry of the dump that
+ * names, or might be, a call of a kvgold operator - one it cannot read
+ * too, with `unreadable` said - and counts the others: so the entries
+ * it saw are count + others, and each listed one ends PASS, FAIL or NOT
+ * JUDGED. */
 typedef struct kvg_scan_list {
     kvg_scan_call *calls;
     size_t count, cap;
@@ -278,8 +288,16 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t i,
                     const kvg_scan_opts *o, kvg_scan_result *r);
 void kvg_scan_result_free(kvg_scan_result *r);
 
-/* 1 if call c is of a kvgold operator (and of --op when given). */
+/* 1 if call c is of a kvgold operator (and of --op when given), or an
+ * entry of KVG_SCAN_API_UNKNOWN operator (it might be one). */
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o);
+
+/* An --attr NAME=JSON argument: 0 if NAME is an attribute or option of
+ * operator `op` (NULL: of any kvgold operator) and JSON is one JSON
+ * value; -1 with `why` said (a misspelt name or a value that is not JSON
+ * is a usage error, never ignored). */
+int kvg_scan_attr_check(const char *arg, const char *op, char *why,
+                        size_t cap);
 
 /*
  * The dumped files of one call being judged. A file of which the call uses

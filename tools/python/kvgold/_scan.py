@@ -109,12 +109,13 @@ def _ttk_pt_to_npy(src, dst, dtype):
 
 
 def _link(src, dst):
-    """dst names src's bytes without copying them: a hard link, or (on
-    another file system) a symbolic link; kvgold only reads them."""
+    """dst holds src's bytes: a hard link (no copy), or on another file
+    system a copy. Never a symbolic link: `kvgold scan` follows no link
+    inside a dump (docs/scan.md), this converted copy included."""
     try:
         os.link(src, dst)
     except OSError:
-        os.symlink(os.path.abspath(src), dst)
+        shutil.copyfile(src, dst)
 
 
 def _ttk_has_pt(path):

@@ -1,0 +1,375 @@
+"""The routes to a false PASS of issue 32, each re-created with our own
+dump writers (scan_dumps.py): an entry of a dump that names, or might be,
+a call of a kvgold operator and cannot be read ends NOT JUDGED with a
+reason naming it, never left out; the summary reconciles (entries seen =
+calls listed + entries of other operators); a dumped output the golden
+does not compute is named; a misspelt --attr or one that is not JSON is a
+usage error. One honest call sits beside each damaged entry, so that a
+reader that drops the damaged one would make the scan PASS."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import scan_dumps as sd  # noqa: E402
+
+kv = sd.op("kv")
+rac = sd.op("rac")
+
+HONEST_KV = "m_pa_bf16_kt_ct_sym_out"
+
+
+def judged(doc):
+    """{id suffix: (verdict, reason)} of a scan's calls."""
+    return {c["id"]: (c["verdict"], c["reason"]) for c in doc["calls"]}
+
+
+def reconciles(doc, entries, others=0):
+    """Every entry seen is a call listed here or another operator's."""
+    s = doc["summary"]
+    assert s["entries"] == entries, s
+    assert s["other_calls"] == others, s
+    assert s["calls"] + s["other_shards"] + s["other_calls"] == entries, s
+    assert s["passed"] + s["failed"] + s["not_judged"] == s["calls"], s
+
+
+def one_not_judged(doc, needle, *words):
+    """Exactly one call NOT JUDGED, its id containing `needle`, its reason
+    holding each of `words`; the others PASS; overall not PASS."""
+    assert doc["verdict"] != "PASS"
+    bad = [c for c in doc["calls"] if c["verdict"] != "PASS"]
+    assert len(bad) == 1, [(c["id"], c["verdict"], c["reason"])
+                           for c in doc["calls"]]
+    assert bad[0]["verdict"] == "NOT_JUDGED"
+    assert needle in bad[0]["id"], bad[0]["id"]
+    for w in words:
+        assert w in bad[0]["reason"], bad[0]["reason"]
+    return bad[0]
+
+
+# ---- CANN ------------------------------------------------------------------
+
+def cann_dump(tmp_path):
+    """A dump with one honest KvRmsNormRopeCache launch and the path of a
+    second one, to be damaged."""
+    root = str(tmp_path / "dump")
+    kv.cann(kv.case(HONEST_KV), root, "honest", 1)
+    victim = kv.cann(kv.case(HONEST_KV), root, "victim", 2)
+    return root, victim
+
+
+@pytest.mark.parametrize("damage,words", [
+    ("empty", ["DumpData.length", "empty"]),
+    ("cut_length", ["DumpData.length", "shorter than the 8-byte"]),
+    ("cut_header", ["DumpData.length", "past the end"]),
+    ("length_past_end", ["DumpData.length", "past the end"]),
+    ("length_over_64mib", ["DumpData.length", "over 64 MiB"]),
+])
+def test_cann_damaged_file_not_judged(cli, tmp_path, damage, words):
+    root, victim = cann_dump(tmp_path)
+    data = open(victim, "rb").read()
+    if damage == "empty":
+        data = b""
+    elif damage == "cut_length":
+        data = data[:5]
+    elif damage == "cut_header":
+        data = data[:20]
+    elif damage == "length_past_end":
+        data = (len(data)).to_bytes(8, "little") + data[8:]
+    if damage == "length_over_64mib":
+        hlen = (64 << 20) + 1
+        with open(victim, "wb") as f:
+            f.write(hlen.to_bytes(8, "little") + data[8:])
+            f.truncate(hlen + 8 + 16)  # sparse: the length fits the file
+    else:
+        open(victim, "wb").write(data)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "victim", os.path.basename(victim), *words)
+    reconciles(doc, 2)
+
+
+@pytest.mark.parametrize("kind", ["link", "dangling", "fifo"])
+def test_cann_odd_entry_not_judged(cli, tmp_path, kind):
+    root, victim = cann_dump(tmp_path)
+    moved = str(tmp_path / "elsewhere.bin")
+    os.rename(victim, moved)
+    if kind == "link":
+        os.symlink(moved, victim)
+        words = ["is a symbolic link", "does not follow links"]
+    elif kind == "dangling":
+        os.symlink(str(tmp_path / "nothing"), victim)
+        words = ["is a symbolic link"]
+    else:
+        os.mkfifo(victim)
+        words = ["is a FIFO"]
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "victim", os.path.basename(victim), *words)
+    reconciles(doc, 2)
+
+
+def test_cann_linked_directory_not_judged(cli, tmp_path):
+    root, victim = cann_dump(tmp_path)
+    sub = tmp_path / "more"
+    sub.mkdir()
+    os.rename(victim, str(sub / os.path.basename(victim)))
+    os.symlink(str(sub), os.path.join(root, "more"))
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "more", "is a symbolic link")
+    reconciles(doc, 2)
+
+
+def test_cann_attrs_past_24_never_dropped(cli, tmp_path):
+    """An epsilon recorded 30th was ignored, and a call computed with
+    another epsilon passed."""
+    root = str(tmp_path / "dump")
+    kv.cann(kv.case(HONEST_KV), root, "honest", 1)
+    call = kv.case(HONEST_KV)
+    attrs = [("pad_%02d" % i, "0") for i in range(29)]
+    attrs += [(k, sd.attr_text(v)) for k, v in call.attrs.items()]
+    attrs.append(("epsilon", "0.5"))
+    sd.write_cann(root, "KvRmsNormRopeCache", "victim",
+                  sd.positional(call, kv.IN, call.inputs),
+                  sd.positional(call, kv.OUT, call.post), attrs, task=2)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "victim", "DumpData.attr", "more than 24")
+    reconciles(doc, 2)
+
+
+def test_cann_four_outputs_without_is_output_kv(cli, tmp_path):
+    """k_rope and c_kv dumped, no is_output_kv recorded: kvgold's default
+    (false) computes neither, so the two are named NOT JUDGED, and
+    --attr is_output_kv=true judges them."""
+    root = str(tmp_path / "dump")
+    call = kv.case(HONEST_KV)
+    assert call.attrs.get("is_output_kv") is True
+    attrs = [(k, sd.attr_text(v)) for k, v in call.attrs.items()
+             if k != "is_output_kv"]
+    outs = sd.positional(call, kv.OUT, call.post)
+    k_rope = outs[2][1]
+    assert k_rope.dtype == sd.np.uint16  # bf16 bits
+    outs[2] = (outs[2][0], k_rope ^ sd.np.uint16(0x5555))  # garbage
+    sd.write_cann(root, "KvRmsNormRopeCache", "four",
+                  sd.positional(call, kv.IN, call.inputs), outs, attrs)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    c = one_not_judged(doc, "four", "k_rope", "--attr")
+    names = {r["name"]: r["verdict"] for r in c["report"]["results"]}
+    assert names["k_rope"] == "NOT JUDGED" and names["c_kv"] == "NOT JUDGED"
+    assert names["k_cache"] == "PASS" and names["ckv_cache"] == "PASS"
+    rc, doc, err = sd.scan(cli, root, "--attr", "is_output_kv=true")
+    assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL", err
+    assert doc["calls"][0]["reason"].startswith("k_rope:")
+
+
+@pytest.mark.parametrize("arg,words", [
+    ("is_output_kvv=true", ["is_output_kvv", "no attribute or option"]),
+    ("epsilon=abc", ["epsilon", "not a JSON value"]),
+    ("cache_mode=PA", ["cache_mode", "not a JSON value"]),
+    ("=1", ["NAME=VALUE"]),
+])
+def test_attr_usage_errors(cli, tmp_path, arg, words):
+    root, _ = cann_dump(tmp_path)
+    rc, doc, err = sd.scan(cli, root, "--attr", arg)
+    assert rc == 2 and doc is None
+    for w in words:
+        assert w in err, err
+
+
+def test_attr_of_another_operator_with_op(cli, tmp_path):
+    root, _ = cann_dump(tmp_path)
+    rc, doc, err = sd.scan(cli, root, "--op", rac.OP, "--attr",
+                           "is_output_kv=true")
+    assert rc == 2 and "no attribute or option of reshape_and_cache" in err
+
+
+def test_cann_one_broken_file_named_by_field(cli, tmp_path):
+    root, victim = cann_dump(tmp_path)
+    open(victim, "wb").write(b"\x01\x02\x03")
+    rc, doc, err = sd.scan(cli, victim)
+    assert rc == 2
+    assert "DumpData.length" in err and os.path.basename(victim) in err
+    assert "not a dump kvgold reads" not in err
+
+
+# ---- ATB -------------------------------------------------------------------
+
+def atb_dump(tmp_path):
+    root = str(tmp_path / "atb")
+    rac.atb(rac.case("nd_fp16"), root, "0_ReshapeAndCacheOperation")
+    rac.atb(rac.case("nd_fp16"), root, "1_ReshapeAndCacheOperation")
+    return root, os.path.join(root, "1_ReshapeAndCacheOperation")
+
+
+def test_atb_linked_operation_not_judged(cli, tmp_path):
+    root, victim = atb_dump(tmp_path)
+    moved = str(tmp_path / "1_ReshapeAndCacheOperation")
+    os.rename(victim, moved)
+    os.symlink(moved, victim)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "1_ReshapeAndCacheOperation", "is a symbolic link")
+    reconciles(doc, 2)
+
+
+@pytest.mark.parametrize("side", ["after", "before"])
+def test_atb_side_that_is_a_file_not_judged(cli, tmp_path, side):
+    root, victim = atb_dump(tmp_path)
+    import shutil
+    shutil.rmtree(os.path.join(victim, side))
+    open(os.path.join(victim, side), "wb").write(b"x")
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "1_ReshapeAndCacheOperation",
+                   os.path.join(victim, side), "is a regular file",
+                   "a directory belongs")
+    reconciles(doc, 2)
+
+
+def test_atb_output_fifo_is_named_not_missing(cli, tmp_path):
+    root, victim = atb_dump(tmp_path)
+    out = os.path.join(victim, "after", "outtensor1.bin")
+    os.remove(out)
+    os.mkfifo(out)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "1_ReshapeAndCacheOperation", "outtensor1.bin",
+                   "FIFO")
+
+
+def test_atb_output_past_a_gap_is_not_dropped(cli, tmp_path):
+    root, victim = atb_dump(tmp_path)
+    after = os.path.join(victim, "after")
+    os.rename(os.path.join(after, "outtensor1.bin"),
+              os.path.join(after, "outtensor2.bin"))
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "1_ReshapeAndCacheOperation", "no outtensor1.bin")
+
+
+def test_atb_irname_files(cli, tmp_path):
+    """ATB names tensor files intensor{i}_{irName}.bin since 2026-05
+    (store_util.cpp); both calls are judged, the faulty one fails."""
+    root = str(tmp_path / "atb")
+    rac.atb(rac.case("nd_fp16"), root, "0_ReshapeAndCacheOperation")
+    off = rac.case("nd_fp16")
+    sd.plant_slot_off(off)
+    rac.atb(off, root, "1_ReshapeAndCacheOperation")
+    irnames = ["key", "value", "keyCache", "valueCache", "slotMapping"]
+    for op in os.listdir(root):
+        for side, stem in (("before", "intensor"), ("after", "outtensor")):
+            d = os.path.join(root, op, side)
+            for n in os.listdir(d):
+                i = int(n[len(stem):-4])
+                os.rename(os.path.join(d, n), os.path.join(
+                    d, "%s%d_%s.bin" % (stem, i, irnames[i % 5])))
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "FAIL"]
+    reconciles(doc, 2)
+
+
+# ---- msprobe -----------------------------------------------------------------
+
+def msprobe_dump(tmp_path):
+    """Two ranks, each with one honest call."""
+    root = tmp_path / "msprobe"
+    for rank in ("r0", "r1"):  # each writes its own step0/rank0
+        step = sd.MsprobeStep(str(root / rank))
+        kv.msprobe(step, kv.case(HONEST_KV))
+        step.save()
+    return str(root), str(root / "r1" / "step0" / "rank0" / "dump.json")
+
+
+@pytest.mark.parametrize("kind", ["dangling", "fifo", "link"])
+def test_msprobe_odd_dump_json_not_judged(cli, tmp_path, kind):
+    root, victim = msprobe_dump(tmp_path)
+    moved = str(tmp_path / "dump.json")
+    os.rename(victim, moved)
+    if kind == "dangling":
+        os.symlink(str(tmp_path / "nothing.json"), victim)
+    elif kind == "link":
+        os.symlink(moved, victim)
+    else:
+        os.mkfifo(victim)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "r1", victim,
+                   "FIFO" if kind == "fifo" else "symbolic link")
+    reconciles(doc, 2)
+
+
+def test_msprobe_deep_member_is_named(cli, tmp_path):
+    root, victim = msprobe_dump(tmp_path)
+    text = open(victim).read()
+    deep = "[" * 300 + "]" * 300
+    text = text.replace('"data": {', '"data": {"deep": %s, ' % deep, 1)
+    open(victim, "w").write(text)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 2
+    assert "nested deeper than" in err and "malformed JSON" not in err
+
+
+# ---- ops-test-kit --------------------------------------------------------------
+
+def test_ttk_linked_case_not_judged(cli, tmp_path):
+    root = str(tmp_path / "manual")
+    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_0")
+    victim = rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_1")
+    moved = str(tmp_path / "ReshapeAndCache_1")
+    os.rename(victim, moved)
+    os.symlink(moved, victim)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "ReshapeAndCache_1", "is a symbolic link")
+    reconciles(doc, 2)
+
+
+def ttk_csv_dump(tmp_path):
+    root = str(tmp_path / "manual_data")
+    rows = [sd.write_ttk_e2e(kv, kv.case(HONEST_KV), root, "honest"),
+            sd.write_ttk_e2e(kv, kv.case(HONEST_KV), root, "victim")]
+    return root, rows
+
+
+@pytest.mark.parametrize("cell,value,words", [
+    ("tensor_view_shapes", "negative", ["-3"]),
+    ("tensor_view_shapes", "huge", ["77371252455336267181195264"]),
+    ("attributes", "long", ["attributes"]),
+    ("output_tensor_indexes", "(0, 1)", ["output_tensor_indexes"]),
+    (None, "no row", ["no row whose testcase_name is victim"]),
+])
+def test_ttk_csv_bad_row_not_judged(cli, tmp_path, cell, value, words):
+    root, rows = ttk_csv_dump(tmp_path)
+    victim = rows[1]
+    if cell is None:
+        rows = rows[:1]
+    elif value == "negative":
+        victim[cell] = victim[cell].replace("((", "((-3, ", 1)
+    elif value == "huge":
+        victim[cell] = victim[cell].replace("((", "((%d, " % (2 ** 86), 1)
+    elif value == "long":
+        victim[cell] = repr({"cache_mode": "P" * 1000})
+    else:
+        victim[cell] = value
+    csv = sd.write_ttk_csv(str(tmp_path / "cases.csv"), rows)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    assert rc == 1, err
+    one_not_judged(doc, "victim", *words)
+    reconciles(doc, 2)
+
+
+# ---- the PATH itself -------------------------------------------------------------
+
+def test_scan_fifo_and_device_say_what_they_are(cli, tmp_path):
+    fifo = str(tmp_path / "pipe")
+    os.mkfifo(fifo)
+    for path, what in ((fifo, "is a FIFO"),
+                       ("/dev/zero", "is a character device")):
+        rc, doc, err = sd.scan(cli, path)
+        assert rc == 2 and what in err, err
+        assert "No such file" not in err
