@@ -207,11 +207,13 @@ def specials():
         Spec("v2_a2a3_norm_bcast_noout", "V2 on Atlas A2/A3: Norm, cos/sin "
              "broadcast over Skv, no outputs", t="bf16", mode="Norm",
              b=2, nh=2, s=2, srope=1, bcache=2, scache=3, out=False, **A2),
-        # 931b5c8ac defect 2: Skv != Scache in Norm with several batches
+        # 931b5c8ac defect 2: Skv != Scache in Norm with several batches.
+        # Unquantised V2 Norm writes no k_rope / c_kv: no outputs asked for
         Spec("v2_norm_skv1_scache8_b4", "Norm, decode Skv 1 into Scache 8, "
-             "4 batches, 2 heads: the batch stride is N*Scache*D, not Skv",
+             "4 batches, 2 heads: the batch stride is N*Scache*D, not Skv "
+             "(no outputs: unquantised V2 Norm writes none)",
              t="fp16", mode="Norm", b=4, nh=2, s=1, bcache=4, scache=8,
-             index=[[7], [0], [3], [7]]),
+             index=[[7], [0], [3], [7]], out=False),
         Spec("v2_norm_skv3_scache5_bcache_more", "Norm, Skv 3, Scache 5, "
              "Bcache 4 > Bkv 3 (the last batch of the cache untouched)",
              t="bf16", mode="Norm", kdt="int8", b=3, nh=2, s=3, bcache=4,
@@ -242,8 +244,9 @@ def specials():
              t="fp16", mode="PA_NZ", b=2, nh=1, s=1, dk=32, dr=8, dv=16,
              nblocks=2, bs=16, index=[31, 16]),
         Spec("v2_norm_last_position", "Norm, position Scache-1 in every "
-             "batch", t="fp16", mode="Norm", b=2, nh=2, s=2, bcache=2,
-             scache=4, index=[[3, 0], [1, 3]]),
+             "batch (no outputs: unquantised V2 Norm writes none)",
+             t="fp16", mode="Norm", b=2, nh=2, s=2, bcache=2, scache=4,
+             index=[[3, 0], [1, 3]], out=False),
         Spec("v2_pa_blk_bnsd_last_page", "PA_BLK_BNSD, the last page, value "
              "BlockNum*BlockSize-1 (remainder ignored)", t="bf16",
              mode="PA_BLK_BNSD", b=2, nh=2, s=5, nblocks=3, bs=8,
@@ -273,7 +276,8 @@ def errors():
     case(Spec("v2_err_pa_slot_past_end", "slot 8 = BlockNum*BlockSize",
               **dict(base, index=[0, 1, 8, 3])), 161002, "index")
     case(Spec("v2_err_norm_position_scache", "Norm position 4 = Scache",
-              **dict(base, mode="Norm", scache=4, index=[[0, 4], [1, 2]])),
+              **dict(base, mode="Norm", scache=4, index=[[0, 4], [1, 2]],
+                     out=False)),
          161002, "index")
     case(Spec("v2_err_blk_page_past_end", "PA_BLK_NZ value 32 with "
               "BlockNum 2, BlockSize 16", **dict(base, mode="PA_BLK_NZ",
