@@ -25,6 +25,8 @@ option(KVG_SANITIZE "Build everything with AddressSanitizer + UBSan" OFF)
 option(KVG_FUZZ "Build libFuzzer targets (clang only)" OFF)
 set(KVG_FUZZ_SECONDS 25 CACHE STRING
     "Seconds each libFuzzer target runs in ctest (with KVG_FUZZ)")
+set(KVG_FUZZ_SCAN_SECONDS 75 CACHE STRING
+    "Seconds each scan reader's libFuzzer target runs in ctest (with KVG_FUZZ)")
 
 # Code generation.
 option(KVG_DISPATCH
