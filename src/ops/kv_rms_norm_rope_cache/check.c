@@ -687,6 +687,32 @@ static kvg_status check_outputs(args_t *a,
     return KVG_OK;
 }
 
+/* V2 writes k_rope / c_kv in Norm mode only with quantisation, in every
+ * profile. Atlas A2/A3 are the only chips that run V2: their tiling turns
+ * is_output_kv off for Norm without a scale, and the Norm kernels it then
+ * picks (keys 1000, 1001, 3000) are not even given the outputs' addresses,
+ * so the NPU leaves them as allocated (aclnnKvRmsNormRopeCacheV2: the flag
+ * has no effect there). The Ascend 950 runs no V2 (it ignores v). An
+ * expected k_rope / c_kv would fail an honest kernel: refuse, as a2a3 V1
+ * Norm with is_output_kv (docs/kv_rms_norm_rope_cache.md, Decisions). */
+static kvg_status
+check_v2_norm_outputs(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
+                      kvg_diag *diag)
+{
+    if (p->v2 && a->cache_mode == KVG_CACHE_NORM && p->out_kv &&
+        !p->kquant && !p->cquant)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "is_output_kv", -1, -1,
+                          "is_output_kv: V2 (v given) writes k_rope / c_kv "
+                          "in Norm mode only with a quantised cache; "
+                          "without one, " A2 " (the only chips that run V2) "
+                          "turn the flag off in the tiling and leave both "
+                          "outputs unwritten, and the Ascend 950 runs no V2 "
+                          "(profile %s); set is_output_kv false, quantise a "
+                          "cache, or use a PA mode",
+                          kvg_kv_profile_name(a->profile));
+    return KVG_OK;
+}
+
 /* What Atlas A2/A3 accept as a combination (tiling and kernel dispatch). */
 static kvg_status
 check_a2_combination(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
@@ -695,14 +721,6 @@ check_a2_combination(args_t *a, const kvg_i_kv_rms_norm_rope_cache_plan *p,
     const int norm = a->cache_mode == KVG_CACHE_NORM;
     if (!is_a2(a))
         return KVG_OK;
-    /* V2 quantises in Norm mode, but writes the outputs there only with
-     * quantisation (the tiling turns is_output_kv off otherwise) */
-    if (p->v2 && norm && p->out_kv && !p->kquant && !p->cquant)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "is_output_kv", -1, -1,
-                          "is_output_kv: " A2 " V2 write k_rope / c_kv in "
-                          "Norm mode only with a quantised cache (the "
-                          "tiling turns the flag off, the outputs stay "
-                          "unwritten); use a PA mode, or profile ascend950");
     if (!p->v2 && norm && (a->k_rope_scale != NULL || a->c_kv_scale != NULL))
         return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID,
                           a->k_rope_scale ? "k_rope_scale" : "c_kv_scale",
@@ -768,6 +786,7 @@ kvg_status kvg_i_kv_rms_norm_rope_cache_check_args(
     KVG_I_TRY(check_index_shape(a, p, diag));
     KVG_I_TRY(check_quant(a, p, diag));
     KVG_I_TRY(check_outputs(a, p, diag));
+    KVG_I_TRY(check_v2_norm_outputs(a, p, diag));
     KVG_I_TRY(check_a2_combination(a, p, diag));
     return check_overlaps(a, diag);
 }

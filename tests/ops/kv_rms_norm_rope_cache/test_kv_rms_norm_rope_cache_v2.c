@@ -457,16 +457,46 @@ static int64_t spec_offset(const fx *f, int64_t b, int64_t s, int64_t n,
     return ((pg * c->bs + o) * c->nh + n) * d + ch;
 }
 
+/* The K rows (k_rope) of f's inputs, from a PA_BNSD twin of its call:
+ * the same shapes and values, every index negative, outputs on. V2 writes
+ * no outputs in Norm mode without quantisation, so a Norm call gets its
+ * expected rows from the twin. The caller frees them. */
+static unsigned char *k_rows_from_pa_twin(const fx *f)
+{
+    unsigned char *rows;
+    int64_t i;
+    cfg c = f->c;
+    fx g;
+    c.mode = KVG_CACHE_PA_BNSD;
+    c.out = 1;
+    fx_build(&g, &c);
+    for (i = 0; i < numel(&g.t[T_INDEX]); i++)
+        set_i64(&g.t[T_INDEX], i, -1);
+    run_ok(&g);
+    rows = (unsigned char *)malloc(g.owned_n[T_KR]);
+    assert_non_null(rows);
+    memcpy(rows, g.t[T_KR].data, g.owned_n[T_KR]);
+    fx_free(&g);
+    return rows;
+}
+
 /* Run `f` (T caches) and check both whole cache images: the rows the spec
- * addresses hold k_rope's and v's rows, every other byte its poison. */
+ * addresses hold the K rows (k_rope's, or in Norm mode, which writes no
+ * outputs here, its PA twin's) and v's rows, every other byte its
+ * poison. */
 static void check_addressing(fx *f)
 {
     const cfg *c = &f->c;
     const size_t es = kvg_dtype_size(c->t);
     const int64_t c0 = 32 / (int64_t)es;
-    unsigned char *kimg, *cimg;
+    unsigned char *kimg, *cimg, *twin = NULL;
+    const unsigned char *krows;
     int64_t b, s, n, ch, off, row;
 
+    if (c->out)
+        krows = (const unsigned char *)f->t[T_KR].data;
+    else
+        krows = twin = k_rows_from_pa_twin(f);
     run_ok(f);
     kimg = copy_snap(f, T_KC);
     cimg = copy_snap(f, T_CC);
@@ -478,8 +508,7 @@ static void check_addressing(fx *f)
                     off = spec_offset(f, b, s, n, ch, c->dk, c0);
                     if (off >= 0)
                         memcpy(kimg + (size_t)off * es,
-                               (unsigned char *)f->t[T_KR].data +
-                                   (size_t)(row * c->dk + ch) * es, es);
+                               krows + (size_t)(row * c->dk + ch) * es, es);
                 }
                 for (ch = 0; ch < c->dv; ch++) {
                     off = spec_offset(f, b, s, n, ch, c->dv, c0);
@@ -494,10 +523,12 @@ static void check_addressing(fx *f)
     kvgt_assert_bytes_equal(f->t[T_CC].data, cimg, f->owned_n[T_CC],
                             "ckv_cache");
     /* c_kv is a copy of v */
-    kvgt_assert_bytes_equal(f->t[T_CR].data, f->snap[T_V], f->owned_n[T_V],
-                            "c_kv");
+    if (c->out)
+        kvgt_assert_bytes_equal(f->t[T_CR].data, f->snap[T_V],
+                                f->owned_n[T_V], "c_kv");
     free(kimg);
     free(cimg);
+    free(twin);
 }
 
 static void idx(fx *f, int64_t n, const int64_t *v)
@@ -519,6 +550,7 @@ static void test_addr_every_mode(void **state)
         cfg c;
         cfg_default(&c);
         c.mode = modes[i];
+        c.out = c.mode != KVG_CACHE_NORM; /* V2 Norm: T caches, no outputs */
         if (is_blk(c.mode))
             c.s = 6, c.nblocks = 4; /* a full and a partial block of 4 */
         fx_build(&f, &c);
@@ -538,6 +570,7 @@ static void test_addr_norm_skv_ne_scache(void **state)
     cfg_default(&c);
     c.t = c.kdt = c.cdt = KVG_FP16;
     c.mode = KVG_CACHE_NORM;
+    c.out = 0;
     c.b = 4, c.s = 1, c.bcache = 5, c.scache = 8;
     fx_build(&f, &c);
     idx(&f, 4, v);
@@ -581,6 +614,7 @@ static void test_addr_upper_bound(void **state)
     fx_free(&f);
     cfg_default(&c);
     c.mode = KVG_CACHE_NORM; /* Scache 5: positions 0..4 */
+    c.out = 0;
     fx_build(&f, &c);
     idx(&f, 6, nm);
     check_addressing(&f);
@@ -621,10 +655,11 @@ static void b_blk(cfg *c) /* 4 pages of 4: entries 0, 9, 15 (one -1) */
     c->s = 6;
     c->nblocks = 4;
 }
-static void b_norm(cfg *c)
+static void b_norm(cfg *c) /* T caches: no outputs in V2 Norm */
 {
     cfg_default(c);
     c->mode = KVG_CACHE_NORM;
+    c->out = 0;
 }
 static void b_quant(cfg *c)
 {
@@ -724,6 +759,8 @@ static void m_v_nan(fx *f)
     static const uint16_t nan16 = 0x7FC1;
     memcpy((unsigned char *)f->t[T_V].data + 6, &nan16, 2);
 }
+/* the fixture's k_rope / c_kv are there, only the flag was off */
+static void m_out_on(fx *f) { f->a.is_output_kv = 1; }
 static void m_order_a2(fx *f) { f->a.reduce_order = KVG_REDUCE_A2; }
 static void m_order_950(fx *f) { f->a.reduce_order = KVG_REDUCE_NPU950; }
 static void m_cr_in_v(fx *f) { f->t[T_CR].data = f->t[T_V].data; }
@@ -772,6 +809,7 @@ static const vcase k_vcases[] = {
     V(b_pa, m_pa_dup, "index", "both write slot 3"),
     V(b_blk, m_blk_oob, "index", "is 16, outside [0, 16)"),
     V(b_norm, m_norm_oob, "index", "position 5, outside [0, 5)"),
+    V(b_norm, m_out_on, "is_output_kv", "only with a quantised"),
     V(b_pa, m_v_nan, "v", "element 3"),
     V(b_pa, m_order_a2, "reduce_order", "48-lane"),
     V(b_pa, m_order_950, "reduce_order", "not modelled"),
@@ -818,6 +856,32 @@ static void run_vcase(void **state)
     fx_free(&f);
 }
 
+/* V2 Norm writes the outputs when either cache is quantised, in both
+ * profiles: ascend950 with only ckv_cache int8, a2a3 with only k_cache
+ * int8; c_kv is a copy of v either way. */
+static void test_norm_outputs_one_quant_cache(void **state)
+{
+    fx f;
+    cfg c;
+    int p;
+    (void)state;
+    for (p = 0; p < 2; p++) {
+        if (p == 0) {
+            b_norm(&c);
+            c.cdt = KVG_INT8;
+        } else {
+            b_a2_norm_quant(&c); /* K cache int8 with an offset */
+        }
+        c.cscale = p == 0;
+        c.out = 1;
+        fx_build(&f, &c);
+        run_ok(&f);
+        kvgt_assert_bytes_equal(f.t[T_CR].data, f.snap[T_V], f.owned_n[T_V],
+                                "c_kv");
+        fx_free(&f);
+    }
+}
+
 /* The a2a3 profile's V2 shape (Dk 192, R 64, Dv 128, N 2) runs, with
  * offsets and quantisation in Norm mode, both of which V1 refuses there. */
 static void test_a2a3_accepts_v2(void **state)
@@ -843,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_addr_blk_nz_pages_from_values),
         cmocka_unit_test(test_addr_upper_bound),
         cmocka_unit_test(test_no_outputs_untouched),
+        cmocka_unit_test(test_norm_outputs_one_quant_cache),
         cmocka_unit_test(test_a2a3_accepts_v2),
     };
     struct CMUnitTest all[sizeof fixed / sizeof fixed[0] +

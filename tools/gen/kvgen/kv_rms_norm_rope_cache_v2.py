@@ -6,7 +6,10 @@ V2 (shared/spec/reference/kv_rms_norm_rope_cache_v2.md section 1): kv
 channels (R = cos dim 3) are rotated by the interleaved RoPE, and the K row
 is the rotated channels followed by the remaining normalised ones, all in
 binary32. v [B, N, S, Dv] goes to ckv_cache as it is, or quantised from
-its widened values; k_rope = T(K row), c_kv = v. Every head of a token
+its widened values; k_rope = T(K row), c_kv = v. In Norm mode the
+outputs exist only when a cache is quantised: without one the A2/A3
+tiling turns is_output_kv off and the NPU writes neither (the case
+generator asks for none there). Every head of a token
 shares the token's index entry. Caches carry the heads: Norm
 [Bc, N, Sc, D], PA* [NB, BS, N, D], NZ pages [N, D/C0, BS, C0]; scales
 and offsets are [N, D] (one row per head).
@@ -83,6 +86,10 @@ def golden(inp, dts, mode, eps, is_output_kv, order="pairwise",
            overflow="sat"):
     """All outputs of one V2 call, as kv_rms_norm_rope_cache.golden."""
     t = dts["kv"]
+    if (is_output_kv and mode == "Norm" and dts["k_cache"] not in QUANT
+            and dts["ckv_cache"] not in QUANT):
+        raise ValueError("V2 Norm without a quantised cache writes no "
+                         "k_rope / c_kv: is_output_kv has no effect there")
     kf = compute(inp["kv"], inp["gamma"], inp["cos"], inp["sin"], t, eps,
                  order)
     kdt, cdt = dts["k_cache"], dts["ckv_cache"]

@@ -311,6 +311,12 @@ def errors():
               **dict(base, b=1, s=1, nh=3, dk=192, dr=64, dv=128,
                      profile="a2a3")),
          161002, "kv")
+    # V2 Norm writes k_rope / c_kv only with a quantised cache, in every
+    # profile: Atlas A2/A3 (the only V2 chips) turn is_output_kv off there
+    # and leave both outputs unwritten; the Ascend 950 runs no V2
+    case(Spec("v2_err_norm_out_noquant", "V2 Norm without a quantised "
+              "cache writes no k_rope / c_kv (profile ascend950 too)",
+              **dict(base, mode="Norm", scache=4)), 161002, "is_output_kv")
     case(Spec("v2_err_a2a3_norm_out_noquant", "Atlas A2/A3 V2 write no "
               "outputs in Norm mode without quantisation",
               **dict(base, mode="Norm", b=1, s=1, nh=1, scache=2, dk=192,
