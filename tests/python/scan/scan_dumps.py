@@ -280,19 +280,25 @@ def pb_tensor(is_input, tag, arr, fmt=ND, packed=True):
 
 
 def write_cann(root, op_type, op_name, ins, outs, attrs=(), task=1,
-               nz=(), workspace=0):
+               nz=(), workspace=0, arg_index=False):
     """One dump file: 8-byte length, DumpData (1 version, 2 dump_time,
     3 output, 4 input, 6 op_name, 7 attr, 8 space), then the payloads of
-    the inputs, the outputs and the workspace."""
+    the inputs, the outputs and the workspace. With arg_index, as current
+    CANN writes it: an absent optional input is left out (no placeholder)
+    and each input records its position in OpInput.arg_index (field 10;
+    proto3 writes no field for 0)."""
     msg = pb_bytes(1, b"2.0") + pb_int(2, 1700000000 + task)
     for i, t in enumerate(outs):
         msg += pb_bytes(3, pb_tensor(False, t[0], t[1],
                                      NZ if ("out", i) in nz else ND))
     for i, t in enumerate(ins):
-        msg += pb_bytes(4, pb_tensor(True, t[0] if t else None,
-                                     t[1] if t else None,
-                                     NZ if ("in", i) in nz else ND,
-                                     packed=i % 2 == 0))
+        if arg_index and t is None:
+            continue
+        body = pb_tensor(True, t[0] if t else None, t[1] if t else None,
+                         NZ if ("in", i) in nz else ND, packed=i % 2 == 0)
+        if arg_index and i:
+            body += pb_int(10, i)
+        msg += pb_bytes(4, body)
     msg += pb_bytes(6, op_name.encode())
     for k, v in attrs:
         msg += pb_bytes(7, pb_bytes(1, k.encode()) + pb_bytes(2, v.encode()))

@@ -13,7 +13,8 @@
  *              (OpInput), 5 buffer (OpBuffer), 6 op_name, 7 attr (OpAttr),
  *              8 space (Workspace), 9 dfx_message
  *   OpOutput   1 data_type, 2 format, 3 shape, 5 data, 6 size
- *   OpInput    1 data_type, 2 format, 3 shape, 4 data, 5 size
+ *   OpInput    1 data_type, 2 format, 3 shape, 4 data, 5 size,
+ *              10 arg_index (its kernel position; see place_inputs)
  *   OpBuffer / Workspace   3 size
  *   Shape      1 dim (repeated uint64, packed or not)
  *   OpAttr     1 name, 2 value
@@ -145,9 +146,11 @@ static kvg_status shape_of(pb sub, kvg_scan_arg *a, const char *file,
     return r < 0 ? bad(diag, file, where, "malformed") : KVG_OK;
 }
 
-/* One OpInput (is_input) or OpOutput. */
+/* One OpInput (is_input) or OpOutput; *arg_index gets OpInput.arg_index
+ * (field 10) when the input has one, else stays -1. */
 static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
-                            const char *file, kvg_diag *diag)
+                            long *arg_index, const char *file,
+                            kvg_diag *diag)
 {
     const char *what = is_input ? "input" : "output";
     char where[32];
@@ -172,6 +175,11 @@ static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
         } else if (num == (uint32_t)(is_input ? 5 : 6) && wt == 0) {
             a->nbytes = v;
             have_size = 1;
+        } else if (is_input && num == 10 && wt == 0) {
+            if (v >= KVG_SCAN_MAX_ARGS)
+                return bad(diag, file, "input.arg_index",
+                           "past the inputs kvgold reads");
+            *arg_index = (long)v;
         }
     }
     if (r < 0)
@@ -218,12 +226,60 @@ static void attr_json(const pb *v, char *out, size_t cap)
     out[k] = '\0';
 }
 
+/*
+ * CANN leaves an absent optional input out of DumpData without a
+ * placeholder and records each input's kernel position in
+ * OpInput.arg_index (hicann/ge graph_metadef/proto/dump_task.proto), so a
+ * missing k_rope_scale would shift c_kv_scale into its place were inputs
+ * taken by order. When any input carries an arg_index, each goes to its
+ * position (proto3 writes no field for 0: an input without one is at
+ * position 0) and the positions left are None. Two inputs at one
+ * position are an error. The payload offsets were found in the file's
+ * order before this.
+ */
+static kvg_status place_inputs(kvg_scan_call *c, const long *place,
+                               const char *file, kvg_diag *diag)
+{
+    kvg_scan_arg moved[KVG_SCAN_MAX_ARGS];
+    int i, any = 0, n = 0;
+    for (i = 0; i < c->n_in; i++)
+        any |= place[i] >= 0;
+    if (!any)
+        return KVG_OK;
+    memset(moved, 0, sizeof moved);
+    for (i = 0; i < KVG_SCAN_MAX_ARGS; i++)
+        moved[i].kind = KVG_SCAN_ABSENT;
+    for (i = 0; i < c->n_in; i++) {
+        long k = place[i] >= 0 ? place[i] : 0;
+        if (moved[k].kind != KVG_SCAN_ABSENT) {
+            char msg[96];
+            (void)snprintf(msg, sizeof msg, "inputs %d and another are both "
+                                            "at position %ld", i, k);
+            return bad(diag, file, "input.arg_index", msg);
+        }
+        moved[k] = c->in[i];
+        (void)snprintf(moved[k].name, sizeof moved[k].name, "input %ld", k);
+        if (k + 1 > n)
+            n = (int)k + 1;
+    }
+    for (i = 0; i < n; i++)
+        if (moved[i].kind == KVG_SCAN_ABSENT) {
+            moved[i].kind = KVG_SCAN_NONE; /* left out: its default */
+            (void)snprintf(moved[i].name, sizeof moved[i].name, "input %d",
+                           i);
+        }
+    memcpy(c->in, moved, sizeof moved);
+    c->n_in = n;
+    return KVG_OK;
+}
+
 kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
                                 uint64_t size, const char *file,
                                 kvg_scan_call *c, kvg_diag *diag)
 {
     uint64_t hlen = 0, at, v;
     uint64_t extra = 0;
+    long place[KVG_SCAN_MAX_ARGS], ignored = -1;
     uint32_t num;
     int i, wt, r;
     pb b, sub;
@@ -247,8 +303,10 @@ kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
             if (*n == KVG_SCAN_MAX_ARGS)
                 return bad(diag, file, is_input ? "input" : "output",
                            "more than kvgold reads");
+            place[*n] = -1;
             st = tensor_of(sub, is_input,
-                           is_input ? &c->in[*n] : &c->out[*n], file, diag);
+                           is_input ? &c->in[*n] : &c->out[*n],
+                           is_input ? &place[*n] : &ignored, file, diag);
             if (st != KVG_OK)
                 return st;
             (void)snprintf(is_input ? c->in[*n].name : c->out[*n].name,
@@ -336,7 +394,7 @@ kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
     if (extra > size - at)
         return bad(diag, file, "buffer", "the buffers and workspaces run "
                                          "past the end of the file");
-    return KVG_OK;
+    return place_inputs(c, place, file, diag);
 }
 
 /* "<op type>.<op name>.<task>.<stream>.<timestamp>": the op type, if the
