@@ -67,7 +67,10 @@
  * and offsets are [N, D] ([D] too when N = 1). Profile a2a3 also requires
  * Dk = 192, R = 64, Dv = 128 and N in {1, 2, 4, 8}, accepts offsets and
  * quantisation in Norm mode (V2 kernels implement both) and refuses
- * is_output_kv in Norm mode without quantisation (not written there).
+ * is_output_kv in Norm mode without quantisation (not written there); a V2
+ * call (one with v) has it refused there by every profile, since no chip's
+ * V2 kernel writes k_rope / c_kv in that mode (docs/kv_rms_norm_rope_cache.md
+ * section 7.2).
  *
  * Every check runs before the first byte is written: on any error the
  * caches and outputs are untouched. Status 161001 for a missing required
