@@ -846,12 +846,17 @@ static char *relative_to(const char *list, const char *path)
     return p;
 }
 
+/* The longest line of a --cases file, without its newline. */
+#define LIST_LINE_MAX 8190
+
 /* The --cases file: "CASE NPU_DIR [NPU_DIR...]" per line. 0 on an error
  * (message printed). */
 static int read_list(batch *b, const char *list)
 {
     FILE *f = fopen(list, "r");
-    char line[8192];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
     int lineno = 0, ok = 1;
 
     if (f == NULL) {
@@ -859,13 +864,23 @@ static int read_list(batch *b, const char *list)
                 strerror(errno));
         return 0;
     }
-    while (ok && fgets(line, sizeof line, f) != NULL) {
+    while (ok && (errno = 0, len = getline(&line, &cap, f)) >= 0) {
         char *tok[1 + MAX_NPU_DIRS + 1], *s = line;
+        const char *nul;
         int n = 0, k;
         lineno++;
-        if (strchr(line, '\n') == NULL && !feof(f)) {
+        /* said before the length: a NUL in a short line is no long line */
+        if ((nul = (const char *)memchr(line, '\0', (size_t)len)) != NULL) {
+            fprintf(stderr, "kvgold: compare --cases %s: line %d holds a "
+                            "NUL byte (byte %lu of the line); a list file is "
+                            "text\n",
+                    list, lineno, (unsigned long)(nul - line) + 1);
+            ok = 0;
+            break;
+        }
+        if (len - (len > 0 && line[len - 1] == '\n') > LIST_LINE_MAX) {
             fprintf(stderr, "kvgold: %s:%d: line longer than %d bytes\n",
-                    list, lineno, (int)sizeof line - 2);
+                    list, lineno, LIST_LINE_MAX);
             ok = 0;
             break;
         }
@@ -907,10 +922,12 @@ static int read_list(batch *b, const char *list)
             }
         }
     }
-    if (ok && ferror(f)) {
-        fprintf(stderr, "kvgold: compare --cases %s: cannot read it\n", list);
+    if (ok && (ferror(f) || !feof(f))) {
+        fprintf(stderr, "kvgold: compare --cases %s: cannot read it: %s\n",
+                list, strerror(errno ? errno : EIO));
         ok = 0;
     }
+    free(line);
     fclose(f);
     if (ok && b->n == 0) {
         fprintf(stderr, "kvgold: compare --cases %s lists no case\n", list);
@@ -946,6 +963,12 @@ int kvg_cli_compare_batch(int argc, char **argv)
                    strcmp(a, "--level") == 0 || strcmp(a, "--only") == 0) {
             if (v == NULL)
                 return kvg_cli_usage_error("compare: %s needs a value", a);
+            if (strcmp(a, "--only") == 0 && !kvg_cli_only_ok(v))
+                return kvg_cli_usage_error("compare: --only needs output "
+                                           "names separated by commas "
+                                           "(--only c_kv,k_cache), got "
+                                           "'%s', which names an empty "
+                                           "one", v);
             if (b.n_fwd + 2 > (int)(sizeof b.fwd / sizeof b.fwd[0]))
                 return kvg_cli_usage_error("compare: %s given too often", a);
             b.fwd[b.n_fwd++] = a;

@@ -43,6 +43,10 @@ int kvg_cli_check(const kvg_case *c, FILE *out);
 int kvg_cli_compare(int argc, char **argv);
 extern const char *const kvg_cli_compare_help;
 
+/* 1 if a --only value names outputs: not empty, no empty name between,
+ * before or after its commas. */
+int kvg_cli_only_ok(const char *only);
+
 /* The overall verdict of the last kvg_cli_compare that judged ("PASS",
  * "FAIL", "INCOMPLETE"; "" before): exit status 1 is FAIL or INCOMPLETE. */
 extern const char *kvg_cli_compare_last_verdict;

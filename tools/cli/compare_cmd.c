@@ -645,6 +645,13 @@ static void free_run(compare_run *r)
     kvg_case_set_free(&r->gold);
 }
 
+int kvg_cli_only_ok(const char *only)
+{
+    size_t n = strlen(only);
+    return n > 0 && only[0] != ',' && only[n - 1] != ',' &&
+           strstr(only, ",,") == NULL;
+}
+
 /* --only: mark the named outputs; every name must be one. 0 on error. */
 static int select_outputs(compare_run *r, const char *only)
 {
@@ -684,13 +691,21 @@ static int load_dumps(compare_run *r)
             !kvg_cli_dumps_load(&r->npu[k], dir, &r->gold, r->selected))
             return 0;
         if (r->npu[k].found == 0) {
+            int first = 1;
             fprintf(stderr, "kvgold: %s holds none of the outputs (", dir);
             for (i = 0; i < r->gold.count; i++)
-                if (r->selected[i])
-                    fprintf(stderr, "%s%s.npy", i ? ", " : "",
+                if (r->selected[i]) {
+                    fprintf(stderr, "%s%s.npy", first ? "" : ", ",
                             r->gold.items[i].name);
-            fprintf(stderr, ")%s%s\n", r->npu[k].stray[0] ? "; it has " : "",
-                    r->npu[k].stray);
+                    first = 0;
+                }
+            if (r->npu[k].near[0] != '\0')
+                fprintf(stderr, "); %s has %s: renamed?\n", dir,
+                        r->npu[k].near);
+            else
+                fprintf(stderr, ")%s%s\n",
+                        r->npu[k].stray[0] ? "; it has " : "",
+                        r->npu[k].stray);
             return 0;
         }
     }
@@ -895,6 +910,12 @@ static int parse_args(int argc, char **argv, compare_opts *o)
                    strcmp(a, "--junit") == 0 || strcmp(a, "--csv") == 0) {
             if (v == NULL)
                 return kvg_cli_usage_error("compare: %s needs a value", a);
+            if (a[2] == 'o' && !kvg_cli_only_ok(v))
+                return kvg_cli_usage_error("compare: --only needs output "
+                                           "names separated by commas "
+                                           "(--only c_kv,k_cache), got "
+                                           "'%s', which names an empty "
+                                           "one", v);
             *(a[2] == 't'   ? &o->third_party_dir
               : a[2] == 'o' ? &o->only
               : a[2] == 'h' ? &o->html

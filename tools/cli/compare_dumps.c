@@ -68,12 +68,44 @@ static void find_stray(kvg_cli_dumps *d, const kvg_case_set *gold)
     closedir(dir);
 }
 
-/* Why DIR/<name>.npy cannot be opened; 0 if it can. */
-static int why_not(const kvg_cli_dumps *d, const char *path, char *out,
-                   size_t cap)
+/* A near miss of output `name` in DIR: a file named `name` plus some
+ * other suffix (k_cache.bin.bin, k_cache.npy.npy, k_cache.NPY) or none,
+ * the likeliest rename of the dump that is missing; its name in `out`
+ * (empty when there is none), and added to d->near. */
+static void find_near(kvg_cli_dumps *d, const char *name, char *out,
+                      size_t cap)
 {
+    DIR *dir = opendir(d->dir);
+    struct dirent *e;
+    size_t k = strlen(name), used = strlen(d->near);
+
+    out[0] = '\0';
+    if (dir == NULL)
+        return;
+    while ((e = readdir(dir)) != NULL) {
+        const char *rest = e->d_name + k;
+        if (strncmp(e->d_name, name, k) != 0 ||
+            (*rest != '\0' && *rest != '.') || strcmp(rest, ".npy") == 0 ||
+            strcmp(rest, ".bin") == 0)
+            continue;
+        (void)snprintf(out, cap, "%s", e->d_name);
+        if (used + strlen(e->d_name) + 3 < sizeof d->near)
+            used += (size_t)snprintf(d->near + used, sizeof d->near - used,
+                                     "%s%s", used ? ", " : "", e->d_name);
+        break;
+    }
+    closedir(dir);
+}
+
+static int raw_dump_exists(const char *dir, const char *name);
+
+/* Why DIR/<name>.npy cannot be opened; 0 if it can. */
+static int why_not(kvg_cli_dumps *d, const char *name, const char *path,
+                   char *out, size_t cap)
+{
+    char near[KVG_CLI_REASON_MAX];
     struct stat st;
-    int fd;
+    int fd, err;
 
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         (void)snprintf(out, cap, "unreadable: %s is a directory", path);
@@ -85,17 +117,29 @@ static int why_not(const kvg_cli_dumps *d, const char *path, char *out,
         close(fd);
         return 0;
     }
-    if (errno == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+    err = errno;
+    if (err == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         (void)snprintf(out, cap, "dangling link: %s points to a missing file",
                        path);
-    else if (errno == ENOENT && d->stray[0] != '\0')
+        return 1;
+    }
+    if (err != ENOENT) {
+        (void)snprintf(out, cap, "unreadable: %s: %s", path, strerror(err));
+        return 1;
+    }
+    near[0] = '\0';
+    if (!raw_dump_exists(d->dir, name)) /* else it is read instead */
+        find_near(d, name, near, sizeof near);
+    if (near[0] != '\0')
+        (void)snprintf(out, cap, "missing: no %s or %s.bin; %s has %s: "
+                                 "renamed?",
+                       path, name, d->dir, near);
+    else if (d->stray[0] != '\0')
         (void)snprintf(out, cap, "missing: no %s (the directory has %s, "
                                  "which matches no output: misnamed?)",
                        path, d->stray);
-    else if (errno == ENOENT)
-        (void)snprintf(out, cap, "missing: no %s", path);
     else
-        (void)snprintf(out, cap, "unreadable: %s: %s", path, strerror(errno));
+        (void)snprintf(out, cap, "missing: no %s", path);
     return 1;
 }
 
@@ -171,7 +215,7 @@ static int load_one(kvg_cli_dumps *d, const kvg_case_tensor *g, int i)
         fprintf(stderr, "kvgold: %s: out of memory for a path\n", d->dir);
         return 0;
     }
-    if (why_not(d, path, d->reason[i], sizeof d->reason[i]) &&
+    if (why_not(d, g->name, path, d->reason[i], sizeof d->reason[i]) &&
         !raw_dump_exists(d->dir, g->name)) {
         free(path);
         return 1; /* not judged, d->reason[i] says why */

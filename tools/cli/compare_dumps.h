@@ -4,7 +4,8 @@
  * missing, a dangling link, unreadable or a directory is not judged, with
  * the reason; a file that matches no output (kcache.npy for k_cache) is
  * named in the reason of every missing output, since it is the likeliest
- * culprit.
+ * culprit; a file named after the missing output with another suffix
+ * (k_cache.bin.bin, k_cache.npy.npy) is named first, as a likely rename.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef KVGOLD_TOOLS_COMPARE_DUMPS_H
@@ -21,6 +22,8 @@ typedef struct kvg_cli_dumps {
     char reason[KVG_CASE_MAX_TENSORS][KVG_CLI_REASON_MAX]; /* if not */
     int found;                            /* how many were loaded */
     char stray[KVG_CLI_REASON_MAX];       /* .npy files matching no output */
+    char near[KVG_CLI_REASON_MAX];        /* near misses of missing ones:
+                                             k_cache.bin.bin for k_cache */
     kvg_file_map map[KVG_CASE_MAX_TENSORS]; /* big dumps are mapped */
     /* the file t[i] was read from (malloc'd) and its identity, to tell
      * two names of one file (a hard link, the same directory twice) */
