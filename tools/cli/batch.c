@@ -32,7 +32,7 @@
 #include "cli.h"
 #include "fileio.h"
 #include "membudget.h"
-#include "outset.h"
+#include "report_targets.h"
 
 #define MAX_NPU_DIRS 16
 #define MAX_DEPTH 32
@@ -66,6 +66,7 @@ typedef struct batch {
     int n_jobs;          /* --jobs */
     int json;
     const char *junit;
+    const char *list;    /* compare --cases: the list file */
     const char *fwd[16]; /* compare options passed to every worker */
     int n_fwd;
     int *pool, n_pool;   /* emptied scratch files, for the next cases */
@@ -624,40 +625,48 @@ static kvg_status write_junit(FILE *out, void *user, kvg_diag *diag)
 }
 
 /* Before any case runs: where --junit goes must be a file kvgold may
- * replace, in a directory that exists. The set is committed at the end. */
-static int begin_junit(const batch *b, kvg_outset **set, const char **leaf)
+ * replace (report_targets.h), never one of the files the cases are made
+ * of nor among them: each case directory (and for compare each NPU_DIR)
+ * is protected as a tree, the --cases list as a file. The file is written
+ * after the last case (write_junit, through the same module). */
+static int check_junit(const batch *b, const kvg_cli_target *t)
 {
-    const char *slash = strrchr(b->junit, '/');
-    char dir[4096];
-    struct stat st;
-    kvg_diag diag;
-    size_t n = slash == NULL ? 1 : slash == b->junit ? 1
-                                                     : (size_t)(slash - b->junit);
+    kvg_cli_protect *p;
+    int i, k, n_p = 0, ok;
 
-    *leaf = slash ? slash + 1 : b->junit;
-    if (b->junit[0] == '\0' || (*leaf)[0] == '\0' ||
-        strcmp(*leaf, ".") == 0 || strcmp(*leaf, "..") == 0 ||
-        n >= sizeof dir) {
-        fprintf(stderr, "kvgold: --junit %s: give a file name; nothing was "
-                        "run\n", b->junit);
+    for (i = 0; i < b->n; i++)
+        n_p += 1 + b->jobs[i].n_npu;
+    if ((p = (kvg_cli_protect *)calloc((size_t)n_p + 1, sizeof *p)) ==
+        NULL) {
+        fprintf(stderr, "kvgold: %s: out of memory; nothing was run\n",
+                b->compare ? "compare" : "check");
         return 0;
     }
-    memcpy(dir, slash == NULL ? "." : b->junit, n);
-    dir[n] = '\0';
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "kvgold: --junit %s: its directory %s: %s; nothing "
-                        "was run\n", b->junit, dir,
-                errno ? strerror(errno) : "not a directory");
-        return 0;
+    n_p = 0;
+    if (b->list != NULL) {
+        p[n_p].path = b->list;
+        p[n_p].role = "the --cases list";
+        p[n_p].what = "the files kvgold reads";
+        p[n_p++].tree = 0;
     }
-    kvg_diag_clear(&diag);
-    if (kvg_outset_begin(set, dir, &diag) != KVG_OK ||
-        kvg_outset_check(*set, *leaf, NULL, 0, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: --junit %s: %s; nothing was run\n",
-                b->junit, diag.message);
-        return 0;
+    for (i = 0; i < b->n; i++) {
+        const job *j = &b->jobs[i];
+        p[n_p].path = j->case_dir;
+        p[n_p].role = "the case directory";
+        p[n_p].what = "a case's files";
+        p[n_p++].tree = 1;
+        for (k = 0; k < j->n_npu; k++) {
+            p[n_p].path = j->npu[k];
+            p[n_p].role = "NPU_DIR";
+            p[n_p].what = "the dumps";
+            p[n_p].note = "the directory being judged";
+            p[n_p++].tree = 1;
+        }
     }
-    return 1;
+    ok = kvg_cli_targets_check(b->compare ? "compare" : "check",
+                               "nothing was run", t, 1, p, n_p);
+    free(p);
+    return ok;
 }
 
 /* Run every job, --jobs at a time, printing each case in input order as
@@ -666,14 +675,15 @@ static int run_all(batch *b)
 {
     int workers = b->n_jobs < b->n ? b->n_jobs : b->n;
     int next = 0, running = 0, shown = 0, i, w;
-    kvg_outset *set = NULL;
-    const char *leaf = NULL;
-    kvg_diag diag;
+    kvg_cli_target junit;
 
-    if (b->junit != NULL && !begin_junit(b, &set, &leaf)) {
-        kvg_outset_end(set);
+    memset(&junit, 0, sizeof junit);
+    junit.flag = "--junit";
+    junit.path = b->junit;
+    junit.render = write_junit;
+    junit.user = b;
+    if (b->junit != NULL && !check_junit(b, &junit))
         return KVG_EXIT_INVALID;
-    }
     if (b->json)
         fprintf(stdout, "{\"tool\":\"kvgold %s\",\"cases\":[",
                 b->compare ? "compare" : "check");
@@ -727,17 +737,9 @@ static int run_all(batch *b)
         int counts[V_COUNT];
         w = exit_of(worst(b, counts));
     }
-    if (set != NULL) {
-        kvg_diag_clear(&diag);
-        if (kvg_outset_add_stream(set, leaf, write_junit, b, &diag) !=
-                KVG_OK ||
-            kvg_outset_commit(set, &diag) != KVG_OK) {
-            fprintf(stderr, "kvgold: cannot write --junit %s: %s\n", b->junit,
-                    diag.message);
-            w = KVG_EXIT_INVALID;
-        }
-        kvg_outset_end(set);
-    }
+    if (b->junit != NULL &&
+        !kvg_cli_targets_write(b->compare ? "compare" : "check", &junit, 1))
+        w = KVG_EXIT_INVALID;
     return w;
 }
 
@@ -990,6 +992,7 @@ int kvg_cli_compare_batch(int argc, char **argv)
         return kvg_cli_usage_error("compare: with --cases, the cases and "
                                    "NPU_DIRs come from the list file, not "
                                    "the command line (got %s)", positional);
+    b.list = list;
     if (!read_list(&b, list)) {
         free_batch(&b);
         return KVG_EXIT_INVALID;

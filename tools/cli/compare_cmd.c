@@ -28,7 +28,7 @@
 #include "kvgold/options.h"
 #include "compare_dumps.h"
 #include "compare_repeat.h"
-#include "compare_targets.h"
+#include "report_targets.h"
 #include "membudget.h"
 #include "tensor_file.h"
 #include "report.h"
@@ -517,47 +517,88 @@ static int print_json(compare_run *r, FILE *out)
     return 1;
 }
 
-/* The report files requested on the command line, in a fixed order. */
-static int report_targets(const compare_opts *o, kvg_cli_target *t)
+/* A report file of compare: one of tools/lib/report's renderers over the
+ * report set, as an outset writer. */
+typedef struct report_job {
+    kvg_report_renderer render;
+    const kvg_report_set *set;
+} report_job;
+
+static kvg_status render_report(FILE *out, void *user, kvg_diag *diag)
 {
-    int n = 0;
-    if (o->html != NULL) {
-        t[n].flag = "--html";
-        t[n].path = o->html;
-        t[n++].render = kvg_report_html;
-    }
-    if (o->junit != NULL) {
-        t[n].flag = "--junit";
-        t[n].path = o->junit;
-        t[n++].render = kvg_report_junit;
-    }
-    if (o->csv != NULL) {
-        t[n].flag = "--csv";
-        t[n].path = o->csv;
-        t[n++].render = kvg_report_csv;
+    const report_job *j = (const report_job *)user;
+    return j->render(out, j->set, diag);
+}
+
+/* The report files requested on the command line, in a fixed order; each
+ * renders the report set `set` (filled in only once judged: the check
+ * needs only the flags and paths). */
+static int report_targets(const compare_opts *o, kvg_cli_target *t,
+                          report_job *jobs, const kvg_report_set *set)
+{
+    const char *const flags[3] = {"--html", "--junit", "--csv"};
+    const char *const paths[3] = {o->html, o->junit, o->csv};
+    const kvg_report_renderer renders[3] = {kvg_report_html,
+                                            kvg_report_junit, kvg_report_csv};
+    int i, n = 0;
+
+    for (i = 0; i < 3; i++) {
+        if (paths[i] == NULL)
+            continue;
+        memset(&t[n], 0, sizeof t[n]);
+        jobs[n].render = renders[i];
+        jobs[n].set = set;
+        t[n].flag = flags[i];
+        t[n].path = paths[i];
+        t[n].render = render_report;
+        t[n].user = &jobs[n];
+        n++;
     }
     return n;
 }
 
 /* Before anything is computed: every report target must be a file kvgold
- * may replace (compare_targets.h). 0 (message printed) if one is not. */
+ * may replace, never one of the case's files nor among the dumps
+ * (report_targets.h). 0 (message printed) if one is not. */
 static int check_report_targets(const compare_opts *o, const kvg_case *c)
 {
     kvg_cli_target t[3];
-    const char *dirs[KVG_CLI_MAX_RUNS + 1], *roles[KVG_CLI_MAX_RUNS + 1];
-    int n = report_targets(o, t), k, n_dirs = 0;
+    report_job jobs[3];
+    kvg_cli_protect p[KVG_CASE_MAX_TENSORS * 2 + 1 + KVG_CLI_MAX_RUNS + 1];
+    char **cf = NULL;
+    int n = report_targets(o, t, jobs, NULL), k, n_p = 0, n_cf = 0, ok;
 
     if (n == 0)
         return 1;
+    if ((cf = kvg_cli_case_files(c, &n_cf)) == NULL) {
+        fprintf(stderr, "kvgold: compare: out of memory\n");
+        return 0;
+    }
+    for (k = 0; k < n_cf && n_p < (int)(sizeof p / sizeof p[0]); k++) {
+        p[n_p].path = cf[k];
+        p[n_p].role = "the case's file";
+        p[n_p].what = "a case's files";
+        p[n_p].note = NULL;
+        p[n_p++].tree = 0;
+    }
     for (k = 0; k < o->n_runs; k++) {
-        dirs[n_dirs] = o->npu_dir[k];
-        roles[n_dirs++] = "NPU_DIR";
+        p[n_p].path = o->npu_dir[k];
+        p[n_p].role = "NPU_DIR";
+        p[n_p].what = "the dumps";
+        p[n_p].note = "the directory being judged";
+        p[n_p++].tree = 1;
     }
     if (o->third_party_dir != NULL) {
-        dirs[n_dirs] = o->third_party_dir;
-        roles[n_dirs++] = "--third-party";
+        p[n_p].path = o->third_party_dir;
+        p[n_p].role = "--third-party";
+        p[n_p].what = "the dumps";
+        p[n_p].note = "the directory being judged";
+        p[n_p++].tree = 1;
     }
-    return kvg_cli_targets_check(t, n, c, dirs, roles, n_dirs);
+    ok = kvg_cli_targets_check("compare", "nothing was computed or written",
+                               t, n, p, n_p);
+    kvg_cli_free_paths(cf, n_cf);
+    return ok;
 }
 
 /* The tensors of run k for the report files: the judged ones in t, the
@@ -601,7 +642,7 @@ static void report_run(compare_run *r, int k, kvg_report_tensor *t,
 
 /* Write the requested report files, every run in each (one run: as
  * before; several: each run's tensors and the run-to-run check), all or
- * none (compare_targets.c); 0 on failure, with the file and the reason
+ * none (report_targets.c); 0 on failure, with the file and the reason
  * printed. An output that was not judged is listed as such, with no map. */
 static int write_report_files(compare_run *r)
 {
@@ -610,8 +651,9 @@ static int write_report_files(compare_run *r)
     static const char *skipped[KVG_CLI_MAX_RUNS][KVG_CASE_MAX_TENSORS];
     kvg_report_run runs[KVG_CLI_MAX_RUNS];
     kvg_cli_target targets[3];
+    report_job jobs[3];
     kvg_report_set set;
-    int k, n_targets = report_targets(r->o, targets);
+    int k, n_targets = report_targets(r->o, targets, jobs, &set);
 
     if (n_targets == 0)
         return 1;
@@ -630,7 +672,7 @@ static int write_report_files(compare_run *r)
         set.determinism = kvg_verdict_name(r->determinism);
         set.determinism_why = r->determinism_why;
     }
-    return kvg_cli_targets_write(targets, n_targets, &set);
+    return kvg_cli_targets_write("compare", targets, n_targets);
 }
 
 static void free_run(compare_run *r)

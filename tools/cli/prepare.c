@@ -26,6 +26,7 @@
 #include "fileio.h"
 #include "json.h"
 #include "outset.h"
+#include "report_targets.h"
 #include "binding.h"
 #include "ttk_csv.h"
 
@@ -415,66 +416,59 @@ done:
     return ok;
 }
 
-/* The CSV of the cases' rows, staged in its directory (which must exist:
- * nothing is created for it). 1, or 0 said on stderr. */
-static int stage_csv(const char *csv, const prep_case *cases, int n,
-                     kvg_outset **set)
-{
-    char *dir = strdup(csv), *slash, *text;
-    const char *base;
-    size_t len = strlen(kvg_ttk_csv_header), used;
-    struct stat sb;
-    kvg_diag diag;
-    int i, ok = 0;
+/* --csv: its text, rendered into the output set. */
+typedef struct csv_text {
+    const prep_case *cases;
+    int n;
+} csv_text;
 
-    if (dir == NULL) {
+static kvg_status write_csv(FILE *out, void *user, kvg_diag *diag)
+{
+    const csv_text *c = (const csv_text *)user;
+    int i;
+    (void)diag;
+    fputs(kvg_ttk_csv_header, out);
+    for (i = 0; i < c->n; i++)
+        fputs(c->cases[i].row, out);
+    return KVG_OK;
+}
+
+/* Before any case is run: --csv must be a file kvgold may replace
+ * (report_targets.h), never a file of a case it reads nor among them
+ * (each case directory is protected as a tree), nor inside a replay
+ * directory it writes. 1, or 0 said on stderr. */
+static int check_csv(const kvg_cli_target *t, const prep_case *cases, int n)
+{
+    kvg_cli_protect *p = (kvg_cli_protect *)calloc(2 * (size_t)n + 1,
+                                                   sizeof *p);
+    int i, ok;
+
+    if (p == NULL) {
         fprintf(stderr, "kvgold: prepare: out of memory\n");
         return 0;
     }
-    slash = strrchr(dir, '/');
-    base = slash != NULL ? slash + 1 : dir;
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash != NULL)
-        *slash = '\0';
-    base = csv + (base - dir);
-    if (*base == '\0') {
-        kvg_cli_usage_error("prepare: --csv needs a file name, got %s", csv);
-        free(dir);
-        return 0;
+    for (i = 0; i < n; i++) {
+        p[2 * i].path = cases[i].path;
+        p[2 * i].role = "the case directory";
+        p[2 * i].what = "a case's files";
+        p[2 * i].tree = 1;
+        p[2 * i + 1].path = cases[i].target;
+        p[2 * i + 1].role = "the replay directory";
+        p[2 * i + 1].what = "the replay files (ops-test-kit refuses any "
+                            "other entry)";
+        p[2 * i + 1].tree = 1;
     }
-    if (slash != NULL && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-        fprintf(stderr, "kvgold: prepare: --csv %s: %s is not a directory; "
-                "nothing written\n", csv, dir);
-        free(dir);
-        return 0;
-    }
-    for (i = 0; i < n; i++)
-        len += strlen(cases[i].row);
-    if ((text = (char *)malloc(len + 1)) == NULL) {
-        fprintf(stderr, "kvgold: prepare: out of memory\n");
-        free(dir);
-        return 0;
-    }
-    used = (size_t)sprintf(text, "%s", kvg_ttk_csv_header);
-    for (i = 0; i < n; i++)
-        used += (size_t)sprintf(text + used, "%s", cases[i].row);
-    kvg_diag_clear(&diag);
-    if (kvg_outset_begin(set, slash != NULL ? dir : ".", &diag) != KVG_OK ||
-        kvg_outset_add_bytes(*set, base, text, used, &diag) != KVG_OK)
-        fprintf(stderr, "kvgold: prepare: --csv %s: nothing written: %s\n",
-                csv, diag.message);
-    else
-        ok = 1;
-    free(text);
-    free(dir);
+    ok = kvg_cli_targets_check("prepare", "nothing written", t, 1, p, 2 * n);
+    free(p);
     return ok;
 }
 
 int kvg_cli_prepare(int argc, char **argv)
 {
     const char *out_dir = NULL, *csv = NULL;
-    kvg_outset *csv_set = NULL;
+    kvg_cli_staged *csv_set = NULL;
+    kvg_cli_target csv_target;
+    csv_text text;
     prep_case *cases;
     struct stat sb;
     int i, j, n = 0, rc = KVG_EXIT_INVALID, committed = 0;
@@ -553,12 +547,23 @@ int kvg_cli_prepare(int argc, char **argv)
                 kvg_file_kind((unsigned long)sb.st_mode));
         goto end;
     }
+    memset(&csv_target, 0, sizeof csv_target);
+    csv_target.flag = "--csv";
+    csv_target.path = csv;
+    csv_target.render = write_csv;
+    csv_target.user = &text;
+    text.cases = cases;
+    text.n = n;
+    if (csv != NULL && !check_csv(&csv_target, cases, n))
+        goto end;
     /* what this run creates it takes back on an error */
     out_missing = missing_from(out_dir);
     for (i = 0; i < n; i++)
         if (!stage_case(&cases[i]))
             goto end;
-    if (csv != NULL && !stage_csv(csv, cases, n, &csv_set))
+    /* staged before any directory is committed, committed after them */
+    if (csv != NULL &&
+        !kvg_cli_targets_stage("prepare", &csv_target, 1, &csv_set))
         goto end;
     for (i = 0; i < n; i++) {
         kvg_diag diag;
@@ -576,19 +581,16 @@ int kvg_cli_prepare(int argc, char **argv)
                kvg_outset_count(cases[i].set));
     }
     if (csv_set != NULL) {
-        kvg_diag diag;
-        kvg_diag_clear(&diag);
-        if (kvg_outset_commit(csv_set, &diag) != KVG_OK) {
+        if (!kvg_cli_targets_commit("prepare", csv_set)) {
             fprintf(stderr, "kvgold: prepare: --csv %s: not written (the "
-                    "case directories above were): %s\n", csv,
-                    diag.message);
+                    "case directories above were)\n", csv);
             goto end;
         }
         printf("wrote %s (%d testcases)\n", csv, n);
     }
     rc = KVG_EXIT_PASS;
 end:
-    kvg_outset_end(csv_set);
+    kvg_cli_targets_discard(csv_set);
     for (i = 0; i < argc + 1 && (cases[i].path != NULL); i++) {
         free(cases[i].row);
         kvg_outset_end(cases[i].set);

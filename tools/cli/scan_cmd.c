@@ -22,6 +22,7 @@
 #include "membudget.h"
 #include "scan.h"
 #include "read_common.h"
+#include "report_targets.h"
 #include "scan_jobs.h"
 
 const char *const kvg_cli_scan_help =
@@ -411,11 +412,27 @@ static void put_xml(FILE *out, const char *s)
     }
 }
 
-static void write_junit(FILE *out, const scan_opts *o,
-                        const kvg_scan_list *l, const size_t *pick,
-                        const kvg_scan_result *res, size_t n)
+/* What the report files are made of; `pages` is the index's link to the
+ * pages directory (FILE_calls relative to the index). */
+typedef struct scan_report {
+    const scan_opts *o;
+    const kvg_scan_list *l;
+    const size_t *pick;
+    const kvg_scan_result *res;
+    size_t n;
+    const char *pages;
+} scan_report;
+
+/* --junit, as an outset writer (tools/lib/fsio/outset.h). */
+static kvg_status write_junit(FILE *out, void *user, kvg_diag *diag)
 {
-    size_t k, fail = 0, err = 0;
+    const scan_report *rep = (const scan_report *)user;
+    const scan_opts *o = rep->o;
+    const kvg_scan_list *l = rep->l;
+    const size_t *pick = rep->pick;
+    const kvg_scan_result *res = rep->res;
+    size_t k, fail = 0, err = 0, n = rep->n;
+    (void)diag;
     for (k = 0; k < n; k++) {
         fail += res[k].verdict == KVG_VERDICT_FAIL;
         err += res[k].verdict == KVG_VERDICT_NOT_JUDGED;
@@ -449,14 +466,20 @@ static void write_junit(FILE *out, const scan_opts *o,
         fputs("</system-out></testcase>\n", out);
     }
     fputs("</testsuite></testsuites>\n", out);
+    return KVG_OK; /* a write error is found at the flush */
 }
 
-static void write_index(FILE *out, const scan_opts *o,
-                        const kvg_scan_list *l, const size_t *pick,
-                        const kvg_scan_result *res, size_t n,
-                        const char *pages)
+/* --html's index of the calls, as an outset writer. */
+static kvg_status write_index(FILE *out, void *user, kvg_diag *diag)
 {
-    size_t k;
+    const scan_report *rep = (const scan_report *)user;
+    const scan_opts *o = rep->o;
+    const kvg_scan_list *l = rep->l;
+    const size_t *pick = rep->pick;
+    const kvg_scan_result *res = rep->res;
+    const char *pages = rep->pages;
+    size_t k, n = rep->n;
+    (void)diag;
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
           "<title>kvgold scan</title><style>body{font-family:sans-serif}"
           "td,th{padding:2px 8px;text-align:left}.PASS{color:#1a7f37}"
@@ -490,41 +513,13 @@ static void write_index(FILE *out, const scan_opts *o,
         fputs("</td></tr>\n", out);
     }
     fputs("</table></body></html>\n", out);
-}
-
-/* Write `path` through a temporary beside it, renamed into place. */
-static int write_file(const char *path, const scan_opts *o,
-                      const kvg_scan_list *l, const size_t *pick,
-                      const kvg_scan_result *res, size_t n,
-                      const char *pages)
-{
-    char *tmp = kvg_path_join("", path, ".kvgold-tmp", NULL);
-    FILE *f = tmp != NULL ? fopen(tmp, "w") : NULL;
-    int ok;
-
-    if (f == NULL) {
-        fprintf(stderr, "kvgold: %s: %s\n", path, strerror(errno));
-        free(tmp);
-        return 0;
-    }
-    if (pages != NULL)
-        write_index(f, o, l, pick, res, n, pages);
-    else
-        write_junit(f, o, l, pick, res, n);
-    ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok && rename(tmp, path) == 0;
-    if (!ok) {
-        fprintf(stderr, "kvgold: %s: %s\n", path, strerror(errno));
-        (void)remove(tmp);
-    }
-    free(tmp);
-    return ok;
+    return KVG_OK;
 }
 
 /* FILE.html -> "FILE_calls" (relative to FILE's directory: the link) and
- * its full path. */
-static int pages_dir(const char *html, char *rel, size_t rcap, char *full,
-                     size_t fcap)
+ * its full path; 0 when a buffer is too small. */
+static int pages_names(const char *html, char *rel, size_t rcap, char *full,
+                       size_t fcap)
 {
     const char *base = strrchr(html, '/');
     size_t n = strlen(html), dot;
@@ -534,13 +529,105 @@ static int pages_dir(const char *html, char *rel, size_t rcap, char *full,
         dot = n - 5;
     if ((size_t)snprintf(full, fcap, "%.*s_calls", (int)dot, html) >= fcap)
         return 0;
-    (void)snprintf(rel, rcap, "%.*s_calls",
-                   (int)(dot - (size_t)(base - html)), base);
-    if (mkdir(full, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "kvgold: %s: %s\n", full, strerror(errno));
+    return (size_t)snprintf(rel, rcap, "%.*s_calls",
+                            (int)(dot - (size_t)(base - html)), base) < rcap;
+}
+
+/* The report targets: --junit, --html and the pages directory beside it
+ * (a directory target), in that order; `rep` is what they render. */
+static int report_targets(const scan_opts *o, scan_report *rep,
+                          kvg_cli_target *t, const char *pages_full)
+{
+    int n = 0;
+    memset(t, 0, 3 * sizeof *t);
+    if (o->junit != NULL) {
+        t[n].flag = "--junit";
+        t[n].path = o->junit;
+        t[n].render = write_junit;
+        t[n++].user = rep;
+    }
+    if (o->html != NULL) {
+        t[n].flag = "--html";
+        t[n].path = o->html;
+        t[n].render = write_index;
+        t[n++].user = rep;
+        t[n].flag = "--html's pages directory";
+        t[n].path = pages_full;
+        t[n++].dir = 1;
+    }
+    return n;
+}
+
+/* Before judging: every report target must be one kvgold may replace
+ * (report_targets.h); never the dump being scanned (a dump file: that
+ * file; a dump directory: anywhere at or below it, "a report is never
+ * written among the dumps") nor the --csv it reads; no two targets one
+ * file. 0 (message printed) if one is not. */
+static int check_reports(const scan_opts *o)
+{
+    kvg_cli_target t[3];
+    kvg_cli_protect p[2];
+    char rel[KVG_SCAN_DIR_MAX], full[KVG_SCAN_DIR_MAX];
+    struct stat sb;
+    int n_p = 0;
+
+    if (o->html != NULL &&
+        !pages_names(o->html, rel, sizeof rel, full, sizeof full)) {
+        fprintf(stderr, "kvgold: scan: --html %s: the path is too long; "
+                        "nothing was judged or written\n", o->html);
         return 0;
     }
-    return 1;
+    memset(p, 0, sizeof p);
+    p[n_p].path = o->path;
+    p[n_p].tree = stat(o->path, &sb) == 0 && S_ISDIR(sb.st_mode);
+    p[n_p].role = p[n_p].tree ? "the dump being scanned"
+                              : "the dump file being scanned";
+    p[n_p++].what = "the dumps";
+    if (o->csv != NULL) {
+        p[n_p].path = o->csv;
+        p[n_p].role = "the testcase CSV (--csv)";
+        p[n_p++].what = "the files scan reads";
+    }
+    return kvg_cli_targets_check("scan", "nothing was judged or written", t,
+                                 report_targets(o, NULL, t, full), p, n_p);
+}
+
+/* After judging: --junit and --html's index, together or not at all
+ * (one output set, report_targets.h); 0 (message printed) on failure. */
+static int write_reports(const scan_opts *o, const kvg_scan_list *l,
+                         const size_t *pick, const kvg_scan_result *res,
+                         size_t n, const char *pages)
+{
+    kvg_cli_target t[3];
+    scan_report rep;
+
+    rep.o = o;
+    rep.l = l;
+    rep.pick = pick;
+    rep.res = res;
+    rep.n = n;
+    rep.pages = pages;
+    return kvg_cli_targets_write("scan", t, report_targets(o, &rep, t, ""));
+}
+
+/* FILE.html -> "FILE_calls" (relative to FILE's directory: the link) and
+ * its full path, created (report_targets.h) when it does not exist; the
+ * targets were checked before judging. */
+static int pages_dir(const char *html, char *rel, size_t rcap, char *full,
+                     size_t fcap)
+{
+    kvg_cli_target t;
+
+    if (!pages_names(html, rel, rcap, full, fcap)) {
+        fprintf(stderr, "kvgold: scan: --html %s: the path is too long\n",
+                html);
+        return 0;
+    }
+    memset(&t, 0, sizeof t);
+    t.flag = "--html's pages directory";
+    t.path = full;
+    t.dir = 1;
+    return kvg_cli_targets_make_dirs("scan", &t, 1);
 }
 
 /* PATH must be a directory or a regular file (a link to one); else the
@@ -595,6 +682,10 @@ int kvg_cli_scan(int argc, char **argv)
              ? kvg_scan_read_ttk_csv(o.path, o.csv, &l, &diag)
              : kvg_scan_read(o.path, o.format, &l, &diag)) != KVG_OK) {
         fprintf(stderr, "kvgold: scan: %s\n", diag.message);
+        kvg_scan_list_free(&l);
+        return KVG_EXIT_INVALID;
+    }
+    if (!check_reports(&o)) { /* before judging: refused, nothing made */
         kvg_scan_list_free(&l);
         return KVG_EXIT_INVALID;
     }
@@ -666,9 +757,7 @@ int kvg_cli_scan(int argc, char **argv)
                 o.path, o.e.op != NULL ? o.e.op : "a kvgold operator");
         rc = KVG_EXIT_MISMATCH;
     }
-    if ((o.junit != NULL &&
-         !write_file(o.junit, &o, &l, pick, res, n, NULL)) ||
-        (o.html != NULL && !write_file(o.html, &o, &l, pick, res, n, rel)))
+    if (!write_reports(&o, &l, pick, res, n, rel))
         rc = KVG_EXIT_INVALID;
     for (i = 0; i < n; i++)
         kvg_scan_result_free(&res[i]);

@@ -338,6 +338,7 @@ def test_prepare_csv_all_or_nothing(cli, tmp_path):
     bad = str(tmp_path / "no" / "cases.csv")
     p = prepare(cli, out, bad, PREPARED[:2])
     assert p.returncode == 2
-    assert "is not a directory; nothing written" in p.stderr
+    assert "its directory %s: No such file or directory; nothing " \
+        "written" % os.path.dirname(bad) in p.stderr
     assert not os.path.exists(bad)
     assert not os.path.exists(out) or os.listdir(out) == []
