@@ -28,7 +28,10 @@ _IO, _FORMAT = 170002, 170003  # KVG_ERR_IO, KVG_ERR_FILE_FORMAT
 
 
 def _cli(cli):
-    path = cli or os.environ.get("KVGOLD_CLI") or shutil.which("kvgold")
+    """cli=, else KVGOLD_CLI, else the command `pip install .` put beside
+    the package, else `kvgold` on PATH."""
+    from .__main__ import command
+    path = cli or command() or shutil.which("kvgold")
     if not path:
         raise Error(_IO, "kvgold.scan needs the kvgold command: put it on "
                     "PATH, set KVGOLD_CLI or pass cli=")

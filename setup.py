@@ -1,0 +1,86 @@
+"""`pip install .`: the kvgold Python package with its C library and the
+`kvgold` command, built by CMake from this tree (docs/python.md).
+
+Offline, with Debian's setuptools and wheel:
+
+    python3 -m venv --system-site-packages /opt/kvgold-venv
+    /opt/kvgold-venv/bin/pip install --no-build-isolation --no-index .
+
+The wheel holds the package (tools/python/kvgold), libkvgold.so beside its
+__init__.py (where kvgold._lib looks) and the command as kvgold/bin/kvgold;
+the `kvgold` script and `python3 -m kvgold` run that command. Only the
+library and the command are built (no tests); CMAKE_BUILD_PARALLEL_LEVEL
+sets the build's jobs, KVG_CMAKE_ARGS adds configure options.
+"""
+import os
+import shlex
+import shutil
+import subprocess
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def _version():
+    """The project's version, from CMakeLists.txt's project() call."""
+    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+        text = f.read()
+    at = text.index("VERSION", text.index("project(kvgold"))
+    return text[at:].split()[1]
+
+
+class BuildWithCMake(build_py):
+    """The pure-Python files as usual, then the C library and the command
+    built into a scratch tree and copied into the package."""
+
+    def run(self):
+        super().run()
+        tree = os.path.join(self.get_finalized_command("build").build_temp,
+                            "cmake")
+        cmake = shutil.which("cmake")
+        if cmake is None:
+            raise SystemExit("kvgold: pip install needs cmake and a C "
+                             "compiler (Debian: apt-get install cmake gcc)")
+        args = [cmake, "-S", ROOT, "-B", tree, "-DCMAKE_BUILD_TYPE=Release",
+                "-DKVG_BUILD_TESTS=OFF", "-DKVG_BUILD_PYTHON=ON",
+                "-DKVG_BUILD_TOOLS=ON", "-DKVG_INSTALL=OFF"]
+        args += shlex.split(os.environ.get("KVG_CMAKE_ARGS", ""))
+        subprocess.check_call(args)
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL",
+                              str(os.cpu_count() or 1))
+        subprocess.check_call([cmake, "--build", tree, "-j", jobs,
+                               "--target", "kvgold_shared", "kvgold_cli"])
+        pkg = os.path.join(self.build_lib, "kvgold")
+        lib = os.path.join(tree, "tools", "python", "lib", "libkvgold.so")
+        cli = os.path.join(tree, "tools", "kvgold")
+        shutil.copyfile(lib, os.path.join(pkg, "libkvgold.so"))
+        os.makedirs(os.path.join(pkg, "bin"), exist_ok=True)
+        shutil.copyfile(cli, os.path.join(pkg, "bin", "kvgold"))
+        os.chmod(os.path.join(pkg, "bin", "kvgold"), 0o755)
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds machine code: tagged for this platform."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(
+    name="kvgold",
+    version=_version(),
+    description="Bit-exact golden model of Ascend's fused KV-cache "
+                "operators",
+    license="Apache-2.0",
+    package_dir={"": "tools/python"},
+    packages=["kvgold", "kvgold.ops", "kvgold.torch_npu",
+              "kvgold.torch_npu.testing", "kvgold.ttk"],
+    python_requires=">=3.9",
+    cmdclass={"build_py": BuildWithCMake},
+    distclass=BinaryDistribution,
+    entry_points={"console_scripts": ["kvgold = kvgold.__main__:main"]},
+    zip_safe=False,
+)
