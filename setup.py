@@ -1,5 +1,7 @@
 """`pip install .`: the kvgold Python package with its C library and the
-`kvgold` command, built by CMake from this tree (docs/python.md).
+`kvgold` command, built by CMake from this tree (docs/python.md). The
+package's metadata is in pyproject.toml; this file adds the build step
+and the version (from CMakeLists.txt, so it is written once).
 
 Offline, with Debian's setuptools and wheel:
 
@@ -70,17 +72,7 @@ class BinaryDistribution(Distribution):
 
 
 setup(
-    name="kvgold",
     version=_version(),
-    description="Bit-exact golden model of Ascend's fused KV-cache "
-                "operators",
-    license="Apache-2.0",
-    package_dir={"": "tools/python"},
-    packages=["kvgold", "kvgold.ops", "kvgold.torch_npu",
-              "kvgold.torch_npu.testing", "kvgold.ttk"],
-    python_requires=">=3.9",
     cmdclass={"build_py": BuildWithCMake},
     distclass=BinaryDistribution,
-    entry_points={"console_scripts": ["kvgold = kvgold.__main__:main"]},
-    zip_safe=False,
 )

@@ -17,7 +17,8 @@ CASE = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
 
 
 def copy_sources(dst):
-    keep = ["CMakeLists.txt", "LICENSE", "README.md", "setup.py", "src",
+    keep = ["CMakeLists.txt", "LICENSE", "README.md", "setup.py",
+            "pyproject.toml", "src",
             "include", "tools"]
     for name in keep:
         src = os.path.join(ROOT, name)
