@@ -193,6 +193,22 @@ static int plan_add(ttk_plan *p, const char *role, int index,
     return 1;
 }
 
+/* The form's own condition on the case (binding.h): 1 if it holds, else 0
+ * with the reason said. */
+static int checked(const kvg_case *c, const kvg_binding_call *api)
+{
+    kvg_diag diag;
+    kvg_status st;
+
+    kvg_diag_clear(&diag);
+    if ((st = api->check(c, api, &diag)) == KVG_OK)
+        return 1;
+    fprintf(stderr, "kvgold: %s %s: %s\n",
+            st == KVG_ERR_PARAM_INVALID ? "prepare" : "invalid case", c->dir,
+            diag.message);
+    return 0;
+}
+
 /* Everything about case `c` that can be refused before it is run: the
  * generic checks here, the operator's own in its binding. */
 static int check_case(const kvg_case *c, const kvg_binding_call *api)
@@ -215,7 +231,7 @@ static int check_case(const kvg_case *c, const kvg_binding_call *api)
             return 0;
         }
     }
-    return api->check == NULL || api->check(c, api);
+    return api->check == NULL || checked(c, api);
 }
 
 /* The files of case `c` with its golden outputs `out`. */

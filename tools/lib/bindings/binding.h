@@ -55,10 +55,13 @@ typedef struct kvg_binding_call {
      * ("with its default parameters"); may be NULL. */
     const char *note;
     /* Anything the case must satisfy for this form to compute it, beyond
-     * the argument names: 1 if so, else 0 with the reason printed on
-     * stderr as "kvgold: prepare <dir>: ..." (or "kvgold: invalid case
-     * <dir>: ..." for a malformed attribute). May be NULL. */
-    int (*check)(const kvg_case *c, const struct kvg_binding_call *call);
+     * the argument names: KVG_OK if so; else KVG_ERR_PARAM_INVALID with
+     * the reason in diag (the form cannot express the case), or the
+     * case's own error for a malformed attribute. A library prints
+     * nothing: the program says it. May be NULL. */
+    kvg_status (*check)(const kvg_case *c,
+                        const struct kvg_binding_call *call,
+                        kvg_diag *diag);
 } kvg_binding_call;
 
 /* Every call form of one operator. */

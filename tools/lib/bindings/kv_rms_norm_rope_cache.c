@@ -4,10 +4,10 @@
  * and the kernel / aclnnKvRmsNormRopeCache.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
+#include "fileio.h"
 
 static const char *const k_names[] = {"npu_kv_rmsnorm_rope_cache",
                                       "KvRmsNormRopeCache",
@@ -43,16 +43,16 @@ static const char *const k_out_v2[] = {"k_rope", "c_kv", "k_cache",
 
 /* torch_npu runs V2 only for a 4-D v of depth 128 and otherwise silently
  * runs V1, which these goldens would not describe */
-static int check_v2(const kvg_case *c, const kvg_binding_call *call)
+static kvg_status check_v2(const kvg_case *c, const kvg_binding_call *call,
+                           kvg_diag *diag)
 {
     const kvg_tensor *v = kvg_case_find(&c->inputs, "v");
-    if (v != NULL && (v->rank != 4 || v->shape[3] != 128)) {
-        fprintf(stderr, "kvgold: prepare %s: v is not 4-D with dim 3 "
-                "= 128: %s would ignore it and run V1\n", c->dir,
-                call->api);
-        return 0;
-    }
-    return 1;
+    if (v != NULL && (v->rank != 4 || v->shape[3] != 128))
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "v",
+                           "v is not 4-D with dim 3 = 128: %s would ignore "
+                           "it and run V1",
+                           call->api);
+    return KVG_OK;
 }
 
 static const kvg_binding_call k_calls[] = {

@@ -4,10 +4,10 @@
  * ReshapeAndCacheOperation.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
+#include "fileio.h"
 
 static const char *const k_names_torch[] = {"_npu_reshape_and_cache",
                                             "npu_reshape_and_cache", NULL};
@@ -29,30 +29,25 @@ static const char *const k_out[] = {"key_cache", "value_cache", NULL};
 
 /* torch_npu._npu_reshape_and_cache takes no parameters: ATB's defaults
  * only */
-static int check_torch(const kvg_case *c, const kvg_binding_call *call)
+static kvg_status check_torch(const kvg_case *c,
+                              const kvg_binding_call *call, kvg_diag *diag)
 {
     static const char *const keys[] = {"compress_type", "cache_layout"};
     static const char *const dflt[] = {"UNDEFINED", "ND"};
     char mode[32];
-    kvg_diag diag;
+    kvg_status st;
     int i;
 
     for (i = 0; i < 2; i++) {
-        kvg_diag_clear(&diag);
-        if (kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
-                                sizeof mode, &diag) != KVG_OK) {
-            fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
-                    diag.message);
-            return 0;
-        }
-        if (strcmp(mode, dflt[i]) != 0) {
-            fprintf(stderr, "kvgold: prepare %s: attrs.%s is \"%s\"; "
-                    "%s has only \"%s\"\n", c->dir, keys[i], mode,
-                    call->api, dflt[i]);
-            return 0;
-        }
+        if ((st = kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
+                                      sizeof mode, diag)) != KVG_OK)
+            return st;
+        if (strcmp(mode, dflt[i]) != 0)
+            return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, keys[i],
+                               "attrs.%s is \"%s\"; %s has only \"%s\"",
+                               keys[i], mode, call->api, dflt[i]);
     }
-    return 1;
+    return KVG_OK;
 }
 
 static const kvg_binding_call k_calls[] = {

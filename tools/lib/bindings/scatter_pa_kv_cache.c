@@ -6,10 +6,10 @@
  * (key_cache, value_cache)), and the kernel / aclnnScatterPaKvCache.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
+#include "fileio.h"
 #include "json.h"
 
 static const char *const k_names_torch[] = {
@@ -50,34 +50,31 @@ static const char *torch_reaches(const kvg_case *c)
 
 /* torch_npu passes scatter_mode None (what the 950 makes of it above), no
  * strides or offsets, and always a value */
-static int check_torch(const kvg_case *c, const kvg_binding_call *call)
+static kvg_status check_torch(const kvg_case *c,
+                              const kvg_binding_call *call, kvg_diag *diag)
 {
     char mode[32];
-    kvg_diag diag;
+    kvg_status st;
 
-    kvg_diag_clear(&diag);
-    if (kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
-                            sizeof mode, &diag) != KVG_OK) {
-        fprintf(stderr, "kvgold: invalid case %s: %s\n", c->dir,
-                diag.message);
-        return 0;
-    }
+    if ((st = kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
+                                  sizeof mode, diag)) != KVG_OK)
+        return st;
     if (strcmp(mode, torch_reaches(c)) != 0 ||
         kvg_json_get(c->attrs, "strides") != NULL ||
-        kvg_json_get(c->attrs, "offsets") != NULL) {
-        fprintf(stderr, "kvgold: prepare %s: attrs.scatter_mode \"%s\" "
-                "(or strides / offsets given): %s always passes "
-                "scatter_mode None and no strides or offsets (a 4-D key "
-                "with compress_lens and seq_lens: Rope or Alibi on the "
-                "950)\n", c->dir, mode, call->api);
-        return 0;
-    }
-    if (kvg_case_find(&c->inputs, "value") == NULL) {
-        fprintf(stderr, "kvgold: prepare %s: a key-only call: %s takes "
-                "a value and a value_cache\n", c->dir, call->api);
-        return 0;
-    }
-    return 1;
+        kvg_json_get(c->attrs, "offsets") != NULL)
+        return kvg_fs_fail(
+            diag, KVG_ERR_PARAM_INVALID, "scatter_mode",
+            "attrs.scatter_mode \"%s\" (or strides / offsets given): %s "
+            "always passes scatter_mode None and no strides or offsets (a "
+            "4-D key with compress_lens and seq_lens: Rope or Alibi on the "
+            "950)",
+            mode, call->api);
+    if (kvg_case_find(&c->inputs, "value") == NULL)
+        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "value",
+                           "a key-only call: %s takes a value and a "
+                           "value_cache",
+                           call->api);
+    return KVG_OK;
 }
 
 static const kvg_binding_call k_calls[] = {
