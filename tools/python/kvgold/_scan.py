@@ -12,11 +12,20 @@ prepared with --dump-format pt (input_<i>_<dtype>.pt, golden_<i>_<dtype>.pt,
 their width; a .pt holding ops-test-kit's raw-byte payload for a dtype
 torch lacks, {"ttk_raw_bytes", "ttk_shape"}, read as those bytes). Every
 other dump is scanned where it is.
+
+The copy keeps the scan's rule for what it cannot read (docs/scan.md): an
+entry that is a symbolic link is not followed, and a .pt torch cannot read
+as a tensor is not guessed at. Each gets a stand-in in the copy that the
+command cannot read either (the link itself; a file that is no .npy), so
+whatever depended on it ends NOT JUDGED - a device output is never
+replaced by ops-test-kit's golden because its file was left out - and the
+reason is rewritten to name the dump's entry and what is wrong with it.
 """
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 
@@ -25,6 +34,11 @@ from ._errors import Error
 __all__ = ["scan"]
 
 _IO, _FORMAT = 170002, 170003  # KVG_ERR_IO, KVG_ERR_FILE_FORMAT
+
+# the command's words for a link below PATH (read_common.c
+# kvg_scan_odd_entry), so both sides say the same
+_LINK = ("%s: is a symbolic link; kvgold does not follow links inside a "
+         "dump (scan its target, or copy it in)")
 
 
 def _cli(cli):
@@ -38,12 +52,55 @@ def _cli(cli):
     return path
 
 
+def _torch_load(src):
+    """torch.load of a dump's .pt, or kvgold.Error naming the file and
+    what it is instead: torch's own errors name no file, and advise
+    weights_only=False, which would run code from the dump. Opened
+    without following a link and without waiting on a FIFO."""
+    import torch
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        raise Error(_FORMAT, _LINK % src if os.path.islink(src) else
+                    "%s: %s" % (src, e.strerror)) from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Error(_FORMAT, "%s: is not a regular file" % src)
+        head = f.read(8)
+        f.seek(0)
+        try:
+            return torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as e:  # pylint: disable=broad-except
+            # torch raises a dozen kinds (UnpicklingError, EOFError,
+            # KeyError, RuntimeError...) for a file that is not its own
+            raise Error(_FORMAT, "%s: %s" % (src, _not_pt(head, e))) \
+                from None
+
+
+def _not_pt(head, e):
+    """What a .pt torch.load refused is, from its first bytes."""
+    why = (str(e).splitlines() or [""])[0].split(
+        "WeightsUnpickler error: ")[-1]
+    why = "%s: %s" % (type(e).__name__, why) if why else type(e).__name__
+    if not head:
+        return "an empty file (only a *_none marker is empty)"
+    if head.startswith(b"\x93NUMPY"):
+        return "an .npy file, not one torch.save writes"
+    if head.startswith(b"PK\x03\x04"):  # torch.save's zip archive
+        return "a torch.save file of something other than tensors, or " \
+            "damaged (%s)" % why
+    if head[:1] == b"\x80":  # a pickle: torch's legacy format or not
+        return "a Python pickle, not a torch.save of tensors (%s)" % why
+    return "not a file torch.save writes (it starts with %r)" % head
+
+
 def _pt_to_npy(src, dst):
     import numpy as np
     import torch
-    t = torch.load(src, map_location="cpu", weights_only=True)
+    t = _torch_load(src)
     if not isinstance(t, torch.Tensor):
-        raise Error(_FORMAT, "%s: not a tensor" % src)
+        raise Error(_FORMAT, "%s: holds a %s, not a tensor"
+                    % (src, type(t).__name__))
     t = t.detach().contiguous()
     if t.dtype == torch.bfloat16:
         arr = t.view(torch.int16).numpy().view(np.uint16)
@@ -78,7 +135,7 @@ def _ttk_pt_case(names):
 def _ttk_pt_to_npy(src, dst, dtype):
     import numpy as np
     import torch
-    t = torch.load(src, map_location="cpu", weights_only=True)
+    t = _torch_load(src)
     if isinstance(t, dict) and set(t) == {"ttk_raw_bytes", "ttk_shape"}:
         # ops-test-kit's payload for a dtype torch lacks: raw bytes + shape
         size = _TTK_ITEMSIZE.get(dtype)
@@ -111,80 +168,196 @@ def _ttk_pt_to_npy(src, dst, dtype):
     np.save(dst, arr)
 
 
-def _link(src, dst):
+def _link(src, dst, notes):
     """dst holds src's bytes: a hard link (no copy), or on another file
     system a copy. Never a symbolic link: `kvgold scan` follows no link
     inside a dump (docs/scan.md), this converted copy included."""
     try:
-        os.link(src, dst)
+        os.link(src, dst, follow_symlinks=False)
     except OSError:
-        shutil.copyfile(src, dst)
+        if stat.S_ISREG(os.lstat(src).st_mode):
+            shutil.copyfile(src, dst)
+        else:  # a FIFO or a device on another file system
+            _stand_in(dst, notes, "%s: is not a regular file" % src)
+
+
+def _mirror_link(src, dst, notes):
+    """The link src again at dst, leading where src leads: the command
+    refuses it as it would the dump's, and notes[dst] says so in the
+    dump's words. Its target is not looked at."""
+    target = os.readlink(src)
+    os.symlink(os.path.join(os.path.dirname(os.path.abspath(src)), target),
+               dst)
+    notes[dst] = _LINK % src
+
+
+def _stand_in(dst, notes, why):
+    """At dst a file the command cannot read as a tensor (it is no .npy
+    and has no tensor's size), for an entry that could not be converted;
+    notes[dst] says why."""
+    with open(dst, "wb") as f:
+        f.write(b"kvgold: not converted: " +
+                why.encode("utf-8", "surrogateescape") + b"\n")
+    notes[dst] = why
+
+
+def _place(src, dst, notes, convert=None):
+    """Put at dst what stands for the dump's entry src: what
+    convert(src, dst) writes (a .pt), else its bytes. What kvgold does not
+    read - a symbolic link, a .pt that is not a tensor - gets a stand-in
+    the command cannot read either, so the calls that need it end NOT
+    JUDGED and are never judged on something else."""
+    mode = os.lstat(src).st_mode
+    if stat.S_ISLNK(mode):
+        _mirror_link(src, dst, notes)
+    elif stat.S_ISDIR(mode) and convert is None:
+        os.mkdir(dst)  # never read as a tensor, whatever it holds
+    elif convert is None:
+        _link(src, dst, notes)
+    elif not stat.S_ISREG(mode):
+        _stand_in(dst, notes, "%s: is not a regular file" % src)
+    else:
+        try:
+            convert(src, dst)
+        except Error as e:
+            _stand_in(dst, notes, e.message)
+
+
+def _none_marker(src, dst):
+    open(dst, "wb").close()  # a None marker's content says nothing
+
+
+def _mirror_dir_links(path, out, dirpath, entries, notes):
+    """The links among `entries` of dirpath that lead to a directory or
+    nowhere (each might be a call, which the command then lists NOT
+    JUDGED), mirrored at their place in the copy."""
+    for n in entries:
+        s = os.path.join(dirpath, n)
+        if os.path.islink(s) and (os.path.isdir(s) or
+                                  not os.path.exists(s)):
+            dst = os.path.join(out, os.path.relpath(dirpath, path))
+            os.makedirs(dst, exist_ok=True)
+            _mirror_link(s, os.path.join(dst, n), notes)
 
 
 def _ttk_has_pt(path):
-    return any(_ttk_pt_case(names) for _, _, names in os.walk(path))
+    return any(_ttk_pt_case(names + dirs) for _, dirs, names in os.walk(path))
 
 
-def _convert_ttk(path, out):
-    """A copy of the ops-test-kit directories under `path` at `out`, each
-    .pt case's files converted to .npy, the other cases' files kept
-    (linked)."""
-    for dirpath, _, names in os.walk(path):
-        if not any(_TTK_NAME.match(n) for n in names):
+def _ttk_is_case(names):
+    """A directory the command takes as a case: it has an input_ entry."""
+    return any(m and m.group(1) == "input" for m in map(_TTK_NAME.match,
+                                                          names))
+
+
+def _convert_ttk(path, out, notes):
+    """A copy of the ops-test-kit case directories under `path` at `out`,
+    each .pt case's files converted to .npy, the other cases' files kept
+    (linked). A case's entries are all it holds, as the command lists
+    them: a directory or a link to one named as a tensor file is one."""
+    for dirpath, dirnames, names in os.walk(path):
+        entries = names + dirnames
+        if not _ttk_is_case(entries):
+            _mirror_dir_links(path, out, dirpath, entries, notes)
             continue
-        dst = os.path.join(out, os.path.relpath(dirpath, path))
+        dirnames[:] = []  # the command does not look inside a case
+        dst = os.path.normpath(os.path.join(out, os.path.relpath(dirpath,
+                                                                 path)))
         os.makedirs(dst, exist_ok=True)
-        convert = _ttk_pt_case(names)
-        for n in sorted(names):
+        convert = _ttk_pt_case(entries)
+        for n in sorted(entries):
             s = os.path.join(dirpath, n)
             m = _TTK_NAME.match(n)
-            if not os.path.isfile(s) or os.path.islink(s):
-                continue
             if convert and m and m.group(5) == "pt":
-                d = os.path.join(dst, n[:-3] + ".npy")
-                if m.group(3) == "none":
-                    open(d, "wb").close()  # the None marker, as npy
-                else:
-                    _ttk_pt_to_npy(s, d, m.group(3))
+                _place(s, os.path.join(dst, n[:-3] + ".npy"), notes,
+                       _none_marker if m.group(3) == "none" else
+                       lambda a, b, t=m.group(3): _ttk_pt_to_npy(a, b, t))
             elif not (convert and m and m.group(5) == "npy"):
-                _link(s, os.path.join(dst, n))
+                _place(s, os.path.join(dst, n), notes)
 
 
 def _has_pt(path):
     for dirpath, _, names in os.walk(path):
         if "dump.json" in names:
             data = os.path.join(dirpath, "dump_tensor_data")
-            if os.path.isdir(data) and any(
+            # a linked data directory is not listed: the copy names it
+            if os.path.islink(data) or os.path.isdir(data) and any(
                     n.endswith(".pt") for n in os.listdir(data)):
                 return True
     return False
 
 
-def _convert(path, tmp):
+def _dump_json(src, dst, notes):
+    """dump.json's text, or None (then dst stands for it) when it is a
+    link or not a regular file: it is not read."""
+    if not stat.S_ISREG(os.lstat(src).st_mode):
+        _place(src, dst, notes)
+        return None
+    with open(src, encoding="utf-8") as f:
+        return f.read()
+
+
+def _convert(path, tmp, notes):
     """A copy of the msprobe dump at `path` under `tmp` with .npy tensors:
     dump.json rewritten to name them, .npy files kept (linked), .pt
     converted."""
-    for dirpath, _, names in os.walk(path):
-        if "dump.json" not in names:
+    for dirpath, dirnames, names in os.walk(path):
+        if not os.path.lexists(os.path.join(dirpath, "dump.json")):
+            _mirror_dir_links(path, tmp, dirpath, dirnames + names, notes)
             continue
-        rel = os.path.relpath(dirpath, path)
-        out = os.path.join(tmp, rel)
+        dirnames[:] = []  # a rank: the command does not look further down
+        out = os.path.normpath(os.path.join(tmp, os.path.relpath(dirpath,
+                                                                 path)))
+        os.makedirs(out, exist_ok=True)
+        text = _dump_json(os.path.join(dirpath, "dump.json"),
+                          os.path.join(out, "dump.json"), notes)
+        if text is None:
+            continue
         src_data = os.path.join(dirpath, "dump_tensor_data")
         dst_data = os.path.join(out, "dump_tensor_data")
-        os.makedirs(dst_data, exist_ok=True)
-        text = open(os.path.join(dirpath, "dump.json"),
-                    encoding="utf-8").read()
-        if os.path.isdir(src_data):
+        if os.path.islink(src_data):
+            _mirror_link(src_data, dst_data, notes)
+        elif os.path.isdir(src_data):
+            os.makedirs(dst_data)
             for n in sorted(os.listdir(src_data)):
                 s = os.path.join(src_data, n)
                 if n.endswith(".pt"):
-                    _pt_to_npy(s, os.path.join(dst_data, n[:-3] + ".npy"))
+                    _place(s, os.path.join(dst_data, n[:-3] + ".npy"),
+                           notes, _pt_to_npy)
                     text = text.replace('"%s"' % n, '"%s.npy"' % n[:-3])
                 else:
-                    _link(s, os.path.join(dst_data, n))
+                    _place(s, os.path.join(dst_data, n), notes)
+        elif os.path.lexists(src_data):  # a file: the command says so
+            _place(src_data, dst_data, notes)
         with open(os.path.join(out, "dump.json"), "w",
                   encoding="utf-8") as f:
             f.write(text)
+
+
+def _names(text, path):
+    """1 if `text` names `path` itself or something below it (not a
+    longer name that starts the same)."""
+    i = text.find(path)
+    while i >= 0:
+        end = i + len(path)
+        if end == len(text) or text[end] in "/: ,;)'\"":
+            return True
+        i = text.find(path, end)
+    return False
+
+
+def _explain(doc, notes):
+    """Each call the command could not read because of a stand-in: its
+    reason is the entry's, in the dump's words. Few calls have one, so
+    each call is checked against each note."""
+    for c in doc.get("calls", []):
+        reason = c.get("reason")
+        if c.get("verdict") != "NOT_JUDGED" or not isinstance(reason, str):
+            continue
+        for dst, why in notes.items():
+            if _names(reason, dst):
+                c["reason"] = "unreadable: " + why
+                break
 
 
 def scan(path, *args, cli=None):
@@ -200,10 +373,11 @@ def scan(path, *args, cli=None):
     path = os.fspath(path)
     tmp = None
     where = path
+    notes = {}  # a stand-in in the copy -> why its entry was not read
     try:
         if os.path.isdir(path) and _has_pt(path):
             tmp = tempfile.mkdtemp(prefix="kvgold-scan-")
-            _convert(path, tmp)
+            _convert(path, tmp, notes)
             where = tmp
         elif os.path.isdir(path) and _ttk_has_pt(path):
             tmp = tempfile.mkdtemp(prefix="kvgold-scan-")
@@ -211,7 +385,7 @@ def scan(path, *args, cli=None):
             # its testcase (and operator) when PATH is one case
             where = os.path.join(tmp, os.path.basename(
                 os.path.normpath(os.path.abspath(path))))
-            _convert_ttk(path, where)
+            _convert_ttk(path, where, notes)
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         p = subprocess.run([exe, "scan", where, "--json"] + list(args),
                            capture_output=True, text=True, env=env)
@@ -223,6 +397,7 @@ def scan(path, *args, cli=None):
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     if tmp is not None:
+        _explain(doc, notes)
         # name the caller's dump, not the temporary copy
         doc["path"] = path
         for c in doc.get("calls", []):
