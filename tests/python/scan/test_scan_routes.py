@@ -373,3 +373,24 @@ def test_scan_fifo_and_device_say_what_they_are(cli, tmp_path):
         rc, doc, err = sd.scan(cli, path)
         assert rc == 2 and what in err, err
         assert "No such file" not in err
+
+
+def test_ttk_device_outputs_in_another_format_not_passed_over(cli, tmp_path):
+    """A .npy case whose device outputs are .bin files: the goldens must
+    not be judged in their place."""
+    root = str(tmp_path / "manual")
+    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_0")
+    off = rac.case("nd_fp16")
+    sd.plant_slot_off(off)
+    victim = rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_1")
+    # the faulty device outputs, written as .bin beside the .npy goldens
+    for i, name in enumerate(["key_cache", "value_cache"]):
+        tag, arr = off.post[name]
+        with open(os.path.join(victim, "output_%d_%s.bin" % (
+                i, sd.TTK_DTYPE[tag])), "wb") as f:
+            f.write(sd.np.ascontiguousarray(arr).tobytes())
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "ReshapeAndCache_1", "output_0_float16.bin",
+                   "another format")
+    reconciles(doc, 2)

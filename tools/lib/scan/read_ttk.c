@@ -479,6 +479,23 @@ static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
     return 0;
 }
 
+/* The first output_* file of `names` whose extension is not `ext`, or
+ * NULL. */
+static const char *output_in_other_format(char **names, size_t count,
+                                          int ext)
+{
+    size_t i;
+    for (i = 0; i < count; i++) {
+        kvg_scan_arg a;
+        char r;
+        int idx;
+        if (kvg_scan_ttk_name(names[i], &r, &idx, &a) && r == 'o' &&
+            (int)a.offset != ext)
+            return names[i];
+    }
+    return NULL;
+}
+
 static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                             const kvg_ttk_row *row, int have_csv,
                             kvg_diag *diag)
@@ -486,6 +503,7 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     kvg_scan_sig sig;
     const kvg_scan_opmap *m;
     slots *s = (slots *)calloc(4, sizeof *s);
+    const char *other;
     int ext, i, found = -1;
     kvg_status st = KVG_OK;
 
@@ -514,7 +532,19 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
         free(s);
         return st;
     }
-    /* the NPU's outputs when the directory has them, else the golden */
+    /* the NPU's outputs when the directory has them, else the golden;
+     * device outputs in another format than the inputs are never passed
+     * over for the goldens (that would judge the goldens) */
+    if (s[3].n == 0 && (other = output_in_other_format(names, count, found))
+                           != NULL) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s/%s: a device output in another "
+                       "format than the case's inputs; kvgold reads a "
+                       "case in one format",
+                       c->dir, other);
+        free(s);
+        return KVG_OK;
+    }
     if (s[3].n > 0)
         s[2] = s[3];
     c->n_in = s[0].n;
