@@ -34,6 +34,12 @@ def reconciles(doc, entries, others=0):
     assert s["passed"] + s["failed"] + s["not_judged"] == s["calls"], s
 
 
+def link_in_place(victim, elsewhere):
+    """Move `victim` to `elsewhere` and leave a symbolic link to it."""
+    os.rename(victim, elsewhere)
+    os.symlink(elsewhere, victim)
+
+
 def one_not_judged(doc, needle, *words):
     """Exactly one call NOT JUDGED, its id containing `needle`, its reason
     holding each of `words`; the others PASS; overall not PASS."""
@@ -207,9 +213,7 @@ def atb_dump(tmp_path):
 
 def test_atb_linked_operation_not_judged(cli, tmp_path):
     root, victim = atb_dump(tmp_path)
-    moved = str(tmp_path / "1_ReshapeAndCacheOperation")
-    os.rename(victim, moved)
-    os.symlink(moved, victim)
+    link_in_place(victim, str(tmp_path / "1_ReshapeAndCacheOperation"))
     rc, doc, err = sd.scan(cli, root)
     assert rc == 1, err
     one_not_judged(doc, "1_ReshapeAndCacheOperation", "is a symbolic link")
@@ -320,9 +324,7 @@ def test_ttk_linked_case_not_judged(cli, tmp_path):
     root = str(tmp_path / "manual")
     rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_0")
     victim = rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_1")
-    moved = str(tmp_path / "ReshapeAndCache_1")
-    os.rename(victim, moved)
-    os.symlink(moved, victim)
+    link_in_place(victim, str(tmp_path / "ReshapeAndCache_1"))
     rc, doc, err = sd.scan(cli, root)
     assert rc == 1, err
     one_not_judged(doc, "ReshapeAndCache_1", "is a symbolic link")
