@@ -29,6 +29,7 @@ add_library(kvgold_scan STATIC
   scan/ttk_csv.c
   scan/read_cann.c
   scan/read_msprobe.c
+  scan/read_pt.c
   ${_kvg_scan_ops}
   ${_kvg_scan_table})
 target_include_directories(kvgold_scan PUBLIC scan)
