@@ -9,9 +9,9 @@
  * the arguments: a tensor is {"type": "torch.Tensor", "dtype":
  * "torch.float16", "shape": [...], "data_name": "<file>"}, a scalar
  * {"type": "float", "value": 1e-05}, a list of scalars an array of them,
- * None null. The tensor files are .pt (PyTorch: torch.save; read by the
- * Python kvgold.scan, which converts them to .npy first) or .npy
- * (MindSpore, and what kvgold.scan converts to), read here.
+ * None null. The tensor files are .pt (PyTorch: torch.save, read without
+ * torch by read_pt.c) or .npy (MindSpore, and what the Python
+ * kvgold.scan converts .pt files to), both read here header-first.
  *
  * dump.json is not read whole: it is mapped, the members of "data" are
  * found by a scanner that only matches brackets and strings, and each
@@ -30,6 +30,7 @@
 #include "fileio.h"
 #include "npy_map.h"
 #include "read_common.h"
+#include "read_pt.h"
 
 typedef struct span {
     const char *p, *end;
@@ -227,7 +228,8 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
     return KVG_OK;
 }
 
-/* The files behind the call's tensors: .npy read header-first. */
+/* The files behind the call's tensors: .npy and .pt read header-first
+ * (dump.json's dtype wins for one-byte codes in a .pt). */
 static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
                            kvg_diag *diag)
 {
@@ -238,17 +240,11 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
         int rank = a[i].rank, k;
         if (a[i].kind != KVG_SCAN_TENSOR)
             continue;
-        if (len > 3 && strcmp(a[i].file + len - 3, ".pt") == 0) {
-            (void)snprintf(c->unreadable, sizeof c->unreadable,
-                           "%s/%s is a .pt file, which needs torch: run the "
-                           "Python kvgold.scan on the dump (it converts "
-                           ".pt to .npy)",
-                           c->dir, a[i].file);
-            return KVG_OK;
-        }
         memcpy(want, a[i].shape, sizeof want);
-        if (kvg_scan_npy_arg(c->dir, a[i].file, a[i].dtype, &a[i], diag) !=
-            KVG_OK)
+        if ((len > 3 && strcmp(a[i].file + len - 3, ".pt") == 0
+                 ? kvg_scan_pt_tensor(c->dir, a[i].file, 0, &a[i], diag)
+                 : kvg_scan_npy_arg(c->dir, a[i].file, a[i].dtype, &a[i],
+                                    diag)) != KVG_OK)
             return diag->status;
         for (k = 0; k < rank && a[i].rank == rank; k++)
             if (want[k] != a[i].shape[k])

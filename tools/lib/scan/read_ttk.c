@@ -21,7 +21,9 @@
  * when present; otherwise what is judged is the golden ops-test-kit
  * prepared (its CPU golden or plug-in) against kvgold's.
  * The operator is the one whose name the case directory contains (or
- * --op). .pt files need torch: the Python kvgold.scan converts them.
+ * --op). A .pt file (torch.save of the tensor, or ops-test-kit's raw-byte
+ * payload for a dtype torch lacks) is read without torch (read_pt.c):
+ * its tensor's bytes where they lie in the archive.
  *
  * With ops-test-kit's testcase CSV (--csv; ttk_csv.c), the row whose
  * testcase_name is the case directory's name says what the files do not:
@@ -40,6 +42,7 @@
 #include "binding.h"
 #include "fileio.h"
 #include "read_common.h"
+#include "read_pt.h"
 #include "ttk_csv.h"
 
 #if defined(__GNUC__)
@@ -200,6 +203,9 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
                            a->file);
     if (ext == 1)
         return kvg_scan_npy_arg(c->dir, a->file, a->dtype, a, diag);
+    if (ext == 2) /* the file name's dtype wins for one-byte codes */
+        return kvg_scan_pt_tensor(c->dir, a->file, KVG_SCAN_PT_TTK_RAW, a,
+                                  diag);
     if (a->rank < 0)
         return KVG_OK; /* a .bin input: its shape comes from its cache */
     if (!kvg_scan_nbytes(a->dtype, a->rank, a->shape, &need))
@@ -516,13 +522,7 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
         if (s[0].n > 0)
             found = ext;
     }
-    if (st == KVG_OK && found == 2)
-        (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "%s holds .pt files, which need torch: run the "
-                       "Python kvgold.scan on the dump (it converts .pt to "
-                       ".npy)",
-                       c->dir);
-    if (st != KVG_OK || found < 0 || found == 2) {
+    if (st != KVG_OK || found < 0) {
         free(s);
         return st;
     }
