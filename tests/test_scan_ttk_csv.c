@@ -3,9 +3,12 @@
  * reads it (tools/lib/scan/ttk_csv.c): Python's csv quoting, the Python
  * literals of its cells flattened onto tensor slots as ops-test-kit's e2e
  * testcase spreads them, attributes as JSON, rows found by name, and
- * every refusal naming the file, line, column and field. Expected values
- * are written from Python's own reading of the same text (csv.reader,
- * ast.literal_eval), by hand.
+ * every refusal naming the file, line, column and field; kernel-mode rows
+ * (op_name, input_shapes, input_dtypes) as ops-test-kit's kernel testcase
+ * normalises them; inplace_input_indexes; and each torch_npu form's
+ * in-place slots. Expected values are written from Python's own reading
+ * of the same text (csv.reader, ast.literal_eval), by hand, and from
+ * ops-test-kit's code cited at each test.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvg_test.h"
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "ttk_csv.h"
 
 static kvg_ttk_csv *parse(const char *text)
@@ -219,6 +223,162 @@ static void test_refusals(void **state)
             "nested too deeply");
 }
 
+static void test_kernel_mode(void **state)
+{
+    /* ops-test-kit's kernel-mode CSV (examples/case_store/kernel/
+     * mat_mul_v3.csv, concat_d.csv @3fec561a, add.csv @0719e69c): op_name,
+     * input_shapes with None for an optional input left out, input_dtypes
+     * one for all or one per input (TestcaseBase._normalize_field_by_dist
+     * @202675b6: any other count is CASE_FIELD_AMBIGUOUS) */
+    static const char text[] =
+        "testcase_name,network_name,op_name,input_shapes,input_dtypes,"
+        "input_formats,output_shapes,output_dtypes,output_formats,"
+        "attributes,output_inplace_indexes\n"
+        "mm,llama,mat_mul_v3,\"((512, 384), (384, 256), None, None)\","
+        "\"('bfloat16', 'bfloat16', 'float32', None)\",\"('ND',)\","
+        "\"((512, 256),)\",\"('bfloat16',)\",\"('ND',)\","
+        "\"{'transpose_x1': False}\",()\n"
+        "add,x,add,\"((969, 7188), (1,))\",\"('float16',)\",,,,,,\n"
+        "cat,x,concat_d,\"(((29, 128), (754, 128)), (3,))\","
+        "\"(('bfloat16',), 'int32')\",,,,,,\n"
+        "amb,x,add,\"((1,), (2,), (3,))\",\"('float16', 'int32')\",,,,,,\n"
+        "grp,x,add,\"((1,), (2,))\",\"(('float16', 'int32'),)\",,,,,,\n";
+    kvg_ttk_csv *t = parse(text);
+    kvg_ttk_row *r = (kvg_ttk_row *)malloc(sizeof *r);
+    (void)state;
+    assert_non_null(r);
+    assert_int_equal(kvg_ttk_csv_find(t, "mm", r), 1);
+    assert_string_equal(r->problem, "");
+    assert_int_equal(r->kernel, 1);
+    assert_string_equal(r->api, "mat_mul_v3");
+    assert_int_equal(r->n, 4);
+    assert_int_equal(r->slot[1].shape[0], 384);
+    assert_int_equal(r->slot[2].none, 1);
+    assert_int_equal(r->slot[3].none, 1);
+    assert_string_equal(r->slot[0].dtype, "bfloat16");
+    assert_string_equal(r->slot[3].dtype, "");
+    assert_int_equal(r->n_inplace, -1);
+    assert_int_equal(r->n_attrs, 1);
+    assert_string_equal(r->key[0], "transpose_x1");
+    assert_int_equal(kvg_ttk_csv_find(t, "add", r), 1);
+    assert_string_equal(r->problem, "");
+    assert_string_equal(r->slot[0].dtype, "float16");
+    assert_string_equal(r->slot[1].dtype, "float16");
+    assert_int_equal(kvg_ttk_csv_find(t, "cat", r), 1);
+    assert_int_equal(r->n, 3);
+    assert_string_equal(r->slot[0].dtype, "bfloat16");
+    assert_string_equal(r->slot[1].dtype, "bfloat16");
+    assert_string_equal(r->slot[2].dtype, "int32");
+    assert_int_equal(kvg_ttk_csv_find(t, "amb", r), 1);
+    assert_non_null(strstr(r->problem, "input_dtypes: 2 dtypes for 3 "
+                                       "inputs"));
+    assert_non_null(strstr(r->problem, "CASE_FIELD_AMBIGUOUS"));
+    assert_int_equal(kvg_ttk_csv_find(t, "grp", r), 1);
+    assert_non_null(strstr(r->problem, "input_dtypes: 1 dtypes for 2"));
+    free(r);
+    kvg_ttk_csv_free(t);
+    refused("testcase_name,op_name\n", "no input_shapes column");
+    refused("testcase_name,input_shapes,tensor_view_shapes\n",
+            "both tensor_view_shapes (ops-test-kit's e2e CSV) and "
+            "input_shapes");
+    /* the e2e names mean nothing in a kernel-mode CSV: not read */
+    t = parse("testcase_name,op_name,input_shapes,api_name,"
+              "inplace_input_indexes\n"
+              "k,kv_rms_norm_rope_cache,\"((1,),)\",torch.add,\"(0,)\"\n");
+    r = (kvg_ttk_row *)malloc(sizeof *r);
+    assert_non_null(r);
+    assert_int_equal(kvg_ttk_csv_find(t, "k", r), 1);
+    assert_string_equal(r->api, "kv_rms_norm_rope_cache");
+    assert_int_equal(r->n_inplace, -1);
+    free(r);
+    kvg_ttk_csv_free(t);
+}
+
+static void test_inplace_input_indexes(void **state)
+{
+    /* ops-test-kit's int_container (field_parser.py @323ae6de): an empty
+     * cell is (), an integer is (n,); _execute_eager appends the slots in
+     * sorted() order */
+    static const char text[] =
+        "testcase_name,api_name,tensor_view_shapes,tensor_dtypes,"
+        "inplace_input_indexes\n"
+        "a,x,\"((1,),(2,),(3,))\",'float16',\"(2, 0)\"\n"
+        "b,x,\"((1,),)\",'float16',3\n"
+        "c,x,\"((1,),)\",'float16',\n"
+        "d,x,\"((1,),)\",'float16',()\n"
+        "e,x,\"((1,),)\",'float16',\"(None,)\"\n"
+        "f,x,\"((1,),)\",'float16',\"(-1,)\"\n"
+        "g,x,\"((1,),)\",'float16',\"[4, 4]\"\n";
+    kvg_ttk_csv *t = parse(text);
+    kvg_ttk_row *r = (kvg_ttk_row *)malloc(sizeof *r);
+    (void)state;
+    assert_non_null(r);
+    assert_int_equal(kvg_ttk_csv_find(t, "a", r), 1);
+    assert_int_equal(r->kernel, 0);
+    assert_int_equal(r->n_inplace, 2);
+    assert_int_equal(r->inplace[0], 0);
+    assert_int_equal(r->inplace[1], 2);
+    assert_int_equal(kvg_ttk_csv_find(t, "b", r), 1);
+    assert_int_equal(r->n_inplace, 1);
+    assert_int_equal(r->inplace[0], 3);
+    assert_int_equal(kvg_ttk_csv_find(t, "c", r), 1);
+    assert_int_equal(r->n_inplace, -1);
+    assert_int_equal(kvg_ttk_csv_find(t, "d", r), 1);
+    assert_int_equal(r->n_inplace, 0);
+    assert_string_equal(r->problem, "");
+    assert_int_equal(kvg_ttk_csv_find(t, "e", r), 1);
+    assert_non_null(strstr(r->problem, "no slot index"));
+    assert_int_equal(kvg_ttk_csv_find(t, "f", r), 1);
+    assert_non_null(strstr(r->problem, "-1 is no input slot"));
+    assert_int_equal(kvg_ttk_csv_find(t, "g", r), 1);
+    assert_int_equal(r->n_inplace, 2);
+    assert_int_equal(r->inplace[1], 4);
+    free(r);
+    kvg_ttk_csv_free(t);
+    refused("testcase_name,tensor_view_shapes,inplace_input_indexes\n"
+            "a,\"((1,),)\",'x'\n",
+            "column 13 (inplace_input_indexes): not a tuple of slot "
+            "indexes");
+}
+
+static void test_form_inplace(void **state)
+{
+    /* what each torch_npu API returns and writes in place (docs/<op>.md,
+     * "In msprobe, ops-test-kit and scan"): ops-test-kit appends the
+     * in-place slots to the returned list, which is [None] for None */
+    static const struct {
+        const char *api;
+        int returned, n, slot[3];
+    } want[] = {
+        {"torch_npu.npu_kv_rmsnorm_rope_cache", 4, 0, {0, 0, 0}},
+        {"torch_npu.npu_kv_rmsnorm_rope_cache_v2", 2, 2, {5, 6, 0}},
+        {"torch_npu.npu_qkv_rms_norm_rope_cache", 3, 3, {6, 7, 8}},
+        {"torch_npu._npu_reshape_and_cache", 0, 2, {2, 3, 0}},
+        {"torch_npu.npu_scatter_pa_kv_cache", 0, 2, {2, 3, 0}}};
+    const kvg_binding *const *b;
+    size_t i, k, seen = 0;
+    (void)state;
+    for (b = kvg_bindings; *b != NULL; b++)
+        for (i = 0; i < (*b)->n_calls; i++) {
+            const kvg_binding_call *c = &(*b)->calls[i];
+            int slot[KVG_SCAN_MAX_ARGS], returned = -1, n;
+            if (c->kind != KVG_BINDING_TORCH_NPU)
+                continue;
+            for (k = 0; k < sizeof want / sizeof want[0]; k++)
+                if (strcmp(want[k].api, c->api) == 0)
+                    break;
+            if (k == sizeof want / sizeof want[0])
+                fail_msg("%s: not in this test's table", c->api);
+            n = kvg_ttk_form_inplace(c, slot, KVG_SCAN_MAX_ARGS, &returned);
+            assert_int_equal(n, want[k].n);
+            assert_int_equal(returned, want[k].returned);
+            assert_memory_equal(slot, want[k].slot,
+                                (size_t)n * sizeof slot[0]);
+            seen++;
+        }
+    assert_int_equal(seen, sizeof want / sizeof want[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +386,9 @@ int main(void)
         cmocka_unit_test(test_spreading),
         cmocka_unit_test(test_problems_are_per_row),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_kernel_mode),
+        cmocka_unit_test(test_inplace_input_indexes),
+        cmocka_unit_test(test_form_inplace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,9 +15,9 @@ import kvgold.ops
 import kvgold.ttk as kt
 from kvgold._dtypes import AMBIGUOUS_8BIT
 from conftest import VECTORS, cli_env
-from ttk_support import (SOC_OF_PROFILE, call_form,
+from ttk_support import (SOC_OF_PROFILE, TTK_E2E_OUTPUTS, call_form,
                          case_name, exec_standalone, plugin_files,
-                         prepare_cases, torch_inputs)
+                         prepare_cases, torch_inputs, ttk_goldens)
 
 # every torch_npu call form the operators' modules declare
 FORMS = [f for op in sorted(kvgold.ops.TORCH_NPU_CALLS)
@@ -69,10 +69,15 @@ def test_spec_tables_name_classes_with_golden_and_third_party():
             cls = getattr(module, cls_name)
             assert isinstance(cls, type)
             # the validator: golden / third_party are str, dict, a class
-            # or a callable; nothing else is declared
-            for attr in ("golden", "third_party"):
-                value = getattr(cls, attr)
-                assert callable(value) and not isinstance(value, type), attr
+            # or a callable; pre_compare a function; nothing else is
+            # declared
+            assert callable(cls.golden) and not isinstance(cls.golden, type)
+            # third_party in the dict form ops-test-kit's XPU client sends
+            # as a spec-mode request for provider "torch" (ttk/remote/
+            # client.py build_spec); a bare function yields no provider
+            assert cls.third_party == {"torch": cls.golden}
+            assert callable(cls.pre_compare) and \
+                not isinstance(cls.pre_compare, type)
             assert not hasattr(cls, "tolerance")  # the CLI's --compare rules
 
 
@@ -97,13 +102,78 @@ def test_golden_tables_are_literal_and_resolve():
 
 
 def test_soc_version_selects_the_profile():
-    """A call form with "profile" takes kvgold's chip profile from
-    ops-test-kit's soc_version; a chip kvgold does not model is left to
-    kvgold's default."""
+    """A call form with "profile" takes kvgold's chip profile from the
+    short_soc_version ops-test-kit's e2e golden call passes (or a
+    soc_version / full_soc_version); a chip kvgold does not model is left
+    to kvgold's default."""
+    assert kt._profile({"short_soc_version": "Ascend950"}) == "950"
+    assert kt._profile({"short_soc_version": "Ascend910B"}) == "a2a3"
+    assert kt._profile({"short_soc_version": "Ascend910_93"}) == "a2a3"
     assert kt._profile({"soc_version": "Ascend950PR_9599"}) == "950"
     assert kt._profile({"soc_version": "Ascend910B3"}) == "a2a3"
-    assert kt._profile({"soc_version": "Ascend910_9391"}) == "a2a3"
+    assert kt._profile({"full_soc_version": "Ascend910_9391"}) == "a2a3"
+    assert kt._profile({"short_soc_version": "Ascend310P"}) is None
     assert kt._profile({}) is None
+
+
+def test_short_soc_version_reaches_the_operator():
+    """An A2/A3 case that only the a2a3 profile accepts (kvgold's default
+    refuses it) is judged when ops-test-kit says short_soc_version
+    Ascend910B, and refused without it."""
+    import pytest
+    name = "ds_a2a3_pa_bnsd_bs9"
+    c = kvgold.load_case(os.path.join(VECTORS, "kv_rms_norm_rope_cache",
+                                      name))
+    assert c.options["profile"] == "a2a3"
+    form = call_form("kv_rms_norm_rope_cache", c.inputs)
+    t = torch_inputs(c)
+    args = [t.get(case_name(form, n)) for n in form["tensors"]]
+    attrs = {n: c.attrs[n] for n in form["attrs"] if n in c.attrs}
+    golden = getattr(kt, form["ttk_golden"])
+    out = golden(*args, **attrs, short_soc_version="Ascend910B")
+    for got, n in zip(out, form["outputs"]):
+        if n in c.expected:
+            assert got.contiguous().view(torch.uint8).numpy().tobytes() \
+                == kvgold.tensor(c.expected[n], c.dtypes.get(n)).tobytes()
+    with pytest.raises(kvgold.Error):
+        golden(*args, **attrs)
+
+
+def test_goldens_are_what_ttk_compares():
+    """Each API's golden list is what ops-test-kit's e2e run compares:
+    result_to_numpy of its return ([None] for None), then the slots it
+    writes in place (TTK_E2E_OUTPUTS, from ops-test-kit's code and the
+    API docs); kvgold.ttk.inplace_slots gives those slots, the column
+    `kvgold prepare --csv` writes."""
+    assert set(TTK_E2E_OUTPUTS) == APIS
+    for form in FORMS:
+        returned, slots = TTK_E2E_OUTPUTS[form["api"]]
+        n_ret = 0 if returned == (None,) else len(returned)
+        assert kt.inplace_slots(form) == (n_ret, slots), form["api"]
+        assert kt.golden_names(form) == ttk_goldens(form), form["api"]
+
+
+def test_pre_compare_fails_outputs_that_do_not_line_up():
+    """ops-test-kit's compare() zips the device outputs with the goldens,
+    so goldens past the outputs pass unseen; the TestSpec's pre_compare
+    (handed outputs then goldens, ttk/core_modules/comparison/custom.py
+    apply_pre_compare) lets a lined-up call through and fails any other,
+    naming inplace_input_indexes."""
+    import pytest
+    for op, path in plugin_files().items():
+        module = exec_standalone(op)
+        for form in kvgold.ops.TORCH_NPU_CALLS[op]:
+            spec = getattr(module, form["ttk_spec"])
+            gold = [torch.ones(1) for _ in ttk_goldens(form)]
+            assert spec.pre_compare(*gold, *gold) is None
+            returned, slots = TTK_E2E_OUTPUTS[form["api"]]
+            if not slots:
+                continue
+            # a CSV without inplace_input_indexes: only the return
+            with pytest.raises(ValueError) as e:
+                spec.pre_compare(*gold[:len(returned)], *gold)
+            assert "inplace_input_indexes=(%s)" % ", ".join(
+                map(str, slots)) in str(e.value), form["api"]
 
 
 def raw(t):
@@ -138,7 +208,7 @@ def test_goldens_line_up_with_prepare(tmp_path, cli):
         meta = {}
         profile = (c.options or {}).get("profile")
         if profile is not None:
-            meta["soc_version"] = SOC_OF_PROFILE[profile]
+            meta["short_soc_version"] = SOC_OF_PROFILE[profile]
         before = {n: raw(v) for n, v in t.items()}
         golden = getattr(module, form["ttk_golden"])
         if any(c.dtypes[n] in AMBIGUOUS_8BIT for n in t):
@@ -151,7 +221,7 @@ def test_goldens_line_up_with_prepare(tmp_path, cli):
             assert "give a dtype tag" in str(e.value), name
             continue
         out = golden(**args, **attrs, **meta)
-        assert len(out) == len(form["outputs"]), name
+        assert len(out) == len(ttk_goldens(form)), name
         files = sorted(os.listdir(tmp_path / name))
         goldens = [f for f in files if f.startswith("golden_")]
         assert len(goldens) == len(out), name

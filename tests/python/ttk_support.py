@@ -6,9 +6,14 @@ import importlib.util
 import kvgold
 import kvgold.ttk as kt
 
-# ops-test-kit passes its metadata as keywords too
-META = dict(dtypes=["float16"], shapes=[(1,)], formats=["ND"],
-            soc_version="Ascend910B3")
+# ops-test-kit passes its metadata as keywords too: these are the ones
+# its e2e golden call adds (ttk/core_modules/framework_api/
+# golden_generation.py `_call_plugin_with_plan`), and names kvgold's own
+# functions use otherwise (`dtypes`), which the plug-in must ignore
+META = dict(backend="cpu", tensor_formats=("ND",), tensor_dtypes=("float16",),
+            use_numpy=False, short_soc_version="Ascend910B",
+            testcase_name="t", dtypes=["float16"], shapes=[(1,)],
+            formats=["ND"])
 
 
 def plugin_files():
@@ -49,8 +54,36 @@ TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
               "uint8": ("uint8", 1), "int16": ("int16", 2),
               "uint16": ("uint16", 2), "uint32": ("uint32", 4)}
 
-# kvgold's profile option -> an ops-test-kit soc_version selecting it
-SOC_OF_PROFILE = {"950": "Ascend950PR_9599", "a2a3": "Ascend910B3"}
+# kvgold's profile option -> the short_soc_version ops-test-kit passes a
+# golden on that chip (golden_generation.py `_call_plugin_with_plan`)
+SOC_OF_PROFILE = {"950": "Ascend950", "a2a3": "Ascend910B"}
+
+# What each torch_npu API gives ops-test-kit's e2e run to compare, written
+# out from the APIs' documentation (docs/<op>.md, "In msprobe,
+# ops-test-kit and scan") and ops-test-kit's code, not from kvgold's:
+# ttk/core_modules/framework_api/profiling.py `_execute_eager` lists
+# backend.result_to_numpy(<what the API returns>) - [None] for an API that
+# returns None (backends/base.py) - then appends, ascending, the argument
+# slots of the CSV's inplace_input_indexes. API -> (what it returns, by
+# kvgold name, None for None; the slots it writes in place).
+TTK_E2E_OUTPUTS = {
+    "torch_npu.npu_kv_rmsnorm_rope_cache":
+        (("k_cache", "ckv_cache", "k_rope", "c_kv"), ()),
+    "torch_npu.npu_kv_rmsnorm_rope_cache_v2": (("k_rope", "c_kv"), (5, 6)),
+    "torch_npu.npu_qkv_rms_norm_rope_cache":
+        (("q_out_before_quant", "k_out_before_quant", "v_out_before_quant"),
+         (6, 7, 8)),
+    "torch_npu._npu_reshape_and_cache": ((None,), (2, 3)),
+    "torch_npu.npu_scatter_pa_kv_cache": ((None,), (2, 3)),
+}
+
+
+def ttk_goldens(form):
+    """The goldens of call form `form` in the order ops-test-kit compares
+    them with the device's outputs (TTK_E2E_OUTPUTS): kvgold names, None
+    for the None an API returns."""
+    returned, slots = TTK_E2E_OUTPUTS[form["api"]]
+    return returned + tuple(form["tensors"][s] for s in slots)
 
 
 def prepare_cases():

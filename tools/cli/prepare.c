@@ -38,13 +38,15 @@ static const char k_help_head[] =
     "letters, digits, '_', '.', '-', at most 120 characters, not starting or\n"
     "ending with '.' or '_'). Each holds the case's inputs in the torch_npu\n"
     "API's argument order, input_<i>_<dtype>.bin, and kvgold's outputs as\n"
-    "golden_<i>_<dtype>__shape_<AxB>.bin: first what the API returns, then\n"
-    "the caches it updates in place; an optional tensor the case leaves out,\n"
-    "or an output it does not produce, is an empty <role>_<i>_none.bin.\n"
+    "golden_<i>_<dtype>__shape_<AxB>.bin: first what the API returns (one\n"
+    "None when it returns None), then the caches it updates in place; an\n"
+    "optional tensor the case leaves out, or an output it does not produce,\n"
+    "is an empty <role>_<i>_none.bin.\n"
     "Replay with: python3 -m ttk e2e -i CSV --manual-data-dirs DIR ...\n"
     "--csv FILE also writes that CSV: a testcase row per case (its\n"
     "testcase_name, api_name, the shapes and dtypes of the API's tensors,\n"
-    "every attribute of the API with the case's value or kvgold's default).\n";
+    "every attribute of the API with the case's value or kvgold's default,\n"
+    "and inplace_input_indexes, the caches ops-test-kit must compare).\n";
 static const char k_help_tail[] =
     "All or nothing per directory: every case is checked, computed and\n"
     "written to temporary files before any directory is committed; an\n"
@@ -238,8 +240,25 @@ static int check_case(const kvg_case *c, const kvg_binding_call *api)
 static int plan_case(const kvg_case *c, const kvg_binding_call *api,
                      const kvg_case_set *out, ttk_plan *p)
 {
-    int i;
+    int i, returned, lead, n_in, slot[KVG_SCAN_MAX_ARGS];
     p->count = 0;
+    /* the goldens in the order ops-test-kit lists the device's outputs:
+     * what the API returns - [None] when it returns None - then the
+     * tensors it writes in place (ttk_csv.h, kvg_ttk_form_inplace) */
+    if ((n_in = kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS,
+                                     &returned)) < 0) {
+        fprintf(stderr, "kvgold: prepare %s: %s: its in-place outputs are "
+                "not in the order of their arguments\n", c->dir, api->api);
+        return 0;
+    }
+    for (i = 0; i < n_in; i++)
+        if (kvg_case_find(&c->inputs, api->tensors[slot[i]]) == NULL) {
+            fprintf(stderr, "kvgold: prepare %s: input \"%s\" is written "
+                    "in place by %s, which needs it; the case leaves it "
+                    "out\n", c->dir, api->tensors[slot[i]], api->api);
+            return 0;
+        }
+    lead = returned == 0;
     for (i = 0; i < out->count; i++)
         if (!kvg_binding_has(api->outputs, out->items[i].name) ||
             kvg_ttk_dtype_name(out->items[i].t.dtype) == NULL) {
@@ -252,8 +271,11 @@ static int plan_case(const kvg_case *c, const kvg_binding_call *api,
         if (!plan_add(p, "input", i, kvg_case_find(&c->inputs,
                                                    api->tensors[i])))
             return 0;
+    if (lead && !plan_add(p, "golden", 0, NULL))
+        return 0;
     for (i = 0; api->outputs[i] != NULL; i++)
-        if (!plan_add(p, "golden", i, kvg_case_find(out, api->outputs[i])))
+        if (!plan_add(p, "golden", i + lead,
+                      kvg_case_find(out, api->outputs[i])))
             return 0;
     return 1;
 }

@@ -2,10 +2,12 @@
 shapes, dtypes and attributes live only in its testcase CSV (written by
 our own writer, scan_dumps.write_ttk_e2e / write_ttk_csv, from the
 format of ops-test-kit's examples/case_store/e2e/*.csv and its
-field_parser): the e2e slot order of each torch_npu API, honest cases
-pass, planted faults are found in their case and named, and a CSV that
-is malformed or contradicts the files is named by file, line and
-column."""
+field_parser; and kernel-mode CSVs, ops-test-kit's examples/case_store/
+kernel/*.csv with its TestcaseOp's reading of input_dtypes): the e2e slot
+order of each torch_npu API and the kernel's order of a kernel-mode row,
+honest cases pass, planted faults are found in their case and named, and
+a CSV that is malformed or contradicts the files is named by file, line
+and column."""
 import os
 import sys
 
@@ -252,6 +254,138 @@ def test_unreadable_csv(cli, tmp_path):
     assert "none.csv" in err
 
 
+def test_header_names_both_forms(cli, tmp_path):
+    """A CSV without the shapes column names what each of ops-test-kit's
+    two forms starts with; one with both cannot say which it is."""
+    root, csv, rows = build(tmp_path)
+    for text, where in (
+            ("testcase_name,api_name\n",
+             "no tensor_view_shapes column (ops-test-kit's e2e testcase CSV "
+             "has testcase_name, api_name, tensor_view_shapes, ...; its "
+             "kernel-mode CSV testcase_name, op_name, input_shapes, ...)"),
+            ("testcase_name,tensor_view_shapes,input_shapes\n",
+             "both tensor_view_shapes (ops-test-kit's e2e CSV) and "
+             "input_shapes (its kernel-mode CSV)")):
+        with open(csv, "w", encoding="utf-8") as f:
+            f.write(text)
+        rc, doc, err = sd.scan(cli, root, "--csv", csv)
+        assert rc == 2 and where in err, err
+
+
+# ---- kernel-mode CSVs: op_name, input_shapes, input_dtypes ---------------
+
+# the kernels' op_name as ops-test-kit's kernel CSV spells it (its
+# docs/Operator_Test_Guides/Kernel_Case_Writing.md: the op info library's
+# opInterface, else the snake_case op type)
+KERNEL = {kv: "kv_rms_norm_rope_cache", qkv: "qkv_rms_norm_rope_cache",
+          spkc: "scatter_pa_kv_cache"}
+KERNEL_COLS = ["testcase_name", "network_name", "op_name", "input_shapes",
+               "input_dtypes", "input_formats", "output_shapes",
+               "output_dtypes", "output_formats", "attributes",
+               "output_inplace_indexes"]
+
+
+def write_kernel(mod, call, root, name, dtypes=None):
+    """A kernel-mode case directory as ops-test-kit's manual data writes
+    it (every kernel input in the kernel's order, a *_none marker for an
+    optional one left out; a golden per kernel output) and its row."""
+    ins = [call.inputs.get(n) for n in mod.IN]
+    # the kernel's outputs (ScatterPaKvCache's: its two caches)
+    outs = [call.post.get(n) for n in getattr(mod, "OUT", mod.E2E_OUT)]
+    sd.write_ttk_case(root, name, ins, outs, "bin")
+
+    def shapes(ts):
+        return repr(tuple(None if t is None else
+                          tuple(int(x) for x in t[1].shape) for t in ts))
+
+    def types(ts):
+        return repr(tuple(None if t is None else sd.TTK_DTYPE[t[0]]
+                          for t in ts))
+    return {"testcase_name": name, "network_name": "UNKNOWN",
+            "op_name": KERNEL[mod], "input_shapes": shapes(ins),
+            "input_dtypes": types(ins) if dtypes is None else dtypes,
+            "input_formats": "('ND',)", "output_shapes": shapes(outs),
+            "output_dtypes": types(outs), "output_formats": "('ND',)",
+            "attributes": repr(call.attrs), "output_inplace_indexes": "()"}
+
+
+def write_kernel_csv(path, rows):
+    import csv
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(KERNEL_COLS)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in KERNEL_COLS])
+    return path
+
+
+def test_kernel_mode_csv(cli, tmp_path):
+    """ops-test-kit's kernel-mode CSV (its default for KV and QKV .bin
+    data): the row's op_name names the kernel, input_shapes / input_dtypes
+    the kernel's inputs in order (None for an optional one left out), the
+    attributes the kernel's. Honest cases pass, a planted cache fault
+    fails, and input_dtypes is read as ops-test-kit's TestcaseOp
+    normalises it: one dtype for every input, or one per input."""
+    root = str(tmp_path / "manual")
+    norm = spkc.case("norm_fp16")
+    rows = [write_kernel(kv, kv.case(NORM), root, "k_kv_0"),
+            write_kernel(qkv, qkv.case("bf16_k_int8_sym_v_plain"), root,
+                         "k_qkv_1"),
+            write_kernel(spkc, norm, root, "k_spkc_2")]
+    bad = kv.case(NORM)
+    sd.plant_ulps(bad, "k_cache", 64)
+    rows.append(write_kernel(kv, bad, root, "k_kv_ulp_3"))
+    off = spkc.case("norm_fp16")
+    sd.plant_slot_off(off)
+    rows.append(write_kernel(spkc, off, root, "k_spkc_off_4"))
+    # one dtype for all: ops-test-kit gives slot_mapping float16 too,
+    # which its int32 file contradicts
+    rows.append(write_kernel(spkc, norm, root, "k_spkc_one_5",
+                             dtypes="('float16',)"))
+    # two dtypes for eight inputs: ops-test-kit marks it invalid
+    rows.append(write_kernel(spkc, norm, root, "k_spkc_two_6",
+                             dtypes="('float16', 'float16')"))
+    csv = write_kernel_csv(str(tmp_path / "kernel.csv"), rows)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv, "--standard", "single")
+    assert rc == 1, err
+    got = {c["id"]: c for c in doc["calls"]}
+    want = {"k_kv_0": (kv.OP, "PASS"), "k_qkv_1": (qkv.OP, "PASS"),
+            "k_spkc_2": (spkc.OP, "PASS"), "k_kv_ulp_3": (kv.OP, "FAIL"),
+            "k_spkc_off_4": (spkc.OP, "FAIL"),
+            "k_spkc_one_5": (spkc.OP, "NOT_JUDGED"),
+            "k_spkc_two_6": (spkc.OP, "NOT_JUDGED")}
+    assert {k: (c["op"], c["verdict"]) for k, c in got.items()} == want
+    assert got["k_kv_0"]["api"] == "kv_rms_norm_rope_cache"
+    assert got["k_kv_ulp_3"]["reason"].startswith("k_cache:")
+    assert got["k_spkc_off_4"]["reason"].startswith("key_cache:")
+    assert "tensor 2 is float16, " in got["k_spkc_one_5"]["reason"]
+    assert "k_spkc_one_5/input_2_int32.bin says int32" in \
+        got["k_spkc_one_5"]["reason"]
+    assert "input_dtypes: 2 dtypes for 8 inputs" in \
+        got["k_spkc_two_6"]["reason"]
+    assert "CASE_FIELD_AMBIGUOUS" in got["k_spkc_two_6"]["reason"]
+    # without the CSV the .bin inputs have no shape
+    rc, doc, err = sd.scan(cli, root, "--op", spkc.OP)
+    c = {c["id"]: c for c in doc["calls"]}["k_spkc_2"]
+    assert c["verdict"] == "NOT_JUDGED"
+
+
+def test_kernel_mode_input_count(cli, tmp_path):
+    """A kernel-mode row with fewer inputs than the directory holds is
+    named with its column."""
+    root = str(tmp_path / "manual")
+    r = write_kernel(kv, kv.case(NORM), root, "k_kv_0")
+    shapes = eval(r["input_shapes"])[:7]
+    r["input_shapes"] = repr(shapes)
+    r["input_dtypes"] = repr(eval(r["input_dtypes"])[:7])
+    csv = write_kernel_csv(str(tmp_path / "kernel.csv"), [r])
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    c = doc["calls"][0]
+    assert c["verdict"] == "NOT_JUDGED"
+    assert "input_shapes declares 7 tensors" in c["reason"]
+    assert "has 11 input slots" in c["reason"]
+
+
 # ---- kvgold prepare --csv: the CSV of the directories it writes ----------
 
 PREPARED = [(kv, "m_pa_bf16_kt_ct_sym_out"), (qkv, "fp16_kv_int8_asym"),
@@ -274,6 +408,7 @@ def prepare(cli, out, csv, cases):
 def test_prepare_csv_rows(cli, tmp_path):
     import ast
     import csv as pycsv
+    from ttk_support import TTK_E2E_OUTPUTS
     out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
     p = prepare(cli, out, csv, PREPARED)
     assert p.returncode == 0, p.stderr
@@ -297,6 +432,19 @@ def test_prepare_csv_rows(cli, tmp_path):
             else:
                 assert shapes[i] == tuple(got[1].shape)
                 assert dtypes[i] == sd.TTK_DTYPE[got[0]]
+        # the caches ops-test-kit must append to the device outputs
+        # (an empty cell: the API returns its outputs)
+        assert ast.literal_eval(r["inplace_input_indexes"] or "()") == \
+            TTK_E2E_OUTPUTS[mod.E2E_API][1], name
+        # the goldens: what ops-test-kit lists for the return ([None]
+        # for an API that returns None), then the caches
+        goldens = sorted(n for n in os.listdir(os.path.join(out, name))
+                         if n.startswith("golden_"))
+        returned = TTK_E2E_OUTPUTS[mod.E2E_API][0]
+        assert len(goldens) == len(returned) + len(
+            TTK_E2E_OUTPUTS[mod.E2E_API][1]), name
+        if returned == (None,):
+            assert goldens[0] == "golden_0_none.bin", name
         # the case's attributes, and only the API's keywords
         attrs = ast.literal_eval(r["attributes"])
         assert set(attrs) <= set(mod.E2E_ATTRS)
@@ -311,15 +459,43 @@ def test_prepare_csv_rows(cli, tmp_path):
     rc, doc, err = sd.scan(cli, out, "--csv", csv)
     assert rc == 0, err
     assert [c["verdict"] for c in doc["calls"]] == ["PASS"] * len(PREPARED)
+    # (golden_1 of _npu_reshape_and_cache: key_cache after its None)
     g = os.path.join(out, "nd_fp16", [n for n in os.listdir(
-        os.path.join(out, "nd_fp16")) if n.startswith("golden_0_")][0])
+        os.path.join(out, "nd_fp16")) if n.startswith("golden_1_")][0])
     data = bytearray(open(g, "rb").read())
     data[-1] ^= 0x40
     open(g, "wb").write(bytes(data))
     rc, doc, err = sd.scan(cli, out, "--csv", csv)
-    got = {c["id"]: c["verdict"] for c in doc["calls"]}
-    assert got["nd_fp16"] == "FAIL"
+    got = {c["id"]: c for c in doc["calls"]}
+    assert got["nd_fp16"]["verdict"] == "FAIL"
+    assert got["nd_fp16"]["reason"].startswith("key_cache:")
     assert rc == 1
+
+
+def test_prepare_csv_inplace_checked(cli, tmp_path):
+    """A row whose inplace_input_indexes are not the slots the API writes
+    in place would make ops-test-kit compare other tensors with the
+    goldens: scan says so and does not judge the call."""
+    import csv as pycsv
+    out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
+    p = prepare(cli, out, csv, PREPARED[:4])
+    assert p.returncode == 0, p.stderr
+    with open(csv, newline="", encoding="utf-8") as f:
+        rows = list(pycsv.DictReader(f))
+    rows[2]["inplace_input_indexes"] = "(4, 5)"   # nd_fp16
+    rows[0]["inplace_input_indexes"] = "(5, 6)"   # V1 returns its caches
+    with open(csv, "w", newline="", encoding="utf-8") as f:
+        w = pycsv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    rc, doc, err = sd.scan(cli, out, "--csv", csv)
+    got = {c["id"]: c for c in doc["calls"]}
+    assert got["nd_fp16"]["verdict"] == "NOT_JUDGED"
+    assert "inplace_input_indexes is (4, 5); torch_npu._npu_reshape_and_" \
+        "cache writes slots (2, 3) in place" in got["nd_fp16"]["reason"]
+    assert got[PREPARED[0][1]]["verdict"] == "NOT_JUDGED"
+    assert "writes slots () in place" in got[PREPARED[0][1]]["reason"]
+    assert got["fp16_kv_int8_asym"]["verdict"] == "PASS"
 
 
 def test_prepare_csv_all_or_nothing(cli, tmp_path):

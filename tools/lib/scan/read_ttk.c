@@ -30,8 +30,12 @@
  * the API (which picks the operator and its call form from the
  * operator's binding), each input's shape (a .bin's), its dtype and
  * whether it is None (checked against the files), and the attributes
- * (its keyword names translated through the binding). A row the files
- * contradict makes the call NOT JUDGED, naming the CSV line and the file.
+ * (its keyword names translated through the binding). A kernel-mode row
+ * (op_name, input_shapes, input_dtypes) names the kernel: its inputs are
+ * read in the kernel's order, as without the CSV. For a torch_npu form
+ * that returns None the goldens may start with ops-test-kit's None of
+ * that return (csv_form_outputs). A row the files contradict makes the
+ * call NOT JUDGED, naming the CSV line and the file.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdarg.h>
@@ -41,6 +45,7 @@
 
 #include "binding.h"
 #include "fileio.h"
+#include "kvgold/op.h"
 #include "read_common.h"
 #include "read_pt.h"
 #include "ttk_csv.h"
@@ -348,6 +353,76 @@ static const char *file_dtype(const kvg_scan_arg *a)
     return p != NULL ? p + 1 : "?";
 }
 
+/* kvgold's name of attribute `key` of a kernel-mode row: an attribute of
+ * operator m's (the kernel's attributes are the operator's), else one of
+ * a call form's; NULL if none. */
+static const char *kernel_attr(const kvg_scan_opmap *m, const char *key)
+{
+    const kvg_op *op = kvg_op_find(kvg_scan_op(m));
+    const char *name = NULL;
+    size_t j;
+    for (j = 0; op != NULL && j < kvg_op_attr_count(op); j++)
+        if (!kvg_op_attr_at(op, j)->is_option &&
+            strcmp(kvg_op_attr_at(op, j)->name, key) == 0)
+            return kvg_op_attr_at(op, j)->name;
+    for (j = 0; name == NULL && j < m->binding->n_calls; j++)
+        name = attr_of(&m->binding->calls[j], key);
+    return name;
+}
+
+/* A tuple of slot indexes as Python writes it: "(2, 3)", "(5,)", "()". */
+static void slots_text(char *out, size_t cap, int n, const int *slot)
+{
+    size_t used = (size_t)snprintf(out, cap, "(");
+    int i;
+    for (i = 0; i < n && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%d",
+                                 i ? ", " : "", slot[i]);
+    if (used < cap)
+        (void)snprintf(out + used, cap - used, "%s)", n == 1 ? "," : "");
+}
+
+/* The goldens (or device outputs) of torch_npu form f as ops-test-kit's
+ * e2e run lists them: what the API returns as backend.result_to_numpy
+ * makes it a list - [None] for an API that returns None -, then the
+ * tensors it writes in place, which it appends for the slots of the row's
+ * inplace_input_indexes (kvg_ttk_form_inplace). A leading None of an API
+ * that returns None is dropped here (kvgold prepare writes it, and so
+ * does kvgold.ttk's golden); inplace_input_indexes other than f's
+ * in-place slots are said: ops-test-kit would compare other tensors with
+ * the goldens. 0, or 1 with c->unreadable said. */
+static int csv_form_outputs(kvg_scan_call *c, const kvg_ttk_row *row,
+                            const kvg_binding_call *f)
+{
+    int slot[KVG_SCAN_MAX_ARGS], returned, n, n_out = 0;
+    char want[96], got[96];
+
+    if ((n = kvg_ttk_form_inplace(f, slot, KVG_SCAN_MAX_ARGS, &returned)) <
+        0)
+        return say(c, row, "%s: its in-place outputs are not in the order "
+                           "of their arguments",
+                   f->api);
+    while (f->outputs[n_out] != NULL)
+        n_out++;
+    if (row->n_inplace >= 0 &&
+        (row->n_inplace != n ||
+         memcmp(row->inplace, slot, (size_t)n * sizeof slot[0]) != 0)) {
+        slots_text(want, sizeof want, n, slot);
+        slots_text(got, sizeof got, row->n_inplace, row->inplace);
+        return say(c, row, "inplace_input_indexes is %s; %s writes slots %s "
+                           "in place (ops-test-kit appends the slots it "
+                           "names to what the API returns and compares "
+                           "them with the goldens)",
+                   got, f->api, want);
+    }
+    if (returned == 0 && c->n_out == n_out + 1 &&
+        c->out[0].kind == KVG_SCAN_NONE) {
+        memmove(c->out, c->out + 1, (size_t)n_out * sizeof c->out[0]);
+        c->n_out = n_out;
+    }
+    return 0;
+}
+
 /* The row onto the call before its files are read: its API, the None
  * slots, dtypes and (the shape a .bin lacks) shapes of its inputs, its
  * attributes. 0, or 1 with c->unreadable said. */
@@ -372,7 +447,7 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
     if (row->problem[0] != '\0')
         return say(c, row, "%s", row->problem);
     if (row->api[0] != '\0') {
-        if (f == NULL) {
+        if (f == NULL && !row->kernel) {
             if (kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) != NULL)
                 return say(c, row, "api_name %s: no call form of that name "
                                    "in kvgold's bindings (tools/lib/"
@@ -381,14 +456,20 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
                            row->api);
         }
         (void)snprintf(c->api, sizeof c->api, "%s", row->api);
-        if (f == NULL)
+        /* a kernel-mode row's op_name names the kernel, whose inputs are
+         * the slots in the order scan reads ops-test-kit's directories */
+        if (f == NULL && (!row->kernel ||
+                          (m = kvg_scan_find(row->api, KVG_SCAN_TTK,
+                                             NULL)) == NULL))
             return 0; /* another API: the call is not a kvgold operator's */
     } else if ((m = kvg_scan_find(c->api, KVG_SCAN_TTK, NULL)) == NULL) {
         return 0; /* the operator is --op's; nothing to translate with */
     }
+    if (f != NULL && csv_form_outputs(c, row, f))
+        return 1;
     if (row->n != c->n_in)
-        return say(c, row, "tensor_view_shapes declares %d tensors, %s has "
-                           "%d input slots",
+        return say(c, row, "%s declares %d tensors, %s has %d input slots",
+                   row->kernel ? "input_shapes" : "tensor_view_shapes",
                    row->n, c->dir, c->n_in);
     for (i = 0; i < c->n_in; i++) {
         kvg_scan_arg *a = &c->in[i];
@@ -426,6 +507,9 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
         size_t j;
         if (f != NULL) {
             name = attr_of(f, row->key[i]);
+        } else if (row->kernel && m != NULL) {
+            /* a kernel's attributes are the operator's own */
+            name = kernel_attr(m, row->key[i]);
         } else {
             for (j = 0; m != NULL && name == NULL && j < m->binding->n_calls;
                  j++)

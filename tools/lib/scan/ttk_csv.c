@@ -1,8 +1,10 @@
 /*
  * tools/lib/scan/ttk_csv.c - see ttk_csv.h. The table's reading follows
  * ops-test-kit's ttk/utilities/table_reader.py (read_csv_rows) and its
- * cells' meaning ttk/core_modules/testcase_manager/testcase_e2e.py and
- * field_parser.py (hicann/ops-test-kit; docs/ttk.md names the commits).
+ * cells' meaning ttk/core_modules/testcase_manager/testcase_e2e.py (e2e
+ * rows), testcase_op.py with testcase_base.py (kernel-mode rows) and
+ * field_parser.py (hicann/ops-test-kit; docs/ttk.md and docs/scan.md name
+ * the commits).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -19,12 +21,28 @@
 #include "kvgold/op.h"
 #include "ttk_csv.h"
 
-enum { C_NAME, C_API, C_SHAPES, C_DTYPES, C_STORAGE, C_ATTRS, C_OUTIDX, C_N };
+enum {
+    C_NAME,
+    C_API,
+    C_SHAPES,
+    C_DTYPES,
+    C_STORAGE,
+    C_ATTRS,
+    C_OUTIDX,
+    C_INPLACE,
+    C_N
+};
+/* the e2e CSV's columns (ttk's TestcaseE2e) */
 static const char *const k_cols[C_N] = {
     "testcase_name",         "api_name",
     "tensor_view_shapes",    "tensor_dtypes",
     "tensor_storage_shapes", "attributes",
-    "output_tensor_indexes"};
+    "output_tensor_indexes", "inplace_input_indexes"};
+/* the kernel-mode CSV's (ttk's TestcaseOp): op_name names the kernel and
+ * the slots are its inputs; NULL: no such column there */
+static const char *const k_kernel_cols[C_N] = {
+    "testcase_name", "op_name",    "input_shapes", "input_dtypes",
+    NULL,            "attributes", NULL,           NULL};
 
 #define CSV_MAX_BYTES ((size_t)256 << 20)
 #define LIT_MAX_NODES 4096
@@ -47,6 +65,8 @@ typedef struct byname {
 
 struct kvg_ttk_csv {
     const char *file;
+    int kernel;                /* a kernel-mode CSV */
+    const char *const *cols;   /* its column names by C_* */
     char *arena;
     rowrec *rows;
     size_t n;
@@ -542,10 +562,9 @@ static int shape_of(const lit *L, const val *v, kvg_ttk_row *row,
  * srank/sshape), and per top-level element its group size (0: a single
  * tensor) in dist. Returns the flat count, or -1 with diag. */
 static int flat_shapes(const lit *L, int top, kvg_ttk_row *row, int storage,
-                       int *dist, int *n_top, const char *file, const cell *c,
-                       kvg_diag *diag)
+                       const char *col, int *dist, int *n_top,
+                       const char *file, const cell *c, kvg_diag *diag)
 {
-    const char *col = k_cols[storage ? C_STORAGE : C_SHAPES];
     const val *t = &L->v[top];
     int e, n = 0, all_int = 1;
     kvg_ttk_slot scratch;
@@ -703,6 +722,126 @@ static void flat_dtypes(const lit *L, int top, kvg_ttk_row *row,
     }
 }
 
+/* input_dtypes of a kernel-mode row onto the flat slots, as ops-test-kit's
+ * kernel testcase normalises it (TestcaseOp.validate ->
+ * _normalize_compressed_fields -> TestcaseBase._normalize_field_by_dist;
+ * the column's default () gives no pad value): one dtype for every input
+ * (a bare name, or a tuple of one), or one per top-level input - a
+ * TensorList's its own tuple of one per member or of one for all, or a
+ * bare name for all. Any other count makes ops-test-kit mark the testcase
+ * invalid (CASE_FIELD_AMBIGUOUS); here it is the row's problem. An
+ * optional input left out is None in input_shapes; its dtype may be None
+ * or a name (ops-test-kit's examples write both). */
+static void kernel_dtypes(const lit *L, int top, kvg_ttk_row *row,
+                          const int *dist, int n_top)
+{
+    const val *t = &L->v[top];
+    const val *one = NULL;
+    int e, i = 0, k, m;
+    char a[16], b[16];
+
+    if (!is_seq(t)) {
+        one = t;
+    } else if (t->count == 1) {
+        one = &L->v[t->child];
+        if (is_seq(one) && one->count == 1)
+            one = &L->v[one->child]; /* (('float16',),) */
+        else if (is_seq(one) && n_top > 1)
+            one = NULL; /* (('a','b'),) for several inputs */
+    }
+    if (one != NULL && !is_seq(one)) {
+        for (i = 0; i < row->n; i++)
+            set_dtype(row, i, one);
+        return;
+    }
+    if (!is_seq(t) || t->count != n_top) {
+        (void)snprintf(a, sizeof a, "%d", is_seq(t) ? t->count : 1);
+        (void)snprintf(b, sizeof b, "%d", n_top);
+        problem(row,
+                "input_dtypes: %s dtypes for %s inputs (ops-test-kit takes "
+                "one for all or one per input, and marks this testcase "
+                "invalid: CASE_FIELD_AMBIGUOUS)",
+                a, b);
+        return;
+    }
+    for (e = t->child, k = 0; e >= 0; e = L->v[e].next, k++) {
+        const val *x = &L->v[e];
+        int members = k < KVG_SCAN_MAX_ARGS ? dist[k] : 0;
+        if (members == 0) {
+            if (is_seq(x))
+                problem(row,
+                        "input_dtypes: a tuple of dtypes for an input "
+                        "that is no TensorList%s%s",
+                        "", "");
+            else
+                set_dtype(row, i, x);
+            i++;
+        } else if (!is_seq(x)) {
+            for (m = 0; m < members; m++)
+                set_dtype(row, i++, x);
+        } else if (x->count == members || x->count == 1) {
+            int c = x->child;
+            for (m = 0; m < members; m++) {
+                set_dtype(row, i++, &L->v[c]);
+                if (x->count > 1)
+                    c = L->v[c].next;
+            }
+        } else {
+            problem(row,
+                    "input_dtypes: a TensorList's dtypes do not match its "
+                    "shapes (ops-test-kit: CASE_FIELD_AMBIGUOUS)%s%s",
+                    "", "");
+            i += members;
+        }
+    }
+}
+
+/* inplace_input_indexes (ops-test-kit's int_container: empty (), an
+ * integer or a tuple / list of them) into row->inplace, sorted, as
+ * ops-test-kit appends those slots; what it cannot use is the row's
+ * problem. */
+static void inplace_of(const lit *L, int top, kvg_ttk_row *row)
+{
+    const val *t = &L->v[top];
+    int e, i, j;
+
+    row->n_inplace = 0;
+    if (t->t == V_NONE)
+        return;
+    for (e = is_seq(t) ? t->child : top; e >= 0;
+         e = is_seq(t) ? L->v[e].next : -1) {
+        char *end;
+        long long d;
+        if (L->v[e].t != V_INT) {
+            problem(row,
+                    "inplace_input_indexes: an element that is no slot "
+                    "index (ops-test-kit compares it with the argument "
+                    "count)%s%s",
+                    "", "");
+            return;
+        }
+        errno = 0;
+        d = strtoll(L->v[e].s, &end, 10);
+        if (errno != 0 || d < 0 || d >= KVG_SCAN_MAX_ARGS) {
+            char a[32];
+            (void)snprintf(a, sizeof a, "%.*s", (int)L->v[e].len, L->v[e].s);
+            problem(row, "inplace_input_indexes: %s is no input slot%s", a,
+                    "");
+            return;
+        }
+        /* sorted(), as ops-test-kit iterates it: a slot given twice is
+         * appended twice */
+        for (i = 0; i < row->n_inplace && row->inplace[i] <= (int)d; i++)
+            ;
+        if (row->n_inplace == KVG_SCAN_MAX_ARGS)
+            return;
+        for (j = row->n_inplace; j > i; j--)
+            row->inplace[j] = row->inplace[j - 1];
+        row->inplace[i] = (int)d;
+        row->n_inplace++;
+    }
+}
+
 /* A Python value as JSON text; 0 if it has no JSON form kvgold takes. */
 static int to_json(const lit *L, const val *v, char *out, size_t cap,
                    size_t *used)
@@ -816,52 +955,57 @@ static void attrs_of(const lit *L, int top, kvg_ttk_row *row)
 static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
                     kvg_ttk_row *row, kvg_diag *diag)
 {
+    const char *const *cols = t->cols;
     int dist[KVG_SCAN_MAX_ARGS], sdist[KVG_SCAN_MAX_ARGS];
     int n_top = 0, s_top = 0, k, i, n;
 
     memset(row, 0, sizeof *row);
     row->file = t->file;
     row->line = r->line;
+    row->kernel = t->kernel;
+    row->n_inplace = -1;
     (void)snprintf(row->name, sizeof row->name, "%s", r->c[C_NAME].text);
     if (strlen(r->c[C_API].text) >= sizeof row->api)
-        problem(row, "api_name: longer than kvgold reads%s%s", "", "");
+        problem(row, "%s: longer than kvgold reads%s", cols[C_API], "");
     (void)snprintf(row->api, sizeof row->api, "%s", r->c[C_API].text);
     for (i = 0; i < KVG_SCAN_MAX_ARGS; i++)
         row->slot[i].srank = -1;
     if (r->c[C_SHAPES].text[0] == '\0') {
-        problem(row, "tensor_view_shapes is empty%s%s", "", "");
+        problem(row, "%s is empty%s", cols[C_SHAPES], "");
     } else {
-        if ((k = parse_cell(L, t->file, &r->c[C_SHAPES], k_cols[C_SHAPES],
+        if ((k = parse_cell(L, t->file, &r->c[C_SHAPES], cols[C_SHAPES],
                             diag)) < 0 ||
-            (n = flat_shapes(L, k, row, 0, dist, &n_top, t->file,
-                             &r->c[C_SHAPES], diag)) < 0)
+            (n = flat_shapes(L, k, row, 0, cols[C_SHAPES], dist, &n_top,
+                             t->file, &r->c[C_SHAPES], diag)) < 0)
             return -1;
         row->n = n;
         if (n > KVG_SCAN_MAX_ARGS) {
             char a[16];
             (void)snprintf(a, sizeof a, "%d", n);
-            problem(row,
-                    "tensor_view_shapes: %s tensors, more than "
-                    "kvgold takes%s",
-                    a, "");
+            problem(row, "%s: %s tensors, more than kvgold takes",
+                    cols[C_SHAPES], a);
             row->n = KVG_SCAN_MAX_ARGS;
         }
     }
     if (r->c[C_DTYPES].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_DTYPES], k_cols[C_DTYPES],
+        if ((k = parse_cell(L, t->file, &r->c[C_DTYPES], cols[C_DTYPES],
                             diag)) < 0)
             return -1;
-        flat_dtypes(L, k, row, dist, n_top);
+        if (t->kernel)
+            kernel_dtypes(L, k, row, dist, n_top);
+        else
+            flat_dtypes(L, k, row, dist, n_top);
     }
     if (r->c[C_STORAGE].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_STORAGE], k_cols[C_STORAGE],
+        if ((k = parse_cell(L, t->file, &r->c[C_STORAGE], cols[C_STORAGE],
                             diag)) < 0)
             return -1;
         if (L->v[k].t != V_TUPLE || L->v[k].count != 0) {
             kvg_ttk_row tmp;
             memcpy(&tmp, row, sizeof tmp);
-            if ((n = flat_shapes(L, k, &tmp, 1, sdist, &s_top, t->file,
-                                 &r->c[C_STORAGE], diag)) < 0)
+            if ((n = flat_shapes(L, k, &tmp, 1, cols[C_STORAGE], sdist,
+                                 &s_top, t->file, &r->c[C_STORAGE],
+                                 diag)) < 0)
                 return -1;
             if (n == row->n) {
                 for (i = 0; i < row->n; i++) {
@@ -880,19 +1024,19 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
         }
     }
     if (r->c[C_ATTRS].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_ATTRS], k_cols[C_ATTRS],
+        if ((k = parse_cell(L, t->file, &r->c[C_ATTRS], cols[C_ATTRS],
                             diag)) < 0)
             return -1;
         if (L->v[k].t == V_DICT)
             attrs_of(L, k, row);
         else if (L->v[k].t != V_NONE) {
             fail_at(diag, t->file, r->c[C_ATTRS].line, r->c[C_ATTRS].col,
-                    k_cols[C_ATTRS], "not a dict%s%s", "", "");
+                    cols[C_ATTRS], "not a dict%s%s", "", "");
             return -1;
         }
     }
     if (r->c[C_OUTIDX].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_OUTIDX], k_cols[C_OUTIDX],
+        if ((k = parse_cell(L, t->file, &r->c[C_OUTIDX], cols[C_OUTIDX],
                             diag)) < 0)
             return -1;
         if (!(is_seq(&L->v[k]) && L->v[k].count == 0) && L->v[k].t != V_NONE)
@@ -900,6 +1044,18 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
                     "output_tensor_indexes names out= tensors, which "
                     "kvgold's operators do not take%s%s",
                     "", "");
+    }
+    if (r->c[C_INPLACE].text[0] != '\0') {
+        if ((k = parse_cell(L, t->file, &r->c[C_INPLACE], cols[C_INPLACE],
+                            diag)) < 0)
+            return -1;
+        if (!is_seq(&L->v[k]) && L->v[k].t != V_INT && L->v[k].t != V_NONE) {
+            fail_at(diag, t->file, r->c[C_INPLACE].line, r->c[C_INPLACE].col,
+                    cols[C_INPLACE], "not a tuple of slot indexes%s%s", "",
+                    "");
+            return -1;
+        }
+        inplace_of(L, k, row);
     }
     return 0;
 }
@@ -929,7 +1085,9 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
     kvg_ttk_csv *t;
     reader r;
     int map[KVG_SCAN_MAX_ARGS * 8];
-    int n_header = 0, header_done = 0, i;
+    const char *hdr[KVG_SCAN_MAX_ARGS * 8]; /* the header's names */
+    long hcol[KVG_SCAN_MAX_ARGS * 8];
+    int n_header = 0, header_done = 0, i, j;
     size_t cap = 0;
     lit *L = NULL;
     kvg_ttk_row *row = NULL;
@@ -943,6 +1101,7 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
                            file);
     }
     t->file = file;
+    t->cols = k_cols;
     /* on a refusal the message is made before the arena its fields quote
      * is freed */
     if (len >= 3 && (unsigned char)text[0] == 0xEF &&
@@ -987,18 +1146,8 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
                     kvg_ttk_csv_free(t);
                     return st_;
                 }
-                map[nf] = -1;
-                for (i = 0; i < C_N; i++)
-                    if (strcmp(f.text, k_cols[i]) == 0)
-                        map[nf] = i;
-                for (i = 0; i < nf && f.text[0] != '\0'; i++)
-                    if (map[nf] >= 0 && map[i] == map[nf]) {
-                        kvg_status st_ =
-                            fail_at(diag, file, line, f.col, "header",
-                                    "column %s given twice%s", f.text, "");
-                        kvg_ttk_csv_free(t);
-                        return st_;
-                    }
+                hdr[nf] = f.text;
+                hcol[nf] = f.col;
                 nf++;
                 continue;
             }
@@ -1023,19 +1172,55 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
         if (blank)
             continue; /* a blank line */
         if (!header_done) {
-            int has_name = 0, has_shapes = 0;
+            int has_name = 0, has_shapes = 0, e2e = 0, kernel = 0;
+            int op_name = 0, api_name = 0;
             n_header = nf;
+            /* ttk e2e reads tensor_view_shapes and api_name, ttk kernel
+             * input_shapes and op_name */
             for (i = 0; i < nf; i++) {
-                has_name |= map[i] == C_NAME;
-                has_shapes |= map[i] == C_SHAPES;
+                e2e |= strcmp(hdr[i], k_cols[C_SHAPES]) == 0;
+                kernel |= strcmp(hdr[i], k_kernel_cols[C_SHAPES]) == 0;
+                api_name |= strcmp(hdr[i], k_cols[C_API]) == 0;
+                op_name |= strcmp(hdr[i], k_kernel_cols[C_API]) == 0;
+            }
+            if (!e2e && !kernel)
+                kernel = op_name && !api_name;
+            if (e2e && kernel) {
+                kvg_status st_ = fail_at(
+                    diag, file, line, 0, "header",
+                    "both tensor_view_shapes (ops-test-kit's e2e CSV) and "
+                    "input_shapes (its kernel-mode CSV): which of `ttk "
+                    "e2e` and `ttk kernel` reads the file is not in it%s%s",
+                    "", "");
+                kvg_ttk_csv_free(t);
+                return st_;
+            }
+            t->kernel = kernel;
+            t->cols = kernel ? k_kernel_cols : k_cols;
+            for (j = 0; j < nf; j++) {
+                map[j] = -1;
+                for (i = 0; i < C_N; i++)
+                    if (t->cols[i] != NULL && strcmp(hdr[j], t->cols[i]) == 0)
+                        map[j] = i;
+                for (i = 0; i < j && map[j] >= 0; i++)
+                    if (map[i] == map[j]) {
+                        kvg_status st_ =
+                            fail_at(diag, file, line, hcol[j], "header",
+                                    "column %s given twice%s", hdr[j], "");
+                        kvg_ttk_csv_free(t);
+                        return st_;
+                    }
+                has_name |= map[j] == C_NAME;
+                has_shapes |= map[j] == C_SHAPES;
             }
             if (!has_name || !has_shapes) {
                 kvg_status st_ = fail_at(
                     diag, file, line, 0, "header",
-                    "no %s column (an ops-test-kit testcase CSV "
-                    "starts with its header: testcase_name,"
-                    "api_name,tensor_view_shapes,...)%s",
-                    has_name ? "tensor_view_shapes" : "testcase_name", "");
+                    "no %s column (ops-test-kit's e2e testcase CSV has "
+                    "testcase_name, api_name, tensor_view_shapes, ...; its "
+                    "kernel-mode CSV testcase_name, op_name, input_shapes, "
+                    "...)%s",
+                    has_name ? t->cols[C_SHAPES] : "testcase_name", "");
                 kvg_ttk_csv_free(t);
                 return st_;
             }
@@ -1155,7 +1340,8 @@ void kvg_ttk_csv_row(const kvg_ttk_csv *t, size_t i, kvg_ttk_row *row)
                                   strlen(t->rows[i].c[C_DTYPES].text) +
                                   strlen(t->rows[i].c[C_STORAGE].text) +
                                   strlen(t->rows[i].c[C_ATTRS].text) +
-                                  strlen(t->rows[i].c[C_OUTIDX].text) + 8)) ==
+                                  strlen(t->rows[i].c[C_OUTIDX].text) +
+                                  strlen(t->rows[i].c[C_INPLACE].text) + 8)) ==
             NULL) {
         free(L);
         (void)snprintf(row->problem, sizeof row->problem,
@@ -1192,7 +1378,29 @@ int kvg_ttk_csv_find(const kvg_ttk_csv *t, const char *name, kvg_ttk_row *row)
 
 const char kvg_ttk_csv_header[] =
     "testcase_name,api_name,tensor_view_shapes,tensor_dtypes,"
-    "tensor_formats,attributes,output_tensor_indexes,golden_api\n";
+    "tensor_formats,attributes,output_tensor_indexes,"
+    "inplace_input_indexes,golden_api\n";
+
+int kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot, int cap,
+                         int *returned)
+{
+    int n_out = 0, k, i, j, n = 0;
+
+    while (api->outputs[n_out] != NULL)
+        n_out++;
+    for (k = n_out; k > 0 && kvg_binding_has(api->tensors, api->outputs[k - 1]);
+         k--)
+        ;
+    *returned = k;
+    for (i = k; i < n_out; i++) {
+        for (j = 0; strcmp(api->tensors[j], api->outputs[i]) != 0; j++)
+            ;
+        if (n == cap || (n > 0 && j <= slot[n - 1]))
+            return -1;
+        slot[n++] = j;
+    }
+    return n;
+}
 
 typedef struct sbuf_t {
     char *p;
@@ -1332,8 +1540,10 @@ int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
     const kvg_op *op = kvg_op_find(c->op);
     sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
     sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
+    sbuf_t inplace = {NULL, 0, 0, 0};
     char num[32];
-    int i, k, n = 0, first = 1, ok = 1;
+    int i, k, n = 0, first = 1, ok = 1, returned, n_in;
+    int slot[KVG_SCAN_MAX_ARGS];
 
     *out = NULL;
     puts_(&shapes, "(");
@@ -1402,6 +1612,20 @@ int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
         kvg_json_free(doc);
     }
     puts_(&attrs, "}");
+    /* the tensors the API writes in place: ops-test-kit appends exactly
+     * these to the outputs it compares with the goldens */
+    if ((n_in = kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS,
+                                     &returned)) < 0) {
+        (void)snprintf(why, cap, "%s: its in-place outputs are not in the "
+                                 "order of their arguments", api->api);
+        goto fail;
+    }
+    puts_(&inplace, n_in > 0 ? "(" : "");
+    for (i = 0; i < n_in; i++) {
+        (void)snprintf(num, sizeof num, "%s%d", i ? ", " : "", slot[i]);
+        puts_(&inplace, num);
+    }
+    puts_(&inplace, n_in == 1 ? ",)" : n_in > 1 ? ")" : "");
     cell_out(&line, name);
     puts_(&line, ",");
     cell_out(&line, api->api);
@@ -1414,20 +1638,25 @@ int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
     puts_(&line, ",,");
     if (!attrs.bad)
         cell_out(&line, attrs.p);
-    puts_(&line, ",,\n");
-    if (shapes.bad || dtypes.bad || attrs.bad || line.bad) {
+    puts_(&line, ",,");
+    if (!inplace.bad && inplace.p != NULL)
+        cell_out(&line, inplace.p);
+    puts_(&line, ",\n");
+    if (shapes.bad || dtypes.bad || attrs.bad || inplace.bad || line.bad) {
         (void)snprintf(why, cap, "out of memory");
         goto fail;
     }
     free(shapes.p);
     free(dtypes.p);
     free(attrs.p);
+    free(inplace.p);
     *out = line.p;
     return 0;
 fail:
     free(shapes.p);
     free(dtypes.p);
     free(attrs.p);
+    free(inplace.p);
     free(line.p);
     return -1;
 }

@@ -2,7 +2,10 @@
  * tools/lib/scan/ttk_csv.h - ops-test-kit's testcase CSV, as far as
  * `kvgold scan` needs it: per testcase (its `testcase_name`, which is its
  * case directory's name) the API it calls, the shape and dtype of each
- * flat tensor slot, and its attributes.
+ * flat tensor slot, and its attributes. Both of ops-test-kit's forms:
+ * the e2e CSV (api_name, tensor_view_shapes, tensor_dtypes, ...,
+ * inplace_input_indexes) and the kernel-mode CSV (op_name, input_shapes,
+ * input_dtypes, ...), told apart by the header.
  *
  * The table is read as ops-test-kit reads it (Python's csv module, excel
  * dialect: ',' separated, '"' quoted with "" for a quote; every cell
@@ -46,10 +49,17 @@ typedef struct kvg_ttk_row {
     const char *file;  /* the CSV's path */
     long line;         /* where the row starts (1-based) */
     long dup_line;     /* another row with the same name, or 0 */
+    int kernel;        /* a kernel-mode row: api is its op_name, the slots
+                          its input_shapes / input_dtypes */
     char name[256];
     char api[KVG_SCAN_NAME_MAX];
     int n;
     kvg_ttk_slot slot[KVG_SCAN_MAX_ARGS];
+    /* inplace_input_indexes (e2e): the input slots ops-test-kit appends,
+     * ascending, to the device outputs after what the API returns;
+     * n_inplace -1 when the row gives none */
+    int n_inplace;
+    int inplace[KVG_SCAN_MAX_ARGS];
     int n_attrs;
     char key[KVG_SCAN_MAX_ARGS][KVG_SCAN_NAME_MAX];
     char value[KVG_SCAN_MAX_ARGS][KVG_SCAN_VALUE_MAX]; /* JSON text */
@@ -85,12 +95,28 @@ struct kvg_binding_call;
 /* The header line of the rows below (ops-test-kit's e2e columns). */
 extern const char kvg_ttk_csv_header[];
 
+/* How call form `api` hands ops-test-kit its outputs. ops-test-kit's e2e
+ * run compares the list `backend.result_to_numpy(<what the API returns>)`
+ * - [None] when it returns None - followed by the input slots its CSV
+ * names in inplace_input_indexes, ascending (ttk/core_modules/
+ * framework_api/profiling.py `_execute_eager`). The form's outputs are
+ * what the API returns, then the tensors it writes in place: the longest
+ * tail of `outputs` that are tensor arguments. Into *returned the number
+ * of outputs it returns (0: it returns None), into slot[] the in-place
+ * tensors' argument slots; the count of those, or -1 when they are not in
+ * ascending slot order (ops-test-kit would append them in another order
+ * than the goldens) or more than cap. */
+int kvg_ttk_form_inplace(const struct kvg_binding_call *api, int *slot,
+                         int cap, int *returned);
+
 /* Case c's testcase row, called through form `api`, as testcase `name`:
  * one CSV line (with its newline), the shapes and dtypes of the form's
- * tensors in signature order (None for one the case leaves out) and every
+ * tensors in signature order (None for one the case leaves out), every
  * attribute of the form under its keyword name, with the case's value or
- * kvgold's default, as Python literals. A malloc'd string in *out, 0; or
- * -1 with `why` (an attribute with no Python literal, no memory). */
+ * kvgold's default, as Python literals, and the form's in-place slots as
+ * inplace_input_indexes (kvg_ttk_form_inplace). A malloc'd string in
+ * *out, 0; or -1 with `why` (an attribute with no Python literal, no
+ * memory). */
 int kvg_ttk_csv_format_row(const struct kvg_case *c,
                            const struct kvg_binding_call *api,
                            const char *name, char **out, char *why,

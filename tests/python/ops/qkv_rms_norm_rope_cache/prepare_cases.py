@@ -5,4 +5,7 @@ refuses, leaving everything untouched."""
 
 CASES = ["bf16_k_asym_v_sym", "bf16_k_int8_sym_v_plain"]
 
-REFUSED = []
+REFUSED = [
+    # no q_out: torch_npu's API writes it in place and needs it
+    ("large_bs_1536", ["q_out", "written in place"]),
+]

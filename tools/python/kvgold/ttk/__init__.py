@@ -18,20 +18,27 @@ tests/python/test_ttk.py requires the files' tables to list exactly the
 declared calls, each in its own operator's file.
 
 For each operator, under the torch_npu API name ops-test-kit's e2e CSV
-uses, kvgold is the `golden` and also the `third_party` (an independent
-reference for cross_check: kvgold is not the NPU kernel's code). Both take
-the API's own arguments (torch tensors, on any device: they are copied to
-the CPU), ignore ops-test-kit's metadata keywords, never write their
-inputs, and return the list ops-test-kit compares: what the API returns,
-then the caches it updates in place (None for an output the call does not
+uses, kvgold is the `golden` and, as {"torch": golden}, the `third_party`
+(an independent reference for cross_check, which ops-test-kit runs only on
+a remote xpu-server: docs/ttk.md). The golden takes the API's own
+arguments (torch tensors or NumPy arrays, on any device: they are copied
+to the CPU), reads the chip from ops-test-kit's short_soc_version, ignores
+its other metadata keywords, never writes its inputs, and returns the list
+ops-test-kit compares: what the API returns as ops-test-kit lists it
+([None] for an API that returns None), then the tensors it updates in
+place, which ops-test-kit appends to the device's outputs for the slots of
+the CSV's inplace_input_indexes (None for an output the call does not
 produce, which ops-test-kit leaves uncompared) - the order `kvgold
-prepare` writes its golden_<i> files in.
+prepare` writes its golden_<i> files in. Each TestSpec's `pre_compare`
+fails a call whose device outputs do not line up with those goldens (a CSV
+without inplace_input_indexes would compare none of the caches).
 
 One quirk of ops-test-kit's convention: an operator's file, imported as
 kvgold.ttk.<op>, has its module `__spec__` (normally importlib's
 ModuleSpec) replaced by the table; ops-test-kit only ever executes those
 files by path, and nothing in kvgold imports them.
 """
+import logging
 import os
 
 import kvgold
@@ -40,11 +47,14 @@ import kvgold.ops
 # The directory to give ops-test-kit's --plugin.
 PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 
-# ops-test-kit's soc_version keyword -> kvgold's profile option of
-# the "profile" option of an operator whose call form asks for it (the chip
-# generation's behaviour).
+# ops-test-kit's chip -> kvgold's "profile" option of an operator whose
+# call form asks for it (the chip generation's behaviour). ops-test-kit's
+# e2e golden call passes short_soc_version ("Ascend910B", "Ascend910_93",
+# "Ascend950": ttk/core_modules/framework_api/golden_generation.py
+# `_call_plugin_with_plan`); its kernel goldens also full_soc_version.
 _PROFILES = (("Ascend950", "950"), ("Ascend910B", "a2a3"),
              ("Ascend910_93", "a2a3"))
+_SOC_KEYWORDS = ("short_soc_version", "soc_version", "full_soc_version")
 
 def _is_tensor(value):
     return hasattr(value, "shape") and hasattr(value, "dtype")
@@ -88,11 +98,38 @@ def _bind(api, tensor_names, attr_names, args, kwargs):
 
 
 def _profile(meta):
-    soc = str(meta.get("soc_version") or "")
-    for prefix, profile in _PROFILES:
-        if soc.startswith(prefix):
-            return profile
+    for key in _SOC_KEYWORDS:
+        soc = str(meta.get(key) or "")
+        for prefix, profile in _PROFILES:
+            if soc.startswith(prefix):
+                return profile
     return None
+
+
+def inplace_slots(form):
+    """(returned, slots) of a torch_npu call form: how many of its outputs
+    the API returns and the argument slots of the rest, which it writes in
+    place - the longest tail of its outputs that are tensor arguments (the
+    same rule as `kvgold prepare`, tools/lib/scan/ttk_csv.c
+    kvg_ttk_form_inplace). ops-test-kit's e2e run compares
+    result_to_numpy(<what it returns>) ([None] for None) followed by the
+    slots of the CSV's inplace_input_indexes, ascending."""
+    outputs, tensors = form["outputs"], form["tensors"]
+    returned = len(outputs)
+    while returned > 0 and outputs[returned - 1] in tensors:
+        returned -= 1
+    slots = tuple(tensors.index(name) for name in outputs[returned:])
+    if list(slots) != sorted(slots):
+        raise ValueError("%s: in-place outputs not in argument order"
+                         % form["api"])
+    return returned, slots
+
+
+def golden_names(form):
+    """What the golden of `form` returns, by kvgold name: None for the None
+    an API that returns nothing gives ops-test-kit, then its outputs."""
+    returned, _ = inplace_slots(form)
+    return ((None,) if returned == 0 else ()) + tuple(form["outputs"])
 
 
 def _golden(form):
@@ -101,10 +138,16 @@ def _golden(form):
     without writing them, returned in the form's output order."""
     api = form["api"].split(".", 1)[1]
     fn = kvgold.ops.FUNCTIONS[form["function"]]
+    names = golden_names(form)
+    _, slots = inplace_slots(form)
 
     def golden(*args, **kwargs):
         t, a, meta = _bind(api, form["tensors"], form.get("attrs", ()),
                            args, kwargs)
+        for slot in slots:
+            if t.get(form["tensors"][slot]) is None:
+                raise TypeError("%s: %s is written in place and must be "
+                                "given" % (api, form["tensors"][slot]))
         for old, new in form.get("rename", {}).items():
             t[new] = t.pop(old, None)
         extra = dict(form.get("call", {}))
@@ -116,22 +159,56 @@ def _golden(form):
             # the NPU leaves them unwritten then: no golden to judge
             for name in unwritten:
                 out[form["outputs"].index(name)] = None
-        return out
+        # an API that returns None is [None] in ops-test-kit's list
+        return [None] * (len(names) - len(out)) + out
 
     golden.__name__ = form["ttk_golden"]
     golden.__qualname__ = form["ttk_golden"]
     golden.__doc__ = "%s: [%s]: what it returns, then the tensors it " \
         "updates in place (None for an output the call does not " \
-        "produce)." % (form["api"], ", ".join(form["outputs"]))
+        "produce)." % (form["api"], ", ".join(
+            "None" if n is None else n for n in names))
     return golden
+
+
+def _pre_compare(form):
+    """ops-test-kit's pre_compare hook for `form`: it is handed the device
+    outputs, then the goldens (ttk/core_modules/comparison/custom.py
+    `apply_pre_compare`). The goldens are kvgold's list (or the files
+    `kvgold prepare` wrote from it); when the device outputs are not as
+    many, compare() would pair them with the first goldens only and pass
+    the rest unseen - a CSV without inplace_input_indexes compares none of
+    the caches - so the call is failed, saying why (ops-test-kit reports
+    the exception as the case's FAIL)."""
+    names = golden_names(form)
+    _, slots = inplace_slots(form)
+
+    def pre_compare(*tensors):
+        if len(tensors) == 2 * len(names):
+            return None
+        want = "(%s)" % ", ".join(str(s) for s in slots) if len(slots) != 1 \
+            else "(%d,)" % slots[0]
+        message = (
+            "kvgold: %s: %d tensors for the %d goldens [%s] and as many "
+            "device outputs: the device outputs do not line up with the "
+            "goldens, so some would not be compared; the testcase needs "
+            "inplace_input_indexes=%s (kvgold prepare --csv writes it)"
+            % (form["api"], len(tensors), len(names),
+               ", ".join("None" if n is None else n for n in names), want))
+        logging.error(message)
+        raise ValueError(message)
+
+    pre_compare.__name__ = pre_compare.__qualname__ = "pre_compare"
+    return pre_compare
 
 
 def _spec_class(form, golden):
     return type(form["ttk_spec"], (), {
-        "__doc__": "%s with kvgold as golden and as third party."
-                   % form["api"],
+        "__doc__": "%s with kvgold as golden and (provider torch) as third "
+                   "party." % form["api"],
         "__module__": __name__,
-        "golden": golden, "third_party": golden})
+        "golden": golden, "third_party": {"torch": golden},
+        "pre_compare": _pre_compare(form)})
 
 
 def _build():
