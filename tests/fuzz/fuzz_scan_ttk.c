@@ -2,9 +2,9 @@
  * tests/fuzz/fuzz_scan_ttk.c - kvgold scan's ops-test-kit readers on
  * arbitrary bytes: the case file-name parser (on the first line) accepts
  * or declines, and what it accepts has a role, an index and a rank in
- * range; the testcase CSV parser (on the whole input) accepts or says
- * why, and every row it accepts reads back with its slots, ranks and
- * attributes in range.
+ * range; the testcase CSV parser (on the whole input, e2e or kernel-mode)
+ * accepts or says why, and every row it accepts reads back with its
+ * slots, ranks, in-place slots (sorted) and attributes in range.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdint.h>
@@ -29,6 +29,13 @@ static void check_row(const kvg_ttk_row *r)
         if (r->slot[i].rank < 0 || r->slot[i].rank > KVG_MAX_RANK ||
             r->slot[i].srank < -1 || r->slot[i].srank > KVG_MAX_RANK ||
             memchr(r->slot[i].dtype, '\0', sizeof r->slot[i].dtype) == NULL)
+            abort();
+    if (r->n_inplace < -1 || r->n_inplace > KVG_SCAN_MAX_ARGS ||
+        (r->kernel != 0 && r->kernel != 1))
+        abort();
+    for (i = 0; i < r->n_inplace; i++)
+        if (r->inplace[i] < 0 || r->inplace[i] >= KVG_SCAN_MAX_ARGS ||
+            (i > 0 && r->inplace[i] < r->inplace[i - 1]))
             abort();
     for (i = 0; i < r->n_attrs; i++)
         if (memchr(r->key[i], '\0', sizeof r->key[i]) == NULL ||
