@@ -397,23 +397,6 @@ kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
     return place_inputs(c, place, file, diag);
 }
 
-/* "<op type>.<op name>.<task>.<stream>.<timestamp>": the op type, if the
- * name has that form. */
-static int dump_name(const char *base, char *type, size_t cap)
-{
-    const char *dot = strchr(base, '.');
-    const char *p;
-    int dots = 0;
-    for (p = base; *p != '\0'; p++)
-        dots += *p == '.';
-    if (dot == NULL || dots < 4 || dot == base ||
-        (size_t)(dot - base) >= cap)
-        return 0;
-    memcpy(type, base, (size_t)(dot - base));
-    type[dot - base] = '\0';
-    return 1;
-}
-
 /* The dump file at `path` (id `rel`) of a kvgold kernel, as a call. A
  * file that cannot be read is listed NOT JUDGED with the field said, not
  * left out (strict, the one file the user named: the error itself). */
@@ -432,7 +415,7 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
     int i;
 
     base = base ? base + 1 : path;
-    if (!dump_name(base, type, sizeof type)) {
+    if (!kvg_scan_cann_name(base, type, sizeof type)) {
         if (strict)
             (void)snprintf(type, sizeof type, "?");
         else
@@ -515,7 +498,7 @@ static int link_entry(const char *path, const char *rel, void *user,
 {
     char why[KVG_SCAN_REASON_MAX], type[KVG_SCAN_NAME_MAX];
     const char *base = strrchr(path, '/');
-    if (dump_name(base != NULL ? base + 1 : path, type, sizeof type))
+    if (kvg_scan_cann_name(base != NULL ? base + 1 : path, type, sizeof type))
         return 0;
     kvg_scan_odd_entry(path, NULL, why, sizeof why);
     return kvg_scan_list_unreadable(((cann_walk *)user)->l, KVG_SCAN_CANN,

@@ -114,38 +114,31 @@ int kvg_scan_kind(const char *path, int nofollow)
 int kvg_scan_no_link(const char *dir, const char *rel, char *why,
                      size_t cap)
 {
-    const char *p = rel;
-    while (*p != '\0') {
-        const char *slash = strchr(p, '/');
-        size_t n = slash != NULL ? (size_t)(slash - rel) : strlen(rel);
-        char *part = (char *)malloc(n + 1);
-        char *path;
-        struct stat sb;
-        int link;
+    char *path = kvg_path_join(dir, rel, NULL, NULL);
+    char *end, *slash;
+    struct stat sb;
+    int link = 0;
 
-        if (part == NULL) {
-            (void)snprintf(why, cap, "out of memory");
-            return -1;
-        }
-        memcpy(part, rel, n);
-        part[n] = '\0';
-        path = kvg_path_join(dir, part, NULL, NULL);
-        free(part);
-        if (path == NULL) {
-            (void)snprintf(why, cap, "out of memory");
-            return -1;
-        }
+    if (path == NULL) {
+        (void)snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    /* each prefix dir/a, dir/a/b, ... of the path in turn, cut in place */
+    end = path + strlen(path) - strlen(rel);
+    for (;;) {
+        slash = strchr(end, '/');
+        if (slash != NULL)
+            *slash = '\0';
         link = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
         if (link)
             kvg_scan_odd_entry(path, NULL, why, cap);
-        free(path);
-        if (link)
-            return -1;
-        if (slash == NULL)
+        if (link || slash == NULL)
             break;
-        p = slash + 1;
+        *slash = '/';
+        end = slash + 1;
     }
-    return 0;
+    free(path);
+    return link ? -1 : 0;
 }
 
 void kvg_scan_odd_entry(const char *path, const char *needs, char *why,
@@ -314,25 +307,23 @@ typedef struct detect {
     kvg_scan_format f;
 } detect;
 
-/* 1 if file name `base` is "<op type>.<...>" of a kvgold kernel (a CANN
- * dump file's name, whatever its content). */
-static int kernel_name(const char *base)
-{
-    char type[KVG_SCAN_NAME_MAX];
-    const char *dot = strchr(base, '.');
-    if (dot == NULL || dot == base || (size_t)(dot - base) >= sizeof type)
-        return 0;
-    memcpy(type, base, (size_t)(dot - base));
-    type[dot - base] = '\0';
-    return kvg_scan_find(type, KVG_SCAN_CANN, NULL) != NULL;
-}
-
 static int dots_in(const char *s)
 {
     int n = 0;
     for (; *s != '\0'; s++)
         n += *s == '.';
     return n;
+}
+
+int kvg_scan_cann_name(const char *base, char *type, size_t cap)
+{
+    const char *dot = strchr(base, '.');
+    if (dot == NULL || dots_in(base) < 4 || dot == base ||
+        (size_t)(dot - base) >= cap)
+        return 0;
+    memcpy(type, base, (size_t)(dot - base));
+    type[dot - base] = '\0';
+    return 1;
 }
 
 /* The first directory that says its format (a bounded look: the walk
@@ -372,14 +363,12 @@ static int detect_visit(const char *dir, const char *rel, void *user,
         for (i = 0; i < n && d->f == KVG_SCAN_AUTO; i++) {
             kvg_scan_list l;
             char *path = kvg_path_join(dir, names[i], NULL, NULL);
-            const char *p = names[i];
-            int dots = 0;
-            for (; *p != '\0'; p++)
-                dots += *p == '.';
+            char type[KVG_SCAN_NAME_MAX];
             memset(&l, 0, sizeof l);
-            if (dots >= 4 && kernel_name(names[i]))
+            if (kvg_scan_cann_name(names[i], type, sizeof type) &&
+                kvg_scan_find(type, KVG_SCAN_CANN, NULL) != NULL)
                 d->f = KVG_SCAN_CANN; /* read, even if broken: it says */
-            else if (path != NULL && dots >= 4 &&
+            else if (path != NULL && dots_in(names[i]) >= 4 &&
                      kvg_scan_kind(path, 1) == 2 &&
                      kvg_scan_read_cann(path, &l, diag) == KVG_OK &&
                      l.count > 0)

@@ -22,6 +22,10 @@ kvg_status kvg_scan_names(const char *dir, char ***names, size_t *n,
                           kvg_diag *diag);
 void kvg_scan_names_free(char **names, size_t n);
 
+/* "<op type>.<op name>.<task>.<stream>.<timestamp>", a CANN dump file's
+ * name: 1 and its op type in `type`, else 0. */
+int kvg_scan_cann_name(const char *base, char *type, size_t cap);
+
 /* 1 if path is a directory (not following a final symlink when
  * nofollow), 2 a regular file, 0 otherwise. */
 int kvg_scan_kind(const char *path, int nofollow);
