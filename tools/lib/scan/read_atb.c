@@ -168,7 +168,7 @@ static int tensor_index(const char *name, const char *stem)
 }
 
 /* Read the headers of DIR/SUB's tensor files <stem>N[_irName].bin, N = 0,
- * 1, ... into args. Every file of the form is read or the call is
+ * 1, ... into args (SUB a directory, visit's side_kind). Every file of the form is read or the call is
  * unreadable: one left out would be an output nobody judged. */
 static kvg_status read_side(kvg_scan_call *c, const char *sub,
                             const char *stem, kvg_scan_arg *args, int *n,
@@ -184,10 +184,6 @@ static kvg_status read_side(kvg_scan_call *c, const char *sub,
     *n = 0;
     if (dir == NULL)
         return KVG_ERR_NOMEM;
-    if (kvg_scan_kind(dir, 1) == 0 && kvg_scan_kind(dir, 0) == 0) {
-        free(dir);
-        return KVG_OK; /* no such side: its tensors are missing */
-    }
     st = kvg_scan_names(dir, &names, &count, diag);
     free(dir);
     if (st != KVG_OK)
@@ -296,10 +292,13 @@ static int visit(const char *dir, const char *rel, void *user,
                        why);
         return 1;
     }
-    if (read_side(c, "before", "intensor", c->in, &c->n_in, diag) !=
-            KVG_OK ||
-        read_side(c, "after", "outtensor", c->out, &c->n_out, diag) !=
-            KVG_OK) {
+    /* a side that is absent has no tensors: they are missing */
+    if ((before &&
+         read_side(c, "before", "intensor", c->in, &c->n_in, diag) !=
+             KVG_OK) ||
+        (after &&
+         read_side(c, "after", "outtensor", c->out, &c->n_out, diag) !=
+             KVG_OK)) {
         /* a call whose files are malformed: not judged, the reason said */
         (void)snprintf(c->unreadable, sizeof c->unreadable, "unreadable: %s",
                        diag->message);
