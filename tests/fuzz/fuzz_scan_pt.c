@@ -60,19 +60,6 @@ static void put32(uint8_t *p, uint32_t v)
     put16(p + 2, v >> 16);
 }
 
-static uint32_t crc32_of(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xFFFFFFFFu;
-    size_t i;
-    int k;
-    for (i = 0; i < n; i++) {
-        c ^= p[i];
-        for (k = 0; k < 8; k++)
-            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-    }
-    return c ^ 0xFFFFFFFFu;
-}
-
 /* A stored zip of f/data.pkl (the pickle) and f/data/0 (256 bytes). */
 static uint8_t *wrap(const uint8_t *pkl, size_t n, size_t *out_len)
 {
@@ -96,7 +83,7 @@ static uint8_t *wrap(const uint8_t *pkl, size_t n, size_t *out_len)
         size_t nl = strlen(names[i]);
         offs[i] = (uint32_t)at;
         put32(z + at, 0x04034b50u);
-        put32(z + at + 14, crc32_of(body[i], len[i]));
+        put32(z + at + 14, kvg_scan_pt_crc32(body[i], len[i]));
         put32(z + at + 18, (uint32_t)len[i]);
         put32(z + at + 22, (uint32_t)len[i]);
         put16(z + at + 26, (unsigned)nl);
@@ -109,7 +96,7 @@ static uint8_t *wrap(const uint8_t *pkl, size_t n, size_t *out_len)
     for (i = 0; i < 2; i++) {
         size_t nl = strlen(names[i]);
         put32(z + at, 0x02014b50u);
-        put32(z + at + 16, crc32_of(body[i], len[i]));
+        put32(z + at + 16, kvg_scan_pt_crc32(body[i], len[i]));
         put32(z + at + 20, (uint32_t)len[i]);
         put32(z + at + 24, (uint32_t)len[i]);
         put16(z + at + 28, (unsigned)nl);

@@ -120,7 +120,7 @@ static uint64_t le64(const unsigned char *p)
     return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-static uint32_t crc32_of(const unsigned char *p, size_t n)
+uint32_t kvg_scan_pt_crc32(const unsigned char *p, size_t n)
 {
     uint32_t c = 0xFFFFFFFFu;
     size_t i;
@@ -1424,7 +1424,7 @@ static kvg_status parse(src *s, unsigned flags, kvg_scan_arg *a)
     }
     if ((st = rd(s, data, (size_t)e.usize, pkl, "the pickle")) != KVG_OK)
         goto done;
-    if (crc32_of(pkl, (size_t)e.usize) != e.crc) {
+    if (kvg_scan_pt_crc32(pkl, (size_t)e.usize) != e.crc) {
         st = fail(s, "%s: its CRC-32 is not the one the archive records "
                      "(damaged)",
                   pkl_name);

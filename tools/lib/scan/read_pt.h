@@ -83,4 +83,8 @@ kvg_status kvg_scan_pt_parse(const unsigned char *buf, size_t len,
                              unsigned flags, kvg_scan_arg *a,
                              kvg_diag *diag);
 
+/* The zip CRC-32 (IEEE, reflected, 0xEDB88320) of n bytes at p: what a
+ * .pt's data.pkl entry records (and the fuzz target writes). */
+uint32_t kvg_scan_pt_crc32(const unsigned char *p, size_t n);
+
 #endif /* KVGOLD_TOOLS_SCAN_READ_PT_H */
