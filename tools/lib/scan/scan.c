@@ -226,8 +226,11 @@ int kvg_scan_attr_check(const char *arg, const char *op, char *why,
         return -1;
     }
     n = (size_t)(eq - arg);
-    if (n >= sizeof name || (memcpy(name, arg, n), name[n] = '\0',
-                             !known_attr(name, op))) {
+    if (n < sizeof name) {
+        memcpy(name, arg, n);
+        name[n] = '\0';
+    }
+    if (n >= sizeof name || !known_attr(name, op)) {
         (void)snprintf(why, cap, "--attr %.*s: no attribute or option of "
                                  "%s has that name (docs/scan.md lists "
                                  "them)",
