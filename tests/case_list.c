@@ -44,14 +44,27 @@ void kvgt_case_path(const kvgt_case_list *l, int i, char *buf, size_t cap)
     (void)snprintf(buf, cap, "%s/%s", l->dir, l->names[i]);
 }
 
+/* KVGT_CASE_STRIDE=s (set for the valgrind twins, tests/CMakeLists.txt):
+ * every s-th case, and every case until one has been judged, so that a
+ * walk under valgrind (40 times slower) still reaches every operator and
+ * still cannot pass on no case. The native run walks every case. */
+static int case_stride(void)
+{
+    const char *s = getenv("KVGT_CASE_STRIDE");
+    int v = s != NULL ? atoi(s) : 1;
+    return v > 1 ? v : 1;
+}
+
 int kvgt_check_cases(const char *sub, kvgt_case_check check)
 {
     static kvgt_case_list l;
     char dir[1200];
-    int i, n = 0;
+    int i, n = 0, stride = case_stride();
 
     kvgt_list_cases(sub, &l);
     for (i = 0; i < l.count; i++) {
+        if (i % stride != 0 && n > 0)
+            continue;
         kvgt_case_path(&l, i, dir, sizeof dir);
         n += check(dir);
     }
