@@ -14,7 +14,11 @@
  *               diag->tensor, and not a byte of any cache written
  *   bit-exact   the first valid case of each op through kvg_op_run equals
  *               its expected tensors (every case of every op does so in
- *               test_vectors, whose adapter calls kvg_op_run)
+ *               test_vectors, whose adapter calls kvg_op_run), and so
+ *               does the same call prepared (kvg_op_prepare) and run
+ *   lookups     kvg_op_tensor_find / attr_find / attr_old_name /
+ *               case_rules agree with the tables; kvg_op_check_value
+ *               refuses a value alone exactly as kvg_op_run refuses it
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvg_test.h"
@@ -46,6 +50,40 @@ static const kvg_op_tensor_info *tensor_info(const kvg_op *op,
     return NULL;
 }
 
+/* The lookups by name return the table's own entries; the case rules
+ * are a tensor's REQUIRED or a string attribute's FORMAT, nothing else. */
+static void check_lookups(const kvg_op *op)
+{
+    size_t j;
+    assert_null(kvg_op_tensor_find(op, "no_such_name"));
+    assert_null(kvg_op_tensor_find(op, NULL));
+    assert_null(kvg_op_tensor_find(NULL, kvg_op_tensor_at(op, 0)->name));
+    assert_null(kvg_op_attr_find(op, "no_such_name"));
+    assert_null(kvg_op_attr_old_name(op, "no_such_name"));
+    assert_int_equal(kvg_op_case_rules(op, "no_such_name"), 0);
+    assert_int_equal(kvg_op_case_rules(NULL, "key"), 0);
+    for (j = 0; j < kvg_op_tensor_count(op); j++) {
+        const kvg_op_tensor_info *t = kvg_op_tensor_at(op, j);
+        const unsigned rules = kvg_op_case_rules(op, t->name);
+        assert_ptr_equal(kvg_op_tensor_find(op, t->name), t);
+        assert_int_equal(rules & ~KVG_OP_CASE_REQUIRED, 0);
+    }
+    for (j = 0; j < kvg_op_attr_count(op); j++) {
+        const kvg_op_attr_info *a = kvg_op_attr_at(op, j);
+        const char *old = kvg_op_attr_old_name(op, a->name);
+        const unsigned rules = kvg_op_case_rules(op, a->name);
+        assert_ptr_equal(kvg_op_attr_find(op, a->name), a);
+        assert_int_equal(rules & ~KVG_OP_CASE_FORMAT, 0);
+        if (rules != 0)
+            assert_int_equal(a->type, KVG_VALUE_STRING);
+        if (old == NULL)
+            continue;
+        assert_string_not_equal(old, a->name);
+        assert_ptr_equal(kvg_op_attr_find(op, old), a);
+        assert_ptr_equal(kvg_op_attr_old_name(op, old), old);
+    }
+}
+
 static void test_tables(void **state)
 {
     size_t i, j, k;
@@ -69,6 +107,7 @@ static void test_tables(void **state)
                                         t->name);
         }
         assert_true(caches >= 1); /* every op here updates a KV cache */
+        check_lookups(op);
         for (j = 0; j < kvg_op_attr_count(op); j++) {
             const kvg_op_attr_info *a = kvg_op_attr_at(op, j);
             assert_int_equal(a->required, a->dflt == NULL);
@@ -267,15 +306,38 @@ static void expect_refusal(ready *r, kvg_status want, const char *name,
     kvg_case_set_free(&before);
 }
 
-/* One extra value appended to the call for one refusal, then removed. */
+/* The value alone through kvg_op_check_value: refused as the call was
+ * (same status, name and message), or accepted when `want` is KVG_OK. */
+static void expect_alone(const kvg_op *op, const kvg_value *v,
+                         kvg_status want, const kvg_diag *as_run)
+{
+    kvg_diag diag;
+    kvg_status st = kvg_op_check_value(op, v, &diag);
+    if (st != want)
+        fail_msg("%s: check_value of %s gave %d (%s), want %d",
+                 kvg_op_name(op), v->name, (int)st, diag.message, (int)want);
+    if (want == KVG_OK)
+        return;
+    assert_string_equal(diag.tensor, as_run->tensor);
+    assert_string_equal(diag.message, as_run->message);
+}
+
+/* One extra value appended to the call for one refusal, then removed; the
+ * value alone is refused the same way. */
 static void refuse_value(ready *r, kvg_value v, kvg_status want,
                          const char *what)
 {
     kvg_value *slot = &r->cc.values[r->cc.call.attr_count];
+    kvg_op_call alone = r->cc.call; /* the value the only one given */
+    kvg_diag as_run;
     *slot = v;
     r->cc.call.attr_count++;
     expect_refusal(r, want, v.name, what);
     r->cc.call.attr_count--;
+    alone.attrs = &v;
+    alone.attr_count = 1;
+    assert_int_equal(kvg_op_run(&alone, &as_run), want);
+    expect_alone(r->cc.call.op, &v, want, &as_run);
 }
 
 static void refuse_names(ready *r)
@@ -304,6 +366,8 @@ static void refuse_values(ready *r)
     size_t i;
 
     refuse_value(r, bad, KVG_ERR_PARAM_INVALID, "unknown attribute");
+    for (i = 0; i < r->cc.call.attr_count; i++) /* the case's own values */
+        expect_alone(op, &r->cc.values[i], KVG_OK, NULL);
     for (i = 0; i < kvg_op_attr_count(op); i++) {
         const kvg_op_attr_info *a = kvg_op_attr_at(op, i);
         kvg_value wrong = KVG_VALUE_STR(a->name, "Norm");
@@ -328,6 +392,38 @@ static void assert_expected(const ready *r)
     }
 }
 
+/* The same first case, prepared then run (twice: a prepared call runs
+ * again as it ran first); a refused preparation cannot be run. */
+static void run_prepared(const kvg_op *op)
+{
+    static ready r;
+    kvg_op_prepared p;
+    kvg_value bad = KVG_VALUE_I64("no_such_attr", 1);
+    kvg_diag diag;
+    int k;
+
+    make_ready(op, &r);
+    for (k = 0; k < 2; k++) {
+        if (kvg_op_prepare(&r.cc.call, &p, &diag) != KVG_OK ||
+            kvg_op_run_prepared(&p, &diag) != KVG_OK)
+            fail_msg("%s: prepared: %s", r.c.dir, diag.message);
+        assert_ptr_equal(p.op, op);
+        assert_expected(&r);
+    }
+    r.cc.values[r.cc.call.attr_count++] = bad;
+    assert_int_equal(kvg_op_prepare(&r.cc.call, &p, &diag),
+                     KVG_ERR_PARAM_INVALID);
+    assert_string_equal(diag.tensor, "no_such_attr");
+    assert_null(p.op);
+    assert_int_equal(kvg_op_run_prepared(&p, &diag), KVG_ERR_PARAM_NULLPTR);
+    assert_int_equal(kvg_op_run_prepared(NULL, &diag),
+                     KVG_ERR_PARAM_NULLPTR);
+    assert_int_equal(kvg_op_prepare(&r.cc.call, NULL, &diag),
+                     KVG_ERR_PARAM_NULLPTR);
+    r.cc.call.attr_count--;
+    free_ready(&r);
+}
+
 static void test_refusals_then_bit_exact(void **state)
 {
     size_t i;
@@ -342,6 +438,7 @@ static void test_refusals_then_bit_exact(void **state)
             fail_msg("%s: %s", r.c.dir, diag.message);
         assert_expected(&r);
         free_ready(&r);
+        run_prepared(kvg_op_at(i));
     }
 }
 

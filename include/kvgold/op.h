@@ -122,6 +122,32 @@ typedef struct kvg_op_attr_info {
 KVG_API size_t kvg_op_attr_count(const kvg_op *op);
 KVG_API const kvg_op_attr_info *kvg_op_attr_at(const kvg_op *op, size_t i);
 
+/* The entry of tensor `name` / of attribute or option `name` (its older
+ * spelling included), or NULL when the operator has none of that name. */
+KVG_API const kvg_op_tensor_info *kvg_op_tensor_find(const kvg_op *op,
+                                                     const char *name);
+KVG_API const kvg_op_attr_info *kvg_op_attr_find(const kvg_op *op,
+                                                 const char *name);
+
+/* The older spelling of attribute `name` that is still read (case files
+ * and user code that use it keep working; kvg_op_attr_at lists only the
+ * current name), or NULL. A call that gives both spellings is refused. */
+KVG_API const char *kvg_op_attr_old_name(const kvg_op *op, const char *name);
+
+/*
+ * How case.json files treat a tensor or attribute `name` (bits; 0 for an
+ * unknown name):
+ *   KVG_OP_CASE_REQUIRED  a tensor a case must list: a case without it is a
+ *                         malformed file, not a call the operator refuses;
+ *   KVG_OP_CASE_FORMAT    an attribute whose value, refused by
+ *                         kvg_op_check_value, makes the file malformed
+ *                         (KVG_ERR_FILE_FORMAT) rather than the call
+ *                         refused (161002): a mode string that names no mode.
+ */
+#define KVG_OP_CASE_REQUIRED 1u
+#define KVG_OP_CASE_FORMAT 2u
+KVG_API unsigned kvg_op_case_rules(const kvg_op *op, const char *name);
+
 /* One named value. Only the field of `type` is read. */
 typedef struct kvg_value {
     const char *name;
@@ -139,6 +165,15 @@ typedef struct kvg_value {
 #define KVG_VALUE_BOOLEAN(n, v) {(n), KVG_VALUE_BOOL, (v), 0.0, NULL, NULL, 0}
 #define KVG_VALUE_STR(n, v) {(n), KVG_VALUE_STRING, 0, 0.0, (v), NULL, 0}
 #define KVG_VALUE_LIST(n, p, c) {(n), KVG_VALUE_INTS, 0, 0.0, NULL, (p), (c)}
+
+/*
+ * One value checked alone as kvg_op_run checks it: its attribute exists,
+ * its type fits (an INT for a FLOAT is accepted), a boolean is 0 or 1, a
+ * mode string names a mode. KVG_OK, or the refusal kvg_op_run would give
+ * (status, diag->tensor the attribute's name, message "<name>: ...").
+ */
+KVG_API kvg_status kvg_op_check_value(const kvg_op *op, const kvg_value *v,
+                                      kvg_diag *diag);
 
 /* ---- a call ------------------------------------------------------------- */
 
@@ -202,6 +237,41 @@ KVG_API kvg_status kvg_op_describe_output(const kvg_op_call *call,
                                           int *has_layout,
                                           kvg_cache_layout *layout,
                                           kvg_diag *diag);
+
+/* ---- a prepared call ------------------------------------------------------
+ *
+ * The names of a call resolved once into the operator's own typed
+ * arguments, so that the same call runs again without a name lookup: the
+ * benchmark times the operator alone this way. kvg_op_prepare checks the
+ * names and values exactly as kvg_op_run does (the same refusals) and
+ * keeps the call's pointers (tensors, workspace), never the call itself;
+ * kvg_op_run_prepared(&p) then does what kvg_op_run(call) would, every
+ * shape and index check included. The struct is the caller's (no
+ * allocation); its `args` are private to the library. After a refused
+ * kvg_op_prepare, p->op is NULL and kvg_op_run_prepared refuses it
+ * (KVG_ERR_PARAM_NULLPTR).
+ */
+#define KVG_OP_ARGS_BYTES 512
+typedef struct kvg_op_args_buf {
+    union {
+        long double ld;
+        void *p;
+        int64_t i;
+        double d;
+        unsigned char bytes[KVG_OP_ARGS_BYTES];
+    } u;
+    unsigned flags;
+} kvg_op_args_buf;
+
+typedef struct kvg_op_prepared {
+    const kvg_op *op;
+    kvg_op_args_buf args; /* private: the operator's typed args struct */
+} kvg_op_prepared;
+
+KVG_API kvg_status kvg_op_prepare(const kvg_op_call *call, kvg_op_prepared *p,
+                                  kvg_diag *diag);
+KVG_API kvg_status kvg_op_run_prepared(const kvg_op_prepared *p,
+                                       kvg_diag *diag);
 
 /* ---- what a call writes ------------------------------------------------- */
 

@@ -76,12 +76,21 @@ static kvg_status typed_value(const kvg_i_op_attr *attr, const kvg_value *v,
     return KVG_OK;
 }
 
+/* The value stored into args through its attribute's setter, as a call
+ * would: its type checked first. */
+static kvg_status store_value(const kvg_i_op_attr *attr, const kvg_value *v,
+                              kvg_i_op_args *a, kvg_diag *diag)
+{
+    kvg_value typed;
+    KVG_I_TRY(typed_value(attr, v, &typed, diag));
+    return attr->set(a, attr, &typed, diag);
+}
+
 static kvg_status set_attr(const kvg_op_call *call, size_t i,
                            kvg_i_op_args *a, kvg_diag *diag)
 {
     const kvg_value *v = &call->attrs[i];
     const kvg_i_op_attr *attr;
-    kvg_value typed;
     size_t j;
 
     if (v->name == NULL)
@@ -107,8 +116,7 @@ static kvg_status set_attr(const kvg_op_call *call, size_t i,
                           "give one", v->name, earlier,
                           attr->info.is_option ? "option" : "attribute");
     }
-    KVG_I_TRY(typed_value(attr, v, &typed, diag));
-    return attr->set(a, attr, &typed, diag);
+    return store_value(attr, v, a, diag);
 }
 
 kvg_status kvg_i_op_fill(const kvg_op_call *call, kvg_i_op_args *a,
@@ -238,4 +246,45 @@ kvg_status kvg_op_describe_output(const kvg_op_call *call, const char *name,
     memset(layout, 0, sizeof *layout);
     call->op->describe(&a, name, output, role, has_layout, layout);
     return KVG_OK;
+}
+
+kvg_status kvg_op_check_value(const kvg_op *op, const kvg_value *v,
+                              kvg_diag *diag)
+{
+    const kvg_i_op_attr *attr;
+    kvg_i_op_args scratch;
+
+    if (op == NULL || v == NULL || v->name == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                          "the operator, the value or its name is NULL");
+    attr = kvg_i_op_attr_named(op, v->name);
+    if (attr == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
+                          "%s: %s has no attribute or option of this name",
+                          v->name, op->name);
+    memset(&scratch, 0, sizeof scratch);
+    return store_value(attr, v, &scratch, diag);
+}
+
+kvg_status kvg_op_prepare(const kvg_op_call *call, kvg_op_prepared *p,
+                          kvg_diag *diag)
+{
+    if (diag != NULL)
+        kvg_diag_clear(diag);
+    if (p == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                          "the prepared call is NULL");
+    p->op = NULL; /* a refused call cannot be run */
+    KVG_I_TRY(kvg_i_op_fill(call, &p->args, diag));
+    p->op = call->op;
+    return KVG_OK;
+}
+
+kvg_status kvg_op_run_prepared(const kvg_op_prepared *p, kvg_diag *diag)
+{
+    /* the typed entry clears diag itself (src/common/entry.c) */
+    if (p == NULL || p->op == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                          "the prepared call or its operator is NULL");
+    return p->op->run(&p->args, diag);
 }

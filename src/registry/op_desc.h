@@ -28,17 +28,8 @@
  * at compile time), so a call needs no allocation. `flags` carries the
  * attributes that steer only kvg_op_output_shape (QKV's is_output_qkv: the
  * typed API infers it from the outputs given). */
-#define KVG_I_OP_ARGS_MAX 512
-typedef struct kvg_i_op_args {
-    union {
-        long double ld;
-        void *p;
-        int64_t i;
-        double d;
-        unsigned char bytes[KVG_I_OP_ARGS_MAX];
-    } u;
-    unsigned flags;
-} kvg_i_op_args;
+#define KVG_I_OP_ARGS_MAX KVG_OP_ARGS_BYTES
+typedef kvg_op_args_buf kvg_i_op_args;
 
 /* Compile-time check that an args struct fits (C99: a negative array size
  * is an error). */

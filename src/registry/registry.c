@@ -141,3 +141,39 @@ void kvg_i_op_set_layout(int *has, kvg_cache_layout *layout,
     layout->dim = dim;
     layout->c0 = kind == KVG_LAYOUT_NZ ? c0 : 0;
 }
+
+const kvg_op_tensor_info *kvg_op_tensor_find(const kvg_op *op,
+                                             const char *name)
+{
+    const kvg_i_op_tensor *t = op != NULL ? kvg_i_op_tensor_named(op, name)
+                                          : NULL;
+    return t != NULL ? &t->info : NULL;
+}
+
+const kvg_op_attr_info *kvg_op_attr_find(const kvg_op *op, const char *name)
+{
+    const kvg_i_op_attr *a = op != NULL ? kvg_i_op_attr_named(op, name)
+                                        : NULL;
+    return a != NULL ? &a->info : NULL;
+}
+
+const char *kvg_op_attr_old_name(const kvg_op *op, const char *name)
+{
+    const kvg_i_op_attr *a = op != NULL ? kvg_i_op_attr_named(op, name)
+                                        : NULL;
+    return a != NULL ? kvg_i_op_attr_alias(op, a) : NULL;
+}
+
+unsigned kvg_op_case_rules(const kvg_op *op, const char *name)
+{
+    const kvg_i_op_tensor *t;
+    const kvg_i_op_attr *a;
+
+    if (op == NULL || name == NULL)
+        return 0;
+    t = kvg_i_op_tensor_named(op, name);
+    if (t != NULL)
+        return t->case_required ? KVG_OP_CASE_REQUIRED : 0u;
+    a = kvg_i_op_attr_named(op, name);
+    return a != NULL && a->case_format ? KVG_OP_CASE_FORMAT : 0u;
+}

@@ -10,21 +10,15 @@
 #include <string.h>
 
 #include "bench.h"
-#include "src/registry/op_desc.h"
+#include "kvgold/op.h"
 
 /* As many tensors as a case holds (tools/lib/case/case.h). */
 #define MAX_TENSORS 32
 
-/* The typed call, through the descriptor (no name lookups in the loop). */
-typedef struct typed_call {
-    const kvg_op *op;
-    kvg_i_op_args args;
-} typed_call;
-
+/* The typed call, prepared once (no name lookups in the loop). */
 static kvg_status call_typed(const void *p, kvg_diag *d)
 {
-    const typed_call *t = (const typed_call *)p;
-    return t->op->run(&t->args, d);
+    return kvg_op_run_prepared((const kvg_op_prepared *)p, d);
 }
 
 /* An op only moves bytes when every tensor it writes is judged as a copy
@@ -33,14 +27,14 @@ static int copies_only(const kvg_op_call *call)
 {
     size_t i;
     for (i = 0; i < call->tensor_count; i++) {
-        const kvg_i_op_tensor *e =
-            kvg_i_op_tensor_named(call->op, call->tensors[i].name);
+        const kvg_op_tensor_info *e =
+            kvg_op_tensor_find(call->op, call->tensors[i].name);
         kvg_compare_role role = KVG_ROLE_DEFAULT;
         kvg_cache_layout layout;
         int has_layout = 0;
-        if (e == NULL || e->info.kind == KVG_OP_INPUT)
+        if (e == NULL || e->kind == KVG_OP_INPUT)
             continue;
-        if (kvg_op_describe_output(call, e->info.name,
+        if (kvg_op_describe_output(call, e->name,
                                    call->tensors[i].tensor, &role,
                                    &has_layout, &layout, NULL) != KVG_OK ||
             role != KVG_ROLE_COPY)
@@ -60,12 +54,12 @@ static void split_tensors(const kvg_op_call *call, int copy_only,
     size_t i;
     *n_outs = *n_ins = *n_srcs = 0;
     for (i = 0; i < call->tensor_count; i++) {
-        const kvg_i_op_tensor *e =
-            kvg_i_op_tensor_named(call->op, call->tensors[i].name);
+        const kvg_op_tensor_info *e =
+            kvg_op_tensor_find(call->op, call->tensors[i].name);
         const kvg_tensor *t = call->tensors[i].tensor;
         if (e == NULL || t == NULL)
             continue;
-        if (e->info.kind != KVG_OP_INPUT)
+        if (e->kind != KVG_OP_INPUT)
             outs[(*n_outs)++] = t;
         else if (!copy_only || t->dtype == KVG_INT32 || t->dtype == KVG_INT64)
             ins[(*n_ins)++] = t;
@@ -78,14 +72,13 @@ kvg_status kvgb_timed_op(const kvg_op_call *call, kvg_diag *diag)
 {
     const kvg_tensor *outs[MAX_TENSORS], *ins[MAX_TENSORS];
     const kvg_tensor *srcs[MAX_TENSORS];
-    typed_call t;
+    kvg_op_prepared t;
     int n_outs, n_ins, n_srcs, copy_only;
     kvg_status st;
 
     if (call->tensor_count > MAX_TENSORS)
         return kvg_op_run(call, diag);
-    t.op = call->op;
-    if ((st = kvg_i_op_fill(call, &t.args, diag)) != KVG_OK)
+    if ((st = kvg_op_prepare(call, &t, diag)) != KVG_OK)
         return st;
     copy_only = copies_only(call);
     split_tensors(call, copy_only, outs, &n_outs, ins, &n_ins, srcs,

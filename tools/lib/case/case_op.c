@@ -28,7 +28,7 @@
 
 #include "case.h"
 #include "membudget.h"
-#include "src/registry/op_desc.h"
+#include "kvgold/op.h"
 
 #define MAX_NAMES (KVG_CASE_MAX_TENSORS + 1)
 
@@ -48,14 +48,16 @@ static kvg_status fail(kvg_diag *diag, kvg_status st, const char *field,
  * older spellings included. */
 static void attr_names(const kvg_op *op, int options, const char **names)
 {
+    const size_t count = kvg_op_attr_count(op);
     size_t i, n = 0;
-    for (i = 0; i < op->attr_count && n + 1 < MAX_NAMES; i++)
-        if (op->attrs[i].info.is_option == options)
-            names[n++] = op->attrs[i].info.name;
-    for (i = 0; i < op->alias_count && n + 1 < MAX_NAMES; i++) {
-        const kvg_i_op_attr *a = kvg_i_op_attr_named(op, op->aliases[i].name);
-        if (a != NULL && a->info.is_option == options)
-            names[n++] = op->aliases[i].old_name;
+    for (i = 0; i < count && n + 1 < MAX_NAMES; i++)
+        if (kvg_op_attr_at(op, i)->is_option == options)
+            names[n++] = kvg_op_attr_at(op, i)->name;
+    for (i = 0; i < count && n + 1 < MAX_NAMES; i++) {
+        const kvg_op_attr_info *a = kvg_op_attr_at(op, i);
+        const char *old = kvg_op_attr_old_name(op, a->name);
+        if (old != NULL && a->is_option == options)
+            names[n++] = old;
     }
     names[n] = NULL;
 }
@@ -64,16 +66,16 @@ static void attr_names(const kvg_op *op, int options, const char **names)
 static void tensor_names(const kvg_op *op, const char **inputs,
                          const char **required, const char **outputs)
 {
+    const size_t count = kvg_op_tensor_count(op);
     size_t i, ni = 0, nr = 0, no = 0;
-    for (i = 0; i < op->tensor_count && i + 1 < MAX_NAMES; i++) {
-        const kvg_i_op_tensor *t = &op->tensors[i];
-        if (t->info.kind != KVG_OP_OUTPUT ||
-            t->info.presence == KVG_OP_REQUIRED)
-            inputs[ni++] = t->info.name;
-        if (t->case_required)
-            required[nr++] = t->info.name;
-        if (t->info.kind != KVG_OP_INPUT)
-            outputs[no++] = t->info.name;
+    for (i = 0; i < count && i + 1 < MAX_NAMES; i++) {
+        const kvg_op_tensor_info *t = kvg_op_tensor_at(op, i);
+        if (t->kind != KVG_OP_OUTPUT || t->presence == KVG_OP_REQUIRED)
+            inputs[ni++] = t->name;
+        if (kvg_op_case_rules(op, t->name) & KVG_OP_CASE_REQUIRED)
+            required[nr++] = t->name;
+        if (t->kind != KVG_OP_INPUT)
+            outputs[no++] = t->name;
     }
     inputs[ni] = required[nr] = outputs[no] = NULL;
 }
@@ -97,53 +99,58 @@ static kvg_status check_names(const kvg_case *c, const kvg_op *op,
 }
 
 /* A value the case file must get right (a mode string whose refusal is a
- * malformed file, not the operator's): try it on scratch args. */
-static kvg_status check_format_value(const kvg_case *c,
-                                     const kvg_i_op_attr *attr,
+ * malformed file, not the operator's): checked alone by the library, its
+ * refusal ("<name>: why") said of the file's key. */
+static kvg_status check_format_value(const kvg_case *c, const kvg_op *op,
+                                     const kvg_op_attr_info *attr,
                                      const char *key, const kvg_value *v,
                                      kvg_diag *diag)
 {
-    char text[KVG_DIAG_MESSAGE_MAX], msg[KVG_DIAG_MESSAGE_MAX + 1200];
-    kvg_i_op_args scratch;
+    char msg[KVG_DIAG_MESSAGE_MAX + 1200];
+    const size_t n = strlen(attr->name);
+    const char *why;
+    kvg_diag d;
 
-    memset(&scratch, 0, sizeof scratch);
-    if (!attr->case_format || attr->set(&scratch, attr, v, NULL) == KVG_OK)
+    if (!(kvg_op_case_rules(op, attr->name) & KVG_OP_CASE_FORMAT) ||
+        kvg_op_check_value(op, v, &d) == KVG_OK)
         return KVG_OK;
-    kvg_i_op_refusal_text(text, sizeof text, attr->refusal, v->s);
+    why = d.message;
+    if (strncmp(why, attr->name, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+        why += n + 2;
     (void)snprintf(msg, sizeof msg, "%s/case.json: %s.%s %s", c->dir,
-                   attr->info.is_option ? "options" : "attrs", key, text);
-    return fail(diag, KVG_ERR_FILE_FORMAT, attr->info.name, msg);
+                   attr->is_option ? "options" : "attrs", key, why);
+    return fail(diag, KVG_ERR_FILE_FORMAT, attr->name, msg);
 }
 
 /* Which key of `obj` holds attribute `attr`: its name or its older
  * spelling (NULL: neither); a file that gives both is malformed. */
 static kvg_status value_key(const kvg_case *c, const kvg_op *op,
-                            const kvg_json *obj, const kvg_i_op_attr *attr,
+                            const kvg_json *obj, const kvg_op_attr_info *attr,
                             const char **key, kvg_diag *diag)
 {
-    const char *where = attr->info.is_option ? "options" : "attrs";
-    const char *old = kvg_i_op_attr_alias(op, attr);
-    const kvg_json *now = kvg_json_get(obj, attr->info.name);
+    const char *where = attr->is_option ? "options" : "attrs";
+    const char *old = kvg_op_attr_old_name(op, attr->name);
+    const kvg_json *now = kvg_json_get(obj, attr->name);
     const kvg_json *then = old != NULL ? kvg_json_get(obj, old) : NULL;
     char msg[KVG_DIAG_MESSAGE_MAX + 1200];
 
-    *key = now != NULL ? attr->info.name : then != NULL ? old : NULL;
+    *key = now != NULL ? attr->name : then != NULL ? old : NULL;
     if (now == NULL || then == NULL)
         return KVG_OK;
     (void)snprintf(msg, sizeof msg,
                    "%s/case.json: %s.%s and %s.%s are the same %s (%s is "
                    "its older spelling); give one",
-                   c->dir, where, attr->info.name, where, old,
-                   attr->info.is_option ? "option" : "attribute", old);
-    return fail(diag, KVG_ERR_FILE_FORMAT, attr->info.name, msg);
+                   c->dir, where, attr->name, where, old,
+                   attr->is_option ? "option" : "attribute", old);
+    return fail(diag, KVG_ERR_FILE_FORMAT, attr->name, msg);
 }
 
 /* Read attribute `attr` from the case into cc's next value, if given. */
 static kvg_status read_value(const kvg_case *c, const kvg_op *op,
-                             const kvg_i_op_attr *attr, kvg_case_call *cc,
+                             const kvg_op_attr_info *attr, kvg_case_call *cc,
                              kvg_diag *diag)
 {
-    const kvg_json *obj = attr->info.is_option ? c->options : c->attrs;
+    const kvg_json *obj = attr->is_option ? c->options : c->attrs;
     const size_t k = cc->call.attr_count;
     kvg_value *v = &cc->values[k];
     const char *key = NULL;
@@ -156,9 +163,9 @@ static kvg_status read_value(const kvg_case *c, const kvg_op *op,
         key == NULL)
         return st;
     memset(v, 0, sizeof *v);
-    v->name = attr->info.name;
-    v->type = attr->info.type;
-    switch (attr->info.type) {
+    v->name = attr->name;
+    v->type = attr->type;
+    switch (attr->type) {
     case KVG_VALUE_FLOAT:
         st = kvg_case_get_double(c, obj, key, 0.0, &v->f, diag);
         break;
@@ -183,7 +190,7 @@ static kvg_status read_value(const kvg_case *c, const kvg_op *op,
         break;
     }
     if (st == KVG_OK)
-        st = check_format_value(c, attr, key, v, diag);
+        st = check_format_value(c, op, attr, key, v, diag);
     if (st == KVG_OK)
         cc->call.attr_count++;
     return st;
@@ -205,8 +212,9 @@ kvg_status kvg_case_call_build(const kvg_case *c, kvg_case_call *cc,
     cc->call.attrs = cc->values;
     if ((st = check_names(c, op, diag)) != KVG_OK)
         return st;
-    for (i = 0; i < op->attr_count && i < KVG_CASE_MAX_VALUES; i++)
-        if ((st = read_value(c, op, &op->attrs[i], cc, diag)) != KVG_OK)
+    for (i = 0; i < kvg_op_attr_count(op) && i < KVG_CASE_MAX_VALUES; i++)
+        if ((st = read_value(c, op, kvg_op_attr_at(op, i), cc, diag)) !=
+            KVG_OK)
             return st;
     for (j = 0; j < c->inputs.count; j++) {
         cc->tensors[j].name = c->inputs.items[j].name;
@@ -237,13 +245,13 @@ static void put_tensor(kvg_case_call *cc, const char *name,
  * stand-in (of the first tensor's dtype) so the operator itself refuses
  * the inputs with its own message; a required one is left out. */
 static kvg_status add_output(const kvg_case *c, kvg_case_call *cc,
-                             const kvg_i_op_tensor *entry,
+                             const kvg_op_tensor_info *entry,
                              kvg_case_set *out, kvg_diag *diag)
 {
-    const char *name = entry->info.name;
+    const char *name = entry->name;
     int64_t shape[KVG_MAX_RANK] = {1};
-    const kvg_tensor *first = kvg_case_find(&c->inputs,
-                                            cc->call.op->tensors[0].info.name);
+    const kvg_tensor *first = kvg_case_find(
+        &c->inputs, kvg_op_tensor_at(cc->call.op, 0)->name);
     kvg_dtype dtype = first != NULL ? first->dtype : KVG_FP16;
     int produced = 0, rank = 1;
     kvg_tensor *t;
@@ -252,7 +260,7 @@ static kvg_status add_output(const kvg_case *c, kvg_case_call *cc,
                             NULL) == KVG_OK) {
         if (!produced)
             return KVG_OK;
-    } else if (entry->info.presence == KVG_OP_REQUIRED) {
+    } else if (entry->presence == KVG_OP_REQUIRED) {
         return KVG_OK;
     }
     t = kvg_case_set_add(out, name, dtype, rank, shape, NULL, diag);
@@ -270,24 +278,24 @@ static kvg_status add_written(const kvg_case *c, kvg_case_call *cc,
     const kvg_op *op = cc->call.op;
     size_t i;
 
-    for (i = 0; i < op->tensor_count; i++) {
-        const kvg_i_op_tensor *entry = &op->tensors[i];
-        const kvg_tensor *in = kvg_case_find(&c->inputs, entry->info.name);
+    for (i = 0; i < kvg_op_tensor_count(op); i++) {
+        const kvg_op_tensor_info *entry = kvg_op_tensor_at(op, i);
+        const kvg_tensor *in = kvg_case_find(&c->inputs, entry->name);
         kvg_tensor *t;
         kvg_status st;
 
-        if (entry->info.kind == KVG_OP_INPUT)
+        if (entry->kind == KVG_OP_INPUT)
             continue;
         if (in == NULL) {
-            if (entry->info.kind == KVG_OP_OUTPUT &&
+            if (entry->kind == KVG_OP_OUTPUT &&
                 (st = add_output(c, cc, entry, out, diag)) != KVG_OK)
                 return st;
             continue;
         }
-        t = kvg_case_set_add_cache(out, c, entry->info.name, diag);
+        t = kvg_case_set_add_cache(out, c, entry->name, diag);
         if (t == NULL)
             return diag != NULL ? diag->status : KVG_ERR_NOMEM;
-        put_tensor(cc, entry->info.name, t);
+        put_tensor(cc, entry->name, t);
     }
     return KVG_OK;
 }
@@ -436,10 +444,6 @@ kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
 
 int kvg_case_has_option(const kvg_case *c, const char *name)
 {
-    const kvg_i_op_attr *attr;
-    const kvg_op *op = kvg_op_find(c->op);
-    if (op == NULL)
-        return 0;
-    attr = kvg_i_op_attr_named(op, name);
-    return attr != NULL && attr->info.is_option;
+    const kvg_op_attr_info *attr = kvg_op_attr_find(kvg_op_find(c->op), name);
+    return attr != NULL && attr->is_option;
 }
