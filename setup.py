@@ -8,8 +8,8 @@ Offline, with Debian's setuptools and wheel:
     python3 -m venv --system-site-packages /opt/kvgold-venv
     /opt/kvgold-venv/bin/pip install --no-build-isolation --no-index .
 
-The wheel holds the package (tools/python/kvgold), libkvgold.so beside its
-__init__.py (where kvgold._lib looks) and the command as kvgold/bin/kvgold;
+The wheel holds the package (tools/python/kvgold), libkvgold.so and
+libkvgold_case.so beside its __init__.py (where kvgold._lib looks) and the command as kvgold/bin/kvgold;
 the `kvgold` script and `python3 -m kvgold` run that command. Only the
 library and the command are built (no tests); CMAKE_BUILD_PARALLEL_LEVEL
 sets the build's jobs, KVG_CMAKE_ARGS adds configure options.
@@ -54,11 +54,13 @@ class BuildWithCMake(build_py):
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL",
                               str(os.cpu_count() or 1))
         subprocess.check_call([cmake, "--build", tree, "-j", jobs,
-                               "--target", "kvgold_shared", "kvgold_cli"])
+                               "--target", "kvgold_pycase", "kvgold_cli"])
         pkg = os.path.join(self.build_lib, "kvgold")
-        lib = os.path.join(tree, "tools", "python", "lib", "libkvgold.so")
+        libs = os.path.join(tree, "tools", "python", "lib")
         cli = os.path.join(tree, "tools", "kvgold")
-        shutil.copyfile(lib, os.path.join(pkg, "libkvgold.so"))
+        for name in ("libkvgold.so", "libkvgold_case.so"):
+            # copyfile follows libkvgold.so's link to the versioned file
+            shutil.copyfile(os.path.join(libs, name), os.path.join(pkg, name))
         os.makedirs(os.path.join(pkg, "bin"), exist_ok=True)
         shutil.copyfile(cli, os.path.join(pkg, "bin", "kvgold"))
         os.chmod(os.path.join(pkg, "bin", "kvgold"), 0o755)

@@ -59,7 +59,7 @@ build() { # dir targets -- extra-cmake-args
     cmake --build "$dir" -j2 --target "$t" >/dev/null
   done
 }
-build build/bench "kvgold_bench kvgold_cli kvgold_shared" -DKVG_DISPATCH=ON
+build build/bench "kvgold_bench kvgold_cli kvgold_pycase" -DKVG_DISPATCH=ON
 build build/bench-baseline kvgold_bench -DKVG_DISPATCH=OFF
 status=0
 "$py" tools/bench/bench.py --bench-bin build/bench/tools/kvgold_bench \

@@ -5,8 +5,9 @@
 # symbol is a function declared KVG_API in include/kvgold/*.h (or in one
 # of the extra HEADERs: the Python package's library adds its case
 # functions, tools/python/case_api.h), none is an
-# internal kvg_i_ helper or a .resolver, and kvg_version_number is there
-# (so an empty or unreadable symbol table cannot pass).
+# internal kvg_i_ helper or a .resolver, and kvg_version_number (or the
+# symbol KVG_EXPORTS_MUST names) is there (so an empty or unreadable symbol
+# table cannot pass).
 set -u
 nm=$1 lib=$2 inc=$3
 shift 3
@@ -15,11 +16,12 @@ fail() { echo "exports: $*" >&2; exit 1; }
 exported=$("$nm" -D --defined-only "$lib" | awk '{print $NF}' | sort -u) ||
   fail "cannot list the dynamic symbols of $lib"
 # The name before "(" on every line that declares a KVG_API function.
-declared=$(grep -ho 'KVG_API[^(;#]*(' "$inc"/kvgold/*.h "$@" |
+declared=$(cat "$inc"/kvgold/*.h "$@" 2>/dev/null |
+           grep -o 'KVG_API[^(;#]*(' |
            sed 's/[[:space:]]*($//; s/.*[[:space:]*]//' | sort -u)
 
-echo "$exported" | grep -qx kvg_version_number ||
-  fail "$lib does not export kvg_version_number"
+must=${KVG_EXPORTS_MUST:-kvg_version_number}
+echo "$exported" | grep -qx "$must" || fail "$lib does not export $must"
 bad=0
 for s in $exported; do
   if ! echo "$declared" | grep -qx "$s"; then

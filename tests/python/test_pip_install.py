@@ -41,8 +41,8 @@ def venv(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
                     str(env_dir)], check=True)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("KVGOLD_LIBRARY", "KVGOLD_CLI", "PYTHONPATH",
-                        "LD_PRELOAD")}
+           if k not in ("KVGOLD_LIBRARY", "KVGOLD_CASE_LIBRARY",
+                        "KVGOLD_CLI", "PYTHONPATH", "LD_PRELOAD")}
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")
     p = subprocess.run([str(env_dir / "bin" / "pip"), "install",
                         "--no-build-isolation", "--no-index", str(src)],
@@ -66,6 +66,7 @@ def test_import_loads_the_installed_library(venv, tmp_path):
     assert version.count(".") == 2
     assert where.startswith(str(env_dir))  # not the source tree's copy
     assert os.path.isfile(os.path.join(where, "libkvgold.so"))
+    assert os.path.isfile(os.path.join(where, "libkvgold_case.so"))
 
 
 @pytest.mark.parametrize("how", ["script", "module"])

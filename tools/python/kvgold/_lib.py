@@ -172,15 +172,34 @@ def library_path():
                         "libkvgold.so")
 
 
-def _load():
-    path = library_path()
+def case_library_path():
+    """libkvgold_case.so, the case files' loader and writer the package
+    shares with the kvgold command (KVGOLD_CASE_LIBRARY overrides; else
+    beside libkvgold.so). It links libkvgold.so, which is loaded first."""
+    env = os.environ.get("KVGOLD_CASE_LIBRARY")
+    if env:
+        return env
+    return os.path.join(os.path.dirname(os.path.abspath(library_path())),
+                        "libkvgold_case.so")
+
+
+def _open(path, what):
     try:
-        lib = ctypes.CDLL(path)
+        return ctypes.CDLL(path)
     except OSError as e:
         raise ImportError(
-            "kvgold: cannot load the C library %s (%s); build and install "
-            "kvgold (cmake --install BUILD --prefix P) or set KVGOLD_LIBRARY "
-            "to a libkvgold.so" % (path, e)) from None
+            "kvgold: cannot load %s %s (%s); build and install kvgold "
+            "(cmake --install BUILD --prefix P, or pip install .) or set "
+            "KVGOLD_LIBRARY to a libkvgold.so with libkvgold_case.so beside "
+            "it" % (what, path, e)) from None
+
+
+def _load():
+    path = library_path()
+    core = _open(path, "the C library")
+    # the case library's symbols and, through its dependency on the core
+    # already loaded, every C API function
+    lib = _open(case_library_path(), "the case library")
     for name, (restype, argtypes) in _SIGNATURES.items():
         try:
             fn = getattr(lib, name)
@@ -189,6 +208,7 @@ def _load():
                               "build?)" % (path, name)) from None
         fn.restype = restype
         fn.argtypes = argtypes
+    lib.core = core
     return lib
 
 
