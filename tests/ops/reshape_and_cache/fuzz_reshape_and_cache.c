@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_reshape_and_cache.c - ReshapeAndCache's validation on
+ * tests/ops/reshape_and_cache/fuzz_reshape_and_cache.c - ReshapeAndCache's validation on
  * fuzzed arguments, in all its modes: per-token writes into ND and NZ
  * caches, and the per-head KVHEAD / KVHEAD_ROPE modes (fuzz_runs.h). The
  * first byte picks the mode the call is built for; a later byte may change

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_qkv_rms_norm_rope_cache.c - QkvRmsNormRopeCache's
+ * tests/ops/qkv_rms_norm_rope_cache/fuzz_qkv_rms_norm_rope_cache.c - QkvRmsNormRopeCache's
  * validation on fuzzed arguments (docs/reliability.md).
  *
  * The input chooses a small configuration (T, cache dtypes, B, S, heads,

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_reshape_and_cache_omni.c - ReshapeAndCacheOmni's
+ * tests/ops/reshape_and_cache_omni/fuzz_reshape_and_cache_omni.c - ReshapeAndCacheOmni's
  * validation on fuzzed arguments: a valid call built from the input
  * (fuzz_runs.h), every tensor and index value open to a perturbation, the
  * shared driver's invariants (fuzz_util.h), and on success every copied row

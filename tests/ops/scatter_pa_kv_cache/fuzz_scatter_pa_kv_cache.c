@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_scatter_pa_kv_cache.c - ScatterPaKvCache's validation on
+ * tests/ops/scatter_pa_kv_cache/fuzz_scatter_pa_kv_cache.c - ScatterPaKvCache's validation on
  * fuzzed arguments: the first byte picks the scenario the call is built
  * for (Norm, NHSD, PA_NZ 4-D, PA_NZ 5-D, key-only Norm, and the compressed
  * Alibi / Rope / Omni, built by the shared per-head fuzzer fuzz_runs.h with

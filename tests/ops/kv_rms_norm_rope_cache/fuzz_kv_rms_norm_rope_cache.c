@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_kv_rms_norm_rope_cache.c - KvRmsNormRopeCache's
+ * tests/ops/kv_rms_norm_rope_cache/fuzz_kv_rms_norm_rope_cache.c - KvRmsNormRopeCache's
  * validation on fuzzed arguments (docs/reliability.md).
  *
  * The input picks the kv dtype, cache mode, which caches are quantised and
