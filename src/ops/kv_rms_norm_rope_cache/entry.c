@@ -16,29 +16,6 @@
 #include "src/kernels/kernels.h"
 #include "src/ops/kv_rms_norm_rope_cache/internal.h"
 
-static const char *const k_profile_names[] = {"ascend950", "a2a3"};
-
-int kvg_kv_profile_from_name(const char *name, kvg_kv_profile *profile)
-{
-    int i;
-    if (name == NULL)
-        return 0;
-    for (i = 0; i < 2; i++) {
-        if (strcmp(name, k_profile_names[i]) == 0) {
-            *profile = (kvg_kv_profile)i;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-const char *kvg_kv_profile_name(kvg_kv_profile profile)
-{
-    if ((int)profile < 0 || (int)profile > 1)
-        return NULL;
-    return k_profile_names[profile];
-}
-
 void kvg_kv_rms_norm_rope_cache_args_init(kvg_kv_rms_norm_rope_cache_args *a)
 {
     if (a == NULL)
