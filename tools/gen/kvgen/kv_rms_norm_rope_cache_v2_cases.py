@@ -16,9 +16,10 @@ import numpy as np
 
 from . import casefile, formats
 from . import kv_rms_norm_rope_cache_v2 as golden
-from .cases_kv_rms_norm_rope_cache import (OP, OFFSET_SPAN, Q8, SCALE_LOG10,
-                                           golden_mode, make_index, poison,
-                                           storage, t_values)
+from .kv_rms_norm_rope_cache_inputs import (OP, OFFSET_SPAN, Q8,
+                                            SCALE_LOG10, golden_mode,
+                                            make_index, poison, storage,
+                                            t_values)
 
 F32 = np.float32
 
