@@ -47,15 +47,20 @@ def poison(rng, tag, shape):
     return storage(view.reshape(shape), tag)
 
 
-def qparam(rng, dt, d, form, offset):
-    """A scale (or offset) of shape form 'D' [d], '1D' [1, d] or '1' [1]."""
-    n = 1 if form == "1" else d
+def qparam_values(rng, dt, n, offset):
+    """n scales (log-uniform over the dtype's range) or offsets (uniform
+    over its span), as float32."""
     if offset:
         v = rng.uniform(-OFFSET_SPAN[dt], OFFSET_SPAN[dt], size=n)
     else:
         lo, hi = SCALE_LOG10[dt]
         v = 10.0 ** rng.uniform(lo, hi, size=n)
-    v = v.astype(F32)
+    return v.astype(F32)
+
+
+def qparam(rng, dt, d, form, offset):
+    """A scale (or offset) of shape form 'D' [d], '1D' [1, d] or '1' [1]."""
+    v = qparam_values(rng, dt, 1 if form == "1" else d, offset)
     return v.reshape(1, d) if form == "1D" else v
 
 

@@ -16,10 +16,9 @@ import numpy as np
 
 from . import casefile, formats
 from . import kv_rms_norm_rope_cache_v2 as golden
-from .kv_rms_norm_rope_cache_inputs import (OP, OFFSET_SPAN, Q8,
-                                            SCALE_LOG10, golden_mode,
-                                            make_index, poison, storage,
-                                            t_values)
+from .kv_rms_norm_rope_cache_inputs import (OP, Q8, golden_mode,
+                                            make_index, poison, qparam_values,
+                                            storage, t_values)
 
 F32 = np.float32
 
@@ -46,13 +45,7 @@ class Spec:
 
     def qparam(self, rng, dt, d, offset):
         """[N, D] per head and channel ([D] when form is "D", N = 1)."""
-        n = self.nh * d
-        if offset:
-            v = rng.uniform(-OFFSET_SPAN[dt], OFFSET_SPAN[dt], size=n)
-        else:
-            lo, hi = SCALE_LOG10[dt]
-            v = 10.0 ** rng.uniform(lo, hi, size=n)
-        v = v.astype(F32)
+        v = qparam_values(rng, dt, self.nh * d, offset)
         return v if self.form == "D" else v.reshape(self.nh, d)
 
     def build(self):
