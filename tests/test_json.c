@@ -231,6 +231,58 @@ static void test_no_extensions(void **state)
                                 "expected a value");
 }
 
+/* kvg_json_parse_with(KVG_JSON_ALLOW_NONFINITE): exactly the three words
+ * Python's json.dump writes for non-finite floats, as NONFINITE values
+ * that no number reader takes; every other rule as strict as before. */
+static kvg_json *parse_stats(const char *text, kvg_diag *d)
+{
+    kvg_json *v = NULL;
+    memset(d, 0, sizeof *d);
+    if (kvg_json_parse_with(text, strlen(text), "dump.json",
+                            KVG_JSON_ALLOW_NONFINITE, &v, d) != KVG_OK)
+        return NULL;
+    return v;
+}
+
+static void test_nonfinite_option(void **state)
+{
+    static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
+    const char *bad[] = {"[nan]", "[-NaN]", "[Inf]", "[-Inf]", "[+Infinity]",
+                         "[Infinityx]", "[NaN1]", "{\"Max\": NaN,}"};
+    kvg_json *v, *e;
+    kvg_diag d;
+    double x = 7.0;
+    int64_t i = 7;
+    size_t k;
+    (void)state;
+
+    v = parse_stats("{\"Max\": NaN, \"Norm\": Infinity, \"Min\": "
+                    "-Infinity, \"Mean\": -1.5e3}", &d);
+    assert_non_null(v);
+    e = v->child;
+    for (k = 0; k < 3; k++, e = e->next) {
+        assert_int_equal(e->type, KVG_JSON_NONFINITE);
+        assert_string_equal(e->text, words[k]);
+        assert_int_equal(e->len, strlen(words[k]));
+        assert_int_not_equal(kvg_json_double(e, &x, &d), KVG_OK);
+        assert_int_not_equal(kvg_json_int64(e, &i, &d), KVG_OK);
+        assert_false(kvg_json_is(e, KVG_JSON_NUMBER));
+    }
+    assert_true(x == 7.0 && i == 7); /* untouched */
+    assert_int_equal(e->type, KVG_JSON_NUMBER);
+    assert_string_equal(kvg_json_type_name(KVG_JSON_NONFINITE),
+                        "NaN or Infinity");
+    kvg_json_free(v);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        v = parse_stats(bad[k], &d);
+        if (v != NULL)
+            fail_msg("accepted %s", bad[k]);
+        assert_int_equal(d.status, KVG_ERR_FILE_FORMAT);
+    }
+    /* the plain reader still refuses them */
+    refused("[NaN]", "case.json:1:2: NaN and Infinity are not JSON");
+}
+
 static void test_number_grammar(void **state)
 {
     (void)state;
@@ -715,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_clone_and_set_string),
         cmocka_unit_test(test_error_diag),
         cmocka_unit_test(test_crlf_lines),
+        cmocka_unit_test(test_nonfinite_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,10 @@ static void write_value(FILE *out, const kvg_json *v)
     case KVG_JSON_NULL: fputs("null", out); return;
     case KVG_JSON_FALSE: fputs("false", out); return;
     case KVG_JSON_TRUE: fputs("true", out); return;
-    case KVG_JSON_NUMBER: fputs(v->text, out); return;
+    case KVG_JSON_NUMBER:
+    case KVG_JSON_NONFINITE: /* never in a case.json: the reader is strict */
+        fputs(v->text, out);
+        return;
     case KVG_JSON_STRING: kvg_json_write_string(out, v->text); return;
     case KVG_JSON_ARRAY:
     case KVG_JSON_OBJECT:

@@ -3,6 +3,7 @@
 by the C reader, the .pt one also through the Python kvgold.scan, which
 converts it. Honest calls pass, each planted fault is found in its call
 and named."""
+import json
 import os
 import sys
 
@@ -101,3 +102,64 @@ def test_msprobe_malformed_names_field(cli, tmp_path):
     assert c["verdict"] == "NOT_JUDGED"
     assert "dump.json: data.NPU.npu_kv_rmsnorm_rope_cache.0.forward." \
         "input_args[0].dtype: not a dtype kvgold reads" in c["reason"]
+
+
+def _stats(node, stats):
+    """Every tensor entry of dump.json gets msprobe's statistics."""
+    if isinstance(node, dict):
+        if node.get("type") == "torch.Tensor":
+            node.update(stats)
+        for v in node.values():
+            _stats(v, stats)
+    elif isinstance(node, list):
+        for v in node:
+            _stats(v, stats)
+
+
+def _rewrite(root, change):
+    p = os.path.join(root, "step0", "rank0", "dump.json")
+    with open(p) as f:
+        doc = json.load(f)
+    change(doc)
+    with open(p, "w") as f:
+        json.dump(doc, f, indent=1)   # as msprobe: NaN, Infinity, -Infinity
+    return open(p).read()
+
+
+def test_msprobe_nonfinite_statistics(cli, tmp_path):
+    # msprobe writes dump.json with json.dump: a cache holding NaN gets
+    # "Max": NaN, a large fp16 cache "Norm": Infinity (torch.norm in fp16).
+    # They are statistics, never data: the verdicts are the same.
+    root = make_step(tmp_path / "dump", "npy")
+    text = _rewrite(root, lambda d: _stats(d, {
+        "Max": float("nan"), "Min": float("-inf"), "Mean": float("nan"),
+        "Norm": float("inf")}))
+    assert "NaN" in text and "-Infinity" in text and "Infinity" in text
+    rc, doc, err = sd.scan(cli, root, "--standard", "single")
+    assert rc == 1, err
+    check(doc)
+
+
+def test_msprobe_nonfinite_argument_not_judged(cli, tmp_path):
+    # a NaN where an argument's value belongs is data: that call is not
+    # judged, naming the argument; the others are judged as before
+    root = make_step(tmp_path / "dump", "npy")
+    hit = []
+
+    def nan_scalar(d):
+        call = d["data"]["NPU.npu_kv_rmsnorm_rope_cache.0.forward"]
+        for name, v in call["input_kwargs"].items():
+            if isinstance(v, dict) and v.get("type") == "float":
+                v["value"] = float("nan")
+                hit.append(name)
+                return
+
+    _rewrite(root, nan_scalar)
+    assert hit, "the kv call has a float argument"
+    rc, doc, err = sd.scan(cli, root, "--standard", "single")
+    c = doc["calls"][0]
+    assert c["verdict"] == "NOT_JUDGED"
+    assert "a NaN or infinite argument" in c["reason"], c["reason"]
+    assert hit[0] in c["reason"]
+    assert [x["verdict"] for x in doc["calls"][1:]] == \
+        [w[1] for w in WANT[1:]]

@@ -22,6 +22,7 @@ typedef struct parser {
     const char *name;
     kvg_diag *diag;
     kvg_status status; /* of the failure: FILE_FORMAT unless out of memory */
+    unsigned flags;    /* KVG_JSON_ALLOW_NONFINITE */
 } parser;
 
 /* ---- errors and positions --------------------------------------------- */
@@ -452,6 +453,39 @@ static kvg_json *parse_number(parser *ps)
     return v;
 }
 
+static char *dup_bytes(const char *s, size_t n);
+
+/* NaN, Infinity or -Infinity, where the caller allows them (Python's
+ * json.dump writes them): a KVG_JSON_NONFINITE node keeping the word. 0
+ * when the text at the cursor is none of them. */
+static int parse_nonfinite(parser *ps, kvg_json **out)
+{
+    static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
+    const int line = ps->line, col = ps->col;
+    size_t i, j, n;
+
+    *out = NULL;
+    if (!(ps->flags & KVG_JSON_ALLOW_NONFINITE))
+        return 0;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (!starts_with(ps, words[i]))
+            continue;
+        n = strlen(words[i]);
+        for (j = 0; j < n; j++)
+            step(ps);
+        *out = new_node(ps, KVG_JSON_NONFINITE, line, col);
+        if (*out != NULL && ((*out)->text = dup_bytes(words[i], n)) == NULL) {
+            free(*out);
+            *out = NULL;
+            fail_nomem(ps, line, col);
+        } else if (*out != NULL) {
+            (*out)->len = n;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static kvg_json *parse_literal(parser *ps)
 {
     static const struct {
@@ -721,14 +755,25 @@ static kvg_json *parse_value(parser *ps, int depth)
     case '-':
     case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9':
+        if (parse_nonfinite(ps, &v))
+            return v;
         return parse_number(ps);
     default:
+        if (parse_nonfinite(ps, &v))
+            return v;
         return parse_literal(ps);
     }
 }
 
 kvg_status kvg_json_parse(const char *text, size_t len, const char *name,
                           kvg_json **out, kvg_diag *diag)
+{
+    return kvg_json_parse_with(text, len, name, 0u, out, diag);
+}
+
+kvg_status kvg_json_parse_with(const char *text, size_t len,
+                               const char *name, unsigned flags,
+                               kvg_json **out, kvg_diag *diag)
 {
     parser ps;
     kvg_json *root;
@@ -740,6 +785,7 @@ kvg_status kvg_json_parse(const char *text, size_t len, const char *name,
     ps.name = name != NULL ? name : "json";
     ps.diag = diag;
     ps.status = KVG_ERR_FILE_FORMAT;
+    ps.flags = flags;
     if (out == NULL || (text == NULL && len != 0))
         return fail(diag, KVG_ERR_PARAM_NULLPTR, ps.name,
                     "%s: NULL text or result pointer", ps.name);
@@ -788,6 +834,7 @@ const char *kvg_json_type_name(kvg_json_type type)
     case KVG_JSON_FALSE: return "false";
     case KVG_JSON_TRUE: return "true";
     case KVG_JSON_NUMBER: return "number";
+    case KVG_JSON_NONFINITE: return "NaN or Infinity";
     case KVG_JSON_STRING: return "string";
     case KVG_JSON_ARRAY: return "array";
     case KVG_JSON_OBJECT: return "object";

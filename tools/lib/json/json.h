@@ -4,7 +4,7 @@
  * Tools layer only (it allocates); no dependencies beyond the C library.
  * Strict where lenient readers guess:
  *   - the RFC 8259 grammar exactly: no comments, no trailing commas, no
- *     NaN/Infinity, no leading zeros, no single quotes, no byte order mark;
+ *     NaN/Infinity (unless kvg_json_parse_with allows them), no leading zeros, no single quotes, no byte order mark;
  *   - valid UTF-8 only (no overlong forms, no surrogates, nothing above
  *     U+10FFFF); escapes \" \\ \/ \b \f \n \r \t \uXXXX, surrogate pairs
  *     paired; a control character must be escaped, and \u0000 is refused
@@ -47,7 +47,10 @@ typedef enum kvg_json_type {
     KVG_JSON_NUMBER,
     KVG_JSON_STRING,
     KVG_JSON_ARRAY,
-    KVG_JSON_OBJECT
+    KVG_JSON_OBJECT,
+    KVG_JSON_NONFINITE /* NaN / Infinity / -Infinity, only when parsed with
+                          KVG_JSON_ALLOW_NONFINITE; `text` is the word. Not
+                          a NUMBER: code that wants a number refuses it */
 } kvg_json_type;
 
 /* One value. Arrays and objects chain their elements / members through
@@ -77,6 +80,18 @@ typedef struct kvg_json {
  */
 kvg_status kvg_json_parse(const char *text, size_t len, const char *name,
                           kvg_json **out, kvg_diag *diag);
+
+/*
+ * kvg_json_parse with options. KVG_JSON_ALLOW_NONFINITE: the bare words
+ * NaN, Infinity and -Infinity, which Python's json.dump writes for
+ * non-finite floats (msprobe's dump.json statistics "Max", "Norm", ...),
+ * are read as KVG_JSON_NONFINITE values instead of refused. Everything
+ * else stays as strict as above; case.json is never read this way.
+ */
+#define KVG_JSON_ALLOW_NONFINITE 1u
+kvg_status kvg_json_parse_with(const char *text, size_t len,
+                               const char *name, unsigned flags,
+                               kvg_json **out, kvg_diag *diag);
 void kvg_json_free(kvg_json *v);
 
 /* The member `key` of an object, or NULL (also when `obj` is NULL or not an
@@ -86,7 +101,8 @@ const kvg_json *kvg_json_get(const kvg_json *obj, const char *key);
 const kvg_json *kvg_json_at(const kvg_json *arr, size_t i);
 
 int kvg_json_is(const kvg_json *v, kvg_json_type type); /* NULL: 0 */
-/* "null", "false", "true", "number", "string", "array", "object" */
+/* "null", "false", "true", "number", "string", "array", "object",
+ * "NaN or Infinity" */
 const char *kvg_json_type_name(kvg_json_type type);
 
 /*

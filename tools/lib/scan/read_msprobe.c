@@ -171,6 +171,22 @@ static const char *key_of(const kvg_scan_call *c)
     return colon != NULL ? colon + 1 : c->id;
 }
 
+/* A scalar argument (or list of them) whose value json.dump wrote as NaN
+ * or Infinity. */
+static int has_nonfinite(const kvg_json *v)
+{
+    const kvg_json *e;
+    if (v->type == KVG_JSON_NONFINITE)
+        return 1;
+    if (v->type == KVG_JSON_OBJECT)
+        return kvg_json_is(kvg_json_get(v, "value"), KVG_JSON_NONFINITE);
+    if (v->type == KVG_JSON_ARRAY)
+        for (e = v->child; e != NULL; e = e->next)
+            if (has_nonfinite(e))
+                return 1;
+    return 0;
+}
+
 /* One argument of a call from its JSON. */
 static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
                          const char *where, kvg_scan_arg *a, kvg_diag *diag)
@@ -185,6 +201,12 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
     if (type == NULL || type->type != KVG_JSON_STRING ||
         strstr(type->text, "Tensor") == NULL) {
         a->kind = KVG_SCAN_SCALAR;
+        if (has_nonfinite(v))
+            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, where,
+                               "%s/dump.json: data.%s.%s: a NaN or infinite "
+                               "argument (a statistic may be non-finite, an "
+                               "argument is data)",
+                               c->dir, key_of(c), where);
         if (!scalar_text(v, a->value, sizeof a->value))
             (void)snprintf(a->value, sizeof a->value, "null");
         return KVG_OK;
@@ -445,7 +467,10 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
                        key);
         (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
         (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output[%%d]");
-        if (kvg_json_parse(v, (size_t)(s.p - v), key, &doc, &jd) != KVG_OK) {
+        /* json.dump writes NaN / Infinity for non-finite statistics */
+        if (kvg_json_parse_with(v, (size_t)(s.p - v), key,
+                                KVG_JSON_ALLOW_NONFINITE, &doc,
+                                &jd) != KVG_OK) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "unreadable: %s/dump.json: %s", dir, jd.message);
             continue;
