@@ -39,7 +39,9 @@ void kvg_cli_free_paths(char **paths, int n);
  * exit code. */
 int kvg_cli_check(const kvg_case *c, FILE *out);
 
-/* `kvgold compare` (argv after the command name) and its help text. */
+/* `kvgold compare CASE NPU_DIR` (argv after the command name; many cases,
+ * --cases, go to kvg_cli_compare_batch: kvgold.c dispatches) and its help
+ * text. */
 int kvg_cli_compare(int argc, char **argv);
 extern const char *const kvg_cli_compare_help;
 

@@ -989,8 +989,6 @@ int kvg_cli_compare(int argc, char **argv)
     kvg_status st;
     int rc;
 
-    if (kvg_cli_compare_is_batch(argc, argv))
-        return kvg_cli_compare_batch(argc, argv);
     if ((rc = parse_args(argc, argv, &o)) >= 0)
         return rc;
     if (!kvg_cli_load_with(o.case_dir, &c,
