@@ -86,6 +86,19 @@ static kvg_status store_value(const kvg_i_op_attr *attr, const kvg_value *v,
     return attr->set(a, attr, &typed, diag);
 }
 
+/* The table entry of attribute `name` (an older spelling included), or
+ * the refusal of a name the operator does not have. */
+static kvg_status attr_of(const kvg_op *op, const char *name,
+                          const kvg_i_op_attr **attr, kvg_diag *diag)
+{
+    *attr = kvg_i_op_attr_named(op, name);
+    if (*attr == NULL)
+        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                          "%s: %s has no attribute or option of this name",
+                          name, op->name);
+    return KVG_OK;
+}
+
 static kvg_status set_attr(const kvg_op_call *call, size_t i,
                            kvg_i_op_args *a, kvg_diag *diag)
 {
@@ -97,11 +110,7 @@ static kvg_status set_attr(const kvg_op_call *call, size_t i,
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, (int64_t)i,
                           "%s: attribute %lu of the call has no name",
                           call->op->name, (unsigned long)i);
-    attr = kvg_i_op_attr_named(call->op, v->name);
-    if (attr == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
-                          "%s: %s has no attribute or option of this name",
-                          v->name, call->op->name);
+    KVG_I_TRY(attr_of(call->op, v->name, &attr, diag));
     for (j = 0; j < i; j++) {
         const char *earlier = call->attrs[j].name;
         if (earlier == NULL ||
@@ -257,11 +266,7 @@ kvg_status kvg_op_check_value(const kvg_op *op, const kvg_value *v,
     if (op == NULL || v == NULL || v->name == NULL)
         return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
                           "the operator, the value or its name is NULL");
-    attr = kvg_i_op_attr_named(op, v->name);
-    if (attr == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
-                          "%s: %s has no attribute or option of this name",
-                          v->name, op->name);
+    KVG_I_TRY(attr_of(op, v->name, &attr, diag));
     memset(&scratch, 0, sizeof scratch);
     return store_value(attr, v, &scratch, diag);
 }
