@@ -474,12 +474,14 @@ static int parse_nonfinite(parser *ps, kvg_json **out)
         for (j = 0; j < n; j++)
             step(ps);
         *out = new_node(ps, KVG_JSON_NONFINITE, line, col);
-        if (*out != NULL && ((*out)->text = dup_bytes(words[i], n)) == NULL) {
+        if (*out == NULL)
+            return 1; /* new_node said so */
+        (*out)->text = dup_bytes(words[i], n);
+        (*out)->len = n;
+        if ((*out)->text == NULL) {
             free(*out);
             *out = NULL;
             fail_nomem(ps, line, col);
-        } else if (*out != NULL) {
-            (*out)->len = n;
         }
         return 1;
     }

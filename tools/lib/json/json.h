@@ -4,7 +4,8 @@
  * Tools layer only (it allocates); no dependencies beyond the C library.
  * Strict where lenient readers guess:
  *   - the RFC 8259 grammar exactly: no comments, no trailing commas, no
- *     NaN/Infinity (unless kvg_json_parse_with allows them), no leading zeros, no single quotes, no byte order mark;
+ *     NaN/Infinity (unless kvg_json_parse_with allows them), no leading
+ *     zeros, no single quotes, no byte order mark;
  *   - valid UTF-8 only (no overlong forms, no surrogates, nothing above
  *     U+10FFFF); escapes \" \\ \/ \b \f \n \r \t \uXXXX, surrogate pairs
  *     paired; a control character must be escaped, and \u0000 is refused
