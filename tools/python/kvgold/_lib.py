@@ -195,20 +195,20 @@ def _open(path, what):
 
 
 def _load():
-    path = library_path()
-    core = _open(path, "the C library")
+    path, case_path = library_path(), case_library_path()
+    _open(path, "the C library")  # first: the case library links it
     # the case library's symbols and, through its dependency on the core
     # already loaded, every C API function
-    lib = _open(case_library_path(), "the case library")
+    lib = _open(case_path, "the case library")
     for name, (restype, argtypes) in _SIGNATURES.items():
         try:
             fn = getattr(lib, name)
         except AttributeError:
-            raise ImportError("kvgold: %s lacks %s (an older or partial "
-                              "build?)" % (path, name)) from None
+            raise ImportError("kvgold: %s (with %s) lacks %s (an older or "
+                              "partial build?)" % (path, case_path, name)
+                              ) from None
         fn.restype = restype
         fn.argtypes = argtypes
-    lib.core = core
     return lib
 
 
