@@ -445,6 +445,8 @@ static void test_refusals_then_bit_exact(void **state)
 static void test_null_call(void **state)
 {
     kvg_op_call call;
+    kvg_op_prepared prepared;
+    kvg_value named = KVG_VALUE_I64("x", 1);
     kvg_diag diag;
     size_t bytes = 0;
     (void)state;
@@ -455,6 +457,17 @@ static void test_null_call(void **state)
     kvg_op_call_init(&call, kvg_op_at(0));
     call.tensor_count = 1; /* without an array */
     assert_int_equal(kvg_op_run(&call, &diag), KVG_ERR_PARAM_NULLPTR);
+    assert_int_equal(kvg_op_prepare(&call, &prepared, &diag),
+                     KVG_ERR_PARAM_NULLPTR);
+    assert_null(prepared.op);
+    assert_int_equal(kvg_op_check_value(NULL, &named, &diag),
+                     KVG_ERR_PARAM_NULLPTR);
+    assert_int_equal(kvg_op_check_value(kvg_op_at(0), NULL, &diag),
+                     KVG_ERR_PARAM_NULLPTR);
+    named.name = NULL;
+    assert_int_equal(kvg_op_check_value(kvg_op_at(0), &named, &diag),
+                     KVG_ERR_PARAM_NULLPTR);
+    assert_true(diag.message[0] != '\0');
 }
 
 int main(void)
