@@ -7,9 +7,13 @@ calls are tested in its folder (tests/python/ops/<op>/test_*_msprobe.py);
 here, what holds for every operator."""
 import os
 
+import pytest
+import torch
+
 import kvgold
 import kvgold.msprobe as kvm
-from msprobe_support import installed
+from conftest import VECTORS, example, expected_bits
+from msprobe_support import installed, torch_inputs
 
 
 def test_install_registers_every_api_under_its_npu_name():
@@ -25,6 +29,113 @@ def test_install_registers_every_api_under_its_npu_name():
     assert not_raise == {"type_as"} | set(reg)
     for name in reg:
         assert name in kvm.FUSION_OPERATOR_CONFIG
+
+
+def test_module_names_are_the_bench_functions():
+    """The module's API-named attributes (spelled out in msprobe.py) are
+    exactly BENCH_FUNCTIONS: an operator adding a torch_npu name fails
+    here until msprobe.py names it."""
+    named = {n for n in kvm.__all__ if n.startswith(("npu_", "_npu_"))}
+    assert named == set(kvm.BENCH_FUNCTIONS)
+    for n in named:
+        assert getattr(kvm, n) is kvm.BENCH_FUNCTIONS[n]
+    assert set(kvm.INPLACE_ARGS) <= set(kvm.BENCH_FUNCTIONS)
+
+
+def _rac():
+    c = kvgold.load_case(VECTORS + "/reshape_and_cache/nd_fp16")
+    t = torch_inputs(c)
+    return c, t, (t["key"], t["value"], t["key_cache"], t["value_cache"],
+                  t["slot_mapping"])
+
+
+def _spkc():
+    c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/norm_bf16")
+    t = torch_inputs(c)
+    return c, t, (t["key"], t["value"], t["key_cache"], t["value_cache"],
+                  t["slot_mapping"])
+
+
+def _qkv():
+    c = kvgold.load_case(example("qwen3_qkv_decode"))
+    t = torch_inputs(c)
+    a = c.attrs
+    kw = {k: t[k] for k in ("k_scale", "v_scale", "k_offset", "v_offset")
+          if k in t}
+    kw.update(epsilon=a["epsilon"], cache_mode=a["cache_mode"])
+    return c, t, (t["qkv"], t["q_gamma"], t["k_gamma"], t["cos"], t["sin"],
+                  t["index"], t["q_out"], t["k_cache"], t["v_cache"],
+                  a["qkv_size"], a["head_nums"]), kw
+
+
+# API -> (case, its tensors, args, kwargs, what torch_npu returns: count)
+def _inplace_calls():
+    c, t, args = _rac()
+    yield "_npu_reshape_and_cache", c, t, args, {}, 0
+    c, t, args = _spkc()
+    yield "npu_scatter_pa_kv_cache", c, t, args, {"cache_mode": "Norm"}, 0
+    c, t, args, kw = _qkv()
+    yield "npu_qkv_rms_norm_rope_cache", c, t, args, kw, 3
+
+
+@pytest.mark.parametrize("call", list(_inplace_calls()),
+                         ids=lambda c: c[0])
+def test_inplace_api_returns_everything_it_changed(call):
+    """An API updating tensors in place without returning them: msprobe
+    compares return values only, and torch_npu's None would be written
+    "pass" unseen. The bench returns a dict of what the API returns and
+    of the in-place tensors after the call, equal to the NumPy
+    generator's expected tensors; against the device's None or tuple
+    msprobe says "error" (its _compare_core: output types differ)."""
+    api, c, t, args, kwargs, n_ret = call
+    reg, _ = installed()
+    before = {n: t[n].clone() for n in kvm.INPLACE_ARGS[api]}
+    out = reg[api](*args, **kwargs)
+    assert isinstance(out, dict) and not isinstance(out, (tuple, list))
+    assert list(out) == ["output.%d" % i for i in range(n_ret)] + \
+        list(kvm.INPLACE_ARGS[api])
+    for n in kvm.INPLACE_ARGS[api]:
+        assert out[n] is t[n]
+        assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
+            expected_bits(c, n), (api, n)
+        assert not torch.equal(before[n], t[n]), (api, n)
+    # msprobe's golden / target output handler: the same tuple from the
+    # bench's dict and from the device's return value and arguments
+    gold = kvm.outputs_after_call(api, out, args, kwargs)
+    device = kvm.outputs_after_call(
+        api, None if n_ret == 0 else tuple(out["output.%d" % i]
+                                          for i in range(n_ret)),
+        args, kwargs)
+    assert isinstance(gold, tuple) and len(gold) == len(out)
+    assert all(g is d for g, d in zip(gold, device))
+
+
+def test_outputs_after_call_leaves_other_apis():
+    out = (torch.ones(2),)
+    assert kvm.outputs_after_call("npu_kv_rmsnorm_rope_cache", out, (),
+                                  {}) is out
+
+
+def test_a_none_nobody_compares_is_refused(monkeypatch):
+    """An API kvgold does not list in INPLACE_ARGS that returns None
+    (a new operator's in-place form): refused, so msprobe records the
+    call as not run (SKIP) instead of writing "pass" for a None."""
+    monkeypatch.delitem(kvm.INPLACE_ARGS, "_npu_reshape_and_cache")
+    reg, _ = installed()
+    _, _, args = _rac()
+    with pytest.raises(kvgold.Error) as e:
+        reg["_npu_reshape_and_cache"](*args)
+    assert "nothing to compare" in str(e.value)
+
+
+def test_postprocess_config_names_the_handler():
+    lines = kvm.POSTPROCESS_CONFIG.splitlines()
+    assert len(lines) == len(kvm.INPLACE_ARGS)
+    assert set(lines) == {'    %s: "%s:outputs_after_call"' % (
+        api, kvm.POSTPROCESS_HANDLER_FILE) for api in kvm.INPLACE_ARGS}
+    ns = {}
+    exec(kvm.POSTPROCESS_HANDLER, ns)
+    assert ns["outputs_after_call"] is kvm.outputs_after_call
 
 
 def test_fp32_arguments_are_tensor_arguments():

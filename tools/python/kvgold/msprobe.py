@@ -1,15 +1,26 @@
 """kvgold as msprobe's benchmark for the KV-cache operators (docs/msprobe.md).
 
-msprobe's accuracy checker re-runs each dumped NPU API on the CPU through a
-"bench function" found by the API's name in its registry
-(msprobe.pytorch.dump.function_factory.npu_custom_functions) and called
-with the API's own arguments, `fn(*args, **kwargs)`, on CPU tensors; the
-result must be on the CPU. The functions here are kvgold's torch_npu-named
-functions (kvgold/ops/<op>.py) under those names, unchanged: the caches are
-updated in place and the return value is torch_npu's.
+msprobe's accuracy checker re-runs each dumped NPU API twice, on the device
+and on the CPU through a "bench function" found by the API's name in its
+registry (msprobe.pytorch.dump.function_factory.npu_custom_functions),
+called with the API's own arguments, `fn(*args, **kwargs)`, and compares
+the two return values. The functions here are kvgold's torch_npu-named
+functions (kvgold/ops/<op>.py) under those names:
 
     import kvgold.msprobe
     kvgold.msprobe.install()   # before msprobe's acc_check runs
+
+An API that updates tensors in place without returning them (the caches of
+_npu_reshape_and_cache and npu_scatter_pa_kv_cache, which return None)
+gives msprobe nothing to compare: with torch_npu's None on both sides
+msprobe writes "pass" ("Bench output is None, skip this test"). So its
+bench function returns a dict instead, {"output.<i>": what the API
+returns, ..., <argument>: the tensor after the call, ...}: against the
+device's None or tuple msprobe says "error" (bench and npu output type is
+different), never "pass". msprobe compares the tensors only when its
+acc_check output handlers are configured (api_output_postprocess.yaml,
+POSTPROCESS_CONFIG) with outputs_after_call() on both sides, which turns
+either side's result into (returned..., in-place tensors after the call).
 
 install() also lists the names in msprobe's not_raise_dtype_set: msprobe
 otherwise hands a bench function its inputs widened (fp16 / bf16 to fp32,
@@ -21,6 +32,8 @@ through it.
 """
 import functools
 import inspect
+from typing import Any, Callable, Dict, Mapping, MutableMapping, \
+    MutableSet, Optional, Tuple
 
 from . import ops as _ops
 from ._errors import PARAM_INVALID, Error
@@ -30,6 +43,17 @@ from ._errors import PARAM_INVALID, Error
 API_OPS = {name: op for op, named in sorted(_ops.BY_OP.items())
            for name in named if name.startswith(("npu_", "_npu_"))}
 
+# The tensor arguments each API updates in place and does not return (the
+# Tensor(a!) arguments of its torch_npu schema that are not among its
+# results). An API missing here that returns None is refused (see _bench).
+INPLACE_ARGS = {
+    "_npu_reshape_and_cache": ("key_cache", "value_cache"),
+    "_npu_reshape_and_cache_siso": ("key_cache",),
+    "npu_scatter_pa_kv_cache": ("key_cache", "value_cache"),
+    "npu_kv_rmsnorm_rope_cache_v2": ("k_cache", "ckv_cache"),
+    "npu_qkv_rms_norm_rope_cache": ("q_out", "k_cache", "v_cache"),
+}
+
 # The tensor arguments each operator takes in float32 (its module's
 # FP32_ARGS; None: any). Any other float32 tensor, and any float64 one,
 # was widened by msprobe.
@@ -37,7 +61,7 @@ _FP32_ARGS = {op: getattr(m, "FP32_ARGS", None)
               for op, m in _ops.MODULES.items()}
 
 # kvgold's own options (not torch_npu arguments) set by install(options=).
-_options = {}
+_options: Dict[str, Any] = {}
 
 
 def _refuse_widened(api, bound):
@@ -60,6 +84,22 @@ def _refuse_widened(api, bound):
                 "checked through msprobe" % (api, name, text), tensor=name)
 
 
+def _as_tuple(result):
+    """An API's return value as a tuple of its results."""
+    if result is None:
+        return ()
+    if isinstance(result, (tuple, list)):
+        return tuple(result)
+    return (result,)
+
+
+def _inplace_tensors(api, bound):
+    """(argument name, tensor after the call) of the API's in-place
+    arguments that were given."""
+    return [(n, bound.arguments[n]) for n in INPLACE_ARGS.get(api, ())
+            if bound.arguments.get(n) is not None]
+
+
 def _bench(api):
     fn = _ops.FUNCTIONS[api]
     sig = inspect.signature(fn)
@@ -71,14 +111,55 @@ def _bench(api):
         for key, value in _options.items():
             if key in sig.parameters and key not in bound.arguments:
                 kwargs[key] = value
-        return fn(*args, **kwargs)
+        result = fn(*args, **kwargs)
+        if api not in INPLACE_ARGS:
+            if result is None:
+                # msprobe passes a None it compared with nothing
+                raise Error(PARAM_INVALID, "%s returned None and kvgold "
+                            "does not know which arguments it updated: "
+                            "nothing to compare" % api)
+            return result
+        out = {"output.%d" % i: r for i, r in enumerate(_as_tuple(result))}
+        out.update(_inplace_tensors(api, bound))
+        return out
     return bench
 
 
-BENCH_FUNCTIONS = {api: _bench(api) for api in API_OPS}
+BENCH_FUNCTIONS: Dict[str, Callable[..., Any]] = {
+    api: _bench(api) for api in API_OPS}
 """{msprobe API name: bench function}."""
 
-globals().update(BENCH_FUNCTIONS)
+# The bench functions as module attributes, under the API names (what a
+# module in msprobe's bench_functions/ folder exports); test_msprobe.py
+# checks that these are all of BENCH_FUNCTIONS.
+_npu_reshape_and_cache = BENCH_FUNCTIONS["_npu_reshape_and_cache"]
+_npu_reshape_and_cache_siso = BENCH_FUNCTIONS["_npu_reshape_and_cache_siso"]
+npu_kv_rmsnorm_rope_cache = BENCH_FUNCTIONS["npu_kv_rmsnorm_rope_cache"]
+npu_kv_rmsnorm_rope_cache_v2 = BENCH_FUNCTIONS["npu_kv_rmsnorm_rope_cache_v2"]
+npu_kv_rmsnorm_rope_cache_v2_functional = \
+    BENCH_FUNCTIONS["npu_kv_rmsnorm_rope_cache_v2_functional"]
+npu_qkv_rms_norm_rope_cache = BENCH_FUNCTIONS["npu_qkv_rms_norm_rope_cache"]
+npu_scatter_pa_kv_cache = BENCH_FUNCTIONS["npu_scatter_pa_kv_cache"]
+npu_scatter_pa_kv_cache_functional = \
+    BENCH_FUNCTIONS["npu_scatter_pa_kv_cache_functional"]
+
+
+def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
+                       kwargs: Mapping[str, Any]) -> Any:
+    """msprobe's acc_check output handler (signature of its
+    api_output_postprocess.yaml `acc_check_handlers`), for the golden and
+    the target side alike: (what the API returned..., its in-place
+    tensors after the call...), taken from the bench's dict or from the
+    device's return value and arguments. Other APIs' output unchanged."""
+    if api_name not in INPLACE_ARGS:
+        return output
+    if isinstance(output, dict):
+        return tuple(output.values())
+    sig = inspect.signature(_ops.FUNCTIONS[api_name])
+    bound = sig.bind(*args, **kwargs)
+    return _as_tuple(output) + tuple(
+        t for _, t in _inplace_tensors(api_name, bound))
+
 
 # What to add to msprobe's bench_functions/fusion_operator_config.yaml when
 # the functions are given to msprobe as a file in bench_functions/ rather
@@ -87,8 +168,24 @@ FUSION_OPERATOR_CONFIG = "".join(
     "  %s:\n    forward: %s\n    description: \"kvgold golden (%s)\"\n"
     % (api, api, op) for api, op in API_OPS.items())
 
+# msprobe loads an acc_check output handler only from a file in its own
+# msprobe/core/common/output_postprocess/ folder: this file, there, makes
+# outputs_after_call() one.
+POSTPROCESS_HANDLER_FILE = "kvgold_handlers.py"
+POSTPROCESS_HANDLER = ("from kvgold.msprobe import outputs_after_call  "
+                       "# noqa: F401\n")
 
-def install(registry=None, *, not_raise=None, options=None):
+# The entries to add to that folder's api_output_postprocess.yaml, under
+# acc_check_handlers: target: and golden: (each side's mapping).
+POSTPROCESS_CONFIG = "".join(
+    "    %s: \"%s:outputs_after_call\"\n" % (api, POSTPROCESS_HANDLER_FILE)
+    for api in INPLACE_ARGS)
+
+
+def install(registry: Optional[MutableMapping[str, Callable[..., Any]]]
+            = None, *, not_raise: Optional[MutableSet[str]] = None,
+            options: Optional[Mapping[str, Any]] = None
+            ) -> MutableMapping[str, Callable[..., Any]]:
     """Put the bench functions in msprobe's registry (default: its
     npu_custom_functions) and their names in `not_raise` (default: its
     acc_check_utils.not_raise_dtype_set). `options`: kvgold options for
@@ -110,4 +207,10 @@ def install(registry=None, *, not_raise=None, options=None):
 
 
 __all__ = ["API_OPS", "BENCH_FUNCTIONS", "FUSION_OPERATOR_CONFIG",
-           "install"] + sorted(BENCH_FUNCTIONS)
+           "INPLACE_ARGS", "POSTPROCESS_CONFIG", "POSTPROCESS_HANDLER",
+           "POSTPROCESS_HANDLER_FILE", "install", "outputs_after_call",
+           "_npu_reshape_and_cache", "_npu_reshape_and_cache_siso",
+           "npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
+           "npu_kv_rmsnorm_rope_cache_v2_functional",
+           "npu_qkv_rms_norm_rope_cache", "npu_scatter_pa_kv_cache",
+           "npu_scatter_pa_kv_cache_functional"]

@@ -22,10 +22,12 @@ def test_scatter_as_the_checker_calls_it():
     for case in ("norm_bf16", "norm_fp32"):
         c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/" + case)
         t = torch_inputs(c)
-        assert reg["npu_scatter_pa_kv_cache"](
+        out = reg["npu_scatter_pa_kv_cache"](
             t["key"], t["value"], t["key_cache"], t["value_cache"],
-            t["slot_mapping"], cache_mode=c.attrs.get("cache_mode", "Norm")) \
-            is None
+            t["slot_mapping"], cache_mode=c.attrs.get("cache_mode", "Norm"))
+        # the updated caches by name, not torch_npu's None (msprobe.md)
+        assert list(out) == ["key_cache", "value_cache"]
+        assert out["key_cache"] is t["key_cache"]
         for n in ("key_cache", "value_cache"):
             assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
                 expected_bits(c, n), (case, n)
