@@ -20,6 +20,7 @@
 #include "kvgold/npy.h"
 #include "kvgold/compare.h"
 #include "kvgold/op.h"
+#include "kvgold/abi.h"
 #include "kvgold/kv_rms_norm_rope_cache.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "kvgold/reshape_and_cache_omni.h"

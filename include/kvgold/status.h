@@ -17,6 +17,7 @@
 
 #include "kvgold/api.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -65,6 +66,14 @@ typedef struct kvg_diag {
 
 /* The enum name of a status ("KVG_ERR_PARAM_INVALID"); never NULL. */
 KVG_API const char *kvg_status_name(kvg_status status);
+
+/* ---- enumerating the codes (for bindings, kvgold/abi.h) ----------------
+ * Every kvg_status value in a fixed order, KVG_OK first, so that a binding
+ * that cannot read this header learns the codes and their names
+ * (kvg_status_name) from the library it loads instead of copying them.
+ * kvg_status_at returns KVG_OK when i >= kvg_status_count(). */
+KVG_API size_t kvg_status_count(void);
+KVG_API kvg_status kvg_status_at(size_t i);
 
 /* Reset a diag to "no error" (status KVG_OK, empty strings, -1 fields). */
 KVG_API void kvg_diag_clear(kvg_diag *diag);

@@ -24,6 +24,22 @@ const char *kvg_status_name(kvg_status status)
     return "KVG_ERR_UNKNOWN";
 }
 
+/* Every code once, in the enum's order (kvg_status_at). */
+static const kvg_status all_statuses[] = {
+    KVG_OK, KVG_ERR_PARAM_NULLPTR, KVG_ERR_PARAM_INVALID, KVG_ERR_WORKSPACE,
+    KVG_ERR_IO, KVG_ERR_FILE_FORMAT, KVG_ERR_NOMEM, KVG_ERR_MISMATCH,
+};
+
+size_t kvg_status_count(void)
+{
+    return sizeof all_statuses / sizeof all_statuses[0];
+}
+
+kvg_status kvg_status_at(size_t i)
+{
+    return i < kvg_status_count() ? all_statuses[i] : KVG_OK;
+}
+
 void kvg_diag_clear(kvg_diag *diag)
 {
     if (diag == NULL)

@@ -3,9 +3,10 @@ run the kvgold command (the C program installed beside the package, as
 kvgold/bin/kvgold) with these arguments; docs/usage.md describes it."""
 import os
 import sys
+from typing import Optional, Sequence
 
 
-def command():
+def command() -> Optional[str]:
     """The path of the kvgold command this package runs: KVGOLD_CLI when
     set, else the one installed with the package; None when neither is."""
     env = os.environ.get("KVGOLD_CLI")
@@ -16,7 +17,7 @@ def command():
     return here if os.access(here, os.X_OK) else None
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     cli = command()
     if cli is None:

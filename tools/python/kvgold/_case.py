@@ -11,11 +11,16 @@ case format's storage, .dtype its tag.
 import ctypes
 import json
 import os
+from typing import Any, Dict, Mapping, Optional, Union
 
 from . import _dtypes
 from . import _lib
 from . import _tensor
 from ._errors import Error, PARAM_INVALID
+from ._types import DTypes, TensorLike, Values
+
+PathLike = Union[str, "os.PathLike[str]"]
+"""A directory path (bytes paths work too, unannotated)."""
 
 _L = _lib.lib
 
@@ -27,7 +32,20 @@ class Case:
 
     kvgold.run(c.op, c.inputs, c.attrs, c.options) reproduces it."""
 
-    def __init__(self, path, doc, inputs, expected):
+    dir: str
+    op: str
+    attrs: Dict[str, Any]
+    options: Dict[str, Any]
+    comment: str
+    flags: Any
+    expect_error: Optional[Dict[str, Any]]
+    inputs: Dict[str, _tensor.Tensor]
+    expected: Dict[str, _tensor.Tensor]
+    dtypes: Dict[str, str]
+
+    def __init__(self, path: str, doc: Mapping[str, Any],
+                 inputs: Dict[str, _tensor.Tensor],
+                 expected: Dict[str, _tensor.Tensor]) -> None:
         self.dir = path
         self.op = doc["op"]
         self.attrs = dict(doc.get("attrs") or {})
@@ -40,11 +58,11 @@ class Case:
         self.dtypes = {n: t.dtype for n, t in inputs.items()}
         self.dtypes.update({n: t.dtype for n, t in expected.items()})
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "kvgold.Case(%r, op=%r)" % (self.dir, self.op)
 
 
-def _c_path(directory):
+def _c_path(directory: PathLike) -> bytes:
     """A directory path as the C library takes it: bytes, NUL-free (C would
     see only what is before a NUL, which is another directory)."""
     raw = os.fsencode(os.fspath(directory))
@@ -54,7 +72,8 @@ def _c_path(directory):
     return raw
 
 
-def _tensors(handle, expected):
+def _tensors(handle: ctypes.c_void_p, expected: int
+             ) -> Dict[str, _tensor.Tensor]:
     """The loaded tensors of "inputs" (expected 0) or "expected" (1), each
     copied once out of the C buffers into a kvgold.Tensor."""
     out = {}
@@ -70,7 +89,7 @@ def _tensors(handle, expected):
     return out
 
 
-def load_case(directory):
+def load_case(directory: PathLike) -> Case:
     """Load directory/case.json and every tensor it names, exactly as
     `kvgold check` reads them (the same C code): what the command refuses
     as an invalid case raises kvgold.Error here, with its message."""
@@ -87,7 +106,8 @@ def load_case(directory):
         _L.kvg_py_case_free(handle)
 
 
-def write_files(directory, views, text=None):
+def write_files(directory: PathLike, views: Mapping[str, _tensor.View],
+                text: Optional[str] = None) -> None:
     """Write views (file name -> View) and, unless text is None, case.json
     holding `text`, all or nothing through the command's writer: every
     target checked first, temporary files synced and renamed into place,
@@ -111,7 +131,8 @@ def write_files(directory, views, text=None):
         raise Error.from_diag(st, diag)
 
 
-def _tags_of(expected, dtypes, input_views):
+def _tags_of(expected: Any, dtypes: Mapping[str, str],
+             input_views: Mapping[str, _tensor.View]) -> Dict[str, str]:
     tags = dict(getattr(expected, "dtypes", None) or {})
     for n, v in input_views.items():
         tags.setdefault(n, v.tag)
@@ -119,8 +140,11 @@ def _tags_of(expected, dtypes, input_views):
     return tags
 
 
-def save_case(directory, op, inputs, attrs=None, options=None,
-              expected=None, *, dtypes=None, comment=None):
+def save_case(directory: PathLike, op: str,
+              inputs: Mapping[str, Optional[TensorLike]],
+              attrs: Values = None, options: Values = None,
+              expected: Optional[Mapping[str, Optional[TensorLike]]] = None,
+              *, dtypes: DTypes = None, comment: Optional[str] = None) -> str:
     """Write a case directory the CLI reads: case.json, <name>.npy per
     input, expected_<name>.npy per expected output (e.g. kvgold.run's
     result, or the NPU's outputs for `kvgold compare`). Every tensor and
@@ -134,7 +158,7 @@ def save_case(directory, op, inputs, attrs=None, options=None,
     tags = _tags_of(expected, dtypes, views)
     exp_views = {n: _tensor.view(n, t, tags.get(n))
                  for n, t in (expected or {}).items() if t is not None}
-    doc = {"op": op}
+    doc: Dict[str, Any] = {"op": op}
     if comment:
         doc["comment"] = comment
     for key, d in (("attrs", attrs), ("options", options)):

@@ -11,16 +11,20 @@ result is read from the library's own JSON report.
 """
 import ctypes
 import json
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import _lib
 from . import _run
 from . import _tensor
 from ._dtypes import size_of
 from ._errors import Error, PARAM_INVALID
+from ._types import DTypes, TensorLike, Values
 
 _L = _lib.lib
-_CRITERIA = {"auto": 0, "bitwise": 1, "int_abs1": 2, "float_re": 3,
-             "code_dist": 4}
+# the criteria's names (as compare's report writes them) -> the library's
+# kvg_compare_criterion values
+_CRITERIA = {n: _lib.constant("KVG_CRIT_" + n.upper()) for n in (
+    "auto", "bitwise", "int_abs1", "float_re", "code_dist")}
 _INVERT = bytes(255 - i for i in range(256))
 
 
@@ -36,14 +40,25 @@ class TensorResult:
     _HEAD = ("name", "dtype", "role", "criterion", "standard", "verdict",
              "reason", "layout", "worst", "untouched_changed_first")
 
-    def __init__(self, doc):
+    name: str
+    dtype: str
+    role: str
+    criterion: str
+    standard: str
+    verdict: str
+    reason: str
+    layout: Optional[Dict[str, Any]]
+    worst: List[Dict[str, Any]]
+    untouched_changed_first: List[Dict[str, Any]]
+
+    def __init__(self, doc: Dict[str, Any]) -> None:
         self.json = doc
         for k in self._HEAD:
             setattr(self, k, doc.get(k))
         self.passed = self.verdict == "PASS"
         self.metrics = {k: v for k, v in doc.items() if k not in self._HEAD}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<TensorResult %s %s %s>" % (self.name, self.verdict,
                                             self.criterion)
 
@@ -58,7 +73,8 @@ class CompareResult:
     .tensors: name -> TensorResult; .report(): the CLI's text;
     .to_json(): the CLI's JSON plus "op", "skipped", "notes"."""
 
-    def __init__(self, op, doc, text, skipped, notes):
+    def __init__(self, op: Optional[str], doc: Dict[str, Any], text: str,
+                 skipped: List[str], notes: List[str]) -> None:
         self.op = op
         self.doc = doc
         self.text = text
@@ -78,10 +94,10 @@ class CompareResult:
                         not self.tensors else "PASS")
         self.passed = self.verdict == "PASS"
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.passed
 
-    def report(self):
+    def report(self) -> str:
         lines = ["kvgold compare: %s" % (self.op or "(no operator given)")]
         lines += ["note: %s" % n for n in self.notes]
         text = self.text if self.text.endswith("\n") or not self.text \
@@ -94,17 +110,17 @@ class CompareResult:
                 ", ".join(self.not_judged + self.skipped) or "nothing")
         return out
 
-    def to_json(self):
+    def to_json(self) -> str:
         doc = dict(self.doc)
         doc.update(op=self.op, verdict=self.verdict, skipped=self.skipped,
                    notes=self.notes)
         return json.dumps(doc, indent=1)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<CompareResult %s %s>" % (self.op, self.verdict)
 
 
-def _render(fn, buf, count):
+def _render(fn: Callable[..., int], buf: int, count: int) -> str:
     n, diag = ctypes.c_size_t(), _lib.Diag()
     st = fn(buf, count, None, 0, ctypes.byref(n), ctypes.byref(diag))
     if st == _lib.OK:
@@ -116,18 +132,21 @@ def _render(fn, buf, count):
     return out.value.decode("utf-8", "replace")
 
 
-def _inverted(v):
-    raw = ctypes.string_at(v.c.data, v.c.nbytes) if v.c.nbytes else b""
+def _inverted(v: _tensor.View) -> _tensor.Tensor:
+    raw = ctypes.string_at(v.address, v.nbytes) if v.nbytes else b""
     return _tensor.Tensor(bytearray(raw.translate(_INVERT)), v.tag, v.shape)
 
 
 class _Context:
     """What the golden call was: its operator, input views and values."""
 
-    def __init__(self, golden, op, inputs, attrs, options, dtypes):
+    def __init__(self, golden: Mapping[str, Any], op: Optional[str],
+                 inputs: Optional[Mapping[str, Any]], attrs: Values,
+                 options: Values, dtypes: DTypes) -> None:
         self.golden = golden
-        self.op = op or getattr(golden, "op", None)
-        self.inputs = inputs if inputs is not None else \
+        self.op: Optional[str] = op or getattr(golden, "op", None)
+        self.inputs: Optional[Mapping[str, Any]] = \
+            inputs if inputs is not None else \
             getattr(golden, "inputs", None)
         self.attrs = attrs if attrs is not None else \
             getattr(golden, "attrs", None)
@@ -135,8 +154,8 @@ class _Context:
             getattr(golden, "options", None)
         self.dtypes = dict(getattr(golden, "dtypes", None) or {})
         self.dtypes.update(dtypes or {})
-        self.call = None
-        self.spec = None
+        self.call: Optional[_run.Call] = None
+        self.spec: Optional[_run.OpSpec] = None
         if self.op is not None and self.inputs is not None:
             self.spec = _run.op_spec(self.op)
             views = {n: _tensor.view(n, t, self.dtypes.get(n))
@@ -145,7 +164,8 @@ class _Context:
                       for k, v in (d or {}).items() if v is not None]
             self.call = _run.Call(self.spec, views, values)
 
-    def describe(self, name, view):
+    def describe(self, name: str, view: _tensor.View
+                 ) -> Tuple[int, Optional[_lib.CacheLayout]]:
         role, has = ctypes.c_int(0), ctypes.c_int(0)
         layout = _lib.CacheLayout()
         if self.call is not None:
@@ -155,10 +175,12 @@ class _Context:
                 ctypes.byref(layout), ctypes.byref(self.call.diag)))
         return role.value, (layout if has.value else None)
 
-    def masks(self, golden_views, notes):
+    def masks(self, golden_views: Mapping[str, _tensor.View],
+              notes: List[str]) -> Dict[str, Tuple[Any, int, _tensor.View]]:
         """name -> (written mask, initial view) for every in-place cache."""
-        if self.call is None:
-            return {}
+        spec, op, inputs = self.spec, self.op, self.inputs
+        if self.call is None or spec is None or op is None or inputs is None:
+            return {}  # (a call is made only with all three)
         if getattr(self.golden, "inplace", False) and self.inputs is \
                 getattr(self.golden, "inputs", None):
             notes.append("the golden ran in place, so its inputs hold the "
@@ -167,15 +189,15 @@ class _Context:
                          "against the golden")
             return {}
         caches = [n for n in golden_views
-                  if self.spec.kind.get(n) == _lib.CACHE
+                  if spec.kind.get(n) == _lib.CACHE
                   and n in self.call.views]
         if not caches:
             return {}
-        alt = dict(self.inputs)
+        alt = dict(inputs)
         for n in caches:
             alt[n] = _inverted(self.call.views[n])
         try:
-            other = _run.run(self.op, alt, self.attrs, self.options,
+            other = _run.run(op, alt, self.attrs, self.options,
                              dtypes=self.dtypes)
         except Error as e:
             notes.append("the written-slot mask could not be derived (%s); "
@@ -201,7 +223,7 @@ class _Context:
         return out
 
 
-def _named_enum(parse, kind, name):
+def _named_enum(parse: Callable[..., int], kind: str, name: str) -> int:
     """The library's value of a standard / level name, or kvgold.Error."""
     value = ctypes.c_int(0)
     if not parse(name.encode(), ctypes.byref(value)):
@@ -210,9 +232,17 @@ def _named_enum(parse, kind, name):
     return value.value
 
 
-def compare(golden, npu, *, op=None, inputs=None, attrs=None, options=None,
-            dtypes=None, criteria=None, thresholds=None, standard=None,
-            level=None, third_party=None):
+def compare(golden: Mapping[str, TensorLike],
+            npu: Mapping[str, Optional[TensorLike]], *,
+            op: Optional[str] = None,
+            inputs: Optional[Mapping[str, Optional[TensorLike]]] = None,
+            attrs: Values = None, options: Values = None,
+            dtypes: DTypes = None,
+            criteria: Optional[Mapping[str, str]] = None,
+            thresholds: Optional[Mapping[str, float]] = None,
+            standard: Optional[str] = None, level: Optional[str] = None,
+            third_party: Optional[Mapping[str, Optional[TensorLike]]] = None
+            ) -> CompareResult:
     """Judge `npu` (output name -> the NPU's tensor) against `golden`
     (kvgold.run's result, or a dict of golden tensors; then pass op,
     inputs, attrs so that roles, cache coordinates and written slots are
@@ -235,7 +265,7 @@ def compare(golden, npu, *, op=None, inputs=None, attrs=None, options=None,
               for n, t in golden.items()}
     judged = [n for n in golden if npu.get(n) is not None]
     skipped = [n for n in golden if npu.get(n) is None]
-    notes = []
+    notes: List[str] = []
     masks = ctx.masks({n: gviews[n] for n in judged}, notes)
     size = _L.kvg_compare_result_size()
     results = ctypes.create_string_buffer(size * max(len(judged), 1))

@@ -4,28 +4,46 @@ bf16 is stored as its uint16 bits, fp8 / hif8 as uint8 codes: NumPy has no
 such types, so a NumPy array of a case tensor is its storage, and a tag says
 what the bits mean.
 """
+from typing import Dict, Tuple
+
+from . import _lib
+
+# tag -> (NumPy typestr, memoryview format) of its storage: what Python
+# alone knows. The kvg_dtype value and the bytes per element are the
+# library's (kvg_dtype_from_name, kvg_dtype_size).
+_STORAGE: Dict[str, Tuple[str, str]] = {
+    "fp16": ("<f2", "e"),
+    "bf16": ("<u2", "H"),
+    "fp32": ("<f4", "f"),
+    "int8": ("|i1", "b"),
+    "int32": ("<i4", "i"),
+    "int64": ("<i8", "q"),
+    "fp8_e4m3fn": ("|u1", "B"),
+    "fp8_e5m2": ("|u1", "B"),
+    "hif8": ("|u1", "B"),
+    # copy-only types (kvgold/dtype.h): moved bit for bit, never computed
+    "uint8": ("|u1", "B"),
+    "int16": ("<i2", "h"),
+    "uint16": ("<u2", "H"),
+    "uint32": ("<u4", "I"),
+    # packed: one element is one byte holding two fp4 codes
+    "fp4_e2m1": ("|u1", "B"),
+    "fp4_e1m2": ("|u1", "B"),
+}
+
+
+def _code(tag: str) -> int:
+    code = int(_lib.lib.kvg_dtype_from_name(tag.encode()))
+    if code == 0:  # KVG_DTYPE_INVALID
+        raise ImportError("kvgold: %s has no dtype %s" % (_lib.PATH, tag))
+    return code
+
 
 # tag -> (kvg_dtype value, bytes per element, NumPy typestr of the storage,
 #         memoryview format of the storage)
-TAGS = {
-    "fp16": (1, 2, "<f2", "e"),
-    "bf16": (2, 2, "<u2", "H"),
-    "fp32": (3, 4, "<f4", "f"),
-    "int8": (4, 1, "|i1", "b"),
-    "int32": (5, 4, "<i4", "i"),
-    "int64": (6, 8, "<i8", "q"),
-    "fp8_e4m3fn": (7, 1, "|u1", "B"),
-    "fp8_e5m2": (8, 1, "|u1", "B"),
-    "hif8": (9, 1, "|u1", "B"),
-    # copy-only types (kvgold/dtype.h): moved bit for bit, never computed
-    "uint8": (10, 1, "|u1", "B"),
-    "int16": (11, 2, "<i2", "h"),
-    "uint16": (12, 2, "<u2", "H"),
-    "uint32": (13, 4, "<u4", "I"),
-    # packed: one element is one byte holding two fp4 codes
-    "fp4_e2m1": (14, 1, "|u1", "B"),
-    "fp4_e1m2": (15, 1, "|u1", "B"),
-}
+TAGS: Dict[str, Tuple[int, int, str, str]] = {
+    tag: (_code(tag), int(_lib.lib.kvg_dtype_size(_code(tag))), ts, fmt)
+    for tag, (ts, fmt) in _STORAGE.items()}
 BY_CODE = {v[0]: k for k, v in TAGS.items()}
 
 # Storage that names its tag by itself; uint8 does not (three 8-bit float
@@ -56,9 +74,9 @@ TORCH_OF_TAG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
                 "fp4_e2m1": "uint8", "fp4_e1m2": "uint8"}
 
 
-def size_of(tag):
+def size_of(tag: str) -> int:
     return TAGS[tag][1]
 
 
-def code_of(tag):
+def code_of(tag: str) -> int:
     return TAGS[tag][0]

@@ -44,6 +44,7 @@ import ctypes
 import struct
 import sys
 import threading
+from typing import Any, Dict, List
 
 from . import _dtypes
 from . import _lib
@@ -58,7 +59,7 @@ _NAMED = struct.Struct(_lib.NAMED_FORMAT)
 # pointer-sized words, tensor i's data is word i * _STRIDE. _WORD: the
 # array typecode of a pointer-sized unsigned integer (None: no plans).
 _P = struct.calcsize("P")
-_WORD = next((c for c in "QLI" if array.array(c).itemsize == _P), None) \
+_WORD: Any = next((c for c in "QLI" if array.array(c).itemsize == _P), None) \
     if _TENSOR.size % _P == 0 else None
 _STRIDE = _TENSOR.size // _P
 _ZEROS = (0,) * _lib.MAX_RANK
@@ -67,7 +68,7 @@ NUMPY, TORCH, KVGOLD = 1, 2, 3
 _KINDS = {_tensor.Tensor: KVGOLD}  # exact type -> kind; NumPy's and
                                    # torch's are added when first seen
 _lock = threading.Lock()
-_plans = {}
+_plans: Dict[Any, "Plan"] = {}
 _SCRATCH = threading.local()
 _run_c = _lib.lib.kvg_op_run
 _char_at = ctypes.c_char.from_buffer  # a writable buffer's first byte
@@ -147,7 +148,9 @@ def probe(op, inputs, attrs, options, inplace, dtypes):
     if type(inputs) is not dict or _WORD is None:
         return None
     kinds = _KINDS
-    parts, objs, addrs = [], [], []
+    parts: List[Any] = []
+    objs: List[Any] = []
+    addrs: List[int] = []
     try:
         for obj in inputs.values():
             if obj is None:

@@ -3,12 +3,18 @@
 import ctypes
 import numbers
 import struct
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _dtypes
 from . import _lib
 from . import _plan
 from . import _tensor
 from ._errors import Error, PARAM_INVALID
+from ._types import DTypes, TensorLike, Values
+
+AttrInfo = Tuple[int, bool, bool, Optional[str]]
+"""(kvg_value_type, is an option, required, default as case.json writes
+it) of an attribute."""
 
 _lib_ = _lib.lib
 
@@ -16,19 +22,19 @@ _lib_ = _lib.lib
 class OpSpec:
     """An operator's tensor and attribute tables, read once from C."""
 
-    def __init__(self, name, handle):
+    def __init__(self, name: str, handle: int) -> None:
         self.name = name
         self.handle = handle
-        self.kind = {}
-        self.presence = {}
-        self.order = []
+        self.kind: Dict[str, int] = {}
+        self.presence: Dict[str, int] = {}
+        self.order: List[str] = []
         for i in range(_lib_.kvg_op_tensor_count(handle)):
             info = _lib_.kvg_op_tensor_at(handle, i).contents
             n = info.name.decode()
             self.kind[n] = info.kind
             self.presence[n] = info.presence
             self.order.append(n)
-        self.attrs = {}
+        self.attrs: Dict[str, AttrInfo] = {}
         for i in range(_lib_.kvg_op_attr_count(handle)):
             info = _lib_.kvg_op_attr_at(handle, i).contents
             self.attrs[info.name.decode()] = (
@@ -42,14 +48,14 @@ class OpSpec:
                                zip(self.order, self._name_buffers)}
 
 
-_SPECS = {}
+_SPECS: Dict[str, OpSpec] = {}
 _TENSOR = struct.Struct(_lib.TENSOR_FORMAT)
 _NAMED = struct.Struct(_lib.NAMED_FORMAT)
 _ZEROS = (0,) * _lib.MAX_RANK
 _CODES = {tag: v[0] for tag, v in _dtypes.TAGS.items()}
 
 
-def op_spec(op):
+def op_spec(op: str) -> OpSpec:
     spec = _SPECS.get(op)
     if spec is None:
         handle = _lib_.kvg_op_find(op.encode()) if isinstance(op, str) \
@@ -63,13 +69,13 @@ def op_spec(op):
     return spec
 
 
-def operators():
+def operators() -> List[str]:
     """The case.json names of every operator the library has."""
     return [_lib_.kvg_op_name(_lib_.kvg_op_at(i)).decode()
             for i in range(_lib_.kvg_op_count())]
 
 
-def _value(spec, name, v, keep):
+def _value(spec: OpSpec, name: str, v: Any, keep: List[Any]) -> _lib.Value:
     """A kvg_value of Python value v, typed as the operator declares the
     name (an undeclared name keeps v's own type: the C library refuses it
     with its message)."""
@@ -102,10 +108,11 @@ def _value(spec, name, v, keep):
     return c
 
 
-_VALUES = {}
+_VALUES: Dict[Any, Tuple[Any, List[Any]]] = {}
 
 
-def _values(spec, values):
+def _values(spec: OpSpec, values: Sequence[Tuple[str, Any]]
+            ) -> Tuple[Any, List[Any]]:
     """The kvg_value array of (name, value) pairs and what keeps it alive.
     The C library only reads it, so arrays are cached by content: a test
     loop calls with the same attributes over and over."""
@@ -120,7 +127,7 @@ def _values(spec, values):
         key, hit = None, None
     if hit is not None:
         return hit
-    keep = []
+    keep: List[Any] = []
     arr = (_lib.Value * max(len(values), 1))()
     for i, (name, v) in enumerate(values):
         arr[i] = _value(spec, name, v, keep)
@@ -134,24 +141,27 @@ def _values(spec, values):
 class Call:
     """A kvg_op_call being assembled; keeps every buffer alive."""
 
-    def __init__(self, spec, views, values):
+    def __init__(self, spec: OpSpec, views: Dict[str, _tensor.View],
+                 values: Sequence[Tuple[str, Any]]) -> None:
         self.spec = spec
         self.views = views            # name -> View
-        self.keep = []
+        self.keep: List[Any] = []
+        self.flavor = _tensor.KVGOLD
+        self.workspace_size = 0
         self.call = _lib.OpCall()
         self.call.op = spec.handle
         self.diag = _lib.Diag()
         self.set_values(values)
         self.set_tensors()
 
-    def set_values(self, values):
+    def set_values(self, values: Sequence[Tuple[str, Any]]) -> None:
         arr, keep = _values(self.spec, values)
         self.keep.append(keep)
         self.values = arr
         self.call.attrs = arr
         self.call.attr_count = len(values)
 
-    def set_tensors(self):
+    def set_tensors(self) -> None:
         """The kvg_tensor views and the kvg_named_tensor table, packed in
         one buffer: n tensors, then n (name, tensor) pairs."""
         n = len(self.views)
@@ -175,11 +185,11 @@ class Call:
         self.call.tensors = base + n * tsize
         self.call.tensor_count = n
 
-    def check(self, status):
+    def check(self, status: int) -> None:
         if status != _lib.OK:
             raise Error.from_diag(status, self.diag)
 
-    def output_shape(self, name):
+    def output_shape(self, name: str) -> Optional[Tuple[str, Tuple[int, ...]]]:
         """(dtype tag, shape) of output `name`, None when the attributes
         switch it off, or the C library's refusal."""
         produced, dtype, rank = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
@@ -193,7 +203,7 @@ class Call:
         from ._dtypes import BY_CODE
         return BY_CODE[dtype.value], tuple(shape[:rank.value])
 
-    def run(self):
+    def run(self) -> None:
         size = ctypes.c_size_t()
         self.check(_lib_.kvg_op_workspace_size(
             ctypes.byref(self.call), ctypes.byref(size),
@@ -209,18 +219,21 @@ class Call:
             self.call.workspace_size = 0
 
 
-class Outputs(dict):
+class Outputs(dict):  # name -> tensor
     """kvgold.run's result: output name -> tensor (in-place caches
     included), with the call that made it (.op, .inputs, .attrs, .options,
     .dtypes) so kvgold.compare can judge NPU outputs against it."""
 
-    op = None
-    inputs = attrs = options = dtypes = None
+    op: Optional[str] = None
+    inputs: Optional[Mapping[str, Any]] = None
+    attrs: Optional[Dict[str, Any]] = None
+    options: Optional[Dict[str, Any]] = None
+    dtypes: Optional[Dict[str, str]] = None
     inplace = False  # then .inputs' caches hold the results, not the
                      # initial contents
 
 
-def _flavor(views):
+def _flavor(views: Mapping[str, _tensor.View]) -> str:
     flavors = {v.flavor for v in views.values()}
     for f in (_tensor.TORCH, _tensor.NUMPY):
         if f in flavors:
@@ -228,8 +241,10 @@ def _flavor(views):
     return _tensor.KVGOLD
 
 
-def prepare(op, inputs, attrs=None, options=None, inplace=False,
-            dtypes=None):
+def prepare(op: str, inputs: Mapping[str, Optional[TensorLike]],
+            attrs: Values = None, options: Values = None,
+            inplace: bool = False, dtypes: DTypes = None
+            ) -> Tuple[Call, Dict[str, Any]]:
     """Views of the inputs, copies of the caches (unless inplace), fresh
     outputs: a Call ready to run, and the objects it will write."""
     spec = op_spec(op)
@@ -274,7 +289,9 @@ def prepare(op, inputs, attrs=None, options=None, inplace=False,
     return call, written
 
 
-def run(op, inputs, attrs=None, options=None, *, inplace=False, dtypes=None):
+def run(op: str, inputs: Mapping[str, Optional[TensorLike]],
+        attrs: Values = None, options: Values = None, *,
+        inplace: bool = False, dtypes: DTypes = None) -> Outputs:
     """Run operator `op` (its case.json name) on `inputs` (tensor name ->
     tensor, names as in case.json) and return its outputs by name.
 
@@ -320,14 +337,16 @@ def run(op, inputs, attrs=None, options=None, *, inplace=False, dtypes=None):
     return _outputs(call, written, op, inplace, inputs, attrs, options)
 
 
-def _given(parts, objs):
+def _given(parts: Sequence[Any], objs: Sequence[Any]) -> List[Any]:
     """The probed tensors in the order of the key's names, None where the
     key says None."""
     it = iter(objs)
     return [None if p is None else next(it) for p in parts]
 
 
-def _outputs(call, written, op, inplace, inputs, attrs, options):
+def _outputs(call: Call, written: Mapping[str, Any], op: str, inplace: bool,
+             inputs: Mapping[str, Any], attrs: Values,
+             options: Values) -> Outputs:
     out = Outputs()
     for name in call.spec.order:
         if name in written:
@@ -336,7 +355,9 @@ def _outputs(call, written, op, inplace, inputs, attrs, options):
                       {n: v.tag for n, v in call.views.items()})
 
 
-def _described(out, op, inplace, inputs, attrs, options, dtypes):
+def _described(out: Outputs, op: str, inplace: bool,
+               inputs: Mapping[str, Any], attrs: Values, options: Values,
+               dtypes: Dict[str, str]) -> Outputs:
     out.op = op
     out.inplace = inplace
     out.inputs = inputs

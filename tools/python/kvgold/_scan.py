@@ -21,6 +21,7 @@ whatever depended on it ends NOT JUDGED - a device output is never
 replaced by ops-test-kit's golden because its file was left out - and the
 reason is rewritten to name the dump's entry and what is wrong with it.
 """
+import functools
 import json
 import os
 import re
@@ -28,12 +29,12 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
-from ._errors import Error
+from ._errors import Error, FILE_FORMAT as _FORMAT, IO as _IO
 
 __all__ = ["scan"]
 
-_IO, _FORMAT = 170002, 170003  # KVG_ERR_IO, KVG_ERR_FILE_FORMAT
 
 # the command's words for a link below PATH (read_common.c
 # kvg_scan_odd_entry), so both sides say the same
@@ -41,7 +42,7 @@ _LINK = ("%s: is a symbolic link; kvgold does not follow links inside a "
          "dump (scan its target, or copy it in)")
 
 
-def _cli(cli):
+def _cli(cli: Optional[str]) -> str:
     """cli=, else KVGOLD_CLI, else the command `pip install .` put beside
     the package, else `kvgold` on PATH."""
     from .__main__ import command
@@ -52,7 +53,7 @@ def _cli(cli):
     return path
 
 
-def _torch_load(src):
+def _torch_load(src: str) -> Any:
     """torch.load of a dump's .pt, or kvgold.Error naming the file and
     what it is instead: torch's own errors name no file, and advise
     weights_only=False, which would run code from the dump. Opened
@@ -77,7 +78,7 @@ def _torch_load(src):
                 from None
 
 
-def _not_pt(head, e):
+def _not_pt(head: bytes, e: BaseException) -> str:
     """What a .pt torch.load refused is, from its first bytes."""
     why = (str(e).splitlines() or [""])[0].split(
         "WeightsUnpickler error: ")[-1]
@@ -94,7 +95,7 @@ def _not_pt(head, e):
     return "not a file torch.save writes (it starts with %r)" % head
 
 
-def _pt_to_npy(src, dst):
+def _pt_to_npy(src: str, dst: str) -> None:
     import numpy as np
     import torch
     t = _torch_load(src)
@@ -124,7 +125,7 @@ _TTK_ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1,
                  "float8_e5m2": 1, "hifloat8": 1}
 
 
-def _ttk_pt_case(names):
+def _ttk_pt_case(names: Sequence[str]) -> bool:
     """1 if a case directory's inputs are .pt: ops-test-kit takes one
     whole format per case, bin before npy before pt."""
     exts = {m.group(5) for m in map(_TTK_NAME.match, names)
@@ -132,7 +133,7 @@ def _ttk_pt_case(names):
     return "pt" in exts and not exts & {"bin", "npy"}
 
 
-def _ttk_pt_to_npy(src, dst, dtype):
+def _ttk_pt_to_npy(src: str, dst: str, dtype: str) -> None:
     import numpy as np
     import torch
     t = _torch_load(src)
@@ -168,7 +169,7 @@ def _ttk_pt_to_npy(src, dst, dtype):
     np.save(dst, arr)
 
 
-def _link(src, dst, notes):
+def _link(src: str, dst: str, notes: Dict[str, str]) -> None:
     """dst holds src's bytes: a hard link (no copy), or on another file
     system a copy. Never a symbolic link: `kvgold scan` follows no link
     inside a dump (docs/scan.md), this converted copy included."""
@@ -181,7 +182,7 @@ def _link(src, dst, notes):
             _stand_in(dst, notes, "%s: is not a regular file" % src)
 
 
-def _mirror_link(src, dst, notes):
+def _mirror_link(src: str, dst: str, notes: Dict[str, str]) -> None:
     """The link src again at dst, leading where src leads: the command
     refuses it as it would the dump's, and notes[dst] says so in the
     dump's words. Its target is not looked at."""
@@ -191,7 +192,7 @@ def _mirror_link(src, dst, notes):
     notes[dst] = _LINK % src
 
 
-def _stand_in(dst, notes, why):
+def _stand_in(dst: str, notes: Dict[str, str], why: str) -> None:
     """At dst a file the command cannot read as a tensor (it is no .npy
     and has no tensor's size), for an entry that could not be converted;
     notes[dst] says why."""
@@ -201,7 +202,8 @@ def _stand_in(dst, notes, why):
     notes[dst] = why
 
 
-def _place(src, dst, notes, convert=None):
+def _place(src: str, dst: str, notes: Dict[str, str],
+           convert: Optional[Callable[[str, str], None]] = None) -> None:
     """Put at dst what stands for the dump's entry src: what
     convert(src, dst) writes (a .pt), else its bytes. What kvgold does not
     read - a symbolic link, a .pt that is not a tensor - gets a stand-in
@@ -223,11 +225,12 @@ def _place(src, dst, notes, convert=None):
             _stand_in(dst, notes, e.message)
 
 
-def _none_marker(src, dst):
+def _none_marker(src: str, dst: str) -> None:
     open(dst, "wb").close()  # a None marker's content says nothing
 
 
-def _mirror_dir_links(path, out, dirpath, entries, notes):
+def _mirror_dir_links(path: str, out: str, dirpath: str,
+                      entries: Sequence[str], notes: Dict[str, str]) -> None:
     """The links among `entries` of dirpath that lead to a directory or
     nowhere (each might be a call, which the command then lists NOT
     JUDGED), mirrored at their place in the copy."""
@@ -240,17 +243,17 @@ def _mirror_dir_links(path, out, dirpath, entries, notes):
             _mirror_link(s, os.path.join(dst, n), notes)
 
 
-def _ttk_has_pt(path):
+def _ttk_has_pt(path: str) -> bool:
     return any(_ttk_pt_case(names + dirs) for _, dirs, names in os.walk(path))
 
 
-def _ttk_is_case(names):
+def _ttk_is_case(names: Sequence[str]) -> bool:
     """A directory the command takes as a case: it has an input_ entry."""
     return any(m and m.group(1) == "input" for m in map(_TTK_NAME.match,
                                                           names))
 
 
-def _convert_ttk(path, out, notes):
+def _convert_ttk(path: str, out: str, notes: Dict[str, str]) -> None:
     """A copy of the ops-test-kit case directories under `path` at `out`,
     each .pt case's files converted to .npy, the other cases' files kept
     (linked). A case's entries are all it holds, as the command lists
@@ -271,12 +274,12 @@ def _convert_ttk(path, out, notes):
             if convert and m and m.group(5) == "pt":
                 _place(s, os.path.join(dst, n[:-3] + ".npy"), notes,
                        _none_marker if m.group(3) == "none" else
-                       lambda a, b, t=m.group(3): _ttk_pt_to_npy(a, b, t))
+                       functools.partial(_ttk_pt_to_npy, dtype=m.group(3)))
             elif not (convert and m and m.group(5) == "npy"):
                 _place(s, os.path.join(dst, n), notes)
 
 
-def _has_pt(path):
+def _has_pt(path: str) -> bool:
     for dirpath, _, names in os.walk(path):
         if "dump.json" in names:
             data = os.path.join(dirpath, "dump_tensor_data")
@@ -287,7 +290,7 @@ def _has_pt(path):
     return False
 
 
-def _dump_json(src, dst, notes):
+def _dump_json(src: str, dst: str, notes: Dict[str, str]) -> Optional[str]:
     """dump.json's text, or None (then dst stands for it) when it is a
     link or not a regular file: it is not read."""
     if not stat.S_ISREG(os.lstat(src).st_mode):
@@ -297,7 +300,7 @@ def _dump_json(src, dst, notes):
         return f.read()
 
 
-def _convert(path, tmp, notes):
+def _convert(path: str, tmp: str, notes: Dict[str, str]) -> None:
     """A copy of the msprobe dump at `path` under `tmp` with .npy tensors:
     dump.json rewritten to name them, .npy files kept (linked), .pt
     converted."""
@@ -334,7 +337,7 @@ def _convert(path, tmp, notes):
             f.write(text)
 
 
-def _names(text, path):
+def _names(text: str, path: str) -> bool:
     """1 if `text` names `path` itself or something below it (not a
     longer name that starts the same)."""
     i = text.find(path)
@@ -346,7 +349,7 @@ def _names(text, path):
     return False
 
 
-def _explain(doc, notes):
+def _explain(doc: Dict[str, Any], notes: Dict[str, str]) -> None:
     """Each call the command could not read because of a stand-in: its
     reason is the entry's, in the dump's words. Few calls have one, so
     each call is checked against each note."""
@@ -360,7 +363,8 @@ def _explain(doc, notes):
                 break
 
 
-def scan(path, *args, cli=None):
+def scan(path: Union[str, "os.PathLike[str]"], *args: str,
+         cli: Optional[str] = None) -> Dict[str, Any]:
     """Judge every call of a kvgold operator in the dump at `path`
     (msprobe, ATB, CANN or ops-test-kit; docs/scan.md) and return the
     `kvgold scan --json` document: "calls" (each with "verdict" PASS /
@@ -373,7 +377,7 @@ def scan(path, *args, cli=None):
     path = os.fspath(path)
     tmp = None
     where = path
-    notes = {}  # a stand-in in the copy -> why its entry was not read
+    notes: Dict[str, str] = {}  # a stand-in in the copy -> why its entry was not read
     try:
         if os.path.isdir(path) and _has_pt(path):
             tmp = tempfile.mkdtemp(prefix="kvgold-scan-")

@@ -8,10 +8,12 @@ kvgold.Tensor.
 """
 import ctypes
 import sys
+from typing import Any, Dict, Optional, Tuple, Union
 
 from . import _dtypes
 from . import _lib
 from ._errors import Error, PARAM_INVALID
+from ._types import TensorLike
 
 NUMPY, TORCH, KVGOLD = "numpy", "torch", "kvgold"
 
@@ -25,7 +27,12 @@ class Tensor:
 
     __slots__ = ("data", "dtype", "shape")
 
-    def __init__(self, data, dtype, shape):
+    data: bytearray
+    dtype: str
+    shape: Tuple[int, ...]
+
+    def __init__(self, data: Union[bytes, bytearray, memoryview], dtype: str,
+                 shape: Tuple[int, ...]) -> None:
         if dtype not in _dtypes.TAGS:
             raise Error(PARAM_INVALID, "dtype %r is not a case-format tag "
                         "(%s)" % (dtype, ", ".join(_dtypes.TAGS)))
@@ -40,41 +47,41 @@ class Tensor:
                         % (dtype, list(self.shape), need, len(self.data)))
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         return len(self.data)
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> Dict[str, Any]:
         # an empty tensor has no address (NumPy takes 0 as "no data given"
         # and then fails on the object itself): hand it the empty buffer
         data = (_address(self.data), False) if self.data else self.data
         return {"shape": self.shape, "typestr": _dtypes.TAGS[self.dtype][2],
                 "data": data, "version": 3}
 
-    def tobytes(self):
+    def tobytes(self) -> bytes:
         return bytes(self.data)
 
-    def copy(self):
+    def copy(self) -> "Tensor":
         return Tensor(bytearray(self.data), self.dtype, self.shape)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, Tensor) and self.dtype == other.dtype and
                 self.shape == other.shape and self.data == other.data)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "kvgold.Tensor(%s, shape=%s)" % (self.dtype, list(self.shape))
 
 
-def tensor(obj, dtype):
+def tensor(obj: TensorLike, dtype: Optional[str]) -> Tensor:
     """A kvgold.Tensor holding a copy of obj's storage, tagged `dtype`."""
     v = view("tensor", obj, dtype)
-    return Tensor(ctypes.string_at(v.c.data, v.c.nbytes) if v.c.nbytes
+    return Tensor(ctypes.string_at(v.address, v.nbytes) if v.nbytes
                   else b"", v.tag, v.shape)
 
 
-def _address(buf):
+def _address(buf: bytearray) -> int:
     if len(buf) == 0:
         return 0
     return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
@@ -89,7 +96,17 @@ class View:
     __slots__ = ("obj", "flavor", "tag", "shape", "address", "nbytes",
                  "_c")
 
-    def __init__(self, obj, flavor, tag, shape, address, nbytes):
+    obj: Any
+    flavor: str
+    tag: str
+    shape: Tuple[int, ...]
+    address: int
+    nbytes: int
+    _c: Optional[_lib.Tensor]
+
+    def __init__(self, obj: Any, flavor: str, tag: str,
+                 shape: Tuple[int, ...], address: Optional[int],
+                 nbytes: int) -> None:
         if len(shape) > _lib.MAX_RANK:
             raise Error(PARAM_INVALID, "rank %d is above kvgold's %d"
                         % (len(shape), _lib.MAX_RANK))
@@ -98,7 +115,7 @@ class View:
         self._c = None
 
     @property
-    def c(self):
+    def c(self) -> _lib.Tensor:
         if self._c is None:
             self._c = _lib.Tensor(self.address or None, self.nbytes,
                                   _dtypes.TAGS[self.tag][0], len(self.shape),
@@ -116,7 +133,8 @@ class NotATensorType(Error):
     """Storage that is none of kvgold's tensor types (float64, bool...);
     kvgold.run says so naming the operator."""
 
-    def __init__(self, name, described, op=None):
+    def __init__(self, name: str, described: str,
+                 op: Optional[str] = None) -> None:
         self.described = described
         super().__init__(
             PARAM_INVALID, "%s: %s is not a tensor type of %s; %s tensor "
@@ -127,7 +145,8 @@ class NotATensorType(Error):
                 if op else ""), name)
 
 
-def _pick_tag(name, natural, given, described, ambiguous=False):
+def _pick_tag(name: str, natural: Optional[str], given: Optional[str],
+              described: str, ambiguous: bool = False) -> str:
     """The tag of a tensor: the caller's, else the storage's own.
     `ambiguous`: 8-bit unsigned storage, which one of the 8-bit float
     formats may be stored in, and which then needs a tag."""
@@ -151,13 +170,14 @@ def _pick_tag(name, natural, given, described, ambiguous=False):
     return given
 
 
-def _check_size(name, tag, itemsize, described):
+def _check_size(name: str, tag: str, itemsize: int, described: str) -> None:
     if itemsize != _dtypes.size_of(tag):
         raise Error(PARAM_INVALID, "%s: %s needs %d-byte storage, got %s"
                     % (name, tag, _dtypes.size_of(tag), described), name)
 
 
-def _torch_view(name, t, tag, writable):
+def _torch_view(name: str, t: Any, tag: Optional[str],
+                writable: bool) -> View:
     if t.layout != sys.modules["torch"].strided:
         # a sparse (or mkldnn) tensor has no dense storage to view: torch
         # itself would only say it has no data pointer
@@ -186,7 +206,8 @@ def _torch_view(name, t, tag, writable):
                 t.numel() * t.element_size())
 
 
-def _numpy_view(name, a, tag, writable):
+def _numpy_view(name: str, a: Any, tag: Optional[str],
+                writable: bool) -> View:
     # one __array_interface__ says it all: strides None is C-contiguous,
     # data[1] is read-only (a.flags is several times slower)
     ai = a.__array_interface__
@@ -216,7 +237,8 @@ def _numpy_view(name, a, tag, writable):
     return View(a, NUMPY, tag, ai["shape"], ai["data"][0], a.nbytes)
 
 
-def _buffer_view(name, obj, tag, writable):
+def _buffer_view(name: str, obj: Any, tag: Optional[str],
+                 writable: bool) -> View:
     try:
         mv = memoryview(obj)
     except TypeError:
@@ -230,7 +252,7 @@ def _buffer_view(name, obj, tag, writable):
     _check_size(name, tag, mv.itemsize, described)
     if not mv.c_contiguous:
         raise Error(PARAM_INVALID, "%s: not C-contiguous" % name, name)
-    shape = tuple(mv.shape) if mv.ndim else ()
+    shape = tuple(mv.shape or ()) if mv.ndim else ()
     if mv.readonly:
         if writable:
             raise Error(PARAM_INVALID, "%s: read-only; an in-place cache "
@@ -244,7 +266,8 @@ def _buffer_view(name, obj, tag, writable):
     return View(obj, KVGOLD, tag, shape, address, len(raw))
 
 
-def view(name, obj, tag=None, writable=False):
+def view(name: str, obj: TensorLike, tag: Optional[str] = None,
+         writable: bool = False) -> View:
     """A View of a caller's tensor. (obj, "tag") pairs carry a tag."""
     np = sys.modules.get("numpy")
     if np is not None and type(obj) is np.ndarray:  # the common case first
@@ -269,7 +292,7 @@ def view(name, obj, tag=None, writable=False):
     return _buffer_view(name, obj, tag, writable)
 
 
-def new_like(flavor, tag, shape):
+def new_like(flavor: str, tag: str, shape: Tuple[int, ...]) -> Any:
     """A fresh tensor of the caller's type, filled with 0xFF bytes (NaN in
     the float formats) so an element the library does not write shows."""
     if flavor == NUMPY:
@@ -289,17 +312,17 @@ def new_like(flavor, tag, shape):
     return Tensor(bytearray(b"\xff") * n, tag, shape)
 
 
-def copy_of(v):
+def copy_of(v: View) -> Any:
     """A contiguous copy of a View's object, of the same type."""
     if v.flavor == NUMPY:
         return v.obj.copy()
     if v.flavor == TORCH:
         return v.obj.detach().clone()
-    return Tensor(bytearray(ctypes.string_at(v.c.data, v.c.nbytes))
+    return Tensor(bytearray(ctypes.string_at(v.address, v.nbytes))
                   if v.c.nbytes else bytearray(), v.tag, v.shape)
 
 
-def to_torch(obj, dtype=None):
+def to_torch(obj: TensorLike, dtype: Optional[str] = None) -> Any:
     """A torch CPU tensor holding a copy of a case tensor or output: bf16
     as torch.bfloat16, fp16 / fp32 / int8 / int32 / int64 as themselves,
     fp8 / hif8 codes as torch.uint8 (torch's float8 types where the tag is
@@ -316,7 +339,7 @@ def to_torch(obj, dtype=None):
     carrier = torch.int16 if v.tag == "bf16" else (
         torch.uint8 if _dtypes.size_of(v.tag) == 1 and target not in (
             torch.int8,) else target)
-    raw = bytearray(ctypes.string_at(v.c.data, v.c.nbytes))
+    raw = bytearray(ctypes.string_at(v.address, v.nbytes))
     t = torch.frombuffer(raw, dtype=carrier)
     if carrier != target:
         t = t.view(target)

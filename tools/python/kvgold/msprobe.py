@@ -33,7 +33,7 @@ through it.
 import functools
 import inspect
 from typing import Any, Callable, Dict, Mapping, MutableMapping, \
-    MutableSet, Optional, Tuple
+    List, MutableSet, Optional, Tuple
 
 from . import ops as _ops
 from ._errors import PARAM_INVALID, Error
@@ -64,7 +64,7 @@ _FP32_ARGS = {op: getattr(m, "FP32_ARGS", None)
 _options: Dict[str, Any] = {}
 
 
-def _refuse_widened(api, bound):
+def _refuse_widened(api: str, bound: inspect.BoundArguments) -> None:
     fp32_ok = _FP32_ARGS.get(API_OPS[api])
     for name, value in bound.arguments.items():
         dtype = getattr(value, "dtype", None)
@@ -84,7 +84,7 @@ def _refuse_widened(api, bound):
                 "checked through msprobe" % (api, name, text), tensor=name)
 
 
-def _as_tuple(result):
+def _as_tuple(result: Any) -> Tuple[Any, ...]:
     """An API's return value as a tuple of its results."""
     if result is None:
         return ()
@@ -93,19 +93,20 @@ def _as_tuple(result):
     return (result,)
 
 
-def _inplace_tensors(api, bound):
+def _inplace_tensors(api: str, bound: inspect.BoundArguments
+                     ) -> List[Tuple[str, Any]]:
     """(argument name, tensor after the call) of the API's in-place
     arguments that were given."""
     return [(n, bound.arguments[n]) for n in INPLACE_ARGS.get(api, ())
             if bound.arguments.get(n) is not None]
 
 
-def _bench(api):
+def _bench(api: str) -> Callable[..., Any]:
     fn = _ops.FUNCTIONS[api]
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
-    def bench(*args, **kwargs):
+    def bench(*args: Any, **kwargs: Any) -> Any:
         bound = sig.bind(*args, **kwargs)
         _refuse_widened(api, bound)
         for key, value in _options.items():
@@ -192,17 +193,19 @@ def install(registry: Optional[MutableMapping[str, Callable[..., Any]]]
     every call, e.g. {"profile": "950"} or {"reduce_order": "serial"}
     (docs/python.md). Returns the registry."""
     if registry is None:
-        from msprobe.pytorch.dump.function_factory import \
-            npu_custom_functions as registry
+        from msprobe.pytorch.dump import function_factory
+        registry = function_factory.npu_custom_functions
     if not_raise is None:
         from msprobe.pytorch.api_accuracy_checker.acc_check import \
             acc_check_utils
         not_raise = acc_check_utils.not_raise_dtype_set
+    assert registry is not None and not_raise is not None
     _options.clear()
     _options.update(options or {})
     for api, fn in BENCH_FUNCTIONS.items():
         registry[api] = fn
-    not_raise.update(BENCH_FUNCTIONS)
+    for api in BENCH_FUNCTIONS:
+        not_raise.add(api)
     return registry
 
 

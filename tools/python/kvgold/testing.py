@@ -5,14 +5,24 @@
                           attrs={"cache_mode": "PA_NZ"})
 """
 import os
+from typing import Any, Mapping, Optional
 
 from ._case import save_case
-from ._compare import compare
+from ._compare import CompareResult, compare
+from ._case import PathLike
+from ._types import DTypes, TensorLike, Values
 from ._run import run
 
 
-def assert_matches_golden(op, inputs, npu_outputs, attrs=None, options=None,
-                          *, dtypes=None, save_to=None, **compare_kwargs):
+__all__ = ["assert_matches_golden"]
+
+
+def assert_matches_golden(op: str, inputs: Mapping[str, Optional[TensorLike]],
+                          npu_outputs: Mapping[str, Optional[TensorLike]],
+                          attrs: Values = None, options: Values = None, *,
+                          dtypes: DTypes = None,
+                          save_to: Optional[PathLike] = None,
+                          **compare_kwargs: Any) -> CompareResult:
     """Run the golden on `inputs` and judge `npu_outputs` (name -> the NPU's
     tensor) with the CANN criteria; raise AssertionError carrying the
     report unless every golden output was judged and passed.
@@ -29,7 +39,7 @@ def assert_matches_golden(op, inputs, npu_outputs, attrs=None, options=None,
         save_case(save_to, op, inputs, attrs, options, golden,
                   dtypes=golden.dtypes)
         npu_dir = os.path.join(save_to, "npu")
-        _save_npu(npu_dir, npu_outputs, golden.dtypes)
+        _save_npu(npu_dir, npu_outputs, golden.dtypes or {})
         # the same standard, so that the command gives the same verdict
         std = compare_kwargs.get("standard")
         message += "saved: kvgold compare %s %s%s\n" % (
@@ -37,7 +47,8 @@ def assert_matches_golden(op, inputs, npu_outputs, attrs=None, options=None,
     raise AssertionError(message)
 
 
-def _save_npu(directory, outputs, tags):
+def _save_npu(directory: str, outputs: Mapping[str, Optional[TensorLike]],
+              tags: Mapping[str, str]) -> None:
     """The NPU's outputs as directory/<name>.npy, written as save_case
     writes (all or nothing, never through a link)."""
     from . import _tensor

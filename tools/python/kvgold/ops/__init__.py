@@ -3,9 +3,11 @@
 one line; docs/python.md, "Per-operator functions", lists every difference.
 
 One module per operator, named as the operator is in case.json
-(kvgold/ops/<op>.py), lists its functions in __all__. This package finds
-the modules by looking in its folder, so adding an operator's functions
-touches no shared file; `kvgold` puts every function at its top level.
+(kvgold/ops/<op>.py), lists its functions in __all__. This package imports
+each module by name (one line per operator below), and `kvgold` and
+`kvgold.torch_npu` import each function by name, so that a reader and a
+type checker see every one (an operator's functions are its extension
+points there: docs/architecture.md).
 
 As on the NPU, the caches (and q_out) are updated in place by default;
 inplace=False leaves them untouched and returns updated copies. The
@@ -33,34 +35,35 @@ name no operator):
   refused from it.
 The C tools read the same facts from tools/lib/bindings/<op>.c.
 """
-import importlib
-import pkgutil
+from types import ModuleType
+from typing import Any, Callable, Dict, Mapping, Sequence
 
+from . import (kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache,
+               reshape_and_cache, reshape_and_cache_omni,
+               scatter_pa_kv_cache)
 
-def _load_modules():
-    """{operator name: module} of every module here whose name does not
-    start with "_" (those are helpers)."""
-    return {info.name: importlib.import_module(__name__ + "." + info.name)
-            for info in sorted(pkgutil.iter_modules(__path__),
-                               key=lambda m: m.name)
-            if not info.name.startswith("_")}
+__all__ = ["BY_OP", "FUNCTIONS", "MODULES", "TORCH_NPU_CALLS"]
 
-
-MODULES = _load_modules()
+MODULES: Dict[str, ModuleType] = {
+    m.__name__.rsplit(".", 1)[1]: m for m in (
+        kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, reshape_and_cache,
+        reshape_and_cache_omni, scatter_pa_kv_cache)}
 """{operator name: its module}."""
 
-BY_OP = {op: {n: getattr(m, n) for n in m.__all__}
-         for op, m in MODULES.items()}
+BY_OP: Dict[str, Dict[str, Callable[..., Any]]] = {
+    op: {n: getattr(m, n) for n in m.__all__} for op, m in MODULES.items()}
 """{operator name: {function name: function}}."""
 
-TORCH_NPU_CALLS = {op: getattr(m, "TORCH_NPU_CALLS", ())
-                   for op, m in MODULES.items()}
+TORCH_NPU_CALLS: Dict[str, Sequence[Mapping[str, Any]]] = {
+    op: getattr(m, "TORCH_NPU_CALLS", ()) for op, m in MODULES.items()}
 """{operator name: its torch_npu call forms (the fields above)}."""
 
-def _collect(by_op):
+
+def _collect(by_op: Dict[str, Dict[str, Callable[..., Any]]]
+             ) -> Dict[str, Callable[..., Any]]:
     """{function name: function} over every operator; a name defined by
     two operators is an error, not a silent choice."""
-    functions = {}
+    functions: Dict[str, Callable[..., Any]] = {}
     for op, named in by_op.items():
         for name, fn in named.items():
             if name in functions:
@@ -70,5 +73,5 @@ def _collect(by_op):
     return functions
 
 
-FUNCTIONS = _collect(BY_OP)
+FUNCTIONS: Dict[str, Callable[..., Any]] = _collect(BY_OP)
 """{function name: function} over every operator."""

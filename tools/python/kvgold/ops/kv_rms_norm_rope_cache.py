@@ -20,8 +20,12 @@ torch_npu conventions kept here:
 """
 import numbers
 import sys
+from typing import (Any, Dict, FrozenSet, Mapping, MutableMapping, Optional,
+                    Tuple)
 
 from .._errors import Error, PARAM_INVALID
+from .._run import Outputs
+from .._types import DTypes, TensorLike
 from ._common import call
 
 __all__ = ["npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
@@ -41,7 +45,7 @@ __all__ = ["npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
 _TENSORS = ("kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
             "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset")
 _ATTRS = ("epsilon", "cache_mode", "is_output_kv")
-TORCH_NPU_CALLS = (
+TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
     {"api": "torch_npu.npu_kv_rmsnorm_rope_cache_v2", "selector": "v",
      "function": "npu_kv_rmsnorm_rope_cache_v2_functional",
      "tensors": _TENSORS + ("v",),
@@ -61,7 +65,7 @@ TORCH_NPU_CALLS = (
 
 # The tensor arguments the NPU takes in float32 (msprobe widens others):
 # the quantisation scales and offsets.
-FP32_ARGS = frozenset({"k_rope_scale", "c_kv_scale", "k_rope_offset",
+FP32_ARGS: Optional[FrozenSet[str]] = frozenset({"k_rope_scale", "c_kv_scale", "k_rope_offset",
                        "c_kv_offset"})
 
 
@@ -75,24 +79,24 @@ V2_DK, V2_DV = 192, 128
 
 # k_cache_dtype / ckv_cache_dtype: c10_npu::GetAclDataType(t) takes t >= 256
 # as aclDataType(t - 256) and t < 256 as an at::ScalarType
-CACHE_DTYPES = {
+CACHE_DTYPES: Dict[int, str] = {
     256 + 2: "int8", 256 + 34: "hif8", 256 + 35: "fp8_e5m2",
     256 + 36: "fp8_e4m3fn", 256 + 1: "fp16", 256 + 27: "bf16",
     1: "int8", 5: "fp16", 15: "bf16", 23: "fp8_e5m2", 24: "fp8_e4m3fn",
 }
 
 
-def _size(t, dim):
+def _size(t: TensorLike, dim: int) -> Optional[int]:
     shape = getattr(t, "shape", None)
     return None if shape is None or len(shape) <= dim else int(shape[dim])
 
 
-def _rank(t):
+def _rank(t: TensorLike) -> Optional[int]:
     shape = getattr(t, "shape", None)
     return None if shape is None else len(shape)
 
 
-def _check_v(v):
+def _check_v(v: Optional[TensorLike]) -> None:
     if v is None:
         return
     if _rank(v) != 4 or _size(v, 3) != V2_DV:
@@ -103,9 +107,9 @@ def _check_v(v):
                         v, "shape", ()))), "v")
 
 
-def _poisoned(like, shape):
+def _poisoned(like: TensorLike, shape: Tuple[int, ...]) -> TensorLike:
     """A tensor of `like`'s type and dtype, every element UNWRITTEN_POISON."""
-    torch = sys.modules.get("torch")
+    torch: Any = sys.modules.get("torch")  # loaded: `like` is its tensor
     if torch is not None and type(like) is torch.Tensor:
         # a plain CPU tensor (kvgold.run refuses other devices): new_full
         # is cheaper than torch.full(dtype=...)
@@ -118,7 +122,9 @@ def _poisoned(like, shape):
     return np.full(shape, UNWRITTEN_POISON, dtype=like.dtype)
 
 
-def _alloc_shapes(kv, gamma, cos, v):
+def _alloc_shapes(kv: TensorLike, gamma: TensorLike, cos: TensorLike,
+                  v: Optional[TensorLike]
+                  ) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """(k_rope shape, c_kv shape) as torch_npu allocates them."""
     lead = tuple(map(int, kv.shape[:3]))
     if v is not None:
@@ -126,7 +132,8 @@ def _alloc_shapes(kv, gamma, cos, v):
     return lead + (int(cos.shape[3]),), lead + (int(gamma.shape[0]),)
 
 
-def _cache_dtype(name, value, dtypes):
+def _cache_dtype(name: str, value: Optional[int],
+                 dtypes: MutableMapping[str, str]) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
@@ -139,7 +146,9 @@ def _cache_dtype(name, value, dtypes):
     dtypes[name[:-len("_dtype")]] = CACHE_DTYPES[int(value)]
 
 
-def _options(profile, reduce_order, overflow, quant_overflow):
+def _options(profile: Optional[str], reduce_order: Optional[str],
+             overflow: Optional[str], quant_overflow: Optional[str]
+             ) -> Dict[str, Optional[str]]:
     """kvgold's options. `overflow` is the option's name for every
     operator; `quant_overflow`, its older spelling here, is still read.
     Both are handed on, so a call that gives both is refused by the
@@ -148,9 +157,15 @@ def _options(profile, reduce_order, overflow, quant_overflow):
                 overflow=overflow, quant_overflow=quant_overflow)
 
 
-def _run(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
-         c_kv_scale, k_rope_offset, c_kv_offset, v, epsilon, cache_mode,
-         is_output_kv, options, dtypes, inplace):
+def _run(kv: TensorLike, gamma: TensorLike, cos: TensorLike,
+         sin: TensorLike, index: TensorLike, k_cache: TensorLike,
+         ckv_cache: TensorLike, k_rope_scale: Optional[TensorLike],
+         c_kv_scale: Optional[TensorLike],
+         k_rope_offset: Optional[TensorLike],
+         c_kv_offset: Optional[TensorLike], v: Optional[TensorLike],
+         epsilon: float, cache_mode: str, is_output_kv: bool,
+         options: Mapping[str, Any], dtypes: DTypes, inplace: bool
+         ) -> Tuple[Outputs, TensorLike, TensorLike]:
     """The call, then k_rope / c_kv as torch_npu returns them."""
     _check_v(v)
     out = call("kv_rms_norm_rope_cache", dict(
@@ -168,14 +183,20 @@ def _run(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale,
     return out, k_rope, c_kv
 
 
-def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache,
-                              *, k_rope_scale=None, c_kv_scale=None,
-                              k_rope_offset=None, c_kv_offset=None, v=None,
-                              epsilon=1e-5, cache_mode="Norm",
-                              is_output_kv=False, profile=None,
-                              reduce_order=None, overflow=None,
-                              quant_overflow=None,
-                              dtypes=None, inplace=True):
+def npu_kv_rmsnorm_rope_cache(
+        kv: TensorLike, gamma: TensorLike, cos: TensorLike, sin: TensorLike,
+        index: TensorLike, k_cache: TensorLike, ckv_cache: TensorLike,
+        *, k_rope_scale: Optional[TensorLike] = None,
+        c_kv_scale: Optional[TensorLike] = None,
+        k_rope_offset: Optional[TensorLike] = None,
+        c_kv_offset: Optional[TensorLike] = None,
+        v: Optional[TensorLike] = None, epsilon: float = 1e-5,
+        cache_mode: str = "Norm", is_output_kv: bool = False,
+        profile: Optional[str] = None, reduce_order: Optional[str] = None,
+        overflow: Optional[str] = None,
+        quant_overflow: Optional[str] = None, dtypes: DTypes = None,
+        inplace: bool = True
+) -> Tuple[TensorLike, TensorLike, TensorLike, TensorLike]:
     """KvRmsNormRopeCache (V2 when v is given). Returns (k_cache, ckv_cache,
     k_rope, c_kv) as torch_npu does: the caches updated in place (new
     copies with inplace=False), k_rope / c_kv always (UNWRITTEN_POISON
@@ -188,22 +209,29 @@ def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache,
     return out["k_cache"], out["ckv_cache"], k_rope, c_kv
 
 
-def _v2_dtypes(dtypes, k_cache_dtype, ckv_cache_dtype):
+def _v2_dtypes(dtypes: DTypes, k_cache_dtype: Optional[int],
+               ckv_cache_dtype: Optional[int]) -> Dict[str, str]:
     merged = dict(dtypes or {})
     _cache_dtype("k_cache_dtype", k_cache_dtype, merged)
     _cache_dtype("ckv_cache_dtype", ckv_cache_dtype, merged)
     return merged
 
 
-def npu_kv_rmsnorm_rope_cache_v2(kv, gamma, cos, sin, index, k_cache,
-                                 ckv_cache, *, k_rope_scale=None,
-                                 c_kv_scale=None, k_rope_offset=None,
-                                 c_kv_offset=None, v=None, epsilon=1e-5,
-                                 cache_mode="Norm", is_output_kv=False,
-                                 k_cache_dtype=None, ckv_cache_dtype=None,
-                                 profile=None, reduce_order=None,
-                                 overflow=None, quant_overflow=None,
-                                 dtypes=None):
+def npu_kv_rmsnorm_rope_cache_v2(
+        kv: TensorLike, gamma: TensorLike, cos: TensorLike, sin: TensorLike,
+        index: TensorLike, k_cache: TensorLike, ckv_cache: TensorLike,
+        *, k_rope_scale: Optional[TensorLike] = None,
+        c_kv_scale: Optional[TensorLike] = None,
+        k_rope_offset: Optional[TensorLike] = None,
+        c_kv_offset: Optional[TensorLike] = None,
+        v: Optional[TensorLike] = None, epsilon: float = 1e-5,
+        cache_mode: str = "Norm", is_output_kv: bool = False,
+        k_cache_dtype: Optional[int] = None,
+        ckv_cache_dtype: Optional[int] = None,
+        profile: Optional[str] = None, reduce_order: Optional[str] = None,
+        overflow: Optional[str] = None,
+        quant_overflow: Optional[str] = None, dtypes: DTypes = None
+) -> Tuple[TensorLike, TensorLike]:
     """torch_npu.npu_kv_rmsnorm_rope_cache_v2: the caches are updated in
     place (Tensor(a!) / Tensor(b!) in the schema); returns (k_rope, c_kv).
     k_cache_dtype / ckv_cache_dtype: torch_npu's ints (290 hifloat8, ...)
@@ -218,11 +246,20 @@ def npu_kv_rmsnorm_rope_cache_v2(kv, gamma, cos, sin, index, k_cache,
 
 
 def npu_kv_rmsnorm_rope_cache_v2_functional(
-        kv, gamma, cos, sin, index, k_cache, ckv_cache, *, k_rope_scale=None,
-        c_kv_scale=None, k_rope_offset=None, c_kv_offset=None, v=None,
-        epsilon=1e-5, cache_mode="Norm", is_output_kv=False,
-        k_cache_dtype=None, ckv_cache_dtype=None, profile=None,
-        reduce_order=None, overflow=None, quant_overflow=None, dtypes=None):
+        kv: TensorLike, gamma: TensorLike, cos: TensorLike, sin: TensorLike,
+        index: TensorLike, k_cache: TensorLike, ckv_cache: TensorLike,
+        *, k_rope_scale: Optional[TensorLike] = None,
+        c_kv_scale: Optional[TensorLike] = None,
+        k_rope_offset: Optional[TensorLike] = None,
+        c_kv_offset: Optional[TensorLike] = None,
+        v: Optional[TensorLike] = None, epsilon: float = 1e-5,
+        cache_mode: str = "Norm", is_output_kv: bool = False,
+        k_cache_dtype: Optional[int] = None,
+        ckv_cache_dtype: Optional[int] = None,
+        profile: Optional[str] = None, reduce_order: Optional[str] = None,
+        overflow: Optional[str] = None,
+        quant_overflow: Optional[str] = None, dtypes: DTypes = None
+) -> Tuple[TensorLike, TensorLike, TensorLike, TensorLike]:
     """torch_npu.npu_kv_rmsnorm_rope_cache_v2_functional: the caches given
     are left untouched; returns (k_rope, c_kv, k_cache', ckv_cache') with
     the updated caches as new tensors (what the schema promises; op-plugin

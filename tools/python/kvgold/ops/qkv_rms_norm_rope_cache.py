@@ -1,4 +1,7 @@
 """QkvRmsNormRopeCache as torch_npu.npu_qkv_rms_norm_rope_cache."""
+from typing import Any, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+from .._types import DTypes, TensorLike
 from ._common import call
 
 __all__ = ["npu_qkv_rms_norm_rope_cache"]
@@ -9,7 +12,7 @@ __all__ = ["npu_qkv_rms_norm_rope_cache"]
 # same for the C tools): it returns the three "before quant" outputs
 # (None unless is_output_qkv), then writes q_out, k_cache and v_cache in
 # place, in op-plugin's functional variant's order.
-TORCH_NPU_CALLS = (
+TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
     {"api": "torch_npu.npu_qkv_rms_norm_rope_cache",
      "function": "npu_qkv_rms_norm_rope_cache", "call": {"inplace": False},
      "tensors": ("qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out",
@@ -27,17 +30,23 @@ TORCH_NPU_CALLS = (
 )
 
 # The tensor arguments the NPU takes in float32 (msprobe widens others).
-FP32_ARGS = frozenset({"k_scale", "v_scale", "k_offset", "v_offset"})
+FP32_ARGS: Optional[FrozenSet[str]] = frozenset({"k_scale", "v_scale", "k_offset", "v_offset"})
 
 
 
-def npu_qkv_rms_norm_rope_cache(qkv, q_gamma, k_gamma, cos, sin, index, q_out,
-                                k_cache, v_cache, qkv_size, head_nums, *,
-                                k_scale=None, v_scale=None, k_offset=None,
-                                v_offset=None, epsilon=1e-6,
-                                cache_mode="PA_NZ", is_output_qkv=False,
-                                reduce_order=None, overflow=None,
-                                dtypes=None, inplace=True):
+def npu_qkv_rms_norm_rope_cache(
+        qkv: TensorLike, q_gamma: TensorLike, k_gamma: TensorLike,
+        cos: TensorLike, sin: TensorLike, index: TensorLike,
+        q_out: TensorLike, k_cache: TensorLike, v_cache: TensorLike,
+        qkv_size: Sequence[int], head_nums: Sequence[int], *,
+        k_scale: Optional[TensorLike] = None,
+        v_scale: Optional[TensorLike] = None,
+        k_offset: Optional[TensorLike] = None,
+        v_offset: Optional[TensorLike] = None, epsilon: float = 1e-6,
+        cache_mode: str = "PA_NZ", is_output_qkv: bool = False,
+        reduce_order: Optional[str] = None, overflow: Optional[str] = None,
+        dtypes: DTypes = None, inplace: bool = True
+) -> Tuple[Optional[TensorLike], ...]:
     """QkvRmsNormRopeCache. In place (the default) it writes q_out, k_cache
     and v_cache and returns (q_out_before_quant, k_out_before_quant,
     v_out_before_quant), each None unless is_output_qkv, as torch_npu

@@ -4,7 +4,10 @@ bindings of it)."""
 import numbers
 import re
 
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple, Union
+
 from .._errors import Error, PARAM_INVALID
+from .._types import DTypes, TensorLike
 from ._common import call
 
 __all__ = ["reshape_and_cache", "_npu_reshape_and_cache",
@@ -15,7 +18,7 @@ __all__ = ["reshape_and_cache", "_npu_reshape_and_cache",
 # describes the fields; tools/lib/bindings/reshape_and_cache.c is the same for
 # the C tools): _npu_reshape_and_cache returns nothing, the golden is the
 # two caches as it leaves them; its index is called slot_indices.
-TORCH_NPU_CALLS = (
+TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
     {"api": "torch_npu._npu_reshape_and_cache",
      "function": "reshape_and_cache", "call": {"inplace": False},
      "tensors": ("key", "value", "key_cache", "value_cache", "slot_indices"),
@@ -26,7 +29,7 @@ TORCH_NPU_CALLS = (
 )
 
 # No float32 tensor argument: any one was widened by msprobe.
-FP32_ARGS = frozenset()
+FP32_ARGS: Optional[FrozenSet[str]] = frozenset()
 
 
 # ATB's infer::ReshapeAndCacheParam enums, by value (include/atb/
@@ -36,12 +39,12 @@ KV_CACHE_CFGS = ("K_CACHE_V_CACHE", "K_CACHE_V_BYPASS", "K_CACHE_V_CACHE_NZ")
 CACHE_LAYOUTS = ("ND", "NZ")
 # The caches' storage format as aclFormat (torch_npu's npu_format_cast
 # codes) names it: ACL_FORMAT_ND 2, ACL_FORMAT_FRACTAL_NZ 29.
-ACL_FORMATS = {2: "ND", 29: "NZ", "ACL_FORMAT_ND": "ND", "FORMAT_ND": "ND",
+ACL_FORMATS: Dict[Union[int, str], str] = {2: "ND", 29: "NZ", "ACL_FORMAT_ND": "ND", "FORMAT_ND": "ND",
                "ACL_FORMAT_FRACTAL_NZ": "NZ", "FORMAT_FRACTAL_NZ": "NZ",
                "FRACTAL_NZ": "NZ"}
 
 
-def _layout(value):
+def _layout(value: Any) -> str:
     """cache_layout: "ND" / "NZ", or the aclFormat of the caches (2 / 29,
     ACL_FORMAT_ND / ACL_FORMAT_FRACTAL_NZ)."""
     if isinstance(value, str) and value in CACHE_LAYOUTS:
@@ -56,7 +59,8 @@ def _layout(value):
                 "ACL_FORMAT_FRACTAL_NZ)" % (value,), "cache_layout")
 
 
-def _enum(field, value, names, prefix):
+def _enum(field: str, value: Any, names: Tuple[str, ...],
+          prefix: Optional[str]) -> str:
     """An ATB enum given as its int, its name (COMPRESS_TYPE_KVHEAD or
     KVHEAD; scoped as "ReshapeAndCacheParam::COMPRESS_TYPE_KVHEAD" or with
     a "." too) or an enum object
@@ -81,11 +85,18 @@ def _enum(field, value, names, prefix):
                 field)
 
 
-def reshape_and_cache(key, value=None, key_cache=None, value_cache=None,
-                      slot_mapping=None, wins=None, seq_len=None,
-                      offset_index=None, *, compress_type="UNDEFINED",
-                      kv_cache_cfg="K_CACHE_V_CACHE", cache_layout=None,
-                      dtypes=None, inplace=True):
+def reshape_and_cache(
+        key: TensorLike, value: Optional[TensorLike] = None,
+        key_cache: Optional[TensorLike] = None,
+        value_cache: Optional[TensorLike] = None,
+        slot_mapping: Optional[TensorLike] = None,
+        wins: Optional[TensorLike] = None,
+        seq_len: Optional[TensorLike] = None,
+        offset_index: Optional[TensorLike] = None, *,
+        compress_type: Any = "UNDEFINED",
+        kv_cache_cfg: Any = "K_CACHE_V_CACHE",
+        cache_layout: Union[None, int, str] = None, dtypes: DTypes = None,
+        inplace: bool = True) -> Tuple[TensorLike, ...]:
     """ATB ReshapeAndCache, with ATB's inputs in ATB's order: key, value,
     key_cache, value_cache, slot_mapping, then wins, seq_len (KVHEAD,
     KVHEAD_ROPE) and offset_index (KVHEAD_ROPE).
@@ -123,12 +134,14 @@ def reshape_and_cache(key, value=None, key_cache=None, value_cache=None,
     return out["key_cache"], out["value_cache"]
 
 
-def _npu_format(tensor):
+def _npu_format(tensor: TensorLike) -> int:
     from .. import torch_npu  # the formats npu_format_cast remembers
     return torch_npu.get_npu_format(tensor)
 
 
-def _npu_reshape_and_cache(key, value, key_cache, value_cache, slot_indices):
+def _npu_reshape_and_cache(key: TensorLike, value: TensorLike,
+                           key_cache: TensorLike, value_cache: TensorLike,
+                           slot_indices: TensorLike) -> None:
     """torch_npu._npu_reshape_and_cache: ATB ReshapeAndCache,
     COMPRESS_TYPE_UNDEFINED, key_cache and value_cache updated in place;
     returns None as torch_npu does. As op-plugin's ReshapeAndCachAtb.cpp,
@@ -140,7 +153,8 @@ def _npu_reshape_and_cache(key, value, key_cache, value_cache, slot_indices):
                       kv_cache_cfg=2 if nz else 0)
 
 
-def _npu_reshape_and_cache_siso(key, key_cache, slot_indices):
+def _npu_reshape_and_cache_siso(key: TensorLike, key_cache: TensorLike,
+                                slot_indices: TensorLike) -> None:
     """torch_npu._npu_reshape_and_cache_siso: ATB ReshapeAndCache with
     kvCacheCfg K_CACHE_V_BYPASS (key only), key_cache updated in place;
     returns None as torch_npu does."""

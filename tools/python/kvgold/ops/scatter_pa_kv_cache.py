@@ -6,6 +6,9 @@ torch_npu's default cache_mode is "PA_NZ" while the operator's own is
 (docs/scatter_pa_kv_cache.md, "the default trap"). The torch_npu functions
 keep torch_npu's default, so they reproduce that trap faithfully.
 """
+from typing import (Any, FrozenSet, Mapping, Optional, Sequence, Tuple)
+
+from .._types import DTypes, TensorLike
 from ._common import call
 
 __all__ = ["scatter_pa_kv_cache", "npu_scatter_pa_kv_cache",
@@ -17,7 +20,7 @@ __all__ = ["scatter_pa_kv_cache", "npu_scatter_pa_kv_cache",
 # for the C tools): npu_scatter_pa_kv_cache returns nothing, the golden is
 # the two caches as it leaves them (torch_npu's default cache_mode is
 # PA_NZ, kept).
-TORCH_NPU_CALLS = (
+TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
     {"api": "torch_npu.npu_scatter_pa_kv_cache",
      "function": "npu_scatter_pa_kv_cache_functional",
      "tensors": ("key", "value", "key_cache", "value_cache", "slot_mapping",
@@ -31,16 +34,21 @@ TORCH_NPU_CALLS = (
 )
 
 # It copies caches of any dtype, float32 included: FP32_ARGS None.
-FP32_ARGS = None
+FP32_ARGS: Optional[FrozenSet[str]] = None
 
 
 
-def scatter_pa_kv_cache(key, key_cache, slot_mapping, value=None,
-                        value_cache=None, *, compress_lens=None,
-                        compress_seq_offset=None, seq_lens=None,
-                        cache_mode="Norm", scatter_mode="None",
-                        strides=(1, 1), offsets=(0, 0), dtypes=None,
-                        inplace=True):
+def scatter_pa_kv_cache(
+        key: TensorLike, key_cache: TensorLike, slot_mapping: TensorLike,
+        value: Optional[TensorLike] = None,
+        value_cache: Optional[TensorLike] = None, *,
+        compress_lens: Optional[TensorLike] = None,
+        compress_seq_offset: Optional[TensorLike] = None,
+        seq_lens: Optional[TensorLike] = None, cache_mode: str = "Norm",
+        scatter_mode: str = "None", strides: Sequence[int] = (1, 1),
+        offsets: Sequence[int] = (0, 0), dtypes: DTypes = None,
+        inplace: bool = True
+) -> Tuple[TensorLike, Optional[TensorLike]]:
     """aclnnScatterPaKvCache (the op's defaults: cache_mode "Norm",
     scatter_mode "None"). value / value_cache None: key-only. With
     scatter_mode "Nct", key and value are the storages the strided views
@@ -56,7 +64,9 @@ def scatter_pa_kv_cache(key, key_cache, slot_mapping, value=None,
     return out["key_cache"], out.get("value_cache")
 
 
-def _auto_scatter_mode(key, compress_lens, compress_seq_offsets, seq_lens):
+def _auto_scatter_mode(key: TensorLike, compress_lens: Optional[TensorLike],
+                       compress_seq_offsets: Optional[TensorLike],
+                       seq_lens: Optional[TensorLike]) -> str:
     """torch_npu always passes scatter_mode None; on the 950 a 4-D key
     [B, S, N, D] given compress_lens and seq_lens is the compressed write,
     Rope when compress_seq_offsets is given, else Alibi (the arch35 tiling,
@@ -68,9 +78,13 @@ def _auto_scatter_mode(key, compress_lens, compress_seq_offsets, seq_lens):
     return "None"
 
 
-def npu_scatter_pa_kv_cache(key, value, key_cache, value_cache, slot_mapping,
-                            *, compress_lens=None, compress_seq_offsets=None,
-                            seq_lens=None, cache_mode="PA_NZ"):
+def npu_scatter_pa_kv_cache(
+        key: TensorLike, value: Optional[TensorLike], key_cache: TensorLike,
+        value_cache: Optional[TensorLike], slot_mapping: TensorLike, *,
+        compress_lens: Optional[TensorLike] = None,
+        compress_seq_offsets: Optional[TensorLike] = None,
+        seq_lens: Optional[TensorLike] = None,
+        cache_mode: Optional[str] = "PA_NZ") -> None:
     """torch_npu.npu_scatter_pa_kv_cache: key_cache and value_cache updated
     in place; returns None as torch_npu does. cache_mode=None is the op's
     own default, Norm (torch_npu passes a null pointer)."""
@@ -85,10 +99,14 @@ def npu_scatter_pa_kv_cache(key, value, key_cache, value_cache, slot_mapping,
                             seq_lens))
 
 
-def npu_scatter_pa_kv_cache_functional(key, value, key_cache, value_cache,
-                                       slot_mapping, *, compress_lens=None,
-                                       compress_seq_offsets=None,
-                                       seq_lens=None, cache_mode="PA_NZ"):
+def npu_scatter_pa_kv_cache_functional(
+        key: TensorLike, value: Optional[TensorLike], key_cache: TensorLike,
+        value_cache: Optional[TensorLike], slot_mapping: TensorLike, *,
+        compress_lens: Optional[TensorLike] = None,
+        compress_seq_offsets: Optional[TensorLike] = None,
+        seq_lens: Optional[TensorLike] = None,
+        cache_mode: Optional[str] = "PA_NZ"
+) -> Tuple[TensorLike, Optional[TensorLike]]:
     """torch_npu.npu_scatter_pa_kv_cache_functional: the same write on
     copies of the caches; returns (key_cache, value_cache), the inputs
     untouched."""

@@ -17,8 +17,8 @@ provides and every difference.
 
 What it provides:
 - every function of kvgold.ops whose name is a torch_npu name (npu_* and
-  _npu_*), found when asked for, so an operator's module adding one needs no
-  edit here;
+  _npu_*), imported below by name (tests/python/test_torch_npu.py checks
+  that none is missing);
 - npu_format_cast / npu_format_cast_ / get_npu_format: the storage format is
   remembered per tensor (29 FRACTAL_NZ, 2 ND, ...), and an operator's
   function may read it (one picks its NZ caches when both caches have
@@ -49,9 +49,34 @@ torch_npu.testing modules in sys.modules. Factory functions with
 device="npu" (torch.zeros(..., device="npu")) and torch.device("npu") are
 not patched: they stay torch's errors.
 """
+import importlib
 import sys
+from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional
 
 from .. import ops as _ops
+from ..ops.kv_rms_norm_rope_cache import (
+    npu_kv_rmsnorm_rope_cache, npu_kv_rmsnorm_rope_cache_v2,
+    npu_kv_rmsnorm_rope_cache_v2_functional)
+from ..ops.qkv_rms_norm_rope_cache import npu_qkv_rms_norm_rope_cache
+from ..ops.reshape_and_cache import (_npu_reshape_and_cache,
+                                     _npu_reshape_and_cache_siso)
+from ..ops.scatter_pa_kv_cache import (npu_scatter_pa_kv_cache,
+                                       npu_scatter_pa_kv_cache_functional)
+from . import testing
+
+__all__ = [
+    # the operators
+    "_npu_reshape_and_cache", "_npu_reshape_and_cache_siso",
+    "npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
+    "npu_kv_rmsnorm_rope_cache_v2_functional", "npu_qkv_rms_norm_rope_cache",
+    "npu_scatter_pa_kv_cache", "npu_scatter_pa_kv_cache_functional",
+    # storage formats and dtypes
+    "FORMAT_FRACTAL_NZ", "FORMAT_FRACTAL_Z", "FORMAT_NC1HWC0", "FORMAT_NCDHW",
+    "FORMAT_NCHW", "FORMAT_ND", "FORMAT_NDC1HWC0", "FORMAT_NHWC",
+    "float4_e2m1fn_x2", "float8_e8m0fnu", "get_npu_format", "hifloat8",
+    "npu_format_cast", "npu_format_cast_",
+    # the device, testing, the stand-in itself
+    "functions", "install", "npu", "testing", "uninstall"]
 
 FORMAT_ND = 2
 FORMAT_NCHW = 0
@@ -73,12 +98,12 @@ _FORMAT_ATTR = "_kvgold_npu_format"
 _DEVICE_NAME = "Ascend910B (kvgold CPU stand-in)"
 
 
-def _torch():
+def _torch() -> Any:
     import torch
     return torch
 
 
-def _missing(name):
+def _missing(name: str) -> AttributeError:
     return AttributeError(
         "torch_npu.%s: kvgold's CPU stand-in for torch_npu does not provide "
         "it (it provides the KV-cache operators %s, npu_format_cast, "
@@ -86,31 +111,32 @@ def _missing(name):
         "copies; docs/python.md)" % (name, ", ".join(functions())))
 
 
-def functions():
-    """The torch_npu-named functions of kvgold.ops, sorted."""
-    return sorted(n for n in _ops.FUNCTIONS
-                  if n.startswith("npu_") or n.startswith("_npu_"))
+def functions() -> List[str]:
+    """The torch_npu-named functions of kvgold.ops this module provides,
+    sorted."""
+    return sorted(n for n in __all__ if n in _ops.FUNCTIONS)
 
 
 # ---- storage formats -------------------------------------------------------
 
-def _is_npu(t):
+def _is_npu(t: Any) -> bool:
     return getattr(t, _FORMAT_ATTR, None) is not None
 
 
-def _mark(t, fmt):
+def _mark(t: Any, fmt: int) -> Any:
     setattr(t, _FORMAT_ATTR, int(fmt))
     return t
 
 
-def get_npu_format(tensor):
+def get_npu_format(tensor: Any) -> int:
     """The storage format npu_format_cast gave `tensor`; 2 (ND) for a tensor
     it has not cast (torch_npu's default for a tensor made by .npu())."""
     fmt = getattr(tensor, _FORMAT_ATTR, None)
     return FORMAT_ND if fmt is None else fmt
 
 
-def npu_format_cast(tensor, acl_format, *args, **kwargs):
+def npu_format_cast(tensor: Any, acl_format: int, *args: Any,
+                    **kwargs: Any) -> Any:
     """A copy of `tensor` whose storage format is `acl_format` (the tensor
     itself when it has that format already, as torch_npu). The elements
     keep their logical order: kvgold's NZ caches are the logical
@@ -125,7 +151,7 @@ def npu_format_cast(tensor, acl_format, *args, **kwargs):
     return _mark(tensor.clone(), fmt)
 
 
-def npu_format_cast_(tensor, acl_format):
+def npu_format_cast_(tensor: Any, acl_format: int) -> Any:
     """In place: `tensor` now has storage format `acl_format`."""
     return _mark(tensor, int(acl_format))
 
@@ -139,42 +165,42 @@ class _Npu:
     __name__ = "torch_npu.npu"
 
     @staticmethod
-    def synchronize(device=None):
+    def synchronize(device: Any = None) -> None:
         return None
 
     @staticmethod
-    def is_available():
+    def is_available() -> bool:
         return True
 
     @staticmethod
-    def device_count():
+    def device_count() -> int:
         return 1
 
     @staticmethod
-    def current_device():
+    def current_device() -> int:
         return 0
 
     @staticmethod
-    def set_device(device):
+    def set_device(device: Any) -> None:
         return None
 
     @staticmethod
-    def get_device_name(device=None):
+    def get_device_name(device: Any = None) -> str:
         return _DEVICE_NAME
 
     @staticmethod
-    def manual_seed(seed):
+    def manual_seed(seed: int) -> None:
         _torch().manual_seed(seed)
 
     @staticmethod
-    def manual_seed_all(seed):
+    def manual_seed_all(seed: int) -> None:
         _torch().manual_seed(seed)
 
     @staticmethod
-    def empty_cache():
+    def empty_cache() -> None:
         return None
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> NoReturn:
         if name.startswith("__"):
             raise AttributeError(name)
         raise _missing("npu." + name)
@@ -185,27 +211,20 @@ npu = _Npu()
 
 # ---- the module's attributes -----------------------------------------------
 
-def __getattr__(name):
+def __getattr__(name: str) -> NoReturn:
+    """Anything torch_npu has that the stand-in does not: an error naming
+    it, never a mock."""
     if name.startswith("__"):
         raise AttributeError(name)
-    if name in functions():
-        return _ops.FUNCTIONS[name]
-    if name == "testing":
-        import importlib
-        return importlib.import_module(__name__ + ".testing")
     raise _missing(name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(functions()))
 
 
 # ---- install / uninstall -----------------------------------------------------
 
-_SAVED = {}
+_SAVED: Dict[str, Any] = {}
 
 
-def _device_type(device):
+def _device_type(device: Any) -> Optional[str]:
     """"npu", "cpu", ... of a device given as a string or torch.device;
     None for anything else (a dtype, a tensor: not formatted, not read)."""
     torch = _torch()
@@ -216,19 +235,20 @@ def _device_type(device):
     return None
 
 
-def _tensor_npu(self, device=None, non_blocking=False, **kwargs):
+def _tensor_npu(self: Any, device: Any = None, non_blocking: bool = False,
+                **kwargs: Any) -> Any:
     if _is_npu(self):
         return self
     return _mark(self.detach().clone(), FORMAT_ND)
 
 
-def _tensor_cpu(self, *args, **kwargs):
+def _tensor_cpu(self: Any, *args: Any, **kwargs: Any) -> Any:
     if _is_npu(self):
         return _SAVED["cpu"](self, *args, **kwargs).clone()
     return _SAVED["cpu"](self, *args, **kwargs)
 
 
-def _tensor_to(self, *args, **kwargs):
+def _tensor_to(self: Any, *args: Any, **kwargs: Any) -> Any:
     """"npu" / "npu:N" (positional or device=) as .npu(), keeping a dtype
     given with it; an "NPU" tensor stays one under a dtype change and
     becomes an unmarked copy when moved to "cpu"; the rest is torch's."""
@@ -254,7 +274,7 @@ def _tensor_to(self, *args, **kwargs):
     return out
 
 
-def _is_npu_property(self):
+def _is_npu_property(self: Any) -> bool:
     return _is_npu(self)
 
 
@@ -266,10 +286,10 @@ class _Dynamo:
     __name__ = "torch._dynamo"
 
     @staticmethod
-    def reset():
+    def reset() -> None:
         return None
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> NoReturn:
         if name.startswith("__"):
             raise AttributeError(name)
         raise AttributeError(
@@ -280,15 +300,15 @@ class _Dynamo:
 _dynamo = _Dynamo()
 
 
-def _has_dynamo(torch):
+def _has_dynamo(torch: Any) -> bool:
     try:
-        import torch._dynamo  # noqa: F401
+        importlib.import_module("torch._dynamo")
     except ImportError:
         return False
     return True
 
 
-def _testing_modules():
+def _testing_modules() -> Dict[str, Any]:
     """torch_npu.testing and its modules under their torch_npu names: the
     subset of Ascend/pytorch's testing package op-plugin's operator tests
     import (kvgold/torch_npu/testing)."""
@@ -298,13 +318,14 @@ def _testing_modules():
             "torch_npu.testing.common_utils": testing.common_utils}
 
 
-def install():
+def install() -> None:
     """sys.modules["torch_npu"] = this module (and "torch_npu.npu" its
     npu), and the tensor methods and torch.npu listed in the module's
     docstring. Idempotent."""
     torch = _torch()
     sys.modules["torch_npu"] = sys.modules[__name__]
-    sys.modules["torch_npu.npu"] = npu   # from torch_npu.npu import ...
+    # from torch_npu.npu import ... (an object standing in for a module)
+    sys.modules["torch_npu.npu"] = npu  # type: ignore[assignment]
     for name, mod in _testing_modules().items():
         sys.modules[name] = mod          # from torch_npu.testing.testcase ...
     if _SAVED:
@@ -323,7 +344,7 @@ def install():
         torch._dynamo = _dynamo
 
 
-def uninstall():
+def uninstall() -> None:
     """Undo install(): torch as it was, and no torch_npu module."""
     torch = _torch()
     if sys.modules.get("torch_npu") is sys.modules[__name__]:
@@ -348,11 +369,11 @@ def uninstall():
 
 # ---- pytest plugin -----------------------------------------------------------
 
-def _fixture():
+def _fixture() -> Callable[..., Any]:
     import pytest
 
     @pytest.fixture(name="torch_npu")
-    def torch_npu_fixture():
+    def torch_npu_fixture() -> Iterator[Any]:
         """The stand-in installed for one test (`import torch_npu` inside the
         test gets it), removed afterwards."""
         if _SESSION:                      # --kvgold-torch-npu: already there
@@ -367,10 +388,10 @@ def _fixture():
     return torch_npu_fixture
 
 
-_SESSION = []
+_SESSION: List[bool] = []
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: Any) -> None:
     parser.addoption(
         "--kvgold-torch-npu", action="store_true", default=False,
         help="install kvgold's torch_npu stand-in for the whole session, "
@@ -378,14 +399,14 @@ def pytest_addoption(parser):
              "module level (op-plugin's unittest files)")
 
 
-def pytest_configure(config):
+def pytest_configure(config: Any) -> None:
     if config.getoption("--kvgold-torch-npu", default=False) and \
             not _SESSION:
         install()
         _SESSION.append(True)
 
 
-def pytest_unconfigure(config):
+def pytest_unconfigure(config: Any) -> None:
     if _SESSION:
         uninstall()
         del _SESSION[:]

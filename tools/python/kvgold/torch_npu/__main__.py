@@ -6,11 +6,12 @@ name)."""
 import os
 import runpy
 import sys
+from typing import List
 
 from . import install
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(__doc__)
         return 0 if argv else 2

@@ -11,9 +11,11 @@ outside any package, when a case needs it.
 
 Each operator with torch_npu APIs has its own file here, `<op>.py`, whose
 two literal tables name its APIs and import their goldens and TestSpec
-classes from this module by absolute import. This module names no
-operator: it builds those goldens and classes from what each operator's
-module declares as data (TORCH_NPU_CALLS, kvgold/ops/__init__.py);
+classes from this module by absolute import. This module builds those
+goldens and classes from what each operator's module declares as data
+(TORCH_NPU_CALLS, kvgold/ops/__init__.py) and binds each by name, one line
+per torch_npu API, so that a reader and a type checker see them (a form
+declared but not bound is an ImportError);
 tests/python/test_ttk.py requires the files' tables to list exactly the
 declared calls, each in its own operator's file.
 
@@ -40,9 +42,17 @@ files by path, and nothing in kvgold imports them.
 """
 import logging
 import os
+from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Tuple)
 
 import kvgold
 import kvgold.ops
+
+Form = Mapping[str, Any]
+"""A torch_npu call form (kvgold/ops/__init__.py describes its keys)."""
+Golden = Callable[..., List[Any]]
+"""ops-test-kit's golden of one API: its arguments in, the list of what it
+compares out."""
 
 # The directory to give ops-test-kit's --plugin.
 PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -56,18 +66,22 @@ _PROFILES = (("Ascend950", "950"), ("Ascend910B", "a2a3"),
              ("Ascend910_93", "a2a3"))
 _SOC_KEYWORDS = ("short_soc_version", "soc_version", "full_soc_version")
 
-def _is_tensor(value):
+def _is_tensor(value: Any) -> bool:
     return hasattr(value, "shape") and hasattr(value, "dtype")
 
 
-def _bind(api, tensor_names, attr_names, args, kwargs):
+def _bind(api: str, tensor_names: Sequence[str], attr_names: Sequence[str],
+          args: Sequence[Any], kwargs: Mapping[str, Any]
+          ) -> Tuple[Dict[str, Any], Dict[str, Any], Dict[str, Any]]:
     """The call's tensors and attributes by torch_npu's names, whether
     ops-test-kit passes the tensors by position and the attributes by
     keyword (its plug-in convention) or the API's own positional order
     (tensors and qkv_size / head_nums positionally). Other keywords are
     ops-test-kit's metadata (dtypes, shapes, soc_version...): returned
     apart, never given to kvgold, whose `dtypes` means something else."""
-    tensors, attrs, meta = {}, {}, {}
+    tensors: Dict[str, Any] = {}
+    attrs: Dict[str, Any] = {}
+    meta: Dict[str, Any] = {}
     ti = ai = 0
     for value in args:
         if value is None or _is_tensor(value):
@@ -97,7 +111,7 @@ def _bind(api, tensor_names, attr_names, args, kwargs):
     return tensors, attrs, meta
 
 
-def _profile(meta):
+def _profile(meta: Mapping[str, Any]) -> Optional[str]:
     for key in _SOC_KEYWORDS:
         soc = str(meta.get(key) or "")
         for prefix, profile in _PROFILES:
@@ -106,7 +120,7 @@ def _profile(meta):
     return None
 
 
-def inplace_slots(form):
+def inplace_slots(form: Form) -> Tuple[int, Tuple[int, ...]]:
     """(returned, slots) of a torch_npu call form: how many of its outputs
     the API returns and the argument slots of the rest, which it writes in
     place - the longest tail of its outputs that are tensor arguments (the
@@ -125,14 +139,14 @@ def inplace_slots(form):
     return returned, slots
 
 
-def golden_names(form):
+def golden_names(form: Form) -> Tuple[Optional[str], ...]:
     """What the golden of `form` returns, by kvgold name: None for the None
     an API that returns nothing gives ops-test-kit, then its outputs."""
     returned, _ = inplace_slots(form)
     return ((None,) if returned == 0 else ()) + tuple(form["outputs"])
 
 
-def _golden(form):
+def _golden(form: Form) -> Golden:
     """ops-test-kit's golden of one torch_npu call form: the call's
     arguments bound by torch_npu's names, computed by kvgold's function
     without writing them, returned in the form's output order."""
@@ -141,7 +155,7 @@ def _golden(form):
     names = golden_names(form)
     _, slots = inplace_slots(form)
 
-    def golden(*args, **kwargs):
+    def golden(*args: Any, **kwargs: Any) -> List[Any]:
         t, a, meta = _bind(api, form["tensors"], form.get("attrs", ()),
                            args, kwargs)
         for slot in slots:
@@ -171,7 +185,7 @@ def _golden(form):
     return golden
 
 
-def _pre_compare(form):
+def _pre_compare(form: Form) -> Callable[..., None]:
     """ops-test-kit's pre_compare hook for `form`: it is handed the device
     outputs, then the goldens (ttk/core_modules/comparison/custom.py
     `apply_pre_compare`). The goldens are kvgold's list (or the files
@@ -183,7 +197,7 @@ def _pre_compare(form):
     names = golden_names(form)
     _, slots = inplace_slots(form)
 
-    def pre_compare(*tensors):
+    def pre_compare(*tensors: Any) -> None:
         if len(tensors) == 2 * len(names):
             return None
         want = "(%s)" % ", ".join(str(s) for s in slots) if len(slots) != 1 \
@@ -202,7 +216,7 @@ def _pre_compare(form):
     return pre_compare
 
 
-def _spec_class(form, golden):
+def _spec_class(form: Form, golden: Golden) -> type:
     return type(form["ttk_spec"], (), {
         "__doc__": "%s with kvgold as golden and (provider torch) as third "
                    "party." % form["api"],
@@ -211,10 +225,10 @@ def _spec_class(form, golden):
         "pre_compare": _pre_compare(form)})
 
 
-def _build():
+def _build() -> Dict[str, Any]:
     """The goldens and TestSpec classes of every operator's calls, by
     name."""
-    made = {}
+    made: Dict[str, Any] = {}
     for op in sorted(kvgold.ops.TORCH_NPU_CALLS):
         for form in kvgold.ops.TORCH_NPU_CALLS[op]:
             golden = _golden(form)
@@ -223,4 +237,47 @@ def _build():
     return made
 
 
-globals().update(_build())
+_MADE = _build()
+
+
+def _entries(api: str) -> Tuple[type, Golden]:
+    """The TestSpec class and the golden of torch_npu API `api`."""
+    for op_forms in kvgold.ops.TORCH_NPU_CALLS.values():
+        for form in op_forms:
+            if form["api"] == api:
+                return _MADE[form["ttk_spec"]], _MADE[form["ttk_golden"]]
+    raise ImportError("kvgold.ttk: no operator declares %s" % api)
+
+
+# Every operator's entries by name, as its ttk/<op>.py imports them.
+KvgoldKvRmsNormRopeCacheTestSpec, kv_rmsnorm_rope_cache_golden = _entries(
+    "torch_npu.npu_kv_rmsnorm_rope_cache")
+KvgoldKvRmsNormRopeCacheV2TestSpec, kv_rmsnorm_rope_cache_v2_golden = \
+    _entries("torch_npu.npu_kv_rmsnorm_rope_cache_v2")
+KvgoldQkvRmsNormRopeCacheTestSpec, qkv_rms_norm_rope_cache_golden = \
+    _entries("torch_npu.npu_qkv_rms_norm_rope_cache")
+KvgoldReshapeAndCacheTestSpec, reshape_and_cache_golden = _entries(
+    "torch_npu._npu_reshape_and_cache")
+KvgoldScatterPaKvCacheTestSpec, scatter_pa_kv_cache_golden = _entries(
+    "torch_npu.npu_scatter_pa_kv_cache")
+
+__all__ = [
+    "KvgoldKvRmsNormRopeCacheTestSpec", "KvgoldKvRmsNormRopeCacheV2TestSpec",
+    "KvgoldQkvRmsNormRopeCacheTestSpec", "KvgoldReshapeAndCacheTestSpec",
+    "KvgoldScatterPaKvCacheTestSpec", "PLUGIN_DIR", "golden_names",
+    "inplace_slots", "kv_rmsnorm_rope_cache_golden",
+    "kv_rmsnorm_rope_cache_v2_golden", "qkv_rms_norm_rope_cache_golden",
+    "reshape_and_cache_golden", "scatter_pa_kv_cache_golden"]
+
+
+def _check_bound() -> None:
+    """Each built entry is bound above under its own name: a call form
+    added or renamed in kvgold/ops is an ImportError until it is."""
+    for name, obj in _MADE.items():
+        if globals().get(name) is not obj or name not in __all__:
+            raise ImportError("kvgold.ttk: %s (declared by kvgold.ops) is "
+                              "not bound by name in kvgold/ttk/__init__.py"
+                              % name)
+
+
+_check_bound()

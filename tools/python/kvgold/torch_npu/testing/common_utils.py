@@ -6,22 +6,23 @@ import functools
 import itertools
 import os
 import unittest
+from typing import Any, Callable, Iterable, Sequence
 
 
-def get_npu_device():
+def get_npu_device() -> str:
     """"npu:<SET_NPU_DEVICE>", "npu:0" when the variable is unset."""
     index = os.environ.get("SET_NPU_DEVICE")
     return "npu:0" if index is None else "npu:%s" % index
 
 
-def set_npu_device():
+def set_npu_device() -> str:
     from .. import npu
     device = get_npu_device()
     npu.set_device(device)
     return device
 
 
-def is_iterable(obj):
+def is_iterable(obj: Any) -> bool:
     try:
         iter(obj)
         return True
@@ -29,7 +30,7 @@ def is_iterable(obj):
         return False
 
 
-def iter_indices(tensor):
+def iter_indices(tensor: Any) -> Iterable[Any]:
     if tensor.dim() == 0:
         return range(0)
     if tensor.dim() == 1:
@@ -37,7 +38,7 @@ def iter_indices(tensor):
     return itertools.product(*(range(s) for s in tensor.size()))
 
 
-def _device_name():
+def _device_name() -> str:
     """The name SupportedDevices compares, cut as torch_npu cuts it: 10
     characters, 12 for "Ascend910_..." names, 9 for the Ascend950s."""
     from .. import npu
@@ -55,12 +56,12 @@ class SupportedDevices:
     stand-in is an "Ascend910B" (kvgold models the A2/A3 kernels), so a test
     marked for another device is skipped, as it would be on an A2."""
 
-    def __init__(self, supported_devices):
+    def __init__(self, supported_devices: Sequence[str]) -> None:
         self.supported_devices = supported_devices
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
-        def dep_fn(slf, *args, **kwargs):
+        def dep_fn(slf: Any, *args: Any, **kwargs: Any) -> Any:
             name = _device_name()
             if name not in self.supported_devices:
                 raise unittest.SkipTest(

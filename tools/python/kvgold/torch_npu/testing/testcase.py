@@ -18,6 +18,7 @@ import sys
 import unittest
 from collections.abc import Sequence
 from numbers import Number
+from typing import Any, Optional
 
 from .common_utils import is_iterable, set_npu_device
 
@@ -25,29 +26,30 @@ _RTOL_DTYPES = ("bool", "uint16", "int16", "int32", "float16", "float32",
                 "int8", "uint8", "int64", "float64")
 
 
-def run_tests():
+def run_tests() -> None:
     """unittest.main with the command line's arguments."""
     unittest.main(argv=sys.argv)
 
 
 class TestCase(unittest.TestCase):
+    npu_device: str
     _precision = 1e-5
     maxDiff = None
     exact_dtype = False
 
     @property
-    def precision(self):
+    def precision(self) -> float:
         return self._precision
 
     @precision.setter
-    def precision(self, prec):
+    def precision(self, prec: float) -> None:
         self._precision = prec
 
     @classmethod
-    def setUpClass(cls):
+    def setUpClass(cls) -> None:
         cls.npu_device = set_npu_device()
 
-    def setUp(self):
+    def setUp(self) -> None:
         import torch
         seed = int(os.getenv("SEED", "666"))
         torch.manual_seed(seed)
@@ -55,8 +57,9 @@ class TestCase(unittest.TestCase):
 
     # ---- assertRtolEqual ---------------------------------------------------
 
-    def assertRtolEqual(self, x, y, prec=1.e-4, prec16=1.e-3,
-                        auto_trans_dtype=False, message=None):
+    def assertRtolEqual(self, x: Any, y: Any, prec: float = 1.e-4,
+                        prec16: float = 1.e-3, auto_trans_dtype: bool = False,
+                        message: Optional[str] = None) -> None:
         import numpy as np
         import torch
 
@@ -101,7 +104,8 @@ class TestCase(unittest.TestCase):
         else:
             self._rtol_compare(x, y, prec, 10e-10)
 
-    def _rtol_compare(self, x, y, prec, minimum):
+    def _rtol_compare(self, x: Any, y: Any, prec: float,
+                      minimum: float) -> None:
         import numpy as np
         # integer dtypes subtract in their own type, wrapping, as
         # torch_npu's does
@@ -122,8 +126,10 @@ class TestCase(unittest.TestCase):
 
     # ---- assertEqual with a precision ----------------------------------------
 
-    def assertEqual(self, x, y, prec=None, message="", allow_inf=False,
-                    exact_dtype=None):
+    def assertEqual(self, x: Any, y: Any,
+                    prec: Any = None, message: str = "",
+                    allow_inf: bool = False,
+                    exact_dtype: Optional[bool] = None) -> None:
         """torch_npu's: tensors of equal size whose largest absolute
         difference is at most `prec` (default self.precision), numbers
         within `prec`, iterables element by element, the rest as
@@ -163,8 +169,8 @@ class TestCase(unittest.TestCase):
         else:
             super().assertEqual(x, y, message)
 
-    def _assert_tensor_equal(self, a, b, prec, message, allow_inf,
-                             exact_dtype):
+    def _assert_tensor_equal(self, a: Any, b: Any, prec: float, message: str,
+                             allow_inf: bool, exact_dtype: bool) -> None:
         import torch
         super().assertEqual(a.size(), b.size(), message)
         if exact_dtype:
