@@ -72,8 +72,8 @@ static kvg_status fail(src *s, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return kvg_fs_fail(s->diag, KVG_ERR_FILE_FORMAT, "pt", "%s: %s",
-                       s->path, msg);
+    return kvg_diag_set(s->diag, KVG_ERR_FILE_FORMAT, "pt", -1, -1, "%s: %s",
+                        s->path, msg);
 }
 
 /* n bytes at off into dst; `what` names them in a refusal. */
@@ -97,8 +97,8 @@ static kvg_status rd(src *s, uint64_t off, size_t n, void *dst,
     }
     got = kvg_pread_full(s->fd, dst, n, off);
     if (got < 0)
-        return kvg_fs_fail(s->diag, KVG_ERR_IO, "pt", "%s: cannot read: %s",
-                           s->path, strerror(errno));
+        return kvg_diag_set(s->diag, KVG_ERR_IO, "pt", -1, -1,
+                            "%s: cannot read: %s", s->path, strerror(errno));
     if ((size_t)got != n)
         return fail(s, "the file shrank while %s was read", what);
     return KVG_OK;
@@ -306,7 +306,8 @@ static kvg_status zip_open(src *s, zip *z)
         return st;
     tail_len = s->size < 22 + 65535 ? (size_t)s->size : 22 + 65535;
     if ((tail = (unsigned char *)malloc(tail_len)) == NULL)
-        return kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
     if ((st = rd(s, s->size - tail_len, tail_len, tail,
                  "the zip end record")) != KVG_OK) {
         free(tail);
@@ -405,7 +406,8 @@ static kvg_status zip_open(src *s, zip *z)
         return fail(s, "an empty zip archive, not a torch.save file");
     if ((z->cd = (unsigned char *)malloc(cd_size ? (size_t)cd_size : 1)) ==
         NULL)
-        return kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
     z->cd_len = (size_t)cd_size;
     z->cd_off = cd_off;
     z->entries = n_total;
@@ -415,8 +417,7 @@ static kvg_status zip_open(src *s, zip *z)
     /* every entry, once: well formed, and exactly n_total of them */
     for (pos = 0, k = 0; k < n_total; k++) {
         zentry ze;
-        if ((st = entry_at(s, z, &pos, &ze)) != KVG_OK)
-            return st;
+        KVG_TRY(entry_at(s, z, &pos, &ze));
         if (k == 0) {
             const unsigned char *slash =
                 (const unsigned char *)memchr(ze.name, '/', ze.name_len);
@@ -518,7 +519,8 @@ static kvg_status zip_data(src *s, const zip *z, const zentry *e,
                        "not match the central directory",
                     shown_name, (unsigned long long)e->local);
     if ((nm = (unsigned char *)malloc(nlen ? nlen : 1)) == NULL)
-        return kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
     st = rd(s, e->local + 30, nlen, nm, "a zip entry's name");
     if (st == KVG_OK && memcmp(nm, e->name, nlen) != 0)
         st = fail(s, "zip entry %s: its local header names another file",
@@ -762,14 +764,12 @@ static kvg_status pop(vm *m, int *idx)
 static kvg_status make_tuple(vm *m, int n)
 {
     int idx, i;
-    kvg_status st;
     if (m->sp - base_of(m) < n)
         return vfail(m, "pops an empty stack (or past a MARK)");
     if (n > PK_MAX - m->nk)
         return vfail(m, "more tuple items than torch.save writes for one "
                         "tensor");
-    if ((st = newv(m, V_TUPLE, &idx)) != KVG_OK)
-        return st;
+    KVG_TRY(newv(m, V_TUPLE, &idx));
     m->v[idx].first = m->nk;
     m->v[idx].n = n;
     for (i = 0; i < n; i++)
@@ -804,14 +804,12 @@ static kvg_status global(vm *m, const unsigned char *mod, size_t ml,
     char sm[80], sn[80];
     size_t i;
     int idx;
-    kvg_status st;
     for (i = 0; i < N_GLOBALS; i++)
         if (strlen(k_globals[i].mod) == ml &&
             memcmp(k_globals[i].mod, mod, ml) == 0 &&
             strlen(k_globals[i].name) == nl &&
             memcmp(k_globals[i].name, name, nl) == 0) {
-            if ((st = push_new(m, V_GLOBAL, &idx)) != KVG_OK)
-                return st;
+            KVG_TRY(push_new(m, V_GLOBAL, &idx));
             m->v[idx].g = &k_globals[i];
             return KVG_OK;
         }
@@ -885,8 +883,7 @@ static kvg_status persid(vm *m)
     ps->key_at = m->v[k[2]].at;
     ps->key_len = m->v[k[2]].len;
     ps->numel = m->v[k[4]].i;
-    if ((st = push_new(m, V_STORAGE, &idx)) != KVG_OK)
-        return st;
+    KVG_TRY(push_new(m, V_STORAGE, &idx));
     m->v[idx].i = m->nst++;
     return KVG_OK;
 }
@@ -918,7 +915,6 @@ static kvg_status rebuild(vm *m, int v3, int args)
     ptensor *t;
     int64_t stride[KVG_MAX_RANK];
     int rank, srank, idx;
-    kvg_status st;
     const char *fn = v3 ? "_rebuild_tensor_v3" : "_rebuild_tensor_v2";
 
     if (a->type != V_TUPLE || a->n != (v3 ? 7 : 6))
@@ -971,8 +967,7 @@ static kvg_status rebuild(vm *m, int v3, int args)
     t->offset = m->v[k[1]].i;
     t->rank = rank;
     memcpy(t->stride, stride, sizeof stride);
-    if ((st = push_new(m, V_TENSOR, &idx)) != KVG_OK)
-        return st;
+    KVG_TRY(push_new(m, V_TENSOR, &idx));
     m->v[idx].i = m->nt++;
     return KVG_OK;
 }
@@ -1094,8 +1089,7 @@ static kvg_status run(vm *m, int *result)
             break;
         case 0x95: { /* FRAME: a length, nothing to do */
             uint64_t fl;
-            if ((st = operand(m, 8, &o)) != KVG_OK)
-                return st;
+            KVG_TRY(operand(m, 8, &o));
             fl = le64(o);
             if (fl > m->len - m->pc)
                 return vfail(m, "a FRAME of %llu bytes runs past the "
@@ -1284,7 +1278,6 @@ static kvg_status place(src *s, const zip *z, const vm *m, const ptensor *t,
              expect = 1, data;
     zentry e;
     int d, contiguous = 1, r;
-    kvg_status st;
 
     shown(key, sizeof key, m->p + ps->key_at, ps->key_len);
     shown(pf, sizeof pf, z->prefix, z->prefix_len);
@@ -1324,8 +1317,7 @@ static kvg_status place(src *s, const zip *z, const vm *m, const ptensor *t,
     if (r == 0)
         return fail(s, "%s: its storage %s/%s is not in the archive", what,
                     pf, name);
-    if ((st = zip_data(s, z, &e, &data)) != KVG_OK)
-        return st;
+    KVG_TRY(zip_data(s, z, &e, &data));
     if (e.usize != sbytes)
         return fail(s, "%s/%s holds %llu bytes; its storage of %lld %s "
                        "needs %llu",
@@ -1419,7 +1411,8 @@ static kvg_status parse(src *s, unsigned flags, kvg_scan_arg *a)
     }
     if ((pkl = (unsigned char *)malloc((size_t)e.usize)) == NULL ||
         (m = (vm *)malloc(sizeof *m)) == NULL) {
-        st = kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        st = kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                          "out of memory");
         goto done;
     }
     if ((st = rd(s, data, (size_t)e.usize, pkl, "the pickle")) != KVG_OK)
@@ -1563,7 +1556,7 @@ kvg_status kvg_scan_pt_tensor(const char *dir, const char *file,
     int fd;
 
     if (kvg_scan_no_link(dir, file, why, sizeof why) != 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s", why);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
     if ((path = kvg_path_join(dir, file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if ((st = kvg_open_regular(path, "pt", &fd, &sb, diag)) != KVG_OK) {

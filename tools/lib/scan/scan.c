@@ -61,9 +61,9 @@ kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
         if (cap > SIZE_MAX / sizeof *p ||
             (p = (kvg_scan_call *)realloc(l->calls, cap * sizeof *p)) ==
                 NULL) {
-            kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
-                        "out of memory listing %lu calls",
-                        (unsigned long)l->count);
+            kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                         "out of memory listing %lu calls",
+                         (unsigned long)l->count);
             return NULL;
         }
         l->calls = p;

@@ -80,11 +80,12 @@ static kvg_status fail_at(kvg_diag *diag, const char *file, long line, long col,
     char what[256];
     (void)snprintf(what, sizeof what, fmt, a, b);
     if (col > 0)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
-                           "%s: line %ld, column %ld (%s): %s", file, line, col,
-                           field, what);
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
-                       "%s: line %ld (%s): %s", file, line, field, what);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, field, -1, -1,
+                            "%s: line %ld, column %ld (%s): %s", file, line,
+                            col,
+                            field, what);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, field, -1, -1,
+                        "%s: line %ld (%s): %s", file, line, field, what);
 }
 
 /* ---- the CSV layer ------------------------------------------------------ */
@@ -1097,8 +1098,8 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
     if ((t = (kvg_ttk_csv *)calloc(1, sizeof *t)) == NULL ||
         (t->arena = (char *)malloc(2 * len + 2)) == NULL) {
         kvg_ttk_csv_free(t);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
-                           file);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                            "%s: out of memory", file);
     }
     t->file = file;
     t->cols = k_cols;
@@ -1232,8 +1233,8 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
             cap = cap ? cap * 2 : 64;
             if ((p = (rowrec *)realloc(t->rows, cap * sizeof *p)) == NULL) {
                 kvg_ttk_csv_free(t);
-                return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv",
-                                   "%s: out of memory", file);
+                return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                                    "%s: out of memory", file);
             }
             t->rows = p;
         }
@@ -1263,8 +1264,8 @@ kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
         free(L);
         free(row);
         kvg_ttk_csv_free(t);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
-                           file);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                            "%s: out of memory", file);
     }
     for (cap = 0; cap < t->n; cap++)
         if (fill_row(t, &t->rows[cap], L, row, diag) != 0) {
@@ -1296,27 +1297,27 @@ kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out, kvg_diag *diag)
     kvg_status st;
 
     *out = NULL;
-    if ((st = kvg_open_regular(path, "csv", &fd, &sb, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_open_regular(path, "csv", &fd, &sb, diag));
     if ((uint64_t)sb.st_size > CSV_MAX_BYTES) {
         close(fd);
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "csv",
-                           "%s: %llu bytes, more than the 256 MiB kvgold "
-                           "reads of a testcase CSV",
-                           path, (unsigned long long)sb.st_size);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "csv", -1, -1,
+                            "%s: %llu bytes, more than the 256 MiB kvgold "
+                            "reads of a testcase CSV",
+                            path, (unsigned long long)sb.st_size);
     }
     if ((buf = (char *)malloc((size_t)sb.st_size + 1)) == NULL) {
         close(fd);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
-                           path);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                            "%s: out of memory", path);
     }
     got = kvg_pread_full(fd, buf, (size_t)sb.st_size, 0);
     if (got < 0 || (uint64_t)got != (uint64_t)sb.st_size) {
         int err = errno;
         close(fd);
         free(buf);
-        return kvg_fs_fail(diag, KVG_ERR_IO, "csv", "%s: cannot read: %s", path,
-                           got < 0 ? strerror(err) : "it shrank");
+        return kvg_diag_set(diag, KVG_ERR_IO, "csv", -1, -1,
+                            "%s: cannot read: %s", path,
+                            got < 0 ? strerror(err) : "it shrank");
     }
     close(fd);
     buf[got] = '\0';
