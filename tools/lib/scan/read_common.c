@@ -111,18 +111,17 @@ int kvg_scan_kind(const char *path, int nofollow)
     return S_ISDIR(sb.st_mode) ? 1 : S_ISREG(sb.st_mode) ? 2 : 0;
 }
 
-int kvg_scan_no_link(const char *dir, const char *rel, char *why,
-                     size_t cap)
+kvg_status kvg_scan_no_link(const char *dir, const char *rel, kvg_diag *diag)
 {
     char *path = kvg_path_join(dir, rel, NULL, NULL);
+    char why[KVG_SCAN_REASON_MAX];
     char *end, *slash;
     struct stat sb;
     int link = 0;
 
-    if (path == NULL) {
-        (void)snprintf(why, cap, "out of memory");
-        return -1;
-    }
+    if (path == NULL)
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                            "out of memory");
     /* each prefix dir/a, dir/a/b, ... of the path in turn, cut in place */
     end = path + strlen(path) - strlen(rel);
     for (;;) {
@@ -131,14 +130,16 @@ int kvg_scan_no_link(const char *dir, const char *rel, char *why,
             *slash = '\0';
         link = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
         if (link)
-            kvg_scan_odd_entry(path, NULL, why, cap);
+            kvg_scan_odd_entry(path, NULL, why, sizeof why);
         if (link || slash == NULL)
             break;
         *slash = '/';
         end = slash + 1;
     }
     free(path);
-    return link ? -1 : 0;
+    if (link)
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
+    return KVG_OK;
 }
 
 void kvg_scan_odd_entry(const char *path, const char *needs, char *why,
@@ -433,11 +434,9 @@ kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
     uint64_t size = 0;
     kvg_npy_info info;
     kvg_status st;
-    char why[KVG_SCAN_REASON_MAX];
     char *path;
 
-    if (kvg_scan_no_link(dir, file, why, sizeof why) != 0)
-        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
+    KVG_TRY(kvg_scan_no_link(dir, file, diag));
     if ((path = kvg_path_join(dir, file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if ((head = (unsigned char *)malloc(KVG_NPY_MAX_HEADER + 16)) == NULL) {

@@ -1548,15 +1548,13 @@ kvg_status kvg_scan_pt_tensor(const char *dir, const char *file,
                               unsigned flags, kvg_scan_arg *a,
                               kvg_diag *diag)
 {
-    char why[KVG_SCAN_REASON_MAX];
     struct stat sb;
     kvg_status st;
     src s;
     char *path;
     int fd;
 
-    if (kvg_scan_no_link(dir, file, why, sizeof why) != 0)
-        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
+    KVG_TRY(kvg_scan_no_link(dir, file, diag));
     if ((path = kvg_path_join(dir, file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if ((st = kvg_open_regular(path, "pt", &fd, &sb, diag)) != KVG_OK) {
