@@ -394,12 +394,11 @@ static int csv_form_outputs(kvg_scan_call *c, const kvg_ttk_row *row,
 {
     int slot[KVG_SCAN_MAX_ARGS], returned, n, n_out = 0;
     char want[96], got[96];
+    kvg_diag diag;
 
-    if ((n = kvg_ttk_form_inplace(f, slot, KVG_SCAN_MAX_ARGS, &returned)) <
-        0)
-        return say(c, row, "%s: its in-place outputs are not in the order "
-                           "of their arguments",
-                   f->api);
+    if (kvg_ttk_form_inplace(f, slot, KVG_SCAN_MAX_ARGS, &n, &returned,
+                             &diag) != KVG_OK)
+        return say(c, row, "%s", diag.message);
     while (f->outputs[n_out] != NULL)
         n_out++;
     if (row->n_inplace >= 0 &&

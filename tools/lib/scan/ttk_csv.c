@@ -1382,11 +1382,13 @@ const char kvg_ttk_csv_header[] =
     "tensor_formats,attributes,output_tensor_indexes,"
     "inplace_input_indexes,golden_api\n";
 
-int kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot, int cap,
-                         int *returned)
+kvg_status kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot,
+                                int cap, int *count, int *returned,
+                                kvg_diag *diag)
 {
     int n_out = 0, k, i, j, n = 0;
 
+    *count = 0;
     while (api->outputs[n_out] != NULL)
         n_out++;
     for (k = n_out; k > 0 && kvg_binding_has(api->tensors, api->outputs[k - 1]);
@@ -1397,10 +1399,13 @@ int kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot, int cap,
         for (j = 0; strcmp(api->tensors[j], api->outputs[i]) != 0; j++)
             ;
         if (n == cap || (n > 0 && j <= slot[n - 1]))
-            return -1;
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, api->api, -1, -1,
+                                "%s: its in-place outputs are not in the "
+                                "order of their arguments", api->api);
         slot[n++] = j;
     }
-    return n;
+    *count = n;
+    return KVG_OK;
 }
 
 typedef struct sbuf_t {
@@ -1534,130 +1539,173 @@ static const char *keyword_of(const kvg_binding_call *api, const char *attr)
     return attr;
 }
 
-int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
-                           const char *name, char **out, char *why,
-                           size_t cap)
+/* The row's tensor_view_shapes and tensor_dtypes: one entry per tensor
+ * of the form, None for one the case leaves out. */
+static kvg_status row_tensors(const kvg_case *c, const kvg_binding_call *api,
+                              sbuf_t *shapes, sbuf_t *dtypes, kvg_diag *diag)
 {
-    const kvg_op *op = kvg_op_find(c->op);
-    sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
-    sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
-    sbuf_t inplace = {NULL, 0, 0, 0};
     char num[32];
-    int i, k, n = 0, first = 1, ok = 1, returned, n_in;
-    int slot[KVG_SCAN_MAX_ARGS];
+    int i, k, n = 0, ok = 1;
 
-    *out = NULL;
-    puts_(&shapes, "(");
-    puts_(&dtypes, "(");
+    puts_(shapes, "(");
+    puts_(dtypes, "(");
     for (i = 0; api->tensors[i] != NULL; i++) {
         const kvg_tensor *t = kvg_case_find(&c->inputs, api->tensors[i]);
         if (i > 0) {
-            puts_(&shapes, ", ");
-            puts_(&dtypes, ", ");
+            puts_(shapes, ", ");
+            puts_(dtypes, ", ");
         }
         n++;
         if (t == NULL || kvg_ttk_dtype_name(t->dtype) == NULL) {
-            puts_(&shapes, "None");
-            puts_(&dtypes, "None");
+            puts_(shapes, "None");
+            puts_(dtypes, "None");
             ok &= t == NULL;
             continue;
         }
-        puts_(&shapes, "(");
+        puts_(shapes, "(");
         for (k = 0; k < t->rank; k++) {
             (void)snprintf(num, sizeof num, "%s%lld", k ? ", " : "",
                            (long long)t->shape[k]);
-            puts_(&shapes, num);
+            puts_(shapes, num);
         }
-        puts_(&shapes, t->rank == 1 ? ",)" : ")");
-        puts_(&dtypes, "'");
-        puts_(&dtypes, kvg_ttk_dtype_name(t->dtype));
-        puts_(&dtypes, "'");
+        puts_(shapes, t->rank == 1 ? ",)" : ")");
+        puts_(dtypes, "'");
+        puts_(dtypes, kvg_ttk_dtype_name(t->dtype));
+        puts_(dtypes, "'");
     }
-    puts_(&shapes, n == 1 ? ",)" : ")");
-    puts_(&dtypes, n == 1 ? ",)" : ")");
-    if (!ok) {
-        (void)snprintf(why, cap, "an input's dtype has no ops-test-kit "
-                                 "name");
-        goto fail;
+    puts_(shapes, n == 1 ? ",)" : ")");
+    puts_(dtypes, n == 1 ? ",)" : ")");
+    if (!ok)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "", -1, -1,
+                            "an input's dtype has no ops-test-kit name");
+    return KVG_OK;
+}
+
+/* Attribute `name` of case c, else kvgold's default parsed into *doc
+ * (the caller frees it); NULL when neither. */
+static const kvg_json *attr_or_default(const kvg_case *c, const kvg_op *op,
+                                       const char *name, kvg_json **doc)
+{
+    const kvg_json *v = c->attrs != NULL ? kvg_json_get(c->attrs, name) : NULL;
+    kvg_diag diag;
+    size_t a;
+
+    *doc = NULL;
+    for (a = 0; v == NULL && op != NULL && a < kvg_op_attr_count(op); a++) {
+        const kvg_op_attr_info *info = kvg_op_attr_at(op, a);
+        if (strcmp(info->name, name) == 0 && info->dflt != NULL &&
+            kvg_json_parse(info->dflt, strlen(info->dflt), "default", doc,
+                           &diag) == KVG_OK)
+            v = *doc;
     }
-    /* every attribute of the form: the case's value, else kvgold's
-     * default (the API's own default may differ: it is written out) */
-    puts_(&attrs, "{");
+    return v;
+}
+
+/* The row's attributes: every attribute of the form, the case's value,
+ * else kvgold's default (the API's own default may differ: it is written
+ * out), as a Python dict literal. */
+static kvg_status row_attrs(const kvg_case *c, const kvg_binding_call *api,
+                            sbuf_t *attrs, kvg_diag *diag)
+{
+    const kvg_op *op = kvg_op_find(c->op);
+    int i, first = 1;
+
+    puts_(attrs, "{");
     for (i = 0; api->attrs != NULL && api->attrs[i] != NULL; i++) {
-        const kvg_json *v =
-            c->attrs != NULL ? kvg_json_get(c->attrs, api->attrs[i]) : NULL;
-        kvg_json *doc = NULL;
-        kvg_diag diag;
-        size_t a;
-        for (a = 0; v == NULL && op != NULL && a < kvg_op_attr_count(op);
-             a++) {
-            const kvg_op_attr_info *info = kvg_op_attr_at(op, a);
-            if (strcmp(info->name, api->attrs[i]) == 0 &&
-                info->dflt != NULL &&
-                kvg_json_parse(info->dflt, strlen(info->dflt), "default",
-                               &doc, &diag) == KVG_OK)
-                v = doc;
-        }
+        kvg_json *doc;
+        const kvg_json *v = attr_or_default(c, op, api->attrs[i], &doc);
+        int literal;
         if (v == NULL)
             continue; /* required and absent: the case was refused */
-        puts_(&attrs, first ? "'" : ", '");
-        puts_(&attrs, keyword_of(api, api->attrs[i]));
-        puts_(&attrs, "': ");
+        puts_(attrs, first ? "'" : ", '");
+        puts_(attrs, keyword_of(api, api->attrs[i]));
+        puts_(attrs, "': ");
         first = 0;
-        if (!py_literal(&attrs, v)) {
-            (void)snprintf(why, cap, "attribute %s: no Python literal for "
-                                     "its value", api->attrs[i]);
-            kvg_json_free(doc);
-            goto fail;
-        }
+        literal = py_literal(attrs, v);
         kvg_json_free(doc);
+        if (!literal)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, api->attrs[i],
+                                -1, -1, "attribute %s: no Python literal "
+                                "for its value", api->attrs[i]);
     }
-    puts_(&attrs, "}");
-    /* the tensors the API writes in place: ops-test-kit appends exactly
-     * these to the outputs it compares with the goldens */
-    if ((n_in = kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS,
-                                     &returned)) < 0) {
-        (void)snprintf(why, cap, "%s: its in-place outputs are not in the "
-                                 "order of their arguments", api->api);
-        goto fail;
-    }
-    puts_(&inplace, n_in > 0 ? "(" : "");
+    puts_(attrs, "}");
+    return KVG_OK;
+}
+
+/* The row's inplace_input_indexes: the tensors the API writes in place,
+ * which ops-test-kit appends to the outputs it compares with the
+ * goldens. */
+static kvg_status row_inplace(const kvg_binding_call *api, sbuf_t *inplace,
+                              kvg_diag *diag)
+{
+    int slot[KVG_SCAN_MAX_ARGS], i, returned, n_in;
+    char num[32];
+
+    KVG_TRY(kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS, &n_in,
+                                 &returned, diag));
+    puts_(inplace, n_in > 0 ? "(" : "");
     for (i = 0; i < n_in; i++) {
         (void)snprintf(num, sizeof num, "%s%d", i ? ", " : "", slot[i]);
-        puts_(&inplace, num);
+        puts_(inplace, num);
     }
-    puts_(&inplace, n_in == 1 ? ",)" : n_in > 1 ? ")" : "");
-    cell_out(&line, name);
-    puts_(&line, ",");
-    cell_out(&line, api->api);
-    puts_(&line, ",");
-    if (!shapes.bad)
-        cell_out(&line, shapes.p);
-    puts_(&line, ",");
-    if (!dtypes.bad)
-        cell_out(&line, dtypes.p);
-    puts_(&line, ",,");
-    if (!attrs.bad)
-        cell_out(&line, attrs.p);
-    puts_(&line, ",,");
-    if (!inplace.bad && inplace.p != NULL)
-        cell_out(&line, inplace.p);
-    puts_(&line, ",\n");
-    if (shapes.bad || dtypes.bad || attrs.bad || inplace.bad || line.bad) {
-        (void)snprintf(why, cap, "out of memory");
-        goto fail;
+    puts_(inplace, n_in == 1 ? ",)" : n_in > 1 ? ")" : "");
+    return KVG_OK;
+}
+
+/* The CSV line of testcase `name` from its cells. */
+static void row_line(sbuf_t *line, const char *name,
+                     const kvg_binding_call *api, const sbuf_t *shapes,
+                     const sbuf_t *dtypes, const sbuf_t *attrs,
+                     const sbuf_t *inplace)
+{
+    cell_out(line, name);
+    puts_(line, ",");
+    cell_out(line, api->api);
+    puts_(line, ",");
+    if (!shapes->bad)
+        cell_out(line, shapes->p);
+    puts_(line, ",");
+    if (!dtypes->bad)
+        cell_out(line, dtypes->p);
+    puts_(line, ",,");
+    if (!attrs->bad)
+        cell_out(line, attrs->p);
+    puts_(line, ",,");
+    if (!inplace->bad && inplace->p != NULL)
+        cell_out(line, inplace->p);
+    puts_(line, ",\n");
+}
+
+kvg_status kvg_ttk_csv_format_row(const kvg_case *c,
+                                  const kvg_binding_call *api,
+                                  const char *name, char **out,
+                                  kvg_diag *diag)
+{
+    sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
+    sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
+    sbuf_t inplace = {NULL, 0, 0, 0};
+    kvg_status st;
+
+    *out = NULL;
+    st = row_tensors(c, api, &shapes, &dtypes, diag);
+    if (st == KVG_OK)
+        st = row_attrs(c, api, &attrs, diag);
+    if (st == KVG_OK)
+        st = row_inplace(api, &inplace, diag);
+    if (st == KVG_OK) {
+        row_line(&line, name, api, &shapes, &dtypes, &attrs, &inplace);
+        if (shapes.bad || dtypes.bad || attrs.bad || inplace.bad || line.bad)
+            st = kvg_diag_set(diag, KVG_ERR_NOMEM, "", -1, -1,
+                              "out of memory");
     }
     free(shapes.p);
     free(dtypes.p);
     free(attrs.p);
     free(inplace.p);
+    if (st != KVG_OK) {
+        free(line.p);
+        return st;
+    }
     *out = line.p;
-    return 0;
-fail:
-    free(shapes.p);
-    free(dtypes.p);
-    free(attrs.p);
-    free(inplace.p);
-    free(line.p);
-    return -1;
+    return KVG_OK;
 }
