@@ -1016,17 +1016,103 @@ static void not_judged(kvg_scan_result *r, const char *fmt, const char *a,
     (void)snprintf(r->reason, sizeof r->reason, fmt, a, b);
 }
 
+/* The call's verdict from its tensors': FAIL if one failed, else NOT
+ * JUDGED if one was not judged, else PASS; the first failing (else
+ * unjudged) tensor's reason says the call's. */
+static void call_verdict(const judged *j, kvg_scan_result *r)
+{
+    int i;
+
+    for (i = 0; i < j->n + j->n_extra; i++) {
+        r->n_tensors++;
+        if (j->res[i].verdict == KVG_VERDICT_FAIL)
+            r->n_failed++;
+        else if (j->res[i].verdict == KVG_VERDICT_NOT_JUDGED)
+            r->n_not_judged++;
+    }
+    r->verdict = r->n_failed         ? KVG_VERDICT_FAIL
+                 : r->n_not_judged ? KVG_VERDICT_NOT_JUDGED
+                                   : KVG_VERDICT_PASS;
+    for (i = 0; i < j->n + j->n_extra && r->verdict != KVG_VERDICT_PASS;
+         i++)
+        if (j->res[i].verdict == r->verdict) {
+            (void)snprintf(r->reason, sizeof r->reason, "%s: %s",
+                           j->res[i].name, j->res[i].reason);
+            break;
+        }
+}
+
+/* Release what judging the call held, the case and j itself. */
+static void judged_free(judged *j, kvg_case *k)
+{
+    int i;
+
+    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
+        kvg_case_runs_free(j->runs[i], j->run_count[i]);
+        if (j->loaded[i])
+            kvg_scan_close(&j->npu[i], &j->npu_map[i]);
+    }
+    kvg_case_set_free(&j->gold);
+    kvg_case_free(k);
+    kvg_scan_files_close(&j->files);
+    free(j);
+}
+
+/* The bound call run as a case by the golden and each output compared
+ * with its post-call dump. */
+static void judge_bound(const kvg_scan_call *c, size_t index,
+                        const kvg_scan_opts *o, const kvg_scan_opmap *m,
+                        const kvg_scan_sig *sig, const kvg_scan_bound *b,
+                        kvg_scan_result *r)
+{
+    judged *j;
+    kvg_case k;
+    kvg_diag diag;
+    kvg_status st;
+    int i;
+
+    if ((j = (judged *)calloc(1, sizeof *j)) == NULL) {
+        not_judged(r, "out of memory%s%s", "", "");
+        return;
+    }
+    kvg_scan_files_plan(&j->files, c);
+    kvg_diag_clear(&diag);
+    if (build_case(c, &j->files, m, b, &k, &diag) != KVG_OK) {
+        not_judged(r, "%s%s", diag.message, "");
+        judged_free(j, &k);
+        return;
+    }
+    kvg_diag_clear(&diag);
+    if ((st = kvg_case_run(&k, &j->gold, &diag)) != KVG_OK) {
+        r->verdict = KVG_VERDICT_NOT_JUDGED;
+        (void)snprintf(r->reason, sizeof r->reason,
+                       "the golden refused the call (status %d, %s): %s",
+                       (int)st, diag.tensor[0] ? diag.tensor : "-",
+                       diag.message);
+        judged_free(j, &k);
+        return;
+    }
+    j->n = j->gold.count;
+    for (i = 0; i < j->n; i++)
+        judge_output(c, &k, b, o, j, i);
+    unjudged_outputs(c, sig, b, j);
+    call_verdict(j, r);
+    if (o->want_text)
+        r->text = render(j->res, (size_t)(j->n + j->n_extra), 0);
+    if (o->want_json)
+        r->json = render(j->res, (size_t)(j->n + j->n_extra), 1);
+    if (o->html_dir != NULL)
+        write_page(c, &k, j, index, o, r);
+    judged_free(j, &k);
+}
+
 void kvg_scan_judge(const kvg_scan_call *c, size_t index,
                     const kvg_scan_opts *o, kvg_scan_result *r)
 {
     kvg_scan_sig sig;
     const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, &sig);
     kvg_scan_bound b;
-    judged *j;
-    kvg_case k;
     kvg_diag diag;
-    kvg_status st;
-    int i;
 
     memset(r, 0, sizeof *r);
     if (m != NULL)
@@ -1046,67 +1132,7 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
                    diag.message);
         return;
     }
-    if ((j = (judged *)calloc(1, sizeof *j)) == NULL) {
-        not_judged(r, "out of memory%s%s", "", "");
-        return;
-    }
-    kvg_scan_files_plan(&j->files, c);
-    if (build_case(c, &j->files, m, &b, &k, &diag) != KVG_OK) {
-        not_judged(r, "%s%s", diag.message, "");
-        kvg_case_free(&k);
-        kvg_scan_files_close(&j->files);
-        free(j);
-        return;
-    }
-    kvg_diag_clear(&diag);
-    if ((st = kvg_case_run(&k, &j->gold, &diag)) != KVG_OK) {
-        r->verdict = KVG_VERDICT_NOT_JUDGED;
-        (void)snprintf(r->reason, sizeof r->reason,
-                       "the golden refused the call (status %d, %s): %s",
-                       (int)st, diag.tensor[0] ? diag.tensor : "-",
-                       diag.message);
-        kvg_case_free(&k);
-        kvg_scan_files_close(&j->files);
-        free(j);
-        return;
-    }
-    j->n = j->gold.count;
-    for (i = 0; i < j->n; i++)
-        judge_output(c, &k, &b, o, j, i);
-    unjudged_outputs(c, &sig, &b, j);
-    for (i = 0; i < j->n + j->n_extra; i++) {
-        r->n_tensors++;
-        if (j->res[i].verdict == KVG_VERDICT_FAIL)
-            r->n_failed++;
-        else if (j->res[i].verdict == KVG_VERDICT_NOT_JUDGED)
-            r->n_not_judged++;
-    }
-    r->verdict = r->n_failed         ? KVG_VERDICT_FAIL
-                 : r->n_not_judged ? KVG_VERDICT_NOT_JUDGED
-                                   : KVG_VERDICT_PASS;
-    /* the first failing (else unjudged) tensor's reason says the call's */
-    for (i = 0; i < j->n + j->n_extra && r->verdict != KVG_VERDICT_PASS;
-         i++)
-        if (j->res[i].verdict == r->verdict) {
-            (void)snprintf(r->reason, sizeof r->reason, "%s: %s",
-                           j->res[i].name, j->res[i].reason);
-            break;
-        }
-    if (o->want_text)
-        r->text = render(j->res, (size_t)(j->n + j->n_extra), 0);
-    if (o->want_json)
-        r->json = render(j->res, (size_t)(j->n + j->n_extra), 1);
-    if (o->html_dir != NULL)
-        write_page(c, &k, j, index, o, r);
-    for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
-        kvg_case_runs_free(j->runs[i], j->run_count[i]);
-        if (j->loaded[i])
-            kvg_scan_close(&j->npu[i], &j->npu_map[i]);
-    }
-    kvg_case_set_free(&j->gold);
-    kvg_case_free(&k);
-    kvg_scan_files_close(&j->files);
-    free(j);
+    judge_bound(c, index, o, m, &sig, &b, r);
 }
 
 void kvg_scan_result_free(kvg_scan_result *r)
