@@ -1063,187 +1063,260 @@ static kvg_status memo_get(vm *m, uint64_t at)
 }
 
 /* Run the pickle: *result the value STOP leaves. */
+/* PROTO, FRAME, STOP (*stop set, *result the pickled value) and MARK. */
+static kvg_status op_frame(vm *m, unsigned op, int *result, int *stop)
+{
+    const unsigned char *o;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 0x80: /* PROTO */
+        if ((st = operand(m, 1, &o)) != KVG_OK)
+            return st;
+        if (m->op_at != 0 || o[0] < 2 || o[0] > 5)
+            return vfail(m, "PROTO %u%s: torch.save writes one PROTO "
+                            "2 (or 3 to 5) first",
+                         o[0], m->op_at != 0 ? " again" : "");
+        break;
+    case 0x95: { /* FRAME: a length, nothing to do */
+        uint64_t fl;
+        KVG_TRY(operand(m, 8, &o));
+        fl = le64(o);
+        if (fl > m->len - m->pc)
+            return vfail(m, "a FRAME of %llu bytes runs past the "
+                            "pickle's end",
+                         (unsigned long long)fl);
+        break;
+    }
+    case '.': /* STOP */
+        if (m->nm != 0 || m->sp != 1)
+            return vfail(m, "STOP with %d values on the stack and %d "
+                            "MARKs open",
+                         m->sp, m->nm);
+        if (m->pc != m->len)
+            return vfail(m, "%lu bytes after STOP",
+                         (unsigned long)(m->len - m->pc));
+        *result = m->stack[0];
+        *stop = 1;
+        return KVG_OK;
+    case '(': /* MARK */
+        if (m->nm == PM_MAX)
+            return vfail(m, "more than %d open MARKs", PM_MAX);
+        m->marks[m->nm++] = m->sp;
+        break;
+    }
+    return st;
+}
+
+/* Tuples, dicts and the objects torch.save builds (BINPERSID, REDUCE). */
+static kvg_status op_build(vm *m, unsigned op)
+{
+    int idx, n;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case ')': /* EMPTY_TUPLE */
+        st = make_tuple(m, 0);
+        break;
+    case 't': /* TUPLE */
+        if ((st = pop_mark(m, &n)) == KVG_OK)
+            st = make_tuple(m, n);
+        break;
+    case 0x85: case 0x86: case 0x87: /* TUPLE1-3 */
+        st = make_tuple(m, (int)(op - 0x84));
+        break;
+    case 'Q': /* BINPERSID */
+        st = persid(m);
+        break;
+    case 'R': /* REDUCE */
+        st = reduce(m);
+        break;
+    case '}': /* EMPTY_DICT */
+        if ((st = push_new(m, V_DICT, &idx)) == KVG_OK)
+            m->v[idx].first = m->nk;
+        break;
+    case 's': /* SETITEM */
+        st = set_items(m, 2);
+        break;
+    case 'u': /* SETITEMS */
+        if ((st = pop_mark(m, &n)) == KVG_OK)
+            st = set_items(m, n);
+        break;
+    }
+    return st;
+}
+
+/* Ints and bools. */
+static kvg_status op_number(vm *m, unsigned op)
+{
+    const unsigned char *o;
+    int idx, n;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 'J': /* BININT */
+        if ((st = operand(m, 4, &o)) == KVG_OK &&
+            (st = push_new(m, V_INT, &idx)) == KVG_OK) {
+            uint32_t u = le32(o);
+            m->v[idx].i = u & 0x80000000u ? (int64_t)u - 4294967296LL
+                                          : (int64_t)u;
+        }
+        break;
+    case 'K': /* BININT1 */
+        if ((st = operand(m, 1, &o)) == KVG_OK &&
+            (st = push_new(m, V_INT, &idx)) == KVG_OK)
+            m->v[idx].i = o[0];
+        break;
+    case 'M': /* BININT2 */
+        if ((st = operand(m, 2, &o)) == KVG_OK &&
+            (st = push_new(m, V_INT, &idx)) == KVG_OK)
+            m->v[idx].i = le16(o);
+        break;
+    case 0x8a: { /* LONG1: n bytes, two's complement, little-endian */
+        uint64_t u = 0;
+        int b;
+        if ((st = operand(m, 1, &o)) != KVG_OK)
+            return st;
+        n = o[0];
+        if (n > 8)
+            return vfail(m, "LONG1 of %d bytes: an int wider than 64 "
+                            "bits",
+                         n);
+        if ((st = operand(m, (size_t)n, &o)) != KVG_OK ||
+            (st = push_new(m, V_INT, &idx)) != KVG_OK)
+            return st;
+        for (b = 0; b < n; b++)
+            u |= (uint64_t)o[b] << (8 * b);
+        if (n > 0 && n < 8 && (o[n - 1] & 0x80u))
+            u |= ~(uint64_t)0 << (8 * n); /* sign-extend */
+        /* two's complement to int64 without an implementation-defined
+         * conversion */
+        m->v[idx].i = u <= (uint64_t)INT64_MAX
+                          ? (int64_t)u
+                          : -(int64_t)(~u) - 1;
+        break;
+    }
+    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
+        if ((st = push_new(m, V_BOOL, &idx)) == KVG_OK)
+            m->v[idx].i = op == 0x88;
+        break;
+    }
+    return st;
+}
+
+/* Strings and the globals named by them. */
+static kvg_status op_text(vm *m, unsigned op)
+{
+    const unsigned char *o;
+    int idx;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 'X': case 0x8c: { /* BINUNICODE, SHORT_BINUNICODE */
+        size_t sl;
+        if ((st = operand(m, op == 'X' ? 4 : 1, &o)) != KVG_OK)
+            return st;
+        sl = op == 'X' ? (size_t)le32(o) : (size_t)o[0];
+        if ((st = operand(m, sl, &o)) != KVG_OK ||
+            (st = push_new(m, V_STR, &idx)) != KVG_OK)
+            return st;
+        m->v[idx].at = (size_t)(o - m->p);
+        m->v[idx].len = sl;
+        break;
+    }
+    case 'c': { /* GLOBAL module\nname\n */
+        const unsigned char *mod, *name;
+        size_t ml, nl;
+        if ((st = line(m, &mod, &ml)) != KVG_OK ||
+            (st = line(m, &name, &nl)) != KVG_OK)
+            return st;
+        st = global(m, mod, ml, name, nl);
+        break;
+    }
+    case 0x93: { /* STACK_GLOBAL: module, name from the stack */
+        int mi, ni;
+        if ((st = pop(m, &ni)) != KVG_OK || (st = pop(m, &mi)) != KVG_OK)
+            return st;
+        if (m->v[mi].type != V_STR || m->v[ni].type != V_STR)
+            return vfail(m, "STACK_GLOBAL of %s and %s, not two str",
+                         type_name(m->v[mi].type),
+                         type_name(m->v[ni].type));
+        st = global(m, m->p + m->v[mi].at, m->v[mi].len,
+                    m->p + m->v[ni].at, m->v[ni].len);
+        break;
+    }
+    }
+    return st;
+}
+
+/* The memo: BINPUT, LONG_BINPUT, MEMOIZE, BINGET, LONG_BINGET. */
+static kvg_status op_memo(vm *m, unsigned op)
+{
+    const unsigned char *o;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 'q': /* BINPUT */
+        if ((st = operand(m, 1, &o)) == KVG_OK)
+            st = memo_put(m, o[0]);
+        break;
+    case 'r': /* LONG_BINPUT */
+        if ((st = operand(m, 4, &o)) == KVG_OK)
+            st = memo_put(m, le32(o));
+        break;
+    case 0x94: /* MEMOIZE */
+        st = memo_put(m, (uint64_t)m->memo_count);
+        break;
+    case 'h': /* BINGET */
+        if ((st = operand(m, 1, &o)) == KVG_OK)
+            st = memo_get(m, o[0]);
+        break;
+    case 'j': /* LONG_BINGET */
+        if ((st = operand(m, 4, &o)) == KVG_OK)
+            st = memo_get(m, le32(o));
+        break;
+    }
+    return st;
+}
+
+/* One opcode of the pickle, by its group. */
+static kvg_status step(vm *m, unsigned op, int *result, int *stop)
+{
+    switch (op) {
+    case 0x80: case 0x95: case '.': case '(':
+        return op_frame(m, op, result, stop);
+    case ')': case 't': case 0x85: case 0x86: case 0x87:
+    case 'Q': case 'R': case '}': case 's': case 'u':
+        return op_build(m, op);
+    case 'J': case 'K': case 'M': case 0x8a: case 0x88: case 0x89:
+        return op_number(m, op);
+    case 'X': case 0x8c: case 'c': case 0x93:
+        return op_text(m, op);
+    case 'q': case 'r': case 0x94: case 'h': case 'j':
+        return op_memo(m, op);
+    default:
+        break;
+    }
+    return vfail(m, "opcode 0x%02x (%s): not one torch.save writes for a "
+                    "tensor; %s",
+                 op, op_name(op), k_runs_nothing);
+}
+
 static kvg_status run(vm *m, int *result)
 {
-    int i;
-    kvg_status st = KVG_OK;
+    int i, stop = 0;
     for (i = 0; i < PMEMO_MAX; i++)
         m->memo[i] = -1;
     while (m->pc < m->len) {
-        const unsigned char *o;
         unsigned op;
-        int idx, n;
         m->op_at = m->pc;
         op = m->p[m->pc++];
         if (op != 0x80 && m->op_at == 0)
             return vfail(m, "no PROTO opcode first: not a pickle torch.save "
                             "writes (protocol 2 or later)");
-        switch (op) {
-        case 0x80: /* PROTO */
-            if ((st = operand(m, 1, &o)) != KVG_OK)
-                return st;
-            if (m->op_at != 0 || o[0] < 2 || o[0] > 5)
-                return vfail(m, "PROTO %u%s: torch.save writes one PROTO "
-                                "2 (or 3 to 5) first",
-                             o[0], m->op_at != 0 ? " again" : "");
-            break;
-        case 0x95: { /* FRAME: a length, nothing to do */
-            uint64_t fl;
-            KVG_TRY(operand(m, 8, &o));
-            fl = le64(o);
-            if (fl > m->len - m->pc)
-                return vfail(m, "a FRAME of %llu bytes runs past the "
-                                "pickle's end",
-                             (unsigned long long)fl);
-            break;
-        }
-        case '.': /* STOP */
-            if (m->nm != 0 || m->sp != 1)
-                return vfail(m, "STOP with %d values on the stack and %d "
-                                "MARKs open",
-                             m->sp, m->nm);
-            if (m->pc != m->len)
-                return vfail(m, "%lu bytes after STOP",
-                             (unsigned long)(m->len - m->pc));
-            *result = m->stack[0];
+        KVG_TRY(step(m, op, result, &stop));
+        if (stop)
             return KVG_OK;
-        case '(': /* MARK */
-            if (m->nm == PM_MAX)
-                return vfail(m, "more than %d open MARKs", PM_MAX);
-            m->marks[m->nm++] = m->sp;
-            break;
-        case ')': /* EMPTY_TUPLE */
-            st = make_tuple(m, 0);
-            break;
-        case 't': /* TUPLE */
-            if ((st = pop_mark(m, &n)) == KVG_OK)
-                st = make_tuple(m, n);
-            break;
-        case 0x85: case 0x86: case 0x87: /* TUPLE1-3 */
-            st = make_tuple(m, (int)(op - 0x84));
-            break;
-        case 'J': /* BININT */
-            if ((st = operand(m, 4, &o)) == KVG_OK &&
-                (st = push_new(m, V_INT, &idx)) == KVG_OK) {
-                uint32_t u = le32(o);
-                m->v[idx].i = u & 0x80000000u ? (int64_t)u - 4294967296LL
-                                              : (int64_t)u;
-            }
-            break;
-        case 'K': /* BININT1 */
-            if ((st = operand(m, 1, &o)) == KVG_OK &&
-                (st = push_new(m, V_INT, &idx)) == KVG_OK)
-                m->v[idx].i = o[0];
-            break;
-        case 'M': /* BININT2 */
-            if ((st = operand(m, 2, &o)) == KVG_OK &&
-                (st = push_new(m, V_INT, &idx)) == KVG_OK)
-                m->v[idx].i = le16(o);
-            break;
-        case 0x8a: { /* LONG1: n bytes, two's complement, little-endian */
-            uint64_t u = 0;
-            int b;
-            if ((st = operand(m, 1, &o)) != KVG_OK)
-                return st;
-            n = o[0];
-            if (n > 8)
-                return vfail(m, "LONG1 of %d bytes: an int wider than 64 "
-                                "bits",
-                             n);
-            if ((st = operand(m, (size_t)n, &o)) != KVG_OK ||
-                (st = push_new(m, V_INT, &idx)) != KVG_OK)
-                return st;
-            for (b = 0; b < n; b++)
-                u |= (uint64_t)o[b] << (8 * b);
-            if (n > 0 && n < 8 && (o[n - 1] & 0x80u))
-                u |= ~(uint64_t)0 << (8 * n); /* sign-extend */
-            /* two's complement to int64 without an implementation-defined
-             * conversion */
-            m->v[idx].i = u <= (uint64_t)INT64_MAX
-                              ? (int64_t)u
-                              : -(int64_t)(~u) - 1;
-            break;
-        }
-        case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
-            if ((st = push_new(m, V_BOOL, &idx)) == KVG_OK)
-                m->v[idx].i = op == 0x88;
-            break;
-        case 'X': case 0x8c: { /* BINUNICODE, SHORT_BINUNICODE */
-            size_t sl;
-            if ((st = operand(m, op == 'X' ? 4 : 1, &o)) != KVG_OK)
-                return st;
-            sl = op == 'X' ? (size_t)le32(o) : (size_t)o[0];
-            if ((st = operand(m, sl, &o)) != KVG_OK ||
-                (st = push_new(m, V_STR, &idx)) != KVG_OK)
-                return st;
-            m->v[idx].at = (size_t)(o - m->p);
-            m->v[idx].len = sl;
-            break;
-        }
-        case 'c': { /* GLOBAL module\nname\n */
-            const unsigned char *mod, *name;
-            size_t ml, nl;
-            if ((st = line(m, &mod, &ml)) != KVG_OK ||
-                (st = line(m, &name, &nl)) != KVG_OK)
-                return st;
-            st = global(m, mod, ml, name, nl);
-            break;
-        }
-        case 0x93: { /* STACK_GLOBAL: module, name from the stack */
-            int mi, ni;
-            if ((st = pop(m, &ni)) != KVG_OK || (st = pop(m, &mi)) != KVG_OK)
-                return st;
-            if (m->v[mi].type != V_STR || m->v[ni].type != V_STR)
-                return vfail(m, "STACK_GLOBAL of %s and %s, not two str",
-                             type_name(m->v[mi].type),
-                             type_name(m->v[ni].type));
-            st = global(m, m->p + m->v[mi].at, m->v[mi].len,
-                        m->p + m->v[ni].at, m->v[ni].len);
-            break;
-        }
-        case 'Q': /* BINPERSID */
-            st = persid(m);
-            break;
-        case 'R': /* REDUCE */
-            st = reduce(m);
-            break;
-        case '}': /* EMPTY_DICT */
-            if ((st = push_new(m, V_DICT, &idx)) == KVG_OK)
-                m->v[idx].first = m->nk;
-            break;
-        case 's': /* SETITEM */
-            st = set_items(m, 2);
-            break;
-        case 'u': /* SETITEMS */
-            if ((st = pop_mark(m, &n)) == KVG_OK)
-                st = set_items(m, n);
-            break;
-        case 'q': /* BINPUT */
-            if ((st = operand(m, 1, &o)) == KVG_OK)
-                st = memo_put(m, o[0]);
-            break;
-        case 'r': /* LONG_BINPUT */
-            if ((st = operand(m, 4, &o)) == KVG_OK)
-                st = memo_put(m, le32(o));
-            break;
-        case 0x94: /* MEMOIZE */
-            st = memo_put(m, (uint64_t)m->memo_count);
-            break;
-        case 'h': /* BINGET */
-            if ((st = operand(m, 1, &o)) == KVG_OK)
-                st = memo_get(m, o[0]);
-            break;
-        case 'j': /* LONG_BINGET */
-            if ((st = operand(m, 4, &o)) == KVG_OK)
-                st = memo_get(m, le32(o));
-            break;
-        default:
-            return vfail(m, "opcode 0x%02x (%s): not one torch.save writes "
-                            "for a tensor; %s",
-                         op, op_name(op), k_runs_nothing);
-        }
-        if (st != KVG_OK)
-            return st;
     }
     return vfail(m, "the pickle ends without STOP (truncated)");
 }
