@@ -1413,181 +1413,198 @@ static kvg_status place(src *s, const zip *z, const vm *m, const ptensor *t,
 }
 
 /* The parse, on either source. */
+/* The archive's byteorder entry: little or, before torch 2.1, none. */
+static kvg_status check_byteorder(src *s, const zip *z, const char *pf)
+{
+    unsigned char bo[16];
+    uint64_t data;
+    zentry e;
+    int found;
+
+    if ((found = zip_find(s, z, "byteorder", &e)) < 0)
+        return s->diag != NULL ? s->diag->status : KVG_ERR_FILE_FORMAT;
+    if (!found)
+        return KVG_OK;
+    KVG_TRY(zip_data(s, z, &e, &data));
+    if (e.usize > sizeof bo)
+        return fail(s, "%s/byteorder: %llu bytes, not a byte order", pf,
+                    (unsigned long long)e.usize);
+    KVG_TRY(rd(s, data, (size_t)e.usize, bo, "the byteorder entry"));
+    if (e.usize == 3 && memcmp(bo, "big", 3) == 0)
+        return fail(s, "saved on a big-endian machine (%s/byteorder is "
+                       "'big'); kvgold reads little-endian tensors",
+                    pf);
+    if (e.usize != 6 || memcmp(bo, "little", 6) != 0) {
+        char b[40];
+        shown(b, sizeof b, bo, (size_t)e.usize);
+        return fail(s, "%s/byteorder is '%s', no byte order torch writes",
+                    pf, b);
+    }
+    return KVG_OK;
+}
+
+/* The archive's data.pkl, read and checked against its CRC-32, in *pkl
+ * (malloc'ed) and a machine *m (malloc'ed) ready to run it. */
+static kvg_status load_pickle(src *s, const zip *z, const char *pkl_name,
+                              unsigned char **pkl, vm **m)
+{
+    uint64_t data;
+    zentry e;
+    int found;
+
+    if ((found = zip_find(s, z, "data.pkl", &e)) <= 0)
+        return found < 0 ? (s->diag != NULL ? s->diag->status
+                                            : KVG_ERR_FILE_FORMAT)
+                         : fail(s, "no %s in the archive: not a torch.save "
+                                   "file",
+                                pkl_name);
+    KVG_TRY(zip_data(s, z, &e, &data));
+    if (e.usize > KVG_SCAN_PT_META_MAX || e.usize == 0)
+        return fail(s, "%s: %llu bytes; a torch.save of one tensor writes a "
+                       "few hundred (kvgold reads up to %u)",
+                    pkl_name, (unsigned long long)e.usize,
+                    KVG_SCAN_PT_META_MAX);
+    if ((*pkl = (unsigned char *)malloc((size_t)e.usize)) == NULL ||
+        (*m = (vm *)malloc(sizeof **m)) == NULL)
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
+    KVG_TRY(rd(s, data, (size_t)e.usize, *pkl, "the pickle"));
+    if (kvg_scan_pt_crc32(*pkl, (size_t)e.usize) != e.crc)
+        return fail(s, "%s: its CRC-32 is not the one the archive records "
+                       "(damaged)",
+                    pkl_name);
+    memset(*m, 0, sizeof **m);
+    (*m)->s = s;
+    (*m)->pkl = pkl_name;
+    (*m)->p = *pkl;
+    (*m)->len = (size_t)e.usize;
+    return KVG_OK;
+}
+
+/* The pickled tensor t: its bytes placed in the archive, its dtype the
+ * declared one (decl, unless KVG_DTYPE_INVALID) or a raw byte type. */
+static kvg_status take_tensor(src *s, const zip *z, const vm *m,
+                              const ptensor *t, kvg_dtype decl,
+                              kvg_scan_arg *r, uint64_t *off,
+                              uint64_t *nbytes)
+{
+    KVG_TRY(place(s, z, m, t, "the tensor", off, nbytes));
+    if (decl != KVG_DTYPE_INVALID && decl != t->dtype &&
+        !(raw_byte(decl) && raw_byte(t->dtype)))
+        return fail(s, "holds a tensor of %s (%s), where %s is declared",
+                    kvg_dtype_name(t->dtype), t->dtype_from,
+                    kvg_dtype_name(decl));
+    r->dtype = decl != KVG_DTYPE_INVALID ? decl : t->dtype;
+    r->rank = t->rank;
+    memset(r->shape, 0, sizeof r->shape);
+    memcpy(r->shape, t->size, (size_t)t->rank * sizeof t->size[0]);
+    return KVG_OK;
+}
+
+/* ops-test-kit's raw-byte payload {'ttk_raw_bytes': <uint8 tensor>,
+ * 'ttk_shape': <tuple>}, a dict `res` of 4 kids, of the declared dtype. */
+static kvg_status take_ttk_raw(src *s, const zip *z, const vm *m,
+                               const pv *res, kvg_dtype decl,
+                               kvg_scan_arg *r, uint64_t *off,
+                               uint64_t *nbytes)
+{
+    const ptensor *raw = NULL;
+    int64_t shape[KVG_MAX_RANK];
+    int rank = -1, i;
+    char dims[160];
+    uint64_t need;
+
+    for (i = 0; i < res->n; i += 2) {
+        int key = m->kids[res->first + i], val = m->kids[res->first + i + 1];
+        if (str_is(m, key, "ttk_raw_bytes") && m->v[val].type == V_TENSOR)
+            raw = &m->t[m->v[val].i];
+        else if (str_is(m, key, "ttk_shape"))
+            rank = int_tuple(m, val, shape, KVG_MAX_RANK, 1);
+    }
+    if (raw == NULL || rank < 0)
+        return fail(s, "holds a dict that is not ops-test-kit's raw-byte "
+                       "payload {'ttk_raw_bytes': <uint8 tensor>, "
+                       "'ttk_shape': <tuple of at most %d ints>}",
+                    KVG_MAX_RANK);
+    if (raw->dtype != KVG_UINT8)
+        return fail(s, "ttk_raw_bytes is a tensor of %s (%s), not of uint8",
+                    kvg_dtype_name(raw->dtype), raw->dtype_from);
+    KVG_TRY(place(s, z, m, raw, "ttk_raw_bytes", off, nbytes));
+    if (decl == KVG_DTYPE_INVALID)
+        return fail(s, "ops-test-kit's raw-byte payload, whose dtype only "
+                       "the file name says, and none is declared");
+    if (!kvg_scan_nbytes(decl, rank, shape, &need) || need != *nbytes) {
+        dims_text(dims, sizeof dims, rank, shape);
+        return fail(s, "ttk_raw_bytes holds %llu bytes; ttk_shape %s of %s "
+                       "needs %llu",
+                    (unsigned long long)*nbytes, dims, kvg_dtype_name(decl),
+                    (unsigned long long)need);
+    }
+    r->dtype = decl;
+    r->rank = rank;
+    memset(r->shape, 0, sizeof r->shape);
+    memcpy(r->shape, shape, (size_t)rank * sizeof shape[0]);
+    return KVG_OK;
+}
+
+/* A pickled value that is no tensor kvgold reads, refused by what it
+ * is (a dict by its first keys). */
+static kvg_status refuse_value(src *s, const vm *m, const pv *res)
+{
+    char keys[160];
+    size_t used = 0;
+    int i;
+
+    if (res->type != V_DICT)
+        return fail(s, "holds %s, not a tensor: kvgold reads a torch.save of "
+                       "one tensor",
+                    type_name(res->type));
+    keys[0] = '\0';
+    for (i = 0; i < res->n && i < 8 && used + 4 < sizeof keys; i += 2) {
+        const pv *k = &m->v[m->kids[res->first + i]];
+        char one[40];
+        shown(one, sizeof one, m->p + k->at, k->len);
+        used += (size_t)snprintf(keys + used, sizeof keys - used, "%s'%s'",
+                                 i ? ", " : "", one);
+    }
+    if (res->n > 8 && used + 6 < sizeof keys)
+        (void)snprintf(keys + used, sizeof keys - used, ", ...");
+    return fail(s, "holds a dict (keys %s), not a tensor: kvgold reads a "
+                   "torch.save of one tensor",
+                res->n ? keys : "none");
+}
+
 static kvg_status parse(src *s, unsigned flags, kvg_scan_arg *a)
 {
     zip z;
-    zentry e;
     vm *m = NULL;
     unsigned char *pkl = NULL;
-    char pf[96], pkl_name[128], keys[160];
-    uint64_t data, off = 0, nbytes = 0;
+    char pf[96], pkl_name[128];
+    uint64_t off = 0, nbytes = 0;
     kvg_scan_arg r = *a;
-    kvg_dtype decl = a->dtype;
-    const ptensor *t = NULL;
     const pv *res;
-    int found, result = -1, i;
+    int result = -1;
     kvg_status st;
 
     if ((st = zip_open(s, &z)) != KVG_OK)
         goto done;
     shown(pf, sizeof pf, z.prefix, z.prefix_len);
     (void)snprintf(pkl_name, sizeof pkl_name, "%s/data.pkl", pf);
-    /* the byte order: little (or, before torch 2.1, not recorded) */
-    if ((found = zip_find(s, &z, "byteorder", &e)) < 0) {
-        st = s->diag != NULL ? s->diag->status : KVG_ERR_FILE_FORMAT;
-        goto done;
-    }
-    if (found) {
-        unsigned char bo[16];
-        if ((st = zip_data(s, &z, &e, &data)) != KVG_OK)
-            goto done;
-        if (e.usize > sizeof bo) {
-            st = fail(s, "%s/byteorder: %llu bytes, not a byte order", pf,
-                      (unsigned long long)e.usize);
-            goto done;
-        }
-        if ((st = rd(s, data, (size_t)e.usize, bo, "the byteorder entry")) !=
-            KVG_OK)
-            goto done;
-        if (e.usize == 3 && memcmp(bo, "big", 3) == 0) {
-            st = fail(s, "saved on a big-endian machine (%s/byteorder is "
-                         "'big'); kvgold reads little-endian tensors",
-                      pf);
-            goto done;
-        }
-        if (e.usize != 6 || memcmp(bo, "little", 6) != 0) {
-            char b[40];
-            shown(b, sizeof b, bo, (size_t)e.usize);
-            st = fail(s, "%s/byteorder is '%s', no byte order torch "
-                         "writes",
-                      pf, b);
-            goto done;
-        }
-    }
-    /* the pickle */
-    if ((found = zip_find(s, &z, "data.pkl", &e)) <= 0) {
-        st = found < 0 ? (s->diag != NULL ? s->diag->status
-                                          : KVG_ERR_FILE_FORMAT)
-                       : fail(s, "no %s in the archive: not a torch.save "
-                                 "file",
-                              pkl_name);
-        goto done;
-    }
-    if ((st = zip_data(s, &z, &e, &data)) != KVG_OK)
-        goto done;
-    if (e.usize > KVG_SCAN_PT_META_MAX || e.usize == 0) {
-        st = fail(s, "%s: %llu bytes; a torch.save of one tensor writes a "
-                     "few hundred (kvgold reads up to %u)",
-                  pkl_name, (unsigned long long)e.usize,
-                  KVG_SCAN_PT_META_MAX);
-        goto done;
-    }
-    if ((pkl = (unsigned char *)malloc((size_t)e.usize)) == NULL ||
-        (m = (vm *)malloc(sizeof *m)) == NULL) {
-        st = kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
-                          "out of memory");
-        goto done;
-    }
-    if ((st = rd(s, data, (size_t)e.usize, pkl, "the pickle")) != KVG_OK)
-        goto done;
-    if (kvg_scan_pt_crc32(pkl, (size_t)e.usize) != e.crc) {
-        st = fail(s, "%s: its CRC-32 is not the one the archive records "
-                     "(damaged)",
-                  pkl_name);
-        goto done;
-    }
-    memset(m, 0, sizeof *m);
-    m->s = s;
-    m->pkl = pkl_name;
-    m->p = pkl;
-    m->len = (size_t)e.usize;
-    if ((st = run(m, &result)) != KVG_OK)
+    if ((st = check_byteorder(s, &z, pf)) != KVG_OK ||
+        (st = load_pickle(s, &z, pkl_name, &pkl, &m)) != KVG_OK ||
+        (st = run(m, &result)) != KVG_OK)
         goto done;
     res = &m->v[result];
-    if (res->type == V_TENSOR) {
-        t = &m->t[res->i];
-        if ((st = place(s, &z, m, t, "the tensor", &off, &nbytes)) != KVG_OK)
-            goto done;
-        if (decl != KVG_DTYPE_INVALID && decl != t->dtype &&
-            !(raw_byte(decl) && raw_byte(t->dtype))) {
-            st = fail(s, "holds a tensor of %s (%s), where %s is declared",
-                      kvg_dtype_name(t->dtype), t->dtype_from,
-                      kvg_dtype_name(decl));
-            goto done;
-        }
-        r.dtype = decl != KVG_DTYPE_INVALID ? decl : t->dtype;
-        r.rank = t->rank;
-        memset(r.shape, 0, sizeof r.shape);
-        memcpy(r.shape, t->size, (size_t)t->rank * sizeof t->size[0]);
-    } else if (res->type == V_DICT && (flags & KVG_SCAN_PT_TTK_RAW) &&
-               res->n == 4) {
-        /* ops-test-kit's raw-byte payload */
-        const ptensor *raw = NULL;
-        int64_t shape[KVG_MAX_RANK];
-        int rank = -1;
-        uint64_t need;
-        for (i = 0; i < res->n; i += 2) {
-            int key = m->kids[res->first + i], val = m->kids[res->first + i + 1];
-            if (str_is(m, key, "ttk_raw_bytes") && m->v[val].type == V_TENSOR)
-                raw = &m->t[m->v[val].i];
-            else if (str_is(m, key, "ttk_shape"))
-                rank = int_tuple(m, val, shape, KVG_MAX_RANK, 1);
-        }
-        if (raw == NULL || rank < 0) {
-            st = fail(s, "holds a dict that is not ops-test-kit's raw-byte "
-                         "payload {'ttk_raw_bytes': <uint8 tensor>, "
-                         "'ttk_shape': <tuple of at most %d ints>}",
-                      KVG_MAX_RANK);
-            goto done;
-        }
-        if (raw->dtype != KVG_UINT8) {
-            st = fail(s, "ttk_raw_bytes is a tensor of %s (%s), not of "
-                         "uint8",
-                      kvg_dtype_name(raw->dtype), raw->dtype_from);
-            goto done;
-        }
-        if ((st = place(s, &z, m, raw, "ttk_raw_bytes", &off, &nbytes)) !=
-            KVG_OK)
-            goto done;
-        if (decl == KVG_DTYPE_INVALID) {
-            st = fail(s, "ops-test-kit's raw-byte payload, whose dtype only "
-                         "the file name says, and none is declared");
-            goto done;
-        }
-        if (!kvg_scan_nbytes(decl, rank, shape, &need) || need != nbytes) {
-            dims_text(keys, sizeof keys, rank, shape);
-            st = fail(s, "ttk_raw_bytes holds %llu bytes; ttk_shape %s of "
-                         "%s needs %llu",
-                      (unsigned long long)nbytes, keys,
-                      kvg_dtype_name(decl), (unsigned long long)need);
-            goto done;
-        }
-        r.dtype = decl;
-        r.rank = rank;
-        memset(r.shape, 0, sizeof r.shape);
-        memcpy(r.shape, shape, (size_t)rank * sizeof shape[0]);
-    } else if (res->type == V_DICT) {
-        size_t used = 0;
-        keys[0] = '\0';
-        for (i = 0; i < res->n && i < 8 && used + 4 < sizeof keys; i += 2) {
-            const pv *k = &m->v[m->kids[res->first + i]];
-            char one[40];
-            shown(one, sizeof one, m->p + k->at, k->len);
-            used += (size_t)snprintf(keys + used, sizeof keys - used,
-                                     "%s'%s'", i ? ", " : "", one);
-        }
-        if (res->n > 8 && used + 6 < sizeof keys)
-            (void)snprintf(keys + used, sizeof keys - used, ", ...");
-        st = fail(s, "holds a dict (keys %s), not a tensor: kvgold reads a "
-                     "torch.save of one tensor",
-                  res->n ? keys : "none");
+    if (res->type == V_TENSOR)
+        st = take_tensor(s, &z, m, &m->t[res->i], a->dtype, &r, &off,
+                         &nbytes);
+    else if (res->type == V_DICT && (flags & KVG_SCAN_PT_TTK_RAW) &&
+             res->n == 4)
+        st = take_ttk_raw(s, &z, m, res, a->dtype, &r, &off, &nbytes);
+    else
+        st = refuse_value(s, m, res);
+    if (st != KVG_OK)
         goto done;
-    } else {
-        st = fail(s, "holds %s, not a tensor: kvgold reads a torch.save of "
-                     "one tensor",
-                  type_name(res->type));
-        goto done;
-    }
     r.kind = KVG_SCAN_TENSOR;
     r.layout = KVG_SCAN_LAYOUT_ND;
     r.offset = off;
