@@ -121,7 +121,7 @@ static kvg_status on_negative(const void *ctx, int64_t pos, int64_t value,
 {
     calls *c = (calls *)ctx; /* the test's own, writable */
     c->negative++, c->pos = pos, c->value = value;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "idx", 0, pos, "negative");
+    return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "idx", 0, pos, "negative");
 }
 
 static kvg_status on_range(const void *ctx, int64_t pos, int64_t value,
@@ -129,7 +129,7 @@ static kvg_status on_range(const void *ctx, int64_t pos, int64_t value,
 {
     calls *c = (calls *)ctx; /* the test's own, writable */
     c->range++, c->pos = pos, c->value = value;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "idx", 0, pos, "range");
+    return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "idx", 0, pos, "range");
 }
 
 static kvg_status on_repeat(const void *ctx, int64_t key, int64_t first,
@@ -137,8 +137,8 @@ static kvg_status on_repeat(const void *ctx, int64_t key, int64_t first,
 {
     calls *c = (calls *)ctx; /* the test's own, writable */
     c->repeated++, c->key = key, c->first = first, c->second = second;
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "idx", 0, second,
-                      "repeated");
+    return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "idx", 0, second,
+                        "repeated");
 }
 
 static kvg_status run(const int64_t *vals, int64_t n, int64_t limit,

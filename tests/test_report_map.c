@@ -150,7 +150,7 @@ static void test_classes_float_re(void **state)
     (void)state;
     fixture_init(&f);
     fixture_compare(&f, KVG_CRIT_FLOAT_RE);
-    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m, NULL), KVG_OK);
     assert_int_equal(m.rows, 2);
     assert_int_equal(m.cols, 4);
     assert_cell(&m, 0, 0, KVG_EC_EXACT);
@@ -193,11 +193,11 @@ static void test_classes_mixed(void **state)
     fixture_init(&f);
     f.npu[at(&f, 0, 1, 5)] = 0x3F88u;
     fixture_compare_std(&f, KVG_CRIT_AUTO, KVG_STD_SINGLE);
-    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m, NULL), KVG_OK);
     assert_cell(&m, 0, 1, KVG_EC_WITHIN);
     kvg_cache_map_free(&m);
     fixture_compare_std(&f, KVG_CRIT_AUTO, KVG_STD_MIXED_TTK);
-    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m, NULL), KVG_OK);
     assert_cell(&m, 0, 1, KVG_EC_OUT);
     assert_cell(&m, 1, 3, KVG_EC_OUT); /* 1.5: beyond both */
     assert_int_equal(m.count[KVG_EC_WITHIN], 1); /* (1,3)'s one ULP */
@@ -212,7 +212,7 @@ static void test_classes_bitwise(void **state)
     (void)state;
     fixture_init(&f);
     fixture_compare(&f, KVG_CRIT_BITWISE);
-    assert_int_equal(kvg_cache_map_build(&f.rt, &m), 0);
+    assert_int_equal(kvg_cache_map_build(&f.rt, &m, NULL), KVG_OK);
     assert_cell(&m, 0, 1, KVG_EC_OUT);
     assert_cell(&m, 0, 0, KVG_EC_EXACT);
     assert_cell(&m, 1, 1, KVG_EC_CHANGED);
@@ -350,7 +350,7 @@ static void test_folding(void **state)
     rt.initial = &ti;
     rt.written = mask;
     rt.layout = &l;
-    assert_int_equal(kvg_cache_map_build(&rt, &m), 0);
+    assert_int_equal(kvg_cache_map_build(&rt, &m, NULL), KVG_OK);
     assert_true(m.rows <= KVG_MAP_MAX_ROWS);
     assert_true(m.cols <= KVG_MAP_MAX_COLS);
     assert_int_equal(m.blocks_per_row, 4); /* ceil(100 / 32) */
@@ -371,8 +371,12 @@ static void test_folding(void **state)
     check_folded_html(&rt);
     /* a layout that does not describe the tensor draws no map */
     l.slots = 299;
-    assert_int_equal(kvg_cache_map_build(&rt, &m), -1);
+    assert_int_equal(kvg_cache_map_build(&rt, &m, &diag),
+                     KVG_ERR_PARAM_INVALID);
     assert_null(m.cells);
+    /* 100 blocks x 299 slots x 1 head x 1 channel are not the N elements */
+    assert_non_null(strstr(diag.message,
+                           "layout does not describe its 30000 elements"));
     free(init);
     free(gold);
     free(npu);

@@ -369,7 +369,10 @@ static void test_form_inplace(void **state)
                     break;
             if (k == sizeof want / sizeof want[0])
                 fail_msg("%s: not in this test's table", c->api);
-            n = kvg_ttk_form_inplace(c, slot, KVG_SCAN_MAX_ARGS, &returned);
+            n = -1;
+            assert_int_equal(kvg_ttk_form_inplace(c, slot, KVG_SCAN_MAX_ARGS,
+                                                  &n, &returned, NULL),
+                             KVG_OK);
             assert_int_equal(n, want[k].n);
             assert_int_equal(returned, want[k].returned);
             assert_memory_equal(slot, want[k].slot,

@@ -9,6 +9,7 @@
  * Failures also fill an optional, caller-owned kvg_diag with a message that
  * names the tensor, the dimension or position, and expected versus actual.
  * There is no global error state: pass NULL when the message is not wanted.
+ * kvg_diag_set and KVG_TRY, below, are how kvgold's own code does both.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -77,6 +78,49 @@ KVG_API kvg_status kvg_status_at(size_t i);
 
 /* Reset a diag to "no error" (status KVG_OK, empty strings, -1 fields). */
 KVG_API void kvg_diag_clear(kvg_diag *diag);
+
+/* printf format checking of kvg_diag_set's message under gcc and clang. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KVG_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KVG_PRINTF_LIKE(f, a)
+#endif
+
+/*
+ * The one error idiom of kvgold's C code - the library and every C library
+ * and program of its tools (the CLI, the readers, the report writers):
+ *
+ * - A function that can fail returns a kvg_status and takes a caller-owned
+ *   `kvg_diag *diag` (NULL allowed: the message is not wanted).
+ * - A failure that starts in a function is
+ *       return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "index", -1, t,
+ *                           "token %lld: slot %lld is out of range", ...);
+ *   which fills every field of *diag (status; tensor, "" when NULL - the
+ *   tensor, attribute, file or field the message is about; dim and
+ *   position, -1 when not applicable; the message, cut to
+ *   KVG_DIAG_MESSAGE_MAX - 1 bytes) and returns `status`. A NULL diag only
+ *   returns `status`.
+ * - A step whose failure the function simply passes up is written
+ *       KVG_TRY(step(..., diag));
+ *   which returns the step's status, its diag already filled, unless it
+ *   is KVG_OK (zstd's FORWARD_IF_ERROR). A function that must undo
+ *   something first (free, close, unlink) tests the status itself.
+ * - Only programs print: a library puts the sentence in the diag and its
+ *   caller decides where it goes.
+ */
+KVG_API kvg_status kvg_diag_set(kvg_diag *diag, kvg_status status,
+                                const char *tensor, int dim,
+                                int64_t position, const char *fmt, ...)
+    KVG_PRINTF_LIKE(6, 7);
+
+/* Return the status of `expr` from the calling function unless it is
+ * KVG_OK; the callee has filled the diag. */
+#define KVG_TRY(expr)                                                        \
+    do {                                                                     \
+        const kvg_status kvg_try_status_ = (expr);                           \
+        if (kvg_try_status_ != KVG_OK)                                       \
+            return kvg_try_status_;                                          \
+    } while (0)
 
 #ifdef __cplusplus
 }

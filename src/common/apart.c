@@ -31,9 +31,11 @@ static kvg_status check_ws_apart(const kvg_i_span *s, size_t n,
     for (i = 0; ws != NULL && i < n; i++)
         if (s[i].t != NULL &&
             bytes_overlap(ws, ws_size, s[i].t->data, s[i].t->nbytes))
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                              "workspace: overlaps %s's buffer (the workspace "
-                              "is written during validation)", s[i].name);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "workspace",
+                                -1, -1,
+                                "workspace: overlaps %s's buffer (the "
+                                "workspace is written during validation)",
+                                s[i].name);
     return KVG_OK;
 }
 
@@ -50,10 +52,10 @@ kvg_status kvg_i_check_apart(const kvg_i_span *s, size_t n, const void *ws,
                 !bytes_overlap(s[i].t->data, s[i].t->nbytes, s[j].t->data,
                                s[j].t->nbytes))
                 continue;
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, s[i].name, -1, -1,
-                              "%s: its buffer overlaps %s's; caches and "
-                              "outputs must not share memory with any other "
-                              "tensor", s[i].name, s[j].name);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, s[i].name, -1, -1,
+                                "%s: its buffer overlaps %s's; caches and "
+                                "outputs must not share memory with any other "
+                                "tensor", s[i].name, s[j].name);
         }
     }
     return check_ws_apart(s, n, ws, ws_size, diag);

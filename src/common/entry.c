@@ -15,8 +15,8 @@
 static kvg_status refuse_null_args(const void *args, kvg_diag *diag)
 {
     if (args == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                          "args: NULL argument struct");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
+                            "args: NULL argument struct");
     return KVG_OK;
 }
 
@@ -30,8 +30,8 @@ static kvg_status measure(const kvg_i_entry *e, const void *plan,
     e->carve(plan, &ws, pieces);
     *need = kvg_i_ws_used(&ws);
     if (*need == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
-                          "workspace: size overflows size_t");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "workspace", -1, -1,
+                            "workspace: size overflows size_t");
     return KVG_OK;
 }
 
@@ -39,11 +39,11 @@ static kvg_status check_workspace(const void *base, size_t size, size_t need,
                                   kvg_diag *diag)
 {
     if (base == NULL || size < need)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: %llu bytes given (%s), %llu needed",
-                          (unsigned long long)size,
-                          base == NULL ? "NULL" : "non-NULL",
-                          (unsigned long long)need);
+        return kvg_diag_set(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                            "workspace: %llu bytes given (%s), %llu needed",
+                            (unsigned long long)size,
+                            base == NULL ? "NULL" : "non-NULL",
+                            (unsigned long long)need);
     return KVG_OK;
 }
 
@@ -57,8 +57,8 @@ static kvg_status carve(const kvg_i_entry *e, const void *plan, void *base,
     /* unreachable after check_workspace: the size was measured by the
      * same carving */
     if (kvg_i_ws_used(&ws) == 0)
-        return kvg_i_fail(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
-                          "workspace: could not be carved");
+        return kvg_diag_set(diag, KVG_ERR_WORKSPACE, "workspace", -1, -1,
+                            "workspace: could not be carved");
     return KVG_OK;
 }
 
@@ -70,11 +70,11 @@ kvg_status kvg_i_entry_size(const kvg_i_entry *e, const void *args,
 
     kvg_diag_clear(diag);
     if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
-                          "bytes: NULL result pointer");
-    KVG_I_TRY(refuse_null_args(args, diag));
-    KVG_I_TRY(e->check(args, plan, diag));
-    KVG_I_TRY(measure(e, plan, pieces, &need, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "bytes", -1, -1,
+                            "bytes: NULL result pointer");
+    KVG_TRY(refuse_null_args(args, diag));
+    KVG_TRY(e->check(args, plan, diag));
+    KVG_TRY(measure(e, plan, pieces, &need, diag));
     *bytes = need;
     return KVG_OK;
 }
@@ -86,16 +86,16 @@ kvg_status kvg_i_entry_validate(const kvg_i_entry *e, const void *args,
     size_t need, size, n;
     void *base;
 
-    KVG_I_TRY(refuse_null_args(args, diag));
-    KVG_I_TRY(e->check(args, plan, diag));
-    KVG_I_TRY(measure(e, plan, pieces, &need, diag));
+    KVG_TRY(refuse_null_args(args, diag));
+    KVG_TRY(e->check(args, plan, diag));
+    KVG_TRY(measure(e, plan, pieces, &need, diag));
     memcpy(&base, (const char *)args + e->workspace_offset, sizeof base);
     memcpy(&size, (const char *)args + e->workspace_size_offset,
            sizeof size);
-    KVG_I_TRY(check_workspace(base, size, need, diag));
+    KVG_TRY(check_workspace(base, size, need, diag));
     n = e->spans(args, plan, spans);
-    KVG_I_TRY(kvg_i_check_apart(spans, n, base, need, diag));
-    KVG_I_TRY(carve(e, plan, base, size, pieces, diag));
+    KVG_TRY(kvg_i_check_apart(spans, n, base, need, diag));
+    KVG_TRY(carve(e, plan, base, size, pieces, diag));
     return e->values(args, plan, pieces, diag);
 }
 
@@ -103,7 +103,7 @@ kvg_status kvg_i_entry_call(const kvg_i_entry *e, const void *args,
                             void *plan, void *pieces, kvg_diag *diag)
 {
     kvg_diag_clear(diag);
-    KVG_I_TRY(kvg_i_entry_validate(e, args, plan, pieces, diag));
+    KVG_TRY(kvg_i_entry_validate(e, args, plan, pieces, diag));
     /* Validation is complete: from here on every byte written is final. */
     e->compute(args, plan, pieces);
     return KVG_OK;

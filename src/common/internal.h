@@ -28,36 +28,15 @@
 #endif
 
 /*
- * The one error-propagation idiom of src/ (the operators, the registry,
- * compare, io): a step that can refuse is written KVG_I_TRY(step(...));
- * and the function returns the step's status (its diag already filled)
- * unless it is KVG_OK - as zstd's FORWARD_IF_ERROR. A failure that starts
- * here is `return kvg_i_fail(...)`.
+ * Errors: kvg_diag_set and KVG_TRY (kvgold/status.h) are the one idiom, in
+ * src/ as in the tools. KVG_I_PRINTF checks the library's own printf-like
+ * helpers.
  */
-#define KVG_I_TRY(expr)                                                      \
-    do {                                                                     \
-        const kvg_status kvg_i_try_st_ = (expr);                             \
-        if (kvg_i_try_st_ != KVG_OK)                                         \
-            return kvg_i_try_st_;                                            \
-    } while (0)
-
-#if defined(__GNUC__) && !defined(__clang__)
-#define KVG_I_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#elif defined(__clang__)
+#if defined(__GNUC__) || defined(__clang__)
 #define KVG_I_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define KVG_I_PRINTF(f, a)
 #endif
-
-/*
- * Record a failure in `diag` (which may be NULL) and return `status`, so a
- * check reads `return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "index", -1,
- * t, "token %lld: slot %lld is out of range", ...);`.
- * `tensor` may be NULL; `dim` and `position` are -1 when not applicable.
- */
-kvg_status kvg_i_fail(kvg_diag *diag, kvg_status status, const char *tensor,
-                      int dim, int64_t position, const char *fmt, ...)
-    KVG_I_PRINTF(6, 7);
 
 /* a * b into *out; returns 0 (and leaves *out) when it would overflow
  * int64_t or when either operand is negative. */
@@ -189,7 +168,7 @@ int kvg_i_find_duplicate(kvg_i_keypos *items, size_t n, int64_t *key,
  * >= limit is refused by negative / out_of_range; then, over the keys
  * (key_of, or the entry itself when NULL; sorted in `keys`, n items of
  * workspace), the duplicate pair kvg_i_find_duplicate reports is refused
- * by repeated. The operator writes the messages (through kvg_i_fail); ctx
+ * by repeated. The operator writes the messages (through kvg_diag_set); ctx
  * is its own.
  */
 typedef struct kvg_i_unique {

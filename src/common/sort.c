@@ -140,7 +140,7 @@ kvg_status kvg_i_check_unique(const kvg_i_unique *u, kvg_i_keypos *keys,
     int64_t i, key, first, second;
     int repeat;
 
-    KVG_I_TRY(check_values(u, keys, &repeat, diag));
+    KVG_TRY(check_values(u, keys, &repeat, diag));
     if (!repeat)
         return KVG_OK;
     for (i = 0; i < u->n; i++) { /* every value passed check_values */

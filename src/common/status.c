@@ -51,8 +51,8 @@ void kvg_diag_clear(kvg_diag *diag)
     diag->message[0] = '\0';
 }
 
-kvg_status kvg_i_fail(kvg_diag *diag, kvg_status status, const char *tensor,
-                      int dim, int64_t position, const char *fmt, ...)
+kvg_status kvg_diag_set(kvg_diag *diag, kvg_status status, const char *tensor,
+                        int dim, int64_t position, const char *fmt, ...)
 {
     va_list ap;
 

@@ -78,31 +78,31 @@ kvg_status kvg_tensor_numel(const kvg_tensor *t, const char *name,
     size_t elem;
 
     if (t == NULL || numel == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
-                          "%s: NULL tensor or result pointer", label);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
+                            "%s: NULL tensor or result pointer", label);
     if (t->rank < 0 || t->rank > KVG_MAX_RANK)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: rank %d is outside [0, %d]", label, t->rank,
-                          KVG_MAX_RANK);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: rank %d is outside [0, %d]", label, t->rank,
+                            KVG_MAX_RANK);
     elem = kvg_dtype_size(t->dtype);
     if (elem == 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: invalid dtype %d", label, (int)t->dtype);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: invalid dtype %d", label, (int)t->dtype);
     for (i = 0; i < t->rank; i++) {
         if (t->shape[i] < 0)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
-                              "%s: dim %d is negative (%lld)", label, i,
-                              (long long)t->shape[i]);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
+                                "%s: dim %d is negative (%lld)", label, i,
+                                (long long)t->shape[i]);
         if (!kvg_i_mul_i64(n, t->shape[i], &n))
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
-                              "%s: element count overflows int64 at dim %d",
-                              label, i);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
+                                "%s: element count overflows int64 at dim %d",
+                                label, i);
     }
     if (!kvg_i_mul_i64(n, (int64_t)elem, &bytes) ||
         (uint64_t)bytes > (uint64_t)SIZE_MAX)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: byte size of %lld elements overflows", label,
-                          (long long)n);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: byte size of %lld elements overflows", label,
+                            (long long)n);
     *numel = n;
     return KVG_OK;
 }
@@ -111,11 +111,11 @@ kvg_status kvg_i_check_present(const kvg_tensor *t, const char *name,
                                kvg_diag *diag)
 {
     if (t == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
-                          "%s: required tensor is NULL", name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
+                            "%s: required tensor is NULL", name);
     if (t->data == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
-                          "%s: data pointer is NULL", name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
+                            "%s: data pointer is NULL", name);
     return KVG_OK;
 }
 
@@ -125,21 +125,21 @@ kvg_status kvg_i_check_dense(const kvg_tensor *t, const char *name,
     int64_t numel;
     int i;
 
-    KVG_I_TRY(kvg_tensor_numel(t, name, &numel, diag));
+    KVG_TRY(kvg_tensor_numel(t, name, &numel, diag));
     for (i = 0; i < t->rank; i++)
         if (t->shape[i] == 0)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
-                              "%s: dim %d is 0 (empty tensors are not "
-                              "accepted)", name, i);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
+                                "%s: dim %d is 0 (empty tensors are not "
+                                "accepted)", name, i);
     if ((uint64_t)t->nbytes != (uint64_t)numel * kvg_dtype_size(t->dtype)) {
         char shape[160];
         kvg_i_shape_str(t, shape, sizeof shape);
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: buffer is %llu bytes but shape %s of %s needs "
-                          "%llu", name, (unsigned long long)t->nbytes, shape,
-                          kvg_dtype_name(t->dtype),
-                          (unsigned long long)((uint64_t)numel *
-                                               kvg_dtype_size(t->dtype)));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: buffer is %llu bytes but shape %s of %s needs "
+                            "%llu", name, (unsigned long long)t->nbytes, shape,
+                            kvg_dtype_name(t->dtype),
+                            (unsigned long long)((uint64_t)numel *
+                                                 kvg_dtype_size(t->dtype)));
     }
     return KVG_OK;
 }
@@ -148,9 +148,9 @@ kvg_status kvg_i_check_dtype(const kvg_tensor *t, const char *name,
                              kvg_dtype want, kvg_diag *diag)
 {
     if (t->dtype != want)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: dtype must be %s, got %s", name,
-                          kvg_dtype_name(want), kvg_dtype_name(t->dtype));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: dtype must be %s, got %s", name,
+                            kvg_dtype_name(want), kvg_dtype_name(t->dtype));
     return KVG_OK;
 }
 
@@ -160,9 +160,9 @@ kvg_status kvg_i_check_rank(const kvg_tensor *t, const char *name, int want,
     if (t->rank != want) {
         char shape[160];
         kvg_i_shape_str(t, shape, sizeof shape);
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: rank must be %d, got %d (shape %s)", name,
-                          want, t->rank, shape);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: rank must be %d, got %d (shape %s)", name,
+                            want, t->rank, shape);
     }
     return KVG_OK;
 }
@@ -171,15 +171,16 @@ kvg_status kvg_i_check_dim(const kvg_tensor *t, const char *name, int dim,
                            int64_t want, const char *what, kvg_diag *diag)
 {
     if (dim < 0 || dim >= t->rank)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, dim, -1,
-                          "%s: has no dim %d (rank %d)", name, dim, t->rank);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, dim, -1,
+                            "%s: has no dim %d (rank %d)", name, dim, t->rank);
     if (t->shape[dim] != want) {
         char shape[160];
         kvg_i_shape_str(t, shape, sizeof shape);
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, dim, -1,
-                          "%s: dim %d must be %lld (%s), got %lld (shape %s)",
-                          name, dim, (long long)want, what != NULL ? what : "",
-                          (long long)t->shape[dim], shape);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, dim, -1,
+                            "%s: dim %d must be %lld (%s), got %lld (shape %s)",
+                            name, dim, (long long)want,
+                            what != NULL ? what : "",
+                            (long long)t->shape[dim], shape);
     }
     return KVG_OK;
 }

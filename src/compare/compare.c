@@ -147,11 +147,11 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
     kvg_i_cmp_ctx c;
 
     if (args == NULL || result == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "compare", -1, -1,
-                          "compare: NULL args or result");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "compare", -1, -1,
+                            "compare: NULL args or result");
     name = args->name != NULL ? args->name : "tensor";
     kvg_i_cmp_make_labels(name, &l);
-    KVG_I_TRY(kvg_i_cmp_validate(args, &l, &numel, &crit, diag));
+    KVG_TRY(kvg_i_cmp_validate(args, &l, &numel, &crit, diag));
 
     memset(&c, 0, sizeof c);
     c.a = args;
@@ -174,11 +174,11 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
     kvg_i_cmp_finish(&c);
     if (result->verdict == KVG_VERDICT_PASS)
         return KVG_OK;
-    return kvg_i_fail(diag, KVG_ERR_MISMATCH, l.args, -1,
-                      result->worst_count ? result->worst[0].index : -1,
-                      "%s: %s (%s): %s", result->name,
-                      kvg_verdict_name(result->verdict),
-                      kvg_compare_criterion_name(crit), result->reason);
+    return kvg_diag_set(diag, KVG_ERR_MISMATCH, l.args, -1,
+                        result->worst_count ? result->worst[0].index : -1,
+                        "%s: %s (%s): %s", result->name,
+                        kvg_verdict_name(result->verdict),
+                        kvg_compare_criterion_name(crit), result->reason);
 }
 
 kvg_status kvg_compare_result_not_judged(kvg_compare_result *r,

@@ -813,8 +813,8 @@ static kvg_status render(renderer fn, const kvg_compare_result *res,
     sb s;
 
     if (len == NULL || (res == NULL && n != 0))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "report", -1, -1,
-                          "report: NULL results or length pointer");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "report", -1, -1,
+                            "report: NULL results or length pointer");
     s.buf = NULL;
     s.len = 0;
     fn(&s, res, n);
@@ -822,9 +822,9 @@ static kvg_status render(renderer fn, const kvg_compare_result *res,
     if (buf == NULL)
         return KVG_OK;
     if (cap < s.len + 1)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "report", -1, -1,
-                          "report: buffer holds %lu bytes, %lu needed",
-                          (unsigned long)cap, (unsigned long)(s.len + 1));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "report", -1, -1,
+                            "report: buffer holds %lu bytes, %lu needed",
+                            (unsigned long)cap, (unsigned long)(s.len + 1));
     s.buf = buf;
     s.len = 0;
     fn(&s, res, n);

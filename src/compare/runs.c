@@ -18,10 +18,10 @@ kvg_status kvg_compare_runs(const kvg_tensor *run_a, const kvg_tensor *run_b,
     size_t es;
 
     if (result == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "runs", -1, -1,
-                          "runs: NULL result");
-    KVG_I_TRY(kvg_i_cmp_check_view(run_a, "run_a", &numel, diag));
-    KVG_I_TRY(kvg_i_cmp_check_like(run_b, "run_b", run_a, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "runs", -1, -1,
+                            "runs: NULL result");
+    KVG_TRY(kvg_i_cmp_check_view(run_a, "run_a", &numel, diag));
+    KVG_TRY(kvg_i_cmp_check_like(run_b, "run_b", run_a, diag));
     es = kvg_dtype_size(run_a->dtype);
     a = (const unsigned char *)run_a->data;
     b = (const unsigned char *)run_b->data;

@@ -67,33 +67,33 @@ kvg_status kvg_compare_written_mask(const kvg_tensor *out_a,
     size_t es;
 
     if (mask == NULL && count != 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "mask", -1, -1,
-                          "mask: NULL output buffer");
-    KVG_I_TRY(kvg_i_cmp_check_view(out_a, "out_a", &numel, diag));
-    KVG_I_TRY(kvg_i_cmp_check_like(init_a, "init_a", out_a, diag));
-    KVG_I_TRY(kvg_i_cmp_check_like(out_b, "out_b", out_a, diag));
-    KVG_I_TRY(kvg_i_cmp_check_like(init_b, "init_b", out_a, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "mask", -1, -1,
+                            "mask: NULL output buffer");
+    KVG_TRY(kvg_i_cmp_check_view(out_a, "out_a", &numel, diag));
+    KVG_TRY(kvg_i_cmp_check_like(init_a, "init_a", out_a, diag));
+    KVG_TRY(kvg_i_cmp_check_like(out_b, "out_b", out_a, diag));
+    KVG_TRY(kvg_i_cmp_check_like(init_b, "init_b", out_a, diag));
     if ((uint64_t)count != (uint64_t)numel)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "mask", -1, -1,
-                          "mask: room for %llu elements, the tensors have "
-                          "%lld", (unsigned long long)count,
-                          (long long)numel);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "mask", -1, -1,
+                            "mask: room for %llu elements, the tensors have "
+                            "%lld", (unsigned long long)count,
+                            (long long)numel);
     es = kvg_dtype_size(out_a->dtype);
     oa = (const unsigned char *)out_a->data;
     ia = (const unsigned char *)init_a->data;
     ob = (const unsigned char *)out_b->data;
     ib = (const unsigned char *)init_b->data;
     if ((bad = first_equal(ia, ib, es, numel)) < numel)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "init_b", -1, bad,
-                          "init_b: element %lld equals init_a; every "
-                          "element must differ (e.g. init_b = ~init_a)",
-                          (long long)bad);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "init_b", -1, bad,
+                            "init_b: element %lld equals init_a; every "
+                            "element must differ (e.g. init_b = ~init_a)",
+                            (long long)bad);
     if ((bad = first_dependent(oa, ia, ob, ib, es, numel)) < numel)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "out_b", -1, bad,
-                          "out_b: element %lld depends on the initial "
-                          "contents but was not left untouched; the op "
-                          "reads its output, no written mask exists",
-                          (long long)bad);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "out_b", -1, bad,
+                            "out_b: element %lld depends on the initial "
+                            "contents but was not left untouched; the op "
+                            "reads its output, no written mask exists",
+                            (long long)bad);
     fill_mask(oa, ob, es, numel, mask);
     return KVG_OK;
 }

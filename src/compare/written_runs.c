@@ -22,21 +22,21 @@ static kvg_status check_run_shape(const kvg_compare_args *a, int64_t numel,
         const kvg_elem_run *run = &a->written_runs[k];
         if (run->count <= 0 || run->first < 0 || run->first > numel ||
             run->count > numel - run->first)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1,
-                              (int64_t)k,
-                              "%s: run %llu [%lld, +%lld) must be non-empty "
-                              "and inside the %lld elements", l->written,
-                              (unsigned long long)k,
-                              (long long)run->first, (long long)run->count,
-                              (long long)numel);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->written, -1,
+                                (int64_t)k,
+                                "%s: run %llu [%lld, +%lld) must be non-empty "
+                                "and inside the %lld elements", l->written,
+                                (unsigned long long)k,
+                                (long long)run->first, (long long)run->count,
+                                (long long)numel);
         if (run->first < end)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1,
-                              (int64_t)k,
-                              "%s: run %llu starts at element %lld, before "
-                              "the end %lld of the run before it; runs "
-                              "must be sorted and disjoint", l->written,
-                              (unsigned long long)k, (long long)run->first,
-                              (long long)end);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->written, -1,
+                                (int64_t)k,
+                                "%s: run %llu starts at element %lld, before "
+                                "the end %lld of the run before it; runs "
+                                "must be sorted and disjoint", l->written,
+                                (unsigned long long)k, (long long)run->first,
+                                (long long)end);
         end = run->first + run->count;
     }
     return KVG_OK;
@@ -111,21 +111,21 @@ kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
     if (a->written_runs == NULL)
         return KVG_OK;
     if (a->written != NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
-                          "%s: give the mask `written` or the runs "
-                          "`written_runs`, not both", l->written);
-    KVG_I_TRY(check_run_shape(a, numel, l, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
+                            "%s: give the mask `written` or the runs "
+                            "`written_runs`, not both", l->written);
+    KVG_TRY(check_run_shape(a, numel, l, diag));
     if (a->initial == NULL)
         return KVG_OK;
     for (k = 0; k <= a->written_run_count; k++) {
         int64_t to = k < a->written_run_count ? a->written_runs[k].first
                                               : numel;
         if ((d = gap_diff_chunked(a, esize, from, to)) < to)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, d,
-                              "%s: element %lld is outside the written runs "
-                              "but differs from %s; the runs do not "
-                              "describe the golden", l->golden, (long long)d,
-                              l->initial);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, d,
+                                "%s: element %lld is outside the written runs "
+                                "but differs from %s; the runs do not "
+                                "describe the golden", l->golden, (long long)d,
+                                l->initial);
         if (k < a->written_run_count)
             from = to + a->written_runs[k].count;
     }

@@ -68,13 +68,13 @@ static run_plan make_plan(kvg_i_run_kind kind, int64_t L, int64_t w, int64_t o)
 
 static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_present(r->key, "key", diag));
-    KVG_I_TRY(kvg_i_check_present(r->value, "value", diag));
-    KVG_I_TRY(kvg_i_check_present(r->key_cache, "key_cache", diag));
-    KVG_I_TRY(kvg_i_check_present(r->value_cache, "value_cache", diag));
-    KVG_I_TRY(kvg_i_check_present(r->slot_mapping, "slot_mapping", diag));
-    KVG_I_TRY(kvg_i_check_present(r->wins, WINS(r), diag));
-    KVG_I_TRY(kvg_i_check_present(r->seq_len, SEQ(r), diag));
+    KVG_TRY(kvg_i_check_present(r->key, "key", diag));
+    KVG_TRY(kvg_i_check_present(r->value, "value", diag));
+    KVG_TRY(kvg_i_check_present(r->key_cache, "key_cache", diag));
+    KVG_TRY(kvg_i_check_present(r->value_cache, "value_cache", diag));
+    KVG_TRY(kvg_i_check_present(r->slot_mapping, "slot_mapping", diag));
+    KVG_TRY(kvg_i_check_present(r->wins, WINS(r), diag));
+    KVG_TRY(kvg_i_check_present(r->seq_len, SEQ(r), diag));
     if (r->kind != KVG_I_RUN_KVHEAD)
         return kvg_i_check_present(r->offset_index, OFF(r), diag);
     return KVG_OK;
@@ -84,7 +84,7 @@ static kvg_status check_present(const kvg_i_runs *r, kvg_diag *diag)
 static kvg_status check_form(const kvg_tensor *t, const char *name, int rank,
                              kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_TRY(kvg_i_check_dense(t, name, diag));
     return kvg_i_check_rank(t, name, rank, diag);
 }
 
@@ -97,14 +97,14 @@ static int batched(const kvg_i_runs *r)
 static kvg_status check_forms(const kvg_i_runs *r, kvg_diag *diag)
 {
     const int per_batch = batched(r);
-    KVG_I_TRY(check_form(r->key, "key", 3 + per_batch, diag));
-    KVG_I_TRY(check_form(r->value, "value", 3 + per_batch, diag));
-    KVG_I_TRY(check_form(r->key_cache, "key_cache", 4, diag));
-    KVG_I_TRY(check_form(r->value_cache, "value_cache", 4, diag));
-    KVG_I_TRY(check_form(r->slot_mapping, "slot_mapping", 1 + per_batch,
-                         diag));
-    KVG_I_TRY(check_form(r->wins, WINS(r), 1 + per_batch, diag));
-    KVG_I_TRY(check_form(r->seq_len, SEQ(r), 1, diag));
+    KVG_TRY(check_form(r->key, "key", 3 + per_batch, diag));
+    KVG_TRY(check_form(r->value, "value", 3 + per_batch, diag));
+    KVG_TRY(check_form(r->key_cache, "key_cache", 4, diag));
+    KVG_TRY(check_form(r->value_cache, "value_cache", 4, diag));
+    KVG_TRY(check_form(r->slot_mapping, "slot_mapping", 1 + per_batch,
+                       diag));
+    KVG_TRY(check_form(r->wins, WINS(r), 1 + per_batch, diag));
+    KVG_TRY(check_form(r->seq_len, SEQ(r), 1, diag));
     if (r->offset_index != NULL)
         return check_form(r->offset_index, OFF(r), 1, diag);
     return KVG_OK;
@@ -134,9 +134,10 @@ static kvg_status index_dtype(const kvg_i_runs *r, kvg_dtype *idx,
                                  diag);
     *idx = r->slot_mapping->dtype;
     if (*idx != KVG_INT32 && *idx != KVG_INT64)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1, -1,
-                          "slot_mapping: dtype must be int32 or int64, got %s",
-                          kvg_dtype_name(*idx));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1, -1,
+                            "slot_mapping: dtype must be int32 or int64, got "
+                            "%s",
+                            kvg_dtype_name(*idx));
     return KVG_OK;
 }
 
@@ -145,21 +146,21 @@ static kvg_status check_dtypes(const kvg_i_runs *r, kvg_diag *diag)
     kvg_dtype dt = r->key->dtype, idx;
 
     if (!dtype_ok(r, dt))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
-                          "key: dtype must be %s, got %s",
-                          r->kind == KVG_I_RUN_KVHEAD_ROPE ||
-                                  r->rules == NULL || !r->rules->any_copy_dtype
-                              ? (r->kind == KVG_I_RUN_KVHEAD ? "fp16, bf16 or "
-                                                               "int8"
-                                                             : "fp16 or bf16")
-                              : "one a copy moves (not int64 or fp4)",
-                          kvg_dtype_name(dt));
-    KVG_I_TRY(kvg_i_check_dtype(r->value, "value", dt, diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag));
-    KVG_I_TRY(index_dtype(r, &idx, diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->wins, WINS(r), idx, diag));
-    KVG_I_TRY(kvg_i_check_dtype(r->seq_len, SEQ(r), idx, diag));
+        return kvg_diag_set(
+            diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
+            "key: dtype must be %s, got %s",
+            r->kind == KVG_I_RUN_KVHEAD_ROPE || r->rules == NULL ||
+                    !r->rules->any_copy_dtype
+                ? (r->kind == KVG_I_RUN_KVHEAD ? "fp16, bf16 or int8"
+                                               : "fp16 or bf16")
+                : "one a copy moves (not int64 or fp4)",
+            kvg_dtype_name(dt));
+    KVG_TRY(kvg_i_check_dtype(r->value, "value", dt, diag));
+    KVG_TRY(kvg_i_check_dtype(r->key_cache, "key_cache", dt, diag));
+    KVG_TRY(kvg_i_check_dtype(r->value_cache, "value_cache", dt, diag));
+    KVG_TRY(index_dtype(r, &idx, diag));
+    KVG_TRY(kvg_i_check_dtype(r->wins, WINS(r), idx, diag));
+    KVG_TRY(kvg_i_check_dtype(r->seq_len, SEQ(r), idx, diag));
     if (r->offset_index != NULL)
         return kvg_i_check_dtype(r->offset_index, OFF(r), idx, diag);
     return KVG_OK;
@@ -171,20 +172,20 @@ static kvg_status check_head_size(const kvg_i_runs *r, kvg_diag *diag)
     const int d = r->key->rank - 1;
     if (r->rules != NULL && r->rules->row_bytes_align) {
         if ((size_t)r->dim * es % 32 != 0)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", d, -1,
-                              "key: dim %d (head size D = %lld) times %zu "
-                              "bytes must be a multiple of 32", d,
-                              (long long)r->dim, es);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "key", d, -1,
+                                "key: dim %d (head size D = %lld) times %zu "
+                                "bytes must be a multiple of 32", d,
+                                (long long)r->dim, es);
         return KVG_OK;
     }
     if (r->dim % 32 != 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
-                          "key: dim 2 (head size D) must be a multiple of 32, "
-                          "got %lld", (long long)r->dim);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
+                            "key: dim 2 (head size D) must be a multiple of "
+                            "32, got %lld", (long long)r->dim);
     if (r->kind != KVG_I_RUN_KVHEAD && r->dim > KVG_I_RUNS_ATB_MAX_DIM)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
-                          "key: dim 2 (head size D) must be at most %d, got "
-                          "%lld", KVG_I_RUNS_ATB_MAX_DIM, (long long)r->dim);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "key", 2, -1,
+                            "key: dim 2 (head size D) must be at most %d, got "
+                            "%lld", KVG_I_RUNS_ATB_MAX_DIM, (long long)r->dim);
     return KVG_OK;
 }
 
@@ -200,16 +201,16 @@ static kvg_status check_batched_dims(kvg_i_runs *r, kvg_diag *diag)
     r->heads = k->shape[2];
     r->dim = k->shape[3];
     for (d = 0; d < 4; d++)
-        KVG_I_TRY(kvg_i_check_dim(r->value, "value", d, k->shape[d],
-                                  "as key", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->seq_len, SEQ(r), 0, k->shape[0],
-                              "B of key (dim 0)", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0,
-                              k->shape[0], "B of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 1, r->heads,
-                              "N of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, k->shape[0], "B of key",
-                              diag));
+        KVG_TRY(kvg_i_check_dim(r->value, "value", d, k->shape[d],
+                                "as key", diag));
+    KVG_TRY(kvg_i_check_dim(r->seq_len, SEQ(r), 0, k->shape[0],
+                            "B of key (dim 0)", diag));
+    KVG_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0,
+                            k->shape[0], "B of key", diag));
+    KVG_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 1, r->heads,
+                            "N of key", diag));
+    KVG_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, k->shape[0], "B of key",
+                            diag));
     return kvg_i_check_dim(r->wins, WINS(r), 1, r->heads, "N of key", diag);
 }
 
@@ -219,10 +220,10 @@ static kvg_status check_token_dims(kvg_i_runs *r, kvg_diag *diag)
     r->tokens = r->key->shape[0];
     r->heads = r->key->shape[1];
     r->dim = r->key->shape[2];
-    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 0, r->tokens,
-                              "num_tokens of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
-                              diag));
+    KVG_TRY(kvg_i_check_dim(r->value, "value", 0, r->tokens,
+                            "num_tokens of key", diag));
+    KVG_TRY(kvg_i_check_dim(r->value, "value", 1, r->heads, "N of key",
+                            diag));
     return kvg_i_check_dim(r->value, "value", 2, r->dim, "D of key", diag);
 }
 
@@ -232,36 +233,36 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
     int d;
 
     r->batch = r->seq_len->shape[0];
-    KVG_I_TRY(batched(r) ? check_batched_dims(r, diag)
-                         : check_token_dims(r, diag));
-    KVG_I_TRY(check_head_size(r, diag));
-    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, 1,
-                              "one head per slot in a head-compressed cache",
-                              diag));
-    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, r->dim, "D of key", diag));
+    KVG_TRY(batched(r) ? check_batched_dims(r, diag)
+                       : check_token_dims(r, diag));
+    KVG_TRY(check_head_size(r, diag));
+    KVG_TRY(kvg_i_check_dim(kc, "key_cache", 2, 1,
+                            "one head per slot in a head-compressed cache",
+                            diag));
+    KVG_TRY(kvg_i_check_dim(kc, "key_cache", 3, r->dim, "D of key", diag));
     for (d = 0; d < 4; d++)
-        KVG_I_TRY(kvg_i_check_dim(r->value_cache, "value_cache", d,
-                                  kc->shape[d], "as key_cache", diag));
+        KVG_TRY(kvg_i_check_dim(r->value_cache, "value_cache", d,
+                                kc->shape[d], "as key_cache", diag));
     /* batch <= INT32_MAX-ish and heads fit: dense tensors cannot overflow. */
     if (!kvg_i_mul_i64(r->batch, r->heads, &r->runs))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, -1,
-                          "%s: batch*N overflows", SEQ(r));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, -1,
+                            "%s: batch*N overflows", SEQ(r));
     if (r->batch_rows == 0) {
-        KVG_I_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0,
-                                  r->runs, "batch*N", diag));
-        KVG_I_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, r->runs, "batch*N",
-                                  diag));
+        KVG_TRY(kvg_i_check_dim(r->slot_mapping, "slot_mapping", 0,
+                                r->runs, "batch*N", diag));
+        KVG_TRY(kvg_i_check_dim(r->wins, WINS(r), 0, r->runs, "batch*N",
+                                diag));
     }
     if (r->offset_index != NULL)
-        KVG_I_TRY(kvg_i_check_dim(r->offset_index, OFF(r), 0,
-                                  r->runs, "batch*N", diag));
+        KVG_TRY(kvg_i_check_dim(r->offset_index, OFF(r), 0,
+                                r->runs, "batch*N", diag));
     if (r->rules == NULL && r->kind == KVG_I_RUN_OMNI &&
         r->runs >= KVG_I_RUNS_ATB_MAX_HEADS)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, -1,
-                          "slot_mapping: batch*N = %lld*%lld = %lld heads; "
-                          "ReshapeAndCacheOmni needs fewer than %d",
-                          (long long)r->batch, (long long)r->heads,
-                          (long long)r->runs, KVG_I_RUNS_ATB_MAX_HEADS);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, -1,
+                            "slot_mapping: batch*N = %lld*%lld = %lld heads; "
+                            "ReshapeAndCacheOmni needs fewer than %d",
+                            (long long)r->batch, (long long)r->heads,
+                            (long long)r->runs, KVG_I_RUNS_ATB_MAX_HEADS);
     r->blocks = kc->shape[0];
     r->block_size = kc->shape[1];
     r->slots = r->blocks * r->block_size; /* fits: the cache is dense */
@@ -270,9 +271,9 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
 
 kvg_status kvg_i_runs_check_shapes(kvg_i_runs *r, kvg_diag *diag)
 {
-    KVG_I_TRY(check_present(r, diag));
-    KVG_I_TRY(check_forms(r, diag));
-    KVG_I_TRY(check_dtypes(r, diag));
+    KVG_TRY(check_present(r, diag));
+    KVG_TRY(check_forms(r, diag));
+    KVG_TRY(check_dtypes(r, diag));
     return check_dims(r, diag);
 }
 
@@ -321,27 +322,27 @@ static kvg_status check_seq_len(const kvg_i_runs *r, int64_t *cum,
     for (b = 0; b < r->batch; b++) {
         int64_t L = kvg_i_index_at(r->seq_len, b);
         if (L < 1)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
-                              "%s: batch %lld has %s %lld; it must be at "
-                              "least 1", SEQ(r), (long long)b, SEQ(r),
-                              (long long)L);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
+                                "%s: batch %lld has %s %lld; it must be at "
+                                "least 1", SEQ(r), (long long)b, SEQ(r),
+                                (long long)L);
         if (r->batch_rows > 0) {
             if (L > r->batch_rows)
-                return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
-                                  "%s: batch %lld has %s %lld, more than "
-                                  "the %lld rows key holds per batch (dim "
-                                  "1)", SEQ(r), (long long)b, SEQ(r),
-                                  (long long)L, (long long)r->batch_rows);
+                return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
+                                    "%s: batch %lld has %s %lld, more than "
+                                    "the %lld rows key holds per batch (dim "
+                                    "1)", SEQ(r), (long long)b, SEQ(r),
+                                    (long long)L, (long long)r->batch_rows);
             cum[b + 1] = (b + 1) * r->batch_rows; /* <= tokens */
             continue;
         }
         cum[b + 1] = cum[b] + L; /* cum[b] <= num_tokens: no overflow */
         if (cum[b + 1] > r->tokens)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
-                              "%s: batches 0..%lld hold %lld tokens, more "
-                              "than the %lld rows of key (dim 0)", SEQ(r),
-                              (long long)b, (long long)cum[b + 1],
-                              (long long)r->tokens);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, SEQ(r), 0, b,
+                                "%s: batches 0..%lld hold %lld tokens, more "
+                                "than the %lld rows of key (dim 0)", SEQ(r),
+                                (long long)b, (long long)cum[b + 1],
+                                (long long)r->tokens);
     }
     return KVG_OK;
 }
@@ -357,13 +358,13 @@ static kvg_status check_kvhead_wins(const kvg_i_runs *r, int64_t i,
     int64_t w = kvg_i_index_at(r->wins, i);
 
     if (w < 0 || w > end)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, WINS(r), 0, i,
-                          "%s: " HEAD_FMT ": %s %lld is outside [0, %lld]: "
-                          "KVHEAD reads the %s rows of key before row %lld, "
-                          "where batch %lld ends", WINS(r), HEAD_ARGS(r, i),
-                          WINS(r),
-                          (long long)w, (long long)end, WINS(r),
-                          (long long)end, (long long)(i / r->heads));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, WINS(r), 0, i,
+                            "%s: " HEAD_FMT ": %s %lld is outside [0, %lld]: "
+                            "KVHEAD reads the %s rows of key before row %lld, "
+                            "where batch %lld ends", WINS(r), HEAD_ARGS(r, i),
+                            WINS(r),
+                            (long long)w, (long long)end, WINS(r),
+                            (long long)end, (long long)(i / r->heads));
     return KVG_OK;
 }
 
@@ -383,19 +384,19 @@ static kvg_status check_window(const kvg_i_runs *r, int64_t i, int64_t L,
     if (r->offset_index != NULL && o == -1)
         return KVG_OK;
     if (w < 0 || w > L)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, WINS(r), 0, i,
-                          "%s: " HEAD_FMT ": %s %lld is outside [0, %s "
-                          "%lld]%s%s%s", WINS(r), HEAD_ARGS(r, i), WINS(r),
-                          (long long)w, SEQ(r), (long long)L,
-                          r->offset_index != NULL ? " (only " : "",
-                          r->offset_index != NULL ? OFF(r) : "",
-                          r->offset_index != NULL ? " -1 lifts this)" : "");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, WINS(r), 0, i,
+                            "%s: " HEAD_FMT ": %s %lld is outside [0, %s "
+                            "%lld]%s%s%s", WINS(r), HEAD_ARGS(r, i), WINS(r),
+                            (long long)w, SEQ(r), (long long)L,
+                            r->offset_index != NULL ? " (only " : "",
+                            r->offset_index != NULL ? OFF(r) : "",
+                            r->offset_index != NULL ? " -1 lifts this)" : "");
     if (r->offset_index != NULL && (o < 0 || o > L - w))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, OFF(r), 0, i,
-                          "%s: " HEAD_FMT ": %s %lld must be -1 or in [0, %s "
-                          "- %s] = [0, %lld]", OFF(r), HEAD_ARGS(r, i),
-                          OFF(r), (long long)o, SEQ(r), WINS(r),
-                          (long long)(L - w));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, OFF(r), 0, i,
+                            "%s: " HEAD_FMT ": %s %lld must be -1 or in [0, %s "
+                            "- %s] = [0, %lld]", OFF(r), HEAD_ARGS(r, i),
+                            OFF(r), (long long)o, SEQ(r), WINS(r),
+                            (long long)(L - w));
     return KVG_OK;
 }
 
@@ -422,18 +423,20 @@ static kvg_status check_slots(const kvg_i_runs *r, kvg_i_keypos *items,
         if (s < 0)
             continue; /* skipped head */
         if (s >= r->slots)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
-                              i, "slot_mapping: " HEAD_FMT ": slot %lld is "
-                              "outside [0, %lld) (num_blocks*block_size)",
-                              HEAD_ARGS(r, i), (long long)s,
-                              (long long)r->slots);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
+                                i, "slot_mapping: " HEAD_FMT ": slot %lld is "
+                                "outside [0, %lld) (num_blocks*block_size)",
+                                HEAD_ARGS(r, i), (long long)s,
+                                (long long)r->slots);
         if (count > r->slots - s)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
-                              i, "slot_mapping: " HEAD_FMT ": its %lld tokens "
-                              "from slot %lld run to slot %lld, past the end "
-                              "of the cache (%lld slots)", HEAD_ARGS(r, i),
-                              (long long)count, (long long)s,
-                              (long long)(s + count - 1), (long long)r->slots);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
+                                i, "slot_mapping: " HEAD_FMT ": its %lld "
+                                "tokens from slot %lld run to slot %lld, "
+                                "past the end of the cache (%lld slots)",
+                                HEAD_ARGS(r, i),
+                                (long long)count, (long long)s,
+                                (long long)(s + count - 1),
+                                (long long)r->slots);
         if (count > 0) {
             items[*n].key = s;
             items[*n].pos = i;
@@ -457,13 +460,13 @@ static kvg_status check_overlap(const kvg_i_runs *r, kvg_i_keypos *items,
         int64_t sa = items[k - 1].key, sb = items[k].key;
         int64_t ea = sa + plan_count(&pa), eb = sb + plan_count(&pb);
         if (sb < ea)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
-                              ib, "slot_mapping: " HEAD_FMT " writes slots "
-                              "[%lld, %lld) and " HEAD_FMT " writes [%lld, "
-                              "%lld): the runs overlap from slot %lld",
-                              HEAD_ARGS(r, ia), (long long)sa, (long long)ea,
-                              HEAD_ARGS(r, ib), (long long)sb, (long long)eb,
-                              (long long)sb);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0,
+                                ib, "slot_mapping: " HEAD_FMT " writes slots "
+                                "[%lld, %lld) and " HEAD_FMT " writes [%lld, "
+                                "%lld): the runs overlap from slot %lld",
+                                HEAD_ARGS(r, ia), (long long)sa, (long long)ea,
+                                HEAD_ARGS(r, ib), (long long)sb, (long long)eb,
+                                (long long)sb);
     }
     return KVG_OK;
 }
@@ -474,12 +477,12 @@ kvg_status kvg_i_runs_check_values(const kvg_i_runs *r,
     int64_t *cum = ws->cum, i;
     size_t n;
 
-    KVG_I_TRY(check_seq_len(r, cum, diag));
+    KVG_TRY(check_seq_len(r, cum, diag));
     for (i = 0; i < r->runs; i++) {
         const int64_t L = kvg_i_index_at(r->seq_len, i / r->heads);
-        KVG_I_TRY(check_window(r, i, L, cum[i / r->heads] + L, diag));
+        KVG_TRY(check_window(r, i, L, cum[i / r->heads] + L, diag));
     }
-    KVG_I_TRY(check_slots(r, ws->items, &n, diag));
+    KVG_TRY(check_slots(r, ws->items, &n, diag));
     return check_overlap(r, ws->items, n, diag);
 }
 

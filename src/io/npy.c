@@ -109,8 +109,8 @@ static kvg_status fmt_error(kvg_diag *diag, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1, "npy: %s",
-                      msg);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "npy", -1, -1, "npy: %s",
+                        msg);
 }
 
 /* ---- header parser ---------------------------------------------------- */
@@ -134,8 +134,8 @@ static kvg_status bad(cursor *c, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return kvg_i_fail(c->diag, KVG_ERR_FILE_FORMAT, "npy", -1, at,
-                      "npy header byte %ld: %s", at, what);
+    return kvg_diag_set(c->diag, KVG_ERR_FILE_FORMAT, "npy", -1, at,
+                        "npy header byte %ld: %s", at, what);
 }
 
 static void skip_ws(cursor *c)
@@ -231,7 +231,7 @@ static kvg_status parse_shape(cursor *c, kvg_npy_info *info)
     while (!accept(c, ')')) {
         if (rank == KVG_MAX_RANK)
             return bad(c, "shape has more than %d dimensions", KVG_MAX_RANK);
-        KVG_I_TRY(parse_dim(c, &info->shape[rank]));
+        KVG_TRY(parse_dim(c, &info->shape[rank]));
         rank++;
         skip_ws(c);
         if (accept(c, ',')) {
@@ -252,7 +252,7 @@ static kvg_status parse_descr(cursor *c, kvg_npy_info *info)
 {
     char descr[32];
 
-    KVG_I_TRY(parse_string(c, descr, sizeof descr, "descr"));
+    KVG_TRY(parse_string(c, descr, sizeof descr, "descr"));
     if (descr[0] == '>' && itemsize_of_descr(descr) == 0) {
         char le[32];
         memcpy(le, descr, sizeof le);
@@ -283,7 +283,7 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
         if (accept(c, '}'))
             break;
         key_at = c->p;
-        KVG_I_TRY(parse_string(c, key, sizeof key, "key"));
+        KVG_TRY(parse_string(c, key, sizeof key, "key"));
         skip_ws(c);
         if (!accept(c, ':'))
             return bad(c, "expected ':' after key '%s'", key);
@@ -293,7 +293,7 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
                 c->p = key_at;
                 return bad(c, "key 'descr' appears twice");
             }
-            KVG_I_TRY(parse_descr(c, info));
+            KVG_TRY(parse_descr(c, info));
         } else if (strcmp(key, "fortran_order") == 0) {
             if (have_order++) {
                 c->p = key_at;
@@ -309,7 +309,7 @@ static kvg_status parse_dict(cursor *c, kvg_npy_info *info)
                 c->p = key_at;
                 return bad(c, "key 'shape' appears twice");
             }
-            KVG_I_TRY(parse_shape(c, info));
+            KVG_TRY(parse_shape(c, info));
         } else {
             c->p = key_at;
             return bad(c, "unknown key '%s' (only descr, fortran_order, "
@@ -375,7 +375,7 @@ static kvg_status parse_preamble(const unsigned char *b, size_t size,
                                  kvg_npy_info *info, size_t *hstart,
                                  size_t *hlen, kvg_diag *diag)
 {
-    KVG_I_TRY(read_preamble(b, size, info, hstart, hlen, diag));
+    KVG_TRY(read_preamble(b, size, info, hstart, hlen, diag));
     if (*hlen > size - *hstart)
         return fmt_error(diag, "header length %lu runs past the end of the "
                                "%lu-byte file (truncated header)",
@@ -393,8 +393,8 @@ kvg_status kvg_npy_header_size(const void *buf, size_t size, size_t *bytes,
     kvg_status st;
 
     if ((buf == NULL && size != 0) || bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL buffer or size pointer");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL buffer or size pointer");
     *bytes = 0;
     memset(&info, 0, sizeof info);
     st = read_preamble((const unsigned char *)buf, size, &info, &hstart,
@@ -414,22 +414,22 @@ kvg_status kvg_npy_parse_header(const void *buf, size_t size,
     int i;
 
     if ((buf == NULL && size != 0) || info == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL buffer or info");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL buffer or info");
     memset(info, 0, sizeof *info);
     if (size == 0)
         return fmt_error(diag, "bad magic (empty file)");
-    KVG_I_TRY(parse_preamble(b, size, info, &hstart, &hlen, diag));
+    KVG_TRY(parse_preamble(b, size, info, &hstart, &hlen, diag));
     c.begin = c.p = (const char *)b + hstart;
     c.end = (const char *)b + hstart + hlen;
     c.diag = diag;
-    KVG_I_TRY(parse_dict(&c, info));
+    KVG_TRY(parse_dict(&c, info));
     itemsize = itemsize_of_descr(info->descr);
     for (i = 0; i < info->rank; i++)
         if (!kvg_i_mul_i64(numel, info->shape[i], &numel))
-            return kvg_i_fail(diag, KVG_ERR_FILE_FORMAT, "npy", i, -1,
-                              "npy: shape element count overflows int64 at "
-                              "dim %d", i);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "npy", i, -1,
+                                "npy: shape element count overflows int64 at "
+                                "dim %d", i);
     if (!kvg_i_mul_i64(numel, (int64_t)itemsize, &bytes) ||
         (uint64_t)bytes > (uint64_t)SIZE_MAX)
         return fmt_error(diag, "shape byte size overflows (%lld elements of "
@@ -446,8 +446,8 @@ kvg_status kvg_npy_check_data_size(const kvg_npy_info *info,
     uint64_t have;
 
     if (info == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL info");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL info");
     if (file_size < (uint64_t)info->data_offset)
         return fmt_error(diag, "header runs past the end of the %llu-byte "
                                "file", (unsigned long long)file_size);
@@ -467,7 +467,7 @@ kvg_status kvg_npy_check_data_size(const kvg_npy_info *info,
 kvg_status kvg_npy_parse(const void *buf, size_t size, kvg_npy_info *info,
                          kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_npy_parse_header(buf, size, info, diag));
+    KVG_TRY(kvg_npy_parse_header(buf, size, info, diag));
     return kvg_npy_check_data_size(info, (uint64_t)size, diag);
 }
 
@@ -513,23 +513,23 @@ kvg_status kvg_npy_encode_header(const kvg_tensor *t, void *buf, size_t size,
     unsigned char *b = (unsigned char *)buf;
 
     if (t == NULL || written == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL tensor or size pointer");
-    KVG_I_TRY(kvg_tensor_numel(t, "tensor", &numel, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL tensor or size pointer");
+    KVG_TRY(kvg_tensor_numel(t, "tensor", &numel, diag));
     descr = kvg_npy_descr_of(t->dtype);
     if (descr == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
-                          "npy: no .npy storage for dtype %s",
-                          kvg_dtype_name(t->dtype));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                            "npy: no .npy storage for dtype %s",
+                            kvg_dtype_name(t->dtype));
     if ((uint64_t)t->nbytes != (uint64_t)numel * kvg_dtype_size(t->dtype))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
-                          "npy: buffer is %lu bytes, shape needs %lu",
-                          (unsigned long)t->nbytes,
-                          (unsigned long)((uint64_t)numel *
-                                          kvg_dtype_size(t->dtype)));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                            "npy: buffer is %lu bytes, shape needs %lu",
+                            (unsigned long)t->nbytes,
+                            (unsigned long)((uint64_t)numel *
+                                            kvg_dtype_size(t->dtype)));
     if (t->data == NULL && t->nbytes != 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "tensor", -1, -1,
-                          "npy: tensor data pointer is NULL");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "tensor", -1, -1,
+                            "npy: tensor data pointer is NULL");
     hlen = format_header(t, descr, header, sizeof header);
     /* numpy: padlen = 64 - ((10 + hlen + 1) % 64), so 1..64 spaces; a
      * version 1.0 header is always enough for shapes of rank <= 8. */
@@ -539,9 +539,9 @@ kvg_status kvg_npy_encode_header(const kvg_tensor *t, void *buf, size_t size,
     if (buf == NULL)
         return KVG_OK;
     if (size < total)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
-                          "npy: buffer holds %lu bytes, %lu needed",
-                          (unsigned long)size, (unsigned long)total);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
+                            "npy: buffer holds %lu bytes, %lu needed",
+                            (unsigned long)size, (unsigned long)total);
     memcpy(b, k_magic, sizeof k_magic);
     b[6] = 1;
     b[7] = 0;
@@ -559,21 +559,21 @@ kvg_status kvg_npy_encode(const kvg_tensor *t, void *buf, size_t size,
     size_t head = 0, total;
 
     if (t == NULL || written == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
-                          "npy: NULL tensor or size pointer");
-    KVG_I_TRY(kvg_npy_encode_header(t, NULL, 0, &head, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL tensor or size pointer");
+    KVG_TRY(kvg_npy_encode_header(t, NULL, 0, &head, diag));
     if (t->nbytes > SIZE_MAX - head)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
-                          "npy: file size overflows size_t");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "tensor", -1, -1,
+                            "npy: file size overflows size_t");
     total = head + t->nbytes;
     *written = total;
     if (buf == NULL)
         return KVG_OK;
     if (size < total)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
-                          "npy: buffer holds %lu bytes, %lu needed",
-                          (unsigned long)size, (unsigned long)total);
-    KVG_I_TRY(kvg_npy_encode_header(t, buf, size, &head, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "buffer", -1, -1,
+                            "npy: buffer holds %lu bytes, %lu needed",
+                            (unsigned long)size, (unsigned long)total);
+    KVG_TRY(kvg_npy_encode_header(t, buf, size, &head, diag));
     if (t->nbytes != 0)
         memcpy((unsigned char *)buf + head, t->data, t->nbytes);
     return KVG_OK;

@@ -26,22 +26,22 @@ static kvg_status set_tensor(const kvg_op_call *call, size_t i,
     size_t j;
 
     if (nt->name == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, (int64_t)i,
-                          "%s: tensor %lu of the call has no name",
-                          call->op->name, (unsigned long)i);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, (int64_t)i,
+                            "%s: tensor %lu of the call has no name",
+                            call->op->name, (unsigned long)i);
     entry = kvg_i_op_tensor_named(call->op, nt->name);
     if (entry == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, nt->name, -1, -1,
-                          "%s: %s has no tensor of this name", nt->name,
-                          call->op->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, nt->name, -1, -1,
+                            "%s: %s has no tensor of this name", nt->name,
+                            call->op->name);
     if (nt->tensor == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, nt->name, -1, -1,
-                          "%s: the tensor view is NULL", nt->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, nt->name, -1, -1,
+                            "%s: the tensor view is NULL", nt->name);
     for (j = 0; j < i; j++)
         if (call->tensors[j].name != NULL &&
             strcmp(call->tensors[j].name, nt->name) == 0)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, nt->name, -1, -1,
-                              "%s: given twice", nt->name);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, nt->name, -1, -1,
+                                "%s: given twice", nt->name);
     memcpy(a->u.bytes + entry->offset, &nt->tensor, sizeof nt->tensor);
     return KVG_OK;
 }
@@ -62,17 +62,17 @@ static kvg_status typed_value(const kvg_i_op_attr *attr, const kvg_value *v,
         out->f = (double)v->i;
     }
     if (out->type != want)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1,
-                          -1, "%s: must be %s", attr->info.name,
-                          k_type_names[want]);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1,
+                            -1, "%s: must be %s", attr->info.name,
+                            k_type_names[want]);
     if (want == KVG_VALUE_BOOL && v->i != 0 && v->i != 1)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1,
-                          -1, "%s: a boolean must be 0 or 1, got %lld",
-                          attr->info.name, (long long)v->i);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1,
+                            -1, "%s: a boolean must be 0 or 1, got %lld",
+                            attr->info.name, (long long)v->i);
     if ((want == KVG_VALUE_STRING && v->s == NULL) ||
         (want == KVG_VALUE_INTS && v->ints == NULL && v->count != 0))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, attr->info.name, -1,
-                          -1, "%s: the value is NULL", attr->info.name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, attr->info.name, -1,
+                            -1, "%s: the value is NULL", attr->info.name);
     return KVG_OK;
 }
 
@@ -82,7 +82,7 @@ static kvg_status store_value(const kvg_i_op_attr *attr, const kvg_value *v,
                               kvg_i_op_args *a, kvg_diag *diag)
 {
     kvg_value typed;
-    KVG_I_TRY(typed_value(attr, v, &typed, diag));
+    KVG_TRY(typed_value(attr, v, &typed, diag));
     return attr->set(a, attr, &typed, diag);
 }
 
@@ -93,9 +93,9 @@ static kvg_status attr_of(const kvg_op *op, const char *name,
 {
     *attr = kvg_i_op_attr_named(op, name);
     if (*attr == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: %s has no attribute or option of this name",
-                          name, op->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: %s has no attribute or option of this name",
+                            name, op->name);
     return KVG_OK;
 }
 
@@ -107,23 +107,23 @@ static kvg_status set_attr(const kvg_op_call *call, size_t i,
     size_t j;
 
     if (v->name == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, (int64_t)i,
-                          "%s: attribute %lu of the call has no name",
-                          call->op->name, (unsigned long)i);
-    KVG_I_TRY(attr_of(call->op, v->name, &attr, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, (int64_t)i,
+                            "%s: attribute %lu of the call has no name",
+                            call->op->name, (unsigned long)i);
+    KVG_TRY(attr_of(call->op, v->name, &attr, diag));
     for (j = 0; j < i; j++) {
         const char *earlier = call->attrs[j].name;
         if (earlier == NULL ||
             kvg_i_op_attr_named(call->op, earlier) != attr)
             continue;
         if (strcmp(earlier, v->name) == 0)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
-                              "%s: given twice", v->name);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
+                                "%s: given twice", v->name);
         /* an attribute under its name and its older spelling */
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
-                          "%s: given twice, also as %s (the same %s); "
-                          "give one", v->name, earlier,
-                          attr->info.is_option ? "option" : "attribute");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, v->name, -1, -1,
+                            "%s: given twice, also as %s (the same %s); "
+                            "give one", v->name, earlier,
+                            attr->info.is_option ? "option" : "attribute");
     }
     return store_value(attr, v, a, diag);
 }
@@ -134,19 +134,19 @@ kvg_status kvg_i_op_fill(const kvg_op_call *call, kvg_i_op_args *a,
     size_t i;
 
     if (call == NULL || call->op == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "the call or its operator is NULL");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "the call or its operator is NULL");
     if ((call->tensors == NULL && call->tensor_count != 0) ||
         (call->attrs == NULL && call->attr_count != 0))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "%s: a tensor or attribute count without its "
-                          "array", call->op->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "%s: a tensor or attribute count without its "
+                            "array", call->op->name);
     memset(a, 0, sizeof *a);
     call->op->args_init(a);
     for (i = 0; i < call->tensor_count; i++)
-        KVG_I_TRY(set_tensor(call, i, a, diag));
+        KVG_TRY(set_tensor(call, i, a, diag));
     for (i = 0; i < call->attr_count; i++)
-        KVG_I_TRY(set_attr(call, i, a, diag));
+        KVG_TRY(set_attr(call, i, a, diag));
     memcpy(a->u.bytes + call->op->workspace_offset, &call->workspace,
            sizeof call->workspace);
     memcpy(a->u.bytes + call->op->workspace_size_offset,
@@ -162,9 +162,9 @@ kvg_status kvg_op_workspace_size(const kvg_op_call *call, size_t *bytes,
     if (diag != NULL)
         kvg_diag_clear(diag);
     if (bytes == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "bytes is NULL");
-    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "bytes is NULL");
+    KVG_TRY(kvg_i_op_fill(call, &a, diag));
     return call->op->workspace_size(&a, bytes, diag);
 }
 
@@ -174,7 +174,7 @@ kvg_status kvg_op_run(const kvg_op_call *call, kvg_diag *diag)
 
     if (diag != NULL)
         kvg_diag_clear(diag);
-    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_TRY(kvg_i_op_fill(call, &a, diag));
     return call->op->run(&a, diag);
 }
 
@@ -185,13 +185,13 @@ kvg_status kvg_i_op_written_entry(const kvg_op *op, const char *name,
 {
     *entry = kvg_i_op_tensor_named(op, name);
     if (*entry == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: %s has no tensor of this name",
-                          name ? name : "(null)", op->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: %s has no tensor of this name",
+                            name ? name : "(null)", op->name);
     if ((*entry)->info.kind == KVG_OP_INPUT)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: an input of %s, not an output", name,
-                          op->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: an input of %s, not an output", name,
+                            op->name);
     return KVG_OK;
 }
 
@@ -206,10 +206,10 @@ kvg_status kvg_op_output_shape(const kvg_op_call *call, const char *name,
     if (diag != NULL)
         kvg_diag_clear(diag);
     if (produced == NULL || dtype == NULL || rank == NULL || shape == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "an output pointer is NULL");
-    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
-    KVG_I_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "an output pointer is NULL");
+    KVG_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
     if (entry->info.kind == KVG_OP_OUTPUT)
         return call->op->output_shape(&a, name, produced, dtype, rank, shape,
                                       diag);
@@ -219,13 +219,13 @@ kvg_status kvg_op_output_shape(const kvg_op_call *call, const char *name,
         return KVG_OK;
     }
     if (cache == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: the in-place cache is not given, so it "
-                          "defines no shape", name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: the in-place cache is not given, so it "
+                            "defines no shape", name);
     if (cache->rank < 0 || cache->rank > KVG_MAX_RANK)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: rank %d is outside [0, %d]", name, cache->rank,
-                          KVG_MAX_RANK);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: rank %d is outside [0, %d]", name, cache->rank,
+                            KVG_MAX_RANK);
     *produced = 1;
     *dtype = cache->dtype;
     *rank = cache->rank;
@@ -245,11 +245,11 @@ kvg_status kvg_op_describe_output(const kvg_op_call *call, const char *name,
         kvg_diag_clear(diag);
     if (output == NULL || role == NULL || has_layout == NULL ||
         layout == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
-                          "%s: the output view or a result pointer is NULL",
-                          name ? name : "(null)");
-    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
-    KVG_I_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
+                            "%s: the output view or a result pointer is NULL",
+                            name ? name : "(null)");
+    KVG_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
     *role = KVG_ROLE_DEFAULT;
     *has_layout = 0;
     memset(layout, 0, sizeof *layout);
@@ -264,9 +264,9 @@ kvg_status kvg_op_check_value(const kvg_op *op, const kvg_value *v,
     kvg_i_op_args scratch;
 
     if (op == NULL || v == NULL || v->name == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "the operator, the value or its name is NULL");
-    KVG_I_TRY(attr_of(op, v->name, &attr, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "the operator, the value or its name is NULL");
+    KVG_TRY(attr_of(op, v->name, &attr, diag));
     memset(&scratch, 0, sizeof scratch);
     return store_value(attr, v, &scratch, diag);
 }
@@ -277,10 +277,10 @@ kvg_status kvg_op_prepare(const kvg_op_call *call, kvg_op_prepared *p,
     if (diag != NULL)
         kvg_diag_clear(diag);
     if (p == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "the prepared call is NULL");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "the prepared call is NULL");
     p->op = NULL; /* a refused call cannot be run */
-    KVG_I_TRY(kvg_i_op_fill(call, &p->args, diag));
+    KVG_TRY(kvg_i_op_fill(call, &p->args, diag));
     p->op = call->op;
     return KVG_OK;
 }
@@ -289,7 +289,7 @@ kvg_status kvg_op_run_prepared(const kvg_op_prepared *p, kvg_diag *diag)
 {
     /* the typed entry clears diag itself (src/common/entry.c) */
     if (p == NULL || p->op == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
-                          "the prepared call or its operator is NULL");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, NULL, -1, -1,
+                            "the prepared call or its operator is NULL");
     return p->op->run(&p->args, diag);
 }

@@ -198,8 +198,8 @@ typedef struct kvg_i_op_choice {
         (void)dtype;                                                          \
         (void)rank;                                                           \
         (void)shape;                                                          \
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,          \
-                          "%s: not an output of " op_name, name);             \
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,        \
+                            "%s: not an output of " op_name, name);           \
     }                                                                         \
     typedef int kvg_i_no_outputs_swallow_semicolon
 

@@ -120,8 +120,8 @@ kvg_status kvg_i_op_refuse(const kvg_i_op_attr *attr, const char *value,
 {
     char text[KVG_DIAG_MESSAGE_MAX];
     kvg_i_op_refusal_text(text, sizeof text, attr->refusal, value);
-    return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1, -1,
-                      "%s: %s", attr->info.name, text);
+    return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1, -1,
+                        "%s: %s", attr->info.name, text);
 }
 
 void kvg_i_op_set_layout(int *has, kvg_cache_layout *layout,

@@ -117,29 +117,29 @@ kvg_status kvg_i_written_collect(const kvg_i_written *w,
     kvg_i_run_sink s;
 
     if (w->tensor == NULL) /* validation requires it: cannot happen */
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
-                          "%s: not given, so it has no elements to write",
-                          w->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
+                            "%s: not given, so it has no elements to write",
+                            w->name);
     memset(&s, 0, sizeof s);
     s.limit = kvg_i_numel(w->tensor);
     enumerate(fn, ctx, &s);
     if (s.overflow)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
-                          "%s: the number of runs the call writes overflows "
-                          "size_t", w->name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
+                            "%s: the number of runs the call writes overflows "
+                            "size_t", w->name);
     if (s.outside) /* validated calls stay inside: a kvgold bug */
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
-                          "%s: a run reaches outside its %lld elements "
-                          "(internal error)", w->name, (long long)s.limit);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
+                            "%s: a run reaches outside its %lld elements "
+                            "(internal error)", w->name, (long long)s.limit);
     *w->produced = 1;
     *w->count = s.n;
     if (w->runs == NULL)
         return KVG_OK;
     if (w->cap < s.n)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
-                          "%s: room for %lu runs, the call needs %lu (ask "
-                          "with runs NULL)", w->name, (unsigned long)w->cap,
-                          (unsigned long)s.n);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
+                            "%s: room for %lu runs, the call needs %lu (ask "
+                            "with runs NULL)", w->name, (unsigned long)w->cap,
+                            (unsigned long)s.n);
     s.runs = w->runs;
     s.cap = w->cap;
     enumerate(fn, ctx, &s);
@@ -177,11 +177,11 @@ kvg_status kvg_op_written_runs(const kvg_op_call *call, const char *name,
     if (diag != NULL)
         kvg_diag_clear(diag);
     if (produced == NULL || count == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
-                          "%s: produced or count is NULL",
-                          name ? name : "(null)");
-    KVG_I_TRY(kvg_i_op_fill(call, &a, diag));
-    KVG_I_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
+                            "%s: produced or count is NULL",
+                            name ? name : "(null)");
+    KVG_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
     w.name = entry->info.name;
     w.tensor = kvg_i_op_tensor_of(call->op, &a, name);
     w.runs = runs;

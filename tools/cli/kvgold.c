@@ -101,7 +101,8 @@ static kvg_status write_outputs(const kvg_case *c, const kvg_case_set *out,
                                     diag)) != KVG_OK)
         return st;
     if ((protect = kvg_cli_case_files(c, &n)) == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "--out", -1, -1,
+                            "out of memory");
     for (i = 0; st == KVG_OK && i < out->count; i++) {
         names[i] = kvg_path_join("", out->items[i].name, ".npy", diag);
         st = names[i] == NULL

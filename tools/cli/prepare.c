@@ -241,14 +241,14 @@ static int plan_case(const kvg_case *c, const kvg_binding_call *api,
                      const kvg_case_set *out, ttk_plan *p)
 {
     int i, returned, lead, n_in, slot[KVG_SCAN_MAX_ARGS];
+    kvg_diag diag;
     p->count = 0;
     /* the goldens in the order ops-test-kit lists the device's outputs:
      * what the API returns - [None] when it returns None - then the
      * tensors it writes in place (ttk_csv.h, kvg_ttk_form_inplace) */
-    if ((n_in = kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS,
-                                     &returned)) < 0) {
-        fprintf(stderr, "kvgold: prepare %s: %s: its in-place outputs are "
-                "not in the order of their arguments\n", c->dir, api->api);
+    if (kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS, &n_in, &returned,
+                             &diag) != KVG_OK) {
+        fprintf(stderr, "kvgold: prepare %s: %s\n", c->dir, diag.message);
         return 0;
     }
     for (i = 0; i < n_in; i++)
@@ -418,14 +418,12 @@ static int stage_case(prep_case *pc)
         goto done;
     if (!check_target(pc->target, plan))
         goto done;
-    if (pc->want_row) {
-        char why[256];
-        if (kvg_ttk_csv_format_row(&c, api, pc->name, &pc->row, why,
-                                   sizeof why) != 0) {
-            fprintf(stderr, "kvgold: prepare %s: --csv: %s; nothing "
-                    "written\n", pc->path, why);
-            goto done;
-        }
+    kvg_diag_clear(&diag);
+    if (pc->want_row &&
+        kvg_ttk_csv_format_row(&c, api, pc->name, &pc->row, &diag) != KVG_OK) {
+        fprintf(stderr, "kvgold: prepare %s: --csv: %s; nothing written\n",
+                pc->path, diag.message);
+        goto done;
     }
     pc->created = lstat(pc->target, &sb) != 0;
     kvg_diag_clear(&diag);

@@ -175,9 +175,10 @@ static int parse_args(int argc, char **argv, scan_opts *o)
         return kvg_cli_usage_error("scan: needs PATH%s", "");
     /* after --op, which narrows the names an --attr may have */
     for (i = 0; i < o->e.n_attrs; i++) {
-        char why[KVG_SCAN_REASON_MAX];
-        if (kvg_scan_attr_check(o->e.attrs[i], o->e.op, why, sizeof why) != 0)
-            return kvg_cli_usage_error("scan: %s", why);
+        kvg_diag d;
+        kvg_diag_clear(&d);
+        if (kvg_scan_attr_check(o->e.attrs[i], o->e.op, &d) != KVG_OK)
+            return kvg_cli_usage_error("scan: %s", d.message);
     }
     if (o->jobs == 0)
         o->jobs = kvg_scan_default_jobs();

@@ -74,12 +74,12 @@ kvg_status kvg_py_case_load(const char *dir, kvg_py_case **out,
     kvg_status st;
 
     if (out == NULL || dir == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_NULLPTR, "case",
-                           "NULL case directory or result");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "case", -1, -1,
+                            "NULL case directory or result");
     *out = NULL;
     if ((pc = (kvg_py_case *)calloc(1, sizeof *pc)) == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "case", "%s: out of memory",
-                           dir);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "case", -1, -1,
+                            "%s: out of memory", dir);
     if ((st = kvg_case_load(dir, &pc->c, diag)) != KVG_OK) {
         free(pc);
         return st;
@@ -91,15 +91,15 @@ kvg_status kvg_py_case_load(const char *dir, kvg_py_case **out,
     if (!pc->c.expect_error) {
         kvg_case_call *cc = (kvg_case_call *)malloc(sizeof *cc);
         if (cc == NULL)
-            st = kvg_fs_fail(diag, KVG_ERR_NOMEM, "case", "%s: out of memory",
-                             dir);
+            st = kvg_diag_set(diag, KVG_ERR_NOMEM, "case", -1, -1,
+                              "%s: out of memory", dir);
         else
             st = kvg_case_call_build(&pc->c, cc, diag);
         free(cc);
     }
     if (st == KVG_OK && (pc->doc = document_text(pc->c.json)) == NULL)
-        st = kvg_fs_fail(diag, KVG_ERR_NOMEM, "case", "%s: out of memory",
-                         dir);
+        st = kvg_diag_set(diag, KVG_ERR_NOMEM, "case", -1, -1,
+                          "%s: out of memory", dir);
     if (st != KVG_OK) {
         kvg_py_case_free(pc);
         return st;
@@ -160,21 +160,23 @@ kvg_status kvg_py_case_save(const char *dir, const char *json,
     int i, is_object;
 
     if (dir == NULL || (count > 0 && (names == NULL || tensors == NULL)))
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_NULLPTR, "case",
-                           "NULL directory or tensors");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "case", -1, -1,
+                            "NULL directory or tensors");
     /* A case.json the loader would refuse (a lone surrogate or \u0000 in
      * a comment, too deep, too long) is not written at all. */
     if (json != NULL) {
         if (kvg_json_parse(json, json_len, "case.json", &doc, &jd) != KVG_OK)
-            return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "case.json",
-                               "%s/%s (the case would not load; nothing was "
-                               "written)", dir, jd.message);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "case.json", -1,
+                                -1,
+                                "%s/%s (the case would not load; nothing was "
+                                "written)", dir, jd.message);
         is_object = kvg_json_is(doc, KVG_JSON_OBJECT);
         kvg_json_free(doc);
         if (!is_object)
-            return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "case.json",
-                               "%s/case.json: the document must be a JSON "
-                               "object", dir);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "case.json", -1,
+                                -1,
+                                "%s/case.json: the document must be a JSON "
+                                "object", dir);
     }
     if ((st = kvg_outset_begin(&set, dir, diag)) != KVG_OK)
         return st;

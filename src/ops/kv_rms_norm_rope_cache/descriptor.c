@@ -86,12 +86,12 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
     if (k->kv == NULL || dsrc == NULL || k->kv->rank != 4 ||
         dsrc->rank <= ddim || k->kv->shape[0] <= 0 || k->kv->shape[2] <= 0 ||
         dsrc->shape[ddim] <= 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: its shape needs kv [Bkv, N, Skv, D] and %s, "
-                          "which are missing or malformed", name,
-                          k->v != NULL ? (rope ? "kv" : "v [.., Dv]")
-                                       : (rope ? "cos [.., Dk]"
-                                               : "gamma [Dv]"));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: its shape needs kv [Bkv, N, Skv, D] and %s, "
+                            "which are missing or malformed", name,
+                            k->v != NULL ? (rope ? "kv" : "v [.., Dv]")
+                                         : (rope ? "cos [.., Dk]"
+                                                 : "gamma [Dv]"));
     *produced = 1;
     *dtype = k->kv->dtype;
     *rank = 4;
@@ -169,7 +169,7 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     kvg_i_kv_rms_norm_rope_cache_ws ws;
     cache_rows rows;
 
-    KVG_I_TRY(kvg_i_kv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
+    KVG_TRY(kvg_i_kv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
     if (!is_k && strcmp(w->name, "ckv_cache") != 0)
         return p.out_kv ? kvg_i_written_whole(w, diag)
                         : kvg_i_written_none(w);

@@ -308,7 +308,7 @@ static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 static kvg_status e_values(const void *a, const void *p, void *w,
                            kvg_diag *diag)
 {
-    KVG_I_TRY(
+    KVG_TRY(
         kvg_i_kv_rms_norm_rope_cache_check_finite((const args_t *)a, diag));
     return kvg_i_kv_rms_norm_rope_cache_check_index(
         (const args_t *)a, (const kvg_i_kv_rms_norm_rope_cache_plan *)p,

@@ -131,12 +131,12 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
     }
     if (is_q_out ? !q_columns(k, &cols)
                  : !before_quant_columns(k, name, &cols))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: its shape needs qkv [B*S, N*D] and %s, which "
-                          "are missing or malformed", name,
-                          is_q_out ? "qkv_size and head_nums"
-                          : name[0] == 'q' ? "q_out [B*S, Nq*D]"
-                                           : "the 4-D cache");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: its shape needs qkv [B*S, N*D] and %s, which "
+                            "are missing or malformed", name,
+                            is_q_out ? "qkv_size and head_nums"
+                            : name[0] == 'q' ? "q_out [B*S, Nq*D]"
+                                             : "the 4-D cache");
     *produced = 1;
     *dtype = k->qkv->dtype;
     *rank = 2;
@@ -208,7 +208,7 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     cache_rows rows;
     kvg_i_qkv_rms_norm_rope_cache_ws ws;
 
-    KVG_I_TRY(kvg_i_qkv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
+    KVG_TRY(kvg_i_qkv_rms_norm_rope_cache_validate(k, &p, &ws, diag));
     if (strcmp(w->name, "q_out") == 0)
         return kvg_i_written_whole(w, diag);
     if (!is_k && strcmp(w->name, "v_cache") != 0)

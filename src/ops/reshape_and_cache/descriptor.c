@@ -109,7 +109,7 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     kvg_i_reshape_and_cache_ws ws;
     token_rows rows;
 
-    KVG_I_TRY(kvg_i_reshape_and_cache_validate(k, &p, &ws, diag));
+    KVG_TRY(kvg_i_reshape_and_cache_validate(k, &p, &ws, diag));
     if (!p.per_token)
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     if (!is_key && p.g.key_only)

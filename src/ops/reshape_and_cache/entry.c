@@ -77,9 +77,9 @@ static kvg_status must_be_null(const kvg_tensor *t, const char *name,
                                const char *mode, kvg_diag *diag)
 {
     if (t != NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
-                          "%s: not an input of compress_type %s; pass NULL",
-                          name, mode);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: not an input of compress_type %s; pass NULL",
+                            name, mode);
     return KVG_OK;
 }
 
@@ -89,42 +89,43 @@ static kvg_status check_attrs(const kvg_reshape_and_cache_args *a,
     const char *mode = kvg_rac_compress_name(a->compress_type);
 
     if (mode == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "compress_type", -1, -1,
-                          "compress_type: %d is not UNDEFINED (0), KVHEAD (1) "
-                          "or KVHEAD_ROPE (2)", (int)a->compress_type);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "compress_type",
+                            -1, -1,
+                            "compress_type: %d is not UNDEFINED (0), KVHEAD "
+                            "(1) or KVHEAD_ROPE (2)", (int)a->compress_type);
     if (a->cache_layout != KVG_LAYOUT_ND && a->cache_layout != KVG_LAYOUT_NZ)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
-                          "cache_layout: %d is not ND (%d) or NZ (%d)",
-                          (int)a->cache_layout, (int)KVG_LAYOUT_ND,
-                          (int)KVG_LAYOUT_NZ);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
+                            "cache_layout: %d is not ND (%d) or NZ (%d)",
+                            (int)a->cache_layout, (int)KVG_LAYOUT_ND,
+                            (int)KVG_LAYOUT_NZ);
     if (kvg_rac_kv_cache_cfg_name(a->kv_cache_cfg) == NULL)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1, -1,
-                          "kv_cache_cfg: %d is not K_CACHE_V_CACHE (0) or "
-                          "K_CACHE_V_BYPASS (1)", (int)a->kv_cache_cfg);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1, -1,
+                            "kv_cache_cfg: %d is not K_CACHE_V_CACHE (0) or "
+                            "K_CACHE_V_BYPASS (1)", (int)a->kv_cache_cfg);
     if (a->kv_cache_cfg == KVG_RAC_K_CACHE_V_BYPASS) {
         /* ATB: BYPASS takes no compression and is the ND SISO kernel */
         if (a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
-                              -1, "kv_cache_cfg: K_CACHE_V_BYPASS takes only "
-                              "compress_type UNDEFINED, got %s", mode);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
+                                -1, "kv_cache_cfg: K_CACHE_V_BYPASS takes only "
+                                "compress_type UNDEFINED, got %s", mode);
         if (a->cache_layout != KVG_LAYOUT_ND)
-            return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
-                              -1, "kv_cache_cfg: K_CACHE_V_BYPASS writes an "
-                              "ND key_cache; cache_layout NZ is another "
-                              "kv_cache_cfg (K_CACHE_V_CACHE_NZ)");
-        KVG_I_TRY(must_be_null(a->value, "value", "UNDEFINED with "
-                               "kv_cache_cfg K_CACHE_V_BYPASS", diag));
-        KVG_I_TRY(must_be_null(a->value_cache, "value_cache", "UNDEFINED "
-                               "with kv_cache_cfg K_CACHE_V_BYPASS", diag));
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "kv_cache_cfg", -1,
+                                -1, "kv_cache_cfg: K_CACHE_V_BYPASS writes an "
+                                "ND key_cache; cache_layout NZ is another "
+                                "kv_cache_cfg (K_CACHE_V_CACHE_NZ)");
+        KVG_TRY(must_be_null(a->value, "value", "UNDEFINED with "
+                             "kv_cache_cfg K_CACHE_V_BYPASS", diag));
+        KVG_TRY(must_be_null(a->value_cache, "value_cache", "UNDEFINED "
+                             "with kv_cache_cfg K_CACHE_V_BYPASS", diag));
     }
     if (a->cache_layout == KVG_LAYOUT_NZ &&
         a->compress_type != KVG_RAC_COMPRESS_UNDEFINED)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
-                          "cache_layout: NZ caches take only compress_type "
-                          "UNDEFINED, got %s", mode);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "cache_layout", -1, -1,
+                            "cache_layout: NZ caches take only compress_type "
+                            "UNDEFINED, got %s", mode);
     if (a->compress_type == KVG_RAC_COMPRESS_UNDEFINED) {
-        KVG_I_TRY(must_be_null(a->wins, "wins", mode, diag));
-        KVG_I_TRY(must_be_null(a->seq_len, "seq_len", mode, diag));
+        KVG_TRY(must_be_null(a->wins, "wins", mode, diag));
+        KVG_TRY(must_be_null(a->seq_len, "seq_len", mode, diag));
     }
     if (a->compress_type != KVG_RAC_COMPRESS_KVHEAD_ROPE)
         return must_be_null(a->offset_index, "offset_index", mode, diag);
@@ -139,31 +140,31 @@ static kvg_status tok_present(const kvg_reshape_and_cache_args *a,
 {
     const int kv = a->kv_cache_cfg != KVG_RAC_K_CACHE_V_BYPASS;
 
-    KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
+    KVG_TRY(kvg_i_check_present(a->key, "key", diag));
     if (kv)
-        KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
-    KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
+        KVG_TRY(kvg_i_check_present(a->value, "value", diag));
+    KVG_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
     if (kv)
-        KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
+        KVG_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
     return kvg_i_check_present(a->slot_mapping, "slot_mapping", diag);
 }
 
 static kvg_status form(const kvg_tensor *t, const char *name, int rank,
                        kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_TRY(kvg_i_check_dense(t, name, diag));
     return kvg_i_check_rank(t, name, rank, diag);
 }
 
 static kvg_status tok_forms(const kvg_reshape_and_cache_args *a,
                             kvg_diag *diag)
 {
-    KVG_I_TRY(form(a->key, "key", 3, diag));
+    KVG_TRY(form(a->key, "key", 3, diag));
     if (a->value != NULL)
-        KVG_I_TRY(form(a->value, "value", 3, diag));
-    KVG_I_TRY(form(a->key_cache, "key_cache", 4, diag));
+        KVG_TRY(form(a->value, "value", 3, diag));
+    KVG_TRY(form(a->key_cache, "key_cache", 4, diag));
     if (a->value_cache != NULL)
-        KVG_I_TRY(form(a->value_cache, "value_cache", 4, diag));
+        KVG_TRY(form(a->value_cache, "value_cache", 4, diag));
     return form(a->slot_mapping, "slot_mapping", 1, diag);
 }
 
@@ -177,24 +178,24 @@ static kvg_status tok_dtypes(const kvg_reshape_and_cache_args *a, int nz,
     kvg_dtype dk = a->key->dtype, dv;
 
     if (!is_half(dk) && dk != KVG_INT8)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
-                          "key: dtype must be fp16, bf16 or int8, got %s",
-                          kvg_dtype_name(dk));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "key", -1, -1,
+                            "key: dtype must be fp16, bf16 or int8, got %s",
+                            kvg_dtype_name(dk));
     if (a->value == NULL) { /* key only */
-        KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
+        KVG_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
         return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32,
                                  diag);
     }
     dv = a->value->dtype;
     if (!nz)
-        KVG_I_TRY(kvg_i_check_dtype(a->value, "value", dk, diag));
+        KVG_TRY(kvg_i_check_dtype(a->value, "value", dk, diag));
     if (nz && !is_half(dv))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "value", -1, -1,
-                          "value: dtype must be fp16 or bf16 for an NZ cache "
-                          "(the value cache is moved in 2-byte elements), "
-                          "got %s", kvg_dtype_name(dv));
-    KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
-    KVG_I_TRY(kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "value", -1, -1,
+                            "value: dtype must be fp16 or bf16 for an NZ cache "
+                            "(the value cache is moved in 2-byte elements), "
+                            "got %s", kvg_dtype_name(dv));
+    KVG_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", dk, diag));
+    KVG_TRY(kvg_i_check_dtype(a->value_cache, "value_cache", dv, diag));
     return kvg_i_check_dtype(a->slot_mapping, "slot_mapping", KVG_INT32, diag);
 }
 
@@ -205,16 +206,16 @@ static kvg_status nd_dims(const kvg_reshape_and_cache_args *a,
 
     g->blocks = kc->shape[0];
     g->block_size = kc->shape[1];
-    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key", diag));
-    KVG_I_TRY(kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key", diag));
+    KVG_TRY(kvg_i_check_dim(kc, "key_cache", 2, g->heads, "N of key", diag));
+    KVG_TRY(kvg_i_check_dim(kc, "key_cache", 3, g->dk, "Dk of key", diag));
     if (vc == NULL) /* key only */
         return KVG_OK;
-    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
-                              "num_blocks of key_cache", diag));
-    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
-                              "block_size of key_cache", diag));
-    KVG_I_TRY(kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
-                              diag));
+    KVG_TRY(kvg_i_check_dim(vc, "value_cache", 0, g->blocks,
+                            "num_blocks of key_cache", diag));
+    KVG_TRY(kvg_i_check_dim(vc, "value_cache", 1, g->block_size,
+                            "block_size of key_cache", diag));
+    KVG_TRY(kvg_i_check_dim(vc, "value_cache", 2, g->heads, "N of value",
+                            diag));
     return kvg_i_check_dim(vc, "value_cache", 3, g->dv, "Dv of value", diag);
 }
 
@@ -227,16 +228,16 @@ static kvg_status nz_cache_dims(const kvg_tensor *src, const char *sname,
     int64_t c0 = kvg_c0_of(src->dtype), width = g->heads * d;
 
     if (width % c0 != 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, sname, 2, -1,
-                          "%s: N*D = %lld*%lld = %lld must be a multiple of "
-                          "C0 = %lld (%s) for an NZ cache", sname,
-                          (long long)g->heads, (long long)d, (long long)width,
-                          (long long)c0, kvg_dtype_name(src->dtype));
-    KVG_I_TRY(kvg_i_check_dim(cache, cname, 0, g->blocks,
-                              "num_blocks of key_cache", diag));
-    KVG_I_TRY(kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0", diag));
-    KVG_I_TRY(kvg_i_check_dim(cache, cname, 2, g->block_size,
-                              "block_size of key_cache", diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, sname, 2, -1,
+                            "%s: N*D = %lld*%lld = %lld must be a multiple of "
+                            "C0 = %lld (%s) for an NZ cache", sname,
+                            (long long)g->heads, (long long)d, (long long)width,
+                            (long long)c0, kvg_dtype_name(src->dtype));
+    KVG_TRY(kvg_i_check_dim(cache, cname, 0, g->blocks,
+                            "num_blocks of key_cache", diag));
+    KVG_TRY(kvg_i_check_dim(cache, cname, 1, width / c0, "N*D/C0", diag));
+    KVG_TRY(kvg_i_check_dim(cache, cname, 2, g->block_size,
+                            "block_size of key_cache", diag));
     return kvg_i_check_dim(cache, cname, 3, c0, "C0 of the cache dtype", diag);
 }
 
@@ -246,12 +247,12 @@ static kvg_status nz_dims(const kvg_reshape_and_cache_args *a,
     g->blocks = a->key_cache->shape[0];
     g->block_size = a->key_cache->shape[2];
     if (g->block_size % 16 != 0)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, "key_cache", 2, -1,
-                          "key_cache: dim 2 (block_size) must be a multiple "
-                          "of 16 for an NZ cache, got %lld",
-                          (long long)g->block_size);
-    KVG_I_TRY(nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g, g->dk,
-                            diag));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "key_cache", 2, -1,
+                            "key_cache: dim 2 (block_size) must be a multiple "
+                            "of 16 for an NZ cache, got %lld",
+                            (long long)g->block_size);
+    KVG_TRY(nz_cache_dims(a->key, "key", a->key_cache, "key_cache", g, g->dk,
+                          diag));
     return nz_cache_dims(a->value, "value", a->value_cache, "value_cache", g,
                          g->dv, diag);
 }
@@ -267,13 +268,13 @@ static kvg_status tok_dims(const kvg_reshape_and_cache_args *a,
     g->key_only = a->value == NULL;
     if (!g->key_only) {
         g->dv = a->value->shape[2];
-        KVG_I_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
-                                  "num_tokens of key", diag));
-        KVG_I_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads,
-                                  "N of key", diag));
+        KVG_TRY(kvg_i_check_dim(a->value, "value", 0, g->tokens,
+                                "num_tokens of key", diag));
+        KVG_TRY(kvg_i_check_dim(a->value, "value", 1, g->heads,
+                                "N of key", diag));
     }
-    KVG_I_TRY(kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
-                              "num_tokens of key", diag));
+    KVG_TRY(kvg_i_check_dim(a->slot_mapping, "slot_mapping", 0, g->tokens,
+                            "num_tokens of key", diag));
     st = g->nz ? nz_dims(a, g, diag) : nd_dims(a, g, diag);
     g->slots = g->blocks * g->block_size; /* fits: the caches are dense */
     return st;
@@ -285,9 +286,9 @@ static kvg_status tok_check_shapes(const kvg_reshape_and_cache_args *a,
 {
     memset(g, 0, sizeof *g);
     g->nz = a->cache_layout == KVG_LAYOUT_NZ;
-    KVG_I_TRY(tok_present(a, diag));
-    KVG_I_TRY(tok_forms(a, diag));
-    KVG_I_TRY(tok_dtypes(a, g->nz, diag));
+    KVG_TRY(tok_present(a, diag));
+    KVG_TRY(tok_forms(a, diag));
+    KVG_TRY(tok_dtypes(a, g->nz, diag));
     return tok_dims(a, g, diag);
 }
 
@@ -389,7 +390,7 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
     kvg_i_reshape_and_cache_plan *p = (kvg_i_reshape_and_cache_plan *)plan;
 
     memset(p, 0, sizeof *p);
-    KVG_I_TRY(check_attrs(a, diag));
+    KVG_TRY(check_attrs(a, diag));
     p->per_token = a->compress_type == KVG_RAC_COMPRESS_UNDEFINED;
     if (p->per_token)
         return tok_check_shapes(a, &p->g, diag);

@@ -48,7 +48,7 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     kvg_i_runs r;
     kvg_i_runs_ws ws;
 
-    KVG_I_TRY(kvg_i_reshape_and_cache_omni_validate(k, &r, &ws, diag));
+    KVG_TRY(kvg_i_reshape_and_cache_omni_validate(k, &r, &ws, diag));
     return kvg_i_written_collect(w, kvg_i_runs_enumerate, &r, diag);
 }
 

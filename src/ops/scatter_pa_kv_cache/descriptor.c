@@ -49,9 +49,10 @@ static kvg_status set_pair(kvg_i_op_args *a, const kvg_i_op_attr *attr,
     int64_t *dst = strcmp(attr->info.name, "strides") == 0 ? k->strides
                                                             : k->offsets;
     if (v->count != 2)
-        return kvg_i_fail(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1,
-                          -1, "%s: must hold 2 integers [key, value], got %zu",
-                          attr->info.name, v->count);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr->info.name, -1,
+                            -1, "%s: must hold 2 integers [key, value], got "
+                            "%zu",
+                            attr->info.name, v->count);
     dst[0] = v->ints[0];
     dst[1] = v->ints[1];
     KVG_I_STORE(a, k);
@@ -144,7 +145,7 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     kvg_i_scatter_pa_kv_cache_ws ws;
     token_rows rows;
 
-    KVG_I_TRY(kvg_i_scatter_pa_kv_cache_validate(k, &p, &ws, diag));
+    KVG_TRY(kvg_i_scatter_pa_kv_cache_validate(k, &p, &ws, diag));
     if (p.per_head) /* both caches get the same runs of slots */
         return kvg_i_written_collect(w, kvg_i_runs_enumerate, &p.r, diag);
     if (!is_key && p.sides == 1)

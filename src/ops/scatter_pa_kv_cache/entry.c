@@ -71,9 +71,9 @@ static kvg_status must_be_null(const kvg_tensor *t, const char *name,
                                const char *mode, kvg_diag *diag)
 {
     if (t != NULL)
-        return kvg_i_fail(diag, INV, name, -1, -1,
-                          "%s: not an input of scatter_mode %s; pass NULL",
-                          name, mode);
+        return kvg_diag_set(diag, INV, name, -1, -1,
+                            "%s: not an input of scatter_mode %s; pass NULL",
+                            name, mode);
     return KVG_OK;
 }
 
@@ -83,30 +83,30 @@ static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
     const char *sm = kvg_scatter_mode_name(a->scatter_mode);
 
     if (a->cache_mode != KVG_CACHE_NORM && a->cache_mode != KVG_CACHE_PA_NZ)
-        return kvg_i_fail(diag, INV, "cache_mode", -1, -1,
-                          "cache_mode: %s is not a mode of ScatterPaKvCache "
-                          "(KVG_CACHE_NORM \"Norm\" or KVG_CACHE_PA_NZ "
-                          "\"PA_NZ\")",
-                          cm != NULL ? cm : "an invalid kvg_cache_mode");
+        return kvg_diag_set(diag, INV, "cache_mode", -1, -1,
+                            "cache_mode: %s is not a mode of ScatterPaKvCache "
+                            "(KVG_CACHE_NORM \"Norm\" or KVG_CACHE_PA_NZ "
+                            "\"PA_NZ\")",
+                            cm != NULL ? cm : "an invalid kvg_cache_mode");
     if (sm == NULL)
-        return kvg_i_fail(diag, INV, "scatter_mode", -1, -1,
-                          "scatter_mode: %d is not None (0), Nct (1), NHSD "
-                          "(2), Alibi (3), Rope (4) or Omni (5)",
-                          (int)a->scatter_mode);
+        return kvg_diag_set(diag, INV, "scatter_mode", -1, -1,
+                            "scatter_mode: %d is not None (0), Nct (1), NHSD "
+                            "(2), Alibi (3), Rope (4) or Omni (5)",
+                            (int)a->scatter_mode);
     if (a->cache_mode == KVG_CACHE_PA_NZ &&
         a->scatter_mode != KVG_SCATTER_NONE)
-        return kvg_i_fail(diag, INV, "scatter_mode", -1, -1,
-                          "scatter_mode: cache_mode PA_NZ takes only "
-                          "scatter_mode None, got %s", sm);
+        return kvg_diag_set(diag, INV, "scatter_mode", -1, -1,
+                            "scatter_mode: cache_mode PA_NZ takes only "
+                            "scatter_mode None, got %s", sm);
     if (a->scatter_mode >= KVG_SCATTER_ALIBI) {
         if (a->scatter_mode == KVG_SCATTER_ALIBI)
             return must_be_null(a->compress_seq_offset, "compress_seq_offset",
                                 sm, diag);
         return KVG_OK;
     }
-    KVG_I_TRY(must_be_null(a->compress_lens, "compress_lens", sm, diag));
-    KVG_I_TRY(must_be_null(a->compress_seq_offset, "compress_seq_offset", sm,
-                           diag));
+    KVG_TRY(must_be_null(a->compress_lens, "compress_lens", sm, diag));
+    KVG_TRY(must_be_null(a->compress_seq_offset, "compress_seq_offset", sm,
+                         diag));
     return must_be_null(a->seq_lens, "seq_lens", sm, diag);
 }
 
@@ -126,40 +126,40 @@ static kvg_status check_copy_dtype(const kvg_tensor *t, const char *name,
                                    kvg_diag *diag)
 {
     if (kvg_dtype_size(t->dtype) == 0 || t->dtype == KVG_INT64)
-        return kvg_i_fail(diag, INV, name, -1, -1,
-                          "%s: dtype must be fp16, fp32, bf16, int8, uint8, "
-                          "int16, uint16, int32, uint32, hif8, fp8_e5m2, "
-                          "fp8_e4m3fn, fp4_e2m1 or fp4_e1m2, got %s", name,
-                          kvg_dtype_name(t->dtype));
+        return kvg_diag_set(diag, INV, name, -1, -1,
+                            "%s: dtype must be fp16, fp32, bf16, int8, uint8, "
+                            "int16, uint16, int32, uint32, hif8, fp8_e5m2, "
+                            "fp8_e4m3fn, fp4_e2m1 or fp4_e1m2, got %s", name,
+                            kvg_dtype_name(t->dtype));
     return KVG_OK;
 }
 
 static kvg_status check_sides_present(const args_t *a, int *sides,
                                       kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_present(a->key, "key", diag));
-    KVG_I_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
-    KVG_I_TRY(kvg_i_check_present(a->slot_mapping, "slot_mapping", diag));
+    KVG_TRY(kvg_i_check_present(a->key, "key", diag));
+    KVG_TRY(kvg_i_check_present(a->key_cache, "key_cache", diag));
+    KVG_TRY(kvg_i_check_present(a->slot_mapping, "slot_mapping", diag));
     /* aclnn's CheckNullptr: a value without its cache (or the reverse) */
     if (absent(a->value) != absent(a->value_cache))
-        return kvg_i_fail(diag, KVG_ERR_PARAM_NULLPTR,
-                          absent(a->value) ? "value" : "value_cache", -1, -1,
-                          "%s: absent while %s is given; key-only "
-                          "calls leave out both (NULL or 0-dim)",
-                          absent(a->value) ? "value" : "value_cache",
-                          absent(a->value) ? "value_cache" : "value");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR,
+                            absent(a->value) ? "value" : "value_cache", -1, -1,
+                            "%s: absent while %s is given; key-only "
+                            "calls leave out both (NULL or 0-dim)",
+                            absent(a->value) ? "value" : "value_cache",
+                            absent(a->value) ? "value_cache" : "value");
     *sides = absent(a->value) ? 1 : 2;
     if (*sides == 1 && (a->cache_mode != KVG_CACHE_NORM ||
                         a->scatter_mode == KVG_SCATTER_NHSD))
-        return kvg_i_fail(diag, INV, "value", -1, -1,
-                          "value: key-only calls (no value, no value_cache) "
-                          "take cache_mode Norm with scatter_mode None or "
-                          "Nct, got %s / %s",
-                          kvg_cache_mode_name(a->cache_mode),
-                          kvg_scatter_mode_name(a->scatter_mode));
+        return kvg_diag_set(diag, INV, "value", -1, -1,
+                            "value: key-only calls (no value, no value_cache) "
+                            "take cache_mode Norm with scatter_mode None or "
+                            "Nct, got %s / %s",
+                            kvg_cache_mode_name(a->cache_mode),
+                            kvg_scatter_mode_name(a->scatter_mode));
     if (*sides == 2) {
-        KVG_I_TRY(kvg_i_check_present(a->value, "value", diag));
-        KVG_I_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
+        KVG_TRY(kvg_i_check_present(a->value, "value", diag));
+        KVG_TRY(kvg_i_check_present(a->value_cache, "value_cache", diag));
     }
     return KVG_OK;
 }
@@ -167,13 +167,13 @@ static kvg_status check_sides_present(const args_t *a, int *sides,
 static kvg_status check_cache_form(const args_t *a, const kvg_tensor *c,
                                    const char *name, kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_dense(c, name, diag));
+    KVG_TRY(kvg_i_check_dense(c, name, diag));
     if (a->cache_mode == KVG_CACHE_PA_NZ) {
         if (c->rank != 4 && c->rank != 5)
-            return kvg_i_fail(diag, INV, name, -1, -1,
-                              "%s: rank must be 4 [NB, N*D/C0, BS, C0] or 5 "
-                              "[NB, N, D/C0, BS, C0] for PA_NZ, got %d", name,
-                              c->rank);
+            return kvg_diag_set(diag, INV, name, -1, -1,
+                                "%s: rank must be 4 [NB, N*D/C0, BS, C0] or 5 "
+                                "[NB, N, D/C0, BS, C0] for PA_NZ, got %d", name,
+                                c->rank);
         return KVG_OK;
     }
     return kvg_i_check_rank(c, name, 4, diag);
@@ -182,12 +182,12 @@ static kvg_status check_cache_form(const args_t *a, const kvg_tensor *c,
 static kvg_status check_src_form(const args_t *a, const kvg_tensor *t,
                                  const char *name, kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_dense(t, name, diag));
+    KVG_TRY(kvg_i_check_dense(t, name, diag));
     if (a->scatter_mode == KVG_SCATTER_NCT) {
         if (t->rank < 1)
-            return kvg_i_fail(diag, INV, name, -1, -1,
-                              "%s: rank must be at least 1 (the storage of "
-                              "the Nct view), got 0", name);
+            return kvg_diag_set(diag, INV, name, -1, -1,
+                                "%s: rank must be at least 1 (the storage of "
+                                "the Nct view), got 0", name);
         return KVG_OK;
     }
     return kvg_i_check_rank(t, name, 3, diag);
@@ -195,13 +195,13 @@ static kvg_status check_src_form(const args_t *a, const kvg_tensor *t,
 
 static kvg_status check_forms(const args_t *a, int sides, kvg_diag *diag)
 {
-    KVG_I_TRY(check_src_form(a, a->key, "key", diag));
-    KVG_I_TRY(check_cache_form(a, a->key_cache, "key_cache", diag));
+    KVG_TRY(check_src_form(a, a->key, "key", diag));
+    KVG_TRY(check_cache_form(a, a->key_cache, "key_cache", diag));
     if (sides == 2) {
-        KVG_I_TRY(check_src_form(a, a->value, "value", diag));
-        KVG_I_TRY(check_cache_form(a, a->value_cache, "value_cache", diag));
+        KVG_TRY(check_src_form(a, a->value, "value", diag));
+        KVG_TRY(check_cache_form(a, a->value_cache, "value_cache", diag));
     }
-    KVG_I_TRY(kvg_i_check_dense(a->slot_mapping, "slot_mapping", diag));
+    KVG_TRY(kvg_i_check_dense(a->slot_mapping, "slot_mapping", diag));
     return kvg_i_check_rank(a->slot_mapping, "slot_mapping", 1, diag);
 }
 
@@ -210,19 +210,19 @@ static kvg_status check_dtypes(const args_t *a, int sides, kvg_diag *diag)
     const int nz = a->cache_mode == KVG_CACHE_PA_NZ;
     const kvg_tensor *fp4 = NULL;
 
-    KVG_I_TRY(check_copy_dtype(a->key, "key", diag));
-    KVG_I_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", a->key->dtype,
-                                diag));
+    KVG_TRY(check_copy_dtype(a->key, "key", diag));
+    KVG_TRY(kvg_i_check_dtype(a->key_cache, "key_cache", a->key->dtype,
+                              diag));
     if (sides == 2) {
-        KVG_I_TRY(check_copy_dtype(a->value, "value", diag));
+        KVG_TRY(check_copy_dtype(a->value, "value", diag));
         if (!nz && a->value->dtype != a->key->dtype)
-            return kvg_i_fail(diag, INV, "value", -1, -1,
-                              "value: dtype must be %s (as key; only PA_NZ "
-                              "lets the K and V pairs differ), got %s",
-                              kvg_dtype_name(a->key->dtype),
-                              kvg_dtype_name(a->value->dtype));
-        KVG_I_TRY(kvg_i_check_dtype(a->value_cache, "value_cache",
-                                    a->value->dtype, diag));
+            return kvg_diag_set(diag, INV, "value", -1, -1,
+                                "value: dtype must be %s (as key; only PA_NZ "
+                                "lets the K and V pairs differ), got %s",
+                                kvg_dtype_name(a->key->dtype),
+                                kvg_dtype_name(a->value->dtype));
+        KVG_TRY(kvg_i_check_dtype(a->value_cache, "value_cache",
+                                  a->value->dtype, diag));
         if (is_fp4(a->value->dtype))
             fp4 = a->value;
     }
@@ -230,19 +230,20 @@ static kvg_status check_dtypes(const args_t *a, int sides, kvg_diag *diag)
         fp4 = a->key;
     if (fp4 != NULL && !nz &&
         (a->scatter_mode != KVG_SCATTER_NONE || sides == 1))
-        return kvg_i_fail(diag, INV, fp4 == a->key ? "key" : "value", -1, -1,
-                          "%s: %s is copied only in PA_NZ and in Norm / None "
-                          "with a value, got %s / %s%s",
-                          fp4 == a->key ? "key" : "value",
-                          kvg_dtype_name(fp4->dtype),
-                          kvg_cache_mode_name(a->cache_mode),
-                          kvg_scatter_mode_name(a->scatter_mode),
-                          sides == 1 ? " key-only" : "");
+        return kvg_diag_set(diag, INV, fp4 == a->key ? "key" : "value", -1, -1,
+                            "%s: %s is copied only in PA_NZ and in Norm / None "
+                            "with a value, got %s / %s%s",
+                            fp4 == a->key ? "key" : "value",
+                            kvg_dtype_name(fp4->dtype),
+                            kvg_cache_mode_name(a->cache_mode),
+                            kvg_scatter_mode_name(a->scatter_mode),
+                            sides == 1 ? " key-only" : "");
     if (a->slot_mapping->dtype != KVG_INT32 &&
         a->slot_mapping->dtype != KVG_INT64)
-        return kvg_i_fail(diag, INV, "slot_mapping", -1, -1,
-                          "slot_mapping: dtype must be int32 or int64, got %s",
-                          kvg_dtype_name(a->slot_mapping->dtype));
+        return kvg_diag_set(diag, INV, "slot_mapping", -1, -1,
+                            "slot_mapping: dtype must be int32 or int64, got "
+                            "%s",
+                            kvg_dtype_name(a->slot_mapping->dtype));
     return KVG_OK;
 }
 
@@ -253,8 +254,8 @@ static kvg_status src_dims(const kvg_tensor *t, const char *name,
                            const kvg_i_scatter_pa_kv_cache_plan *p,
                            kvg_diag *diag)
 {
-    KVG_I_TRY(kvg_i_check_dim(t, name, 0, p->tokens,
-                              "num_tokens (slot_mapping dim 0)", diag));
+    KVG_TRY(kvg_i_check_dim(t, name, 0, p->tokens,
+                            "num_tokens (slot_mapping dim 0)", diag));
     return kvg_i_check_dim(t, name, 1, p->heads, "N of key", diag);
 }
 
@@ -273,13 +274,13 @@ static kvg_status nd_cache_dims(const args_t *a,
         p->blocks = c->shape[0];
         p->block_size = c->shape[bs_dim];
     }
-    KVG_I_TRY(kvg_i_check_dim(c, name, 0, p->blocks, "num_blocks of key_cache",
-                              diag));
-    KVG_I_TRY(kvg_i_check_dim(c, name, bs_dim, p->block_size,
-                              "block_size of key_cache", diag));
-    KVG_I_TRY(kvg_i_check_dim(c, name, n_dim, p->heads,
-                              first ? "N of key" : "N of key_cache", diag));
-    KVG_I_TRY(kvg_i_check_dim(c, name, 3, sd->dim, "D of its source", diag));
+    KVG_TRY(kvg_i_check_dim(c, name, 0, p->blocks, "num_blocks of key_cache",
+                            diag));
+    KVG_TRY(kvg_i_check_dim(c, name, bs_dim, p->block_size,
+                            "block_size of key_cache", diag));
+    KVG_TRY(kvg_i_check_dim(c, name, n_dim, p->heads,
+                            first ? "N of key" : "N of key_cache", diag));
+    KVG_TRY(kvg_i_check_dim(c, name, 3, sd->dim, "D of its source", diag));
     memset(&sd->lay, 0, sizeof sd->lay);
     sd->lay.kind = nhsd ? KVG_LAYOUT_BNSD : KVG_LAYOUT_ND;
     sd->lay.blocks = p->blocks;
@@ -301,35 +302,35 @@ static kvg_status nz_cache_dims(kvg_i_scatter_pa_kv_cache_plan *p,
     char what[64];
 
     if (sd->dim % c0 != 0)
-        return kvg_i_fail(diag, INV, sname, 2, -1,
-                          "%s: dim 2 (head size D = %lld) must be a multiple "
-                          "of C0 = %lld (32 bytes of %s) for PA_NZ", sname,
-                          (long long)sd->dim, (long long)c0,
-                          kvg_dtype_name(c->dtype));
+        return kvg_diag_set(diag, INV, sname, 2, -1,
+                            "%s: dim 2 (head size D = %lld) must be a multiple "
+                            "of C0 = %lld (32 bytes of %s) for PA_NZ", sname,
+                            (long long)sd->dim, (long long)c0,
+                            kvg_dtype_name(c->dtype));
     if (first) {
         p->blocks = c->shape[0];
         p->block_size = c->shape[five ? 3 : 2];
         if (p->block_size > NZ_MAX_BLOCK_SIZE)
-            return kvg_i_fail(diag, INV, name, five ? 3 : 2, -1,
-                              "%s: block_size %lld exceeds %d (PA_NZ)", name,
-                              (long long)p->block_size, NZ_MAX_BLOCK_SIZE);
+            return kvg_diag_set(diag, INV, name, five ? 3 : 2, -1,
+                                "%s: block_size %lld exceeds %d (PA_NZ)", name,
+                                (long long)p->block_size, NZ_MAX_BLOCK_SIZE);
     }
     (void)snprintf(what, sizeof what, "C0 = 32 bytes of %s",
                    kvg_dtype_name(c->dtype));
-    KVG_I_TRY(kvg_i_check_dim(c, name, 0, p->blocks, "num_blocks of key_cache",
-                              diag));
+    KVG_TRY(kvg_i_check_dim(c, name, 0, p->blocks, "num_blocks of key_cache",
+                            diag));
     if (five) {
-        KVG_I_TRY(kvg_i_check_dim(c, name, 1, p->heads, "N of key", diag));
-        KVG_I_TRY(kvg_i_check_dim(c, name, 2, sd->dim / c0, "D/C0", diag));
-        KVG_I_TRY(kvg_i_check_dim(c, name, 3, p->block_size,
-                                  "block_size of key_cache", diag));
-        KVG_I_TRY(kvg_i_check_dim(c, name, 4, c0, what, diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 1, p->heads, "N of key", diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 2, sd->dim / c0, "D/C0", diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 3, p->block_size,
+                                "block_size of key_cache", diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 4, c0, what, diag));
     } else {
-        KVG_I_TRY(kvg_i_check_dim(c, name, 1, p->heads * sd->dim / c0,
-                                  "N*D/C0", diag));
-        KVG_I_TRY(kvg_i_check_dim(c, name, 2, p->block_size,
-                                  "block_size of key_cache", diag));
-        KVG_I_TRY(kvg_i_check_dim(c, name, 3, c0, what, diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 1, p->heads * sd->dim / c0,
+                                "N*D/C0", diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 2, p->block_size,
+                                "block_size of key_cache", diag));
+        KVG_TRY(kvg_i_check_dim(c, name, 3, c0, what, diag));
     }
     memset(&sd->lay, 0, sizeof sd->lay);
     sd->lay.kind = KVG_LAYOUT_NZ;
@@ -350,23 +351,23 @@ static kvg_status nct_span(const kvg_i_scatter_pa_kv_cache_plan *p,
     int64_t end, width = p->heads * sd->dim;
 
     if (sd->stride < 1)
-        return kvg_i_fail(diag, INV, "strides", 0, which,
-                          "strides: [%d] (%s) must be >= 1, got %lld", which,
-                          name, (long long)sd->stride);
+        return kvg_diag_set(diag, INV, "strides", 0, which,
+                            "strides: [%d] (%s) must be >= 1, got %lld", which,
+                            name, (long long)sd->stride);
     if (sd->offset < 0)
-        return kvg_i_fail(diag, INV, "offsets", 0, which,
-                          "offsets: [%d] (%s) must be >= 0, got %lld", which,
-                          name, (long long)sd->offset);
+        return kvg_diag_set(diag, INV, "offsets", 0, which,
+                            "offsets: [%d] (%s) must be >= 0, got %lld", which,
+                            name, (long long)sd->offset);
     if (!kvg_i_mul_i64(p->tokens - 1, sd->stride, &end) ||
         !kvg_i_add_i64(end, sd->offset, &end) ||
         !kvg_i_add_i64(end, width, &end) || end > kvg_i_numel(sd->src))
-        return kvg_i_fail(diag, INV, name, -1, (int64_t)p->tokens - 1,
-                          "%s: token %lld of the Nct view (stride %lld, "
-                          "offset %lld, N*D = %lld elements) ends past the "
-                          "storage's %lld elements", name,
-                          (long long)(p->tokens - 1), (long long)sd->stride,
-                          (long long)sd->offset, (long long)width,
-                          (long long)kvg_i_numel(sd->src));
+        return kvg_diag_set(diag, INV, name, -1, (int64_t)p->tokens - 1,
+                            "%s: token %lld of the Nct view (stride %lld, "
+                            "offset %lld, N*D = %lld elements) ends past the "
+                            "storage's %lld elements", name,
+                            (long long)(p->tokens - 1), (long long)sd->stride,
+                            (long long)sd->offset, (long long)width,
+                            (long long)kvg_i_numel(sd->src));
     return KVG_OK;
 }
 
@@ -389,14 +390,14 @@ static kvg_status check_dims(const args_t *a,
         sd->stride = nct ? a->strides[i] : p->heads * sd->dim;
         sd->offset = nct ? a->offsets[i] : 0;
         if (!nct)
-            KVG_I_TRY(src_dims(sd->src, src_names[i], p, diag));
+            KVG_TRY(src_dims(sd->src, src_names[i], p, diag));
         if (nz)
-            KVG_I_TRY(nz_cache_dims(p, sd, src_names[i], cache_names[i],
-                                    i == 0, diag));
+            KVG_TRY(nz_cache_dims(p, sd, src_names[i], cache_names[i],
+                                  i == 0, diag));
         else
-            KVG_I_TRY(nd_cache_dims(a, p, sd, cache_names[i], i == 0, diag));
+            KVG_TRY(nd_cache_dims(a, p, sd, cache_names[i], i == 0, diag));
         if (nct)
-            KVG_I_TRY(nct_span(p, sd, src_names[i], i, diag));
+            KVG_TRY(nct_span(p, sd, src_names[i], i, diag));
     }
     p->slots = p->blocks * p->block_size; /* fits: the caches are dense */
     return KVG_OK;
@@ -413,21 +414,21 @@ static kvg_status check_nhsd(const kvg_i_scatter_pa_kv_cache_plan *p,
 
     for (i = 0; i < p->sides; i++)
         if ((size_t)p->side[i].dim * es % 32 != 0)
-            return kvg_i_fail(diag, INV, i == 0 ? "key" : "value", 2, -1,
-                              "%s: dim 2 (head size D = %lld) times %zu bytes "
-                              "must be a multiple of 32 for NHSD",
-                              i == 0 ? "key" : "value",
-                              (long long)p->side[i].dim, es);
+            return kvg_diag_set(diag, INV, i == 0 ? "key" : "value", 2, -1,
+                                "%s: dim 2 (head size D = %lld) times %zu "
+                                "bytes must be a multiple of 32 for NHSD",
+                                i == 0 ? "key" : "value",
+                                (long long)p->side[i].dim, es);
     if (p->heads > NHSD_MAX_HEADS)
-        return kvg_i_fail(diag, INV, "key", 1, -1,
-                          "key: dim 1 (N = %lld) must be at most %d for NHSD",
-                          (long long)p->heads, NHSD_MAX_HEADS);
+        return kvg_diag_set(diag, INV, "key", 1, -1,
+                            "key: dim 1 (N = %lld) must be at most %d for NHSD",
+                            (long long)p->heads, NHSD_MAX_HEADS);
     for (i = 0; i < p->sides; i++)
         row += p->heads * p->side[i].dim * (int64_t)es;
     if (row > NHSD_MAX_ROW_BYTES)
-        return kvg_i_fail(diag, INV, "key", 2, -1,
-                          "key: (N*Dk + N*Dv)*size = %lld bytes exceeds %d "
-                          "for NHSD", (long long)row, NHSD_MAX_ROW_BYTES);
+        return kvg_diag_set(diag, INV, "key", 2, -1,
+                            "key: (N*Dk + N*Dv)*size = %lld bytes exceeds %d "
+                            "for NHSD", (long long)row, NHSD_MAX_ROW_BYTES);
     return KVG_OK;
 }
 
@@ -435,17 +436,17 @@ static kvg_status check_shapes(const args_t *a,
                                kvg_i_scatter_pa_kv_cache_plan *p,
                                kvg_diag *diag)
 {
-    KVG_I_TRY(check_sides_present(a, &p->sides, diag));
-    KVG_I_TRY(check_forms(a, p->sides, diag));
-    KVG_I_TRY(check_dtypes(a, p->sides, diag));
-    KVG_I_TRY(check_dims(a, p, diag));
+    KVG_TRY(check_sides_present(a, &p->sides, diag));
+    KVG_TRY(check_forms(a, p->sides, diag));
+    KVG_TRY(check_dtypes(a, p->sides, diag));
+    KVG_TRY(check_dims(a, p, diag));
     if (a->scatter_mode == KVG_SCATTER_NHSD)
-        KVG_I_TRY(check_nhsd(p, diag));
+        KVG_TRY(check_nhsd(p, diag));
     if (p->slots < p->tokens)
-        return kvg_i_fail(diag, INV, "slot_mapping", 0, -1,
-                          "slot_mapping: %lld tokens but the cache has only "
-                          "num_blocks*block_size = %lld slots",
-                          (long long)p->tokens, (long long)p->slots);
+        return kvg_diag_set(diag, INV, "slot_mapping", 0, -1,
+                            "slot_mapping: %lld tokens but the cache has only "
+                            "num_blocks*block_size = %lld slots",
+                            (long long)p->tokens, (long long)p->slots);
     return KVG_OK;
 }
 
@@ -456,10 +457,10 @@ static kvg_status slot_negative(const void *ctx, int64_t t, int64_t s,
                                 kvg_diag *diag)
 {
     (void)ctx;
-    return kvg_i_fail(diag, INV, "slot_mapping", 0, t,
-                      "slot_mapping: token %lld: slot %lld is negative; the "
-                      "NHSD kernel does not skip it (it would write before "
-                      "block 0)", (long long)t, (long long)s);
+    return kvg_diag_set(diag, INV, "slot_mapping", 0, t,
+                        "slot_mapping: token %lld: slot %lld is negative; the "
+                        "NHSD kernel does not skip it (it would write before "
+                        "block 0)", (long long)t, (long long)s);
 }
 
 /* Padding tokens (negative slots) are skipped, except by NHSD. */
@@ -587,7 +588,7 @@ static kvg_status e_check(const void *args, void *plan, kvg_diag *diag)
     kvg_i_scatter_pa_kv_cache_plan *p = (kvg_i_scatter_pa_kv_cache_plan *)plan;
 
     memset(p, 0, sizeof *p);
-    KVG_I_TRY(check_attrs(a, diag));
+    KVG_TRY(check_attrs(a, diag));
     p->per_head = a->scatter_mode >= KVG_SCATTER_ALIBI;
     if (p->per_head)
         return runs_check(a, &p->r, diag);

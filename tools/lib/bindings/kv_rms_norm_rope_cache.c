@@ -48,10 +48,9 @@ static kvg_status check_v2(const kvg_case *c, const kvg_binding_call *call,
 {
     const kvg_tensor *v = kvg_case_find(&c->inputs, "v");
     if (v != NULL && (v->rank != 4 || v->shape[3] != 128))
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "v",
-                           "v is not 4-D with dim 3 = 128: %s would ignore "
-                           "it and run V1",
-                           call->api);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "v", -1, -1,
+                            "v is not 4-D with dim 3 = 128: %s would ignore "
+                            "it and run V1", call->api);
     return KVG_OK;
 }
 

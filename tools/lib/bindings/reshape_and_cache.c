@@ -35,17 +35,15 @@ static kvg_status check_torch(const kvg_case *c,
     static const char *const keys[] = {"compress_type", "cache_layout"};
     static const char *const dflt[] = {"UNDEFINED", "ND"};
     char mode[32];
-    kvg_status st;
     int i;
 
     for (i = 0; i < 2; i++) {
-        if ((st = kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
-                                      sizeof mode, diag)) != KVG_OK)
-            return st;
+        KVG_TRY(kvg_case_get_string(c, c->attrs, keys[i], dflt[i], mode,
+                                    sizeof mode, diag));
         if (strcmp(mode, dflt[i]) != 0)
-            return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, keys[i],
-                               "attrs.%s is \"%s\"; %s has only \"%s\"",
-                               keys[i], mode, call->api, dflt[i]);
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, keys[i], -1, -1,
+                                "attrs.%s is \"%s\"; %s has only \"%s\"",
+                                keys[i], mode, call->api, dflt[i]);
     }
     return KVG_OK;
 }

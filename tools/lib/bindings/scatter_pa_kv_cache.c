@@ -54,26 +54,23 @@ static kvg_status check_torch(const kvg_case *c,
                               const kvg_binding_call *call, kvg_diag *diag)
 {
     char mode[32];
-    kvg_status st;
 
-    if ((st = kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
-                                  sizeof mode, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
+                                sizeof mode, diag));
     if (strcmp(mode, torch_reaches(c)) != 0 ||
         kvg_json_get(c->attrs, "strides") != NULL ||
         kvg_json_get(c->attrs, "offsets") != NULL)
-        return kvg_fs_fail(
-            diag, KVG_ERR_PARAM_INVALID, "scatter_mode",
+        return kvg_diag_set(
+            diag, KVG_ERR_PARAM_INVALID, "scatter_mode", -1, -1,
             "attrs.scatter_mode \"%s\" (or strides / offsets given): %s "
             "always passes scatter_mode None and no strides or offsets (a "
             "4-D key with compress_lens and seq_lens: Rope or Alibi on the "
             "950)",
             mode, call->api);
     if (kvg_case_find(&c->inputs, "value") == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "value",
-                           "a key-only call: %s takes a value and a "
-                           "value_cache",
-                           call->api);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "value", -1, -1,
+                            "a key-only call: %s takes a value and a "
+                            "value_cache", call->api);
     return KVG_OK;
 }
 

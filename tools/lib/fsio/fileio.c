@@ -26,8 +26,8 @@ char *kvg_path_join(const char *dir, const char *name, const char *suffix,
 
     if (ld > SIZE_MAX / 2 || ln > SIZE_MAX / 4 || ls > SIZE_MAX / 8 ||
         (p = (char *)malloc(ld + (size_t)slash + ln + ls + 1)) == NULL) {
-        (void)kvg_fs_fail(diag, KVG_ERR_NOMEM, name,
-                          "out of memory building a path for %s", name);
+        (void)kvg_diag_set(diag, KVG_ERR_NOMEM, name, -1, -1,
+                           "out of memory building a path for %s", name);
         return NULL;
     }
     memcpy(p, dir, ld);
@@ -82,19 +82,15 @@ int kvg_write_full(int fd, const void *buf, size_t size)
 kvg_status kvg_fs_fail(kvg_diag *diag, kvg_status st, const char *what,
                        const char *fmt, ...)
 {
+    char text[KVG_DIAG_MESSAGE_MAX];
     va_list ap;
+
     if (diag == NULL)
         return st;
-    kvg_diag_clear(diag);
-    diag->status = st;
-    if (what != NULL) {
-        strncpy(diag->tensor, what, sizeof diag->tensor - 1);
-        diag->tensor[sizeof diag->tensor - 1] = '\0';
-    }
     va_start(ap, fmt);
-    (void)vsnprintf(diag->message, sizeof diag->message, fmt, ap);
+    (void)vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    return st;
+    return kvg_diag_set(diag, st, what, -1, -1, "%s", text);
 }
 
 const char *kvg_file_kind(unsigned long mode)
@@ -127,22 +123,22 @@ kvg_status kvg_open_regular(const char *path, const char *what, int *fd,
      * regular file ignores the flag. */
     *fd = open(path, O_RDONLY | O_NONBLOCK);
     if (*fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, what, "%s: cannot open: %s",
-                           path, strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, what, -1, -1,
+                            "%s: cannot open: %s", path, strerror(errno));
     if (fstat(*fd, sb) != 0) {
         int err = errno;
         close(*fd);
         *fd = -1;
-        return kvg_fs_fail(diag, KVG_ERR_IO, what, "%s: cannot stat: %s",
-                           path, strerror(err));
+        return kvg_diag_set(diag, KVG_ERR_IO, what, -1, -1,
+                            "%s: cannot stat: %s", path, strerror(err));
     }
     if (!S_ISREG(sb->st_mode)) {
         close(*fd);
         *fd = -1;
-        return kvg_fs_fail(diag, KVG_ERR_IO, what,
-                           "%s: is %s, not a regular file; kvgold reads "
-                           "only regular files", path,
-                           kvg_file_kind((unsigned long)sb->st_mode));
+        return kvg_diag_set(diag, KVG_ERR_IO, what, -1, -1,
+                            "%s: is %s, not a regular file; kvgold reads "
+                            "only regular files", path,
+                            kvg_file_kind((unsigned long)sb->st_mode));
     }
     return KVG_OK;
 }

@@ -23,20 +23,20 @@ static kvg_status open_regular(const char *path, int *fd, struct stat *st,
 {
     *fd = open(path, O_RDONLY | O_NONBLOCK);
     if (*fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: cannot open: %s",
-                           path, strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: cannot open: %s", path, strerror(errno));
     if (fstat(*fd, st) != 0) {
         int err = errno;
         close(*fd);
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: cannot stat: %s",
-                           path, strerror(err));
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: cannot stat: %s", path, strerror(err));
     }
     if (!S_ISREG(st->st_mode)) {
         close(*fd);
-        return kvg_fs_fail(diag, KVG_ERR_IO, path,
-                           "%s: is %s, not a regular file; kvgold reads "
-                           "tensors only from regular files",
-                           path, kvg_file_kind((unsigned long)st->st_mode));
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: is %s, not a regular file; kvgold reads "
+                            "tensors only from regular files",
+                            path, kvg_file_kind((unsigned long)st->st_mode));
     }
     return KVG_OK;
 }
@@ -64,24 +64,25 @@ static kvg_status read_header(int fd, const char *path, uint64_t file_size,
     kvg_status st;
 
     if (got < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: read error: %s", path,
-                           strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: read error: %s", path, strerror(errno));
     if ((st = kvg_npy_header_size(pre, (size_t)got, &head, diag)) != KVG_OK)
         return with_path(st, path, diag);
     if (head > file_size)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                           "%s: npy: the header needs %lu bytes but the file "
-                           "has %llu (truncated header)", path,
-                           (unsigned long)head, (unsigned long long)file_size);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                            "%s: npy: the header needs %lu bytes but the file "
+                            "has %llu (truncated header)", path,
+                            (unsigned long)head, (unsigned long long)file_size);
     if ((buf = (unsigned char *)malloc(head)) == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, path,
-                           "%s: out of memory for the header", path);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, path, -1, -1,
+                            "%s: out of memory for the header", path);
     got = kvg_pread_full(fd, buf, head, 0);
     if (got < 0 || (size_t)got != head) {
         int err = got < 0 ? errno : 0;
         free(buf);
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: read error: %s", path,
-                           err ? strerror(err) : "the file shrank");
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: read error: %s", path,
+                            err ? strerror(err) : "the file shrank");
     }
     st = kvg_npy_parse_header(buf, head, info, diag);
     free(buf);
@@ -96,17 +97,15 @@ static kvg_status read_data(int fd, const char *path, uint64_t offset,
 {
     char what[160];
     ssize_t got;
-    kvg_status st;
 
     (void)snprintf(what, sizeof what, "%s", path);
-    if ((st = kvg_mem_reserve(bytes, what, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_mem_reserve(bytes, what, diag));
     out->data = malloc(bytes ? bytes : 1);
     if (out->data == NULL) {
         kvg_mem_release(bytes);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, path,
-                           "%s: out of memory (%lu bytes of data)", path,
-                           (unsigned long)bytes);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, path, -1, -1,
+                            "%s: out of memory (%lu bytes of data)", path,
+                            (unsigned long)bytes);
     }
     got = kvg_pread_full(fd, out->data, bytes, offset);
     if (got < 0 || (size_t)got != bytes) {
@@ -114,8 +113,9 @@ static kvg_status read_data(int fd, const char *path, uint64_t offset,
         free(out->data);
         out->data = NULL;
         kvg_mem_release(bytes);
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: read error: %s", path,
-                           err ? strerror(err) : "the file shrank");
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: read error: %s", path,
+                            err ? strerror(err) : "the file shrank");
     }
     out->nbytes = bytes;
     return KVG_OK;
@@ -140,21 +140,20 @@ kvg_status kvg_npy_load(const char *path, kvg_dtype dtype, kvg_tensor *out,
     int fd;
 
     if (path == NULL || out == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy",
-                           "npy: NULL path or output tensor");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL path or output tensor");
     memset(out, 0, sizeof *out);
     if (kvg_npy_descr_of(dtype) == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
-                           "%s: no .npy storage for dtype %s", path,
-                           kvg_dtype_name(dtype));
-    if ((st = open_regular(path, &fd, &sb, diag)) != KVG_OK)
-        return st;
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+                            "%s: no .npy storage for dtype %s", path,
+                            kvg_dtype_name(dtype));
+    KVG_TRY(open_regular(path, &fd, &sb, diag));
     st = read_header(fd, path, (uint64_t)sb.st_size, &info, diag);
     if (st == KVG_OK && !kvg_npy_descr_accepts(dtype, info.descr))
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                         "%s: descr is '%s' but dtype %s is stored as '%s'",
-                         path, info.descr, kvg_dtype_name(dtype),
-                         kvg_npy_descr_of(dtype));
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                          "%s: descr is '%s' but dtype %s is stored as '%s'",
+                          path, info.descr, kvg_dtype_name(dtype),
+                          kvg_npy_descr_of(dtype));
     if (st == KVG_OK)
         st = read_data(fd, path, info.data_offset, info.data_bytes, out, diag);
     close(fd);
@@ -170,17 +169,16 @@ kvg_status kvg_npy_open_checked(const char *path, kvg_dtype dtype, int *fd,
     kvg_status st;
 
     if (kvg_npy_descr_of(dtype) == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
-                           "%s: no .npy storage for dtype %s", path,
-                           kvg_dtype_name(dtype));
-    if ((st = open_regular(path, fd, &sb, diag)) != KVG_OK)
-        return st;
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+                            "%s: no .npy storage for dtype %s", path,
+                            kvg_dtype_name(dtype));
+    KVG_TRY(open_regular(path, fd, &sb, diag));
     st = read_header(*fd, path, (uint64_t)sb.st_size, info, diag);
     if (st == KVG_OK && !kvg_npy_descr_accepts(dtype, info->descr))
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                         "%s: descr is '%s' but dtype %s is stored as '%s'",
-                         path, info->descr, kvg_dtype_name(dtype),
-                         kvg_npy_descr_of(dtype));
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                          "%s: descr is '%s' but dtype %s is stored as '%s'",
+                          path, info->descr, kvg_dtype_name(dtype),
+                          kvg_npy_descr_of(dtype));
     if (st != KVG_OK)
         close(*fd);
     return st;
@@ -190,18 +188,16 @@ kvg_status kvg_raw_open_checked(const char *path, uint64_t need, int *fd,
                                 kvg_diag *diag)
 {
     struct stat sb;
-    kvg_status st;
 
-    if ((st = open_regular(path, fd, &sb, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(open_regular(path, fd, &sb, diag));
     if ((uint64_t)sb.st_size == need)
         return KVG_OK;
     close(*fd);
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                       "%s: raw file is %llu bytes, but the dtype and the "
-                       "shape need %llu", path,
-                       (unsigned long long)sb.st_size,
-                       (unsigned long long)need);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                        "%s: raw file is %llu bytes, but the dtype and the "
+                        "shape need %llu", path,
+                        (unsigned long long)sb.st_size,
+                        (unsigned long long)need);
 }
 
 kvg_status kvg_raw_load(const char *path, kvg_dtype dtype, int rank,
@@ -213,33 +209,33 @@ kvg_status kvg_raw_load(const char *path, kvg_dtype dtype, int rank,
     int fd, i;
 
     if (path == NULL || out == NULL || (shape == NULL && rank != 0))
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_NULLPTR, "bin",
-                           "bin: NULL path, shape or output tensor");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "bin", -1, -1,
+                            "bin: NULL path, shape or output tensor");
     memset(out, 0, sizeof *out);
     if (need == 0 || rank < 0 || rank > KVG_MAX_RANK)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
-                           "%s: bad dtype or rank %d for a raw file", path,
-                           rank);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+                            "%s: bad dtype or rank %d for a raw file", path,
+                            rank);
     for (i = 0; i < rank; i++) {
         if (shape[i] < 0)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                               "%s: shape dimension %d is negative", path, i);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                                "%s: shape dimension %d is negative", path, i);
         if (shape[i] != 0 && need > UINT64_MAX / (uint64_t)shape[i])
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                               "%s: the shape's byte size overflows", path);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                                "%s: the shape's byte size overflows", path);
         need *= (uint64_t)shape[i];
     }
     if (need > (uint64_t)SIZE_MAX)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                           "%s: the shape's byte size overflows", path);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                            "%s: the shape's byte size overflows", path);
     if ((st = open_regular(path, &fd, &sb, diag)) != KVG_OK)
         return st;
     if ((uint64_t)sb.st_size != need)
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                         "%s: raw file is %llu bytes, but dtype %s and the "
-                         "shape in case.json need %llu", path,
-                         (unsigned long long)sb.st_size,
-                         kvg_dtype_name(dtype), (unsigned long long)need);
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                          "%s: raw file is %llu bytes, but dtype %s and the "
+                          "shape in case.json need %llu", path,
+                          (unsigned long long)sb.st_size,
+                          kvg_dtype_name(dtype), (unsigned long long)need);
     else
         st = read_data(fd, path, 0, (size_t)need, out, diag);
     close(fd);
@@ -263,25 +259,22 @@ kvg_status kvg_npy_write_fd(int fd, const char *path, const kvg_tensor *t,
 {
     unsigned char header[640];
     size_t head = 0;
-    kvg_status st;
 
-    st = kvg_npy_encode_header(t, header, sizeof header, &head, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_TRY(kvg_npy_encode_header(t, header, sizeof header, &head, diag));
     if (kvg_write_full(fd, header, head) != 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: write error: %s",
-                           path, strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: write error: %s", path, strerror(errno));
     if (t->nbytes != 0 && kvg_write_full(fd, t->data, t->nbytes) != 0) {
         /* the kernel's copy from a mapped file truncated under us fails
          * with EFAULT (where a load would raise SIGBUS) */
         const char *src = errno == EFAULT ? kvg_map_owner(t->data) : NULL;
         if (src != NULL)
-            return kvg_fs_fail(diag, KVG_ERR_IO, path,
-                               "%s: the file shrank while it was being read "
-                               "(another process truncated it); %s not "
-                               "written", src, path);
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: write error: %s",
-                           path, strerror(errno));
+            return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                                "%s: the file shrank while it was being read "
+                                "(another process truncated it); %s not "
+                                "written", src, path);
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: write error: %s", path, strerror(errno));
     }
     return KVG_OK;
 }
@@ -293,19 +286,18 @@ kvg_status kvg_npy_save(const char *path, const kvg_tensor *t, kvg_diag *diag)
     int fd;
 
     if (path == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_NULLPTR, "npy",
-                           "npy: NULL path");
-    if ((st = kvg_npy_encode_header(t, NULL, 0, &need, diag)) != KVG_OK)
-        return st;
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "npy", -1, -1,
+                            "npy: NULL path");
+    KVG_TRY(kvg_npy_encode_header(t, NULL, 0, &need, diag));
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
     if (fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, path, "%s: cannot create: %s",
-                           path, strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                            "%s: cannot create: %s", path, strerror(errno));
     st = kvg_npy_write_fd(fd, path, t, diag);
     if (close(fd) != 0 && st == KVG_OK)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, path,
-                         "%s: write error on close: %s", path,
-                         strerror(errno));
+        st = kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                          "%s: write error on close: %s", path,
+                          strerror(errno));
     /* A half-written file would load as "short data" later and hide the
      * real cause; remove it. */
     if (st != KVG_OK)

@@ -143,19 +143,19 @@ static kvg_status map_fd(int fd, const char *path, uint64_t offset,
         offset > UINT64_MAX - bytes ||
         (len = offset - start + bytes) > (uint64_t)SIZE_MAX ||
         (uint64_t)(off_t)start != start)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
-                           "%s: data at offset %llu (%llu bytes) cannot be "
-                           "mapped; read it instead", path,
-                           (unsigned long long)offset,
-                           (unsigned long long)bytes);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+                            "%s: data at offset %llu (%llu bytes) cannot be "
+                            "mapped; read it instead", path,
+                            (unsigned long long)offset,
+                            (unsigned long long)bytes);
     base = mmap(NULL, (size_t)len,
                 mode == KVG_MAP_PRIVATE ? PROT_READ | PROT_WRITE : PROT_READ,
                 mode == KVG_MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED, fd,
                 (off_t)start);
     if (base == MAP_FAILED)
-        return kvg_fs_fail(diag, errno == ENOMEM ? KVG_ERR_NOMEM : KVG_ERR_IO,
-                           path, "%s: cannot map %llu bytes: %s", path,
-                           (unsigned long long)len, strerror(errno));
+        return kvg_diag_set(diag, errno == ENOMEM ? KVG_ERR_NOMEM : KVG_ERR_IO,
+                            path, -1, -1, "%s: cannot map %llu bytes: %s", path,
+                            (unsigned long long)len, strerror(errno));
     m->base = base;
     m->len = (size_t)len;
     m->mode = mode;
@@ -190,17 +190,16 @@ kvg_status kvg_region_map(const char *path, const char *what,
 
     memset(m, 0, sizeof *m);
     *data = NULL;
-    if ((st = kvg_open_regular(path, what, &fd, &sb, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_open_regular(path, what, &fd, &sb, diag));
     if ((uint64_t)sb.st_size < offset ||
         (uint64_t)sb.st_size - offset < bytes) {
         close(fd);
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, what,
-                           "%s: truncated: %llu bytes of data at offset "
-                           "%llu, the file has %llu", path,
-                           (unsigned long long)bytes,
-                           (unsigned long long)offset,
-                           (unsigned long long)sb.st_size);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, what, -1, -1,
+                            "%s: truncated: %llu bytes of data at offset "
+                            "%llu, the file has %llu", path,
+                            (unsigned long long)bytes,
+                            (unsigned long long)offset,
+                            (unsigned long long)sb.st_size);
     }
     st = map_fd(fd, path, offset, bytes, mode, 1, m, data, diag);
     close(fd); /* the mapping keeps the file */
@@ -233,8 +232,7 @@ kvg_status kvg_npy_map(const char *path, kvg_dtype dtype, kvg_map_mode mode,
 
     memset(out, 0, sizeof *out);
     memset(m, 0, sizeof *m);
-    if ((st = kvg_npy_open_checked(path, dtype, &fd, &info, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_npy_open_checked(path, dtype, &fd, &info, diag));
     st = map_fd(fd, path, info.data_offset, info.data_bytes, mode, 0, m,
                 NULL, diag);
     close(fd); /* the mapping keeps the file */
@@ -254,19 +252,18 @@ kvg_status kvg_raw_map(const char *path, kvg_dtype dtype, int rank,
     memset(out, 0, sizeof *out);
     memset(m, 0, sizeof *m);
     if (need == 0 || rank < 0 || rank > KVG_MAX_RANK)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, path,
-                           "%s: bad dtype or rank %d for a raw file", path,
-                           rank);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, path, -1, -1,
+                            "%s: bad dtype or rank %d for a raw file", path,
+                            rank);
     for (i = 0; i < rank; i++) {
         if (shape[i] < 0 ||
             (shape[i] != 0 && need > UINT64_MAX / (uint64_t)shape[i]))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                               "%s: the shape's byte size overflows or "
-                               "dimension %d is negative", path, i);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                                "%s: the shape's byte size overflows or "
+                                "dimension %d is negative", path, i);
         need *= (uint64_t)shape[i];
     }
-    if ((st = kvg_raw_open_checked(path, need, &fd, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_raw_open_checked(path, need, &fd, diag));
     st = map_fd(fd, path, 0, need, mode, 0, m, NULL, diag);
     close(fd);
     if (st == KVG_OK)

@@ -84,8 +84,8 @@ static kvg_status make_dirs(const char *dir, kvg_diag *diag)
     kvg_status st = KVG_OK;
 
     if (p == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out",
-                           "out of memory creating %s", dir);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "--out", -1, -1,
+                            "out of memory creating %s", dir);
     memcpy(p, dir, n + 1);
     for (s = p + 1; st == KVG_OK; s++) {
         char c = *s;
@@ -93,9 +93,9 @@ static kvg_status make_dirs(const char *dir, kvg_diag *diag)
             continue;
         *s = '\0';
         if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            st = kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                             "cannot create the output directory %s: %s", p,
-                             strerror(errno));
+            st = kvg_diag_set(diag, KVG_ERR_IO, "--out", -1, -1,
+                              "cannot create the output directory %s: %s", p,
+                              strerror(errno));
         *s = c;
         if (c == '\0')
             break;
@@ -109,33 +109,32 @@ kvg_status kvg_outset_begin(kvg_outset **set, const char *dir,
 {
     struct stat sb;
     kvg_outset *o;
-    kvg_status st;
 
     *set = NULL;
     if (dir == NULL || dir[0] == '\0')
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
-                           "the output directory is an empty path; give a "
-                           "directory (--out DIR)");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--out", -1, -1,
+                            "the output directory is an empty path; give a "
+                            "directory (--out DIR)");
     if (stat(dir, &sb) != 0) {
         if (errno != ENOENT)
-            return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                               "output directory %s: %s", dir,
-                               strerror(errno));
-        if ((st = make_dirs(dir, diag)) != KVG_OK)
-            return st;
+            return kvg_diag_set(diag, KVG_ERR_IO, "--out", -1, -1,
+                                "output directory %s: %s", dir,
+                                strerror(errno));
+        KVG_TRY(make_dirs(dir, diag));
         if (stat(dir, &sb) != 0)
-            return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                               "output directory %s: %s", dir,
-                               strerror(errno));
+            return kvg_diag_set(diag, KVG_ERR_IO, "--out", -1, -1,
+                                "output directory %s: %s", dir,
+                                strerror(errno));
     }
     if (!S_ISDIR(sb.st_mode))
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
-                           "output directory %s is %s, not a directory", dir,
-                           kvg_file_kind((unsigned long)sb.st_mode));
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--out", -1, -1,
+                            "output directory %s is %s, not a directory", dir,
+                            kvg_file_kind((unsigned long)sb.st_mode));
     o = (kvg_outset *)calloc(1, sizeof *o);
     if (o == NULL || (o->dir = (char *)malloc(strlen(dir) + 1)) == NULL) {
         free(o);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "--out", "out of memory");
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "--out", -1, -1,
+                            "out of memory");
     }
     memcpy(o->dir, dir, strlen(dir) + 1);
     *set = o;
@@ -154,10 +153,10 @@ kvg_status kvg_outset_forbid_dir(const kvg_outset *set, const char *other,
     if (stat(set->dir, &a) != 0 || stat(other, &b) != 0)
         return KVG_OK;
     if (same_file(&a, &b))
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
-                           "output directory %s is %s (%s); kvgold does not "
-                           "write its outputs over a case's files: give "
-                           "another --out", set->dir, role, other);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--out", -1, -1,
+                            "output directory %s is %s (%s); kvgold does not "
+                            "write its outputs over a case's files: give "
+                            "another --out", set->dir, role, other);
     return KVG_OK;
 }
 
@@ -171,35 +170,35 @@ kvg_status kvg_outset_check(const kvg_outset *set, const char *name,
     int i;
 
     if (strchr(name, '/') != NULL || name[0] == '\0')
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, name,
-                           "output name \"%s\" is not a plain file name",
-                           name);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "output name \"%s\" is not a plain file name",
+                            name);
     if ((path = kvg_path_join(set->dir, name, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if (lstat(path, &lt) != 0) {
         if (errno != ENOENT)
-            st = kvg_fs_fail(diag, KVG_ERR_IO, name, "%s: cannot stat: %s",
-                             path, strerror(errno));
+            st = kvg_diag_set(diag, KVG_ERR_IO, name, -1, -1,
+                              "%s: cannot stat: %s", path, strerror(errno));
         free(path);
         return st;
     }
     if (!S_ISREG(lt.st_mode) && !S_ISLNK(lt.st_mode))
-        st = kvg_fs_fail(diag, KVG_ERR_IO, name,
-                         "%s: is %s; kvgold replaces only files (remove it "
-                         "or give another --out)", path,
-                         kvg_file_kind((unsigned long)lt.st_mode));
+        st = kvg_diag_set(diag, KVG_ERR_IO, name, -1, -1,
+                          "%s: is %s; kvgold replaces only files (remove it "
+                          "or give another --out)", path,
+                          kvg_file_kind((unsigned long)lt.st_mode));
     else if (S_ISREG(lt.st_mode) && (lt.st_mode & 0222) == 0)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, name,
-                         "%s: is read-only; kvgold does not replace a file "
-                         "someone protected (chmod u+w it or give another "
-                         "--out)", path);
+        st = kvg_diag_set(diag, KVG_ERR_IO, name, -1, -1,
+                          "%s: is read-only; kvgold does not replace a file "
+                          "someone protected (chmod u+w it or give another "
+                          "--out)", path);
     for (i = 0; st == KVG_OK && i < n_protected; i++)
         if (stat(path, &ft) == 0 && stat(protected_paths[i], &pt) == 0 &&
             same_file(&ft, &pt))
-            st = kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, name,
-                             "%s: is the case's file %s (same file); kvgold "
-                             "does not overwrite a case's files: give "
-                             "another --out", path, protected_paths[i]);
+            st = kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                              "%s: is the case's file %s (same file); kvgold "
+                              "does not overwrite a case's files: give "
+                              "another --out", path, protected_paths[i]);
     free(path);
     return st;
 }
@@ -241,7 +240,7 @@ static char *side_name(kvg_outset *o, const char *name, const char *ext,
     size_t n = strlen(name) + strlen(ext) + 64;
     char *leaf = (char *)malloc(n), *path;
     if (leaf == NULL) {
-        (void)kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+        (void)kvg_diag_set(diag, KVG_ERR_NOMEM, name, -1, -1, "out of memory");
         return NULL;
     }
     (void)snprintf(leaf, n, ".%s.kvgold-%ld-%016llx.%s", name,
@@ -272,11 +271,11 @@ static kvg_status create_temp(kvg_outset *set, out_file *f, const char *name,
             break;
     }
     if (*fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                           "%s: cannot create a temporary file (%s): %s%s",
-                           f->final, f->temp, strerror(errno),
-                           errno == EEXIST ? " (every name tried is taken)"
-                                           : "");
+        return kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                            "%s: cannot create a temporary file (%s): %s%s",
+                            f->final, f->temp, strerror(errno),
+                            errno == EEXIST ? " (every name tried is taken)"
+                                            : "");
     live_add(f->temp);
     return KVG_OK;
 }
@@ -295,15 +294,15 @@ static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
     if (t != NULL)
         st = kvg_npy_write_fd(fd, f->final, t, diag);
     else if (size != 0 && kvg_write_full(fd, data, size) != 0)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: write error: %s",
-                         f->final, strerror(errno));
+        st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                          "%s: write error: %s", f->final, strerror(errno));
     if (st == KVG_OK && fsync(fd) != 0)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
-                         f->final, strerror(errno));
+        st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1, "%s: fsync: %s",
+                          f->final, strerror(errno));
     if (close(fd) != 0 && st == KVG_OK)
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                         "%s: write error on close: %s", f->final,
-                         strerror(errno));
+        st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                          "%s: write error on close: %s", f->final,
+                          strerror(errno));
     if (st != KVG_OK) {
         (void)unlink(f->temp);
         live_remove(f->temp);
@@ -325,16 +324,15 @@ static kvg_status next_file(kvg_outset *set, const char *name,
                             out_file **out, kvg_diag *diag)
 {
     out_file *f;
-    kvg_status st;
 
-    if ((st = kvg_outset_check(set, name, NULL, 0, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_outset_check(set, name, NULL, 0, diag));
     if (set->count == set->cap) {
         int ncap = set->cap ? set->cap * 2 : 8;
         out_file *nf =
             (out_file *)realloc(set->files, (size_t)ncap * sizeof *nf);
         if (nf == NULL)
-            return kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "out of memory");
+            return kvg_diag_set(diag, KVG_ERR_NOMEM, name, -1, -1,
+                                "out of memory");
         set->files = nf;
         set->cap = ncap;
     }
@@ -353,7 +351,7 @@ static kvg_status add_file(kvg_outset *set, const char *name,
                            const kvg_tensor *t, const void *data,
                            size_t size, kvg_diag *diag)
 {
-    out_file *f;
+    out_file *f = NULL;
     kvg_status st;
 
     if ((st = next_file(set, name, &f, diag)) != KVG_OK)
@@ -390,10 +388,10 @@ static kvg_status back_up(kvg_outset *set, out_file *f, kvg_diag *diag)
     if (lstat(f->final, &sb) != 0)
         return KVG_OK; /* nothing to keep */
     if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
-        return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                           "%s: is %s (it appeared while the outputs were "
-                           "written); nothing was replaced", f->final,
-                           kvg_file_kind((unsigned long)sb.st_mode));
+        return kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                            "%s: is %s (it appeared while the outputs were "
+                            "written); nothing was replaced", f->final,
+                            kvg_file_kind((unsigned long)sb.st_mode));
     leaf = leaf != NULL ? leaf + 1 : f->final;
     for (tries = 0; tries < NAME_TRIES; tries++) {
         free(f->backup);
@@ -415,9 +413,9 @@ static kvg_status back_up(kvg_outset *set, out_file *f, kvg_diag *diag)
         }
         break;
     }
-    return kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                       "%s: cannot keep the old file aside while "
-                       "replacing it: %s", f->final, strerror(errno));
+    return kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                        "%s: cannot keep the old file aside while "
+                        "replacing it: %s", f->final, strerror(errno));
 }
 
 /* Undo a failed commit: old targets back, new files removed. */
@@ -440,9 +438,9 @@ static void roll_back(kvg_outset *set)
 static kvg_status sync_dir(int fd, const char *dir, kvg_diag *diag)
 {
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                           "%s: the files are in place but syncing the "
-                           "directory failed: %s", dir, strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, "--out", -1, -1,
+                            "%s: the files are in place but syncing the "
+                            "directory failed: %s", dir, strerror(errno));
     return KVG_OK;
 }
 
@@ -455,9 +453,9 @@ static kvg_status lock_dir(const char *dir, int *fd, kvg_diag *diag)
 {
     *fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (*fd < 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                           "%s: cannot open the output directory: %s", dir,
-                           strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, "--out", -1, -1,
+                            "%s: cannot open the output directory: %s", dir,
+                            strerror(errno));
     while (flock(*fd, LOCK_EX) != 0) {
         if (errno == EINTR)
             continue;
@@ -468,9 +466,9 @@ static kvg_status lock_dir(const char *dir, int *fd, kvg_diag *diag)
             int err = errno;
             close(*fd);
             *fd = -1;
-            return kvg_fs_fail(diag, KVG_ERR_IO, "--out",
-                               "%s: cannot lock the output directory: %s",
-                               dir, strerror(err));
+            return kvg_diag_set(diag, KVG_ERR_IO, "--out", -1, -1,
+                                "%s: cannot lock the output directory: %s",
+                                dir, strerror(err));
         }
     }
     return KVG_OK;
@@ -488,10 +486,10 @@ kvg_status kvg_outset_commit(kvg_outset *set, kvg_diag *diag)
     for (i = 0; st == KVG_OK && i < set->count; i++) {
         out_file *f = &set->files[i];
         if (rename(f->temp, f->final) != 0) {
-            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                             "%s: cannot move the new file into place: %s; "
-                             "nothing was replaced", f->final,
-                             strerror(errno));
+            st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                              "%s: cannot move the new file into place: %s; "
+                              "nothing was replaced", f->final,
+                              strerror(errno));
         } else {
             f->renamed = 1;
             live_remove(f->temp);
@@ -542,7 +540,7 @@ kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
                                  kvg_outset_writer render, void *user,
                                  kvg_diag *diag)
 {
-    out_file *f;
+    out_file *f = NULL;
     kvg_status st;
     kvg_diag why;
     FILE *fp;
@@ -555,27 +553,28 @@ kvg_status kvg_outset_add_stream(kvg_outset *set, const char *name,
         return st;
     }
     if ((fp = fdopen(fd, "w")) == NULL) {
-        st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: %s", f->final,
-                         strerror(errno));
+        st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1, "%s: %s",
+                          f->final,
+                          strerror(errno));
         (void)close(fd);
     } else {
         kvg_diag_clear(&why);
         errno = 0;
         if ((st = render(fp, user, &why)) != KVG_OK)
-            (void)kvg_fs_fail(diag, st, f->final, "%s: %s", f->final,
-                              why.message[0] ? why.message
-                                             : "cannot render it");
+            (void)kvg_diag_set(diag, st, f->final, -1, -1, "%s: %s", f->final,
+                               why.message[0] ? why.message
+                                              : "cannot render it");
         else if (fflush(fp) != 0 || ferror(fp))
-            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                             "%s: write error: %s", f->final,
-                             strerror(errno ? errno : EIO));
+            st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                              "%s: write error: %s", f->final,
+                              strerror(errno ? errno : EIO));
         else if (fsync(fileno(fp)) != 0)
-            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final, "%s: fsync: %s",
-                             f->final, strerror(errno));
+            st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                              "%s: fsync: %s", f->final, strerror(errno));
         if (fclose(fp) != 0 && st == KVG_OK)
-            st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                             "%s: write error on close: %s", f->final,
-                             strerror(errno));
+            st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                              "%s: write error on close: %s", f->final,
+                              strerror(errno));
     }
     if (st != KVG_OK) {
         (void)unlink(f->temp);
@@ -619,9 +618,9 @@ kvg_status kvg_outset_commit_many(kvg_outset *const *sets, int n,
     int s, i, locked = 0;
 
     if (n < 0 || n > COMMIT_MANY_MAX)
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "--out",
-                           "at most %d output directories in one set",
-                           COMMIT_MANY_MAX);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--out", -1, -1,
+                            "at most %d output directories in one set",
+                            COMMIT_MANY_MAX);
     lock_order(sets, n, order);
     for (s = 0; st == KVG_OK && s < n; s++)
         if ((st = lock_dir(sets[order[s]]->dir, &dfd[s], diag)) == KVG_OK)
@@ -633,10 +632,10 @@ kvg_status kvg_outset_commit_many(kvg_outset *const *sets, int n,
         for (i = 0; st == KVG_OK && i < sets[s]->count; i++) {
             out_file *f = &sets[s]->files[i];
             if (rename(f->temp, f->final) != 0) {
-                st = kvg_fs_fail(diag, KVG_ERR_IO, f->final,
-                                 "%s: cannot move the new file into place: "
-                                 "%s; nothing was replaced", f->final,
-                                 strerror(errno));
+                st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
+                                  "%s: cannot move the new file into place: "
+                                  "%s; nothing was replaced", f->final,
+                                  strerror(errno));
             } else {
                 f->renamed = 1;
                 live_remove(f->temp);

@@ -41,7 +41,8 @@ static int layout_fits(const kvg_report_tensor *t)
            kvg_report_tensor_elements(t);
 }
 
-int kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map)
+kvg_status kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map,
+                               kvg_diag *diag)
 {
     kvg_elem_judge judge;
     unsigned char *seen;
@@ -49,7 +50,10 @@ int kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map)
 
     memset(map, 0, sizeof *map);
     if (!layout_fits(t))
-        return -1;
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, t->result->name, -1,
+                            -1, "%s: no cache map: its layout does not "
+                            "describe its %lld elements", t->result->name,
+                            (long long)kvg_report_tensor_elements(t));
     map->blocks = t->layout->blocks;
     map->slots = t->layout->slots;
     map->blocks_per_row = kvg_map_fold(map->blocks, KVG_MAP_MAX_ROWS);
@@ -62,7 +66,8 @@ int kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map)
     if (map->cells == NULL || seen == NULL) {
         free(seen);
         kvg_cache_map_free(map);
-        return -2;
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, t->result->name, -1, -1,
+                            "out of memory mapping %s", t->result->name);
     }
     kvg_elem_judge_init(&judge, t);
     n = kvg_report_tensor_elements(t);
@@ -84,7 +89,7 @@ int kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map)
         }
     }
     free(seen);
-    return 0;
+    return KVG_OK;
 }
 
 void kvg_cache_map_free(kvg_cache_map *map)

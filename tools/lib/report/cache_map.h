@@ -37,11 +37,13 @@ int64_t kvg_map_fold(int64_t n, int64_t max);
 
 /*
  * Judge every element of `t` (which must have a layout whose element count
- * equals the tensor's) and fold it into `map`. Returns 0 on success, -1 if
- * the layout does not describe the tensor, -2 when out of memory; `map`
+ * equals the tensor's) and fold it into `map`. KVG_OK, or
+ * KVG_ERR_PARAM_INVALID if the layout does not describe the tensor (a
+ * report then draws no map) or KVG_ERR_NOMEM, with diag filled; `map`
  * then holds no cells. Free with kvg_cache_map_free.
  */
-int kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map);
+kvg_status kvg_cache_map_build(const kvg_report_tensor *t, kvg_cache_map *map,
+                               kvg_diag *diag);
 void kvg_cache_map_free(kvg_cache_map *map);
 
 /* The cell holding (block, slot). */

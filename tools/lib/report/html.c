@@ -260,10 +260,11 @@ static kvg_status put_map(FILE *out, const kvg_report_tensor *t,
                           kvg_diag *diag)
 {
     kvg_cache_map map;
-    int rc = kvg_cache_map_build(t, &map);
-    if (rc == -2)
-        return kvg_report_nomem(diag, "mapping", t->result->name);
-    if (rc != 0)
+    kvg_diag why;
+    kvg_status st = kvg_cache_map_build(t, &map, &why);
+    if (st == KVG_ERR_NOMEM)
+        return kvg_diag_set(diag, st, why.tensor, -1, -1, "%s", why.message);
+    if (st != KVG_OK)
         return KVG_OK; /* the layout does not describe it: no map, no harm */
     fprintf(out, "<h3>Cache map: %lld blocks &times; %lld slots</h3>\n"
                  "<p class=\"muted\">One cell per ",

@@ -178,7 +178,6 @@ static kvg_status put_run(FILE *out, const kvg_report_set *set, int k,
 kvg_status kvg_report_junit(FILE *out, const kvg_report_set *set,
                             kvg_diag *diag)
 {
-    kvg_status st;
     int k, n = kvg_report_run_count(set), total = 0, failures = 0;
     int det = set->runs != NULL && set->determinism != NULL;
     int det_fail = det && strcmp(set->determinism, "PASS") != 0;
@@ -193,8 +192,7 @@ kvg_status kvg_report_junit(FILE *out, const kvg_report_set *set,
                  "failures=\"%d\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
             total + det, failures + det_fail);
     for (k = 0; k < n; k++)
-        if ((st = put_run(out, set, k, diag)) != KVG_OK)
-            return st;
+        KVG_TRY(put_run(out, set, k, diag));
     if (det) {
         /* the runs must be bit for bit the same: a test of its own, which
          * fails when they differ or when it could not be shown */

@@ -12,14 +12,8 @@
 kvg_status kvg_report_nomem(kvg_diag *diag, const char *doing,
                             const char *name)
 {
-    if (diag != NULL) {
-        kvg_diag_clear(diag);
-        diag->status = KVG_ERR_NOMEM;
-        (void)snprintf(diag->tensor, sizeof diag->tensor, "%s", name);
-        (void)snprintf(diag->message, sizeof diag->message,
-                       "out of memory %s %s", doing, name);
-    }
-    return KVG_ERR_NOMEM;
+    return kvg_diag_set(diag, KVG_ERR_NOMEM, name, -1, -1,
+                        "out of memory %s %s", doing, name);
 }
 
 int kvg_report_run_count(const kvg_report_set *set)

@@ -27,8 +27,9 @@
 static kvg_status bad(kvg_diag *diag, const char *file, const char *field,
                       const char *what)
 {
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field, "%s: %s: %s", file,
-                       field, what);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, field, -1, -1, "%s: %s: %s",
+                        file,
+                        field, what);
 }
 
 /* A decimal integer filling [p, end) exactly; 0 if it is not one. */
@@ -198,17 +199,17 @@ static kvg_status read_side(kvg_scan_call *c, const char *sub,
         if (idx < 0)
             continue;
         if (idx >= KVG_SCAN_MAX_ARGS) {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
-                             "%s/%s/%s: tensor %d; kvgold reads %d of a "
-                             "side", c->dir, sub, names[i], idx,
-                             KVG_SCAN_MAX_ARGS);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "scan", -1, -1,
+                              "%s/%s/%s: tensor %d; kvgold reads %d of a "
+                              "side", c->dir, sub, names[i], idx,
+                              KVG_SCAN_MAX_ARGS);
             break;
         }
         a = &args[idx];
         if (a->file[0] != '\0') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
-                             "%s/%s: %s and %s are both %s%d", c->dir, sub,
-                             a->file + strlen(sub) + 1, names[i], stem, idx);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "scan", -1, -1,
+                              "%s/%s: %s and %s are both %s%d", c->dir, sub,
+                              a->file + strlen(sub) + 1, names[i], stem, idx);
             break;
         }
         memset(a, 0, sizeof *a);
@@ -229,10 +230,10 @@ static kvg_status read_side(kvg_scan_call *c, const char *sub,
     kvg_scan_names_free(names, count);
     for (k = 0; st == KVG_OK && k < *n; k++)
         if (args[k].file[0] == '\0')
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
-                             "%s/%s: has %s%d but no %s%d.bin (the tensor "
-                             "files must run from 0 without a gap)",
-                             c->dir, sub, stem, *n - 1, stem, k);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "scan", -1, -1,
+                              "%s/%s: has %s%d but no %s%d.bin (the tensor "
+                              "files must run from 0 without a gap)",
+                              c->dir, sub, stem, *n - 1, stem, k);
     return st;
 }
 
@@ -327,9 +328,9 @@ kvg_status kvg_scan_read_atb(const char *path, kvg_scan_list *l,
     atb_walk w;
     w.l = l;
     if (kvg_scan_kind(path, 0) != 1)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
-                           "%s: not a directory (an ATB dump is a tree of "
-                           "operation directories with before/ and after/)",
-                           path);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
+                            "%s: not a directory (an ATB dump is a tree of "
+                            "operation directories with before/ and after/)",
+                            path);
     return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }

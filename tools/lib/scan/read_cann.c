@@ -93,8 +93,8 @@ static int field(pb *b, uint32_t *num, int *wt, uint64_t *v, pb *sub)
 static kvg_status bad(kvg_diag *diag, const char *file, const char *field,
                       const char *what)
 {
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field, "%s: DumpData.%s: %s",
-                       file, field, what);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, field, -1, -1,
+                        "%s: DumpData.%s: %s", file, field, what);
 }
 
 static kvg_dtype cann_dtype(uint64_t code)
@@ -158,7 +158,6 @@ static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
     int wt, r, have_size = 0, have_type = 0;
     uint64_t v, code = 0;
     pb inner;
-    kvg_status st;
 
     memset(a, 0, sizeof *a);
     a->kind = KVG_SCAN_TENSOR;
@@ -170,8 +169,7 @@ static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
             a->layout = v == 29 ? KVG_SCAN_LAYOUT_NZ : KVG_SCAN_LAYOUT_ND;
         } else if (num == 3 && wt == 2) {
             (void)snprintf(where, sizeof where, "%s.shape", what);
-            if ((st = shape_of(inner, a, file, where, diag)) != KVG_OK)
-                return st;
+            KVG_TRY(shape_of(inner, a, file, where, diag));
         } else if (num == (uint32_t)(is_input ? 5 : 6) && wt == 0) {
             a->nbytes = v;
             have_size = 1;
@@ -458,7 +456,8 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
                                        "kvgold reads headers up to 64 MiB");
     if (st == KVG_OK) {
         if ((buf = (unsigned char *)malloc((size_t)hlen + 8)) == NULL)
-            return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+            return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                                "out of memory");
         st = kvg_scan_head(path, buf, (size_t)hlen + 8, &len, &size, diag);
         if (st == KVG_OK)
             st = kvg_scan_cann_header(buf, len, size, path, c, diag);
@@ -544,15 +543,16 @@ kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
         char *real = realpath(path, NULL);
         kvg_status st;
         if (real == NULL)
-            return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s: %s", path,
-                               strerror(errno));
+            return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s: %s",
+                                path,
+                                strerror(errno));
         st = read_file(real, base ? base + 1 : path, 1, l, diag);
         free(real);
         return st;
     }
     if (kind != 1)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
-                           "%s: neither a dump file nor a directory", path);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
+                            "%s: neither a dump file nor a directory", path);
     w.l = l;
     return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }

@@ -73,8 +73,8 @@ kvg_status kvg_scan_names(const char *dir, char ***names, size_t *n,
     *names = NULL;
     *n = 0;
     if (d == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s: %s", dir,
-                           strerror(errno));
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s: %s", dir,
+                            strerror(errno));
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
@@ -93,8 +93,8 @@ kvg_status kvg_scan_names(const char *dir, char ***names, size_t *n,
         closedir(d);
         kvg_scan_names_free(v, *n);
         *n = 0;
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
-                           "%s: out of memory listing it", dir);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                            "%s: out of memory listing it", dir);
     }
     closedir(d);
     if (*n > 1)
@@ -111,18 +111,17 @@ int kvg_scan_kind(const char *path, int nofollow)
     return S_ISDIR(sb.st_mode) ? 1 : S_ISREG(sb.st_mode) ? 2 : 0;
 }
 
-int kvg_scan_no_link(const char *dir, const char *rel, char *why,
-                     size_t cap)
+kvg_status kvg_scan_no_link(const char *dir, const char *rel, kvg_diag *diag)
 {
     char *path = kvg_path_join(dir, rel, NULL, NULL);
+    char why[KVG_SCAN_REASON_MAX];
     char *end, *slash;
     struct stat sb;
     int link = 0;
 
-    if (path == NULL) {
-        (void)snprintf(why, cap, "out of memory");
-        return -1;
-    }
+    if (path == NULL)
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                            "out of memory");
     /* each prefix dir/a, dir/a/b, ... of the path in turn, cut in place */
     end = path + strlen(path) - strlen(rel);
     for (;;) {
@@ -131,14 +130,16 @@ int kvg_scan_no_link(const char *dir, const char *rel, char *why,
             *slash = '\0';
         link = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
         if (link)
-            kvg_scan_odd_entry(path, NULL, why, cap);
+            kvg_scan_odd_entry(path, NULL, why, sizeof why);
         if (link || slash == NULL)
             break;
         *slash = '/';
         end = slash + 1;
     }
     free(path);
-    return link ? -1 : 0;
+    if (link)
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
+    return KVG_OK;
 }
 
 void kvg_scan_odd_entry(const char *path, const char *needs, char *why,
@@ -203,11 +204,10 @@ static kvg_status walk(const char *dir, const char *rel, int depth,
     if (depth >= 32)
         return link == NULL
                    ? KVG_OK
-                   : kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "scan",
-                                 "%s: more than 32 levels of directories "
-                                 "below the dump's root; kvgold does not "
-                                 "read deeper (scan a subdirectory)",
-                                 dir);
+                   : kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "scan", -1, -1,
+                                  "%s: more than 32 levels of directories "
+                                  "below the dump's root; kvgold does not "
+                                  "read deeper (scan a subdirectory)", dir);
     if ((st = kvg_scan_names(dir, &names, &n, diag)) != KVG_OK)
         return st;
     for (i = 0; i < n && st == KVG_OK; i++) {
@@ -262,21 +262,19 @@ kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
     struct stat sb;
     ssize_t got;
     int fd;
-    kvg_status st;
 
     if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
         char why[KVG_SCAN_REASON_MAX];
         kvg_scan_odd_entry(path, NULL, why, sizeof why);
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s", why);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
     }
-    if ((st = kvg_open_regular(path, "scan", &fd, &sb, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_open_regular(path, "scan", &fd, &sb, diag));
     got = kvg_pread_full(fd, buf, cap, 0);
     if (got < 0) {
         int err = errno;
         close(fd);
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s: cannot read: %s",
-                           path, strerror(err));
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
+                            "%s: cannot read: %s", path, strerror(err));
     }
     close(fd);
     *len = (size_t)got;
@@ -418,8 +416,8 @@ kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
     case KVG_SCAN_CANN: return kvg_scan_read_cann(path, l, diag);
     case KVG_SCAN_TTK: return kvg_scan_read_ttk(path, l, diag);
     default:
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, "format",
-                           "%s: no format given", path);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "format", -1, -1,
+                            "%s: no format given", path);
     }
 }
 
@@ -436,23 +434,22 @@ kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
     uint64_t size = 0;
     kvg_npy_info info;
     kvg_status st;
-    char why[KVG_SCAN_REASON_MAX];
     char *path;
 
-    if (kvg_scan_no_link(dir, file, why, sizeof why) != 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s", why);
+    KVG_TRY(kvg_scan_no_link(dir, file, diag));
     if ((path = kvg_path_join(dir, file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if ((head = (unsigned char *)malloc(KVG_NPY_MAX_HEADER + 16)) == NULL) {
         free(path);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                            "out of memory");
     }
     st = kvg_scan_head(path, head, 16, &len, &size, diag);
     if (st == KVG_OK && kvg_npy_header_size(head, len, &need, diag) != KVG_OK)
         st = KVG_ERR_FILE_FORMAT;
     if (st == KVG_OK && need > KVG_NPY_MAX_HEADER + 16)
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "header",
-                         "header too long");
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "header", -1, -1,
+                          "header too long");
     if (st == KVG_OK)
         st = kvg_scan_head(path, head, need, &len, &size, diag);
     if (st == KVG_OK &&
@@ -464,13 +461,13 @@ kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
             if (strcmp(info.descr, k_plain[i].descr) == 0)
                 dtype = k_plain[i].dtype;
         if (dtype == KVG_DTYPE_INVALID)
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "descr",
-                             "descr '%s' is no dtype kvgold reads",
-                             info.descr);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "descr", -1, -1,
+                              "descr '%s' is no dtype kvgold reads",
+                              info.descr);
     } else if (st == KVG_OK && !kvg_npy_descr_accepts(dtype, info.descr)) {
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "descr",
-                         "descr '%s' cannot hold %s", info.descr,
-                         kvg_dtype_name(dtype));
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "descr", -1, -1,
+                          "descr '%s' cannot hold %s", info.descr,
+                          kvg_dtype_name(dtype));
     }
     if (st == KVG_OK) {
         a->kind = KVG_SCAN_TENSOR;
@@ -484,7 +481,7 @@ kvg_status kvg_scan_npy_arg(const char *dir, const char *file,
     } else if (st == KVG_ERR_FILE_FORMAT) {
         char msg[KVG_DIAG_MESSAGE_MAX];
         (void)snprintf(msg, sizeof msg, "%s", diag->message);
-        (void)kvg_fs_fail(diag, st, "npy", "%s: %s", path, msg);
+        (void)kvg_diag_set(diag, st, "npy", -1, -1, "%s: %s", path, msg);
     }
     free(head);
     free(path);

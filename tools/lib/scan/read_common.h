@@ -37,13 +37,13 @@ int kvg_scan_kind(const char *path, int nofollow);
  * dump.json, a tensor file or a directory on the way to one) is not read,
  * and what depended on it ends NOT JUDGED with the reason.
  *
- * kvg_scan_no_link: 0 if no component of `rel` (a path relative to `dir`,
- * '/'-separated) is a symbolic link; -1 with `why` ("DIR/REL: before is a
- * symbolic link; ...") otherwise. A missing component is not its business
- * (the open that follows says so).
+ * kvg_scan_no_link: KVG_OK if no component of `rel` (a path relative to
+ * `dir`, '/'-separated) is a symbolic link; else KVG_ERR_IO, diag tensor
+ * "scan", message "DIR/REL: before is a symbolic link; ..." (NOMEM when
+ * the path cannot be built). A missing component is not its business (the
+ * open that follows says so).
  */
-int kvg_scan_no_link(const char *dir, const char *rel, char *why,
-                     size_t cap);
+kvg_status kvg_scan_no_link(const char *dir, const char *rel, kvg_diag *diag);
 /* The reason an entry that is not what the format needs is not read:
  * "PATH: is a symbolic link; kvgold does not follow links inside a dump
  * (...)", "PATH: is a FIFO (named pipe), where a dump file belongs", or

@@ -72,8 +72,8 @@ static kvg_status fail(src *s, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return kvg_fs_fail(s->diag, KVG_ERR_FILE_FORMAT, "pt", "%s: %s",
-                       s->path, msg);
+    return kvg_diag_set(s->diag, KVG_ERR_FILE_FORMAT, "pt", -1, -1, "%s: %s",
+                        s->path, msg);
 }
 
 /* n bytes at off into dst; `what` names them in a refusal. */
@@ -97,8 +97,8 @@ static kvg_status rd(src *s, uint64_t off, size_t n, void *dst,
     }
     got = kvg_pread_full(s->fd, dst, n, off);
     if (got < 0)
-        return kvg_fs_fail(s->diag, KVG_ERR_IO, "pt", "%s: cannot read: %s",
-                           s->path, strerror(errno));
+        return kvg_diag_set(s->diag, KVG_ERR_IO, "pt", -1, -1,
+                            "%s: cannot read: %s", s->path, strerror(errno));
     if ((size_t)got != n)
         return fail(s, "the file shrank while %s was read", what);
     return KVG_OK;
@@ -306,7 +306,8 @@ static kvg_status zip_open(src *s, zip *z)
         return st;
     tail_len = s->size < 22 + 65535 ? (size_t)s->size : 22 + 65535;
     if ((tail = (unsigned char *)malloc(tail_len)) == NULL)
-        return kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
     if ((st = rd(s, s->size - tail_len, tail_len, tail,
                  "the zip end record")) != KVG_OK) {
         free(tail);
@@ -405,7 +406,8 @@ static kvg_status zip_open(src *s, zip *z)
         return fail(s, "an empty zip archive, not a torch.save file");
     if ((z->cd = (unsigned char *)malloc(cd_size ? (size_t)cd_size : 1)) ==
         NULL)
-        return kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
     z->cd_len = (size_t)cd_size;
     z->cd_off = cd_off;
     z->entries = n_total;
@@ -415,8 +417,7 @@ static kvg_status zip_open(src *s, zip *z)
     /* every entry, once: well formed, and exactly n_total of them */
     for (pos = 0, k = 0; k < n_total; k++) {
         zentry ze;
-        if ((st = entry_at(s, z, &pos, &ze)) != KVG_OK)
-            return st;
+        KVG_TRY(entry_at(s, z, &pos, &ze));
         if (k == 0) {
             const unsigned char *slash =
                 (const unsigned char *)memchr(ze.name, '/', ze.name_len);
@@ -518,7 +519,8 @@ static kvg_status zip_data(src *s, const zip *z, const zentry *e,
                        "not match the central directory",
                     shown_name, (unsigned long long)e->local);
     if ((nm = (unsigned char *)malloc(nlen ? nlen : 1)) == NULL)
-        return kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
     st = rd(s, e->local + 30, nlen, nm, "a zip entry's name");
     if (st == KVG_OK && memcmp(nm, e->name, nlen) != 0)
         st = fail(s, "zip entry %s: its local header names another file",
@@ -762,14 +764,12 @@ static kvg_status pop(vm *m, int *idx)
 static kvg_status make_tuple(vm *m, int n)
 {
     int idx, i;
-    kvg_status st;
     if (m->sp - base_of(m) < n)
         return vfail(m, "pops an empty stack (or past a MARK)");
     if (n > PK_MAX - m->nk)
         return vfail(m, "more tuple items than torch.save writes for one "
                         "tensor");
-    if ((st = newv(m, V_TUPLE, &idx)) != KVG_OK)
-        return st;
+    KVG_TRY(newv(m, V_TUPLE, &idx));
     m->v[idx].first = m->nk;
     m->v[idx].n = n;
     for (i = 0; i < n; i++)
@@ -804,14 +804,12 @@ static kvg_status global(vm *m, const unsigned char *mod, size_t ml,
     char sm[80], sn[80];
     size_t i;
     int idx;
-    kvg_status st;
     for (i = 0; i < N_GLOBALS; i++)
         if (strlen(k_globals[i].mod) == ml &&
             memcmp(k_globals[i].mod, mod, ml) == 0 &&
             strlen(k_globals[i].name) == nl &&
             memcmp(k_globals[i].name, name, nl) == 0) {
-            if ((st = push_new(m, V_GLOBAL, &idx)) != KVG_OK)
-                return st;
+            KVG_TRY(push_new(m, V_GLOBAL, &idx));
             m->v[idx].g = &k_globals[i];
             return KVG_OK;
         }
@@ -885,8 +883,7 @@ static kvg_status persid(vm *m)
     ps->key_at = m->v[k[2]].at;
     ps->key_len = m->v[k[2]].len;
     ps->numel = m->v[k[4]].i;
-    if ((st = push_new(m, V_STORAGE, &idx)) != KVG_OK)
-        return st;
+    KVG_TRY(push_new(m, V_STORAGE, &idx));
     m->v[idx].i = m->nst++;
     return KVG_OK;
 }
@@ -918,7 +915,6 @@ static kvg_status rebuild(vm *m, int v3, int args)
     ptensor *t;
     int64_t stride[KVG_MAX_RANK];
     int rank, srank, idx;
-    kvg_status st;
     const char *fn = v3 ? "_rebuild_tensor_v3" : "_rebuild_tensor_v2";
 
     if (a->type != V_TUPLE || a->n != (v3 ? 7 : 6))
@@ -971,8 +967,7 @@ static kvg_status rebuild(vm *m, int v3, int args)
     t->offset = m->v[k[1]].i;
     t->rank = rank;
     memcpy(t->stride, stride, sizeof stride);
-    if ((st = push_new(m, V_TENSOR, &idx)) != KVG_OK)
-        return st;
+    KVG_TRY(push_new(m, V_TENSOR, &idx));
     m->v[idx].i = m->nt++;
     return KVG_OK;
 }
@@ -1068,188 +1063,260 @@ static kvg_status memo_get(vm *m, uint64_t at)
 }
 
 /* Run the pickle: *result the value STOP leaves. */
+/* PROTO, FRAME, STOP (*stop set, *result the pickled value) and MARK. */
+static kvg_status op_frame(vm *m, unsigned op, int *result, int *stop)
+{
+    const unsigned char *o;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 0x80: /* PROTO */
+        if ((st = operand(m, 1, &o)) != KVG_OK)
+            return st;
+        if (m->op_at != 0 || o[0] < 2 || o[0] > 5)
+            return vfail(m, "PROTO %u%s: torch.save writes one PROTO "
+                            "2 (or 3 to 5) first",
+                         o[0], m->op_at != 0 ? " again" : "");
+        break;
+    case 0x95: { /* FRAME: a length, nothing to do */
+        uint64_t fl;
+        KVG_TRY(operand(m, 8, &o));
+        fl = le64(o);
+        if (fl > m->len - m->pc)
+            return vfail(m, "a FRAME of %llu bytes runs past the "
+                            "pickle's end",
+                         (unsigned long long)fl);
+        break;
+    }
+    case '.': /* STOP */
+        if (m->nm != 0 || m->sp != 1)
+            return vfail(m, "STOP with %d values on the stack and %d "
+                            "MARKs open",
+                         m->sp, m->nm);
+        if (m->pc != m->len)
+            return vfail(m, "%lu bytes after STOP",
+                         (unsigned long)(m->len - m->pc));
+        *result = m->stack[0];
+        *stop = 1;
+        return KVG_OK;
+    case '(': /* MARK */
+        if (m->nm == PM_MAX)
+            return vfail(m, "more than %d open MARKs", PM_MAX);
+        m->marks[m->nm++] = m->sp;
+        break;
+    }
+    return st;
+}
+
+/* Tuples, dicts and the objects torch.save builds (BINPERSID, REDUCE). */
+static kvg_status op_build(vm *m, unsigned op)
+{
+    int idx, n;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case ')': /* EMPTY_TUPLE */
+        st = make_tuple(m, 0);
+        break;
+    case 't': /* TUPLE */
+        if ((st = pop_mark(m, &n)) == KVG_OK)
+            st = make_tuple(m, n);
+        break;
+    case 0x85: case 0x86: case 0x87: /* TUPLE1-3 */
+        st = make_tuple(m, (int)(op - 0x84));
+        break;
+    case 'Q': /* BINPERSID */
+        st = persid(m);
+        break;
+    case 'R': /* REDUCE */
+        st = reduce(m);
+        break;
+    case '}': /* EMPTY_DICT */
+        if ((st = push_new(m, V_DICT, &idx)) == KVG_OK)
+            m->v[idx].first = m->nk;
+        break;
+    case 's': /* SETITEM */
+        st = set_items(m, 2);
+        break;
+    case 'u': /* SETITEMS */
+        if ((st = pop_mark(m, &n)) == KVG_OK)
+            st = set_items(m, n);
+        break;
+    }
+    return st;
+}
+
+/* Ints and bools. */
+static kvg_status op_number(vm *m, unsigned op)
+{
+    const unsigned char *o;
+    int idx, n;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 'J': /* BININT */
+        if ((st = operand(m, 4, &o)) == KVG_OK &&
+            (st = push_new(m, V_INT, &idx)) == KVG_OK) {
+            uint32_t u = le32(o);
+            m->v[idx].i = u & 0x80000000u ? (int64_t)u - 4294967296LL
+                                          : (int64_t)u;
+        }
+        break;
+    case 'K': /* BININT1 */
+        if ((st = operand(m, 1, &o)) == KVG_OK &&
+            (st = push_new(m, V_INT, &idx)) == KVG_OK)
+            m->v[idx].i = o[0];
+        break;
+    case 'M': /* BININT2 */
+        if ((st = operand(m, 2, &o)) == KVG_OK &&
+            (st = push_new(m, V_INT, &idx)) == KVG_OK)
+            m->v[idx].i = le16(o);
+        break;
+    case 0x8a: { /* LONG1: n bytes, two's complement, little-endian */
+        uint64_t u = 0;
+        int b;
+        if ((st = operand(m, 1, &o)) != KVG_OK)
+            return st;
+        n = o[0];
+        if (n > 8)
+            return vfail(m, "LONG1 of %d bytes: an int wider than 64 "
+                            "bits",
+                         n);
+        if ((st = operand(m, (size_t)n, &o)) != KVG_OK ||
+            (st = push_new(m, V_INT, &idx)) != KVG_OK)
+            return st;
+        for (b = 0; b < n; b++)
+            u |= (uint64_t)o[b] << (8 * b);
+        if (n > 0 && n < 8 && (o[n - 1] & 0x80u))
+            u |= ~(uint64_t)0 << (8 * n); /* sign-extend */
+        /* two's complement to int64 without an implementation-defined
+         * conversion */
+        m->v[idx].i = u <= (uint64_t)INT64_MAX
+                          ? (int64_t)u
+                          : -(int64_t)(~u) - 1;
+        break;
+    }
+    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
+        if ((st = push_new(m, V_BOOL, &idx)) == KVG_OK)
+            m->v[idx].i = op == 0x88;
+        break;
+    }
+    return st;
+}
+
+/* Strings and the globals named by them. */
+static kvg_status op_text(vm *m, unsigned op)
+{
+    const unsigned char *o;
+    int idx;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 'X': case 0x8c: { /* BINUNICODE, SHORT_BINUNICODE */
+        size_t sl;
+        if ((st = operand(m, op == 'X' ? 4 : 1, &o)) != KVG_OK)
+            return st;
+        sl = op == 'X' ? (size_t)le32(o) : (size_t)o[0];
+        if ((st = operand(m, sl, &o)) != KVG_OK ||
+            (st = push_new(m, V_STR, &idx)) != KVG_OK)
+            return st;
+        m->v[idx].at = (size_t)(o - m->p);
+        m->v[idx].len = sl;
+        break;
+    }
+    case 'c': { /* GLOBAL module\nname\n */
+        const unsigned char *mod, *name;
+        size_t ml, nl;
+        if ((st = line(m, &mod, &ml)) != KVG_OK ||
+            (st = line(m, &name, &nl)) != KVG_OK)
+            return st;
+        st = global(m, mod, ml, name, nl);
+        break;
+    }
+    case 0x93: { /* STACK_GLOBAL: module, name from the stack */
+        int mi, ni;
+        if ((st = pop(m, &ni)) != KVG_OK || (st = pop(m, &mi)) != KVG_OK)
+            return st;
+        if (m->v[mi].type != V_STR || m->v[ni].type != V_STR)
+            return vfail(m, "STACK_GLOBAL of %s and %s, not two str",
+                         type_name(m->v[mi].type),
+                         type_name(m->v[ni].type));
+        st = global(m, m->p + m->v[mi].at, m->v[mi].len,
+                    m->p + m->v[ni].at, m->v[ni].len);
+        break;
+    }
+    }
+    return st;
+}
+
+/* The memo: BINPUT, LONG_BINPUT, MEMOIZE, BINGET, LONG_BINGET. */
+static kvg_status op_memo(vm *m, unsigned op)
+{
+    const unsigned char *o;
+    kvg_status st = KVG_OK;
+
+    switch (op) {
+    case 'q': /* BINPUT */
+        if ((st = operand(m, 1, &o)) == KVG_OK)
+            st = memo_put(m, o[0]);
+        break;
+    case 'r': /* LONG_BINPUT */
+        if ((st = operand(m, 4, &o)) == KVG_OK)
+            st = memo_put(m, le32(o));
+        break;
+    case 0x94: /* MEMOIZE */
+        st = memo_put(m, (uint64_t)m->memo_count);
+        break;
+    case 'h': /* BINGET */
+        if ((st = operand(m, 1, &o)) == KVG_OK)
+            st = memo_get(m, o[0]);
+        break;
+    case 'j': /* LONG_BINGET */
+        if ((st = operand(m, 4, &o)) == KVG_OK)
+            st = memo_get(m, le32(o));
+        break;
+    }
+    return st;
+}
+
+/* One opcode of the pickle, by its group. */
+static kvg_status step(vm *m, unsigned op, int *result, int *stop)
+{
+    switch (op) {
+    case 0x80: case 0x95: case '.': case '(':
+        return op_frame(m, op, result, stop);
+    case ')': case 't': case 0x85: case 0x86: case 0x87:
+    case 'Q': case 'R': case '}': case 's': case 'u':
+        return op_build(m, op);
+    case 'J': case 'K': case 'M': case 0x8a: case 0x88: case 0x89:
+        return op_number(m, op);
+    case 'X': case 0x8c: case 'c': case 0x93:
+        return op_text(m, op);
+    case 'q': case 'r': case 0x94: case 'h': case 'j':
+        return op_memo(m, op);
+    default:
+        break;
+    }
+    return vfail(m, "opcode 0x%02x (%s): not one torch.save writes for a "
+                    "tensor; %s",
+                 op, op_name(op), k_runs_nothing);
+}
+
 static kvg_status run(vm *m, int *result)
 {
-    int i;
-    kvg_status st = KVG_OK;
+    int i, stop = 0;
     for (i = 0; i < PMEMO_MAX; i++)
         m->memo[i] = -1;
     while (m->pc < m->len) {
-        const unsigned char *o;
         unsigned op;
-        int idx, n;
         m->op_at = m->pc;
         op = m->p[m->pc++];
         if (op != 0x80 && m->op_at == 0)
             return vfail(m, "no PROTO opcode first: not a pickle torch.save "
                             "writes (protocol 2 or later)");
-        switch (op) {
-        case 0x80: /* PROTO */
-            if ((st = operand(m, 1, &o)) != KVG_OK)
-                return st;
-            if (m->op_at != 0 || o[0] < 2 || o[0] > 5)
-                return vfail(m, "PROTO %u%s: torch.save writes one PROTO "
-                                "2 (or 3 to 5) first",
-                             o[0], m->op_at != 0 ? " again" : "");
-            break;
-        case 0x95: { /* FRAME: a length, nothing to do */
-            uint64_t fl;
-            if ((st = operand(m, 8, &o)) != KVG_OK)
-                return st;
-            fl = le64(o);
-            if (fl > m->len - m->pc)
-                return vfail(m, "a FRAME of %llu bytes runs past the "
-                                "pickle's end",
-                             (unsigned long long)fl);
-            break;
-        }
-        case '.': /* STOP */
-            if (m->nm != 0 || m->sp != 1)
-                return vfail(m, "STOP with %d values on the stack and %d "
-                                "MARKs open",
-                             m->sp, m->nm);
-            if (m->pc != m->len)
-                return vfail(m, "%lu bytes after STOP",
-                             (unsigned long)(m->len - m->pc));
-            *result = m->stack[0];
+        KVG_TRY(step(m, op, result, &stop));
+        if (stop)
             return KVG_OK;
-        case '(': /* MARK */
-            if (m->nm == PM_MAX)
-                return vfail(m, "more than %d open MARKs", PM_MAX);
-            m->marks[m->nm++] = m->sp;
-            break;
-        case ')': /* EMPTY_TUPLE */
-            st = make_tuple(m, 0);
-            break;
-        case 't': /* TUPLE */
-            if ((st = pop_mark(m, &n)) == KVG_OK)
-                st = make_tuple(m, n);
-            break;
-        case 0x85: case 0x86: case 0x87: /* TUPLE1-3 */
-            st = make_tuple(m, (int)(op - 0x84));
-            break;
-        case 'J': /* BININT */
-            if ((st = operand(m, 4, &o)) == KVG_OK &&
-                (st = push_new(m, V_INT, &idx)) == KVG_OK) {
-                uint32_t u = le32(o);
-                m->v[idx].i = u & 0x80000000u ? (int64_t)u - 4294967296LL
-                                              : (int64_t)u;
-            }
-            break;
-        case 'K': /* BININT1 */
-            if ((st = operand(m, 1, &o)) == KVG_OK &&
-                (st = push_new(m, V_INT, &idx)) == KVG_OK)
-                m->v[idx].i = o[0];
-            break;
-        case 'M': /* BININT2 */
-            if ((st = operand(m, 2, &o)) == KVG_OK &&
-                (st = push_new(m, V_INT, &idx)) == KVG_OK)
-                m->v[idx].i = le16(o);
-            break;
-        case 0x8a: { /* LONG1: n bytes, two's complement, little-endian */
-            uint64_t u = 0;
-            int b;
-            if ((st = operand(m, 1, &o)) != KVG_OK)
-                return st;
-            n = o[0];
-            if (n > 8)
-                return vfail(m, "LONG1 of %d bytes: an int wider than 64 "
-                                "bits",
-                             n);
-            if ((st = operand(m, (size_t)n, &o)) != KVG_OK ||
-                (st = push_new(m, V_INT, &idx)) != KVG_OK)
-                return st;
-            for (b = 0; b < n; b++)
-                u |= (uint64_t)o[b] << (8 * b);
-            if (n > 0 && n < 8 && (o[n - 1] & 0x80u))
-                u |= ~(uint64_t)0 << (8 * n); /* sign-extend */
-            /* two's complement to int64 without an implementation-defined
-             * conversion */
-            m->v[idx].i = u <= (uint64_t)INT64_MAX
-                              ? (int64_t)u
-                              : -(int64_t)(~u) - 1;
-            break;
-        }
-        case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
-            if ((st = push_new(m, V_BOOL, &idx)) == KVG_OK)
-                m->v[idx].i = op == 0x88;
-            break;
-        case 'X': case 0x8c: { /* BINUNICODE, SHORT_BINUNICODE */
-            size_t sl;
-            if ((st = operand(m, op == 'X' ? 4 : 1, &o)) != KVG_OK)
-                return st;
-            sl = op == 'X' ? (size_t)le32(o) : (size_t)o[0];
-            if ((st = operand(m, sl, &o)) != KVG_OK ||
-                (st = push_new(m, V_STR, &idx)) != KVG_OK)
-                return st;
-            m->v[idx].at = (size_t)(o - m->p);
-            m->v[idx].len = sl;
-            break;
-        }
-        case 'c': { /* GLOBAL module\nname\n */
-            const unsigned char *mod, *name;
-            size_t ml, nl;
-            if ((st = line(m, &mod, &ml)) != KVG_OK ||
-                (st = line(m, &name, &nl)) != KVG_OK)
-                return st;
-            st = global(m, mod, ml, name, nl);
-            break;
-        }
-        case 0x93: { /* STACK_GLOBAL: module, name from the stack */
-            int mi, ni;
-            if ((st = pop(m, &ni)) != KVG_OK || (st = pop(m, &mi)) != KVG_OK)
-                return st;
-            if (m->v[mi].type != V_STR || m->v[ni].type != V_STR)
-                return vfail(m, "STACK_GLOBAL of %s and %s, not two str",
-                             type_name(m->v[mi].type),
-                             type_name(m->v[ni].type));
-            st = global(m, m->p + m->v[mi].at, m->v[mi].len,
-                        m->p + m->v[ni].at, m->v[ni].len);
-            break;
-        }
-        case 'Q': /* BINPERSID */
-            st = persid(m);
-            break;
-        case 'R': /* REDUCE */
-            st = reduce(m);
-            break;
-        case '}': /* EMPTY_DICT */
-            if ((st = push_new(m, V_DICT, &idx)) == KVG_OK)
-                m->v[idx].first = m->nk;
-            break;
-        case 's': /* SETITEM */
-            st = set_items(m, 2);
-            break;
-        case 'u': /* SETITEMS */
-            if ((st = pop_mark(m, &n)) == KVG_OK)
-                st = set_items(m, n);
-            break;
-        case 'q': /* BINPUT */
-            if ((st = operand(m, 1, &o)) == KVG_OK)
-                st = memo_put(m, o[0]);
-            break;
-        case 'r': /* LONG_BINPUT */
-            if ((st = operand(m, 4, &o)) == KVG_OK)
-                st = memo_put(m, le32(o));
-            break;
-        case 0x94: /* MEMOIZE */
-            st = memo_put(m, (uint64_t)m->memo_count);
-            break;
-        case 'h': /* BINGET */
-            if ((st = operand(m, 1, &o)) == KVG_OK)
-                st = memo_get(m, o[0]);
-            break;
-        case 'j': /* LONG_BINGET */
-            if ((st = operand(m, 4, &o)) == KVG_OK)
-                st = memo_get(m, le32(o));
-            break;
-        default:
-            return vfail(m, "opcode 0x%02x (%s): not one torch.save writes "
-                            "for a tensor; %s",
-                         op, op_name(op), k_runs_nothing);
-        }
-        if (st != KVG_OK)
-            return st;
     }
     return vfail(m, "the pickle ends without STOP (truncated)");
 }
@@ -1284,7 +1351,6 @@ static kvg_status place(src *s, const zip *z, const vm *m, const ptensor *t,
              expect = 1, data;
     zentry e;
     int d, contiguous = 1, r;
-    kvg_status st;
 
     shown(key, sizeof key, m->p + ps->key_at, ps->key_len);
     shown(pf, sizeof pf, z->prefix, z->prefix_len);
@@ -1324,8 +1390,7 @@ static kvg_status place(src *s, const zip *z, const vm *m, const ptensor *t,
     if (r == 0)
         return fail(s, "%s: its storage %s/%s is not in the archive", what,
                     pf, name);
-    if ((st = zip_data(s, z, &e, &data)) != KVG_OK)
-        return st;
+    KVG_TRY(zip_data(s, z, &e, &data));
     if (e.usize != sbytes)
         return fail(s, "%s/%s holds %llu bytes; its storage of %lld %s "
                        "needs %llu",
@@ -1348,180 +1413,198 @@ static kvg_status place(src *s, const zip *z, const vm *m, const ptensor *t,
 }
 
 /* The parse, on either source. */
+/* The archive's byteorder entry: little or, before torch 2.1, none. */
+static kvg_status check_byteorder(src *s, const zip *z, const char *pf)
+{
+    unsigned char bo[16];
+    uint64_t data;
+    zentry e;
+    int found;
+
+    if ((found = zip_find(s, z, "byteorder", &e)) < 0)
+        return s->diag != NULL ? s->diag->status : KVG_ERR_FILE_FORMAT;
+    if (!found)
+        return KVG_OK;
+    KVG_TRY(zip_data(s, z, &e, &data));
+    if (e.usize > sizeof bo)
+        return fail(s, "%s/byteorder: %llu bytes, not a byte order", pf,
+                    (unsigned long long)e.usize);
+    KVG_TRY(rd(s, data, (size_t)e.usize, bo, "the byteorder entry"));
+    if (e.usize == 3 && memcmp(bo, "big", 3) == 0)
+        return fail(s, "saved on a big-endian machine (%s/byteorder is "
+                       "'big'); kvgold reads little-endian tensors",
+                    pf);
+    if (e.usize != 6 || memcmp(bo, "little", 6) != 0) {
+        char b[40];
+        shown(b, sizeof b, bo, (size_t)e.usize);
+        return fail(s, "%s/byteorder is '%s', no byte order torch writes",
+                    pf, b);
+    }
+    return KVG_OK;
+}
+
+/* The archive's data.pkl, read and checked against its CRC-32, in *pkl
+ * (malloc'ed) and a machine *m (malloc'ed) ready to run it. */
+static kvg_status load_pickle(src *s, const zip *z, const char *pkl_name,
+                              unsigned char **pkl, vm **m)
+{
+    uint64_t data;
+    zentry e;
+    int found;
+
+    if ((found = zip_find(s, z, "data.pkl", &e)) <= 0)
+        return found < 0 ? (s->diag != NULL ? s->diag->status
+                                            : KVG_ERR_FILE_FORMAT)
+                         : fail(s, "no %s in the archive: not a torch.save "
+                                   "file",
+                                pkl_name);
+    KVG_TRY(zip_data(s, z, &e, &data));
+    if (e.usize > KVG_SCAN_PT_META_MAX || e.usize == 0)
+        return fail(s, "%s: %llu bytes; a torch.save of one tensor writes a "
+                       "few hundred (kvgold reads up to %u)",
+                    pkl_name, (unsigned long long)e.usize,
+                    KVG_SCAN_PT_META_MAX);
+    if ((*pkl = (unsigned char *)malloc((size_t)e.usize)) == NULL ||
+        (*m = (vm *)malloc(sizeof **m)) == NULL)
+        return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
+                            "out of memory");
+    KVG_TRY(rd(s, data, (size_t)e.usize, *pkl, "the pickle"));
+    if (kvg_scan_pt_crc32(*pkl, (size_t)e.usize) != e.crc)
+        return fail(s, "%s: its CRC-32 is not the one the archive records "
+                       "(damaged)",
+                    pkl_name);
+    memset(*m, 0, sizeof **m);
+    (*m)->s = s;
+    (*m)->pkl = pkl_name;
+    (*m)->p = *pkl;
+    (*m)->len = (size_t)e.usize;
+    return KVG_OK;
+}
+
+/* The pickled tensor t: its bytes placed in the archive, its dtype the
+ * declared one (decl, unless KVG_DTYPE_INVALID) or a raw byte type. */
+static kvg_status take_tensor(src *s, const zip *z, const vm *m,
+                              const ptensor *t, kvg_dtype decl,
+                              kvg_scan_arg *r, uint64_t *off,
+                              uint64_t *nbytes)
+{
+    KVG_TRY(place(s, z, m, t, "the tensor", off, nbytes));
+    if (decl != KVG_DTYPE_INVALID && decl != t->dtype &&
+        !(raw_byte(decl) && raw_byte(t->dtype)))
+        return fail(s, "holds a tensor of %s (%s), where %s is declared",
+                    kvg_dtype_name(t->dtype), t->dtype_from,
+                    kvg_dtype_name(decl));
+    r->dtype = decl != KVG_DTYPE_INVALID ? decl : t->dtype;
+    r->rank = t->rank;
+    memset(r->shape, 0, sizeof r->shape);
+    memcpy(r->shape, t->size, (size_t)t->rank * sizeof t->size[0]);
+    return KVG_OK;
+}
+
+/* ops-test-kit's raw-byte payload {'ttk_raw_bytes': <uint8 tensor>,
+ * 'ttk_shape': <tuple>}, a dict `res` of 4 kids, of the declared dtype. */
+static kvg_status take_ttk_raw(src *s, const zip *z, const vm *m,
+                               const pv *res, kvg_dtype decl,
+                               kvg_scan_arg *r, uint64_t *off,
+                               uint64_t *nbytes)
+{
+    const ptensor *raw = NULL;
+    int64_t shape[KVG_MAX_RANK];
+    int rank = -1, i;
+    char dims[160];
+    uint64_t need;
+
+    for (i = 0; i < res->n; i += 2) {
+        int key = m->kids[res->first + i], val = m->kids[res->first + i + 1];
+        if (str_is(m, key, "ttk_raw_bytes") && m->v[val].type == V_TENSOR)
+            raw = &m->t[m->v[val].i];
+        else if (str_is(m, key, "ttk_shape"))
+            rank = int_tuple(m, val, shape, KVG_MAX_RANK, 1);
+    }
+    if (raw == NULL || rank < 0)
+        return fail(s, "holds a dict that is not ops-test-kit's raw-byte "
+                       "payload {'ttk_raw_bytes': <uint8 tensor>, "
+                       "'ttk_shape': <tuple of at most %d ints>}",
+                    KVG_MAX_RANK);
+    if (raw->dtype != KVG_UINT8)
+        return fail(s, "ttk_raw_bytes is a tensor of %s (%s), not of uint8",
+                    kvg_dtype_name(raw->dtype), raw->dtype_from);
+    KVG_TRY(place(s, z, m, raw, "ttk_raw_bytes", off, nbytes));
+    if (decl == KVG_DTYPE_INVALID)
+        return fail(s, "ops-test-kit's raw-byte payload, whose dtype only "
+                       "the file name says, and none is declared");
+    if (!kvg_scan_nbytes(decl, rank, shape, &need) || need != *nbytes) {
+        dims_text(dims, sizeof dims, rank, shape);
+        return fail(s, "ttk_raw_bytes holds %llu bytes; ttk_shape %s of %s "
+                       "needs %llu",
+                    (unsigned long long)*nbytes, dims, kvg_dtype_name(decl),
+                    (unsigned long long)need);
+    }
+    r->dtype = decl;
+    r->rank = rank;
+    memset(r->shape, 0, sizeof r->shape);
+    memcpy(r->shape, shape, (size_t)rank * sizeof shape[0]);
+    return KVG_OK;
+}
+
+/* A pickled value that is no tensor kvgold reads, refused by what it
+ * is (a dict by its first keys). */
+static kvg_status refuse_value(src *s, const vm *m, const pv *res)
+{
+    char keys[160];
+    size_t used = 0;
+    int i;
+
+    if (res->type != V_DICT)
+        return fail(s, "holds %s, not a tensor: kvgold reads a torch.save of "
+                       "one tensor",
+                    type_name(res->type));
+    keys[0] = '\0';
+    for (i = 0; i < res->n && i < 8 && used + 4 < sizeof keys; i += 2) {
+        const pv *k = &m->v[m->kids[res->first + i]];
+        char one[40];
+        shown(one, sizeof one, m->p + k->at, k->len);
+        used += (size_t)snprintf(keys + used, sizeof keys - used, "%s'%s'",
+                                 i ? ", " : "", one);
+    }
+    if (res->n > 8 && used + 6 < sizeof keys)
+        (void)snprintf(keys + used, sizeof keys - used, ", ...");
+    return fail(s, "holds a dict (keys %s), not a tensor: kvgold reads a "
+                   "torch.save of one tensor",
+                res->n ? keys : "none");
+}
+
 static kvg_status parse(src *s, unsigned flags, kvg_scan_arg *a)
 {
     zip z;
-    zentry e;
     vm *m = NULL;
     unsigned char *pkl = NULL;
-    char pf[96], pkl_name[128], keys[160];
-    uint64_t data, off = 0, nbytes = 0;
+    char pf[96], pkl_name[128];
+    uint64_t off = 0, nbytes = 0;
     kvg_scan_arg r = *a;
-    kvg_dtype decl = a->dtype;
-    const ptensor *t = NULL;
     const pv *res;
-    int found, result = -1, i;
+    int result = -1;
     kvg_status st;
 
     if ((st = zip_open(s, &z)) != KVG_OK)
         goto done;
     shown(pf, sizeof pf, z.prefix, z.prefix_len);
     (void)snprintf(pkl_name, sizeof pkl_name, "%s/data.pkl", pf);
-    /* the byte order: little (or, before torch 2.1, not recorded) */
-    if ((found = zip_find(s, &z, "byteorder", &e)) < 0) {
-        st = s->diag != NULL ? s->diag->status : KVG_ERR_FILE_FORMAT;
-        goto done;
-    }
-    if (found) {
-        unsigned char bo[16];
-        if ((st = zip_data(s, &z, &e, &data)) != KVG_OK)
-            goto done;
-        if (e.usize > sizeof bo) {
-            st = fail(s, "%s/byteorder: %llu bytes, not a byte order", pf,
-                      (unsigned long long)e.usize);
-            goto done;
-        }
-        if ((st = rd(s, data, (size_t)e.usize, bo, "the byteorder entry")) !=
-            KVG_OK)
-            goto done;
-        if (e.usize == 3 && memcmp(bo, "big", 3) == 0) {
-            st = fail(s, "saved on a big-endian machine (%s/byteorder is "
-                         "'big'); kvgold reads little-endian tensors",
-                      pf);
-            goto done;
-        }
-        if (e.usize != 6 || memcmp(bo, "little", 6) != 0) {
-            char b[40];
-            shown(b, sizeof b, bo, (size_t)e.usize);
-            st = fail(s, "%s/byteorder is '%s', no byte order torch "
-                         "writes",
-                      pf, b);
-            goto done;
-        }
-    }
-    /* the pickle */
-    if ((found = zip_find(s, &z, "data.pkl", &e)) <= 0) {
-        st = found < 0 ? (s->diag != NULL ? s->diag->status
-                                          : KVG_ERR_FILE_FORMAT)
-                       : fail(s, "no %s in the archive: not a torch.save "
-                                 "file",
-                              pkl_name);
-        goto done;
-    }
-    if ((st = zip_data(s, &z, &e, &data)) != KVG_OK)
-        goto done;
-    if (e.usize > KVG_SCAN_PT_META_MAX || e.usize == 0) {
-        st = fail(s, "%s: %llu bytes; a torch.save of one tensor writes a "
-                     "few hundred (kvgold reads up to %u)",
-                  pkl_name, (unsigned long long)e.usize,
-                  KVG_SCAN_PT_META_MAX);
-        goto done;
-    }
-    if ((pkl = (unsigned char *)malloc((size_t)e.usize)) == NULL ||
-        (m = (vm *)malloc(sizeof *m)) == NULL) {
-        st = kvg_fs_fail(s->diag, KVG_ERR_NOMEM, "pt", "out of memory");
-        goto done;
-    }
-    if ((st = rd(s, data, (size_t)e.usize, pkl, "the pickle")) != KVG_OK)
-        goto done;
-    if (kvg_scan_pt_crc32(pkl, (size_t)e.usize) != e.crc) {
-        st = fail(s, "%s: its CRC-32 is not the one the archive records "
-                     "(damaged)",
-                  pkl_name);
-        goto done;
-    }
-    memset(m, 0, sizeof *m);
-    m->s = s;
-    m->pkl = pkl_name;
-    m->p = pkl;
-    m->len = (size_t)e.usize;
-    if ((st = run(m, &result)) != KVG_OK)
+    if ((st = check_byteorder(s, &z, pf)) != KVG_OK ||
+        (st = load_pickle(s, &z, pkl_name, &pkl, &m)) != KVG_OK ||
+        (st = run(m, &result)) != KVG_OK)
         goto done;
     res = &m->v[result];
-    if (res->type == V_TENSOR) {
-        t = &m->t[res->i];
-        if ((st = place(s, &z, m, t, "the tensor", &off, &nbytes)) != KVG_OK)
-            goto done;
-        if (decl != KVG_DTYPE_INVALID && decl != t->dtype &&
-            !(raw_byte(decl) && raw_byte(t->dtype))) {
-            st = fail(s, "holds a tensor of %s (%s), where %s is declared",
-                      kvg_dtype_name(t->dtype), t->dtype_from,
-                      kvg_dtype_name(decl));
-            goto done;
-        }
-        r.dtype = decl != KVG_DTYPE_INVALID ? decl : t->dtype;
-        r.rank = t->rank;
-        memset(r.shape, 0, sizeof r.shape);
-        memcpy(r.shape, t->size, (size_t)t->rank * sizeof t->size[0]);
-    } else if (res->type == V_DICT && (flags & KVG_SCAN_PT_TTK_RAW) &&
-               res->n == 4) {
-        /* ops-test-kit's raw-byte payload */
-        const ptensor *raw = NULL;
-        int64_t shape[KVG_MAX_RANK];
-        int rank = -1;
-        uint64_t need;
-        for (i = 0; i < res->n; i += 2) {
-            int key = m->kids[res->first + i], val = m->kids[res->first + i + 1];
-            if (str_is(m, key, "ttk_raw_bytes") && m->v[val].type == V_TENSOR)
-                raw = &m->t[m->v[val].i];
-            else if (str_is(m, key, "ttk_shape"))
-                rank = int_tuple(m, val, shape, KVG_MAX_RANK, 1);
-        }
-        if (raw == NULL || rank < 0) {
-            st = fail(s, "holds a dict that is not ops-test-kit's raw-byte "
-                         "payload {'ttk_raw_bytes': <uint8 tensor>, "
-                         "'ttk_shape': <tuple of at most %d ints>}",
-                      KVG_MAX_RANK);
-            goto done;
-        }
-        if (raw->dtype != KVG_UINT8) {
-            st = fail(s, "ttk_raw_bytes is a tensor of %s (%s), not of "
-                         "uint8",
-                      kvg_dtype_name(raw->dtype), raw->dtype_from);
-            goto done;
-        }
-        if ((st = place(s, &z, m, raw, "ttk_raw_bytes", &off, &nbytes)) !=
-            KVG_OK)
-            goto done;
-        if (decl == KVG_DTYPE_INVALID) {
-            st = fail(s, "ops-test-kit's raw-byte payload, whose dtype only "
-                         "the file name says, and none is declared");
-            goto done;
-        }
-        if (!kvg_scan_nbytes(decl, rank, shape, &need) || need != nbytes) {
-            dims_text(keys, sizeof keys, rank, shape);
-            st = fail(s, "ttk_raw_bytes holds %llu bytes; ttk_shape %s of "
-                         "%s needs %llu",
-                      (unsigned long long)nbytes, keys,
-                      kvg_dtype_name(decl), (unsigned long long)need);
-            goto done;
-        }
-        r.dtype = decl;
-        r.rank = rank;
-        memset(r.shape, 0, sizeof r.shape);
-        memcpy(r.shape, shape, (size_t)rank * sizeof shape[0]);
-    } else if (res->type == V_DICT) {
-        size_t used = 0;
-        keys[0] = '\0';
-        for (i = 0; i < res->n && i < 8 && used + 4 < sizeof keys; i += 2) {
-            const pv *k = &m->v[m->kids[res->first + i]];
-            char one[40];
-            shown(one, sizeof one, m->p + k->at, k->len);
-            used += (size_t)snprintf(keys + used, sizeof keys - used,
-                                     "%s'%s'", i ? ", " : "", one);
-        }
-        if (res->n > 8 && used + 6 < sizeof keys)
-            (void)snprintf(keys + used, sizeof keys - used, ", ...");
-        st = fail(s, "holds a dict (keys %s), not a tensor: kvgold reads a "
-                     "torch.save of one tensor",
-                  res->n ? keys : "none");
+    if (res->type == V_TENSOR)
+        st = take_tensor(s, &z, m, &m->t[res->i], a->dtype, &r, &off,
+                         &nbytes);
+    else if (res->type == V_DICT && (flags & KVG_SCAN_PT_TTK_RAW) &&
+             res->n == 4)
+        st = take_ttk_raw(s, &z, m, res, a->dtype, &r, &off, &nbytes);
+    else
+        st = refuse_value(s, m, res);
+    if (st != KVG_OK)
         goto done;
-    } else {
-        st = fail(s, "holds %s, not a tensor: kvgold reads a torch.save of "
-                     "one tensor",
-                  type_name(res->type));
-        goto done;
-    }
     r.kind = KVG_SCAN_TENSOR;
     r.layout = KVG_SCAN_LAYOUT_ND;
     r.offset = off;
@@ -1555,15 +1638,13 @@ kvg_status kvg_scan_pt_tensor(const char *dir, const char *file,
                               unsigned flags, kvg_scan_arg *a,
                               kvg_diag *diag)
 {
-    char why[KVG_SCAN_REASON_MAX];
     struct stat sb;
     kvg_status st;
     src s;
     char *path;
     int fd;
 
-    if (kvg_scan_no_link(dir, file, why, sizeof why) != 0)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan", "%s", why);
+    KVG_TRY(kvg_scan_no_link(dir, file, diag));
     if ((path = kvg_path_join(dir, file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     if ((st = kvg_open_regular(path, "pt", &fd, &sb, diag)) != KVG_OK) {

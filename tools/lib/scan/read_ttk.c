@@ -162,14 +162,14 @@ static kvg_status gather(kvg_scan_call *c, char **names, size_t count,
             (int)a.offset != ext)
             continue;
         if (idx >= KVG_SCAN_MAX_ARGS)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "index",
-                               "%s/%s: index %d: more slots than kvgold "
-                               "reads (%d)",
-                               c->dir, names[i], idx, KVG_SCAN_MAX_ARGS);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "index", -1, -1,
+                                "%s/%s: index %d: more slots than kvgold "
+                                "reads (%d)",
+                                c->dir, names[i], idx, KVG_SCAN_MAX_ARGS);
         if (seen[idx])
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "index",
-                               "%s/%s: slot %d given twice", c->dir,
-                               names[i], idx);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "index", -1, -1,
+                                "%s/%s: slot %d given twice", c->dir,
+                                names[i], idx);
         seen[idx] = 1;
         s->a[idx] = a;
         if (idx + 1 > s->n)
@@ -177,16 +177,14 @@ static kvg_status gather(kvg_scan_call *c, char **names, size_t count,
     }
     for (k = 0; k < s->n; k++)
         if (!seen[k])
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "index",
-                               "%s: %s slot %d is missing (the indices must "
-                               "run from 0 without a gap; None is a *_none "
-                               "marker)",
-                               c->dir,
-                               role == 'i'   ? "input"
-                               : role == 's' ? "scalar"
-                               : role == 'g' ? "golden"
-                                             : "output",
-                               k);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "index", -1, -1,
+                                "%s: %s slot %d is missing (the indices must "
+                                "run from 0 without a gap; None is a *_none "
+                                "marker)", c->dir, role == 'i'   ? "input"
+                                : role == 's' ? "scalar"
+                                : role == 'g' ? "golden"
+                                              : "output",
+                                k);
     return KVG_OK;
 }
 
@@ -203,9 +201,9 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
     if (a->kind != KVG_SCAN_TENSOR)
         return KVG_OK;
     if (a->dtype == KVG_DTYPE_INVALID)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "dtype",
-                           "%s/%s: dtype: not one kvgold reads", c->dir,
-                           a->file);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
+                            "%s/%s: dtype: not one kvgold reads", c->dir,
+                            a->file);
     if (ext == 1)
         return kvg_scan_npy_arg(c->dir, a->file, a->dtype, a, diag);
     if (ext == 2) /* the file name's dtype wins for one-byte codes */
@@ -214,9 +212,9 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
     if (a->rank < 0)
         return KVG_OK; /* a .bin input: its shape comes from its cache */
     if (!kvg_scan_nbytes(a->dtype, a->rank, a->shape, &need))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                           "%s/%s: shape: no valid byte size", c->dir,
-                           a->file);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                            "%s/%s: shape: no valid byte size", c->dir,
+                            a->file);
     if ((path = kvg_path_join(c->dir, a->file, NULL, diag)) == NULL)
         return KVG_ERR_NOMEM;
     ok = kvg_scan_head(path, none, 0, &len, &size, diag) == KVG_OK;
@@ -224,10 +222,10 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
     if (!ok)
         return diag->status;
     if (size != need)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                           "%s/%s: %llu bytes, its dtype and shape say %llu",
-                           c->dir, a->file, (unsigned long long)size,
-                           (unsigned long long)need);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                            "%s/%s: %llu bytes, its dtype and shape say %llu",
+                            c->dir, a->file, (unsigned long long)size,
+                            (unsigned long long)need);
     a->offset = 0;
     a->nbytes = need;
     return KVG_OK;
@@ -396,12 +394,11 @@ static int csv_form_outputs(kvg_scan_call *c, const kvg_ttk_row *row,
 {
     int slot[KVG_SCAN_MAX_ARGS], returned, n, n_out = 0;
     char want[96], got[96];
+    kvg_diag diag;
 
-    if ((n = kvg_ttk_form_inplace(f, slot, KVG_SCAN_MAX_ARGS, &returned)) <
-        0)
-        return say(c, row, "%s: its in-place outputs are not in the order "
-                           "of their arguments",
-                   f->api);
+    if (kvg_ttk_form_inplace(f, slot, KVG_SCAN_MAX_ARGS, &n, &returned,
+                             &diag) != KVG_OK)
+        return say(c, row, "%s", diag.message);
     while (f->outputs[n_out] != NULL)
         n_out++;
     if (row->n_inplace >= 0 &&
@@ -598,7 +595,8 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     kvg_status st = KVG_OK;
 
     if (s == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan", "out of memory");
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                            "out of memory");
     /* one whole format: bin before npy before pt */
     for (ext = 0; ext < 3 && found < 0; ext++) {
         if ((st = gather(c, names, count, 'i', ext, &s[0], diag)) != KVG_OK)
@@ -766,16 +764,16 @@ kvg_status kvg_scan_read_ttk_csv(const char *path, const char *csv,
     w.csv = NULL;
     w.row = NULL;
     if (kvg_scan_kind(path, 0) != 1)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
-                           "%s: not a directory (ops-test-kit data is a "
-                           "directory of case directories)", path);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
+                            "%s: not a directory (ops-test-kit data is a "
+                            "directory of case directories)", path);
     if (csv != NULL) {
         if ((st = kvg_ttk_csv_load(csv, &t, diag)) != KVG_OK)
             return st;
         if ((w.row = (kvg_ttk_row *)malloc(sizeof *w.row)) == NULL) {
             kvg_ttk_csv_free(t);
-            return kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
-                               "out of memory");
+            return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                                "out of memory");
         }
         w.csv = t;
     }

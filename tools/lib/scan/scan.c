@@ -61,9 +61,9 @@ kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
         if (cap > SIZE_MAX / sizeof *p ||
             (p = (kvg_scan_call *)realloc(l->calls, cap * sizeof *p)) ==
                 NULL) {
-            kvg_fs_fail(diag, KVG_ERR_NOMEM, "scan",
-                        "out of memory listing %lu calls",
-                        (unsigned long)l->count);
+            kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                         "out of memory listing %lu calls",
+                         (unsigned long)l->count);
             return NULL;
         }
         l->calls = p;
@@ -211,8 +211,8 @@ static int known_attr(const char *name, const char *op)
     return 0;
 }
 
-int kvg_scan_attr_check(const char *arg, const char *op, char *why,
-                        size_t cap)
+kvg_status kvg_scan_attr_check(const char *arg, const char *op,
+                               kvg_diag *diag)
 {
     const char *eq = strchr(arg, '=');
     char name[KVG_SCAN_NAME_MAX];
@@ -220,41 +220,37 @@ int kvg_scan_attr_check(const char *arg, const char *op, char *why,
     kvg_diag jd;
     size_t n;
 
-    if (eq == NULL || eq == arg) {
-        (void)snprintf(why, cap, "--attr needs NAME=VALUE (VALUE as "
-                                 "case.json writes it), got %s", arg);
-        return -1;
-    }
+    if (eq == NULL || eq == arg)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--attr", -1, -1,
+                            "--attr needs NAME=VALUE (VALUE as case.json "
+                            "writes it), got %s", arg);
     n = (size_t)(eq - arg);
     if (n < sizeof name) {
         memcpy(name, arg, n);
         name[n] = '\0';
     }
-    if (n >= sizeof name || !known_attr(name, op)) {
-        (void)snprintf(why, cap, "--attr %.*s: no attribute or option of "
-                                 "%s has that name (docs/scan.md lists "
-                                 "them)",
-                       (int)n, arg, op != NULL ? op : "any kvgold operator");
-        return -1;
-    }
-    if (strlen(eq + 1) >= KVG_SCAN_VALUE_MAX) {
-        (void)snprintf(why, cap, "--attr %s: the value is longer than %d "
-                                 "bytes", name, KVG_SCAN_VALUE_MAX - 1);
-        return -1;
-    }
+    if (n >= sizeof name || !known_attr(name, op))
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--attr", -1, -1,
+                            "--attr %.*s: no attribute or option of %s has "
+                            "that name (docs/scan.md lists them)",
+                            (int)n, arg,
+                            op != NULL ? op : "any kvgold operator");
+    if (strlen(eq + 1) >= KVG_SCAN_VALUE_MAX)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--attr", -1, -1,
+                            "--attr %s: the value is longer than %d bytes",
+                            name, KVG_SCAN_VALUE_MAX - 1);
     kvg_diag_clear(&jd);
-    if (kvg_json_parse(eq + 1, strlen(eq + 1), name, &doc, &jd) != KVG_OK) {
-        (void)snprintf(why, cap, "--attr %s: %s is not a JSON value (write "
-                                 "it as case.json does: 1e-06, true, "
-                                 "'\"PA_NZ\"'): %s",
-                       name, eq + 1, jd.message);
-        return -1;
-    }
+    if (kvg_json_parse(eq + 1, strlen(eq + 1), name, &doc, &jd) != KVG_OK)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--attr", -1, -1,
+                            "--attr %s: %s is not a JSON value (write it as "
+                            "case.json does: 1e-06, true, '\"PA_NZ\"'): %s",
+                            name, eq + 1, jd.message);
     kvg_json_free(doc);
-    return 0;
+    return KVG_OK;
 }
 
-int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json)
+kvg_status kvg_scan_set_attr(kvg_scan_bound *b, const char *attr,
+                             const char *json, kvg_diag *diag)
 {
     int i;
     for (i = 0; i < b->n_attrs; i++)
@@ -262,12 +258,13 @@ int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json)
             break;
     if (i == KVG_SCAN_MAX_ARGS || strlen(attr) >= KVG_SCAN_NAME_MAX ||
         strlen(json) >= KVG_SCAN_VALUE_MAX)
-        return -1;
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr, -1, -1,
+                            "%s: value too long", attr);
     strcpy(b->attr[i], attr);
     strcpy(b->value[i], json);
     if (i == b->n_attrs)
         b->n_attrs++;
-    return 0;
+    return KVG_OK;
 }
 
 const char *kvg_scan_get_attr(const kvg_scan_bound *b, const char *attr)
@@ -313,38 +310,43 @@ static int bound_index(kvg_scan_bound *b, const char *name)
     return b->n++;
 }
 
+/* More tensors than a bound call holds; the operators have fewer, so this
+ * is a guard (it used to be a -1 with no reason). */
+static kvg_status too_many_args(kvg_diag *diag)
+{
+    return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "", -1, -1,
+                        "more than %d tensors", KVG_SCAN_MAX_ARGS);
+}
+
 /* Argument `a` of the call for map entry `entry` (a kvgold tensor name,
- * "=attr" or "-"). Returns 0, or -1 with why. */
-static int bind_input(kvg_scan_bound *b, const char *entry,
-                      const kvg_scan_arg *a, char *why, size_t cap)
+ * "=attr" or "-"). */
+static kvg_status bind_input(kvg_scan_bound *b, const char *entry,
+                             const kvg_scan_arg *a, kvg_diag *diag)
 {
     int k;
     if (entry[0] == '-' || a->kind == KVG_SCAN_ABSENT ||
         a->kind == KVG_SCAN_NONE)
-        return 0; /* None: the optional argument left out, its default */
+        return KVG_OK; /* None: the optional argument left out, its default */
     if (entry[0] == '=') {
-        if (a->kind != KVG_SCAN_SCALAR) {
-            (void)snprintf(why, cap, "argument %s (%s): a tensor where the "
-                                     "operator takes a scalar",
-                           a->name, entry + 1);
-            return -1;
-        }
-        if (kvg_scan_set_attr(b, entry + 1, a->value) != 0) {
-            (void)snprintf(why, cap, "argument %s: value too long", a->name);
-            return -1;
-        }
-        return 0;
+        if (a->kind != KVG_SCAN_SCALAR)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, a->name, -1, -1,
+                                "argument %s (%s): a tensor where the "
+                                "operator takes a scalar",
+                                a->name, entry + 1);
+        if (kvg_scan_set_attr(b, entry + 1, a->value, NULL) != KVG_OK)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, a->name, -1, -1,
+                                "argument %s: value too long", a->name);
+        return KVG_OK;
     }
-    if (a->kind != KVG_SCAN_TENSOR) {
-        (void)snprintf(why, cap, "argument %s (%s): a scalar (%s) where the "
-                                 "operator takes a tensor",
-                       a->name, entry, a->value);
-        return -1;
-    }
+    if (a->kind != KVG_SCAN_TENSOR)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, a->name, -1, -1,
+                            "argument %s (%s): a scalar (%s) where the "
+                            "operator takes a tensor",
+                            a->name, entry, a->value);
     if ((k = bound_index(b, entry)) < 0)
-        return -1;
+        return too_many_args(diag);
     b->pre[k] = a;
-    return 0;
+    return KVG_OK;
 }
 
 /* 1 if `name` is a kvgold option of the operator, 0 an attribute, -1
@@ -371,13 +373,14 @@ static void output_name(const kvg_scan_call *c, int n, char *out, size_t cap)
         (void)snprintf(out, cap, "output %d", n);
 }
 
-static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
-                const kvg_scan_sig *s, kvg_scan_bound *b, char *why,
-                size_t cap)
+/* The call's inputs, by keyword or position, onto the signature's
+ * entries. */
+static kvg_status bind_inputs(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                              const kvg_scan_sig *s, kvg_scan_bound *b,
+                              kvg_diag *diag)
 {
     int i, n;
 
-    memset(b, 0, sizeof *b);
     for (i = 0; i < c->n_in; i++) {
         const char *entry = NULL;
         const kvg_scan_arg *a = &c->in[i];
@@ -392,23 +395,30 @@ static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
             if (i >= n) {
                 if (a->kind == KVG_SCAN_NONE || a->kind == KVG_SCAN_ABSENT)
                     continue;
-                (void)snprintf(why, cap, "the call has %d inputs, %s takes "
-                                         "%d in %s",
-                               c->n_in, kvg_scan_op(m), n,
-                               kvg_scan_format_name(c->format));
-                return -1;
+                return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "", -1, -1,
+                                    "the call has %d inputs, %s takes %d in "
+                                    "%s", c->n_in, kvg_scan_op(m), n,
+                                    kvg_scan_format_name(c->format));
             }
             entry = s->inputs[i];
         }
-        if (bind_input(b, entry, a, why, cap) != 0)
-            return -1;
+        KVG_TRY(bind_input(b, entry, a, diag));
     }
+    return KVG_OK;
+}
+
+/* Where each output's post-call dump is, or how the format names it. */
+static kvg_status bind_outputs(const kvg_scan_call *c, const kvg_scan_sig *s,
+                               kvg_scan_bound *b, kvg_diag *diag)
+{
+    int n;
+
     for (n = 0; s->outputs[n] != NULL; n++) {
         int k;
         if (s->outputs[n][0] == '-')
             continue;
         if ((k = bound_index(b, s->outputs[n])) < 0)
-            return -1;
+            return too_many_args(diag);
         if (n < c->n_out && c->out[n].kind == KVG_SCAN_TENSOR) {
             b->post[k] = &c->out[n];
             (void)snprintf(b->post_where[k], sizeof b->post_where[k], "%s",
@@ -417,18 +427,40 @@ static int bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
             output_name(c, n, b->post_where[k], sizeof b->post_where[k]);
         }
     }
-    /* parameters the dump records under the operator's own attribute
-     * names (a CANN dump's attrs) */
+    return KVG_OK;
+}
+
+/* Parameters the dump records under the operator's own attribute names
+ * (a CANN dump's attrs). */
+static kvg_status bind_params(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                              kvg_scan_bound *b, kvg_diag *diag)
+{
+    int i;
+
     for (i = 0; i < c->n_params; i++)
         if (c->params[i].kind == KVG_SCAN_SCALAR &&
             is_option(m, c->params[i].name) >= 0 &&
             kvg_scan_get_attr(b, c->params[i].name) == NULL &&
-            kvg_scan_set_attr(b, c->params[i].name, c->params[i].value) != 0) {
-            (void)snprintf(why, cap, "parameter %s: value too long",
-                           c->params[i].name);
-            return -1;
-        }
-    return m->finish != NULL ? m->finish(c, b, why, cap) : 0;
+            kvg_scan_set_attr(b, c->params[i].name, c->params[i].value,
+                              NULL) != KVG_OK)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID,
+                                c->params[i].name, -1, -1,
+                                "parameter %s: value too long",
+                                c->params[i].name);
+    return KVG_OK;
+}
+
+/* The call onto the operator's signature: inputs, outputs, parameters,
+ * then the operator's own translations. */
+static kvg_status bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                       const kvg_scan_sig *s, kvg_scan_bound *b,
+                       kvg_diag *diag)
+{
+    memset(b, 0, sizeof *b);
+    KVG_TRY(bind_inputs(c, m, s, b, diag));
+    KVG_TRY(bind_outputs(c, s, b, diag));
+    KVG_TRY(bind_params(c, m, b, diag));
+    return m->finish != NULL ? m->finish(c, b, diag) : KVG_OK;
 }
 
 /* ---- loading ----------------------------------------------------------- */
@@ -470,42 +502,120 @@ void kvg_scan_files_close(kvg_scan_files *f)
         kvg_file_unmap(&f->map[k]);
 }
 
-/* Map file k of the call whole; 1 mapped, 0 to be read instead (empty,
- * or too big for the address space), -1 with why. */
-static int map_file(kvg_scan_files *f, int k, const char *path, char *why,
-                    size_t cap)
+/* Map file k of the call whole, or leave it to be read (f->used[k] 0:
+ * empty, or too big for the address space); a file that cannot be opened
+ * or mapped is "unreadable: ...". */
+static kvg_status map_file(kvg_scan_files *f, int k, const char *path,
+                           kvg_diag *diag)
 {
     struct stat sb;
-    kvg_diag diag;
+    kvg_diag why;
     kvg_status st;
     void *base;
     int fd;
 
-    kvg_diag_clear(&diag);
-    st = kvg_open_regular(path, f->file[k], &fd, &sb, &diag);
+    kvg_diag_clear(&why);
+    st = kvg_open_regular(path, f->file[k], &fd, &sb, &why);
     if (st == KVG_OK) {
         close(fd);
         st = kvg_region_map(path, f->file[k], 0, (uint64_t)sb.st_size,
-                            KVG_MAP_READ, &f->map[k], &base, &diag);
+                            KVG_MAP_READ, &f->map[k], &base, &why);
     }
     if (st == KVG_OK)
-        return 1;
+        return KVG_OK;
     if (st == KVG_ERR_PARAM_INVALID) {
         f->used[k] = 0; /* read its tensors, which says what is wrong */
-        return 0;
+        return KVG_OK;
     }
-    (void)snprintf(why, cap, "%s%s", st == KVG_ERR_IO ? "unreadable: " : "",
-                   diag.message);
-    return -1;
+    return kvg_diag_set(diag, st, why.tensor, -1, -1, "%s%s",
+                        st == KVG_ERR_IO ? "unreadable: " : "", why.message);
 }
 
-static void truncated(char *why, size_t cap, const char *path,
-                      const kvg_scan_arg *a, uint64_t size)
+static kvg_status truncated(kvg_diag *diag, const char *path,
+                            const kvg_scan_arg *a, uint64_t size)
 {
-    (void)snprintf(why, cap, "%s: truncated: %llu bytes of data at offset "
-                             "%llu, the file has %llu",
-                   path, (unsigned long long)a->nbytes,
-                   (unsigned long long)a->offset, (unsigned long long)size);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, a->file, -1, -1,
+                        "%s: truncated: %llu bytes of data at offset %llu, "
+                        "the file has %llu",
+                        path, (unsigned long long)a->nbytes,
+                        (unsigned long long)a->offset,
+                        (unsigned long long)size);
+}
+
+/* Argument a as a view into the call's mapping of its file k. */
+static kvg_status view_mapped(const kvg_scan_files *f, int k,
+                              const char *path, const kvg_scan_arg *a,
+                              kvg_tensor *out, kvg_file_map *map,
+                              kvg_diag *diag)
+{
+    const kvg_file_map *m = &f->map[k];
+    if ((uint64_t)m->len < a->offset ||
+        (uint64_t)m->len - a->offset < a->nbytes)
+        return truncated(diag, path, a, (uint64_t)m->len);
+    *map = *m;
+    map->borrowed = 1; /* the call's file table unmaps it */
+    *out = kvg_tensor_make((unsigned char *)m->base + (size_t)a->offset,
+                           (size_t)a->nbytes, a->dtype, a->rank, a->shape);
+    return KVG_OK;
+}
+
+/* Argument a read from its open file into memory reserved in the ledger
+ * (under `what`). */
+static kvg_status read_tensor(int fd, uint64_t size, const char *path,
+                              const char *what, const kvg_scan_arg *a,
+                              kvg_tensor *out, kvg_diag *diag)
+{
+    void *buf;
+    ssize_t got;
+
+    if (size < a->offset || size - a->offset < a->nbytes)
+        return truncated(diag, path, a, size);
+    KVG_TRY(kvg_mem_reserve(a->nbytes, what, diag));
+    buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
+    got = buf != NULL ? kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset)
+                      : -1;
+    if (buf == NULL || got < 0 || (uint64_t)got != a->nbytes) {
+        kvg_status st = kvg_diag_set(
+            diag, buf == NULL ? KVG_ERR_NOMEM : KVG_ERR_IO, a->file, -1, -1,
+            "%s: %s", path,
+            buf == NULL ? "out of memory"
+            : got < 0   ? strerror(errno)
+                        : "shorter than its header says");
+        free(buf);
+        kvg_mem_release(a->nbytes);
+        return st;
+    }
+    *out = kvg_tensor_make(buf, (size_t)a->nbytes, a->dtype, a->rank,
+                           a->shape);
+    return KVG_OK;
+}
+
+/* Argument a of a call in `dir`, mapped (its file mapped for the call
+ * first when it is big) or read. */
+static kvg_status open_at(const char *path, kvg_scan_files *f,
+                          const kvg_scan_arg *a, kvg_tensor *out,
+                          kvg_file_map *map, kvg_diag *diag)
+{
+    char what[KVG_SCAN_FILE_MAX + 32];
+    struct stat sb;
+    kvg_diag why;
+    kvg_status st;
+    int fd, k;
+
+    (void)snprintf(what, sizeof what, "%s", a->file);
+    k = file_index(f, a->file);
+    if (k >= 0 && f->used[k] >= (uint64_t)KVG_TENSOR_MAP_MIN &&
+        f->map[k].base == NULL)
+        KVG_TRY(map_file(f, k, path, diag));
+    if (k >= 0 && f->map[k].base != NULL)
+        return view_mapped(f, k, path, a, out, map, diag);
+    kvg_diag_clear(&why);
+    if (kvg_open_regular(path, what, &fd, &sb, &why) != KVG_OK)
+        return kvg_diag_set(diag, why.status, why.tensor, -1, -1,
+                            "unreadable: %s", why.message);
+    st = read_tensor(fd, (uint64_t)sb.st_size, path, what, a, out, diag);
+    close(fd);
+    return st;
 }
 
 /* As compare maps a case's big files: mapped pages are file pages the
@@ -514,93 +624,25 @@ static void truncated(char *why, size_t cap, const char *path,
  * bytes are not copied twice, and a cache the golden updates is mapped
  * again privately by the case harness (kvg_case_set_add_cache), so only
  * the pages it writes are copied. */
-int kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
-                  const kvg_scan_arg *a, kvg_tensor *out, kvg_file_map *map,
-                  char *why, size_t cap)
+kvg_status kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
+                         const kvg_scan_arg *a, kvg_tensor *out,
+                         kvg_file_map *map, kvg_diag *diag)
 {
-    char what[KVG_SCAN_FILE_MAX + 32];
-    struct stat sb;
-    kvg_diag diag;
-    void *buf;
+    kvg_status st;
     char *path;
-    ssize_t got;
-    int fd, k;
 
     memset(out, 0, sizeof *out);
     memset(map, 0, sizeof *map);
-    if (a->nbytes > SIZE_MAX - 1) {
-        (void)snprintf(why, cap, "%s: %llu bytes do not fit in memory",
-                       a->file, (unsigned long long)a->nbytes);
-        return -1;
-    }
-    kvg_diag_clear(&diag);
-    if (kvg_scan_no_link(c->dir, a->file, why, cap) != 0)
-        return -1;
-    path = kvg_path_join(c->dir, a->file, NULL, &diag);
-    if (path == NULL) {
-        (void)snprintf(why, cap, "%s", diag.message);
-        return -1;
-    }
-    (void)snprintf(what, sizeof what, "%s", a->file);
-    k = file_index(f, a->file);
-    if (k >= 0 && f->used[k] >= (uint64_t)KVG_TENSOR_MAP_MIN &&
-        f->map[k].base == NULL && map_file(f, k, path, why, cap) < 0) {
-        free(path);
-        return -1;
-    }
-    if (k >= 0 && f->map[k].base != NULL) {
-        const kvg_file_map *m = &f->map[k];
-        if ((uint64_t)m->len < a->offset ||
-            (uint64_t)m->len - a->offset < a->nbytes) {
-            truncated(why, cap, path, a, (uint64_t)m->len);
-            free(path);
-            return -1;
-        }
-        *map = *m;
-        map->borrowed = 1; /* the call's file table unmaps it */
-        *out = kvg_tensor_make((unsigned char *)m->base + (size_t)a->offset,
-                               (size_t)a->nbytes, a->dtype, a->rank,
-                               a->shape);
-        free(path);
-        return 0;
-    }
-    if (kvg_open_regular(path, what, &fd, &sb, &diag) != KVG_OK) {
-        (void)snprintf(why, cap, "unreadable: %s", diag.message);
-        free(path);
-        return -1;
-    }
-    if ((uint64_t)sb.st_size < a->offset ||
-        (uint64_t)sb.st_size - a->offset < a->nbytes) {
-        truncated(why, cap, path, a, (uint64_t)sb.st_size);
-        close(fd);
-        free(path);
-        return -1;
-    }
-    if (kvg_mem_reserve(a->nbytes, what, &diag) != KVG_OK) {
-        (void)snprintf(why, cap, "%s", diag.message);
-        close(fd);
-        free(path);
-        return -1;
-    }
-    buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
-    got = buf != NULL ? kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset)
-                      : -1;
-    if (buf == NULL || got < 0 || (uint64_t)got != a->nbytes) {
-        (void)snprintf(why, cap, "%s: %s", path,
-                       buf == NULL ? "out of memory"
-                       : got < 0   ? strerror(errno)
-                                   : "shorter than its header says");
-        free(buf);
-        kvg_mem_release(a->nbytes);
-        buf = NULL;
-    }
-    close(fd);
+    if (a->nbytes > SIZE_MAX - 1)
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, a->file, -1, -1,
+                            "%s: %llu bytes do not fit in memory", a->file,
+                            (unsigned long long)a->nbytes);
+    KVG_TRY(kvg_scan_no_link(c->dir, a->file, diag));
+    if ((path = kvg_path_join(c->dir, a->file, NULL, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    st = open_at(path, f, a, out, map, diag);
     free(path);
-    if (buf == NULL)
-        return -1;
-    *out = kvg_tensor_make(buf, (size_t)a->nbytes, a->dtype, a->rank,
-                           a->shape);
-    return 0;
+    return st;
 }
 
 void kvg_scan_close(kvg_tensor *t, kvg_file_map *map)
@@ -615,30 +657,27 @@ void kvg_scan_close(kvg_tensor *t, kvg_file_map *map)
 }
 
 /* Append argument `a` as tensor `name` of set `s`, mapped or read. */
-static int add_tensor(const kvg_scan_call *c, kvg_scan_files *f,
-                      kvg_case_set *s, const char *name,
-                      const kvg_scan_arg *a, char *why,
-                      size_t cap)
+static kvg_status add_tensor(const kvg_scan_call *c, kvg_scan_files *f,
+                             kvg_case_set *s, const char *name,
+                             const kvg_scan_arg *a, kvg_diag *diag)
 {
     kvg_case_tensor *item;
 
-    if (s->count == KVG_CASE_MAX_TENSORS) {
-        (void)snprintf(why, cap, "too many tensors");
-        return -1;
-    }
+    if (s->count == KVG_CASE_MAX_TENSORS)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "too many tensors");
     item = &s->items[s->count];
     memset(item, 0, sizeof *item);
-    if (kvg_scan_open(c, f, a, &item->t, &item->map, why, cap) != 0)
-        return -1;
+    KVG_TRY(kvg_scan_open(c, f, a, &item->t, &item->map, diag));
     s->count++; /* the case owns it now: kvg_case_set_free */
     (void)snprintf(item->name, sizeof item->name, "%s", name);
     (void)snprintf(item->file, sizeof item->file, "%s", a->file);
-    return 0;
+    return KVG_OK;
 }
 
 /* --attr NAME=JSON for the operators that have NAME. */
-static int user_attrs(const kvg_scan_opmap *m, const kvg_scan_opts *o,
-                      kvg_scan_bound *b, char *why, size_t cap)
+static kvg_status user_attrs(const kvg_scan_opmap *m, const kvg_scan_opts *o,
+                             kvg_scan_bound *b, kvg_diag *diag)
 {
     int i;
     for (i = 0; i < o->n_attrs; i++) {
@@ -650,18 +689,17 @@ static int user_attrs(const kvg_scan_opmap *m, const kvg_scan_opts *o,
         name[eq - o->attrs[i]] = '\0';
         if (is_option(m, name) < 0)
             continue;
-        if (kvg_scan_set_attr(b, name, eq + 1) != 0) {
-            (void)snprintf(why, cap, "--attr %s: too long", o->attrs[i]);
-            return -1;
-        }
+        if (kvg_scan_set_attr(b, name, eq + 1, NULL) != KVG_OK)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "--attr", -1, -1,
+                                "--attr %s: too long", o->attrs[i]);
     }
-    return 0;
+    return KVG_OK;
 }
 
 /* The call as a case: op, attributes (JSON), the pre-call tensors. */
-static int build_case(const kvg_scan_call *c, kvg_scan_files *f,
-                      const kvg_scan_opmap *m, const kvg_scan_bound *b,
-                      kvg_case *k, char *why, size_t cap)
+static kvg_status build_case(const kvg_scan_call *c, kvg_scan_files *f,
+                             const kvg_scan_opmap *m, const kvg_scan_bound *b,
+                             kvg_case *k, kvg_diag *diag)
 {
     char text[KVG_SCAN_MAX_ARGS * (KVG_SCAN_NAME_MAX + KVG_SCAN_VALUE_MAX +
                                    8) + 32];
@@ -689,23 +727,20 @@ static int build_case(const kvg_scan_call *c, kvg_scan_files *f,
     }
     if (used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "}}");
-    if (used >= sizeof text) {
-        (void)snprintf(why, cap, "the attributes do not fit");
-        return -1;
-    }
-    if (kvg_json_parse(text, used, "attributes", &k->json, &jd) != KVG_OK) {
-        (void)snprintf(why, cap, "a dumped attribute is not a value: %s",
-                       jd.message);
-        return -1;
-    }
+    if (used >= sizeof text)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "attributes", -1,
+                            -1, "the attributes do not fit");
+    if (kvg_json_parse(text, used, "attributes", &k->json, &jd) != KVG_OK)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "attributes", -1, -1,
+                            "a dumped attribute is not a value: %s",
+                            jd.message);
     k->attrs = kvg_json_get(k->json, "attrs");
     k->options = kvg_json_get(k->json, "options");
     for (i = 0; i < b->n; i++)
-        if (b->pre[i] != NULL &&
-            add_tensor(c, f, &k->inputs, b->name[i], b->pre[i], why,
-                       cap) != 0)
-            return -1;
-    return 0;
+        if (b->pre[i] != NULL)
+            KVG_TRY(add_tensor(c, f, &k->inputs, b->name[i], b->pre[i],
+                               diag));
+    return KVG_OK;
 }
 
 /* ---- judging ----------------------------------------------------------- */
@@ -795,9 +830,15 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
         return;
     }
-    if (mismatch(&g->t, post, why, sizeof why) != NULL ||
-        kvg_scan_open(c, &j->files, post, &j->npu[i], &j->npu_map[i], why,
-                      sizeof why) != 0) {
+    if (mismatch(&g->t, post, why, sizeof why) != NULL) {
+        (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+        return;
+    }
+    kvg_diag_clear(&diag);
+    if (kvg_scan_open(c, &j->files, post, &j->npu[i], &j->npu_map[i],
+                      &diag) != KVG_OK) {
+        /* a reason is cut where it always was */
+        (void)snprintf(why, sizeof why, "%s", diag.message);
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
         return;
     }
@@ -975,64 +1016,13 @@ static void not_judged(kvg_scan_result *r, const char *fmt, const char *a,
     (void)snprintf(r->reason, sizeof r->reason, fmt, a, b);
 }
 
-void kvg_scan_judge(const kvg_scan_call *c, size_t index,
-                    const kvg_scan_opts *o, kvg_scan_result *r)
+/* The call's verdict from its tensors': FAIL if one failed, else NOT
+ * JUDGED if one was not judged, else PASS; the first failing (else
+ * unjudged) tensor's reason says the call's. */
+static void call_verdict(const judged *j, kvg_scan_result *r)
 {
-    kvg_scan_sig sig;
-    const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, &sig);
-    char why[KVG_SCAN_REASON_MAX];
-    kvg_scan_bound b;
-    judged *j;
-    kvg_case k;
-    kvg_diag diag;
-    kvg_status st;
     int i;
 
-    memset(r, 0, sizeof *r);
-    why[0] = '\0';
-    if (m != NULL)
-        (void)snprintf(r->op, sizeof r->op, "%s", kvg_scan_op(m));
-    if (c->unreadable[0] != '\0') {
-        not_judged(r, "%s%s", c->unreadable, "");
-        return;
-    }
-    if (m == NULL) {
-        not_judged(r, "%s is no kvgold operator%s", c->api, "");
-        return;
-    }
-    if (bind(c, m, &sig, &b, why, sizeof why) != 0 ||
-        user_attrs(m, o, &b, why, sizeof why) != 0) {
-        not_judged(r, "cannot map the call onto %s: %s", kvg_scan_op(m), why);
-        return;
-    }
-    if ((j = (judged *)calloc(1, sizeof *j)) == NULL) {
-        not_judged(r, "out of memory%s%s", "", "");
-        return;
-    }
-    kvg_scan_files_plan(&j->files, c);
-    if (build_case(c, &j->files, m, &b, &k, why, sizeof why) != 0) {
-        not_judged(r, "%s%s", why, "");
-        kvg_case_free(&k);
-        kvg_scan_files_close(&j->files);
-        free(j);
-        return;
-    }
-    kvg_diag_clear(&diag);
-    if ((st = kvg_case_run(&k, &j->gold, &diag)) != KVG_OK) {
-        r->verdict = KVG_VERDICT_NOT_JUDGED;
-        (void)snprintf(r->reason, sizeof r->reason,
-                       "the golden refused the call (status %d, %s): %s",
-                       (int)st, diag.tensor[0] ? diag.tensor : "-",
-                       diag.message);
-        kvg_case_free(&k);
-        kvg_scan_files_close(&j->files);
-        free(j);
-        return;
-    }
-    j->n = j->gold.count;
-    for (i = 0; i < j->n; i++)
-        judge_output(c, &k, &b, o, j, i);
-    unjudged_outputs(c, &sig, &b, j);
     for (i = 0; i < j->n + j->n_extra; i++) {
         r->n_tensors++;
         if (j->res[i].verdict == KVG_VERDICT_FAIL)
@@ -1043,7 +1033,6 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
     r->verdict = r->n_failed         ? KVG_VERDICT_FAIL
                  : r->n_not_judged ? KVG_VERDICT_NOT_JUDGED
                                    : KVG_VERDICT_PASS;
-    /* the first failing (else unjudged) tensor's reason says the call's */
     for (i = 0; i < j->n + j->n_extra && r->verdict != KVG_VERDICT_PASS;
          i++)
         if (j->res[i].verdict == r->verdict) {
@@ -1051,21 +1040,99 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
                            j->res[i].name, j->res[i].reason);
             break;
         }
-    if (o->want_text)
-        r->text = render(j->res, (size_t)(j->n + j->n_extra), 0);
-    if (o->want_json)
-        r->json = render(j->res, (size_t)(j->n + j->n_extra), 1);
-    if (o->html_dir != NULL)
-        write_page(c, &k, j, index, o, r);
+}
+
+/* Release what judging the call held, the case and j itself. */
+static void judged_free(judged *j, kvg_case *k)
+{
+    int i;
+
     for (i = 0; i < KVG_CASE_MAX_TENSORS; i++) {
         kvg_case_runs_free(j->runs[i], j->run_count[i]);
         if (j->loaded[i])
             kvg_scan_close(&j->npu[i], &j->npu_map[i]);
     }
     kvg_case_set_free(&j->gold);
-    kvg_case_free(&k);
+    kvg_case_free(k);
     kvg_scan_files_close(&j->files);
     free(j);
+}
+
+/* The bound call run as a case by the golden and each output compared
+ * with its post-call dump. */
+static void judge_bound(const kvg_scan_call *c, size_t index,
+                        const kvg_scan_opts *o, const kvg_scan_opmap *m,
+                        const kvg_scan_sig *sig, const kvg_scan_bound *b,
+                        kvg_scan_result *r)
+{
+    judged *j;
+    kvg_case k;
+    kvg_diag diag;
+    kvg_status st;
+    int i;
+
+    if ((j = (judged *)calloc(1, sizeof *j)) == NULL) {
+        not_judged(r, "out of memory%s%s", "", "");
+        return;
+    }
+    kvg_scan_files_plan(&j->files, c);
+    kvg_diag_clear(&diag);
+    if (build_case(c, &j->files, m, b, &k, &diag) != KVG_OK) {
+        not_judged(r, "%s%s", diag.message, "");
+        judged_free(j, &k);
+        return;
+    }
+    kvg_diag_clear(&diag);
+    if ((st = kvg_case_run(&k, &j->gold, &diag)) != KVG_OK) {
+        r->verdict = KVG_VERDICT_NOT_JUDGED;
+        (void)snprintf(r->reason, sizeof r->reason,
+                       "the golden refused the call (status %d, %s): %s",
+                       (int)st, diag.tensor[0] ? diag.tensor : "-",
+                       diag.message);
+        judged_free(j, &k);
+        return;
+    }
+    j->n = j->gold.count;
+    for (i = 0; i < j->n; i++)
+        judge_output(c, &k, b, o, j, i);
+    unjudged_outputs(c, sig, b, j);
+    call_verdict(j, r);
+    if (o->want_text)
+        r->text = render(j->res, (size_t)(j->n + j->n_extra), 0);
+    if (o->want_json)
+        r->json = render(j->res, (size_t)(j->n + j->n_extra), 1);
+    if (o->html_dir != NULL)
+        write_page(c, &k, j, index, o, r);
+    judged_free(j, &k);
+}
+
+void kvg_scan_judge(const kvg_scan_call *c, size_t index,
+                    const kvg_scan_opts *o, kvg_scan_result *r)
+{
+    kvg_scan_sig sig;
+    const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, &sig);
+    kvg_scan_bound b;
+    kvg_diag diag;
+
+    memset(r, 0, sizeof *r);
+    if (m != NULL)
+        (void)snprintf(r->op, sizeof r->op, "%s", kvg_scan_op(m));
+    if (c->unreadable[0] != '\0') {
+        not_judged(r, "%s%s", c->unreadable, "");
+        return;
+    }
+    if (m == NULL) {
+        not_judged(r, "%s is no kvgold operator%s", c->api, "");
+        return;
+    }
+    kvg_diag_clear(&diag);
+    if (bind(c, m, &sig, &b, &diag) != KVG_OK ||
+        user_attrs(m, o, &b, &diag) != KVG_OK) {
+        not_judged(r, "cannot map the call onto %s: %s", kvg_scan_op(m),
+                   diag.message);
+        return;
+    }
+    judge_bound(c, index, o, m, &sig, &b, r);
 }
 
 void kvg_scan_result_free(kvg_scan_result *r)

@@ -168,9 +168,10 @@ typedef struct kvg_scan_opmap {
     const struct kvg_binding *binding;
     /* The operator's own translations after the positional binding
      * (value spellings, a layout from the storage format, attributes
-     * from `params`); may be NULL. Returns 0, or -1 with `why` said. */
-    int (*finish)(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
-                  size_t cap);
+     * from `params`); may be NULL. KVG_OK, or a status with the diag
+     * saying why the call cannot be mapped. */
+    kvg_status (*finish)(const kvg_scan_call *c, kvg_scan_bound *b,
+                         kvg_diag *diag);
     /* ops-test-kit's .bin inputs record no shape: set the rank and shape
      * of each input (in the TTK signature's order) that the goldens'
      * shapes and the inputs' byte sizes (`nbytes`, the file's) determine;
@@ -181,7 +182,8 @@ typedef struct kvg_scan_opmap {
 /* Helpers for finish(): set attribute `attr` (JSON text), the bound
  * tensor's argument by kvgold name (NULL if not bound), and the
  * parameter of the call named `name`. */
-int kvg_scan_set_attr(kvg_scan_bound *b, const char *attr, const char *json);
+kvg_status kvg_scan_set_attr(kvg_scan_bound *b, const char *attr,
+                             const char *json, kvg_diag *diag);
 const char *kvg_scan_get_attr(const kvg_scan_bound *b, const char *attr);
 const kvg_scan_arg *kvg_scan_bound_pre(const kvg_scan_bound *b,
                                        const char *name);
@@ -292,12 +294,12 @@ void kvg_scan_result_free(kvg_scan_result *r);
  * entry of KVG_SCAN_API_UNKNOWN operator (it might be one). */
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o);
 
-/* An --attr NAME=JSON argument: 0 if NAME is an attribute or option of
- * operator `op` (NULL: of any kvgold operator) and JSON is one JSON
- * value; -1 with `why` said (a misspelt name or a value that is not JSON
- * is a usage error, never ignored). */
-int kvg_scan_attr_check(const char *arg, const char *op, char *why,
-                        size_t cap);
+/* An --attr NAME=JSON argument: KVG_OK if NAME is an attribute or option
+ * of operator `op` (NULL: of any kvgold operator) and JSON is one JSON
+ * value; else KVG_ERR_PARAM_INVALID, the diag saying why (a misspelt name
+ * or a value that is not JSON is a usage error, never ignored). */
+kvg_status kvg_scan_attr_check(const char *arg, const char *op,
+                               kvg_diag *diag);
 
 /*
  * The dumped files of one call being judged. A file of which the call uses
@@ -322,11 +324,12 @@ void kvg_scan_files_plan(kvg_scan_files *f, const kvg_scan_call *c);
 void kvg_scan_files_close(kvg_scan_files *f);
 
 /* Argument a of call c as a tensor of its dtype and shape: a view into
- * its file's mapping (*map a borrowed copy of it), or read. 0, or -1 with
- * `why`. Release with kvg_scan_close. */
-int kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
-                  const kvg_scan_arg *a, kvg_tensor *out, kvg_file_map *map,
-                  char *why, size_t cap);
+ * its file's mapping (*map a borrowed copy of it), or read. KVG_OK, or a
+ * status with the diag saying why (the call's reason for NOT JUDGED).
+ * Release with kvg_scan_close. */
+kvg_status kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
+                         const kvg_scan_arg *a, kvg_tensor *out,
+                         kvg_file_map *map, kvg_diag *diag);
 void kvg_scan_close(kvg_tensor *t, kvg_file_map *map);
 
 #endif /* KVGOLD_TOOLS_SCAN_H */

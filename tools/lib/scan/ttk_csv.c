@@ -80,11 +80,12 @@ static kvg_status fail_at(kvg_diag *diag, const char *file, long line, long col,
     char what[256];
     (void)snprintf(what, sizeof what, fmt, a, b);
     if (col > 0)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
-                           "%s: line %ld, column %ld (%s): %s", file, line, col,
-                           field, what);
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, field,
-                       "%s: line %ld (%s): %s", file, line, field, what);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, field, -1, -1,
+                            "%s: line %ld, column %ld (%s): %s", file, line,
+                            col,
+                            field, what);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, field, -1, -1,
+                        "%s: line %ld (%s): %s", file, line, field, what);
 }
 
 /* ---- the CSV layer ------------------------------------------------------ */
@@ -1079,211 +1080,245 @@ void kvg_ttk_csv_free(kvg_ttk_csv *t)
     free(t);
 }
 
-kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
-                             kvg_ttk_csv **out, kvg_diag *diag)
-{
+/* What kvg_ttk_csv_parse carries from record to record. */
+#define CSV_MAX_COLS (KVG_SCAN_MAX_ARGS * 8)
+typedef struct csv_parse {
     kvg_ttk_csv *t;
     reader r;
-    int map[KVG_SCAN_MAX_ARGS * 8];
-    const char *hdr[KVG_SCAN_MAX_ARGS * 8]; /* the header's names */
-    long hcol[KVG_SCAN_MAX_ARGS * 8];
-    int n_header = 0, header_done = 0, i, j;
-    size_t cap = 0;
-    lit *L = NULL;
-    kvg_ttk_row *row = NULL;
-    static const char empty[] = "";
+    const char *file;
+    int map[CSV_MAX_COLS];         /* header column -> C_* or -1 */
+    const char *hdr[CSV_MAX_COLS]; /* the header's names */
+    long hcol[CSV_MAX_COLS];
+    int n_header, header_done;
+    size_t cap; /* of t->rows */
+} csv_parse;
 
-    *out = NULL;
-    if ((t = (kvg_ttk_csv *)calloc(1, sizeof *t)) == NULL ||
-        (t->arena = (char *)malloc(2 * len + 2)) == NULL) {
-        kvg_ttk_csv_free(t);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
-                           file);
+/* One record: the header's names into p->hdr, or a row's cells into rec;
+ * *nf the fields read, *blank whether all were empty. */
+static kvg_status read_record(csv_parse *p, rowrec *rec, int *nf, int *blank,
+                              kvg_diag *diag)
+{
+    static const char empty[] = "";
+    long line = p->r.line;
+    int eor = 0, i;
+    field f;
+
+    memset(rec, 0, sizeof *rec);
+    rec->line = line;
+    for (i = 0; i < C_N; i++) {
+        rec->c[i].text = empty;
+        rec->c[i].line = line;
     }
-    t->file = file;
-    t->cols = k_cols;
-    /* on a refusal the message is made before the arena its fields quote
-     * is freed */
-    if (len >= 3 && (unsigned char)text[0] == 0xEF &&
-        (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF) {
-        kvg_status st_ =
-            fail_at(diag, file, 1, 1, "csv",
-                    "starts with a UTF-8 byte-order mark, which "
-                    "ops-test-kit reads as part of the first column's "
-                    "name (save it as UTF-8 without BOM)%s%s",
-                    "", "");
-        kvg_ttk_csv_free(t);
-        return st_;
-    }
-    r.p = text;
-    r.end = text + len;
-    r.file = file;
-    r.line = 1;
-    r.col = 1;
-    r.out = t->arena;
-    while (r.p < r.end) {
-        field f;
-        int eor = 0, nf = 0, blank = 1;
-        long line = r.line;
-        rowrec rec;
-        memset(&rec, 0, sizeof rec);
-        rec.line = line;
-        for (i = 0; i < C_N; i++) {
-            rec.c[i].text = empty;
-            rec.c[i].line = line;
-        }
-        while (!eor) {
-            if (read_field(&r, &f, &eor, diag) != 0) {
-                kvg_ttk_csv_free(t);
-                return KVG_ERR_FILE_FORMAT;
-            }
-            blank &= f.text[0] == '\0';
-            if (!header_done) {
-                if (nf == (int)(sizeof map / sizeof map[0])) {
-                    kvg_status st_ =
-                        fail_at(diag, file, line, f.col, "header",
-                                "more columns than kvgold reads%s%s", "", "");
-                    kvg_ttk_csv_free(t);
-                    return st_;
-                }
-                hdr[nf] = f.text;
-                hcol[nf] = f.col;
-                nf++;
-                continue;
-            }
-            if (nf >= n_header) {
-                if (f.text[0] != '\0') {
-                    char a[16];
-                    (void)snprintf(a, sizeof a, "%d", n_header);
-                    kvg_status st_ = fail_at(diag, file, f.line, f.col, "csv",
-                                             "more fields than the header's %s "
-                                             "columns%s",
-                                             a, "");
-                    kvg_ttk_csv_free(t);
-                    return st_;
-                }
-            } else if (map[nf] >= 0) {
-                rec.c[map[nf]].text = f.text;
-                rec.c[map[nf]].line = f.line;
-                rec.c[map[nf]].col = f.col;
-            }
-            nf++;
-        }
-        if (blank)
-            continue; /* a blank line */
-        if (!header_done) {
-            int has_name = 0, has_shapes = 0, e2e = 0, kernel = 0;
-            int op_name = 0, api_name = 0;
-            n_header = nf;
-            /* ttk e2e reads tensor_view_shapes and api_name, ttk kernel
-             * input_shapes and op_name */
-            for (i = 0; i < nf; i++) {
-                e2e |= strcmp(hdr[i], k_cols[C_SHAPES]) == 0;
-                kernel |= strcmp(hdr[i], k_kernel_cols[C_SHAPES]) == 0;
-                api_name |= strcmp(hdr[i], k_cols[C_API]) == 0;
-                op_name |= strcmp(hdr[i], k_kernel_cols[C_API]) == 0;
-            }
-            if (!e2e && !kernel)
-                kernel = op_name && !api_name;
-            if (e2e && kernel) {
-                kvg_status st_ = fail_at(
-                    diag, file, line, 0, "header",
-                    "both tensor_view_shapes (ops-test-kit's e2e CSV) and "
-                    "input_shapes (its kernel-mode CSV): which of `ttk "
-                    "e2e` and `ttk kernel` reads the file is not in it%s%s",
-                    "", "");
-                kvg_ttk_csv_free(t);
-                return st_;
-            }
-            t->kernel = kernel;
-            t->cols = kernel ? k_kernel_cols : k_cols;
-            for (j = 0; j < nf; j++) {
-                map[j] = -1;
-                for (i = 0; i < C_N; i++)
-                    if (t->cols[i] != NULL && strcmp(hdr[j], t->cols[i]) == 0)
-                        map[j] = i;
-                for (i = 0; i < j && map[j] >= 0; i++)
-                    if (map[i] == map[j]) {
-                        kvg_status st_ =
-                            fail_at(diag, file, line, hcol[j], "header",
-                                    "column %s given twice%s", hdr[j], "");
-                        kvg_ttk_csv_free(t);
-                        return st_;
-                    }
-                has_name |= map[j] == C_NAME;
-                has_shapes |= map[j] == C_SHAPES;
-            }
-            if (!has_name || !has_shapes) {
-                kvg_status st_ = fail_at(
-                    diag, file, line, 0, "header",
-                    "no %s column (ops-test-kit's e2e testcase CSV has "
-                    "testcase_name, api_name, tensor_view_shapes, ...; its "
-                    "kernel-mode CSV testcase_name, op_name, input_shapes, "
-                    "...)%s",
-                    has_name ? t->cols[C_SHAPES] : "testcase_name", "");
-                kvg_ttk_csv_free(t);
-                return st_;
-            }
-            header_done = 1;
+    *nf = 0;
+    *blank = 1;
+    while (!eor) {
+        if (read_field(&p->r, &f, &eor, diag) != 0)
+            return KVG_ERR_FILE_FORMAT;
+        *blank &= f.text[0] == '\0';
+        if (!p->header_done) {
+            if (*nf == CSV_MAX_COLS)
+                return fail_at(diag, p->file, line, f.col, "header",
+                               "more columns than kvgold reads%s%s", "", "");
+            p->hdr[*nf] = f.text;
+            p->hcol[*nf] = f.col;
+            (*nf)++;
             continue;
         }
-        if (t->n == cap) {
-            rowrec *p;
-            cap = cap ? cap * 2 : 64;
-            if ((p = (rowrec *)realloc(t->rows, cap * sizeof *p)) == NULL) {
-                kvg_ttk_csv_free(t);
-                return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv",
-                                   "%s: out of memory", file);
+        if (*nf >= p->n_header) {
+            if (f.text[0] != '\0') {
+                char a[16];
+                (void)snprintf(a, sizeof a, "%d", p->n_header);
+                return fail_at(diag, p->file, f.line, f.col, "csv",
+                               "more fields than the header's %s columns%s",
+                               a, "");
             }
-            t->rows = p;
+        } else if (p->map[*nf] >= 0) {
+            rec->c[p->map[*nf]].text = f.text;
+            rec->c[p->map[*nf]].line = f.line;
+            rec->c[p->map[*nf]].col = f.col;
         }
-        if (rec.c[C_NAME].text[0] == '\0') {
-            kvg_status st_ =
-                fail_at(diag, file, line, 0, "testcase_name",
-                        "empty (scan matches rows to case directories by "
-                        "it)%s%s",
-                        "", "");
-            kvg_ttk_csv_free(t);
-            return st_;
-        }
-        t->rows[t->n++] = rec;
+        (*nf)++;
     }
-    if (!header_done) {
-        kvg_status st_ = fail_at(diag, file, 1, 0, "header",
-                                 "no header: the file is empty%s%s", "", "");
-        kvg_ttk_csv_free(t);
-        return st_;
+    return KVG_OK;
+}
+
+/* Which of ops-test-kit's two CSVs the header's nf names are: ttk e2e
+ * reads tensor_view_shapes and api_name, ttk kernel input_shapes and
+ * op_name. */
+static kvg_status header_kind(csv_parse *p, int nf, long line, kvg_diag *diag)
+{
+    int e2e = 0, kernel = 0, op_name = 0, api_name = 0, i;
+
+    for (i = 0; i < nf; i++) {
+        e2e |= strcmp(p->hdr[i], k_cols[C_SHAPES]) == 0;
+        kernel |= strcmp(p->hdr[i], k_kernel_cols[C_SHAPES]) == 0;
+        api_name |= strcmp(p->hdr[i], k_cols[C_API]) == 0;
+        op_name |= strcmp(p->hdr[i], k_kernel_cols[C_API]) == 0;
     }
-    /* every row's cells, checked now: a malformed one is named at once */
-    L = (lit *)malloc(sizeof *L);
-    row = (kvg_ttk_row *)malloc(sizeof *row);
+    if (!e2e && !kernel)
+        kernel = op_name && !api_name;
+    if (e2e && kernel)
+        return fail_at(diag, p->file, line, 0, "header",
+                       "both tensor_view_shapes (ops-test-kit's e2e CSV) and "
+                       "input_shapes (its kernel-mode CSV): which of `ttk "
+                       "e2e` and `ttk kernel` reads the file is not in it%s%s",
+                       "", "");
+    p->t->kernel = kernel;
+    p->t->cols = kernel ? k_kernel_cols : k_cols;
+    return KVG_OK;
+}
+
+/* The header record of nf names: the CSV's kind, and each column's
+ * meaning, none twice, the name and the shapes present. */
+static kvg_status take_header(csv_parse *p, int nf, long line, kvg_diag *diag)
+{
+    const char *const *cols;
+    int has_name = 0, has_shapes = 0, i, j;
+
+    p->n_header = nf;
+    KVG_TRY(header_kind(p, nf, line, diag));
+    cols = p->t->cols;
+    for (j = 0; j < nf; j++) {
+        p->map[j] = -1;
+        for (i = 0; i < C_N; i++)
+            if (cols[i] != NULL && strcmp(p->hdr[j], cols[i]) == 0)
+                p->map[j] = i;
+        for (i = 0; i < j && p->map[j] >= 0; i++)
+            if (p->map[i] == p->map[j])
+                return fail_at(diag, p->file, line, p->hcol[j], "header",
+                               "column %s given twice%s", p->hdr[j], "");
+        has_name |= p->map[j] == C_NAME;
+        has_shapes |= p->map[j] == C_SHAPES;
+    }
+    if (!has_name || !has_shapes)
+        return fail_at(diag, p->file, line, 0, "header",
+                       "no %s column (ops-test-kit's e2e testcase CSV has "
+                       "testcase_name, api_name, tensor_view_shapes, ...; "
+                       "its kernel-mode CSV testcase_name, op_name, "
+                       "input_shapes, ...)%s",
+                       has_name ? cols[C_SHAPES] : "testcase_name", "");
+    p->header_done = 1;
+    return KVG_OK;
+}
+
+/* A row record, kept when it names its testcase. */
+static kvg_status add_row(csv_parse *p, const rowrec *rec, kvg_diag *diag)
+{
+    kvg_ttk_csv *t = p->t;
+
+    if (t->n == p->cap) {
+        rowrec *q;
+        p->cap = p->cap ? p->cap * 2 : 64;
+        if ((q = (rowrec *)realloc(t->rows, p->cap * sizeof *q)) == NULL)
+            return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                                "%s: out of memory", p->file);
+        t->rows = q;
+    }
+    if (rec->c[C_NAME].text[0] == '\0')
+        return fail_at(diag, p->file, rec->line, 0, "testcase_name",
+                       "empty (scan matches rows to case directories by "
+                       "it)%s%s",
+                       "", "");
+    t->rows[t->n++] = *rec;
+    return KVG_OK;
+}
+
+/* Every record of the text: the header, then the rows. */
+static kvg_status read_records(csv_parse *p, kvg_diag *diag)
+{
+    while (p->r.p < p->r.end) {
+        long line = p->r.line;
+        int nf, blank;
+        rowrec rec;
+        KVG_TRY(read_record(p, &rec, &nf, &blank, diag));
+        if (blank)
+            continue; /* a blank line */
+        if (!p->header_done)
+            KVG_TRY(take_header(p, nf, line, diag));
+        else
+            KVG_TRY(add_row(p, &rec, diag));
+    }
+    if (!p->header_done)
+        return fail_at(diag, p->file, 1, 0, "header",
+                       "no header: the file is empty%s%s", "", "");
+    return KVG_OK;
+}
+
+/* Every row's cells, checked now: a malformed one is named at once; then
+ * the rows by name, for kvg_ttk_csv_find. */
+static kvg_status check_rows(kvg_ttk_csv *t, size_t len, kvg_diag *diag)
+{
+    lit *L = (lit *)malloc(sizeof *L);
+    kvg_ttk_row *row = (kvg_ttk_row *)malloc(sizeof *row);
+    kvg_status st = KVG_OK;
+    size_t i;
+
     t->order = (byname *)malloc((t->n + 1) * sizeof *t->order);
     if (L == NULL || row == NULL || t->order == NULL ||
         (L->sbuf = (char *)malloc(len + 1)) == NULL) {
         free(L);
         free(row);
-        kvg_ttk_csv_free(t);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
-                           file);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                            "%s: out of memory", t->file);
     }
-    for (cap = 0; cap < t->n; cap++)
-        if (fill_row(t, &t->rows[cap], L, row, diag) != 0) {
-            free(L->sbuf);
-            free(L);
-            free(row);
-            kvg_ttk_csv_free(t);
-            return KVG_ERR_FILE_FORMAT;
-        }
+    for (i = 0; i < t->n && st == KVG_OK; i++)
+        if (fill_row(t, &t->rows[i], L, row, diag) != 0)
+            st = KVG_ERR_FILE_FORMAT;
     free(L->sbuf);
     free(L);
     free(row);
-    for (cap = 0; cap < t->n; cap++) {
-        t->order[cap].name = t->rows[cap].c[C_NAME].text;
-        t->order[cap].row = cap;
+    if (st != KVG_OK)
+        return st;
+    for (i = 0; i < t->n; i++) {
+        t->order[i].name = t->rows[i].c[C_NAME].text;
+        t->order[i].row = i;
     }
     if (t->n > 1)
         qsort(t->order, t->n, sizeof *t->order, by_name);
-    *out = t;
+    return KVG_OK;
+}
+
+kvg_status kvg_ttk_csv_parse(const char *text, size_t len, const char *file,
+                             kvg_ttk_csv **out, kvg_diag *diag)
+{
+    csv_parse p;
+    kvg_status st;
+
+    *out = NULL;
+    memset(&p, 0, sizeof p);
+    if ((p.t = (kvg_ttk_csv *)calloc(1, sizeof *p.t)) == NULL ||
+        (p.t->arena = (char *)malloc(2 * len + 2)) == NULL) {
+        kvg_ttk_csv_free(p.t);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                            "%s: out of memory", file);
+    }
+    p.t->file = file;
+    p.t->cols = k_cols;
+    p.file = file;
+    p.r.p = text;
+    p.r.end = text + len;
+    p.r.file = file;
+    p.r.line = 1;
+    p.r.col = 1;
+    p.r.out = p.t->arena;
+    /* on a refusal the message is made before the arena its fields quote
+     * is freed */
+    if (len >= 3 && (unsigned char)text[0] == 0xEF &&
+        (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
+        st = fail_at(diag, file, 1, 1, "csv",
+                     "starts with a UTF-8 byte-order mark, which "
+                     "ops-test-kit reads as part of the first column's "
+                     "name (save it as UTF-8 without BOM)%s%s",
+                     "", "");
+    else
+        st = read_records(&p, diag);
+    if (st == KVG_OK)
+        st = check_rows(p.t, len, diag);
+    if (st != KVG_OK) {
+        kvg_ttk_csv_free(p.t);
+        return st;
+    }
+    *out = p.t;
     return KVG_OK;
 }
 
@@ -1296,27 +1331,27 @@ kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out, kvg_diag *diag)
     kvg_status st;
 
     *out = NULL;
-    if ((st = kvg_open_regular(path, "csv", &fd, &sb, diag)) != KVG_OK)
-        return st;
+    KVG_TRY(kvg_open_regular(path, "csv", &fd, &sb, diag));
     if ((uint64_t)sb.st_size > CSV_MAX_BYTES) {
         close(fd);
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "csv",
-                           "%s: %llu bytes, more than the 256 MiB kvgold "
-                           "reads of a testcase CSV",
-                           path, (unsigned long long)sb.st_size);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "csv", -1, -1,
+                            "%s: %llu bytes, more than the 256 MiB kvgold "
+                            "reads of a testcase CSV",
+                            path, (unsigned long long)sb.st_size);
     }
     if ((buf = (char *)malloc((size_t)sb.st_size + 1)) == NULL) {
         close(fd);
-        return kvg_fs_fail(diag, KVG_ERR_NOMEM, "csv", "%s: out of memory",
-                           path);
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
+                            "%s: out of memory", path);
     }
     got = kvg_pread_full(fd, buf, (size_t)sb.st_size, 0);
     if (got < 0 || (uint64_t)got != (uint64_t)sb.st_size) {
         int err = errno;
         close(fd);
         free(buf);
-        return kvg_fs_fail(diag, KVG_ERR_IO, "csv", "%s: cannot read: %s", path,
-                           got < 0 ? strerror(err) : "it shrank");
+        return kvg_diag_set(diag, KVG_ERR_IO, "csv", -1, -1,
+                            "%s: cannot read: %s", path,
+                            got < 0 ? strerror(err) : "it shrank");
     }
     close(fd);
     buf[got] = '\0';
@@ -1381,11 +1416,13 @@ const char kvg_ttk_csv_header[] =
     "tensor_formats,attributes,output_tensor_indexes,"
     "inplace_input_indexes,golden_api\n";
 
-int kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot, int cap,
-                         int *returned)
+kvg_status kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot,
+                                int cap, int *count, int *returned,
+                                kvg_diag *diag)
 {
     int n_out = 0, k, i, j, n = 0;
 
+    *count = 0;
     while (api->outputs[n_out] != NULL)
         n_out++;
     for (k = n_out; k > 0 && kvg_binding_has(api->tensors, api->outputs[k - 1]);
@@ -1396,10 +1433,13 @@ int kvg_ttk_form_inplace(const kvg_binding_call *api, int *slot, int cap,
         for (j = 0; strcmp(api->tensors[j], api->outputs[i]) != 0; j++)
             ;
         if (n == cap || (n > 0 && j <= slot[n - 1]))
-            return -1;
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, api->api, -1, -1,
+                                "%s: its in-place outputs are not in the "
+                                "order of their arguments", api->api);
         slot[n++] = j;
     }
-    return n;
+    *count = n;
+    return KVG_OK;
 }
 
 typedef struct sbuf_t {
@@ -1533,130 +1573,173 @@ static const char *keyword_of(const kvg_binding_call *api, const char *attr)
     return attr;
 }
 
-int kvg_ttk_csv_format_row(const kvg_case *c, const kvg_binding_call *api,
-                           const char *name, char **out, char *why,
-                           size_t cap)
+/* The row's tensor_view_shapes and tensor_dtypes: one entry per tensor
+ * of the form, None for one the case leaves out. */
+static kvg_status row_tensors(const kvg_case *c, const kvg_binding_call *api,
+                              sbuf_t *shapes, sbuf_t *dtypes, kvg_diag *diag)
 {
-    const kvg_op *op = kvg_op_find(c->op);
-    sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
-    sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
-    sbuf_t inplace = {NULL, 0, 0, 0};
     char num[32];
-    int i, k, n = 0, first = 1, ok = 1, returned, n_in;
-    int slot[KVG_SCAN_MAX_ARGS];
+    int i, k, n = 0, ok = 1;
 
-    *out = NULL;
-    puts_(&shapes, "(");
-    puts_(&dtypes, "(");
+    puts_(shapes, "(");
+    puts_(dtypes, "(");
     for (i = 0; api->tensors[i] != NULL; i++) {
         const kvg_tensor *t = kvg_case_find(&c->inputs, api->tensors[i]);
         if (i > 0) {
-            puts_(&shapes, ", ");
-            puts_(&dtypes, ", ");
+            puts_(shapes, ", ");
+            puts_(dtypes, ", ");
         }
         n++;
         if (t == NULL || kvg_ttk_dtype_name(t->dtype) == NULL) {
-            puts_(&shapes, "None");
-            puts_(&dtypes, "None");
+            puts_(shapes, "None");
+            puts_(dtypes, "None");
             ok &= t == NULL;
             continue;
         }
-        puts_(&shapes, "(");
+        puts_(shapes, "(");
         for (k = 0; k < t->rank; k++) {
             (void)snprintf(num, sizeof num, "%s%lld", k ? ", " : "",
                            (long long)t->shape[k]);
-            puts_(&shapes, num);
+            puts_(shapes, num);
         }
-        puts_(&shapes, t->rank == 1 ? ",)" : ")");
-        puts_(&dtypes, "'");
-        puts_(&dtypes, kvg_ttk_dtype_name(t->dtype));
-        puts_(&dtypes, "'");
+        puts_(shapes, t->rank == 1 ? ",)" : ")");
+        puts_(dtypes, "'");
+        puts_(dtypes, kvg_ttk_dtype_name(t->dtype));
+        puts_(dtypes, "'");
     }
-    puts_(&shapes, n == 1 ? ",)" : ")");
-    puts_(&dtypes, n == 1 ? ",)" : ")");
-    if (!ok) {
-        (void)snprintf(why, cap, "an input's dtype has no ops-test-kit "
-                                 "name");
-        goto fail;
+    puts_(shapes, n == 1 ? ",)" : ")");
+    puts_(dtypes, n == 1 ? ",)" : ")");
+    if (!ok)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "", -1, -1,
+                            "an input's dtype has no ops-test-kit name");
+    return KVG_OK;
+}
+
+/* Attribute `name` of case c, else kvgold's default parsed into *doc
+ * (the caller frees it); NULL when neither. */
+static const kvg_json *attr_or_default(const kvg_case *c, const kvg_op *op,
+                                       const char *name, kvg_json **doc)
+{
+    const kvg_json *v = c->attrs != NULL ? kvg_json_get(c->attrs, name) : NULL;
+    kvg_diag diag;
+    size_t a;
+
+    *doc = NULL;
+    for (a = 0; v == NULL && op != NULL && a < kvg_op_attr_count(op); a++) {
+        const kvg_op_attr_info *info = kvg_op_attr_at(op, a);
+        if (strcmp(info->name, name) == 0 && info->dflt != NULL &&
+            kvg_json_parse(info->dflt, strlen(info->dflt), "default", doc,
+                           &diag) == KVG_OK)
+            v = *doc;
     }
-    /* every attribute of the form: the case's value, else kvgold's
-     * default (the API's own default may differ: it is written out) */
-    puts_(&attrs, "{");
+    return v;
+}
+
+/* The row's attributes: every attribute of the form, the case's value,
+ * else kvgold's default (the API's own default may differ: it is written
+ * out), as a Python dict literal. */
+static kvg_status row_attrs(const kvg_case *c, const kvg_binding_call *api,
+                            sbuf_t *attrs, kvg_diag *diag)
+{
+    const kvg_op *op = kvg_op_find(c->op);
+    int i, first = 1;
+
+    puts_(attrs, "{");
     for (i = 0; api->attrs != NULL && api->attrs[i] != NULL; i++) {
-        const kvg_json *v =
-            c->attrs != NULL ? kvg_json_get(c->attrs, api->attrs[i]) : NULL;
-        kvg_json *doc = NULL;
-        kvg_diag diag;
-        size_t a;
-        for (a = 0; v == NULL && op != NULL && a < kvg_op_attr_count(op);
-             a++) {
-            const kvg_op_attr_info *info = kvg_op_attr_at(op, a);
-            if (strcmp(info->name, api->attrs[i]) == 0 &&
-                info->dflt != NULL &&
-                kvg_json_parse(info->dflt, strlen(info->dflt), "default",
-                               &doc, &diag) == KVG_OK)
-                v = doc;
-        }
+        kvg_json *doc;
+        const kvg_json *v = attr_or_default(c, op, api->attrs[i], &doc);
+        int literal;
         if (v == NULL)
             continue; /* required and absent: the case was refused */
-        puts_(&attrs, first ? "'" : ", '");
-        puts_(&attrs, keyword_of(api, api->attrs[i]));
-        puts_(&attrs, "': ");
+        puts_(attrs, first ? "'" : ", '");
+        puts_(attrs, keyword_of(api, api->attrs[i]));
+        puts_(attrs, "': ");
         first = 0;
-        if (!py_literal(&attrs, v)) {
-            (void)snprintf(why, cap, "attribute %s: no Python literal for "
-                                     "its value", api->attrs[i]);
-            kvg_json_free(doc);
-            goto fail;
-        }
+        literal = py_literal(attrs, v);
         kvg_json_free(doc);
+        if (!literal)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, api->attrs[i],
+                                -1, -1, "attribute %s: no Python literal "
+                                "for its value", api->attrs[i]);
     }
-    puts_(&attrs, "}");
-    /* the tensors the API writes in place: ops-test-kit appends exactly
-     * these to the outputs it compares with the goldens */
-    if ((n_in = kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS,
-                                     &returned)) < 0) {
-        (void)snprintf(why, cap, "%s: its in-place outputs are not in the "
-                                 "order of their arguments", api->api);
-        goto fail;
-    }
-    puts_(&inplace, n_in > 0 ? "(" : "");
+    puts_(attrs, "}");
+    return KVG_OK;
+}
+
+/* The row's inplace_input_indexes: the tensors the API writes in place,
+ * which ops-test-kit appends to the outputs it compares with the
+ * goldens. */
+static kvg_status row_inplace(const kvg_binding_call *api, sbuf_t *inplace,
+                              kvg_diag *diag)
+{
+    int slot[KVG_SCAN_MAX_ARGS], i, returned, n_in;
+    char num[32];
+
+    KVG_TRY(kvg_ttk_form_inplace(api, slot, KVG_SCAN_MAX_ARGS, &n_in,
+                                 &returned, diag));
+    puts_(inplace, n_in > 0 ? "(" : "");
     for (i = 0; i < n_in; i++) {
         (void)snprintf(num, sizeof num, "%s%d", i ? ", " : "", slot[i]);
-        puts_(&inplace, num);
+        puts_(inplace, num);
     }
-    puts_(&inplace, n_in == 1 ? ",)" : n_in > 1 ? ")" : "");
-    cell_out(&line, name);
-    puts_(&line, ",");
-    cell_out(&line, api->api);
-    puts_(&line, ",");
-    if (!shapes.bad)
-        cell_out(&line, shapes.p);
-    puts_(&line, ",");
-    if (!dtypes.bad)
-        cell_out(&line, dtypes.p);
-    puts_(&line, ",,");
-    if (!attrs.bad)
-        cell_out(&line, attrs.p);
-    puts_(&line, ",,");
-    if (!inplace.bad && inplace.p != NULL)
-        cell_out(&line, inplace.p);
-    puts_(&line, ",\n");
-    if (shapes.bad || dtypes.bad || attrs.bad || inplace.bad || line.bad) {
-        (void)snprintf(why, cap, "out of memory");
-        goto fail;
+    puts_(inplace, n_in == 1 ? ",)" : n_in > 1 ? ")" : "");
+    return KVG_OK;
+}
+
+/* The CSV line of testcase `name` from its cells. */
+static void row_line(sbuf_t *line, const char *name,
+                     const kvg_binding_call *api, const sbuf_t *shapes,
+                     const sbuf_t *dtypes, const sbuf_t *attrs,
+                     const sbuf_t *inplace)
+{
+    cell_out(line, name);
+    puts_(line, ",");
+    cell_out(line, api->api);
+    puts_(line, ",");
+    if (!shapes->bad)
+        cell_out(line, shapes->p);
+    puts_(line, ",");
+    if (!dtypes->bad)
+        cell_out(line, dtypes->p);
+    puts_(line, ",,");
+    if (!attrs->bad)
+        cell_out(line, attrs->p);
+    puts_(line, ",,");
+    if (!inplace->bad && inplace->p != NULL)
+        cell_out(line, inplace->p);
+    puts_(line, ",\n");
+}
+
+kvg_status kvg_ttk_csv_format_row(const kvg_case *c,
+                                  const kvg_binding_call *api,
+                                  const char *name, char **out,
+                                  kvg_diag *diag)
+{
+    sbuf_t shapes = {NULL, 0, 0, 0}, dtypes = {NULL, 0, 0, 0};
+    sbuf_t attrs = {NULL, 0, 0, 0}, line = {NULL, 0, 0, 0};
+    sbuf_t inplace = {NULL, 0, 0, 0};
+    kvg_status st;
+
+    *out = NULL;
+    st = row_tensors(c, api, &shapes, &dtypes, diag);
+    if (st == KVG_OK)
+        st = row_attrs(c, api, &attrs, diag);
+    if (st == KVG_OK)
+        st = row_inplace(api, &inplace, diag);
+    if (st == KVG_OK) {
+        row_line(&line, name, api, &shapes, &dtypes, &attrs, &inplace);
+        if (shapes.bad || dtypes.bad || attrs.bad || inplace.bad || line.bad)
+            st = kvg_diag_set(diag, KVG_ERR_NOMEM, "", -1, -1,
+                              "out of memory");
     }
     free(shapes.p);
     free(dtypes.p);
     free(attrs.p);
     free(inplace.p);
+    if (st != KVG_OK) {
+        free(line.p);
+        return st;
+    }
     *out = line.p;
-    return 0;
-fail:
-    free(shapes.p);
-    free(dtypes.p);
-    free(attrs.p);
-    free(inplace.p);
-    free(line.p);
-    return -1;
+    return KVG_OK;
 }

@@ -103,11 +103,14 @@ extern const char kvg_ttk_csv_header[];
  * what the API returns, then the tensors it writes in place: the longest
  * tail of `outputs` that are tensor arguments. Into *returned the number
  * of outputs it returns (0: it returns None), into slot[] the in-place
- * tensors' argument slots; the count of those, or -1 when they are not in
- * ascending slot order (ops-test-kit would append them in another order
- * than the goldens) or more than cap. */
-int kvg_ttk_form_inplace(const struct kvg_binding_call *api, int *slot,
-                         int cap, int *returned);
+ * tensors' argument slots, into *count the number of those. KVG_OK, or
+ * KVG_ERR_PARAM_INVALID ("API: its in-place outputs are not in the order
+ * of their arguments") when they are not in ascending slot order
+ * (ops-test-kit would append them in another order than the goldens) or
+ * more than cap. */
+kvg_status kvg_ttk_form_inplace(const struct kvg_binding_call *api, int *slot,
+                                int cap, int *count, int *returned,
+                                kvg_diag *diag);
 
 /* Case c's testcase row, called through form `api`, as testcase `name`:
  * one CSV line (with its newline), the shapes and dtypes of the form's
@@ -115,11 +118,11 @@ int kvg_ttk_form_inplace(const struct kvg_binding_call *api, int *slot,
  * attribute of the form under its keyword name, with the case's value or
  * kvgold's default, as Python literals, and the form's in-place slots as
  * inplace_input_indexes (kvg_ttk_form_inplace). A malloc'd string in
- * *out, 0; or -1 with `why` (an attribute with no Python literal, no
- * memory). */
-int kvg_ttk_csv_format_row(const struct kvg_case *c,
-                           const struct kvg_binding_call *api,
-                           const char *name, char **out, char *why,
-                           size_t cap);
+ * *out and KVG_OK; or a status with the diag saying why (an input dtype
+ * or an attribute with no ops-test-kit spelling, no memory). */
+kvg_status kvg_ttk_csv_format_row(const struct kvg_case *c,
+                                  const struct kvg_binding_call *api,
+                                  const char *name, char **out,
+                                  kvg_diag *diag);
 
 #endif /* KVGOLD_TOOLS_SCAN_TTK_CSV_H */

@@ -17,8 +17,8 @@
  * parameter when the dump has it, else what the optional inputs given
  * imply (wins and seq_len: KVHEAD; offset_index too: KVHEAD_ROPE), and
  * the NZ layout is the caches' storage format. */
-static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
-                  size_t cap)
+static kvg_status finish(const kvg_scan_call *c, kvg_scan_bound *b,
+                         kvg_diag *diag)
 {
     static const char *const k_compress[] = {"\"UNDEFINED\"", "\"KVHEAD\"",
                                              "\"KVHEAD_ROPE\""};
@@ -29,19 +29,18 @@ static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
                                                           : 0;
     if (p != NULL) {
         int v = -1;
-        if (sscanf(p->value, "%d", &v) != 1 || v < 0 || v > 2) {
-            (void)snprintf(why, cap, "parameter compressType = %s is not "
-                                     "0, 1 or 2", p->value);
-            return -1;
-        }
+        if (sscanf(p->value, "%d", &v) != 1 || v < 0 || v > 2)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "compressType",
+                                -1, -1, "parameter compressType = %s is not "
+                                "0, 1 or 2", p->value);
         mode = v;
     }
     if (kvg_scan_get_attr(b, "compress_type") == NULL)
-        (void)kvg_scan_set_attr(b, "compress_type", k_compress[mode]);
+        (void)kvg_scan_set_attr(b, "compress_type", k_compress[mode], NULL);
     if (kc != NULL && kc->layout == KVG_SCAN_LAYOUT_NZ &&
         kvg_scan_get_attr(b, "cache_layout") == NULL)
-        (void)kvg_scan_set_attr(b, "cache_layout", "\"NZ\"");
-    return 0;
+        (void)kvg_scan_set_attr(b, "cache_layout", "\"NZ\"", NULL);
+    return KVG_OK;
 }
 
 /* its call forms: tools/lib/bindings/reshape_and_cache.c */

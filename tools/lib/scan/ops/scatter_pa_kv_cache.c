@@ -29,23 +29,22 @@ static int given(const kvg_scan_bound *b, const char *name)
  * compress_lens and seq_lens is the compressed write, Rope when
  * compress_seq_offsets is given, else Alibi (as kvgold's Python
  * npu_scatter_pa_kv_cache, docs/scatter_pa_kv_cache.md). */
-static int finish(const kvg_scan_call *c, kvg_scan_bound *b, char *why,
-                  size_t cap)
+static kvg_status finish(const kvg_scan_call *c, kvg_scan_bound *b,
+                         kvg_diag *diag)
 {
     const kvg_scan_arg *key = kvg_scan_bound_pre(b, "key");
-    (void)why;
-    (void)cap;
+    (void)diag;
     if (!kvg_scan_is_torch_npu(c))
-        return 0; /* the kernel's call: the operator's own defaults */
+        return KVG_OK; /* the kernel's call: the operator's own defaults */
     if (kvg_scan_get_attr(b, "cache_mode") == NULL)
-        (void)kvg_scan_set_attr(b, "cache_mode", "\"PA_NZ\"");
+        (void)kvg_scan_set_attr(b, "cache_mode", "\"PA_NZ\"", NULL);
     if (key != NULL && key->rank == 4 && given(b, "compress_lens") &&
         given(b, "seq_lens"))
         (void)kvg_scan_set_attr(b, "scatter_mode",
                                 given(b, "compress_seq_offset")
                                     ? "\"Rope\""
-                                    : "\"Alibi\"");
-    return 0;
+                                    : "\"Alibi\"", NULL);
+    return KVG_OK;
 }
 
 /* its call forms: tools/lib/bindings/scatter_pa_kv_cache.c */
