@@ -102,12 +102,66 @@ def test_inplace_api_returns_everything_it_changed(call):
     # msprobe's golden / target output handler: the same tuple from the
     # bench's dict and from the device's return value and arguments
     gold = kvm.outputs_after_call(api, out, args, kwargs)
-    device = kvm.outputs_after_call(
-        api, None if n_ret == 0 else tuple(out["output.%d" % i]
-                                          for i in range(n_ret)),
-        args, kwargs)
+    device = kvm.outputs_after_call(api, _returned(out, n_ret), args, kwargs)
     assert isinstance(gold, tuple) and len(gold) == len(out)
-    assert all(g is d for g, d in zip(gold, device))
+    for g, d in zip(gold, device):
+        assert (g is None and d is None) or torch.equal(g, d)
+
+
+def _returned(bench_out, n_ret):
+    """What torch_npu returns for the call the bench dict describes."""
+    if n_ret == 0:
+        return None
+    return tuple(bench_out["output.%d" % i] for i in range(n_ret))
+
+
+# The in-place tensors each call only copies into: reshape_and_cache and
+# scatter_pa_kv_cache's Norm mode move the tokens' bits into the caches
+# (CANN's standard judges such non-compute outputs bitwise; docs/compare.md);
+# qkv's caches are computed and quantised.
+_COPIED = {"_npu_reshape_and_cache": ("key_cache", "value_cache"),
+           "npu_scatter_pa_kv_cache": ("key_cache", "value_cache"),
+           "npu_qkv_rms_norm_rope_cache": ()}
+
+
+@pytest.mark.parametrize("call", list(_inplace_calls()),
+                         ids=lambda c: c[0])
+def test_copied_caches_reach_msprobe_as_their_bits(call):
+    """msprobe judges float outputs statistically (a lost write of 16
+    fp16 elements in a 10240-element cache was a "warning") and integer
+    ones bit for bit (int8 / int32 / int64 only). The handler gives a
+    cache the call only copies into as one integer per element equal to
+    its bit pattern (2-byte floats widened to int32), and leaves computed
+    tensors as they are; one flipped bit in the device's cache then makes
+    the two sides differ, and a NaN the caches hold is just bits."""
+    api, c, t, args, kwargs, n_ret = call
+    reg, _ = installed()
+    out = reg[api](*args, **kwargs)
+    gold = kvm.outputs_after_call(api, out, args, kwargs)
+    names = list(out)
+    for n in kvm.INPLACE_ARGS[api]:
+        g = gold[names.index(n)]
+        if n not in _COPIED[api]:
+            assert g is out[n], (api, n)
+            continue
+        assert g.dtype in (torch.int32, torch.int64), (api, n, g.dtype)
+        width = out[n].element_size() * 8
+        raw = g.numpy().astype("int64") & ((1 << width) - 1)
+        assert raw.astype("<u%d" % (width // 8)).tobytes() == \
+            expected_bits(c, n), (api, n)
+    for n in _COPIED[api]:
+        at = [i for i, a in enumerate(args) if a is t[n]][0]
+        faulty = tuple(a.clone() if i == at else a
+                       for i, a in enumerate(args))
+        target = faulty[at]
+        flat = target.view(-1).view(torch.int16 if target.element_size()
+                                    == 2 else torch.int32)
+        flat[7] ^= 1                       # one ulp of one element
+        device = kvm.outputs_after_call(api, _returned(out, n_ret), faulty,
+                                        kwargs)
+        i = names.index(n)
+        assert not torch.equal(gold[i], device[i]), (api, n)
+        assert int((gold[i] != device[i]).sum()) == 1, (api, n)
 
 
 def test_outputs_after_call_leaves_other_apis():

@@ -11,7 +11,8 @@ result is read from the library's own JSON report.
 """
 import ctypes
 import json
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, \
+    Tuple
 
 from . import _lib
 from . import _run
@@ -230,6 +231,28 @@ def _named_enum(parse: Callable[..., int], kind: str, name: str) -> int:
         raise Error(PARAM_INVALID, "%s: %r is not a kvgold %s" % (kind, name,
                                                                   kind), kind)
     return value.value
+
+
+def auto_criteria(golden: "_run.Outputs", names: Sequence[str],
+                  standard: Optional[str] = None) -> Dict[str, str]:
+    """name -> the criterion compare() picks by itself for each of `names`
+    that `golden` (kvgold.run's result) has: from the role the operator
+    gives that tensor in this call and its dtype, under `standard` (by
+    default compare's own). "bitwise" means every element bit-identical."""
+    ctx = _Context(golden, None, None, None, None, None)
+    args = _lib.CompareArgs()
+    _L.kvg_compare_args_init(ctypes.byref(args))
+    std = args.standard if standard is None else _named_enum(
+        _L.kvg_compare_standard_from_name, "standard", standard)
+    found = {}
+    for n in names:
+        if n not in golden:
+            continue
+        view = _tensor.view(n, golden[n], ctx.dtypes.get(n))
+        role, _ = ctx.describe(n, view)
+        crit = _L.kvg_compare_auto_criterion_for(view.c.dtype, role, std)
+        found[n] = _L.kvg_compare_criterion_name(crit).decode()
+    return found
 
 
 def compare(golden: Mapping[str, TensorLike],

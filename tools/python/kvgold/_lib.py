@@ -377,6 +377,9 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "kvg_compare_level_from_name": (ctypes.c_int, [ctypes.c_char_p,
                                                    _P(ctypes.c_int)]),
     "kvg_compare_args_init": (None, [_P(CompareArgs)]),
+    "kvg_compare_auto_criterion_for": (ctypes.c_int, [
+        ctypes.c_int, ctypes.c_int, ctypes.c_int]),
+    "kvg_compare_criterion_name": (ctypes.c_char_p, [ctypes.c_int]),
     "kvg_compare_tensor": (ctypes.c_int, [
         _P(CompareArgs), ctypes.c_void_p, _P(Diag)]),
     "kvg_compare_written_mask": (ctypes.c_int, [

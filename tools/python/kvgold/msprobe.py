@@ -32,10 +32,12 @@ through it.
 """
 import functools
 import inspect
-from typing import Any, Callable, Dict, Mapping, MutableMapping, \
-    List, MutableSet, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, \
+    MutableMapping, MutableSet, Optional, Tuple
 
+from . import _compare
 from . import ops as _ops
+from .ops._common import captured_runs
 from ._errors import PARAM_INVALID, Error
 
 # msprobe's name of each API (torch_npu's function name) -> kvgold operator:
@@ -151,15 +153,63 @@ def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
     api_output_postprocess.yaml `acc_check_handlers`), for the golden and
     the target side alike: (what the API returned..., its in-place
     tensors after the call...), taken from the bench's dict or from the
-    device's return value and arguments. Other APIs' output unchanged."""
+    device's return value and arguments. An in-place tensor that
+    kvgold.compare judges bitwise (a cache the call only copies into) is
+    given as the integers of its bits, which msprobe compares bit for bit
+    (its binary comparison of integer outputs) instead of with its
+    statistical float standards. Other APIs' output unchanged."""
     if api_name not in INPLACE_ARGS:
         return output
-    if isinstance(output, dict):
-        return tuple(output.values())
     sig = inspect.signature(_ops.FUNCTIONS[api_name])
     bound = sig.bind(*args, **kwargs)
-    return _as_tuple(output) + tuple(
-        t for _, t in _inplace_tensors(api_name, bound))
+    if isinstance(output, dict):
+        named = list(output.items())
+        returned = [v for k, v in named if k.startswith("output.")]
+        inplace = [(k, v) for k, v in named if not k.startswith("output.")]
+    else:
+        returned = list(_as_tuple(output))
+        inplace = _inplace_tensors(api_name, bound)
+    bitwise = _bitwise_args(api_name, args, kwargs)
+    return tuple(returned) + tuple(
+        _as_bits(t) if n in bitwise else t for n, t in inplace)
+
+
+def _bitwise_args(api: str, args: Tuple[Any, ...],
+                  kwargs: Mapping[str, Any]) -> FrozenSet[str]:
+    """The in-place arguments of this call that kvgold.compare judges
+    bitwise: the criterion it picks from the role the operator gives the
+    tensor in this call (a copy, or an arithmetic result) and its dtype.
+    Learnt by running kvgold on copies of the arguments (the roles depend
+    on the call's attributes and shapes, not on the caches' contents)."""
+    copies = [_clone(a) for a in args]
+    kwcopies = {k: _clone(v) for k, v in kwargs.items()}
+    with captured_runs() as runs:
+        _ops.FUNCTIONS[api](*copies, **kwcopies)
+    if not runs:
+        return frozenset()
+    crit = _compare.auto_criteria(runs[-1], INPLACE_ARGS[api])
+    return frozenset(n for n, c in crit.items() if c == "bitwise")
+
+
+def _clone(value: Any) -> Any:
+    clone = getattr(value, "clone", None)
+    return clone() if callable(clone) else value
+
+
+# The integers a float tensor's bits are read as, by element size. msprobe
+# compares int8 / int32 / int64 only (its Const.INT_TYPE; an int16 pair is
+# "cannot compare"), so 2-byte floats' bits are widened to int32: one
+# integer per bit pattern, equal exactly when the bits are.
+_BITS = {2: ("int16", "int32"), 4: ("int32", None), 8: ("int64", None)}
+
+
+def _as_bits(t: Any) -> Any:
+    if not getattr(t, "is_floating_point", lambda: False)():
+        return t
+    import torch
+    same, wider = _BITS[t.element_size()]
+    bits = t.view(getattr(torch, same))
+    return bits if wider is None else bits.to(getattr(torch, wider))
 
 
 # What to add to msprobe's bench_functions/fusion_operator_config.yaml when
