@@ -23,6 +23,14 @@ typedef enum kvg_binding_kind {
     KVG_BINDING_ATB        /* an ATB operation */
 } kvg_binding_kind;
 
+/* Which inputs a call gives, for a form's rules that depend on them (the
+ * case's inputs for `kvgold prepare`, a dump's bound arguments for `kvgold
+ * scan`): the rank of input `name`, or -1 if the call does not give it. */
+typedef struct kvg_call_given {
+    int (*rank)(const void *ctx, const char *name);
+    const void *ctx;
+} kvg_call_given;
+
 /* One call form of the operator. */
 typedef struct kvg_binding_call {
     kvg_binding_kind kind;
@@ -62,6 +70,16 @@ typedef struct kvg_binding_call {
     kvg_status (*check)(const kvg_case *c,
                         const struct kvg_binding_call *call,
                         kvg_diag *diag);
+    /* The attributes whose value the framework sets when a call of this
+     * form does not (its own default for an argument it takes, e.g.
+     * torch_npu's cache_mode "PA_NZ"; the value it always passes or the
+     * hardware derives for one it does not take), NULL-terminated; may be
+     * NULL. `kvgold scan` gives a dumped call these values. */
+    const char *const *framework_attrs;
+    /* The value, as JSON text, of framework attribute `attr` for a call
+     * that gives the inputs `given`. Required with framework_attrs. */
+    const char *(*framework_value)(const kvg_call_given *given,
+                                   const char *attr);
 } kvg_binding_call;
 
 /* Every call form of one operator. */

@@ -33,19 +33,32 @@ static const char *const k_in_kernel[] = {
     "seq_lens",      NULL};
 static const char *const k_out[] = {"key_cache", "value_cache", NULL};
 
-/* The scatter_mode a torch_npu call reaches: it passes None, which the
- * 950 turns into Alibi (or Rope, given compress_seq_offsets) for a 4-D key
- * with compress_lens and seq_lens (docs/scatter_pa_kv_cache.md). */
-static const char *torch_reaches(const kvg_case *c)
+/* What torch_npu sets that a call does not: its default cache_mode is
+ * PA_NZ where the operator's is Norm (a torch_npu call without the keyword
+ * - an msprobe record, an ops-test-kit e2e testcase - ran with PA_NZ), and
+ * it always passes scatter_mode None, which the 950 turns into Alibi (or
+ * Rope, given compress_seq_offsets) for a 4-D key [B, S, N, D] with
+ * compress_lens and seq_lens (docs/scatter_pa_kv_cache.md). */
+static const char *const k_framework_torch[] = {"cache_mode", "scatter_mode",
+                                                NULL};
+
+static const char *torch_value(const kvg_call_given *g, const char *attr)
 {
-    const kvg_tensor *key = kvg_case_find(&c->inputs, "key");
-    if (key == NULL || key->rank != 4 ||
-        kvg_case_find(&c->inputs, "compress_lens") == NULL ||
-        kvg_case_find(&c->inputs, "seq_lens") == NULL)
-        return "None";
-    return kvg_case_find(&c->inputs, "compress_seq_offset") != NULL
-               ? "Rope"
-               : "Alibi";
+    if (strcmp(attr, "cache_mode") == 0)
+        return "\"PA_NZ\"";
+    if (g->rank(g->ctx, "key") != 4 ||
+        g->rank(g->ctx, "compress_lens") < 0 ||
+        g->rank(g->ctx, "seq_lens") < 0)
+        return "\"None\"";
+    return g->rank(g->ctx, "compress_seq_offset") >= 0 ? "\"Rope\""
+                                                       : "\"Alibi\"";
+}
+
+static int case_rank(const void *ctx, const char *name)
+{
+    const kvg_tensor *t = kvg_case_find(&((const kvg_case *)ctx)->inputs,
+                                        name);
+    return t != NULL ? t->rank : -1;
 }
 
 /* torch_npu passes scatter_mode None (what the 950 makes of it above), no
@@ -53,11 +66,15 @@ static const char *torch_reaches(const kvg_case *c)
 static kvg_status check_torch(const kvg_case *c,
                               const kvg_binding_call *call, kvg_diag *diag)
 {
+    const kvg_call_given given = {case_rank, c};
+    const char *reached = torch_value(&given, "scatter_mode");
     char mode[32];
 
     KVG_TRY(kvg_case_get_string(c, c->attrs, "scatter_mode", "None", mode,
                                 sizeof mode, diag));
-    if (strcmp(mode, torch_reaches(c)) != 0 ||
+    /* reached is "\"Mode\"": compare its inside */
+    if (strlen(reached) != strlen(mode) + 2 ||
+        strncmp(reached + 1, mode, strlen(mode)) != 0 ||
         kvg_json_get(c->attrs, "strides") != NULL ||
         kvg_json_get(c->attrs, "offsets") != NULL)
         return kvg_diag_set(
@@ -85,7 +102,9 @@ static const kvg_binding_call k_calls[] = {
      .outputs = k_out,
      .note = "with scatter_mode None and a value (or the 950's Rope / "
              "Alibi of a 4-D key)",
-     .check = check_torch},
+     .check = check_torch,
+     .framework_attrs = k_framework_torch,
+     .framework_value = torch_value},
     {.kind = KVG_BINDING_ACLNN,
      .api = "aclnnScatterPaKvCache",
      .names = k_names_kernel,

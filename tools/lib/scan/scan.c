@@ -450,8 +450,60 @@ static kvg_status bind_params(const kvg_scan_call *c, const kvg_scan_opmap *m,
     return KVG_OK;
 }
 
+/* The torch_npu call form of a dumped call of operator m (an msprobe
+ * record; an ops-test-kit e2e testcase naming the API), or NULL. */
+static const kvg_binding_call *torch_form(const kvg_scan_call *c,
+                                          const kvg_scan_opmap *m)
+{
+    size_t i;
+
+    if (!kvg_scan_is_torch_npu(c))
+        return NULL;
+    for (i = 0; i < m->binding->n_calls; i++) {
+        const kvg_binding_call *f = &m->binding->calls[i];
+        if (f->kind != KVG_BINDING_TORCH_NPU)
+            continue;
+        if (c->format == KVG_SCAN_TTK
+                ? f->api != NULL && strcmp(f->api, c->api) == 0
+                : f->selector == NULL)
+            return f;
+    }
+    return NULL;
+}
+
+/* A bound input's rank, -1 when the call gives none or an empty one. */
+static int bound_rank(const void *ctx, const char *name)
+{
+    const kvg_scan_arg *a =
+        kvg_scan_bound_pre((const kvg_scan_bound *)ctx, name);
+    return a != NULL && a->rank > 0 ? a->rank : -1;
+}
+
+/* What the framework sets that the dumped call does not (binding.h:
+ * framework_attrs): a torch_npu call ran with torch_npu's defaults, not
+ * the operator's. */
+static kvg_status framework_values(const kvg_scan_call *c,
+                                   const kvg_scan_opmap *m,
+                                   kvg_scan_bound *b, kvg_diag *diag)
+{
+    const kvg_binding_call *f = torch_form(c, m);
+    const kvg_call_given given = {bound_rank, b};
+    size_t i;
+
+    if (f == NULL || f->framework_attrs == NULL)
+        return KVG_OK;
+    for (i = 0; f->framework_attrs[i] != NULL; i++) {
+        const char *attr = f->framework_attrs[i];
+        if (kvg_scan_get_attr(b, attr) == NULL)
+            KVG_TRY(kvg_scan_set_attr(b, attr,
+                                      f->framework_value(&given, attr),
+                                      diag));
+    }
+    return KVG_OK;
+}
+
 /* The call onto the operator's signature: inputs, outputs, parameters,
- * then the operator's own translations. */
+ * the framework's own values, then the operator's own translations. */
 static kvg_status bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
                        const kvg_scan_sig *s, kvg_scan_bound *b,
                        kvg_diag *diag)
@@ -460,6 +512,7 @@ static kvg_status bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
     KVG_TRY(bind_inputs(c, m, s, b, diag));
     KVG_TRY(bind_outputs(c, s, b, diag));
     KVG_TRY(bind_params(c, m, b, diag));
+    KVG_TRY(framework_values(c, m, b, diag));
     return m->finish != NULL ? m->finish(c, b, diag) : KVG_OK;
 }
 
