@@ -299,13 +299,9 @@ int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
     return 1;
 }
 
-/* ---- which reader ------------------------------------------------------ */
+/* ---- names ----------------------------------------------------------- */
 
-typedef struct detect {
-    kvg_scan_format f;
-} detect;
-
-static int dots_in(const char *s)
+int kvg_scan_dots(const char *s)
 {
     int n = 0;
     for (; *s != '\0'; s++)
@@ -316,109 +312,12 @@ static int dots_in(const char *s)
 int kvg_scan_cann_name(const char *base, char *type, size_t cap)
 {
     const char *dot = strchr(base, '.');
-    if (dot == NULL || dots_in(base) < 4 || dot == base ||
+    if (dot == NULL || kvg_scan_dots(base) < 4 || dot == base ||
         (size_t)(dot - base) >= cap)
         return 0;
     memcpy(type, base, (size_t)(dot - base));
     type[dot - base] = '\0';
     return 1;
-}
-
-/* The first directory that says its format (a bounded look: the walk
- * stops at the first hit). */
-static int detect_visit(const char *dir, const char *rel, void *user,
-                        kvg_diag *diag)
-{
-    detect *d = (detect *)user;
-    char **names;
-    size_t n, i;
-    int before = 0, after = 0;
-    (void)rel;
-    if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK) {
-        kvg_diag_clear(diag);
-        return 1;
-    }
-    for (i = 0; i < n && d->f == KVG_SCAN_AUTO; i++) {
-        char role;
-        int idx;
-        kvg_scan_arg a;
-        before |= strcmp(names[i], "before") == 0;
-        after |= strcmp(names[i], "after") == 0;
-        if (strcmp(names[i], "dump.json") == 0)
-            d->f = KVG_SCAN_MSPROBE;
-        else if (kvg_scan_ttk_name(names[i], &role, &idx, &a))
-            d->f = KVG_SCAN_TTK;
-    }
-    kvg_scan_names_free(names, n);
-    if (d->f == KVG_SCAN_AUTO && before && after)
-        d->f = KVG_SCAN_ATB;
-    if (d->f == KVG_SCAN_AUTO) {
-        /* a CANN dump file: its name's form and a header that decodes */
-        if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK) {
-            kvg_diag_clear(diag);
-            return 0;
-        }
-        for (i = 0; i < n && d->f == KVG_SCAN_AUTO; i++) {
-            kvg_scan_list l;
-            char *path = kvg_path_join(dir, names[i], NULL, NULL);
-            char type[KVG_SCAN_NAME_MAX];
-            memset(&l, 0, sizeof l);
-            if (kvg_scan_cann_name(names[i], type, sizeof type) &&
-                kvg_scan_find(type, KVG_SCAN_CANN, NULL) != NULL)
-                d->f = KVG_SCAN_CANN; /* read, even if broken: it says */
-            else if (path != NULL && dots_in(names[i]) >= 4 &&
-                     kvg_scan_kind(path, 1) == 2 &&
-                     kvg_scan_read_cann(path, &l, diag) == KVG_OK &&
-                     l.count > 0)
-                d->f = KVG_SCAN_CANN;
-            kvg_scan_list_free(&l);
-            kvg_diag_clear(diag);
-            free(path);
-        }
-        kvg_scan_names_free(names, n);
-        return d->f != KVG_SCAN_AUTO ? -1 : 0;
-    }
-    return -1; /* found: stop */
-}
-
-kvg_scan_format kvg_scan_detect(const char *path)
-{
-    detect d;
-    kvg_diag diag;
-    d.f = KVG_SCAN_AUTO;
-    kvg_diag_clear(&diag);
-    if (kvg_scan_kind(path, 0) == 2) {
-        const char *base = strrchr(path, '/');
-        kvg_scan_list l;
-        base = base != NULL ? base + 1 : path;
-        memset(&l, 0, sizeof l);
-        /* a file named as a CANN dump is read as one, so that a broken
-         * one is told what is wrong with it */
-        if (dots_in(base) >= 4 ||
-            (kvg_scan_read_cann(path, &l, &diag) == KVG_OK && l.count > 0))
-            d.f = KVG_SCAN_CANN;
-        kvg_scan_list_free(&l);
-        return d.f;
-    }
-    if (kvg_scan_kind(path, 0) == 1) {
-        diag.status = KVG_OK;
-        (void)kvg_scan_walk(path, detect_visit, &d, &diag);
-    }
-    return d.f;
-}
-
-kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
-                         kvg_scan_list *l, kvg_diag *diag)
-{
-    switch (f) {
-    case KVG_SCAN_MSPROBE: return kvg_scan_read_msprobe(path, l, diag);
-    case KVG_SCAN_ATB: return kvg_scan_read_atb(path, l, diag);
-    case KVG_SCAN_CANN: return kvg_scan_read_cann(path, l, diag);
-    case KVG_SCAN_TTK: return kvg_scan_read_ttk(path, l, diag);
-    default:
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "format", -1, -1,
-                            "%s: no format given", path);
-    }
 }
 
 kvg_status kvg_scan_npy_arg(const char *dir, const char *file,

@@ -22,6 +22,9 @@ kvg_status kvg_scan_names(const char *dir, char ***names, size_t *n,
                           kvg_diag *diag);
 void kvg_scan_names_free(char **names, size_t n);
 
+/* The number of '.' in s (a CANN dump file's name has at least 4). */
+int kvg_scan_dots(const char *s);
+
 /* "<op type>.<op name>.<task>.<stream>.<timestamp>", a CANN dump file's
  * name: 1 and its op type in `type`, else 0. */
 int kvg_scan_cann_name(const char *base, char *type, size_t cap);

@@ -271,36 +271,6 @@ static kvg_status file_size(kvg_scan_call *c, kvg_scan_arg *a,
 
 /* ---- the testcase CSV's row ------------------------------------------ */
 
-/* The call form whose API is `api` (ops-test-kit's api_name) in any
- * operator's binding, and that operator; NULL if none. */
-static const kvg_binding_call *form_named(const char *api,
-                                          const kvg_scan_opmap **m)
-{
-    size_t i, j;
-    for (i = 0; api[0] != '\0' && kvg_scan_opmaps[i] != NULL; i++) {
-        const kvg_binding *b = kvg_scan_opmaps[i]->binding;
-        for (j = 0; j < b->n_calls; j++)
-            if (b->calls[j].api != NULL &&
-                strcmp(b->calls[j].api, api) == 0) {
-                *m = kvg_scan_opmaps[i];
-                return &b->calls[j];
-            }
-    }
-    return NULL;
-}
-
-int kvg_scan_is_torch_npu(const kvg_scan_call *c)
-{
-    const kvg_scan_opmap *m = NULL;
-    const kvg_binding_call *f;
-    if (c->format == KVG_SCAN_MSPROBE)
-        return 1;
-    if (c->format != KVG_SCAN_TTK)
-        return 0;
-    f = form_named(c->api, &m);
-    return f != NULL && f->kind == KVG_BINDING_TORCH_NPU;
-}
-
 /* kvgold's name of keyword argument `key` of call form f (its keyword
  * pair's "=attr", or an attribute of the form by that name), or NULL. */
 static const char *attr_of(const kvg_binding_call *f, const char *key)
@@ -426,7 +396,7 @@ static int csv_form_outputs(kvg_scan_call *c, const kvg_ttk_row *row,
 static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
 {
     const kvg_scan_opmap *m = NULL;
-    const kvg_binding_call *f = form_named(row->api, &m);
+    const kvg_binding_call *f = kvg_scan_form_named(row->api, &m);
     char s1[96], s2[96];
     int i;
 

@@ -42,6 +42,9 @@ ${_kvg_scan_rows}    NULL};
 add_library(kvgold_scan STATIC
   scan/scan.c
   scan/jobs.c
+  scan/call_list.c
+  scan/opmap.c
+  scan/detect.c
   scan/read_common.c
   scan/read_atb.c
   scan/read_ttk.c

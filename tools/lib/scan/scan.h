@@ -204,6 +204,11 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
 /* The operator's registry name. */
 const char *kvg_scan_op(const kvg_scan_opmap *m);
 
+/* The call form whose API is `api` (ops-test-kit's api_name) in any
+ * operator's binding, and that operator's map in *m; NULL if none. */
+const struct kvg_binding_call *kvg_scan_form_named(const char *api,
+                                                   const kvg_scan_opmap **m);
+
 /* 1 if call c is a torch_npu call (an msprobe record, or an ops-test-kit
  * case whose API, its CSV's api_name, is a torch_npu call form of the
  * operator's binding): the maps apply torch_npu's own defaults then. */
