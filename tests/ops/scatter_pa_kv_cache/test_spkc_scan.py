@@ -6,13 +6,10 @@ applied when the call gave no cache_mode), a CANN dump of the kernel, the
 950's 4-D key form, and an ops-test-kit e2e row without cache_mode."""
 import os
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "scan"))
-import scan_dumps as sd  # noqa: E402
+import scan_dumps as sd  # on sys.path by tests/ops/conftest.py
 
 spkc = sd.op("spkc")
 
