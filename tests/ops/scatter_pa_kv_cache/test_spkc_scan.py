@@ -1,5 +1,5 @@
 """kvgold scan over dumps of ScatterPaKvCache (through its writer module,
-tests/python/scan/op_scatter_pa_kv_cache.py; skipped where this build has
+scan_writer.py beside this file; skipped where this build has
 no such operator): an msprobe step of the functional torch_npu variant
 (honest, a token one slot off, a missing output, torch_npu's PA_NZ default
 applied when the call gave no cache_mode), a CANN dump of the kernel, the
