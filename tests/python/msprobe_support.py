@@ -1,5 +1,5 @@
 """Helpers of the kvgold.msprobe tests (tests/python/test_msprobe.py and
-each operator's tests/python/ops/<op>/test_msprobe_*.py): a registry as
+each operator's tests/ops/<op>/test_*_msprobe.py): a registry as
 msprobe's checker uses it, and install() into it."""
 import kvgold.msprobe as kvm
 from ttk_support import torch_inputs  # noqa: F401 (re-exported)

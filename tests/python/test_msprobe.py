@@ -3,7 +3,7 @@ calls them (docs/msprobe.md cites the code at Ascend/msprobe@8ff00da):
 found by the NPU API's name in a registry, called with the API's own
 arguments on CPU tensors, `registry[name](*args, **kwargs)`, answering
 what torch_npu answers with the caches updated in place. Each operator's
-calls are tested in its folder (tests/python/ops/<op>/test_*_msprobe.py);
+calls are tested in its folder (tests/ops/<op>/test_*_msprobe.py);
 here, what holds for every operator."""
 import os
 

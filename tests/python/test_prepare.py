@@ -50,7 +50,7 @@ def parse_name(name):
 # its module's TORCH_NPU_CALLS (kvgold/ops/<op>.py, from torch_npu's API
 # documentation), which the C tool reads nowhere: prepare has its own
 # copy in tools/lib/bindings/<op>.c, checked here against it. The cases are
-# each operator's tests/python/ops/<op>/prepare_cases.py.
+# each operator's tests/ops/<op>/prepare_cases.py.
 PREPARE = prepare_cases()
 CASES = [op + "/" + c for op, (names, _) in PREPARE.items() for c in names]
 REFUSED = [(op + "/" + c, words) for op, (_, refused) in PREPARE.items()

@@ -2,7 +2,7 @@
 functions it has (found in kvgold.ops), the error for the rest, the device
 copies, the storage formats, and that uninstall() gives torch back as it
 was. What an operator's functions do under it is tested in its own folder,
-tests/python/ops/<op>/."""
+tests/ops/<op>/."""
 import os
 import subprocess
 import sys

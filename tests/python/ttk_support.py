@@ -1,5 +1,5 @@
 """Helpers of the kvgold.ttk tests (tests/python/test_ttk.py and each
-operator's tests/python/ops/<op>/test_ttk_*.py): the plug-in executed as
+operator's tests/ops/<op>/test_*_ttk.py): the plug-in executed as
 ops-test-kit executes it, and the metadata keywords it passes."""
 import importlib.util
 
@@ -87,13 +87,14 @@ def ttk_goldens(form):
 
 
 def prepare_cases():
-    """{operator: (CASES, REFUSED)} of every tests/python/ops/<op>/
+    """{operator: (CASES, REFUSED)} of every tests/ops/<op>/
     prepare_cases.py, sorted by operator."""
     import glob
     import os
-    here = os.path.dirname(os.path.abspath(__file__))
+    ops = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "ops")
     out = {}
-    for path in sorted(glob.glob(os.path.join(here, "ops", "*",
+    for path in sorted(glob.glob(os.path.join(ops, "*",
                                               "prepare_cases.py"))):
         op = os.path.basename(os.path.dirname(path))
         spec = importlib.util.spec_from_file_location(

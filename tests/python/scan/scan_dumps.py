@@ -4,10 +4,11 @@ raw .bin files), never through kvgold's readers. The honest calls are the
 committed vectors (inputs, and the expected post-call tensors from the
 independent NumPy generator); the planted faults are made here."""
 import glob
-import importlib
+import importlib.util
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -399,14 +400,27 @@ class MsprobeStep:
 
 
 _OPS = {}
+# tests/ops/<op>/scan_writer.py: each operator's writer in its own folder
+_WRITERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "ops", "*", "scan_writer.py")
+
+
+def _load_writer(path):
+    """The writer at `path` as module scan_writer_<op>: every one is named
+    scan_writer.py, so none can be imported by its file name."""
+    name = "scan_writer_" + os.path.basename(os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def op(alias):
-    """The per-operator writers: op_<operator>.py beside this file, found
-    (not listed) and keyed by their ALIAS ("rac", "kv", ...)."""
+    """The per-operator writers, tests/ops/<op>/scan_writer.py, found (not
+    listed) and keyed by their ALIAS (as the tests name them)."""
     if not _OPS:
-        for path in sorted(glob.glob(os.path.join(os.path.dirname(
-                os.path.abspath(__file__)), "op_*.py"))):
-            mod = importlib.import_module(os.path.basename(path)[:-3])
+        for path in sorted(glob.glob(_WRITERS)):
+            mod = _load_writer(path)
             _OPS[mod.ALIAS] = mod
     return _OPS[alias]

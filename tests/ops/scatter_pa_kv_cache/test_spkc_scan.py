@@ -1,18 +1,15 @@
 """kvgold scan over dumps of ScatterPaKvCache (through its writer module,
-tests/python/scan/op_scatter_pa_kv_cache.py; skipped where this build has
+scan_writer.py beside this file; skipped where this build has
 no such operator): an msprobe step of the functional torch_npu variant
 (honest, a token one slot off, a missing output, torch_npu's PA_NZ default
 applied when the call gave no cache_mode), a CANN dump of the kernel, the
 950's 4-D key form, and an ops-test-kit e2e row without cache_mode."""
 import os
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "scan"))
-import scan_dumps as sd  # noqa: E402
+import scan_dumps as sd  # on sys.path by tests/ops/conftest.py
 
 spkc = sd.op("spkc")
 

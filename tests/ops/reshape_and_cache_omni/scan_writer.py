@@ -1,7 +1,6 @@
 """How ReshapeAndCacheOmni is written in each dump format, for the scan tests
-(the generic writers are scan_dumps.py)."""
+(the generic writers are tests/python/scan/scan_dumps.py)."""
 import scan_dumps as sd
-import op_reshape_and_cache as rac
 
 OP = "reshape_and_cache_omni"
 
@@ -15,5 +14,6 @@ def case(name):
 
 def atb(call, root, name, drop_out=None):
     """As ATB dumps ReshapeAndCacheOmniOperation: ReshapeAndCache's
-    tensors."""
-    return rac.atb(call, root, name, drop_out)
+    tensors, so its writer's (looked up at the call, when every writer is
+    loaded)."""
+    return sd.op("rac").atb(call, root, name, drop_out)

@@ -1,5 +1,5 @@
 """How KvRmsNormRopeCache is written in each dump format, for the scan tests
-(the generic writers are scan_dumps.py)."""
+(the generic writers are tests/python/scan/scan_dumps.py)."""
 import scan_dumps as sd
 from scan_dumps import positional, write_cann, write_ttk_case
 
