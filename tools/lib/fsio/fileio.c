@@ -6,8 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,20 +75,6 @@ int kvg_write_full(int fd, const void *buf, size_t size)
         done += (size_t)put;
     }
     return 0;
-}
-
-kvg_status kvg_fs_fail(kvg_diag *diag, kvg_status st, const char *what,
-                       const char *fmt, ...)
-{
-    char text[KVG_DIAG_MESSAGE_MAX];
-    va_list ap;
-
-    if (diag == NULL)
-        return st;
-    va_start(ap, fmt);
-    (void)vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return kvg_diag_set(diag, st, what, -1, -1, "%s", text);
 }
 
 const char *kvg_file_kind(unsigned long mode)

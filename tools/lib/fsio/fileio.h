@@ -27,12 +27,6 @@ ssize_t kvg_pread_full(int fd, void *buf, size_t size, uint64_t offset);
 /* Write all `size` bytes; 0 on success, -1 on error (errno set). */
 int kvg_write_full(int fd, const void *buf, size_t size);
 
-/* The tools' older spelling of kvg_diag_set(diag, st, what, -1, -1, fmt,
- * ...) (kvgold/status.h), the one way a failure is recorded: kept only
- * for tools/lib/case and read_msprobe.c until they move to it. */
-kvg_status kvg_fs_fail(kvg_diag *diag, kvg_status st, const char *what,
-                       const char *fmt, ...) KVG_PRINTF_LIKE(4, 5);
-
 /* What kind of non-regular file a mode is, for messages ("a directory",
  * "a FIFO", "a character device"...). */
 const char *kvg_file_kind(unsigned long mode);

@@ -202,11 +202,11 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
         strstr(type->text, "Tensor") == NULL) {
         a->kind = KVG_SCAN_SCALAR;
         if (has_nonfinite(v))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, where,
-                               "%s/dump.json: data.%s.%s: a NaN or infinite "
-                               "argument (a statistic may be non-finite, an "
-                               "argument is data)",
-                               c->dir, key_of(c), where);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, where, -1, -1,
+                                "%s/dump.json: data.%s.%s: a NaN or infinite "
+                                "argument (a statistic may be non-finite, an "
+                                "argument is data)",
+                                c->dir, key_of(c), where);
         if (!scalar_text(v, a->value, sizeof a->value))
             (void)snprintf(a->value, sizeof a->value, "null");
         return KVG_OK;
@@ -217,33 +217,34 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
     shape = kvg_json_get(v, "shape");
     if (dt == NULL || dt->type != KVG_JSON_STRING ||
         (a->dtype = dtype_of(dt->text)) == KVG_DTYPE_INVALID)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "dtype",
-                           "%s/dump.json: data.%s.%s.dtype: %s", c->dir, key_of(c),
-                           where,
-                           dt && dt->type == KVG_JSON_STRING
-                               ? "not a dtype kvgold reads"
-                               : "missing");
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
+            "%s/dump.json: data.%s.%s.dtype: %s", c->dir, key_of(c), where,
+            dt && dt->type == KVG_JSON_STRING ? "not a dtype kvgold reads"
+                                              : "missing");
     if (shape == NULL || shape->type != KVG_JSON_ARRAY)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                           "%s/dump.json: data.%s.%s.shape: missing", c->dir,
-                           key_of(c), where);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                            "%s/dump.json: data.%s.%s.shape: missing", c->dir,
+                            key_of(c), where);
     for (e = shape->child; e != NULL; e = e->next) {
         int64_t d;
         if (a->rank == KVG_MAX_RANK || kvg_json_int64(e, &d, NULL) != KVG_OK ||
             d < 0)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                               "%s/dump.json: data.%s.%s.shape: not a list of "
-                               "at most %d non-negative integers",
-                               c->dir, key_of(c), where, KVG_MAX_RANK);
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                "%s/dump.json: data.%s.%s.shape: not a list of "
+                "at most %d non-negative integers",
+                c->dir, key_of(c), where, KVG_MAX_RANK);
         a->shape[a->rank++] = d;
     }
     if (name == NULL || name->type != KVG_JSON_STRING ||
         strchr(name->text, '/') != NULL || name->text[0] == '.')
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data_name",
-                           "%s/dump.json: data.%s.%s.data_name: %s", c->dir,
-                           key_of(c), where,
-                           name ? "not a plain file name" : "missing (a "
-                                  "statistics-only dump has no tensors)");
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data_name", -1, -1,
+                            "%s/dump.json: data.%s.%s.data_name: %s", c->dir,
+                            key_of(c), where,
+                            name ? "not a plain file name"
+                                 : "missing (a "
+                                   "statistics-only dump has no tensors)");
     (void)snprintf(a->name, sizeof a->name, "%s", where);
     (void)snprintf(a->file, sizeof a->file, "dump_tensor_data/%s",
                    name->text);
@@ -272,9 +273,9 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
             if (want[k] != a[i].shape[k])
                 break;
         if (a[i].rank != rank || k != rank)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                               "%s/%s: its shape is not dump.json's for %s",
-                               c->dir, a[i].file, a[i].name);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                                "%s/%s: its shape is not dump.json's for %s",
+                                c->dir, a[i].file, a[i].name);
     }
     return KVG_OK;
 }
@@ -291,36 +292,32 @@ static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
 
     if (v->type != KVG_JSON_OBJECT || args == NULL ||
         args->type != KVG_JSON_ARRAY)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "input_args",
-                           "%s/dump.json: data.%s.input_args: missing",
-                           c->dir, key_of(c));
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "input_args", -1, -1,
+                            "%s/dump.json: data.%s.input_args: missing",
+                            c->dir, key_of(c));
     for (e = args->child; e != NULL; e = e->next) {
         if (c->n_in == KVG_SCAN_MAX_ARGS)
             break;
         (void)snprintf(where, sizeof where, "input_args[%d]", c->n_in);
-        if ((st = arg_of(c, e, where, &c->in[c->n_in], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, e, where, &c->in[c->n_in], diag));
         c->in[c->n_in++].name[0] = '\0'; /* positional */
     }
     for (e = kw != NULL && kw->type == KVG_JSON_OBJECT ? kw->child : NULL;
          e != NULL && c->n_in < KVG_SCAN_MAX_ARGS; e = e->next) {
         (void)snprintf(where, sizeof where, "input_kwargs.%s", e->key);
-        if ((st = arg_of(c, e, where, &c->in[c->n_in], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, e, where, &c->in[c->n_in], diag));
         (void)snprintf(c->in[c->n_in++].name, KVG_SCAN_NAME_MAX, "%s",
                        e->key);
     }
     if (out != NULL && out->type == KVG_JSON_OBJECT) {
         /* a single output */
-        if ((st = arg_of(c, out, "output", &c->out[0], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, out, "output", &c->out[0], diag));
         c->n_out = 1;
     }
     for (e = out != NULL && out->type == KVG_JSON_ARRAY ? out->child : NULL;
          e != NULL && c->n_out < KVG_SCAN_MAX_ARGS; e = e->next) {
         (void)snprintf(where, sizeof where, "output[%d]", c->n_out);
-        if ((st = arg_of(c, e, where, &c->out[c->n_out], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, e, where, &c->out[c->n_out], diag));
         c->n_out++;
     }
     if (!read_files)
@@ -362,8 +359,8 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
     s.end = text + len;
     ws(&s);
     if (s.p >= s.end || *s.p != '{')
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: not a JSON object", path);
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                          "%s: not a JSON object", path);
     else
         s.p++;
     /* the top level's members: find "data" */
@@ -375,36 +372,36 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
             ws(&s);
         }
         if (s.p >= s.end || *s.p != '"') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: no \"data\" object", path);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: no \"data\" object", path);
             break;
         }
         k = s.p;
         if (!skip_string(&s)) {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: an unterminated string", path);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: an unterminated string", path);
             break;
         }
         found = s.p - k == 6 && memcmp(k, "\"data\"", 6) == 0;
         ws(&s);
         if (s.p >= s.end || *s.p != ':') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: a key without ':'", path);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: a key without ':'", path);
             break;
         }
         s.p++;
         ws(&s);
         if (!found && (depth = skip_value(&s)) < 0)
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: a member nested deeper than %d levels",
-                             path, KVG_JSON_MAX_DEPTH);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: a member nested deeper than %d levels",
+                              path, KVG_JSON_MAX_DEPTH);
         else if (!found && depth == 0)
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: malformed JSON", path);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: malformed JSON", path);
     }
     if (st == KVG_OK && (s.p >= s.end || *s.p != '{'))
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: \"data\" is not an object", path);
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                          "%s: \"data\" is not an object", path);
     if (st == KVG_OK)
         s.p++;
     /* each call: its key, then its value parsed on its own */
@@ -425,17 +422,17 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
         }
         k = s.p;
         if (s.p >= s.end || *s.p != '"' || !skip_string(&s)) {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: malformed \"data\" member at byte %ld",
-                             path, (long)(k - (const char *)map));
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: malformed \"data\" member at byte %ld",
+                              path, (long)(k - (const char *)map));
             break;
         }
         klen = (size_t)(s.p - k - 2);
         (void)snprintf(key, sizeof key, "%.*s", (int)klen, k + 1);
         ws(&s);
         if (s.p >= s.end || *s.p != ':') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: data.%s: no ':'", path, key);
+            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                              "%s: data.%s: no ':'", path, key);
             break;
         }
         s.p++;
@@ -443,12 +440,12 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
         v = s.p;
         if ((depth = skip_value(&s)) != 1) {
             if (depth < 0)
-                st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                                 "%s: data.%s: nested deeper than %d levels",
-                                 path, key, KVG_JSON_MAX_DEPTH);
+                st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                  "%s: data.%s: nested deeper than %d levels",
+                                  path, key, KVG_JSON_MAX_DEPTH);
             else
-                st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                                 "%s: data.%s: malformed JSON", path, key);
+                st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                  "%s: data.%s: malformed JSON", path, key);
             break;
         }
         if (!api_of(key, api, sizeof api) ||
@@ -505,8 +502,8 @@ static kvg_status read_dump(const char *dir, const char *rel,
     }
     close(fd);
     if (sb.st_size == 0) {
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: empty", path);
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                          "%s: empty", path);
         free(path);
         return st;
     }
@@ -523,7 +520,7 @@ static kvg_status read_dump(const char *dir, const char *rel,
     if (st != KVG_OK) {
         char msg[KVG_DIAG_MESSAGE_MAX];
         (void)snprintf(msg, sizeof msg, "%s", diag->message);
-        st = kvg_fs_fail(diag, st, "dump.json", "%s/%s", dir, msg);
+        st = kvg_diag_set(diag, st, "dump.json", -1, -1, "%s/%s", dir, msg);
     }
     kvg_file_unmap(&map);
     free(path);
@@ -581,8 +578,9 @@ kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
     ms_walk w;
     w.l = l;
     if (kvg_scan_kind(path, 0) != 1)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
-                           "%s: not a directory (an msprobe dump is "
-                           "step*/rank*/dump.json)", path);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
+                            "%s: not a directory (an msprobe dump is "
+                            "step*/rank*/dump.json)",
+                            path);
     return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }
