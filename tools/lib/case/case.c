@@ -53,7 +53,7 @@ static char *read_text(const char *path, size_t *len, kvg_diag *diag,
     struct stat sb;
     uint64_t want;
     char *buf;
-    ssize_t got;
+    size_t got;
     int fd;
 
     if ((*st = kvg_open_regular(path, "case.json", &fd, &sb, diag)) !=
@@ -67,18 +67,14 @@ static char *read_text(const char *path, size_t *len, kvg_diag *diag,
                            "%s: out of memory", path);
         return NULL;
     }
-    got = kvg_pread_full(fd, buf, (size_t)want, 0);
-    if (got < 0) {
-        int err = errno;
-        close(fd);
+    *st = kvg_pread_full(fd, buf, (size_t)want, 0, &got, path, "case.json",
+                         diag);
+    close(fd);
+    if (*st != KVG_OK) {
         free(buf);
-        *st = kvg_diag_set(diag, KVG_ERR_IO, "case.json", -1, -1,
-                           "%s: cannot read: %s", path, strerror(err));
         return NULL;
     }
-    close(fd);
-    *len = (size_t)got;
-    *st = KVG_OK;
+    *len = got;
     return buf;
 }
 

@@ -80,7 +80,7 @@ static kvg_status fail(src *s, const char *fmt, ...)
 static kvg_status rd(src *s, uint64_t off, size_t n, void *dst,
                      const char *what)
 {
-    ssize_t got;
+    size_t got;
     if (off > s->size || (uint64_t)n > s->size - off)
         return fail(s, "truncated: %s (%lu bytes at byte %llu) lies past "
                        "the end of the file (%llu bytes)",
@@ -95,11 +95,8 @@ static kvg_status rd(src *s, uint64_t off, size_t n, void *dst,
         memcpy(dst, s->buf + (size_t)off, n);
         return KVG_OK;
     }
-    got = kvg_pread_full(s->fd, dst, n, off);
-    if (got < 0)
-        return kvg_diag_set(s->diag, KVG_ERR_IO, "pt", -1, -1,
-                            "%s: cannot read: %s", s->path, strerror(errno));
-    if ((size_t)got != n)
+    KVG_TRY(kvg_pread_full(s->fd, dst, n, off, &got, s->path, "pt", s->diag));
+    if (got != n)
         return fail(s, "the file shrank while %s was read", what);
     return KVG_OK;
 }
