@@ -344,143 +344,162 @@ static int api_of(const char *key, char *out, size_t cap)
     return 1;
 }
 
+/* The top level's members up to "data", the others skipped unparsed (a
+ * statistics dump's are large); s is left past the '{' of data's value. */
+static kvg_status find_data(span *s, const char *path, kvg_diag *diag)
+{
+    int found = 0, depth;
+
+    ws(s);
+    if (s->p >= s->end || *s->p != '{')
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: not a JSON object", path);
+    s->p++;
+    while (!found) {
+        const char *k;
+        ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            ws(s);
+        }
+        if (s->p >= s->end || *s->p != '"')
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: no \"data\" object", path);
+        k = s->p;
+        if (!skip_string(s))
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: an unterminated string", path);
+        found = s->p - k == 6 && memcmp(k, "\"data\"", 6) == 0;
+        ws(s);
+        if (s->p >= s->end || *s->p != ':')
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: a key without ':'", path);
+        s->p++;
+        ws(s);
+        if (found)
+            break;
+        if ((depth = skip_value(s)) < 0)
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: a member nested deeper than %d levels",
+                                path, KVG_JSON_MAX_DEPTH);
+        if (depth == 0)
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: malformed JSON", path);
+    }
+    if (s->p >= s->end || *s->p != '{')
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: \"data\" is not an object", path);
+    s->p++;
+    return KVG_OK;
+}
+
+/* The next member of "data": its key (cut to cap) and the span of its
+ * value, s left past it; *more is 0 at data's closing '}'. `text` is the
+ * document's start, for the byte offset of a malformed member. */
+static kvg_status next_member(span *s, const char *text, const char *path,
+                              char *key, size_t cap, span *value, int *more,
+                              kvg_diag *diag)
+{
+    const char *k;
+    int depth;
+
+    *more = 0;
+    ws(s);
+    if (s->p < s->end && *s->p == '}')
+        return KVG_OK;
+    if (s->p < s->end && *s->p == ',') {
+        s->p++;
+        ws(s);
+    }
+    k = s->p;
+    if (s->p >= s->end || *s->p != '"' || !skip_string(s))
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: malformed \"data\" member at byte %ld", path,
+                            (long)(k - text));
+    (void)snprintf(key, cap, "%.*s", (int)(s->p - k - 2), k + 1);
+    ws(s);
+    if (s->p >= s->end || *s->p != ':')
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: data.%s: no ':'", path, key);
+    s->p++;
+    ws(s);
+    value->p = s->p;
+    if ((depth = skip_value(s)) < 0)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: data.%s: nested deeper than %d levels", path,
+                            key, KVG_JSON_MAX_DEPTH);
+    if (depth != 1)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: data.%s: malformed JSON", path, key);
+    value->end = s->p;
+    *more = 1;
+    return KVG_OK;
+}
+
+/* The call `key` of "data" (its value v) onto l when it is the forward
+ * call of an API kvgold judges; another API is only counted, a backward
+ * call skipped. A value kvgold cannot read makes the call unreadable
+ * (NOT JUDGED, with the reason), not the whole dump. */
+static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
+                           const char *dir, const char *rel, int read_files,
+                           kvg_diag *diag)
+{
+    char api[KVG_SCAN_NAME_MAX];
+    kvg_diag jd;
+    kvg_json *doc;
+    kvg_scan_call *c;
+
+    if (!api_of(key, api, sizeof api))
+        return KVG_OK; /* a backward: not read */
+    if (kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
+        l->others++; /* another API: counted, not read */
+        return KVG_OK;
+    }
+    if ((c = kvg_scan_list_push(l, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    c->format = KVG_SCAN_MSPROBE;
+    (void)snprintf(c->api, sizeof c->api, "%s", api);
+    (void)snprintf(c->id, sizeof c->id, "%s%s%s", rel, rel[0] ? ":" : "",
+                   key);
+    (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
+    (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output[%%d]");
+    /* json.dump writes NaN / Infinity for non-finite statistics */
+    if (kvg_json_parse_with(v.p, (size_t)(v.end - v.p), key,
+                            KVG_JSON_ALLOW_NONFINITE, &doc, &jd) != KVG_OK) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s/dump.json: %s", dir, jd.message);
+        return KVG_OK;
+    }
+    if (call_of(c, doc, read_files, diag) != KVG_OK) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s", diag->message);
+        kvg_diag_clear(diag);
+    }
+    kvg_json_free(doc);
+    return KVG_OK;
+}
+
 kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
                                  const char *dir, const char *rel,
                                  int read_files, kvg_scan_list *l,
                                  kvg_diag *diag)
 {
     const char *path = "dump.json";
-    const void *map = text;
-    int found = 0, depth;
-    kvg_status st = KVG_OK;
+    int more = 1;
     span s;
 
     s.p = text;
     s.end = text + len;
-    ws(&s);
-    if (s.p >= s.end || *s.p != '{')
-        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                          "%s: not a JSON object", path);
-    else
-        s.p++;
-    /* the top level's members: find "data" */
-    while (st == KVG_OK && !found) {
-        const char *k;
-        ws(&s);
-        if (s.p < s.end && *s.p == ',') {
-            s.p++;
-            ws(&s);
-        }
-        if (s.p >= s.end || *s.p != '"') {
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: no \"data\" object", path);
-            break;
-        }
-        k = s.p;
-        if (!skip_string(&s)) {
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: an unterminated string", path);
-            break;
-        }
-        found = s.p - k == 6 && memcmp(k, "\"data\"", 6) == 0;
-        ws(&s);
-        if (s.p >= s.end || *s.p != ':') {
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: a key without ':'", path);
-            break;
-        }
-        s.p++;
-        ws(&s);
-        if (!found && (depth = skip_value(&s)) < 0)
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: a member nested deeper than %d levels",
-                              path, KVG_JSON_MAX_DEPTH);
-        else if (!found && depth == 0)
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: malformed JSON", path);
-    }
-    if (st == KVG_OK && (s.p >= s.end || *s.p != '{'))
-        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                          "%s: \"data\" is not an object", path);
-    if (st == KVG_OK)
-        s.p++;
+    KVG_TRY(find_data(&s, path, diag));
     /* each call: its key, then its value parsed on its own */
-    while (st == KVG_OK) {
-        const char *k, *v;
-        char key[2 * KVG_SCAN_NAME_MAX], api[KVG_SCAN_NAME_MAX];
-        kvg_diag jd;
-        kvg_json *doc;
-        kvg_scan_call *c;
-        size_t klen;
-
-        ws(&s);
-        if (s.p < s.end && *s.p == '}')
-            break;
-        if (s.p < s.end && *s.p == ',') {
-            s.p++;
-            ws(&s);
-        }
-        k = s.p;
-        if (s.p >= s.end || *s.p != '"' || !skip_string(&s)) {
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: malformed \"data\" member at byte %ld",
-                              path, (long)(k - (const char *)map));
-            break;
-        }
-        klen = (size_t)(s.p - k - 2);
-        (void)snprintf(key, sizeof key, "%.*s", (int)klen, k + 1);
-        ws(&s);
-        if (s.p >= s.end || *s.p != ':') {
-            st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                              "%s: data.%s: no ':'", path, key);
-            break;
-        }
-        s.p++;
-        ws(&s);
-        v = s.p;
-        if ((depth = skip_value(&s)) != 1) {
-            if (depth < 0)
-                st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                                  "%s: data.%s: nested deeper than %d levels",
-                                  path, key, KVG_JSON_MAX_DEPTH);
-            else
-                st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
-                                  "%s: data.%s: malformed JSON", path, key);
-            break;
-        }
-        if (!api_of(key, api, sizeof api) ||
-            kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
-            if (api_of(key, api, sizeof api))
-                l->others++; /* another API: counted, not read */
-            continue; /* another API, or a backward: not read */
-        }
-        if ((c = kvg_scan_list_push(l, diag)) == NULL) {
-            st = KVG_ERR_NOMEM;
-            break;
-        }
-        c->format = KVG_SCAN_MSPROBE;
-        (void)snprintf(c->api, sizeof c->api, "%s", api);
-        (void)snprintf(c->id, sizeof c->id, "%s%s%s", rel, rel[0] ? ":" : "",
-                       key);
-        (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
-        (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output[%%d]");
-        /* json.dump writes NaN / Infinity for non-finite statistics */
-        if (kvg_json_parse_with(v, (size_t)(s.p - v), key,
-                                KVG_JSON_ALLOW_NONFINITE, &doc,
-                                &jd) != KVG_OK) {
-            (void)snprintf(c->unreadable, sizeof c->unreadable,
-                           "unreadable: %s/dump.json: %s", dir, jd.message);
-            continue;
-        }
-        if (call_of(c, doc, read_files, diag) != KVG_OK) {
-            (void)snprintf(c->unreadable, sizeof c->unreadable,
-                           "unreadable: %s", diag->message);
-            kvg_diag_clear(diag);
-        }
-        kvg_json_free(doc);
+    while (more) {
+        char key[2 * KVG_SCAN_NAME_MAX];
+        span v;
+        KVG_TRY(next_member(&s, text, path, key, sizeof key, &v, &more, diag));
+        if (more)
+            KVG_TRY(add_call(l, key, v, dir, rel, read_files, diag));
     }
-    (void)dir;
-    return st;
+    return KVG_OK;
 }
 
 static kvg_status read_dump(const char *dir, const char *rel,
