@@ -49,6 +49,10 @@ static int skip_string(span *s)
     s->p++;
     while (s->p < s->end) {
         if (*s->p == '\\') {
+            /* a backslash last in the text escapes nothing: stepping two
+             * would put the pointer past one-past-the-end (UB) */
+            if (s->end - s->p < 2)
+                return 0;
             s->p += 2;
             continue;
         }
