@@ -197,12 +197,106 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
     return &item->t;
 }
 
+/* Entry `it` of `section` checked before anything is kept: an object of
+ * only "file", "dtype" and "shape", string file (*file_name) and dtype, a
+ * known dtype tag (*dtype), a name and file that fit and stay in the case
+ * directory, and room for one more in a set holding `count`. */
+static kvg_status check_entry(const kvg_case *c, const char *section,
+                              const kvg_json *it, int count,
+                              const char **file_name, kvg_dtype *dtype,
+                              kvg_diag *diag)
+{
+    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
+    const kvg_json *file, *dt, *k;
+
+    if (!kvg_json_is(it, KVG_JSON_OBJECT))
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+                            "%s/case.json:%d:%d: %s.%s must be {\"file\", "
+                            "\"dtype\"}",
+                            c->dir, it->line, it->col, section, it->key);
+    for (k = it->child; k != NULL; k = k->next) {
+        if (!in_list(k->key, entry_keys))
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+                "%s/case.json:%d:%d: %s.%s: unknown key \"%s\"", c->dir,
+                k->key_line, k->key_col, section, it->key, k->key);
+    }
+    file = kvg_json_get(it, "file");
+    dt = kvg_json_get(it, "dtype");
+    if (!kvg_json_is(file, KVG_JSON_STRING) ||
+        !kvg_json_is(dt, KVG_JSON_STRING))
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+            "%s/case.json:%d:%d: %s.%s needs string \"file\" "
+            "and \"dtype\"",
+            c->dir, it->line, it->col, section, it->key);
+    *dtype = kvg_dtype_from_name(dt->text);
+    if (*dtype == KVG_DTYPE_INVALID)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+                            "%s/case.json:%d:%d: %s.%s: unknown dtype tag "
+                            "\"%s\"",
+                            c->dir, dt->line, dt->col, section, it->key,
+                            dt->text);
+    if (it->key_len >= KVG_CASE_NAME_MAX || file->len >= KVG_CASE_PATH_MAX ||
+        strchr(file->text, '/') != NULL)
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+            "%s/case.json:%d:%d: %s.%s: name or file too long, "
+            "or the file is not in the case directory",
+            c->dir, it->key_line, it->key_col, section, it->key);
+    if (count == KVG_CASE_MAX_TENSORS)
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+            "%s/case.json:%d:%d: more than %d tensors in %s", c->dir,
+            it->key_line, it->key_col, KVG_CASE_MAX_TENSORS, section);
+    *file_name = file->text;
+    return KVG_OK;
+}
+
+/* Checked entry `it` of `section` added to set, its file opened when
+ * with_data; a file's refusal is prefixed "SECTION.NAME: " and names the
+ * entry in diag->tensor. */
+static kvg_status add_entry(kvg_case *c, const char *section,
+                            const kvg_json *it, const char *file,
+                            kvg_dtype dtype, kvg_case_set *set, int with_data,
+                            size_t map_min, kvg_diag *diag)
+{
+    int64_t shape[KVG_MAX_RANK];
+    int rank = -1;
+    kvg_case_tensor *item;
+    kvg_status st;
+
+    if (kvg_json_get(it, "shape") != NULL)
+        KVG_TRY(kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
+                                  &rank, diag));
+    item = &set->items[set->count];
+    memset(item, 0, sizeof *item);
+    strcpy(item->name, it->key);
+    strcpy(item->file, file);
+    item->t.dtype = dtype;
+    st = with_data ? kvg_tensor_file_open(c->dir, file, dtype, rank, shape,
+                                          KVG_MAP_READ, map_min, &item->t,
+                                          &item->map, diag)
+                   : KVG_OK;
+    if (st != KVG_OK) {
+        if (diag != NULL) {
+            char msg[KVG_DIAG_MESSAGE_MAX];
+            (void)snprintf(msg, sizeof msg, "%s.%s: %s", section, it->key,
+                           diag->message);
+            memcpy(diag->message, msg, sizeof msg);
+            strncpy(diag->tensor, it->key, sizeof diag->tensor - 1);
+        }
+        return st;
+    }
+    set->count++;
+    return KVG_OK;
+}
+
 /* `with_data` 0: only the entries (name, file, dtype; no data read). */
 static kvg_status load_tensors(kvg_case *c, const char *section,
                                kvg_case_set *set, int with_data,
                                size_t map_min, kvg_diag *diag)
 {
-    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
     const kvg_json *obj = kvg_json_get(c->json, section);
     const kvg_json *it;
 
@@ -213,78 +307,11 @@ static kvg_status load_tensors(kvg_case *c, const char *section,
                             "%s/case.json:%d:%d: \"%s\" must be an object",
                             c->dir, obj->line, obj->col, section);
     for (it = obj->child; it != NULL; it = it->next) {
-        const kvg_json *file, *dt, *k;
-        int64_t shape[KVG_MAX_RANK];
-        int rank = -1;
-        kvg_case_tensor *item;
-        kvg_dtype dtype;
-        kvg_status st;
-
-        if (!kvg_json_is(it, KVG_JSON_OBJECT))
-            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
-                                "%s/case.json:%d:%d: %s.%s must be {\"file\", "
-                                "\"dtype\"}",
-                                c->dir, it->line, it->col, section, it->key);
-        for (k = it->child; k != NULL; k = k->next) {
-            if (!in_list(k->key, entry_keys))
-                return kvg_diag_set(
-                    diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
-                    "%s/case.json:%d:%d: %s.%s: unknown key \"%s\"", c->dir,
-                    k->key_line, k->key_col, section, it->key, k->key);
-        }
-        file = kvg_json_get(it, "file");
-        dt = kvg_json_get(it, "dtype");
-        if (!kvg_json_is(file, KVG_JSON_STRING) ||
-            !kvg_json_is(dt, KVG_JSON_STRING))
-            return kvg_diag_set(
-                diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
-                "%s/case.json:%d:%d: %s.%s needs string \"file\" "
-                "and \"dtype\"",
-                c->dir, it->line, it->col, section, it->key);
-        dtype = kvg_dtype_from_name(dt->text);
-        if (dtype == KVG_DTYPE_INVALID)
-            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
-                                "%s/case.json:%d:%d: %s.%s: unknown dtype tag "
-                                "\"%s\"",
-                                c->dir, dt->line, dt->col, section, it->key,
-                                dt->text);
-        if (it->key_len >= KVG_CASE_NAME_MAX ||
-            file->len >= KVG_CASE_PATH_MAX ||
-            strchr(file->text, '/') != NULL)
-            return kvg_diag_set(
-                diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
-                "%s/case.json:%d:%d: %s.%s: name or file too long, "
-                "or the file is not in the case directory",
-                c->dir, it->key_line, it->key_col, section, it->key);
-        if (set->count == KVG_CASE_MAX_TENSORS)
-            return kvg_diag_set(
-                diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
-                "%s/case.json:%d:%d: more than %d tensors in %s", c->dir,
-                it->key_line, it->key_col, KVG_CASE_MAX_TENSORS, section);
-        if (kvg_json_get(it, "shape") != NULL)
-            KVG_TRY(kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
-                                      &rank, diag));
-        item = &set->items[set->count];
-        memset(item, 0, sizeof *item);
-        strcpy(item->name, it->key);
-        strcpy(item->file, file->text);
-        item->t.dtype = dtype;
-        st = with_data ? kvg_tensor_file_open(c->dir, file->text, dtype,
-                                              rank, shape, KVG_MAP_READ,
-                                              map_min, &item->t, &item->map,
-                                              diag)
-                       : KVG_OK;
-        if (st != KVG_OK) {
-            if (diag != NULL) {
-                char msg[KVG_DIAG_MESSAGE_MAX];
-                (void)snprintf(msg, sizeof msg, "%s.%s: %s", section,
-                               it->key, diag->message);
-                memcpy(diag->message, msg, sizeof msg);
-                strncpy(diag->tensor, it->key, sizeof diag->tensor - 1);
-            }
-            return st;
-        }
-        set->count++;
+        const char *file = NULL;
+        kvg_dtype dtype = KVG_DTYPE_INVALID;
+        KVG_TRY(check_entry(c, section, it, set->count, &file, &dtype, diag));
+        KVG_TRY(add_entry(c, section, it, file, dtype, set, with_data,
+                          map_min, diag));
     }
     return KVG_OK;
 }
