@@ -395,6 +395,52 @@ static void test_raw_bin(void **state)
 /* ---- the all-or-nothing writer ---------------------------------------- */
 
 /* A poisoned fp16 tensor of n elements (freed by the caller). */
+/* kvg_pread_full / kvg_write_full: a read past the end is short, not an
+ * error; an OS refusal (EBADF: reading a write-only descriptor, writing a
+ * read-only one) is KVG_ERR_IO naming the file, the diag tensor and
+ * strerror's reason, with errno still the OS's. */
+static void test_full_io(void **state)
+{
+    const char text[] = "0123456789";
+    char path[256], want[512], buf[16];
+    kvg_diag diag;
+    size_t got = 99;
+    int fd;
+    (void)state;
+    path_of(path, sizeof path, "full_io.bin");
+    write_bytes(path, text, 10);
+
+    fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    memset(buf, 'x', sizeof buf);
+    assert_int_equal(kvg_pread_full(fd, buf, 8, 4, &got, path, "t", &diag),
+                     KVG_OK);
+    assert_int_equal(got, 6); /* bytes 4..9, then end of file */
+    assert_memory_equal(buf, "456789xx", 8);
+    assert_int_equal(kvg_write_full(fd, "ab", 2, path, "out", &diag),
+                     KVG_ERR_IO);
+    assert_int_equal(errno, EBADF);
+    (void)snprintf(want, sizeof want, "%s: write error: %s", path,
+                   strerror(EBADF));
+    assert_string_equal(diag.message, want);
+    assert_string_equal(diag.tensor, "out");
+    close(fd);
+
+    fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(kvg_pread_full(fd, buf, 4, 0, &got, path, "t", &diag),
+                     KVG_ERR_IO);
+    assert_int_equal(errno, EBADF);
+    (void)snprintf(want, sizeof want, "%s: cannot read: %s", path,
+                   strerror(EBADF));
+    assert_string_equal(diag.message, want);
+    assert_string_equal(diag.tensor, "t");
+    assert_int_equal(kvg_write_full(fd, "AB", 2, path, "out", &diag), KVG_OK);
+    close(fd);
+    assert_int_equal(read_bytes(path, buf, sizeof buf), 10);
+    assert_memory_equal(buf, "AB23456789", 10);
+}
+
 static kvg_tensor tensor_of(int64_t n, uint64_t seed)
 {
     return kvgt_tensor_new(KVG_FP16, 1, &n, seed);
@@ -1006,6 +1052,7 @@ int main(void)
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_cgroup_limit),
         cmocka_unit_test(test_raw_bin),
+        cmocka_unit_test(test_full_io),
         cmocka_unit_test(test_outset_commit),
         cmocka_unit_test(test_outset_refusals),
         cmocka_unit_test(test_outset_rollback),

@@ -53,7 +53,7 @@ static char *read_text(const char *path, size_t *len, kvg_diag *diag,
     struct stat sb;
     uint64_t want;
     char *buf;
-    ssize_t got;
+    size_t got;
     int fd;
 
     if ((*st = kvg_open_regular(path, "case.json", &fd, &sb, diag)) !=
@@ -63,22 +63,18 @@ static char *read_text(const char *path, size_t *len, kvg_diag *diag,
     buf = (char *)malloc((size_t)want + 1);
     if (buf == NULL) {
         close(fd);
-        *st = kvg_fs_fail(diag, KVG_ERR_NOMEM, "case.json",
-                          "%s: out of memory", path);
+        *st = kvg_diag_set(diag, KVG_ERR_NOMEM, "case.json", -1, -1,
+                           "%s: out of memory", path);
         return NULL;
     }
-    got = kvg_pread_full(fd, buf, (size_t)want, 0);
-    if (got < 0) {
-        int err = errno;
-        close(fd);
-        free(buf);
-        *st = kvg_fs_fail(diag, KVG_ERR_IO, "case.json", "%s: cannot read: %s",
-                          path, strerror(err));
-        return NULL;
-    }
+    *st = kvg_pread_full(fd, buf, (size_t)want, 0, &got, path, "case.json",
+                         diag);
     close(fd);
-    *len = (size_t)got;
-    *st = KVG_OK;
+    if (*st != KVG_OK) {
+        free(buf);
+        return NULL;
+    }
+    *len = got;
     return buf;
 }
 
@@ -157,8 +153,8 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
     int i;
 
     if (set->count == KVG_CASE_MAX_TENSORS) {
-        kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, name,
-                    "too many tensors (max %d)", KVG_CASE_MAX_TENSORS);
+        kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                     "too many tensors (max %d)", KVG_CASE_MAX_TENSORS);
         return NULL;
     }
     item = &set->items[set->count];
@@ -172,8 +168,8 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
         for (i = 0; i < rank; i++) {
             if (shape[i] < 0 ||
                 (shape[i] != 0 && bytes > SIZE_MAX / (uint64_t)shape[i])) {
-                kvg_fs_fail(
-                    diag, KVG_ERR_PARAM_INVALID, name,
+                kvg_diag_set(
+                    diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
                     "%s: the output's shape (dim %d = %lld) has no valid "
                     "byte size",
                     name, i, (long long)shape[i]);
@@ -190,8 +186,9 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
     item->t.data = calloc(bytes ? bytes : 1, 1);
     if (item->t.data == NULL) {
         kvg_mem_release(bytes);
-        kvg_fs_fail(diag, KVG_ERR_NOMEM, name, "%s: out of memory (%lu bytes)",
-                    name, (unsigned long)bytes);
+        kvg_diag_set(diag, KVG_ERR_NOMEM, name, -1, -1,
+                     "%s: out of memory (%lu bytes)", name,
+                     (unsigned long)bytes);
         return NULL;
     }
     if (src != NULL && bytes != 0)
@@ -200,95 +197,121 @@ kvg_tensor *kvg_case_set_add(kvg_case_set *set, const char *name,
     return &item->t;
 }
 
+/* Entry `it` of `section` checked before anything is kept: an object of
+ * only "file", "dtype" and "shape", string file (*file_name) and dtype, a
+ * known dtype tag (*dtype), a name and file that fit and stay in the case
+ * directory, and room for one more in a set holding `count`. */
+static kvg_status check_entry(const kvg_case *c, const char *section,
+                              const kvg_json *it, int count,
+                              const char **file_name, kvg_dtype *dtype,
+                              kvg_diag *diag)
+{
+    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
+    const kvg_json *file, *dt, *k;
+
+    if (!kvg_json_is(it, KVG_JSON_OBJECT))
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+                            "%s/case.json:%d:%d: %s.%s must be {\"file\", "
+                            "\"dtype\"}",
+                            c->dir, it->line, it->col, section, it->key);
+    for (k = it->child; k != NULL; k = k->next) {
+        if (!in_list(k->key, entry_keys))
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+                "%s/case.json:%d:%d: %s.%s: unknown key \"%s\"", c->dir,
+                k->key_line, k->key_col, section, it->key, k->key);
+    }
+    file = kvg_json_get(it, "file");
+    dt = kvg_json_get(it, "dtype");
+    if (!kvg_json_is(file, KVG_JSON_STRING) ||
+        !kvg_json_is(dt, KVG_JSON_STRING))
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+            "%s/case.json:%d:%d: %s.%s needs string \"file\" "
+            "and \"dtype\"",
+            c->dir, it->line, it->col, section, it->key);
+    *dtype = kvg_dtype_from_name(dt->text);
+    if (*dtype == KVG_DTYPE_INVALID)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+                            "%s/case.json:%d:%d: %s.%s: unknown dtype tag "
+                            "\"%s\"",
+                            c->dir, dt->line, dt->col, section, it->key,
+                            dt->text);
+    if (it->key_len >= KVG_CASE_NAME_MAX || file->len >= KVG_CASE_PATH_MAX ||
+        strchr(file->text, '/') != NULL)
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+            "%s/case.json:%d:%d: %s.%s: name or file too long, "
+            "or the file is not in the case directory",
+            c->dir, it->key_line, it->key_col, section, it->key);
+    if (count == KVG_CASE_MAX_TENSORS)
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, it->key, -1, -1,
+            "%s/case.json:%d:%d: more than %d tensors in %s", c->dir,
+            it->key_line, it->key_col, KVG_CASE_MAX_TENSORS, section);
+    *file_name = file->text;
+    return KVG_OK;
+}
+
+/* Checked entry `it` of `section` added to set, its file opened when
+ * with_data; a file's refusal is prefixed "SECTION.NAME: " and names the
+ * entry in diag->tensor. */
+static kvg_status add_entry(kvg_case *c, const char *section,
+                            const kvg_json *it, const char *file,
+                            kvg_dtype dtype, kvg_case_set *set, int with_data,
+                            size_t map_min, kvg_diag *diag)
+{
+    int64_t shape[KVG_MAX_RANK];
+    int rank = -1;
+    kvg_case_tensor *item;
+    kvg_status st;
+
+    if (kvg_json_get(it, "shape") != NULL)
+        KVG_TRY(kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
+                                  &rank, diag));
+    item = &set->items[set->count];
+    memset(item, 0, sizeof *item);
+    strcpy(item->name, it->key);
+    strcpy(item->file, file);
+    item->t.dtype = dtype;
+    st = with_data ? kvg_tensor_file_open(c->dir, file, dtype, rank, shape,
+                                          KVG_MAP_READ, map_min, &item->t,
+                                          &item->map, diag)
+                   : KVG_OK;
+    if (st != KVG_OK) {
+        if (diag != NULL) {
+            char msg[KVG_DIAG_MESSAGE_MAX];
+            (void)snprintf(msg, sizeof msg, "%s.%s: %s", section, it->key,
+                           diag->message);
+            memcpy(diag->message, msg, sizeof msg);
+            strncpy(diag->tensor, it->key, sizeof diag->tensor - 1);
+        }
+        return st;
+    }
+    set->count++;
+    return KVG_OK;
+}
+
 /* `with_data` 0: only the entries (name, file, dtype; no data read). */
 static kvg_status load_tensors(kvg_case *c, const char *section,
                                kvg_case_set *set, int with_data,
                                size_t map_min, kvg_diag *diag)
 {
-    static const char *const entry_keys[] = {"file", "dtype", "shape", NULL};
     const kvg_json *obj = kvg_json_get(c->json, section);
     const kvg_json *it;
 
     if (obj == NULL)
         return KVG_OK;
     if (!kvg_json_is(obj, KVG_JSON_OBJECT))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, section,
-                           "%s/case.json:%d:%d: \"%s\" must be an object",
-                           c->dir, obj->line, obj->col, section);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, section, -1, -1,
+                            "%s/case.json:%d:%d: \"%s\" must be an object",
+                            c->dir, obj->line, obj->col, section);
     for (it = obj->child; it != NULL; it = it->next) {
-        const kvg_json *file, *dt, *k;
-        int64_t shape[KVG_MAX_RANK];
-        int rank = -1;
-        kvg_case_tensor *item;
-        kvg_dtype dtype;
-        kvg_status st;
-
-        if (!kvg_json_is(it, KVG_JSON_OBJECT))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, it->key,
-                               "%s/case.json:%d:%d: %s.%s must be {\"file\", "
-                               "\"dtype\"}",
-                               c->dir, it->line, it->col, section, it->key);
-        for (k = it->child; k != NULL; k = k->next) {
-            if (!in_list(k->key, entry_keys))
-                return kvg_fs_fail(
-                    diag, KVG_ERR_FILE_FORMAT, it->key,
-                    "%s/case.json:%d:%d: %s.%s: unknown key \"%s\"", c->dir,
-                    k->key_line, k->key_col, section, it->key, k->key);
-        }
-        file = kvg_json_get(it, "file");
-        dt = kvg_json_get(it, "dtype");
-        if (!kvg_json_is(file, KVG_JSON_STRING) ||
-            !kvg_json_is(dt, KVG_JSON_STRING))
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, it->key,
-                "%s/case.json:%d:%d: %s.%s needs string \"file\" "
-                "and \"dtype\"",
-                c->dir, it->line, it->col, section, it->key);
-        dtype = kvg_dtype_from_name(dt->text);
-        if (dtype == KVG_DTYPE_INVALID)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, it->key,
-                               "%s/case.json:%d:%d: %s.%s: unknown dtype tag "
-                               "\"%s\"",
-                               c->dir, dt->line, dt->col, section, it->key,
-                               dt->text);
-        if (it->key_len >= KVG_CASE_NAME_MAX ||
-            file->len >= KVG_CASE_PATH_MAX ||
-            strchr(file->text, '/') != NULL)
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, it->key,
-                "%s/case.json:%d:%d: %s.%s: name or file too long, "
-                "or the file is not in the case directory",
-                c->dir, it->key_line, it->key_col, section, it->key);
-        if (set->count == KVG_CASE_MAX_TENSORS)
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, it->key,
-                "%s/case.json:%d:%d: more than %d tensors in %s", c->dir,
-                it->key_line, it->key_col, KVG_CASE_MAX_TENSORS, section);
-        if (kvg_json_get(it, "shape") != NULL &&
-            (st = kvg_case_get_ints(c, it, "shape", 1, shape, KVG_MAX_RANK,
-                                    &rank, diag)) != KVG_OK)
-            return st;
-        item = &set->items[set->count];
-        memset(item, 0, sizeof *item);
-        strcpy(item->name, it->key);
-        strcpy(item->file, file->text);
-        item->t.dtype = dtype;
-        st = with_data ? kvg_tensor_file_open(c->dir, file->text, dtype,
-                                              rank, shape, KVG_MAP_READ,
-                                              map_min, &item->t, &item->map,
-                                              diag)
-                       : KVG_OK;
-        if (st != KVG_OK) {
-            if (diag != NULL) {
-                char msg[KVG_DIAG_MESSAGE_MAX];
-                (void)snprintf(msg, sizeof msg, "%s.%s: %s", section,
-                               it->key, diag->message);
-                memcpy(diag->message, msg, sizeof msg);
-                strncpy(diag->tensor, it->key, sizeof diag->tensor - 1);
-            }
-            return st;
-        }
-        set->count++;
+        const char *file = NULL;
+        kvg_dtype dtype = KVG_DTYPE_INVALID;
+        KVG_TRY(check_entry(c, section, it, set->count, &file, &dtype, diag));
+        KVG_TRY(add_entry(c, section, it, file, dtype, set, with_data,
+                          map_min, diag));
     }
     return KVG_OK;
 }
@@ -305,27 +328,29 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
     if (e == NULL)
         return KVG_OK;
     if (!kvg_json_is(e, KVG_JSON_OBJECT))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                           "%s/case.json:%d:%d: \"expect_error\" must be an "
-                           "object",
-                           c->dir, e->line, e->col);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "expect_error", -1, -1,
+                            "%s/case.json:%d:%d: \"expect_error\" must be an "
+                            "object",
+                            c->dir, e->line, e->col);
     for (k = e->child; k != NULL; k = k->next) {
         if (!in_list(k->key, keys))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                               "%s/case.json:%d:%d: expect_error: unknown key "
-                               "\"%s\"",
-                               c->dir, k->key_line, k->key_col, k->key);
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, "expect_error", -1, -1,
+                "%s/case.json:%d:%d: expect_error: unknown key "
+                "\"%s\"",
+                c->dir, k->key_line, k->key_col, k->key);
     }
     st = kvg_json_get(e, "status");
     t = kvg_json_get(e, "tensor");
     if (st == NULL || (t != NULL && !kvg_json_is(t, KVG_JSON_STRING)))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "expect_error",
-                           "%s/case.json:%d:%d: expect_error needs an integer "
-                           "\"status\" and an optional string \"tensor\"",
-                           c->dir, e->line, e->col);
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "expect_error", -1, -1,
+            "%s/case.json:%d:%d: expect_error needs an integer "
+            "\"status\" and an optional string \"tensor\"",
+            c->dir, e->line, e->col);
     if (!kvg_json_is(st, KVG_JSON_NUMBER))
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, "expect_error",
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "expect_error", -1, -1,
             "%s/case.json:%d:%d: expect_error.status must be an "
             "integer, not %s",
             c->dir, st->line, st->col, a_kind(st));
@@ -340,8 +365,8 @@ static kvg_status load_expect_error(kvg_case *c, kvg_diag *diag)
               "KVG_ERR_WORKSPACE); a case that must succeed lists "
               "\"expected\" instead";
     if (why != NULL)
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, "expect_error",
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "expect_error", -1, -1,
             "%s/case.json:%d:%d: expect_error.status %.40s%s %s", c->dir,
             st->line, st->col, st->text, st->len > 40 ? "..." : "", why);
     c->expect_error = 1;
@@ -378,14 +403,14 @@ static kvg_status parse_case_json(kvg_case *c, const char *text, size_t len,
 {
     kvg_diag jd;
     if (kvg_json_parse(text, len, "case.json", &c->json, &jd) != KVG_OK)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "case.json", "%s/%s",
-                           c->dir, jd.message);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "case.json", -1, -1,
+                            "%s/%s", c->dir, jd.message);
     if (!kvg_json_is(c->json, KVG_JSON_OBJECT))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "case.json",
-                           "%s/case.json:%d:%d: the document must be a JSON "
-                           "object, not %s",
-                           c->dir, c->json->line, c->json->col,
-                           a_kind(c->json));
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "case.json", -1, -1,
+                            "%s/case.json:%d:%d: the document must be a JSON "
+                            "object, not %s",
+                            c->dir, c->json->line, c->json->col,
+                            a_kind(c->json));
     return KVG_OK;
 }
 
@@ -396,36 +421,37 @@ static kvg_status check_top(kvg_case *c, kvg_diag *diag)
 
     for (k = c->json->child; k != NULL; k = k->next)
         if (!in_list(k->key, k_top_keys))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, k->key,
-                               "%s/case.json:%d:%d: unknown key \"%s\"",
-                               c->dir, k->key_line, k->key_col, k->key);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, k->key, -1, -1,
+                                "%s/case.json:%d:%d: unknown key \"%s\"",
+                                c->dir, k->key_line, k->key_col, k->key);
     op = kvg_json_get(c->json, "op");
     if (op == NULL)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "op",
-                           "%s/case.json: \"op\" is required", c->dir);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "op", -1, -1,
+                            "%s/case.json: \"op\" is required", c->dir);
     if (!kvg_json_is(op, KVG_JSON_STRING) || kvg_op_find(op->text) == NULL) {
         char ops[256];
         op_names(ops, sizeof ops);
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "op",
-                           "%s/case.json:%d:%d: \"op\" must be one of %s",
-                           c->dir, op->line, op->col, ops);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "op", -1, -1,
+                            "%s/case.json:%d:%d: \"op\" must be one of %s",
+                            c->dir, op->line, op->col, ops);
     }
     strncpy(c->op, op->text, sizeof c->op - 1);
     c->attrs = kvg_json_get(c->json, "attrs");
     c->options = kvg_json_get(c->json, "options");
     if (c->attrs != NULL && !kvg_json_is(c->attrs, KVG_JSON_OBJECT))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "attrs",
-                           "%s/case.json:%d:%d: \"attrs\" must be an object",
-                           c->dir, c->attrs->line, c->attrs->col);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "attrs", -1, -1,
+                            "%s/case.json:%d:%d: \"attrs\" must be an object",
+                            c->dir, c->attrs->line, c->attrs->col);
     if (c->options != NULL && !kvg_json_is(c->options, KVG_JSON_OBJECT))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "options",
-                           "%s/case.json:%d:%d: \"options\" must be an object",
-                           c->dir, c->options->line, c->options->col);
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "options", -1, -1,
+            "%s/case.json:%d:%d: \"options\" must be an object", c->dir,
+            c->options->line, c->options->col);
     inputs = kvg_json_get(c->json, "inputs");
     if (!kvg_json_is(inputs, KVG_JSON_OBJECT))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "inputs",
-                           "%s/case.json: \"inputs\" (an object) is required",
-                           c->dir);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "inputs", -1, -1,
+                            "%s/case.json: \"inputs\" (an object) is required",
+                            c->dir);
     return KVG_OK;
 }
 
@@ -447,8 +473,8 @@ kvg_status kvg_case_load_with(const char *dir, kvg_case *c, unsigned flags,
 
     memset(c, 0, sizeof *c);
     if (strlen(dir) >= sizeof c->dir)
-        return kvg_fs_fail(
-            diag, KVG_ERR_PARAM_INVALID, "case",
+        return kvg_diag_set(
+            diag, KVG_ERR_PARAM_INVALID, "case", -1, -1,
             "case directory path too long: %lu characters, at most "
             "%d (use a shorter or relative path)",
             (unsigned long)strlen(dir), KVG_CASE_PATH_MAX - 1);
@@ -485,8 +511,8 @@ kvg_status kvg_case_check_keys(const kvg_case *c, const kvg_json *obj,
         return KVG_OK;
     for (k = obj->child; k != NULL; k = k->next) {
         if (!in_list(k->key, allowed))
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, k->key,
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, k->key, -1, -1,
                 "%s/case.json:%d:%d: %s: unknown key \"%s\" for op "
                 "%s",
                 c->dir, k->key_line, k->key_col, where, k->key, c->op);
@@ -503,12 +529,12 @@ static kvg_status read_int(const kvg_case *c, const kvg_json *v,
     if (kvg_json_int64(v, out, &jd) == KVG_OK)
         return KVG_OK;
     if (!kvg_json_is(v, KVG_JSON_NUMBER))
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, key,
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
             "%s/case.json:%d:%d: \"%s\" must hold integers, not %s", c->dir,
             v->line, v->col, key, a_kind(v));
-    return kvg_fs_fail(
-        diag, KVG_ERR_FILE_FORMAT, key,
+    return kvg_diag_set(
+        diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
         "%s/case.json:%d:%d: \"%s\" must hold integers: %.40s%s %s", c->dir,
         v->line, v->col, key, v->text, v->len > 40 ? "..." : "", why);
 }
@@ -525,37 +551,36 @@ kvg_status kvg_case_get_ints(const kvg_case *c, const kvg_json *obj,
     *count = 0;
     if (v == NULL) {
         if (required)
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, key,
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
                 "%s/case.json: attribute \"%s\" is required for %s", c->dir,
                 key, c->op);
         return KVG_OK;
     }
     if (kvg_json_is(v, KVG_JSON_NUMBER)) {
         if (max < 1)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, key,
-                               "%s/case.json:%d:%d: \"%s\" must be an integer "
-                               "list",
-                               c->dir, v->line, v->col, key);
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
+                "%s/case.json:%d:%d: \"%s\" must be an integer "
+                "list",
+                c->dir, v->line, v->col, key);
         st = read_int(c, v, key, &out[0], diag);
         if (st == KVG_OK)
             *count = 1;
         return st;
     }
     if (!kvg_json_is(v, KVG_JSON_ARRAY))
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, key,
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
             "%s/case.json:%d:%d: \"%s\" must be an integer list", c->dir,
             v->line, v->col, key);
     for (it = v->child; it != NULL; it = it->next) {
         if (n == max)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, key,
-                               "%s/case.json:%d:%d: \"%s\" has more than %d "
-                               "entries",
-                               c->dir, v->line, v->col, key, max);
-        st = read_int(c, it, key, &out[n], diag);
-        if (st != KVG_OK)
-            return st;
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
+                                "%s/case.json:%d:%d: \"%s\" has more than %d "
+                                "entries",
+                                c->dir, v->line, v->col, key, max);
+        KVG_TRY(read_int(c, it, key, &out[n], diag));
         n++;
     }
     *count = n;
@@ -573,15 +598,15 @@ kvg_status kvg_case_get_double(const kvg_case *c, const kvg_json *obj,
         return KVG_OK;
     }
     if (!kvg_json_is(v, KVG_JSON_NUMBER))
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, key,
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
             "%s/case.json:%d:%d: \"%s\" must be a number, not %s", c->dir,
             v->line, v->col, key, a_kind(v));
     if (kvg_json_double(v, out, &jd) != KVG_OK)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, key,
-                           "%s/case.json:%d:%d: \"%s\": %.40s%s %s", c->dir,
-                           v->line, v->col, key, v->text,
-                           v->len > 40 ? "..." : "", jd.message);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
+                            "%s/case.json:%d:%d: \"%s\": %.40s%s %s", c->dir,
+                            v->line, v->col, key, v->text,
+                            v->len > 40 ? "..." : "", jd.message);
     return KVG_OK;
 }
 
@@ -595,9 +620,9 @@ kvg_status kvg_case_get_bool(const kvg_case *c, const kvg_json *obj,
         return KVG_OK;
     }
     if (!kvg_json_is(v, KVG_JSON_TRUE) && !kvg_json_is(v, KVG_JSON_FALSE))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, key,
-                           "%s/case.json:%d:%d: \"%s\" must be true or false",
-                           c->dir, v->line, v->col, key);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
+                            "%s/case.json:%d:%d: \"%s\" must be true or false",
+                            c->dir, v->line, v->col, key);
     *out = kvg_json_is(v, KVG_JSON_TRUE);
     return KVG_OK;
 }
@@ -610,9 +635,9 @@ kvg_status kvg_case_get_string(const kvg_case *c, const kvg_json *obj,
     const char *s = dflt;
     if (v != NULL) {
         if (!kvg_json_is(v, KVG_JSON_STRING))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, key,
-                               "%s/case.json:%d:%d: \"%s\" must be a string",
-                               c->dir, v->line, v->col, key);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
+                                "%s/case.json:%d:%d: \"%s\" must be a string",
+                                c->dir, v->line, v->col, key);
         s = v->text;
     }
     if (s == NULL) {
@@ -620,15 +645,15 @@ kvg_status kvg_case_get_string(const kvg_case *c, const kvg_json *obj,
         return KVG_OK;
     }
     if (strlen(s) >= cap && v != NULL)
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, key,
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, key, -1, -1,
             "%s/case.json:%d:%d: \"%s\" is too long (at most %lu "
             "bytes)",
             c->dir, v->line, v->col, key, (unsigned long)cap - 1);
     if (strlen(s) >= cap) /* a default longer than the caller's buffer */
-        return kvg_fs_fail(diag, KVG_ERR_PARAM_INVALID, key,
-                           "%s/case.json: the default of \"%s\" is too long",
-                           c->dir, key);
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, key, -1, -1,
+                            "%s/case.json: the default of \"%s\" is too long",
+                            c->dir, key);
     strcpy(out, s);
     return KVG_OK;
 }
@@ -638,15 +663,13 @@ kvg_status kvg_case_get_reduce_order(const kvg_case *c, int *order,
 {
     char name[32];
     kvg_reduce_order o = KVG_REDUCE_PAIRWISE;
-    kvg_status st = kvg_case_get_string(c, c->options, "reduce_order",
-                                        "pairwise", name, sizeof name, diag);
-    if (st != KVG_OK)
-        return st;
+    KVG_TRY(kvg_case_get_string(c, c->options, "reduce_order", "pairwise",
+                                name, sizeof name, diag));
     if (!kvg_reduce_order_from_name(name, &o))
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "reduce_order",
-                           "%s/case.json: options.reduce_order \"%s\" is not "
-                           "pairwise, sequential, double, a2 or npu950",
-                           c->dir, name);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "reduce_order", -1, -1,
+                            "%s/case.json: options.reduce_order \"%s\" is not "
+                            "pairwise, sequential, double, a2 or npu950",
+                            c->dir, name);
     *order = (int)o;
     return KVG_OK;
 }
@@ -658,21 +681,21 @@ kvg_status kvg_case_check_names(const kvg_case *c, const char *const *inputs,
     int i;
     for (i = 0; i < c->inputs.count; i++)
         if (!in_list(c->inputs.items[i].name, inputs))
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, c->inputs.items[i].name,
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, c->inputs.items[i].name, -1, -1,
                 "%s/case.json: inputs: \"%s\" is not an input of %s", c->dir,
                 c->inputs.items[i].name, c->op);
     for (i = 0; i < c->expected.count; i++)
         if (!in_list(c->expected.items[i].name, outputs))
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, c->expected.items[i].name,
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, c->expected.items[i].name, -1, -1,
                 "%s/case.json: expected: \"%s\" is not an output of "
                 "%s",
                 c->dir, c->expected.items[i].name, c->op);
     for (; required != NULL && *required != NULL; required++)
         if (kvg_case_find(&c->inputs, *required) == NULL)
-            return kvg_fs_fail(
-                diag, KVG_ERR_FILE_FORMAT, *required,
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, *required, -1, -1,
                 "%s/case.json: inputs: \"%s\" is required by %s", c->dir,
                 *required, c->op);
     return KVG_OK;

@@ -43,9 +43,9 @@ static kvg_status check_shape(const char *path, const kvg_tensor *t,
         return KVG_OK;
     shape_text(rank, shape, want, sizeof want);
     shape_text(t->rank, t->shape, got, sizeof got);
-    return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, path,
-                       "%s: shape is %s but the case says %s", path, got,
-                       want);
+    return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
+                        "%s: shape is %s but the case says %s", path, got,
+                        want);
 }
 
 /* 1 when `path` is a regular file of at least map_min bytes: worth
@@ -101,10 +101,10 @@ kvg_status kvg_tensor_file_open(const char *dir, const char *file,
     if (path == NULL)
         return KVG_ERR_NOMEM;
     if (kvg_tensor_file_is_raw(file)) {
-        st = rank < 0 ? kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, file,
-                                    "%s: a headerless .bin file needs "
-                                    "\"shape\" (and \"dtype\") in its entry",
-                                    path)
+        st = rank < 0 ? kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, file, -1, -1,
+                                     "%s: a headerless .bin file needs "
+                                     "\"shape\" (and \"dtype\") in its entry",
+                                     path)
                       : open_path(path, 1, dtype, rank, shape, mode, map_min,
                                   out, map, diag);
     } else {
@@ -167,23 +167,24 @@ static kvg_status check_raw_dump_size(const char *path, const char *name,
         used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%lld",
                                  i ? ", " : "", (long long)golden->shape[i]);
     if ((uint64_t)sb.st_size % es == 0)
-        return kvg_fs_fail(
-            diag, KVG_ERR_FILE_FORMAT, name,
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, name, -1, -1,
             "%s: raw NPU dump of %s is %llu bytes (%llu %s elements); the "
             "golden output %s is %s of shape [%s]: %llu elements, %llu "
-            "bytes expected", path, name, (unsigned long long)sb.st_size,
-            (unsigned long long)sb.st_size / es,
-            kvg_dtype_name(golden->dtype), name,
-            kvg_dtype_name(golden->dtype), dims,
+            "bytes expected",
+            path, name, (unsigned long long)sb.st_size,
+            (unsigned long long)sb.st_size / es, kvg_dtype_name(golden->dtype),
+            name, kvg_dtype_name(golden->dtype), dims,
             (unsigned long long)(golden->nbytes / es),
             (unsigned long long)golden->nbytes);
-    return kvg_fs_fail(
-        diag, KVG_ERR_FILE_FORMAT, name,
+    return kvg_diag_set(
+        diag, KVG_ERR_FILE_FORMAT, name, -1, -1,
         "%s: raw NPU dump of %s is %llu bytes, not a whole number of %s "
         "elements (%u bytes each); the golden output %s is %s of shape "
-        "[%s]: %llu elements, %llu bytes expected", path, name,
-        (unsigned long long)sb.st_size, kvg_dtype_name(golden->dtype),
-        (unsigned)es, name, kvg_dtype_name(golden->dtype), dims,
+        "[%s]: %llu elements, %llu bytes expected",
+        path, name, (unsigned long long)sb.st_size,
+        kvg_dtype_name(golden->dtype), (unsigned)es, name,
+        kvg_dtype_name(golden->dtype), dims,
         (unsigned long long)(golden->nbytes / es),
         (unsigned long long)golden->nbytes);
 }
@@ -208,9 +209,9 @@ kvg_status kvg_tensor_file_open_dump(const char *dir, const char *name,
     has_npy = exists(npy);
     has_bin = exists(bin);
     if (has_npy && has_bin)
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, name,
-                         "%s and %s both exist; keep one dump of %s", npy,
-                         bin, name);
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, name, -1, -1,
+                          "%s and %s both exist; keep one dump of %s", npy,
+                          bin, name);
     else if (has_npy)
         st = open_path(npy, 0, golden->dtype, 0, NULL, KVG_MAP_READ, map_min,
                        out, map, diag);

@@ -6,8 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,57 +38,57 @@ char *kvg_path_join(const char *dir, const char *name, const char *suffix,
     return p;
 }
 
-ssize_t kvg_pread_full(int fd, void *buf, size_t size, uint64_t offset)
+/* KVG_ERR_IO naming path and the OS reason `err`, errno left at `err`
+ * for callers that tell causes apart (kvg_diag_set may touch errno). */
+static kvg_status os_fail(const char *path, const char *what,
+                          const char *doing, int err, kvg_diag *diag)
+{
+    kvg_status st = kvg_diag_set(diag, KVG_ERR_IO, what, -1, -1, "%s: %s: %s",
+                                 path, doing, strerror(err));
+    errno = err;
+    return st;
+}
+
+kvg_status kvg_pread_full(int fd, void *buf, size_t size, uint64_t offset,
+                          size_t *got, const char *path, const char *what,
+                          kvg_diag *diag)
 {
     size_t done = 0;
     while (done < size) {
         size_t want = size - done < KVG_IO_CHUNK ? size - done : KVG_IO_CHUNK;
-        ssize_t got = pread(fd, (unsigned char *)buf + done, want,
-                            (off_t)(offset + done));
-        if (got < 0) {
+        ssize_t n = pread(fd, (unsigned char *)buf + done, want,
+                          (off_t)(offset + done));
+        if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return -1;
+            *got = done;
+            return os_fail(path, what, "cannot read", errno, diag);
         }
-        if (got == 0)
+        if (n == 0)
             break;
-        done += (size_t)got;
+        done += (size_t)n;
     }
-    return (ssize_t)done;
+    *got = done;
+    return KVG_OK;
 }
 
-int kvg_write_full(int fd, const void *buf, size_t size)
+kvg_status kvg_write_full(int fd, const void *buf, size_t size,
+                          const char *path, const char *what, kvg_diag *diag)
 {
     size_t done = 0;
     while (done < size) {
         size_t want = size - done < KVG_IO_CHUNK ? size - done : KVG_IO_CHUNK;
         ssize_t put = write(fd, (const unsigned char *)buf + done, want);
-        if (put < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (put == 0) {
-            errno = EIO;
-            return -1;
-        }
+        if (put < 0 && errno == EINTR)
+            continue;
+        /* write() answering 0 for a non-empty buffer makes no progress;
+         * call it EIO rather than loop forever */
+        if (put <= 0)
+            return os_fail(path, what, "write error", put < 0 ? errno : EIO,
+                           diag);
         done += (size_t)put;
     }
-    return 0;
-}
-
-kvg_status kvg_fs_fail(kvg_diag *diag, kvg_status st, const char *what,
-                       const char *fmt, ...)
-{
-    char text[KVG_DIAG_MESSAGE_MAX];
-    va_list ap;
-
-    if (diag == NULL)
-        return st;
-    va_start(ap, fmt);
-    (void)vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return kvg_diag_set(diag, st, what, -1, -1, "%s", text);
+    return KVG_OK;
 }
 
 const char *kvg_file_kind(unsigned long mode)

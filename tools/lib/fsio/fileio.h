@@ -20,18 +20,22 @@
 char *kvg_path_join(const char *dir, const char *name, const char *suffix,
                     kvg_diag *diag);
 
-/* Read exactly `size` bytes at `offset`; -1 on error (errno set), else the
- * bytes read (fewer only at end of file). */
-ssize_t kvg_pread_full(int fd, void *buf, size_t size, uint64_t offset);
+/* Read `size` bytes at `offset` of `path` (open as fd) into buf, retrying
+ * short reads and EINTR; *got receives the bytes read, fewer than `size`
+ * only at end of file (what that means is the caller's to say). An OS
+ * error is KVG_ERR_IO, "PATH: cannot read: REASON" (diag tensor `what`),
+ * with errno left as the OS set it. */
+kvg_status kvg_pread_full(int fd, void *buf, size_t size, uint64_t offset,
+                          size_t *got, const char *path, const char *what,
+                          kvg_diag *diag);
 
-/* Write all `size` bytes; 0 on success, -1 on error (errno set). */
-int kvg_write_full(int fd, const void *buf, size_t size);
-
-/* The tools' older spelling of kvg_diag_set(diag, st, what, -1, -1, fmt,
- * ...) (kvgold/status.h), the one way a failure is recorded: kept only
- * for tools/lib/case and read_msprobe.c until they move to it. */
-kvg_status kvg_fs_fail(kvg_diag *diag, kvg_status st, const char *what,
-                       const char *fmt, ...) KVG_PRINTF_LIKE(4, 5);
+/* Write all `size` bytes of buf to `path` (open as fd), retrying short
+ * writes and EINTR. An OS error is KVG_ERR_IO, "PATH: write error: REASON"
+ * (diag tensor `what`), with errno left as the OS set it (EFAULT: the
+ * source is a mapping whose file shrank). */
+kvg_status kvg_write_full(int fd, const void *buf, size_t size,
+                          const char *path, const char *what,
+                          kvg_diag *diag);
 
 /* What kind of non-regular file a mode is, for messages ("a directory",
  * "a FIFO", "a character device"...). */

@@ -60,13 +60,11 @@ static kvg_status read_header(int fd, const char *path, uint64_t file_size,
     size_t want = file_size < sizeof pre ? (size_t)file_size : sizeof pre;
     size_t head = 0;
     unsigned char *buf;
-    ssize_t got = kvg_pread_full(fd, pre, want, 0);
+    size_t got;
     kvg_status st;
 
-    if (got < 0)
-        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
-                            "%s: read error: %s", path, strerror(errno));
-    if ((st = kvg_npy_header_size(pre, (size_t)got, &head, diag)) != KVG_OK)
+    KVG_TRY(kvg_pread_full(fd, pre, want, 0, &got, path, path, diag));
+    if ((st = kvg_npy_header_size(pre, got, &head, diag)) != KVG_OK)
         return with_path(st, path, diag);
     if (head > file_size)
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, path, -1, -1,
@@ -76,13 +74,13 @@ static kvg_status read_header(int fd, const char *path, uint64_t file_size,
     if ((buf = (unsigned char *)malloc(head)) == NULL)
         return kvg_diag_set(diag, KVG_ERR_NOMEM, path, -1, -1,
                             "%s: out of memory for the header", path);
-    got = kvg_pread_full(fd, buf, head, 0);
-    if (got < 0 || (size_t)got != head) {
-        int err = got < 0 ? errno : 0;
+    st = kvg_pread_full(fd, buf, head, 0, &got, path, path, diag);
+    if (st == KVG_OK && got != head)
+        st = kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                          "%s: read error: the file shrank", path);
+    if (st != KVG_OK) {
         free(buf);
-        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
-                            "%s: read error: %s", path,
-                            err ? strerror(err) : "the file shrank");
+        return st;
     }
     st = kvg_npy_parse_header(buf, head, info, diag);
     free(buf);
@@ -96,7 +94,8 @@ static kvg_status read_data(int fd, const char *path, uint64_t offset,
                             size_t bytes, kvg_tensor *out, kvg_diag *diag)
 {
     char what[160];
-    ssize_t got;
+    size_t got;
+    kvg_status st;
 
     (void)snprintf(what, sizeof what, "%s", path);
     KVG_TRY(kvg_mem_reserve(bytes, what, diag));
@@ -107,15 +106,15 @@ static kvg_status read_data(int fd, const char *path, uint64_t offset,
                             "%s: out of memory (%lu bytes of data)", path,
                             (unsigned long)bytes);
     }
-    got = kvg_pread_full(fd, out->data, bytes, offset);
-    if (got < 0 || (size_t)got != bytes) {
-        int err = got < 0 ? errno : 0;
+    st = kvg_pread_full(fd, out->data, bytes, offset, &got, path, path, diag);
+    if (st == KVG_OK && got != bytes)
+        st = kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
+                          "%s: read error: the file shrank", path);
+    if (st != KVG_OK) {
         free(out->data);
         out->data = NULL;
         kvg_mem_release(bytes);
-        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
-                            "%s: read error: %s", path,
-                            err ? strerror(err) : "the file shrank");
+        return st;
     }
     out->nbytes = bytes;
     return KVG_OK;
@@ -260,23 +259,19 @@ kvg_status kvg_npy_write_fd(int fd, const char *path, const kvg_tensor *t,
     unsigned char header[640];
     size_t head = 0;
 
+    kvg_status st;
+
     KVG_TRY(kvg_npy_encode_header(t, header, sizeof header, &head, diag));
-    if (kvg_write_full(fd, header, head) != 0)
+    KVG_TRY(kvg_write_full(fd, header, head, path, path, diag));
+    st = kvg_write_full(fd, t->data, t->nbytes, path, path, diag);
+    /* the kernel's copy from a mapped file truncated under us fails with
+     * EFAULT (where a load would raise SIGBUS): name that file instead */
+    if (st != KVG_OK && errno == EFAULT && kvg_map_owner(t->data) != NULL)
         return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
-                            "%s: write error: %s", path, strerror(errno));
-    if (t->nbytes != 0 && kvg_write_full(fd, t->data, t->nbytes) != 0) {
-        /* the kernel's copy from a mapped file truncated under us fails
-         * with EFAULT (where a load would raise SIGBUS) */
-        const char *src = errno == EFAULT ? kvg_map_owner(t->data) : NULL;
-        if (src != NULL)
-            return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
-                                "%s: the file shrank while it was being read "
-                                "(another process truncated it); %s not "
-                                "written", src, path);
-        return kvg_diag_set(diag, KVG_ERR_IO, path, -1, -1,
-                            "%s: write error: %s", path, strerror(errno));
-    }
-    return KVG_OK;
+                            "%s: the file shrank while it was being read "
+                            "(another process truncated it); %s not "
+                            "written", kvg_map_owner(t->data), path);
+    return st;
 }
 
 kvg_status kvg_npy_save(const char *path, const kvg_tensor *t, kvg_diag *diag)

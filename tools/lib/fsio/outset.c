@@ -217,9 +217,12 @@ static uint64_t name_bits(void)
         return kvg_outset_random_hook();
     fd = open("/dev/urandom", O_RDONLY);
     if (fd >= 0) {
-        ssize_t got = kvg_pread_full(fd, &x, sizeof x, 0);
+        size_t got = 0;
+        /* no diag: a failed read only means the fallback below */
+        kvg_status st = kvg_pread_full(fd, &x, sizeof x, 0, &got,
+                                       "/dev/urandom", "/dev/urandom", NULL);
         close(fd);
-        if (got == (ssize_t)sizeof x)
+        if (st == KVG_OK && got == sizeof x)
             return x;
     }
     (void)clock_gettime(CLOCK_REALTIME, &ts);
@@ -293,9 +296,8 @@ static kvg_status write_temp(kvg_outset *set, out_file *f, const char *name,
         return st;
     if (t != NULL)
         st = kvg_npy_write_fd(fd, f->final, t, diag);
-    else if (size != 0 && kvg_write_full(fd, data, size) != 0)
-        st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1,
-                          "%s: write error: %s", f->final, strerror(errno));
+    else
+        st = kvg_write_full(fd, data, size, f->final, f->final, diag);
     if (st == KVG_OK && fsync(fd) != 0)
         st = kvg_diag_set(diag, KVG_ERR_IO, f->final, -1, -1, "%s: fsync: %s",
                           f->final, strerror(errno));

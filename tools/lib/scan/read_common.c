@@ -260,7 +260,8 @@ kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
                          size_t *len, uint64_t *size, kvg_diag *diag)
 {
     struct stat sb;
-    ssize_t got;
+    size_t got;
+    kvg_status st;
     int fd;
 
     if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
@@ -269,15 +270,11 @@ kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
         return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s", why);
     }
     KVG_TRY(kvg_open_regular(path, "scan", &fd, &sb, diag));
-    got = kvg_pread_full(fd, buf, cap, 0);
-    if (got < 0) {
-        int err = errno;
-        close(fd);
-        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
-                            "%s: cannot read: %s", path, strerror(err));
-    }
+    st = kvg_pread_full(fd, buf, cap, 0, &got, path, "scan", diag);
     close(fd);
-    *len = (size_t)got;
+    if (st != KVG_OK)
+        return st;
+    *len = got;
     *size = (uint64_t)sb.st_size;
     return KVG_OK;
 }

@@ -49,6 +49,10 @@ static int skip_string(span *s)
     s->p++;
     while (s->p < s->end) {
         if (*s->p == '\\') {
+            /* a backslash last in the text escapes nothing: stepping two
+             * would put the pointer past one-past-the-end (UB) */
+            if (s->end - s->p < 2)
+                return 0;
             s->p += 2;
             continue;
         }
@@ -202,11 +206,11 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
         strstr(type->text, "Tensor") == NULL) {
         a->kind = KVG_SCAN_SCALAR;
         if (has_nonfinite(v))
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, where,
-                               "%s/dump.json: data.%s.%s: a NaN or infinite "
-                               "argument (a statistic may be non-finite, an "
-                               "argument is data)",
-                               c->dir, key_of(c), where);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, where, -1, -1,
+                                "%s/dump.json: data.%s.%s: a NaN or infinite "
+                                "argument (a statistic may be non-finite, an "
+                                "argument is data)",
+                                c->dir, key_of(c), where);
         if (!scalar_text(v, a->value, sizeof a->value))
             (void)snprintf(a->value, sizeof a->value, "null");
         return KVG_OK;
@@ -217,33 +221,34 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
     shape = kvg_json_get(v, "shape");
     if (dt == NULL || dt->type != KVG_JSON_STRING ||
         (a->dtype = dtype_of(dt->text)) == KVG_DTYPE_INVALID)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "dtype",
-                           "%s/dump.json: data.%s.%s.dtype: %s", c->dir, key_of(c),
-                           where,
-                           dt && dt->type == KVG_JSON_STRING
-                               ? "not a dtype kvgold reads"
-                               : "missing");
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
+            "%s/dump.json: data.%s.%s.dtype: %s", c->dir, key_of(c), where,
+            dt && dt->type == KVG_JSON_STRING ? "not a dtype kvgold reads"
+                                              : "missing");
     if (shape == NULL || shape->type != KVG_JSON_ARRAY)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                           "%s/dump.json: data.%s.%s.shape: missing", c->dir,
-                           key_of(c), where);
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                            "%s/dump.json: data.%s.%s.shape: missing", c->dir,
+                            key_of(c), where);
     for (e = shape->child; e != NULL; e = e->next) {
         int64_t d;
         if (a->rank == KVG_MAX_RANK || kvg_json_int64(e, &d, NULL) != KVG_OK ||
             d < 0)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                               "%s/dump.json: data.%s.%s.shape: not a list of "
-                               "at most %d non-negative integers",
-                               c->dir, key_of(c), where, KVG_MAX_RANK);
+            return kvg_diag_set(
+                diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                "%s/dump.json: data.%s.%s.shape: not a list of "
+                "at most %d non-negative integers",
+                c->dir, key_of(c), where, KVG_MAX_RANK);
         a->shape[a->rank++] = d;
     }
     if (name == NULL || name->type != KVG_JSON_STRING ||
         strchr(name->text, '/') != NULL || name->text[0] == '.')
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data_name",
-                           "%s/dump.json: data.%s.%s.data_name: %s", c->dir,
-                           key_of(c), where,
-                           name ? "not a plain file name" : "missing (a "
-                                  "statistics-only dump has no tensors)");
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data_name", -1, -1,
+                            "%s/dump.json: data.%s.%s.data_name: %s", c->dir,
+                            key_of(c), where,
+                            name ? "not a plain file name"
+                                 : "missing (a "
+                                   "statistics-only dump has no tensors)");
     (void)snprintf(a->name, sizeof a->name, "%s", where);
     (void)snprintf(a->file, sizeof a->file, "dump_tensor_data/%s",
                    name->text);
@@ -272,9 +277,9 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
             if (want[k] != a[i].shape[k])
                 break;
         if (a[i].rank != rank || k != rank)
-            return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "shape",
-                               "%s/%s: its shape is not dump.json's for %s",
-                               c->dir, a[i].file, a[i].name);
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                                "%s/%s: its shape is not dump.json's for %s",
+                                c->dir, a[i].file, a[i].name);
     }
     return KVG_OK;
 }
@@ -291,36 +296,32 @@ static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
 
     if (v->type != KVG_JSON_OBJECT || args == NULL ||
         args->type != KVG_JSON_ARRAY)
-        return kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "input_args",
-                           "%s/dump.json: data.%s.input_args: missing",
-                           c->dir, key_of(c));
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "input_args", -1, -1,
+                            "%s/dump.json: data.%s.input_args: missing",
+                            c->dir, key_of(c));
     for (e = args->child; e != NULL; e = e->next) {
         if (c->n_in == KVG_SCAN_MAX_ARGS)
             break;
         (void)snprintf(where, sizeof where, "input_args[%d]", c->n_in);
-        if ((st = arg_of(c, e, where, &c->in[c->n_in], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, e, where, &c->in[c->n_in], diag));
         c->in[c->n_in++].name[0] = '\0'; /* positional */
     }
     for (e = kw != NULL && kw->type == KVG_JSON_OBJECT ? kw->child : NULL;
          e != NULL && c->n_in < KVG_SCAN_MAX_ARGS; e = e->next) {
         (void)snprintf(where, sizeof where, "input_kwargs.%s", e->key);
-        if ((st = arg_of(c, e, where, &c->in[c->n_in], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, e, where, &c->in[c->n_in], diag));
         (void)snprintf(c->in[c->n_in++].name, KVG_SCAN_NAME_MAX, "%s",
                        e->key);
     }
     if (out != NULL && out->type == KVG_JSON_OBJECT) {
         /* a single output */
-        if ((st = arg_of(c, out, "output", &c->out[0], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, out, "output", &c->out[0], diag));
         c->n_out = 1;
     }
     for (e = out != NULL && out->type == KVG_JSON_ARRAY ? out->child : NULL;
          e != NULL && c->n_out < KVG_SCAN_MAX_ARGS; e = e->next) {
         (void)snprintf(where, sizeof where, "output[%d]", c->n_out);
-        if ((st = arg_of(c, e, where, &c->out[c->n_out], diag)) != KVG_OK)
-            return st;
+        KVG_TRY(arg_of(c, e, where, &c->out[c->n_out], diag));
         c->n_out++;
     }
     if (!read_files)
@@ -347,143 +348,162 @@ static int api_of(const char *key, char *out, size_t cap)
     return 1;
 }
 
+/* The top level's members up to "data", the others skipped unparsed (a
+ * statistics dump's are large); s is left past the '{' of data's value. */
+static kvg_status find_data(span *s, const char *path, kvg_diag *diag)
+{
+    int found = 0, depth;
+
+    ws(s);
+    if (s->p >= s->end || *s->p != '{')
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: not a JSON object", path);
+    s->p++;
+    while (!found) {
+        const char *k;
+        ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            ws(s);
+        }
+        if (s->p >= s->end || *s->p != '"')
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: no \"data\" object", path);
+        k = s->p;
+        if (!skip_string(s))
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: an unterminated string", path);
+        found = s->p - k == 6 && memcmp(k, "\"data\"", 6) == 0;
+        ws(s);
+        if (s->p >= s->end || *s->p != ':')
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: a key without ':'", path);
+        s->p++;
+        ws(s);
+        if (found)
+            break;
+        if ((depth = skip_value(s)) < 0)
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: a member nested deeper than %d levels",
+                                path, KVG_JSON_MAX_DEPTH);
+        if (depth == 0)
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                                "%s: malformed JSON", path);
+    }
+    if (s->p >= s->end || *s->p != '{')
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: \"data\" is not an object", path);
+    s->p++;
+    return KVG_OK;
+}
+
+/* The next member of "data": its key (cut to cap) and the span of its
+ * value, s left past it; *more is 0 at data's closing '}'. `text` is the
+ * document's start, for the byte offset of a malformed member. */
+static kvg_status next_member(span *s, const char *text, const char *path,
+                              char *key, size_t cap, span *value, int *more,
+                              kvg_diag *diag)
+{
+    const char *k;
+    int depth;
+
+    *more = 0;
+    ws(s);
+    if (s->p < s->end && *s->p == '}')
+        return KVG_OK;
+    if (s->p < s->end && *s->p == ',') {
+        s->p++;
+        ws(s);
+    }
+    k = s->p;
+    if (s->p >= s->end || *s->p != '"' || !skip_string(s))
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: malformed \"data\" member at byte %ld", path,
+                            (long)(k - text));
+    (void)snprintf(key, cap, "%.*s", (int)(s->p - k - 2), k + 1);
+    ws(s);
+    if (s->p >= s->end || *s->p != ':')
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: data.%s: no ':'", path, key);
+    s->p++;
+    ws(s);
+    value->p = s->p;
+    if ((depth = skip_value(s)) < 0)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: data.%s: nested deeper than %d levels", path,
+                            key, KVG_JSON_MAX_DEPTH);
+    if (depth != 1)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                            "%s: data.%s: malformed JSON", path, key);
+    value->end = s->p;
+    *more = 1;
+    return KVG_OK;
+}
+
+/* The call `key` of "data" (its value v) onto l when it is the forward
+ * call of an API kvgold judges; another API is only counted, a backward
+ * call skipped. A value kvgold cannot read makes the call unreadable
+ * (NOT JUDGED, with the reason), not the whole dump. */
+static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
+                           const char *dir, const char *rel, int read_files,
+                           kvg_diag *diag)
+{
+    char api[KVG_SCAN_NAME_MAX];
+    kvg_diag jd;
+    kvg_json *doc;
+    kvg_scan_call *c;
+
+    if (!api_of(key, api, sizeof api))
+        return KVG_OK; /* a backward: not read */
+    if (kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
+        l->others++; /* another API: counted, not read */
+        return KVG_OK;
+    }
+    if ((c = kvg_scan_list_push(l, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    c->format = KVG_SCAN_MSPROBE;
+    (void)snprintf(c->api, sizeof c->api, "%s", api);
+    (void)snprintf(c->id, sizeof c->id, "%s%s%s", rel, rel[0] ? ":" : "",
+                   key);
+    (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
+    (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output[%%d]");
+    /* json.dump writes NaN / Infinity for non-finite statistics */
+    if (kvg_json_parse_with(v.p, (size_t)(v.end - v.p), key,
+                            KVG_JSON_ALLOW_NONFINITE, &doc, &jd) != KVG_OK) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s/dump.json: %s", dir, jd.message);
+        return KVG_OK;
+    }
+    if (call_of(c, doc, read_files, diag) != KVG_OK) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s", diag->message);
+        kvg_diag_clear(diag);
+    }
+    kvg_json_free(doc);
+    return KVG_OK;
+}
+
 kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
                                  const char *dir, const char *rel,
                                  int read_files, kvg_scan_list *l,
                                  kvg_diag *diag)
 {
     const char *path = "dump.json";
-    const void *map = text;
-    int found = 0, depth;
-    kvg_status st = KVG_OK;
+    int more = 1;
     span s;
 
     s.p = text;
     s.end = text + len;
-    ws(&s);
-    if (s.p >= s.end || *s.p != '{')
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: not a JSON object", path);
-    else
-        s.p++;
-    /* the top level's members: find "data" */
-    while (st == KVG_OK && !found) {
-        const char *k;
-        ws(&s);
-        if (s.p < s.end && *s.p == ',') {
-            s.p++;
-            ws(&s);
-        }
-        if (s.p >= s.end || *s.p != '"') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: no \"data\" object", path);
-            break;
-        }
-        k = s.p;
-        if (!skip_string(&s)) {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: an unterminated string", path);
-            break;
-        }
-        found = s.p - k == 6 && memcmp(k, "\"data\"", 6) == 0;
-        ws(&s);
-        if (s.p >= s.end || *s.p != ':') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: a key without ':'", path);
-            break;
-        }
-        s.p++;
-        ws(&s);
-        if (!found && (depth = skip_value(&s)) < 0)
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: a member nested deeper than %d levels",
-                             path, KVG_JSON_MAX_DEPTH);
-        else if (!found && depth == 0)
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: malformed JSON", path);
-    }
-    if (st == KVG_OK && (s.p >= s.end || *s.p != '{'))
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: \"data\" is not an object", path);
-    if (st == KVG_OK)
-        s.p++;
+    KVG_TRY(find_data(&s, path, diag));
     /* each call: its key, then its value parsed on its own */
-    while (st == KVG_OK) {
-        const char *k, *v;
-        char key[2 * KVG_SCAN_NAME_MAX], api[KVG_SCAN_NAME_MAX];
-        kvg_diag jd;
-        kvg_json *doc;
-        kvg_scan_call *c;
-        size_t klen;
-
-        ws(&s);
-        if (s.p < s.end && *s.p == '}')
-            break;
-        if (s.p < s.end && *s.p == ',') {
-            s.p++;
-            ws(&s);
-        }
-        k = s.p;
-        if (s.p >= s.end || *s.p != '"' || !skip_string(&s)) {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: malformed \"data\" member at byte %ld",
-                             path, (long)(k - (const char *)map));
-            break;
-        }
-        klen = (size_t)(s.p - k - 2);
-        (void)snprintf(key, sizeof key, "%.*s", (int)klen, k + 1);
-        ws(&s);
-        if (s.p >= s.end || *s.p != ':') {
-            st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                             "%s: data.%s: no ':'", path, key);
-            break;
-        }
-        s.p++;
-        ws(&s);
-        v = s.p;
-        if ((depth = skip_value(&s)) != 1) {
-            if (depth < 0)
-                st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                                 "%s: data.%s: nested deeper than %d levels",
-                                 path, key, KVG_JSON_MAX_DEPTH);
-            else
-                st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                                 "%s: data.%s: malformed JSON", path, key);
-            break;
-        }
-        if (!api_of(key, api, sizeof api) ||
-            kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
-            if (api_of(key, api, sizeof api))
-                l->others++; /* another API: counted, not read */
-            continue; /* another API, or a backward: not read */
-        }
-        if ((c = kvg_scan_list_push(l, diag)) == NULL) {
-            st = KVG_ERR_NOMEM;
-            break;
-        }
-        c->format = KVG_SCAN_MSPROBE;
-        (void)snprintf(c->api, sizeof c->api, "%s", api);
-        (void)snprintf(c->id, sizeof c->id, "%s%s%s", rel, rel[0] ? ":" : "",
-                       key);
-        (void)snprintf(c->dir, sizeof c->dir, "%s", dir);
-        (void)snprintf(c->out_pattern, sizeof c->out_pattern, "output[%%d]");
-        /* json.dump writes NaN / Infinity for non-finite statistics */
-        if (kvg_json_parse_with(v, (size_t)(s.p - v), key,
-                                KVG_JSON_ALLOW_NONFINITE, &doc,
-                                &jd) != KVG_OK) {
-            (void)snprintf(c->unreadable, sizeof c->unreadable,
-                           "unreadable: %s/dump.json: %s", dir, jd.message);
-            continue;
-        }
-        if (call_of(c, doc, read_files, diag) != KVG_OK) {
-            (void)snprintf(c->unreadable, sizeof c->unreadable,
-                           "unreadable: %s", diag->message);
-            kvg_diag_clear(diag);
-        }
-        kvg_json_free(doc);
+    while (more) {
+        char key[2 * KVG_SCAN_NAME_MAX];
+        span v;
+        KVG_TRY(next_member(&s, text, path, key, sizeof key, &v, &more, diag));
+        if (more)
+            KVG_TRY(add_call(l, key, v, dir, rel, read_files, diag));
     }
-    (void)dir;
-    return st;
+    return KVG_OK;
 }
 
 static kvg_status read_dump(const char *dir, const char *rel,
@@ -505,8 +525,8 @@ static kvg_status read_dump(const char *dir, const char *rel,
     }
     close(fd);
     if (sb.st_size == 0) {
-        st = kvg_fs_fail(diag, KVG_ERR_FILE_FORMAT, "data",
-                         "%s: empty", path);
+        st = kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data", -1, -1,
+                          "%s: empty", path);
         free(path);
         return st;
     }
@@ -523,7 +543,7 @@ static kvg_status read_dump(const char *dir, const char *rel,
     if (st != KVG_OK) {
         char msg[KVG_DIAG_MESSAGE_MAX];
         (void)snprintf(msg, sizeof msg, "%s", diag->message);
-        st = kvg_fs_fail(diag, st, "dump.json", "%s/%s", dir, msg);
+        st = kvg_diag_set(diag, st, "dump.json", -1, -1, "%s/%s", dir, msg);
     }
     kvg_file_unmap(&map);
     free(path);
@@ -581,8 +601,9 @@ kvg_status kvg_scan_read_msprobe(const char *path, kvg_scan_list *l,
     ms_walk w;
     w.l = l;
     if (kvg_scan_kind(path, 0) != 1)
-        return kvg_fs_fail(diag, KVG_ERR_IO, "scan",
-                           "%s: not a directory (an msprobe dump is "
-                           "step*/rank*/dump.json)", path);
+        return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
+                            "%s: not a directory (an msprobe dump is "
+                            "step*/rank*/dump.json)",
+                            path);
     return kvg_scan_walk_links(path, visit, link_entry, &w, diag);
 }

@@ -80,7 +80,7 @@ static kvg_status fail(src *s, const char *fmt, ...)
 static kvg_status rd(src *s, uint64_t off, size_t n, void *dst,
                      const char *what)
 {
-    ssize_t got;
+    size_t got;
     if (off > s->size || (uint64_t)n > s->size - off)
         return fail(s, "truncated: %s (%lu bytes at byte %llu) lies past "
                        "the end of the file (%llu bytes)",
@@ -95,11 +95,8 @@ static kvg_status rd(src *s, uint64_t off, size_t n, void *dst,
         memcpy(dst, s->buf + (size_t)off, n);
         return KVG_OK;
     }
-    got = kvg_pread_full(s->fd, dst, n, off);
-    if (got < 0)
-        return kvg_diag_set(s->diag, KVG_ERR_IO, "pt", -1, -1,
-                            "%s: cannot read: %s", s->path, strerror(errno));
-    if ((size_t)got != n)
+    KVG_TRY(kvg_pread_full(s->fd, dst, n, off, &got, s->path, "pt", s->diag));
+    if (got != n)
         return fail(s, "the file shrank while %s was read", what);
     return KVG_OK;
 }
@@ -284,27 +281,71 @@ static kvg_status entry_at(src *s, const zip *z, size_t *pos, zentry *e)
     return KVG_OK;
 }
 
-/* The end records, the central directory (read into z->cd, checked
- * whole) and the prefix. */
-static kvg_status zip_open(src *s, zip *z)
-{
-    unsigned char head[8], *tail, *e;
-    size_t hl, tail_len, i;
-    int found = 0;
-    uint64_t end_off, cd_end;
+/* What the zip end records say (the zip64 one's values when there is
+ * one): the disks, the entry counts, where the central directory lies and
+ * where it must end. */
+typedef struct zip_end {
     unsigned disk, cd_disk;
-    uint64_t n_disk, n_total, cd_size, cd_off;
-    size_t pos;
-    uint64_t k;
+    uint64_t n_disk, n_total, cd_size, cd_off, cd_end;
+} zip_end;
+
+/* The zip64 end record, when its locator precedes the end record at
+ * end_off: each 32-bit field of *r must be the zip64 one, or saturated,
+ * and is replaced by it. */
+static kvg_status read_zip64(src *s, uint64_t end_off, zip_end *r)
+{
+    unsigned char loc[20], r64[56];
+    uint64_t off64;
+
+    if (end_off < 20)
+        return KVG_OK;
+    KVG_TRY(rd(s, end_off - 20, 20, loc, "the zip64 end locator"));
+    if (le32(loc) != SIG_LOC64)
+        return KVG_OK;
+    off64 = le64(loc + 8);
+    if (le32(loc + 4) != 0 || le32(loc + 16) != 1)
+        return fail(s, "a multi-part zip archive, which "
+                       "torch.save never writes");
+    if (off64 > end_off - 20 || end_off - 20 - off64 < 56)
+        return fail(s, "the zip64 end record is not where its "
+                       "locator says (byte %llu)",
+                    (unsigned long long)off64);
+    KVG_TRY(rd(s, off64, 56, r64, "the zip64 end record"));
+    if (le32(r64) != SIG_END64 || le64(r64 + 4) < 44)
+        return fail(s, "the zip64 end record at byte %llu is "
+                       "damaged",
+                    (unsigned long long)off64);
+    if ((r->disk != 0xFFFFu && r->disk != le32(r64 + 16)) ||
+        (r->cd_disk != 0xFFFFu && r->cd_disk != le32(r64 + 20)) ||
+        (r->n_disk != 0xFFFFu && r->n_disk != le64(r64 + 24)) ||
+        (r->n_total != 0xFFFFu && r->n_total != le64(r64 + 32)) ||
+        (r->cd_size != 0xFFFFFFFFu && r->cd_size != le64(r64 + 40)) ||
+        (r->cd_off != 0xFFFFFFFFu && r->cd_off != le64(r64 + 48)))
+        return fail(s, "the zip end record and the zip64 one "
+                       "disagree");
+    r->disk = (unsigned)le32(r64 + 16);
+    r->cd_disk = (unsigned)le32(r64 + 20);
+    r->n_disk = le64(r64 + 24);
+    r->n_total = le64(r64 + 32);
+    r->cd_size = le64(r64 + 40);
+    r->cd_off = le64(r64 + 48);
+    r->cd_end = off64;
+    return KVG_OK;
+}
+
+/* The end record, searched in the file's last 22 + 65535 bytes (its
+ * signature, and a comment that ends the file), into *r, the zip64 one
+ * applied; `head` (hl bytes) words the refusal of a file without one. */
+static kvg_status find_end(src *s, const unsigned char *head, size_t hl,
+                           zip_end *r)
+{
+    size_t tail_len = s->size < 22 + 65535 ? (size_t)s->size : 22 + 65535;
+    unsigned char *tail, *e;
+    uint64_t end_off;
+    size_t i;
+    int found = 0;
     kvg_status st;
 
-    memset(z, 0, sizeof *z);
-    if (s->size == 0)
-        return fail(s, "empty; a torch.save file is a zip archive");
-    hl = s->size < sizeof head ? (size_t)s->size : sizeof head;
-    if ((st = rd(s, 0, hl, head, "its first bytes")) != KVG_OK)
-        return st;
-    tail_len = s->size < 22 + 65535 ? (size_t)s->size : 22 + 65535;
     if ((tail = (unsigned char *)malloc(tail_len)) == NULL)
         return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
                             "out of memory");
@@ -313,7 +354,6 @@ static kvg_status zip_open(src *s, zip *z)
         free(tail);
         return st;
     }
-    /* the end record: its signature, and a comment that ends the file */
     for (i = tail_len >= 22 ? tail_len - 22 : 0; tail_len >= 22; i--) {
         if (le32(tail + i) == SIG_END &&
             i + 22 + le16(tail + i + 20) == tail_len) {
@@ -329,93 +369,50 @@ static kvg_status zip_open(src *s, zip *z)
     }
     e = tail + i;
     end_off = s->size - tail_len + i;
-    disk = le16(e + 4);
-    cd_disk = le16(e + 6);
-    n_disk = le16(e + 8);
-    n_total = le16(e + 10);
-    cd_size = le32(e + 12);
-    cd_off = le32(e + 16);
-    cd_end = end_off;
-    if (end_off >= 20) {
-        unsigned char loc[20], r64[56];
-        if ((st = rd(s, end_off - 20, 20, loc, "the zip64 end locator")) !=
-            KVG_OK) {
-            free(tail);
-            return st;
-        }
-        if (le32(loc) == SIG_LOC64) {
-            uint64_t off64 = le64(loc + 8);
-            if (le32(loc + 4) != 0 || le32(loc + 16) != 1) {
-                free(tail);
-                return fail(s, "a multi-part zip archive, which "
-                               "torch.save never writes");
-            }
-            if (off64 > end_off - 20 || end_off - 20 - off64 < 56) {
-                free(tail);
-                return fail(s, "the zip64 end record is not where its "
-                               "locator says (byte %llu)",
-                            (unsigned long long)off64);
-            }
-            if ((st = rd(s, off64, 56, r64, "the zip64 end record")) !=
-                KVG_OK) {
-                free(tail);
-                return st;
-            }
-            if (le32(r64) != SIG_END64 || le64(r64 + 4) < 44) {
-                free(tail);
-                return fail(s, "the zip64 end record at byte %llu is "
-                               "damaged",
-                            (unsigned long long)off64);
-            }
-            /* each 32-bit field of the end record is the zip64 one, or
-             * saturated */
-            if ((disk != 0xFFFFu && disk != le32(r64 + 16)) ||
-                (cd_disk != 0xFFFFu && cd_disk != le32(r64 + 20)) ||
-                (n_disk != 0xFFFFu && n_disk != le64(r64 + 24)) ||
-                (n_total != 0xFFFFu && n_total != le64(r64 + 32)) ||
-                (cd_size != 0xFFFFFFFFu && cd_size != le64(r64 + 40)) ||
-                (cd_off != 0xFFFFFFFFu && cd_off != le64(r64 + 48))) {
-                free(tail);
-                return fail(s, "the zip end record and the zip64 one "
-                               "disagree");
-            }
-            disk = (unsigned)le32(r64 + 16);
-            cd_disk = (unsigned)le32(r64 + 20);
-            n_disk = le64(r64 + 24);
-            n_total = le64(r64 + 32);
-            cd_size = le64(r64 + 40);
-            cd_off = le64(r64 + 48);
-            cd_end = off64;
-        }
-    }
+    r->disk = le16(e + 4);
+    r->cd_disk = le16(e + 6);
+    r->n_disk = le16(e + 8);
+    r->n_total = le16(e + 10);
+    r->cd_size = le32(e + 12);
+    r->cd_off = le32(e + 16);
+    r->cd_end = end_off;
     free(tail);
-    if (disk != 0 || cd_disk != 0 || n_disk != n_total)
+    return read_zip64(s, end_off, r);
+}
+
+/* The central directory the end records place, read into z->cd and
+ * checked whole (exactly n_total well-formed entries, ending where the
+ * directory does), and the records' prefix (the first entry's
+ * directory). */
+static kvg_status read_cd(src *s, const zip_end *r, zip *z)
+{
+    size_t pos;
+    uint64_t k;
+
+    if (r->disk != 0 || r->cd_disk != 0 || r->n_disk != r->n_total)
         return fail(s, "a multi-part zip archive, which torch.save never "
                        "writes");
-    if (cd_off > cd_end || cd_size != cd_end - cd_off)
+    if (r->cd_off > r->cd_end || r->cd_size != r->cd_end - r->cd_off)
         return fail(s, "the zip central directory (%llu bytes at byte %llu) "
                        "is not where the end record says",
-                    (unsigned long long)cd_size,
-                    (unsigned long long)cd_off);
-    if (cd_size > KVG_SCAN_PT_META_MAX)
+                    (unsigned long long)r->cd_size,
+                    (unsigned long long)r->cd_off);
+    if (r->cd_size > KVG_SCAN_PT_META_MAX)
         return fail(s, "a zip central directory of %llu bytes: more than a "
                        "torch.save of one tensor writes (kvgold reads up to "
                        "%u)",
-                    (unsigned long long)cd_size, KVG_SCAN_PT_META_MAX);
-    if (n_total == 0)
+                    (unsigned long long)r->cd_size, KVG_SCAN_PT_META_MAX);
+    if (r->n_total == 0)
         return fail(s, "an empty zip archive, not a torch.save file");
-    if ((z->cd = (unsigned char *)malloc(cd_size ? (size_t)cd_size : 1)) ==
-        NULL)
+    if ((z->cd = (unsigned char *)malloc(r->cd_size ? (size_t)r->cd_size
+                                                    : 1)) == NULL)
         return kvg_diag_set(s->diag, KVG_ERR_NOMEM, "pt", -1, -1,
                             "out of memory");
-    z->cd_len = (size_t)cd_size;
-    z->cd_off = cd_off;
-    z->entries = n_total;
-    if ((st = rd(s, cd_off, z->cd_len, z->cd,
-                 "the zip central directory")) != KVG_OK)
-        return st;
-    /* every entry, once: well formed, and exactly n_total of them */
-    for (pos = 0, k = 0; k < n_total; k++) {
+    z->cd_len = (size_t)r->cd_size;
+    z->cd_off = r->cd_off;
+    z->entries = r->n_total;
+    KVG_TRY(rd(s, r->cd_off, z->cd_len, z->cd, "the zip central directory"));
+    for (pos = 0, k = 0; k < r->n_total; k++) {
         zentry ze;
         KVG_TRY(entry_at(s, z, &pos, &ze));
         if (k == 0) {
@@ -435,8 +432,25 @@ static kvg_status zip_open(src *s, zip *z)
     if (pos != z->cd_len)
         return fail(s, "the zip central directory holds more than its %llu "
                        "entries",
-                    (unsigned long long)n_total);
+                    (unsigned long long)r->n_total);
     return KVG_OK;
+}
+
+/* The end records, the central directory (read into z->cd, checked
+ * whole) and the prefix. */
+static kvg_status zip_open(src *s, zip *z)
+{
+    unsigned char head[8];
+    size_t hl;
+    zip_end r;
+
+    memset(z, 0, sizeof *z);
+    if (s->size == 0)
+        return fail(s, "empty; a torch.save file is a zip archive");
+    hl = s->size < sizeof head ? (size_t)s->size : sizeof head;
+    KVG_TRY(rd(s, 0, hl, head, "its first bytes"));
+    KVG_TRY(find_end(s, head, hl, &r));
+    return read_cd(s, &r, z);
 }
 
 /* The entry named <prefix>/<name>: 1 found (*e), 0 none, -1 refused

@@ -457,21 +457,21 @@ static kvg_status read_tensor(int fd, uint64_t size, const char *path,
                               kvg_tensor *out, kvg_diag *diag)
 {
     void *buf;
-    ssize_t got;
+    size_t got = 0;
+    kvg_status st;
 
     if (size < a->offset || size - a->offset < a->nbytes)
         return truncated(diag, path, a, size);
     KVG_TRY(kvg_mem_reserve(a->nbytes, what, diag));
     buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
-    got = buf != NULL ? kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset)
-                      : -1;
-    if (buf == NULL || got < 0 || (uint64_t)got != a->nbytes) {
-        kvg_status st = kvg_diag_set(
-            diag, buf == NULL ? KVG_ERR_NOMEM : KVG_ERR_IO, a->file, -1, -1,
-            "%s: %s", path,
-            buf == NULL ? "out of memory"
-            : got < 0   ? strerror(errno)
-                        : "shorter than its header says");
+    st = buf == NULL ? kvg_diag_set(diag, KVG_ERR_NOMEM, a->file, -1, -1,
+                                    "%s: out of memory", path)
+                     : kvg_pread_full(fd, buf, (size_t)a->nbytes, a->offset,
+                                      &got, path, a->file, diag);
+    if (st == KVG_OK && (uint64_t)got != a->nbytes)
+        st = kvg_diag_set(diag, KVG_ERR_IO, a->file, -1, -1,
+                          "%s: shorter than its header says", path);
+    if (st != KVG_OK) {
         free(buf);
         kvg_mem_release(a->nbytes);
         return st;

@@ -1326,7 +1326,7 @@ kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out, kvg_diag *diag)
 {
     struct stat sb;
     char *buf;
-    ssize_t got;
+    size_t got;
     int fd;
     kvg_status st;
 
@@ -1344,14 +1344,15 @@ kvg_status kvg_ttk_csv_load(const char *path, kvg_ttk_csv **out, kvg_diag *diag)
         return kvg_diag_set(diag, KVG_ERR_NOMEM, "csv", -1, -1,
                             "%s: out of memory", path);
     }
-    got = kvg_pread_full(fd, buf, (size_t)sb.st_size, 0);
-    if (got < 0 || (uint64_t)got != (uint64_t)sb.st_size) {
-        int err = errno;
+    st = kvg_pread_full(fd, buf, (size_t)sb.st_size, 0, &got, path, "csv",
+                        diag);
+    if (st == KVG_OK && (uint64_t)got != (uint64_t)sb.st_size)
+        st = kvg_diag_set(diag, KVG_ERR_IO, "csv", -1, -1,
+                          "%s: cannot read: it shrank", path);
+    if (st != KVG_OK) {
         close(fd);
         free(buf);
-        return kvg_diag_set(diag, KVG_ERR_IO, "csv", -1, -1,
-                            "%s: cannot read: %s", path,
-                            got < 0 ? strerror(err) : "it shrank");
+        return st;
     }
     close(fd);
     buf[got] = '\0';

@@ -1,0 +1,119 @@
+/*
+ * tests/test_scan_msprobe_text.c - kvg_scan_msprobe_text, msprobe's
+ * dump.json scanner: each way the text around "data" can be malformed is
+ * refused with its own sentence (written out here from the reader's
+ * contract, docs/scan.md), and a well-formed "data" lists the forward
+ * calls of kvgold's APIs, counts another API's and skips a backward one.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "scan.h"
+
+/* The text scanned from an exact-size heap copy (ASan sees a read past
+ * it); refused with KVG_ERR_FILE_FORMAT, diag tensor "data", `message`. */
+static void expect_refused(const char *text, const char *message)
+{
+    size_t len = strlen(text);
+    char *copy = (char *)malloc(len ? len : 1);
+    kvg_scan_list l;
+    kvg_diag diag;
+
+    assert_non_null(copy);
+    memcpy(copy, text, len);
+    memset(&l, 0, sizeof l);
+    kvg_diag_clear(&diag);
+    assert_int_equal(kvg_scan_msprobe_text(copy, len, "d", "", 0, &l, &diag),
+                     KVG_ERR_FILE_FORMAT);
+    assert_int_equal(diag.status, KVG_ERR_FILE_FORMAT);
+    assert_string_equal(diag.tensor, "data");
+    assert_string_equal(diag.message, message);
+    kvg_scan_list_free(&l);
+    free(copy);
+}
+
+static void test_refusals(void **state)
+{
+    char deep[3 * KVG_JSON_MAX_DEPTH], msg[128];
+    (void)state;
+    expect_refused("[]", "dump.json: not a JSON object");
+    expect_refused("{\"task\": \"x\"}", "dump.json: no \"data\" object");
+    expect_refused("{\"data", "dump.json: an unterminated string");
+    /* a backslash last in the text is unterminated too (the step past
+     * its end this once took is pointer arithmetic no sanitizer sees) */
+    expect_refused("{\"da\\", "dump.json: an unterminated string");
+    expect_refused("{\"data\" {}}", "dump.json: a key without ':'");
+    expect_refused("{\"a\": ]}", "dump.json: malformed JSON");
+    expect_refused("{\"data\": 1}", "dump.json: \"data\" is not an object");
+    /* {"data": {1}}: the member's key should start at byte 10 */
+    expect_refused("{\"data\": {1}}",
+                   "dump.json: malformed \"data\" member at byte 10");
+    expect_refused("{\"data\": {\"k\" 1}}", "dump.json: data.k: no ':'");
+    expect_refused("{\"data\": {\"k\": ]}}",
+                   "dump.json: data.k: malformed JSON");
+    /* one '[' more than the reader's depth limit, before and in "data" */
+    memset(deep, '[', KVG_JSON_MAX_DEPTH + 1);
+    deep[KVG_JSON_MAX_DEPTH + 1] = '\0';
+    {
+        char text[sizeof deep + 32];
+        (void)snprintf(text, sizeof text, "{\"a\": %s", deep);
+        (void)snprintf(msg, sizeof msg,
+                       "dump.json: a member nested deeper than %d levels",
+                       KVG_JSON_MAX_DEPTH);
+        expect_refused(text, msg);
+        (void)snprintf(text, sizeof text, "{\"data\": {\"k\": %s", deep);
+        (void)snprintf(msg, sizeof msg,
+                       "dump.json: data.k: nested deeper than %d levels",
+                       KVG_JSON_MAX_DEPTH);
+        expect_refused(text, msg);
+    }
+}
+
+static void test_calls_listed(void **state)
+{
+    static const char text[] =
+        "{\"task\": \"statistics\", \"level\": \"L1\",\n"
+        " \"data\": {\n"
+        "  \"Functional.linear.0.forward\": {\"input_args\": []},\n"
+        "  \"NPU.npu_kv_rmsnorm_rope_cache.0.backward\": {},\n"
+        "  \"NPU.npu_kv_rmsnorm_rope_cache.0.forward\": {\"input_args\": []},\n"
+        "  \"NPU.npu_kv_rmsnorm_rope_cache.1.forward\": {\"input_args\": 1}\n"
+        " }\n}\n";
+    kvg_scan_list l;
+    kvg_diag diag;
+    (void)state;
+    memset(&l, 0, sizeof l);
+    kvg_diag_clear(&diag);
+    assert_int_equal(kvg_scan_msprobe_text(text, sizeof text - 1, "d", "r",
+                                           0, &l, &diag),
+                     KVG_OK);
+    assert_int_equal(l.others, 1); /* Functional.linear */
+    assert_int_equal(l.count, 2);  /* the backward is not read */
+    assert_string_equal(l.calls[0].api, "npu_kv_rmsnorm_rope_cache");
+    assert_string_equal(l.calls[0].id,
+                        "r:NPU.npu_kv_rmsnorm_rope_cache.0.forward");
+    assert_string_equal(l.calls[0].dir, "d");
+    assert_string_equal(l.calls[0].unreadable, "");
+    assert_int_equal(l.calls[0].n_in, 0);
+    /* a call kvgold cannot read is listed NOT JUDGED, the rest goes on */
+    assert_string_equal(l.calls[1].unreadable,
+                        "unreadable: d/dump.json: data.NPU."
+                        "npu_kv_rmsnorm_rope_cache.1.forward.input_args: "
+                        "missing");
+    assert_int_equal(diag.status, KVG_OK);
+    kvg_scan_list_free(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_calls_listed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
