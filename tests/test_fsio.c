@@ -24,6 +24,7 @@
 #include "fileio.h"
 #include "membudget.h"
 #include "npy_file.h"
+#include "map_guard.h"
 #include "npy_map.h"
 #include "outset.h"
 #include "tensor_file.h"
@@ -839,6 +840,18 @@ static child_result run_child(child_fn fn, const char *dir)
     return r;
 }
 
+/* The program's answer to a shrunk mapping (the kvgold command's is
+ * kvg_cli_file_shrank, tested through the command in test_scan_mapped):
+ * what the guard must make possible - name the file the fault is in, and
+ * remove the run's temporaries - then exit 2. */
+static void on_shrunk(const char *path)
+{
+    kvg_outset_discard_temps();
+    (void)write(2, path, strlen(path));
+    (void)write(2, ": the file shrank while it was being read\n", 42);
+    _exit(2);
+}
+
 /* A run in progress (one output's temporary written), then a mapped input
  * is read after another process truncated it. */
 static void read_shrunk(const char *dir, kvg_map_mode mode, int write_it)
@@ -849,7 +862,7 @@ static void read_shrunk(const char *dir, kvg_map_mode mode, int write_it)
     kvg_diag diag;
     volatile unsigned char sink = 0;
     size_t i;
-    if (!kvg_map_guard_install() ||
+    if (!kvg_map_guard_install(on_shrunk) ||
         kvg_outset_begin(&o, dir, &diag) != KVG_OK ||
         kvg_outset_add_npy(o, "out.npy", &out, &diag) != KVG_OK)
         _exit(4);
@@ -934,7 +947,7 @@ static void test_map_shrunk(void **state)
         int status = 0;
         assert_true(pid >= 0);
         if (pid == 0) {
-            (void)kvg_map_guard_install();
+            (void)kvg_map_guard_install(on_shrunk);
             (void)raise(SIGBUS);
             _exit(0);
         }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "map_guard.h"
 #include "npy_map.h"
 #include "scan.h"
 #include "tensor_file.h"
@@ -274,7 +275,7 @@ static void assert_shrunk(const char *rel, int nth)
         kvg_scan_result r;
         close(p[0]);
         (void)dup2(p[1], 2);
-        if (!kvg_map_guard_install())
+        if (!kvg_map_guard_install(kvg_cli_file_shrank))
             _exit(4);
         kvg_map_test_hook = shrink_hook;
         judge(&r);
@@ -415,7 +416,7 @@ static void test_shrunk_in_a_worker(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         if (freopen(out, "w", stdout) == NULL ||
-            freopen(err, "w", stderr) == NULL || !kvg_map_guard_install())
+            freopen(err, "w", stderr) == NULL || !kvg_map_guard_install(kvg_cli_file_shrank))
             _exit(4);
         kvg_map_test_hook = shrink_hook; /* the workers inherit it */
         status = kvg_cli_scan(3, argv);

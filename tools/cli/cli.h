@@ -29,6 +29,13 @@ void kvg_cli_run_error(const char *dir, kvg_status st, const kvg_diag *diag);
  * (message printed). */
 int kvg_cli_global_options(int *argc, char **argv);
 
+/* The command's answer to a mapped input file that shrank under it
+ * (map_guard.h; install with kvg_map_guard_install(kvg_cli_file_shrank)):
+ * removes this process's uncommitted temporary outputs (outset.h), prints
+ * "kvgold: PATH: the file shrank while it was being read ..." and exits
+ * with status 2. Async-signal-safe. */
+void kvg_cli_file_shrank(const char *path);
+
 /* The case's own files (case.json, every input and expected file) as
  * malloc'd paths, *n of them; NULL when out of memory. Free each and the
  * array with kvg_cli_free_paths. */

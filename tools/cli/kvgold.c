@@ -22,7 +22,7 @@
 #include "cli.h"
 #include "kvgold/api.h"
 #include "membudget.h"
-#include "npy_map.h"
+#include "map_guard.h"
 #include "outset.h"
 
 static const char *const k_usage =
@@ -216,7 +216,7 @@ static int dispatch(int argc, char **argv)
 {
     /* a mapped file another process truncates: exit 2 naming it, not a
      * bare SIGBUS */
-    (void)kvg_map_guard_install();
+    (void)kvg_map_guard_install(kvg_cli_file_shrank);
     if (!kvg_cli_global_options(&argc, argv))
         return KVG_EXIT_INVALID;
     if (argc < 2) {

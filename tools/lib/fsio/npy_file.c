@@ -14,7 +14,7 @@
 
 #include "fileio.h"
 #include "membudget.h"
-#include "npy_map.h"
+#include "map_guard.h"
 
 /* Open for reading and insist on a regular file. O_NONBLOCK: opening a
  * FIFO with no writer would otherwise block forever. */

@@ -8,7 +8,6 @@
 #include "npy_map.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,105 +18,9 @@
 
 #include "fileio.h"
 #include "npy_file.h"
-#include "outset.h"
+#include "map_guard.h"
 
 void (*kvg_map_test_hook)(const char *path, int fd);
-
-/* The live mappings, for the SIGBUS handler (which may read only what is
- * fixed in place): a file truncated by another process while mapped turns
- * every access past its new end into SIGBUS, and the handler names the
- * file from the faulting address. A slot is filled path first, base last,
- * and emptied base first. */
-#define MAP_SLOTS 256
-typedef struct map_slot {
-    const unsigned char *volatile base;
-    volatile size_t len;
-    char *volatile path;
-} map_slot;
-static map_slot g_maps[MAP_SLOTS];
-
-static void remember(const void *base, size_t len, const char *path)
-{
-    size_t n = strlen(path);
-    char *copy;
-    int i;
-    for (i = 0; i < MAP_SLOTS; i++)
-        if (g_maps[i].base == NULL && g_maps[i].path == NULL)
-            break;
-    if (i == MAP_SLOTS || (copy = (char *)malloc(n + 1)) == NULL)
-        return; /* unnamed: the handler still ends the command cleanly */
-    memcpy(copy, path, n + 1);
-    g_maps[i].path = copy;
-    g_maps[i].len = len;
-    g_maps[i].base = (const unsigned char *)base;
-}
-
-static void forget(const void *base)
-{
-    int i;
-    for (i = 0; i < MAP_SLOTS; i++)
-        if (base != NULL && g_maps[i].base == base) {
-            char *p = g_maps[i].path;
-            g_maps[i].base = NULL;
-            g_maps[i].path = NULL;
-            free(p);
-            return;
-        }
-}
-
-const char *kvg_map_owner(const void *p)
-{
-    const unsigned char *q = (const unsigned char *)p;
-    int i;
-    for (i = 0; i < MAP_SLOTS; i++) {
-        const unsigned char *b = g_maps[i].base;
-        if (b != NULL && q >= b && q < b + g_maps[i].len)
-            return g_maps[i].path;
-    }
-    return NULL;
-}
-
-static void say(const char *text)
-{
-    size_t n = strlen(text);
-    while (n != 0) {
-        ssize_t put = write(2, text, n);
-        if (put <= 0)
-            return;
-        text += put;
-        n -= (size_t)put;
-    }
-}
-
-/* Async-signal-safe only: write, unlink, _exit. */
-static void on_sigbus(int sig, siginfo_t *info, void *ctx)
-{
-    const char *path = info != NULL ? kvg_map_owner(info->si_addr) : NULL;
-    (void)ctx;
-    if (path == NULL) {
-        /* not a mapped tensor file: a real fault (or a kill -BUS), die
-         * of it once the handler returns */
-        (void)signal(sig, SIG_DFL);
-        (void)raise(sig);
-        return;
-    }
-    kvg_outset_discard_temps();
-    say("kvgold: ");
-    say(path);
-    say(": the file shrank while it was being read (another process "
-        "truncated it); nothing was written\n");
-    _exit(2);
-}
-
-int kvg_map_guard_install(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    return sigaction(SIGBUS, &sa, NULL) == 0;
-}
 
 /* Data offsets kvg_npy_map / kvg_raw_map accept: NumPy pads headers to
  * 64 bytes (16 in old files), so any other offset is a hand-made file,
@@ -162,7 +65,7 @@ static kvg_status map_fd(int fd, const char *path, uint64_t offset,
     m->offset = start;
     if (data != NULL)
         *data = (unsigned char *)base + (size_t)(offset - start);
-    remember(base, (size_t)len, path);
+    kvg_map_remember(base, (size_t)len, path);
     if (kvg_map_test_hook != NULL)
         kvg_map_test_hook(path, fd);
     return KVG_OK;
@@ -276,7 +179,7 @@ void kvg_file_unmap(kvg_file_map *m)
     if (m == NULL || m->base == NULL)
         return;
     if (!m->borrowed) {
-        forget(m->base);
+        kvg_map_forget(m->base);
         (void)munmap(m->base, m->len);
     }
     memset(m, 0, sizeof *m);

@@ -94,19 +94,7 @@ void kvg_file_map_drop(const kvg_file_map *m, const void *p, size_t bytes);
 void kvg_file_map_drop_unchanged(const kvg_file_map *m, const void *p,
                                  size_t bytes);
 
-/*
- * A mapped file that another process truncates turns each access past its
- * new end into SIGBUS. kvg_map_guard_install (once, in a command's main)
- * installs a SIGBUS handler that, for an address inside a live mapping of
- * this file, removes this process's uncommitted temporary output files
- * (outset.h), prints "kvgold: PATH: the file shrank while it was being
- * read ..." and exits with status 2; any other SIGBUS kills the process as
- * before. 1 on success.
- */
-int kvg_map_guard_install(void);
-
-/* The path of the live mapping holding address p, or NULL. */
-const char *kvg_map_owner(const void *p);
+/* A mapped file another process truncates: map_guard.h. */
 
 /* For tests only (NULL otherwise): called right after each file is mapped,
  * with its path and still open descriptor, to truncate it on purpose. */
