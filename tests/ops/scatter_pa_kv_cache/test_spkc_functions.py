@@ -216,3 +216,28 @@ def test_torch_npu_950_batched_key_picks_the_compressed_mode():
             seq_lens=np.array([2], np.int32), cache_mode="Norm")
     assert "compress_lens" in str(e.value)
     assert np.all(kc == 3)
+
+
+def test_framework_values_come_from_the_call_forms():
+    """torch_npu's values for what its call does not pass, asked of the C
+    call forms that `kvgold scan` and `prepare` follow: cache_mode PA_NZ
+    (torch_npu's default); scatter_mode None for a 3-D key, and on the 950
+    for a 4-D key with compress_lens and seq_lens Rope (with
+    compress_seq_offsets) or Alibi (without); an API or attribute the
+    forms do not set is an error, never a guess."""
+    from kvgold.ops._common import framework_value
+    api = "torch_npu.npu_scatter_pa_kv_cache"
+    key3, key4 = np.zeros((2, 1, 8)), np.zeros((1, 2, 1, 8))
+    lens = np.zeros((1,), np.int32)
+    assert framework_value(api, "cache_mode", {"key": key3}) == "PA_NZ"
+    assert framework_value(api, "scatter_mode", {"key": key3}) == "None"
+    assert framework_value(api, "scatter_mode", {
+        "key": key4, "compress_lens": lens, "seq_lens": lens}) == "Alibi"
+    assert framework_value(api, "scatter_mode", {
+        "key": key4, "compress_lens": lens, "seq_lens": lens,
+        "compress_seq_offset": lens}) == "Rope"
+    assert framework_value(api, "scatter_mode", {
+        "key": key4, "compress_lens": lens, "seq_lens": None}) == "None"
+    for bad_api, attr in ((api, "strides"), ("torch_npu.no_such", "x")):
+        with pytest.raises(kvgold.Error, match="sets no"):
+            framework_value(bad_api, attr, {"key": key3})

@@ -22,9 +22,17 @@ ${_kvg_binding_decl}
 const kvg_binding *const kvg_bindings[] = {
 ${_kvg_binding_rows}    NULL};
 ")
-add_library(kvgold_bindings STATIC bindings/binding.c ${_kvg_binding_ops}
+# Built once as objects (position-independent, like the harness's), for
+# the archive the programs link and for libkvgold_case.so, which gives the
+# Python package the same call forms (tools/python/binding_api.h).
+add_library(kvgold_bindings_obj OBJECT bindings/binding.c ${_kvg_binding_ops}
   ${_kvg_binding_table})
-target_include_directories(kvgold_bindings PUBLIC bindings)
-target_link_libraries(kvgold_bindings PUBLIC kvgold_harness)
-target_compile_definitions(kvgold_bindings PRIVATE _POSIX_C_SOURCE=200809L)
-kvg_apply_tool_flags(kvgold_bindings)
+target_include_directories(kvgold_bindings_obj PUBLIC bindings)
+target_link_libraries(kvgold_bindings_obj PUBLIC kvgold_harness_obj)
+target_compile_definitions(kvgold_bindings_obj PRIVATE _POSIX_C_SOURCE=200809L)
+set_target_properties(kvgold_bindings_obj PROPERTIES
+  POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+kvg_apply_tool_flags(kvgold_bindings_obj)
+add_library(kvgold_bindings STATIC $<TARGET_OBJECTS:kvgold_bindings_obj>)
+target_link_libraries(kvgold_bindings PUBLIC kvgold_bindings_obj
+  kvgold_harness)

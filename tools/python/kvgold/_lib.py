@@ -402,6 +402,10 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "kvg_py_case_tensor": (_P(Tensor), [
         ctypes.c_void_p, ctypes.c_int, ctypes.c_int]),
     "kvg_py_case_free": (None, [ctypes.c_void_p]),
+    # the operators' call forms (tools/python/binding_api.h)
+    "kvg_py_framework_value": (ctypes.c_char_p, [
+        ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_char_p),
+        _P(ctypes.c_int), ctypes.c_size_t]),
     "kvg_py_case_save": (ctypes.c_int, [
         ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
         _P(ctypes.c_char_p), _P(Tensor), ctypes.c_int, _P(Diag)]),

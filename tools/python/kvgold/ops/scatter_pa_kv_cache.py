@@ -9,7 +9,7 @@ keep torch_npu's default, so they reproduce that trap faithfully.
 from typing import (Any, FrozenSet, Mapping, Optional, Sequence, Tuple)
 
 from .._types import DTypes, TensorLike
-from ._common import call
+from ._common import call, framework_value
 
 __all__ = ["scatter_pa_kv_cache", "npu_scatter_pa_kv_cache",
            "npu_scatter_pa_kv_cache_functional"]
@@ -67,15 +67,15 @@ def scatter_pa_kv_cache(
 def _auto_scatter_mode(key: TensorLike, compress_lens: Optional[TensorLike],
                        compress_seq_offsets: Optional[TensorLike],
                        seq_lens: Optional[TensorLike]) -> str:
-    """torch_npu always passes scatter_mode None; on the 950 a 4-D key
-    [B, S, N, D] given compress_lens and seq_lens is the compressed write,
-    Rope when compress_seq_offsets is given, else Alibi (the arch35 tiling,
-    docs/scatter_pa_kv_cache.md). Anything else stays None, where the
-    operator refuses compress tensors by name."""
-    if len(getattr(key, "shape", ())) == 4 and compress_lens is not None \
-            and seq_lens is not None:
-        return "Rope" if compress_seq_offsets is not None else "Alibi"
-    return "None"
+    """The scatter_mode a torch_npu call reaches: torch_npu always passes
+    None, which the 950 turns into Alibi or Rope for a 4-D key with
+    compress_lens and seq_lens (docs/scatter_pa_kv_cache.md). The rule is
+    the C call form's (tools/lib/bindings/scatter_pa_kv_cache.c), which
+    `kvgold scan` and `kvgold prepare` follow too."""
+    return str(framework_value(
+        "torch_npu.npu_scatter_pa_kv_cache", "scatter_mode",
+        {"key": key, "compress_lens": compress_lens,
+         "compress_seq_offset": compress_seq_offsets, "seq_lens": seq_lens}))
 
 
 def npu_scatter_pa_kv_cache(
