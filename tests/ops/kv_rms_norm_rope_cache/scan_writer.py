@@ -7,6 +7,8 @@ OP = "kv_rms_norm_rope_cache"
 
 ALIAS = "kv"
 TORCH = "npu_kv_rmsnorm_rope_cache"  # its torch_npu name
+# its op_name in an ops-test-kit kernel-mode CSV row
+KERNEL = "kv_rms_norm_rope_cache"
 
 
 def case(name):

@@ -6,6 +6,8 @@ from scan_dumps import positional, write_cann
 OP = "qkv_rms_norm_rope_cache"
 ALIAS = "qkv"
 TORCH = "npu_qkv_rms_norm_rope_cache"  # its torch_npu name
+# its op_name in an ops-test-kit kernel-mode CSV row
+KERNEL = "qkv_rms_norm_rope_cache"
 
 
 def case(name):
