@@ -1,10 +1,11 @@
 """kvgold scan over CANN dump files of KvRmsNormRopeCache (written by its
 writer, scan_writer.py beside this file, and scan_dumps.write_cann): an
-absent optional input placed by OpInput.arg_index, and the four outputs
-dumped without is_output_kv recorded (the format's other tests are
+absent optional input placed by OpInput.arg_index, the four outputs
+dumped without is_output_kv recorded, and an epsilon recorded past the
+24th attribute (the format's other tests are
 tests/python/scan/test_scan_cann.py and test_scan_routes.py)."""
 import scan_dumps as sd  # on sys.path by tests/ops/conftest.py
-from scan_dumps import one_not_judged
+from scan_dumps import one_not_judged, reconciles
 
 kv = sd.op("kv")
 
@@ -64,3 +65,21 @@ def test_cann_four_outputs_without_is_output_kv(cli, tmp_path):
     rc, doc, err = sd.scan(cli, root, "--attr", "is_output_kv=true")
     assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL", err
     assert doc["calls"][0]["reason"].startswith("k_rope:")
+
+
+def test_cann_attrs_past_24_never_dropped(cli, tmp_path):
+    """An epsilon recorded 30th was ignored, and a call computed with
+    another epsilon passed."""
+    root = str(tmp_path / "dump")
+    kv.cann(kv.case(HONEST_KV), root, "honest", 1)
+    call = kv.case(HONEST_KV)
+    attrs = [("pad_%02d" % i, "0") for i in range(29)]
+    attrs += [(k, sd.attr_text(v)) for k, v in call.attrs.items()]
+    attrs.append(("epsilon", "0.5"))
+    sd.write_cann(root, "KvRmsNormRopeCache", "victim",
+                  sd.positional(call, kv.IN, call.inputs),
+                  sd.positional(call, kv.OUT, call.post), attrs, task=2)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "victim", "DumpData.attr", "more than 24")
+    reconciles(doc, 2)

@@ -120,6 +120,15 @@ def scan(cli, path, *args):
     return p.returncode, doc, p.stderr
 
 
+def reconciles(doc, entries, others=0):
+    """Every entry seen is a call listed here or another operator's."""
+    s = doc["summary"]
+    assert s["entries"] == entries, s
+    assert s["other_calls"] == others, s
+    assert s["calls"] + s["other_shards"] + s["other_calls"] == entries, s
+    assert s["passed"] + s["failed"] + s["not_judged"] == s["calls"], s
+
+
 def one_not_judged(doc, needle, *words):
     """Exactly one call NOT JUDGED, its id containing `needle`, its reason
     holding each of `words`; the others PASS; overall not PASS."""
@@ -475,11 +484,28 @@ def _load_writer(path):
     return mod
 
 
-def op(alias):
+def _writers():
     """The per-operator writers, tests/ops/<op>/scan_writer.py, found (not
-    listed) and keyed by their ALIAS (as the tests name them)."""
+    listed), loaded once, in folder order and keyed by their ALIAS."""
     if not _OPS:
         for path in sorted(glob.glob(_WRITERS)):
             mod = _load_writer(path)
             _OPS[mod.ALIAS] = mod
-    return _OPS[alias]
+    return _OPS
+
+
+def op(alias):
+    """The writer of the operator the tests call `alias`."""
+    return _writers()[alias]
+
+
+def first(*names):
+    """The first operator's writer (by folder, as found) that has each of
+    `names` (a format's function such as "cann", or an attribute such as
+    "E2E_API"): the operator of a format test that needs some call,
+    without naming one. Its call is case(SAMPLE)."""
+    for mod in _writers().values():
+        if all(hasattr(mod, n) for n in names):
+            return mod
+    raise AssertionError("no operator's scan_writer.py has %s" %
+                         ", ".join(names))
