@@ -310,7 +310,7 @@ def test_kernel_mode_csv(cli, tmp_path):
             "k_spkc_one_5": (spkc.OP, "NOT_JUDGED"),
             "k_spkc_two_6": (spkc.OP, "NOT_JUDGED")}
     assert {k: (c["op"], c["verdict"]) for k, c in got.items()} == want
-    assert got["k_kv_0"]["api"] == "kv_rms_norm_rope_cache"
+    assert got["k_kv_0"]["api"] == kv.KERNEL  # its op_name
     assert got["k_kv_ulp_3"]["reason"].startswith("k_cache:")
     assert got["k_spkc_off_4"]["reason"].startswith("key_cache:")
     assert "tensor 2 is float16, " in got["k_spkc_one_5"]["reason"]
