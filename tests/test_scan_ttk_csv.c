@@ -284,11 +284,11 @@ static void test_kernel_mode(void **state)
     /* the e2e names mean nothing in a kernel-mode CSV: not read */
     t = parse("testcase_name,op_name,input_shapes,api_name,"
               "inplace_input_indexes\n"
-              "k,kv_rms_norm_rope_cache,\"((1,),)\",torch.add,\"(0,)\"\n");
+              "k,concat_d,\"((1,),)\",torch.add,\"(0,)\"\n");
     r = (kvg_ttk_row *)malloc(sizeof *r);
     assert_non_null(r);
     assert_int_equal(kvg_ttk_csv_find(t, "k", r), 1);
-    assert_string_equal(r->api, "kv_rms_norm_rope_cache");
+    assert_string_equal(r->api, "concat_d"); /* op_name, not api_name */
     assert_int_equal(r->n_inplace, -1);
     free(r);
     kvg_ttk_csv_free(t);

@@ -116,29 +116,6 @@ def test_soc_version_selects_the_profile():
     assert kt._profile({}) is None
 
 
-def test_short_soc_version_reaches_the_operator():
-    """An A2/A3 case that only the a2a3 profile accepts (kvgold's default
-    refuses it) is judged when ops-test-kit says short_soc_version
-    Ascend910B, and refused without it."""
-    import pytest
-    name = "ds_a2a3_pa_bnsd_bs9"
-    c = kvgold.load_case(os.path.join(VECTORS, "kv_rms_norm_rope_cache",
-                                      name))
-    assert c.options["profile"] == "a2a3"
-    form = call_form("kv_rms_norm_rope_cache", c.inputs)
-    t = torch_inputs(c)
-    args = [t.get(case_name(form, n)) for n in form["tensors"]]
-    attrs = {n: c.attrs[n] for n in form["attrs"] if n in c.attrs}
-    golden = getattr(kt, form["ttk_golden"])
-    out = golden(*args, **attrs, short_soc_version="Ascend910B")
-    for got, n in zip(out, form["outputs"]):
-        if n in c.expected:
-            assert got.contiguous().view(torch.uint8).numpy().tobytes() \
-                == kvgold.tensor(c.expected[n], c.dtypes.get(n)).tobytes()
-    with pytest.raises(kvgold.Error):
-        golden(*args, **attrs)
-
-
 def test_goldens_are_what_ttk_compares():
     """Each API's golden list is what ops-test-kit's e2e run compares:
     result_to_numpy of its return ([None] for None), then the slots it

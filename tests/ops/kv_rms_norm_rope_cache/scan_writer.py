@@ -6,7 +6,11 @@ from scan_dumps import positional, write_cann, write_ttk_case
 OP = "kv_rms_norm_rope_cache"
 
 ALIAS = "kv"
+# an honest case, for the format tests that need some call
+SAMPLE = "m_pa_bf16_kt_ct_sym_out"
 TORCH = "npu_kv_rmsnorm_rope_cache"  # its torch_npu name
+# its op_name in an ops-test-kit kernel-mode CSV row
+KERNEL = "kv_rms_norm_rope_cache"
 
 
 def case(name):

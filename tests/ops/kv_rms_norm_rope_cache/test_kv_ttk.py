@@ -1,12 +1,16 @@
 """kvgold.ttk's golden for KvRmsNormRopeCache, called as ops-test-kit's e2e path
 calls it; expected values are the cases' "expected" tensors (the NumPy
 generator's)."""
+import os
+
 import pytest
+import torch
 
 import kvgold
 import kvgold.ttk as kt
 from conftest import VECTORS, example, expected_bits
-from ttk_support import META, bits, exec_standalone, torch_inputs
+from ttk_support import (META, bits, call_form, case_name, exec_standalone,
+                         torch_inputs)
 
 
 @pytest.mark.parametrize("attr", ["golden", "third_party"])
@@ -60,3 +64,25 @@ def test_kv_v1_unwritten_outputs_are_not_judged():
         t["ckv_cache"], c_kv_scale=t["c_kv_scale"],
         epsilon=c.attrs["epsilon"], cache_mode=c.attrs["cache_mode"])
     assert out[2] is None and out[3] is None
+
+
+def test_short_soc_version_reaches_the_operator():
+    """An A2/A3 case that only the a2a3 profile accepts (kvgold's default
+    refuses it) is judged when ops-test-kit says short_soc_version
+    Ascend910B, and refused without it."""
+    name = "ds_a2a3_pa_bnsd_bs9"
+    c = kvgold.load_case(os.path.join(VECTORS, "kv_rms_norm_rope_cache",
+                                      name))
+    assert c.options["profile"] == "a2a3"
+    form = call_form("kv_rms_norm_rope_cache", c.inputs)
+    t = torch_inputs(c)
+    args = [t.get(case_name(form, n)) for n in form["tensors"]]
+    attrs = {n: c.attrs[n] for n in form["attrs"] if n in c.attrs}
+    golden = getattr(kt, form["ttk_golden"])
+    out = golden(*args, **attrs, short_soc_version="Ascend910B")
+    for got, n in zip(out, form["outputs"]):
+        if n in c.expected:
+            assert got.contiguous().view(torch.uint8).numpy().tobytes() \
+                == kvgold.tensor(c.expected[n], c.dtypes.get(n)).tobytes()
+    with pytest.raises(kvgold.Error):
+        golden(*args, **attrs)

@@ -5,7 +5,11 @@ from scan_dumps import positional, write_cann
 
 OP = "qkv_rms_norm_rope_cache"
 ALIAS = "qkv"
+# an honest case, for the format tests that need some call
+SAMPLE = "bf16_k_int8_sym_v_plain"
 TORCH = "npu_qkv_rms_norm_rope_cache"  # its torch_npu name
+# its op_name in an ops-test-kit kernel-mode CSV row
+KERNEL = "qkv_rms_norm_rope_cache"
 
 
 def case(name):

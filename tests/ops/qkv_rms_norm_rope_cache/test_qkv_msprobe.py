@@ -6,7 +6,8 @@ import torch
 
 import kvgold
 from conftest import VECTORS, example, expected_bits
-from msprobe_support import installed, torch_inputs
+from msprobe_support import (check_copied_bits, check_inplace_returns,
+                              installed, torch_inputs)
 
 
 def test_registered_under_its_npu_names():
@@ -35,3 +36,27 @@ def test_qkv_in_place_and_returned():
     for n in ("q_out", "k_cache", "v_cache"):
         assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
             expected_bits(c, n), n
+
+
+def _qkv():
+    c = kvgold.load_case(example("qwen3_qkv_decode"))
+    t = torch_inputs(c)
+    a = c.attrs
+    kw = {k: t[k] for k in ("k_scale", "v_scale", "k_offset", "v_offset")
+          if k in t}
+    kw.update(epsilon=a["epsilon"], cache_mode=a["cache_mode"])
+    return c, t, (t["qkv"], t["q_gamma"], t["k_gamma"], t["cos"], t["sin"],
+                  t["index"], t["q_out"], t["k_cache"], t["v_cache"],
+                  a["qkv_size"], a["head_nums"]), kw
+
+
+def test_inplace_api_returns_everything_it_changed():
+    # torch_npu returns three tensors, and writes the caches in place
+    c, t, args, kw = _qkv()
+    check_inplace_returns("npu_qkv_rms_norm_rope_cache", c, t, args, kw, 3)
+
+
+def test_copied_caches_reach_msprobe_as_their_bits():
+    # its caches are computed and quantised: none is only copied into
+    c, t, args, kw = _qkv()
+    check_copied_bits("npu_qkv_rms_norm_rope_cache", c, t, args, kw, 3, ())

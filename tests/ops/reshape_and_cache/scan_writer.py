@@ -6,6 +6,10 @@ from scan_dumps import positional, write_atb_op, write_cann, write_ttk_case
 OP = "reshape_and_cache"
 
 ALIAS = "rac"
+# an honest case, for the format tests that need some call
+SAMPLE = "nd_fp16"
+# the operation directory of its ATB dump: <n>_<ATB_OP>
+ATB_OP = "ReshapeAndCacheOperation"
 TORCH = "_npu_reshape_and_cache"  # its torch_npu name
 
 

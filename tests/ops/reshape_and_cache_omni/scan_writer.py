@@ -5,6 +5,10 @@ import scan_dumps as sd
 OP = "reshape_and_cache_omni"
 
 ALIAS = "omni"
+# an honest case, for the format tests that need some call
+SAMPLE = "random_n3_d96_bf16"
+# the operation directory of its ATB dump: <n>_<ATB_OP>
+ATB_OP = "ReshapeAndCacheOmniOperation"
 
 
 def case(name):

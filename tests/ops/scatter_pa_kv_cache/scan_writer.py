@@ -5,7 +5,11 @@ from scan_dumps import positional, write_cann
 
 OP = "scatter_pa_kv_cache"
 ALIAS = "spkc"
+# an honest case, for the format tests that need some call
+SAMPLE = "norm_fp16"
 TORCH = "npu_scatter_pa_kv_cache_functional"  # returns the caches
+# its op_name in an ops-test-kit kernel-mode CSV row
+KERNEL = "scatter_pa_kv_cache"
 
 
 def case(name):

@@ -6,7 +6,8 @@ import torch
 
 import kvgold
 from conftest import VECTORS, example, expected_bits
-from msprobe_support import installed, torch_inputs
+from msprobe_support import (check_copied_bits, check_inplace_returns,
+                              installed, torch_inputs)
 
 
 def test_registered_under_its_npu_names():
@@ -31,3 +32,24 @@ def test_scatter_as_the_checker_calls_it():
         for n in ("key_cache", "value_cache"):
             assert kvgold.tensor(t[n], c.dtypes[n]).tobytes() == \
                 expected_bits(c, n), (case, n)
+
+
+def _spkc():
+    c = kvgold.load_case(VECTORS + "/scatter_pa_kv_cache/norm_bf16")
+    t = torch_inputs(c)
+    return c, t, (t["key"], t["value"], t["key_cache"], t["value_cache"],
+                  t["slot_mapping"])
+
+
+def test_inplace_api_returns_everything_it_changed():
+    # torch_npu returns None; msprobe_support says why the bench does not
+    c, t, args = _spkc()
+    check_inplace_returns("npu_scatter_pa_kv_cache", c, t, args,
+                          {"cache_mode": "Norm"}, 0)
+
+
+def test_copied_caches_reach_msprobe_as_their_bits():
+    # the Norm mode moves the tokens' bits into both caches
+    c, t, args = _spkc()
+    check_copied_bits("npu_scatter_pa_kv_cache", c, t, args,
+                      {"cache_mode": "Norm"}, 0, ("key_cache", "value_cache"))

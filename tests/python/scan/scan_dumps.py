@@ -120,6 +120,29 @@ def scan(cli, path, *args):
     return p.returncode, doc, p.stderr
 
 
+def reconciles(doc, entries, others=0):
+    """Every entry seen is a call listed here or another operator's."""
+    s = doc["summary"]
+    assert s["entries"] == entries, s
+    assert s["other_calls"] == others, s
+    assert s["calls"] + s["other_shards"] + s["other_calls"] == entries, s
+    assert s["passed"] + s["failed"] + s["not_judged"] == s["calls"], s
+
+
+def one_not_judged(doc, needle, *words):
+    """Exactly one call NOT JUDGED, its id containing `needle`, its reason
+    holding each of `words`; the others PASS; overall not PASS."""
+    assert doc["verdict"] != "PASS"
+    bad = [c for c in doc["calls"] if c["verdict"] != "PASS"]
+    assert len(bad) == 1, [(c["id"], c["verdict"], c["reason"])
+                           for c in doc["calls"]]
+    assert bad[0]["verdict"] == "NOT_JUDGED"
+    assert needle in bad[0]["id"], bad[0]["id"]
+    for w in words:
+        assert w in bad[0]["reason"], bad[0]["reason"]
+    return bad[0]
+
+
 # ---- ops-test-kit ---------------------------------------------------------
 
 TTK_DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
@@ -223,6 +246,51 @@ def write_ttk_csv(path, rows):
         w.writerow(cols)
         for r in rows:
             w.writerow([r.get(c, "") for c in cols])
+    return path
+
+
+# ops-test-kit's kernel-mode CSV (its examples/case_store/kernel/*.csv): a
+# row names the kernel by op_name, each operator's KERNEL in its writer (as
+# its docs/Operator_Test_Guides/Kernel_Case_Writing.md spells it: the op
+# info library's opInterface, else the snake_case op type)
+KERNEL_COLS = ["testcase_name", "network_name", "op_name", "input_shapes",
+               "input_dtypes", "input_formats", "output_shapes",
+               "output_dtypes", "output_formats", "attributes",
+               "output_inplace_indexes"]
+
+
+def write_kernel(mod, call, root, name, dtypes=None):
+    """A kernel-mode case directory of operator module `mod` as
+    ops-test-kit's manual data writes it (every kernel input in the
+    kernel's order, a *_none marker for an optional one left out; a golden
+    per kernel output) and its row."""
+    ins = [call.inputs.get(n) for n in mod.IN]
+    # the kernel's outputs (ScatterPaKvCache's: its two caches)
+    outs = [call.post.get(n) for n in getattr(mod, "OUT", mod.E2E_OUT)]
+    write_ttk_case(root, name, ins, outs, "bin")
+
+    def shapes(ts):
+        return repr(tuple(None if t is None else
+                          tuple(int(x) for x in t[1].shape) for t in ts))
+
+    def types(ts):
+        return repr(tuple(None if t is None else TTK_DTYPE[t[0]]
+                          for t in ts))
+    return {"testcase_name": name, "network_name": "UNKNOWN",
+            "op_name": mod.KERNEL, "input_shapes": shapes(ins),
+            "input_dtypes": types(ins) if dtypes is None else dtypes,
+            "input_formats": "('ND',)", "output_shapes": shapes(outs),
+            "output_dtypes": types(outs), "output_formats": "('ND',)",
+            "attributes": repr(call.attrs), "output_inplace_indexes": "()"}
+
+
+def write_kernel_csv(path, rows):
+    import csv
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(KERNEL_COLS)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in KERNEL_COLS])
     return path
 
 
@@ -416,11 +484,28 @@ def _load_writer(path):
     return mod
 
 
-def op(alias):
+def _writers():
     """The per-operator writers, tests/ops/<op>/scan_writer.py, found (not
-    listed) and keyed by their ALIAS (as the tests name them)."""
+    listed), loaded once, in folder order and keyed by their ALIAS."""
     if not _OPS:
         for path in sorted(glob.glob(_WRITERS)):
             mod = _load_writer(path)
             _OPS[mod.ALIAS] = mod
-    return _OPS[alias]
+    return _OPS
+
+
+def op(alias):
+    """The writer of the operator the tests call `alias`."""
+    return _writers()[alias]
+
+
+def first(*names):
+    """The first operator's writer (by folder, as found) that has each of
+    `names` (a format's function such as "cann", or an attribute such as
+    "E2E_API"): the operator of a format test that needs some call,
+    without naming one. Its call is case(SAMPLE)."""
+    for mod in _writers().values():
+        if all(hasattr(mod, n) for n in names):
+            return mod
+    raise AssertionError("no operator's scan_writer.py has %s" %
+                         ", ".join(names))

@@ -16,18 +16,17 @@ import scan_dumps as sd  # noqa: E402
 torch = pytest.importorskip("torch")
 import kvgold  # noqa: E402
 
-kv = sd.op("kv")
-HONEST = "m_pa_bf16_kt_ct_sym_out"
+OP = sd.first("msprobe")  # some operator msprobe dumps
 LINK = ("%s: is a symbolic link; kvgold does not follow links inside a "
         "dump (scan its target, or copy it in)")
-CALL = "NPU.npu_kv_rmsnorm_rope_cache.%d.forward"
+CALL = "NPU." + OP.TORCH + ".%d.forward"
 
 
 def dump(root):
-    """Two honest KvRmsNormRopeCache calls; (root, rank directory)."""
+    """Two honest calls of OP; (root, rank directory)."""
     step = sd.MsprobeStep(root, "pt")
-    kv.msprobe(step, kv.case(HONEST))
-    kv.msprobe(step, kv.case(HONEST))
+    OP.msprobe(step, OP.case(OP.SAMPLE))
+    OP.msprobe(step, OP.case(OP.SAMPLE))
     step.save()
     return root, step.dir
 
@@ -80,7 +79,7 @@ def test_linked_data_directory_is_not_listed(cli, tmp_path):
 ])
 def test_unloadable_tensor_file_is_not_judged(cli, tmp_path, kind, words):
     root, rank = dump(str(tmp_path / "dump"))
-    bad = tensor_file(rank, 0, "input.0")  # kv, the first argument
+    bad = tensor_file(rank, 0, "input.0")  # the first argument
     assert os.path.isfile(bad)
     if kind == "dict":
         torch.save({"kv": torch.load(bad)}, bad)

@@ -1,0 +1,85 @@
+"""kvgold scan over CANN dump files of KvRmsNormRopeCache (written by its
+writer, scan_writer.py beside this file, and scan_dumps.write_cann): an
+absent optional input placed by OpInput.arg_index, the four outputs
+dumped without is_output_kv recorded, and an epsilon recorded past the
+24th attribute (the format's other tests are
+tests/python/scan/test_scan_cann.py and test_scan_routes.py)."""
+import scan_dumps as sd  # on sys.path by tests/ops/conftest.py
+from scan_dumps import one_not_judged, reconciles
+
+kv = sd.op("kv")
+
+HONEST_KV = "m_pa_bf16_kt_ct_sym_out"
+
+
+def test_cann_absent_optional_input_placed_by_arg_index(cli, tmp_path):
+    """CANN leaves k_rope_scale out without a placeholder and gives each
+    input's position in OpInput.arg_index: c_kv_scale must not slide into
+    k_rope_scale's place. An honest launch passes; its cache with one
+    code moved fails."""
+    root = str(tmp_path / "dump")
+    call = kv.case("m_pa_fp16_kt_ci8_sym_out")
+    ins = sd.positional(call, kv.IN, call.inputs)
+    assert ins[7] is None and ins[8] is not None  # k_rope_scale absent
+    attrs = [(k, sd.attr_text(v)) for k, v in call.attrs.items()]
+    sd.write_cann(root, "KvRmsNormRopeCache", "honest", ins,
+                  sd.positional(call, kv.OUT, call.post), attrs, task=1,
+                  arg_index=True)
+    bad = kv.case("m_pa_fp16_kt_ci8_sym_out")
+    dt, ckv = bad.post["ckv_cache"]
+    init = bad.inputs["ckv_cache"][1]
+    flat, iflat = ckv.reshape(-1), init.reshape(-1)
+    at = int(sd.np.nonzero(flat != iflat)[0][0])
+    flat[at] = sd.np.int8(int(flat[at]) ^ 0x40)
+    sd.write_cann(root, "KvRmsNormRopeCache", "faulty", ins,
+                  sd.positional(bad, kv.OUT, bad.post), attrs, task=2,
+                  arg_index=True)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    got = [(c["id"].split(".")[1], c["verdict"]) for c in doc["calls"]]
+    assert got == [("honest", "PASS"), ("faulty", "FAIL")], doc["calls"]
+    assert doc["calls"][1]["reason"].startswith("ckv_cache:")
+
+
+def test_cann_four_outputs_without_is_output_kv(cli, tmp_path):
+    """k_rope and c_kv dumped, no is_output_kv recorded: kvgold's default
+    (false) computes neither, so the two are named NOT JUDGED, and
+    --attr is_output_kv=true judges them."""
+    root = str(tmp_path / "dump")
+    call = kv.case(HONEST_KV)
+    assert call.attrs.get("is_output_kv") is True
+    attrs = [(k, sd.attr_text(v)) for k, v in call.attrs.items()
+             if k != "is_output_kv"]
+    outs = sd.positional(call, kv.OUT, call.post)
+    k_rope = outs[2][1]
+    assert k_rope.dtype == sd.np.uint16  # bf16 bits
+    outs[2] = (outs[2][0], k_rope ^ sd.np.uint16(0x5555))  # garbage
+    sd.write_cann(root, "KvRmsNormRopeCache", "four",
+                  sd.positional(call, kv.IN, call.inputs), outs, attrs)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    c = one_not_judged(doc, "four", "k_rope", "--attr")
+    names = {r["name"]: r["verdict"] for r in c["report"]["results"]}
+    assert names["k_rope"] == "NOT JUDGED" and names["c_kv"] == "NOT JUDGED"
+    assert names["k_cache"] == "PASS" and names["ckv_cache"] == "PASS"
+    rc, doc, err = sd.scan(cli, root, "--attr", "is_output_kv=true")
+    assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL", err
+    assert doc["calls"][0]["reason"].startswith("k_rope:")
+
+
+def test_cann_attrs_past_24_never_dropped(cli, tmp_path):
+    """An epsilon recorded 30th was ignored, and a call computed with
+    another epsilon passed."""
+    root = str(tmp_path / "dump")
+    kv.cann(kv.case(HONEST_KV), root, "honest", 1)
+    call = kv.case(HONEST_KV)
+    attrs = [("pad_%02d" % i, "0") for i in range(29)]
+    attrs += [(k, sd.attr_text(v)) for k, v in call.attrs.items()]
+    attrs.append(("epsilon", "0.5"))
+    sd.write_cann(root, "KvRmsNormRopeCache", "victim",
+                  sd.positional(call, kv.IN, call.inputs),
+                  sd.positional(call, kv.OUT, call.post), attrs, task=2)
+    rc, doc, err = sd.scan(cli, root)
+    assert rc == 1, err
+    one_not_judged(doc, "victim", "DumpData.attr", "more than 24")
+    reconciles(doc, 2)
