@@ -109,11 +109,38 @@ static void test_calls_listed(void **state)
     kvg_scan_list_free(&l);
 }
 
+/* A NULL diag is allowed (kvgold/status.h): the same listing, the same
+ * reasons on the calls, a refusal still returned by status. */
+static void test_null_diag(void **state)
+{
+    static const char text[] =
+        "{\"data\": {\"NPU.npu_kv_rmsnorm_rope_cache.1.forward\": "
+        "{\"input_args\": 1}}}";
+    kvg_scan_list l;
+    (void)state;
+    memset(&l, 0, sizeof l);
+    assert_int_equal(kvg_scan_msprobe_text(text, sizeof text - 1, "d", "",
+                                           0, &l, NULL),
+                     KVG_OK);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.calls[0].unreadable,
+                        "unreadable: d/dump.json: data.NPU."
+                        "npu_kv_rmsnorm_rope_cache.1.forward.input_args: "
+                        "missing");
+    kvg_scan_list_free(&l);
+    memset(&l, 0, sizeof l);
+    assert_int_equal(kvg_scan_msprobe_text("[]", 2, "d", "", 0, &l, NULL),
+                     KVG_ERR_FILE_FORMAT);
+    assert_int_equal(l.count, 0);
+    kvg_scan_list_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_calls_listed),
+        cmocka_unit_test(test_null_diag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

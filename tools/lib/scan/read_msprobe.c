@@ -268,11 +268,10 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
         if (a[i].kind != KVG_SCAN_TENSOR)
             continue;
         memcpy(want, a[i].shape, sizeof want);
-        if ((len > 3 && strcmp(a[i].file + len - 3, ".pt") == 0
-                 ? kvg_scan_pt_tensor(c->dir, a[i].file, 0, &a[i], diag)
-                 : kvg_scan_npy_arg(c->dir, a[i].file, a[i].dtype, &a[i],
-                                    diag)) != KVG_OK)
-            return diag->status;
+        KVG_TRY(len > 3 && strcmp(a[i].file + len - 3, ".pt") == 0
+                    ? kvg_scan_pt_tensor(c->dir, a[i].file, 0, &a[i], diag)
+                    : kvg_scan_npy_arg(c->dir, a[i].file, a[i].dtype, &a[i],
+                                       diag));
         for (k = 0; k < rank && a[i].rank == rank; k++)
             if (want[k] != a[i].shape[k])
                 break;
@@ -449,7 +448,7 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
                            kvg_diag *diag)
 {
     char api[KVG_SCAN_NAME_MAX];
-    kvg_diag jd;
+    kvg_diag jd, cd; /* the call's own reasons: never the caller's diag */
     kvg_json *doc;
     kvg_scan_call *c;
 
@@ -474,11 +473,10 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
                        "unreadable: %s/dump.json: %s", dir, jd.message);
         return KVG_OK;
     }
-    if (call_of(c, doc, read_files, diag) != KVG_OK) {
+    kvg_diag_clear(&cd);
+    if (call_of(c, doc, read_files, &cd) != KVG_OK)
         (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "unreadable: %s", diag->message);
-        kvg_diag_clear(diag);
-    }
+                       "unreadable: %s", cd.message);
     kvg_json_free(doc);
     return KVG_OK;
 }
@@ -511,6 +509,7 @@ static kvg_status read_dump(const char *dir, const char *rel,
 {
     char *path = kvg_path_join(dir, "dump.json", NULL, diag);
     struct stat sb;
+    kvg_diag td; /* the text's reason, prefixed with the folder below */
     kvg_file_map map;
     void *text;
     kvg_status st;
@@ -538,13 +537,12 @@ static kvg_status read_dump(const char *dir, const char *rel,
         free(path);
         return st;
     }
+    kvg_diag_clear(&td);
     st = kvg_scan_msprobe_text((const char *)text, (size_t)sb.st_size, dir,
-                               rel, 1, l, diag);
-    if (st != KVG_OK) {
-        char msg[KVG_DIAG_MESSAGE_MAX];
-        (void)snprintf(msg, sizeof msg, "%s", diag->message);
-        st = kvg_diag_set(diag, st, "dump.json", -1, -1, "%s/%s", dir, msg);
-    }
+                               rel, 1, l, &td);
+    if (st != KVG_OK)
+        st = kvg_diag_set(diag, st, "dump.json", -1, -1, "%s/%s", dir,
+                          td.message);
     kvg_file_unmap(&map);
     free(path);
     return st;
