@@ -6,9 +6,7 @@ tests/ops/<op>/."""
 import os
 import subprocess
 import sys
-import textwrap
 
-import numpy as np
 import pytest
 import torch
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import kvgold
-from conftest import VECTORS, example, expected_bits
+from conftest import example, expected_bits
 from msprobe_support import installed, torch_inputs
 
 

@@ -1,11 +1,9 @@
 """kvgold.msprobe's bench function for QkvRmsNormRopeCache, called as msprobe's
 accuracy checker calls it (docs/msprobe.md); expected values are the cases'
 "expected" tensors (the NumPy generator's)."""
-import pytest
-import torch
 
 import kvgold
-from conftest import VECTORS, example, expected_bits
+from conftest import example, expected_bits
 from msprobe_support import (check_copied_bits, check_inplace_returns,
                               installed, torch_inputs)
 

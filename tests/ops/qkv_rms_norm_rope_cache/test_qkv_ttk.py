@@ -1,12 +1,11 @@
 """kvgold.ttk's golden for QkvRmsNormRopeCache, called as ops-test-kit's e2e path
 calls it; expected values are the cases' "expected" tensors (the NumPy
 generator's)."""
-import pytest
 
 import kvgold
 import kvgold.ttk as kt
-from conftest import VECTORS, example, expected_bits
-from ttk_support import META, bits, exec_standalone, torch_inputs
+from conftest import example, expected_bits
+from ttk_support import META, bits, torch_inputs
 
 
 def test_qkv_in_torch_npu_positional_order():

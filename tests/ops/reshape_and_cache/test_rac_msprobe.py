@@ -6,7 +6,7 @@ import torch
 
 import kvgold
 import kvgold.msprobe as kvm
-from conftest import VECTORS, example, expected_bits
+from conftest import VECTORS, expected_bits
 from msprobe_support import (check_copied_bits, check_inplace_returns,
                               installed, torch_inputs)
 

@@ -5,8 +5,8 @@ import pytest
 
 import kvgold
 import kvgold.ttk as kt
-from conftest import VECTORS, example, expected_bits
-from ttk_support import META, bits, exec_standalone, torch_inputs
+from conftest import VECTORS, expected_bits
+from ttk_support import META, bits, torch_inputs
 
 
 def test_reshape_and_cache_goldens_are_the_caches():

@@ -1,12 +1,11 @@
 """kvgold.ttk's golden for ScatterPaKvCache, called as ops-test-kit's e2e path
 calls it; expected values are the cases' "expected" tensors (the NumPy
 generator's)."""
-import pytest
 
 import kvgold
 import kvgold.ttk as kt
-from conftest import VECTORS, example, expected_bits
-from ttk_support import META, bits, exec_standalone, torch_inputs
+from conftest import VECTORS, expected_bits
+from ttk_support import META, bits, torch_inputs
 
 
 def test_scatter_goldens_are_the_caches():

@@ -8,7 +8,6 @@ bit for bit (the copy-only dtypes of ScatterPaKvCache), each planted
 fault fails in its call, and every file the command must not read ends
 its call NOT JUDGED naming the file and what is wrong, with nothing in a
 hostile pickle run."""
-import io
 import os
 import struct
 import sys
