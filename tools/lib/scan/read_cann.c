@@ -271,103 +271,132 @@ static kvg_status place_inputs(kvg_scan_call *c, const long *place,
     return KVG_OK;
 }
 
-kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
-                                uint64_t size, const char *file,
-                                kvg_scan_call *c, kvg_diag *diag)
+/* Field 3 (an output) or 4 (an input) of the header: the next tensor of
+ * the call, its kernel position in place[] (inputs only). */
+static kvg_status take_tensor(pb sub, int is_input, kvg_scan_call *c,
+                              long *place, const char *file, kvg_diag *diag)
 {
-    uint64_t hlen = 0, at, v;
-    uint64_t extra = 0;
-    long place[KVG_SCAN_MAX_ARGS], ignored = -1;
-    uint32_t num;
-    int i, wt, r;
-    pb b, sub;
-    kvg_status st;
+    long ignored = -1;
+    int *n = is_input ? &c->n_in : &c->n_out;
+    kvg_scan_arg *a;
 
-    if (len < 8)
-        return bad(diag, file, "length", "shorter than the 8-byte header "
-                                         "length");
-    for (i = 0; i < 8; i++)
-        hlen |= (uint64_t)buf[i] << (8 * i);
-    if (hlen > len - 8 || hlen > size - 8)
-        return bad(diag, file, "length", "the header length is past the "
-                                         "end of the file");
-    b.p = buf + 8;
-    b.end = buf + 8 + hlen;
-    c->n_in = c->n_out = 0;
+    if (*n == KVG_SCAN_MAX_ARGS)
+        return bad(diag, file, is_input ? "input" : "output",
+                   "more than kvgold reads");
+    a = is_input ? &c->in[*n] : &c->out[*n];
+    place[*n] = -1;
+    KVG_TRY(tensor_of(sub, is_input, a, is_input ? &place[*n] : &ignored,
+                      file, diag));
+    (void)snprintf(a->name, KVG_SCAN_NAME_MAX, "%s %d",
+                   is_input ? "input" : "output", *n);
+    ++*n;
+    return KVG_OK;
+}
+
+/* Fields 5 (buffers) and 8 (workspaces): only their sizes count, for the
+ * end of the file. */
+static kvg_status add_sizes(pb sub, uint32_t num, uint64_t *extra,
+                            const char *file, kvg_diag *diag)
+{
+    uint32_t n2;
+    int w2, r2;
+    uint64_t v2;
+    pb in2;
+
+    while ((r2 = field(&sub, &n2, &w2, &v2, &in2)) > 0)
+        if (n2 == 3 && w2 == 0 && *extra + v2 >= *extra)
+            *extra += v2;
+    if (r2 < 0)
+        return bad(diag, file, num == 5 ? "buffer" : "space", "malformed");
+    return KVG_OK;
+}
+
+/* Field 7: one attribute (name, value) of the call. */
+static kvg_status take_attr(pb sub, kvg_scan_call *c, const char *file,
+                            kvg_diag *diag)
+{
+    kvg_scan_arg *a = &c->params[c->n_params];
+    pb in2, name = {NULL, NULL}, value = {NULL, NULL};
+    uint32_t n2;
+    int w2, r2;
+    uint64_t v2;
+
+    /* an attribute dropped could be the one the call was computed with:
+     * more than fit is no call kvgold judges */
+    if (c->n_params == KVG_SCAN_MAX_ARGS) {
+        char msg[96];
+        (void)snprintf(msg, sizeof msg, "more than %d attributes; kvgold "
+                                        "reads %d and never leaves one out",
+                       KVG_SCAN_MAX_ARGS, KVG_SCAN_MAX_ARGS);
+        return bad(diag, file, "attr", msg);
+    }
+    while ((r2 = field(&sub, &n2, &w2, &v2, &in2)) > 0) {
+        if (n2 == 1 && w2 == 2)
+            name = in2;
+        else if (n2 == 2 && w2 == 2)
+            value = in2;
+    }
+    if (r2 < 0 || name.p == NULL)
+        return bad(diag, file, "attr", "malformed");
+    memset(a, 0, sizeof *a);
+    a->kind = KVG_SCAN_SCALAR;
+    (void)snprintf(a->name, sizeof a->name, "%.*s", (int)(name.end - name.p),
+                   (const char *)name.p);
+    if (value.p == NULL)
+        value.p = value.end = name.end;
+    attr_json(&value, a->value, sizeof a->value);
+    c->n_params++;
+    return KVG_OK;
+}
+
+/* Field 6: the op name, the call's id. */
+static void take_id(pb sub, kvg_scan_call *c)
+{
+    size_t n = (size_t)(sub.end - sub.p);
+    if (n >= sizeof c->id)
+        n = sizeof c->id - 1;
+    memcpy(c->id, sub.p, n);
+    c->id[n] = '\0';
+}
+
+/* The header's fields: tensors, sizes of buffers and workspaces, the id,
+ * the attributes; others skipped. */
+static kvg_status read_fields(pb b, kvg_scan_call *c, long *place,
+                              uint64_t *extra, const char *file,
+                              kvg_diag *diag)
+{
+    uint64_t v;
+    uint32_t num;
+    int wt, r;
+    pb sub;
+
     while ((r = field(&b, &num, &wt, &v, &sub)) > 0) {
-        if ((num == 3 || num == 4) && wt == 2) {
-            int is_input = num == 4;
-            int *n = is_input ? &c->n_in : &c->n_out;
-            if (*n == KVG_SCAN_MAX_ARGS)
-                return bad(diag, file, is_input ? "input" : "output",
-                           "more than kvgold reads");
-            place[*n] = -1;
-            st = tensor_of(sub, is_input,
-                           is_input ? &c->in[*n] : &c->out[*n],
-                           is_input ? &place[*n] : &ignored, file, diag);
-            if (st != KVG_OK)
-                return st;
-            (void)snprintf(is_input ? c->in[*n].name : c->out[*n].name,
-                           KVG_SCAN_NAME_MAX, "%s %d",
-                           is_input ? "input" : "output", *n);
-            ++*n;
-        } else if ((num == 5 || num == 8) && wt == 2) {
-            /* buffers and workspaces: only their sizes, for the end */
-            uint32_t n2;
-            int w2, r2;
-            uint64_t v2;
-            pb in2;
-            while ((r2 = field(&sub, &n2, &w2, &v2, &in2)) > 0)
-                if (n2 == 3 && w2 == 0 && extra + v2 >= extra)
-                    extra += v2;
-            if (r2 < 0)
-                return bad(diag, file, num == 5 ? "buffer" : "space",
-                           "malformed");
-        } else if (num == 6 && wt == 2) {
-            size_t n = (size_t)(sub.end - sub.p);
-            if (n >= sizeof c->id)
-                n = sizeof c->id - 1;
-            memcpy(c->id, sub.p, n);
-            c->id[n] = '\0';
-        } else if (num == 7 && wt == 2) {
-            kvg_scan_arg *a = &c->params[c->n_params];
-            /* an attribute dropped could be the one the call was
-             * computed with: more than fit is no call kvgold judges */
-            if (c->n_params == KVG_SCAN_MAX_ARGS) {
-                char msg[96];
-                (void)snprintf(msg, sizeof msg, "more than %d attributes; "
-                                                "kvgold reads %d and never "
-                                                "leaves one out",
-                               KVG_SCAN_MAX_ARGS, KVG_SCAN_MAX_ARGS);
-                return bad(diag, file, "attr", msg);
-            }
-            uint32_t n2;
-            int w2, r2;
-            uint64_t v2;
-            pb in2, name = {NULL, NULL}, value = {NULL, NULL};
-            while ((r2 = field(&sub, &n2, &w2, &v2, &in2)) > 0) {
-                if (n2 == 1 && w2 == 2)
-                    name = in2;
-                else if (n2 == 2 && w2 == 2)
-                    value = in2;
-            }
-            if (r2 < 0 || name.p == NULL)
-                return bad(diag, file, "attr", "malformed");
-            memset(a, 0, sizeof *a);
-            a->kind = KVG_SCAN_SCALAR;
-            (void)snprintf(a->name, sizeof a->name, "%.*s",
-                           (int)(name.end - name.p), (const char *)name.p);
-            if (value.p == NULL)
-                value.p = value.end = name.end;
-            attr_json(&value, a->value, sizeof a->value);
-            c->n_params++;
-        }
+        if (wt != 2)
+            continue;
+        if (num == 3 || num == 4)
+            KVG_TRY(take_tensor(sub, num == 4, c, place, file, diag));
+        else if (num == 5 || num == 8)
+            KVG_TRY(add_sizes(sub, num, extra, file, diag));
+        else if (num == 6)
+            take_id(sub, c);
+        else if (num == 7)
+            KVG_TRY(take_attr(sub, c, file, diag));
     }
     if (r < 0)
         return bad(diag, file, "header", "not a protobuf message (a "
                                          "malformed field)");
-    /* the payloads follow the header in input, output order */
-    at = 8 + hlen;
+    return KVG_OK;
+}
+
+/* The payloads follow the header (which ends at `at`) in input, output
+ * order: each tensor's offset, its size checked against its dtype and
+ * shape, and the buffers and workspaces (`extra` bytes) after them. */
+static kvg_status place_payloads(kvg_scan_call *c, uint64_t at,
+                                 uint64_t size, uint64_t extra,
+                                 const char *file, kvg_diag *diag)
+{
+    int i;
+
     for (i = 0; i < c->n_in + c->n_out; i++) {
         kvg_scan_arg *a = i < c->n_in ? &c->in[i] : &c->out[i - c->n_in];
         uint64_t need;
@@ -392,6 +421,31 @@ kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
     if (extra > size - at)
         return bad(diag, file, "buffer", "the buffers and workspaces run "
                                          "past the end of the file");
+    return KVG_OK;
+}
+
+kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
+                                uint64_t size, const char *file,
+                                kvg_scan_call *c, kvg_diag *diag)
+{
+    uint64_t hlen = 0, extra = 0;
+    long place[KVG_SCAN_MAX_ARGS];
+    int i;
+    pb b;
+
+    if (len < 8)
+        return bad(diag, file, "length", "shorter than the 8-byte header "
+                                         "length");
+    for (i = 0; i < 8; i++)
+        hlen |= (uint64_t)buf[i] << (8 * i);
+    if (hlen > len - 8 || hlen > size - 8)
+        return bad(diag, file, "length", "the header length is past the "
+                                         "end of the file");
+    b.p = buf + 8;
+    b.end = buf + 8 + hlen;
+    c->n_in = c->n_out = 0;
+    KVG_TRY(read_fields(b, c, place, &extra, file, diag));
+    KVG_TRY(place_payloads(c, 8 + hlen, size, extra, file, diag));
     return place_inputs(c, place, file, diag);
 }
 
