@@ -390,18 +390,19 @@ static int csv_form_outputs(kvg_scan_call *c, const kvg_ttk_row *row,
     return 0;
 }
 
-/* The row onto the call before its files are read: its API, the None
- * slots, dtypes and (the shape a .bin lacks) shapes of its inputs, its
- * attributes. 0, or 1 with c->unreadable said. */
-static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
+/* Which operator and call form the row's call is: 1 with c->unreadable
+ * said; else 0, with *done set when the call is not a kvgold operator's
+ * (nothing to translate), or *m and *f (NULL: no torch_npu form, the
+ * kernel's slots) set. */
+static int row_operator(kvg_scan_call *c, const kvg_ttk_row *row,
+                        const kvg_scan_opmap **m, const kvg_binding_call **f,
+                        int *done)
 {
-    const kvg_scan_opmap *m = NULL;
-    const kvg_binding_call *f = kvg_scan_form_named(row->api, &m);
-    char s1[96], s2[96];
-    int i;
-
+    *m = NULL;
+    *f = kvg_scan_form_named(row->api, m);
+    *done = 1;
     /* a row of another API is that API's, whatever else it holds */
-    if (row->api[0] != '\0' && f == NULL &&
+    if (row->api[0] != '\0' && *f == NULL &&
         kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) == NULL &&
         row->dup_line == 0) {
         (void)snprintf(c->api, sizeof c->api, "%s", row->api);
@@ -414,7 +415,7 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
     if (row->problem[0] != '\0')
         return say(c, row, "%s", row->problem);
     if (row->api[0] != '\0') {
-        if (f == NULL && !row->kernel) {
+        if (*f == NULL && !row->kernel) {
             if (kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) != NULL)
                 return say(c, row, "api_name %s: no call form of that name "
                                    "in kvgold's bindings (tools/lib/"
@@ -425,19 +426,24 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
         (void)snprintf(c->api, sizeof c->api, "%s", row->api);
         /* a kernel-mode row's op_name names the kernel, whose inputs are
          * the slots in the order scan reads ops-test-kit's directories */
-        if (f == NULL && (!row->kernel ||
-                          (m = kvg_scan_find(row->api, KVG_SCAN_TTK,
-                                             NULL)) == NULL))
+        if (*f == NULL && (!row->kernel ||
+                           (*m = kvg_scan_find(row->api, KVG_SCAN_TTK,
+                                               NULL)) == NULL))
             return 0; /* another API: the call is not a kvgold operator's */
-    } else if ((m = kvg_scan_find(c->api, KVG_SCAN_TTK, NULL)) == NULL) {
+    } else if ((*m = kvg_scan_find(c->api, KVG_SCAN_TTK, NULL)) == NULL) {
         return 0; /* the operator is --op's; nothing to translate with */
     }
-    if (f != NULL && csv_form_outputs(c, row, f))
-        return 1;
-    if (row->n != c->n_in)
-        return say(c, row, "%s declares %d tensors, %s has %d input slots",
-                   row->kernel ? "input_shapes" : "tensor_view_shapes",
-                   row->n, c->dir, c->n_in);
+    *done = 0;
+    return 0;
+}
+
+/* The row's tensor slots onto the call's inputs: None slots, dtypes, and
+ * the shape a .bin lacks. 0, or 1 with c->unreadable said. */
+static int csv_slots(kvg_scan_call *c, const kvg_ttk_row *row)
+{
+    char s1[96], s2[96];
+    int i;
+
     for (i = 0; i < c->n_in; i++) {
         kvg_scan_arg *a = &c->in[i];
         const kvg_ttk_slot *sl = &row->slot[i];
@@ -468,7 +474,16 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
             memcpy(a->shape, shape, (size_t)rank * sizeof a->shape[0]);
         }
     }
-    /* the attributes, under kvgold's names */
+    return 0;
+}
+
+/* The row's attributes onto the call's parameters, under kvgold's names.
+ * 0, or 1 with c->unreadable said. */
+static int csv_attrs(kvg_scan_call *c, const kvg_ttk_row *row,
+                     const kvg_scan_opmap *m, const kvg_binding_call *f)
+{
+    int i;
+
     for (i = 0; i < row->n_attrs; i++) {
         const char *name = NULL;
         size_t j;
@@ -500,6 +515,30 @@ static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
         c->n_params++;
     }
     return 0;
+}
+
+/* The row onto the call before its files are read: its API, the None
+ * slots, dtypes and (the shape a .bin lacks) shapes of its inputs, its
+ * attributes. 0, or 1 with c->unreadable said. */
+static int csv_apply(kvg_scan_call *c, const kvg_ttk_row *row)
+{
+    const kvg_scan_opmap *m;
+    const kvg_binding_call *f;
+    int done;
+
+    if (row_operator(c, row, &m, &f, &done))
+        return 1;
+    if (done)
+        return 0;
+    if (f != NULL && csv_form_outputs(c, row, f))
+        return 1;
+    if (row->n != c->n_in)
+        return say(c, row, "%s declares %d tensors, %s has %d input slots",
+                   row->kernel ? "input_shapes" : "tensor_view_shapes",
+                   row->n, c->dir, c->n_in);
+    if (csv_slots(c, row))
+        return 1;
+    return csv_attrs(c, row, m, f);
 }
 
 /* After the files are read: each input's shape against the row's. 0, or
