@@ -73,3 +73,37 @@ def test_fp32_scales_are_not_mistaken_for_widened():
         t["kv"], t["gamma"], t["cos"], t["sin"], t["index"], t["k_cache"],
         t["ckv_cache"], c_kv_scale=t["c_kv_scale"],
         epsilon=c.attrs["epsilon"], cache_mode=c.attrs["cache_mode"])
+
+
+@pytest.mark.parametrize("is_output_kv", [False, True])
+def test_unwritten_outputs_are_not_compared(is_output_kv):
+    """npu_kv_rmsnorm_rope_cache returns k_rope and c_kv whatever
+    is_output_kv says; without it the NPU never writes them (torch_npu
+    returns what it allocated). msprobe's output handler gives None for
+    them on both sides - msprobe lists those outputs SKIP - and the caches
+    as they are; with is_output_kv all four are compared."""
+    import kvgold.msprobe as kvm
+    reg, _ = installed({"profile": "a2a3"})
+    c = kvgold.load_case(example("deepseek_mla_decode"))
+    t = torch_inputs(c)
+    args = (t["kv"], t["gamma"], t["cos"], t["sin"], t["index"],
+            t["k_cache"], t["ckv_cache"])
+    kwargs = {"c_kv_scale": t["c_kv_scale"], "epsilon": c.attrs["epsilon"],
+              "cache_mode": c.attrs["cache_mode"],
+              "is_output_kv": is_output_kv}
+    api = "npu_kv_rmsnorm_rope_cache"
+    out = reg[api](*args, **kwargs)
+    assert "npu_kv_rmsnorm_rope_cache" in kvm.POSTPROCESS_CONFIG
+    device = tuple(o.clone() for o in out)   # what the NPU returned
+    for side in (out, device):
+        handled = kvm.outputs_after_call(api, side, args, kwargs)
+        assert len(handled) == 4
+        assert handled[0] is side[0] and handled[1] is side[1]
+        if is_output_kv:
+            assert handled[2] is side[2] and handled[3] is side[3]
+        else:
+            assert handled[2] is None and handled[3] is None
+    # the default is is_output_kv False, as torch_npu's
+    del kwargs["is_output_kv"]
+    handled = kvm.outputs_after_call(api, out, args, kwargs)
+    assert handled[2:] == (None, None)

@@ -56,6 +56,18 @@ INPLACE_ARGS = {
     "npu_qkv_rms_norm_rope_cache": ("q_out", "k_cache", "v_cache"),
 }
 
+# The outputs an API leaves unwritten unless an attribute is true (the
+# call forms' "unwritten", kvgold/ops/<op>.py): API -> (attribute, the
+# names of the outputs in the order outputs_after_call gives them, the
+# unwritten ones). npu_kv_rmsnorm_rope_cache without is_output_kv returns
+# k_rope and c_kv as the NPU allocated them: nothing to compare.
+UNWRITTEN: Dict[str, Tuple[str, Tuple[str, ...], FrozenSet[str]]] = {
+    form["api"].split(".", 1)[1]: (form["unwritten"][0],
+                                   tuple(form["outputs"]),
+                                   frozenset(form["unwritten"][1]))
+    for forms in _ops.TORCH_NPU_CALLS.values() for form in forms
+    if "unwritten" in form}
+
 # The tensor arguments each operator takes in float32 (its module's
 # FP32_ARGS; None: any). Any other float32 tensor, and any float64 one,
 # was widened by msprobe.
@@ -157,8 +169,11 @@ def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
     kvgold.compare judges bitwise (a cache the call only copies into) is
     given as the integers of its bits, which msprobe compares bit for bit
     (its binary comparison of integer outputs) instead of with its
-    statistical float standards. Other APIs' output unchanged."""
-    if api_name not in INPLACE_ARGS:
+    statistical float standards. An output the call leaves unwritten
+    (UNWRITTEN) is None on both sides: msprobe lists it SKIP instead of
+    judging what the NPU happened to allocate. Other APIs' output
+    unchanged."""
+    if api_name not in INPLACE_ARGS and api_name not in UNWRITTEN:
         return output
     sig = inspect.signature(_ops.FUNCTIONS[api_name])
     bound = sig.bind(*args, **kwargs)
@@ -169,9 +184,25 @@ def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
     else:
         returned = list(_as_tuple(output))
         inplace = _inplace_tensors(api_name, bound)
-    bitwise = _bitwise_args(api_name, args, kwargs)
-    return tuple(returned) + tuple(
+    bitwise = _bitwise_args(api_name, args, kwargs) \
+        if api_name in INPLACE_ARGS else frozenset()
+    handled = tuple(returned) + tuple(
         _as_bits(t) if n in bitwise else t for n, t in inplace)
+    return _drop_unwritten(api_name, bound, handled)
+
+
+def _drop_unwritten(api: str, bound: inspect.BoundArguments,
+                    handled: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """`handled` with the outputs the call leaves unwritten set to None
+    (when their attribute is false, its default included)."""
+    if api not in UNWRITTEN:
+        return handled
+    attr, names, unwritten = UNWRITTEN[api]
+    bound.apply_defaults()
+    if bound.arguments.get(attr) or len(names) != len(handled):
+        return handled
+    return tuple(None if n in unwritten else t
+                 for n, t in zip(names, handled))
 
 
 def _bitwise_args(api: str, args: Tuple[Any, ...],
@@ -230,7 +261,7 @@ POSTPROCESS_HANDLER = ("from kvgold.msprobe import outputs_after_call  "
 # acc_check_handlers: target: and golden: (each side's mapping).
 POSTPROCESS_CONFIG = "".join(
     "    %s: \"%s:outputs_after_call\"\n" % (api, POSTPROCESS_HANDLER_FILE)
-    for api in INPLACE_ARGS)
+    for api in sorted(set(INPLACE_ARGS) | set(UNWRITTEN)))
 
 
 def install(registry: Optional[MutableMapping[str, Callable[..., Any]]]
@@ -261,7 +292,8 @@ def install(registry: Optional[MutableMapping[str, Callable[..., Any]]]
 
 __all__ = ["API_OPS", "BENCH_FUNCTIONS", "FUSION_OPERATOR_CONFIG",
            "INPLACE_ARGS", "POSTPROCESS_CONFIG", "POSTPROCESS_HANDLER",
-           "POSTPROCESS_HANDLER_FILE", "install", "outputs_after_call",
+           "POSTPROCESS_HANDLER_FILE", "UNWRITTEN", "install",
+           "outputs_after_call",
            "_npu_reshape_and_cache", "_npu_reshape_and_cache_siso",
            "npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
            "npu_kv_rmsnorm_rope_cache_v2_functional",
