@@ -24,18 +24,6 @@ static int listed_rank(const void *ctx, const char *name)
     return -1;
 }
 
-static const kvg_binding_call *form_named(const char *api)
-{
-    const kvg_binding *const *b;
-    size_t i;
-    for (b = kvg_bindings; *b != NULL; b++)
-        for (i = 0; i < (*b)->n_calls; i++)
-            if ((*b)->calls[i].api != NULL &&
-                strcmp((*b)->calls[i].api, api) == 0)
-                return &(*b)->calls[i];
-    return NULL;
-}
-
 KVG_API const char *kvg_py_framework_value(const char *api, const char *attr,
                                            const char *const *names,
                                            const int *ranks, size_t n)
@@ -43,7 +31,7 @@ KVG_API const char *kvg_py_framework_value(const char *api, const char *attr,
     const given_list list = {names, ranks, n};
     const kvg_call_given given = {listed_rank, &list};
     const kvg_binding_call *f =
-        api != NULL && attr != NULL ? form_named(api) : NULL;
+        attr != NULL ? kvg_binding_call_named(api, NULL) : NULL;
 
     if (f == NULL || f->framework_value == NULL ||
         !kvg_binding_has(f->framework_attrs, attr) ||

@@ -35,3 +35,20 @@ const kvg_binding_call *kvg_binding_find(const kvg_case *c,
     }
     return NULL;
 }
+
+const kvg_binding_call *kvg_binding_call_named(const char *api,
+                                               const kvg_binding **owner)
+{
+    const kvg_binding *const *b;
+    size_t i;
+
+    for (b = kvg_bindings; api != NULL && api[0] != '\0' && *b != NULL; b++)
+        for (i = 0; i < (*b)->n_calls; i++)
+            if ((*b)->calls[i].api != NULL &&
+                strcmp((*b)->calls[i].api, api) == 0) {
+                if (owner != NULL)
+                    *owner = *b;
+                return &(*b)->calls[i];
+            }
+    return NULL;
+}

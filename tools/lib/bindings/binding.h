@@ -98,6 +98,12 @@ extern const kvg_binding *const kvg_bindings[];
 const kvg_binding_call *kvg_binding_find(const kvg_case *c,
                                          kvg_binding_kind kind);
 
+/* The call form whose full API name is `api` ("torch_npu.npu_...",
+ * ops-test-kit's api_name) in any operator's binding, that binding in
+ * *owner (may be NULL); NULL if none. */
+const kvg_binding_call *kvg_binding_call_named(const char *api,
+                                               const kvg_binding **owner);
+
 /* 1 if `name` is in the NULL-terminated `list` (which may be NULL). */
 int kvg_binding_has(const char *const *list, const char *name);
 

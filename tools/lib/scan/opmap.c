@@ -130,16 +130,15 @@ int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)
 const kvg_binding_call *kvg_scan_form_named(const char *api,
                                             const kvg_scan_opmap **m)
 {
-    size_t i, j;
-    for (i = 0; api[0] != '\0' && kvg_scan_opmaps[i] != NULL; i++) {
-        const kvg_binding *b = kvg_scan_opmaps[i]->binding;
-        for (j = 0; j < b->n_calls; j++)
-            if (b->calls[j].api != NULL &&
-                strcmp(b->calls[j].api, api) == 0) {
-                *m = kvg_scan_opmaps[i];
-                return &b->calls[j];
-            }
-    }
+    const kvg_binding *owner = NULL;
+    const kvg_binding_call *f = kvg_binding_call_named(api, &owner);
+    size_t i;
+
+    for (i = 0; f != NULL && kvg_scan_opmaps[i] != NULL; i++)
+        if (kvg_scan_opmaps[i]->binding == owner) {
+            *m = kvg_scan_opmaps[i];
+            return f;
+        }
     return NULL;
 }
 
