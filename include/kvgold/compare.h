@@ -102,7 +102,7 @@ typedef enum kvg_compare_criterion {
 /* What produced the tensor; it steers KVG_CRIT_AUTO (table above). */
 typedef enum kvg_compare_role {
     KVG_ROLE_DEFAULT = 0, /* by dtype: 8-bit outputs are quantised caches */
-    KVG_ROLE_COPY = 1,    /* moved or cast bit for bit (ReshapeAndCache,
+    KVG_ROLE_COPY = 1,    /* moved or cast bit for bit (a paged copy,
                              a non-quantised cache copy, v_before) */
     KVG_ROLE_COMPUTE = 2, /* floating-point compute (q_out, k_before...) */
     KVG_ROLE_QUANT = 3    /* the result of a quantisation step */

@@ -8,7 +8,7 @@
  * little-endian uint16, the 8-bit formats as one byte).
  *
  * Copy-only types are moved bit for bit by the operators that copy
- * (ScatterPaKvCache); no kvgold arithmetic reads or writes their values.
+ * (their headers say which dtypes they take); no kvgold arithmetic reads or writes their values.
  * fp4_e2m1 / fp4_e1m2 are PACKED: one element is one byte holding two 4-bit
  * codes (as torch's float4_e2m1fn_x2), so shapes count bytes, a head of D
  * fp4 codes is D/2 elements (D must be even), and a copy moves whole bytes:

@@ -54,11 +54,8 @@ typedef struct kvg_cache_coord {
  * The operators' cache_mode attribute: one vocabulary for every operator
  * that has one (aclnn's strings, exact spelling). "PA" and "PA_BNSD" are
  * one mode, as the NPU maps both strings to the same value. Each operator
- * accepts its own subset and refuses the rest by name:
- *   KvRmsNormRopeCache   all five (default Norm)
- *   QkvRmsNormRopeCache  PA_NZ only (default PA_NZ)
- *   ScatterPaKvCache     Norm, PA_NZ (default Norm; its attribute also
- *                        reads "" as Norm, as aclnn does)
+ * accepts its own subset, its header says which and its default, and
+ * refuses the rest by name.
  */
 typedef enum kvg_cache_mode {
     KVG_CACHE_NORM = 0,        /* BNSD: block = batch, slot = sequence */

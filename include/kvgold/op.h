@@ -204,8 +204,8 @@ KVG_API void kvg_op_call_init(kvg_op_call *call, const kvg_op *op);
  * data is read), so a caller can allocate it. *produced is 0 for an output
  * the attributes switch off (is_output_kv false); then dtype, rank and shape
  * are untouched. For an in-place cache, the cache's own dtype and shape;
- * *produced 0 for an optional cache the call does not get (the key-only
- * reshape_and_cache has no value_cache).
+ * *produced 0 for an optional cache the call does not get (a key-only
+ * call has no value_cache).
  * Fails (KVG_ERR_PARAM_INVALID, naming what is missing or malformed) when
  * the inputs it needs are absent or cannot define the shape.
  */

@@ -26,8 +26,9 @@ extern "C" {
  *   SEQUENTIAL  acc += x[j] * x[j] for j = 0 .. n-1, in binary32.
  *   DOUBLE      the same in binary64 (exact products), rounded once.
  *
- * Two orders inferred from the KvRmsNormRopeCache kernels (their fold
- * structure is read from the kernel sources; the lane order inside one
+ * Two orders inferred from the NPU kernels named after them (the operator
+ * pages in docs/ say which kernels; their fold structure is read from the
+ * kernel sources; the lane order inside one
  * 64-lane reduction is assumed to be the adjacent-pair tree the AscendC
  * ReduceSum documentation describes). R64(v) below is that tree over 64
  * lanes, missing lanes being +0; chunk k is sq[64k .. 64k+63], zero-padded.

@@ -93,8 +93,8 @@ int64_t kvg_i_numel(const kvg_tensor *t);
 
 /* Read element i of an int32 or int64 index tensor as int64 (unaligned-safe).
  * Inline: the copy operators read a slot or two a token, and a decode
- * step's token is one 2 KiB row (a call each was 2-3% of ReshapeAndCache
- * ND decode). */
+ * step's token is one 2 KiB row (a call each was 2-3% of the ND
+ * paged-copy decode benchmark). */
 static inline int64_t kvg_i_index_at(const kvg_tensor *t, int64_t i)
 {
     const unsigned char *p = (const unsigned char *)t->data;

@@ -1,7 +1,6 @@
 /*
  * src/engines/head_runs.c - validation and writing of per-head slot runs
- * (ReshapeAndCacheOmni, ReshapeAndCache KVHEAD and KVHEAD_ROPE,
- * ScatterPaKvCache Alibi / Rope / Omni).
+ * (the operators that use it: docs/architecture.md, "Engines").
  *
  * The kernels read seq_len, wins, offset_index and slot_mapping on the
  * device and check none of their values; out-of-contract values make them
@@ -260,7 +259,7 @@ static kvg_status check_dims(kvg_i_runs *r, kvg_diag *diag)
         r->runs >= KVG_I_RUNS_ATB_MAX_HEADS)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, -1,
                             "slot_mapping: batch*N = %lld*%lld = %lld heads; "
-                            "ReshapeAndCacheOmni needs fewer than %d",
+                            "ATB's kernel takes fewer than %d",
                             (long long)r->batch, (long long)r->heads,
                             (long long)r->runs, KVG_I_RUNS_ATB_MAX_HEADS);
     r->blocks = kc->shape[0];
@@ -570,7 +569,7 @@ static void mean_row(const kvg_i_runs *r, const side *sd, int64_t first,
  * over the 4/8-streaming middle, key heads then value heads rather than
  * both caches of a head in turn: paired 1.95x -> 1.65x median; tiles of
  * 64-512 tokens over the heads, more streams: 1.7x slower).
- * Measured on ReshapeAndCacheOmni (docs/performance.md). */
+ * Measured on the head-runs benchmark shapes (docs/performance.md). */
 
 /* Heads planned at once, on the stack. */
 #define KVG_I_RUN_GROUP 32

@@ -1,11 +1,11 @@
 /*
  * src/engines/head_runs.h - per-(batch, head) runs of consecutive flat cache
- * slots: the engine behind ReshapeAndCacheOmni, the KVHEAD / KVHEAD_ROPE
- * modes of ReshapeAndCache and the Alibi / Rope / Omni modes of
- * ScatterPaKvCache, which share shapes, index tensors and the "run of slots
- * from slot_mapping[i]" addressing and differ only in which tokens of the
- * head they keep (the operators' pages in docs/) and in the details of their
- * contracts (kvg_i_runs_rules).
+ * slots: the engine behind every compressed per-head copy mode (the
+ * operators on it: docs/architecture.md, "The tree"), which share shapes,
+ * index tensors and the "run of slots from slot_mapping[i]" addressing and
+ * differ only in which tokens of the head they keep (kvg_i_run_kind; the
+ * operators' pages in docs/) and in the details of their contracts
+ * (kvg_i_runs_rules).
  *
  * Use (the operators' entry skeletons, src/common/entry.h, do it): fill a
  * kvg_i_runs, kvg_i_runs_check_shapes, carve the workspace with
@@ -35,15 +35,15 @@ typedef enum kvg_i_run_kind {
     KVG_I_RUN_KVHEAD_ROPE = 2
 } kvg_i_run_kind;
 
-/* The ATB kernels' limits (ReshapeAndCacheOmni's public header repeats
- * them as KVG_OMNI_MAX_DIM / KVG_OMNI_MAX_HEADS). */
+/* The ATB kernels' limits (the public header of the operator that keeps
+ * them repeats them as its *_MAX_DIM / *_MAX_HEADS). */
 #define KVG_I_RUNS_ATB_MAX_DIM 16384
 #define KVG_I_RUNS_ATB_MAX_HEADS 500
 
 /*
  * Where an operator's contract differs from ATB's (a NULL rules pointer):
  * the names of its index tensors, the dtypes it copies, the index dtype,
- * how head rows align, and no ATB size limits. ScatterPaKvCache uses it.
+ * how head rows align, and no ATB size limits.
  */
 typedef struct kvg_i_runs_rules {
     const char *wins, *seq_len, *offset_index; /* tensor names */
@@ -56,7 +56,7 @@ typedef struct kvg_i_runs_rules {
     int row_bytes_align;
     /* also a key / value given per batch, [B, S, N, D], with slot_mapping
      * and wins [B, N]: batch b's tokens are rows [b*S, b*S + L) (the 950's
-     * form of ScatterPaKvCache's compressed modes) */
+     * form of the compressed modes) */
     int batched_key;
 } kvg_i_runs_rules;
 

@@ -1,6 +1,6 @@
 /*
  * src/engines/slot_rows.c - token rows into the cache slots slot_mapping
- * names, ND and NZ (ReshapeAndCache, ScatterPaKvCache Norm / PA_NZ).
+ * names, ND and NZ.
  *
  * SPDX-License-Identifier: Apache-2.0
  */

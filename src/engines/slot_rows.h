@@ -1,9 +1,9 @@
 /*
  * src/engines/slot_rows.h - token rows into the cache slots slot_mapping
- * names: the per-token write of ReshapeAndCache (ND, NZ) and of
- * ScatterPaKvCache's Norm and PA_NZ sides, which differ only in where a
- * token's source row starts (ScatterPaKvCache's Nct storage has a stride
- * and an offset).
+ * names: the per-token write of every paged copy into ND or NZ caches
+ * (the operators on it: docs/architecture.md, "The tree"), which differ
+ * only in where a token's source row starts (a strided storage has a
+ * stride and an offset).
  *
  * The caller has validated everything (shapes, slots in range, no slot
  * twice, buffers apart): this only writes, in the order measured fastest

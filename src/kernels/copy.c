@@ -16,7 +16,8 @@
  * consecutive slots (a prefill) go run by run, so that the cache is
  * written front to back; scattered rows (a decode step) go a few runs of
  * every row of a tile at a time, runs of different rows landing in
- * different sets. Measured on ReshapeAndCache NZ (docs/performance.md).
+ * different sets. Measured on the NZ paged-copy benchmark shapes
+ * (docs/performance.md).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -30,7 +31,7 @@
  * source bytes (two whole cache lines) and 4 destination streams. One run
  * per visit wasted half of every source line until the next visit; a
  * whole row per visit sends all its runs, 4 KiB apart, into one cache
- * set. Measured when ReshapeAndCache NZ prefill still took this walk: 3.1x
+ * set. Measured when the NZ paged-copy prefill still took this walk: 3.1x
  * memcpy -> 1.4x (1, 2, 4, 8 and 16 runs per visit gave 3.1, 2.0, 1.4,
  * 1.5 and 4.4x). */
 #define KVG_I_RUNS_PER_VISIT 4u
@@ -38,8 +39,8 @@
 /* Scattered rows copied together. A 64-byte cache line holds the runs of
  * two neighbouring slots, which two tokens of a decode step write: the
  * more rows a tile holds, the likelier both halves of a line are written
- * in the same visit, while the line is still near. Measured on
- * ReshapeAndCache NZ decode (256 tokens): 64 and 128 rows 49.9 and 49.3
+ * in the same visit, while the line is still near. Measured on the
+ * NZ paged-copy decode (256 tokens): 64 and 128 rows 49.9 and 49.3
  * us, 256 rows 46.7; globally sorting the step's rows by slot (every
  * line written whole) was slower, 73 us, its source rows then read in
  * random order. */
@@ -183,7 +184,7 @@ void kvg_i_copy_runs(void *dst, size_t stride, const void *src, size_t run,
  * threshold) with a 64-byte vector loop, and on this project's benchmark
  * machine 512 rows of 2 KiB took 25.5 us that way against 24.1 us as
  * 32-byte copies of constant size (plain loads and stores the compiler
- * inlines); ReshapeAndCache ND decode went from 30.6 to 26.6 us. Longer
+ * inlines); the ND paged-copy decode went from 30.6 to 26.6 us. Longer
  * stretches (a prefill's blocks) showed no difference either way, and the
  * 256-byte rows of the head runs were no faster, so they keep memcpy
  * (docs/performance.md). */

@@ -6,7 +6,7 @@
  *
  * Why: the row kernels are plain scalar C that the compiler vectorises, and
  * the baseline has no 32-bit min/max, no narrowing store and 4 lanes; a
- * decode step of KvRmsNormRopeCache with int8 caches ran 2-3x slower in the
+ * decode step of the MLA norm-rope-cache operator with int8 caches ran 2-3x slower in the
  * baseline than the same C built for the machine (docs/performance.md).
  * Why it changes no result: every clone is the same C, compiled with
  * -ffp-contract=off and without fast-math, so each operation is the one

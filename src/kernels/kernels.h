@@ -91,8 +91,8 @@ void kvg_i_rope_interleave(const float *restrict x,
 
 /* How a quantiser applies its scale. */
 typedef enum kvg_i_scale_op {
-    KVG_I_SCALE_DIV = 0, /* z = x / scale  (QkvRmsNormRopeCache) */
-    KVG_I_SCALE_MUL = 1  /* z = x * scale  (KvRmsNormRopeCache) */
+    KVG_I_SCALE_DIV = 0, /* z = x / scale */
+    KVG_I_SCALE_MUL = 1  /* z = x * scale (which one: the operator's) */
 } kvg_i_scale_op;
 
 /*

@@ -4,8 +4,8 @@
  *
  * The scale is applied as one rounded binary32 operation, then the offset as
  * a second one, then the value is narrowed once: z = fl(fl(x op s) + o).
- * Whether `op` divides or multiplies is the operator's (QkvRmsNormRopeCache
- * divides, KvRmsNormRopeCache multiplies), and x/s is not x*(1/s).
+ * Whether `op` divides or multiplies is the operator's (its page in docs/
+ * says which), and x/s is not x*(1/s).
  *
  * A NaN is written as the target's canonical NaN (positive, quiet: fp16
  * 0x7E00, bf16 0x7FC0, fp32 0x7FC00000, e4m3fn 0x7F, e5m2 0x7E, hif8 0x80;

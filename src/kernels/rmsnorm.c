@@ -6,8 +6,8 @@
  * fold the row in halves lane-wise until one 64-lane repeat is left (D = 128:
  * p[j] = sq[j] + sq[j + 64]) and finish with a whole-repeat reduction, which
  * the AscendC documentation describes as a tree of adjacent pairs.
- * The "a2" and "npu950" orders are the KvRmsNormRopeCache kernels' own fold
- * structures (kvgold/options.h; that operator's page in docs/).
+ * The "a2" and "npu950" orders are the fold structures of the NPU
+ * kernels they are named after (kvgold/options.h says whose).
  *
  * SPDX-License-Identifier: Apache-2.0
  */

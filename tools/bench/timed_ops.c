@@ -22,7 +22,7 @@ static kvg_status call_typed(const void *p, kvg_diag *d)
 }
 
 /* An op only moves bytes when every tensor it writes is judged as a copy
- * (ReshapeAndCache's KVHEAD_ROPE averages a window: not a copy). */
+ * (a copy mode that averages a window, KVHEAD_ROPE, is not a copy). */
 static int copies_only(const kvg_op_call *call)
 {
     size_t i;

@@ -42,7 +42,7 @@ const char *const kvg_cli_compare_help =
     "Run the golden on CASE and compare each output with NPU_DIR/<name>.npy\n"
     "(the NPU's dump of that output, same dtype tag storage and shape).\n"
     "Per tensor, by what produced it:\n"
-    "  copies (ReshapeAndCache, v caches)  bit for bit\n"
+    "  copies (paged copies, v caches)     bit for bit\n"
     "  int8 quantised caches               |NPU - golden| <= 1\n"
     "  hif8 quantised caches               code distance <= 1 (<= 0.1% miss)\n"
     "  fp8 quantised caches                as floats under mixed_ttk, else as hif8\n"

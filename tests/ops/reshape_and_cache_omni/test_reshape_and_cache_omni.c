@@ -443,7 +443,7 @@ static void test_head_count_limit(void **state)
             fx_run_ok(&f);
         else
             fx_reject(&f, KVG_ERR_PARAM_INVALID, "slot_mapping",
-                      "500 heads; ReshapeAndCacheOmni needs fewer than 500",
+                      "500 heads; ATB's kernel takes fewer than 500",
                       -1);
         fx_free(&f);
     }

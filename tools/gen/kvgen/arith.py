@@ -105,7 +105,7 @@ def rms_norm(x, gamma, eps, order="pairwise"):
 
 
 def rope_half(y, cos, sin):
-    """Rotate-half RoPE over the last axis (QkvRmsNormRopeCache)."""
+    """Rotate-half RoPE over the last axis."""
     y = np.asarray(y, dtype=F32)
     h = y.shape[-1] // 2
     rot = np.concatenate([-y[..., h:], y[..., :h]], axis=-1)
@@ -113,7 +113,7 @@ def rope_half(y, cos, sin):
 
 
 def rope_interleave(x, cos, sin):
-    """Interleaved-in, half-split-out RoPE (KvRmsNormRopeCache)."""
+    """Interleaved-in, half-split-out RoPE."""
     x = np.asarray(x, dtype=F32)
     x1 = x[..., 0::2]
     x2 = x[..., 1::2]

@@ -1,7 +1,7 @@
 """Per-(batch, head) runs of consecutive flat cache slots, vectorised over
-all heads at once: the golden engine of ReshapeAndCacheOmni, ReshapeAndCache
-KVHEAD / KVHEAD_ROPE and ScatterPaKvCache Alibi / Rope / Omni, which share
-shapes, index tensors and the "run of slots from slot_mapping[i]"
+all heads at once: the golden engine of the compressed per-head copy
+modes (docs/architecture.md lists the operators on src/engines/head_runs),
+which share shapes, index tensors and the "run of slots from slot_mapping[i]"
 addressing and differ only in which tokens of a head they keep.
 
 Written from the operators' definitions (their pages in docs/), not from
@@ -13,7 +13,7 @@ single fancy-indexed assignment. Copies move raw bit patterns
 
 Head i = b*N + h; batch b's rows start at cum[b] = sum(seq_len[:b]), or,
 for a key given per batch ([B, S, N, D] viewed as [B*S, N, D]: the 950's
-form of ScatterPaKvCache), at b*S (`batch_rows` = S).
+form), at b*S (`batch_rows` = S).
 """
 import numpy as np
 

@@ -1,8 +1,7 @@
-"""Case helpers every paged-cache copy operator's vectors use (ReshapeAndCache,
-ReshapeAndCacheOmni): seeded 16-bit values and never-zero poisoned caches,
+"""Case helpers every paged-cache copy operator's vectors use: seeded 16-bit values and never-zero poisoned caches,
 the special codes sprinkled into inputs, int32 index tensors, slot runs
-packed into blocks, a prefill's slots through a block table (also
-ScatterPaKvCache's), and the refusal an invalid case expects.
+packed into blocks, a prefill's slots through a block table, and the
+refusal an invalid case expects.
 """
 
 import numpy as np
@@ -89,5 +88,5 @@ def prefill_slots(table, start, tokens, block_size, pad_at=(), tail=()):
 
 
 def expect_error(tensor):
-    """The refusal every invalid ReshapeAndCache(Omni) case expects."""
+    """The refusal an invalid paged-copy case expects."""
     return {"status": 161002, "tensor": tensor}

@@ -2,7 +2,7 @@
  * tools/lib/scan/read_atb.c - ATB tensor dumps.
  *
  * ATB dumps an operation as a directory (named after it, e.g.
- * "3_ReshapeAndCacheOperation") holding before/intensorN.bin (its inputs
+ * "3_<Name>Operation") holding before/intensorN.bin (its inputs
  * before the launch) and after/outtensorN.bin (its outputs after it); for
  * an in-place cache operator the two are the pre-call cache and the NPU's
  * post-call cache. Each .bin is a text header of "key=value" lines -
@@ -132,8 +132,7 @@ kvg_status kvg_scan_atb_header(const unsigned char *buf, size_t len,
                                      "4096 bytes (not an ATB tensor file?)");
 }
 
-/* "3_ReshapeAndCacheOperation" or "ReshapeAndCacheOperation_3" ->
- * "ReshapeAndCacheOperation". */
+/* "3_<Name>Operation" or "<Name>Operation_3" -> "<Name>Operation". */
 static void op_name(const char *base, char *out, size_t cap)
 {
     size_t n;

@@ -4,7 +4,7 @@
  * msprobe (Ascend/msprobe) writes a model step as step<N>/rank<R>/
  * dump.json plus dump_tensor_data/. dump.json's "data" object has one
  * member per API call, in call order, named "<api type>.<api name>.<n>.
- * forward" (e.g. "NPU.npu_kv_rmsnorm_rope_cache.0.forward"), whose
+ * forward" (e.g. "NPU.npu_<name>.0.forward"), whose
  * "input_args" (positional), "input_kwargs" (by name) and "output" list
  * the arguments: a tensor is {"type": "torch.Tensor", "dtype":
  * "torch.float16", "shape": [...], "data_name": "<file>"}, a scalar
@@ -331,8 +331,8 @@ static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
     return files_of(c, c->out, c->n_out, diag);
 }
 
-/* "NPU.npu_kv_rmsnorm_rope_cache.0.forward" -> "npu_kv_rmsnorm_rope_cache"
- * (the second component); "" when it is not a forward call. */
+/* "NPU.npu_<name>.0.forward" -> "npu_<name>" (the second component);
+ * "" when it is not a forward call. */
 static int api_of(const char *key, char *out, size_t cap)
 {
     const char *a = strchr(key, '.'), *b;

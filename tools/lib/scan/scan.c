@@ -785,8 +785,8 @@ static int output_judged(const kvg_scan_call *c, const kvg_scan_bound *b,
 }
 
 /* Every output the dump holds is judged or said: the ones the golden does
- * not compute (an attribute the dump does not record, such as
- * KvRmsNormRopeCache's is_output_kv, left at kvgold's default; more
+ * not compute (an attribute the dump does not record that switches an
+ * output off, left at kvgold's default; more
  * outputs than the operator has) are NOT JUDGED by name. */
 static void unjudged_outputs(const kvg_scan_call *c, const kvg_scan_sig *s,
                              const kvg_scan_bound *b, judged *j)

@@ -189,8 +189,10 @@ const kvg_scan_arg *kvg_scan_bound_pre(const kvg_scan_bound *b,
                                        const char *name);
 const kvg_scan_arg *kvg_scan_param(const kvg_scan_call *c, const char *name);
 
-/* ReshapeAndCache's (and Omni's) bin_shapes (ops/reshape_and_cache.c). */
-void kvg_scan_rac_bin_shapes(kvg_scan_call *c);
+/* bin_shapes for the paged copies' argument list (key, value, key_cache,
+ * value_cache, slot_mapping[, wins, seq_len[, offset_index]]):
+ * paged_bin_shapes.c. */
+void kvg_scan_paged_bin_shapes(kvg_scan_call *c);
 
 /* The maps (generated table of every ops/<op>.c). */
 extern const kvg_scan_opmap *const kvg_scan_opmaps[];

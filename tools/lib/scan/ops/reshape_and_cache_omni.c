@@ -16,4 +16,4 @@ extern const kvg_binding kvg_binding_reshape_and_cache_omni;
 const kvg_scan_opmap kvg_scan_map_reshape_and_cache_omni = {
     .binding = &kvg_binding_reshape_and_cache_omni,
     .finish = NULL,
-    .bin_shapes = kvg_scan_rac_bin_shapes};
+    .bin_shapes = kvg_scan_paged_bin_shapes};
