@@ -120,81 +120,92 @@ static void advance(reader *r)
     r->p++;
 }
 
-/* One field at r->p into the arena; *eor set at the end of a record.
- * Returns 0, or -1 with diag. */
-static int read_field(reader *r, field *f, int *eor, kvg_diag *diag)
+/* A quoted field's text (r->p at its opening quote) into the arena, ""
+ * unescaped, up to the delimiter after the closing quote; *line, *col
+ * where its text starts. Returns 0, or -1 with diag. */
+static int read_quoted(reader *r, long *line, long *col, kvg_diag *diag)
 {
-    char *start = r->out;
-    long line = r->line, col = r->col;
-    char *s, *e;
+    const long qline = r->line, qcol = r->col;
 
-    *eor = 0;
-    if (r->p < r->end && *r->p == '"') {
-        long qline = r->line, qcol = r->col;
-        advance(r);
-        line = r->line;
-        col = r->col;
-        for (;;) {
-            if (r->p >= r->end) {
-                fail_at(diag, r->file, qline, qcol, "csv",
-                        "a quoted field is not closed (the quote opened "
-                        "here)%s%s",
-                        "", "");
-                return -1;
-            }
-            if (*r->p == '\0') {
-                fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
-                        "", "");
-                return -1;
-            }
-            if (*r->p == '"') {
-                if (r->p + 1 < r->end && r->p[1] == '"') {
-                    *r->out++ = '"';
-                    advance(r);
-                    advance(r);
-                    continue;
-                }
-                advance(r);
-                break;
-            }
-            *r->out++ = *r->p;
-            advance(r);
-        }
-        /* after the closing quote: blanks, then a delimiter */
-        while (r->p < r->end && (*r->p == ' ' || *r->p == '\t'))
-            advance(r);
-        if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
-            fail_at(diag, r->file, r->line, r->col, "csv",
-                    "text after a closing quote (a quote inside a quoted "
-                    "field is written \"\")%s%s",
+    advance(r);
+    *line = r->line;
+    *col = r->col;
+    for (;;) {
+        if (r->p >= r->end) {
+            fail_at(diag, r->file, qline, qcol, "csv",
+                    "a quoted field is not closed (the quote opened "
+                    "here)%s%s",
                     "", "");
             return -1;
         }
-    } else {
-        while (r->p < r->end && *r->p != ',' && *r->p != '\n' &&
-               *r->p != '\r') {
-            if (*r->p == '\0') {
-                fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
-                        "", "");
-                return -1;
-            }
-            *r->out++ = *r->p;
-            advance(r);
+        if (*r->p == '\0') {
+            fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
+                    "", "");
+            return -1;
         }
-    }
-    *r->out++ = '\0';
-    if (r->p >= r->end) {
-        *eor = 1;
-    } else if (*r->p == ',') {
-        advance(r);
-    } else {
-        if (*r->p == '\r' && r->p + 1 < r->end && r->p[1] == '\n')
+        if (*r->p == '"') {
+            if (r->p + 1 < r->end && r->p[1] == '"') {
+                *r->out++ = '"';
+                advance(r);
+                advance(r);
+                continue;
+            }
             advance(r);
+            break;
+        }
+        *r->out++ = *r->p;
         advance(r);
-        *eor = 1;
     }
-    /* stripped, as ops-test-kit strips every cell */
-    s = start;
+    /* after the closing quote: blanks, then a delimiter */
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t'))
+        advance(r);
+    if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
+        fail_at(diag, r->file, r->line, r->col, "csv",
+                "text after a closing quote (a quote inside a quoted "
+                "field is written \"\")%s%s",
+                "", "");
+        return -1;
+    }
+    return 0;
+}
+
+/* An unquoted field's text into the arena, up to the delimiter. Returns
+ * 0, or -1 with diag. */
+static int read_plain(reader *r, kvg_diag *diag)
+{
+    while (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
+        if (*r->p == '\0') {
+            fail_at(diag, r->file, r->line, r->col, "csv", "a NUL byte%s%s",
+                    "", "");
+            return -1;
+        }
+        *r->out++ = *r->p;
+        advance(r);
+    }
+    return 0;
+}
+
+/* Past the delimiter that ends a field: 1 when it ended the record. */
+static int end_field(reader *r)
+{
+    if (r->p >= r->end)
+        return 1;
+    if (*r->p == ',') {
+        advance(r);
+        return 0;
+    }
+    if (*r->p == '\r' && r->p + 1 < r->end && r->p[1] == '\n')
+        advance(r);
+    advance(r);
+    return 1;
+}
+
+/* The field text at `start`, stripped as ops-test-kit strips every cell;
+ * (line, col) moved past the leading blanks. */
+static void strip_field(char *start, long line, long col, field *f)
+{
+    char *s = start, *e;
+
     while (*s != '\0' && is_space(*s)) {
         if (*s == '\n') {
             line++;
@@ -210,6 +221,23 @@ static int read_field(reader *r, field *f, int *eor, kvg_diag *diag)
     f->text = s;
     f->line = line;
     f->col = col;
+}
+
+/* One field at r->p into the arena; *eor set at the end of a record.
+ * Returns 0, or -1 with diag. */
+static int read_field(reader *r, field *f, int *eor, kvg_diag *diag)
+{
+    char *start = r->out;
+    long line = r->line, col = r->col;
+    const int quoted = r->p < r->end && *r->p == '"';
+
+    *eor = 0;
+    if (quoted ? read_quoted(r, &line, &col, diag) != 0
+               : read_plain(r, diag) != 0)
+        return -1;
+    *r->out++ = '\0';
+    *eor = end_field(r);
+    strip_field(start, line, col, f);
     return 0;
 }
 
@@ -391,6 +419,72 @@ static int parse_number(lit *L)
     return k;
 }
 
+/* {key: value, ...} after its '{'. */
+static int parse_dict(lit *L, int depth)
+{
+    int k, last = -1;
+
+    if ((k = node(L, V_DICT)) < 0)
+        return -1;
+    lws(L);
+    while (*L->p != '}') {
+        int key, v;
+        if (*L->p == '\0')
+            return lerr(L, "no closing '}'");
+        if ((key = parse_value(L, depth + 1)) < 0)
+            return -1;
+        lws(L);
+        if (*L->p != ':')
+            return lerr(L, "expected ':'");
+        L->p++;
+        if ((v = parse_value(L, depth + 1)) < 0)
+            return -1;
+        if (last < 0)
+            L->v[k].child = key;
+        else
+            L->v[last].next = key;
+        L->v[key].next = v;
+        last = v;
+        L->v[k].count++;
+        lws(L);
+        if (*L->p == ',') {
+            L->p++;
+            lws(L);
+        } else if (*L->p != '}') {
+            return lerr(L, "expected ',' or '}'");
+        }
+    }
+    L->p++;
+    return k;
+}
+
+/* None, True or False at L->p; -2 when it is none of them. */
+static int parse_word(lit *L)
+{
+    static const struct {
+        const char *w;
+        vtype t;
+        int b;
+    } k_words[] = {
+        {"None", V_NONE, 0}, {"True", V_BOOL, 1}, {"False", V_BOOL, 0}};
+    size_t i, n = 0;
+    int k;
+
+    while ((L->p[n] >= 'a' && L->p[n] <= 'z') ||
+           (L->p[n] >= 'A' && L->p[n] <= 'Z') || L->p[n] == '_' ||
+           (n > 0 && L->p[n] >= '0' && L->p[n] <= '9'))
+        n++;
+    for (i = 0; i < sizeof k_words / sizeof k_words[0]; i++)
+        if (n == strlen(k_words[i].w) && strncmp(L->p, k_words[i].w, n) == 0) {
+            if ((k = node(L, k_words[i].t)) < 0)
+                return -1;
+            L->v[k].b = k_words[i].b;
+            L->p += n;
+            return k;
+        }
+    return -2;
+}
+
 static int parse_value(lit *L, int depth)
 {
     int k, commas;
@@ -412,42 +506,9 @@ static int parse_value(lit *L, int depth)
         if ((k = node(L, V_LIST)) < 0)
             return -1;
         return parse_seq(L, k, ']', depth, &commas);
-    case '{': {
-        int last = -1;
+    case '{':
         L->p++;
-        if ((k = node(L, V_DICT)) < 0)
-            return -1;
-        lws(L);
-        while (*L->p != '}') {
-            int key, v;
-            if (*L->p == '\0')
-                return lerr(L, "no closing '}'");
-            if ((key = parse_value(L, depth + 1)) < 0)
-                return -1;
-            lws(L);
-            if (*L->p != ':')
-                return lerr(L, "expected ':'");
-            L->p++;
-            if ((v = parse_value(L, depth + 1)) < 0)
-                return -1;
-            if (last < 0)
-                L->v[k].child = key;
-            else
-                L->v[last].next = key;
-            L->v[key].next = v;
-            last = v;
-            L->v[k].count++;
-            lws(L);
-            if (*L->p == ',') {
-                L->p++;
-                lws(L);
-            } else if (*L->p != '}') {
-                return lerr(L, "expected ',' or '}'");
-            }
-        }
-        L->p++;
-        return k;
-    }
+        return parse_dict(L, depth);
     case '\'':
     case '"': return parse_string(L);
     default: break;
@@ -455,28 +516,8 @@ static int parse_value(lit *L, int depth)
     if ((*L->p >= '0' && *L->p <= '9') || *L->p == '-' || *L->p == '+' ||
         *L->p == '.')
         return parse_number(L);
-    {
-        static const struct {
-            const char *w;
-            vtype t;
-            int b;
-        } k_words[] = {
-            {"None", V_NONE, 0}, {"True", V_BOOL, 1}, {"False", V_BOOL, 0}};
-        size_t i, n = 0;
-        while ((L->p[n] >= 'a' && L->p[n] <= 'z') ||
-               (L->p[n] >= 'A' && L->p[n] <= 'Z') || L->p[n] == '_' ||
-               (n > 0 && L->p[n] >= '0' && L->p[n] <= '9'))
-            n++;
-        for (i = 0; i < sizeof k_words / sizeof k_words[0]; i++)
-            if (n == strlen(k_words[i].w) &&
-                strncmp(L->p, k_words[i].w, n) == 0) {
-                if ((k = node(L, k_words[i].t)) < 0)
-                    return -1;
-                L->v[k].b = k_words[i].b;
-                L->p += n;
-                return k;
-            }
-    }
+    if ((k = parse_word(L)) != -2)
+        return k;
     return lerr(L, "not a value kvgold reads (a tuple, list, dict, "
                    "string, number, True, False or None)");
 }
@@ -953,12 +994,10 @@ static void attrs_of(const lit *L, int top, kvg_ttk_row *row)
 
 /* Row r of t into *row: the literals parsed, the slots flattened.
  * -1 with diag when a cell is malformed. */
-static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
-                    kvg_ttk_row *row, kvg_diag *diag)
+/* The row's name, api and empty slots. */
+static void row_head(const kvg_ttk_csv *t, const rowrec *r, kvg_ttk_row *row)
 {
-    const char *const *cols = t->cols;
-    int dist[KVG_SCAN_MAX_ARGS], sdist[KVG_SCAN_MAX_ARGS];
-    int n_top = 0, s_top = 0, k, i, n;
+    int i;
 
     memset(row, 0, sizeof *row);
     row->file = t->file;
@@ -967,75 +1006,121 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
     row->n_inplace = -1;
     (void)snprintf(row->name, sizeof row->name, "%s", r->c[C_NAME].text);
     if (strlen(r->c[C_API].text) >= sizeof row->api)
-        problem(row, "%s: longer than kvgold reads%s", cols[C_API], "");
+        problem(row, "%s: longer than kvgold reads%s", t->cols[C_API], "");
     (void)snprintf(row->api, sizeof row->api, "%s", r->c[C_API].text);
     for (i = 0; i < KVG_SCAN_MAX_ARGS; i++)
         row->slot[i].srank = -1;
+}
+
+/* The shapes cell: row->n tensors; dist / *n_top how they sit in the
+ * cell's nesting (for the dtypes). */
+static int row_shapes(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                      kvg_ttk_row *row, int *dist, int *n_top,
+                      kvg_diag *diag)
+{
+    const char *const *cols = t->cols;
+    int k, n;
+
     if (r->c[C_SHAPES].text[0] == '\0') {
         problem(row, "%s is empty%s", cols[C_SHAPES], "");
+        return 0;
+    }
+    if ((k = parse_cell(L, t->file, &r->c[C_SHAPES], cols[C_SHAPES],
+                        diag)) < 0 ||
+        (n = flat_shapes(L, k, row, 0, cols[C_SHAPES], dist, n_top,
+                         t->file, &r->c[C_SHAPES], diag)) < 0)
+        return -1;
+    row->n = n;
+    if (n > KVG_SCAN_MAX_ARGS) {
+        char a[16];
+        (void)snprintf(a, sizeof a, "%d", n);
+        problem(row, "%s: %s tensors, more than kvgold takes",
+                cols[C_SHAPES], a);
+        row->n = KVG_SCAN_MAX_ARGS;
+    }
+    return 0;
+}
+
+static int row_dtypes(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                      kvg_ttk_row *row, const int *dist, int n_top,
+                      kvg_diag *diag)
+{
+    int k;
+
+    if (r->c[C_DTYPES].text[0] == '\0')
+        return 0;
+    if ((k = parse_cell(L, t->file, &r->c[C_DTYPES], t->cols[C_DTYPES],
+                        diag)) < 0)
+        return -1;
+    if (t->kernel)
+        kernel_dtypes(L, k, row, dist, n_top);
+    else
+        flat_dtypes(L, k, row, dist, n_top);
+    return 0;
+}
+
+/* tensor_storage_shapes: one per tensor, or the row says why not. */
+static int row_storage(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                       kvg_ttk_row *row, kvg_diag *diag)
+{
+    int sdist[KVG_SCAN_MAX_ARGS], s_top = 0, k, i, n;
+    kvg_ttk_row tmp;
+
+    if (r->c[C_STORAGE].text[0] == '\0')
+        return 0;
+    if ((k = parse_cell(L, t->file, &r->c[C_STORAGE], t->cols[C_STORAGE],
+                        diag)) < 0)
+        return -1;
+    if (L->v[k].t == V_TUPLE && L->v[k].count == 0)
+        return 0;
+    memcpy(&tmp, row, sizeof tmp);
+    if ((n = flat_shapes(L, k, &tmp, 1, t->cols[C_STORAGE], sdist, &s_top,
+                         t->file, &r->c[C_STORAGE], diag)) < 0)
+        return -1;
+    if (n == row->n) {
+        for (i = 0; i < row->n; i++) {
+            row->slot[i].srank = tmp.slot[i].srank;
+            memcpy(row->slot[i].sshape, tmp.slot[i].sshape,
+                   sizeof row->slot[i].sshape);
+        }
     } else {
-        if ((k = parse_cell(L, t->file, &r->c[C_SHAPES], cols[C_SHAPES],
-                            diag)) < 0 ||
-            (n = flat_shapes(L, k, row, 0, cols[C_SHAPES], dist, &n_top,
-                             t->file, &r->c[C_SHAPES], diag)) < 0)
-            return -1;
-        row->n = n;
-        if (n > KVG_SCAN_MAX_ARGS) {
-            char a[16];
-            (void)snprintf(a, sizeof a, "%d", n);
-            problem(row, "%s: %s tensors, more than kvgold takes",
-                    cols[C_SHAPES], a);
-            row->n = KVG_SCAN_MAX_ARGS;
-        }
+        problem(row,
+                "tensor_storage_shapes: not one per "
+                "tensor%s%s",
+                "", "");
     }
-    if (r->c[C_DTYPES].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_DTYPES], cols[C_DTYPES],
-                            diag)) < 0)
-            return -1;
-        if (t->kernel)
-            kernel_dtypes(L, k, row, dist, n_top);
-        else
-            flat_dtypes(L, k, row, dist, n_top);
+    if (tmp.problem[0] != '\0')
+        problem(row, "%s%s", tmp.problem, "");
+    return 0;
+}
+
+static int row_attrs_cell(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                          kvg_ttk_row *row, kvg_diag *diag)
+{
+    int k;
+
+    if (r->c[C_ATTRS].text[0] == '\0')
+        return 0;
+    if ((k = parse_cell(L, t->file, &r->c[C_ATTRS], t->cols[C_ATTRS],
+                        diag)) < 0)
+        return -1;
+    if (L->v[k].t == V_DICT) {
+        attrs_of(L, k, row);
+    } else if (L->v[k].t != V_NONE) {
+        fail_at(diag, t->file, r->c[C_ATTRS].line, r->c[C_ATTRS].col,
+                t->cols[C_ATTRS], "not a dict%s%s", "", "");
+        return -1;
     }
-    if (r->c[C_STORAGE].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_STORAGE], cols[C_STORAGE],
-                            diag)) < 0)
-            return -1;
-        if (L->v[k].t != V_TUPLE || L->v[k].count != 0) {
-            kvg_ttk_row tmp;
-            memcpy(&tmp, row, sizeof tmp);
-            if ((n = flat_shapes(L, k, &tmp, 1, cols[C_STORAGE], sdist,
-                                 &s_top, t->file, &r->c[C_STORAGE],
-                                 diag)) < 0)
-                return -1;
-            if (n == row->n) {
-                for (i = 0; i < row->n; i++) {
-                    row->slot[i].srank = tmp.slot[i].srank;
-                    memcpy(row->slot[i].sshape, tmp.slot[i].sshape,
-                           sizeof row->slot[i].sshape);
-                }
-            } else {
-                problem(row,
-                        "tensor_storage_shapes: not one per "
-                        "tensor%s%s",
-                        "", "");
-            }
-            if (tmp.problem[0] != '\0')
-                problem(row, "%s%s", tmp.problem, "");
-        }
-    }
-    if (r->c[C_ATTRS].text[0] != '\0') {
-        if ((k = parse_cell(L, t->file, &r->c[C_ATTRS], cols[C_ATTRS],
-                            diag)) < 0)
-            return -1;
-        if (L->v[k].t == V_DICT)
-            attrs_of(L, k, row);
-        else if (L->v[k].t != V_NONE) {
-            fail_at(diag, t->file, r->c[C_ATTRS].line, r->c[C_ATTRS].col,
-                    cols[C_ATTRS], "not a dict%s%s", "", "");
-            return -1;
-        }
-    }
+    return 0;
+}
+
+/* output_tensor_indexes (out= tensors: none) and inplace_input_indexes. */
+static int row_indexes(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                       kvg_ttk_row *row, kvg_diag *diag)
+{
+    const char *const *cols = t->cols;
+    int k;
+
     if (r->c[C_OUTIDX].text[0] != '\0') {
         if ((k = parse_cell(L, t->file, &r->c[C_OUTIDX], cols[C_OUTIDX],
                             diag)) < 0)
@@ -1058,6 +1143,21 @@ static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
         }
         inplace_of(L, k, row);
     }
+    return 0;
+}
+
+static int fill_row(const kvg_ttk_csv *t, const rowrec *r, lit *L,
+                    kvg_ttk_row *row, kvg_diag *diag)
+{
+    int dist[KVG_SCAN_MAX_ARGS], n_top = 0;
+
+    row_head(t, r, row);
+    if (row_shapes(t, r, L, row, dist, &n_top, diag) < 0 ||
+        row_dtypes(t, r, L, row, dist, n_top, diag) < 0 ||
+        row_storage(t, r, L, row, diag) < 0 ||
+        row_attrs_cell(t, r, L, row, diag) < 0 ||
+        row_indexes(t, r, L, row, diag) < 0)
+        return -1;
     return 0;
 }
 
