@@ -592,50 +592,33 @@ static const char *output_in_other_format(char **names, size_t count,
     return NULL;
 }
 
-static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
-                            const kvg_ttk_row *row, int have_csv,
-                            kvg_diag *diag)
+/* The case's files of one whole format (bin before npy before pt) into
+ * s[0..3] (inputs, scalars, goldens, device outputs); *found the format,
+ * -1 when the directory has no input of any. */
+static kvg_status gather_case(kvg_scan_call *c, char **names, size_t count,
+                              slots *s, int *found, kvg_diag *diag)
 {
-    kvg_scan_sig sig;
-    const kvg_scan_opmap *m;
-    slots *s = (slots *)calloc(4, sizeof *s);
-    const char *other;
-    int ext, i, found = -1;
-    kvg_status st = KVG_OK;
+    int ext;
 
-    if (s == NULL)
-        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
-                            "out of memory");
-    /* one whole format: bin before npy before pt */
-    for (ext = 0; ext < 3 && found < 0; ext++) {
-        if ((st = gather(c, names, count, 'i', ext, &s[0], diag)) != KVG_OK)
-            break;
+    *found = -1;
+    for (ext = 0; ext < 3 && *found < 0; ext++) {
+        KVG_TRY(gather(c, names, count, 'i', ext, &s[0], diag));
         if (s[0].n > 0)
-            found = ext;
+            *found = ext;
     }
-    if (st != KVG_OK || found < 0) {
-        free(s);
-        return st;
-    }
-    if ((st = gather(c, names, count, 's', found, &s[1], diag)) != KVG_OK ||
-        (st = gather(c, names, count, 'g', found, &s[2], diag)) != KVG_OK ||
-        (st = gather(c, names, count, 'o', found, &s[3], diag)) != KVG_OK) {
-        free(s);
-        return st;
-    }
-    /* the NPU's outputs when the directory has them, else the golden;
-     * device outputs in another format than the inputs are never passed
-     * over for the goldens (that would judge the goldens) */
-    if (s[3].n == 0 && (other = output_in_other_format(names, count, found))
-                           != NULL) {
-        (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "unreadable: %s/%s: a device output in another "
-                       "format than the case's inputs; kvgold reads a "
-                       "case in one format",
-                       c->dir, other);
-        free(s);
+    if (*found < 0)
         return KVG_OK;
-    }
+    KVG_TRY(gather(c, names, count, 's', *found, &s[1], diag));
+    KVG_TRY(gather(c, names, count, 'g', *found, &s[2], diag));
+    return gather(c, names, count, 'o', *found, &s[3], diag);
+}
+
+/* The call's arguments from the gathered slots: the NPU's outputs when
+ * the directory has them, else the goldens; the scalars as parameters. */
+static void take_slots(kvg_scan_call *c, slots *s)
+{
+    int i;
+
     if (s[3].n > 0)
         s[2] = s[3];
     c->n_in = s[0].n;
@@ -648,28 +631,44 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                        sizeof c->params[0].name, "scalar%d", i);
         c->n_params++;
     }
-    free(s);
-    (void)snprintf(c->out_pattern, sizeof c->out_pattern, "golden_%%d");
-    if (row != NULL && csv_apply(c, row))
+}
+
+/* .bin inputs: their sizes, for the CSV row's or the operator's shape
+ * rules. *done when the CSV check found the row unusable (said). */
+static kvg_status bin_sizes(kvg_scan_call *c, const kvg_ttk_row *row,
+                            const kvg_scan_opmap *m, int *done,
+                            kvg_diag *diag)
+{
+    int i;
+
+    *done = 0;
+    for (i = 0; i < c->n_in; i++)
+        if (c->in[i].kind == KVG_SCAN_TENSOR &&
+            (c->in[i].rank < 0 || row != NULL))
+            KVG_TRY(file_size(c, &c->in[i], diag));
+    if (row != NULL && csv_check(c, row, 1)) {
+        *done = 1;
         return KVG_OK;
-    for (i = 0; i < c->n_out && st == KVG_OK; i++)
-        st = read_arg(c, &c->out[i], found, diag);
-    m = kvg_scan_find(c->api, KVG_SCAN_TTK, &sig);
-    if (found == 0 && st == KVG_OK) {
-        /* the .bin inputs' sizes, for the operator's shape rules */
-        for (i = 0; i < c->n_in && st == KVG_OK; i++)
-            if (c->in[i].kind == KVG_SCAN_TENSOR &&
-                (c->in[i].rank < 0 || row != NULL))
-                st = file_size(c, &c->in[i], diag);
-        if (st == KVG_OK && row != NULL && csv_check(c, row, 1))
-            return KVG_OK;
-        if (st == KVG_OK && m != NULL && m->bin_shapes != NULL)
-            m->bin_shapes(c);
     }
-    for (i = 0; i < c->n_in && st == KVG_OK; i++) {
+    if (m != NULL && m->bin_shapes != NULL)
+        m->bin_shapes(c);
+    return KVG_OK;
+}
+
+/* Each input read; a .bin input whose shape nothing determines makes the
+ * call unreadable (said in c->unreadable, *done set). */
+static kvg_status read_inputs(kvg_scan_call *c, int found,
+                              const kvg_scan_sig *sig,
+                              const kvg_scan_opmap *m, int have_csv,
+                              int *done, kvg_diag *diag)
+{
+    int i;
+
+    *done = 0;
+    for (i = 0; i < c->n_in; i++) {
         kvg_scan_arg *a = &c->in[i];
         if (found == 0 && a->kind == KVG_SCAN_TENSOR && a->rank < 0 &&
-            (m == NULL || !shape_from_outputs(c, i, &sig, a))) {
+            (m == NULL || !shape_from_outputs(c, i, sig, a))) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "%s/%s: a .bin input records no shape (ops-test-"
                            "kit keeps it in the case CSV%s) and %s's "
@@ -679,13 +678,62 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                            c->dir, a->file,
                            have_csv ? ", which has no row of it" : "",
                            m != NULL ? kvg_scan_op(m) : "the operator");
+            *done = 1;
             return KVG_OK;
         }
-        st = read_arg(c, a, found, diag);
+        KVG_TRY(read_arg(c, a, found, diag));
     }
-    if (st == KVG_OK && row != NULL && found != 0)
+    return KVG_OK;
+}
+
+static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
+                            const kvg_ttk_row *row, int have_csv,
+                            kvg_diag *diag)
+{
+    kvg_scan_sig sig;
+    const kvg_scan_opmap *m;
+    slots *s = (slots *)calloc(4, sizeof *s);
+    const char *other;
+    int i, found = -1, done = 0;
+    kvg_status st;
+
+    if (s == NULL)
+        return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                            "out of memory");
+    st = gather_case(c, names, count, s, &found, diag);
+    if (st != KVG_OK || found < 0) {
+        free(s);
+        return st;
+    }
+    /* device outputs in another format than the inputs are never passed
+     * over for the goldens (that would judge the goldens) */
+    if (s[3].n == 0 && (other = output_in_other_format(names, count, found))
+                           != NULL) {
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "unreadable: %s/%s: a device output in another "
+                       "format than the case's inputs; kvgold reads a "
+                       "case in one format",
+                       c->dir, other);
+        free(s);
+        return KVG_OK;
+    }
+    take_slots(c, s);
+    free(s);
+    (void)snprintf(c->out_pattern, sizeof c->out_pattern, "golden_%%d");
+    if (row != NULL && csv_apply(c, row))
+        return KVG_OK;
+    for (i = 0; i < c->n_out; i++)
+        KVG_TRY(read_arg(c, &c->out[i], found, diag));
+    m = kvg_scan_find(c->api, KVG_SCAN_TTK, &sig);
+    if (found == 0) {
+        KVG_TRY(bin_sizes(c, row, m, &done, diag));
+        if (done)
+            return KVG_OK;
+    }
+    KVG_TRY(read_inputs(c, found, &sig, m, have_csv, &done, diag));
+    if (!done && row != NULL && found != 0)
         (void)csv_check(c, row, 0);
-    return st;
+    return KVG_OK;
 }
 
 typedef struct ttk_walk {
