@@ -192,12 +192,59 @@ static kvg_status not_zip(src *s, const unsigned char *head, size_t n)
 
 /* The central directory entry at *pos of z->cd (checked), *pos moved
  * past it. */
+/* The zip64 extra field (id 0x0001) of a central entry whose 32-bit
+ * fields saturated: it holds, in this order, those of usize, csize, local
+ * offset and disk that are saturated. 1 when it has them all. */
+static int zip64_fields(const unsigned char *xp, size_t xlen, uint32_t u32,
+                        uint32_t c32, uint32_t o32, zentry *e,
+                        unsigned *disk)
+{
+    size_t x;
+
+    for (x = 0; x + 4 <= xlen;) {
+        unsigned id = le16(xp + x), sz = le16(xp + x + 2);
+        size_t at = x + 4, end = x + 4 + sz;
+        if (end > xlen)
+            return 0;
+        if (id != 1) {
+            x = end;
+            continue;
+        }
+        if (u32 == 0xFFFFFFFFu) {
+            if (at + 8 > end)
+                return 0;
+            e->usize = le64(xp + at);
+            at += 8;
+        }
+        if (c32 == 0xFFFFFFFFu) {
+            if (at + 8 > end)
+                return 0;
+            e->csize = le64(xp + at);
+            at += 8;
+        }
+        if (o32 == 0xFFFFFFFFu) {
+            if (at + 8 > end)
+                return 0;
+            e->local = le64(xp + at);
+            at += 8;
+        }
+        if (*disk == 0xFFFFu) {
+            if (at + 4 > end)
+                return 0;
+            *disk = (unsigned)le32(xp + at);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static kvg_status entry_at(src *s, const zip *z, size_t *pos, zentry *e)
 {
     const unsigned char *p = z->cd + *pos;
-    size_t left = z->cd_len - *pos, nlen, xlen, clen, x;
+    size_t left = z->cd_len - *pos, nlen, xlen, clen;
     unsigned disk;
     uint32_t c32, u32, o32;
+    char nm[96];
 
     if (left < 46 || le32(p) != SIG_CENTRAL)
         return fail(s, "the zip central directory is damaged at its byte "
@@ -223,60 +270,15 @@ static kvg_status entry_at(src *s, const zip *z, size_t *pos, zentry *e)
     e->local = o32;
     e->name = p + 46;
     e->name_len = nlen;
-    if (u32 == 0xFFFFFFFFu || c32 == 0xFFFFFFFFu || o32 == 0xFFFFFFFFu ||
-        disk == 0xFFFFu) {
-        /* zip64: the extra field 0x0001 holds, in this order, those of
-         * usize, csize, local offset and disk that are saturated */
-        const unsigned char *xp = p + 46 + nlen;
-        int found = 0;
-        for (x = 0; x + 4 <= xlen;) {
-            unsigned id = le16(xp + x), sz = le16(xp + x + 2);
-            size_t at = x + 4, end = x + 4 + sz;
-            if (end > xlen)
-                break;
-            if (id == 1) {
-                found = 1;
-                if (u32 == 0xFFFFFFFFu) {
-                    if (at + 8 > end)
-                        break;
-                    e->usize = le64(xp + at);
-                    at += 8;
-                }
-                if (c32 == 0xFFFFFFFFu) {
-                    if (at + 8 > end)
-                        break;
-                    e->csize = le64(xp + at);
-                    at += 8;
-                }
-                if (o32 == 0xFFFFFFFFu) {
-                    if (at + 8 > end)
-                        break;
-                    e->local = le64(xp + at);
-                    at += 8;
-                }
-                if (disk == 0xFFFFu) {
-                    if (at + 4 > end)
-                        break;
-                    disk = (unsigned)le32(xp + at);
-                }
-                found = 2;
-                break;
-            }
-            x = end;
-        }
-        if (found != 2) {
-            char nm[96];
-            shown(nm, sizeof nm, e->name, nlen);
-            return fail(s, "zip entry %s: its zip64 sizes are missing", nm);
-        }
-    }
-    if (disk != 0) {
-        char nm[96];
-        shown(nm, sizeof nm, e->name, nlen);
+    shown(nm, sizeof nm, e->name, nlen);
+    if ((u32 == 0xFFFFFFFFu || c32 == 0xFFFFFFFFu || o32 == 0xFFFFFFFFu ||
+         disk == 0xFFFFu) &&
+        !zip64_fields(p + 46 + nlen, xlen, u32, c32, o32, e, &disk))
+        return fail(s, "zip entry %s: its zip64 sizes are missing", nm);
+    if (disk != 0)
         return fail(s, "zip entry %s: on disk %u of a multi-part archive, "
                        "which torch.save never writes",
                     nm, disk);
-    }
     *pos += 46 + nlen + xlen + clen;
     return KVG_OK;
 }
