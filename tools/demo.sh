@@ -46,12 +46,12 @@ run() {
   fi
 }
 
-run 0 "DeepSeek-V3 MLA decode (KvRmsNormRopeCache), an honest kernel" \
+run 0 "DeepSeek-V3 MLA decode, an honest kernel" \
   $E/deepseek_mla_decode $E/deepseek_mla_decode/npu
 run 1 "DeepSeek-V3 MLA decode, a kernel that writes token 3 one slot too far" \
   $E/deepseek_mla_decode $E/deepseek_mla_decode/npu_faulty \
   $R/deepseek_mla_decode_faulty.html
-run 0 "Qwen3 decode (QkvRmsNormRopeCache), an honest kernel" \
+run 0 "Qwen3 decode, an honest kernel" \
   $E/qwen3_qkv_decode $E/qwen3_qkv_decode/npu
 run 1 "Qwen3 decode, a kernel that rounds RmsNorm's output to bf16 before RoPE
 (judged by MERE/MARE, --standard single: ops-test-kit's mixed tolerance, the
