@@ -29,7 +29,7 @@ KVG_API const char *kvg_py_framework_value(const char *api, const char *attr,
                                            const int *ranks, size_t n)
 {
     const given_list list = {names, ranks, n};
-    const kvg_call_given given = {listed_rank, &list};
+    const kvg_call_given given = {.rank = listed_rank, .ctx = &list};
     const kvg_binding_call *f =
         attr != NULL ? kvg_binding_call_named(api, NULL) : NULL;
 

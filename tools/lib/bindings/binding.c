@@ -52,3 +52,13 @@ const kvg_binding_call *kvg_binding_call_named(const char *api,
             }
     return NULL;
 }
+
+const char *kvg_given_param(const kvg_call_given *g, const char *name)
+{
+    return g->param != NULL ? g->param(g->ctx, name) : NULL;
+}
+
+int kvg_given_nz(const kvg_call_given *g, const char *name)
+{
+    return g->nz != NULL && g->nz(g->ctx, name);
+}

@@ -25,11 +25,33 @@ typedef enum kvg_binding_kind {
 
 /* Which inputs a call gives, for a form's rules that depend on them (the
  * case's inputs for `kvgold prepare`, a dump's bound arguments for `kvgold
- * scan`): the rank of input `name`, or -1 if the call does not give it. */
+ * scan`): the rank of input `name`, or -1 if the call does not give it.
+ * A dump also records what a case has no place for; a giver that has it
+ * sets the optional members (NULL otherwise; read them through
+ * kvg_given_param / kvg_given_nz): the text of the framework's parameter
+ * `name` as the dump records it (ATB's "compressType"), or NULL; and
+ * whether input `name` is stored FRACTAL_NZ. */
 typedef struct kvg_call_given {
     int (*rank)(const void *ctx, const char *name);
     const void *ctx;
+    const char *(*param)(const void *ctx, const char *name);
+    int (*nz)(const void *ctx, const char *name);
 } kvg_call_given;
+
+/* g->param / g->nz, or NULL / 0 when the giver has no such record. */
+const char *kvg_given_param(const kvg_call_given *g, const char *name);
+int kvg_given_nz(const kvg_call_given *g, const char *name);
+
+/* A rule that gives ops-test-kit's shapeless .bin inputs their shapes
+ * (`kvgold scan` implements each; the binding names the one its argument
+ * list follows). */
+typedef enum kvg_bin_shapes {
+    KVG_BIN_SHAPES_NONE = 0, /* only what the goldens' shapes determine */
+    /* key, value, key_cache, value_cache, slot_mapping[, wins, seq_len[,
+     * offset_index]]: key / value [tokens, N, D] from their ND cache, or N
+     * per head from wins / seq_len; index tensors 1-D */
+    KVG_BIN_SHAPES_PAGED = 1
+} kvg_bin_shapes;
 
 /* One call form of the operator. */
 typedef struct kvg_binding_call {
@@ -77,7 +99,9 @@ typedef struct kvg_binding_call {
      * NULL. `kvgold scan` gives a dumped call these values. */
     const char *const *framework_attrs;
     /* The value, as JSON text, of framework attribute `attr` for a call
-     * that gives the inputs `given`. Required with framework_attrs. */
+     * that gives the inputs `given`, or NULL when the framework sets
+     * nothing for this call (the operator's default holds). Required with
+     * framework_attrs. */
     const char *(*framework_value)(const kvg_call_given *given,
                                    const char *attr);
 } kvg_binding_call;
@@ -87,6 +111,7 @@ typedef struct kvg_binding {
     const char *op; /* the registry's name */
     const kvg_binding_call *calls;
     size_t n_calls;
+    kvg_bin_shapes bin_shapes; /* ops-test-kit's .bin inputs */
 } kvg_binding;
 
 /* The generated table of every tools/lib/bindings/<op>.c, NULL-terminated,

@@ -79,4 +79,5 @@ static const kvg_binding_call k_calls[] = {
 };
 
 const kvg_binding kvg_binding_kv_rms_norm_rope_cache = {
-    "kv_rms_norm_rope_cache", k_calls, sizeof k_calls / sizeof k_calls[0]};
+    "kv_rms_norm_rope_cache", k_calls, sizeof k_calls / sizeof k_calls[0],
+    KVG_BIN_SHAPES_NONE};

@@ -4,6 +4,7 @@
  * ReshapeAndCacheOperation.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
@@ -26,6 +27,33 @@ static const char *const k_kw[] = {"slot_indices", "slot_mapping",
                                    "slot_mapping", "slot_mapping", NULL};
 /* it returns nothing: the caches it updates */
 static const char *const k_out[] = {"key_cache", "value_cache", NULL};
+
+/* A dump records no mode by kvgold's names: the compress type is ATB's
+ * parameter compressType when the dump has it, else what the optional
+ * inputs given imply (wins and seq_len: KVHEAD; offset_index too:
+ * KVHEAD_ROPE; an ops-test-kit case of the torch_npu form gives them
+ * positionally), and the NZ layout is the caches' storage format. */
+static const char *const k_framework[] = {"compress_type", "cache_layout",
+                                          NULL};
+
+static const char *dump_value(const kvg_call_given *g, const char *attr)
+{
+    static const char *const k_compress[] = {"\"UNDEFINED\"", "\"KVHEAD\"",
+                                             "\"KVHEAD_ROPE\""};
+    const char *p = kvg_given_param(g, "compressType");
+    int v = -1;
+
+    if (strcmp(attr, "cache_layout") == 0)
+        return kvg_given_nz(g, "key_cache") ? "\"NZ\"" : NULL;
+    if (p == NULL)
+        return k_compress[g->rank(g->ctx, "offset_index") >= 0 ? 2
+                          : g->rank(g->ctx, "wins") >= 0       ? 1
+                                                               : 0];
+    if (sscanf(p, "%d", &v) == 1 && v >= 0 && v <= 2)
+        return k_compress[v];
+    /* the operator refuses it, this text in its message */
+    return "\"(ATB's compressType is not 0, 1 or 2)\"";
+}
 
 /* torch_npu._npu_reshape_and_cache takes no parameters: ATB's defaults
  * only */
@@ -57,13 +85,18 @@ static const kvg_binding_call k_calls[] = {
      .keywords = k_kw,
      .outputs = k_out,
      .note = "with its default parameters",
-     .check = check_torch},
+     .check = check_torch,
+     .framework_attrs = k_framework,
+     .framework_value = dump_value},
     {.kind = KVG_BINDING_ATB,
      .api = "ReshapeAndCacheOperation",
      .names = k_names_atb,
      .tensors = k_in_atb,
-     .outputs = k_out},
+     .outputs = k_out,
+     .framework_attrs = k_framework,
+     .framework_value = dump_value},
 };
 
 const kvg_binding kvg_binding_reshape_and_cache = {
-    "reshape_and_cache", k_calls, sizeof k_calls / sizeof k_calls[0]};
+    "reshape_and_cache", k_calls, sizeof k_calls / sizeof k_calls[0],
+    KVG_BIN_SHAPES_PAGED};

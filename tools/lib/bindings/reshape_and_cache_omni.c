@@ -23,4 +23,5 @@ static const kvg_binding_call k_calls[] = {
 };
 
 const kvg_binding kvg_binding_reshape_and_cache_omni = {
-    "reshape_and_cache_omni", k_calls, sizeof k_calls / sizeof k_calls[0]};
+    "reshape_and_cache_omni", k_calls, sizeof k_calls / sizeof k_calls[0],
+    KVG_BIN_SHAPES_PAGED};

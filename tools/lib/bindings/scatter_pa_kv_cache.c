@@ -66,7 +66,7 @@ static int case_rank(const void *ctx, const char *name)
 static kvg_status check_torch(const kvg_case *c,
                               const kvg_binding_call *call, kvg_diag *diag)
 {
-    const kvg_call_given given = {case_rank, c};
+    const kvg_call_given given = {.rank = case_rank, .ctx = c};
     const char *reached = torch_value(&given, "scatter_mode");
     char mode[32];
 
@@ -113,4 +113,5 @@ static const kvg_binding_call k_calls[] = {
 };
 
 const kvg_binding kvg_binding_scatter_pa_kv_cache = {
-    "scatter_pa_kv_cache", k_calls, sizeof k_calls / sizeof k_calls[0]};
+    "scatter_pa_kv_cache", k_calls, sizeof k_calls / sizeof k_calls[0],
+    KVG_BIN_SHAPES_NONE};

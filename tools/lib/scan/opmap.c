@@ -62,6 +62,7 @@ static kvg_scan_sig sig_of(const kvg_binding_call *c, kvg_scan_format f)
 {
     kvg_scan_sig s;
     s.format = f;
+    s.form = c;
     s.names = c->names;
     s.inputs = c->positional != NULL ? c->positional : c->tensors;
     s.outputs = c->outputs;

@@ -14,9 +14,9 @@
  * (bin before npy before pt). A .bin input records no shape (ops-test-kit
  * keeps it in the case CSV): it is read with the shape of the golden
  * output its operator writes in place (a cache), or the shape the
- * operator's map derives from the goldens and the files' sizes
- * (bin_shapes); a call with any other .bin input is not judged, saying
- * so. output_<i>_... files (an
+ * operator's binding's rule derives from the goldens and the files'
+ * sizes (binding.h, kvg_bin_shapes); a call with any other .bin input
+ * is not judged, saying so. output_<i>_... files (an
  * NPU's outputs, named as the goldens) are judged in place of the golden
  * when present; otherwise what is judged is the golden ops-test-kit
  * prepared (its CPU golden or plug-in) against kvgold's.
@@ -650,8 +650,8 @@ static kvg_status bin_sizes(kvg_scan_call *c, const kvg_ttk_row *row,
         *done = 1;
         return KVG_OK;
     }
-    if (m != NULL && m->bin_shapes != NULL)
-        m->bin_shapes(c);
+    if (m != NULL && m->binding->bin_shapes == KVG_BIN_SHAPES_PAGED)
+        kvg_scan_paged_bin_shapes(c);
     return KVG_OK;
 }
 

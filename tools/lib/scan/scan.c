@@ -288,60 +288,61 @@ static kvg_status bind_params(const kvg_scan_call *c, const kvg_scan_opmap *m,
     return KVG_OK;
 }
 
-/* The torch_npu call form of a dumped call of operator m (an msprobe
- * record; an ops-test-kit e2e testcase naming the API), or NULL. */
-static const kvg_binding_call *torch_form(const kvg_scan_call *c,
-                                          const kvg_scan_opmap *m)
-{
-    size_t i;
-
-    if (!kvg_scan_is_torch_npu(c))
-        return NULL;
-    for (i = 0; i < m->binding->n_calls; i++) {
-        const kvg_binding_call *f = &m->binding->calls[i];
-        if (f->kind != KVG_BINDING_TORCH_NPU)
-            continue;
-        if (c->format == KVG_SCAN_TTK
-                ? f->api != NULL && strcmp(f->api, c->api) == 0
-                : f->selector == NULL)
-            return f;
-    }
-    return NULL;
-}
+/* What framework_values' givers read: the dumped call and its binding. */
+typedef struct given_ctx {
+    const kvg_scan_call *c;
+    const kvg_scan_bound *b;
+} given_ctx;
 
 /* A bound input's rank, -1 when the call gives none or an empty one. */
 static int bound_rank(const void *ctx, const char *name)
 {
     const kvg_scan_arg *a =
-        kvg_scan_bound_pre((const kvg_scan_bound *)ctx, name);
+        kvg_scan_bound_pre(((const given_ctx *)ctx)->b, name);
     return a != NULL && a->rank > 0 ? a->rank : -1;
 }
 
-/* What the framework sets that the dumped call does not (binding.h:
- * framework_attrs): a torch_npu call ran with torch_npu's defaults, not
- * the operator's. */
-static kvg_status framework_values(const kvg_scan_call *c,
-                                   const kvg_scan_opmap *m,
-                                   kvg_scan_bound *b, kvg_diag *diag)
+/* The dumped call's parameter `name` (ATB's), or NULL. */
+static const char *dumped_param(const void *ctx, const char *name)
 {
-    const kvg_binding_call *f = torch_form(c, m);
-    const kvg_call_given given = {bound_rank, b};
+    const kvg_scan_arg *p = kvg_scan_param(((const given_ctx *)ctx)->c, name);
+    return p != NULL ? p->value : NULL;
+}
+
+/* Whether a bound input is stored FRACTAL_NZ. */
+static int bound_nz(const void *ctx, const char *name)
+{
+    const kvg_scan_arg *a =
+        kvg_scan_bound_pre(((const given_ctx *)ctx)->b, name);
+    return a != NULL && a->layout == KVG_SCAN_LAYOUT_NZ;
+}
+
+/* What the framework sets that the dumped call does not record by
+ * kvgold's names (binding.h: framework_attrs): a torch_npu call ran with
+ * torch_npu's defaults, not the operator's; an ATB call's mode is its
+ * parameter or what its inputs imply. */
+static kvg_status framework_values(const kvg_scan_call *c,
+                                   const kvg_scan_sig *s, kvg_scan_bound *b,
+                                   kvg_diag *diag)
+{
+    const kvg_binding_call *f = s->form;
+    const given_ctx ctx = {c, b};
+    const kvg_call_given given = {bound_rank, &ctx, dumped_param, bound_nz};
     size_t i;
 
     if (f == NULL || f->framework_attrs == NULL)
         return KVG_OK;
     for (i = 0; f->framework_attrs[i] != NULL; i++) {
         const char *attr = f->framework_attrs[i];
-        if (kvg_scan_get_attr(b, attr) == NULL)
-            KVG_TRY(kvg_scan_set_attr(b, attr,
-                                      f->framework_value(&given, attr),
-                                      diag));
+        const char *value = f->framework_value(&given, attr);
+        if (value != NULL && kvg_scan_get_attr(b, attr) == NULL)
+            KVG_TRY(kvg_scan_set_attr(b, attr, value, diag));
     }
     return KVG_OK;
 }
 
 /* The call onto the operator's signature: inputs, outputs, parameters,
- * the framework's own values, then the operator's own translations. */
+ * then the framework's own values. */
 static kvg_status bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
                        const kvg_scan_sig *s, kvg_scan_bound *b,
                        kvg_diag *diag)
@@ -350,8 +351,7 @@ static kvg_status bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
     KVG_TRY(bind_inputs(c, m, s, b, diag));
     KVG_TRY(bind_outputs(c, s, b, diag));
     KVG_TRY(bind_params(c, m, b, diag));
-    KVG_TRY(framework_values(c, m, b, diag));
-    return m->finish != NULL ? m->finish(c, b, diag) : KVG_OK;
+    return framework_values(c, s, b, diag);
 }
 
 /* ---- loading ----------------------------------------------------------- */

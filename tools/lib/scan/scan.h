@@ -141,6 +141,7 @@ void kvg_scan_list_free(kvg_scan_list *l);
  */
 typedef struct kvg_scan_sig {
     kvg_scan_format format;
+    const struct kvg_binding_call *form; /* the call form it follows */
     const char *const *names;
     const char *const *inputs;
     const char *const *outputs;
@@ -162,26 +163,17 @@ typedef struct kvg_scan_bound {
 
 struct kvg_binding;
 
+/* An operator as scan sees it: its call forms (kvg_binding_<op>), whose
+ * `op` is the registry's name. Everything particular to an operator
+ * (framework values a dump implies, the .bin shape rule its argument list
+ * follows) is in its binding. */
 typedef struct kvg_scan_opmap {
-    /* the operator's call forms (kvg_binding_<op>), whose `op` is the
-     * registry's name */
     const struct kvg_binding *binding;
-    /* The operator's own translations after the positional binding
-     * (value spellings, a layout from the storage format, attributes
-     * from `params`); may be NULL. KVG_OK, or a status with the diag
-     * saying why the call cannot be mapped. */
-    kvg_status (*finish)(const kvg_scan_call *c, kvg_scan_bound *b,
-                         kvg_diag *diag);
-    /* ops-test-kit's .bin inputs record no shape: set the rank and shape
-     * of each input (in the TTK signature's order) that the goldens'
-     * shapes and the inputs' byte sizes (`nbytes`, the file's) determine;
-     * unknown ones have rank -1. May be NULL. */
-    void (*bin_shapes)(kvg_scan_call *c);
 } kvg_scan_opmap;
 
-/* Helpers for finish(): set attribute `attr` (JSON text), the bound
- * tensor's argument by kvgold name (NULL if not bound), and the
- * parameter of the call named `name`. */
+/* Set attribute `attr` (JSON text); get it; the bound tensor's argument
+ * by kvgold name (NULL if not bound); the parameter of the call named
+ * `name`. */
 kvg_status kvg_scan_set_attr(kvg_scan_bound *b, const char *attr,
                              const char *json, kvg_diag *diag);
 const char *kvg_scan_get_attr(const kvg_scan_bound *b, const char *attr);
@@ -189,9 +181,10 @@ const kvg_scan_arg *kvg_scan_bound_pre(const kvg_scan_bound *b,
                                        const char *name);
 const kvg_scan_arg *kvg_scan_param(const kvg_scan_call *c, const char *name);
 
-/* bin_shapes for the paged copies' argument list (key, value, key_cache,
- * value_cache, slot_mapping[, wins, seq_len[, offset_index]]):
- * paged_bin_shapes.c. */
+/* binding.h's KVG_BIN_SHAPES_PAGED: set the rank and shape of each .bin
+ * input (in the TTK signature's order) that the goldens' shapes and the
+ * inputs' byte sizes (`nbytes`, the file's) determine; unknown ones keep
+ * rank -1 (paged_bin_shapes.c). */
 void kvg_scan_paged_bin_shapes(kvg_scan_call *c);
 
 /* The maps (generated table of every ops/<op>.c). */
