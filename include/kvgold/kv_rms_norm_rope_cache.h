@@ -14,8 +14,8 @@
  *   ckv_cache <- T(y), or Q(y * c_kv_scale (+ c_kv_offset))   scattered
  *   k_cache   <- T(r), or Q(r * k_rope_scale (+ k_rope_offset))
  *
- * The scale MULTIPLIES (it is the reciprocal of a dequant scale; the sister
- * op QkvRmsNormRopeCache divides). Q is the cache's 1-byte dtype: int8
+ * The scale MULTIPLIES (it is the reciprocal of a dequant scale; not every
+ * operator's does). Q is the cache's 1-byte dtype: int8
  * (round half to even, saturate), hif8 (round half away), fp8 e5m2 / e4m3fn
  * (round half to even); fp8 and hif8 saturate unless quant_overflow says
  * otherwise. The quantiser sees the binary32 y and r, never T(y), T(r).

@@ -22,9 +22,9 @@
  *                 pair may have different dtypes.
  *   key-only      (Norm / None or Nct) value and value_cache both NULL, or
  *                 both rank 0 (aclnn's 0-dim value_cache): only the key.
- *   Norm / Alibi, Rope, Omni (the compressed modes: ATB ReshapeAndCache
- *                 KVHEAD / KVHEAD_ROPE and ReshapeAndCacheOmni semantics,
- *                 computed by the same engine): key / value [T, N, D],
+ *   Norm / Alibi, Rope, Omni (the compressed modes: the semantics of ATB's
+ *                 per-head paged copies, computed by the same engine;
+ *                 docs/scatter_pa_kv_cache.md): key / value [T, N, D],
  *                 caches [NB, BS, 1, D] (D*size a multiple of 32 bytes),
  *                 slot_mapping, compress_lens and (Rope, Omni)
  *                 compress_seq_offset per head [B*N], seq_lens [B]; head

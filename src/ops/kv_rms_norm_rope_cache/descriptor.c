@@ -180,8 +180,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate_rows, &rows, diag);
 }
 
-/* The option was spelled quant_overflow before QkvRmsNormRopeCache's
- * spelling, overflow, became every operator's. */
+/* The option was spelled quant_overflow before the spelling of the later
+ * operators, overflow, became every operator's. */
 static const kvg_i_op_alias k_aliases[] = {{"quant_overflow", "overflow"}};
 
 KVG_I_OP_DEFINE(kv_rms_norm_rope_cache, KVG_I_OP_ATTRS(k_attrs),
