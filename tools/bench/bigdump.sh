@@ -5,9 +5,9 @@
 #       [--kvgold BIN] [--mem-cap BYTES] [--timeout SECONDS] [--keep]
 #       [--markdown FILE] [--cold] [--pairs N]
 #
-# For each size: writes a DeepSeek-V3 decode step of KvRmsNormRopeCache
-# (Bkv 64, PA_BLK_NZ, int8 caches) whose input files add up to that many
-# bytes, with expected caches from the NumPy golden (tools/bench/bigdump.py),
+# For each size: writes a DeepSeek-V3 MLA decode step (bigdump.py says which
+# operator and why: Bkv 64, PA_BLK_NZ, int8 caches) whose input files add up
+# to that many bytes, with expected caches from the NumPy golden,
 # then measures, one command at a time:
 #   run            kvgold run CASE --out GOOD   (its output is the good dump)
 #   check          kvgold check CASE
