@@ -20,8 +20,8 @@
  *   Dv), slot_mapping [num_tokens] int32. Slots must be < num_blocks *
  *   block_size and, among the non-negative ones, distinct.
  *
- * compress_type KVHEAD and KVHEAD_ROPE (ND only). As
- * kvgold/reshape_and_cache_omni.h: key/value [num_tokens, N, D] with
+ * compress_type KVHEAD and KVHEAD_ROPE (ND only), the per-head runs ATB's
+ * Omni operator also writes (docs/reshape_and_cache_omni.md): key/value [num_tokens, N, D] with
  * D % 32 == 0, caches [num_blocks, block_size, 1, D], per-head int32
  * slot_mapping and wins [batch*N], seq_len [batch]; head i = b*N + h writes
  * a run of consecutive flat slots from slot_mapping[i] (skipped if

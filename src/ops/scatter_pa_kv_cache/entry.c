@@ -561,7 +561,7 @@ static const kvg_i_runs_rules k_rules = {"compress_lens", "seq_lens",
                                          "compress_seq_offset", 1, 1, 1, 1};
 
 /* Alibi is ATB's KVHEAD (the last w tokens), Rope its KVHEAD_ROPE (prefix,
- * one mean token, suffix), Omni ReshapeAndCacheOmni (prefix and suffix). */
+ * one mean token, suffix), Omni ATB's Omni operator (prefix and suffix). */
 static kvg_status runs_check(const args_t *a, kvg_i_runs *r, kvg_diag *diag)
 {
     memset(r, 0, sizeof *r);
