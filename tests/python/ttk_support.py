@@ -77,7 +77,14 @@ def _op_modules(stem):
 def torch_npu_schemas():
     """{operator: {API: schema}}: torch_npu's own signatures, each
     operator's tests/ops/<op>/torch_npu_api.py (from op-plugin's schemas,
-    cited there), the outside truth the call forms are checked against."""
+    cited there), the outside truth the call forms are checked against.
+    A schema: "where" (repo@commit:path:line), "tensors" (the tensor
+    arguments in signature order, "!" marking a Tensor(a!) one, updated
+    in place), "attrs" (the other arguments), "returns" (what the API
+    returns, by kvgold name; (None,) for "-> ()", which ops-test-kit lists
+    as [None]), "case_names" (kvgold's case.json name of an argument where
+    it differs) and optionally "not_in_form" ({argument: why kvgold's call
+    form leaves it out})."""
     return {op: m.SCHEMAS for op, m in _op_modules("torch_npu_api").items()}
 
 

@@ -1,10 +1,9 @@
-"""torch_npu's own signatures of KvRmsNormRopeCache's APIs, the outside
-truth kvgold's call forms (tools/lib/bindings/kv_rms_norm_rope_cache.c) are
-checked against (tests/python/test_prepare.py, test_ttk.py); the fields
-are those of tests/ops/reshape_and_cache/torch_npu_api.py. The Tensors the
-APIs return are named as docs/kv_rms_norm_rope_cache.md names them.
-"not_in_form": an argument of the schema kvgold's form leaves out, and
-why."""
+"""torch_npu's own signatures of this operator's APIs, the outside truth
+its call forms (tools/lib/bindings/<op>.c, as kvgold.ops reads them) are
+checked against (tests/python/test_prepare.py, test_ttk.py,
+test_msprobe.py), cited per API (repo@commit:path:line). The fields:
+tests/python/ttk_support.py, torch_npu_schemas(). The Tensors the APIs
+return are named as the operator's page (docs/) names them."""
 _SOURCE = ("Ascend/op-plugin@517f2e7d0f202f38b76310706cb977ca2388ad21:"
            "op_plugin/config/op_plugin_functions.yaml:")
 SCHEMAS = {

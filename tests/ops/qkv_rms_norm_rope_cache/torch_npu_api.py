@@ -1,9 +1,9 @@
-"""torch_npu's own signature of QkvRmsNormRopeCache's API, the outside
-truth kvgold's call form (tools/lib/bindings/qkv_rms_norm_rope_cache.c) is
-checked against (tests/python/test_prepare.py, test_ttk.py); the fields
-are those of tests/ops/reshape_and_cache/torch_npu_api.py. The three
-Tensors it returns are the "before quant" outputs (docs/
-qkv_rms_norm_rope_cache.md)."""
+"""torch_npu's own signatures of this operator's APIs, the outside truth
+its call forms (tools/lib/bindings/<op>.c, as kvgold.ops reads them) are
+checked against (tests/python/test_prepare.py, test_ttk.py,
+test_msprobe.py), cited per API (repo@commit:path:line). The fields:
+tests/python/ttk_support.py, torch_npu_schemas(). The three Tensors the
+API returns are the "before quant" outputs (the operator's page, docs/)."""
 SCHEMAS = {
     "torch_npu.npu_qkv_rms_norm_rope_cache": dict(
         where="Ascend/op-plugin@517f2e7d0f202f38b76310706cb977ca2388ad21:"

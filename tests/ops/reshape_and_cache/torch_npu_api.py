@@ -1,12 +1,9 @@
-"""torch_npu's own signatures of ReshapeAndCache's APIs, the outside truth
-kvgold's call forms (tools/lib/bindings/reshape_and_cache.c) are checked
-against (tests/python/test_prepare.py, test_ttk.py): written from the
-schemas op-plugin registers, cited per API (repo@commit:path:line).
-"tensors": the tensor arguments in signature order, "!" marking a
-Tensor(a!) one (updated in place); "attrs": the other arguments;
-"returns": what the API returns, by kvgold name ((None,): "-> ()", which
-ops-test-kit lists as [None]); "case_names": kvgold's case.json name of an
-argument where it differs."""
+"""torch_npu's own signatures of this operator's APIs, the outside truth
+its call forms (tools/lib/bindings/<op>.c, as kvgold.ops reads them) are
+checked against (tests/python/test_prepare.py, test_ttk.py,
+test_msprobe.py): written from the schemas op-plugin registers, cited per
+API (repo@commit:path:line). The fields: tests/python/ttk_support.py,
+torch_npu_schemas()."""
 SCHEMAS = {
     "torch_npu._npu_reshape_and_cache": dict(
         where="Ascend/op-plugin@517f2e7d0f202f38b76310706cb977ca2388ad21:"

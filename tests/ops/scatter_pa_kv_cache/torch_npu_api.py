@@ -1,7 +1,8 @@
-"""torch_npu's own signature of ScatterPaKvCache's API, the outside truth
-kvgold's call form (tools/lib/bindings/scatter_pa_kv_cache.c) is checked
-against (tests/python/test_prepare.py, test_ttk.py); the fields are those
-of tests/ops/reshape_and_cache/torch_npu_api.py."""
+"""torch_npu's own signatures of this operator's APIs, the outside truth
+its call forms (tools/lib/bindings/<op>.c, as kvgold.ops reads them) are
+checked against (tests/python/test_prepare.py, test_ttk.py,
+test_msprobe.py), cited per API (repo@commit:path:line). The fields:
+tests/python/ttk_support.py, torch_npu_schemas()."""
 SCHEMAS = {
     "torch_npu.npu_scatter_pa_kv_cache": dict(
         where="Ascend/op-plugin@517f2e7d0f202f38b76310706cb977ca2388ad21:"

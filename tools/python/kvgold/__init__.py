@@ -7,7 +7,7 @@ one import away (docs/python.md).
     print(kvgold.compare(golden, npu_outputs).report())
 
 The per-operator functions under their torch_npu / ATB names
-(kvgold.npu_kv_rmsnorm_rope_cache, ...) are kvgold.ops.FUNCTIONS, found in
+(kvgold.npu_..., kvgold._npu_...) are kvgold.ops.FUNCTIONS, found in
 kvgold/ops/<op>.py and looked up here at run time (PEP 562 __getattr__), so
 this file names no operator; a type checker sees their signatures through
 kvgold.ops.<op> (docs/python.md, "Types"). kvgold.torch_npu (imported on

@@ -11,8 +11,8 @@ functions (kvgold/ops/<op>.py) under those names:
     kvgold.msprobe.install()   # before msprobe's acc_check runs
 
 An API that updates tensors in place without returning them (the caches of
-_npu_reshape_and_cache and npu_scatter_pa_kv_cache, which return None)
-gives msprobe nothing to compare: with torch_npu's None on both sides
+an API that returns None, its call form's in-place outputs) gives msprobe
+nothing to compare: with torch_npu's None on both sides
 msprobe writes "pass" ("Bench output is None, skip this test"). So its
 bench function returns a dict instead, {"output.<i>": what the API
 returns, ..., <argument>: the tensor after the call, ...}: against the
@@ -57,8 +57,8 @@ INPLACE_ARGS: Dict[str, Tuple[str, ...]] = {
 # The outputs an API leaves unwritten unless an attribute is true (the
 # call forms' "unwritten", kvgold/ops/<op>.py): API -> (attribute, the
 # names of the outputs in the order outputs_after_call gives them, the
-# unwritten ones). npu_kv_rmsnorm_rope_cache without is_output_kv returns
-# k_rope and c_kv as the NPU allocated them: nothing to compare.
+# unwritten ones): without the attribute the API returns those outputs as
+# the NPU allocated them, with nothing to compare.
 UNWRITTEN: Dict[str, Tuple[str, Tuple[str, ...], FrozenSet[str]]] = {
     form["api"].split(".", 1)[1]: (form["unwritten"][0],
                                    tuple(form["outputs"]),

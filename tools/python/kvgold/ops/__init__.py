@@ -81,9 +81,10 @@ BY_OP: Dict[str, Dict[str, Callable[..., Any]]] = {
 """{operator name: {function name: function}}."""
 
 TORCH_NPU_CALLS: Dict[str, Sequence[Mapping[str, Any]]] = {
-    op: torch_npu_forms(op, getattr(m, "TORCH_NPU_PYTHON", {}))
-    for op, m in MODULES.items()}
-"""{operator name: its torch_npu call forms (the fields above)}."""
+    op: torch_npu_forms(op, getattr(MODULES.get(op), "TORCH_NPU_PYTHON", {}))
+    for op in sorted(operators())}
+"""{operator name: its torch_npu call forms (the fields above)}, for every
+operator: one with a C torch_npu form and no module is an ImportError."""
 
 
 def _collect(by_op: Dict[str, Dict[str, Callable[..., Any]]]
