@@ -354,6 +354,7 @@ static void test_form_inplace(void **state)
         {"torch_npu.npu_kv_rmsnorm_rope_cache_v2", 2, 2, {5, 6, 0}},
         {"torch_npu.npu_qkv_rms_norm_rope_cache", 3, 3, {6, 7, 8}},
         {"torch_npu._npu_reshape_and_cache", 0, 2, {2, 3, 0}},
+        {"torch_npu._npu_reshape_and_cache_siso", 0, 1, {1, 0, 0}},
         {"torch_npu.npu_scatter_pa_kv_cache", 0, 2, {2, 3, 0}}};
     const kvg_binding *const *b;
     size_t i, k, seen = 0;

@@ -31,14 +31,29 @@ def test_install_registers_every_api_under_its_npu_name():
 
 
 def test_module_names_are_the_bench_functions():
-    """The module's API-named attributes (spelled out in msprobe.py) are
-    exactly BENCH_FUNCTIONS: an operator adding a torch_npu name fails
-    here until msprobe.py names it."""
+    """The module's API-named attributes (given by its __getattr__ from
+    BENCH_FUNCTIONS) are exactly BENCH_FUNCTIONS, all listed in __all__."""
     named = {n for n in kvm.__all__ if n.startswith(("npu_", "_npu_"))}
     assert named == set(kvm.BENCH_FUNCTIONS)
     for n in named:
         assert getattr(kvm, n) is kvm.BENCH_FUNCTIONS[n]
+    assert named <= set(dir(kvm))
     assert set(kvm.INPLACE_ARGS) <= set(kvm.BENCH_FUNCTIONS)
+
+
+def test_inplace_args_are_the_schemas():
+    """The arguments a bench function returns as updated in place are the
+    Tensor(a!) arguments of torch_npu's schema of that API
+    (tests/ops/<op>/torch_npu_api.py), for every API kvgold registers."""
+    from ttk_support import SCHEMAS
+    for api in kvm.BENCH_FUNCTIONS:
+        schema = SCHEMAS.get("torch_npu." + api)
+        if schema is None:
+            assert api not in kvm.INPLACE_ARGS, api
+            continue
+        marked = tuple(t.rstrip("!") for t in schema["tensors"]
+                       if t.endswith("!"))
+        assert kvm.INPLACE_ARGS.get(api, ()) == marked, api
 
 
 def test_outputs_after_call_leaves_other_apis():

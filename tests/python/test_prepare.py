@@ -21,7 +21,8 @@ import pytest
 import kvgold.ops
 
 from conftest import VECTORS, cli_env
-from ttk_support import (TTK_DTYPES, call_form, case_name, prepare_cases,
+from ttk_support import (SCHEMAS, TTK_DTYPES, call_form, prepare_cases,
+                         schema_case_name, schema_tensors, torch_npu_schemas,
                          ttk_goldens)
 
 
@@ -45,12 +46,12 @@ def parse_name(name):
         return None
     return role, index, dtype, shape if mark else None, fmt
 
-# Each operator's torch_npu call forms (tensor arguments in signature order,
-# then what the call returns followed by the caches it writes in place) are
-# its module's TORCH_NPU_CALLS (kvgold/ops/<op>.py, from torch_npu's API
-# documentation), which the C tool reads nowhere: prepare has its own
-# copy in tools/lib/bindings/<op>.c, checked here against it. The cases are
-# each operator's tests/ops/<op>/prepare_cases.py.
+# Each operator's torch_npu call forms are stated once, in C
+# (tools/lib/bindings/<op>.c), which both `kvgold prepare` and the Python
+# package (kvgold.ops.TORCH_NPU_CALLS) read; what a replay directory must
+# hold is taken from torch_npu's own signatures instead
+# (tests/ops/<op>/torch_npu_api.py, cited there), so a wrong form fails
+# here. The cases are each operator's tests/ops/<op>/prepare_cases.py.
 PREPARE = prepare_cases()
 CASES = [op + "/" + c for op, (names, _) in PREPARE.items() for c in names]
 REFUSED = [(op + "/" + c, words) for op, (_, refused) in PREPARE.items()
@@ -124,7 +125,8 @@ def test_directory_matches_the_case(prepared, case):
         doc = json.load(f)
     got = read_replay_dir(os.path.join(prepared, os.path.basename(case)))
     form = call_form(doc["op"], doc["inputs"])
-    inputs = [case_name(form, n) for n in form["tensors"]]
+    inputs = [schema_case_name(form["api"], n)
+              for n in schema_tensors(form["api"])]
     # what ops-test-kit compares: the API's return (None for None), then
     # the caches it writes in place
     goldens = ttk_goldens(form)
@@ -152,6 +154,31 @@ def test_directory_matches_the_case(prepared, case):
         assert dims == arr.shape, name
         assert data == np.ascontiguousarray(arr).tobytes(), (
             "golden %d (%s) differs from the generator's" % (i, name))
+
+
+def test_call_forms_are_torch_npus_signatures():
+    """Every torch_npu call form of every operator (C's, as kvgold.ops
+    reads them) is the API's own signature: its name, tensor arguments in
+    order under torch_npu's names, its other arguments, what it returns
+    and which arguments it updates in place (Tensor(a!)); each operator
+    with forms has its table of signatures, and each API in a table is a
+    form."""
+    schemas = torch_npu_schemas()
+    with_forms = {op for op, forms in kvgold.ops.TORCH_NPU_CALLS.items()
+                  if forms}
+    assert set(schemas) == with_forms
+    for op, forms in kvgold.ops.TORCH_NPU_CALLS.items():
+        assert {f["api"] for f in forms} == set(schemas.get(op, {})), op
+        for form in forms:
+            api, schema = form["api"], SCHEMAS[form["api"]]
+            assert form["tensors"] == schema_tensors(api), api
+            assert tuple(form["attrs"]) == schema["attrs"], api
+            inplace = tuple(t.rstrip("!") for t in schema["tensors"]
+                            if t.endswith("!"))
+            assert form["inplace"] == inplace, api
+            returned = tuple(n for n in schema["returns"] if n is not None)
+            assert tuple(form["outputs"]) == returned + tuple(
+                schema_case_name(api, n) for n in inplace), api
 
 
 def test_none_markers_and_goldens_seen(prepared):

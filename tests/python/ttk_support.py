@@ -58,51 +58,87 @@ TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
 # golden on that chip (golden_generation.py `_call_plugin_with_plan`)
 SOC_OF_PROFILE = {"950": "Ascend950", "a2a3": "Ascend910B"}
 
-# What each torch_npu API gives ops-test-kit's e2e run to compare, written
-# out from the APIs' documentation (docs/<op>.md, "In msprobe,
-# ops-test-kit and scan") and ops-test-kit's code, not from kvgold's:
-# ttk/core_modules/framework_api/profiling.py `_execute_eager` lists
-# backend.result_to_numpy(<what the API returns>) - [None] for an API that
-# returns None (backends/base.py) - then appends, ascending, the argument
-# slots of the CSV's inplace_input_indexes. API -> (what it returns, by
-# kvgold name, None for None; the slots it writes in place).
-TTK_E2E_OUTPUTS = {
-    "torch_npu.npu_kv_rmsnorm_rope_cache":
-        (("k_cache", "ckv_cache", "k_rope", "c_kv"), ()),
-    "torch_npu.npu_kv_rmsnorm_rope_cache_v2": (("k_rope", "c_kv"), (5, 6)),
-    "torch_npu.npu_qkv_rms_norm_rope_cache":
-        (("q_out_before_quant", "k_out_before_quant", "v_out_before_quant"),
-         (6, 7, 8)),
-    "torch_npu._npu_reshape_and_cache": ((None,), (2, 3)),
-    "torch_npu.npu_scatter_pa_kv_cache": ((None,), (2, 3)),
-}
+def _op_modules(stem):
+    """{operator: module} of every tests/ops/<op>/<stem>.py, sorted."""
+    import glob
+    import os
+    ops = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "ops")
+    out = {}
+    for path in sorted(glob.glob(os.path.join(ops, "*", stem + ".py"))):
+        op = os.path.basename(os.path.dirname(path))
+        spec = importlib.util.spec_from_file_location(stem + "_" + op, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        out[op] = module
+    return out
+
+
+def torch_npu_schemas():
+    """{operator: {API: schema}}: torch_npu's own signatures, each
+    operator's tests/ops/<op>/torch_npu_api.py (from op-plugin's schemas,
+    cited there), the outside truth the call forms are checked against.
+    A schema: "where" (repo@commit:path:line), "tensors" (the tensor
+    arguments in signature order, "!" marking a Tensor(a!) one, updated
+    in place), "attrs" (the other arguments), "returns" (what the API
+    returns, by kvgold name; (None,) for "-> ()", which ops-test-kit lists
+    as [None]), "case_names" (kvgold's case.json name of an argument where
+    it differs) and optionally "not_in_form" ({argument: why kvgold's call
+    form leaves it out})."""
+    return {op: m.SCHEMAS for op, m in _op_modules("torch_npu_api").items()}
+
+
+SCHEMAS = {api: schema for by_api in torch_npu_schemas().values()
+           for api, schema in by_api.items()}
+
+
+def schema_tensors(api):
+    """The tensor arguments of `api` in signature order as the schema
+    spells them (no "!"), those kvgold's form leaves out dropped."""
+    schema = SCHEMAS[api]
+    return tuple(t.rstrip("!") for t in schema["tensors"]
+                 if t.rstrip("!") not in schema.get("not_in_form", {}))
+
+
+def schema_case_name(api, name):
+    return SCHEMAS[api]["case_names"].get(name, name)
+
+
+def _e2e_outputs(api):
+    """(what the API returns, by kvgold name, None for None; the slots of
+    its in-place tensors): what ops-test-kit's e2e run compares
+    (ttk/core_modules/framework_api/profiling.py `_execute_eager` lists
+    backend.result_to_numpy(<what the API returns>) - [None] for an API
+    that returns None (backends/base.py) - then appends, ascending, the
+    argument slots of the CSV's inplace_input_indexes)."""
+    schema = SCHEMAS[api]
+    tensors = [t for t in schema["tensors"]
+               if t.rstrip("!") not in schema.get("not_in_form", {})]
+    return (tuple(schema["returns"]),
+            tuple(i for i, t in enumerate(tensors) if t.endswith("!")))
+
+
+# API -> (what it returns; the slots it writes in place), from the
+# schemas, not from kvgold's call forms.
+TTK_E2E_OUTPUTS = {api: _e2e_outputs(api) for api in SCHEMAS}
 
 
 def ttk_goldens(form):
     """The goldens of call form `form` in the order ops-test-kit compares
     them with the device's outputs (TTK_E2E_OUTPUTS): kvgold names, None
     for the None an API returns."""
-    returned, slots = TTK_E2E_OUTPUTS[form["api"]]
-    return returned + tuple(form["tensors"][s] for s in slots)
+    api = form["api"]
+    returned, slots = TTK_E2E_OUTPUTS[api]
+    tensors = schema_tensors(api)
+    return returned + tuple(schema_case_name(api, tensors[s])
+                            for s in slots)
 
 
 def prepare_cases():
     """{operator: (CASES, REFUSED)} of every tests/ops/<op>/
     prepare_cases.py, sorted by operator."""
-    import glob
-    import os
-    ops = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                       "ops")
-    out = {}
-    for path in sorted(glob.glob(os.path.join(ops, "*",
-                                              "prepare_cases.py"))):
-        op = os.path.basename(os.path.dirname(path))
-        spec = importlib.util.spec_from_file_location(
-            "prepare_cases_" + op, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        out[op] = (list(module.CASES), list(module.REFUSED))
-    return out
+    return {op: (list(m.CASES), list(m.REFUSED))
+            for op, m in _op_modules("prepare_cases").items()}
 
 
 def call_form(doc_op, inputs):

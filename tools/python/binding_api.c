@@ -39,3 +39,79 @@ KVG_API const char *kvg_py_framework_value(const char *api, const char *attr,
         return NULL;
     return f->framework_value(&given, attr);
 }
+
+/* Form `i` of operator `op`, or NULL. */
+static const kvg_binding_call *form_at(const char *op, size_t i)
+{
+    const kvg_binding *const *b;
+
+    for (b = kvg_bindings; op != NULL && *b != NULL; b++)
+        if (strcmp((*b)->op, op) == 0)
+            return i < (*b)->n_calls ? &(*b)->calls[i] : NULL;
+    return NULL;
+}
+
+KVG_API size_t kvg_py_call_form_count(const char *op)
+{
+    const kvg_binding *const *b;
+
+    for (b = kvg_bindings; op != NULL && *b != NULL; b++)
+        if (strcmp((*b)->op, op) == 0)
+            return (*b)->n_calls;
+    return 0;
+}
+
+static const char *kind_name(kvg_binding_kind kind)
+{
+    switch (kind) {
+    case KVG_BINDING_TORCH_NPU:
+        return "torch_npu";
+    case KVG_BINDING_ACLNN:
+        return "aclnn";
+    case KVG_BINDING_ATB:
+        return "atb";
+    }
+    return NULL;
+}
+
+KVG_API const char *kvg_py_call_form_text(const char *op, size_t i,
+                                          const char *field)
+{
+    const kvg_binding_call *f = form_at(op, i);
+
+    if (f == NULL || field == NULL)
+        return NULL;
+    if (strcmp(field, "kind") == 0)
+        return kind_name(f->kind);
+    if (strcmp(field, "api") == 0)
+        return f->api;
+    if (strcmp(field, "selector") == 0)
+        return f->selector;
+    if (strcmp(field, "note") == 0)
+        return f->note;
+    return NULL;
+}
+
+KVG_API const char *const *kvg_py_call_form_list(const char *op, size_t i,
+                                                 const char *field)
+{
+    const kvg_binding_call *f = form_at(op, i);
+
+    if (f == NULL || field == NULL)
+        return NULL;
+    if (strcmp(field, "names") == 0)
+        return f->names;
+    if (strcmp(field, "tensors") == 0)
+        return f->tensors;
+    if (strcmp(field, "attrs") == 0)
+        return f->attrs;
+    if (strcmp(field, "positional") == 0)
+        return f->positional;
+    if (strcmp(field, "keywords") == 0)
+        return f->keywords;
+    if (strcmp(field, "outputs") == 0)
+        return f->outputs;
+    if (strcmp(field, "framework_attrs") == 0)
+        return f->framework_attrs;
+    return NULL;
+}

@@ -26,4 +26,30 @@ KVG_API const char *kvg_py_framework_value(const char *api, const char *attr,
                                            const char *const *names,
                                            const int *ranks, size_t n);
 
+/*
+ * Every call form of every operator, as tools/lib/bindings/<op>.c states
+ * it (binding.h, kvg_binding_call), so that the Python package builds its
+ * torch_npu call forms from the one statement instead of restating them.
+ * Forms are numbered per operator in the binding's order. All strings are
+ * static; nothing is allocated.
+ */
+
+/* How many call forms operator `op` (the registry's name) has: 0 when it
+ * has no binding. */
+KVG_API size_t kvg_py_call_form_count(const char *op);
+
+/* A text field of form `i` of operator `op`: "kind" ("torch_npu",
+ * "aclnn" or "atb"), "api", "selector" or "note". NULL when the form has
+ * none, the field is not one of these, or there is no such form. */
+KVG_API const char *kvg_py_call_form_text(const char *op, size_t i,
+                                          const char *field);
+
+/* A list field of form `i` of operator `op`, NULL-terminated: "names",
+ * "tensors", "attrs", "positional", "keywords" (pairs: framework keyword,
+ * kvgold name or "=attr"), "outputs" or "framework_attrs". NULL when the
+ * form has none (binding.h says what an absent list means), the field is
+ * not one of these, or there is no such form. */
+KVG_API const char *const *kvg_py_call_form_list(const char *op, size_t i,
+                                                 const char *field);
+
 #endif /* KVGOLD_TOOLS_PYTHON_BINDING_API_H */

@@ -76,7 +76,11 @@ typedef struct kvg_binding_call {
      * "=attr" for an attribute, NULL-terminated; NULL: `tensors`. */
     const char *const *positional;
     /* Keyword arguments as pairs {framework keyword, kvgold name or
-     * "=attr"}, NULL-terminated; may be NULL. */
+     * "=attr"}, NULL-terminated; may be NULL. The first pair naming a
+     * kvgold input gives the API's own parameter name for it (its
+     * schema's, which ops-test-kit and the Python functions use); later
+     * pairs are other spellings dumps record. An input no pair names has
+     * its kvgold name in the API too. */
     const char *const *keywords;
     /* What the call yields, by kvgold name: first what it returns, then
      * the tensors it updates in place (the caches), NULL-terminated. */

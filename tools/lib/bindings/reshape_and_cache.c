@@ -1,7 +1,7 @@
 /*
  * tools/lib/bindings/reshape_and_cache.c - how ReshapeAndCache is called:
- * torch_npu._npu_reshape_and_cache (ATB's defaults only) and ATB's
- * ReshapeAndCacheOperation.
+ * torch_npu._npu_reshape_and_cache (ATB's defaults only), its key-only
+ * _npu_reshape_and_cache_siso and ATB's ReshapeAndCacheOperation.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdio.h>
@@ -27,6 +27,11 @@ static const char *const k_kw[] = {"slot_indices", "slot_mapping",
                                    "slot_mapping", "slot_mapping", NULL};
 /* it returns nothing: the caches it updates */
 static const char *const k_out[] = {"key_cache", "value_cache", NULL};
+/* _npu_reshape_and_cache_siso(key, key_cache, slot_indices): ATB's
+ * K_CACHE_V_BYPASS, key_cache updated in place, returns nothing */
+static const char *const k_in_siso[] = {"key", "key_cache", "slot_mapping",
+                                        NULL};
+static const char *const k_out_siso[] = {"key_cache", NULL};
 
 /* A dump records no mode by kvgold's names: the compress type is ATB's
  * parameter compressType when the dump has it, else what the optional
@@ -88,6 +93,15 @@ static const kvg_binding_call k_calls[] = {
      .check = check_torch,
      .framework_attrs = k_framework,
      .framework_value = dump_value},
+    /* after the form above, which `kvgold prepare` picks for every case
+     * (no selector tells a key-only case apart); no other dump spelling,
+     * so scan maps msprobe records by the form above as before */
+    {.kind = KVG_BINDING_TORCH_NPU,
+     .api = "torch_npu._npu_reshape_and_cache_siso",
+     .tensors = k_in_siso,
+     .keywords = k_kw,
+     .outputs = k_out_siso,
+     .note = "key only: not written by prepare, which takes the API above"},
     {.kind = KVG_BINDING_ATB,
      .api = "ReshapeAndCacheOperation",
      .names = k_names_atb,

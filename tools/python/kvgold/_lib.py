@@ -406,6 +406,11 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "kvg_py_framework_value": (ctypes.c_char_p, [
         ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_char_p),
         _P(ctypes.c_int), ctypes.c_size_t]),
+    "kvg_py_call_form_count": (ctypes.c_size_t, [ctypes.c_char_p]),
+    "kvg_py_call_form_text": (ctypes.c_char_p, [
+        ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p]),
+    "kvg_py_call_form_list": (_P(ctypes.c_char_p), [
+        ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p]),
     "kvg_py_case_save": (ctypes.c_int, [
         ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
         _P(ctypes.c_char_p), _P(Tensor), ctypes.c_int, _P(Diag)]),

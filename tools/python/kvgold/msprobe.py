@@ -11,8 +11,8 @@ functions (kvgold/ops/<op>.py) under those names:
     kvgold.msprobe.install()   # before msprobe's acc_check runs
 
 An API that updates tensors in place without returning them (the caches of
-_npu_reshape_and_cache and npu_scatter_pa_kv_cache, which return None)
-gives msprobe nothing to compare: with torch_npu's None on both sides
+an API that returns None, its call form's in-place outputs) gives msprobe
+nothing to compare: with torch_npu's None on both sides
 msprobe writes "pass" ("Bench output is None, skip this test"). So its
 bench function returns a dict instead, {"output.<i>": what the API
 returns, ..., <argument>: the tensor after the call, ...}: against the
@@ -45,22 +45,20 @@ from ._errors import PARAM_INVALID, Error
 API_OPS = {name: op for op, named in sorted(_ops.BY_OP.items())
            for name in named if name.startswith(("npu_", "_npu_"))}
 
-# The tensor arguments each API updates in place and does not return (the
-# Tensor(a!) arguments of its torch_npu schema that are not among its
-# results). An API missing here that returns None is refused (see _bench).
-INPLACE_ARGS = {
-    "_npu_reshape_and_cache": ("key_cache", "value_cache"),
-    "_npu_reshape_and_cache_siso": ("key_cache",),
-    "npu_scatter_pa_kv_cache": ("key_cache", "value_cache"),
-    "npu_kv_rmsnorm_rope_cache_v2": ("k_cache", "ckv_cache"),
-    "npu_qkv_rms_norm_rope_cache": ("q_out", "k_cache", "v_cache"),
-}
+# The tensor arguments each API updates in place and does not return: its
+# call form's "inplace" (the tail of its outputs that are its arguments,
+# the Tensor(a!) arguments of its torch_npu schema; tools/lib/bindings).
+# An API without such arguments that returns None is refused (see _bench).
+INPLACE_ARGS: Dict[str, Tuple[str, ...]] = {
+    form["api"].split(".", 1)[1]: tuple(form["inplace"])
+    for forms in _ops.TORCH_NPU_CALLS.values() for form in forms
+    if form["inplace"] and form["api"].split(".", 1)[1] in API_OPS}
 
 # The outputs an API leaves unwritten unless an attribute is true (the
 # call forms' "unwritten", kvgold/ops/<op>.py): API -> (attribute, the
 # names of the outputs in the order outputs_after_call gives them, the
-# unwritten ones). npu_kv_rmsnorm_rope_cache without is_output_kv returns
-# k_rope and c_kv as the NPU allocated them: nothing to compare.
+# unwritten ones): without the attribute the API returns those outputs as
+# the NPU allocated them, with nothing to compare.
 UNWRITTEN: Dict[str, Tuple[str, Tuple[str, ...], FrozenSet[str]]] = {
     form["api"].split(".", 1)[1]: (form["unwritten"][0],
                                    tuple(form["outputs"]),
@@ -144,19 +142,20 @@ BENCH_FUNCTIONS: Dict[str, Callable[..., Any]] = {
     api: _bench(api) for api in API_OPS}
 """{msprobe API name: bench function}."""
 
-# The bench functions as module attributes, under the API names (what a
-# module in msprobe's bench_functions/ folder exports); test_msprobe.py
-# checks that these are all of BENCH_FUNCTIONS.
-_npu_reshape_and_cache = BENCH_FUNCTIONS["_npu_reshape_and_cache"]
-_npu_reshape_and_cache_siso = BENCH_FUNCTIONS["_npu_reshape_and_cache_siso"]
-npu_kv_rmsnorm_rope_cache = BENCH_FUNCTIONS["npu_kv_rmsnorm_rope_cache"]
-npu_kv_rmsnorm_rope_cache_v2 = BENCH_FUNCTIONS["npu_kv_rmsnorm_rope_cache_v2"]
-npu_kv_rmsnorm_rope_cache_v2_functional = \
-    BENCH_FUNCTIONS["npu_kv_rmsnorm_rope_cache_v2_functional"]
-npu_qkv_rms_norm_rope_cache = BENCH_FUNCTIONS["npu_qkv_rms_norm_rope_cache"]
-npu_scatter_pa_kv_cache = BENCH_FUNCTIONS["npu_scatter_pa_kv_cache"]
-npu_scatter_pa_kv_cache_functional = \
-    BENCH_FUNCTIONS["npu_scatter_pa_kv_cache_functional"]
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    """The bench function of API `name` (BENCH_FUNCTIONS): what a module
+    in msprobe's bench_functions/ folder exports, under the API names."""
+    try:
+        return BENCH_FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError("module 'kvgold.msprobe' has no attribute %r"
+                             % name) from None
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(BENCH_FUNCTIONS))
 
 
 def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
@@ -290,12 +289,11 @@ def install(registry: Optional[MutableMapping[str, Callable[..., Any]]]
     return registry
 
 
-__all__ = ["API_OPS", "BENCH_FUNCTIONS", "FUSION_OPERATOR_CONFIG",
-           "INPLACE_ARGS", "POSTPROCESS_CONFIG", "POSTPROCESS_HANDLER",
-           "POSTPROCESS_HANDLER_FILE", "UNWRITTEN", "install",
-           "outputs_after_call",
-           "_npu_reshape_and_cache", "_npu_reshape_and_cache_siso",
-           "npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
-           "npu_kv_rmsnorm_rope_cache_v2_functional",
-           "npu_qkv_rms_norm_rope_cache", "npu_scatter_pa_kv_cache",
-           "npu_scatter_pa_kv_cache_functional"]
+_OWN = ["API_OPS", "BENCH_FUNCTIONS", "FUSION_OPERATOR_CONFIG",
+        "INPLACE_ARGS", "POSTPROCESS_CONFIG", "POSTPROCESS_HANDLER",
+        "POSTPROCESS_HANDLER_FILE", "UNWRITTEN", "install",
+        "outputs_after_call"]
+if set(_OWN) & set(BENCH_FUNCTIONS):
+    raise ImportError("kvgold.msprobe: an API named as one of the module's "
+                      "own: %s" % sorted(set(_OWN) & set(BENCH_FUNCTIONS)))
+__all__ = _OWN + sorted(BENCH_FUNCTIONS)

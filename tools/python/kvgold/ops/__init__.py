@@ -3,51 +3,77 @@
 one line; docs/python.md, "Per-operator functions", lists every difference.
 
 One module per operator, named as the operator is in case.json
-(kvgold/ops/<op>.py), lists its functions in __all__. This package imports
-each module by name (one line per operator below), and `kvgold` and
-`kvgold.torch_npu` import each function by name, so that a reader and a
-type checker see every one (an operator's functions are its extension
-points there: docs/architecture.md).
+(kvgold/ops/<op>.py), lists its functions in __all__. This package finds
+the modules in its own directory (every module whose name does not start
+with "_"; one not named as a kvgold operator is an ImportError): a new
+operator's file is all it takes, and no shared file names an operator.
+`kvgold`, `kvgold.torch_npu`, `kvgold.msprobe` and `kvgold.ttk` expose the
+functions from FUNCTIONS at run time; `kvgold.ops.<op>` is the import a
+type checker sees each function's signature through (docs/python.md,
+"Types").
 
 As on the NPU, the caches (and q_out) are updated in place by default;
 inplace=False leaves them untouched and returns updated copies. The
 keyword-only arguments after the operator's own are kvgold's options.
 
-A module also declares, as data, how the frameworks call the operator,
-which kvgold.ttk and kvgold.msprobe build their wrappers from (so they
-name no operator):
-- TORCH_NPU_CALLS: one dict per torch_npu API kvgold stands for, with
-  "api" (the full name, ops-test-kit's api_name), "function" (the kvgold
-  function computing it without touching its inputs) and "call" (keywords
-  added to that call), "tensors" and "attrs" (the arguments in torch_npu's
-  order), "rename" ({torch_npu name: the kvgold function's name}),
-  "case_names" ({torch_npu name: case.json name} where they differ and
-  "rename" does not say it) and "case_defaults" (a case's attribute
-  default where torch_npu's differs), "outputs" (what the API
-  returns, then the tensors it updates in place: the list the ops-test-kit
-  golden returns), optionally "selector" (an input that selects this form
-  over the operator's other ones), "unwritten" ((attribute, outputs): left
-  None unless the attribute is true), "profile" (the chip profile follows
-  ops-test-kit's soc_version), and "ttk_spec" / "ttk_golden" (the names of
-  the plug-in's TestSpec class and golden function);
+A module also declares how torch_npu calls the operator, which kvgold.ttk
+and kvgold.msprobe build their wrappers from (so they name no operator).
+What C states of a call form (tools/lib/bindings/<op>.c) is read from
+libkvgold_case.so, never restated here (kvgold/ops/_forms.py); the module
+adds only what Python alone knows. TORCH_NPU_CALLS[op] holds one dict per
+torch_npu call form of the binding, in its order:
+- from C: "api" (the full name, ops-test-kit's api_name), "tensors" and
+  "attrs" (the arguments in torch_npu's order, tensors under torch_npu's
+  names), "outputs" (what the API returns, then the tensors it updates
+  in place, by kvgold name: the list the ops-test-kit golden returns),
+  "inplace" (those updated tensors, by torch_npu name), "case_names"
+  ({torch_npu name: case.json name} where they differ), "case_defaults"
+  (a case's attribute default where torch_npu's differs), optionally
+  "selector" (an input that selects this form over the operator's other
+  ones);
+- from the module's TORCH_NPU_PYTHON ({api: fields}): "function" (the
+  kvgold function computing it without touching its inputs; a tensor is
+  passed under its torch_npu name when the function takes that name,
+  else under its case.json name) and "call" (keywords added to that
+  call), optionally "unwritten" ((attribute, outputs): left None unless
+  the attribute is true) and "profile" (the chip profile follows
+  ops-test-kit's soc_version), and "ttk_spec" / "ttk_golden" (the names
+  of the plug-in's TestSpec class and golden function).
 - FP32_ARGS: the tensor arguments the NPU takes in float32 (a frozenset),
   or None when any tensor may be float32; msprobe's widened inputs are
   refused from it.
-The C tools read the same facts from tools/lib/bindings/<op>.c.
 """
+import importlib
+import pkgutil
 from types import ModuleType
 from typing import Any, Callable, Dict, Mapping, Sequence
 
-from . import (kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache,
-               reshape_and_cache, reshape_and_cache_omni,
-               scatter_pa_kv_cache)
+from .._run import operators
+from ._forms import torch_npu_forms
 
 __all__ = ["BY_OP", "FUNCTIONS", "MODULES", "TORCH_NPU_CALLS"]
 
-MODULES: Dict[str, ModuleType] = {
-    m.__name__.rsplit(".", 1)[1]: m for m in (
-        kv_rms_norm_rope_cache, qkv_rms_norm_rope_cache, reshape_and_cache,
-        reshape_and_cache_omni, scatter_pa_kv_cache)}
+
+def _discover() -> Dict[str, ModuleType]:
+    """{operator name: its module}, every module of this directory not
+    starting with "_", sorted by name. Found by listing the directory
+    rather than from kvgold.operators(): an operator without torch_npu or
+    ATB names has no module, and a module named after no operator is a
+    mistake to report, not one to skip."""
+    known = set(operators())
+    found: Dict[str, ModuleType] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        if info.name not in known:
+            raise ImportError("kvgold.ops.%s: not a kvgold operator (%s)"
+                              % (info.name, ", ".join(sorted(known))))
+        found[info.name] = importlib.import_module(__name__ + "." +
+                                                   info.name)
+    return found
+
+
+MODULES: Dict[str, ModuleType] = _discover()
 """{operator name: its module}."""
 
 BY_OP: Dict[str, Dict[str, Callable[..., Any]]] = {
@@ -55,8 +81,10 @@ BY_OP: Dict[str, Dict[str, Callable[..., Any]]] = {
 """{operator name: {function name: function}}."""
 
 TORCH_NPU_CALLS: Dict[str, Sequence[Mapping[str, Any]]] = {
-    op: getattr(m, "TORCH_NPU_CALLS", ()) for op, m in MODULES.items()}
-"""{operator name: its torch_npu call forms (the fields above)}."""
+    op: torch_npu_forms(op, getattr(MODULES.get(op), "TORCH_NPU_PYTHON", {}))
+    for op in sorted(operators())}
+"""{operator name: its torch_npu call forms (the fields above)}, for every
+operator: one with a C torch_npu form and no module is an ImportError."""
 
 
 def _collect(by_op: Dict[str, Dict[str, Callable[..., Any]]]

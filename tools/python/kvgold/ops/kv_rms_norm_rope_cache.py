@@ -32,36 +32,26 @@ __all__ = ["npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
            "npu_kv_rmsnorm_rope_cache_v2_functional"]
 
 
-# How torch_npu calls this operator, as data that kvgold.ttk (the
-# ops-test-kit plug-in) and kvgold.msprobe build their wrappers from
-# (tools/lib/bindings/kv_rms_norm_rope_cache.c is the same for the C tools).
-# Each form: the API's full name, kvgold's function that computes it and
-# the keywords added to that call, the tensor arguments and the
-# attributes in torch_npu's order, the outputs in the order ops-test-kit
-# compares them (what the API returns, then the caches it updates in
-# place), `unwritten`: outputs the NPU leaves unwritten unless the named
-# attribute is true, `profile`: the chip profile follows ops-test-kit's
-# soc_version, and the names of the plug-in's TestSpec class and golden.
-_TENSORS = ("kv", "gamma", "cos", "sin", "index", "k_cache", "ckv_cache",
-            "k_rope_scale", "c_kv_scale", "k_rope_offset", "c_kv_offset")
-_ATTRS = ("epsilon", "cache_mode", "is_output_kv")
-TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
-    {"api": "torch_npu.npu_kv_rmsnorm_rope_cache_v2", "selector": "v",
-     "function": "npu_kv_rmsnorm_rope_cache_v2_functional",
-     "tensors": _TENSORS + ("v",),
-     "attrs": _ATTRS + ("k_cache_dtype", "ckv_cache_dtype"),
-     "outputs": ("k_rope", "c_kv", "k_cache", "ckv_cache"),
-     "unwritten": ("is_output_kv", ("k_rope", "c_kv")), "profile": True,
-     "ttk_spec": "KvgoldKvRmsNormRopeCacheV2TestSpec",
-     "ttk_golden": "kv_rmsnorm_rope_cache_v2_golden"},
-    {"api": "torch_npu.npu_kv_rmsnorm_rope_cache",
-     "function": "npu_kv_rmsnorm_rope_cache", "call": {"inplace": False},
-     "tensors": _TENSORS, "attrs": _ATTRS,
-     "outputs": ("k_cache", "ckv_cache", "k_rope", "c_kv"),
-     "unwritten": ("is_output_kv", ("k_rope", "c_kv")), "profile": True,
-     "ttk_spec": "KvgoldKvRmsNormRopeCacheTestSpec",
-     "ttk_golden": "kv_rmsnorm_rope_cache_golden"},
-)
+# What only Python knows of torch_npu's calls of this operator
+# (kvgold/ops/__init__.py describes the fields; the rest of each call form,
+# its arguments and outputs, is tools/lib/bindings/kv_rms_norm_rope_cache.c):
+# kvgold's function that computes it and the keywords added to that call,
+# `unwritten`: outputs the NPU leaves unwritten unless the named attribute
+# is true, `profile`: the chip profile follows ops-test-kit's soc_version,
+# and the names of the plug-in's TestSpec class and golden.
+_UNWRITTEN = ("is_output_kv", ("k_rope", "c_kv"))
+TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
+    "torch_npu.npu_kv_rmsnorm_rope_cache_v2": {
+        "function": "npu_kv_rmsnorm_rope_cache_v2_functional",
+        "unwritten": _UNWRITTEN, "profile": True,
+        "ttk_spec": "KvgoldKvRmsNormRopeCacheV2TestSpec",
+        "ttk_golden": "kv_rmsnorm_rope_cache_v2_golden"},
+    "torch_npu.npu_kv_rmsnorm_rope_cache": {
+        "function": "npu_kv_rmsnorm_rope_cache", "call": {"inplace": False},
+        "unwritten": _UNWRITTEN, "profile": True,
+        "ttk_spec": "KvgoldKvRmsNormRopeCacheTestSpec",
+        "ttk_golden": "kv_rmsnorm_rope_cache_golden"},
+}
 
 # The tensor arguments the NPU takes in float32 (msprobe widens others):
 # the quantisation scales and offsets.

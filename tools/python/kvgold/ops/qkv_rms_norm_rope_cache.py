@@ -7,27 +7,19 @@ from ._common import call
 __all__ = ["npu_qkv_rms_norm_rope_cache"]
 
 
-# How torch_npu calls this operator, as data (kvgold/ops/__init__.py
-# describes the fields; tools/lib/bindings/qkv_rms_norm_rope_cache.c is the
-# same for the C tools): it returns the three "before quant" outputs
-# (None unless is_output_qkv), then writes q_out, k_cache and v_cache in
-# place, in op-plugin's functional variant's order.
-TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
-    {"api": "torch_npu.npu_qkv_rms_norm_rope_cache",
-     "function": "npu_qkv_rms_norm_rope_cache", "call": {"inplace": False},
-     "tensors": ("qkv", "q_gamma", "k_gamma", "cos", "sin", "index", "q_out",
-                 "k_cache", "v_cache", "k_scale", "v_scale", "k_offset",
-                 "v_offset"),
-     "attrs": ("qkv_size", "head_nums", "epsilon", "cache_mode",
-               "is_output_qkv"),
-     "outputs": ("q_out_before_quant", "k_out_before_quant",
-                 "v_out_before_quant", "q_out", "k_cache", "v_cache"),
-     "unwritten": ("is_output_qkv", ("q_out_before_quant",
-                                     "k_out_before_quant",
-                                     "v_out_before_quant")),
-     "ttk_spec": "KvgoldQkvRmsNormRopeCacheTestSpec",
-     "ttk_golden": "qkv_rms_norm_rope_cache_golden"},
-)
+# What only Python knows of torch_npu's call of this operator
+# (kvgold/ops/__init__.py describes the fields; its arguments and outputs
+# are tools/lib/bindings/qkv_rms_norm_rope_cache.c): the three "before
+# quant" outputs it returns are None unless is_output_qkv.
+TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
+    "torch_npu.npu_qkv_rms_norm_rope_cache": {
+        "function": "npu_qkv_rms_norm_rope_cache", "call": {"inplace": False},
+        "unwritten": ("is_output_qkv", ("q_out_before_quant",
+                                        "k_out_before_quant",
+                                        "v_out_before_quant")),
+        "ttk_spec": "KvgoldQkvRmsNormRopeCacheTestSpec",
+        "ttk_golden": "qkv_rms_norm_rope_cache_golden"},
+}
 
 # The tensor arguments the NPU takes in float32 (msprobe widens others).
 FP32_ARGS: Optional[FrozenSet[str]] = frozenset({"k_scale", "v_scale", "k_offset", "v_offset"})

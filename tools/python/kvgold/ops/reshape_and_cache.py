@@ -14,19 +14,22 @@ __all__ = ["reshape_and_cache", "_npu_reshape_and_cache",
            "_npu_reshape_and_cache_siso"]
 
 
-# How torch_npu calls this operator, as data (kvgold/ops/__init__.py
-# describes the fields; tools/lib/bindings/reshape_and_cache.c is the same for
-# the C tools): _npu_reshape_and_cache returns nothing, the golden is the
-# two caches as it leaves them; its index is called slot_indices.
-TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
-    {"api": "torch_npu._npu_reshape_and_cache",
-     "function": "reshape_and_cache", "call": {"inplace": False},
-     "tensors": ("key", "value", "key_cache", "value_cache", "slot_indices"),
-     "rename": {"slot_indices": "slot_mapping"},
-     "outputs": ("key_cache", "value_cache"),
-     "ttk_spec": "KvgoldReshapeAndCacheTestSpec",
-     "ttk_golden": "reshape_and_cache_golden"},
-)
+# What only Python knows of torch_npu's calls of this operator
+# (kvgold/ops/__init__.py describes the fields; their arguments and outputs
+# are tools/lib/bindings/reshape_and_cache.c): both are computed by
+# reshape_and_cache on copies, the key-only one with ATB's
+# K_CACHE_V_BYPASS.
+TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
+    "torch_npu._npu_reshape_and_cache": {
+        "function": "reshape_and_cache", "call": {"inplace": False},
+        "ttk_spec": "KvgoldReshapeAndCacheTestSpec",
+        "ttk_golden": "reshape_and_cache_golden"},
+    "torch_npu._npu_reshape_and_cache_siso": {
+        "function": "reshape_and_cache",
+        "call": {"inplace": False, "kv_cache_cfg": "K_CACHE_V_BYPASS"},
+        "ttk_spec": "KvgoldReshapeAndCacheSisoTestSpec",
+        "ttk_golden": "reshape_and_cache_siso_golden"},
+}
 
 # No float32 tensor argument: any one was widened by msprobe.
 FP32_ARGS: Optional[FrozenSet[str]] = frozenset()

@@ -15,23 +15,15 @@ __all__ = ["scatter_pa_kv_cache", "npu_scatter_pa_kv_cache",
            "npu_scatter_pa_kv_cache_functional"]
 
 
-# How torch_npu calls this operator, as data (kvgold/ops/__init__.py
-# describes the fields; tools/lib/bindings/scatter_pa_kv_cache.c is the same
-# for the C tools): npu_scatter_pa_kv_cache returns nothing, the golden is
-# the two caches as it leaves them (torch_npu's default cache_mode is
-# PA_NZ, kept).
-TORCH_NPU_CALLS: Tuple[Mapping[str, Any], ...] = (
-    {"api": "torch_npu.npu_scatter_pa_kv_cache",
-     "function": "npu_scatter_pa_kv_cache_functional",
-     "tensors": ("key", "value", "key_cache", "value_cache", "slot_mapping",
-                 "compress_lens", "compress_seq_offsets", "seq_lens"),
-     "attrs": ("cache_mode",),
-     "case_names": {"compress_seq_offsets": "compress_seq_offset"},
-     "case_defaults": {"cache_mode": "Norm"},
-     "outputs": ("key_cache", "value_cache"),
-     "ttk_spec": "KvgoldScatterPaKvCacheTestSpec",
-     "ttk_golden": "scatter_pa_kv_cache_golden"},
-)
+# What only Python knows of torch_npu's call of this operator
+# (kvgold/ops/__init__.py describes the fields; its arguments, outputs and
+# default cache_mode PA_NZ are tools/lib/bindings/scatter_pa_kv_cache.c).
+TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
+    "torch_npu.npu_scatter_pa_kv_cache": {
+        "function": "npu_scatter_pa_kv_cache_functional",
+        "ttk_spec": "KvgoldScatterPaKvCacheTestSpec",
+        "ttk_golden": "scatter_pa_kv_cache_golden"},
+}
 
 # It copies caches of any dtype, float32 included: FP32_ARGS None.
 FP32_ARGS: Optional[FrozenSet[str]] = None

@@ -17,8 +17,8 @@ provides and every difference.
 
 What it provides:
 - every function of kvgold.ops whose name is a torch_npu name (npu_* and
-  _npu_*), imported below by name (tests/python/test_torch_npu.py checks
-  that none is missing);
+  _npu_*), given by the module's __getattr__ (and listed in __all__ and
+  dir()); a type checker sees them through kvgold.ops.<op>;
 - npu_format_cast / npu_format_cast_ / get_npu_format: the storage format is
   remembered per tensor (29 FRACTAL_NZ, 2 ND, ...), and an operator's
   function may read it (one picks its NZ caches when both caches have
@@ -54,22 +54,9 @@ import sys
 from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional
 
 from .. import ops as _ops
-from ..ops.kv_rms_norm_rope_cache import (
-    npu_kv_rmsnorm_rope_cache, npu_kv_rmsnorm_rope_cache_v2,
-    npu_kv_rmsnorm_rope_cache_v2_functional)
-from ..ops.qkv_rms_norm_rope_cache import npu_qkv_rms_norm_rope_cache
-from ..ops.reshape_and_cache import (_npu_reshape_and_cache,
-                                     _npu_reshape_and_cache_siso)
-from ..ops.scatter_pa_kv_cache import (npu_scatter_pa_kv_cache,
-                                       npu_scatter_pa_kv_cache_functional)
 from . import testing
 
 __all__ = [
-    # the operators
-    "_npu_reshape_and_cache", "_npu_reshape_and_cache_siso",
-    "npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
-    "npu_kv_rmsnorm_rope_cache_v2_functional", "npu_qkv_rms_norm_rope_cache",
-    "npu_scatter_pa_kv_cache", "npu_scatter_pa_kv_cache_functional",
     # storage formats and dtypes
     "FORMAT_FRACTAL_NZ", "FORMAT_FRACTAL_Z", "FORMAT_NC1HWC0", "FORMAT_NCDHW",
     "FORMAT_NCHW", "FORMAT_ND", "FORMAT_NDC1HWC0", "FORMAT_NHWC",
@@ -77,6 +64,17 @@ __all__ = [
     "npu_format_cast", "npu_format_cast_",
     # the device, testing, the stand-in itself
     "functions", "install", "npu", "testing", "uninstall"]
+
+# The operators: every function of kvgold.ops under a torch_npu name,
+# given by __getattr__ below (so this file names none). One named as the
+# stand-in's own would be shadowed by it: an ImportError.
+_OPERATORS: Dict[str, Callable[..., Any]] = {
+    n: fn for n, fn in sorted(_ops.FUNCTIONS.items())
+    if n.startswith(("npu_", "_npu_"))}
+if set(_OPERATORS) & set(__all__):
+    raise ImportError("kvgold.torch_npu: %s named as the stand-in's own"
+                      % ", ".join(sorted(set(_OPERATORS) & set(__all__))))
+__all__ += sorted(_OPERATORS)
 
 FORMAT_ND = 2
 FORMAT_NCHW = 0
@@ -114,7 +112,7 @@ def _missing(name: str) -> AttributeError:
 def functions() -> List[str]:
     """The torch_npu-named functions of kvgold.ops this module provides,
     sorted."""
-    return sorted(n for n in __all__ if n in _ops.FUNCTIONS)
+    return sorted(_OPERATORS)
 
 
 # ---- storage formats -------------------------------------------------------
@@ -211,12 +209,20 @@ npu = _Npu()
 
 # ---- the module's attributes -----------------------------------------------
 
-def __getattr__(name: str) -> NoReturn:
-    """Anything torch_npu has that the stand-in does not: an error naming
-    it, never a mock."""
+def __getattr__(name: str) -> Callable[..., Any]:
+    """An operator's function (kvgold.ops, under its torch_npu name);
+    anything else torch_npu has that the stand-in does not: an error
+    naming it, never a mock."""
+    fn = _OPERATORS.get(name)
+    if fn is not None:
+        return fn
     if name.startswith("__"):
         raise AttributeError(name)
     raise _missing(name)
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_OPERATORS))
 
 
 # ---- install / uninstall -----------------------------------------------------

@@ -13,9 +13,9 @@ Each operator with torch_npu APIs has its own file here, `<op>.py`, whose
 two literal tables name its APIs and import their goldens and TestSpec
 classes from this module by absolute import. This module builds those
 goldens and classes from what each operator's module declares as data
-(TORCH_NPU_CALLS, kvgold/ops/__init__.py) and binds each by name, one line
-per torch_npu API, so that a reader and a type checker see them (a form
-declared but not bound is an ImportError);
+(TORCH_NPU_CALLS, kvgold/ops/__init__.py) and gives them by name at run
+time (module __getattr__, a name in __all__ each), so this file names no
+operator;
 tests/python/test_ttk.py requires the files' tables to list exactly the
 declared calls, each in its own operator's file.
 
@@ -40,6 +40,7 @@ kvgold.ttk.<op>, has its module `__spec__` (normally importlib's
 ModuleSpec) replaced by the table; ops-test-kit only ever executes those
 files by path, and nothing in kvgold imports them.
 """
+import inspect
 import logging
 import os
 from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
@@ -123,20 +124,16 @@ def _profile(meta: Mapping[str, Any]) -> Optional[str]:
 def inplace_slots(form: Form) -> Tuple[int, Tuple[int, ...]]:
     """(returned, slots) of a torch_npu call form: how many of its outputs
     the API returns and the argument slots of the rest, which it writes in
-    place - the longest tail of its outputs that are tensor arguments (the
-    same rule as `kvgold prepare`, tools/lib/scan/ttk_csv.c
-    kvg_ttk_form_inplace). ops-test-kit's e2e run compares
-    result_to_numpy(<what it returns>) ([None] for None) followed by the
-    slots of the CSV's inplace_input_indexes, ascending."""
-    outputs, tensors = form["outputs"], form["tensors"]
-    returned = len(outputs)
-    while returned > 0 and outputs[returned - 1] in tensors:
-        returned -= 1
-    slots = tuple(tensors.index(name) for name in outputs[returned:])
+    place (the form's "inplace", the same rule as `kvgold prepare`,
+    tools/lib/scan/ttk_csv.c kvg_ttk_form_inplace). ops-test-kit's e2e run
+    compares result_to_numpy(<what it returns>) ([None] for None)
+    followed by the slots of the CSV's inplace_input_indexes, ascending."""
+    tensors = list(form["tensors"])
+    slots = tuple(tensors.index(name) for name in form["inplace"])
     if list(slots) != sorted(slots):
         raise ValueError("%s: in-place outputs not in argument order"
                          % form["api"])
-    return returned, slots
+    return len(form["outputs"]) - len(slots), slots
 
 
 def golden_names(form: Form) -> Tuple[Optional[str], ...]:
@@ -144,6 +141,14 @@ def golden_names(form: Form) -> Tuple[Optional[str], ...]:
     an API that returns nothing gives ops-test-kit, then its outputs."""
     returned, _ = inplace_slots(form)
     return ((None,) if returned == 0 else ()) + tuple(form["outputs"])
+
+
+def _parameter_names(form: Form, fn: Callable[..., Any]) -> Dict[str, str]:
+    """{torch_npu name: the kvgold function's parameter} for the tensors
+    the function takes under their case.json name instead."""
+    params = inspect.signature(fn).parameters
+    return {n: form["case_names"].get(n, n) for n in form["tensors"]
+            if n not in params}
 
 
 def _golden(form: Form) -> Golden:
@@ -154,6 +159,7 @@ def _golden(form: Form) -> Golden:
     fn = kvgold.ops.FUNCTIONS[form["function"]]
     names = golden_names(form)
     _, slots = inplace_slots(form)
+    params = _parameter_names(form, fn)
 
     def golden(*args: Any, **kwargs: Any) -> List[Any]:
         t, a, meta = _bind(api, form["tensors"], form.get("attrs", ()),
@@ -162,8 +168,7 @@ def _golden(form: Form) -> Golden:
             if t.get(form["tensors"][slot]) is None:
                 raise TypeError("%s: %s is written in place and must be "
                                 "given" % (api, form["tensors"][slot]))
-        for old, new in form.get("rename", {}).items():
-            t[new] = t.pop(old, None)
+        t = {params.get(n, n): v for n, v in t.items()}
         extra = dict(form.get("call", {}))
         if form.get("profile"):
             extra["profile"] = _profile(meta)
@@ -240,44 +245,30 @@ def _build() -> Dict[str, Any]:
 _MADE = _build()
 
 
-def _entries(api: str) -> Tuple[type, Golden]:
-    """The TestSpec class and the golden of torch_npu API `api`."""
-    for op_forms in kvgold.ops.TORCH_NPU_CALLS.values():
-        for form in op_forms:
-            if form["api"] == api:
-                return _MADE[form["ttk_spec"]], _MADE[form["ttk_golden"]]
-    raise ImportError("kvgold.ttk: no operator declares %s" % api)
+def _exported() -> List[str]:
+    """The module's public names: its own, then every built TestSpec
+    class and golden. A built name that is one of the module's own would
+    be shadowed: an ImportError naming it."""
+    clash = sorted(set(_MADE) & set(globals()))
+    if clash:
+        raise ImportError("kvgold.ttk: %s (declared by kvgold.ops) named as "
+                          "one of kvgold.ttk's own" % ", ".join(clash))
+    return ["PLUGIN_DIR", "golden_names", "inplace_slots"] + sorted(_MADE)
 
 
-# Every operator's entries by name, as its ttk/<op>.py imports them.
-KvgoldKvRmsNormRopeCacheTestSpec, kv_rmsnorm_rope_cache_golden = _entries(
-    "torch_npu.npu_kv_rmsnorm_rope_cache")
-KvgoldKvRmsNormRopeCacheV2TestSpec, kv_rmsnorm_rope_cache_v2_golden = \
-    _entries("torch_npu.npu_kv_rmsnorm_rope_cache_v2")
-KvgoldQkvRmsNormRopeCacheTestSpec, qkv_rms_norm_rope_cache_golden = \
-    _entries("torch_npu.npu_qkv_rms_norm_rope_cache")
-KvgoldReshapeAndCacheTestSpec, reshape_and_cache_golden = _entries(
-    "torch_npu._npu_reshape_and_cache")
-KvgoldScatterPaKvCacheTestSpec, scatter_pa_kv_cache_golden = _entries(
-    "torch_npu.npu_scatter_pa_kv_cache")
-
-__all__ = [
-    "KvgoldKvRmsNormRopeCacheTestSpec", "KvgoldKvRmsNormRopeCacheV2TestSpec",
-    "KvgoldQkvRmsNormRopeCacheTestSpec", "KvgoldReshapeAndCacheTestSpec",
-    "KvgoldScatterPaKvCacheTestSpec", "PLUGIN_DIR", "golden_names",
-    "inplace_slots", "kv_rmsnorm_rope_cache_golden",
-    "kv_rmsnorm_rope_cache_v2_golden", "qkv_rms_norm_rope_cache_golden",
-    "reshape_and_cache_golden", "scatter_pa_kv_cache_golden"]
+# Every operator's TestSpec classes and goldens, under the names its
+# ttk/<op>.py imports (`from kvgold.ttk import ...` reaches __getattr__).
+__all__ = _exported()
 
 
-def _check_bound() -> None:
-    """Each built entry is bound above under its own name: a call form
-    added or renamed in kvgold/ops is an ImportError until it is."""
-    for name, obj in _MADE.items():
-        if globals().get(name) is not obj or name not in __all__:
-            raise ImportError("kvgold.ttk: %s (declared by kvgold.ops) is "
-                              "not bound by name in kvgold/ttk/__init__.py"
-                              % name)
+def __getattr__(name: str) -> Any:
+    """A TestSpec class or golden built from the call forms (_MADE)."""
+    try:
+        return _MADE[name]
+    except KeyError:
+        raise AttributeError("module 'kvgold.ttk' has no attribute %r"
+                             % name) from None
 
 
-_check_bound()
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_MADE))
