@@ -139,6 +139,11 @@ typedef struct fp4_ref {
     double mid[FP4_N];
     size_t near, below, above; /* the three cursors */
     double last;
+    /* The cursors' answer for every x in [last, next): where a cursor
+     * would move or a tie sits, the walk runs again (a memo: it halves the
+     * sweep's time and changes no answer). */
+    double next;
+    size_t cached[4];
 } fp4_ref;
 
 /* E2M1 by definition: s | e(2) | m(1), bias 1; e = 0 is m * 2^-1. */
@@ -163,6 +168,22 @@ static void fp4_ref_init(fp4_ref *r)
         r->mid[c] = 0.5 * (r->v[c] + r->v[c + 1]);
     r->near = r->below = r->above = 0;
     r->last = -1.0;
+    r->next = -1.0; /* nothing cached yet */
+}
+
+/* The smallest point at or above the current x where a cursor's answer
+ * can change: x itself when x is a midpoint or the value `above` points
+ * at (the answer there holds for x only). */
+static double fp4_next_event(const fp4_ref *r)
+{
+    double next = HUGE_VAL;
+    if (r->near < FP4_N)
+        next = r->mid[r->near]; /* >= x */
+    if (r->below < FP4_N && r->v[r->below + 1] < next)
+        next = r->v[r->below + 1]; /* > x */
+    if (r->above < FP4_N && r->v[r->above] < next)
+        next = r->v[r->above]; /* >= x */
+    return next;
 }
 
 /* Magnitude codes (8 = beyond max) of x for nearest, <= x and >= x. */
@@ -172,6 +193,10 @@ static void fp4_walk(fp4_ref *r, double x, size_t out[4])
     if (x < r->last)
         fail_msg("fp4 sweep not monotone: %.17g after %.17g", x, r->last);
     r->last = x;
+    if (x < r->next) {
+        memcpy(out, r->cached, sizeof r->cached);
+        return;
+    }
     while (r->near < FP4_N && x > r->mid[r->near])
         r->near++;
     while (r->below < FP4_N && x >= r->v[r->below + 1])
@@ -184,6 +209,10 @@ static void fp4_walk(fp4_ref *r, double x, size_t out[4])
     out[1] = tie ? r->near + 1 : r->near; /* [1] half-away */
     out[2] = r->below;                    /* [2] toward zero */
     out[3] = r->above;                    /* [3] away from zero */
+    memcpy(r->cached, out, sizeof r->cached);
+    r->next = fp4_next_event(r);
+    if (r->next == x)
+        r->next = -1.0; /* a tie or a value: valid for x alone */
 }
 
 static unsigned fp4_sat(size_t idx)
