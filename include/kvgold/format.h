@@ -11,8 +11,8 @@
  *   fp8_e5m2     nearest, ties to even      saturate +-57344   +-inf
  *   hif8         nearest, ties AWAY         saturate +-32768   +-inf
  *   int8         nearest, ties to even      saturate [-128,127], NaN -> 0
- *   fp4_e2m1     rint / floor / round (a    saturate +-6 always    (no inf, no NaN;
- *                kvg_fp4_round argument)                          NaN -> kvg_fp4_nan)
+ *   fp4_e2m1     rint, floor or round       saturate +-6       (none: no inf)
+ *                (kvg_fp4_round argument)   (the only mode)
  *   e8m0         no encoder: a scale code comes from a named rule over the
  *                block's amax (kvg_e8m0_from_amax); 0xFF is NaN, no zero
  *
@@ -20,17 +20,20 @@
  * value, judged as if the exponent range were unbounded (so fp16 65519.99
  * gives 65504, 65520 overflows). Saturation clamps to +-max finite and also
  * applies to +-inf inputs; NaN inputs always give NaN (there is no
- * NaN-to-zero mode). NaN results:
+ * NaN-to-zero mode), except in fp4_e2m1, which has no NaN: there the
+ * caller's kvg_fp4_nan policy picks the code. NaN results:
  *   fp16, bf16   sign and top payload bits kept, quiet bit set
  *   fp8_e5m2     sign kept, canonical quiet NaN 0x7E
  *   fp8_e4m3fn   sign kept, the only NaN S.1111.111
  *   hif8         the only NaN 0x80
- * Results that round to zero keep the input's sign, except hif8, whose only
- * zero is 0x00.
+ * Results that round to zero keep the input's sign (fp4_e2m1 too: 0x8),
+ * except hif8, whose only zero is 0x00.
  *
  * All functions are pure: no global state, no allocation, no dependence on
  * the floating-point environment beyond its default (round to nearest, no
- * flush-to-zero). Encoders work on the binary32 bit pattern in integers.
+ * flush-to-zero). Encoders work on the binary32 bit pattern in integers;
+ * the E8M0 rules and kvg_scale_payload use binary32 multiply and divide,
+ * because that arithmetic is what the kernels they model do.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
