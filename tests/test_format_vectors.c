@@ -9,7 +9,10 @@
  *     overflow mode (DEFAULT compared with the documented default's file),
  *     through the per-format function and kvg_encode_f32, the latter into a
  *     poisoned slot to show it writes exactly one element;
- *   - docs/formats.md embeds the generated 256-code HiF8 table verbatim.
+ *   - docs/formats.md embeds the generated 256-code HiF8 table verbatim;
+ *   - FP4 E2M1: the 16 decodes and every input in the three rounding
+ *     modes; E8M0: the 256 decodes and every amax under each of the 12
+ *     rule/payload cases (refusals included).
  *
  * Usage: test_format_vectors DOCS_FORMATS_MD   (vectors: $KVG_VECTORS_DIR)
  * SPDX-License-Identifier: Apache-2.0
@@ -287,11 +290,102 @@ static void test_docs_table(void **state)
                  "table into the document", g_docs, path);
 }
 
+/* ---- FP4 E2M1 and E8M0 (generator: tools/gen/kvgen/formats_mx.py) ------- */
+
+static void test_fp4_vectors(void **state)
+{
+    static const char *const modes[3] = {"rint", "floor", "round"};
+    static const kvg_fp4_round enums[3] = {KVG_FP4_RINT, KVG_FP4_FLOOR,
+                                           KVG_FP4_ROUND};
+    table dec = load("fp4_e2m1_decode.npy", "<f4", 4);
+    table in = load("fp4_e2m1_encode_input.npy", "<f4", 4);
+    size_t k;
+    int m, bad = 0;
+    (void)state;
+    assert_int_equal(dec.count, 16);
+    for (k = 0; k < 16; k++)
+        assert_int_equal(kvg_f32_bits(kvg_fp4e2m1_to_f32((uint8_t)k)),
+                         at(&dec, k));
+    for (m = 0; m < 3; m++) {
+        char name[64];
+        table want;
+        (void)snprintf(name, sizeof name, "fp4_e2m1_encode_%s.npy", modes[m]);
+        want = load(name, "|u1", 1);
+        assert_int_equal(want.count, in.count);
+        for (k = 0; k < in.count; k++) {
+            const uint8_t got = kvg_f32_to_fp4e2m1(
+                kvg_f32_from_bits(at(&in, k)), enums[m], KVG_FP4_NAN_ZERO);
+            if (got != at(&want, k) && bad++ < 8)
+                fprintf(stderr, "fp4 %s: input 0x%08X: got 0x%X, NumPy "
+                        "0x%X\n", modes[m], (unsigned)at(&in, k), got,
+                        (unsigned)at(&want, k));
+        }
+        unload(&want);
+    }
+    unload(&dec);
+    unload(&in);
+    if (bad)
+        fail_msg("fp4: %d codes differ from the NumPy generator", bad);
+}
+
+static void test_e8m0_vectors(void **state)
+{
+    static const struct {
+        const char *file;
+        kvg_e8m0_rule rule;
+        kvg_dtype payload;
+    } cases[] = {
+        {"e8m0_ocp_e2m1.npy", KVG_E8M0_OCP, KVG_FP4_E2M1},
+        {"e8m0_ocp_e1m2.npy", KVG_E8M0_OCP, KVG_FP4_E1M2},
+        {"e8m0_ocp_e4m3fn.npy", KVG_E8M0_OCP, KVG_FP8_E4M3FN},
+        {"e8m0_ocp_e5m2.npy", KVG_E8M0_OCP, KVG_FP8_E5M2},
+        {"e8m0_cublas_e4m3fn.npy", KVG_E8M0_CUBLAS, KVG_FP8_E4M3FN},
+        {"e8m0_cublas_e5m2.npy", KVG_E8M0_CUBLAS, KVG_FP8_E5M2},
+        {"e8m0_ceil_e4m3fn.npy", KVG_E8M0_CEIL, KVG_FP8_E4M3FN},
+        {"e8m0_ceil_e5m2.npy", KVG_E8M0_CEIL, KVG_FP8_E5M2},
+        {"e8m0_ebump_e4m3fn.npy", KVG_E8M0_EBUMP, KVG_FP8_E4M3FN},
+        {"e8m0_ebump_e5m2.npy", KVG_E8M0_EBUMP, KVG_FP8_E5M2},
+        {"e8m0_trunc_e4m3fn.npy", KVG_E8M0_TRUNC, KVG_FP8_E4M3FN},
+        {"e8m0_trunc_e5m2.npy", KVG_E8M0_TRUNC, KVG_FP8_E5M2},
+    };
+    table dec = load("e8m0_decode.npy", "<f4", 4);
+    table amax = load("e8m0_amax.npy", "<f4", 4);
+    size_t c, k;
+    int bad = 0;
+    (void)state;
+    assert_int_equal(dec.count, 256);
+    for (k = 0; k < 256; k++) /* 0xFF: both the quiet NaN 0x7FC00000 */
+        assert_int_equal(kvg_f32_bits(kvg_e8m0_to_f32((uint8_t)k)),
+                         at(&dec, k));
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        table want = load(cases[c].file, "<i2", 2);
+        assert_int_equal(want.count, amax.count);
+        for (k = 0; k < amax.count; k++) {
+            uint8_t code = 0xA5;
+            const kvg_status st = kvg_e8m0_from_amax(
+                cases[c].rule, cases[c].payload,
+                kvg_f32_from_bits(at(&amax, k)), &code);
+            /* -1 (0xFFFF): refused, code untouched */
+            const uint32_t got = st == KVG_OK ? code
+                                 : code == 0xA5 ? 0xFFFFu : 0x1A5u;
+            if (got != at(&want, k) && bad++ < 8)
+                fprintf(stderr, "%s: amax 0x%08X: got 0x%X, NumPy 0x%X\n",
+                        cases[c].file, (unsigned)at(&amax, k),
+                        (unsigned)got, (unsigned)at(&want, k));
+        }
+        unload(&want);
+    }
+    unload(&dec);
+    unload(&amax);
+    if (bad)
+        fail_msg("e8m0: %d codes differ from the NumPy generator", bad);
+}
+
 int main(int argc, char **argv)
 {
     enum { NF = sizeof k_fmt / sizeof k_fmt[0] };
     static char names[2 * NF][48];
-    struct CMUnitTest tests[2 * NF + 1];
+    struct CMUnitTest tests[2 * NF + 3];
     size_t i;
 
     if (argc != 2) {
@@ -314,6 +408,10 @@ int main(int argc, char **argv)
     }
     tests[2 * NF].name = "docs.hif8_table";
     tests[2 * NF].test_func = test_docs_table;
-    return _cmocka_run_group_tests("format.vectors", tests, 2 * NF + 1, NULL,
+    tests[2 * NF + 1].name = "fp4_e2m1";
+    tests[2 * NF + 1].test_func = test_fp4_vectors;
+    tests[2 * NF + 2].name = "e8m0";
+    tests[2 * NF + 2].test_func = test_e8m0_vectors;
+    return _cmocka_run_group_tests("format.vectors", tests, 2 * NF + 3, NULL,
                                    NULL);
 }

@@ -13,6 +13,12 @@ signalling NaNs included; read them as uint32); codes are stored raw:
     int8_encode_input.npy   <f4 [N]
     int8_encode.npy         |i1 [N]        round half even, saturate, NaN -> 0
     hif8_table.md           the 256-code table that docs/formats.md embeds
+    fp4_e2m1_decode.npy     <f4 [16]       decode of code k (0x8 is -0)
+    fp4_e2m1_encode_input.npy <f4 [N]      boundary list, then random inputs
+    fp4_e2m1_encode_<mode>.npy |u1 [N]     mode rint, floor or round; NaN -> 0
+    e8m0_decode.npy         <f4 [256]      2^(k - 127), 0xFF NaN
+    e8m0_amax.npy           <f4 [M]        non-negative amax: boundaries, random
+    e8m0_<rule>_<payload>.npy <i2 [M]      the rule's code, -1 where refused
 
 The boundary list of each float format holds, for both signs: every finite
 value of the format, every midpoint between adjacent values and the
@@ -29,6 +35,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import formats as F
+from . import formats_mx as MX
 from . import npyio
 
 NAME = "formats"
@@ -238,10 +245,55 @@ def hif8_table_md():
     return "\n".join(lines) + "\n"
 
 
+# ---- FP4 E2M1 and E8M0 (kvgen/formats_mx.py) --------------------------------
+
+def _fp4(d):
+    _save(d, "fp4_e2m1_decode.npy", MX.fp4_decode(np.arange(16)))
+    vals = MX.FP4_VALUES
+    ext = np.append(vals, 8.0)  # 8: the virtual value one step above 6
+    mids = (ext[:-1] + ext[1:]) / 2.0
+    pts = np.concatenate([vals, mids, [8.0, 16.0, 0.125, 0.375]])
+    pos = np.unique(np.concatenate([_neighbours(pts), EXTRA_POSITIVE]))
+    rs = np.random.RandomState(20260)
+    bits = np.concatenate([pos, pos | np.uint32(0x80000000), NAN_PAYLOADS,
+                           NAN_PAYLOADS | np.uint32(0x80000000),
+                           _random_bits(rs, -4.0, 4.0)])
+    x = F.bits_f32(bits)
+    _save(d, "fp4_e2m1_encode_input.npy", x)
+    for mode in MX.FP4_MODES:
+        _save(d, "fp4_e2m1_encode_%s.npy" % mode, MX.fp4_encode(x, mode))
+
+
+def _e8m0(d):
+    _save(d, "e8m0_decode.npy", MX.e8m0_decode(np.arange(256)))
+    k = np.arange(-149, 128)
+    pts = [np.ldexp(1.0, k)]
+    for vmax in (6.0, 1.75, 448.0, 57344.0):  # where s crosses 2^k
+        pts.append(np.ldexp(vmax, k))
+    pts.append([float(np.float32(1e-4))])
+    pts = np.concatenate(pts)
+    pts = pts[(pts >= 2.0 ** -149) & (pts <= float(np.finfo(np.float32).max))]
+    # 448 * 2^k is exact in binary32 except below 2^-140; drop inexact ones
+    pts = pts[pts.astype(np.float32).astype(np.float64) == pts]
+    bnd = np.unique(np.concatenate([_neighbours(pts), EXTRA_POSITIVE,
+                                    NAN_PAYLOADS]))
+    rs = np.random.RandomState(20261)
+    u = rs.randint(0, 1 << 31, size=N_RANDOM_BITS, dtype=np.uint64)
+    mag = np.exp2(rs.uniform(-149.0, 128.0, size=N_RANDOM_MAG))
+    mag = np.minimum(mag, float(np.finfo(np.float32).max)).astype(np.float32)
+    amax = F.bits_f32(np.concatenate([bnd, u.astype(np.uint32),
+                                      F.f32_bits(mag)]))
+    _save(d, "e8m0_amax.npy", amax)
+    for name, rule, emax, vmax in MX.E8M0_CASES:
+        _save(d, "e8m0_%s.npy" % name, MX.e8m0_rule(amax, rule, emax, vmax))
+
+
 def generate(d):
     for index, spec in enumerate(FLOATS):
         _float_format(d, index, spec)
     _int8(d)
+    _fp4(d)
+    _e8m0(d)
     with open(os.path.join(d, "hif8_table.md"), "w", encoding="utf-8",
               newline="\n") as f:
         f.write(hif8_table_md())
