@@ -38,32 +38,58 @@ def module_literal(path, name):
     return ast.literal_eval(found[0].value) if found else None
 
 
-def test_plugin_dir_holds_one_file_per_operator():
-    """The directory ops-test-kit is given: a file per operator with
-    torch_npu APIs, named after it (the scanners skip "_" names), and the
-    package's __init__.py (which the TestSpec loader also indexes) declares
-    no table, so no API is registered twice or by a shared file."""
-    with_forms = {op for op, forms in kvgold.ops.TORCH_NPU_CALLS.items()
-                  if forms}
-    assert set(plugin_files()) == with_forms
-    init = os.path.join(kt.PLUGIN_DIR, "__init__.py")
-    assert module_literal(init, "__spec__") is None
-    assert module_literal(init, "__golden__") is None
+def test_plugin_dir_holds_the_written_file():
+    """The directory ops-test-kit is given holds one file, written from
+    the call forms (kvgold/ttk/_plugin_dir.py): its tables name every
+    form's TestSpec and golden, and no file of the package declares a
+    table (the package is not the plug-in: no table is kept by hand)."""
+    assert set(plugin_files()) == {"kvgold_plugin"}
+    path = plugin_files()["kvgold_plugin"]
+    assert module_literal(path, "__spec__") == {
+        f["api"]: f["ttk_spec"] for f in FORMS}
+    assert module_literal(path, "__golden__") == {
+        "e2e": {f["api"]: f["ttk_golden"] for f in FORMS}}
+    package = os.path.dirname(kt.__file__)
+    for name in os.listdir(package):
+        if name.endswith(".py"):
+            for table in ("__spec__", "__golden__"):
+                assert module_literal(os.path.join(package, name),
+                                      table) is None, (name, table)
     r = subprocess.run([sys.executable, "-m", "kvgold.ttk"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == kt.PLUGIN_DIR
 
 
+def test_plugin_dir_written_where_told(tmp_path):
+    """`python3 -m kvgold.ttk DIR` writes the file into DIR (a stale one
+    is rewritten) and prints DIR; a directory it cannot write is refused
+    with the OS reason, and nothing else is written."""
+    target = tmp_path / "plugin"
+    target.mkdir()
+    (target / "kvgold_plugin.py").write_text("__spec__ = {}\n")
+    r = subprocess.run([sys.executable, "-m", "kvgold.ttk", str(target)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(target)
+    with open(plugin_files()["kvgold_plugin"]) as f:
+        assert (target / "kvgold_plugin.py").read_text() == f.read()
+    assert sorted(p.name for p in target.iterdir()) == ["kvgold_plugin.py"]
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    r = subprocess.run([sys.executable, "-m", "kvgold.ttk",
+                        str(blocker / "plugin")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "cannot write the plug-in directory %s" % (blocker / "plugin") \
+        in r.stderr and "Not a directory" in r.stderr, r.stderr
+    assert blocker.read_text() == "x"
+
+
 def test_spec_tables_name_classes_with_golden_and_third_party():
-    for op, path in plugin_files().items():
+    for path in plugin_files().values():
         spec = module_literal(path, "__spec__")
-        forms = kvgold.ops.TORCH_NPU_CALLS[op]
-        # each file lists exactly its own operator's declared calls
-        assert set(spec) == {f["api"] for f in forms}, op
-        for form in forms:
-            assert spec[form["api"]] == form["ttk_spec"], form["api"]
-        module = exec_standalone(op, "ttk_test_spec_%s_1" % op)
+        module = exec_standalone("ttk_test_spec_1")
         for api, cls_name in spec.items():
             assert isinstance(cls_name, str)
             cls = getattr(module, cls_name)
@@ -82,23 +108,16 @@ def test_spec_tables_name_classes_with_golden_and_third_party():
 
 
 def test_golden_tables_are_literal_and_resolve():
-    seen = set()
-    for op, path in plugin_files().items():
+    for path in plugin_files().values():
         golden = module_literal(path, "__golden__")
-        forms = kvgold.ops.TORCH_NPU_CALLS[op]
         assert set(golden) == {"e2e"}
-        assert set(golden["e2e"]) == {f["api"] for f in forms}, op
-        assert not seen & set(golden["e2e"])
-        seen |= set(golden["e2e"])
-        for form in forms:
-            assert golden["e2e"][form["api"]] == form["ttk_golden"]
-        module = exec_standalone(op)  # the scanner names it by file stem
+        assert set(golden["e2e"]) == APIS
+        module = exec_standalone()  # the scanner names it by file stem
         spec = module_literal(path, "__spec__")
         for api, fn_name in golden["e2e"].items():
             fn = getattr(module, fn_name)
             assert callable(fn)
             assert getattr(module, spec[api]).golden is fn
-    assert seen == APIS
 
 
 def test_soc_version_selects_the_profile():
@@ -137,21 +156,20 @@ def test_pre_compare_fails_outputs_that_do_not_line_up():
     apply_pre_compare) lets a lined-up call through and fails any other,
     naming inplace_input_indexes."""
     import pytest
-    for op, path in plugin_files().items():
-        module = exec_standalone(op)
-        for form in kvgold.ops.TORCH_NPU_CALLS[op]:
-            spec = getattr(module, form["ttk_spec"])
-            gold = [torch.ones(1) for _ in ttk_goldens(form)]
-            assert spec.pre_compare(*gold, *gold) is None
-            returned, slots = TTK_E2E_OUTPUTS[form["api"]]
-            if not slots:
-                continue
-            # a CSV without inplace_input_indexes: only the return
-            with pytest.raises(ValueError) as e:
-                spec.pre_compare(*gold[:len(returned)], *gold)
-            # as Python writes the tuple: (2, 3), or (1,) for one slot
-            assert "inplace_input_indexes=%r" % (tuple(slots),) in \
-                str(e.value), form["api"]
+    module = exec_standalone()
+    for form in FORMS:
+        spec = getattr(module, form["ttk_spec"])
+        gold = [torch.ones(1) for _ in ttk_goldens(form)]
+        assert spec.pre_compare(*gold, *gold) is None
+        returned, slots = TTK_E2E_OUTPUTS[form["api"]]
+        if not slots:
+            continue
+        # a CSV without inplace_input_indexes: only the return
+        with pytest.raises(ValueError) as e:
+            spec.pre_compare(*gold[:len(returned)], *gold)
+        # as Python writes the tuple: (2, 3), or (1,) for one slot
+        assert "inplace_input_indexes=%r" % (tuple(slots),) in \
+            str(e.value), form["api"]
 
 
 def raw(t):
@@ -174,8 +192,8 @@ def test_goldens_line_up_with_prepare(tmp_path, cli):
                         "--out", str(tmp_path)],
                        capture_output=True, text=True, env=cli_env())
     assert r.returncode == 0, r.stderr
+    module = exec_standalone()
     for op, name in cases:
-        module = exec_standalone(op)
         c = kvgold.load_case(os.path.join(VECTORS, op, name))
         form = call_form(op, c.inputs)
         t = torch_inputs(c)

@@ -2,9 +2,15 @@
 operator's tests/ops/<op>/test_*_ttk.py): the plug-in executed as
 ops-test-kit executes it, and the metadata keywords it passes."""
 import importlib.util
+import os
+import tempfile
 
-import kvgold
-import kvgold.ttk as kt
+# the plug-in directory kvgold.ttk writes (PLUGIN_DIR): a fresh one for the
+# tests, not the user's cache
+os.environ["KVGOLD_TTK_PLUGIN"] = tempfile.mkdtemp(prefix="kvgold-ttk-")
+
+import kvgold  # noqa: E402
+import kvgold.ttk as kt  # noqa: E402
 
 # ops-test-kit passes its metadata as keywords too: these are the ones
 # its e2e golden call adds (ttk/core_modules/framework_api/
@@ -18,20 +24,21 @@ META = dict(backend="cpu", tensor_formats=("ND",), tensor_dtypes=("float16",),
 
 def plugin_files():
     """{stem: path} of the files ops-test-kit's golden scanner reads in
-    the plug-in directory: *.py (recursively), skipping `__init__.py` and
-    names starting with "_" (ttk's PluginScanner)."""
+    the plug-in directory (kvgold.ttk.PLUGIN_DIR, written on first use):
+    *.py (recursively), skipping `__init__.py` and names starting with "_"
+    (ttk's PluginScanner)."""
     import pathlib
     return {p.stem: str(p) for p in
             sorted(pathlib.Path(kt.PLUGIN_DIR).rglob("*.py"))
             if not p.name.startswith("_")}
 
 
-def exec_standalone(op, module_name=None):
-    """Operator `op`'s plug-in file executed as ops-test-kit executes it:
-    from its path, outside any package, not entered in sys.modules, under
-    the file's stem (the golden scanner's name) unless told otherwise."""
-    spec = importlib.util.spec_from_file_location(module_name or op,
-                                                  plugin_files()[op])
+def exec_standalone(module_name=None):
+    """The plug-in file executed as ops-test-kit executes it: from its
+    path, outside any package, not entered in sys.modules, under the
+    file's stem (the golden scanner's name) unless told otherwise."""
+    (stem, path), = plugin_files().items()
+    spec = importlib.util.spec_from_file_location(module_name or stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

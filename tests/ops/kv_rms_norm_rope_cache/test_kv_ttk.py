@@ -15,7 +15,7 @@ from ttk_support import (META, bits, call_form, case_name, exec_standalone,
 
 @pytest.mark.parametrize("attr", ["golden", "third_party"])
 def test_kv_as_ttk_calls_it(attr):
-    fn = getattr(exec_standalone("kv_rms_norm_rope_cache"), "KvgoldKvRmsNormRopeCacheTestSpec")
+    fn = getattr(exec_standalone(), "KvgoldKvRmsNormRopeCacheTestSpec")
     fn = getattr(fn, attr)
     if attr == "third_party":
         fn = fn["torch"]  # ops-test-kit's provider-keyed form

@@ -2,22 +2,22 @@
 
     python3 -m ttk e2e -i cases.csv --plugin "$(python3 -m kvgold.ttk)"
 
-The plug-in is this package's directory: ops-test-kit scans a --plugin
+The plug-in is a directory holding one file, written from the operators'
+call forms (kvgold/ttk/_plugin_dir.py): ops-test-kit scans a --plugin
 directory for .py files (skipping `__init__.py` and names starting with
 `_`) and reads each file's module-level `__spec__` (API name -> TestSpec
 class name) and `__golden__` ({"e2e": {API name: function name}}) as
 literals, without importing it; it then executes the file on its own,
-outside any package, when a case needs it.
-
-Each operator with torch_npu APIs has its own file here, `<op>.py`, whose
-two literal tables name its APIs and import their goldens and TestSpec
-classes from this module by absolute import. This module builds those
-goldens and classes from what each operator's module declares as data
-(TORCH_NPU_CALLS, kvgold/ops/__init__.py) and gives them by name at run
-time (module __getattr__, a name in __all__ each), so this file names no
-operator;
-tests/python/test_ttk.py requires the files' tables to list exactly the
-declared calls, each in its own operator's file.
+outside any package, when a case needs it. Those tables are facts each
+operator's module states as data (TORCH_NPU_CALLS' "ttk_spec" and
+"ttk_golden", kvgold/ops/__init__.py), so `plugin_dir()` writes them into
+the file rather than a file per operator repeating them:
+`python3 -m kvgold.ttk [DIR]` prints the directory (DIR, else
+$KVGOLD_TTK_PLUGIN, else kvgold's directory in the user's cache), the file
+rewritten when the forms change. The file imports its goldens and TestSpec
+classes from this module by absolute import; this module builds them from
+the call forms and gives them by name at run time (module __getattr__, a
+name in __all__ each), so no file of the package names an operator.
 
 For each operator, under the torch_npu API name ops-test-kit's e2e CSV
 uses, kvgold is the `golden` and, as {"torch": golden}, the `third_party`
@@ -35,19 +35,20 @@ prepare` writes its golden_<i> files in. Each TestSpec's `pre_compare`
 fails a call whose device outputs do not line up with those goldens (a CSV
 without inplace_input_indexes would compare none of the caches).
 
-One quirk of ops-test-kit's convention: an operator's file, imported as
-kvgold.ttk.<op>, has its module `__spec__` (normally importlib's
-ModuleSpec) replaced by the table; ops-test-kit only ever executes those
-files by path, and nothing in kvgold imports them.
+The plug-in file, if imported as a module, has its module `__spec__`
+(normally importlib's ModuleSpec) replaced by the table: ops-test-kit
+only ever executes it by path, and nothing in kvgold imports it.
 """
 import inspect
 import logging
-import os
 from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
                     Tuple)
 
 import kvgold
 import kvgold.ops
+
+from .. import _errors
+from . import _plugin_dir
 
 Form = Mapping[str, Any]
 """A torch_npu call form (kvgold/ops/__init__.py describes its keys)."""
@@ -55,8 +56,6 @@ Golden = Callable[..., List[Any]]
 """ops-test-kit's golden of one API: its arguments in, the list of what it
 compares out."""
 
-# The directory to give ops-test-kit's --plugin.
-PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # ops-test-kit's chip -> kvgold's "profile" option of an operator whose
 # call form asks for it (the chip generation's behaviour). ops-test-kit's
@@ -253,7 +252,7 @@ def _exported() -> List[str]:
     if clash:
         raise ImportError("kvgold.ttk: %s (declared by kvgold.ops) named as "
                           "one of kvgold.ttk's own" % ", ".join(clash))
-    return ["PLUGIN_DIR", "golden_names", "inplace_slots"] + sorted(_MADE)
+    return ["golden_names", "inplace_slots", "plugin_dir"] + sorted(_MADE)
 
 
 # Every operator's TestSpec classes and goldens, under the names its
@@ -261,8 +260,30 @@ def _exported() -> List[str]:
 __all__ = _exported()
 
 
+def plugin_dir(path: Optional[str] = None) -> str:
+    """The directory to give ops-test-kit's --plugin (path, else
+    $KVGOLD_TTK_PLUGIN, else kvgold's directory in the user's cache), its
+    plug-in file written from the call forms. kvgold.Error, with the OS
+    reason, when it cannot be written."""
+    try:
+        return _plugin_dir.ensure(kvgold.ops.TORCH_NPU_CALLS,
+                                  kvgold.__version__, path)
+    except OSError as e:
+        where = path or _plugin_dir.default_dir(kvgold.__version__)
+        raise kvgold.Error(_errors.IO,
+                           "kvgold.ttk: cannot write the plug-in directory "
+                           "%s: %s (name a writable one: python3 -m "
+                           "kvgold.ttk DIR, or $%s)"
+                           % (where, e.strerror or e, _plugin_dir.ENV),
+                           tensor=where) from e
+
+
 def __getattr__(name: str) -> Any:
-    """A TestSpec class or golden built from the call forms (_MADE)."""
+    """A TestSpec class or golden built from the call forms (_MADE); and
+    PLUGIN_DIR, plugin_dir() of the default place, written on first use
+    (not at import: importing kvgold.ttk writes no file)."""
+    if name == "PLUGIN_DIR":
+        return plugin_dir()
     try:
         return _MADE[name]
     except KeyError:
