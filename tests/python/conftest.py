@@ -4,7 +4,6 @@ Run through ctest (label python), which sets KVGOLD_LIBRARY (the built
 libkvgold.so), PYTHONPATH (tools/python), KVG_VECTORS_DIR and KVGOLD_CLI.
 """
 import glob
-import json
 import os
 
 import numpy as np
@@ -38,34 +37,6 @@ def cli():
 
 def example(name):
     return os.path.join(VECTORS, "examples", name)
-
-
-# each operator's test folder, tests/ops/<op>/ (its vectors: vectors/<op>/)
-OPS_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                         "ops")
-
-
-def sample_case(fit):
-    """A committed vector case for a generic test that needs some case of
-    some operator without naming one: of the first operator (by its test
-    folder, tests/ops/<op>/) with a case whose parsed case.json `fit`
-    accepts, the smallest such case (fewest bytes, then by name), so the
-    test stays quick. `fit`'s docstring says what the test needs."""
-    for op in sorted(os.listdir(OPS_TESTS)):
-        fits = []
-        for path in glob.glob(os.path.join(VECTORS, op, "*", "case.json")):
-            with open(path) as f:
-                doc = json.load(f)
-            if fit(doc):
-                d = os.path.dirname(path)
-                size = sum(os.path.getsize(os.path.join(d, n))
-                           for n in os.listdir(d)
-                           if os.path.isfile(os.path.join(d, n)))
-                fits.append((size, d))
-        if fits:
-            return min(fits)[1]
-    raise AssertionError("no vector case has what the test needs: %s"
-                         % (fit.__doc__,))
 
 
 def cli_env():

@@ -19,7 +19,8 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import cli_env, sample_case
+from conftest import cli_env
+from samples import sample_case
 
 
 def _fits(doc):

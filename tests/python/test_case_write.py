@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import kvgold
-from conftest import sample_case
+from samples import sample_case
 
 
 def _fits(doc):
