@@ -76,6 +76,23 @@ def plant_ulps(call, name, ulps, where=None):
     return where
 
 
+def plant_fault(call):
+    """One element of the first post-call tensor the call writes (one that
+    differs from its pre-call tensor; any, for a returned one) with the
+    second-highest bit of its code flipped: a change no standard lets
+    pass, planted in any operator's call. Returns the tensor's name."""
+    for name, (dt, post) in call.post.items():
+        flat = post.reshape(-1).view(np.dtype("u%d" % post.dtype.itemsize))
+        init = call.inputs.get(name)
+        where = (np.nonzero(flat != init[1].reshape(-1).view(flat.dtype))[0]
+                 if init is not None else np.arange(flat.size))
+        if where.size:
+            bit = 8 * post.dtype.itemsize - 2
+            flat[int(where[0])] ^= flat.dtype.type(1 << bit)
+            return name
+    raise AssertionError("the call writes nothing a fault can be planted in")
+
+
 def atb_bin(path, tag, arr, fmt=ND):
     """An ATB tensor file: key=value header lines up to $End=1, then the
     raw elements."""
@@ -265,7 +282,7 @@ def write_kernel(mod, call, root, name, dtypes=None):
     kernel's order, a *_none marker for an optional one left out; a golden
     per kernel output) and its row."""
     ins = [call.inputs.get(n) for n in mod.IN]
-    # the kernel's outputs (ScatterPaKvCache's: its two caches)
+    # the kernel's outputs (OUT, when they are not the e2e call's)
     outs = [call.post.get(n) for n in getattr(mod, "OUT", mod.E2E_OUT)]
     write_ttk_case(root, name, ins, outs, "bin")
 
