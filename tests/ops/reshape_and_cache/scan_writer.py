@@ -8,6 +8,8 @@ OP = "reshape_and_cache"
 ALIAS = "rac"
 # an honest case, for the format tests that need some call
 SAMPLE = "nd_fp16"
+# its op type in a CANN dump file name (<op_type>.<op_name>....)
+CANN_TYPE = "ReshapeAndCache"
 # the operation directory of its ATB dump: <n>_<ATB_OP>
 ATB_OP = "ReshapeAndCacheOperation"
 TORCH = "_npu_reshape_and_cache"  # its torch_npu name
@@ -51,7 +53,7 @@ def cann(call, root, name, task):
     nz = set()
     if call.attrs.get("cache_layout") == "NZ":
         nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
-    return write_cann(root, "ReshapeAndCache", name,
+    return write_cann(root, CANN_TYPE, name,
                       positional(call, IN, call.inputs),
                       [call.post["key_cache"], call.post["value_cache"]],
                       task=task, nz=nz, workspace=64)

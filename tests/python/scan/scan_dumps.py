@@ -526,3 +526,13 @@ def first(*names):
             return mod
     raise AssertionError("no operator's scan_writer.py has %s" %
                          ", ".join(names))
+
+
+def every(*names):
+    """Every operator's writer (by folder, as found) that has each of
+    `names`: the operators of a format test that mixes all of them in one
+    dump, without naming one."""
+    mods = [m for m in _writers().values()
+            if all(hasattr(m, n) for n in names)]
+    assert mods, "no operator's scan_writer.py has %s" % ", ".join(names)
+    return mods
