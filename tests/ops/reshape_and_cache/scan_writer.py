@@ -8,8 +8,9 @@ OP = "reshape_and_cache"
 ALIAS = "rac"
 # an honest case, for the format tests that need some call
 SAMPLE = "nd_fp16"
-# its op type in a CANN dump file name (<op_type>.<op_name>....)
-CANN_TYPE = "ReshapeAndCache"
+# its op type: a CANN dump file's <op_type>, the prefix of an
+# ops-test-kit manual case directory's name
+OP_TYPE = "ReshapeAndCache"
 # the operation directory of its ATB dump: <n>_<ATB_OP>
 ATB_OP = "ReshapeAndCacheOperation"
 TORCH = "_npu_reshape_and_cache"  # its torch_npu name
@@ -56,7 +57,7 @@ def cann(call, root, name, task):
     nz = set()
     if call.attrs.get("cache_layout") == "NZ":
         nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
-    return write_cann(root, CANN_TYPE, name,
+    return write_cann(root, OP_TYPE, name,
                       positional(call, IN, call.inputs),
                       [call.post["key_cache"], call.post["value_cache"]],
                       task=task, nz=nz, workspace=64)

@@ -13,14 +13,14 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
-OPS = sd.every("cann", "SAMPLE", "CANN_TYPE")
+OPS = sd.every("cann", "SAMPLE", "OP_TYPE")
 TS = 1700000000000  # write_cann's dump time, in the file name
 
 
 def first_file(dump, w):
     """The dump file of writer w's first launch."""
     return [os.path.join(dp, n) for dp, _, ns in os.walk(dump) for n in ns
-            if n.startswith("%s.%s_0." % (w.CANN_TYPE, w.ALIAS))][0]
+            if n.startswith("%s.%s_0." % (w.OP_TYPE, w.ALIAS))][0]
 
 
 @pytest.fixture
@@ -48,13 +48,13 @@ def test_cann_step(cli, dump):
     assert rc == 1, err
     assert doc["format"] == "cann"
     got = [(c["api"], c["op"], c["verdict"]) for c in doc["calls"]]
-    assert got == [(w.CANN_TYPE, w.OP, "PASS") for w in OPS] + [
-        (OPS[0].CANN_TYPE, OPS[0].OP, "FAIL")]
+    assert got == [(w.OP_TYPE, w.OP, "PASS") for w in OPS] + [
+        (OPS[0].OP_TYPE, OPS[0].OP, "FAIL")]
     assert doc["other_calls"] == 1
     sd.reconciles(doc, len(OPS) + 2, 1)
     c = doc["calls"]
     assert c[0]["id"].endswith("/%s.%s_0.1.2.%d" % (
-        OPS[0].CANN_TYPE, OPS[0].ALIAS, TS + 1))
+        OPS[0].OP_TYPE, OPS[0].ALIAS, TS + 1))
     assert c[-1]["reason"].startswith(planted + ":")
 
 
@@ -82,7 +82,7 @@ def test_cann_malformed_header(cli, dump):
 
 def test_cann_size_mismatch_names_the_field(cli, tmp_path):
     arr = sd.np.ones((2, 3), sd.np.float16)
-    f = sd.write_cann(str(tmp_path), OPS[0].CANN_TYPE, "x",
+    f = sd.write_cann(str(tmp_path), OPS[0].OP_TYPE, "x",
                       [("fp16", arr)], [])
     data = bytearray(open(f, "rb").read())
     # the input's size field (5) says 12 bytes: make it 10
