@@ -122,6 +122,15 @@ def write_atb_op(root, name, ins, outs, nz=()):
     return d
 
 
+def attr_args(call):
+    """--attr NAME=JSON for each of the call's attributes: for dumps that
+    record none (ops-test-kit's manual cases)."""
+    out = []
+    for k, v in call.attrs.items():
+        out += ["--attr", "%s=%s" % (k, json.dumps(v))]
+    return out
+
+
 def cli_env():
     """The environment for the kvgold command: without the sanitizer
     runtime preloaded for Python (an ASan build links its own, and two
