@@ -47,3 +47,22 @@ def test_ttk_malformed_names_the_file(cli, data):
     c = [c for c in doc["calls"] if c["id"] == "ReshapeAndCache_layer0"][0]
     assert c["verdict"] == "NOT_JUDGED"
     assert "input slot 1 is missing" in c["reason"]
+
+
+def test_ttk_pt_cases_beside_a_bin_one(cli, tmp_path):
+    """The same cases with --dump-format pt (torch.save), read by the
+    command itself: a .bin case beside them is scanned as it is."""
+    pytest.importorskip("torch")
+    root = str(tmp_path / "manual_data")
+    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_layer0", fmt="pt")
+    off = rac.case("nd_fp16")
+    sd.plant_slot_off(off)
+    rac.ttk(off, root, "ReshapeAndCache_layer1", fmt="pt")
+    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_bin", fmt="bin")
+    rc, doc, err = sd.scan(cli, root, "--standard", "single")
+    assert rc == 1, err
+    got = [(c["id"], c["verdict"]) for c in doc["calls"]]
+    assert got == [("ReshapeAndCache_bin", "PASS"),
+                   ("ReshapeAndCache_layer0", "PASS"),
+                   ("ReshapeAndCache_layer1", "FAIL")]
+    assert doc["calls"][2]["reason"].startswith("key_cache:")
