@@ -1,7 +1,6 @@
 /*
  * tests/ops/reshape_and_cache/test_nonfinite_copies.c - every 16-bit code
- * through ReshapeAndCache (docs/reliability.md; ReshapeAndCacheOmni's copy
- * is its folder's test_nonfinite_copies_omni.c):
+ * through ReshapeAndCache (docs/reliability.md):
  *   - ND copies move all 65536 fp16 / bf16 codes bit for bit, NaN
  *     payloads and signalling NaNs included;
  *   - KVHEAD_ROPE's mean of a window holding any NaN code is the canonical

@@ -1,8 +1,7 @@
 /*
  * tests/ops/reshape_and_cache/test_size_overflow_heads.c - ReshapeAndCache's
- * per-head runs (KVHEAD / KVHEAD_ROPE; ReshapeAndCacheOmni's are its
- * folder's test_size_overflow_heads_omni.c): batch*N and the workspace
- * bytes overflow, and are refused (161002) from the shapes alone
+ * per-head runs (KVHEAD / KVHEAD_ROPE): batch*N and the workspace bytes
+ * overflow, and are refused (161002) from the shapes alone
  * (tests/claim_view.h, docs/reliability.md).
  * SPDX-License-Identifier: Apache-2.0
  */
