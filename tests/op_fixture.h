@@ -120,10 +120,10 @@ struct opf {
  * thing changed to another tensor or attribute; a new operator meets the
  * exceptions as a valid call where a refusal was expected (test_atomicity:
  * "status 0, want 161002 ... a change the operator allows"). Examples:
- * KvRmsNormRopeCache's Norm cache only needs Bcache >= Bkv, so a larger
- * Bcache is valid; its caches take any 1-byte quant dtype, so one quant
- * dtype for another is valid; a [1] scale with a trailing 1 added is
- * [1, 1], also a scalar scale. Say each such change in the kind's untied,
+ * a cache whose batch need only be at least the input's, so a larger one
+ * is valid; a cache that takes any 1-byte quant dtype, so one quant dtype
+ * for another is valid; a [1] scale with a trailing 1 added is [1, 1],
+ * also a scalar scale. Say each such change in the kind's untied,
  * no wider than the rule that makes it valid, so that every other change
  * is still drawn. (A NULL tensor refused with 161002 rather than 161001
  * is the tensor's null_status.)

@@ -841,7 +841,7 @@ static child_result run_child(child_fn fn, const char *dir)
 }
 
 /* The program's answer to a shrunk mapping (the kvgold command's is
- * kvg_cli_file_shrank, tested through the command in test_scan_mapped):
+ * kvg_cli_file_shrank, tested through the command in test_rac_scan_mapped):
  * what the guard must make possible - name the file the fault is in, and
  * remove the run's temporaries - then exit 2. */
 static void on_shrunk(const char *path)

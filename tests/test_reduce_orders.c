@@ -1,7 +1,7 @@
 /*
  * tests/test_reduce_orders.c - the RmsNorm sum-of-squares orders
  * (kvgold/options.h), and in particular the two kernel orders "a2" and
- * "npu950" that KvRmsNormRopeCache added.
+ * "npu950", the accumulation orders of the Ascend kernels' RmsNorm.
  *
  * First principles: rows of zeros with one 4096 (square 2^24) and two 1s.
  * In binary32 2^24 + 1 is a tie that rounds to 2^24 (even), while 1 + 1 = 2

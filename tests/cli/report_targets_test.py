@@ -26,6 +26,29 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python", "scan"))
 import scan_dumps as sd  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from samples import case_doc, sample_case  # noqa: E402
+
+
+def _fits(doc):
+    """an honest case with two expected outputs and an input in a .npy
+    file"""
+    return ("expect_error" not in doc and len(doc.get("expected", {})) == 2
+            and any(e["file"].endswith(".npy")
+                    for e in doc["inputs"].values()))
+
+
+# Some operator's cases (samples.sample_case), what the scenarios read
+# from them, and the operator whose writer writes the dumps: none named.
+CASE = sample_case(_fits)
+CASE2 = sample_case(_fits, skip=(CASE,))
+IN_FILE = [e["file"] for e in case_doc(CASE)["inputs"].values()
+           if e["file"].endswith(".npy")][0]
+OUT1, OUT2 = case_doc(CASE)["expected"]
+CANN = sd.first("cann", "SAMPLE")
+MSPROBE = sd.first("msprobe", "SAMPLE")
+
 FAILS = []
 W = os.path.join(WORK, "reports_" + SCENARIO)
 shutil.rmtree(W, ignore_errors=True)
@@ -99,22 +122,14 @@ def unchanged(before, *roots):
         fail("protected files changed: %s" % diff[:6])
 
 
-def kvrope(root, task, name="kvrope"):
-    kv = sd.op("kv")
-    return kv.cann(kv.case("m_pa_bf16_kt_ct_sym_out"), root,
-                   "%s_%d" % (name, task), task)
-
-
 def cann_dump():
     """A CANN dump directory of two launches (one with a planted fault)
     and the path of the first launch's file."""
     root = os.path.join(W, "dump", "20260101", "0")
-    kv = sd.op("kv")
-    rac = sd.op("rac")
-    kv.cann(kv.case("m_pa_bf16_kt_ct_sym_out"), root, "kvrope_1", 1)
-    off = rac.case("nd_fp16")
-    sd.plant_slot_off(off)
-    rac.cann(off, root, "rac_2", 2)
+    CANN.cann(CANN.case(CANN.SAMPLE), root, "call_1", 1)
+    bad = CANN.case(CANN.SAMPLE)
+    sd.plant_fault(bad)
+    CANN.cann(bad, root, "call_2", 2)
     first = [os.path.join(root, n) for n in sorted(os.listdir(root))][0]
     return os.path.join(W, "dump"), first
 
@@ -142,9 +157,9 @@ def valid_xml(path):
         return None
 
 
-def make_case_copy(op, case, where):
+def make_case_copy(case, where):
     dst = os.path.join(W, where)
-    shutil.copytree(os.path.join(VECTORS, op, case), dst, symlinks=True)
+    shutil.copytree(case, dst, symlinks=True)
     return dst
 
 
@@ -188,8 +203,7 @@ def scan_in_dir():
     dump, f = cann_dump()
     ms = os.path.join(W, "ms")
     step = sd.MsprobeStep(ms)
-    rac = sd.op("rac")
-    rac.msprobe(step, rac.case("nd_fp16"))
+    MSPROBE.msprobe(step, MSPROBE.case(MSPROBE.SAMPLE))
     step.save()
     dj = os.path.join(ms, "step0", "rank0", "dump.json")
     before = snapshot(dump, ms)
@@ -377,8 +391,8 @@ def check_junit():
     """check --junit: never a case's file, never in a case directory, never
     a device or a FIFO; compare --cases --junit: never the list file nor
     in an NPU_DIR. The cases keep their bytes."""
-    a = make_case_copy("reshape_and_cache", "nd_fp16", "cases/a")
-    b = make_case_copy("reshape_and_cache", "nz_fp16", "cases/b")
+    a = make_case_copy(CASE, "cases/a")
+    b = make_case_copy(CASE2, "cases/b")
     os.mkfifo("fifo")
     dev = device_or_none(os.path.join(W, "chardev"))
     before = snapshot("cases", "fifo", "chardev")
@@ -390,10 +404,10 @@ def check_junit():
         run("check", a, b, "--junit", target, want=2,
             has=("kvgold: check: --junit %s: %s" % (target, why), stop),
             lacks=("PASS",))
-    os.link(os.path.join(a, "key.npy"), "hard.xml")
+    os.link(os.path.join(a, IN_FILE), "hard.xml")
     run("check", "cases", "--junit", "hard.xml", want=2,
         has=("--junit hard.xml: is the same file as %s in the case "
-             "directory" % os.path.join("cases", "a", "key.npy"),))
+             "directory" % os.path.join("cases", "a", IN_FILE),))
     os.symlink(os.path.join(a, "case.json"), "soft.xml")
     run("check", a, b, "--jobs", "1", "--junit", "soft.xml", want=2,
         has=("--junit soft.xml: is the same file as",))
@@ -426,20 +440,21 @@ def prepare_csv():
     """prepare --csv: never a file of a case it reads nor in a case
     directory, never inside a replay directory it writes, never a device,
     a FIFO or a directory; nothing is written when refused."""
-    c = make_case_copy("reshape_and_cache", "nd_fp16", "in/nd_fp16")
+    name = os.path.basename(CASE)
+    c = make_case_copy(CASE, "in/" + name)
     os.mkfifo("fifo")
-    os.makedirs("out/nd_fp16")
+    os.makedirs("out/" + name)
     dev = device_or_none(os.path.join(W, "chardev"))
-    os.link(os.path.join(c, "key.npy"), "hard.csv")
+    os.link(os.path.join(c, IN_FILE), "hard.csv")
     before = snapshot("in", "fifo", "out", "hard.csv", "chardev")
     stop = "nothing written"
     for target, why in (
             (os.path.join(c, "case.json"), "is in the case directory " + c),
             (os.path.join(c, "cases.csv"), "is in the case directory " + c),
-            ("out/nd_fp16/cases.csv",
-             "is in the replay directory out/nd_fp16"),
+            ("out/%s/cases.csv" % name,
+             "is in the replay directory out/" + name),
             ("hard.csv", "is the same file as %s in the case directory"
-             % os.path.join(c, "key.npy")),
+             % os.path.join(c, IN_FILE)),
             ("fifo", "is a FIFO"), ("in", "is a directory"),
             ("nodir/x.csv", "its directory nodir: No such file or "
              "directory")):
@@ -452,7 +467,7 @@ def prepare_csv():
     unchanged(before, "in", "fifo", "out", "hard.csv", "chardev")
     run("prepare", c, "--out", "out", "--csv", "cases.csv", want=0,
         has=("wrote cases.csv (1 testcases)",))
-    if "nd_fp16" not in open("cases.csv").read():
+    if name not in open("cases.csv").read():
         fail("cases.csv lacks the case's row")
     unchanged(snapshot("in"), "in")
 
@@ -462,34 +477,33 @@ def prepare_csv():
 def compare_misnamed():
     """An NPU dump named k_cache.bin.bin or k_cache.npy.npy is named as a
     likely rename, in the NOT JUDGED reason and when no output is found."""
-    case = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
+    case, a, b = CASE, OUT1, OUT2
     os.makedirs("npu")
     run("run", case, "--out", "npu", want=0)
-    os.rename("npu/key_cache.npy", "npu/key_cache.bin.bin")
+    os.rename("npu/%s.npy" % a, "npu/%s.bin.bin" % a)
     before = snapshot("npu")
     run("compare", case, "npu", want=1,
-        has=("missing: no npu/key_cache.npy or key_cache.bin; npu has "
-             "key_cache.bin.bin: renamed?",))
+        has=("missing: no npu/{0}.npy or {0}.bin; npu has "
+             "{0}.bin.bin: renamed?".format(a),))
     unchanged(before, "npu")
-    os.rename("npu/key_cache.bin.bin", "npu/key_cache.npy.npy")
+    os.rename("npu/%s.bin.bin" % a, "npu/%s.npy.npy" % a)
     run("compare", case, "npu", want=1,
-        has=("npu has key_cache.npy.npy: renamed?",))
-    os.rename("npu/value_cache.npy", "npu/value_cache.bin.bin")
+        has=("npu has %s.npy.npy: renamed?" % a,))
+    os.rename("npu/%s.npy" % b, "npu/%s.bin.bin" % b)
     before = snapshot("npu")
     run("compare", case, "npu", want=2,
-        has=("npu holds none of the outputs (key_cache.npy, "
-             "value_cache.npy); npu has ", "key_cache.npy.npy",
-             "value_cache.bin.bin", "renamed?"))
+        has=("npu holds none of the outputs (%s.npy, %s.npy); npu has "
+             % (a, b), "%s.npy.npy" % a, "%s.bin.bin" % b, "renamed?"))
     unchanged(before, "npu")  # dumps are only read
 
 
 def compare_only_empty():
     """--only "" (and an empty name in its list) is a usage error naming
     the value, not "holds none of the outputs ()"."""
-    case = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
+    case = CASE
     os.makedirs("npu")
     run("run", case, "--out", "npu", want=0)
-    for v in ("", ",", "key_cache,", ",key_cache", "key_cache,,value_cache"):
+    for v in ("", ",", OUT1 + ",", "," + OUT1, OUT1 + ",," + OUT2):
         run("compare", case, "npu", "--only", v, want=2,
             has=("compare: --only needs output names separated by commas",
                  "got '%s'" % v),
@@ -498,12 +512,12 @@ def compare_only_empty():
         f.write("%s npu\n" % case)
     run("compare", "--cases", "list.txt", "--only", "", want=2,
         has=("--only needs output names",), lacks=("holds none",))
-    run("compare", case, "npu", "--only", "key_cache", want=0)
+    run("compare", case, "npu", "--only", OUT1, want=0)
 
 
 def compare_cases_nul():
     """A NUL byte in a short line of a --cases list is said as such."""
-    case = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
+    case = CASE
     with open("list.txt", "wb") as f:
         f.write(b"# suite\n" + case.encode() + b" n\0pu\n")
     run("compare", "--cases", "list.txt", want=2,
@@ -518,7 +532,7 @@ def compare_cases_nul():
 def compare_reports():
     """compare's own targets through the shared module: an NPU_DIR's
     subdirectory is among the dumps too; a device is refused."""
-    case = make_case_copy("reshape_and_cache", "nd_fp16", "c")
+    case = make_case_copy(CASE, "c")
     os.makedirs("npu/sub")
     run("run", case, "--out", "npu", want=0)
     dev = device_or_none(os.path.join(W, "chardev"))

@@ -5,7 +5,7 @@
  * .npy files (t_f16.npy, t_bf16.npy, t_i8.npy, t_i32.npy, t_i64.npy,
  * t_f32.npy, t_u8.npy; and t_f16_key.npy [4, 1, 32], t_f16_cache.npy
  * [2, 4, 1, 32], t_i32_{0,1,4}.npy [1] filled with that value, for a
- * valid ReshapeAndCache(Omni) case the fuzzer can start from) for the
+ * valid per-head copy case the fuzzer can start from) for the
  * document to refer to. Loading must succeed
  * or fail with a message; running must succeed or fail with a message;
  * neither may crash or touch memory it does not own.
@@ -85,8 +85,9 @@ static void setup(void)
     write_npy("t_u8.npy", KVG_HIF8, 4, s4);
     write_npy("t_i32.npy", KVG_INT32, 1, s1);
     write_npy("t_i64.npy", KVG_INT64, 1, s1);
-    /* a valid ReshapeAndCacheOmni / ReshapeAndCache call: key and value
-     * [4, 1, 32], caches [2, 4, 1, 32], per-head indices of 0, 1 and 4 */
+    /* a valid call of an operator on the per-head copy engine: key and
+     * value [4, 1, 32], caches [2, 4, 1, 32], per-head indices of 0, 1
+     * and 4 */
     write_npy("t_f16_key.npy", KVG_FP16, 3, s3);
     write_npy("t_f16_cache.npy", KVG_FP16, 4, sc);
     write_npy("t_i32_0.npy", KVG_INT32, 1, one);

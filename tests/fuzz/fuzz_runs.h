@@ -1,6 +1,7 @@
 /*
- * tests/fuzz/fuzz_runs.h - fuzzed per-head runs, shared by the
- * ReshapeAndCacheOmni and ReshapeAndCache (KVHEAD, KVHEAD_ROPE) targets.
+ * tests/fuzz/fuzz_runs.h - fuzzed per-head runs (the modes of
+ * src/engines/head_runs.h: OMNI windows, KVHEAD, KVHEAD_ROPE), shared by
+ * the fuzz targets of the operators built on that engine.
  *
  * fz_runs_make builds a valid call from input bytes (batch, heads, D,
  * seq_len, wins, offset_index, runs packed into the cache with gaps, some

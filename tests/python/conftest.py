@@ -51,3 +51,22 @@ def cli_env():
 def expected_bits(c, name):
     """The bytes of case c's expected tensor `name`."""
     return np.asarray(c.expected[name]).tobytes()
+
+
+@pytest.fixture
+def hits(monkeypatch):
+    """kvgold's call plans (kvgold/_plan.py) cleared; a list that gets one
+    entry per call a plan runs (so a test can tell that a plan, not the
+    full path, gave a result). kvgold is imported here, when a test asks
+    for the fixture, not by every test that loads this file."""
+    from kvgold import _plan
+    _plan.clear()
+    got = []
+    execute = _plan.Plan.execute
+
+    def counted(self, objs, addrs):
+        got.append(self)
+        return execute(self, objs, addrs)
+    monkeypatch.setattr(_plan.Plan, "execute", counted)
+    yield got
+    _plan.clear()

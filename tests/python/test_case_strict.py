@@ -19,11 +19,37 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import VECTORS, cli_env
+from conftest import cli_env
+from samples import sample_case
 
-BASE = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
-ERROR_BASE = os.path.join(VECTORS, "reshape_and_cache",
-                          "error_slot_out_of_range")
+
+def _fits(doc):
+    """an honest case (no expect_error) with a comment, an attribute whose
+    value is a string, and an input in a .npy file"""
+    return ("expect_error" not in doc and "comment" in doc and
+            any(isinstance(v, str) for v in doc.get("attrs", {}).values())
+            and any(e["file"].endswith(".npy")
+                    for e in doc["inputs"].values()))
+
+
+def _fits_error(doc):
+    """a case that expects the refusal 161002"""
+    return doc.get("expect_error", {}).get("status") == 161002
+
+
+# Some operator's cases (conftest.sample_case): what the edits below
+# splice is read from the base's case.json, never assumed.
+BASE = sample_case(_fits)
+ERROR_BASE = sample_case(_fits_error)
+with open(os.path.join(BASE, "case.json")) as _f:
+    _DOC = json.load(_f)
+OP = _DOC["op"]
+# the input the file edits are made on, and its file
+IN = [n for n, e in _DOC["inputs"].items() if e["file"].endswith(".npy")][0]
+IN_FILE = _DOC["inputs"][IN]["file"]
+# a string attribute, as case.json spells it
+ATTR = [k for k, v in _DOC["attrs"].items() if isinstance(v, str)][0]
+ATTR_TEXT = ('"%s": "%s"' % (ATTR, _DOC["attrs"][ATTR])).encode()
 SANITIZED = "asan" in os.environ.get("LD_PRELOAD", "")
 
 # The child: load the case, print ACCEPT, or REFUSE and the error.
@@ -100,26 +126,30 @@ def _splice(d, old, new):
     _put(d, raw.replace(old, new, 1))
 
 
-def _key_as_bin(d, shape=None, drop_shape=False):
-    """key.npy -> key.bin (its raw data) with a "shape" entry."""
-    a = np.load(os.path.join(d, "key.npy"))
-    a.tofile(os.path.join(d, "key.bin"))
-    os.unlink(os.path.join(d, "key.npy"))
+def _input_as_bin(d, grow=0, drop_shape=False):
+    """The input's .npy -> .bin (its raw data) with a "shape" entry (its
+    first dim `grow` larger than the data's)."""
+    a = np.load(os.path.join(d, IN_FILE))
+    bin_file = IN_FILE[:-len(".npy")] + ".bin"
+    a.tofile(os.path.join(d, bin_file))
+    os.unlink(os.path.join(d, IN_FILE))
+    shape = list(a.shape)
+    shape[0] += grow
 
     def fix(doc):
-        doc["inputs"]["key"]["file"] = "key.bin"
+        doc["inputs"][IN]["file"] = bin_file
         if not drop_shape:
-            doc["inputs"]["key"]["shape"] = list(shape or a.shape)
+            doc["inputs"][IN]["shape"] = shape
     _edit(d, fix)
 
 
-def _key_shape(d, delta):
-    a = np.load(os.path.join(d, "key.npy"))
+def _input_shape(d, delta):
+    a = np.load(os.path.join(d, IN_FILE))
     shape = list(a.shape)
     shape[0] += delta
 
     def fix(doc):
-        doc["inputs"]["key"]["shape"] = shape
+        doc["inputs"][IN]["shape"] = shape
     _edit(d, fix)
 
 
@@ -141,8 +171,8 @@ def _link(d, name, target):
 CASES = [
     ("valid", BASE, lambda d: None, "ACCEPT"),
     ("valid_expect_error", ERROR_BASE, lambda d: None, "ACCEPT"),
-    ("bin_with_shape", BASE, _key_as_bin, "ACCEPT"),
-    ("npy_with_its_shape", BASE, lambda d: _key_shape(d, 0), "ACCEPT"),
+    ("bin_with_shape", BASE, _input_as_bin, "ACCEPT"),
+    ("npy_with_its_shape", BASE, lambda d: _input_shape(d, 0), "ACCEPT"),
     ("unicode_comment", BASE, lambda d: _splice(
         d, b'"comment": "', '"comment": "caf\u00e9 \u2713 '.encode()),
      "ACCEPT"),
@@ -150,12 +180,12 @@ CASES = [
         d, b'"comment": "', b'"comment": "\\ud83d\\ude00 '), "ACCEPT"),
     # refused by the strict reader
     ("duplicate_top_key", BASE, lambda d: _splice(
-        d, b'"op": "reshape_and_cache",',
-        b'"op": "reshape_and_cache", "op": "reshape_and_cache",'),
+        d, b'"op": "%s",' % OP.encode(),
+        b'"op": "%s", "op": "%s",' % (OP.encode(), OP.encode())),
      "REFUSE"),
     ("duplicate_attr", BASE, lambda d: _splice(
-        d, b'"cache_layout": "ND"', b'"cache_layout": "NZ", '
-        b'"cache_layout": "ND"'), "REFUSE"),
+        d, ATTR_TEXT, b'"%s": "not_%s", ' % (ATTR.encode(), ATTR.encode()) +
+        ATTR_TEXT), "REFUSE"),
     ("status_float", ERROR_BASE, lambda d: _status(d, b"161002.0"),
      "REFUSE"),
     ("status_true", ERROR_BASE, lambda d: _status(d, b"true"), "REFUSE"),
@@ -177,33 +207,33 @@ CASES = [
     ("byte_order_mark", BASE, lambda d: _put(d, b"\xef\xbb\xbf" + _text(d)),
      "REFUSE"),
     # refused by the case format
-    ("bin_without_shape", BASE, lambda d: _key_as_bin(d, drop_shape=True),
+    ("bin_without_shape", BASE,
+     lambda d: _input_as_bin(d, drop_shape=True), "REFUSE"),
+    ("bin_of_the_wrong_size", BASE, lambda d: _input_as_bin(d, grow=1),
      "REFUSE"),
-    ("bin_of_the_wrong_size", BASE, lambda d: _key_as_bin(
-        d, shape=[5, 1, 64]), "REFUSE"),
-    ("npy_shape_differs", BASE, lambda d: _key_shape(d, 1), "REFUSE"),
+    ("npy_shape_differs", BASE, lambda d: _input_shape(d, 1), "REFUSE"),
     ("unknown_entry_key", BASE, lambda d: _splice(
-        d, b'"file": "key.npy"', b'"file": "key.npy", "fmt": "npy"'),
-     "REFUSE"),
+        d, b'"file": "%s"' % IN_FILE.encode(),
+        b'"file": "%s", "fmt": "npy"' % IN_FILE.encode()), "REFUSE"),
     ("file_outside_the_case", BASE, lambda d: _splice(
-        d, b'"file": "key.npy"', b'"file": "../nd_fp16/key.npy"'), "REFUSE"),
+        d, b'"file": "%s"' % IN_FILE.encode(), b'"file": "../%s/%s"' % (
+            os.path.basename(BASE).encode(), IN_FILE.encode())), "REFUSE"),
     ("unknown_attr", BASE, lambda d: _splice(
-        d, b'"cache_layout": "ND"', b'"cache_layout": "ND", "colour": 1'),
-     "REFUSE"),
+        d, ATTR_TEXT, ATTR_TEXT + b', "colour": 1'), "REFUSE"),
     ("attr_of_the_wrong_type", BASE, lambda d: _splice(
-        d, b'"cache_layout": "ND"', b'"cache_layout": 1'), "REFUSE"),
+        d, ATTR_TEXT, b'"%s": 1' % ATTR.encode()), "REFUSE"),
     ("unknown_input", BASE, lambda d: _edit(d, lambda doc: doc["inputs"].
                                             __setitem__("bogus", doc[
-                                                "inputs"]["key"])),
+                                                "inputs"][IN])),
      "REFUSE"),
     # not regular files
     ("fifo_case_json", BASE, _fifo, "REFUSE"),
     ("dev_zero_case_json", BASE, lambda d: _link(d, "case.json",
                                                  "/dev/zero"), "REFUSE"),
-    ("dev_zero_input", BASE, lambda d: _link(d, "key.npy", "/dev/zero"),
+    ("dev_zero_input", BASE, lambda d: _link(d, IN_FILE, "/dev/zero"),
      "REFUSE"),
-    ("fifo_input", BASE, lambda d: (os.unlink(os.path.join(d, "key.npy")),
-                                    os.mkfifo(os.path.join(d, "key.npy"))),
+    ("fifo_input", BASE, lambda d: (os.unlink(os.path.join(d, IN_FILE)),
+                                    os.mkfifo(os.path.join(d, IN_FILE))),
      "REFUSE"),
 ]
 
@@ -247,12 +277,12 @@ def test_bin_entry_loads_the_same_tensor(tmp_path):
     """A .bin + shape entry gives the same tensor as the .npy it came
     from (read in this process: load_case is trusted to return here)."""
     import kvgold
-    d = make_case(tmp_path, "bin", BASE, _key_as_bin)
+    d = make_case(tmp_path, "bin", BASE, _input_as_bin)
     c, ref = kvgold.load_case(d), kvgold.load_case(BASE)
-    assert c.inputs["key"] == ref.inputs["key"]
-    a = np.load(os.path.join(BASE, "key.npy"))
-    assert c.inputs["key"].shape == a.shape
-    assert np.asarray(c.inputs["key"]).tobytes() == a.tobytes()
+    assert c.inputs[IN] == ref.inputs[IN]
+    a = np.load(os.path.join(BASE, IN_FILE))
+    assert c.inputs[IN].shape == a.shape
+    assert np.asarray(c.inputs[IN]).tobytes() == a.tobytes()
     assert c.attrs == ref.attrs and c.comment == ref.comment
 
 
@@ -283,7 +313,7 @@ def peak_in_child(case_dir):
     return words[0], int(words[1]), p.stdout
 
 
-@pytest.mark.parametrize("victim", ["case.json", "key.npy"])
+@pytest.mark.parametrize("victim", ["case.json", IN_FILE])
 def test_big_junk_is_refused_without_reading_it(tmp_path, victim):
     """256 MiB of junk (a sparse file: no disk used) as case.json or as an
     input: refused after the reader's limit (4 MiB) or the header, and the

@@ -1,6 +1,7 @@
 """kvgold.save_case writes as `kvgold run --out` does: all or nothing,
 never through a symlink or into a hard-linked file, and on any error the
 directory's files keep every byte; the error names the file."""
+import json
 import os
 import subprocess
 import sys
@@ -9,9 +10,25 @@ import numpy as np
 import pytest
 
 import kvgold
-from conftest import VECTORS
+from samples import sample_case
 
-BASE = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
+
+def _fits(doc):
+    """an honest case (no expect_error) with two fp16 inputs in .npy files
+    and expected tensors"""
+    return ("expect_error" not in doc and "expected" in doc and
+            sum(e["dtype"] == "fp16" and e["file"].endswith(".npy")
+                for e in doc["inputs"].values()) >= 2)
+
+
+# Some operator's case (conftest.sample_case), and the two fp16 inputs the
+# saves below change
+BASE = sample_case(_fits)
+with open(os.path.join(BASE, "case.json")) as _f:
+    _DOC = json.load(_f)
+IN1, IN2 = [n for n, e in _DOC["inputs"].items()
+            if e["dtype"] == "fp16" and e["file"].endswith(".npy")][:2]
+FILE1, FILE2 = (_DOC["inputs"][n]["file"] for n in (IN1, IN2))
 
 
 def snapshot(d):
@@ -30,11 +47,11 @@ def snapshot(d):
 
 
 def changed_inputs(c):
-    """The case's inputs with different key / value data (never zeros), so
-    a save writes different bytes than the case holds."""
+    """The case's inputs with different data in its two fp16 inputs (never
+    zeros), so a save writes different bytes than the case holds."""
     inputs = {n: np.asarray(t).copy() for n, t in c.inputs.items()}
-    inputs["key"] = (inputs["key"] * -1.5 + 0.25).astype(np.float16)
-    inputs["value"] = (inputs["value"] + 3).astype(np.float16)
+    inputs[IN1] = (inputs[IN1] * -1.5 + 0.25).astype(np.float16)
+    inputs[IN2] = (inputs[IN2] + 3).astype(np.float16)
     return inputs
 
 
@@ -48,7 +65,7 @@ def case(tmp_path):
     return d, c
 
 
-@pytest.mark.parametrize("target", ["key.npy", "case.json"])
+@pytest.mark.parametrize("target", [FILE1, "case.json"])
 def test_symlinked_target_is_replaced_not_written_through(tmp_path, case,
                                                           target):
     d, c = case
@@ -60,11 +77,11 @@ def test_symlinked_target_is_replaced_not_written_through(tmp_path, case,
     assert victim.read_bytes() == b"the user's own file\n" * 7
     assert not os.path.islink(os.path.join(d, target))
     back = kvgold.load_case(d)
-    assert np.asarray(back.inputs["key"]).tobytes() == \
-        changed_inputs(c)["key"].tobytes()
+    assert np.asarray(back.inputs[IN1]).tobytes() == \
+        changed_inputs(c)[IN1].tobytes()
 
 
-@pytest.mark.parametrize("target", ["key.npy", "case.json"])
+@pytest.mark.parametrize("target", [FILE1, "case.json"])
 def test_hard_linked_target_is_replaced_not_written_into(tmp_path, case,
                                                          target):
     d, c = case
@@ -82,19 +99,20 @@ def test_hard_linked_target_is_replaced_not_written_into(tmp_path, case,
 
 
 # A child that saves the changed case over the existing one with files
-# limited to 20000 bytes (key_cache.npy has 20608): the write of that file
-# fails with EFBIG (CPython ignores SIGXFSZ) after smaller files were
+# limited to one byte less than the case's largest tensor file: the write of that
+# file fails with EFBIG (CPython ignores SIGXFSZ) after smaller files were
 # written.
 CHILD = r"""
 import resource, sys
 import numpy as np
 import kvgold
-src, dst = sys.argv[1], sys.argv[2]
+src, dst, in1, in2 = sys.argv[1:5]
+limit = int(sys.argv[5])
 c = kvgold.load_case(src)
 inputs = {n: np.asarray(t).copy() for n, t in c.inputs.items()}
-inputs["key"] = (inputs["key"] * -1.5 + 0.25).astype(np.float16)
-inputs["value"] = (inputs["value"] + 3).astype(np.float16)
-resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+inputs[in1] = (inputs[in1] * -1.5 + 0.25).astype(np.float16)
+inputs[in2] = (inputs[in2] + 3).astype(np.float16)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 try:
     kvgold.save_case(dst, c.op, inputs, c.attrs, c.options, c.expected,
                      comment="must not land")
@@ -108,13 +126,20 @@ else:
 def test_failed_write_leaves_the_existing_case_byte_identical(case):
     d, c = case
     before = snapshot(d)
-    p = subprocess.run([sys.executable, "-c", CHILD, BASE, d],
-                       capture_output=True, text=True, timeout=120,
-                       env=os.environ)
+    # the tensor files (case.json changes length with the comment)
+    sizes = {n: len(v[1]) for n, v in before.items()
+             if v[0] == "file" and n.endswith(".npy")}
+    big = max(sizes.values())
+    assert min(sizes.values()) < big
+    p = subprocess.run([sys.executable, "-c", CHILD, BASE, d, IN1, IN2,
+                        str(big - 1)], capture_output=True, text=True,
+                       timeout=120, env=os.environ)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("REFUSED"), p.stdout + p.stderr
-    # the file that could not be written, and the OS's reason
-    assert os.path.join(d, "key_cache.npy") in p.stdout, p.stdout
+    # the file that could not be written (one of the largest), and the
+    # OS's reason
+    assert any(os.path.join(d, n) in p.stdout
+               for n, size in sizes.items() if size == big), p.stdout
     assert os.strerror(27) in p.stdout, p.stdout          # EFBIG
     # every file as it was, no temporary file left
     assert snapshot(d) == before
@@ -135,13 +160,13 @@ def test_case_json_the_loader_refuses_is_not_written(tmp_path):
 
 def test_error_names_the_file_not_the_directory(tmp_path, case):
     d, c = case
-    os.unlink(os.path.join(d, "value.npy"))
-    os.mkdir(os.path.join(d, "value.npy"))     # a directory in the way
+    os.unlink(os.path.join(d, FILE2))
+    os.mkdir(os.path.join(d, FILE2))     # a directory in the way
     before = snapshot(d)
     with pytest.raises(kvgold.Error) as e:
         kvgold.save_case(d, c.op, changed_inputs(c), c.attrs, c.options)
-    assert os.path.join(d, "value.npy") in e.value.message, e.value
-    assert e.value.tensor == "value.npy"
+    assert os.path.join(d, FILE2) in e.value.message, e.value
+    assert e.value.tensor == FILE2
     assert snapshot(d) == before
 
 
@@ -154,7 +179,7 @@ def test_nul_in_a_name_is_refused_not_cut(tmp_path, where):
     if where == "directory":
         d += "\0x"
     else:
-        inputs["key\0x"] = inputs.pop("key")
+        inputs[IN1 + "\0x"] = inputs.pop(IN1)
     with pytest.raises(kvgold.Error) as e:
         kvgold.save_case(d, c.op, inputs, c.attrs, c.options)
     assert "NUL" in e.value.message, e.value

@@ -8,6 +8,9 @@ OP = "kv_rms_norm_rope_cache"
 ALIAS = "kv"
 # an honest case, for the format tests that need some call
 SAMPLE = "m_pa_bf16_kt_ct_sym_out"
+# its op type: a CANN dump file's <op_type>, the prefix of an
+# ops-test-kit manual case directory's name
+OP_TYPE = "KvRmsNormRopeCache"
 TORCH = "npu_kv_rmsnorm_rope_cache"  # its torch_npu name
 # its op_name in an ops-test-kit kernel-mode CSV row
 KERNEL = "kv_rms_norm_rope_cache"
@@ -43,7 +46,7 @@ def cann(call, root, name, task, drop=None):
     outs = positional(call, OUT, call.post)
     if drop is not None:
         outs = outs[:drop]
-    return write_cann(root, "KvRmsNormRopeCache", name,
+    return write_cann(root, OP_TYPE, name,
                       positional(call, IN, call.inputs), outs,
                       [(k, sd.attr_text(v)) for k, v in call.attrs.items()],
                       task)

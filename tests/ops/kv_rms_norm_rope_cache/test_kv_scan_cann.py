@@ -83,3 +83,32 @@ def test_cann_attrs_past_24_never_dropped(cli, tmp_path):
     assert rc == 1, err
     one_not_judged(doc, "victim", "DumpData.attr", "more than 24")
     reconciles(doc, 2)
+
+
+def test_cann_launches_judged_by_their_attrs(cli, tmp_path):
+    """Launches of the operator (from tests/python/scan/test_scan_cann.py's
+    step): the attributes come from the header (is_output_kv gave k_rope
+    and c_kv), 64 ulps in ckv_cache fail, a launch that dumped three of
+    its four outputs is NOT JUDGED naming the fourth."""
+    root = str(tmp_path / "dump" / "20260101" / "0" / "model" / "1" / "0")
+    kv.cann(kv.case(HONEST_KV), root, "kvrope_0", 1)
+    ulp = kv.case("m_norm_fp16_kt_ct_sym_noout")
+    sd.plant_ulps(ulp, "ckv_cache", 64)
+    kv.cann(ulp, root, "kvrope_4", 4)
+    kv.cann(kv.case("m_norm_fp16_kt_chf8_sym_out"), root, "kvrope_6", 6,
+            drop=3)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"), "--standard",
+                           "single")
+    assert rc == 1, err
+    got = [(c["api"], c["op"], c["verdict"]) for c in doc["calls"]]
+    assert got == [("KvRmsNormRopeCache", kv.OP, "PASS"),
+                   ("KvRmsNormRopeCache", kv.OP, "FAIL"),
+                   ("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED")]
+    c = doc["calls"]
+    assert c[0]["id"].endswith("/KvRmsNormRopeCache.kvrope_0.1.2."
+                               "1700000000001")
+    assert {r["name"] for r in c[0]["report"]["results"]} == {
+        "k_cache", "ckv_cache", "k_rope", "c_kv"}
+    assert c[1]["reason"].startswith("ckv_cache:")
+    assert c[2]["reason"].startswith(
+        "c_kv: missing: the dump has no post-call c_kv (output 3)")

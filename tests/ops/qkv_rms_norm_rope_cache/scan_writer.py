@@ -7,6 +7,9 @@ OP = "qkv_rms_norm_rope_cache"
 ALIAS = "qkv"
 # an honest case, for the format tests that need some call
 SAMPLE = "bf16_k_int8_sym_v_plain"
+# its op type: a CANN dump file's <op_type>, the prefix of an
+# ops-test-kit manual case directory's name
+OP_TYPE = "QkvRmsNormRopeCache"
 TORCH = "npu_qkv_rms_norm_rope_cache"  # its torch_npu name
 # its op_name in an ops-test-kit kernel-mode CSV row
 KERNEL = "qkv_rms_norm_rope_cache"
@@ -48,7 +51,7 @@ def msprobe(step, call):
 
 
 def cann(call, root, name, task):
-    return write_cann(root, "QkvRmsNormRopeCache", name,
+    return write_cann(root, OP_TYPE, name,
                       positional(call, IN, call.inputs),
                       positional(call, OUT, call.post),
                       [(k, sd.attr_text(v)) for k, v in call.attrs.items()],

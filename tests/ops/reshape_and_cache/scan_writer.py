@@ -8,9 +8,15 @@ OP = "reshape_and_cache"
 ALIAS = "rac"
 # an honest case, for the format tests that need some call
 SAMPLE = "nd_fp16"
+# its op type: a CANN dump file's <op_type>, the prefix of an
+# ops-test-kit manual case directory's name
+OP_TYPE = "ReshapeAndCache"
 # the operation directory of its ATB dump: <n>_<ATB_OP>
 ATB_OP = "ReshapeAndCacheOperation"
 TORCH = "_npu_reshape_and_cache"  # its torch_npu name
+# torch_npu._npu_reshape_and_cache returns None: an msprobe dump holds no
+# post-call tensor of it, so scan judges none of its calls there
+MSPROBE_OUTPUTS = False
 
 
 def case(name):
@@ -51,7 +57,7 @@ def cann(call, root, name, task):
     nz = set()
     if call.attrs.get("cache_layout") == "NZ":
         nz = {("in", 2), ("in", 3), ("out", 0), ("out", 1)}
-    return write_cann(root, "ReshapeAndCache", name,
+    return write_cann(root, OP_TYPE, name,
                       positional(call, IN, call.inputs),
                       [call.post["key_cache"], call.post["value_cache"]],
                       task=task, nz=nz, workspace=64)

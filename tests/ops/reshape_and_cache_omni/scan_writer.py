@@ -1,6 +1,7 @@
 """How ReshapeAndCacheOmni is written in each dump format, for the scan tests
 (the generic writers are tests/python/scan/scan_dumps.py)."""
 import scan_dumps as sd
+from scan_dumps import write_atb_op
 
 OP = "reshape_and_cache_omni"
 
@@ -10,6 +11,10 @@ SAMPLE = "random_n3_d96_bf16"
 # the operation directory of its ATB dump: <n>_<ATB_OP>
 ATB_OP = "ReshapeAndCacheOmniOperation"
 
+# the operation's input tensors, in ATB's order
+IN = ["key", "value", "key_cache", "value_cache", "slot_mapping", "wins",
+      "seq_len", "offset_index"]
+
 
 def case(name):
     """Vector case `name` of the operator as a call."""
@@ -17,7 +22,11 @@ def case(name):
 
 
 def atb(call, root, name, drop_out=None):
-    """As ATB dumps ReshapeAndCacheOmniOperation: ReshapeAndCache's
-    tensors, so its writer's (looked up at the call, when every writer is
-    loaded)."""
-    return sd.op("rac").atb(call, root, name, drop_out)
+    """A call as ATB dumps ReshapeAndCacheOmniOperation: its inputs, and
+    its two caches after the call (drop_out: the index of one left
+    out)."""
+    ins = [call.inputs[n] for n in IN if n in call.inputs]
+    outs = [call.post["key_cache"], call.post["value_cache"]]
+    if drop_out is not None:
+        outs[drop_out] = None
+    return write_atb_op(root, name, ins, outs)

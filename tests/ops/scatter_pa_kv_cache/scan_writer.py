@@ -7,6 +7,9 @@ OP = "scatter_pa_kv_cache"
 ALIAS = "spkc"
 # an honest case, for the format tests that need some call
 SAMPLE = "norm_fp16"
+# its op type: a CANN dump file's <op_type>, the prefix of an
+# ops-test-kit manual case directory's name
+OP_TYPE = "ScatterPaKvCache"
 TORCH = "npu_scatter_pa_kv_cache_functional"  # returns the caches
 # its op_name in an ops-test-kit kernel-mode CSV row
 KERNEL = "scatter_pa_kv_cache"
@@ -53,7 +56,7 @@ def cann(call, root, name, task):
     nz = set()
     if call.attrs.get("cache_mode") == "PA_NZ":
         nz = {("in", 1), ("in", 4), ("out", 0), ("out", 1)}
-    return write_cann(root, "ScatterPaKvCache", name,
+    return write_cann(root, OP_TYPE, name,
                       positional(call, IN, call.inputs),
                       [call.post["key_cache"], call.post["value_cache"]],
                       [(k, sd.attr_text(v)) for k, v in call.attrs.items()],

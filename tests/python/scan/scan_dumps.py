@@ -76,6 +76,23 @@ def plant_ulps(call, name, ulps, where=None):
     return where
 
 
+def plant_fault(call):
+    """One element of the first post-call tensor the call writes (one that
+    differs from its pre-call tensor; any, for a returned one) with the
+    second-highest bit of its code flipped: a change no standard lets
+    pass, planted in any operator's call. Returns the tensor's name."""
+    for name, (dt, post) in call.post.items():
+        flat = post.reshape(-1).view(np.dtype("u%d" % post.dtype.itemsize))
+        init = call.inputs.get(name)
+        where = (np.nonzero(flat != init[1].reshape(-1).view(flat.dtype))[0]
+                 if init is not None else np.arange(flat.size))
+        if where.size:
+            bit = 8 * post.dtype.itemsize - 2
+            flat[int(where[0])] ^= flat.dtype.type(1 << bit)
+            return name
+    raise AssertionError("the call writes nothing a fault can be planted in")
+
+
 def atb_bin(path, tag, arr, fmt=ND):
     """An ATB tensor file: key=value header lines up to $End=1, then the
     raw elements."""
@@ -103,6 +120,15 @@ def write_atb_op(root, name, ins, outs, nz=()):
             atb_bin(os.path.join(d, "after", "outtensor%d.bin" % i), t[0],
                     t[1], NZ if ("out", i) in nz else ND)
     return d
+
+
+def attr_args(call):
+    """--attr NAME=JSON for each of the call's attributes: for dumps that
+    record none (ops-test-kit's manual cases)."""
+    out = []
+    for k, v in call.attrs.items():
+        out += ["--attr", "%s=%s" % (k, json.dumps(v))]
+    return out
 
 
 def cli_env():
@@ -265,7 +291,7 @@ def write_kernel(mod, call, root, name, dtypes=None):
     kernel's order, a *_none marker for an optional one left out; a golden
     per kernel output) and its row."""
     ins = [call.inputs.get(n) for n in mod.IN]
-    # the kernel's outputs (ScatterPaKvCache's: its two caches)
+    # the kernel's outputs (OUT, when they are not the e2e call's)
     outs = [call.post.get(n) for n in getattr(mod, "OUT", mod.E2E_OUT)]
     write_ttk_case(root, name, ins, outs, "bin")
 
@@ -509,3 +535,13 @@ def first(*names):
             return mod
     raise AssertionError("no operator's scan_writer.py has %s" %
                          ", ".join(names))
+
+
+def every(*names):
+    """Every operator's writer (by folder, as found) that has each of
+    `names`: the operators of a format test that mixes all of them in one
+    dump, without naming one."""
+    mods = [m for m in _writers().values()
+            if all(hasattr(m, n) for n in names)]
+    assert mods, "no operator's scan_writer.py has %s" % ", ".join(names)
+    return mods

@@ -1,7 +1,8 @@
 """kvgold scan over an ATB dump of a model step written by our own
-writer (scan_dumps.py): honest calls pass, each planted fault is found in
-its call and named, other operators are passed over, --jobs and --shard
-give the same verdicts."""
+writer (scan_dumps.py): every operator's honest call passes, a planted
+fault is found in its call and named, a missing output is NOT JUDGED,
+other operations are passed over, --jobs and --shard give the same
+verdicts. Each operator's own ATB tests are in tests/ops/<op>/."""
 import os
 import sys
 
@@ -10,54 +11,63 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
-rac = sd.op("rac")
-omni = sd.op("omni")
+# every operator whose writer has an ATB form; OTHER, the last, has one
+# call in the step (the --op and --shard tests)
+OPS = sd.every("atb", "SAMPLE", "ATB_OP")
+OTHER = OPS[-1]
+LINEAR = ("fp16", sd.np.ones((2, 2), sd.np.float16))
+
+
+def _layout():
+    """The step's operation directories: (name, writer, how), in the
+    order scan lists them (10 after 6: numerically)."""
+    first = OPS[0]
+    out = [("0_" + first.ATB_OP, first, "honest")]
+    n = 2
+    for w in OPS[1:]:
+        out.append(("%d_%s" % (n, w.ATB_OP), w, "honest"))
+        n += 1
+    out.append(("%d_%s" % (n, first.ATB_OP), first, "fault"))
+    out.append(("%d_%s" % (n + 1, first.ATB_OP), first, "drop"))
+    assert n + 1 < 10
+    out.append(("10_" + first.ATB_OP, first, "honest"))
+    return out
+
+
+LAYOUT = _layout()
 
 
 @pytest.fixture
 def step(tmp_path):
+    """Every operator's honest SAMPLE call, another operation, the first
+    operator's call with a planted fault and one whose second output was
+    not dumped; returns the dump (PLANTED[0]: the tensor planted in)."""
     root = str(tmp_path / "atb_dump" / "1234" / "0")
-    rac.atb(rac.case("nd_fp16"), root,
-               "0_ReshapeAndCacheOperation")
-    sd.write_atb_op(root, "1_LinearOperation",
-                    [("fp16", sd.np.ones((2, 2), sd.np.float16))],
-                    [("fp16", sd.np.ones((2, 2), sd.np.float16))])
-    rac.atb(rac.case("nz_fp16"), root,
-               "2_ReshapeAndCacheOperation")
-    off = rac.case("nd_fp16")
-    sd.plant_slot_off(off)
-    rac.atb(off, root, "3_ReshapeAndCacheOperation")
-    rac.atb(omni.case("random_n3_d96_bf16"), root,
-               "4_ReshapeAndCacheOmniOperation")
-    ulp = rac.case("nd_bf16_dk_ne_dv")
-    sd.plant_ulps(ulp, "value_cache", 3)
-    rac.atb(ulp, root, "5_ReshapeAndCacheOperation")
-    rac.atb(rac.case("kvhead_fp16"), root,
-               "6_ReshapeAndCacheOperation", drop_out=1)
-    rac.atb(rac.case("kvhead_rope_random_fp16"), root,
-               "10_ReshapeAndCacheOperation")
+    sd.write_atb_op(root, "1_LinearOperation", [LINEAR], [LINEAR])
+    for name, w, how in LAYOUT:
+        call = w.case(w.SAMPLE)
+        if how == "fault":
+            PLANTED[:] = [sd.plant_fault(call)]
+        w.atb(call, root, name, drop_out=1 if how == "drop" else None)
     return str(tmp_path / "atb_dump")
 
 
-WANT = [("1234/0/0_ReshapeAndCacheOperation", "PASS", None),
-        ("1234/0/2_ReshapeAndCacheOperation", "PASS", None),
-        ("1234/0/3_ReshapeAndCacheOperation", "FAIL", "key_cache"),
-        ("1234/0/4_ReshapeAndCacheOmniOperation", "PASS", None),
-        ("1234/0/5_ReshapeAndCacheOperation", "FAIL", "value_cache"),
-        ("1234/0/6_ReshapeAndCacheOperation", "NOT_JUDGED",
-         "value_cache: missing: the dump has no post-call value_cache "
-         "(after/outtensor1.bin)"),
-        ("1234/0/10_ReshapeAndCacheOperation", "PASS", None)]
+PLANTED = []
+WANT = [("1234/0/" + name, {"honest": "PASS", "fault": "FAIL",
+                            "drop": "NOT_JUDGED"}[how])
+        for name, w, how in LAYOUT]
 
 
 def check(doc):
     got = [(c["id"], c["verdict"], c["reason"]) for c in doc["calls"]]
-    assert [g[:2] for g in got] == [w[:2] for w in WANT]
-    for g, w in zip(got, WANT):
-        if w[2] is not None:
-            assert g[2].startswith(w[2]), g
-    ops = [c["op"] for c in doc["calls"]]
-    assert ops[3] == omni.OP
+    assert [g[:2] for g in got] == WANT
+    assert [c["op"] for c in doc["calls"]] == [w.OP for _, w, _ in LAYOUT]
+    for g, (_, _, how) in zip(got, LAYOUT):
+        if how == "fault":
+            assert g[2].startswith(PLANTED[0] + ":"), g
+        elif how == "drop":
+            assert ": missing: the dump has no post-call " in g[2], g
+            assert "(after/outtensor1.bin)" in g[2], g
     assert doc["other_calls"] == 1
 
 
@@ -66,20 +76,11 @@ def test_atb_step(cli, step):
     assert rc == 1, err
     assert doc["format"] == "atb"
     check(doc)
-    # eight operation directories: seven calls and one of another operation
-    assert doc["summary"] == {"calls": 7, "passed": 4, "failed": 2,
-                              "not_judged": 1, "entries": 8,
+    # the operation directories: the calls and one of another operation
+    n = len(LAYOUT)
+    assert doc["summary"] == {"calls": n, "passed": n - 2, "failed": 1,
+                              "not_judged": 1, "entries": n + 1,
                               "other_calls": 1, "other_shards": 0}
-    # the KVHEAD_ROPE call was mapped as such (its mean token judged)
-    rope = doc["calls"][6]["report"]["results"]
-    assert {t["name"]: t["role"] for t in rope} == {
-        "key_cache": "compute", "value_cache": "compute"}
-    nz = doc["calls"][1]["report"]["results"][0]["layout"]
-    assert nz["kind"] == "nz"
-    off = doc["calls"][2]["report"]["results"][0]
-    assert off["verdict"] == "FAIL" and off["name"] == "key_cache"
-    # the token's own slot kept its old row, the next slot got the token
-    assert off["bits_differ"] > 0 and off["untouched_changed"] > 0
 
 
 def test_atb_jobs_give_the_same(cli, step):
@@ -97,25 +98,25 @@ def test_atb_shards_split_the_calls(cli, step):
     rc, whole, _ = sd.scan(cli, step)
     assert sorted(seen) == sorted((c["index"], c["id"], c["verdict"])
                                   for c in whole["calls"])
-    assert len(seen) == 7
+    assert len(seen) == len(LAYOUT)
 
 
 def test_atb_op_filter_and_honest_only(cli, step):
-    rc, doc, _ = sd.scan(cli, step, "--op", omni.OP)
+    rc, doc, _ = sd.scan(cli, step, "--op", OTHER.OP)
     assert rc == 0
     assert [c["verdict"] for c in doc["calls"]] == ["PASS"]
 
 
 def test_atb_malformed_header_names_file_and_field(cli, step):
-    f = os.path.join(step, "1234", "0", "0_ReshapeAndCacheOperation",
-                     "before", "intensor4.bin")
+    f = os.path.join(step, "1234", "0", LAYOUT[0][0], "before",
+                     "intensor0.bin")
     data = open(f, "rb").read().replace(b"dims=", b"dims=x")
     open(f, "wb").write(data)
     rc, doc, _ = sd.scan(cli, step)
     assert rc == 1
     c = doc["calls"][0]
     assert c["verdict"] == "NOT_JUDGED"
-    assert "intensor4.bin: dims:" in c["reason"]
+    assert "intensor0.bin: dims:" in c["reason"]
 
 
 def test_atb_reports(cli, step, tmp_path):
@@ -127,12 +128,14 @@ def test_atb_reports(cli, step, tmp_path):
     import xml.etree.ElementTree as ET
     cases = ET.parse(junit).getroot().iter("testcase")
     assert [c.get("name") for c in cases] == [w[0] for w in WANT]
-    assert x.count("<testcase ") == 7
-    assert x.count("<failure ") == 2 and x.count("<error ") == 1
+    assert x.count("<testcase ") == len(LAYOUT)
+    assert x.count("<failure ") == 1 and x.count("<error ") == 1
     h = open(html).read()
-    assert h.count('href="scan_calls/call_') == 7
-    page = os.path.join(str(tmp_path), "scan_calls", "call_000003.html")
-    assert "key_cache" in open(page).read()
+    assert h.count('href="scan_calls/call_') == len(LAYOUT)
+    fail = [w[1] for w in WANT].index("FAIL")
+    page = os.path.join(str(tmp_path), "scan_calls",
+                        "call_%06d.html" % (fail + 1))
+    assert PLANTED[0] in open(page).read()
 
 
 def test_unreadable_path_is_2(cli, tmp_path):
@@ -151,7 +154,8 @@ def test_no_kvgold_call_is_not_a_pass(cli, tmp_path):
 
 
 def test_an_empty_shard_is_fine(cli, step):
-    rc, doc, err = sd.scan(cli, step, "--op", omni.OP,
+    assert [w for _, w, _ in LAYOUT].count(OTHER) == 1
+    rc, doc, err = sd.scan(cli, step, "--op", OTHER.OP,
                            "--shard", "2/2")
     assert rc == 0 and doc["calls"] == [], err
 
@@ -186,5 +190,5 @@ def test_python_scan_raises_on_unreadable(cli, tmp_path):
 
 def test_python_scan_atb(cli, step):
     import kvgold
-    doc = kvgold.scan(step, "--op", omni.OP, cli=cli)
+    doc = kvgold.scan(step, "--op", OTHER.OP, cli=cli)
     assert doc["verdict"] == "PASS" and len(doc["calls"]) == 1

@@ -1,9 +1,10 @@
 """kvgold scan over CANN operator dump files written by our own writer
 (scan_dumps.py: a protobuf wire-format encoder from the public field
-numbers, since python3-protobuf is not installed): honest launches pass,
-each planted fault is found in its file and named, attributes come from
-DumpData.attr, other kernels are passed over, a malformed header is named
-by file and field."""
+numbers, since python3-protobuf is not installed): one launch of every
+operator whose writer has a CANN form (its SAMPLE call) passes, a planted
+fault is found in its file and named, attributes come from DumpData.attr,
+other kernels are passed over, a malformed header is named by file and
+field. Each operator's own CANN tests are tests/ops/<op>/."""
 import os
 import sys
 
@@ -12,68 +13,62 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
 
-kv = sd.op("kv")
-rac = sd.op("rac")
-qkv = sd.op("qkv")
+OPS = sd.every("cann", "SAMPLE", "OP_TYPE")
+TS = 1700000000000  # write_cann's dump time, in the file name
+
+
+def first_file(dump, w):
+    """The dump file of writer w's first launch."""
+    return [os.path.join(dp, n) for dp, _, ns in os.walk(dump) for n in ns
+            if n.startswith("%s.%s_0." % (w.OP_TYPE, w.ALIAS))][0]
 
 
 @pytest.fixture
 def dump(tmp_path):
+    """Every operator's honest launch, another kernel's, and the first
+    operator's launch with a fault planted; returns the dump and the
+    name of the tensor planted in."""
     root = str(tmp_path / "dump" / "20260101" / "0" / "model" / "1" / "0")
-    kv.cann(kv.case("m_pa_bf16_kt_ct_sym_out"), root, "kvrope_0", 1)
+    task = 1
+    for w in OPS:
+        w.cann(w.case(w.SAMPLE), root, "%s_0" % w.ALIAS, task)
+        task += 1
     sd.write_cann(root, "MatMulV2", "matmul_1",
                   [("fp16", sd.np.ones((2, 2), sd.np.float16))],
-                  [("fp16", sd.np.ones((2, 2), sd.np.float16))], task=2)
-    rac.cann(rac.case("nz_fp16"), root, "rac_3", 3)
-    ulp = kv.case("m_norm_fp16_kt_ct_sym_noout")
-    sd.plant_ulps(ulp, "ckv_cache", 64)
-    kv.cann(ulp, root, "kvrope_4", 4)
-    off = rac.case("nd_fp16")
-    sd.plant_slot_off(off)
-    rac.cann(off, root, "rac_5", 5)
-    kv.cann(kv.case("m_norm_fp16_kt_chf8_sym_out"),
-               root, "kvrope_6", 6, drop=3)
-    qkv.cann(qkv.case("bf16_k_int8_sym_v_plain"), root, "qkv_7", 7)
-    return str(tmp_path / "dump")
+                  [("fp16", sd.np.ones((2, 2), sd.np.float16))], task=task)
+    bad = OPS[0].case(OPS[0].SAMPLE)
+    planted = sd.plant_fault(bad)
+    OPS[0].cann(bad, root, "%s_1" % OPS[0].ALIAS, task + 1)
+    return str(tmp_path / "dump"), planted
 
 
 def test_cann_step(cli, dump):
+    dump, planted = dump
     rc, doc, err = sd.scan(cli, dump, "--standard", "single")
     assert rc == 1, err
     assert doc["format"] == "cann"
     got = [(c["api"], c["op"], c["verdict"]) for c in doc["calls"]]
-    assert got == [
-        ("KvRmsNormRopeCache", kv.OP, "PASS"),
-        ("ReshapeAndCache", rac.OP, "PASS"),
-        ("KvRmsNormRopeCache", kv.OP, "FAIL"),
-        ("ReshapeAndCache", rac.OP, "FAIL"),
-        ("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED"),
-        ("QkvRmsNormRopeCache", qkv.OP, "PASS")]
+    assert got == [(w.OP_TYPE, w.OP, "PASS") for w in OPS] + [
+        (OPS[0].OP_TYPE, OPS[0].OP, "FAIL")]
     assert doc["other_calls"] == 1
+    sd.reconciles(doc, len(OPS) + 2, 1)
     c = doc["calls"]
-    assert c[0]["id"].endswith("/KvRmsNormRopeCache.kvrope_0.1.2."
-                               "1700000000001")
-    # the attributes came from the header: is_output_kv gave k_rope, c_kv
-    assert {r["name"] for r in c[0]["report"]["results"]} == {
-        "k_cache", "ckv_cache", "k_rope", "c_kv"}
-    assert c[1]["report"]["results"][0]["layout"]["kind"] == "nz"
-    assert c[2]["reason"].startswith("ckv_cache:")
-    assert c[3]["reason"].startswith("key_cache:")
-    assert c[4]["reason"].startswith(
-        "c_kv: missing: the dump has no post-call c_kv (output 3)")
+    assert c[0]["id"].endswith("/%s.%s_0.1.2.%d" % (
+        OPS[0].OP_TYPE, OPS[0].ALIAS, TS + 1))
+    assert c[-1]["reason"].startswith(planted + ":")
 
 
 def test_cann_single_file(cli, dump):
-    f = [os.path.join(dp, n) for dp, _, ns in os.walk(dump) for n in ns
-         if n.startswith("ReshapeAndCache.rac_3")][0]
+    dump, _ = dump
+    f = first_file(dump, OPS[-1])
     rc, doc, err = sd.scan(cli, f)
     assert rc == 0, err
     assert [c["verdict"] for c in doc["calls"]] == ["PASS"]
 
 
 def test_cann_malformed_header(cli, dump):
-    f = [os.path.join(dp, n) for dp, _, ns in os.walk(dump) for n in ns
-         if n.startswith("ReshapeAndCache.rac_3")][0]
+    dump, _ = dump
+    f = first_file(dump, OPS[-1])
     data = bytearray(open(f, "rb").read())
     data[8] = 0xFF  # a field key with wire type 7
     open(f, "wb").write(bytes(data))
@@ -87,7 +82,7 @@ def test_cann_malformed_header(cli, dump):
 
 def test_cann_size_mismatch_names_the_field(cli, tmp_path):
     arr = sd.np.ones((2, 3), sd.np.float16)
-    f = sd.write_cann(str(tmp_path), "ReshapeAndCache", "x",
+    f = sd.write_cann(str(tmp_path), OPS[0].OP_TYPE, "x",
                       [("fp16", arr)], [])
     data = bytearray(open(f, "rb").read())
     # the input's size field (5) says 12 bytes: make it 10

@@ -82,11 +82,11 @@ def test_unloadable_tensor_file_is_not_judged(cli, tmp_path, kind, words):
     bad = tensor_file(rank, 0, "input.0")  # the first argument
     assert os.path.isfile(bad)
     if kind == "dict":
-        torch.save({"kv": torch.load(bad)}, bad)
+        torch.save({"t": torch.load(bad)}, bad)
     else:
         with open(bad, "wb") as f:
             f.write(b"junk\n" if kind == "junk" else
-                    pickle.dumps({"kv": [1.0]}))
+                    pickle.dumps({"t": [1.0]}))
     got = scan(root, cli)
     assert got[CALL % 1] == ("PASS", "")
     assert got[CALL % 0][0] == "NOT_JUDGED"

@@ -16,13 +16,13 @@ import scan_dumps as sd  # noqa: E402
 from scan_dumps import one_not_judged, reconciles  # noqa: E402
 
 # some operator's calls in each format (the first writer found that
-# writes it); ReshapeAndCache for an --attr it lacks and for ops-test-kit
-# case directories named by their operator
+# writes it); MANUAL's for ops-test-kit case directories named by their
+# operator (OP_TYPE)
 CANN = sd.first("cann")
 ATB = sd.first("atb", "ATB_OP")
 MSPROBE = sd.first("msprobe")
 E2E = sd.first("E2E_API")
-rac = sd.op("rac")
+MANUAL = sd.first("ttk", "OP_TYPE")
 
 VICTIM_ATB = "1_" + ATB.ATB_OP  # the damaged operation directory
 
@@ -126,11 +126,33 @@ def test_attr_usage_errors(cli, tmp_path, arg, words):
         assert w in err, err
 
 
+def _attr_another_lacks():
+    """(an attribute of the CANN writer's SAMPLE call, another operator
+    none of whose vector cases has it)."""
+    def attrs_of(op):
+        names = set()
+        for p in sd.glob.glob(os.path.join(sd.VECTORS, op, "*",
+                                           "case.json")):
+            with open(p) as f:
+                names.update(sd.json.load(f).get("attrs", {}))
+        return names
+    mine = sorted(CANN.case(CANN.SAMPLE).attrs)
+    for w in sd.every("OP"):
+        if w.OP != CANN.OP:
+            lacks = [a for a in mine if a not in attrs_of(w.OP)]
+            if lacks:
+                return lacks[0], w.OP
+    raise AssertionError("every operator has every attribute of %s"
+                         % CANN.OP)
+
+
 def test_attr_of_another_operator_with_op(cli, tmp_path):
     root, _ = cann_dump(tmp_path)
-    rc, doc, err = sd.scan(cli, root, "--op", rac.OP, "--attr",
-                           "is_output_kv=true")
-    assert rc == 2 and "no attribute or option of %s" % rac.OP in err
+    attr, op = _attr_another_lacks()
+    value = sd.json.dumps(CANN.case(CANN.SAMPLE).attrs[attr])
+    rc, doc, err = sd.scan(cli, root, "--op", op, "--attr",
+                           "%s=%s" % (attr, value))
+    assert rc == 2 and "no attribute or option of %s" % op in err, err
 
 
 def test_cann_one_broken_file_named_by_field(cli, tmp_path):
@@ -240,12 +262,13 @@ def test_msprobe_deep_member_is_named(cli, tmp_path):
 
 def test_ttk_linked_case_not_judged(cli, tmp_path):
     root = str(tmp_path / "manual")
-    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_0")
-    victim = rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_1")
-    link_in_place(victim, str(tmp_path / "ReshapeAndCache_1"))
-    rc, doc, err = sd.scan(cli, root)
+    call, name = MANUAL.case(MANUAL.SAMPLE), MANUAL.OP_TYPE + "_1"
+    MANUAL.ttk(call, root, MANUAL.OP_TYPE + "_0")
+    victim = MANUAL.ttk(call, root, name)
+    link_in_place(victim, str(tmp_path / name))
+    rc, doc, err = sd.scan(cli, root, *sd.attr_args(call))
     assert rc == 1, err
-    one_not_judged(doc, "ReshapeAndCache_1", "is a symbolic link")
+    one_not_judged(doc, name, "is a symbolic link")
     reconciles(doc, 2)
 
 
@@ -299,18 +322,22 @@ def test_ttk_device_outputs_in_another_format_not_passed_over(cli, tmp_path):
     """A .npy case whose device outputs are .bin files: the goldens must
     not be judged in their place."""
     root = str(tmp_path / "manual")
-    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_0")
-    off = rac.case("nd_fp16")
-    sd.plant_slot_off(off)
-    victim = rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_1")
-    # the faulty device outputs, written as .bin beside the .npy goldens
-    for i, name in enumerate(["key_cache", "value_cache"]):
-        tag, arr = off.post[name]
-        with open(os.path.join(victim, "output_%d_%s.bin" % (
-                i, sd.TTK_DTYPE[tag])), "wb") as f:
-            f.write(sd.np.ascontiguousarray(arr).tobytes())
-    rc, doc, err = sd.scan(cli, root)
+    call, name = MANUAL.case(MANUAL.SAMPLE), MANUAL.OP_TYPE + "_1"
+    MANUAL.ttk(call, root, MANUAL.OP_TYPE + "_0")
+    victim = MANUAL.ttk(call, root, name)
+    # faulty device outputs (a byte of each changed), written as .bin
+    # beside the .npy goldens
+    goldens = sorted(n for n in os.listdir(victim)
+                     if n.startswith("golden_") and n.endswith(".npy"))
+    assert goldens
+    for n in goldens:
+        data = bytearray(sd.np.load(os.path.join(victim, n)).tobytes())
+        data[0] ^= 0x40
+        with open(os.path.join(victim, "output_" + n[len("golden_"):-4] +
+                               ".bin"), "wb") as f:
+            f.write(bytes(data))
+    rc, doc, err = sd.scan(cli, root, *sd.attr_args(call))
     assert rc == 1, err
-    one_not_judged(doc, "ReshapeAndCache_1", "output_0_float16.bin",
-                   "another format")
+    one_not_judged(doc, name, "output_" + goldens[0][len("golden_"):-4] +
+                   ".bin", "another format")
     reconciles(doc, 2)

@@ -4,10 +4,12 @@ our own writer, scan_dumps.write_ttk_e2e / write_ttk_csv, from the
 format of ops-test-kit's examples/case_store/e2e/*.csv and its
 field_parser; and kernel-mode CSVs, ops-test-kit's examples/case_store/
 kernel/*.csv with its TestcaseOp's reading of input_dtypes): the e2e slot
-order of each torch_npu API and the kernel's order of a kernel-mode row,
-honest cases pass, planted faults are found in their case and named, and
-a CSV that is malformed or contradicts the files is named by file, line
-and column."""
+order of every operator's torch_npu API and the kernel's order of a
+kernel-mode row, honest cases pass, a planted fault is found in its case
+and named, and a CSV that is malformed or contradicts the files is named
+by file, line and column. Each operator's own CSV cases (its faults, its
+attributes, its dtypes) are in tests/ops/<op>/."""
+import ast
 import os
 import sys
 
@@ -15,61 +17,39 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import scan_dumps as sd  # noqa: E402
+from prepared import check_prepared, prepare, read_rows  # noqa: E402
+from ttk_support import TTK_E2E_OUTPUTS  # noqa: E402
 
-kv = sd.op("kv")
-qkv = sd.op("qkv")
-rac = sd.op("rac")
-spkc = sd.op("spkc")
-
-NORM = "m_norm_fp16_kt_ct_sym_noout"
+# every operator with an ops-test-kit e2e form: their SAMPLE calls, and
+# the first one's with a planted fault
+E2E = sd.every("E2E_API", "SAMPLE")
+KERNEL = sd.every("KERNEL", "IN", "SAMPLE")
+FIRST = E2E[0]
 
 
 def build(tmp_path):
-    """manual_data/ with .bin e2e cases of four operators and cases.csv."""
+    """manual_data/ with .bin e2e cases of every operator, one with a
+    fault, and cases.csv. Returns the root, the CSV, its rows and the
+    expected {testcase: (op, verdict, reason prefix)}."""
     root = str(tmp_path / "manual_data")
-    rows = [
-        sd.write_ttk_e2e(kv, kv.case(NORM), root, "kv_norm_0"),
-        sd.write_ttk_e2e(kv, kv.case("m_pa_bf16_kt_ct_sym_out"), root,
-                         "kv_pa_out_1"),
-        sd.write_ttk_e2e(qkv, qkv.case("bf16_k_int8_sym_v_plain"), root,
-                         "qkv_2"),
-        sd.write_ttk_e2e(rac, rac.case("nd_fp16"), root, "rac_3"),
-        sd.write_ttk_e2e(spkc, spkc.case("norm_fp16"), root, "spkc_4"),
-    ]
-    ulp = kv.case(NORM)
-    sd.plant_ulps(ulp, "k_cache", 64)
-    rows.append(sd.write_ttk_e2e(kv, ulp, root, "kv_ulp_5"))
-    off = rac.case("nd_fp16")
-    sd.plant_slot_off(off)
-    rows.append(sd.write_ttk_e2e(rac, off, root, "rac_off_6"))
-    bad = qkv.case("fp16_kv_int8_asym")
-    sd.plant_ulps(bad, "q_out", 64)
-    rows.append(sd.write_ttk_e2e(qkv, bad, root, "qkv_ulp_7"))
-    rows.append(sd.write_ttk_e2e(kv, kv.case("m_pa_bf16_kt_ct_sym_out"),
-                                 root, "kv_missing_8", drop=3))
+    rows = [sd.write_ttk_e2e(w, w.case(w.SAMPLE), root,
+                             "%s_%d" % (w.ALIAS, i))
+            for i, w in enumerate(E2E)]
+    want = {r["testcase_name"]: (w.OP, "PASS", None)
+            for r, w in zip(rows, E2E)}
+    bad = FIRST.case(FIRST.SAMPLE)
+    planted = sd.plant_fault(bad)
+    name = "%s_bad_%d" % (FIRST.ALIAS, len(rows))
+    rows.append(sd.write_ttk_e2e(FIRST, bad, root, name))
+    want[name] = (FIRST.OP, "FAIL", planted + ":")
     csv = sd.write_ttk_csv(str(tmp_path / "cases.csv"), rows)
-    return root, csv, rows
+    return root, csv, rows, want
 
 
-WANT = {
-    "kv_norm_0": (kv.OP, "PASS", None),
-    "kv_pa_out_1": (kv.OP, "PASS", None),
-    "qkv_2": (qkv.OP, "PASS", None),
-    "rac_3": (rac.OP, "PASS", None),
-    "spkc_4": (spkc.OP, "PASS", None),
-    "kv_ulp_5": (kv.OP, "FAIL", "k_cache:"),
-    "rac_off_6": (rac.OP, "FAIL", "key_cache:"),
-    "qkv_ulp_7": (qkv.OP, "FAIL", "q_out:"),
-    "kv_missing_8": (kv.OP, "NOT_JUDGED",
-                     "c_kv: missing: the dump has no post-call c_kv "
-                     "(golden_3)"),
-}
-
-
-def check(doc):
+def check(doc, want):
     got = {c["id"]: c for c in doc["calls"]}
-    assert sorted(got) == sorted(WANT)
-    for name, (op, verdict, reason) in WANT.items():
+    assert sorted(got) == sorted(want)
+    for name, (op, verdict, reason) in want.items():
         c = got[name]
         assert (c["op"], c["verdict"]) == (op, verdict), (name, c["reason"])
         if reason is not None:
@@ -77,127 +57,113 @@ def check(doc):
 
 
 def test_csv_judges_bin_cases(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
     rc, doc, err = sd.scan(cli, root, "--csv", csv, "--standard", "single")
     assert rc == 1, err
     assert doc["format"] == "ttk"
-    check(doc)
+    check(doc, want)
     # the call's API is the CSV's api_name
     apis = {c["id"]: c["api"] for c in doc["calls"]}
-    assert apis["qkv_2"] == qkv.E2E_API
-    assert apis["spkc_4"] == spkc.E2E_API
+    assert apis == {r["testcase_name"]: r["api_name"] for r in rows}
 
 
 def test_without_csv_bin_cases_are_not_judged(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
     rc, doc, err = sd.scan(cli, root, "--standard", "single")
     # the directory names say no operator: nothing is judged
     assert rc == 1
     assert doc["calls"] == []
-    assert doc["other_calls"] == len(WANT)
-    # with the operator given, the .bin inputs have no shape
-    rc, doc, err = sd.scan(cli, root, "--op", kv.OP)
-    c = {c["id"]: c for c in doc["calls"]}
-    assert c["kv_norm_0"]["verdict"] == "NOT_JUDGED"
-    assert "a .bin input records no shape" in c["kv_norm_0"]["reason"]
-
-
-def test_csv_attributes_are_used(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
-    # the same row with another epsilon: the golden computes another
-    # result, so the honest case fails
-    for r in rows:
-        if r["testcase_name"] == "kv_norm_0":
-            assert "'epsilon': 1e-05" in r["attributes"]
-            r["attributes"] = r["attributes"].replace("1e-05", "0.5")
-    sd.write_ttk_csv(csv, rows)
-    rc, doc, err = sd.scan(cli, root, "--csv", csv, "--standard", "single")
-    got = {c["id"]: c["verdict"] for c in doc["calls"]}
-    assert got["kv_norm_0"] == "FAIL"
-    assert got["kv_pa_out_1"] == "PASS"
+    assert doc["other_calls"] == len(want)
 
 
 def test_csv_shape_contradicting_the_file(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
-    for r in rows:
-        if r["testcase_name"] == "rac_3":
-            # key said to have half its last dimension: half the bytes
-            shapes = eval(r["tensor_view_shapes"])
-            want = shapes[0]
-            shapes = (want[:-1] + (want[-1] // 2,),) + shapes[1:]
-            r["tensor_view_shapes"] = repr(shapes)
+    root, csv, rows, want = build(tmp_path)
+    r = rows[0]
+    name = r["testcase_name"]
+    # tensor 0 said to have half its last dimension: half the bytes
+    shapes = ast.literal_eval(r["tensor_view_shapes"])
+    whole = shapes[0]
+    assert whole is not None and whole[-1] % 2 == 0
+    shapes = (whole[:-1] + (whole[-1] // 2,),) + shapes[1:]
+    r["tensor_view_shapes"] = repr(shapes)
     sd.write_ttk_csv(csv, rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
-    c = {c["id"]: c for c in doc["calls"]}["rac_3"]
+    c = {c["id"]: c for c in doc["calls"]}[name]
     assert c["verdict"] == "NOT_JUDGED"
-    # names the CSV's line (rac_3 is the 4th testcase: line 5) and the file
-    assert c["reason"].startswith(csv + ": line 5 (testcase rac_3): tensor "
-                                  "0 is "), c["reason"]
-    nbytes = 2
-    for d in want:
-        nbytes *= d
-    assert "rac_3/input_0_float16.bin has %d" % nbytes in c["reason"]
+    # names the CSV's line (the first testcase: line 2) and the file
+    assert c["reason"].startswith(csv + ": line 2 (testcase %s): tensor "
+                                  "0 is " % name), c["reason"]
+    tag, arr = FIRST.case(FIRST.SAMPLE).inputs[FIRST.E2E_IN[0]]
+    assert "%s/input_0_%s.bin has %d" % (name, sd.TTK_DTYPE[tag],
+                                         arr.nbytes) in c["reason"]
 
 
 def test_csv_dtype_and_count_contradicting_the_files(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
-    for r in rows:
-        if r["testcase_name"] == "kv_norm_0":
-            r["tensor_dtypes"] = r["tensor_dtypes"].replace("'float16'",
-                                                            "'float32'", 1)
-        if r["testcase_name"] == "rac_3":
-            r["tensor_view_shapes"] = r["tensor_view_shapes"][:-1] + \
-                ", (1,))"
-            r["tensor_dtypes"] = r["tensor_dtypes"][:-1] + ", 'int32')"
+    root, csv, rows, want = build(tmp_path)
+    a, b = rows[0], rows[-1]
+    dtypes = ast.literal_eval(a["tensor_dtypes"])
+    was = dtypes[0]
+    other = "float32" if was != "float32" else "float16"
+    a["tensor_dtypes"] = repr((other,) + tuple(dtypes[1:]))
+    # one tensor more than the case directory holds
+    n_in = len([f for f in os.listdir(os.path.join(root, b["testcase_name"]))
+                if f.startswith("input_")])
+    b["tensor_view_shapes"] = b["tensor_view_shapes"][:-1] + ", (1,))"
+    b["tensor_dtypes"] = b["tensor_dtypes"][:-1] + ", 'int32')"
     sd.write_ttk_csv(csv, rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
     c = {c["id"]: c for c in doc["calls"]}
-    assert c["kv_norm_0"]["verdict"] == "NOT_JUDGED"
-    assert "tensor 0 is float32, " in c["kv_norm_0"]["reason"]
-    assert "kv_norm_0/input_0_float16.bin says float16" in \
-        c["kv_norm_0"]["reason"]
-    assert c["rac_3"]["verdict"] == "NOT_JUDGED"
-    assert "tensor_view_shapes declares 6 tensors" in c["rac_3"]["reason"]
-    assert "has 5 input slots" in c["rac_3"]["reason"]
+    ca, cb = c[a["testcase_name"]], c[b["testcase_name"]]
+    assert ca["verdict"] == "NOT_JUDGED"
+    assert "tensor 0 is %s, " % other in ca["reason"], ca["reason"]
+    assert "%s/input_0_%s.bin says %s" % (a["testcase_name"], was, was) in \
+        ca["reason"], ca["reason"]
+    assert cb["verdict"] == "NOT_JUDGED"
+    assert "tensor_view_shapes declares %d tensors" % (n_in + 1) in \
+        cb["reason"], cb["reason"]
+    assert "has %d input slots" % n_in in cb["reason"]
 
 
 def test_case_without_a_row(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
-    sd.write_ttk_csv(csv, [r for r in rows
-                           if r["testcase_name"] != "kv_norm_0"])
-    rc, doc, err = sd.scan(cli, root, "--csv", csv, "--op", kv.OP)
+    root, csv, rows, want = build(tmp_path)
+    name = rows[0]["testcase_name"]
+    sd.write_ttk_csv(csv, rows[1:])
+    rc, doc, err = sd.scan(cli, root, "--csv", csv, "--op", FIRST.OP)
     c = {c["id"]: c for c in doc["calls"]}
-    assert c["kv_norm_0"]["verdict"] == "NOT_JUDGED"
-    assert "the testcase CSV has no row whose testcase_name is kv_norm_0" \
-        in c["kv_norm_0"]["reason"]
+    assert c[name]["verdict"] == "NOT_JUDGED"
+    assert "the testcase CSV has no row whose testcase_name is %s" % name \
+        in c[name]["reason"]
     # without --op too: a case the CSV does not describe is unknown, not
     # "another operator"
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
     assert rc == 1
     c = {c["id"]: c for c in doc["calls"]}
-    assert c["kv_norm_0"]["verdict"] == "NOT_JUDGED"
+    assert c[name]["verdict"] == "NOT_JUDGED"
     assert doc["other_calls"] == 0
 
 
 def test_duplicate_row_is_ambiguous(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
+    name = rows[0]["testcase_name"]
     sd.write_ttk_csv(csv, rows + [dict(rows[0])])
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
-    c = {c["id"]: c for c in doc["calls"]}["kv_norm_0"]
+    c = {c["id"]: c for c in doc["calls"]}[name]
     assert c["verdict"] == "NOT_JUDGED"
-    assert c["reason"].startswith(csv + ": line 2 (testcase kv_norm_0): "
-                                  "line 11 has the same testcase_name")
+    assert c["reason"].startswith(
+        csv + ": line 2 (testcase %s): line %d has the same testcase_name"
+        % (name, len(rows) + 2)), c["reason"]
 
 
 def test_unknown_attribute_is_not_guessed(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
-    rows[3]["attributes"] = "{'compress_type': 'ALIBI'}"
+    root, csv, rows, want = build(tmp_path)
+    assert "compress_type" not in FIRST.E2E_ATTRS
+    rows[0]["attributes"] = "{'compress_type': 'ALIBI'}"
     sd.write_ttk_csv(csv, rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
-    c = {c["id"]: c for c in doc["calls"]}["rac_3"]
+    c = {c["id"]: c for c in doc["calls"]}[rows[0]["testcase_name"]]
     assert c["verdict"] == "NOT_JUDGED"
-    assert "attributes: compress_type is no argument of " \
-        "torch_npu._npu_reshape_and_cache" in c["reason"]
+    assert "attributes: compress_type is no argument of %s" % \
+        FIRST.E2E_API in c["reason"], c["reason"]
 
 
 @pytest.mark.parametrize("text, where", [
@@ -227,7 +193,7 @@ def test_unknown_attribute_is_not_guessed(cli, tmp_path):
      "columns"),
 ])
 def test_malformed_csv(cli, tmp_path, text, where):
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
     with open(csv, "w", encoding="utf-8") as f:
         f.write(text)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
@@ -238,9 +204,10 @@ def test_malformed_csv(cli, tmp_path, text, where):
 
 
 def test_csv_needs_ttk(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
     atb = str(tmp_path / "atb")
-    rac.atb(rac.case("nd_fp16"), atb, "0_ReshapeAndCacheOperation")
+    w = sd.first("atb", "ATB_OP", "SAMPLE")
+    w.atb(w.case(w.SAMPLE), atb, "0_" + w.ATB_OP)
     rc, doc, err = sd.scan(cli, atb, "--csv", csv)
     assert rc == 2
     assert "--csv is ops-test-kit's testcase CSV, and this dump is atb" \
@@ -248,7 +215,7 @@ def test_csv_needs_ttk(cli, tmp_path):
 
 
 def test_unreadable_csv(cli, tmp_path):
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
     rc, doc, err = sd.scan(cli, root, "--csv", str(tmp_path / "none.csv"))
     assert rc == 2
     assert "none.csv" in err
@@ -257,7 +224,7 @@ def test_unreadable_csv(cli, tmp_path):
 def test_header_names_both_forms(cli, tmp_path):
     """A CSV without the shapes column names what each of ops-test-kit's
     two forms starts with; one with both cannot say which it is."""
-    root, csv, rows = build(tmp_path)
+    root, csv, rows, want = build(tmp_path)
     for text, where in (
             ("testcase_name,api_name\n",
              "no tensor_view_shapes column (ops-test-kit's e2e testcase CSV "
@@ -278,173 +245,93 @@ def test_kernel_mode_csv(cli, tmp_path):
     """ops-test-kit's kernel-mode CSV (its default for KV and QKV .bin
     data): the row's op_name names the kernel, input_shapes / input_dtypes
     the kernel's inputs in order (None for an optional one left out), the
-    attributes the kernel's. Honest cases pass, a planted cache fault
-    fails, and input_dtypes is read as ops-test-kit's TestcaseOp
-    normalises it: one dtype for every input, or one per input."""
+    attributes the kernel's. Every operator's SAMPLE passes, a planted
+    fault fails."""
     root = str(tmp_path / "manual")
-    norm = spkc.case("norm_fp16")
-    rows = [sd.write_kernel(kv, kv.case(NORM), root, "k_kv_0"),
-            sd.write_kernel(qkv, qkv.case("bf16_k_int8_sym_v_plain"), root,
-                         "k_qkv_1"),
-            sd.write_kernel(spkc, norm, root, "k_spkc_2")]
-    bad = kv.case(NORM)
-    sd.plant_ulps(bad, "k_cache", 64)
-    rows.append(sd.write_kernel(kv, bad, root, "k_kv_ulp_3"))
-    off = spkc.case("norm_fp16")
-    sd.plant_slot_off(off)
-    rows.append(sd.write_kernel(spkc, off, root, "k_spkc_off_4"))
-    # one dtype for all: ops-test-kit gives slot_mapping float16 too,
-    # which its int32 file contradicts
-    rows.append(sd.write_kernel(spkc, norm, root, "k_spkc_one_5",
-                             dtypes="('float16',)"))
-    # two dtypes for eight inputs: ops-test-kit marks it invalid
-    rows.append(sd.write_kernel(spkc, norm, root, "k_spkc_two_6",
-                             dtypes="('float16', 'float16')"))
+    rows = [sd.write_kernel(w, w.case(w.SAMPLE), root, "k_%s_%d" % (
+        w.ALIAS, i)) for i, w in enumerate(KERNEL)]
+    want = {r["testcase_name"]: (w.OP, "PASS") for r, w in zip(rows, KERNEL)}
+    bad = KERNEL[0].case(KERNEL[0].SAMPLE)
+    planted = sd.plant_fault(bad)
+    rows.append(sd.write_kernel(KERNEL[0], bad, root, "k_bad"))
+    want["k_bad"] = (KERNEL[0].OP, "FAIL")
     csv = sd.write_kernel_csv(str(tmp_path / "kernel.csv"), rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv, "--standard", "single")
     assert rc == 1, err
     got = {c["id"]: c for c in doc["calls"]}
-    want = {"k_kv_0": (kv.OP, "PASS"), "k_qkv_1": (qkv.OP, "PASS"),
-            "k_spkc_2": (spkc.OP, "PASS"), "k_kv_ulp_3": (kv.OP, "FAIL"),
-            "k_spkc_off_4": (spkc.OP, "FAIL"),
-            "k_spkc_one_5": (spkc.OP, "NOT_JUDGED"),
-            "k_spkc_two_6": (spkc.OP, "NOT_JUDGED")}
     assert {k: (c["op"], c["verdict"]) for k, c in got.items()} == want
-    assert got["k_kv_0"]["api"] == kv.KERNEL  # its op_name
-    assert got["k_kv_ulp_3"]["reason"].startswith("k_cache:")
-    assert got["k_spkc_off_4"]["reason"].startswith("key_cache:")
-    assert "tensor 2 is float16, " in got["k_spkc_one_5"]["reason"]
-    assert "k_spkc_one_5/input_2_int32.bin says int32" in \
-        got["k_spkc_one_5"]["reason"]
-    assert "input_dtypes: 2 dtypes for 8 inputs" in \
-        got["k_spkc_two_6"]["reason"]
-    assert "CASE_FIELD_AMBIGUOUS" in got["k_spkc_two_6"]["reason"]
-    # without the CSV the .bin inputs have no shape
-    rc, doc, err = sd.scan(cli, root, "--op", spkc.OP)
-    c = {c["id"]: c for c in doc["calls"]}["k_spkc_2"]
-    assert c["verdict"] == "NOT_JUDGED"
+    for r, w in zip(rows, KERNEL):
+        assert got[r["testcase_name"]]["api"] == w.KERNEL  # its op_name
+    assert got["k_bad"]["reason"].startswith(planted + ":")
 
 
 # ---- kvgold prepare --csv: the CSV of the directories it writes ----------
 
-PREPARED = [(kv, "m_pa_bf16_kt_ct_sym_out"), (qkv, "fp16_kv_int8_asym"),
-            (rac, "nd_fp16"), (spkc, "norm_fp16"),
-            (kv, "m_norm_fp16_kt_ce4m3_sym_noout"),
-            # the copy-only dtypes and HiFloat8: the names prepare writes
-            # are the names scan reads
-            (spkc, "norm_uint32"), (spkc, "norm_int16"),
-            (spkc, "nz_hif8_key_e4m3_value")]
-
-
-def prepare(cli, out, csv, cases):
-    import subprocess
-    return subprocess.run(
-        [cli, "prepare"] + [os.path.join(sd.VECTORS, m.OP, c)
-                            for m, c in cases] + ["--out", out, "--csv", csv],
-        capture_output=True, text=True, env=sd.cli_env())
+PREPARED = [(w, w.SAMPLE) for w in E2E]
 
 
 def test_prepare_csv_rows(cli, tmp_path):
-    import ast
-    import csv as pycsv
-    from ttk_support import TTK_E2E_OUTPUTS
-    out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
-    p = prepare(cli, out, csv, PREPARED)
-    assert p.returncode == 0, p.stderr
-    with open(csv, newline="", encoding="utf-8") as f:
-        rows = list(pycsv.DictReader(f))
-    assert [r["testcase_name"] for r in rows] == [c for _, c in PREPARED]
-    for (mod, name), r in zip(PREPARED, rows):
-        call = mod.case(name)
-        assert r["api_name"] == mod.E2E_API
-        shapes = ast.literal_eval(r["tensor_view_shapes"])
-        dtypes = ast.literal_eval(r["tensor_dtypes"])
-        # every tensor argument of the API in signature order, None where
-        # the case has none (the files prepare wrote say the same)
-        assert len(shapes) == len(dtypes) == len(mod.E2E_IN)
-        for i, n in enumerate(mod.E2E_IN):
-            got = call.inputs.get(n)
-            if got is None:
-                assert (shapes[i], dtypes[i]) == (None, None)
-                assert os.path.exists(os.path.join(
-                    out, name, "input_%d_none.bin" % i))
-            else:
-                assert shapes[i] == tuple(got[1].shape)
-                assert dtypes[i] == sd.TTK_DTYPE[got[0]]
-        # the caches ops-test-kit must append to the device outputs
-        # (an empty cell: the API returns its outputs)
-        assert ast.literal_eval(r["inplace_input_indexes"] or "()") == \
-            TTK_E2E_OUTPUTS[mod.E2E_API][1], name
-        # the goldens: what ops-test-kit lists for the return ([None]
-        # for an API that returns None), then the caches
-        goldens = sorted(n for n in os.listdir(os.path.join(out, name))
-                         if n.startswith("golden_"))
-        returned = TTK_E2E_OUTPUTS[mod.E2E_API][0]
-        assert len(goldens) == len(returned) + len(
-            TTK_E2E_OUTPUTS[mod.E2E_API][1]), name
-        if returned == (None,):
-            assert goldens[0] == "golden_0_none.bin", name
-        # the case's attributes, and only the API's keywords
-        attrs = ast.literal_eval(r["attributes"])
-        assert set(attrs) <= set(mod.E2E_ATTRS)
-        for k, v in call.attrs.items():
-            if k in mod.E2E_ATTRS:
-                assert attrs[k] == v, (name, k)
-    # the row's attributes are what prepare computed with: a default the
-    # case leaves out is written (qkv's epsilon)
-    assert ast.literal_eval(rows[1]["attributes"])["epsilon"] == 1e-06
-    # and scan reads them back: kvgold against itself passes; a golden
-    # byte changed fails
-    rc, doc, err = sd.scan(cli, out, "--csv", csv)
-    assert rc == 0, err
-    assert [c["verdict"] for c in doc["calls"]] == ["PASS"] * len(PREPARED)
-    # (golden_1 of _npu_reshape_and_cache: key_cache after its None)
-    g = os.path.join(out, "nd_fp16", [n for n in os.listdir(
-        os.path.join(out, "nd_fp16")) if n.startswith("golden_1_")][0])
+    out, csv, rows = check_prepared(cli, tmp_path, PREPARED)
+    # a golden byte changed fails, naming the tensor of that golden
+    w, name = PREPARED[0]
+    goldens = sorted(n for n in os.listdir(os.path.join(out, name))
+                     if n.startswith("golden_") and "_none" not in n)
+    g = os.path.join(out, name, goldens[-1])
     data = bytearray(open(g, "rb").read())
     data[-1] ^= 0x40
     open(g, "wb").write(bytes(data))
     rc, doc, err = sd.scan(cli, out, "--csv", csv)
     got = {c["id"]: c for c in doc["calls"]}
-    assert got["nd_fp16"]["verdict"] == "FAIL"
-    assert got["nd_fp16"]["reason"].startswith("key_cache:")
+    returned, slots = TTK_E2E_OUTPUTS[w.E2E_API]
+    names = [n for n in returned + tuple(w.E2E_IN[s] for s in slots)]
+    last = names[int(goldens[-1].split("_")[1])]
+    assert got[name]["verdict"] == "FAIL"
+    assert got[name]["reason"].startswith(last + ":"), got[name]["reason"]
     assert rc == 1
+
+
+def _slots(t):
+    return "(%s)" % ", ".join(str(s) for s in t)
 
 
 def test_prepare_csv_inplace_checked(cli, tmp_path):
     """A row whose inplace_input_indexes are not the slots the API writes
     in place would make ops-test-kit compare other tensors with the
-    goldens: scan says so and does not judge the call."""
+    goldens: scan says so and does not judge the call; the last row,
+    left as it was, passes."""
     import csv as pycsv
     out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
-    p = prepare(cli, out, csv, PREPARED[:4])
+    p = prepare(cli, out, csv, PREPARED)
     assert p.returncode == 0, p.stderr
-    with open(csv, newline="", encoding="utf-8") as f:
-        rows = list(pycsv.DictReader(f))
-    rows[2]["inplace_input_indexes"] = "(4, 5)"   # nd_fp16
-    rows[0]["inplace_input_indexes"] = "(5, 6)"   # V1 returns its caches
+    rows = read_rows(csv)
+    wrong = {}
+    for (w, name), r in zip(PREPARED[:-1], rows):
+        right = TTK_E2E_OUTPUTS[w.E2E_API][1]
+        bad = tuple(s + 1 for s in right) if right else (0, 1)
+        r["inplace_input_indexes"] = repr(bad)
+        wrong[name] = "inplace_input_indexes is %s; %s writes slots %s in " \
+            "place" % (_slots(bad), w.E2E_API, _slots(right))
     with open(csv, "w", newline="", encoding="utf-8") as f:
-        w = pycsv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+        wr = pycsv.DictWriter(f, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
     rc, doc, err = sd.scan(cli, out, "--csv", csv)
     got = {c["id"]: c for c in doc["calls"]}
-    assert got["nd_fp16"]["verdict"] == "NOT_JUDGED"
-    assert "inplace_input_indexes is (4, 5); torch_npu._npu_reshape_and_" \
-        "cache writes slots (2, 3) in place" in got["nd_fp16"]["reason"]
-    assert got[PREPARED[0][1]]["verdict"] == "NOT_JUDGED"
-    assert "writes slots () in place" in got[PREPARED[0][1]]["reason"]
-    assert got["fp16_kv_int8_asym"]["verdict"] == "PASS"
+    for name, says in wrong.items():
+        assert got[name]["verdict"] == "NOT_JUDGED"
+        assert says in got[name]["reason"], got[name]["reason"]
+    assert got[PREPARED[-1][1]]["verdict"] == "PASS"
 
 
 def test_prepare_csv_all_or_nothing(cli, tmp_path):
     out, csv = str(tmp_path / "manual"), str(tmp_path / "cases.csv")
     with open(csv, "w") as f:
         f.write("poison\n")
-    # a case prepare refuses (ReshapeAndCacheOmni has no torch_npu API):
+    # a case prepare refuses (an operator without a torch_npu API):
     # neither the directories nor the CSV
-    p = prepare(cli, out, csv, PREPARED[:2] + [
-        (sd.op("omni"), "edges_bf16")])
+    none = [w for w in sd.every("SAMPLE") if not hasattr(w, "E2E_API")]
+    assert none, "every operator has a torch_npu API"
+    p = prepare(cli, out, csv, PREPARED[:2] + [(none[0], none[0].SAMPLE)])
     assert p.returncode == 2
     assert "has no torch_npu API" in p.stderr
     assert open(csv).read() == "poison\n"

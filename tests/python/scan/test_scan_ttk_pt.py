@@ -2,8 +2,10 @@
 our own writer (scan_dumps.ttk_pt: torch.save of the tensor, or
 ops-test-kit's raw-byte payload for a dtype this torch lacks), read by
 the C command itself (read_pt.c) and by the Python kvgold.scan, which
-converts them. Honest cases pass, each planted fault is found in its
-case and named, and the dump is left as it was."""
+converts them: for every operator whose writer has a manual form, its
+honest SAMPLE case passes, a planted fault is found in its case and
+named, and the dump is left as it was. Each operator's own .pt cases
+(fp8 payloads, faults of its kind) are in tests/ops/<op>/."""
 import os
 import sys
 
@@ -15,48 +17,23 @@ import scan_dumps as sd  # noqa: E402
 torch = pytest.importorskip("torch")
 import kvgold  # noqa: E402
 
-kv = sd.op("kv")
-qkv = sd.op("qkv")
-rac = sd.op("rac")
-spkc = sd.op("spkc")
-
-NORM = "m_norm_fp16_kt_ct_sym_noout"
-ATTRS = ["--standard", "single", "--attr", "epsilon=1e-05",
-         "--attr", 'cache_mode="Norm"']
+MANUAL = sd.every("ttk", "OP_TYPE", "SAMPLE")
+E2E = sd.every("E2E_API", "SAMPLE")
+IDS = [w.ALIAS for w in MANUAL]
 
 
-def named_cases(root):
-    """Cases whose directory names say the operator (attributes from
-    --attr): kv and ReshapeAndCache, in pt, with faults."""
-    kv.ttk(kv.case(NORM), root, "KvRmsNormRopeCache_decode_0", fmt="pt")
-    ulp = kv.case(NORM)
-    sd.plant_ulps(ulp, "k_cache", 64)
-    kv.ttk(ulp, root, "KvRmsNormRopeCache_decode_1", fmt="pt")
-    # an fp8 e4m3 cache: this torch has no float8, so ops-test-kit's
-    # raw-byte payload; one output missing
-    kv.ttk(kv.case("m_norm_fp16_kt_ce4m3_sym_noout"), root,
-           "KvRmsNormRopeCache_decode_2", fmt="pt", drop=1)
-    # the same, whole: the fp8 cache is judged from the raw payload
-    kv.ttk(kv.case("m_norm_fp16_kt_ce4m3_sym_noout"), root,
-           "KvRmsNormRopeCache_decode_3", fmt="pt")
-    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_layer0", fmt="pt")
-    off = rac.case("nd_fp16")
-    sd.plant_slot_off(off)
-    rac.ttk(off, root, "ReshapeAndCache_layer1", fmt="pt")
-    # a .bin case beside them is scanned as it is
-    rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_bin", fmt="bin")
-
-
-WANT = [
-    ("KvRmsNormRopeCache_decode_0", kv.OP, "PASS", None),
-    ("KvRmsNormRopeCache_decode_1", kv.OP, "FAIL", "k_cache:"),
-    ("KvRmsNormRopeCache_decode_2", kv.OP, "NOT_JUDGED",
-     "ckv_cache: missing: the dump has no post-call ckv_cache (golden_1)"),
-    ("KvRmsNormRopeCache_decode_3", kv.OP, "PASS", None),
-    ("ReshapeAndCache_bin", rac.OP, "PASS", None),
-    ("ReshapeAndCache_layer0", rac.OP, "PASS", None),
-    ("ReshapeAndCache_layer1", rac.OP, "FAIL", "key_cache:"),
-]
+def named_cases(root, w):
+    """Writer w's SAMPLE case in pt, honest and with a planted fault, in
+    directories named after the operator; returns the case's --attr
+    arguments (a manual case records none) and the expected calls."""
+    call = w.case(w.SAMPLE)
+    w.ttk(call, root, w.OP_TYPE + "_0", fmt="pt")
+    bad = w.case(w.SAMPLE)
+    planted = sd.plant_fault(bad)
+    w.ttk(bad, root, w.OP_TYPE + "_1", fmt="pt")
+    want = [(w.OP_TYPE + "_0", w.OP, "PASS", None),
+            (w.OP_TYPE + "_1", w.OP, "FAIL", planted + ":")]
+    return ["--standard", "single"] + sd.attr_args(call), want
 
 
 def check(doc, want):
@@ -78,29 +55,26 @@ def files(root):
     return out
 
 
-def test_pt_in_c(cli, tmp_path):
-    # the command alone judges them as the Python side does (read_pt.c;
-    # the fp8 cache from ops-test-kit's raw-byte payload)
+@pytest.mark.parametrize("w", MANUAL, ids=IDS)
+def test_pt_in_c(cli, tmp_path, w):
+    # the command alone judges them (read_pt.c)
     root = str(tmp_path / "manual_data")
-    named_cases(root)
+    attrs, want = named_cases(root, w)
     before = files(root)
-    rc, doc, err = sd.scan(cli, root, *ATTRS)
+    rc, doc, err = sd.scan(cli, root, *attrs)
     assert rc == 1, err
-    check(doc, WANT)
+    check(doc, want)
     assert files(root) == before
 
 
-def test_pt_through_python(cli, tmp_path):
+@pytest.mark.parametrize("w", MANUAL, ids=IDS)
+def test_pt_through_python(cli, tmp_path, w):
     root = str(tmp_path / "manual_data")
-    named_cases(root)
+    attrs, want = named_cases(root, w)
     before = files(root)
-    doc = kvgold.scan(root, *ATTRS, cli=cli)
+    doc = kvgold.scan(root, *attrs, cli=cli)
     assert doc["format"] == "ttk"
-    check(doc, WANT)
-    fp8 = [c for c in doc["calls"]
-           if c["id"] == "KvRmsNormRopeCache_decode_3"][0]["report"]
-    judged = {r["name"]: (r["dtype"], r["verdict"]) for r in fp8["results"]}
-    assert judged["ckv_cache"] == ("fp8_e4m3fn", "PASS")
+    check(doc, want)
     # the caller's paths, and the dump left as it was
     assert doc["path"] == root
     for c in doc["calls"]:
@@ -109,11 +83,16 @@ def test_pt_through_python(cli, tmp_path):
 
 
 def test_pt_across_file_systems(cli, tmp_path, monkeypatch):
-    # no hard link possible (another file system): the .bin case's files
+    # no hard link possible (another file system): a .bin case's files
     # are copied, never linked symbolically (the command would refuse a
-    # link inside the dump it is given), and read the same
+    # link inside the dump it is given), and read the same as the command
+    # reads them in place
+    w = MANUAL[0]
     root = str(tmp_path / "manual_data")
-    named_cases(root)
+    attrs, _ = named_cases(root, w)
+    w.ttk(w.case(w.SAMPLE), root, w.OP_TYPE + "_bin", fmt="bin")
+    rc, in_c, err = sd.scan(cli, root, *attrs)
+    assert len(in_c["calls"]) == 3, err
 
     def no_link(src, dst, **kwargs):
         raise OSError(18, "Invalid cross-device link")
@@ -122,51 +101,52 @@ def test_pt_across_file_systems(cli, tmp_path, monkeypatch):
         raise AssertionError("a symbolic link in the copy: %s" % dst)
     monkeypatch.setattr(os, "link", no_link)
     monkeypatch.setattr(os, "symlink", no_symlink)
-    doc = kvgold.scan(root, *ATTRS, cli=cli)
-    check(doc, WANT)
+    doc = kvgold.scan(root, *attrs, cli=cli)
+    assert [(c["id"], c["verdict"], c["reason"]) for c in doc["calls"]] == \
+        [(c["id"], c["verdict"], c["reason"]) for c in in_c["calls"]]
 
 
 def test_pt_one_case_directory(cli, tmp_path):
     # PATH a case directory itself: its name still says its operator
+    w = MANUAL[0]
     root = str(tmp_path / "manual_data")
-    named_cases(root)
-    doc = kvgold.scan(os.path.join(root, "KvRmsNormRopeCache_decode_1"),
-                      *ATTRS, cli=cli)
+    attrs, want = named_cases(root, w)
+    doc = kvgold.scan(os.path.join(root, w.OP_TYPE + "_1"), *attrs,
+                      cli=cli)
     assert [(c["op"], c["verdict"]) for c in doc["calls"]] == \
-        [(kv.OP, "FAIL")]
-    assert doc["calls"][0]["reason"].startswith("k_cache:")
+        [(w.OP, "FAIL")]
+    assert doc["calls"][0]["reason"].startswith(want[1][3])
 
 
 def test_pt_e2e_with_csv(cli, tmp_path):
     # e2e cases (torch_npu slot order) in pt, shapes and attributes from
-    # the CSV, bf16 and int8 tensors through torch's own dtypes
+    # the CSV, every operator's SAMPLE and the first one's with a fault
     root = str(tmp_path / "manual_data")
-    rows = [sd.write_ttk_e2e(qkv, qkv.case("bf16_k_int8_sym_v_plain"), root,
-                             "qkv_0", fmt="pt"),
-            sd.write_ttk_e2e(spkc, spkc.case("norm_fp16"), root, "spkc_1",
-                             fmt="pt")]
-    bad = kv.case("m_pa_bf16_kt_ct_sym_out")
-    sd.plant_slot_off(bad, cache="ckv_cache", slots="index")
-    rows.append(sd.write_ttk_e2e(kv, bad, root, "kv_off_2", fmt="pt"))
+    rows = [sd.write_ttk_e2e(w, w.case(w.SAMPLE), root, w.ALIAS + "_0",
+                             fmt="pt") for w in E2E]
+    bad = E2E[0].case(E2E[0].SAMPLE)
+    planted = sd.plant_fault(bad)
+    rows.append(sd.write_ttk_e2e(E2E[0], bad, root, E2E[0].ALIAS + "_1",
+                                 fmt="pt"))
     csv = sd.write_ttk_csv(str(tmp_path / "cases.csv"), rows)
     doc = kvgold.scan(root, "--csv", csv, "--standard", "single", cli=cli)
-    check(doc, [("kv_off_2", kv.OP, "FAIL", "ckv_cache:"),
-                ("qkv_0", qkv.OP, "PASS", None),
-                ("spkc_1", spkc.OP, "PASS", None)])
+    want = sorted([(w.ALIAS + "_0", w.OP, "PASS", None) for w in E2E] +
+                  [(E2E[0].ALIAS + "_1", E2E[0].OP, "FAIL", planted + ":")])
+    check(doc, want)
 
 
 def test_pt_not_a_tensor_names_the_file(cli, tmp_path):
     # an unreadable tensor file ends its call NOT JUDGED, as the command
     # treats one (docs/scan.md); the other calls are judged
+    w = MANUAL[0]
     root = str(tmp_path / "manual_data")
-    named_cases(root)
-    bad = os.path.join(root, "ReshapeAndCache_layer0", "input_1_float16.pt")
+    attrs, want = named_cases(root, w)
+    d = os.path.join(root, w.OP_TYPE + "_0")
+    bad = [os.path.join(d, n) for n in sorted(os.listdir(d))
+           if n.startswith("input_1_")][0]
     torch.save({"something": torch.ones(2)}, bad)
-    doc = kvgold.scan(root, *ATTRS, cli=cli)
-    want = [w if w[0] != "ReshapeAndCache_layer0" else
-            (w[0], w[1], "NOT_JUDGED",
-             "unreadable: %s: neither a tensor nor ops-test-kit's raw-byte "
-             "payload" % bad) for w in WANT]
-    check(doc, want)
-    assert [c["reason"] for c in doc["calls"]
-            if c["id"] == "ReshapeAndCache_layer0"] == [want[5][3]]
+    doc = kvgold.scan(root, *attrs, cli=cli)
+    reason = ("unreadable: %s: neither a tensor nor ops-test-kit's raw-byte "
+              "payload" % bad)
+    check(doc, [(want[0][0], w.OP, "NOT_JUDGED", reason)] + want[1:])
+    assert doc["calls"][0]["reason"] == reason

@@ -18,32 +18,50 @@ import scan_dumps as sd  # noqa: E402
 torch = pytest.importorskip("torch")
 import kvgold  # noqa: E402
 
-rac = sd.op("rac")
-ARGS = ["--standard", "single"]
-OUTS = ["key_cache", "value_cache"]
+# some operator's manual case (the first writer with that form), its
+# directories named after the operator, its attributes given as --attr
+W = sd.first("ttk", "OP_TYPE", "SAMPLE")
+ARGS = ["--standard", "single"] + sd.attr_args(W.case(W.SAMPLE))
 LINK = ("%s: is a symbolic link; kvgold does not follow links inside a "
         "dump (scan its target, or copy it in)")
+PLANTED = sd.plant_fault(W.case(W.SAMPLE))  # the tensor faulty() changes
+
+
+def honest():
+    return W.case(W.SAMPLE)
 
 
 def faulty():
-    """nd_fp16 with one token written one slot off (non-zero data)."""
-    c = rac.case("nd_fp16")
-    sd.plant_slot_off(c)
+    """The SAMPLE call with a fault planted (sd.plant_fault)."""
+    c = W.case(W.SAMPLE)
+    sd.plant_fault(c)
     return c
+
+
+def n(tag):
+    """The case directory named `tag`, after the operator."""
+    return "%s_%s" % (W.OP_TYPE, tag)
 
 
 def case(root, name, outputs=None):
     """A .pt case: the honest goldens ops-test-kit prepared, and the
-    device's outputs of `outputs` (a call) as output_<i>_float16.pt."""
-    d = rac.ttk(rac.case("nd_fp16"), root, name, fmt="pt")
+    device's outputs of `outputs` (a call) as output_<i>_<dtype>.pt (the
+    goldens the writer makes of that call)."""
+    d = W.ttk(honest(), root, name, fmt="pt")
     if outputs is not None:
-        for i, n in enumerate(OUTS):
-            sd.ttk_pt(out_file(d, i), *outputs.post[n])
+        side = W.ttk(outputs, root + ".outputs", name, fmt="pt")
+        for g in sorted(os.listdir(side)):
+            if g.startswith("golden_"):
+                os.rename(os.path.join(side, g),
+                          os.path.join(d, "output_" + g[len("golden_"):]))
     return d
 
 
 def out_file(d, i):
-    return os.path.join(d, "output_%d_float16.pt" % i)
+    """The device output i of case d (named as its golden i)."""
+    g = [x for x in os.listdir(d) if x.startswith("golden_%d_" % i)]
+    assert len(g) == 1, (d, i)
+    return os.path.join(d, "output_" + g[0][len("golden_"):])
 
 
 def scan(root, cli):
@@ -68,33 +86,34 @@ def snapshot(root):
 def test_linked_outputs_are_not_judged(cli, tmp_path):
     root = str(tmp_path / "manual_data")
     device = str(tmp_path / "device")
-    case(root, "ReshapeAndCache_honest", rac.case("nd_fp16"))
-    case(root, "ReshapeAndCache_plain", faulty())
+    case(root, n("honest"), honest())
+    case(root, n("plain"), faulty())
     # the same faulty outputs, kept elsewhere and linked into the case
-    case(device, "ReshapeAndCache_kept", faulty())
-    linked = case(root, "ReshapeAndCache_linked")
+    case(device, n("kept"), faulty())
+    linked = case(root, n("linked"))
     for i in range(2):
-        os.symlink(out_file(os.path.join(device, "ReshapeAndCache_kept"), i),
+        os.symlink(out_file(os.path.join(device, n("kept")), i),
                    out_file(linked, i))
     # only the second output a link, to an honest file: still not read
-    one = case(root, "ReshapeAndCache_one_linked", rac.case("nd_fp16"))
+    one = case(root, n("one_linked"), honest())
     os.rename(out_file(one, 1), str(tmp_path / "honest_1.pt"))
     os.symlink(str(tmp_path / "honest_1.pt"), out_file(one, 1))
     # a link leading nowhere
-    gone = case(root, "ReshapeAndCache_dangling")
-    sd.ttk_pt(out_file(gone, 0), *rac.case("nd_fp16").post["key_cache"])
+    gone = case(root, n("dangling"))
+    honest_out = case(str(tmp_path / "side"), n("dangling"), honest())
+    os.rename(out_file(honest_out, 0), out_file(gone, 0))
     os.symlink(str(tmp_path / "nothing.pt"), out_file(gone, 1))
     before = snapshot(root)
 
     got, doc = scan(root, cli)
-    assert got["ReshapeAndCache_honest"] == ("PASS", "")
-    assert got["ReshapeAndCache_plain"][0] == "FAIL"
-    assert got["ReshapeAndCache_plain"][1].startswith("key_cache:")
-    assert got["ReshapeAndCache_linked"] == (
+    assert got[n("honest")] == ("PASS", "")
+    assert got[n("plain")][0] == "FAIL"
+    assert got[n("plain")][1].startswith(PLANTED + ":")
+    assert got[n("linked")] == (
         "NOT_JUDGED", "unreadable: " + LINK % out_file(linked, 0))
-    assert got["ReshapeAndCache_one_linked"] == (
+    assert got[n("one_linked")] == (
         "NOT_JUDGED", "unreadable: " + LINK % out_file(one, 1))
-    assert got["ReshapeAndCache_dangling"] == (
+    assert got[n("dangling")] == (
         "NOT_JUDGED", "unreadable: " + LINK % out_file(gone, 1))
     assert doc["summary"]["calls"] == 5
     assert doc["summary"]["not_judged"] == 3
@@ -116,8 +135,8 @@ def test_linked_outputs_are_not_judged(cli, tmp_path):
 ])
 def test_unloadable_output_is_not_judged(cli, tmp_path, kind, words):
     root = str(tmp_path / "manual_data")
-    case(root, "ReshapeAndCache_honest", rac.case("nd_fp16"))
-    d = case(root, "ReshapeAndCache_bad", faulty())
+    case(root, n("honest"), honest())
+    d = case(root, n("bad"), faulty())
     bad = out_file(d, 0)
     good = torch.load(bad)
     assert good.count_nonzero() > 0
@@ -126,9 +145,9 @@ def test_unloadable_output_is_not_judged(cli, tmp_path, kind, words):
     elif kind == "empty":
         data = b""
     elif kind == "pickle":
-        data = pickle.dumps({"key_cache": [1.0, 2.0]})
+        data = pickle.dumps({"t": [1.0, 2.0]})
     elif kind == "npy":
-        sd.np.save(bad, good.numpy())
+        sd.np.save(bad, good.float().numpy())
         os.rename(bad + ".npy", bad)
     elif kind in ("set", "dict"):
         torch.save({1, 2} if kind == "set" else {"t": good}, bad)
@@ -139,8 +158,8 @@ def test_unloadable_output_is_not_judged(cli, tmp_path, kind, words):
         with open(bad, "wb") as f:
             f.write(data)
     got, doc = scan(root, cli)
-    assert got["ReshapeAndCache_honest"] == ("PASS", "")
-    verdict, reason = got["ReshapeAndCache_bad"]
+    assert got[n("honest")] == ("PASS", "")
+    verdict, reason = got[n("bad")]
     assert verdict == "NOT_JUDGED"
     assert reason.startswith("unreadable: %s: %s" % (bad, words)), reason
     assert doc["verdict"] == "INCOMPLETE"
@@ -149,23 +168,24 @@ def test_unloadable_output_is_not_judged(cli, tmp_path, kind, words):
 def test_fifo_output_is_not_opened(cli, tmp_path):
     # a FIFO is not read (reading it would wait for a writer forever)
     root = str(tmp_path / "manual_data")
-    d = case(root, "ReshapeAndCache_fifo", faulty())
+    d = case(root, n("fifo"), faulty())
     os.unlink(out_file(d, 1))
     os.mkfifo(out_file(d, 1))
     got, _ = scan(root, cli)
-    assert got["ReshapeAndCache_fifo"] == (
+    assert got[n("fifo")] == (
         "NOT_JUDGED", "unreadable: %s: is not a regular file"
         % out_file(d, 1))
 
 
 def test_linked_input_is_not_judged(cli, tmp_path):
     root = str(tmp_path / "manual_data")
-    d = case(root, "ReshapeAndCache_0", rac.case("nd_fp16"))
-    key = os.path.join(d, "input_0_float16.pt")
+    d = case(root, n("0"), honest())
+    key = [os.path.join(d, x) for x in sorted(os.listdir(d))
+           if x.startswith("input_0_")][0]
     os.rename(key, str(tmp_path / "key.pt"))
     os.symlink(str(tmp_path / "key.pt"), key)
     got, _ = scan(root, cli)
-    assert got["ReshapeAndCache_0"] == ("NOT_JUDGED",
+    assert got[n("0")] == ("NOT_JUDGED",
                                         "unreadable: " + LINK % key)
 
 
@@ -175,12 +195,10 @@ def test_linked_case_directory_is_listed(cli, tmp_path):
     got = {}
     for fmt in ("npy", "pt"):
         root = str(tmp_path / fmt / "manual_data")
-        case_dir = rac.ttk(rac.case("nd_fp16"), root, "ReshapeAndCache_0",
-                           fmt=fmt)
-        moved = str(tmp_path / fmt / "ReshapeAndCache_1")
-        os.rename(rac.ttk(faulty(), root, "ReshapeAndCache_1", fmt=fmt),
-                  moved)
-        os.symlink(moved, os.path.join(root, "ReshapeAndCache_1"))
+        case_dir = W.ttk(honest(), root, n("0"), fmt=fmt)
+        moved = str(tmp_path / fmt / n("1"))
+        os.rename(W.ttk(faulty(), root, n("1"), fmt=fmt), moved)
+        os.symlink(moved, os.path.join(root, n("1")))
         assert os.path.isdir(case_dir)
         doc = kvgold.scan(root, *ARGS, cli=cli)
         got[fmt] = [(c["id"], c["verdict"],
@@ -188,22 +206,21 @@ def test_linked_case_directory_is_listed(cli, tmp_path):
                     for c in doc["calls"]]
     assert got["pt"] == got["npy"]
     assert [g[1] for g in got["pt"]] == ["PASS", "NOT_JUDGED"]
-    assert got["pt"][1][2] == "unreadable: " + LINK % \
-        "ROOT/ReshapeAndCache_1"
+    assert got["pt"][1][2] == "unreadable: " + LINK % ("ROOT/" + n("1"))
 
 
 def test_path_named_may_be_a_link(cli, tmp_path):
     # the PATH given is followed (only links below it are not); the
     # document names it as given
     root = str(tmp_path / "manual_data")
-    case(root, "ReshapeAndCache_honest", rac.case("nd_fp16"))
-    case(root, "ReshapeAndCache_plain", faulty())
+    case(root, n("honest"), honest())
+    case(root, n("plain"), faulty())
     named = str(tmp_path / "named")
     os.symlink(root, named)
     got, doc = scan(named, cli)
     assert {k: v[0] for k, v in got.items()} == {
-        "ReshapeAndCache_honest": "PASS", "ReshapeAndCache_plain": "FAIL"}
+        n("honest"): "PASS", n("plain"): "FAIL"}
     assert doc["path"] == named
     assert {c["where"] for c in doc["calls"]} == {
-        os.path.join(named, "ReshapeAndCache_honest"),
-        os.path.join(named, "ReshapeAndCache_plain")}
+        os.path.join(named, n("honest")),
+        os.path.join(named, n("plain"))}

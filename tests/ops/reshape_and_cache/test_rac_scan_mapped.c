@@ -1,8 +1,9 @@
 /*
- * tests/test_scan_mapped.c - kvgold scan maps big dumped tensors where they
- * lie in their files. An ATB dump of one ReshapeAndCache call with 1 MiB
- * caches (the mapping threshold) behind a header of odd length, so the
- * mapped data is not even 2-byte aligned in the file:
+ * tests/ops/reshape_and_cache/test_rac_scan_mapped.c - kvgold scan maps
+ * big dumped tensors where they lie in their files. An ATB dump of one
+ * ReshapeAndCache call with 1 MiB caches (the mapping threshold) behind a
+ * header of odd length, so the mapped data is not even 2-byte aligned in
+ * the file:
  *   - judged honestly, it passes; an untouched element changed in the
  *     post-call cache fails, named; the golden's pre-call cache file is
  *     left as it was (the golden wrote a private copy-on-write mapping);

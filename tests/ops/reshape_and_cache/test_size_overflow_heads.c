@@ -1,14 +1,13 @@
 /*
- * tests/ops/reshape_and_cache_omni/test_size_overflow_heads.c - per-head
- * runs (ReshapeAndCacheOmni, ReshapeAndCache KVHEAD / KVHEAD_ROPE): batch*N
- * and the workspace bytes overflow, and are refused (161002) from the
- * shapes alone (tests/claim_view.h, docs/reliability.md).
+ * tests/ops/reshape_and_cache/test_size_overflow_heads.c - ReshapeAndCache's
+ * per-head runs (KVHEAD / KVHEAD_ROPE): batch*N and the workspace bytes
+ * overflow, and are refused (161002) from the shapes alone
+ * (tests/claim_view.h, docs/reliability.md).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "claim_view.h"
 
 #include "kvgold/reshape_and_cache.h"
-#include "kvgold/reshape_and_cache_omni.h"
 
 static void test_heads_batch_times_n(void **state)
 {
@@ -17,10 +16,8 @@ static void test_heads_batch_times_n(void **state)
     const int64_t big_n = (int64_t)1 << 31, big_b = (int64_t)1 << 33;
     int64_t ks[3], cs[4], bs[1], hs[1];
     kvg_tensor key, value, kc, vc, seq, sm, wins, off;
-    kvg_reshape_and_cache_omni_args a;
     kvg_reshape_and_cache_args r;
     kvg_diag d;
-    size_t need = 0;
     (void)state;
     if (SIZE_MAX < UINT64_MAX)
         skip();
@@ -34,16 +31,6 @@ static void test_heads_batch_times_n(void **state)
     seq = claim(buf + 2048, KVG_INT32, 1, bs);
     sm = kvg_tensor_make(buf + 2048, 16, KVG_INT32, 1, hs);
     wins = sm, off = sm;
-    kvg_reshape_and_cache_omni_args_init(&a);
-    a.key = &key, a.value = &value, a.key_cache = &kc, a.value_cache = &vc;
-    a.slot_mapping = &sm, a.wins = &wins, a.seq_len = &seq;
-    a.offset_index = &off, a.workspace = buf, a.workspace_size = 64;
-    assert_int_equal(kvg_reshape_and_cache_omni(&a, &d),
-                     KVG_ERR_PARAM_INVALID);
-    assert_string_equal(d.tensor, "seq_len");
-    assert_non_null(strstr(d.message, "overflows"));
-    assert_int_equal(kvg_reshape_and_cache_omni_workspace_size(&a, &need, &d),
-                     KVG_ERR_PARAM_INVALID);
     kvg_reshape_and_cache_args_init(&r);
     r.compress_type = KVG_RAC_COMPRESS_KVHEAD_ROPE;
     r.key = &key, r.value = &value, r.key_cache = &kc, r.value_cache = &vc;

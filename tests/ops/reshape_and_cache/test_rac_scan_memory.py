@@ -12,7 +12,7 @@ blocks (poisoned with random values, written, or planted faults) are the
 only bytes on disk. The post-call caches are the pre-call ones with each
 token's key / value row written at its slot, from first principles.
 Run as a script it writes such a dump of any size, for measuring:
-    test_scan_memory.py atb|cann DIR CACHE_MIB
+    test_rac_scan_memory.py atb|cann DIR CACHE_MIB
 """
 import os
 import sys
@@ -20,7 +20,10 @@ import sys
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+# run as a script too: scan_dumps is not then on sys.path by
+# tests/ops/conftest.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python", "scan"))
 import scan_dumps as sd  # noqa: E402
 
 MIB = 1 << 20

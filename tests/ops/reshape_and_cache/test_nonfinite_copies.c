@@ -1,8 +1,8 @@
 /*
- * tests/ops/reshape_and_cache_omni/test_nonfinite_copies.c - every 16-bit
- * code through the ReshapeAndCache family (docs/reliability.md):
- *   - copies (ReshapeAndCache ND, ReshapeAndCacheOmni) move all 65536 fp16
- *     / bf16 codes bit for bit, NaN payloads and signalling NaNs included;
+ * tests/ops/reshape_and_cache/test_nonfinite_copies.c - every 16-bit code
+ * through ReshapeAndCache (docs/reliability.md):
+ *   - ND copies move all 65536 fp16 / bf16 codes bit for bit, NaN
+ *     payloads and signalling NaNs included;
  *   - KVHEAD_ROPE's mean of a window holding any NaN code is the canonical
  *     NaN.
  * The NumPy vectors (nonfinite_* cases) cover the arithmetic around these.
@@ -16,7 +16,6 @@
 
 #include "kvgold/format.h"
 #include "kvgold/reshape_and_cache.h"
-#include "kvgold/reshape_and_cache_omni.h"
 
 /* ---- copies ------------------------------------------------------------ */
 
@@ -76,34 +75,6 @@ static void copy_every_code(kvg_dtype dt)
                                 k0 + s * 64, 64);
     }
 
-    /* Omni: the same tokens as one head of one sequence, o = -1. */
-    {
-        kvg_reshape_and_cache_omni_args o;
-        int64_t one[1] = {1};
-        kvg_tensor sm = kvgt_tensor_new(KVG_INT32, 1, one, 6);
-        kvg_tensor w = kvgt_tensor_new(KVG_INT32, 1, one, 7);
-        kvg_tensor sl = kvgt_tensor_new(KVG_INT32, 1, one, 8);
-        kvg_tensor off = kvgt_tensor_new(KVG_INT32, 1, one, 9);
-        int32_t v;
-        v = 5, memcpy(sm.data, &v, 4);
-        v = 0, memcpy(w.data, &v, 4);
-        v = (int32_t)tok, memcpy(sl.data, &v, 4);
-        v = -1, memcpy(off.data, &v, 4);
-        kvg_reshape_and_cache_omni_args_init(&o);
-        o.key = &key, o.value = &value, o.key_cache = &kc;
-        o.value_cache = &vc, o.slot_mapping = &sm, o.wins = &w;
-        o.seq_len = &sl, o.offset_index = &off;
-        free(a.workspace);
-        assert_int_equal(kvg_reshape_and_cache_omni_workspace_size(&o, &need,
-                                                                   &d),
-                         KVG_OK);
-        o.workspace = a.workspace = workspace(need), o.workspace_size = need;
-        assert_int_equal(kvg_reshape_and_cache_omni(&o, &d), KVG_OK);
-        for (c = 0; c < CODES; c++)
-            assert_int_equal(get16(&kc, 5 * 32 + c), (uint16_t)c);
-        kvgt_tensor_free(&sm), kvgt_tensor_free(&w);
-        kvgt_tensor_free(&sl), kvgt_tensor_free(&off);
-    }
     free(a.workspace);
     free(k0);
     kvgt_tensor_free(&key), kvgt_tensor_free(&value);
