@@ -11,9 +11,17 @@ import sys
 
 import pytest
 
+from samples import case_doc, sample_case
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-VECTORS = os.environ.get("KVG_VECTORS_DIR", os.path.join(ROOT, "vectors"))
-CASE = os.path.join(VECTORS, "reshape_and_cache", "nd_fp16")
+
+
+def _honest(doc):
+    """an honest case (no expect_error) with an expected output"""
+    return "expect_error" not in doc and bool(doc.get("expected"))
+
+
+CASE = sample_case(_honest)
 
 
 def copy_sources(dst):
@@ -77,13 +85,16 @@ def test_the_command_judges_a_vector(venv, tmp_path, how):
     p = run(cmd + ["check", CASE], env, str(tmp_path))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "PASS" in p.stdout
-    # and it fails what is wrong: a copy of the case whose expected cache
-    # has one byte flipped
+    # and it fails what is wrong: a copy of the case whose expected output
+    # has one byte changed
     bad = tmp_path / "bad"
     shutil.copytree(CASE, str(bad))
-    exp = bad / "expected_key_cache.npy"
+    # the last element's top byte (little endian: sign and exponent
+    # bits): wrong by far under any standard, whatever the dtype
+    name = sorted(case_doc(CASE)["expected"])[0]
+    exp = bad / case_doc(CASE)["expected"][name]["file"]
     data = bytearray(exp.read_bytes())
-    data[-1] ^= 0x01
+    data[-1] ^= 0x40
     exp.write_bytes(bytes(data))
     p = run(cmd + ["check", str(bad)], env, str(tmp_path))
     assert p.returncode == 1, p.stdout + p.stderr

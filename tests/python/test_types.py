@@ -9,8 +9,8 @@ import torch
 import kvgold
 from conftest import example, expected_bits
 
-MLA = example("deepseek_mla_decode")   # KvRmsNormRopeCache, bf16 / int8
-QWEN = example("qwen3_qkv_decode")     # QkvRmsNormRopeCache
+MLA = example("deepseek_mla_decode")   # bf16 / int8 caches
+QWEN = example("qwen3_qkv_decode")
 
 
 def numpy_inputs(c):
