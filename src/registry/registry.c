@@ -16,6 +16,7 @@ extern const kvg_op kvg_i_op_qkv_rms_norm_rope_cache;
 extern const kvg_op kvg_i_op_reshape_and_cache_omni;
 extern const kvg_op kvg_i_op_reshape_and_cache;
 extern const kvg_op kvg_i_op_scatter_pa_kv_cache;
+extern const kvg_op kvg_i_op_dynamic_block_quant;
 
 /* The fixed order of kvg_op_at. */
 static const kvg_op *const k_ops[] = {
@@ -24,6 +25,7 @@ static const kvg_op *const k_ops[] = {
     &kvg_i_op_reshape_and_cache_omni,
     &kvg_i_op_reshape_and_cache,
     &kvg_i_op_scatter_pa_kv_cache,
+    &kvg_i_op_dynamic_block_quant,
 };
 
 #define OP_COUNT (sizeof k_ops / sizeof k_ops[0])

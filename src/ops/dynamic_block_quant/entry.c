@@ -1,0 +1,278 @@
+/*
+ * src/ops/dynamic_block_quant/entry.c - DynamicBlockQuant: the entry points
+ * (through the entry skeleton, src/common/entry.h), the block arithmetic and
+ * the compute step (validation is in check.c).
+ *
+ * Blocks are independent, as on the NPU, where they are spread over cores:
+ * the compute step walks them in order, takes each block's amax, scale and
+ * multiplier (kvg_i_dynamic_block_quant_block_at, which the value checks
+ * use too) and narrows its elements. Both profiles' formulas are in
+ * kvgold/dynamic_block_quant.h; docs/dynamic_block_quant.md cites the
+ * kernel lines.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "kvgold/format.h"
+#include "src/common/bits.h"
+#include "src/common/entry.h"
+#include "src/ops/dynamic_block_quant/internal.h"
+
+/* The canonical NaN kvgold writes for a NaN scale (the device's payload
+ * is not documented; docs/dynamic_block_quant.md). */
+#define CANONICAL_NAN 0x7FC00000u
+
+void kvg_dynamic_block_quant_args_init(kvg_dynamic_block_quant_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    args->min_scale = 0.0;
+    args->round_mode = KVG_DYNAMIC_BLOCK_QUANT_RINT;
+    args->dst_type = KVG_INT8;
+    args->row_block_size = 1;
+    args->col_block_size = 128;
+    args->dst_type_max = 0.0;
+    args->profile = KVG_DYNAMIC_BLOCK_QUANT_ASCEND950;
+}
+
+static int64_t flat(const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                    int64_t r, int64_t c)
+{
+    return (b * p->rows + r) * p->cols + c;
+}
+
+/* The bit pattern of x[b][r][c] in x's own width. */
+static uint32_t x_bits(const kvg_dynamic_block_quant_args *a,
+                       const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                       int64_t r, int64_t c)
+{
+    const unsigned char *at = (const unsigned char *)a->x->data +
+                              (size_t)flat(p, b, r, c) *
+                                  kvg_dtype_size(p->xt);
+    uint32_t u32;
+    uint16_t u16;
+
+    if (p->xt == KVG_FP32) {
+        memcpy(&u32, at, sizeof u32);
+        return u32;
+    }
+    memcpy(&u16, at, sizeof u16);
+    return u16;
+}
+
+static float widen(kvg_dtype t, uint32_t bits)
+{
+    if (t == KVG_FP32)
+        return kvg_i_float(bits);
+    return t == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)bits)
+                         : kvg_bf16_to_f32((uint16_t)bits);
+}
+
+float kvg_i_dynamic_block_quant_x(const kvg_dynamic_block_quant_args *a,
+                                  const kvg_i_dynamic_block_quant_plan *p,
+                                  int64_t b, int64_t r, int64_t c)
+{
+    return widen(p->xt, x_bits(a, p, b, r, c));
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* amax by integer max of the magnitude bits (sign bit cleared), as the
+ * 950 kernel takes it: NaN > Inf > finite. On a2a3 the kernel takes a
+ * float max, the same for the finite values that profile accepts. */
+static float block_amax(const kvg_dynamic_block_quant_args *a,
+                        const kvg_i_dynamic_block_quant_plan *p,
+                        const kvg_i_dynamic_block_quant_block *blk)
+{
+    const uint32_t mag = p->xt == KVG_FP32 ? 0x7FFFFFFFu : 0x7FFFu;
+    uint32_t best = 0, u;
+    int64_t r, c;
+
+    for (r = blk->r0; r < blk->r1; r++)
+        for (c = blk->c0; c < blk->c1; c++) {
+            u = x_bits(a, p, blk->b, r, c) & mag;
+            if (u > best)
+                best = u;
+        }
+    return widen(p->xt, best);
+}
+
+/* 950: s = amax / DST_MAX, then min(s, 1 / min_scale) unless s is Inf or
+ * NaN (the kernel's `bits(s) < 0x7F800000` test); y = x / s. */
+static void scale_950(const kvg_i_dynamic_block_quant_plan *p,
+                      kvg_i_dynamic_block_quant_block *blk)
+{
+    float s = blk->amax / p->dst_max;
+
+    if (kvg_i_bits(s) < 0x7F800000u && p->inv_min < s)
+        s = p->inv_min;
+    blk->scale = s;
+    blk->mult = s;
+}
+
+/* a2a3: m = fl(fl(1 / amax) * 127), scale = amax * fl(1 / 127); with
+ * min_scale > 0, m = max(m, min_scale), scale = min(scale, fl(1 /
+ * min_scale)); y = x * m. */
+static void scale_a2a3(const kvg_i_dynamic_block_quant_plan *p,
+                       kvg_i_dynamic_block_quant_block *blk)
+{
+    const float inv127 = 1.0f / 127.0f; /* 0x3C010204, as the kernel's */
+    float m = (1.0f / blk->amax) * 127.0f;
+    float s = blk->amax * inv127;
+
+    if (p->min_scale > 0.0f) {
+        if (m < p->min_scale)
+            m = p->min_scale;
+        if (p->inv_min < s)
+            s = p->inv_min;
+    }
+    blk->scale = s;
+    blk->mult = m;
+}
+
+void kvg_i_dynamic_block_quant_block_at(
+    const kvg_dynamic_block_quant_args *a,
+    const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t i, int64_t j,
+    kvg_i_dynamic_block_quant_block *blk)
+{
+    blk->b = b;
+    blk->r0 = i * p->rb;
+    blk->r1 = min64(blk->r0 + p->rb, p->rows);
+    blk->c0 = j * p->cb;
+    blk->c1 = min64(blk->c0 + p->cb, p->cols);
+    blk->amax = block_amax(a, p, blk);
+    if (p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3)
+        scale_a2a3(p, blk);
+    else
+        scale_950(p, blk);
+}
+
+float kvg_i_dynamic_block_quant_scaled(
+    const kvg_i_dynamic_block_quant_plan *p,
+    const kvg_i_dynamic_block_quant_block *blk, float x)
+{
+    return p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 ? x * blk->mult
+                                                      : x / blk->mult;
+}
+
+/* The saturating casts: int8 RNE (the 950's f32 -> int16 RINT SAT -> half
+ * -> int8 SAT chain is exact for integers and saturates the same way),
+ * fp8 RNE, hif8 half away from zero; +-inf to +-max; NaN to the +0 code
+ * (AscendC Cast, saturation mode: "input nan, output 0"). */
+static uint8_t narrow(kvg_dtype t, float z)
+{
+    if (z != z)
+        return 0;
+    switch (t) {
+    case KVG_INT8:
+        return (uint8_t)kvg_f32_to_int8(z);
+    case KVG_FP8_E4M3FN:
+        return kvg_f32_to_fp8e4m3fn(z, KVG_OVF_SATURATE);
+    case KVG_FP8_E5M2:
+        return kvg_f32_to_fp8e5m2(z, KVG_OVF_SATURATE);
+    default:
+        return kvg_f32_to_hif8(z, KVG_OVF_SATURATE);
+    }
+}
+
+/* The scale of block (b, i, j), as fp32 bits (any NaN canonical). */
+static void write_scale(const kvg_dynamic_block_quant_args *a,
+                        const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                        int64_t i, int64_t j, float scale)
+{
+    const uint32_t s = scale != scale ? CANONICAL_NAN : kvg_i_bits(scale);
+    unsigned char *at = (unsigned char *)a->scale->data +
+                        (size_t)((b * p->row_blocks + i) * p->col_blocks + j) *
+                            sizeof s;
+    memcpy(at, &s, sizeof s);
+}
+
+/* Rows [r0, r1) of batch b, each element with its block's multiplier. */
+static void write_rows(const kvg_dynamic_block_quant_args *a,
+                       const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                       int64_t r0, int64_t r1, const float *mult)
+{
+    unsigned char *y = (unsigned char *)a->y->data;
+    kvg_i_dynamic_block_quant_block blk;
+    int64_t r, c;
+
+    for (r = r0; r < r1; r++)
+        for (c = 0; c < p->cols; c++) {
+            blk.mult = mult[c / p->cb];
+            y[flat(p, b, r, c)] = narrow(
+                p->yt, kvg_i_dynamic_block_quant_scaled(
+                           p, &blk, kvg_i_dynamic_block_quant_x(a, p, b, r, c)));
+        }
+}
+
+/* Validation is complete: from here on every byte written is final. One
+ * row of blocks at a time: their scales, then their rows of y. */
+static void compute(const kvg_dynamic_block_quant_args *a,
+                    const kvg_i_dynamic_block_quant_plan *p,
+                    const kvg_i_dynamic_block_quant_ws *w)
+{
+    kvg_i_dynamic_block_quant_block blk;
+    int64_t b, i, j;
+
+    for (b = 0; b < p->batch; b++)
+        for (i = 0; i < p->row_blocks; i++) {
+            for (j = 0; j < p->col_blocks; j++) {
+                kvg_i_dynamic_block_quant_block_at(a, p, b, i, j, &blk);
+                write_scale(a, p, b, i, j, blk.scale);
+                w->mult[j] = blk.mult;
+            }
+            write_rows(a, p, b, blk.r0, blk.r1, w->mult);
+        }
+}
+
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_dynamic_block_quant_args args_t;
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_dynamic_block_quant_check_args(
+        (const args_t *)a, (kvg_i_dynamic_block_quant_plan *)p, diag);
+}
+
+/* Written: y and scale. */
+static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
+{
+    const args_t *a = (const args_t *)args;
+    const kvg_i_span list[] = {
+        {"x", a->x, 0}, {"y", a->y, 1}, {"scale", a->scale, 1}};
+    (void)p;
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
+}
+
+/* One row of blocks' multipliers. */
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
+{
+    const kvg_i_dynamic_block_quant_plan *plan =
+        (const kvg_i_dynamic_block_quant_plan *)p;
+    ((kvg_i_dynamic_block_quant_ws *)w)->mult = (float *)kvg_i_ws_take(
+        ws, (size_t)plan->col_blocks, sizeof(float));
+}
+
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    (void)w;
+    return kvg_i_dynamic_block_quant_check_values(
+        (const args_t *)a, (const kvg_i_dynamic_block_quant_plan *)p, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    compute((const args_t *)a, (const kvg_i_dynamic_block_quant_plan *)p,
+            (const kvg_i_dynamic_block_quant_ws *)w);
+}
+
+KVG_I_ENTRY_POINTS(dynamic_block_quant, kvg_i_dynamic_block_quant_plan,
+                   kvg_i_dynamic_block_quant_ws);
