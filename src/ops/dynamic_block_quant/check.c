@@ -259,17 +259,11 @@ kvg_status kvg_i_dynamic_block_quant_check_args(
 /* ---- values ----------------------------------------------------------- */
 
 /* Flat index of x[b][r][c]. */
-static int64_t flat(const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                    int64_t r, int64_t c)
-{
-    return (b * p->rows + r) * p->cols + c;
-}
-
 static kvg_status refuse_element(const kvg_i_dynamic_block_quant_plan *p,
                                  int64_t b, int64_t r, int64_t c,
                                  const char *why, kvg_diag *diag)
 {
-    return kvg_diag_set(diag, INV, "x", -1, flat(p, b, r, c),
+    return kvg_diag_set(diag, INV, "x", -1, kvg_i_dynamic_block_quant_flat(p, b, r, c),
                         "x: element [%lld, %lld, %lld] (block [%lld, %lld]) "
                         "%s", (long long)b, (long long)r, (long long)c,
                         (long long)(r / p->rb), (long long)(c / p->cb), why);

@@ -1,12 +1,12 @@
 /*
  * src/ops/dynamic_block_quant/entry.c - DynamicBlockQuant: the entry points
- * (through the entry skeleton, src/common/entry.h), the block arithmetic and
- * the compute step (validation is in check.c).
+ * (through the entry skeleton, src/common/entry.h) and the compute step
+ * (validation is in check.c, the block arithmetic both use in blocks.c).
  *
  * Blocks are independent, as on the NPU, where they are spread over cores:
  * the compute step walks them in order, takes each block's amax, scale and
- * multiplier (kvg_i_dynamic_block_quant_block_at, which the value checks
- * use too) and narrows its elements. Both profiles' formulas are in
+ * multiplier (kvg_i_dynamic_block_quant_block_at) and narrows its
+ * elements. Both profiles' formulas are in
  * kvgold/dynamic_block_quant.h; docs/dynamic_block_quant.md cites the
  * kernel lines.
  *
@@ -35,129 +35,6 @@ void kvg_dynamic_block_quant_args_init(kvg_dynamic_block_quant_args *args)
     args->col_block_size = 128;
     args->dst_type_max = 0.0;
     args->profile = KVG_DYNAMIC_BLOCK_QUANT_ASCEND950;
-}
-
-static int64_t flat(const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                    int64_t r, int64_t c)
-{
-    return (b * p->rows + r) * p->cols + c;
-}
-
-/* The bit pattern of x[b][r][c] in x's own width. */
-static uint32_t x_bits(const kvg_dynamic_block_quant_args *a,
-                       const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                       int64_t r, int64_t c)
-{
-    const unsigned char *at = (const unsigned char *)a->x->data +
-                              (size_t)flat(p, b, r, c) *
-                                  kvg_dtype_size(p->xt);
-    uint32_t u32;
-    uint16_t u16;
-
-    if (p->xt == KVG_FP32) {
-        memcpy(&u32, at, sizeof u32);
-        return u32;
-    }
-    memcpy(&u16, at, sizeof u16);
-    return u16;
-}
-
-static float widen(kvg_dtype t, uint32_t bits)
-{
-    if (t == KVG_FP32)
-        return kvg_i_float(bits);
-    return t == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)bits)
-                         : kvg_bf16_to_f32((uint16_t)bits);
-}
-
-float kvg_i_dynamic_block_quant_x(const kvg_dynamic_block_quant_args *a,
-                                  const kvg_i_dynamic_block_quant_plan *p,
-                                  int64_t b, int64_t r, int64_t c)
-{
-    return widen(p->xt, x_bits(a, p, b, r, c));
-}
-
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* amax by integer max of the magnitude bits (sign bit cleared), as the
- * 950 kernel takes it: NaN > Inf > finite. On a2a3 the kernel takes a
- * float max, the same for the finite values that profile accepts. */
-static float block_amax(const kvg_dynamic_block_quant_args *a,
-                        const kvg_i_dynamic_block_quant_plan *p,
-                        const kvg_i_dynamic_block_quant_block *blk)
-{
-    const uint32_t mag = p->xt == KVG_FP32 ? 0x7FFFFFFFu : 0x7FFFu;
-    uint32_t best = 0, u;
-    int64_t r, c;
-
-    for (r = blk->r0; r < blk->r1; r++)
-        for (c = blk->c0; c < blk->c1; c++) {
-            u = x_bits(a, p, blk->b, r, c) & mag;
-            if (u > best)
-                best = u;
-        }
-    return widen(p->xt, best);
-}
-
-/* 950: s = amax / DST_MAX, then min(s, 1 / min_scale) unless s is Inf or
- * NaN (the kernel's `bits(s) < 0x7F800000` test); y = x / s. */
-static void scale_950(const kvg_i_dynamic_block_quant_plan *p,
-                      kvg_i_dynamic_block_quant_block *blk)
-{
-    float s = blk->amax / p->dst_max;
-
-    if (kvg_i_bits(s) < 0x7F800000u && p->inv_min < s)
-        s = p->inv_min;
-    blk->scale = s;
-    blk->mult = s;
-}
-
-/* a2a3: m = fl(fl(1 / amax) * 127), scale = amax * fl(1 / 127); with
- * min_scale > 0, m = max(m, min_scale), scale = min(scale, fl(1 /
- * min_scale)); y = x * m. */
-static void scale_a2a3(const kvg_i_dynamic_block_quant_plan *p,
-                       kvg_i_dynamic_block_quant_block *blk)
-{
-    const float inv127 = 1.0f / 127.0f; /* 0x3C010204, as the kernel's */
-    float m = (1.0f / blk->amax) * 127.0f;
-    float s = blk->amax * inv127;
-
-    if (p->min_scale > 0.0f) {
-        if (m < p->min_scale)
-            m = p->min_scale;
-        if (p->inv_min < s)
-            s = p->inv_min;
-    }
-    blk->scale = s;
-    blk->mult = m;
-}
-
-void kvg_i_dynamic_block_quant_block_at(
-    const kvg_dynamic_block_quant_args *a,
-    const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t i, int64_t j,
-    kvg_i_dynamic_block_quant_block *blk)
-{
-    blk->b = b;
-    blk->r0 = i * p->rb;
-    blk->r1 = min64(blk->r0 + p->rb, p->rows);
-    blk->c0 = j * p->cb;
-    blk->c1 = min64(blk->c0 + p->cb, p->cols);
-    blk->amax = block_amax(a, p, blk);
-    if (p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3)
-        scale_a2a3(p, blk);
-    else
-        scale_950(p, blk);
-}
-
-float kvg_i_dynamic_block_quant_scaled(
-    const kvg_i_dynamic_block_quant_plan *p,
-    const kvg_i_dynamic_block_quant_block *blk, float x)
-{
-    return p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 ? x * blk->mult
-                                                      : x / blk->mult;
 }
 
 /* The saturating casts: int8 RNE (the 950's f32 -> int16 RINT SAT -> half
@@ -204,7 +81,7 @@ static void write_rows(const kvg_dynamic_block_quant_args *a,
     for (r = r0; r < r1; r++)
         for (c = 0; c < p->cols; c++) {
             blk.mult = mult[c / p->cb];
-            y[flat(p, b, r, c)] = narrow(
+            y[kvg_i_dynamic_block_quant_flat(p, b, r, c)] = narrow(
                 p->yt, kvg_i_dynamic_block_quant_scaled(
                            p, &blk, kvg_i_dynamic_block_quant_x(a, p, b, r, c)));
         }

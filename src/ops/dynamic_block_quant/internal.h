@@ -49,6 +49,13 @@ kvg_status kvg_i_dynamic_block_quant_check_values(
     const kvg_dynamic_block_quant_args *a,
     const kvg_i_dynamic_block_quant_plan *plan, kvg_diag *diag);
 
+/* The flat index of element (b, r, c) of x and y. */
+static inline int64_t kvg_i_dynamic_block_quant_flat(
+    const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t r, int64_t c)
+{
+    return (b * p->rows + r) * p->cols + c;
+}
+
 /* Element (b, r, c) of x widened to binary32 (exact). */
 float kvg_i_dynamic_block_quant_x(const kvg_dynamic_block_quant_args *a,
                                   const kvg_i_dynamic_block_quant_plan *p,
