@@ -43,6 +43,8 @@ def _fits(doc):
 # from them, and the operator whose writer writes the dumps: none named.
 CASE = sample_case(_fits)
 CASE2 = sample_case(_fits, skip=(CASE,))
+# prepare writes the torch_npu call of a case: an operator that has one
+PREPARE_CASE = sample_case(_fits, needs=("prepare_cases.py",))
 IN_FILE = [e["file"] for e in case_doc(CASE)["inputs"].values()
            if e["file"].endswith(".npy")][0]
 OUT1, OUT2 = case_doc(CASE)["expected"]
@@ -440,12 +442,14 @@ def prepare_csv():
     """prepare --csv: never a file of a case it reads nor in a case
     directory, never inside a replay directory it writes, never a device,
     a FIFO or a directory; nothing is written when refused."""
-    name = os.path.basename(CASE)
-    c = make_case_copy(CASE, "in/" + name)
+    name = os.path.basename(PREPARE_CASE)
+    c = make_case_copy(PREPARE_CASE, "in/" + name)
+    in_file = [e["file"] for e in case_doc(PREPARE_CASE)["inputs"].values()
+               if e["file"].endswith(".npy")][0]
     os.mkfifo("fifo")
     os.makedirs("out/" + name)
     dev = device_or_none(os.path.join(W, "chardev"))
-    os.link(os.path.join(c, IN_FILE), "hard.csv")
+    os.link(os.path.join(c, in_file), "hard.csv")
     before = snapshot("in", "fifo", "out", "hard.csv", "chardev")
     stop = "nothing written"
     for target, why in (
@@ -454,7 +458,7 @@ def prepare_csv():
             ("out/%s/cases.csv" % name,
              "is in the replay directory out/" + name),
             ("hard.csv", "is the same file as %s in the case directory"
-             % os.path.join(c, IN_FILE)),
+             % os.path.join(c, in_file)),
             ("fifo", "is a FIFO"), ("in", "is a directory"),
             ("nodir/x.csv", "its directory nodir: No such file or "
              "directory")):

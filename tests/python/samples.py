@@ -20,12 +20,18 @@ def _size(d):
                if os.path.isfile(os.path.join(d, n)))
 
 
-def sample_case(fit, skip=()):
+def sample_case(fit, skip=(), needs=()):
     """A committed vector case: of the first operator (by its test folder)
     with a case whose parsed case.json `fit` accepts, the smallest such
     case (fewest bytes, then by name) not in `skip`, so the test stays
-    quick. `fit`'s docstring says what the test needs."""
+    quick. `fit`'s docstring says what the test needs; `needs` names files
+    the operator's test folder must have, for what a case alone does not
+    say (prepare_cases.py: the operator has torch_npu call forms, which
+    `kvgold prepare` writes)."""
     for op in sorted(os.listdir(OPS_TESTS)):
+        if any(not os.path.exists(os.path.join(OPS_TESTS, op, n))
+               for n in needs):
+            continue
         fits = []
         for path in glob.glob(os.path.join(VECTORS, op, "*", "case.json")):
             d = os.path.dirname(path)

@@ -106,6 +106,9 @@ def test_planned_calls_give_the_first_call_and_the_expected(hits, flavor):
     assert len(cases) > 200
     for c in cases:
         first = None
+        # two cases may share a plan's key (same shapes, dtypes and
+        # attributes, other values): each case's first call is a full one
+        _plan.clear()
         for rep in range(3):
             inputs = make(c)
             before = len(hits)
