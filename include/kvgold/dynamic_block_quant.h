@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "kvgold/api.h"
+#include "kvgold/options.h"
 #include "kvgold/dtype.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
@@ -52,17 +53,6 @@
 extern "C" {
 #endif
 
-/* Which chip's kernel the arithmetic and the host checks follow. The names
- * ("ascend950", "a2a3") are the ones the `profile` option has for every
- * operator. */
-typedef enum kvg_dynamic_block_quant_profile {
-    KVG_DYNAMIC_BLOCK_QUANT_ASCEND950 = 0,
-    KVG_DYNAMIC_BLOCK_QUANT_A2A3 = 1
-} kvg_dynamic_block_quant_profile;
-
-/* Parse "ascend950" / "a2a3"; returns 0 and leaves *profile otherwise. */
-KVG_API int kvg_dynamic_block_quant_profile_from_name(
-    const char *name, kvg_dynamic_block_quant_profile *profile);
 
 /* The aclnn round_mode strings: "rint", "round", "hybrid". */
 typedef enum kvg_dynamic_block_quant_round {
@@ -89,7 +79,8 @@ typedef struct kvg_dynamic_block_quant_args {
     double dst_type_max;     /* hif8 only: 0 (= 32768), 15, 56, 224, 32768 */
 
     /* kvgold's option: whose kernel (default ASCEND950). */
-    kvg_dynamic_block_quant_profile profile;
+    kvg_profile profile; /* kvgold/options.h: whose kernel the arithmetic and
+                            the host checks follow */
 
     /* Caller-owned scratch of kvg_dynamic_block_quant_workspace_size bytes
      * (any alignment): one float per column block, and padding. */

@@ -108,15 +108,14 @@ typedef kvg_cache_mode kvg_kv_cache_mode;
 #define kvg_kv_cache_mode_from_name kvg_cache_mode_from_name
 #define kvg_kv_cache_mode_name kvg_cache_mode_name
 
-/* Which chip's acceptance rules to enforce on top of the semantics. */
-typedef enum kvg_kv_profile {
-    KVG_KV_PROFILE_ASCEND950 = 0, /* "ascend950": the general semantics */
-    KVG_KV_PROFILE_A2A3 = 1       /* "a2a3": also Atlas A2/A3's limits */
-} kvg_kv_profile;
-
-/* "ascend950" / "a2a3" and back; from_name returns 0 when it is neither. */
-KVG_API int kvg_kv_profile_from_name(const char *name, kvg_kv_profile *profile);
-KVG_API const char *kvg_kv_profile_name(kvg_kv_profile profile);
+/* Which chip's acceptance rules to enforce on top of the semantics:
+ * kvgold/options.h's kvg_profile ("ascend950": the general semantics;
+ * "a2a3": also Atlas A2/A3's limits), under this operator's older names. */
+typedef kvg_profile kvg_kv_profile;
+#define KVG_KV_PROFILE_ASCEND950 KVG_PROFILE_ASCEND950
+#define KVG_KV_PROFILE_A2A3 KVG_PROFILE_A2A3
+#define kvg_kv_profile_from_name kvg_profile_from_name
+#define kvg_kv_profile_name kvg_profile_name
 
 typedef struct kvg_kv_rms_norm_rope_cache_args {
     /* Inputs (required). T = kv->dtype. */

@@ -59,6 +59,22 @@ KVG_API const char *kvg_reduce_order_name(kvg_reduce_order order);
 KVG_API int kvg_reduce_order_from_name(const char *name,
                                        kvg_reduce_order *order);
 
+/*
+ * The chip whose kernel an operator follows: the `profile` option every
+ * operator that has one spells the same way ("ascend950", "a2a3"). What a
+ * profile changes is the operator's own (its header says: acceptance
+ * rules, or the arithmetic itself).
+ */
+typedef enum kvg_profile {
+    KVG_PROFILE_ASCEND950 = 0, /* "ascend950": the 950 (arch35) kernels */
+    KVG_PROFILE_A2A3 = 1       /* "a2a3": the Atlas A2/A3 kernels */
+} kvg_profile;
+
+/* "ascend950" / "a2a3"; NULL for an invalid value. */
+KVG_API const char *kvg_profile_name(kvg_profile profile);
+/* Parse a name; returns 0 and leaves *profile when it is not one. */
+KVG_API int kvg_profile_from_name(const char *name, kvg_profile *profile);
+
 #ifdef __cplusplus
 }
 #endif

@@ -118,7 +118,7 @@ void kvg_i_dynamic_block_quant_block_at(
     blk->c0 = j * p->cb;
     blk->c1 = min64(blk->c0 + p->cb, p->cols);
     blk->amax = block_amax(a, p, blk);
-    if (p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3)
+    if (p->profile == KVG_PROFILE_A2A3)
         scale_a2a3(p, blk);
     else
         scale_950(p, blk);
@@ -128,7 +128,7 @@ float kvg_i_dynamic_block_quant_scaled(
     const kvg_i_dynamic_block_quant_plan *p,
     const kvg_i_dynamic_block_quant_block *blk, float x)
 {
-    return p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 ? x * blk->mult
+    return p->profile == KVG_PROFILE_A2A3 ? x * blk->mult
                                                       : x / blk->mult;
 }
 

@@ -232,9 +232,9 @@ kvg_status kvg_i_dynamic_block_quant_check_args(
     const kvg_dynamic_block_quant_args *a,
     kvg_i_dynamic_block_quant_plan *p, kvg_diag *diag)
 {
-    const int a2a3 = a->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3;
+    const int a2a3 = a->profile == KVG_PROFILE_A2A3;
 
-    if (a->profile != KVG_DYNAMIC_BLOCK_QUANT_ASCEND950 && !a2a3)
+    if (a->profile != KVG_PROFILE_ASCEND950 && !a2a3)
         return kvg_diag_set(diag, INV, "profile", -1, -1,
                             "profile: must be ascend950 or a2a3, got %d",
                             (int)a->profile);
@@ -281,7 +281,7 @@ static const char *plain_refusal(const kvg_i_dynamic_block_quant_plan *p,
     if (is_subnormal(x))
         return "is subnormal: the device's vector arithmetic flushes "
                "subnormal inputs to zero (not reproducible)";
-    if (p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 && !isfinite(x))
+    if (p->profile == KVG_PROFILE_A2A3 && !isfinite(x))
         return "is not finite: the A2/A3 kernel's float max and casts of "
                "Inf / NaN are not documented (profile a2a3)";
     return NULL;
@@ -295,7 +295,7 @@ static const char *scaled_refusal(const kvg_i_dynamic_block_quant_plan *p,
     const float z = kvg_i_dynamic_block_quant_scaled(p, blk, x);
     float r;
 
-    if (p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3) {
+    if (p->profile == KVG_PROFILE_A2A3) {
         r = rintf(z);
         if (!(r >= -128.0f && r <= 127.0f))
             return "times the block's multiplier rounds outside [-128, 127]: "
@@ -314,7 +314,7 @@ static const char *scaled_refusal(const kvg_i_dynamic_block_quant_plan *p,
 static const char *block_refusal(const kvg_i_dynamic_block_quant_plan *p,
                                  const kvg_i_dynamic_block_quant_block *blk)
 {
-    if (p->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3)
+    if (p->profile == KVG_PROFILE_A2A3)
         return blk->amax == 0.0f
                    ? "is in an all-zero block: the A2/A3 kernel computes "
                      "1/0 = inf and casts 0 * inf, which is not documented "

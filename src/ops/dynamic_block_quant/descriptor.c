@@ -48,7 +48,7 @@ static kvg_status set_dst_type(kvg_i_op_args *a, const kvg_i_op_attr *attr,
 }
 
 KVG_I_OP_SET_NAMED(set_profile, op_args, profile,
-                   kvg_dynamic_block_quant_profile_from_name);
+                   kvg_profile_from_name);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"min_scale", KVG_VALUE_FLOAT, 0, 0, "0"}, set_min_scale, NULL, 0},

@@ -34,7 +34,7 @@ void kvg_dynamic_block_quant_args_init(kvg_dynamic_block_quant_args *args)
     args->row_block_size = 1;
     args->col_block_size = 128;
     args->dst_type_max = 0.0;
-    args->profile = KVG_DYNAMIC_BLOCK_QUANT_ASCEND950;
+    args->profile = KVG_PROFILE_ASCEND950;
 }
 
 /* The saturating casts: int8 RNE (the 950's f32 -> int16 RINT SAT -> half

@@ -18,7 +18,7 @@ typedef struct kvg_i_dynamic_block_quant_plan {
     int64_t rb, cb;                     /* block sizes */
     int64_t row_blocks, col_blocks;     /* ceil(M/rb), ceil(N/cb) */
     kvg_dtype xt, yt;                   /* x's and y's dtypes */
-    kvg_dynamic_block_quant_profile profile;
+    kvg_profile profile;
     float dst_max;   /* DST_MAX of y's dtype (dst_type_max for hif8) */
     float min_scale; /* (float)min_scale */
     float inv_min;   /* fl(1 / min_scale); +inf when min_scale is 0 */

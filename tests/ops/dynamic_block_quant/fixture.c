@@ -69,7 +69,7 @@ static void build_a2a3(opf *f, kvgt_rng *r)
     op_args *a = (op_args *)f->args;
 
     kvg_dynamic_block_quant_args_init(a);
-    a->profile = KVG_DYNAMIC_BLOCK_QUANT_A2A3;
+    a->profile = KVG_PROFILE_A2A3;
     /* x in (0.05, 3): m >= 42, so a min_scale of 1 is inactive */
     a->min_scale = opf_pick(r, 0, 1) ? 0.0 : 1.0;
     add_tensors(f, r, opf_pick(r, 0, 1) ? KVG_BF16 : KVG_FP16,
@@ -91,7 +91,7 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
         break;
     case 4: a->dst_type_max = opf_pick(r, 0, 1) ? 100.0 : -15.0; break;
     case 5: a->min_scale = opf_pick(r, 0, 1) ? -0.5 : NAN; break;
-    case 6: a->profile = (kvg_dynamic_block_quant_profile)7; break;
+    case 6: a->profile = (kvg_profile)7; break;
     default: a->dst_type = KVG_FP16; break;
     }
     (void)snprintf(what, cap, "attribute change %d", (int)c);
@@ -107,7 +107,7 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
     opf_tensor *x = opf_find(f, "x");
     const size_t es = kvg_dtype_size(x->natural.dtype);
     const int64_t at = opf_pick(r, 0, (int64_t)(x->natural.nbytes / es) - 1);
-    const int a2a3 = a->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3;
+    const int a2a3 = a->profile == KVG_PROFILE_A2A3;
     float v = opf_pick(r, 0, 1) ? 0x1p-130f : -0x1p-127f;
 
     if (x->natural.dtype == KVG_FP16) {

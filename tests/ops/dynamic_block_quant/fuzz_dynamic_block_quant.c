@@ -90,19 +90,19 @@ static void attributes(fz_in *in, kvg_dynamic_block_quant_args *a)
     static const double dmaxes[6] = {0.0, 0.0, 15.0, 56.0, 224.0, 100.0};
     const uint8_t c = fz_u8(in);
 
-    a->profile = (c & 1) ? KVG_DYNAMIC_BLOCK_QUANT_A2A3
-                         : KVG_DYNAMIC_BLOCK_QUANT_ASCEND950;
-    a->dst_type = a->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 && (c & 2)
+    a->profile = (c & 1) ? KVG_PROFILE_A2A3
+                         : KVG_PROFILE_ASCEND950;
+    a->dst_type = a->profile == KVG_PROFILE_A2A3 && (c & 2)
                       ? KVG_INT8
                       : (kvg_dtype)choose(in, dsts, 4);
     a->round_mode = a->dst_type == KVG_HIF8 ? KVG_DYNAMIC_BLOCK_QUANT_ROUND
                                             : KVG_DYNAMIC_BLOCK_QUANT_RINT;
     if ((c & 12) == 12)
         a->round_mode = (kvg_dynamic_block_quant_round)fz_pick(in, 0, 3);
-    a->row_block_size = a->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 && (c & 2)
+    a->row_block_size = a->profile == KVG_PROFILE_A2A3 && (c & 2)
                             ? 1
                             : choose(in, rbs, 5);
-    a->col_block_size = a->profile == KVG_DYNAMIC_BLOCK_QUANT_A2A3 && (c & 2)
+    a->col_block_size = a->profile == KVG_PROFILE_A2A3 && (c & 2)
                             ? 128
                             : choose(in, cbs, 4);
     a->min_scale = mins[fz_pick(in, 0, 5)];

@@ -151,7 +151,7 @@ static void test_profiles_differ(void **state)
     set_x(&c, 0, amax), set_x(&c, 1, -0.5f * amax);
     assert_int_equal(run(&c, &d), KVG_OK);
     assert_int_equal(scale_bits(&c, 0), kvg_f32_bits(amax / 127.0f));
-    c.a.profile = KVG_DYNAMIC_BLOCK_QUANT_A2A3;
+    c.a.profile = KVG_PROFILE_A2A3;
     assert_int_equal(run(&c, &d), KVG_OK);
     assert_int_equal(scale_bits(&c, 0), kvg_f32_bits(amax * inv127));
     /* a2a3's y = rint(x * fl(fl(1/amax) * 127)): amax -> 127 either way */
@@ -273,7 +273,7 @@ static void test_refusals(void **state)
     set_x(&c, 3, 0x1p-130f);
     expect_refused(&c, "x", "element [0, 0, 3] (block [0, 0]) is subnormal");
     set_x(&c, 3, 4.0f);
-    c.a.profile = KVG_DYNAMIC_BLOCK_QUANT_A2A3;
+    c.a.profile = KVG_PROFILE_A2A3;
     expect_refused(&c, "y", "int8 (profile a2a3)");
     call_free(&c);
 
@@ -288,7 +288,7 @@ static void test_refusals(void **state)
     call_init(&c, KVG_FP16, KVG_INT8, 1, 130, 128);
     zero_x(&c);
     set_x(&c, 1, 3.0f);
-    c.a.profile = KVG_DYNAMIC_BLOCK_QUANT_A2A3;
+    c.a.profile = KVG_PROFILE_A2A3;
     expect_refused(&c, "x", "element [0, 0, 128] (block [0, 1]) is in an "
                             "all-zero block");
     call_free(&c);
@@ -297,7 +297,7 @@ static void test_refusals(void **state)
 static void test_defaults_and_names(void **state)
 {
     kvg_dynamic_block_quant_args a;
-    kvg_dynamic_block_quant_profile p = KVG_DYNAMIC_BLOCK_QUANT_ASCEND950;
+    kvg_profile p = KVG_PROFILE_ASCEND950;
     (void)state;
     kvg_dynamic_block_quant_args_init(&a);
     kvg_dynamic_block_quant_args_init(NULL);
@@ -305,13 +305,13 @@ static void test_defaults_and_names(void **state)
     assert_int_equal(a.row_block_size, 1);
     assert_int_equal(a.col_block_size, 128);
     assert_int_equal(a.round_mode, KVG_DYNAMIC_BLOCK_QUANT_RINT);
-    assert_int_equal(a.profile, KVG_DYNAMIC_BLOCK_QUANT_ASCEND950);
+    assert_int_equal(a.profile, KVG_PROFILE_ASCEND950);
     assert_true(a.min_scale == 0.0 && a.dst_type_max == 0.0);
-    assert_true(kvg_dynamic_block_quant_profile_from_name("a2a3", &p));
-    assert_int_equal(p, KVG_DYNAMIC_BLOCK_QUANT_A2A3);
-    assert_false(kvg_dynamic_block_quant_profile_from_name("950", &p));
-    assert_false(kvg_dynamic_block_quant_profile_from_name(NULL, &p));
-    assert_int_equal(p, KVG_DYNAMIC_BLOCK_QUANT_A2A3);
+    assert_true(kvg_profile_from_name("a2a3", &p));
+    assert_int_equal(p, KVG_PROFILE_A2A3);
+    assert_false(kvg_profile_from_name("950", &p));
+    assert_false(kvg_profile_from_name(NULL, &p));
+    assert_int_equal(p, KVG_PROFILE_A2A3);
 }
 
 int main(void)
