@@ -54,17 +54,16 @@ INPLACE_ARGS: Dict[str, Tuple[str, ...]] = {
     for forms in _ops.TORCH_NPU_CALLS.values() for form in forms
     if form["inplace"] and form["api"].split(".", 1)[1] in API_OPS}
 
-# The outputs an API leaves unwritten unless an attribute is true (the
-# call forms' "unwritten", kvgold/ops/<op>.py): API -> (attribute, the
-# names of the outputs in the order outputs_after_call gives them, the
-# unwritten ones): without the attribute the API returns those outputs as
-# the NPU allocated them, with nothing to compare.
-UNWRITTEN: Dict[str, Tuple[str, Tuple[str, ...], FrozenSet[str]]] = {
-    form["api"].split(".", 1)[1]: (form["unwritten"][0],
-                                   tuple(form["outputs"]),
-                                   frozenset(form["unwritten"][1]))
+# The outputs an API produces for some attributes only (its call form's
+# "produced_only": the operator descriptor's KVG_OP_PRODUCED): API -> (the
+# names of the outputs in the order outputs_after_call gives them, those
+# produced only sometimes). A call that does not produce one returns it as
+# the NPU allocated it, with nothing to compare.
+UNWRITTEN: Dict[str, Tuple[Tuple[str, ...], FrozenSet[str]]] = {
+    form["api"].split(".", 1)[1]: (tuple(form["outputs"]),
+                                   frozenset(form["produced_only"]))
     for forms in _ops.TORCH_NPU_CALLS.values() for form in forms
-    if "unwritten" in form}
+    if form["produced_only"]}
 
 # The tensor arguments each operator takes in float32 (its module's
 # FP32_ARGS; None: any). Any other float32 tensor, and any float64 one,
@@ -187,21 +186,43 @@ def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
         if api_name in INPLACE_ARGS else frozenset()
     handled = tuple(returned) + tuple(
         _as_bits(t) if n in bitwise else t for n, t in inplace)
-    return _drop_unwritten(api_name, bound, handled)
+    return _drop_unwritten(api_name, args, kwargs, handled)
 
 
-def _drop_unwritten(api: str, bound: inspect.BoundArguments,
+def _drop_unwritten(api: str, args: Tuple[Any, ...],
+                    kwargs: Mapping[str, Any],
                     handled: Tuple[Any, ...]) -> Tuple[Any, ...]:
-    """`handled` with the outputs the call leaves unwritten set to None
-    (when their attribute is false, its default included)."""
+    """`handled` with the outputs this call does not produce set to None:
+    which ones, kvgold says (it leaves them out of its result), learnt by
+    running it on copies of the arguments, as _bitwise_args does."""
     if api not in UNWRITTEN:
         return handled
-    attr, names, unwritten = UNWRITTEN[api]
-    bound.apply_defaults()
-    if bound.arguments.get(attr) or len(names) != len(handled):
+    names, sometimes = UNWRITTEN[api]
+    if len(names) != len(handled):
         return handled
-    return tuple(None if n in unwritten else t
+    produced = _run_on_copies(api, args, kwargs)
+    if produced is None:
+        return handled
+    return tuple(None if n in sometimes and n not in produced else t
                  for n, t in zip(names, handled))
+
+
+def _run_on_copies(api: str, args: Tuple[Any, ...],
+                   kwargs: Mapping[str, Any]) -> Optional[Any]:
+    """kvgold.run's result of the call, run on copies of its arguments
+    (so the caller's tensors are untouched), or None if it ran none."""
+    fn = _ops.FUNCTIONS[api]
+    params = inspect.signature(fn).parameters
+    copies = [_clone(a) for a in args]
+    kwcopies = {k: _clone(v) for k, v in kwargs.items()}
+    # with install()'s options, as the bench ran (a chip profile can
+    # decide what the call is)
+    for key, value in _options.items():
+        if key in params and key not in kwcopies:
+            kwcopies[key] = value
+    with captured_runs() as runs:
+        fn(*copies, **kwcopies)
+    return runs[-1] if runs else None
 
 
 def _bitwise_args(api: str, args: Tuple[Any, ...],
@@ -211,13 +232,10 @@ def _bitwise_args(api: str, args: Tuple[Any, ...],
     tensor in this call (a copy, or an arithmetic result) and its dtype.
     Learnt by running kvgold on copies of the arguments (the roles depend
     on the call's attributes and shapes, not on the caches' contents)."""
-    copies = [_clone(a) for a in args]
-    kwcopies = {k: _clone(v) for k, v in kwargs.items()}
-    with captured_runs() as runs:
-        _ops.FUNCTIONS[api](*copies, **kwcopies)
-    if not runs:
+    run = _run_on_copies(api, args, kwargs)
+    if run is None:
         return frozenset()
-    crit = _compare.auto_criteria(runs[-1], INPLACE_ARGS[api])
+    crit = _compare.auto_criteria(run, INPLACE_ARGS[api])
     return frozenset(n for n, c in crit.items() if c == "bitwise")
 
 

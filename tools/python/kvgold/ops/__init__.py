@@ -30,13 +30,15 @@ torch_npu call form of the binding, in its order:
   ({torch_npu name: case.json name} where they differ), "case_defaults"
   (a case's attribute default where torch_npu's differs), optionally
   "selector" (an input that selects this form over the operator's other
-  ones);
+  ones), "produced_only" (the outputs the operator produces for some
+  attributes only - its descriptor's KVG_OP_PRODUCED -, which a call that
+  does not produce them leaves unwritten on the NPU: kvgold.run's result
+  lacks them then);
 - from the module's TORCH_NPU_PYTHON ({api: fields}): "function" (the
   kvgold function computing it without touching its inputs; a tensor is
   passed under its torch_npu name when the function takes that name,
   else under its case.json name) and "call" (keywords added to that
-  call), optionally "unwritten" ((attribute, outputs): left None unless
-  the attribute is true) and "profile" (the chip profile follows
+  call), optionally "profile" (the chip profile follows
   ops-test-kit's soc_version), and "ttk_spec" / "ttk_golden" (the names
   of the plug-in's TestSpec class and golden function).
 - FP32_ARGS: the tensor arguments the NPU takes in float32 (a frozenset),

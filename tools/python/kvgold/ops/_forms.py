@@ -74,6 +74,11 @@ def _c_form(op: str, i: int) -> Dict[str, Any]:
     if selector is not None:
         form["selector"] = selector
     form["inplace"] = _inplace(form)
+    # outputs the operator produces for some attributes only (its
+    # descriptor's KVG_OP_PRODUCED; kvgold.run leaves them out otherwise)
+    presence = op_spec(op).presence
+    form["produced_only"] = tuple(n for n in form["outputs"]
+                                  if presence.get(n) == _lib.PRODUCED)
     return form
 
 

@@ -36,19 +36,17 @@ __all__ = ["npu_kv_rmsnorm_rope_cache", "npu_kv_rmsnorm_rope_cache_v2",
 # (kvgold/ops/__init__.py describes the fields; the rest of each call form,
 # its arguments and outputs, is tools/lib/bindings/kv_rms_norm_rope_cache.c):
 # kvgold's function that computes it and the keywords added to that call,
-# `unwritten`: outputs the NPU leaves unwritten unless the named attribute
-# is true, `profile`: the chip profile follows ops-test-kit's soc_version,
+# `profile`: the chip profile follows ops-test-kit's soc_version,
 # and the names of the plug-in's TestSpec class and golden.
-_UNWRITTEN = ("is_output_kv", ("k_rope", "c_kv"))
 TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
     "torch_npu.npu_kv_rmsnorm_rope_cache_v2": {
         "function": "npu_kv_rmsnorm_rope_cache_v2_functional",
-        "unwritten": _UNWRITTEN, "profile": True,
+        "profile": True,
         "ttk_spec": "KvgoldKvRmsNormRopeCacheV2TestSpec",
         "ttk_golden": "kv_rmsnorm_rope_cache_v2_golden"},
     "torch_npu.npu_kv_rmsnorm_rope_cache": {
         "function": "npu_kv_rmsnorm_rope_cache", "call": {"inplace": False},
-        "unwritten": _UNWRITTEN, "profile": True,
+        "profile": True,
         "ttk_spec": "KvgoldKvRmsNormRopeCacheTestSpec",
         "ttk_golden": "kv_rmsnorm_rope_cache_golden"},
 }

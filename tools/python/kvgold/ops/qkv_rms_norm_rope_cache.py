@@ -9,14 +9,12 @@ __all__ = ["npu_qkv_rms_norm_rope_cache"]
 
 # What only Python knows of torch_npu's call of this operator
 # (kvgold/ops/__init__.py describes the fields; its arguments and outputs
-# are tools/lib/bindings/qkv_rms_norm_rope_cache.c): the three "before
-# quant" outputs it returns are None unless is_output_qkv.
+# are tools/lib/bindings/qkv_rms_norm_rope_cache.c; the three "before
+# quant" outputs it returns are None unless is_output_qkv: the
+# operator's produced-only outputs, "produced_only").
 TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
     "torch_npu.npu_qkv_rms_norm_rope_cache": {
         "function": "npu_qkv_rms_norm_rope_cache", "call": {"inplace": False},
-        "unwritten": ("is_output_qkv", ("q_out_before_quant",
-                                        "k_out_before_quant",
-                                        "v_out_before_quant")),
         "ttk_spec": "KvgoldQkvRmsNormRopeCacheTestSpec",
         "ttk_golden": "qkv_rms_norm_rope_cache_golden"},
 }
