@@ -125,10 +125,10 @@ def test_soc_version_selects_the_profile():
     short_soc_version ops-test-kit's e2e golden call passes (or a
     soc_version / full_soc_version); a chip kvgold does not model is left
     to kvgold's default."""
-    assert kt._profile({"short_soc_version": "Ascend950"}) == "950"
+    assert kt._profile({"short_soc_version": "Ascend950"}) == "ascend950"
     assert kt._profile({"short_soc_version": "Ascend910B"}) == "a2a3"
     assert kt._profile({"short_soc_version": "Ascend910_93"}) == "a2a3"
-    assert kt._profile({"soc_version": "Ascend950PR_9599"}) == "950"
+    assert kt._profile({"soc_version": "Ascend950PR_9599"}) == "ascend950"
     assert kt._profile({"soc_version": "Ascend910B3"}) == "a2a3"
     assert kt._profile({"full_soc_version": "Ascend910_9391"}) == "a2a3"
     assert kt._profile({"short_soc_version": "Ascend310P"}) is None
