@@ -30,19 +30,24 @@ OUT = ["y", "scale"]
 E2E_API = "torch_npu.npu_dynamic_block_quant"
 E2E_IN = IN
 E2E_OUT = OUT
-# (dst_type as the case's tag, as `kvgold prepare --csv` writes it)
 E2E_ATTRS = ["min_scale", "round_mode", "dst_type", "row_block_size",
              "col_block_size", "dst_type_max"]
+# the values torch_npu spells otherwise than case.json: dst_type as
+# c10_npu::GetAclDataType reads it, 256 + aclDataType (int8 also the
+# at::ScalarType Char, 1, torch_npu's default and what prepare writes)
+E2E_VALUES = {"dst_type": {"int8": 1, "hif8": 290, "fp8_e5m2": 291,
+                           "fp8_e4m3fn": 292}}
 
 
-def _torch_attrs(call):
-    """The call's keywords as a torch_npu caller writes them: dst_type
-    left to torch_npu's default (int8) - its other values are numbers a
-    case's dtype tag does not map to (docs/dynamic_block_quant.md)."""
-    assert call.attrs.get("dst_type", "int8") == "int8", \
-        "the writers write int8 calls only"
-    return {k: v for k, v in call.attrs.items()
-            if k in E2E_ATTRS and k != "dst_type"}
+# aclnn's: the aclDataType itself (a CANN dump's dstType)
+ACL_VALUES = {"dst_type": {"int8": 2, "hif8": 34, "fp8_e5m2": 35,
+                           "fp8_e4m3fn": 36}}
+
+
+def torch_attrs(call):
+    """The call's keywords as a torch_npu caller writes them."""
+    return {k: E2E_VALUES.get(k, {}).get(v, v)
+            for k, v in call.attrs.items() if k in E2E_ATTRS}
 
 
 def ttk(call, root, name, fmt="npy", drop=None):
@@ -59,13 +64,13 @@ def cann(call, root, name, task, drop=None):
         outs = outs[:drop]
     return write_cann(root, OP_TYPE, name,
                       positional(call, IN, call.inputs), outs,
-                      [(k, sd.attr_text(v)) for k, v in
-                       _torch_attrs(call).items()], task)
+                      [(k, sd.attr_text(ACL_VALUES.get(k, {}).get(v, v)))
+                       for k, v in call.attrs.items()], task)
 
 
 def msprobe(step, call, drop=None):
     outs = positional(call, OUT, call.post)
     if drop is not None:
         outs = outs[:drop]
-    return step.call("NPU", TORCH, [call.inputs["x"]], _torch_attrs(call),
+    return step.call("NPU", TORCH, [call.inputs["x"]], torch_attrs(call),
                      outs)

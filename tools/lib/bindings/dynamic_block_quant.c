@@ -10,11 +10,12 @@
  *
  * torch_npu's defaults are the operator's (int8, "rint", 1 x 128 blocks,
  * min_scale 0, dst_type_max 0) and it passes every attribute it takes, so
- * the forms have no framework_attrs. Its dst_type is a number (1 or 258
- * int8, 290 hif8, 291 fp8_e5m2, 292 fp8_e4m3fn: docs/dynamic_block_quant.md)
- * where a case writes kvgold's dtype tag; bindings translate no attribute
- * values, so a case's tag is what `kvgold prepare --csv` writes (the
- * kvgold.ttk golden takes both spellings).
+ * the forms have no framework_attrs. Its dst_type is a number where a
+ * case writes kvgold's dtype tag (`values`): torch_npu's is read by
+ * c10_npu::GetAclDataType, 256 + aclDataType or an at::ScalarType (1 is
+ * Char, int8); aclnn's is the aclDataType itself (ACL_INT8 2,
+ * ACL_HIFLOAT8 34, ACL_FLOAT8_E5M2 35, ACL_FLOAT8_E4M3FN 36;
+ * docs/dynamic_block_quant.md, "Python functions").
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "binding.h"
@@ -42,6 +43,16 @@ static const char *const k_kw_kernel[] = {
     "colBlockSize", "=col_block_size", "dstTypeMax",   "=dst_type_max",
     NULL};
 static const char *const k_out[] = {"y", "scale", NULL};
+/* dst_type: case.json's tag <-> the framework's number (the first of a
+ * tag is what `kvgold prepare --csv` writes) */
+static const char *const k_values_torch[] = {
+    "dst_type", "\"int8\"",       "1",   "dst_type", "\"int8\"", "258",
+    "dst_type", "\"hif8\"",       "290", "dst_type", "\"fp8_e5m2\"", "291",
+    "dst_type", "\"fp8_e4m3fn\"", "292", NULL};
+static const char *const k_values_kernel[] = {
+    "dst_type", "\"int8\"",     "2",  "dst_type", "\"hif8\"",       "34",
+    "dst_type", "\"fp8_e5m2\"", "35", "dst_type", "\"fp8_e4m3fn\"", "36",
+    NULL};
 
 static const kvg_binding_call k_calls[] = {
     {.kind = KVG_BINDING_TORCH_NPU,
@@ -50,14 +61,16 @@ static const kvg_binding_call k_calls[] = {
      .tensors = k_in,
      .attrs = k_attrs,
      .keywords = k_kw,
-     .outputs = k_out},
+     .outputs = k_out,
+     .values = k_values_torch},
     {.kind = KVG_BINDING_ACLNN,
      .api = "aclnnDynamicBlockQuantV2",
      .names = k_names_kernel,
      .tensors = k_in,
      .attrs = k_attrs,
      .keywords = k_kw_kernel,
-     .outputs = k_out},
+     .outputs = k_out,
+     .values = k_values_kernel},
 };
 
 const kvg_binding kvg_binding_dynamic_block_quant = {
