@@ -5,8 +5,9 @@ refuses, leaving everything untouched.
 
 No fp8 case: torch_npu returns fp8 y as torch.float8_*, which the torch
 of CI (1.13) does not have, so the plug-in's golden refuses it
-(test_dbq_functions.py checks that refusal); `kvgold prepare` itself
-writes fp8 cases (test_dbq_functions.py, the prepared fp8 golden)."""
+(test_dbq_functions.py checks that refusal), and test_ttk.py calls the
+golden on every case here. `kvgold prepare` itself writes fp8 cases, but
+no test checks them yet."""
 
 CASES = ["int8_fp16_2d_1x128_partial_cols", "hif8_fp16_3d_1x64",
          "min_scale_int8_fp16",
