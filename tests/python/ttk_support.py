@@ -63,7 +63,7 @@ TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
 
 # kvgold's profile option -> the short_soc_version ops-test-kit passes a
 # golden on that chip (golden_generation.py `_call_plugin_with_plan`)
-SOC_OF_PROFILE = {"950": "Ascend950", "a2a3": "Ascend910B"}
+SOC_OF_PROFILE = {"ascend950": "Ascend950", "a2a3": "Ascend910B"}
 
 def _op_modules(stem):
     """{operator: module} of every tests/ops/<op>/<stem>.py, sorted."""

@@ -113,5 +113,7 @@ KVG_API const char *const *kvg_py_call_form_list(const char *op, size_t i,
         return f->outputs;
     if (strcmp(field, "framework_attrs") == 0)
         return f->framework_attrs;
+    if (strcmp(field, "values") == 0)
+        return f->values;
     return NULL;
 }

@@ -252,7 +252,10 @@ def write_ttk_e2e(mod, call, root, name, fmt="bin", drop=None):
     shapes = tuple(None if t is None else tuple(int(x) for x in t[1].shape)
                    for t in ins)
     dtypes = tuple(None if t is None else TTK_DTYPE[t[0]] for t in ins)
-    attrs = {k: v for k, v in call.attrs.items() if k in mod.E2E_ATTRS}
+    # as the framework spells them (E2E_VALUES: {attr: {case value: its}})
+    values = getattr(mod, "E2E_VALUES", {})
+    attrs = {k: values[k].get(v, v) if k in values else v
+             for k, v in call.attrs.items() if k in mod.E2E_ATTRS}
     return {"testcase_name": name, "api_name": mod.E2E_API,
             "tensor_view_shapes": repr(shapes),
             "tensor_dtypes": repr(dtypes), "tensor_formats": "",

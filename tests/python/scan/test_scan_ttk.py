@@ -46,11 +46,11 @@ def test_ttk_malformed_names_the_file(cli, tmp_path):
     root = str(tmp_path / "manual_data")
     _, attrs = manual_data(root, w)
     d = os.path.join(root, w.OP_TYPE + "_0")
-    one = [n for n in os.listdir(d) if n.startswith("input_1_")]
+    one = [n for n in os.listdir(d) if n.startswith("input_0_")]
     assert len(one) == 1
     os.rename(os.path.join(d, one[0]),
-              os.path.join(d, "input_7_" + one[0][len("input_1_"):]))
+              os.path.join(d, "input_7_" + one[0][len("input_0_"):]))
     rc, doc, _ = sd.scan(cli, root, *attrs)
     c = [c for c in doc["calls"] if c["id"] == w.OP_TYPE + "_0"][0]
     assert c["verdict"] == "NOT_JUDGED"
-    assert "input slot 1 is missing" in c["reason"]
+    assert "input slot 0 is missing" in c["reason"]

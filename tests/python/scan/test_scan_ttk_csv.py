@@ -108,8 +108,10 @@ def test_csv_dtype_and_count_contradicting_the_files(cli, tmp_path):
     # one tensor more than the case directory holds
     n_in = len([f for f in os.listdir(os.path.join(root, b["testcase_name"]))
                 if f.startswith("input_")])
-    b["tensor_view_shapes"] = b["tensor_view_shapes"][:-1] + ", (1,))"
-    b["tensor_dtypes"] = b["tensor_dtypes"][:-1] + ", 'int32')"
+    b["tensor_view_shapes"] = repr(
+        ast.literal_eval(b["tensor_view_shapes"]) + ((1,),))
+    b["tensor_dtypes"] = repr(ast.literal_eval(b["tensor_dtypes"]) +
+                              ("int32",))
     sd.write_ttk_csv(csv, rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
     c = {c["id"]: c for c in doc["calls"]}

@@ -143,7 +143,7 @@ def test_pt_not_a_tensor_names_the_file(cli, tmp_path):
     attrs, want = named_cases(root, w)
     d = os.path.join(root, w.OP_TYPE + "_0")
     bad = [os.path.join(d, n) for n in sorted(os.listdir(d))
-           if n.startswith("input_1_")][0]
+           if n.startswith("input_0_")][0]
     torch.save({"something": torch.ones(2)}, bad)
     doc = kvgold.scan(root, *attrs, cli=cli)
     reason = ("unreadable: %s: neither a tensor nor ops-test-kit's raw-byte "

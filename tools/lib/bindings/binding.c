@@ -53,6 +53,32 @@ const kvg_binding_call *kvg_binding_call_named(const char *api,
     return NULL;
 }
 
+/* The triple of call->values whose attribute is `attr` and whose member
+ * `side` (1: case.json, 2: the framework's) is `json`: its other member. */
+static const char *spelling(const kvg_binding_call *call, const char *attr,
+                            const char *json, int side)
+{
+    const char *const *v;
+
+    for (v = call != NULL ? call->values : NULL;
+         v != NULL && v[0] != NULL && v[1] != NULL && v[2] != NULL; v += 3)
+        if (strcmp(v[0], attr) == 0 && strcmp(v[side], json) == 0)
+            return v[3 - side];
+    return NULL;
+}
+
+const char *kvg_binding_to_framework(const kvg_binding_call *call,
+                                     const char *attr, const char *json)
+{
+    return spelling(call, attr, json, 1);
+}
+
+const char *kvg_binding_from_framework(const kvg_binding_call *call,
+                                       const char *attr, const char *json)
+{
+    return spelling(call, attr, json, 2);
+}
+
 const char *kvg_given_param(const kvg_call_given *g, const char *name)
 {
     return g->param != NULL ? g->param(g->ctx, name) : NULL;

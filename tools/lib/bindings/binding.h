@@ -108,6 +108,13 @@ typedef struct kvg_binding_call {
      * framework_attrs. */
     const char *(*framework_value)(const kvg_call_given *given,
                                    const char *attr);
+    /* Attribute values the framework spells differently from case.json,
+     * as triples {attr, case.json value, the framework's value} of JSON
+     * text, NULL-terminated; may be NULL. `kvgold prepare --csv` writes
+     * the first framework value listed for a case value; `kvgold scan`
+     * reads each framework value listed as its case value (torch_npu's
+     * dst_type 1 and 258 are both "int8"). Values are matched as text. */
+    const char *const *values;
 } kvg_binding_call;
 
 /* Every call form of one operator. */
@@ -132,6 +139,16 @@ const kvg_binding_call *kvg_binding_find(const kvg_case *c,
  * *owner (may be NULL); NULL if none. */
 const kvg_binding_call *kvg_binding_call_named(const char *api,
                                                const kvg_binding **owner);
+
+/* The framework's spelling (JSON text) of case value `json` of attribute
+ * `attr` on `call`, or NULL when it spells it as case.json does. */
+const char *kvg_binding_to_framework(const kvg_binding_call *call,
+                                     const char *attr, const char *json);
+
+/* The case.json value (JSON text) of the framework's value `json` of
+ * attribute `attr` on `call`, or NULL when the two spell it alike. */
+const char *kvg_binding_from_framework(const kvg_binding_call *call,
+                                       const char *attr, const char *json);
 
 /* 1 if `name` is in the NULL-terminated `list` (which may be NULL). */
 int kvg_binding_has(const char *const *list, const char *name);

@@ -330,6 +330,15 @@ static kvg_status framework_values(const kvg_scan_call *c,
     const kvg_call_given given = {bound_rank, &ctx, dumped_param, bound_nz};
     size_t i;
 
+    int k;
+
+    /* the framework's own spellings of values, as case.json writes them */
+    for (k = 0; f != NULL && k < b->n_attrs; k++) {
+        const char *mine = kvg_binding_from_framework(f, b->attr[k],
+                                                      b->value[k]);
+        if (mine != NULL)
+            KVG_TRY(kvg_scan_set_attr(b, b->attr[k], mine, diag));
+    }
     if (f == NULL || f->framework_attrs == NULL)
         return KVG_OK;
     for (i = 0; f->framework_attrs[i] != NULL; i++) {

@@ -1736,6 +1736,32 @@ static const kvg_json *attr_or_default(const kvg_case *c, const kvg_op *op,
     return v;
 }
 
+/* Value v of attribute `attr` as a Python literal, in the framework's
+ * spelling where the form has its own (binding.h, `values`: a string or
+ * number of case.json the framework writes otherwise). */
+static int framework_literal(sbuf_t *out, const kvg_binding_call *api,
+                             const char *attr, const kvg_json *v)
+{
+    char json[KVG_SCAN_VALUE_MAX];
+    const char *fw = NULL;
+    kvg_json *doc = NULL;
+    kvg_diag diag;
+    int literal;
+
+    if (kvg_json_is(v, KVG_JSON_STRING) && v->len + 3 <= sizeof json) {
+        (void)snprintf(json, sizeof json, "\"%s\"", v->text);
+        fw = kvg_binding_to_framework(api, attr, json);
+    } else if (kvg_json_is(v, KVG_JSON_NUMBER)) {
+        fw = kvg_binding_to_framework(api, attr, v->text);
+    }
+    if (fw == NULL ||
+        kvg_json_parse(fw, strlen(fw), attr, &doc, &diag) != KVG_OK)
+        return py_literal(out, v);
+    literal = py_literal(out, doc);
+    kvg_json_free(doc);
+    return literal;
+}
+
 /* The row's attributes: every attribute of the form, the case's value,
  * else kvgold's default (the API's own default may differ: it is written
  * out), as a Python dict literal. */
@@ -1756,7 +1782,7 @@ static kvg_status row_attrs(const kvg_case *c, const kvg_binding_call *api,
         puts_(attrs, keyword_of(api, api->attrs[i]));
         puts_(attrs, "': ");
         first = 0;
-        literal = py_literal(attrs, v);
+        literal = framework_literal(attrs, api, api->attrs[i], v);
         kvg_json_free(doc);
         if (!literal)
             return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, api->attrs[i],

@@ -288,7 +288,7 @@ def install(registry: Optional[MutableMapping[str, Callable[..., Any]]]
     """Put the bench functions in msprobe's registry (default: its
     npu_custom_functions) and their names in `not_raise` (default: its
     acc_check_utils.not_raise_dtype_set). `options`: kvgold options for
-    every call, e.g. {"profile": "950"} or {"reduce_order": "serial"}
+    every call, e.g. {"profile": "ascend950"} or {"reduce_order": "serial"}
     (docs/python.md). Returns the registry."""
     if registry is None:
         from msprobe.pytorch.dump import function_factory

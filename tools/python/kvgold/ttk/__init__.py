@@ -63,7 +63,7 @@ compares out."""
 # e2e golden call passes short_soc_version ("Ascend910B", "Ascend910_93",
 # "Ascend950": ttk/core_modules/framework_api/golden_generation.py
 # `_call_plugin_with_plan`); its kernel goldens also full_soc_version.
-_PROFILES = (("Ascend950", "950"), ("Ascend910B", "a2a3"),
+_PROFILES = (("Ascend950", "ascend950"), ("Ascend910B", "a2a3"),
              ("Ascend910_93", "a2a3"))
 _SOC_KEYWORDS = ("short_soc_version", "soc_version", "full_soc_version")
 

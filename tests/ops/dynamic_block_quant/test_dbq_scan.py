@@ -1,0 +1,48 @@
+"""DynamicBlockQuant in `kvgold scan`: torch_npu's dst_type numbers read as
+the case's dtype tags (msprobe dumps and ops-test-kit CSVs), a CANN dump's
+aclDataType likewise; a number kvgold does not map is NOT JUDGED, never
+passed. Expected: the vectors' outputs (the NumPy generator's)."""
+import os
+
+import scan_dumps as sd
+
+W = sd.op("dbq")
+# one case of every dst type
+CASES = ["int8_fp16_2d_1x128_partial_cols", "hif8_fp16_3d_1x64",
+         "e5m2_fp32_3d_64x192", "e4m3_bf16_2d_128x256_partial_both"]
+
+
+def _msprobe(root, calls):
+    step = sd.MsprobeStep(str(root))
+    for call, attrs in calls:
+        step.call("NPU", W.TORCH, [call.inputs["x"]], attrs,
+                  [call.post["y"], call.post["scale"]])
+    step.save()
+
+
+def test_msprobe_dst_type_numbers(cli, tmp_path):
+    calls = [W.case(n) for n in CASES]
+    _msprobe(tmp_path, [(c, W.torch_attrs(c)) for c in calls])
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    assert rc == 0, err
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS"] * len(CASES)
+    # 258 is int8 too; the ScalarType Float8_e5m2 (23) torch_npu refuses
+    # is not mapped: not judged, saying why
+    root = tmp_path / "other"
+    c = calls[0]
+    _msprobe(root, [(c, dict(W.torch_attrs(c), dst_type=258)),
+                    (c, dict(W.torch_attrs(c), dst_type=23))])
+    rc, doc, err = sd.scan(cli, str(root))
+    got = [(x["verdict"], x.get("reason", "")) for x in doc["calls"]]
+    assert got[0][0] == "PASS"
+    assert got[1][0] == "NOT_JUDGED" and "dst_type" in got[1][1]
+    assert rc != 0
+
+
+def test_cann_dst_type_is_the_acl_type(cli, tmp_path):
+    for task, name in enumerate(CASES[:2], 1):
+        W.cann(W.case(name), str(tmp_path), "dbq%d" % task, task)
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    assert rc == 0, err
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]
+    assert os.listdir(str(tmp_path))
