@@ -82,6 +82,22 @@ def _c_form(op: str, i: int) -> Dict[str, Any]:
     return form
 
 
+def value_map(op: str, api: str, attr: str) -> Dict[Any, Any]:
+    """{the framework's value: case.json's value} of attribute `attr` on
+    call form `api` of `op`, as its binding states them (binding.h,
+    `values`; parsed JSON), for a Python function that takes the
+    framework's spelling; {} when the two spell it alike."""
+    for i in range(_lib.lib.kvg_py_call_form_count(op.encode())):
+        if _text(op, i, "api") != api:
+            continue
+        triples = _list(op, i, "values") or ()
+        return {json.loads(fw): json.loads(case)
+                for name, case, fw in zip(triples[::3], triples[1::3],
+                                          triples[2::3]) if name == attr}
+    raise ImportError("kvgold.ops.%s: no call form %s in "
+                      "tools/lib/bindings/%s.c" % (op, api, op))
+
+
 def _inplace(form: Form) -> Tuple[str, ...]:
     """The tensor arguments (API names) the call updates in place: the
     longest tail of its outputs that are its tensor arguments (what it

@@ -20,6 +20,7 @@ from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple, Union
 from .._errors import Error, PARAM_INVALID
 from .._types import DTypes, TensorLike
 from ._common import call
+from ._forms import value_map
 
 __all__ = ["dynamic_block_quant", "npu_dynamic_block_quant"]
 
@@ -38,14 +39,18 @@ TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
 # x may be float32 on the NPU (fp16, bf16 or fp32): FP32_ARGS None.
 FP32_ARGS: Optional[FrozenSet[str]] = None
 
-# torch_npu's dst_type numbers -> kvgold's dtype tag: 256 + aclDataType
-# (ACL_INT8 2, ACL_HIFLOAT8 34, ACL_FLOAT8_E5M2 35, ACL_FLOAT8_E4M3FN 36:
-# c10_npu::DType, TORCH_NPU_ENUM_OFFSET), or at::ScalarType Char (1).
-DST_TYPES: Dict[int, str] = {1: "int8", 256 + 2: "int8", 256 + 34: "hif8",
-                             256 + 35: "fp8_e5m2", 256 + 36: "fp8_e4m3fn"}
-# at::ScalarType Float8_e5m2 / Float8_e4m3fn: torch_npu refuses them
-_SCALAR_FP8 = {23: "Float8_e5m2", 24: "Float8_e4m3fn"}
-TAGS = ("int8", "hif8", "fp8_e5m2", "fp8_e4m3fn")
+# torch_npu's dst_type numbers -> kvgold's dtype tag, as the call form
+# states them (tools/lib/bindings/dynamic_block_quant.c, `values`: 256 +
+# aclDataType, or at::ScalarType Char 1 for int8).
+DST_TYPES: Dict[int, str] = {
+    int(n): str(tag) for n, tag in value_map(
+        "dynamic_block_quant", "torch_npu.npu_dynamic_block_quant",
+        "dst_type").items()}
+# at::ScalarType Float8_e5m2 / Float8_e4m3fn (and kvgold's tag of each):
+# torch_npu refuses them
+_SCALAR_FP8 = {23: ("Float8_e5m2", "fp8_e5m2"),
+               24: ("Float8_e4m3fn", "fp8_e4m3fn")}
+TAGS = tuple(sorted(set(DST_TYPES.values())))
 
 
 def _dst_tag(dst_type: Union[int, str]) -> str:
@@ -63,12 +68,15 @@ def _dst_tag(dst_type: Union[int, str]) -> str:
             raise Error(PARAM_INVALID, "dst_type: %d is at::ScalarType %s, "
                         "which torch_npu's ConvertToAclDataType refuses "
                         "(\"has not been supported\"); pass %d"
-                        % (n, _SCALAR_FP8[n], 256 + 35 + (n - 23)),
+                        % (n, _SCALAR_FP8[n][0],
+                           min(k for k, t in DST_TYPES.items()
+                               if t == _SCALAR_FP8[n][1])),
                         "dst_type")
     raise Error(PARAM_INVALID, "dst_type: %r is not one of torch_npu's "
-                "numbers (1 or 258 int8, 290 hifloat8, 291 float8_e5m2, "
-                "292 float8_e4m3fn) or a kvgold tag (%s)"
-                % (dst_type, ", ".join(TAGS)), "dst_type")
+                "numbers (%s) or a kvgold tag (%s)"
+                % (dst_type, ", ".join("%d %s" % (n, t) for n, t in
+                                       sorted(DST_TYPES.items())),
+                   ", ".join(TAGS)), "dst_type")
 
 
 def dynamic_block_quant(
