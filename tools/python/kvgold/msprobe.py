@@ -182,26 +182,25 @@ def outputs_after_call(api_name: str, output: Any, args: Tuple[Any, ...],
     else:
         returned = list(_as_tuple(output))
         inplace = _inplace_tensors(api_name, bound)
-    bitwise = _bitwise_args(api_name, args, kwargs) \
+    # what kvgold makes of this call (its roles, the outputs it produces),
+    # learnt once by running it on copies of the arguments
+    run = _run_on_copies(api_name, args, kwargs)
+    bitwise = _bitwise_args(api_name, run) \
         if api_name in INPLACE_ARGS else frozenset()
     handled = tuple(returned) + tuple(
         _as_bits(t) if n in bitwise else t for n, t in inplace)
-    return _drop_unwritten(api_name, args, kwargs, handled)
+    return _drop_unwritten(api_name, run, handled)
 
 
-def _drop_unwritten(api: str, args: Tuple[Any, ...],
-                    kwargs: Mapping[str, Any],
+def _drop_unwritten(api: str, produced: Optional[Any],
                     handled: Tuple[Any, ...]) -> Tuple[Any, ...]:
     """`handled` with the outputs this call does not produce set to None:
-    which ones, kvgold says (it leaves them out of its result), learnt by
-    running it on copies of the arguments, as _bitwise_args does."""
-    if api not in UNWRITTEN:
+    which ones, kvgold says (`produced`, its result of the call, leaves
+    them out)."""
+    if api not in UNWRITTEN or produced is None:
         return handled
     names, sometimes = UNWRITTEN[api]
     if len(names) != len(handled):
-        return handled
-    produced = _run_on_copies(api, args, kwargs)
-    if produced is None:
         return handled
     return tuple(None if n in sometimes and n not in produced else t
                  for n, t in zip(names, handled))
@@ -225,14 +224,12 @@ def _run_on_copies(api: str, args: Tuple[Any, ...],
     return runs[-1] if runs else None
 
 
-def _bitwise_args(api: str, args: Tuple[Any, ...],
-                  kwargs: Mapping[str, Any]) -> FrozenSet[str]:
+def _bitwise_args(api: str, run: Optional[Any]) -> FrozenSet[str]:
     """The in-place arguments of this call that kvgold.compare judges
     bitwise: the criterion it picks from the role the operator gives the
-    tensor in this call (a copy, or an arithmetic result) and its dtype.
-    Learnt by running kvgold on copies of the arguments (the roles depend
+    tensor in this call (a copy, or an arithmetic result) and its dtype,
+    read from kvgold's run of the call on copies (`run`; the roles depend
     on the call's attributes and shapes, not on the caches' contents)."""
-    run = _run_on_copies(api, args, kwargs)
     if run is None:
         return frozenset()
     crit = _compare.auto_criteria(run, INPLACE_ARGS[api])
