@@ -98,10 +98,14 @@ kvg_status kvg_scan_set_attr(kvg_scan_bound *b, const char *attr,
         strlen(json) >= KVG_SCAN_VALUE_MAX)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr, -1, -1,
                             "%s: value too long", attr);
-    strcpy(b->attr[i], attr);
-    strcpy(b->value[i], json);
-    if (i == b->n_attrs)
+    /* attr or json may be this very slot's text (a value rewritten in
+     * place, framework_values): copy the name only into a new slot, the
+     * value with memmove */
+    if (i == b->n_attrs) {
+        strcpy(b->attr[i], attr);
         b->n_attrs++;
+    }
+    memmove(b->value[i], json, strlen(json) + 1);
     return KVG_OK;
 }
 
@@ -329,7 +333,6 @@ static kvg_status framework_values(const kvg_scan_call *c,
     const given_ctx ctx = {c, b};
     const kvg_call_given given = {bound_rank, &ctx, dumped_param, bound_nz};
     size_t i;
-
     int k;
 
     /* the framework's own spellings of values, as case.json writes them */
