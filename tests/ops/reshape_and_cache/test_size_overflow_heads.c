@@ -13,29 +13,20 @@ static void test_heads_batch_times_n(void **state)
 {
     /* seq_len [2^33] and N = 2^31: batch*N = 2^64. */
     static unsigned char buf[4096];
-    const int64_t big_n = (int64_t)1 << 31, big_b = (int64_t)1 << 33;
-    int64_t ks[3], cs[4], bs[1], hs[1];
-    kvg_tensor key, value, kc, vc, seq, sm, wins, off;
+    heads_overflow h;
     kvg_reshape_and_cache_args r;
     kvg_diag d;
     (void)state;
     if (SIZE_MAX < UINT64_MAX)
         skip();
 
-    ks[0] = 1, ks[1] = big_n, ks[2] = 32;
-    cs[0] = 2, cs[1] = 8, cs[2] = 1, cs[3] = 32;
-    bs[0] = big_b, hs[0] = 4;
-    key = claim(buf, KVG_FP16, 3, ks), value = claim(buf, KVG_FP16, 3, ks);
-    kc = kvg_tensor_make(buf, 1024, KVG_FP16, 4, cs);
-    vc = kvg_tensor_make(buf + 1024, 1024, KVG_FP16, 4, cs);
-    seq = claim(buf + 2048, KVG_INT32, 1, bs);
-    sm = kvg_tensor_make(buf + 2048, 16, KVG_INT32, 1, hs);
-    wins = sm, off = sm;
+    heads_overflow_make(&h, buf);
     kvg_reshape_and_cache_args_init(&r);
     r.compress_type = KVG_RAC_COMPRESS_KVHEAD_ROPE;
-    r.key = &key, r.value = &value, r.key_cache = &kc, r.value_cache = &vc;
-    r.slot_mapping = &sm, r.wins = &wins, r.seq_len = &seq;
-    r.offset_index = &off, r.workspace = buf, r.workspace_size = 64;
+    r.key = &h.key, r.value = &h.value, r.key_cache = &h.kc;
+    r.value_cache = &h.vc, r.slot_mapping = &h.sm, r.wins = &h.wins;
+    r.seq_len = &h.seq, r.offset_index = &h.off;
+    r.workspace = buf, r.workspace_size = 64;
     assert_int_equal(kvg_reshape_and_cache(&r, &d), KVG_ERR_PARAM_INVALID);
     assert_string_equal(d.tensor, "seq_len");
     assert_non_null(strstr(d.message, "overflows"));
