@@ -28,7 +28,7 @@ static inline kvg_tensor claim(void *buf, kvg_dtype dt, int rank,
 /* The per-head runs' arguments (key, value, key_cache, value_cache,
  * seq_len, slot_mapping, wins, offset_index) whose batch*N overflows:
  * seq_len [2^33] and N = 2^31 give 2^64 heads, claimed over buf (4 KiB),
- * for ReshapeAndCache's KVHEAD modes and Omni alike. */
+ * for every operator whose per-head modes take these eight tensors. */
 typedef struct heads_overflow {
     int64_t ks[3], cs[4], bs[1], hs[1];
     kvg_tensor key, value, kc, vc, seq, sm, wins, off;
