@@ -3,7 +3,9 @@
  *
  * The names are the dtype tags of the case format (spec section 5):
  * fp16, bf16, fp32, int8, int32, int64, fp8_e4m3fn, fp8_e5m2, hif8, and the
- * copy-only types uint8, int16, uint16, uint32, fp4_e2m1, fp4_e1m2.
+ * copy-only types uint8, int16, uint16, uint32, fp4_e2m1, fp4_e1m2, and e8m0
+ * (float8_e8m0fnu: code c is 2^(c-127), 0xFF is NaN; no sign, no zero, no Inf),
+ * the scale type of the MX formats, which operators write but never read.
  * bf16 and the 8-bit float formats are stored as raw codes (bf16 as a
  * little-endian uint16, the 8-bit formats as one byte).
  *
@@ -43,7 +45,8 @@ typedef enum kvg_dtype {
     KVG_UINT16 = 12,
     KVG_UINT32 = 13,
     KVG_FP4_E2M1 = 14, /* packed: two codes per byte-sized element */
-    KVG_FP4_E1M2 = 15  /* packed: two codes per byte-sized element */
+    KVG_FP4_E1M2 = 15, /* packed: two codes per byte-sized element */
+    KVG_E8M0 = 16      /* float8_e8m0fnu: a power-of-two scale, 0xFF = NaN */
 } kvg_dtype;
 
 /* Bytes per element (1 for the packed fp4 pairs); 0 for KVG_DTYPE_INVALID or an out-of-range value. */

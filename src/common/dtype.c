@@ -21,7 +21,7 @@ static const dtype_info k_dtypes[] = {
     {KVG_HIF8, "hif8"},          {KVG_UINT8, "uint8"},
     {KVG_INT16, "int16"},        {KVG_UINT16, "uint16"},
     {KVG_UINT32, "uint32"},      {KVG_FP4_E2M1, "fp4_e2m1"},
-    {KVG_FP4_E1M2, "fp4_e1m2"},
+    {KVG_FP4_E1M2, "fp4_e1m2"},  {KVG_E8M0, "e8m0"},
 };
 
 static const dtype_info *find(kvg_dtype dtype)

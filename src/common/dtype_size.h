@@ -22,6 +22,7 @@ static inline size_t kvg_i_dtype_size(kvg_dtype dtype)
     case KVG_UINT8:
     case KVG_FP4_E2M1: /* one element = one byte = two packed codes */
     case KVG_FP4_E1M2:
+    case KVG_E8M0:
         return 1;
     case KVG_FP16:
     case KVG_BF16:

@@ -76,6 +76,9 @@ kvg_status kvg_decode_f32(kvg_dtype dtype, const void *src, float *value)
         memcpy(&u32, p, 4);
         *value = (float)u32;
         return KVG_OK;
+    case KVG_E8M0:
+        *value = kvg_e8m0_to_f32(p[0]);
+        return KVG_OK;
     case KVG_FP4_E2M1: /* packed pairs, copy-only: no single value */
     case KVG_FP4_E1M2:
     case KVG_DTYPE_INVALID:
@@ -124,6 +127,7 @@ kvg_status kvg_encode_f32(kvg_dtype dtype, float value, kvg_overflow overflow,
     case KVG_UINT32:
     case KVG_FP4_E2M1:
     case KVG_FP4_E1M2:
+    case KVG_E8M0: /* no encoder: a scale is chosen by a named rule */
     case KVG_DTYPE_INVALID:
         break;
     }

@@ -39,7 +39,7 @@ static const descr_entry k_descrs[] = {
     {"|u1", KVG_HIF8, 1},       {"|u1", KVG_UINT8, 1},
     {"<i2", KVG_INT16, 2},      {"<u2", KVG_UINT16, 2},
     {"<u4", KVG_UINT32, 4},     {"|u1", KVG_FP4_E2M1, 1},
-    {"|u1", KVG_FP4_E1M2, 1},
+    {"|u1", KVG_FP4_E1M2, 1},   {"|u1", KVG_E8M0, 1},
 };
 #define N_DESCRS (sizeof k_descrs / sizeof k_descrs[0])
 
@@ -58,6 +58,8 @@ static const descr_entry k_aliases[] = {
     {"|V1", KVG_FP8_E5M2, 1},   {"<V1", KVG_FP8_E5M2, 1},
     {"<f1", KVG_FP8_E5M2, 1},   {"float8_e5m2", KVG_FP8_E5M2, 1},
     {"|V1", KVG_HIF8, 1},       {"<V1", KVG_HIF8, 1},
+    {"|V1", KVG_E8M0, 1},       {"<V1", KVG_E8M0, 1},
+    {"float8_e8m0fnu", KVG_E8M0, 1},
 };
 #define N_ALIASES (sizeof k_aliases / sizeof k_aliases[0])
 
