@@ -22,6 +22,7 @@ STORAGE = {
     "uint8": np.dtype("|u1"), "int16": np.dtype("<i2"),
     "uint16": np.dtype("<u2"), "uint32": np.dtype("<u4"),
     "fp4_e2m1": np.dtype("|u1"), "fp4_e1m2": np.dtype("|u1"),
+    "e8m0": np.dtype("|u1"),  # the MX scale, 2^(code - 127)
 }
 
 

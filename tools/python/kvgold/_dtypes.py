@@ -29,6 +29,8 @@ _STORAGE: Dict[str, Tuple[str, str]] = {
     # packed: one element is one byte holding two fp4 codes
     "fp4_e2m1": ("|u1", "B"),
     "fp4_e1m2": ("|u1", "B"),
+    # the MX scale: one byte, 2^(code - 127)
+    "e8m0": ("|u1", "B"),
 }
 
 
@@ -57,21 +59,21 @@ TAG_OF_FORMAT = {"e": "fp16", "H": "bf16", "f": "fp32", "b": "int8",
                  "i": "int32", "q": "int64", "l": "int64", "h": "int16",
                  "I": "uint32"}
 AMBIGUOUS_8BIT = ("fp8_e4m3fn", "fp8_e5m2", "hif8", "uint8", "fp4_e2m1",
-                  "fp4_e1m2")
+                  "fp4_e1m2", "e8m0")
 
 # torch dtype name (str(torch.bfloat16) without "torch.") <-> tag
 TAG_OF_TORCH = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
                 "int8": "int8", "int32": "int32", "int64": "int64",
                 "float8_e4m3fn": "fp8_e4m3fn", "float8_e5m2": "fp8_e5m2",
                 "int16": "int16", "uint16": "uint16", "uint32": "uint32",
-                "float4_e2m1fn_x2": "fp4_e2m1"}
+                "float4_e2m1fn_x2": "fp4_e2m1", "float8_e8m0fnu": "e8m0"}
 TORCH_OF_TAG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
                 "int8": "int8", "int32": "int32", "int64": "int64",
                 "fp8_e4m3fn": "uint8", "fp8_e5m2": "uint8", "hif8": "uint8",
                 "uint8": "uint8", "int16": "int16",
                 # same-size storage: older torch has no uint16 / uint32
                 "uint16": "int16", "uint32": "int32",
-                "fp4_e2m1": "uint8", "fp4_e1m2": "uint8"}
+                "fp4_e2m1": "uint8", "fp4_e1m2": "uint8", "e8m0": "uint8"}
 
 
 def size_of(tag: str) -> int:
