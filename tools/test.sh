@@ -13,9 +13,12 @@
 #                    under valgrind, which hides AVX-512
 #                    (src/kernels/dispatch.h);
 #   ci-gcc-baseline  gcc, Release, KVG_DISPATCH=OFF: the x86-64 baseline
-#                    (SSE2) build of the row kernels, through every test that
-#                    reaches them, the 2^32 row-codec sweeps included (the
-#                    codec sweeps of stage 1 do not depend on dispatch);
+#                    (SSE2) build of the row kernels, through every C test
+#                    that reaches them, the 2^32 row-codec sweeps included
+#                    (the codec sweeps of stage 1 do not depend on dispatch;
+#                    the Python package, ~55 s here, reaches the kernels only
+#                    through the entry points test_vectors walks with every
+#                    vector, and runs in the three other stages);
 #   ci-gcc-shared    gcc, Release, BUILD_SHARED_LIBS=ON: the unit tests,
 #                    vectors, CLI, consumers and the Python package against
 #                    libkvgold.so (white-box and harness-based tests link the
