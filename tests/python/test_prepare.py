@@ -22,7 +22,7 @@ import kvgold.ops
 
 from conftest import VECTORS, cli_env
 from ttk_support import (SCHEMAS, TTK_DTYPES, call_form, prepare_cases,
-                         schema_case_name, schema_tensors, torch_npu_schemas,
+                         prepare_only_cases, schema_case_name, schema_tensors, torch_npu_schemas,
                          ttk_goldens)
 
 
@@ -54,6 +54,8 @@ def parse_name(name):
 # here. The cases are each operator's tests/ops/<op>/prepare_cases.py.
 PREPARE = prepare_cases()
 CASES = [op + "/" + c for op, (names, _) in PREPARE.items() for c in names]
+CASES += [op + "/" + c for op, names in prepare_only_cases().items()
+          for c in names]
 REFUSED = [(op + "/" + c, words) for op, (_, refused) in PREPARE.items()
            for c, words in refused]
 # a good case for the generic checks below: the first one

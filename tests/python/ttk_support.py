@@ -148,6 +148,14 @@ def prepare_cases():
             for op, m in _op_modules("prepare_cases").items()}
 
 
+def prepare_only_cases():
+    """{operator: PREPARE_ONLY} of the prepare_cases.py that have it: cases
+    `kvgold prepare` is checked on but the plug-in's golden is not (a
+    return this torch cannot hold, e.g. torch.float8_* in torch 1.13)."""
+    return {op: list(getattr(m, "PREPARE_ONLY", ()))
+            for op, m in _op_modules("prepare_cases").items()}
+
+
 def call_form(doc_op, inputs):
     """The torch_npu call form (kvgold.ops' TORCH_NPU_CALLS) of a case of
     `doc_op` with these input names: the first whose selector (if any) it has, as `kvgold prepare` picks."""
