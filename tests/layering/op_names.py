@@ -15,9 +15,11 @@ foo_bar_baz) belongs to that one.
 Its own folders: src/ops/<op>/, include/kvgold/<op>.h, tests/ops/<op>/,
 vectors/<op>/, docs/<op>.md and the generator modules whose file name holds
 <op> (tools/gen/kvgen/). Documentation (README.md, docs/) names operators
-by design and is not counted; neither is data - vectors/, the fuzz
-targets' corpora and regressions (tests/fuzz/corpus, tests/fuzz/regress:
-inputs that must name a real operator to get past the case loader) - nor
+by design and is not counted; neither are the vectors (vectors/<op>/ is
+the operator's own). The generic fuzz targets' corpora and regressions
+(tests/fuzz/corpus, tests/fuzz/regress) are read whole, whatever their
+file names: a seed that names an operator (to get past a reader's lookup)
+is that operator's, in tests/ops/<op>/seeds/<target>/. Not counted either:
 a pointer to an operator's page (docs/<op>.md), which is a reference, not
 knowledge; nor what a build or a tool leaves in the tree (dot folders).
 
@@ -96,7 +98,8 @@ def extension_point(path, op):
     return any(path == p.format(op=op) for p in EXTENSION_POINTS)
 
 
-DATA_DIRS = ("tests/fuzz/corpus", "tests/fuzz/regress")
+# read whole, every file whatever its name
+DATA_DIRS = ("tests/fuzz/corpus/", "tests/fuzz/regress/")
 
 
 def files(root):
@@ -106,12 +109,13 @@ def files(root):
         def keep(x):
             path = x if rel == "." else rel + "/" + x
             return not (x.startswith(".") or x == "__pycache__"
-                        or path in SKIPPED_DIRS or path in DATA_DIRS)
+                        or path in SKIPPED_DIRS)
         dirs[:] = [x for x in dirs if keep(x)]
         for n in names:
             path = os.path.normpath(os.path.join(rel, n)).replace(os.sep, "/")
             if path == "README.md" or not (n.endswith(SCANNED)
-                                           or n == "CMakeLists.txt"):
+                                           or n == "CMakeLists.txt"
+                                           or path.startswith(DATA_DIRS)):
                 continue
             yield path
 
@@ -172,12 +176,20 @@ def self_test():
         with open(os.path.join(root, "tools/lib/scan/scan.c"), "w") as f:
             f.write("/* FooBarBaz is not FooBar */ npu_foo_thing();\n")
         planted = check(root)
+        os.remove(os.path.join(root, "tools/lib/scan/scan.c"))
+        seed = os.path.join(root, "tests/fuzz/corpus/case/found/0a1b")
+        os.makedirs(os.path.dirname(seed))
+        with open(seed, "w") as f:  # no extension: a libFuzzer find
+            f.write('{"op": "foo_bar"}')
+        seeded = check(root)
         own_only = named("FooBarBaz", spellings(root, operators(root)))
-    if clean or not planted or set(own_only) != {"foo_bar_baz"}:
-        print("self-test FAILED: clean %d, planted %d, %r"
-              % (clean, planted, own_only))
+    if clean or not planted or not seeded or \
+            set(own_only) != {"foo_bar_baz"}:
+        print("self-test FAILED: clean %d, planted %d, seeded %d, %r"
+              % (clean, planted, seeded, own_only))
         return 1
-    print("self-test: a planted name is found, a longer name is its own")
+    print("self-test: a planted name is found (a generic fuzz seed's too), "
+          "a longer name is its own")
     return 0
 
 
