@@ -29,6 +29,12 @@
  *   (*) float_re under MIXED_TTK, the default standard (ops-test-kit
  *       judges fp8 e4m3fn / e5m2 outputs as floats).
  *
+ *   e8m0 scales and fp4_e1m2: bitwise in every role and standard (no
+ *   other criterion is accepted). fp4_e2m1: bitwise under MIXED_TTK (as
+ *   ops-test-kit's "bin") and for COPY, else code_dist. Packed fp4 is
+ *   judged per 4-bit code: counts and indices are of codes, index = 2 *
+ *   byte + nibble (kvg_compare_result.codes_per_element).
+ *
  *   bitwise    every written element bit-identical (CANN non-compute and
  *              integer ops).
  *   int_abs1   |actual - golden| <= 1 for every written element (CANN quant,
