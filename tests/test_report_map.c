@@ -262,6 +262,30 @@ static void test_classes_code_dist(void **state)
     }
 }
 
+/* The page of an e8m0 tensor: scales as powers of two, binades, no value
+ * statistics. */
+static void check_e8m0_html(const kvg_report_tensor *rt)
+{
+    kvg_report_set set;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    memset(&set, 0, sizeof set);
+    set.case_dir = "scales";
+    set.op = "op";
+    set.tensors = rt;
+    set.count = 1;
+    assert_int_equal(kvg_report_html(f, &set, NULL), KVG_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(buf, "2^-7 (0x78)"));
+    assert_non_null(strstr(buf, "2^-4 (0x7b)"));
+    assert_non_null(strstr(buf, "<td class=\"l\">max binades off</td><td>3"
+                                "</td>"));
+    assert_non_null(strstr(buf, "value statistics</td><td>n/a"));
+    free(buf);
+}
+
 /* Packed fp4 e2m1 under code_dist: a byte shows the worse of its two codes
  * (element 2j in the low nibble). Byte 0: 1.0 -> 1.5 in the low nibble
  * (one step, within) and 3.0 -> 6.0 in the high one (2 steps, out); byte
@@ -315,6 +339,7 @@ static void test_classes_fp4_and_e8m0(void **state)
     assert_int_equal(h.bin[0].within, 1);
     assert_string_equal(h.bin[3].label, "3-4");
     assert_int_equal(h.bin[3].beyond, 1);
+    check_e8m0_html(&rt);
 }
 
 /* Count the occurrences of `needle` in `hay`. */

@@ -25,6 +25,10 @@ compare_fp4_per_code)
   has "ops-test-kit would say: FAIL (binary_equal over all 256 elements: 1 mismatched)"
   expect 1 "$K" compare "$C" npu --json
   has '"codes_per_element":2'; has '"byte":0,"nibble":1'
+  # the HTML page names the code too, and shows it as one hex digit
+  expect 1 "$K" compare "$C" npu --html report.html
+  cp report.html out.txt || exit 99
+  has "<td>1 (byte 0 hi)</td>"; has "-0.5 (0x9)"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac
