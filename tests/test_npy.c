@@ -690,6 +690,12 @@ static void test_descr_aliases(void **state)
                 "'shape': (2,)}", 2, KVG_OK, "");
     expect_dict("{'descr': 'float8_e5m2', 'fortran_order': False, "
                 "'shape': (2,)}", 3, KVG_ERR_FILE_FORMAT, "trailing data");
+    /* ml_dtypes' unpacked fp4 is refused with the reason, not read as
+     * packed pairs */
+    expect_dict("{'descr': 'float4_e2m1fn', 'fortran_order': False, "
+                "'shape': (2,)}", 2, KVG_ERR_FILE_FORMAT,
+                "descr 'float4_e2m1fn' is ml_dtypes' unpacked fp4, one code "
+                "per byte");
     assert_true(kvg_npy_descr_accepts(KVG_BF16, "<u2"));
     assert_true(kvg_npy_descr_accepts(KVG_BF16, "|V2"));
     assert_true(kvg_npy_descr_accepts(KVG_BF16, "<V2"));
@@ -703,6 +709,14 @@ static void test_descr_aliases(void **state)
     assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "<f1"));
     assert_true(kvg_npy_descr_accepts(KVG_FP8_E5M2, "|V1"));
     assert_false(kvg_npy_descr_accepts(KVG_INT8, "|V1"));
+    /* e8m0: its ml_dtypes name and the void ml_dtypes' np.save writes */
+    assert_true(kvg_npy_descr_accepts(KVG_E8M0, "float8_e8m0fnu"));
+    assert_true(kvg_npy_descr_accepts(KVG_E8M0, "<V1"));
+    assert_true(kvg_npy_descr_accepts(KVG_E8M0, "|u1"));
+    assert_false(kvg_npy_descr_accepts(KVG_E8M0, "float8_e4m3fn"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP8_E4M3FN, "float8_e8m0fnu"));
+    assert_true(kvg_npy_descr_accepts(KVG_FP4_E2M1, "|u1"));
+    assert_false(kvg_npy_descr_accepts(KVG_FP4_E2M1, "<V1"));
     assert_false(kvg_npy_descr_accepts(KVG_BF16, NULL));
     /* the writer keeps NumPy's plain storage */
     assert_string_equal(kvg_npy_descr_of(KVG_BF16), "<u2");

@@ -262,6 +262,86 @@ static void test_classes_code_dist(void **state)
     }
 }
 
+/* The page of an e8m0 tensor: scales as powers of two, binades, no value
+ * statistics. */
+static void check_e8m0_html(const kvg_report_tensor *rt)
+{
+    kvg_report_set set;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    memset(&set, 0, sizeof set);
+    set.case_dir = "scales";
+    set.op = "op";
+    set.tensors = rt;
+    set.count = 1;
+    assert_int_equal(kvg_report_html(f, &set, NULL), KVG_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(strstr(buf, "2^-7 (0x78)"));
+    assert_non_null(strstr(buf, "2^-4 (0x7b)"));
+    assert_non_null(strstr(buf, "<td class=\"l\">max binades off</td><td>3"
+                                "</td>"));
+    assert_non_null(strstr(buf, "value statistics</td><td>n/a"));
+    free(buf);
+}
+
+/* Packed fp4 e2m1 under code_dist: a byte shows the worse of its two codes
+ * (element 2j in the low nibble). Byte 0: 1.0 -> 1.5 in the low nibble
+ * (one step, within) and 3.0 -> 6.0 in the high one (2 steps, out); byte
+ * 1: only the high nibble -1 -> -1.5 (within); byte 2 exact. e8m0 scales
+ * (bitwise): 2^-7 -> 2^-4 scores 3 binades and bins as a step of 3-4. */
+static void test_classes_fp4_and_e8m0(void **state)
+{
+    uint8_t gold[3] = {0x52, 0xA7, 0x61}, npu[3] = {0x73, 0xB7, 0x61};
+    kvg_elem_class want[3] = {KVG_EC_OUT, KVG_EC_WITHIN, KVG_EC_EXACT};
+    double dist[3] = {2, 1, 0};
+    uint8_t sg[2] = {120, 127}, sn[2] = {123, 127};
+    int64_t n = 3, m = 2, i;
+    kvg_tensor tg = kvg_tensor_make(gold, 3, KVG_FP4_E2M1, 1, &n);
+    kvg_tensor tn = kvg_tensor_make(npu, 3, KVG_FP4_E2M1, 1, &n);
+    kvg_tensor ts = kvg_tensor_make(sg, 2, KVG_E8M0, 1, &m);
+    kvg_tensor tsn = kvg_tensor_make(sn, 2, KVG_E8M0, 1, &m);
+    kvg_compare_args a;
+    kvg_compare_result r;
+    kvg_report_tensor rt;
+    kvg_elem_judge j;
+    kvg_error_hist h;
+    kvg_diag diag;
+    (void)state;
+    kvg_compare_args_init(&a);
+    a.standard = KVG_STD_SINGLE;
+    a.golden = &tg;
+    a.actual = &tn;
+    (void)kvg_compare_tensor(&a, &r, &diag);
+    assert_int_equal(r.criterion, KVG_CRIT_CODE_DIST);
+    memset(&rt, 0, sizeof rt);
+    rt.result = &r;
+    rt.golden = &tg;
+    rt.actual = &tn;
+    kvg_elem_judge_init(&j, &rt);
+    for (i = 0; i < n; i++) {
+        kvg_elem_judgement e;
+        kvg_elem_judge_one(&j, i, &e);
+        if (e.cls != want[i] || e.score != dist[i])
+            fail_msg("byte %lld: class %s score %g, want %s %g",
+                     (long long)i, kvg_elem_class_name(e.cls), e.score,
+                     kvg_elem_class_name(want[i]), dist[i]);
+    }
+    a.golden = &ts;
+    a.actual = &tsn;
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    rt.golden = &ts;
+    rt.actual = &tsn;
+    kvg_error_hist_build(&rt, &h);
+    assert_int_equal(h.steps, 1);
+    assert_int_equal(h.written, 2);
+    assert_int_equal(h.bin[0].within, 1);
+    assert_string_equal(h.bin[3].label, "3-4");
+    assert_int_equal(h.bin[3].beyond, 1);
+    check_e8m0_html(&rt);
+}
+
 /* Count the occurrences of `needle` in `hay`. */
 static int count_of(const char *hay, const char *needle)
 {
@@ -471,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_classes_mixed),
         cmocka_unit_test(test_classes_bitwise),
         cmocka_unit_test(test_classes_code_dist),
+        cmocka_unit_test(test_classes_fp4_and_e8m0),
         cmocka_unit_test(test_folding),
         cmocka_unit_test(test_histogram_steps),
         cmocka_unit_test(test_histogram_rel),

@@ -382,10 +382,28 @@ static void test_form_inplace(void **state)
     assert_int_equal(seen, sizeof want / sizeof want[0]);
 }
 
+/* ops-test-kit's dtype names (utilities/dtypes.py dtype_map): e8m0 is its
+ * "float8_e8m0", both ways; fp4 has no name, since ops-test-kit's 4-bit
+ * shapes count codes and kvgold's count bytes of two. */
+static void test_ttk_dtype_names(void **state)
+{
+    (void)state;
+    assert_string_equal(kvg_ttk_dtype_name(KVG_E8M0), "float8_e8m0");
+    assert_int_equal(kvg_ttk_dtype_from_name("float8_e8m0"), KVG_E8M0);
+    assert_string_equal(kvg_ttk_dtype_name(KVG_HIF8), "hifloat8");
+    assert_null(kvg_ttk_dtype_name(KVG_FP4_E2M1));
+    assert_null(kvg_ttk_dtype_name(KVG_FP4_E1M2));
+    assert_int_equal(kvg_ttk_dtype_from_name("float4_e2m1"),
+                     KVG_DTYPE_INVALID);
+    assert_int_equal(kvg_ttk_dtype_from_name("float8_e8m0fnu"),
+                     KVG_DTYPE_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slots_and_attrs),
+        cmocka_unit_test(test_ttk_dtype_names),
         cmocka_unit_test(test_spreading),
         cmocka_unit_test(test_problems_are_per_row),
         cmocka_unit_test(test_refusals),

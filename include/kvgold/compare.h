@@ -29,6 +29,12 @@
  *   (*) float_re under MIXED_TTK, the default standard (ops-test-kit
  *       judges fp8 e4m3fn / e5m2 outputs as floats).
  *
+ *   e8m0 scales and fp4_e1m2: bitwise in every role and standard (no
+ *   other criterion is accepted). fp4_e2m1: bitwise under MIXED_TTK (as
+ *   ops-test-kit's "bin") and for COPY, else code_dist. Packed fp4 is
+ *   judged per 4-bit code: counts and indices are of codes, index = 2 *
+ *   byte + nibble (kvg_compare_result.codes_per_element).
+ *
  *   bitwise    every written element bit-identical (CANN non-compute and
  *              integer ops).
  *   int_abs1   |actual - golden| <= 1 for every written element (CANN quant,
@@ -275,7 +281,8 @@ typedef struct kvg_compare_result {
     int64_t delta_minus1, delta_plus1, delta_over1; /* |delta| > 1 */
     uint64_t max_abs_delta;
 
-    /* 8-bit float dtypes: distance on the value line, finite pairs. */
+    /* 8-bit float dtypes and fp4_e2m1: distance on the value line, finite
+     * pairs; e8m0: the distance in binades (|code difference|). */
     int has_code_dist;
     int64_t dist1, dist_over1;
     int64_t max_dist;
@@ -354,8 +361,8 @@ typedef struct kvg_compare_result {
      * computed as its code does: the whole tensor (written and untouched
      * elements alike), the rule picked by dtype alone (ttk_rule:
      * "mix_tolerance" for fp16 / bf16 / fp32 / fp8, "requant" with the
-     * codes viewed as int8 for hif8, "binary_equal" for integers), any two
-     * NaNs equal whatever their payload, and float32 arithmetic. kvgold's
+     * codes viewed as int8 for hif8, "binary_equal" for integers and for
+     * e8m0 and fp4 codes), any two NaNs equal whatever their payload, and float32 arithmetic. kvgold's
      * verdict never relies on it; it is reported so that the user sees
      * both where they differ. */
     kvg_verdict ttk_verdict;
@@ -364,6 +371,21 @@ typedef struct kvg_compare_result {
     int64_t ttk_matched;    /* mix_tolerance: elements within tolerance */
     int64_t ttk_mismatched; /* requant / binary_equal: elements that fail */
     double ttk_matched_ratio, ttk_max_abs_error, ttk_max_abs_limit;
+
+    /* ---- added with e8m0 and packed fp4 (issue 35) -------------------- */
+    /* 2 for fp4_e2m1 / fp4_e1m2, whose element is a byte holding two 4-bit
+     * codes: then every count above (elements, written, untouched,
+     * bits_differ, ...) counts CODES, and an element index of `worst` /
+     * `untouched_first` is a code index, 2 * byte + nibble (0 = low), its
+     * coordinates those of the byte. 1 for every other dtype. */
+    int codes_per_element;
+    /* 1 for e8m0 scales (their relative errors or cosine say nothing of
+     * the error they cause: one binade moves every code of the block) and
+     * fp4_e1m2 (no decoder): max_abs_err, max_rel_err, MERE, MARE, RMSE,
+     * cosine and the thousandth ratios are NaN (JSON null, text "n/a"),
+     * over_thousandth / over_five_thousandth 0. e8m0's distance is in the
+     * code-distance fields, in binades. */
+    int values_not_applicable;
 } kvg_compare_result;
 
 /*
@@ -444,7 +466,8 @@ KVG_API int kvg_compare_level_from_name(const char *name,
 /* The criterion KVG_CRIT_AUTO resolves to (table above); AUTO itself when
  * the dtype is invalid. This is the table of every standard but
  * MIXED_TTK; kvg_compare_auto_criterion_for gives the one of a standard
- * (MIXED_TTK: fp8 e4m3fn / e5m2 float_re in every role but COPY). */
+ * (MIXED_TTK: fp8 e4m3fn / e5m2 float_re in every role but COPY, fp4_e2m1
+ * bitwise). e8m0 and fp4_e1m2 are bitwise in every role and standard. */
 KVG_API kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
                                                          kvg_compare_role role);
 KVG_API kvg_compare_criterion kvg_compare_auto_criterion_for(

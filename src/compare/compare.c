@@ -63,7 +63,8 @@ static void init_standard(kvg_compare_result *r, const kvg_compare_args *a,
     r->level = a->level;
     r->standard = kvg_i_cmp_rule_text(a->standard, r->criterion);
     r->standard_source = kvg_i_cmp_standard_source(a->standard, r->criterion);
-    r->has_ulp = 1;
+    /* fp4_e1m2 has neither values nor a value line: no ULP */
+    r->has_ulp = r->dtype != KVG_FP4_E1M2;
     r->ulp_threshold = kvg_i_cmp_ulp_threshold(r->dtype);
     init_mixed(r, a);
     r->has_third_party = has_tp;
@@ -91,9 +92,11 @@ static void init_result(kvg_i_cmp_ctx *c, const kvg_compare_args *a,
     r->has_layout = a->layout != NULL;
     if (a->layout != NULL)
         r->layout = *a->layout;
-    r->elements = numel;
+    r->codes_per_element = c->per;
+    r->elements = numel * c->per;
+    r->values_not_applicable = !kvg_i_cmp_values_apply(r->dtype);
     r->has_int_delta = kvg_i_cmp_is_int(r->dtype);
-    r->has_code_dist = kvg_i_cmp_is_code(r->dtype);
+    r->has_code_dist = kvg_i_cmp_has_ranks(r->dtype);
     init_metrics_nan(r);
     if (crit == KVG_CRIT_FLOAT_RE && a->standard == KVG_STD_SINGLE) {
         r->threshold = a->threshold > 0.0
@@ -159,6 +162,7 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
     c.dt = args->golden->dtype;
     c.esize = kvg_dtype_size(c.dt);
     c.numel = numel;
+    c.per = kvg_i_cmp_codes_per_element(c.dt);
     c.g = (const unsigned char *)args->golden->data;
     c.x = (const unsigned char *)args->actual->data;
     c.init = args->initial ? (const unsigned char *)args->initial->data
@@ -191,6 +195,8 @@ kvg_status kvg_compare_result_not_judged(kvg_compare_result *r,
     (void)snprintf(r->name, sizeof r->name, "%s",
                    name != NULL ? name : "tensor");
     r->dtype = dtype;
+    r->codes_per_element = kvg_i_cmp_codes_per_element(dtype);
+    r->values_not_applicable = !kvg_i_cmp_values_apply(dtype);
     r->criterion = KVG_CRIT_AUTO;
     r->standard = "not judged";
     r->standard_source = "";

@@ -17,6 +17,7 @@
  *   runs.c          kvg_compare_runs (bit-identity of repeated runs)
  *   summary.c       totals over a case
  *   report.c        text and JSON
+ *   unit_text.c     e8m0 scales and packed fp4 codes in the reports
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -43,11 +44,23 @@ typedef struct kvg_i_elem {
 } kvg_i_elem;
 
 int kvg_i_cmp_is_int(kvg_dtype dt);
-int kvg_i_cmp_is_code(kvg_dtype dt); /* 8-bit floats */
+/* The dtypes code_dist can judge: fp8, hif8 and fp4_e2m1. */
+int kvg_i_cmp_is_code(kvg_dtype dt);
+/* Codes ranked on a value line: the code_dist ones and e8m0 (binades). */
+int kvg_i_cmp_has_ranks(kvg_dtype dt);
+/* 2 for the packed fp4 dtypes (one byte holds two codes), else 1. */
+int kvg_i_cmp_codes_per_element(kvg_dtype dt);
+/* 0 where MERE, MARE, cosine... of the values mean nothing (e8m0) or
+ * there are no values (fp4_e1m2): kvg_compare_result.values_not_applicable. */
+int kvg_i_cmp_values_apply(kvg_dtype dt);
 uint64_t kvg_i_cmp_raw_bits(const unsigned char *p, size_t size);
 /* Decode one element; dt must be valid (checked by the caller). */
 void kvg_i_cmp_load(kvg_dtype dt, size_t size, const unsigned char *p,
                     kvg_i_elem *e);
+/* Decode unit `index` of `base`: element `index`, or for packed fp4 the
+ * 4-bit code `index` (nibble index & 1 of byte index / 2). */
+void kvg_i_cmp_load_at(kvg_dtype dt, size_t esize, const unsigned char *base,
+                       int64_t index, kvg_i_elem *e);
 /* Rank of every code of an 8-bit float format on its value line. */
 void kvg_i_cmp_build_ranks(kvg_dtype dt, int rank[256]);
 /* |got - want| of integer elements, exactly; *negative = got < want. */
@@ -119,7 +132,8 @@ typedef struct kvg_i_cmp_ctx {
     kvg_compare_result *r;
     kvg_dtype dt;
     size_t esize;
-    int64_t numel;
+    int64_t numel;   /* elements (bytes of a packed fp4 tensor) */
+    int per;         /* units per element: 2 codes for packed fp4, else 1 */
     const unsigned char *g, *x, *init, *tp; /* golden, actual, initial,
                                                third party bytes */
     int rank[256];
@@ -160,8 +174,10 @@ void kvg_i_cmp_offer_worst(kvg_i_cmp_ctx *c, int64_t index,
                            double abs_err, double rel_err, double score);
 
 /* Elements [from, to) are untouched (mask 0): counted, and the changed
- * ones listed. */
+ * ones (codes, for packed fp4) listed. */
 void kvg_i_cmp_measure_untouched(kvg_i_cmp_ctx *c, int64_t from, int64_t to);
+/* Element i is written: each of its units (two codes for packed fp4) is
+ * measured against the golden's. */
 void kvg_i_cmp_measure_written(kvg_i_cmp_ctx *c, int64_t i);
 
 /* ---- written_runs.c: the written set as runs (args.written_runs) ------- */
@@ -174,6 +190,23 @@ kvg_status kvg_i_cmp_check_runs(const kvg_compare_args *a, int64_t numel,
 /* Measure every element in index order: gaps in bulk as untouched, runs
  * element by element as written. */
 void kvg_i_cmp_measure_runs(kvg_i_cmp_ctx *c);
+
+/* ---- unit_text.c: e8m0 scales and packed fp4 codes in the reports ----- */
+
+/* A raw code as the reports print it: "0x5" for an fp4 code, else as many
+ * hex digits as the element has bytes. */
+void kvg_i_cmp_code_text(kvg_dtype dt, uint64_t bits, char *out, size_t cap);
+/* "2^-7", or "NaN" for 0xFF; snprintf's return. */
+int kvg_i_cmp_e8m0_text(uint64_t bits, char *out, size_t cap);
+/* |actual - golden| in binades; -1 when either is NaN. */
+int64_t kvg_i_cmp_e8m0_binades(uint64_t golden_bits, uint64_t actual_bits);
+/* "2^-7 (0x78) vs golden 2^-6 (0x79): 1 binade" */
+void kvg_i_cmp_e8m0_pair_text(const kvg_compare_element *e, char *out,
+                              size_t cap);
+/* "13 (byte 6 hi)" for a packed fp4 code, else the index. */
+void kvg_i_cmp_index_text(kvg_dtype dt, int64_t index, char *out, size_t cap);
+/* Static text: "measured", or why the value statistics do not apply. */
+const char *kvg_i_cmp_values_note(kvg_dtype dt);
 
 /* Means, ratios and the verdict with its reason. */
 void kvg_i_cmp_finish(kvg_i_cmp_ctx *c);

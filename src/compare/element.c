@@ -19,7 +19,40 @@ int kvg_i_cmp_is_int(kvg_dtype dt)
 
 int kvg_i_cmp_is_code(kvg_dtype dt)
 {
-    return dt == KVG_FP8_E4M3FN || dt == KVG_FP8_E5M2 || dt == KVG_HIF8;
+    return dt == KVG_FP8_E4M3FN || dt == KVG_FP8_E5M2 || dt == KVG_HIF8 ||
+           dt == KVG_FP4_E2M1;
+}
+
+int kvg_i_cmp_has_ranks(kvg_dtype dt)
+{
+    return kvg_i_cmp_is_code(dt) || dt == KVG_E8M0;
+}
+
+int kvg_i_cmp_codes_per_element(kvg_dtype dt)
+{
+    return dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2 ? 2 : 1;
+}
+
+/* e8m0: a relative error or a cosine of power-of-two scales says nothing
+ * about the error the scale causes in its block (one binade moves every
+ * payload code); fp4_e1m2: kvgold has no decoder, so there are no values. */
+int kvg_i_cmp_values_apply(kvg_dtype dt)
+{
+    return dt != KVG_E8M0 && dt != KVG_FP4_E1M2;
+}
+
+/* The value of one code of a 1-byte float format, or of the low nibble of
+ * `code` for packed fp4_e2m1; NaN where there is none (e8m0 0xFF, and
+ * fp4_e1m2, which kvgold cannot decode). */
+static double code_value(kvg_dtype dt, unsigned char code)
+{
+    float f = 0.0f;
+
+    if (dt == KVG_FP4_E2M1)
+        return (double)kvg_fp4e2m1_to_f32(code);
+    if (dt == KVG_FP4_E1M2 || kvg_decode_f32(dt, &code, &f) != KVG_OK)
+        return NAN;
+    return (double)f;
 }
 
 uint64_t kvg_i_cmp_raw_bits(const unsigned char *p, size_t size)
@@ -66,13 +99,6 @@ void kvg_i_cmp_load(kvg_dtype dt, size_t size, const unsigned char *p,
         e->cls = KVG_I_CLS_FINITE;
         return;
     }
-    if (dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2) {
-        /* packed code pairs: only ever copied, so judged bit for bit; the
-         * byte stands in for a value in the statistics */
-        e->v = (double)e->bits;
-        e->cls = KVG_I_CLS_FINITE;
-        return;
-    }
     (void)kvg_decode_f32(dt, p, &f); /* dtype validated by the caller */
     e->v = (double)f;
     e->cls = isnan(e->v)   ? KVG_I_CLS_NAN
@@ -80,8 +106,30 @@ void kvg_i_cmp_load(kvg_dtype dt, size_t size, const unsigned char *p,
                            : KVG_I_CLS_FINITE;
 }
 
+void kvg_i_cmp_load_at(kvg_dtype dt, size_t esize, const unsigned char *base,
+                       int64_t index, kvg_i_elem *e)
+{
+    unsigned char byte;
+
+    if (kvg_i_cmp_codes_per_element(dt) == 1) {
+        kvg_i_cmp_load(dt, esize, base + (size_t)index * esize, e);
+        return;
+    }
+    /* packed fp4: code `index` is nibble index & 1 of byte index / 2 (low
+     * nibble first, kvg_fp4_unpack); it has no NaN or inf. fp4_e1m2 has no
+     * decoder: its code number stands in, and only bitwise judges it. */
+    byte = base[(size_t)(index / 2)];
+    e->bits = kvg_fp4_unpack(byte, (unsigned)(index & 1));
+    e->iv = 0;
+    e->v = dt == KVG_FP4_E2M1 ? code_value(dt, (unsigned char)e->bits)
+                              : (double)e->bits;
+    e->cls = KVG_I_CLS_FINITE;
+}
+
 /*
- * The value-line rank of every code of an 8-bit float format: the number of
+ * The value-line rank of every code of an 8-bit float format (fp8, hif8,
+ * e8m0, whose rank is its code: the distance is in binades) or of fp4_e2m1
+ * (codes 0..15; a byte's rank is its low nibble's): the number of
  * distinct non-NaN values below the code's value. Equal values share a rank
  * (-0 and +0), so the distance between two codes is the number of
  * representable values one must step over. The int8 view ttk uses is not
@@ -94,12 +142,8 @@ void kvg_i_cmp_build_ranks(kvg_dtype dt, int rank[256])
     unsigned char first[256];
     int c, d;
 
-    for (c = 0; c < 256; c++) {
-        unsigned char b = (unsigned char)c;
-        float f = 0.0f;
-        (void)kvg_decode_f32(dt, &b, &f);
-        v[c] = (double)f;
-    }
+    for (c = 0; c < 256; c++)
+        v[c] = code_value(dt, (unsigned char)c); /* fp4: the low nibble */
     for (c = 0; c < 256; c++) {
         first[c] = !isnan(v[c]);
         for (d = 0; d < c && first[c]; d++)

@@ -114,7 +114,9 @@ kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
 {
     if (kvg_dtype_size(dtype) == 0)
         return KVG_CRIT_AUTO;
-    if (role == KVG_ROLE_COPY)
+    /* e8m0: a scale one binade off moves every payload code of its block,
+     * so it is exact in every role; fp4_e1m2 has no decoder, no value line */
+    if (role == KVG_ROLE_COPY || dtype == KVG_E8M0 || dtype == KVG_FP4_E1M2)
         return KVG_CRIT_BITWISE;
     switch (dtype) {
     case KVG_FP16:
@@ -126,6 +128,7 @@ kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
         return role == KVG_ROLE_COMPUTE ? KVG_CRIT_FLOAT_RE
                                         : KVG_CRIT_CODE_DIST;
     case KVG_HIF8:
+    case KVG_FP4_E2M1: /* no threshold of any standard: a code as hif8 */
         return KVG_CRIT_CODE_DIST;
     case KVG_INT8:
         return role == KVG_ROLE_COMPUTE ? KVG_CRIT_BITWISE : KVG_CRIT_INT_ABS1;
@@ -136,10 +139,14 @@ kvg_compare_criterion kvg_compare_auto_criterion(kvg_dtype dtype,
 
 /* ops-test-kit routes fp8 e4m3fn / e5m2 to the float rules (only hif8 to
  * requant: resolve.py _REQUANT_DTYPES @3675093), so under its standard a
- * quantised fp8 cache is judged as floats; a copy stays bit for bit. */
+ * quantised fp8 cache is judged as floats; a copy stays bit for bit. It
+ * compares fp4 bit for bit (_BIN_DTYPES -> "bin"), and so does kvgold
+ * under its standard. */
 kvg_compare_criterion kvg_compare_auto_criterion_for(
     kvg_dtype dtype, kvg_compare_role role, kvg_compare_standard standard)
 {
+    if (standard == KVG_STD_MIXED_TTK && dtype == KVG_FP4_E2M1)
+        return KVG_CRIT_BITWISE;
     if (standard == KVG_STD_MIXED_TTK && role != KVG_ROLE_COPY &&
         (dtype == KVG_FP8_E4M3FN || dtype == KVG_FP8_E5M2))
         return KVG_CRIT_FLOAT_RE;

@@ -147,14 +147,39 @@ static void json_bits(sb *s, const char *key, uint64_t bits, kvg_dtype dt,
                       int *first)
 {
     char tmp[32];
-    (void)snprintf(tmp, sizeof tmp, "0x%0*llx", (int)(2 * kvg_dtype_size(dt)),
-                   (unsigned long long)bits);
+    kvg_i_cmp_code_text(dt, bits, tmp, sizeof tmp);
     json_kv_str(s, key, tmp, first);
 }
 
 static const char *layout_name(kvg_layout_kind k)
 {
     return k == KVG_LAYOUT_NZ ? "nz" : k == KVG_LAYOUT_BNSD ? "bnsd" : "nd";
+}
+
+/* What a unit is beyond its number: the byte and nibble of a packed fp4
+ * code; an e8m0 scale as a power of two and its distance in binades. */
+static void json_unit(sb *s, const kvg_compare_result *r,
+                      const kvg_compare_element *e, int *first)
+{
+    char tmp[16];
+    int64_t d;
+
+    if (r->codes_per_element == 2) {
+        json_kv_int(s, "byte", e->index / 2, first);
+        json_kv_int(s, "nibble", e->index % 2, first);
+    }
+    if (r->dtype != KVG_E8M0)
+        return;
+    (void)kvg_i_cmp_e8m0_text(e->golden_bits, tmp, sizeof tmp);
+    json_kv_str(s, "expected_text", tmp, first);
+    (void)kvg_i_cmp_e8m0_text(e->actual_bits, tmp, sizeof tmp);
+    json_kv_str(s, "actual_text", tmp, first);
+    json_key(s, "binades", first);
+    d = kvg_i_cmp_e8m0_binades(e->golden_bits, e->actual_bits);
+    if (d < 0)
+        sb_puts(s, "null");
+    else
+        sb_printf(s, "%lld", (long long)d);
 }
 
 static void json_element(sb *s, const kvg_compare_result *r,
@@ -185,6 +210,7 @@ static void json_element(sb *s, const kvg_compare_result *r,
     json_kv_num(s, "abs_err", e->abs_err, &first);
     json_kv_num(s, "rel_err", e->rel_err, &first);
     json_kv_num(s, "score", e->score, &first);
+    json_unit(s, r, e, &first);
     sb_putn(s, "}", 1);
 }
 
@@ -347,6 +373,9 @@ static void json_result(sb *s, const kvg_compare_result *r)
     } else {
         sb_puts(s, "null");
     }
+    json_kv_int(s, "codes_per_element", r->codes_per_element, &first);
+    json_kv_str(s, "value_statistics", kvg_i_cmp_values_note(r->dtype),
+                &first);
     json_kv_int(s, "elements", r->elements, &first);
     json_kv_int(s, "written", r->written, &first);
     json_kv_int(s, "untouched", r->untouched, &first);
@@ -388,6 +417,8 @@ static void json_result(sb *s, const kvg_compare_result *r)
         json_kv_int(s, "over1", r->dist_over1, &f2);
         json_kv_int(s, "max", r->max_dist, &f2);
         json_kv_num(s, "mismatch_ratio", r->mismatch_ratio, &f2);
+        json_kv_str(s, "unit", r->dtype == KVG_E8M0 ? "binade" : "code",
+                    &f2);
         sb_putn(s, "}", 1);
     } else {
         sb_puts(s, "null");
@@ -478,6 +509,24 @@ static void safe_name(const char *name, char *out, size_t cap)
     out[i] = '\0';
 }
 
+/* The value columns of a dtype whose value statistics do not apply
+ * (e8m0, fp4_e1m2): "n/a", never a number computed on codes. */
+static void row_cells_na(const kvg_compare_result *r,
+                         char cells[N_COLS][CELL])
+{
+    int c;
+
+    for (c = 9; c <= 15; c++)
+        (void)snprintf(cells[c], CELL, "n/a");
+    if (r->dtype == KVG_E8M0)
+        (void)snprintf(cells[16], CELL, "binades=%lld",
+                       (long long)r->max_dist);
+    else
+        (void)snprintf(cells[16], CELL, "-");
+    cell_num(cells[17], "%.6g", r->max_ulp);
+    cell_num(cells[18], "%.6f", r->error_balance);
+}
+
 static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
 {
     int c;
@@ -501,6 +550,10 @@ static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
     (void)snprintf(cells[6], CELL, "%lld", (long long)r->bits_differ);
     (void)snprintf(cells[7], CELL, "%lld", (long long)r->untouched_changed);
     (void)snprintf(cells[8], CELL, "%lld", (long long)r->nonfinite_mismatch);
+    if (r->values_not_applicable) {
+        row_cells_na(r, cells);
+        return;
+    }
     cell_num(cells[9], "%.4e", r->max_abs_err);
     cell_num(cells[10], "%.4e", r->max_rel_err);
     cell_num(cells[11], "%.4e", r->mere);
@@ -560,32 +613,66 @@ static void coord_text(const kvg_compare_result *r,
 static void value_text(double v, uint64_t bits, kvg_dtype dt, char *out,
                        size_t cap)
 {
-    char num[48];
-    fmt_double(num, sizeof num, "%.9g", v);
-    (void)snprintf(out, cap, "%s (0x%0*llx)", num,
-                   (int)(2 * kvg_dtype_size(dt)), (unsigned long long)bits);
+    char num[48], code[24];
+
+    kvg_i_cmp_code_text(dt, bits, code, sizeof code);
+    if (dt == KVG_E8M0)
+        (void)kvg_i_cmp_e8m0_text(bits, num, sizeof num);
+    else if (dt == KVG_FP4_E1M2)
+        (void)snprintf(num, sizeof num, "code"); /* no decoder */
+    else
+        fmt_double(num, sizeof num, "%.9g", v);
+    (void)snprintf(out, cap, "%s (%s)", num, code);
+}
+
+/* e8m0 scales: "2^-7 (0x78) vs golden 2^-6 (0x79): 1 binade". */
+static void put_e8m0_elements(sb *s, const kvg_compare_result *r,
+                              const kvg_compare_element *e, int n)
+{
+    char coord[128], pair[128];
+    int i;
+
+    sb_printf(s, "    %12s  %-40s  %s\n", "index", "coordinate",
+              "actual vs golden: distance");
+    for (i = 0; i < n; i++) {
+        coord_text(r, &e[i], coord, sizeof coord);
+        kvg_i_cmp_e8m0_pair_text(&e[i], pair, sizeof pair);
+        sb_printf(s, "    %12lld  %-40s  %s\n", (long long)e[i].index, coord,
+                  pair);
+    }
 }
 
 static void put_elements(sb *s, const char *title,
                          const kvg_compare_result *r,
                          const kvg_compare_element *e, int n)
 {
-    char coord[128], want[96], got[96], ae[48], re[48], sc[48];
-    int i;
+    char coord[128], want[96], got[96], ae[48], re[48], sc[48], idx[64];
+    int i, iw;
 
     sb_printf(s, "  %s\n", title);
-    sb_printf(s, "    %12s  %-40s  %-30s  %-30s  %-11s  %-11s  %s\n", "index",
-              "coordinate", "expected", "actual", "abs_err", "rel_err",
-              "score");
+    if (r->dtype == KVG_E8M0) {
+        put_e8m0_elements(s, r, e, n);
+        return;
+    }
+    /* a packed fp4 index names its byte and nibble: "13 (byte 6 hi)" */
+    iw = r->codes_per_element == 2 ? 24 : 12;
+    sb_printf(s, "    %*s  %-40s  %-30s  %-30s  %-11s  %-11s  %s\n", iw,
+              "index", "coordinate", "expected", "actual", "abs_err",
+              "rel_err", "score");
     for (i = 0; i < n; i++) {
         coord_text(r, &e[i], coord, sizeof coord);
         value_text(e[i].golden, e[i].golden_bits, r->dtype, want, sizeof want);
         value_text(e[i].actual, e[i].actual_bits, r->dtype, got, sizeof got);
         fmt_double(ae, sizeof ae, "%.4e", e[i].abs_err);
         fmt_double(re, sizeof re, "%.4e", e[i].rel_err);
+        if (r->values_not_applicable) {
+            (void)snprintf(ae, sizeof ae, "n/a");
+            (void)snprintf(re, sizeof re, "n/a");
+        }
         fmt_double(sc, sizeof sc, "%.6g", e[i].score);
-        sb_printf(s, "    %12lld  %-40s  %-30s  %-30s  %-11s  %-11s  %s\n",
-                  (long long)e[i].index, coord, want, got, ae, re, sc);
+        kvg_i_cmp_index_text(r->dtype, e[i].index, idx, sizeof idx);
+        sb_printf(s, "    %*s  %-40s  %-30s  %-30s  %-11s  %-11s  %s\n",
+                  iw, idx, coord, want, got, ae, re, sc);
     }
 }
 
@@ -679,6 +766,17 @@ static void put_ulp_eb(sb *s, const kvg_compare_result *r)
               (long long)r->err_above, (long long)r->err_below);
 }
 
+/* What the counts and statistics of a packed fp4 or e8m0 tensor are. */
+static void put_units(sb *s, const kvg_compare_result *r)
+{
+    if (r->codes_per_element == 2)
+        sb_puts(s, "    counts are of 4-bit codes, two per byte: index = 2 * "
+                   "byte + nibble (low first)\n");
+    if (r->values_not_applicable)
+        sb_printf(s, "    value statistics %s\n",
+                  kvg_i_cmp_values_note(r->dtype));
+}
+
 /* What ops-test-kit's own default would say of the tensor, one line. */
 static void put_ttk(sb *s, const kvg_compare_result *r)
 {
@@ -719,6 +817,7 @@ static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
                   kvg_compare_standard_name(r->standard_id),
                   kvg_compare_criterion_name(r->criterion), lim,
                   r->standard_source ? r->standard_source : "");
+        put_units(s, r);
         put_ulp_eb(s, r);
         if (r->has_third_party) {
             char x[32], y[32], z[32];

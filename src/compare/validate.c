@@ -179,6 +179,16 @@ static kvg_status check_criterion(const kvg_compare_args *a, kvg_dtype dt,
                 ? kvg_compare_auto_criterion_for(dt, a->role, a->standard)
                 : a->criterion;
     cname = kvg_compare_criterion_name(*crit);
+    if (*crit != KVG_CRIT_BITWISE &&
+        (dt == KVG_E8M0 || dt == KVG_FP4_E1M2))
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, label, -1, -1,
+                            "%s: criterion %s does not apply to %s, which is "
+                            "judged bitwise only (%s)", label, cname,
+                            kvg_dtype_name(dt),
+                            dt == KVG_E8M0
+                                ? "a scale one binade off moves every code "
+                                  "of its block"
+                                : "kvgold has no fp4_e1m2 decoder");
     if (*crit == KVG_CRIT_INT_ABS1 && !kvg_i_cmp_is_int(dt))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, label, -1, -1,
                             "%s: criterion %s needs an integer dtype (int8, "
@@ -187,7 +197,8 @@ static kvg_status check_criterion(const kvg_compare_args *a, kvg_dtype dt,
     if (*crit == KVG_CRIT_CODE_DIST && !kvg_i_cmp_is_code(dt))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, label, -1, -1,
                             "%s: criterion %s needs an 8-bit float dtype "
-                            "(fp8_e4m3fn, fp8_e5m2, hif8), got %s", label,
+                            "(fp8_e4m3fn, fp8_e5m2, hif8) or fp4_e2m1, got "
+                            "%s", label,
                             cname, kvg_dtype_name(dt));
     if (*crit == KVG_CRIT_FLOAT_RE && kvg_i_cmp_is_int(dt))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, label, -1, -1,

@@ -58,6 +58,22 @@ static double ratio_of(double npu, double tp, double floor)
     return npu / den;
 }
 
+/* e8m0 / fp4_e1m2: the value statistics are not applicable (see
+ * kvg_compare_result.values_not_applicable); reported, never computed on
+ * codes. fp4_e1m2 has no value line either: no ULP, no error balance. */
+static void drop_value_statistics(kvg_compare_result *r)
+{
+    r->max_abs_err = r->max_rel_err = r->mere = r->mare = NAN;
+    r->rmse = r->cosine = NAN;
+    r->over_thousandth = r->over_five_thousandth = 0;
+    r->over_thousandth_ratio = r->over_five_thousandth_ratio = NAN;
+    if (r->has_ulp)
+        return;
+    r->max_ulp = r->mean_ulp = r->ulp_over_ratio = NAN;
+    r->ulp_threshold = r->error_balance = NAN;
+    r->ulp_over = r->err_above = r->err_below = 0;
+}
+
 static void finish_statistics(kvg_i_cmp_ctx *c)
 {
     kvg_compare_result *r = c->r;
@@ -98,6 +114,8 @@ static void finish_statistics(kvg_i_cmp_ctx *c)
         r->small_err_ratio = (double)r->small_err_npu /
                              (double)(r->small_err_tp > 1 ? r->small_err_tp
                                                           : 1);
+    if (r->values_not_applicable)
+        drop_value_statistics(r);
 }
 
 static void judge_single(kvg_compare_result *r)
@@ -156,14 +174,30 @@ static void judge_commercial(kvg_compare_result *r)
                    r->small_err_ratio_limit);
 }
 
+/* Any difference fails; packed fp4 counts codes, and an e8m0 scale
+ * says how many binades it is off (a NaN scale has no distance). */
+static void judge_bitwise(kvg_compare_result *r)
+{
+    if (r->bits_differ == 0)
+        return;
+    if (r->dtype == KVG_E8M0)
+        add_reason(r, KVG_VERDICT_FAIL,
+                   "%lld of %lld written e8m0 scales differ bitwise (up to "
+                   "%lld binade%s off among the non-NaN ones)",
+                   (long long)r->bits_differ, (long long)r->written,
+                   (long long)r->max_dist, r->max_dist == 1 ? "" : "s");
+    else
+        add_reason(r, KVG_VERDICT_FAIL, "%lld of %lld written %s differ "
+                   "bitwise", (long long)r->bits_differ,
+                   (long long)r->written,
+                   r->codes_per_element == 2 ? "fp4 codes" : "elements");
+}
+
 static void judge_criterion(const kvg_i_cmp_ctx *c, kvg_compare_result *r)
 {
     switch (r->criterion) {
     case KVG_CRIT_BITWISE:
-        if (r->bits_differ > 0)
-            add_reason(r, KVG_VERDICT_FAIL,
-                       "%lld of %lld written elements differ bitwise",
-                       (long long)r->bits_differ, (long long)r->written);
+        judge_bitwise(r);
         break;
     case KVG_CRIT_INT_ABS1:
         if (r->delta_over1 > 0)
@@ -203,8 +237,9 @@ void kvg_i_cmp_finish(kvg_i_cmp_ctx *c)
     r->reason[0] = '\0';
     if (r->untouched_changed > 0)
         add_reason(r, KVG_VERDICT_FAIL,
-                   "%lld untouched element%s changed (first at index %lld)",
+                   "%lld untouched %s%s changed (first at index %lld)",
                    (long long)r->untouched_changed,
+                   r->codes_per_element == 2 ? "fp4 code" : "element",
                    r->untouched_changed == 1 ? "" : "s",
                    (long long)r->untouched_first[0].index);
     if (r->nonfinite_mismatch > 0 && r->special_by_third_party)

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <math.h>
 #include <string.h>
 
 #include "src/compare/compare_internal.h"
@@ -13,6 +14,7 @@ static void coords_of(const kvg_i_cmp_ctx *c, int64_t index,
 {
     int i;
 
+    index /= c->per; /* packed fp4: the coordinates of the code's byte */
     memset(e->coord, 0, sizeof e->coord);
     if (c->r->has_layout) {
         kvg_cache_coord cc = kvg_layout_coord(&c->r->layout, index);
@@ -45,6 +47,13 @@ void kvg_i_cmp_fill_element(const kvg_i_cmp_ctx *c, int64_t index,
     e->abs_err = abs_err;
     e->rel_err = rel_err;
     e->score = score;
+    if (c->r->values_not_applicable) {
+        /* e8m0: the distance is in binades (the score); fp4_e1m2: its code
+         * number stood in for a value, and is no value */
+        e->abs_err = e->rel_err = NAN;
+        if (c->dt == KVG_FP4_E1M2)
+            e->golden = e->actual = NAN;
+    }
 }
 
 /* Keep the K highest scores; elements arrive in index order, so an equal

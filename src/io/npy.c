@@ -263,10 +263,20 @@ static kvg_status parse_descr(cursor *c, kvg_npy_info *info)
             return bad(c, "descr '%s' is big-endian; only little-endian "
                           "data are supported", descr);
     }
+    if (strncmp(descr, "float4_", 7) == 0)
+        /* ml_dtypes' float4_e2m1fn holds one code per byte; kvgold's fp4
+         * is packed (kvgold/dtype.h): reading it as bytes would pair the
+         * wrong codes */
+        return bad(c, "descr '%s' is ml_dtypes' unpacked fp4, one code per "
+                      "byte; kvgold's fp4_e2m1 / fp4_e1m2 are packed, two "
+                      "codes per byte (element 2j in the low nibble, as "
+                      "torch's float4_e2m1fn_x2): store the packed bytes as "
+                      "|u1", descr);
     if (itemsize_of_descr(descr) == 0)
         return bad(c, "descr '%s' is not supported (<f2 <u2 <f4 |i1 |u1 <i4 "
                       "<i8; for bf16 also |V2 <V2 bfloat16; for the 8-bit "
-                      "floats |V1 <V1 float8_e4m3fn float8_e5m2)", descr);
+                      "floats |V1 <V1 float8_e4m3fn float8_e5m2 "
+                      "float8_e8m0fnu)", descr);
     memcpy(info->descr, descr, strlen(descr) + 1);
     return KVG_OK;
 }

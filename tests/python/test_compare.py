@@ -200,3 +200,44 @@ def test_standard_level_and_third_party_reach_the_library():
     with pytest.raises(kvgold.Error) as e:
         kvgold.compare(golden, npu, standard="strict")
     assert e.value.tensor == "standard" and "'strict'" in e.value.message
+
+
+def test_e8m0_scales_and_fp4_codes_are_judged_apart_from_the_payload():
+    """Issue 35: a scale tensor gets its own bitwise verdict (a wrong scale
+    fails though its payload passes), its distance in binades; packed fp4
+    is judged per 4-bit code, index = 2 * byte + nibble. Values from the
+    formats' definitions: e8m0 c = 2^(c-127); fp4 e2m1 0xA = -1, 0xB = -1.5.
+    """
+    y = np.array([0x38, 0xC0, 0x30, 0x44], np.uint8)  # e4m3fn 1 -2 0.5 3
+    s = np.array([120, 121, 127, 0xFF], np.uint8)      # 2^-7 2^-6 1 NaN
+    q = np.array([0x52, 0xA7], np.uint8)                # fp4 1 3 | 6 -1
+    golden = {"y": y, "scale": s, "q": q}
+    npu = {n: v.copy() for n, v in golden.items()}
+    npu["scale"][2] = 126  # 1 -> 2^-1: one binade
+    npu["q"][1] = 0xB7     # code 3 (byte 1, high nibble): -1 -> -1.5
+    dt = {"y": "fp8_e4m3fn", "scale": "e8m0", "q": "fp4_e2m1"}
+    r = kvgold.compare(golden, npu, dtypes=dt)
+    assert r.verdict == "FAIL" and r.tensors["y"].passed
+    sc = r.tensors["scale"]
+    assert (sc.dtype, sc.criterion, sc.verdict) == ("e8m0", "bitwise", "FAIL")
+    assert sc.metrics["mere"] is None and sc.metrics["cosine"] is None
+    assert sc.metrics["value_statistics"].startswith("not applicable")
+    w = sc.worst[0]
+    assert (w["index"], w["binades"], w["actual_text"], w["expected_text"]) \
+        == (2, 1, "2^-1", "2^0")
+    assert "2^-1 (0x7e) vs golden 2^0 (0x7f): 1 binade" in r.report()
+    fq = r.tensors["q"]
+    assert fq.criterion == "bitwise"  # ops-test-kit's "bin" (the default)
+    assert fq.metrics["elements"] == 4 and fq.metrics["bits_differ"] == 1
+    w = fq.worst[0]
+    assert (w["index"], w["byte"], w["nibble"]) == (3, 1, 1)
+    assert (w["expected"], w["actual"]) == (-1.0, -1.5)
+    assert (w["expected_bits"], w["actual_bits"]) == ("0xa", "0xb")
+    # another standard: fp4 by code distance passes one step; the scale
+    # still fails, alone
+    r = kvgold.compare(golden, npu, dtypes=dt, standard="single")
+    assert r.tensors["q"].criterion == "code_dist" and r.tensors["q"].passed
+    assert [n for n, t in r.tensors.items() if not t.passed] == ["scale"]
+    with pytest.raises(kvgold.Error, match="judged bitwise only"):
+        kvgold.compare(golden, npu, dtypes=dt,
+                       criteria={"scale": "code_dist"})

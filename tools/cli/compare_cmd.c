@@ -46,6 +46,8 @@ const char *const kvg_cli_compare_help =
     "  int8 quantised caches               |NPU - golden| <= 1\n"
     "  hif8 quantised caches               code distance <= 1 (<= 0.1% miss)\n"
     "  fp8 quantised caches                as floats under mixed_ttk, else as hif8\n"
+    "  fp4, per 4-bit code                 bit for bit (e2m1: as hif8 off mixed_ttk)\n"
+    "  e8m0 scales                         bit for bit, distance in binades\n"
     "  fp16 / bf16 / fp32 compute          by --standard:\n"
     "    mixed_ttk (default, mixed_ttk@3675093)  ops-test-kit's rule:\n"
     "                       |a-g| <= atol + rtol*|g| for >= 99%, and\n"

@@ -11,6 +11,9 @@
  *   int_abs1   |a - g| <= 1;
  *   code_dist  at most one code apart on the format's value line;
  *   bitwise    never: any difference is beyond tolerance.
+ * A packed fp4 element (a byte, two 4-bit codes) is judged per code and
+ * shows the worse of its two; an e8m0 scale's score is its distance in
+ * binades (docs/compare.md).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <math.h>
@@ -47,9 +50,29 @@ int64_t kvg_report_tensor_elements(const kvg_report_tensor *t)
     return es ? (int64_t)(t->golden->nbytes / es) : 0;
 }
 
-static int is_8bit_float(kvg_dtype dt)
+/* Formats whose codes are ranked on their value line (code_dist), and
+ * e8m0, whose rank is its code (a distance in binades). */
+static int is_ranked(kvg_dtype dt)
 {
-    return dt == KVG_FP8_E4M3FN || dt == KVG_FP8_E5M2 || dt == KVG_HIF8;
+    return dt == KVG_FP8_E4M3FN || dt == KVG_FP8_E5M2 || dt == KVG_HIF8 ||
+           dt == KVG_FP4_E2M1 || dt == KVG_E8M0;
+}
+
+static int is_packed_fp4(kvg_dtype dt)
+{
+    return dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2;
+}
+
+/* The value of a 1-byte code (fp4_e2m1: of its low nibble); NaN if none.
+ * fp4_e1m2 has no decoder: its code number stands in (judged bitwise). */
+static float code_value(kvg_dtype dt, unsigned char code)
+{
+    float f;
+    if (dt == KVG_FP4_E2M1)
+        return kvg_fp4e2m1_to_f32(code);
+    if (dt == KVG_FP4_E1M2)
+        return (float)(code & 0xFu);
+    return kvg_decode_f32(dt, &code, &f) == KVG_OK ? f : NAN;
 }
 
 static int is_integer(kvg_dtype dt)
@@ -68,11 +91,8 @@ static void build_ranks(kvg_dtype dt, int rank[256])
 {
     float v[256];
     int c, k;
-    for (c = 0; c < 256; c++) {
-        unsigned char code = (unsigned char)c;
-        if (kvg_decode_f32(dt, &code, &v[c]) != KVG_OK)
-            v[c] = NAN;
-    }
+    for (c = 0; c < 256; c++)
+        v[c] = code_value(dt, (unsigned char)c);
     for (c = 0; c < 256; c++) {
         rank[c] = 0;
         for (k = 0; k < 256; k++) {
@@ -92,7 +112,7 @@ void kvg_elem_judge_init(kvg_elem_judge *j, const kvg_report_tensor *t)
     j->t = t;
     j->dtype = t->golden->dtype;
     j->esize = kvg_dtype_size(j->dtype);
-    if (is_8bit_float(j->dtype))
+    if (is_ranked(j->dtype))
         build_ranks(j->dtype, j->rank);
 }
 
@@ -107,6 +127,12 @@ static void read_element(const kvg_elem_judge *j, const kvg_tensor *t,
     uint32_t b32;
     uint64_t b64;
     float f;
+    if (is_packed_fp4(j->dtype)) { /* `index` is a code: 2 * byte + nibble */
+        p = (const unsigned char *)t->data + (size_t)(index / 2);
+        *bits = kvg_fp4_unpack(*p, (unsigned)(index & 1));
+        *value = (double)code_value(j->dtype, (unsigned char)*bits);
+        return;
+    }
     switch (j->esize) {
     case 1: memcpy(&b8, p, 1); *bits = b8; break;
     case 2: memcpy(&b16, p, 2); *bits = b16; break;
@@ -169,7 +195,7 @@ static void judge_finite(const kvg_elem_judge *j, kvg_elem_judgement *e)
             within = e->score < r->mare_limit; /* false when NaN */
         break;
     case KVG_CRIT_CODE_DIST:
-        if (is_8bit_float(j->dtype)) {
+        if (is_ranked(j->dtype)) {
             int d = j->rank[e->actual_bits & 0xFF] -
                     j->rank[e->expected_bits & 0xFF];
             e->score = d < 0 ? -d : d;
@@ -182,6 +208,9 @@ static void judge_finite(const kvg_elem_judge *j, kvg_elem_judgement *e)
         e->score = is_integer(j->dtype)
                        ? int_distance(j, e->actual_bits, e->expected_bits)
                        : diff;
+        if (j->dtype == KVG_E8M0) /* binades */
+            e->score = fabs((double)j->rank[e->actual_bits & 0xFF] -
+                            (double)j->rank[e->expected_bits & 0xFF]);
         break;
     }
     e->cls = within ? KVG_EC_WITHIN : KVG_EC_OUT;
@@ -206,15 +235,16 @@ static int is_written(const kvg_report_tensor *t, int64_t index)
     return lo < t->written_run_count && t->written_runs[lo].first <= index;
 }
 
-void kvg_elem_judge_one(const kvg_elem_judge *j, int64_t index,
-                        kvg_elem_judgement *e)
+/* Judge unit `unit` (an element, or a code of packed fp4) whose element
+ * is written or not. */
+static void judge_unit(const kvg_elem_judge *j, int64_t unit, int written,
+                       kvg_elem_judgement *e)
 {
     const kvg_report_tensor *t = j->t;
-    int written = is_written(t, index);
     const kvg_tensor *ref = written || t->initial == NULL ? t->golden
                                                           : t->initial;
-    read_element(j, ref, index, &e->expected_bits, &e->expected);
-    read_element(j, t->actual, index, &e->actual_bits, &e->actual);
+    read_element(j, ref, unit, &e->expected_bits, &e->expected);
+    read_element(j, t->actual, unit, &e->actual_bits, &e->actual);
     e->score = 0.0;
     if (!written) {
         e->cls = e->actual_bits == e->expected_bits ? KVG_EC_UNTOUCHED
@@ -236,4 +266,21 @@ void kvg_elem_judge_one(const kvg_elem_judge *j, int64_t index,
         return;
     }
     judge_finite(j, e);
+}
+
+void kvg_elem_judge_one(const kvg_elem_judge *j, int64_t index,
+                        kvg_elem_judgement *e)
+{
+    int written = is_written(j->t, index);
+    kvg_elem_judgement hi;
+
+    if (!is_packed_fp4(j->dtype)) {
+        judge_unit(j, index, written, e);
+        return;
+    }
+    /* a byte of two codes shows the worse one (class, then score) */
+    judge_unit(j, 2 * index, written, e);
+    judge_unit(j, 2 * index + 1, written, &hi);
+    if (hi.cls > e->cls || (hi.cls == e->cls && hi.score > e->score))
+        *e = hi;
 }

@@ -75,8 +75,9 @@ static int step_bin(double step)
 static int uses_steps(const kvg_report_tensor *t)
 {
     kvg_dtype dt = t->golden->dtype;
+    /* e8m0: its distance in binades, never a relative error */
     return dt == KVG_INT8 || dt == KVG_INT32 || dt == KVG_INT64 ||
-           t->result->criterion == KVG_CRIT_CODE_DIST;
+           dt == KVG_E8M0 || t->result->criterion == KVG_CRIT_CODE_DIST;
 }
 
 /* The bin of one written element. */

@@ -201,7 +201,14 @@ static void put_metrics(FILE *out, const kvg_compare_result *r)
         metric_int(out, "|delta| > 1", r->delta_over1);
         metric_int(out, "max |delta|", (long long)r->max_abs_delta);
     }
-    if (r->has_code_dist) {
+    if (r->values_not_applicable)
+        fputs("<tr><td class=\"l\">value statistics</td><td>n/a (judged "
+              "bit for bit)</td></tr>\n", out);
+    if (r->has_code_dist && r->dtype == KVG_E8M0) {
+        metric_int(out, "1 binade off", r->dist1);
+        metric_int(out, "more than 1 binade off", r->dist_over1);
+        metric_int(out, "max binades off", r->max_dist);
+    } else if (r->has_code_dist) {
         metric_int(out, "code distance 1", r->dist1);
         metric_int(out, "code distance > 1", r->dist_over1);
         metric_int(out, "max code distance", r->max_dist);
@@ -246,7 +253,14 @@ static void put_elements(FILE *out, const char *title,
                        (unsigned long long)e->actual_bits, dtype);
         kvg_html_num(ae, sizeof ae, e->abs_err);
         kvg_html_num(re, sizeof re, e->rel_err);
-        fprintf(out, "<tr><td>%lld</td><td class=\"l\">", (long long)e->index);
+        if (dtype == KVG_FP4_E2M1 || dtype == KVG_FP4_E1M2)
+            /* a code of a packed byte: 2 * byte + nibble */
+            fprintf(out, "<tr><td>%lld (byte %lld %s)</td><td class=\"l\">",
+                    (long long)e->index, (long long)(e->index / 2),
+                    e->index % 2 ? "hi" : "lo");
+        else
+            fprintf(out, "<tr><td>%lld</td><td class=\"l\">",
+                    (long long)e->index);
         put_coord(out, e);
         fprintf(out, "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
                      "<td>%s</td><td>%s</td></tr>\n", g, a, ae, re);

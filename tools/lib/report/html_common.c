@@ -50,7 +50,15 @@ void kvg_html_value(char *buf, size_t cap, double v, unsigned long long bits,
 {
     char num[40];
     int width = (int)(2 * kvg_dtype_size(dtype));
-    if (isnan(v))
+    if (dtype == KVG_FP4_E2M1 || dtype == KVG_FP4_E1M2)
+        width = 1; /* a 4-bit code (compare judges packed fp4 per code) */
+    if (dtype == KVG_E8M0 && (bits & 0xFFu) == 0xFFu)
+        (void)snprintf(num, sizeof num, "NaN");
+    else if (dtype == KVG_E8M0) /* a scale: 2^(c - 127), exactly */
+        (void)snprintf(num, sizeof num, "2^%d", (int)(bits & 0xFFu) - 127);
+    else if (dtype == KVG_FP4_E1M2)
+        (void)snprintf(num, sizeof num, "code"); /* kvgold cannot decode */
+    else if (isnan(v))
         (void)snprintf(num, sizeof num, "nan");
     else if (dtype == KVG_INT8 || dtype == KVG_INT32 || dtype == KVG_INT64)
         (void)snprintf(num, sizeof num, "%.0f", v);

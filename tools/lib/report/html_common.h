@@ -24,7 +24,8 @@ void kvg_html_put(FILE *out, const char *s);
 /* "%.6g", with "n/a" for NaN and "inf"/"-inf". */
 void kvg_html_num(char *buf, size_t cap, double v);
 
-/* "value (0xcode)" of one element, the code as wide as the dtype. */
+/* "value (0xcode)" of one element, the code as wide as the dtype (one
+ * hex digit for an fp4 code); an e8m0 scale as "2^-7 (0x78)". */
 void kvg_html_value(char *buf, size_t cap, double v, unsigned long long bits,
                     kvg_dtype dtype);
 

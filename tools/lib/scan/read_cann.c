@@ -19,7 +19,8 @@
  *   Shape      1 dim (repeated uint64, packed or not)
  *   OpAttr     1 name, 2 value
  *   data_type  1 float, 2 float16, 3 int8, 7 int32, 8 int64, 27 bf16,
- *              33 hifloat8, 34 float8_e5m2, 35 float8_e4m3fn
+ *              33 hifloat8, 34 float8_e5m2, 35 float8_e4m3fn,
+ *              36 float8_e8m0 (DUMP_DT_* of the dump protocol)
  *   format     2 ND, 29 FRACTAL_NZ
  * Unknown fields are skipped by their wire type, as protobuf readers do.
  * SPDX-License-Identifier: Apache-2.0
@@ -109,6 +110,9 @@ static kvg_dtype cann_dtype(uint64_t code)
     case 33: return KVG_HIF8;
     case 34: return KVG_FP8_E5M2;
     case 35: return KVG_FP8_E4M3FN;
+    case 36: return KVG_E8M0;
+    /* 39 / 40 (fp4 e2m1 / e1m2) are not read: their shape counts codes,
+     * kvgold's packed fp4 counts bytes of two */
     default: return KVG_DTYPE_INVALID;
     }
 }

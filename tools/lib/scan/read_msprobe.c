@@ -106,7 +106,11 @@ static kvg_dtype dtype_of(const char *t)
              {"int64", KVG_INT64},       {"long", KVG_INT64},
              {"float8_e4m3fn", KVG_FP8_E4M3FN},
              {"float8_e5m2", KVG_FP8_E5M2},
-             {"hifloat8", KVG_HIF8}};
+             {"hifloat8", KVG_HIF8},
+             /* torch's MX types: the e8m0 scale, and fp4 packed two
+              * codes a byte as kvgold's (its shape counts bytes) */
+             {"float8_e8m0fnu", KVG_E8M0},
+             {"float4_e2m1fn_x2", KVG_FP4_E2M1}};
     const char *dot = strrchr(t, '.');
     char low[32];
     size_t i;

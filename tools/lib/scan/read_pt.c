@@ -601,13 +601,16 @@ static const pglobal k_globals[] = {
     {"torch", "int64", G_DTYPE, KVG_INT64},
     {"torch", "float8_e4m3fn", G_DTYPE, KVG_FP8_E4M3FN},
     {"torch", "float8_e5m2", G_DTYPE, KVG_FP8_E5M2},
+    {"torch", "float8_e8m0fnu", G_DTYPE, KVG_E8M0},
+    /* packed, two codes a byte and a shape of bytes: kvgold's fp4 */
+    {"torch", "float4_e2m1fn_x2", G_DTYPE, KVG_FP4_E2M1},
 };
 #define N_GLOBALS (sizeof k_globals / sizeof k_globals[0])
 
 /* torch's other dtypes, named as such when refused */
 static const char *const k_other_dtypes[] = {
     "float64", "bool", "uint64", "complex32", "complex64", "complex128",
-    "float8_e5m2fnuz", "float8_e4m3fnuz", "float8_e8m0fnu", "bits8",
+    "float8_e5m2fnuz", "float8_e4m3fnuz", "bits8",
     "bits16", "bits1x8", "bits2x4", "bits4x2", "qint8", "quint8", "qint32",
     "quint4x2", "quint2x4", NULL};
 

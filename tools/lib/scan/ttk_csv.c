@@ -1603,7 +1603,8 @@ static const struct {
     {"float8_e4m3fn", KVG_FP8_E4M3FN},
     {"float8_e5m2", KVG_FP8_E5M2}, {"hifloat8", KVG_HIF8},
     {"uint8", KVG_UINT8},          {"int16", KVG_INT16},
-    {"uint16", KVG_UINT16},        {"uint32", KVG_UINT32}};
+    {"uint16", KVG_UINT16},        {"uint32", KVG_UINT32},
+    {"float8_e8m0", KVG_E8M0}}; /* utilities/dtypes.py's name for it */
 #define N_TTK_DTYPES (sizeof k_ttk_dtypes / sizeof k_ttk_dtypes[0])
 
 const char *kvg_ttk_dtype_name(kvg_dtype dt)

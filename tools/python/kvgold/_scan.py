@@ -122,7 +122,7 @@ _TTK_NAME = re.compile(
 _TTK_ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1,
                  "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
                  "uint32": 4, "int64": 8, "float8_e4m3fn": 1,
-                 "float8_e5m2": 1, "hifloat8": 1}
+                 "float8_e5m2": 1, "hifloat8": 1, "float8_e8m0": 1}
 
 
 def _ttk_pt_case(names: Sequence[str]) -> bool:
