@@ -13,16 +13,24 @@
 
 #include "kvgold/format.h"
 #include "src/common/bits.h"
+#include "src/common/dtype_size.h"
 #include "src/ops/dynamic_block_quant/internal.h"
+
+const unsigned char *kvg_i_dynamic_block_quant_x_at(
+    const kvg_dynamic_block_quant_args *a,
+    const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t r, int64_t c)
+{
+    return (const unsigned char *)a->x->data +
+           (size_t)kvg_i_dynamic_block_quant_flat(p, b, r, c) *
+               kvg_i_dtype_size(p->xt);
+}
 
 /* The bit pattern of x[b][r][c] in x's own width. */
 static uint32_t x_bits(const kvg_dynamic_block_quant_args *a,
                        const kvg_i_dynamic_block_quant_plan *p, int64_t b,
                        int64_t r, int64_t c)
 {
-    const unsigned char *at = (const unsigned char *)a->x->data +
-                              (size_t)kvg_i_dynamic_block_quant_flat(p, b, r, c) *
-                                  kvg_dtype_size(p->xt);
+    const unsigned char *at = kvg_i_dynamic_block_quant_x_at(a, p, b, r, c);
     uint32_t u32;
     uint16_t u16;
 
@@ -56,22 +64,22 @@ static int64_t min64(int64_t a, int64_t b)
 
 /* amax by integer max of the magnitude bits (sign bit cleared), as the
  * 950 kernel takes it: NaN > Inf > finite. On a2a3 the kernel takes a
- * float max, the same for the finite values that profile accepts. */
-static float block_amax(const kvg_dynamic_block_quant_args *a,
-                        const kvg_i_dynamic_block_quant_plan *p,
-                        const kvg_i_dynamic_block_quant_block *blk)
+ * float max, the same for the finite values that profile accepts. One
+ * scan per row of the block (contiguous in x), which also gives the
+ * smallest nonzero magnitude the checks need. */
+static void block_scan(const kvg_dynamic_block_quant_args *a,
+                       const kvg_i_dynamic_block_quant_plan *p,
+                       kvg_i_dynamic_block_quant_block *blk)
 {
-    const uint32_t mag = p->xt == KVG_FP32 ? 0x7FFFFFFFu : 0x7FFFu;
-    uint32_t best = 0, u;
-    int64_t r, c;
+    int64_t r;
 
+    blk->bits.amax = 0;
+    blk->bits.low = p->xt == KVG_FP32 ? 0x7FFFFFFFu : 0x7FFFu;
     for (r = blk->r0; r < blk->r1; r++)
-        for (c = blk->c0; c < blk->c1; c++) {
-            u = x_bits(a, p, blk->b, r, c) & mag;
-            if (u > best)
-                best = u;
-        }
-    return widen(p->xt, best);
+        kvg_i_dynamic_block_quant_scan_run(
+            p->xt, kvg_i_dynamic_block_quant_x_at(a, p, blk->b, r, blk->c0),
+            (size_t)(blk->c1 - blk->c0), &blk->bits);
+    blk->amax = widen(p->xt, blk->bits.amax);
 }
 
 /* 950: s = amax / DST_MAX, then min(s, 1 / min_scale) unless s is Inf or
@@ -117,7 +125,7 @@ void kvg_i_dynamic_block_quant_block_at(
     blk->r1 = min64(blk->r0 + p->rb, p->rows);
     blk->c0 = j * p->cb;
     blk->c1 = min64(blk->c0 + p->cb, p->cols);
-    blk->amax = block_amax(a, p, blk);
+    block_scan(a, p, blk);
     if (p->profile == KVG_PROFILE_A2A3)
         scale_a2a3(p, blk);
     else

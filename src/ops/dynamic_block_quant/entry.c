@@ -12,11 +12,13 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <float.h>
 #include <string.h>
 
 #include "kvgold/format.h"
 #include "src/common/bits.h"
 #include "src/common/entry.h"
+#include "src/kernels/kernels.h"
 #include "src/ops/dynamic_block_quant/internal.h"
 
 /* The canonical NaN kvgold writes for a NaN scale (the device's payload
@@ -69,21 +71,70 @@ static void write_scale(const kvg_dynamic_block_quant_args *a,
     memcpy(at, &s, sizeof s);
 }
 
-/* Rows [r0, r1) of batch b, each element with its block's multiplier. */
+/* Whether the block's y goes element by element through narrow(): its
+ * quotients can be NaN only when the divisor is 0 (an all-zero block),
+ * Inf or NaN (x has one), and narrow() writes the +0 code for NaN where
+ * the row kernels write the format's NaN code. For int8 both write 0;
+ * a2a3 is int8 only. */
+static int by_element(const kvg_i_dynamic_block_quant_plan *p, float mult)
+{
+    return p->yt != KVG_INT8 && !(mult > 0.0f && mult <= FLT_MAX);
+}
+
+/* Elements [c0, c1) of row r of batch b, one at a time. */
+static void write_elements(const kvg_dynamic_block_quant_args *a,
+                           const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                           int64_t r, int64_t c0, int64_t c1, float mult)
+{
+    unsigned char *y = (unsigned char *)a->y->data;
+    kvg_i_dynamic_block_quant_block blk;
+    int64_t c;
+
+    blk.mult = mult;
+    for (c = c0; c < c1; c++)
+        y[kvg_i_dynamic_block_quant_flat(p, b, r, c)] = narrow(
+            p->yt, kvg_i_dynamic_block_quant_scaled(
+                       p, &blk, kvg_i_dynamic_block_quant_x(a, p, b, r, c)));
+}
+
+/* Elements [c0, c1) of row r of batch b through the row kernels
+ * (src/kernels/quant.c): widened exactly, then x / mult or x * mult as one
+ * IEEE operation, then the cast, each equal to the codec the format layer
+ * has for every non-NaN value (test_row_codecs proves it over all 2^32
+ * patterns). The cast saturates, as narrow()'s. */
+static void write_run(const kvg_dynamic_block_quant_args *a,
+                      const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                      int64_t r, int64_t c0, int64_t c1, float mult)
+{
+    float x[KVG_I_DYNAMIC_BLOCK_QUANT_MAX_CB];
+    const size_t n = (size_t)(c1 - c0);
+
+    kvg_i_load_row(p->xt, kvg_i_dynamic_block_quant_x_at(a, p, b, r, c0), n,
+                   x);
+    kvg_i_quantize_row(x, n, &mult, 0, NULL, 0,
+                       p->profile == KVG_PROFILE_A2A3 ? KVG_I_SCALE_MUL
+                                                      : KVG_I_SCALE_DIV,
+                       p->yt, KVG_OVF_SATURATE,
+                       (unsigned char *)a->y->data +
+                           kvg_i_dynamic_block_quant_flat(p, b, r, c0));
+}
+
+/* Rows [r0, r1) of batch b, row by row along x, each block's run with
+ * its multiplier. */
 static void write_rows(const kvg_dynamic_block_quant_args *a,
                        const kvg_i_dynamic_block_quant_plan *p, int64_t b,
                        int64_t r0, int64_t r1, const float *mult)
 {
-    unsigned char *y = (unsigned char *)a->y->data;
-    kvg_i_dynamic_block_quant_block blk;
-    int64_t r, c;
+    int64_t r, j, c0, c1;
 
     for (r = r0; r < r1; r++)
-        for (c = 0; c < p->cols; c++) {
-            blk.mult = mult[c / p->cb];
-            y[kvg_i_dynamic_block_quant_flat(p, b, r, c)] = narrow(
-                p->yt, kvg_i_dynamic_block_quant_scaled(
-                           p, &blk, kvg_i_dynamic_block_quant_x(a, p, b, r, c)));
+        for (j = 0; j < p->col_blocks; j++) {
+            c0 = j * p->cb;
+            c1 = c0 + p->cb < p->cols ? c0 + p->cb : p->cols;
+            if (by_element(p, mult[j]))
+                write_elements(a, p, b, r, c0, c1, mult[j]);
+            else
+                write_run(a, p, b, r, c0, c1, mult[j]);
         }
 }
 
