@@ -14,6 +14,7 @@
 #include "kvgold/format.h"
 #include "src/common/bits.h"
 #include "src/common/dtype_size.h"
+#include "src/kernels/widen.h"
 #include "src/ops/dynamic_block_quant/internal.h"
 
 const unsigned char *kvg_i_dynamic_block_quant_x_at(
@@ -42,19 +43,21 @@ static uint32_t x_bits(const kvg_dynamic_block_quant_args *a,
     return u16;
 }
 
-static float widen(kvg_dtype t, uint32_t bits)
+/* Inline (src/kernels/widen.h, the loaders test_row_codecs checks on
+ * every 16-bit code): the checks widen two values per block. */
+float kvg_i_dynamic_block_quant_widen(kvg_dtype t, uint32_t bits)
 {
     if (t == KVG_FP32)
         return kvg_i_float(bits);
-    return t == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)bits)
-                         : kvg_bf16_to_f32((uint16_t)bits);
+    return t == KVG_FP16 ? kvg_i_fp16_value((uint16_t)bits)
+                         : kvg_i_bf16_value((uint16_t)bits);
 }
 
 float kvg_i_dynamic_block_quant_x(const kvg_dynamic_block_quant_args *a,
                                   const kvg_i_dynamic_block_quant_plan *p,
                                   int64_t b, int64_t r, int64_t c)
 {
-    return widen(p->xt, x_bits(a, p, b, r, c));
+    return kvg_i_dynamic_block_quant_widen(p->xt, x_bits(a, p, b, r, c));
 }
 
 static int64_t min64(int64_t a, int64_t b)
@@ -79,7 +82,7 @@ static void block_scan(const kvg_dynamic_block_quant_args *a,
         kvg_i_dynamic_block_quant_scan_run(
             p->xt, kvg_i_dynamic_block_quant_x_at(a, p, blk->b, r, blk->c0),
             (size_t)(blk->c1 - blk->c0), &blk->bits);
-    blk->amax = widen(p->xt, blk->bits.amax);
+    blk->amax = kvg_i_dynamic_block_quant_widen(p->xt, blk->bits.amax);
 }
 
 /* 950: s = amax / DST_MAX, then min(s, 1 / min_scale) unless s is Inf or

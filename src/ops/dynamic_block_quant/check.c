@@ -400,10 +400,7 @@ static float smallest_nonzero(const kvg_i_dynamic_block_quant_plan *p,
 
     if (blk->bits.low == none)
         return 0.0f;
-    if (p->xt == KVG_FP32)
-        return kvg_i_float(u);
-    return p->xt == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)u)
-                             : kvg_bf16_to_f32((uint16_t)u);
+    return kvg_i_dynamic_block_quant_widen(p->xt, u);
 }
 
 /* Whether some element could meet scaled_refusal. Rounding is monotonic

@@ -5,8 +5,12 @@
  *
  * Blocks are independent, as on the NPU, where they are spread over cores:
  * the compute step walks them in order, takes each block's amax, scale and
- * multiplier (kvg_i_dynamic_block_quant_block_at) and narrows its
- * elements. Both profiles' formulas are in
+ * multiplier (kvg_i_dynamic_block_quant_block_at: one vectorised scan,
+ * scan.c) and narrows its rows with the row kernels while the block is
+ * still in cache. The checks scanned every block before (check.c); the
+ * scan is repeated here rather than kept, since keeping every block's
+ * multiplier would need a workspace the size of `scale` (docs/
+ * performance.md, issue 35, measures the cost). Both profiles' formulas are in
  * kvgold/dynamic_block_quant.h; docs/dynamic_block_quant.md cites the
  * kernel lines.
  *
@@ -119,43 +123,39 @@ static void write_run(const kvg_dynamic_block_quant_args *a,
                            kvg_i_dynamic_block_quant_flat(p, b, r, c0));
 }
 
-/* Rows [r0, r1) of batch b, row by row along x, each block's run with
- * its multiplier. */
-static void write_rows(const kvg_dynamic_block_quant_args *a,
-                       const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                       int64_t r0, int64_t r1, const float *mult)
+/* The block's rows of y, each a contiguous run of x and y, right after
+ * its scan: the block's x (at most 512 x 256 elements, 32 KiB for the
+ * common 128 x 128 in bf16) is then still in cache, so x comes from
+ * memory once in the compute step. */
+static void write_block(const kvg_dynamic_block_quant_args *a,
+                        const kvg_i_dynamic_block_quant_plan *p,
+                        const kvg_i_dynamic_block_quant_block *blk)
 {
-    int64_t r, j, c0, c1;
+    const int one_by_one = by_element(p, blk->mult);
+    int64_t r;
 
-    for (r = r0; r < r1; r++)
-        for (j = 0; j < p->col_blocks; j++) {
-            c0 = j * p->cb;
-            c1 = c0 + p->cb < p->cols ? c0 + p->cb : p->cols;
-            if (by_element(p, mult[j]))
-                write_elements(a, p, b, r, c0, c1, mult[j]);
-            else
-                write_run(a, p, b, r, c0, c1, mult[j]);
-        }
+    for (r = blk->r0; r < blk->r1; r++)
+        if (one_by_one)
+            write_elements(a, p, blk->b, r, blk->c0, blk->c1, blk->mult);
+        else
+            write_run(a, p, blk->b, r, blk->c0, blk->c1, blk->mult);
 }
 
 /* Validation is complete: from here on every byte written is final. One
- * row of blocks at a time: their scales, then their rows of y. */
+ * block at a time, in x's order of blocks: its scale, then its y. */
 static void compute(const kvg_dynamic_block_quant_args *a,
-                    const kvg_i_dynamic_block_quant_plan *p,
-                    const kvg_i_dynamic_block_quant_ws *w)
+                    const kvg_i_dynamic_block_quant_plan *p)
 {
     kvg_i_dynamic_block_quant_block blk;
     int64_t b, i, j;
 
     for (b = 0; b < p->batch; b++)
-        for (i = 0; i < p->row_blocks; i++) {
+        for (i = 0; i < p->row_blocks; i++)
             for (j = 0; j < p->col_blocks; j++) {
                 kvg_i_dynamic_block_quant_block_at(a, p, b, i, j, &blk);
                 write_scale(a, p, b, i, j, blk.scale);
-                w->mult[j] = blk.mult;
+                write_block(a, p, &blk);
             }
-            write_rows(a, p, b, blk.r0, blk.r1, w->mult);
-        }
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
@@ -179,7 +179,10 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-/* One row of blocks' multipliers. */
+/* One row of blocks' multipliers: the documented workspace
+ * (kvgold/dynamic_block_quant.h). The block-by-block compute step no
+ * longer reads it; it is kept so that kvg_dynamic_block_quant_workspace_size
+ * answers what callers were told (dropping it is an API decision). */
 static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 {
     const kvg_i_dynamic_block_quant_plan *plan =
@@ -198,8 +201,8 @@ static kvg_status e_values(const void *a, const void *p, void *w,
 
 static void e_compute(const void *a, const void *p, void *w)
 {
-    compute((const args_t *)a, (const kvg_i_dynamic_block_quant_plan *)p,
-            (const kvg_i_dynamic_block_quant_ws *)w);
+    (void)w;
+    compute((const args_t *)a, (const kvg_i_dynamic_block_quant_plan *)p);
 }
 
 KVG_I_ENTRY_POINTS(dynamic_block_quant, kvg_i_dynamic_block_quant_plan,

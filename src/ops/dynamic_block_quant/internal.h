@@ -47,8 +47,9 @@ typedef struct kvg_i_dynamic_block_quant_block {
                                   a2a3 multiplies by it */
 } kvg_i_dynamic_block_quant_block;
 
-/* The workspace: the multipliers of one row of blocks (ceil(N/cb)
- * floats), so that the compute step walks x row by row. */
+/* The workspace: room for the multipliers of one row of blocks (ceil(N/cb)
+ * floats), as kvgold/dynamic_block_quant.h documents it; unused since the
+ * compute step goes block by block (entry.c, e_carve). */
 typedef struct kvg_i_dynamic_block_quant_ws {
     float *mult;
 } kvg_i_dynamic_block_quant_ws;
@@ -69,6 +70,9 @@ static inline int64_t kvg_i_dynamic_block_quant_flat(
 {
     return (b * p->rows + r) * p->cols + c;
 }
+
+/* A pattern of x's dtype widened to binary32 (exact). */
+float kvg_i_dynamic_block_quant_widen(kvg_dtype t, uint32_t bits);
 
 /* Element (b, r, c) of x widened to binary32 (exact). */
 float kvg_i_dynamic_block_quant_x(const kvg_dynamic_block_quant_args *a,
