@@ -118,21 +118,67 @@ static void scale_a2a3(const kvg_i_dynamic_block_quant_plan *p,
     blk->mult = m;
 }
 
-void kvg_i_dynamic_block_quant_block_at(
-    const kvg_dynamic_block_quant_args *a,
-    const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t i, int64_t j,
-    kvg_i_dynamic_block_quant_block *blk)
+static void block_scale(const kvg_i_dynamic_block_quant_plan *p,
+                        kvg_i_dynamic_block_quant_block *blk)
+{
+    if (p->profile == KVG_PROFILE_A2A3)
+        scale_a2a3(p, blk);
+    else
+        scale_950(p, blk);
+}
+
+static void block_bounds(const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                         int64_t i, int64_t j,
+                         kvg_i_dynamic_block_quant_block *blk)
 {
     blk->b = b;
     blk->r0 = i * p->rb;
     blk->r1 = min64(blk->r0 + p->rb, p->rows);
     blk->c0 = j * p->cb;
     blk->c1 = min64(blk->c0 + p->cb, p->cols);
+}
+
+void kvg_i_dynamic_block_quant_block_at(
+    const kvg_dynamic_block_quant_args *a,
+    const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t i, int64_t j,
+    kvg_i_dynamic_block_quant_block *blk)
+{
+    block_bounds(p, b, i, j, blk);
     block_scan(a, p, blk);
-    if (p->profile == KVG_PROFILE_A2A3)
-        scale_a2a3(p, blk);
-    else
-        scale_950(p, blk);
+    block_scale(p, blk);
+}
+
+int64_t kvg_i_dynamic_block_quant_blocks(const kvg_i_dynamic_block_quant_plan *p)
+{
+    return p->batch * p->row_blocks * p->col_blocks;
+}
+
+/* Small blocks (the 1 x 128 key write has 128 elements) are a few vector
+ * steps each, so their fixed costs dominate: the calls, the reductions'
+ * and the division's latencies. A run of them scanned first and divided
+ * after lets the processor overlap those; a large block gains nothing and
+ * would push the run out of cache before the compute step's second read,
+ * so it goes alone. */
+int kvg_i_dynamic_block_quant_run_at(
+    const kvg_dynamic_block_quant_args *a,
+    const kvg_i_dynamic_block_quant_plan *p, int64_t q,
+    kvg_i_dynamic_block_quant_block *blk)
+{
+    const int64_t left = kvg_i_dynamic_block_quant_blocks(p) - q;
+    const int most = p->rb * p->cb >= 4096 ? 1 : KVG_I_DYNAMIC_BLOCK_QUANT_RUN;
+    const int n = left < most ? (int)left : most;
+    int k;
+
+    for (k = 0; k < n; k++) {
+        const int64_t at = q + k;
+        block_bounds(p, at / (p->row_blocks * p->col_blocks),
+                     at / p->col_blocks % p->row_blocks, at % p->col_blocks,
+                     &blk[k]);
+        block_scan(a, p, &blk[k]);
+    }
+    for (k = 0; k < n; k++)
+        block_scale(p, &blk[k]);
+    return n;
 }
 
 float kvg_i_dynamic_block_quant_scaled(

@@ -443,15 +443,16 @@ kvg_status kvg_i_dynamic_block_quant_check_values(
     const kvg_dynamic_block_quant_args *a,
     const kvg_i_dynamic_block_quant_plan *p, kvg_diag *diag)
 {
-    kvg_i_dynamic_block_quant_block blk;
-    int64_t b, i, j;
+    kvg_i_dynamic_block_quant_block blk[KVG_I_DYNAMIC_BLOCK_QUANT_RUN];
+    const int64_t blocks = kvg_i_dynamic_block_quant_blocks(p);
+    int64_t q;
+    int k, n;
 
-    for (b = 0; b < p->batch; b++)
-        for (i = 0; i < p->row_blocks; i++)
-            for (j = 0; j < p->col_blocks; j++) {
-                kvg_i_dynamic_block_quant_block_at(a, p, b, i, j, &blk);
-                if (suspect(p, &blk))
-                    KVG_TRY(check_block(a, p, &blk, diag));
-            }
+    for (q = 0; q < blocks; q += n) {
+        n = kvg_i_dynamic_block_quant_run_at(a, p, q, blk);
+        for (k = 0; k < n; k++)
+            if (suspect(p, &blk[k]))
+                KVG_TRY(check_block(a, p, &blk[k], diag));
+    }
     return KVG_OK;
 }

@@ -63,16 +63,13 @@ static uint8_t narrow(kvg_dtype t, float z)
     }
 }
 
-/* The scale of block (b, i, j), as fp32 bits (any NaN canonical). */
-static void write_scale(const kvg_dynamic_block_quant_args *a,
-                        const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                        int64_t i, int64_t j, float scale)
+/* The scale of block q, as fp32 bits (any NaN canonical). */
+static void write_scale(const kvg_dynamic_block_quant_args *a, int64_t q,
+                        float scale)
 {
     const uint32_t s = scale != scale ? CANONICAL_NAN : kvg_i_bits(scale);
-    unsigned char *at = (unsigned char *)a->scale->data +
-                        (size_t)((b * p->row_blocks + i) * p->col_blocks + j) *
-                            sizeof s;
-    memcpy(at, &s, sizeof s);
+    memcpy((unsigned char *)a->scale->data + (size_t)q * sizeof s, &s,
+           sizeof s);
 }
 
 /* Whether the block's y goes element by element through narrow(): its
@@ -142,20 +139,23 @@ static void write_block(const kvg_dynamic_block_quant_args *a,
 }
 
 /* Validation is complete: from here on every byte written is final. One
- * block at a time, in x's order of blocks: its scale, then its y. */
+ * run of blocks at a time, in x's order of blocks: their scales, then
+ * their y. */
 static void compute(const kvg_dynamic_block_quant_args *a,
                     const kvg_i_dynamic_block_quant_plan *p)
 {
-    kvg_i_dynamic_block_quant_block blk;
-    int64_t b, i, j;
+    kvg_i_dynamic_block_quant_block blk[KVG_I_DYNAMIC_BLOCK_QUANT_RUN];
+    const int64_t blocks = kvg_i_dynamic_block_quant_blocks(p);
+    int64_t q;
+    int k, n;
 
-    for (b = 0; b < p->batch; b++)
-        for (i = 0; i < p->row_blocks; i++)
-            for (j = 0; j < p->col_blocks; j++) {
-                kvg_i_dynamic_block_quant_block_at(a, p, b, i, j, &blk);
-                write_scale(a, p, b, i, j, blk.scale);
-                write_block(a, p, &blk);
-            }
+    for (q = 0; q < blocks; q += n) {
+        n = kvg_i_dynamic_block_quant_run_at(a, p, q, blk);
+        for (k = 0; k < n; k++) {
+            write_scale(a, q + k, blk[k].scale);
+            write_block(a, p, &blk[k]);
+        }
+    }
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */

@@ -96,6 +96,22 @@ void kvg_i_dynamic_block_quant_block_at(
     const kvg_i_dynamic_block_quant_plan *p, int64_t b, int64_t i, int64_t j,
     kvg_i_dynamic_block_quant_block *blk);
 
+/* How many blocks the call has (B * ceil(M/rb) * ceil(N/cb)), numbered in
+ * (b, i, j) order as `scale` holds them. */
+int64_t kvg_i_dynamic_block_quant_blocks(
+    const kvg_i_dynamic_block_quant_plan *p);
+
+/* The most blocks kvg_i_dynamic_block_quant_run_at fills. */
+#define KVG_I_DYNAMIC_BLOCK_QUANT_RUN 16
+
+/* Blocks q, q + 1, ... as block_at gives them, into blk[0..n): n is
+ * KVG_I_DYNAMIC_BLOCK_QUANT_RUN for small blocks, 1 for large ones, fewer
+ * at the end. Returns n (>= 1 while q is a block). */
+int kvg_i_dynamic_block_quant_run_at(
+    const kvg_dynamic_block_quant_args *a,
+    const kvg_i_dynamic_block_quant_plan *p, int64_t q,
+    kvg_i_dynamic_block_quant_block *blk);
+
 /* The quotient (ascend950) or product (a2a3) the cast narrows. */
 float kvg_i_dynamic_block_quant_scaled(
     const kvg_i_dynamic_block_quant_plan *p,
