@@ -167,14 +167,18 @@ int kvg_i_dynamic_block_quant_run_at(
     const int64_t left = kvg_i_dynamic_block_quant_blocks(p) - q;
     const int most = p->rb * p->cb >= 4096 ? 1 : KVG_I_DYNAMIC_BLOCK_QUANT_RUN;
     const int n = left < most ? (int)left : most;
+    int64_t j = q % p->col_blocks, i = q / p->col_blocks % p->row_blocks,
+            b = q / p->col_blocks / p->row_blocks;
     int k;
 
     for (k = 0; k < n; k++) {
-        const int64_t at = q + k;
-        block_bounds(p, at / (p->row_blocks * p->col_blocks),
-                     at / p->col_blocks % p->row_blocks, at % p->col_blocks,
-                     &blk[k]);
+        block_bounds(p, b, i, j, &blk[k]);
         block_scan(a, p, &blk[k]);
+        if (++j == p->col_blocks) { /* the next block in (b, i, j) order */
+            j = 0;
+            if (++i == p->row_blocks)
+                i = 0, b++;
+        }
     }
     for (k = 0; k < n; k++)
         block_scale(p, &blk[k]);
