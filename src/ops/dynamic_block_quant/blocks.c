@@ -1,7 +1,8 @@
 /*
  * src/ops/dynamic_block_quant/blocks.c - DynamicBlockQuant's block
- * arithmetic: an element of x widened, a block's amax, scale and
- * multiplier under each profile, and the value the cast narrows. The value
+ * arithmetic: an element of x widened, a block's amax (one scan of its
+ * rows, scan.c; small blocks a run at a time), scale and multiplier under
+ * each profile, and the value the cast narrows. The value
  * checks (check.c) and the compute step (entry.c) both use it, so what is
  * checked is what is computed. Both profiles' formulas are in
  * kvgold/dynamic_block_quant.h; docs/dynamic_block_quant.md cites the
