@@ -377,18 +377,82 @@ static kvg_status check_block(const kvg_dynamic_block_quant_args *a,
     return KVG_OK;
 }
 
+/* ---- the fast pass: which blocks need check_block ---------------------- */
+
+/* Some element of the block is subnormal (plain_refusal's first test):
+ * a magnitude pattern in [1, smallest normal), i.e. low below the
+ * smallest normal's pattern minus 1. fp16's subnormals widen to normal
+ * binary32 values, so an fp16 block never has one. */
+static int has_subnormal(const kvg_i_dynamic_block_quant_plan *p,
+                         const kvg_i_dynamic_block_quant_block *blk)
+{
+    if (p->xt == KVG_FP16)
+        return 0;
+    return blk->bits.low < (p->xt == KVG_FP32 ? 0x7FFFFFu : 0x7Fu);
+}
+
+/* The smallest nonzero |x| of the block, or 0 when it is all +-0. */
+static float smallest_nonzero(const kvg_i_dynamic_block_quant_plan *p,
+                              const kvg_i_dynamic_block_quant_block *blk)
+{
+    const uint32_t none = p->xt == KVG_FP32 ? 0x7FFFFFFFu : 0x7FFFu;
+    const uint32_t u = blk->bits.low + 1u;
+
+    if (blk->bits.low == none)
+        return 0.0f;
+    return kvg_i_dynamic_block_quant_widen(p->xt, u);
+}
+
+/* Whether some element could meet scaled_refusal. Rounding is monotonic
+ * and the multiplier / divisor positive, so |x op m| grows with |x|: on
+ * a2a3 the largest product bounds them all (rint of amax * m within 127
+ * clears the block; its negative rounds to at least -127); on the 950 the
+ * smallest nonzero quotient does (zeros give +-0, never subnormal; a NaN
+ * divisor gives NaN everywhere, which compares false). */
+static int scaled_suspect(const kvg_i_dynamic_block_quant_plan *p,
+                          const kvg_i_dynamic_block_quant_block *blk)
+{
+    float least;
+
+    if (p->profile == KVG_PROFILE_A2A3)
+        return !(rintf(blk->amax * blk->mult) <= 127.0f);
+    if (p->yt != KVG_FP8_E4M3FN && p->yt != KVG_FP8_E5M2)
+        return 0;
+    least = smallest_nonzero(p, blk);
+    return least != 0.0f && least / blk->mult < MIN_NORMAL;
+}
+
+/* Whether check_block could refuse the block: every refusal it makes
+ * implies one of these (each test says which), so a block that passes
+ * them all passes check_block, and skipping it changes no verdict and no
+ * message. */
+static int suspect(const kvg_i_dynamic_block_quant_plan *p,
+                   const kvg_i_dynamic_block_quant_block *blk)
+{
+    if (has_subnormal(p, blk))
+        return 1;
+    if (p->profile == KVG_PROFILE_A2A3 && !isfinite(blk->amax))
+        return 1; /* plain_refusal's second test: amax is NaN or Inf */
+    return block_refusal(p, blk) != NULL || scaled_suspect(p, blk);
+}
+
+/* One scan per block (its amax and smallest magnitude); the element by
+ * element check_block only where a refusal is possible, in the same
+ * block order, so the first refusal is the one it always was. */
 kvg_status kvg_i_dynamic_block_quant_check_values(
     const kvg_dynamic_block_quant_args *a,
     const kvg_i_dynamic_block_quant_plan *p, kvg_diag *diag)
 {
-    kvg_i_dynamic_block_quant_block blk;
-    int64_t b, i, j;
+    kvg_i_dynamic_block_quant_block blk[KVG_I_DYNAMIC_BLOCK_QUANT_RUN];
+    const int64_t blocks = kvg_i_dynamic_block_quant_blocks(p);
+    int64_t q;
+    int k, n;
 
-    for (b = 0; b < p->batch; b++)
-        for (i = 0; i < p->row_blocks; i++)
-            for (j = 0; j < p->col_blocks; j++) {
-                kvg_i_dynamic_block_quant_block_at(a, p, b, i, j, &blk);
-                KVG_TRY(check_block(a, p, &blk, diag));
-            }
+    for (q = 0; q < blocks; q += n) {
+        n = kvg_i_dynamic_block_quant_run_at(a, p, q, blk);
+        for (k = 0; k < n; k++)
+            if (suspect(p, &blk[k]))
+                KVG_TRY(check_block(a, p, &blk[k], diag));
+    }
     return KVG_OK;
 }

@@ -5,18 +5,24 @@
  *
  * Blocks are independent, as on the NPU, where they are spread over cores:
  * the compute step walks them in order, takes each block's amax, scale and
- * multiplier (kvg_i_dynamic_block_quant_block_at) and narrows its
- * elements. Both profiles' formulas are in
+ * multiplier (kvg_i_dynamic_block_quant_block_at: one vectorised scan,
+ * scan.c) and narrows its rows with the row kernels while the block is
+ * still in cache. The checks scanned every block before (check.c); the
+ * scan is repeated here rather than kept, since keeping every block's
+ * multiplier would need a workspace the size of `scale` (docs/
+ * performance.md, issue 35, measures the cost). Both profiles' formulas are in
  * kvgold/dynamic_block_quant.h; docs/dynamic_block_quant.md cites the
  * kernel lines.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <float.h>
 #include <string.h>
 
 #include "kvgold/format.h"
 #include "src/common/bits.h"
 #include "src/common/entry.h"
+#include "src/kernels/kernels.h"
 #include "src/ops/dynamic_block_quant/internal.h"
 
 /* The canonical NaN kvgold writes for a NaN scale (the device's payload
@@ -57,54 +63,99 @@ static uint8_t narrow(kvg_dtype t, float z)
     }
 }
 
-/* The scale of block (b, i, j), as fp32 bits (any NaN canonical). */
-static void write_scale(const kvg_dynamic_block_quant_args *a,
-                        const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                        int64_t i, int64_t j, float scale)
+/* The scale of block q, as fp32 bits (any NaN canonical). */
+static void write_scale(const kvg_dynamic_block_quant_args *a, int64_t q,
+                        float scale)
 {
     const uint32_t s = scale != scale ? CANONICAL_NAN : kvg_i_bits(scale);
-    unsigned char *at = (unsigned char *)a->scale->data +
-                        (size_t)((b * p->row_blocks + i) * p->col_blocks + j) *
-                            sizeof s;
-    memcpy(at, &s, sizeof s);
+    memcpy((unsigned char *)a->scale->data + (size_t)q * sizeof s, &s,
+           sizeof s);
 }
 
-/* Rows [r0, r1) of batch b, each element with its block's multiplier. */
-static void write_rows(const kvg_dynamic_block_quant_args *a,
-                       const kvg_i_dynamic_block_quant_plan *p, int64_t b,
-                       int64_t r0, int64_t r1, const float *mult)
+/* Whether the block's y goes element by element through narrow(): its
+ * quotients can be NaN only when the divisor is 0 (an all-zero block),
+ * Inf or NaN (x has one), and narrow() writes the +0 code for NaN where
+ * the row kernels write the format's NaN code. For int8 both write 0;
+ * a2a3 is int8 only. */
+static int by_element(const kvg_i_dynamic_block_quant_plan *p, float mult)
+{
+    return p->yt != KVG_INT8 && !(mult > 0.0f && mult <= FLT_MAX);
+}
+
+/* Elements [c0, c1) of row r of batch b, one at a time. */
+static void write_elements(const kvg_dynamic_block_quant_args *a,
+                           const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                           int64_t r, int64_t c0, int64_t c1, float mult)
 {
     unsigned char *y = (unsigned char *)a->y->data;
     kvg_i_dynamic_block_quant_block blk;
-    int64_t r, c;
+    int64_t c;
 
-    for (r = r0; r < r1; r++)
-        for (c = 0; c < p->cols; c++) {
-            blk.mult = mult[c / p->cb];
-            y[kvg_i_dynamic_block_quant_flat(p, b, r, c)] = narrow(
-                p->yt, kvg_i_dynamic_block_quant_scaled(
-                           p, &blk, kvg_i_dynamic_block_quant_x(a, p, b, r, c)));
-        }
+    blk.mult = mult;
+    for (c = c0; c < c1; c++)
+        y[kvg_i_dynamic_block_quant_flat(p, b, r, c)] = narrow(
+            p->yt, kvg_i_dynamic_block_quant_scaled(
+                       p, &blk, kvg_i_dynamic_block_quant_x(a, p, b, r, c)));
+}
+
+/* Elements [c0, c1) of row r of batch b through the row kernels
+ * (src/kernels/quant.c): widened exactly, then x / mult or x * mult as one
+ * IEEE operation, then the cast, each equal to the codec the format layer
+ * has for every non-NaN value (test_row_codecs proves it over all 2^32
+ * patterns). The cast saturates, as narrow()'s. */
+static void write_run(const kvg_dynamic_block_quant_args *a,
+                      const kvg_i_dynamic_block_quant_plan *p, int64_t b,
+                      int64_t r, int64_t c0, int64_t c1, float mult)
+{
+    float x[KVG_I_DYNAMIC_BLOCK_QUANT_MAX_CB];
+    const size_t n = (size_t)(c1 - c0);
+
+    kvg_i_load_row(p->xt, kvg_i_dynamic_block_quant_x_at(a, p, b, r, c0), n,
+                   x);
+    kvg_i_quantize_row(x, n, &mult, 0, NULL, 0,
+                       p->profile == KVG_PROFILE_A2A3 ? KVG_I_SCALE_MUL
+                                                      : KVG_I_SCALE_DIV,
+                       p->yt, KVG_OVF_SATURATE,
+                       (unsigned char *)a->y->data +
+                           kvg_i_dynamic_block_quant_flat(p, b, r, c0));
+}
+
+/* The block's rows of y, each a contiguous run of x and y, right after
+ * its scan: the block's x (at most 512 x 256 elements, 32 KiB for the
+ * common 128 x 128 in bf16) is then still in cache, so x comes from
+ * memory once in the compute step. */
+static void write_block(const kvg_dynamic_block_quant_args *a,
+                        const kvg_i_dynamic_block_quant_plan *p,
+                        const kvg_i_dynamic_block_quant_block *blk)
+{
+    const int one_by_one = by_element(p, blk->mult);
+    int64_t r;
+
+    for (r = blk->r0; r < blk->r1; r++)
+        if (one_by_one)
+            write_elements(a, p, blk->b, r, blk->c0, blk->c1, blk->mult);
+        else
+            write_run(a, p, blk->b, r, blk->c0, blk->c1, blk->mult);
 }
 
 /* Validation is complete: from here on every byte written is final. One
- * row of blocks at a time: their scales, then their rows of y. */
+ * run of blocks at a time, in x's order of blocks: their scales, then
+ * their y. */
 static void compute(const kvg_dynamic_block_quant_args *a,
-                    const kvg_i_dynamic_block_quant_plan *p,
-                    const kvg_i_dynamic_block_quant_ws *w)
+                    const kvg_i_dynamic_block_quant_plan *p)
 {
-    kvg_i_dynamic_block_quant_block blk;
-    int64_t b, i, j;
+    kvg_i_dynamic_block_quant_block blk[KVG_I_DYNAMIC_BLOCK_QUANT_RUN];
+    const int64_t blocks = kvg_i_dynamic_block_quant_blocks(p);
+    int64_t q;
+    int k, n;
 
-    for (b = 0; b < p->batch; b++)
-        for (i = 0; i < p->row_blocks; i++) {
-            for (j = 0; j < p->col_blocks; j++) {
-                kvg_i_dynamic_block_quant_block_at(a, p, b, i, j, &blk);
-                write_scale(a, p, b, i, j, blk.scale);
-                w->mult[j] = blk.mult;
-            }
-            write_rows(a, p, b, blk.r0, blk.r1, w->mult);
+    for (q = 0; q < blocks; q += n) {
+        n = kvg_i_dynamic_block_quant_run_at(a, p, q, blk);
+        for (k = 0; k < n; k++) {
+            write_scale(a, q + k, blk[k].scale);
+            write_block(a, p, &blk[k]);
         }
+    }
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
@@ -128,7 +179,10 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-/* One row of blocks' multipliers. */
+/* One row of blocks' multipliers: the documented workspace
+ * (kvgold/dynamic_block_quant.h). The block-by-block compute step no
+ * longer reads it; it is kept so that kvg_dynamic_block_quant_workspace_size
+ * answers what callers were told (dropping it is an API decision). */
 static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 {
     const kvg_i_dynamic_block_quant_plan *plan =
@@ -147,8 +201,8 @@ static kvg_status e_values(const void *a, const void *p, void *w,
 
 static void e_compute(const void *a, const void *p, void *w)
 {
-    compute((const args_t *)a, (const kvg_i_dynamic_block_quant_plan *)p,
-            (const kvg_i_dynamic_block_quant_ws *)w);
+    (void)w;
+    compute((const args_t *)a, (const kvg_i_dynamic_block_quant_plan *)p);
 }
 
 KVG_I_ENTRY_POINTS(dynamic_block_quant, kvg_i_dynamic_block_quant_plan,
