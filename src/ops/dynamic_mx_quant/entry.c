@@ -1,0 +1,156 @@
+/*
+ * src/ops/dynamic_mx_quant/entry.c - DynamicMxQuant: the entry points
+ * (through the entry skeleton, src/common/entry.h) and the compute step
+ * (validation is in check.c, the block arithmetic both use in blocks.c).
+ *
+ * The compute step walks x as [outer, n, inner] one block row at a time
+ * (inner blocks side by side, so x is read in memory order): their codes
+ * and multipliers (kvg_i_dynamic_mx_quant_block_row), the codes into
+ * mxscale, then each element's x * m narrowed once. The rules are in
+ * kvgold/dynamic_mx_quant.h; docs/dynamic_mx_quant.md cites the kernel.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "kvgold/format.h"
+#include "src/common/entry.h"
+#include "src/ops/dynamic_mx_quant/internal.h"
+
+void kvg_dynamic_mx_quant_args_init(kvg_dynamic_mx_quant_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    args->axis = -1;
+    args->round_mode = KVG_FP4_RINT;
+    args->dst_type = KVG_FP4_E2M1;
+    args->block_size = 32;
+    args->scale_alg = 0;
+    args->dst_type_max = 0.0;
+    args->max_low_bound = 0.0;
+}
+
+/* The one rounding: fp4 in the round mode, fp8 nearest-even, both
+ * saturating; NaN (the elements of a 0xFF block) to the +0 code (AscendC
+ * Cast: "input nan, output 0"). The product x * m is exact (m a power of
+ * two or 0; check.c refuses the subnormal products whose sign is open). */
+static uint8_t narrow(const kvg_i_dynamic_mx_quant_plan *p, float z)
+{
+    if (z != z)
+        return 0;
+    switch (p->yt) {
+    case KVG_FP8_E4M3FN:
+        return kvg_f32_to_fp8e4m3fn(z, KVG_OVF_SATURATE);
+    case KVG_FP8_E5M2:
+        return kvg_f32_to_fp8e5m2(z, KVG_OVF_SATURATE);
+    default:
+        return kvg_f32_to_fp4e2m1(z, p->mode, KVG_FP4_NAN_ZERO);
+    }
+}
+
+/* Code of flat element e into y: a byte, or a nibble of byte e / 2 (even
+ * e low). Both nibbles of every byte are written (x's last dim is even). */
+static void store(unsigned char *y, const kvg_i_dynamic_mx_quant_plan *p,
+                  int64_t e, uint8_t code)
+{
+    unsigned char *at;
+
+    if (!p->fp4) {
+        y[e] = code;
+        return;
+    }
+    at = y + e / 2;
+    *at = (e & 1) ? (unsigned char)((*at & 0x0F) | (code << 4))
+                  : (unsigned char)((*at & 0xF0) | code);
+}
+
+/* mxscale[o, j / 2, i, j % 2] (x's dims around the pair axis) for blocks
+ * j of the row; the pad block of an odd count is code 0x00. */
+static void write_codes(const kvg_dynamic_mx_quant_args *a,
+                        const kvg_i_dynamic_mx_quant_plan *p, int64_t o,
+                        int64_t j, const uint8_t *code)
+{
+    unsigned char *s = (unsigned char *)a->mxscale->data;
+    int64_t i;
+
+    for (i = 0; i < p->inner; i++)
+        s[((o * p->pairs + j / 2) * p->inner + i) * 2 + j % 2] =
+            j < p->blocks ? code[i] : 0;
+}
+
+static void compute(const kvg_dynamic_mx_quant_args *a,
+                    const kvg_i_dynamic_mx_quant_plan *p,
+                    const kvg_i_dynamic_mx_quant_ws *w)
+{
+    unsigned char *y = (unsigned char *)a->y->data;
+    int64_t o, j, r, r0, r1, i, e;
+
+    for (o = 0; o < p->outer; o++) {
+        for (j = 0; j < p->blocks; j++) {
+            kvg_i_dynamic_mx_quant_block_row(a, p, o, j, w);
+            write_codes(a, p, o, j, w->code);
+            kvg_i_dynamic_mx_quant_rows(p, j, &r0, &r1);
+            for (r = r0; r < r1; r++)
+                for (i = 0; i < p->inner; i++) {
+                    e = kvg_i_dynamic_mx_quant_flat(p, o, r, i);
+                    store(y, p, e,
+                          narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e) *
+                                        w->mult[i]));
+                }
+        }
+        if (p->blocks % 2 != 0)
+            write_codes(a, p, o, p->blocks, w->code);
+    }
+}
+
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_dynamic_mx_quant_args args_t;
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_dynamic_mx_quant_check_args(
+        (const args_t *)a, (kvg_i_dynamic_mx_quant_plan *)p, diag);
+}
+
+/* Written: y and mxscale. */
+static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
+{
+    const args_t *a = (const args_t *)args;
+    const kvg_i_span list[] = {
+        {"x", a->x, 0}, {"y", a->y, 1}, {"mxscale", a->mxscale, 1}};
+    (void)p;
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
+}
+
+/* One block row's amax, codes and multipliers. */
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
+{
+    const kvg_i_dynamic_mx_quant_plan *plan =
+        (const kvg_i_dynamic_mx_quant_plan *)p;
+    kvg_i_dynamic_mx_quant_ws *pieces = (kvg_i_dynamic_mx_quant_ws *)w;
+    const size_t n = (size_t)plan->inner;
+
+    pieces->amax = (uint32_t *)kvg_i_ws_take(ws, n, sizeof(uint32_t));
+    pieces->code = (uint8_t *)kvg_i_ws_take(ws, n, sizeof(uint8_t));
+    pieces->mult = (float *)kvg_i_ws_take(ws, n, sizeof(float));
+}
+
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    return kvg_i_dynamic_mx_quant_check_values(
+        (const args_t *)a, (const kvg_i_dynamic_mx_quant_plan *)p,
+        (const kvg_i_dynamic_mx_quant_ws *)w, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    compute((const args_t *)a, (const kvg_i_dynamic_mx_quant_plan *)p,
+            (const kvg_i_dynamic_mx_quant_ws *)w);
+}
+
+KVG_I_ENTRY_POINTS(dynamic_mx_quant, kvg_i_dynamic_mx_quant_plan,
+                   kvg_i_dynamic_mx_quant_ws);
