@@ -239,6 +239,23 @@ def specials(f, rng):
     f[1, 33] = -np.inf
 
 
+def log2_edge(f, rng):
+    """fp32 amax one ulp below a power of two far from 1: the exponent
+    field says 2^-101 / 2^99, a float32 log2 rounds up to -100 / 100."""
+    f[0, :32] *= np.float32(2.0 ** -110)
+    f[0, 7] = np.float32(float.fromhex("0x1.fffffep-101"))
+    f[1, 32:] *= np.float32(2.0 ** 85)
+    f[1, 40] = -np.float32(float.fromhex("0x1.fffffep+99"))
+
+
+def log2_cases(root):
+    random_case(root, "fp4_rint_fp32_amax_below_pow2",
+                "fp32 amax 0x1.fffffep-101 and -0x1.fffffep+99: the code "
+                "comes from the exponent field (2^-101, 2^99), not from a "
+                "rounded log2", 760, (2, 64), "fp32", attrs_of(),
+                edit=log2_edge)
+
+
 def nonfinite_cases(root):
     for k, (dst, tag, alg) in enumerate((("fp4_e2m1", "bf16", 0),
                                          ("fp8_e4m3fn", "fp16", 0),
@@ -313,4 +330,5 @@ def generate(root):
     saturation_cases(root)
     tie_cases(root)
     nonfinite_cases(root)
+    log2_cases(root)
     refused(root)
