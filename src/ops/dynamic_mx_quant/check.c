@@ -246,6 +246,7 @@ kvg_status kvg_i_dynamic_mx_quant_check_args(
     KVG_TRY(check_axis(a, diag));
     p->xt = a->x->dtype;
     p->yt = a->y->dtype;
+    p->xsize = kvg_dtype_size(p->xt);
     p->fp4 = p->yt == KVG_FP4_E2M1;
     p->rule = a->scale_alg == 1 ? KVG_E8M0_CUBLAS : KVG_E8M0_OCP;
     p->mode = a->round_mode;
@@ -287,27 +288,62 @@ static const char *refusal(const kvg_i_dynamic_mx_quant_plan *p, float x,
     return NULL;
 }
 
+/* Whether block row (o, j) may hold a refused element: a column whose
+ * smallest magnitude is subnormal (bf16 / fp32 x), or whose smallest
+ * negative one scales to a subnormal. Exact: the products are exact. */
+static int row_suspect(const kvg_i_dynamic_mx_quant_plan *p, int64_t o,
+                       int64_t j, const kvg_i_dynamic_mx_quant_ws *ws)
+{
+    const int64_t b0 = kvg_i_dynamic_mx_quant_block(p, o, j, 0);
+    int64_t i;
+    float m;
+
+    for (i = 0; i < p->inner; i++) {
+        if (p->xt != KVG_FP16 && ws->minmag[i] < 0x00800000u)
+            return 1;
+        m = ws->mult[b0 + i];
+        if (ws->minneg[i] != 0xFFFFFFFFu && m == m &&
+            is_subnormal(kvg_i_float(ws->minneg[i]) * m))
+            return 1;
+    }
+    return 0;
+}
+
+/* The first refused element of a suspect block row, in x's order. */
+static kvg_status refuse_in_row(const kvg_dynamic_mx_quant_args *a,
+                                const kvg_i_dynamic_mx_quant_plan *p,
+                                int64_t o, int64_t j,
+                                const kvg_i_dynamic_mx_quant_ws *ws,
+                                kvg_diag *diag)
+{
+    const int64_t b0 = kvg_i_dynamic_mx_quant_block(p, o, j, 0);
+    int64_t r, r0, r1, i;
+    const char *why;
+
+    kvg_i_dynamic_mx_quant_rows(p, j, &r0, &r1);
+    for (r = r0; r < r1; r++)
+        for (i = 0; i < p->inner; i++) {
+            why = refusal(p,
+                          kvg_i_dynamic_mx_quant_x(
+                              a, p, kvg_i_dynamic_mx_quant_flat(p, o, r, i)),
+                          ws->mult[b0 + i]);
+            if (why != NULL)
+                return refuse_element(p, o, r, i, why, diag);
+        }
+    return KVG_OK; /* unreachable: row_suspect found one */
+}
+
 kvg_status kvg_i_dynamic_mx_quant_check_values(
     const kvg_dynamic_mx_quant_args *a, const kvg_i_dynamic_mx_quant_plan *p,
     const kvg_i_dynamic_mx_quant_ws *ws, kvg_diag *diag)
 {
-    int64_t o, j, r, r0, r1, i;
-    const char *why;
+    int64_t o, j;
 
     for (o = 0; o < p->outer; o++)
         for (j = 0; j < p->blocks; j++) {
             kvg_i_dynamic_mx_quant_block_row(a, p, o, j, ws);
-            kvg_i_dynamic_mx_quant_rows(p, j, &r0, &r1);
-            for (r = r0; r < r1; r++)
-                for (i = 0; i < p->inner; i++) {
-                    why = refusal(p,
-                                  kvg_i_dynamic_mx_quant_x(
-                                      a, p, kvg_i_dynamic_mx_quant_flat(
-                                                p, o, r, i)),
-                                  ws->mult[i]);
-                    if (why != NULL)
-                        return refuse_element(p, o, r, i, why, diag);
-                }
+            if (row_suspect(p, o, j, ws))
+                return refuse_in_row(a, p, o, j, ws, diag);
         }
     return KVG_OK;
 }

@@ -65,42 +65,72 @@ static void store(unsigned char *y, const kvg_i_dynamic_mx_quant_plan *p,
                   : (unsigned char)((*at & 0xF0) | code);
 }
 
-/* mxscale[o, j / 2, i, j % 2] (x's dims around the pair axis) for blocks
- * j of the row; the pad block of an odd count is code 0x00. */
+/* mxscale[o, j / 2, i, j % 2] (x's dims around the pair axis) for block
+ * row j, from the codes the value pass computed; j == blocks is the pad
+ * of an odd count, code 0x00. */
 static void write_codes(const kvg_dynamic_mx_quant_args *a,
                         const kvg_i_dynamic_mx_quant_plan *p, int64_t o,
-                        int64_t j, const uint8_t *code)
+                        int64_t j, const kvg_i_dynamic_mx_quant_ws *w)
 {
     unsigned char *s = (unsigned char *)a->mxscale->data;
     int64_t i;
 
     for (i = 0; i < p->inner; i++)
         s[((o * p->pairs + j / 2) * p->inner + i) * 2 + j % 2] =
-            j < p->blocks ? code[i] : 0;
+            j < p->blocks ? w->code[kvg_i_dynamic_mx_quant_block(p, o, j, i)]
+                          : 0;
 }
 
+/* One block of len contiguous elements from flat e0 (inner == 1), all
+ * scaled by m. fp4 then means x's last dim is the axis and even (an odd
+ * unit dim is refused), and e0 and len are even: whole bytes. */
+static void contiguous(const kvg_dynamic_mx_quant_args *a,
+                       const kvg_i_dynamic_mx_quant_plan *p, unsigned char *y,
+                       int64_t e0, int64_t len, float m)
+{
+    int64_t e;
+
+    if (!p->fp4) {
+        for (e = e0; e < e0 + len; e++)
+            y[e] = narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e) * m);
+        return;
+    }
+    for (e = e0; e < e0 + len; e += 2)
+        y[e / 2] = kvg_fp4_pack(
+            narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e) * m),
+            narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e + 1) * m));
+}
+
+/* Validation is complete (and has left every block's code and multiplier
+ * in the workspace): from here on every byte written is final. */
 static void compute(const kvg_dynamic_mx_quant_args *a,
                     const kvg_i_dynamic_mx_quant_plan *p,
                     const kvg_i_dynamic_mx_quant_ws *w)
 {
     unsigned char *y = (unsigned char *)a->y->data;
+    const float *mult;
     int64_t o, j, r, r0, r1, i, e;
 
     for (o = 0; o < p->outer; o++) {
         for (j = 0; j < p->blocks; j++) {
-            kvg_i_dynamic_mx_quant_block_row(a, p, o, j, w);
-            write_codes(a, p, o, j, w->code);
+            write_codes(a, p, o, j, w);
+            mult = w->mult + kvg_i_dynamic_mx_quant_block(p, o, j, 0);
             kvg_i_dynamic_mx_quant_rows(p, j, &r0, &r1);
+            if (p->inner == 1) {
+                contiguous(a, p, y, kvg_i_dynamic_mx_quant_flat(p, o, r0, 0),
+                           r1 - r0, mult[0]);
+                continue;
+            }
             for (r = r0; r < r1; r++)
                 for (i = 0; i < p->inner; i++) {
                     e = kvg_i_dynamic_mx_quant_flat(p, o, r, i);
                     store(y, p, e,
                           narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e) *
-                                        w->mult[i]));
+                                        mult[i]));
                 }
         }
         if (p->blocks % 2 != 0)
-            write_codes(a, p, o, p->blocks, w->code);
+            write_codes(a, p, o, p->blocks, w);
     }
 }
 
@@ -125,17 +155,21 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-/* One block row's amax, codes and multipliers. */
+/* One block row's magnitudes; every block's code and multiplier. */
 static void e_carve(const void *p, kvg_i_ws *ws, void *w)
 {
     const kvg_i_dynamic_mx_quant_plan *plan =
         (const kvg_i_dynamic_mx_quant_plan *)p;
     kvg_i_dynamic_mx_quant_ws *pieces = (kvg_i_dynamic_mx_quant_ws *)w;
     const size_t n = (size_t)plan->inner;
+    /* at most x's element count (blocks <= n), which fits: x is dense */
+    const size_t nb = (size_t)(plan->outer * plan->blocks * plan->inner);
 
     pieces->amax = (uint32_t *)kvg_i_ws_take(ws, n, sizeof(uint32_t));
-    pieces->code = (uint8_t *)kvg_i_ws_take(ws, n, sizeof(uint8_t));
-    pieces->mult = (float *)kvg_i_ws_take(ws, n, sizeof(float));
+    pieces->minneg = (uint32_t *)kvg_i_ws_take(ws, n, sizeof(uint32_t));
+    pieces->minmag = (uint32_t *)kvg_i_ws_take(ws, n, sizeof(uint32_t));
+    pieces->code = (uint8_t *)kvg_i_ws_take(ws, nb, sizeof(uint8_t));
+    pieces->mult = (float *)kvg_i_ws_take(ws, nb, sizeof(float));
 }
 
 static kvg_status e_values(const void *a, const void *p, void *w,
