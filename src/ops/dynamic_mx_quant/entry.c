@@ -82,23 +82,43 @@ static void write_codes(const kvg_dynamic_mx_quant_args *a,
 }
 
 /* One block of len contiguous elements from flat e0 (inner == 1), all
- * scaled by m. fp4 then means x's last dim is the axis and even (an odd
- * unit dim is refused), and e0 and len are even: whole bytes. */
+ * scaled by m: the common case, its loops chosen per y dtype outside
+ * them. fp4 then means x's last dim is the axis and even (an odd unit dim
+ * is refused), and e0 and len are even: whole bytes. NaN products (a
+ * 0xFF block) give the +0 code, as narrow() says. */
 static void contiguous(const kvg_dynamic_mx_quant_args *a,
                        const kvg_i_dynamic_mx_quant_plan *p, unsigned char *y,
                        int64_t e0, int64_t len, float m)
 {
+    const int64_t e1 = e0 + len;
     int64_t e;
+    float z0, z1;
 
-    if (!p->fp4) {
-        for (e = e0; e < e0 + len; e++)
-            y[e] = narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e) * m);
+    if (m != m) { /* a 0xFF block: every product NaN */
+        memset(y + (p->fp4 ? e0 / 2 : e0), 0,
+               (size_t)(p->fp4 ? len / 2 : len));
         return;
     }
-    for (e = e0; e < e0 + len; e += 2)
-        y[e / 2] = kvg_fp4_pack(
-            narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e) * m),
-            narrow(p, kvg_i_dynamic_mx_quant_x(a, p, e + 1) * m));
+    switch (p->yt) {
+    case KVG_FP8_E4M3FN:
+        for (e = e0; e < e1; e++)
+            y[e] = kvg_f32_to_fp8e4m3fn(kvg_i_dynamic_mx_quant_x(a, p, e) * m,
+                                        KVG_OVF_SATURATE);
+        return;
+    case KVG_FP8_E5M2:
+        for (e = e0; e < e1; e++)
+            y[e] = kvg_f32_to_fp8e5m2(kvg_i_dynamic_mx_quant_x(a, p, e) * m,
+                                      KVG_OVF_SATURATE);
+        return;
+    default:
+        for (e = e0; e < e1; e += 2) {
+            z0 = kvg_i_dynamic_mx_quant_x(a, p, e) * m;
+            z1 = kvg_i_dynamic_mx_quant_x(a, p, e + 1) * m;
+            y[e / 2] = kvg_fp4_pack(
+                kvg_f32_to_fp4e2m1(z0, p->mode, KVG_FP4_NAN_ZERO),
+                kvg_f32_to_fp4e2m1(z1, p->mode, KVG_FP4_NAN_ZERO));
+        }
+    }
 }
 
 /* Validation is complete (and has left every block's code and multiplier
