@@ -114,17 +114,21 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
     return KVG_OK;
 }
 
-/* y: quantised codes; mxscale: E8M0 codes judged bit for bit (one code
- * off scales a whole block by 2; issue 35 wants scales judged exactly). */
+/* fp8 y: quantised codes; fp4 y and mxscale: judged bit for bit, the
+ * copy role's criterion - packed fp4 pairs have no code distance (compare
+ * and ops-test-kit judge them bitwise), and one E8M0 code off scales a
+ * whole block by 2 (issue 35 wants scales judged exactly). */
 static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
 {
     (void)a;
-    (void)t;
     (void)has_layout;
     (void)layout;
-    *role = strcmp(name, "y") == 0 ? KVG_ROLE_QUANT : KVG_ROLE_COPY;
+    *role = strcmp(name, "y") == 0 && t != NULL &&
+                    (t->dtype == KVG_FP8_E4M3FN || t->dtype == KVG_FP8_E5M2)
+                ? KVG_ROLE_QUANT
+                : KVG_ROLE_COPY;
 }
 
 /* Both outputs are written whole by a call that passes validation. */
