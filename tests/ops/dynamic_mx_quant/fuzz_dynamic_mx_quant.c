@@ -108,15 +108,17 @@ static void attributes(fz_in *in, kvg_dynamic_mx_quant_args *a)
     a->max_low_bound = (c & 48) == 48 ? 1e-4 : 0.0;
 }
 
-/* x's natural shape, and axis: dims 1-40, the axis sometimes out of
- * range. */
+/* x's natural shape, and axis: dims 1-40 (rank 1-2) or 1-12 (rank 3-4,
+ * so that a call stays below 21 k elements and the replay fast under
+ * ASan), the axis sometimes out of range. */
 static int shape_x(fz_in *in, kvg_dynamic_mx_quant_args *a, int64_t *sh)
 {
     const int rank = (int)fz_pick(in, 1, 4);
+    const int64_t hi = rank <= 2 ? 40 : 12;
     int d;
 
     for (d = 0; d < rank; d++)
-        sh[d] = fz_pick(in, 1, 40);
+        sh[d] = fz_pick(in, 1, hi);
     a->axis = fz_pick(in, -rank - 1, rank);
     if (a->dst_type == KVG_FP4_E2M1 && sh[rank - 1] % 2 && fz_u8(in) & 1)
         sh[rank - 1]++;

@@ -58,9 +58,9 @@ static void call_free(call *c)
 
 static void set_x(call *c, int64_t i, float v)
 {
-    assert_int_equal(kvg_encode_f32(c->x.dtype, v, KVG_OVF_NONSAT,
-                                    (unsigned char *)c->x.data +
-                                        (size_t)i * kvg_dtype_size(c->x.dtype)),
+    unsigned char *at = (unsigned char *)c->x.data +
+                        (size_t)i * kvg_dtype_size(c->x.dtype);
+    assert_int_equal(kvg_encode_f32(c->x.dtype, v, KVG_OVF_NONSAT, at),
                      KVG_OK);
 }
 
