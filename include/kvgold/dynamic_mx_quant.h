@@ -76,7 +76,8 @@ typedef struct kvg_dynamic_mx_quant_args {
     double max_low_bound;  /* 0 only (default) */
 
     /* Caller-owned scratch of kvg_dynamic_mx_quant_workspace_size bytes
-     * (any alignment): one block row's amax and multipliers. */
+     * (any alignment): every block's scale code and multiplier (5 bytes a
+     * block), and padding. */
     void *workspace;
     size_t workspace_size;
 } kvg_dynamic_mx_quant_args;

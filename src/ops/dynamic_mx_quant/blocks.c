@@ -2,9 +2,9 @@
  * src/ops/dynamic_mx_quant/blocks.c - DynamicMxQuant's block arithmetic:
  * per block its amax, E8M0 code and payload multiplier. The value pass
  * (check.c) computes them into the workspace, and the compute step
- * (entry.c) reads them there, so what is checked is what is computed. The rules are in
- * kvgold/dynamic_mx_quant.h; docs/dynamic_mx_quant.md cites the kernel
- * lines.
+ * (entry.c) reads them there, so what is checked is what is computed.
+ * The rules are in kvgold/dynamic_mx_quant.h; docs/dynamic_mx_quant.md
+ * cites the kernel lines.
  *
  * SPDX-License-Identifier: Apache-2.0
  */

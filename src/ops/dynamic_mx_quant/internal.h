@@ -98,8 +98,8 @@ static inline float kvg_i_dynamic_mx_quant_x(
 }
 
 /* Block row (o, j): each column's amax and smallest non-zero magnitudes
- * (of all x, of the negative x) into ws->amax / minmag / minneg, its code and multiplier into ws->code /
- * ws->mult at kvg_i_dynamic_mx_quant_block. */
+ * (of all x, of the negative x) into ws->amax / minmag / minneg, its code
+ * and multiplier into ws->code / ws->mult at kvg_i_dynamic_mx_quant_block. */
 void kvg_i_dynamic_mx_quant_block_row(const kvg_dynamic_mx_quant_args *a,
                                       const kvg_i_dynamic_mx_quant_plan *p,
                                       int64_t o, int64_t j,
