@@ -88,7 +88,7 @@ KVG_API int8_t kvg_f32_to_int8(float value);
  * FP4 E2M1 (OCP MX; s e e m, bias 1): codes 0x0..0x7 are +0, 0.5, 1, 1.5,
  * 2, 3, 4, 6 and 0x8..0xF the same negated (0x8 = -0). No inf, no NaN.
  *
- * Rounding modes, as DynamicMxQuant's round_mode strings name them:
+ * Rounding modes, as the MX quant op names them (docs/dynamic_mx_quant.md):
  *   RINT   "rint":  nearest, ties to the even code (0.25 -> 0, 5 -> 4)
  *   FLOOR  "floor": toward -inf (-0.3 -> -0.5; 5.9 -> 4)
  *   ROUND  "round": nearest, ties away from zero (0.25 -> 0.5, 5 -> 6)
@@ -138,10 +138,10 @@ KVG_API float kvg_e8m0_to_f32(uint8_t code);
  * (fl(1/448) = 0x3B124925, fl(1/57344) = 0x37924925), s' the same with
  * amax replaced by max(amax, fl(1e-4)).
  *
- *   OCP     DynamicMxQuant scaleAlg 0 (OCP MX): c = max(E(amax), emax) -
+ *   OCP     MX quant scaleAlg 0 (OCP MX): c = max(E(amax), emax) -
  *           emax, emax of the payload (e2m1 2, e1m2 0, e4m3fn 8, e5m2 15);
  *           non-finite amax -> 0xFF. Any payload.
- *   CUBLAS  DynamicMxQuant scaleAlg 1 (fp8 payloads): c = E(s) + 1 if
+ *   CUBLAS  MX quant scaleAlg 1 (fp8 payloads): c = E(s) + 1 if
  *           0 < E(s) < 254 and M(s) != 0, or E(s) = 0 and M(s) > 0x400000
  *           (ceil(log2 s) with a floor at 2^-127); amax = 0 -> 0x00;
  *           non-finite amax -> 0xFF.

@@ -65,7 +65,7 @@ static uint32_t rule_ocp(uint32_t amax, int emax)
     return (uint32_t)((e > emax ? e : emax) - emax);
 }
 
-/* DynamicMxQuant scaleAlg 1: ceil(log2 s) on the fields of s, the
+/* MX quant scaleAlg 1: ceil(log2 s) on the fields of s, the
  * subnormal s bumped only above 2^-127 (M > 0x400000). */
 static uint32_t rule_cublas(uint32_t amax, uint32_t inv)
 {

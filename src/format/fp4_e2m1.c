@@ -6,7 +6,7 @@
  *    value  0   0.5  1    1.5  2    3    4    6
  *
  * No inf and no NaN, so every encoder saturates to +-6. The three rounding
- * modes are those of DynamicMxQuant's round_mode (rint, floor, round); the
+ * modes are those of the MX quant op's round_mode (rint, floor, round); the
  * sign of zero and the NaN code follow the Ascend cast (docs/formats.md).
  *
  * Encoding works on the binary32 bit pattern in integers, as

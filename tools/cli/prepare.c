@@ -157,6 +157,17 @@ typedef struct ttk_plan {
     ttk_file files[2 * KVG_CASE_MAX_TENSORS];
 } ttk_plan;
 
+/* ops-test-kit's dtype name of a golden output: kvg_ttk_dtype_name's, or
+ * "uint8" for the byte-stored packed fp4 pairs and E8M0 scales, which
+ * ops-test-kit has no name for and torch_npu returns as uint8 tensors of
+ * kvgold's shape (a byte per fp4 pair, a byte per scale); NULL if none. */
+static const char *golden_dtype_name(kvg_dtype dt)
+{
+    if (dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2 || dt == KVG_E8M0)
+        return "uint8";
+    return kvg_ttk_dtype_name(dt);
+}
+
 static int plan_add(ttk_plan *p, const char *role, int index,
                     const kvg_tensor *t)
 {
@@ -171,7 +182,10 @@ static int plan_add(ttk_plan *p, const char *role, int index,
                        index);
     } else {
         used = (size_t)snprintf(f->name, sizeof f->name, "%s_%d_%s", role,
-                                index, kvg_ttk_dtype_name(t->dtype));
+                                index,
+                                strcmp(role, "golden") == 0
+                                    ? golden_dtype_name(t->dtype)
+                                    : kvg_ttk_dtype_name(t->dtype));
         if (strcmp(role, "golden") == 0) {
             /* the shape lets the replay refuse an output of the right
              * size but the wrong shape; rank 0 is "scalar" */
@@ -267,7 +281,7 @@ static int plan_case(const kvg_case *c, const kvg_binding_call *api,
     lead = returned == 0;
     for (i = 0; i < out->count; i++)
         if (!kvg_binding_has(api->outputs, out->items[i].name) ||
-            kvg_ttk_dtype_name(out->items[i].t.dtype) == NULL) {
+            golden_dtype_name(out->items[i].t.dtype) == NULL) {
             fprintf(stderr, "kvgold: prepare %s: output \"%s\" has no "
                     "golden slot of %s\n", c->dir, out->items[i].name,
                     api->api);

@@ -1,6 +1,6 @@
 """FP4 E2M1 and E8M0 in NumPy (docs/formats.md), independent of the C.
 
-FP4 encodes the way ops-nn's DynamicMxQuant golden does: scale x by a power
+FP4 encodes the way ops-nn's MX quant golden does: scale x by a power
 of two so that E2M1's quantum becomes 1 (0.5 below 2, 2^(e-1) above), round
 with np.rint (half even), np.floor, or floor(|v| + 0.5) with the sign put
 back (half away), scale back, clip to +-6, then look the value up in the
