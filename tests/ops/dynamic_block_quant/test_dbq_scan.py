@@ -4,6 +4,8 @@ aclDataType likewise; a number kvgold does not map is NOT JUDGED, never
 passed. Expected: the vectors' outputs (the NumPy generator's)."""
 import os
 
+import numpy as np
+
 import scan_dumps as sd
 
 W = sd.op("dbq")
@@ -46,3 +48,28 @@ def test_cann_dst_type_is_the_acl_type(cli, tmp_path):
     assert rc == 0, err
     assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]
     assert os.listdir(str(tmp_path))
+
+
+def test_msprobe_hif8_y_as_torch_uint8(cli, tmp_path):
+    """torch_npu returns a hifloat8 y as a torch.uint8 tensor of its codes,
+    and msprobe records "torch.uint8" (its own dump writer, 2026-12-06,
+    with kvgold standing in for the NPU): judged as hif8, and codes far
+    off in 2 % of y (beyond code_dist's 0.1 %) fail."""
+    good = W.case("hif8_fp16_3d_1x64")
+    bad = W.case("hif8_fp16_3d_1x64")
+    y = bad.post["y"][1].copy()
+    y.reshape(-1)[::50] ^= 0x40
+    assert np.any(y != 0)
+    for name, call, y_ in (("good", good, good.post["y"][1]),
+                           ("bad", bad, y)):
+        step = sd.MsprobeStep(str(tmp_path / name), "pt")
+        step.call("NPU", W.TORCH, [call.inputs["x"]], W.torch_attrs(call),
+                  [("uint8", y_), call.post["scale"]])
+        step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path / "good"))
+    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
+    results = {r["name"]: (r["dtype"], r["verdict"])
+               for r in doc["calls"][0]["report"]["results"]}
+    assert rc != 0 and results == {"y": ("hif8", "FAIL"),
+                                   "scale": ("fp32", "PASS")}, results

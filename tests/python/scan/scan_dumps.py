@@ -429,7 +429,12 @@ TORCH_DT = {"fp16": "torch.float16", "bf16": "torch.bfloat16",
             "fp32": "torch.float32", "int8": "torch.int8",
             "int32": "torch.int32", "int64": "torch.int64",
             "fp8_e4m3fn": "torch.float8_e4m3fn",
-            "fp8_e5m2": "torch.float8_e5m2", "hif8": "torch.hifloat8"}
+            "fp8_e5m2": "torch.float8_e5m2", "hif8": "torch.hifloat8",
+            # what torch_npu hands back for a dtype torch lacks (hifloat8,
+            # fp4 pairs, E8M0 scales): their bytes as a torch.uint8
+            # tensor, as msprobe's own writer dumped a hif8 output
+            # (2026-12-06)
+            "uint8": "torch.uint8"}
 
 
 class MsprobeStep:

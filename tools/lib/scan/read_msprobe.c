@@ -107,6 +107,9 @@ static kvg_dtype dtype_of(const char *t)
              {"float8_e4m3fn", KVG_FP8_E4M3FN},
              {"float8_e5m2", KVG_FP8_E5M2},
              {"hifloat8", KVG_HIF8},
+             /* raw codes of a dtype torch lacks (torch_npu's hifloat8,
+              * fp4 pairs, E8M0 scales): judged as the golden's dtype */
+             {"uint8", KVG_UINT8},
              /* torch's MX types: the e8m0 scale, and fp4 packed two
               * codes a byte as kvgold's (its shape counts bytes) */
              {"float8_e8m0fnu", KVG_E8M0},

@@ -660,13 +660,28 @@ static void geometry(char *out, size_t cap, kvg_dtype dt, int rank,
         (void)snprintf(out + used, cap - used, "]");
 }
 
+/*
+ * 1 if a dumped uint8 tensor holds golden dtype g's codes: torch has no
+ * dtype for hifloat8, packed fp4 or (before 2.7) E8M0, and torch_npu hands
+ * such outputs back as torch.uint8 tensors of their bytes (a quantiser's
+ * hif8 or fp4 payload, its E8M0 scales), which msprobe dumps as
+ * "torch.uint8". The bytes are the codes; no value was converted.
+ */
+static int uint8_codes_of(kvg_dtype g, kvg_dtype dumped)
+{
+    return dumped == KVG_UINT8 &&
+           (g == KVG_HIF8 || g == KVG_FP8_E4M3FN || g == KVG_FP8_E5M2 ||
+            g == KVG_FP4_E2M1 || g == KVG_FP4_E1M2 || g == KVG_E8M0);
+}
+
 /* Why the post-call dump of golden output g cannot be compared with it,
  * or NULL. */
 static const char *mismatch(const kvg_tensor *g, const kvg_scan_arg *a,
                             char *why, size_t cap)
 {
     char want[128], got[128];
-    int i, same = g->dtype == a->dtype && g->rank == a->rank;
+    int i, same = (g->dtype == a->dtype || uint8_codes_of(g->dtype, a->dtype)) &&
+                  g->rank == a->rank;
     for (i = 0; same && i < g->rank; i++)
         same = g->shape[i] == a->shape[i];
     if (same)
@@ -746,6 +761,7 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         return;
     }
     j->loaded[i] = 1;
+    j->npu[i].dtype = g->t.dtype; /* uint8 codes read as their dtype's */
     if (kvg_case_find(&k->inputs, g->name) != NULL) {
         kvg_diag_clear(&diag);
         if (kvg_case_written_runs(k, &j->gold, g->name, &j->runs[i],
