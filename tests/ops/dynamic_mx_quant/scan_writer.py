@@ -14,6 +14,11 @@ ALIAS = "dmq"
 # an odd block count (its scale pair padded with 0x00)
 SAMPLE = "fp4_rint_bf16_last_odd"
 TORCH = "npu_dynamic_mx_quant"  # its torch_npu name
+# ops-test-kit's e2e testcase: the torch_npu API, its tensor argument and
+# what it returns (nothing in place)
+E2E_API = "torch_npu.npu_dynamic_mx_quant"
+E2E_IN = ["x"]
+E2E_OUT = ["y", "mxscale"]
 
 # torch_npu's dst_type numbers, 256 + aclDataType as c10_npu::
 # GetAclDataType reads them (tools/lib/bindings/dynamic_mx_quant.c)
@@ -26,8 +31,11 @@ AS_UINT8 = ("fp4_e2m1", "fp4_e1m2", "e8m0")
 
 
 def case(name):
-    """Vector case `name` of the operator as a call."""
-    return sd.Call(OP, name)
+    """Vector case `name` of the operator as a call, its outputs as
+    torch_npu returns them (fp4 y and E8M0 mxscale as uint8 bytes)."""
+    c = sd.Call(OP, name)
+    c.post = {n: returned(t) for n, t in c.post.items()}
+    return c
 
 
 def torch_attrs(call):
@@ -43,7 +51,7 @@ def returned(t):
 
 
 def msprobe(step, call, drop=None):
-    outs = [returned(call.post[n]) for n in ("y", "mxscale")]
+    outs = [call.post[n] for n in ("y", "mxscale")]
     if drop is not None:
         outs = outs[:drop]
     return step.call("NPU", TORCH, [call.inputs["x"]], torch_attrs(call),

@@ -62,3 +62,10 @@ def test_one_fp4_code_off_fails_on_y(cli, tmp_path):
     got = _tensors(doc)
     assert got == {"y": ("fp4_e2m1", "FAIL"), "mxscale": ("e8m0", "PASS")}
     assert np.any(W.case(FP4[0]).post["y"][1] != 0)  # not all-zero data
+
+
+def test_outputs_are_dumped_as_uint8():
+    """The writer dumps what torch_npu returns, not the case's tags."""
+    c = W.case(FP4[0])
+    assert {n: t[0] for n, t in c.post.items()} == {"y": "uint8",
+                                                    "mxscale": "uint8"}
