@@ -1,0 +1,85 @@
+"""torch_npu's `dst_type` of a quantising API, stated once for every such
+operator: the numbers its call form maps to kvgold's dtype tags (the
+binding's `values`, read through _forms.value_map), the at::ScalarType
+float8 numbers torch_npu refuses, and y as torch_npu returns it (torch's
+float8 dtype for an fp8 y, refused where this torch has none).
+
+c10_npu::GetAclDataType reads a value >= 256 as aclDataType(value - 256)
+and a smaller one as an at::ScalarType through torch_npu's table, which has
+no ACL type for Float8_e5m2 (23) / Float8_e4m3fn (24) (Ascend/pytorch
+@f14f2fdf torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:55-56, "has not
+been supported")."""
+import numbers
+import sys
+from typing import Dict, Tuple, Union
+
+from .._errors import Error, PARAM_INVALID
+from .._types import TensorLike
+from ._forms import value_map
+
+# at::ScalarType number -> (its name, kvgold's tag)
+_SCALAR_FP8 = {23: ("Float8_e5m2", "fp8_e5m2"),
+               24: ("Float8_e4m3fn", "fp8_e4m3fn")}
+FP8 = ("fp8_e5m2", "fp8_e4m3fn")
+
+
+class DstType:
+    """dst_type of torch_npu API `api` of operator `op`; `codes_function`
+    names the kvgold function that gives an fp8 y's uint8 codes."""
+
+    def __init__(self, op: str, api: str, codes_function: str) -> None:
+        self.numbers: Dict[int, str] = {
+            int(n): str(tag)
+            for n, tag in value_map(op, api, "dst_type").items()}
+        self.tags: Tuple[str, ...] = tuple(sorted(set(self.numbers.values())))
+        self.codes_function = codes_function
+
+    def tag(self, dst_type: Union[int, str]) -> str:
+        """kvgold's tag of dst_type given as torch_npu's number or as the
+        tag a case (and `kvgold prepare --csv`) writes."""
+        if isinstance(dst_type, str):
+            if dst_type in self.tags:
+                return dst_type
+        elif isinstance(dst_type, numbers.Integral) and \
+                not isinstance(dst_type, bool):
+            n = int(dst_type)
+            if n in self.numbers:
+                return self.numbers[n]
+            if n in _SCALAR_FP8:
+                raise Error(PARAM_INVALID, "dst_type: %d is at::ScalarType "
+                            "%s, which torch_npu's ConvertToAclDataType "
+                            "refuses (\"has not been supported\"); pass %d"
+                            % (n, _SCALAR_FP8[n][0],
+                               min(k for k, t in self.numbers.items()
+                                   if t == _SCALAR_FP8[n][1])),
+                            "dst_type")
+        raise Error(PARAM_INVALID, "dst_type: %r is not one of torch_npu's "
+                    "numbers (%s) or a kvgold tag (%s)"
+                    % (dst_type, ", ".join("%d %s" % (n, t) for n, t in
+                                           sorted(self.numbers.items())),
+                       ", ".join(self.tags)), "dst_type")
+
+    def returned(self, y: TensorLike, tag: str) -> TensorLike:
+        """y as torch_npu returns it: a torch fp8 y as torch's float8
+        dtype (refused where this torch has none); anything else as kvgold
+        gives it (int8, or the uint8 codes torch_npu gives hif8, fp4 pairs
+        and E8M0 as)."""
+        torch = sys.modules.get("torch")
+        if tag not in FP8 or torch is None or \
+                not isinstance(y, torch.Tensor):
+            return y
+        name = tag.replace("fp8_", "float8_")
+        if not hasattr(torch, name):
+            raise Error(PARAM_INVALID, "dst_type %s: torch_npu returns y as "
+                        "torch.%s, which torch %s does not have; call %s "
+                        "for its uint8 codes"
+                        % (tag, name, torch.__version__,
+                           self.codes_function), "dst_type")
+        return y.view(getattr(torch, name))
+
+    def check_torch(self, x: TensorLike, tag: str) -> None:
+        """Refuse, before computing, an fp8 y this torch cannot return
+        for a torch x."""
+        torch = sys.modules.get("torch")
+        if tag in FP8 and torch is not None and isinstance(x, torch.Tensor):
+            self.returned(torch.empty(0, dtype=torch.uint8), tag)
