@@ -26,7 +26,7 @@
 #   ci-asan          clang, AddressSanitizer + UBSan: every test (sweeps
 #                    sampled), plus a bounded libFuzzer run of every fuzz
 #                    target (label fuzz, ~3.5 min total: the scan
-#                    readers 45 s each, the others 20 s).
+#                    readers 45 s each, the others 15 s).
 #
 #   sh tools/test.sh                 every stage
 #   sh tools/test.sh ci-gcc-shared   the named stages only
