@@ -16,6 +16,7 @@
 #include "kvgold/tensor.h"
 #include "kvgold/format.h"
 #include "kvgold/layout.h"
+#include "kvgold/row_layout.h"
 #include "kvgold/options.h"
 #include "kvgold/npy.h"
 #include "kvgold/compare.h"
