@@ -29,15 +29,23 @@
  *
  * Fields (kvg_row_field):
  *   PAYLOAD  quantised codes (fp8, hif8, int8, fp4). With group > 0 the
- *            segment is cut into count / group groups, and the SCALE
- *            segment whose `of` names this segment holds one scale per
- *            group, in order. group 0: computed element by element
- *            without a stored scale (e.g. a hif8 rope, x * x_scale).
+ *            segment is cut into ceil(count / group) groups (the last
+ *            one shorter when group does not divide count: 448 nope
+ *            columns in groups of 128 are 3 groups of 128 and one of
+ *            64), and the SCALE segment whose `of` names this segment
+ *            holds one scale per group, in order. group 0: computed
+ *            element by element without a stored scale (e.g. a hif8
+ *            rope, x * x_scale).
  *   SCALE    one scale per group of the PAYLOAD segment `of` (fp32, bf16
  *            or e8m0): judged bit for bit.
  *   COPY     bytes passed through from the input (a bf16 rope): bit for
  *            bit.
  *   PAD      bytes the operator writes as zero: bit for bit.
+ *   UNDEFINED bytes the kernel writes with contents it never set (e.g.
+ *            sgl-kernel-npu layout 2 copies roundup(n, 8) scale bytes
+ *            out of a buffer it filled with n): kvgold writes zeros;
+ *            compare does not judge their values and says how many
+ *            such bytes it skipped.
  * Bytes of a slot's part that no segment covers are not written by the
  * operator (e.g. [row_bytes, headDim) of a wider cache row): they must
  * keep their previous contents, as every byte of a slot not written.
@@ -70,7 +78,8 @@ typedef enum kvg_row_field {
     KVG_ROW_PAYLOAD = 0,
     KVG_ROW_SCALE = 1,
     KVG_ROW_COPY = 2,
-    KVG_ROW_PAD = 3
+    KVG_ROW_PAD = 3,
+    KVG_ROW_UNDEFINED = 4
 } kvg_row_field;
 
 typedef struct kvg_row_segment {
@@ -115,8 +124,8 @@ KVG_API int64_t kvg_row_segment_bytes(const kvg_row_segment *seg);
  * Everything a consumer relies on, before it reads a byte: 1..8
  * segments, 1..2 regions, each segment inside its slot's part
  * (offset + bytes <= slot_stride[region]), no two segments overlapping,
- * a PAYLOAD's group dividing its count, a SCALE's `of` naming a PAYLOAD
- * with group > 0 and count = that payload's count / group, the slots'
+ * a PAYLOAD's group >= 0, a SCALE's `of` naming a PAYLOAD with
+ * group > 0 and count = ceil(that payload's count / group), the slots'
  * parts of the two regions disjoint within a block (and inside
  * block_stride), and blocks * block_stride fitting in `cache_bytes`
  * (0: not checked). KVG_ERR_PARAM_INVALID with the segment and rule named

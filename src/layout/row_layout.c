@@ -40,7 +40,7 @@ static kvg_status check_scale(const kvg_row_layout *l, int i, kvg_diag *diag)
     p = &l->seg[s->of];
     if (p->field != KVG_ROW_PAYLOAD || p->group <= 0)
         return bad(diag, l, i, "the segment it scales is not a grouped payload");
-    if (s->count != p->count / p->group)
+    if (s->count != p->count / p->group + (p->count % p->group != 0))
         return bad(diag, l, i, "count is not one scale per payload group");
     return KVG_OK;
 }
@@ -58,12 +58,10 @@ static kvg_status check_segment(const kvg_row_layout *l, int i, kvg_diag *diag)
         return bad(diag, l, i, "does not fit in the slot's part of its region");
     if (s->field == KVG_ROW_PAYLOAD && s->group < 0)
         return bad(diag, l, i, "negative group");
-    if (s->field == KVG_ROW_PAYLOAD && s->group > 0 && s->count % s->group)
-        return bad(diag, l, i, "group does not divide the count");
     if (s->field == KVG_ROW_SCALE)
         return check_scale(l, i, diag);
     if (s->field != KVG_ROW_PAYLOAD && s->field != KVG_ROW_COPY &&
-        s->field != KVG_ROW_PAD)
+        s->field != KVG_ROW_PAD && s->field != KVG_ROW_UNDEFINED)
         return bad(diag, l, i, "unknown field");
     return KVG_OK;
 }
