@@ -181,6 +181,12 @@ kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
                                     kvg_compare_role *role, int *has_layout,
                                     kvg_cache_layout *layout, kvg_diag *diag);
 
+/* kvg_op_row_layout for output `name` of case `c`: 1 with *out set (the
+ * tensor is a packed cache, judged field by field), 0 when the operator
+ * has none for it, -1 when the call refuses (diag says why). */
+int kvg_case_row_layout(const kvg_case *c, const char *name,
+                        kvg_row_layout *out, kvg_diag *diag);
+
 /* 1 if the case's operator takes option `name` ("reduce_order"). */
 int kvg_case_has_option(const kvg_case *c, const char *name);
 
