@@ -21,10 +21,12 @@
 
 #include "json_check.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kvgold/compare.h"
 #include "kvgold/op.h"
+#include "report.h"
 
 static void assert_contains(const char *msg, const char *fragment)
 {
@@ -763,6 +765,49 @@ static void test_reports_name_the_places(void **state)
     test_free(f);
 }
 
+/* The HTML page: the field table with each kind's verdict and the
+ * places, no byte histogram. */
+static void test_html_names_the_places(void **state)
+{
+    fixture *f = (fixture *)test_malloc(sizeof *f);
+    kvg_compare_result r;
+    kvg_report_tensor rt;
+    kvg_report_set set;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out;
+    (void)state;
+
+    setup(f, layout_a(), A_BYTES, k_slots_a, 3);
+    f->npu[at(&f->l, 2, SCALE) + 1] = 0x77;
+    assert_int_equal(judge(f, &r), KVG_ERR_MISMATCH);
+    memset(&rt, 0, sizeof rt);
+    rt.result = &r;
+    rt.golden = &f->tg;
+    rt.actual = &f->ta;
+    memset(&set, 0, sizeof set);
+    set.case_dir = "rows";
+    set.op = "op";
+    set.tensors = &rt;
+    set.count = 1;
+    out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    assert_int_equal(kvg_report_html(out, &set, NULL), KVG_OK);
+    assert_int_equal(fclose(out), 0);
+    assert_contains(buf, "Packed rows, field by field (layout test per-slot; "
+                         "3 of 8 slots written)");
+    assert_contains(buf, "<td class=\"l\">scales</td><td class=\"l\">"
+                         "bitwise</td><td><span class=\"badge FAIL\">FAIL"
+                         "</span></td><td>6</td><td>1</td>");
+    assert_contains(buf, "<td class=\"l\">payload</td><td class=\"l\">"
+                         "code_dist</td><td><span class=\"badge PASS\">");
+    assert_contains(buf, "slot 2: scale of group 1 of nope is 2^-8 (0x77), "
+                         "golden 2^-7 (0x78)");
+    assert_true(strstr(buf, "Error distribution") == NULL);
+    free(buf);
+    test_free(f);
+}
+
 /* ---- the registry: kvg_op_row_layout ------------------------------------- */
 
 /* Every operator's outputs and caches: "none" (KVG_OK, segments 0) where
@@ -827,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_no_mask_every_slot),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_reports_name_the_places),
+        cmocka_unit_test(test_html_names_the_places),
         cmocka_unit_test(test_op_row_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
