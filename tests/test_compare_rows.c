@@ -545,6 +545,45 @@ static void test_block_major_fp4(void **state)
     test_free(f);
 }
 
+/* The vendor comparators' int8 view (at most 0.1 % of bytes more than 1
+ * apart) passes the fp4 byte 0x10 (codes +0, 0.5) written as 0x0f
+ * (codes -6, +0): 16 - 15 = 1. Per code, both codes are wrong. */
+static void test_int8_view_trap_fp4(void **state)
+{
+    fixture *f = (fixture *)test_malloc(sizeof *f);
+    kvg_compare_result r;
+    kvg_compare_args a;
+    kvg_diag diag;
+    int64_t b;
+    (void)state;
+
+    setup(f, layout_b(), B_BYTES, k_slots_b, 2);
+    b = at(&f->l, 0, NOPE);
+    f->gold[b] = 0x10;
+    f->npu[b] = 0x0f;
+    assert_int_equal((int)(signed char)f->gold[b] -
+                         (int)(signed char)f->npu[b],
+                     1);
+    args_of(f, &a);
+    a.standard = KVG_STD_SINGLE; /* code distance for fp4_e2m1 */
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    /* the high code is one value off (within code_dist), the low one 7 */
+    assert_only(&r, KVG_ROWK_PAYLOAD, 1);
+    assert_int_equal(r.rows[KVG_ROWK_PAYLOAD].differ, 2);
+    /* -6 is the lowest value, +0 its 7 negatives and 0.5 above: -6 .. -0.5
+     * are 7 values, then 0 (both zeros), so |rank(-6) - rank(0)| = 7 */
+    assert_string_equal(r.rows[KVG_ROWK_PAYLOAD].place[0].text,
+                        "slot 0: nope code 0 (byte 0 lo) of group 0 is 0xf "
+                        "(-6), golden 0x0 (0): 7 codes apart");
+    assert_string_equal(r.rows[KVG_ROWK_PAYLOAD].place[1].text,
+                        "slot 0: nope code 1 (byte 0 hi) of group 0 is 0x0 "
+                        "(0), golden 0x1 (0.5): 1 code apart");
+    /* the default standard judges fp4_e2m1 bit for bit: both fail */
+    assert_int_equal(judge(f, &r), KVG_ERR_MISMATCH);
+    assert_only(&r, KVG_ROWK_PAYLOAD, 2);
+    test_free(f);
+}
+
 /* ---- int8 codes with an fp32 scale ---------------------------------------- */
 
 static void test_int8_fp32_scale(void **state)
@@ -867,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_untouched_byte_faults),
         cmocka_unit_test(test_cleared_cache_fails_untouched_only),
         cmocka_unit_test(test_block_major_fp4),
+        cmocka_unit_test(test_int8_view_trap_fp4),
         cmocka_unit_test(test_int8_fp32_scale),
         cmocka_unit_test(test_runs_judge_as_the_mask),
         cmocka_unit_test(test_no_mask_every_slot),
