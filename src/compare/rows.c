@@ -267,7 +267,10 @@ static void untouched_span(rows_ctx *c, int64_t from, int64_t to,
 }
 
 /* Every byte not in a written slot's segments: the gaps of the written
- * set, or without one the bytes outside every segment. */
+ * set, or without one the bytes outside every segment. With a written
+ * set the byte pass has compared exactly these bytes already; when it
+ * found none changed they are counted, not read again (a multi-GiB
+ * mapped cache is not paged in twice). */
 static void judge_untouched(rows_ctx *c, int64_t segment_bytes)
 {
     const kvg_compare_args *a = c->a;
@@ -275,6 +278,11 @@ static void judge_untouched(rows_ctx *c, int64_t segment_bytes)
     int64_t i = 0, j;
     size_t k;
 
+    if ((a->written != NULL || a->written_runs != NULL) &&
+        c->r->untouched_changed == 0) {
+        v->units = c->nbytes - segment_bytes;
+        return;
+    }
     if (a->written != NULL) {
         while (i < c->nbytes) {
             for (j = i; j < c->nbytes && a->written[j] == a->written[i]; j++)
