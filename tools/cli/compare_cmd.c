@@ -218,7 +218,6 @@ static int compare_all(compare_run *r, int k)
         kvg_compare_args a;
         kvg_case_views views;
         kvg_row_layout row_layout;
-        char why[KVG_COMPARE_REASON_MAX];
         kvg_diag diag;
         kvg_status st;
         int rows;
@@ -234,13 +233,9 @@ static int compare_all(compare_run *r, int k)
         /* the case already ran, so it describes its outputs */
         (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
                                        &has_layout, &layout, NULL);
-        kvg_diag_clear(&diag);
-        rows = kvg_case_row_layout(r->c, g->name, &row_layout, &diag);
-        if (rows < 0) { /* a packed cache is never judged as plain bytes */
-            (void)snprintf(why, sizeof why, "no row layout: %s",
-                           diag.message);
-            (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype,
-                                                why);
+        rows = kvg_case_row_layout_or_not_judged(r->c, g->name, g->t.dtype,
+                                                 &row_layout, res);
+        if (rows < 0) {
             r->n_results[k]++;
             continue;
         }

@@ -777,13 +777,10 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     }
     (void)kvg_case_describe_output(k, g->name, &g->t, &role,
                                    &j->has_layout[i], &j->layout[i], NULL);
-    kvg_diag_clear(&diag);
-    rows = kvg_case_row_layout(k, g->name, &row_layout, &diag);
-    if (rows < 0) { /* a packed cache is never judged as plain bytes */
-        (void)snprintf(why, sizeof why, "no row layout: %s", diag.message);
-        (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+    rows = kvg_case_row_layout_or_not_judged(k, g->name, g->t.dtype,
+                                             &row_layout, res);
+    if (rows < 0)
         return;
-    }
     kvg_compare_args_init(&a);
     a.row_layout = rows > 0 ? &row_layout : NULL;
     a.name = g->name;
