@@ -90,6 +90,7 @@
 #include "kvgold/api.h"
 #include "kvgold/dtype.h"
 #include "kvgold/layout.h"
+#include "kvgold/row_layout.h"
 #include "kvgold/status.h"
 #include "kvgold/tensor.h"
 
@@ -206,14 +207,31 @@ typedef struct kvg_compare_args {
      * stay readable (and the same); the comparison may read them again. */
     void (*left_behind)(void *user, int64_t first, int64_t end);
     void *left_behind_user;
+    /* Optional (issue 36): the tensor is a packed cache whose slots carry
+     * their own fields (kvgold/row_layout.h; kvg_op_row_layout gives an
+     * operator's). Then the tensor must be a byte array (uint8, int8,
+     * fp8_e4m3fn, fp8_e5m2 or hif8: one element a byte), `criterion`
+     * must be AUTO and there is no third party, and it is judged field by
+     * field (docs/compare.md "Packed rows"): SCALE segments bit for bit,
+     * PAYLOAD segments per code (fp4 per 4-bit code) by the criterion
+     * AUTO gives the payload's dtype in the QUANT role (the args' role
+     * when not DEFAULT) under `standard`, float_re read as code_dist;
+     * COPY and PAD bytes exactly; every other byte against `initial`
+     * (without it, the golden). The slots written are those whose
+     * segment bytes `written` / `written_runs` mark (byte granularity);
+     * a mask that marks part of a slot's segments, or a byte outside
+     * every segment, does not describe the layout and is refused. No
+     * mask: every slot is written. kvg_compare_result.rows has a verdict
+     * per field kind and the places named. */
+    const kvg_row_layout *row_layout;
 } kvg_compare_args;
 
 /* Elements per left_behind call at most (16 Mi: 16 MiB of int8; the
  * comparison calls it more often, every 4 MiB of a tensor today). */
 #define KVG_COMPARE_CHUNK ((int64_t)1 << 24)
 
-/* Set every field to its default (NULL tensors, AUTO, DEFAULT, 0, -1,
- * MIXED_TTK, L1). */
+/* Set every field to its default (NULL tensors and row layout, AUTO,
+ * DEFAULT, 0, -1, MIXED_TTK, L1). */
 KVG_API void kvg_compare_args_init(kvg_compare_args *args);
 
 /*
@@ -234,6 +252,61 @@ typedef struct kvg_compare_element {
     double rel_err; /* |actual - golden| / (|golden| + 1e-7) */
     double score;   /* what the worst list is sorted by (see below) */
 } kvg_compare_element;
+
+/*
+ * A packed cache judged field by field (args.row_layout): one verdict per
+ * kind of byte, each able to fail alone.
+ *   PAYLOAD    quantised codes, per code (fp4: per 4-bit code)
+ *   SCALES     the scales of the payload groups, bit for bit
+ *   COPY       pass-through bytes (a bf16 rope), bit for bit
+ *   PAD        padding the operator writes, bit for bit
+ *   UNTOUCHED  every byte not in a written slot's segments, bit for bit
+ *              against the initial contents
+ */
+typedef enum kvg_compare_row_kind {
+    KVG_ROWK_PAYLOAD = 0,
+    KVG_ROWK_SCALES = 1,
+    KVG_ROWK_COPY = 2,
+    KVG_ROWK_PAD = 3,
+    KVG_ROWK_UNTOUCHED = 4
+} kvg_compare_row_kind;
+
+#define KVG_COMPARE_ROW_KINDS 5
+/* Places listed per kind (the first ones in slot order). */
+#define KVG_COMPARE_ROW_PLACES 4
+#define KVG_COMPARE_PLACE_TEXT 240
+
+/* One unit that differs, named: "slot 1207: scale of group 3 of nope is
+ * 2^-7 (0x78), golden 2^-6 (0x79); 64 of 64 payload codes of that group
+ * differ, all by one binade (x2)". */
+typedef struct kvg_compare_row_place {
+    int64_t byte;    /* the cache byte holding the unit (its first) */
+    int64_t slot;    /* -1: the byte is in no slot's part */
+    int segment;     /* index in the layout; -1: in no segment */
+    int64_t element; /* the unit in its segment (code, scale, element,
+                        byte); -1 for an untouched byte outside segments */
+    int64_t group;   /* payload / scale group; -1: none */
+    uint64_t golden_bits, actual_bits; /* the unit's codes; for an
+                                          untouched byte golden_bits is the
+                                          initial contents' */
+    int64_t distance; /* payload: codes apart; e8m0 scale: binades; -1 */
+    char text[KVG_COMPARE_PLACE_TEXT];
+} kvg_compare_row_place;
+
+typedef struct kvg_compare_row_verdict {
+    kvg_verdict verdict;             /* PASS when the kind has no unit */
+    kvg_compare_criterion criterion; /* bitwise, or the payload's rule */
+    int64_t units;   /* judged: codes, scales, elements, bytes */
+    int64_t differ;  /* not bit-identical */
+    int64_t failing; /* failing the criterion (exact kinds: = differ) */
+    int64_t max_dist; /* payload: code distance; e8m0 scales: binades */
+    double limit;    /* failing / units allowed (code_dist), else 0 */
+    int listed;
+    kvg_compare_row_place place[KVG_COMPARE_ROW_PLACES];
+} kvg_compare_row_verdict;
+
+/* "payload", "scales", "pass-through", "pad", "untouched"; "invalid". */
+KVG_API const char *kvg_compare_row_kind_name(kvg_compare_row_kind kind);
 
 /*
  * The outcome for one tensor. Filled by kvg_compare_tensor when it returns
@@ -386,6 +459,15 @@ typedef struct kvg_compare_result {
      * over_thousandth / over_five_thousandth 0. e8m0's distance is in the
      * code-distance fields, in binades. */
     int values_not_applicable;
+
+    /* ---- added with packed rows (issue 36) ----------------------------- */
+    /* 1 when args.row_layout judged the tensor: then the verdict is the
+     * rows' (any kind failing fails the tensor); the counts above are of
+     * bytes compared bit for bit, for information. */
+    int has_rows;
+    char row_layout_name[KVG_DIAG_NAME_MAX];
+    int64_t row_slots, row_slots_written;
+    kvg_compare_row_verdict rows[KVG_COMPARE_ROW_KINDS];
 } kvg_compare_result;
 
 /*

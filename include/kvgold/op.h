@@ -238,6 +238,25 @@ KVG_API kvg_status kvg_op_describe_output(const kvg_op_call *call,
                                           kvg_cache_layout *layout,
                                           kvg_diag *diag);
 
+/*
+ * The packed-row layout of output or cache `name` of this call
+ * (kvgold/row_layout.h: which bytes of a slot hold which field), for
+ * kvg_compare_args.row_layout, checked and covering the whole cache.
+ * KVG_OK with *out filled; KVG_OK with *out zeroed (out->segments 0:
+ * "none", not a layout kvg_row_layout_check accepts) when the operator
+ * writes no packed rows into that tensor in this call - every operator
+ * but kv_compress_epilog's cache; the call's own refusal (161001 /
+ * 161002) when its names or values are wrong, *out untouched. No
+ * allocation. (kvgold has no "not supported" status: "none" is an
+ * answer, not an error.)
+ */
+KVG_API kvg_status kvg_op_row_layout(const kvg_op_call *call,
+                                     const char *name, kvg_row_layout *out,
+                                     kvg_diag *diag);
+/* sizeof(kvg_row_layout), for bindings that hold it as an opaque buffer
+ * (the Python package). */
+KVG_API size_t kvg_op_row_layout_size(void);
+
 /* ---- a prepared call ------------------------------------------------------
  *
  * The names of a call resolved once into the operator's own typed

@@ -148,6 +148,7 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
     kvg_i_labels l;
     int64_t numel = 0;
     kvg_i_cmp_ctx c;
+    kvg_compare_args bytes;
 
     if (args == NULL || result == NULL)
         return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "compare", -1, -1,
@@ -158,6 +159,14 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
 
     memset(&c, 0, sizeof c);
     c.a = args;
+    if (args->row_layout != NULL) {
+        /* a packed cache: every byte is compared bit for bit for the
+         * counts, then the rows judge it field by field */
+        bytes = *args;
+        bytes.criterion = crit = KVG_CRIT_BITWISE;
+        bytes.role = KVG_ROLE_COPY;
+        c.a = &bytes;
+    }
     c.r = result;
     c.dt = args->golden->dtype;
     c.esize = kvg_dtype_size(c.dt);
@@ -170,12 +179,14 @@ kvg_status kvg_compare_tensor(const kvg_compare_args *args,
     c.tp = args->third_party
                ? (const unsigned char *)args->third_party->data
                : NULL;
-    init_result(&c, args, name, crit, numel);
+    init_result(&c, c.a, name, crit, numel);
     if (args->written_runs != NULL)
         kvg_i_cmp_measure_runs(&c);
     else
         measure_all(&c, args->written);
     kvg_i_cmp_finish(&c);
+    if (args->row_layout != NULL)
+        kvg_i_rows_judge(&c, args);
     if (result->verdict == KVG_VERDICT_PASS)
         return KVG_OK;
     return kvg_diag_set(diag, KVG_ERR_MISMATCH, l.args, -1,

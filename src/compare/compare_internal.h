@@ -18,6 +18,9 @@
  *   summary.c       totals over a case
  *   report.c        text and JSON
  *   unit_text.c     e8m0 scales and packed fp4 codes in the reports
+ *   rows_check.c    packed rows: the layout against the tensor and mask
+ *   rows.c          packed rows: judging field by field (args.row_layout)
+ *   rows_text.c     packed rows: the named places of the reports
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -210,5 +213,47 @@ const char *kvg_i_cmp_values_note(kvg_dtype dt);
 
 /* Means, ratios and the verdict with its reason. */
 void kvg_i_cmp_finish(kvg_i_cmp_ctx *c);
+
+/* ---- report.c ----------------------------------------------------------- */
+
+/* printf's decimal point as '.', whatever the C locale (report.c says
+ * how). */
+void kvg_i_cmp_fix_point(char *s);
+
+/* ---- rows_check.c, rows.c, rows_text.c: packed rows ---------------------- */
+
+/* Bytes [from, to) of the tensor the written set marks (no mask or runs:
+ * all of them). */
+int64_t kvg_i_rows_marked(const kvg_compare_args *a, int64_t from,
+                          int64_t to);
+/* Whether slot `slot` of args.row_layout is written (validated: its
+ * segment bytes are marked all or none). */
+int kvg_i_rows_slot_written(const kvg_compare_args *a, int64_t slot);
+/* Everything args.row_layout needs of the tensor, the args and the mask,
+ * before a byte of the result is written. */
+kvg_status kvg_i_rows_check(const kvg_compare_args *a, int64_t numel,
+                            const kvg_i_labels *l, kvg_diag *diag);
+/* The criterion a PAYLOAD segment of `dt` is judged by (rows.c). */
+kvg_compare_criterion kvg_i_rows_payload_criterion(const kvg_compare_args *a,
+                                                   kvg_dtype dt);
+/* Judge the tensor field by field after the byte pass: fills
+ * result->rows and replaces the verdict and reason with the rows'. */
+void kvg_i_rows_judge(kvg_i_cmp_ctx *c, const kvg_compare_args *a);
+
+/* One unit as the places print it: "2^-7 (0x78)", "0x3a (1.25)",
+ * "0x3f80 (1)". */
+void kvg_i_rows_unit_text(kvg_dtype dt, const kvg_i_elem *e, char *out,
+                          size_t cap);
+/* The place of a differing unit, its text included. `group_note` (may be
+ * "") is appended (a scale's payload codes). */
+void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int segment,
+                      int64_t element, int64_t byte, const kvg_i_elem *want,
+                      const kvg_i_elem *got, int64_t distance,
+                      const char *group_note, kvg_compare_row_place *p);
+/* The place of an untouched byte that changed; `ref_name` is "initial"
+ * or "golden". */
+void kvg_i_rows_untouched_place(const kvg_compare_args *a, int64_t byte,
+                                const char *ref_name,
+                                kvg_compare_row_place *p);
 
 #endif /* KVGOLD_SRC_COMPARE_INTERNAL_H */

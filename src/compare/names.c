@@ -31,6 +31,18 @@ const char *kvg_compare_role_name(kvg_compare_role role)
     return "invalid";
 }
 
+const char *kvg_compare_row_kind_name(kvg_compare_row_kind kind)
+{
+    switch (kind) {
+    case KVG_ROWK_PAYLOAD: return "payload";
+    case KVG_ROWK_SCALES: return "scales";
+    case KVG_ROWK_COPY: return "pass-through";
+    case KVG_ROWK_PAD: return "pad";
+    case KVG_ROWK_UNTOUCHED: return "untouched";
+    }
+    return "invalid";
+}
+
 const char *kvg_verdict_name(kvg_verdict v)
 {
     switch (v) {
@@ -166,6 +178,7 @@ void kvg_compare_args_init(kvg_compare_args *args)
     args->left_behind = NULL;
     args->left_behind_user = NULL;
     args->layout = NULL;
+    args->row_layout = NULL;
     args->criterion = KVG_CRIT_AUTO;
     args->role = KVG_ROLE_DEFAULT;
     args->threshold = 0.0;

@@ -57,7 +57,7 @@ static void sb_printf(sb *s, const char *fmt, ...)
  * character that is not part of a number in the "C" locale becomes '.',
  * runs of them (a multi-byte point) collapse to one.
  */
-static void fix_point(char *s)
+void kvg_i_cmp_fix_point(char *s)
 {
     char *w = s;
     const char *r = s;
@@ -78,7 +78,7 @@ static void fix_point(char *s)
 static void fmt_double(char *out, size_t cap, const char *fmt, double v)
 {
     (void)snprintf(out, cap, fmt, v);
-    fix_point(out);
+    kvg_i_cmp_fix_point(out);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -346,6 +346,73 @@ static void standards_used(const kvg_compare_result *res, size_t n,
     }
 }
 
+/* A packed cache's field verdicts and named places (args.row_layout);
+ * codes as "0x.." strings. */
+static void json_place(sb *s, const kvg_compare_row_place *p)
+{
+    int f = 1;
+    char tmp[24];
+
+    sb_putn(s, "{", 1);
+    json_kv_int(s, "slot", p->slot, &f);
+    json_kv_int(s, "segment", p->segment, &f);
+    json_kv_int(s, "element", p->element, &f);
+    json_kv_int(s, "group", p->group, &f);
+    json_kv_int(s, "byte", p->byte, &f);
+    (void)snprintf(tmp, sizeof tmp, "0x%llx",
+                   (unsigned long long)p->golden_bits);
+    json_kv_str(s, "golden", tmp, &f);
+    (void)snprintf(tmp, sizeof tmp, "0x%llx",
+                   (unsigned long long)p->actual_bits);
+    json_kv_str(s, "actual", tmp, &f);
+    json_kv_int(s, "distance", p->distance, &f);
+    json_kv_str(s, "text", p->text, &f);
+    sb_putn(s, "}", 1);
+}
+
+static void json_rows(sb *s, const kvg_compare_result *r, int *first)
+{
+    int f = 1, k, i;
+
+    json_key(s, "rows", first);
+    if (!r->has_rows) {
+        sb_puts(s, "null");
+        return;
+    }
+    sb_putn(s, "{", 1);
+    json_kv_str(s, "layout", r->row_layout_name, &f);
+    json_kv_int(s, "slots", r->row_slots, &f);
+    json_kv_int(s, "slots_written", r->row_slots_written, &f);
+    json_key(s, "fields", &f);
+    sb_putn(s, "[", 1);
+    for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++) {
+        const kvg_compare_row_verdict *v = &r->rows[k];
+        int f2 = 1;
+        if (k)
+            sb_putn(s, ",", 1);
+        sb_putn(s, "{", 1);
+        json_kv_str(s, "kind",
+                    kvg_compare_row_kind_name((kvg_compare_row_kind)k), &f2);
+        json_kv_str(s, "verdict", kvg_verdict_name(v->verdict), &f2);
+        json_kv_str(s, "criterion", kvg_compare_criterion_name(v->criterion),
+                    &f2);
+        json_kv_int(s, "units", v->units, &f2);
+        json_kv_int(s, "differ", v->differ, &f2);
+        json_kv_int(s, "failing", v->failing, &f2);
+        json_kv_int(s, "max_distance", v->max_dist, &f2);
+        json_kv_num(s, "failing_ratio_max", v->limit, &f2);
+        json_key(s, "places", &f2);
+        sb_putn(s, "[", 1);
+        for (i = 0; i < v->listed; i++) {
+            if (i)
+                sb_putn(s, ",", 1);
+            json_place(s, &v->place[i]);
+        }
+        sb_puts(s, "]}");
+    }
+    sb_puts(s, "]}");
+}
+
 static void json_result(sb *s, const kvg_compare_result *r)
 {
     int first = 1, f2;
@@ -374,7 +441,11 @@ static void json_result(sb *s, const kvg_compare_result *r)
         sb_puts(s, "null");
     }
     json_kv_int(s, "codes_per_element", r->codes_per_element, &first);
-    json_kv_str(s, "value_statistics", kvg_i_cmp_values_note(r->dtype),
+    json_kv_str(s, "value_statistics",
+                r->has_rows ? "not applicable: a packed row's bytes are "
+                              "fields of several dtypes, judged field by "
+                              "field (rows)"
+                            : kvg_i_cmp_values_note(r->dtype),
                 &first);
     json_kv_int(s, "elements", r->elements, &first);
     json_kv_int(s, "written", r->written, &first);
@@ -435,6 +506,7 @@ static void json_result(sb *s, const kvg_compare_result *r)
     json_elements(s, "worst", r, r->worst, r->worst_count, &first);
     json_elements(s, "untouched_changed_first", r, r->untouched_first,
                   r->untouched_listed, &first);
+    json_rows(s, r, &first);
     sb_putn(s, "}", 1);
 }
 
@@ -543,7 +615,8 @@ static void row_cells(const kvg_compare_result *r, char cells[N_COLS][CELL])
     safe_name(r->name, cells[0], CELL);
     (void)snprintf(cells[1], CELL, "%s", kvg_dtype_name(r->dtype));
     (void)snprintf(cells[2], CELL, "%s",
-                   kvg_compare_criterion_name(r->criterion));
+                   r->has_rows ? "rows"
+                               : kvg_compare_criterion_name(r->criterion));
     (void)snprintf(cells[3], CELL, "%s", kvg_verdict_name(r->verdict));
     (void)snprintf(cells[4], CELL, "%lld", (long long)r->elements);
     (void)snprintf(cells[5], CELL, "%lld", (long long)r->written);
@@ -676,6 +749,38 @@ static void put_elements(sb *s, const char *title,
     }
 }
 
+/* A packed cache: one line per field kind, its named places under it. */
+static void put_rows(sb *s, const kvg_compare_result *r)
+{
+    int k, i;
+
+    sb_printf(s, "  packed rows (layout %s; %lld of %lld slots written), "
+              "field by field:\n",
+              r->row_layout_name[0] ? r->row_layout_name : "-",
+              (long long)r->row_slots_written, (long long)r->row_slots);
+    for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++) {
+        const kvg_compare_row_verdict *v = &r->rows[k];
+        sb_printf(s, "    %-12s  %-9s  %-4s  %lld of %lld fail, %lld not "
+                  "bit-identical",
+                  kvg_compare_row_kind_name((kvg_compare_row_kind)k),
+                  kvg_compare_criterion_name(v->criterion),
+                  kvg_verdict_name(v->verdict), (long long)v->failing,
+                  (long long)v->units, (long long)v->differ);
+        if (v->criterion == KVG_CRIT_CODE_DIST) {
+            char lim[32];
+            fmt_double(lim, sizeof lim, "%.6g", v->limit);
+            sb_printf(s, " (max distance %lld; at most %s of the codes may "
+                      "be > 1 apart)", (long long)v->max_dist, lim);
+        }
+        sb_puts(s, "\n");
+        for (i = 0; i < v->listed; i++)
+            sb_printf(s, "      %s\n", v->place[i].text);
+        if (v->differ > v->listed && v->listed > 0)
+            sb_printf(s, "      ... %lld more\n",
+                      (long long)(v->differ - v->listed));
+    }
+}
+
 static void put_details(sb *s, const kvg_compare_result *r)
 {
     char title[160], name[KVG_DIAG_NAME_MAX];
@@ -688,11 +793,16 @@ static void put_details(sb *s, const kvg_compare_result *r)
         return; /* listed with its reason under "NOT JUDGED" */
     safe_name(r->name, name, sizeof name);
     sb_printf(s, "\n%s (%s, %s): %s", name, kvg_dtype_name(r->dtype),
-              kvg_compare_criterion_name(r->criterion),
+              r->has_rows ? "packed rows"
+                          : kvg_compare_criterion_name(r->criterion),
               kvg_verdict_name(r->verdict));
     if (r->reason[0] != '\0')
         sb_printf(s, ": %s", r->reason);
     sb_puts(s, "\n");
+    if (r->has_rows) {
+        put_rows(s, r); /* its places say more than byte indices */
+        return;
+    }
     if (r->untouched_listed > 0) {
         (void)snprintf(title, sizeof title,
                        "untouched elements that changed (first %d of %lld):",
@@ -713,6 +823,12 @@ static void limits_text(const kvg_compare_result *r, char *out, size_t cap)
 {
     char a[32], b[32], c[32];
 
+    if (r->has_rows) {
+        (void)snprintf(out, cap, "packed rows, field by field (scales, "
+                                 "pass-through, pad, untouched exactly; "
+                                 "payload per code)");
+        return;
+    }
     switch (r->criterion) {
     case KVG_CRIT_BITWISE:
         (void)snprintf(out, cap, "bit-identical");
@@ -815,8 +931,13 @@ static void put_standards(sb *s, const kvg_compare_result *res, size_t n)
         limits_text(r, lim, sizeof lim);
         sb_printf(s, "  %s: %s, %s: %s [%s]\n", name,
                   kvg_compare_standard_name(r->standard_id),
-                  kvg_compare_criterion_name(r->criterion), lim,
-                  r->standard_source ? r->standard_source : "");
+                  r->has_rows ? "rows"
+                              : kvg_compare_criterion_name(r->criterion),
+                  lim, r->standard_source ? r->standard_source : "");
+        if (r->has_rows) { /* byte statistics of mixed fields say nothing */
+            put_ttk(s, r);
+            continue;
+        }
         put_units(s, r);
         put_ulp_eb(s, r);
         if (r->has_third_party) {

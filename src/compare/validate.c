@@ -290,7 +290,12 @@ kvg_status kvg_i_cmp_validate(const kvg_compare_args *a,
                              diag));
     KVG_TRY(check_criterion(a, a->golden->dtype, crit, l->args, diag));
     if (a->written_runs != NULL)
-        return kvg_i_cmp_check_runs(a, n, kvg_dtype_size(a->golden->dtype), l,
-                                    diag);
-    return check_mask(a, n, kvg_dtype_size(a->golden->dtype), l, diag);
+        KVG_TRY(kvg_i_cmp_check_runs(a, n, kvg_dtype_size(a->golden->dtype),
+                                     l, diag));
+    else
+        KVG_TRY(check_mask(a, n, kvg_dtype_size(a->golden->dtype), l, diag));
+    /* after the mask's own checks: the rows read it by byte */
+    if (a->row_layout != NULL)
+        return kvg_i_rows_check(a, n, l, diag);
+    return KVG_OK;
 }

@@ -257,6 +257,32 @@ kvg_status kvg_op_describe_output(const kvg_op_call *call, const char *name,
     return KVG_OK;
 }
 
+kvg_status kvg_op_row_layout(const kvg_op_call *call, const char *name,
+                             kvg_row_layout *out, kvg_diag *diag)
+{
+    const kvg_i_op_tensor *entry;
+    kvg_i_op_args a;
+
+    if (diag != NULL)
+        kvg_diag_clear(diag);
+    if (out == NULL)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, name, -1, -1,
+                            "%s: the row layout pointer is NULL",
+                            name ? name : "(null)");
+    KVG_TRY(kvg_i_op_fill(call, &a, diag));
+    KVG_TRY(kvg_i_op_written_entry(call->op, name, &entry, diag));
+    if (call->op->row_layout == NULL) {
+        memset(out, 0, sizeof *out); /* "none" */
+        return KVG_OK;
+    }
+    return call->op->row_layout(&a, name, out, diag);
+}
+
+size_t kvg_op_row_layout_size(void)
+{
+    return sizeof(kvg_row_layout);
+}
+
 kvg_status kvg_op_check_value(const kvg_op *op, const kvg_value *v,
                               kvg_diag *diag)
 {

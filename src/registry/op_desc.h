@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kvgold/op.h"
+#include "kvgold/row_layout.h"
 
 /* The typed args struct of any operator, filled by name. Big enough and
  * aligned for every operator's struct (each descriptor file checks its own
@@ -336,6 +337,15 @@ struct kvg_op {
     kvg_i_written_fn written; /* kvg_op_written_runs */
     const kvg_i_op_alias *aliases; /* older spellings of attributes */
     size_t alias_count;
+    /* Optional (issue 36; NULL for an operator without packed rows): the
+     * checked row layout (kvgold/row_layout.h) of output or cache
+     * `output` in this call, blocks = the whole cache, for compare's
+     * field-by-field judging. `args` is the call's filled
+     * kvg_i_op_args. Returns KVG_OK with *out set (out->segments 0,
+     * all zero: that tensor has no row layout in this call), or the
+     * call's refusal. */
+    kvg_status (*row_layout)(const void *args, const char *output,
+                             kvg_row_layout *out, kvg_diag *diag);
 };
 
 /* The typed args of a call: the operator's defaults, then every named

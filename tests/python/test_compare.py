@@ -43,6 +43,8 @@ def test_identical_outputs_pass():
     assert k.metrics["written"] == tokens * 64  # Dk 64 per token
     assert r.tensors["ckv_cache"].criterion == "int_abs1"
     assert "PASS" in r.report()
+    # no packed rows here: the operator's kvg_op_row_layout says "none"
+    assert k.rows is None and r.tensors["ckv_cache"].rows is None
 
 
 def test_a_changed_written_element_is_reported_with_coordinates():

@@ -217,8 +217,10 @@ static int compare_all(compare_run *r, int k)
         int has_layout = 0;
         kvg_compare_args a;
         kvg_case_views views;
+        kvg_row_layout row_layout;
         kvg_diag diag;
         kvg_status st;
+        int rows;
 
         if (!r->selected[i])
             continue;
@@ -231,7 +233,14 @@ static int compare_all(compare_run *r, int k)
         /* the case already ran, so it describes its outputs */
         (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
                                        &has_layout, &layout, NULL);
+        rows = kvg_case_row_layout_or_not_judged(r->c, g->name, g->t.dtype,
+                                                 &row_layout, res);
+        if (rows < 0) {
+            r->n_results[k]++;
+            continue;
+        }
         kvg_compare_args_init(&a);
+        a.row_layout = rows > 0 ? &row_layout : NULL;
         a.name = g->name;
         a.golden = &g->t;
         a.actual = &d->t[i];

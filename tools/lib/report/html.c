@@ -313,7 +313,9 @@ static kvg_status put_tensor(FILE *out, const kvg_report_tensor *t, int i,
     fprintf(out, " <span class=\"badge %s\">%s</span> <span class=\"muted\">"
                  "%s, %s</span></h2>\n",
             kvg_verdict_name(r->verdict), kvg_verdict_name(r->verdict),
-            kvg_dtype_name(r->dtype), kvg_compare_criterion_name(r->criterion));
+            kvg_dtype_name(r->dtype),
+            r->has_rows ? "packed rows"
+                        : kvg_compare_criterion_name(r->criterion));
     if (r->reason[0]) {
         fputs("<p class=\"reason\">", out);
         kvg_html_put(out, r->reason);
@@ -335,6 +337,12 @@ static kvg_status put_tensor(FILE *out, const kvg_report_tensor *t, int i,
     fputs("</p>\n", out);
     if (t->layout != NULL && (st = put_map(out, t, diag)) != KVG_OK)
         return st;
+    if (r->has_rows) {
+        /* the bytes of several fields have no one error distribution */
+        kvg_html_rows(out, r);
+        fputs("</section>\n", out);
+        return KVG_OK;
+    }
     kvg_error_hist_build(t, &h);
     fprintf(out, "<h3>Error distribution of the %lld written elements (%s)"
                  "</h3>\n",

@@ -29,6 +29,9 @@ void kvg_html_num(char *buf, size_t cap, double v);
 void kvg_html_value(char *buf, size_t cap, double v, unsigned long long bits,
                     kvg_dtype dtype);
 
+/* A packed cache's field verdicts and named places (html_rows.c). */
+void kvg_html_rows(FILE *out, const kvg_compare_result *r);
+
 /* The SVG picture of a cache (cache_map.h) and of an error histogram. */
 void kvg_html_cache_map(FILE *out, const kvg_report_tensor *t,
                         const kvg_cache_map *map);

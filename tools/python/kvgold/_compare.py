@@ -36,10 +36,14 @@ class TensorResult:
     count and metric, by the JSON report's names), .worst and
     .untouched_changed_first (elements with "index", "coord" - a dict
     block / slot / head / channel when there is a cache layout -
-    "expected", "actual", their bits, "abs_err", "rel_err")."""
+    "expected", "actual", their bits, "abs_err", "rel_err"), and .rows:
+    None, or for a packed cache judged field by field (docs/compare.md,
+    "Packed rows") its "layout", "slots", "slots_written" and "fields", one
+    per kind (payload, scales, pass-through, pad, untouched) with its
+    "verdict", counts and "places" ("slot", "group", "text", ...)."""
 
     _HEAD = ("name", "dtype", "role", "criterion", "standard", "verdict",
-             "reason", "layout", "worst", "untouched_changed_first")
+             "reason", "layout", "worst", "untouched_changed_first", "rows")
 
     name: str
     dtype: str
@@ -49,6 +53,7 @@ class TensorResult:
     verdict: str
     reason: str
     layout: Optional[Dict[str, Any]]
+    rows: Optional[Dict[str, Any]]
     worst: List[Dict[str, Any]]
     untouched_changed_first: List[Dict[str, Any]]
 
@@ -175,6 +180,22 @@ class _Context:
                 ctypes.byref(view.c), ctypes.byref(role), ctypes.byref(has),
                 ctypes.byref(layout), ctypes.byref(self.call.diag)))
         return role.value, (layout if has.value else None)
+
+    def row_layout(self, name: str) -> Optional[Any]:
+        """The operator's packed-row layout of `name` in this call (an
+        opaque kvg_row_layout buffer for kvg_compare_args.row_layout), or
+        None when it has none. A refusal raises: a packed cache is never
+        judged as plain bytes."""
+        if self.call is None:
+            return None
+        buf = ctypes.create_string_buffer(_L.kvg_op_row_layout_size())
+        self.call.check(_L.kvg_op_row_layout(
+            ctypes.byref(self.call.call), name.encode(), buf,
+            ctypes.byref(self.call.diag)))
+        # "none" is the all-zero layout, which the one check refuses
+        if _L.kvg_row_layout_check(buf, 0, None) != _lib.OK:
+            return None
+        return buf
 
     def masks(self, golden_views: Mapping[str, _tensor.View],
               notes: List[str]) -> Dict[str, Tuple[Any, int, _tensor.View]]:
@@ -303,8 +324,11 @@ def compare(golden: Mapping[str, TensorLike],
         g = gviews[n]
         a = _tensor.view(n, npu[n], g.tag)
         role, layout = ctx.describe(n, g)
+        rows = ctx.row_layout(n)
         args = _lib.CompareArgs()
         _L.kvg_compare_args_init(ctypes.byref(args))
+        if rows is not None:
+            args.row_layout = ctypes.cast(rows, ctypes.c_void_p)
         args.name = n.encode()
         args.golden = ctypes.pointer(g.c)
         args.actual = ctypes.pointer(a.c)
@@ -331,7 +355,7 @@ def compare(golden: Mapping[str, TensorLike],
         if third_party.get(n) is not None:
             tp = _tensor.view(n, third_party[n], g.tag)
             args.third_party = ctypes.pointer(tp.c)
-        keep.append((a, layout, args, tp))
+        keep.append((a, layout, args, tp, rows))
         st = _L.kvg_compare_tensor(ctypes.byref(args), base + i * size,
                                    ctypes.byref(diag))
         if st not in (_lib.OK, _lib.ERR_MISMATCH):

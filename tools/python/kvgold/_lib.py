@@ -314,6 +314,7 @@ class CompareArgs(ctypes.Structure):
     standard: int
     level: int
     third_party: Any
+    row_layout: Any  # an address: kvg_op_row_layout's buffer
 
 
 _layout(Tensor, "kvg_tensor")
@@ -371,6 +372,11 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "kvg_op_describe_output": (ctypes.c_int, [
         _P(OpCall), ctypes.c_char_p, _P(Tensor), _P(ctypes.c_int),
         _P(ctypes.c_int), _P(CacheLayout), _P(Diag)]),
+    "kvg_op_row_layout": (ctypes.c_int, [
+        _P(OpCall), ctypes.c_char_p, ctypes.c_void_p, _P(Diag)]),
+    "kvg_op_row_layout_size": (ctypes.c_size_t, []),
+    "kvg_row_layout_check": (ctypes.c_int, [
+        ctypes.c_void_p, ctypes.c_size_t, _P(Diag)]),
     "kvg_compare_result_size": (ctypes.c_size_t, []),
     "kvg_compare_standard_from_name": (ctypes.c_int, [ctypes.c_char_p,
                                                       _P(ctypes.c_int)]),

@@ -1,0 +1,420 @@
+/*
+ * src/compare/rows.c - a packed cache judged field by field
+ * (kvg_compare_args.row_layout; docs/compare.md "Packed rows").
+ *
+ * Why not element by element: a cache row of KvCompressEpilog and its
+ * kin holds fp8 or fp4 codes, their scales (e8m0, bf16, fp32), a bf16
+ * rope and padding in one uint8 tensor. Judged as uint8, a distance-1
+ * fp8 code fails like a wrong scale; judged as int8 (the vendor goldens'
+ * view), two wrong fp4 codes in one byte can pass. So each field gets its
+ * rule: scales bit for bit (a scale one binade off changes every code of
+ * its group), payload codes by code distance under the standard, pass-
+ * through and padding bytes exactly, and every byte not in a written
+ * slot's segments exactly against the initial contents.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kvgold/op.h"
+#include "src/common/internal.h"
+#include "src/compare/compare_internal.h"
+
+typedef struct rows_ctx {
+    const kvg_compare_args *a;
+    const kvg_row_layout *l;
+    kvg_compare_result *r;
+    const unsigned char *g, *x, *ref; /* golden, actual, initial-or-golden */
+    int64_t nbytes;
+    kvg_compare_criterion crit[KVG_ROW_SEGMENTS];
+    int rank[KVG_ROW_SEGMENTS][256];
+    int64_t strict_fail; /* payload units failing outright */
+    int64_t code_units, code_fail; /* code_dist units, and those > 1 */
+} rows_ctx;
+
+kvg_compare_criterion kvg_i_rows_payload_criterion(const kvg_compare_args *a,
+                                                   kvg_dtype dt)
+{
+    kvg_compare_role role =
+        a->role == KVG_ROLE_DEFAULT ? KVG_ROLE_QUANT : a->role;
+    kvg_compare_criterion c = kvg_compare_auto_criterion_for(dt, role,
+                                                             a->standard);
+
+    /* ops-test-kit's float view of fp8 outputs cannot reach codes inside
+     * a packed row; their distance is what the code_dist rule measures */
+    return c == KVG_CRIT_FLOAT_RE ? KVG_CRIT_CODE_DIST : c;
+}
+
+static kvg_compare_row_kind kind_of(kvg_row_field f)
+{
+    switch (f) {
+    case KVG_ROW_PAYLOAD: return KVG_ROWK_PAYLOAD;
+    case KVG_ROW_SCALE: return KVG_ROWK_SCALES;
+    case KVG_ROW_COPY: return KVG_ROWK_COPY;
+    default: return KVG_ROWK_PAD;
+    }
+}
+
+static void load(const rows_ctx *c, const unsigned char *base, int seg,
+                 int64_t unit, kvg_i_elem *e)
+{
+    kvg_dtype dt = c->l->seg[seg].dtype;
+
+    kvg_i_cmp_load_at(dt, kvg_dtype_size(dt), base, unit, e);
+}
+
+/* Bytes from the segment start to unit `u` (fp4: the byte holding it). */
+static int64_t unit_byte(kvg_dtype dt, int64_t u)
+{
+    return kvg_i_cmp_codes_per_element(dt) == 2
+               ? u / 2
+               : u * (int64_t)kvg_dtype_size(dt);
+}
+
+/* How far apart two payload codes are, by the segment's criterion;
+ * *fail_strict / *fail_code say which count it falls in. */
+static int64_t payload_distance(const rows_ctx *c, int seg,
+                                const kvg_i_elem *w, const kvg_i_elem *x,
+                                int *fail_strict, int *fail_code)
+{
+    int64_t d;
+
+    *fail_strict = *fail_code = 0;
+    switch (c->crit[seg]) {
+    case KVG_CRIT_INT_ABS1: {
+        int neg;
+        d = (int64_t)kvg_i_cmp_int_delta(w, x, &neg);
+        *fail_strict = d > 1;
+        return d;
+    }
+    case KVG_CRIT_CODE_DIST:
+        if (w->cls != KVG_I_CLS_FINITE || x->cls != KVG_I_CLS_FINITE) {
+            /* a NaN for a NaN passes; any other non-finite pair fails */
+            *fail_strict = !(w->cls == KVG_I_CLS_NAN &&
+                             x->cls == KVG_I_CLS_NAN) &&
+                           !(w->cls == x->cls && w->v == x->v);
+            return -1;
+        }
+        d = c->rank[seg][x->bits & 0xFF] - c->rank[seg][w->bits & 0xFF];
+        d = d < 0 ? -d : d;
+        *fail_code = d > 1;
+        return d;
+    default: /* bitwise */
+        *fail_strict = 1;
+        return -1;
+    }
+}
+
+static void offer(kvg_compare_row_verdict *v, const rows_ctx *c, int64_t slot,
+                  int seg, int64_t unit, int64_t at, const kvg_i_elem *w,
+                  const kvg_i_elem *x, int64_t dist, const char *note)
+{
+    if (v->listed >= KVG_COMPARE_ROW_PLACES)
+        return;
+    kvg_i_rows_place(c->l, slot, seg, unit,
+                     at + unit_byte(c->l->seg[seg].dtype, unit), w, x, dist,
+                     note, &v->place[v->listed++]);
+}
+
+static void judge_payload(rows_ctx *c, int64_t slot, int seg, int64_t at)
+{
+    kvg_compare_row_verdict *v = &c->r->rows[KVG_ROWK_PAYLOAD];
+    const kvg_row_segment *s = &c->l->seg[seg];
+    kvg_i_elem w, x;
+    int64_t u, d;
+    int strict, code;
+
+    for (u = 0; u < s->count; u++) {
+        load(c, c->g + at, seg, u, &w);
+        load(c, c->x + at, seg, u, &x);
+        if (w.bits == x.bits)
+            continue;
+        v->differ++;
+        d = payload_distance(c, seg, &w, &x, &strict, &code);
+        c->strict_fail += strict;
+        c->code_fail += code;
+        v->failing += strict || code;
+        if (d > v->max_dist)
+            v->max_dist = d;
+        offer(v, c, slot, seg, u, at, &w, &x, d, "");
+    }
+}
+
+/* How the payload codes of group `grp` of payload segment `p` differ:
+ * "; 64 of 64 payload codes of that group differ, all by one binade
+ * (x2)" - a wrong scale shows as a uniform shift of its group's codes. */
+static void group_note(const rows_ctx *c, int64_t slot, int p, int64_t grp,
+                       char *out, size_t cap)
+{
+    const kvg_row_segment *s = &c->l->seg[p];
+    const int64_t at = kvg_row_segment_at(c->l, slot, p);
+    int64_t u, differ = 0;
+    int k0 = 0, uniform = 1;
+    kvg_i_elem w, x;
+
+    for (u = grp * s->group; u < (grp + 1) * s->group; u++) {
+        double mw, mx;
+        int ew, ex;
+        load(c, c->g + at, p, u, &w);
+        load(c, c->x + at, p, u, &x);
+        if (w.bits == x.bits)
+            continue;
+        differ++;
+        if (w.cls != KVG_I_CLS_FINITE || x.cls != KVG_I_CLS_FINITE ||
+            w.v == 0.0 || x.v == 0.0 || s->dtype == KVG_FP4_E1M2) {
+            uniform = 0;
+            continue;
+        }
+        mw = frexp(w.v, &ew);
+        mx = frexp(x.v, &ex);
+        if (mw != mx || (differ > 1 && ex - ew != k0))
+            uniform = 0;
+        k0 = ex - ew;
+    }
+    if (differ == 0)
+        (void)snprintf(out, cap, "; its %lld payload codes are "
+                       "bit-identical", (long long)s->group);
+    else if (uniform && (k0 == 1 || k0 == -1))
+        (void)snprintf(out, cap, "; %lld of %lld payload codes of that "
+                       "group differ, all by one binade (x%s)",
+                       (long long)differ, (long long)s->group,
+                       k0 == 1 ? "2" : "1/2");
+    else if (uniform)
+        (void)snprintf(out, cap, "; %lld of %lld payload codes of that "
+                       "group differ, all by %d binades (x2^%d)",
+                       (long long)differ, (long long)s->group,
+                       k0 < 0 ? -k0 : k0, k0);
+    else
+        (void)snprintf(out, cap, "; %lld of %lld payload codes of that "
+                       "group differ (not one shift of binades)",
+                       (long long)differ, (long long)s->group);
+}
+
+/* Scales, pass-through elements and pad bytes: bit for bit. */
+static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
+{
+    const kvg_row_segment *s = &c->l->seg[seg];
+    kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
+    char note[160];
+    kvg_i_elem w, x;
+    int64_t u, d;
+
+    for (u = 0; u < s->count; u++) {
+        load(c, c->g + at, seg, u, &w);
+        load(c, c->x + at, seg, u, &x);
+        if (w.bits == x.bits)
+            continue;
+        v->differ++;
+        v->failing++;
+        d = -1;
+        if (s->dtype == KVG_E8M0)
+            d = kvg_i_cmp_e8m0_binades(w.bits, x.bits);
+        if (d > v->max_dist)
+            v->max_dist = d;
+        note[0] = '\0';
+        if (s->field == KVG_ROW_SCALE && v->listed < KVG_COMPARE_ROW_PLACES)
+            group_note(c, slot, s->of, u, note, sizeof note);
+        offer(v, c, slot, seg, u, at, &w, &x, d, note);
+    }
+}
+
+static void judge_slot(rows_ctx *c, int64_t slot)
+{
+    int i;
+
+    for (i = 0; i < c->l->segments; i++) {
+        const kvg_row_segment *s = &c->l->seg[i];
+        const int64_t at = kvg_row_segment_at(c->l, slot, i);
+        kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
+
+        v->units += s->count;
+        if (s->field == KVG_ROW_PAYLOAD &&
+            c->crit[i] == KVG_CRIT_CODE_DIST)
+            c->code_units += s->count;
+        if (memcmp(c->g + at, c->x + at,
+                   (size_t)kvg_row_segment_bytes(s)) == 0)
+            continue;
+        if (s->field == KVG_ROW_PAYLOAD)
+            judge_payload(c, slot, i, at);
+        else
+            judge_exact(c, slot, i, at);
+    }
+}
+
+/* Untouched bytes [from, to) that differ from `ref`; with `segments_too`
+ * 0 (no written set: every slot written), bytes inside a segment are the
+ * fields' and skipped. */
+static void untouched_span(rows_ctx *c, int64_t from, int64_t to,
+                           int segments_too)
+{
+    kvg_compare_row_verdict *v = &c->r->rows[KVG_ROWK_UNTOUCHED];
+    const char *ref_name = c->a->initial != NULL ? "initial" : "golden";
+    int64_t i = from;
+
+    while ((i = kvg_i_cmp_first_diff(c->ref, c->x, 1, i, to)) < to) {
+        if (segments_too || kvg_row_place_of(c->l, i).segment < 0) {
+            v->differ++;
+            v->failing++;
+            if (v->listed < KVG_COMPARE_ROW_PLACES)
+                kvg_i_rows_untouched_place(c->a, i, ref_name,
+                                           &v->place[v->listed++]);
+        }
+        i++;
+    }
+}
+
+/* Every byte not in a written slot's segments: the gaps of the written
+ * set, or without one the bytes outside every segment. With a written
+ * set the byte pass has compared exactly these bytes already; when it
+ * found none changed they are counted, not read again (a multi-GiB
+ * mapped cache is not paged in twice). */
+static void judge_untouched(rows_ctx *c, int64_t segment_bytes)
+{
+    const kvg_compare_args *a = c->a;
+    kvg_compare_row_verdict *v = &c->r->rows[KVG_ROWK_UNTOUCHED];
+    int64_t i = 0, j;
+    size_t k;
+
+    if ((a->written != NULL || a->written_runs != NULL) &&
+        c->r->untouched_changed == 0) {
+        v->units = c->nbytes - segment_bytes;
+        return;
+    }
+    if (a->written != NULL) {
+        while (i < c->nbytes) {
+            for (j = i; j < c->nbytes && a->written[j] == a->written[i]; j++)
+                ;
+            if (a->written[i] == 0) {
+                v->units += j - i;
+                untouched_span(c, i, j, 1);
+            }
+            i = j;
+        }
+    } else if (a->written_runs != NULL) {
+        for (k = 0; k <= a->written_run_count; k++) {
+            j = k < a->written_run_count ? a->written_runs[k].first
+                                         : c->nbytes;
+            v->units += j - i;
+            untouched_span(c, i, j, 1);
+            if (k < a->written_run_count)
+                i = j + a->written_runs[k].count;
+        }
+    } else {
+        v->units = c->nbytes - segment_bytes;
+        untouched_span(c, 0, c->nbytes, 0);
+    }
+}
+
+static void add_reason(kvg_compare_result *r, const char *fmt, ...)
+    KVG_I_PRINTF(2, 3);
+static void add_reason(kvg_compare_result *r, const char *fmt, ...)
+{
+    size_t used = strlen(r->reason);
+    va_list ap;
+
+    if (used + 3 >= sizeof r->reason)
+        return;
+    if (used > 0) {
+        memcpy(r->reason + used, "; ", 3);
+        used += 2;
+    }
+    va_start(ap, fmt);
+    (void)vsnprintf(r->reason + used, sizeof r->reason - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Each kind's verdict, then the tensor's: it fails if any kind does. */
+static void finish(rows_ctx *c)
+{
+    kvg_compare_result *r = c->r;
+    kvg_compare_row_verdict *p = &r->rows[KVG_ROWK_PAYLOAD];
+    int k;
+
+    p->limit = c->a->mismatch_ratio >= 0.0 ? c->a->mismatch_ratio
+                                           : KVG_COMPARE_CODE_RATIO;
+    p->verdict = c->strict_fail > 0 ||
+                         (double)c->code_fail >
+                             p->limit * (double)c->code_units
+                     ? KVG_VERDICT_FAIL
+                     : KVG_VERDICT_PASS;
+    for (k = KVG_ROWK_SCALES; k < KVG_COMPARE_ROW_KINDS; k++)
+        r->rows[k].verdict =
+            r->rows[k].failing > 0 ? KVG_VERDICT_FAIL : KVG_VERDICT_PASS;
+    /* without a written set the byte pass saw no untouched byte */
+    r->untouched_changed = r->rows[KVG_ROWK_UNTOUCHED].differ;
+    r->verdict = KVG_VERDICT_PASS;
+    r->reason[0] = '\0';
+    for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++) {
+        const kvg_compare_row_verdict *v = &r->rows[k];
+        if (v->verdict == KVG_VERDICT_PASS)
+            continue;
+        r->verdict = KVG_VERDICT_FAIL;
+        add_reason(r, "%s: %lld of %lld fail%s%s",
+                   kvg_compare_row_kind_name((kvg_compare_row_kind)k),
+                   (long long)v->failing, (long long)v->units,
+                   v->listed > 0 ? ", " : "",
+                   v->listed > 0 ? v->place[0].text : "");
+    }
+}
+
+void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
+{
+    kvg_compare_result *r = cc->r;
+    rows_ctx c;
+    int64_t slot, slots, seg_bytes = 0;
+    int i, k;
+
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.l = a->row_layout;
+    c.r = r;
+    c.g = cc->g;
+    c.x = cc->x;
+    c.ref = cc->init != NULL ? cc->init : cc->g;
+    c.nbytes = cc->numel;
+    for (i = 0; i < c.l->segments; i++) {
+        const kvg_row_segment *s = &c.l->seg[i];
+        c.crit[i] = s->field == KVG_ROW_PAYLOAD
+                        ? kvg_i_rows_payload_criterion(a, s->dtype)
+                        : KVG_CRIT_BITWISE;
+        if (c.crit[i] == KVG_CRIT_CODE_DIST)
+            kvg_i_cmp_build_ranks(s->dtype, c.rank[i]);
+        seg_bytes += kvg_row_segment_bytes(s);
+    }
+    r->has_rows = 1;
+    /* the bytes of a packed row are no values of one dtype */
+    r->values_not_applicable = 1;
+    r->max_abs_err = r->max_rel_err = r->mere = r->mare = NAN;
+    r->rmse = r->cosine = NAN;
+    r->over_thousandth = r->over_five_thousandth = 0;
+    r->over_thousandth_ratio = r->over_five_thousandth_ratio = NAN;
+    r->role = a->role;
+    r->standard = "packed rows, field by field: scales, pass-through, pad "
+                  "and untouched bytes bit for bit, payload codes by their "
+                  "dtype's rule (docs/compare.md, Packed rows)";
+    r->standard_source = "kvgold docs/compare.md (Packed rows); code_dist "
+                         "as ops-test-kit requant, its int8 view fixed";
+    (void)snprintf(r->row_layout_name, sizeof r->row_layout_name, "%s",
+                   c.l->name != NULL ? c.l->name : "");
+    memset(r->rows, 0, sizeof r->rows);
+    for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++)
+        r->rows[k].criterion = KVG_CRIT_BITWISE;
+    for (i = 0; i < c.l->segments; i++)
+        if (c.l->seg[i].field == KVG_ROW_PAYLOAD) {
+            r->rows[KVG_ROWK_PAYLOAD].criterion = c.crit[i];
+            break;
+        }
+    slots = c.l->blocks * c.l->block_size;
+    r->row_slots = slots;
+    for (slot = 0; slot < slots; slot++) {
+        if (!kvg_i_rows_slot_written(a, slot))
+            continue;
+        r->row_slots_written++;
+        judge_slot(&c, slot);
+    }
+    judge_untouched(&c, r->row_slots_written * seg_bytes);
+    finish(&c);
+}
