@@ -853,6 +853,75 @@ static void test_html_names_the_places(void **state)
  * the operator has no row layout, a checked layout or the call's refusal
  * (this call has no tensors) where it has one; inputs are refused. The
  * operators of this branch have none, so "none" is seen. */
+/* ---- a short last group, and bytes the kernel leaves unset -------------- */
+
+/* Per slot, 48-byte rows: 40 fp8 codes in groups of 16 (16, 16 and a
+ * short last group of 8, as 448 columns in groups of 128 end in 64),
+ * their 3 e8m0 scales at 40, 5 undefined bytes at 43; 4 slots. */
+static kvg_row_layout layout_d(void)
+{
+    kvg_row_layout l;
+
+    memset(&l, 0, sizeof l);
+    l.name = "test short group";
+    l.segments = 3;
+    l.seg[0] = seg("nope", KVG_ROW_PAYLOAD, KVG_FP8_E4M3FN, 0, 0, 40, 16,
+                   -1);
+    l.seg[1] = seg("scale", KVG_ROW_SCALE, KVG_E8M0, 0, 40, 3, 0, 0);
+    l.seg[2] = seg("scale pad", KVG_ROW_UNDEFINED, KVG_UINT8, 0, 43, 5, 0,
+                   -1);
+    l.regions = 1;
+    l.slot_stride[0] = 48;
+    l.block_size = 4;
+    l.block_stride = 192;
+    l.blocks = 1;
+    return l;
+}
+
+static void test_short_group_and_undefined_bytes(void **state)
+{
+    static const int64_t slots[2] = {0, 3};
+    fixture *f = (fixture *)test_malloc(sizeof *f);
+    kvg_compare_result r;
+    char text[8192];
+    size_t len;
+    kvg_diag diag;
+    int k;
+    (void)state;
+
+    setup(f, layout_d(), 192, slots, 2);
+    /* the NPU leaves its own garbage in the unset bytes: any value */
+    for (k = 0; k < 5; k++)
+        f->npu[3 * 48 + 43 + k] = (unsigned char)(0xC0 + k);
+    assert_int_equal(judge(f, &r), KVG_OK);
+    assert_only(&r, -1, 0);
+    assert_int_equal(r.rows[KVG_ROWK_UNDEFINED].units, 10);
+    assert_int_equal(r.rows[KVG_ROWK_UNDEFINED].differ, 5);
+    assert_int_equal(r.rows[KVG_ROWK_PAYLOAD].units, 80);
+    assert_int_equal(r.rows[KVG_ROWK_SCALES].units, 6);
+    assert_int_equal(kvg_compare_report_text(&r, 1, text, sizeof text, &len,
+                                             &diag), KVG_OK);
+    assert_contains(text, "undefined");
+    assert_contains(text, "10 bytes, 5 differ, not judged by value");
+
+    /* slot 3's short group 2 (codes 32..39, golden 0x30 + (3 + k) % 8)
+     * read one binade up (code + 8: exponent + 1) and its scale 0x77
+     * (2^-8) one binade down as 0x76 */
+    for (k = 32; k < 40; k++)
+        f->npu[3 * 48 + k] = (unsigned char)(f->gold[3 * 48 + k] + 8);
+    f->npu[3 * 48 + 40 + 2] = 0x76;
+    assert_int_equal(judge(f, &r), KVG_ERR_MISMATCH);
+    assert_int_equal(r.rows[KVG_ROWK_SCALES].verdict, KVG_VERDICT_FAIL);
+    assert_int_equal(r.rows[KVG_ROWK_SCALES].failing, 1);
+    assert_contains(r.rows[KVG_ROWK_SCALES].place[0].text,
+                    "slot 3: scale of group 2");
+    assert_contains(r.rows[KVG_ROWK_SCALES].place[0].text,
+                    "8 of 8 payload codes of that group differ, all by one "
+                    "binade (x2)");
+    assert_int_equal(r.rows[KVG_ROWK_UNDEFINED].verdict, KVG_VERDICT_PASS);
+    test_free(f);
+}
+
 static void test_op_row_layout(void **state)
 {
     kvg_row_layout rl;
@@ -913,6 +982,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_reports_name_the_places),
         cmocka_unit_test(test_html_names_the_places),
+        cmocka_unit_test(test_short_group_and_undefined_bytes),
         cmocka_unit_test(test_op_row_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -262,16 +262,21 @@ typedef struct kvg_compare_element {
  *   PAD        padding the operator writes, bit for bit
  *   UNTOUCHED  every byte not in a written slot's segments, bit for bit
  *              against the initial contents
+ *   UNDEFINED  bytes a kernel writes without setting them
+ *              (KVG_ROW_UNDEFINED segments): any value is right; counted
+ *              (units, differ) and named "any value" in the reports,
+ *              never failing. Criterion AUTO marks it.
  */
 typedef enum kvg_compare_row_kind {
     KVG_ROWK_PAYLOAD = 0,
     KVG_ROWK_SCALES = 1,
     KVG_ROWK_COPY = 2,
     KVG_ROWK_PAD = 3,
-    KVG_ROWK_UNTOUCHED = 4
+    KVG_ROWK_UNTOUCHED = 4,
+    KVG_ROWK_UNDEFINED = 5
 } kvg_compare_row_kind;
 
-#define KVG_COMPARE_ROW_KINDS 5
+#define KVG_COMPARE_ROW_KINDS 6
 /* Places listed per kind (the first ones in slot order). */
 #define KVG_COMPARE_ROW_PLACES 4
 #define KVG_COMPARE_PLACE_TEXT 240
@@ -305,7 +310,8 @@ typedef struct kvg_compare_row_verdict {
     kvg_compare_row_place place[KVG_COMPARE_ROW_PLACES];
 } kvg_compare_row_verdict;
 
-/* "payload", "scales", "pass-through", "pad", "untouched"; "invalid". */
+/* "payload", "scales", "pass-through", "pad", "untouched", "undefined";
+ * "invalid". */
 KVG_API const char *kvg_compare_row_kind_name(kvg_compare_row_kind kind);
 
 /*

@@ -39,6 +39,7 @@ const char *kvg_compare_row_kind_name(kvg_compare_row_kind kind)
     case KVG_ROWK_COPY: return "pass-through";
     case KVG_ROWK_PAD: return "pad";
     case KVG_ROWK_UNTOUCHED: return "untouched";
+    case KVG_ROWK_UNDEFINED: return "undefined";
     }
     return "invalid";
 }

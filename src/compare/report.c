@@ -760,6 +760,15 @@ static void put_rows(sb *s, const kvg_compare_result *r)
               (long long)r->row_slots_written, (long long)r->row_slots);
     for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++) {
         const kvg_compare_row_verdict *v = &r->rows[k];
+        if (k == KVG_ROWK_UNDEFINED) {
+            if (v->units > 0)
+                sb_printf(s, "    %-12s  any value (the kernel leaves these "
+                          "bytes unset): %lld bytes, %lld differ, not "
+                          "judged by value\n",
+                          kvg_compare_row_kind_name(KVG_ROWK_UNDEFINED),
+                          (long long)v->units, (long long)v->differ);
+            continue;
+        }
         sb_printf(s, "    %-12s  %-9s  %-4s  %lld of %lld fail, %lld not "
                   "bit-identical",
                   kvg_compare_row_kind_name((kvg_compare_row_kind)k),

@@ -54,6 +54,7 @@ static kvg_compare_row_kind kind_of(kvg_row_field f)
     case KVG_ROW_PAYLOAD: return KVG_ROWK_PAYLOAD;
     case KVG_ROW_SCALE: return KVG_ROWK_SCALES;
     case KVG_ROW_COPY: return KVG_ROWK_COPY;
+    case KVG_ROW_UNDEFINED: return KVG_ROWK_UNDEFINED;
     default: return KVG_ROWK_PAD;
     }
 }
@@ -151,11 +152,16 @@ static void group_note(const rows_ctx *c, int64_t slot, int p, int64_t grp,
 {
     const kvg_row_segment *s = &c->l->seg[p];
     const int64_t at = kvg_row_segment_at(c->l, slot, p);
+    /* the last group may be short (448 columns in groups of 128) */
+    const int64_t end = (grp + 1) * s->group < s->count
+                            ? (grp + 1) * s->group
+                            : s->count,
+                  n = end - grp * s->group;
     int64_t u, differ = 0;
     int k0 = 0, uniform = 1;
     kvg_i_elem w, x;
 
-    for (u = grp * s->group; u < (grp + 1) * s->group; u++) {
+    for (u = grp * s->group; u < end; u++) {
         double mw, mx;
         int ew, ex;
         load(c, c->g + at, p, u, &w);
@@ -176,21 +182,21 @@ static void group_note(const rows_ctx *c, int64_t slot, int p, int64_t grp,
     }
     if (differ == 0)
         (void)snprintf(out, cap, "; its %lld payload codes are "
-                       "bit-identical", (long long)s->group);
+                       "bit-identical", (long long)n);
     else if (uniform && (k0 == 1 || k0 == -1))
         (void)snprintf(out, cap, "; %lld of %lld payload codes of that "
                        "group differ, all by one binade (x%s)",
-                       (long long)differ, (long long)s->group,
+                       (long long)differ, (long long)n,
                        k0 == 1 ? "2" : "1/2");
     else if (uniform)
         (void)snprintf(out, cap, "; %lld of %lld payload codes of that "
                        "group differ, all by %d binades (x2^%d)",
-                       (long long)differ, (long long)s->group,
+                       (long long)differ, (long long)n,
                        k0 < 0 ? -k0 : k0, k0);
     else
         (void)snprintf(out, cap, "; %lld of %lld payload codes of that "
                        "group differ (not one shift of binades)",
-                       (long long)differ, (long long)s->group);
+                       (long long)differ, (long long)n);
 }
 
 /* Scales, pass-through elements and pad bytes: bit for bit. */
@@ -221,6 +227,16 @@ static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
     }
 }
 
+static int64_t bytes_differ(const unsigned char *a, const unsigned char *b,
+                            int64_t n)
+{
+    int64_t i, d = 0;
+
+    for (i = 0; i < n; i++)
+        d += a[i] != b[i];
+    return d;
+}
+
 static void judge_slot(rows_ctx *c, int64_t slot)
 {
     int i;
@@ -231,6 +247,11 @@ static void judge_slot(rows_ctx *c, int64_t slot)
         kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
 
         v->units += s->count;
+        if (s->field == KVG_ROW_UNDEFINED) { /* any value is right */
+            v->differ += bytes_differ(c->g + at, c->x + at,
+                                      kvg_row_segment_bytes(s));
+            continue;
+        }
         if (s->field == KVG_ROW_PAYLOAD &&
             c->crit[i] == KVG_CRIT_CODE_DIST)
             c->code_units += s->count;
@@ -402,6 +423,7 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
     memset(r->rows, 0, sizeof r->rows);
     for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++)
         r->rows[k].criterion = KVG_CRIT_BITWISE;
+    r->rows[KVG_ROWK_UNDEFINED].criterion = KVG_CRIT_AUTO; /* any value */
     for (i = 0; i < c.l->segments; i++)
         if (c.l->seg[i].field == KVG_ROW_PAYLOAD) {
             r->rows[KVG_ROWK_PAYLOAD].criterion = c.crit[i];
