@@ -242,8 +242,9 @@ def cr_v2_cases(root):
          extra=[(4, -3), (5, 9)])
     case(root, "crv2_m2_trunc_l2_wide",
          "cr_v2 mode 2, round_scale false (bf16_RINT(s) stored, payload / "
-         "s), layout 2: 4-D cache [3, 2, 1, 320], rows of 288 B, tail "
-         "untouched, int64 slots", 3632,
+         "s), layout 2: 4-D cache [3, 2, 1, 320]; tokens packed at 272 B "
+         "(data + scales, no pad) from each 640 B block's start, bytes "
+         "544..639 untouched; int64 slots", 3632,
          attrs_of("cr_v2", 2, round_scale=False, layout=2), (4, 256), 6,
          "fp8_e4m3fn", "int64", specials=[(0, 1, ZERO), (2, 2, EDGE)],
          group=32, cache_shape=(3, 2, 1, 320), extra=[(3, 6)])
@@ -254,12 +255,12 @@ def cr_v2_cases(root):
          specials=[(0, 0, ZERO), (2, 4, EDGE), (4, 9, E2)], group=16,
          extra=[(3, -2)])
     case(root, "crv2_m4_mxfp4_g32_l2",
-         "cr_v2 mode 4, group 32, layout 2: 4-D cache [2, 3, 1, 288]; a "
-         "group of amax 1.5 * 2^-125 (bf16 exponent field 2: scale 0x0000 "
-         "but multiplier 2^127)", 3634,
+         "cr_v2 mode 4, group 32, layout 2: 4-D cache [2, 3, 1, 320], "
+         "tokens packed at 288 B per block; a group of amax 3 * 2^-126 "
+         "(bf16 exponent field 2: scale 0x0000 but multiplier 2^127)", 3634,
          attrs_of("cr_v2", 4, layout=2), (4, 512), 6, "uint8",
          specials=[(0, 2, ZERO), (2, 1, EDGE), (3, 5, E2)], group=32,
-         cache_shape=(2, 3, 1, 288), extra=[(1, 6)])
+         cache_shape=(2, 3, 1, 320), extra=[(1, 6)])
 
 
 def generate(root):

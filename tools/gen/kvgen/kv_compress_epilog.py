@@ -113,7 +113,9 @@ def row_map(p, d):
         else:
             segs = [seg("data", "PAYLOAD", "fp4_e2m1", 0, d // 2, g),
                     seg("scale", "SCALE", "bf16", d // 2, 2 * (d // g))]
-        return _pad(segs, 32)
+        # layout 2 (26694f1e): tokens packed at data + scale bytes inside a
+        # block, no pad written; layout 1: the row padded to 32 B
+        return segs if p["layout"] == 2 else _pad(segs, 32)
     n = cdiv(q, g)
     if impl == "ot":
         sdt, sb = ("uint16_e8m0", 2) if mode == 0 else ("e8m0", 1)
@@ -304,6 +306,8 @@ def golden(xbits, slots, cache, cache_dtype, attrs):
     l2 = p["impl"] in ("sgk", "va") and p["mode"] == 2 and p["layout"] == 2
     vpt = region_bytes(segs, 0)
     spt = region_bytes(segs, 1)
+    if p["impl"] == "cr_v2" and p["layout"] == 2:
+        width = vpt             # token stride inside a block, not the row
     for i, slot in enumerate(sl[keep]):
         blk, pos = int(slot) // bsz, int(slot) % bsz
         for s in segs:
