@@ -175,6 +175,11 @@ def ot_cases(root):
 
 def sgk_like_cases(root, impl, base):
     sp = [(0, 0, ZERO), (0, 2, TINY), (2, 1, EDGE), (3, 3, EDGE)]
+    # sgk takes the row stride from cache.stride(0); vllm-ascend's csrc
+    # copy has a block_stride attribute (0: the row's own width), so its
+    # wide cache names the stride
+    wide_attr = {"block_stride": 512} if impl == "va" else {}
+    wide_note = "; block_stride 512" if impl == "va" else ""
     case(root, "%s_m1_fp8_e4m3_d576" % impl,
          "%s mode 1 (FP8 per 128, fp32 scale = amax (x) 0x3B124925), "
          "d 576: [e4m3 512 | rope 128 | 4 fp32 | pad 112] = 768 B; the "
@@ -184,8 +189,8 @@ def sgk_like_cases(root, impl, base):
     case(root, "%s_m1_fp8_e5m2_d256_wide_int64" % impl,
          "%s mode 1, e5m2 (0x37924925), d 256: 192 + 128 + 8 -> 384 B "
          "rows in a 512 B wide cache (tail untouched), int64 slots; the "
-         "last group has 64 columns" % impl, base + 2, attrs_of(impl, 1),
-         (4, 256), 6, "fp8_e5m2", "int64",
+         "last group has 64 columns%s" % (impl, wide_note), base + 2,
+         attrs_of(impl, 1, **wide_attr), (4, 256), 6, "fp8_e5m2", "int64",
          specials=[(0, 1, ZERO), (2, 0, TINY)], group=128, width=512)
     case(root, "%s_m2_mxfp8_g64_l1" % impl,
          "%s mode 2 (MXFP8, R-EBUMP: code E(s) + 1), group 64, layout 1: "
