@@ -130,6 +130,9 @@ def case(root, case_id, comment, seed, attrs, shape, rows, cache_dtype,
     f = design(random_x(rng, shape), group, specials, qcols)
     xbits = bf16(f)
     need = kce.row_bytes_needed(p, shape[-1])
+    if cache_shape is None and attrs["impl"] == "ot" \
+            and kce.OT_COMMIT == "25fb6b928":
+        cache_shape = (rows, 1, 1, width or need)   # OT25: 4-D caches only
     if cache_shape is None:
         cache_shape = (rows, width or need)
     tokens = int(np.prod(shape[:-1]))
@@ -164,7 +167,7 @@ def ot_cases(root):
     case(root, "ot_m2_hif8_row",
          "ot mode 2 at 7904813: the whole row hif8(x * x_scale), d bytes, "
          "no rope split, no pad", 3605,
-         attrs_of("ot", 2, x_scale=0.37), (4, 128), 6, "uint8",
+         attrs_of("ot", 2, x_scale=0.37), (4, 192), 6, "uint8",
          specials=[(0, 0, WIDE), (2, 1, WIDE)])
     case(root, "ot_m1_cache4d_wide",
          "ot mode 1 into a 4-D cache [3, 2, 1, 448]: rows of 384 B, bytes "

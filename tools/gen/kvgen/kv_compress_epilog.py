@@ -27,6 +27,16 @@ FP8_MAX = {"fp8_e4m3fn": 448.0, "fp8_e5m2": 57344.0}
 AMAX_FLOOR = F32(1e-4)          # static_cast<float>(1e-4)
 
 IMPLS = ("ot", "sgk", "va", "cr", "cr_v2")
+
+# Which ops-transformer kernel the "ot" preset follows. "7904813" (the
+# search index's copy, the op's first version): mode 2 = whole-row
+# HiFloat8, mode 0 stores the E8M0 code in a 2-byte slot, rows padded to
+# 128 B. "25fb6b928" (quant_epilogs.md's commit): mode 2 = hif8 rope +
+# FP4 nope (FP4-AMAX6), mode 0 stores bf16_RINT(s'), mode 1 unpadded,
+# modes 0/2 padded to 32 B, 4-D caches only. docs/kv_compress_epilog.md
+# section 6 has the comparison; the vectors are generated for OT_COMMIT.
+OT_COMMIT = "7904813"
+INV_6 = 0x3E2AAAAB              # static_cast<float>(1.0f / 6.0f)
 DEFAULT_MODE = {"ot": 1, "sgk": 1, "va": 1, "cr": 1, "cr_v2": 2}
 DEFAULT_GROUP = {"ot": 64, "sgk": 128, "va": 128, "cr": 128, "cr_v2": 32}
 
@@ -71,7 +81,7 @@ def preset(attrs, cache_dtype):
     impl = attrs.get("impl", "ot")
     mode = attrs.get("quant_mode", DEFAULT_MODE[impl])
     g = attrs.get("quant_group_size", 0) or DEFAULT_GROUP[impl]
-    if impl == "ot" and mode in (0, 1):
+    if impl == "ot" and (mode in (0, 1) or OT_COMMIT == "7904813"):
         g = 64                  # scaleCol = ceil((d-64)/64) whatever the attr
     if impl in ("sgk", "va", "cr") and mode == 1:
         g = 128                 # R-BLK128-FP32: PER_BLOCK_FP16
@@ -104,6 +114,8 @@ def row_map(p, d):
     region of sgk/va layout 2)."""
     impl, mode, g, fp8 = p["impl"], p["mode"], p["g"], p["fp8"]
     q = d - ROPE
+    if impl == "ot" and OT_COMMIT == "25fb6b928":
+        return _ot25_row_map(mode, g, q)
     if (impl == "ot" and mode == 2) or (impl == "cr" and mode == 3):
         return [seg("row", "PAYLOAD", "hif8", 0, d)]
     if impl == "cr_v2":
@@ -138,6 +150,23 @@ def row_map(p, d):
             seg("nope", "PAYLOAD", fp8, 2 * ROPE, q, g),
             seg("scale", "SCALE", "e8m0", 2 * ROPE + q, n)]
     return _pad(segs, 128)
+
+
+def _ot25_row_map(mode, g, q):
+    """OT25 tiling.cpp:277-297: mode 2 [rope hif8 64 | fp4 q/2 | bf16 x
+    q/g | pad -> 32]; mode 0 [rope bf16 | e4m3 | bf16 x n | pad -> 32];
+    mode 1 the same with E8M0 bytes and no pad."""
+    if mode == 2:
+        segs = [seg("rope", "PAYLOAD", "hif8", 0, ROPE),
+                seg("nope", "PAYLOAD", "fp4_e2m1", ROPE, q // 2, g),
+                seg("scale", "SCALE", "bf16", ROPE + q // 2, 2 * (q // g))]
+        return _pad(segs, 32)
+    n = cdiv(q, 64)
+    sdt, sb = ("bf16", 2) if mode == 0 else ("e8m0", 1)
+    segs = [seg("rope", "COPY", "bf16", 0, 2 * ROPE),
+            seg("nope", "PAYLOAD", "fp8_e4m3fn", 2 * ROPE, q, 64),
+            seg("scale", "SCALE", sdt, 2 * ROPE + q, sb * n)]
+    return segs if mode == 1 else _pad(segs, 32)
 
 
 def region_bytes(segs, region):
@@ -234,6 +263,27 @@ def mxfp4_v2(xbits, g):
     return packed, sbits
 
 
+def fp4_amax6(xbits, g):
+    """OT25 mode 2 nope (common.h:349-706, rule FP4-AMAX6): per group
+    amax; stored bf16_RINT(amax (x) fl(1/6)); inv = bf16_RINT(6 (/) amax)
+    (0 where amax = 0, ZEROING Div); xq = bf16_RINT(x * inv) (the product
+    of two bf16 is exact in binary32: one rounding, note Q4), clamped to
+    +-6, cast RINT to E2M1, element 2i in the low nibble."""
+    t, n = xbits.shape
+    x = formats.bf16_decode(xbits).astype(F32).reshape(t, n // g, g)
+    amax = np.abs(x).max(axis=2).astype(F32)
+    scale = formats.bf16_encode((amax * bits_f32(np.uint32(INV_6))).astype(F32))
+    with np.errstate(divide="ignore"):
+        inv = np.where(amax != 0, F32(6.0) / amax, F32(0)).astype(F32)
+    invb = formats.bf16_decode(formats.bf16_encode(inv))
+    xq = formats.bf16_decode(formats.bf16_encode(
+        (x * invb[:, :, None]).astype(F32)))
+    xq = np.minimum(np.maximum(xq, F32(-6)), F32(6)).reshape(t, n)
+    codes = formats_mx.fp4_encode(xq, "rint")
+    packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+    return packed, scale
+
+
 def as_bytes(a, width):
     """[T, k] array of `width`-byte little-endian scalars -> [T, k*width]
     uint8."""
@@ -249,6 +299,10 @@ def segment_bytes(p, xbits):
     impl, mode, g, fp8 = p["impl"], p["mode"], p["g"], p["fp8"]
     x = formats.bf16_decode(xbits).astype(F32)
     d = x.shape[1]
+    if impl == "ot" and OT_COMMIT == "25fb6b928" and mode == 2:
+        nope, scale = fp4_amax6(xbits[:, :d - ROPE], g)
+        return {"rope": hif8_row(x[:, d - ROPE:], p["x_scale"]),
+                "nope": nope, "scale": as_bytes(scale, 2)}
     if (impl == "ot" and mode == 2) or (impl == "cr" and mode == 3):
         return {"row": hif8_row(x, p["x_scale"])}
     if impl == "cr_v2":
@@ -264,8 +318,10 @@ def segment_bytes(p, xbits):
         nope, s = blk128_fp32(xq, fp8)
         return {"nope": nope, "rope": rope, "scale": as_bytes(f32_bits(s), 4)}
     rule = "ceil" if impl == "ot" else "ebump"
-    nope, _, code = mx_fp8(xq, g, fp8, rule, p["round_scale"])
-    if impl == "ot" and mode == 0:
+    nope, div, code = mx_fp8(xq, g, fp8, rule, p["round_scale"])
+    if impl == "ot" and mode == 0 and OT_COMMIT == "25fb6b928":
+        scale = as_bytes(formats.bf16_encode(div), 2)   # bf16_RINT(s')
+    elif impl == "ot" and mode == 0:
         # 7904813 stores bits(s') >> 23 cast u32 -> u16 in the 2-byte slot
         scale = as_bytes(code, 2)
     else:
