@@ -272,7 +272,8 @@ def fp4_amax6(xbits, g):
     t, n = xbits.shape
     x = formats.bf16_decode(xbits).astype(F32).reshape(t, n // g, g)
     amax = np.abs(x).max(axis=2).astype(F32)
-    scale = formats.bf16_encode((amax * bits_f32(np.uint32(INV_6))).astype(F32))
+    scale = formats.bf16_encode(
+        (amax * bits_f32(np.uint32(INV_6))).astype(F32))
     with np.errstate(divide="ignore"):
         inv = np.where(amax != 0, F32(6.0) / amax, F32(0)).astype(F32)
     invb = formats.bf16_decode(formats.bf16_encode(inv))
@@ -292,7 +293,7 @@ def as_bytes(a, width):
     return a.view(np.uint8).reshape(a.shape[0], -1)
 
 
-# ---- one token's segments -----------------------------------------------------
+# ---- one token's segments ---------------------------------------------
 
 def segment_bytes(p, xbits):
     """{segment name: uint8 [T, bytes]} for tokens xbits [T, d] (bf16)."""
@@ -329,7 +330,7 @@ def segment_bytes(p, xbits):
     return {"nope": nope, "rope": rope, "scale": scale}
 
 
-# ---- placing rows in the cache ------------------------------------------------
+# ---- placing rows in the cache ----------------------------------------
 
 def geometry(p, cache_shape, d):
     """(rows, block_size, row_stride, block_stride) of the cache in bytes;
