@@ -60,8 +60,9 @@ def design(f, group, specials, qcols):
             v = np.float32(2.0 ** -15) * np.linspace(-1.5, 1.5, n,
                                                      dtype=np.float32)
         elif kind == EDGE:
-            # amax exactly 1.75 * 2^3: s = 14 (x) fl(1/448) = 2^-5 exactly
-            # for e4m3 (M(s) = 0); x values across the group's binades
+            # amax exactly 1.75 * 2^3: s = 14 (x) fl(1/448) = 2^-5 and
+            # 14 (x) fl(1/57344) = 2^-12 exactly (M(s) = 0); x values
+            # across the group's binades
             v = np.float32(14.0) * np.linspace(-0.9, 0.9, n,
                                                dtype=np.float32)
             v[n // 3] = np.float32(-14.0)
