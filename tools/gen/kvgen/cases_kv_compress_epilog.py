@@ -294,3 +294,45 @@ def generate(root):
     sgk_like_cases(root, "va", 3640)
     cr_cases(root)
     cr_v2_cases(root)
+    refused_cases(root)
+
+
+def refusal(root, case_id, comment, tensor, attrs, d, slots, cache_dtype,
+            cache_shape, slot_dtype="int32", nan_at=None):
+    """A call the operator refuses (docs/kv_compress_epilog.md section 5),
+    naming `tensor`; nothing is computed, the cache is poison."""
+    rng = np.random.RandomState(3690)
+    xbits = bf16(random_x(rng, (len(slots), d)))
+    if nan_at is not None:
+        xbits[nan_at] = 0x7FC0
+    sd = {"int32": np.int32, "int64": np.int64}[slot_dtype]
+    inputs = {"x": T(xbits, "bf16"),
+              "slot_mapping": T(np.asarray(slots, dtype=sd), slot_dtype),
+              "cache": T(poison(rng, cache_shape), cache_dtype)}
+    write_case(root, case_id, OP, attrs, inputs, {}, comment=comment,
+               expect_error={"status": 161002, "tensor": tensor})
+
+
+def refused_cases(root):
+    """One refusal of each kind section 5 lists."""
+    ot1 = (4, 1, 1, 193)        # ot mode 1, d 128: 128 + 64 + 1
+    refusal(root, "error_ot_slot_minus2", "ot skips -1 only: slot -2 would "
+            "write before the cache", "slot_mapping", attrs_of("ot", 1), 128,
+            [0, -2], "uint8", ot1)
+    refusal(root, "error_ot_mode3", "ot has modes 0, 1, 2", "quant_mode",
+            attrs_of("ot", 3), 128, [0, 1], "uint8", ot1)
+    refusal(root, "error_ot_row_short", "ot mode 1, d 128 needs 193-byte "
+            "rows, the cache has 192", "cache", attrs_of("ot", 1), 128,
+            [0, 1], "uint8", (4, 1, 1, 192))
+    refusal(root, "error_sgk_duplicate", "two tokens write slot 1",
+            "slot_mapping", attrs_of("sgk", 2), 128, [1, 1],
+            "fp8_e4m3fn", (4, 256), "int64")
+    refusal(root, "error_sgk_x_scale", "sgk has no scale attribute",
+            "x_scale", attrs_of("sgk", 1, x_scale=2.0), 128, [0, 1],
+            "fp8_e4m3fn", (4, 256))
+    refusal(root, "error_cr_uint8_cache", "cr mode 1 with a uint8 cache "
+            "leaves the kernel's fp8 coefficients unset", "cache",
+            attrs_of("cr", 1), 192, [0, 1], "uint8", (4, 256))
+    refusal(root, "error_crv2_nan", "a NaN in a written token's x",
+            "x", attrs_of("cr_v2", 2), 64, [1, 0], "fp8_e4m3fn", (4, 96),
+            nan_at=(1, 5))
