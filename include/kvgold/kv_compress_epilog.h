@@ -59,7 +59,10 @@
  *           cache; a 2-D [rows, w] one stands for [rows, 1, 1, w].
  *   sgk/va 1  [e4m3|e5m2 nope (g128, R-BLK128-FP32) | rope bf16 128 | fp32
  *           scale x n | pad to 128]; the cache's fp8 dtype picks the
- *           payload.
+ *           payload; quant_group_size is not read. sgk / va take a 2-D x;
+ *           layout 1 strides rows by the cache's dim-0 stride, so a 4-D
+ *           cache must have block_size 1 (SGK op_host
+ *           kv_compress_epilog.cpp, 064559ba).
  *   sgk/va 2  layout 1: [rope bf16 128 | fp8 nope (g 64 or 128, R-EBUMP) |
  *           e8m0 x n | pad to 128]; layout 2 (block-major, 4-D cache whose
  *           row is a slot's value + scale bytes): a block holds block_size
@@ -82,9 +85,9 @@
  *   that natural value (kvgold's caches are dense).
  *
  * Slots: ot, sgk, va, cr skip -1 only and refuse other negatives and slots
- * >= the cache's slots (the kernels would write outside it); sgk narrows
- * slots to int32, so an int64 slot outside int32 is refused; cr_v2 skips
- * < 0 and >= slots. Two tokens may not write one slot.
+ * >= the cache's slots (the kernels would write outside it); sgk, va and
+ * cr narrow slots to int32, so an int64 slot outside int32 is refused;
+ * cr_v2 skips < 0 and >= slots. Two tokens may not write one slot.
  *
  * Refused (161002), besides dtypes, ranks and shapes: a non-finite x in a
  * written token (what the kernels do with one is not established); an

@@ -403,12 +403,38 @@ static void row_mxfp8_blocks(kvg_i_kv_compress_epilog_plan *p,
     p->row_need = value + r.at;
 }
 
+/* SGK op_host kv_compress_epilog.cpp (064559ba) "mirrors vllm-ascend
+ * validate_kv_compress_epilog_inputs": x 2-D; layout 1 strides rows by
+ * cache.stride(0), so a 4-D cache must have one slot a block; layout 2
+ * reads block_size from the cache's dim 1, so it must be 4-D. */
+static kvg_status sgk_shapes(const kvg_kv_compress_epilog_args *a,
+                             const kvg_i_kce_cache *c, kvg_diag *diag)
+{
+    const char *impl = kvg_i_kce_impl_name(a->impl);
+
+    if (a->x->rank != 2)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "x", -1, -1,
+                            "x: %s takes a 2-D x [tokens, d], got rank %d",
+                            impl, a->x->rank);
+    if (a->layout == 2 && c->rank != 4)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "cache", -1, -1,
+                            "cache: %s layout 2 takes a 4-D cache [blocks, "
+                            "block_size, 1, bytes], got rank %d", impl,
+                            c->rank);
+    if (a->layout == 1 && c->block_size != 1)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "cache", 1, -1,
+                            "cache: %s layout 1 strides rows by the cache's "
+                            "dim-0 stride, so a 4-D cache needs block_size "
+                            "1, got %lld", impl, (long long)c->block_size);
+    return KVG_OK;
+}
+
 static kvg_status preset_sgk_va(const kvg_kv_compress_epilog_args *a,
                                 const kvg_i_kce_cache *c,
                                 kvg_i_kv_compress_epilog_plan *p,
                                 kvg_diag *diag)
 {
-    static const int64_t g128[] = {128}, mx_groups[] = {64, 128};
+    static const int64_t mx_groups[] = {64, 128};
     const int fp8 = c->dtype == KVG_FP8_E4M3FN || c->dtype == KVG_FP8_E5M2;
     const int sgk = a->impl == KVG_KCE_SGK;
     int64_t g;
@@ -423,8 +449,9 @@ static kvg_status preset_sgk_va(const kvg_kv_compress_epilog_args *a,
                       "%s: %s has layout 1, and 2 (block-major) for mode 2 "
                       "only, got %lld",
                       kvg_i_kce_impl_name(a->impl), (long long)a->layout);
+    KVG_TRY(sgk_shapes(a, c, diag));
     if (a->quant_mode == 1) {
-        KVG_TRY(group_size(a, 128, g128, 1, "128", &g, diag));
+        /* quant_group_size is not read: scaleCol = ceil(q / 128) */
         row_fp8_blk(p, c->dtype, sgk ? "sgk mode 1" : "va mode 1");
     } else {
         KVG_TRY(group_size(a, 128, mx_groups, 2, "64 or 128", &g, diag));
@@ -579,7 +606,10 @@ kvg_status kvg_i_kce_preset(const kvg_kv_compress_epilog_args *a,
                             (long long)a->block_stride);
     p->policy = a->impl == KVG_KCE_CR_V2 ? KVG_I_SLOT_SKIP_OUTSIDE
                                          : KVG_I_SLOT_SKIP_MINUS1;
-    p->int32_only = a->impl == KVG_KCE_SGK;
+    /* static_cast<int32_t> of the slot: SGK kv_compress_epilog.h:108, CR
+     * :107-108, VA as SGK; OT25 reads int64 */
+    p->int32_only = a->impl == KVG_KCE_SGK || a->impl == KVG_KCE_VA ||
+                    a->impl == KVG_KCE_CR;
     switch (a->impl) {
     case KVG_KCE_OT:
         KVG_TRY(preset_ot(a, c, p, diag));

@@ -100,7 +100,8 @@ static void draw_mode(op_args *a, kvgt_rng *r, int64_t *d, int64_t *g)
     if (a->quant_group_size == 0 &&
         ((a->impl == KVG_KCE_OT && a->quant_mode == 2 && *g != 64) ||
          (a->impl == KVG_KCE_CR_V2 && *g != 32) ||
-         ((a->impl == KVG_KCE_SGK || a->impl == KVG_KCE_VA) && *g != 128)))
+         ((a->impl == KVG_KCE_SGK || a->impl == KVG_KCE_VA) &&
+         a->quant_mode == 2 && *g != 128)))
         a->quant_group_size = *g;
 }
 
@@ -128,7 +129,7 @@ static void build_impl(opf *f, kvgt_rng *r, kvg_kce_impl impl)
 {
     op_args *a = (op_args *)f->args;
     int64_t d, g, sh[4], blocks, bs, tokens;
-    int four_d;
+    int four_d, sgk;
     opf_tensor *s;
 
     kvg_kv_compress_epilog_args_init(a);
@@ -140,14 +141,17 @@ static void build_impl(opf *f, kvgt_rng *r, kvg_kce_impl impl)
     four_d = impl == KVG_KCE_CR_V2 ? a->layout == 2
              : a->layout == 2     ? 1
                                   : (int)opf_pick(r, 0, 1);
-    bs = four_d ? (int64_t)1 << opf_pick(r, 0, 3) : 1;
+    sgk = impl == KVG_KCE_SGK || impl == KVG_KCE_VA;
+    /* sgk / va layout 1: one slot a block (rows strided by dim 0) */
+    bs = four_d && !(sgk && a->layout == 1) ? (int64_t)1 << opf_pick(r, 0, 3)
+                                             : 1;
     blocks = (int64_t)1 << opf_pick(r, 1, 3);
     tokens = 2 * opf_pick(r, 1, 8);
     if (tokens > blocks * bs)
         tokens = blocks * bs;
     if (tokens % 2)
         tokens = 1;
-    if (opf_pick(r, 0, 1) && tokens % 2 == 0) {
+    if (opf_pick(r, 0, 1) && tokens % 2 == 0 && !sgk) { /* sgk / va: 2-D x */
         sh[0] = 2, sh[1] = tokens / 2, sh[2] = d;
         opf_add(f, r, "x", OPF_INPUT, 1, KVG_BF16, 3, sh, &a->x);
         s = opf_add(f, r, "slot_mapping", OPF_INPUT, 1,
@@ -189,7 +193,8 @@ static void build_cr2(opf *f, kvgt_rng *r)
 static int uses_group(const op_args *a)
 {
     return (a->impl == KVG_KCE_OT && a->quant_mode == 2) ||
-           a->impl == KVG_KCE_SGK || a->impl == KVG_KCE_VA ||
+           ((a->impl == KVG_KCE_SGK || a->impl == KVG_KCE_VA) &&
+            a->quant_mode == 2) ||
            a->impl == KVG_KCE_CR_V2;
 }
 
@@ -281,8 +286,10 @@ static int untied(const opf *f, const opf_tensor *x, int k, int64_t v)
     if (k == x->natural.rank - 1)
         return v > x->natural.shape[k] && !exact_width(a); /* longer rows */
     /* blocks, slots a block: the shapes tie neither (a slot past a smaller
-     * cache is a value error, or skipped by cr_v2) */
-    return 1;
+     * cache is a value error, or skipped by cr_v2) - but sgk / va layout 1
+     * takes one slot a block */
+    return !(k == 1 && a->layout == 1 &&
+             (a->impl == KVG_KCE_SGK || a->impl == KVG_KCE_VA));
 }
 
 static const opf_kind_desc k_ot = {"kv_compress_epilog ot",

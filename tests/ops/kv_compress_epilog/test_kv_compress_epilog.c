@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "kvgold/kv_compress_epilog.h"
+#include "src/ops/kv_compress_epilog/internal.h"
+#include "src/registry/op_desc.h"
 
 #define MAXB 4096
 
@@ -194,7 +196,7 @@ static void refusals(void **state)
     const int64_t minus2[2] = {0, -2}, past[2] = {4, 0}, dup[2] = {2, 2};
     const int64_t wide[2] = {(int64_t)1 << 32, 0};
     const int64_t narrow[4] = {2, 2, 1, 192};
-    const int64_t sgk[4] = {2, 2, 1, 256}; /* 64 + 128 + 4 -> 256 */
+    const int64_t sgk[2] = {4, 256}; /* 64 + 128 + 4 -> 256 */
     (void)state;
 
     setup(&c, 2, 128, KVG_INT32, minus2, KVG_UINT8, 4, shape);
@@ -225,13 +227,59 @@ static void refusals(void **state)
     c.a.impl = KVG_KCE_SGK;
     c.a.x_scale = 2.0;
     refused(&c, "x_scale", "1.0 only");
-    setup(&c, 2, 128, KVG_INT64, wide, KVG_FP8_E4M3FN, 4, sgk);
+    setup(&c, 2, 128, KVG_INT64, wide, KVG_FP8_E4M3FN, 2, sgk);
     c.a.impl = KVG_KCE_SGK;
     refused(&c, "slot_mapping", "does not fit int32");
+    /* sgk layout 1 strides rows by the cache's dim 0: one slot a block */
+    setup(&c, 2, 128, KVG_INT32, ok, KVG_FP8_E4M3FN, 4, shape);
+    c.a.impl = KVG_KCE_SGK;
+    refused(&c, "cache", "needs block_size 1");
     /* cr rows are at slot * row length: no wider cache */
     setup(&c, 2, 128, KVG_INT32, ok, KVG_FP8_E4M3FN, 4, shape);
     c.a.impl = KVG_KCE_CR;
     refused(&c, "cache", "exactly 256");
+}
+
+/* The compare hook: ot mode 1, d = 128, cache [2, 2, 1, 200]: rope
+ * (COPY, 64 bf16) at 0, nope (64 e4m3, group 64) at 128, one E8M0 scale
+ * at 192 naming the nope, no pad; slots 200 bytes apart, 2 x 2 slots.
+ * Another tensor name: an all-zero layout (none). */
+static void row_layout_hook(void **state)
+{
+    static call c;
+    const int64_t shape[4] = {2, 2, 1, 200}, slots[2] = {0, 1};
+    kvg_i_op_args a;
+    kvg_row_layout l;
+    (void)state;
+
+    setup(&c, 2, 128, KVG_INT32, slots, KVG_UINT8, 4, shape);
+    memcpy(a.u.bytes, &c.a, sizeof c.a);
+    assert_int_equal(
+        kvg_i_kv_compress_epilog_row_layout(&a, "cache", &l, NULL), KVG_OK);
+    assert_int_equal(l.segments, 3);
+    assert_int_equal(l.seg[0].field, KVG_ROW_COPY);
+    assert_int_equal(l.seg[0].offset, 0);
+    assert_int_equal(l.seg[0].count, 64);
+    assert_int_equal(l.seg[1].field, KVG_ROW_PAYLOAD);
+    assert_int_equal(l.seg[1].offset, 128);
+    assert_int_equal(l.seg[1].group, 64);
+    assert_int_equal(l.seg[2].field, KVG_ROW_SCALE);
+    assert_int_equal(l.seg[2].offset, 192);
+    assert_int_equal(l.seg[2].dtype, KVG_E8M0);
+    assert_int_equal(l.seg[2].of, 1);
+    assert_int_equal(l.slot_stride[0], 200);
+    assert_int_equal(l.block_size, 2);
+    assert_int_equal(l.block_stride, 400);
+    assert_int_equal(l.blocks, 2);
+    assert_int_equal(kvg_row_layout_check(&l, 800, NULL), KVG_OK);
+    assert_int_equal(kvg_i_kv_compress_epilog_row_layout(&a, "x", &l, NULL),
+                     KVG_OK);
+    assert_int_equal(l.segments, 0);
+    c.a.quant_mode = 5;
+    memcpy(a.u.bytes, &c.a, sizeof c.a);
+    assert_int_equal(
+        kvg_i_kv_compress_epilog_row_layout(&a, "cache", &l, NULL),
+        KVG_ERR_PARAM_INVALID);
 }
 
 int main(void)
@@ -241,6 +289,7 @@ int main(void)
         cmocka_unit_test(ot_mode0_zero_group),
         cmocka_unit_test(cr_v2_mxfp4_skips),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(row_layout_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
