@@ -19,14 +19,15 @@ BF16 = {1.0: 0x3F80, -1.0: 0xBF80, 14.0: 0x4160, -14.0: 0xC160,
 
 
 def row(attrs, cache_dtype, xrow, width=None):
-    """One token written to slot 0 of a zero cache: that row's bytes."""
+    """One token written to slot 0 of a cache poisoned with 0x5A: that
+    row's bytes (so a pad left unwritten shows as 0x5A, not as zero)."""
     d = len(xrow)
     p = kce.preset(attrs, cache_dtype)
     need = kce.row_bytes_needed(p, d)
-    cache = np.zeros((2, width or need), dtype=np.uint8)
+    cache = np.full((2, width or need), 0x5A, dtype=np.uint8)
     x = np.array([xrow], dtype=np.uint16)
     out = kce.golden(x, np.array([0]), cache, cache_dtype, attrs)
-    assert not out[1].any()          # slot 1 named by no token: untouched
+    assert (out[1] == 0x5A).all()    # slot 1 named by no token: untouched
     return out[0]
 
 
@@ -35,11 +36,14 @@ def ones_row(d, value=1.0):
 
 
 def test_row_widths_follow_the_tilings():
-    # ot 7904813: (d-64) + 128 + n*sb rounded up to 128; sgk/cr the same
-    # with fp32 scales per 128; cr_v2 data + 2*d/g rounded up to 32
-    cases = [({"impl": "ot", "quant_mode": 1}, "uint8", 576, 768),   # 648
-             ({"impl": "ot", "quant_mode": 0}, "uint8", 576, 768),   # 656
-             ({"impl": "ot", "quant_mode": 2}, "uint8", 576, 576),
+    # ot 25fb6b928: mode 1 128 + (d-64) + n E8M0, unpadded; mode 0 the
+    # same with bf16 scales rounded up to 32; mode 2 64 hif8 rope +
+    # (d-64)/2 fp4 + 2 bytes per group of 64, rounded up to 32 (64 + 256
+    # + 16 = 336 -> 352); sgk/cr 128-B rows with fp32 scales per 128;
+    # cr_v2 data + 2*d/g rounded up to 32
+    cases = [({"impl": "ot", "quant_mode": 1}, "uint8", 576, 648),
+             ({"impl": "ot", "quant_mode": 0}, "uint8", 576, 672),   # 656
+             ({"impl": "ot", "quant_mode": 2}, "uint8", 576, 352),
              ({"impl": "sgk", "quant_mode": 1}, "fp8_e4m3fn", 576, 768),
              ({"impl": "cr", "quant_mode": 3}, "uint8", 192, 192),
              ({"impl": "cr_v2", "quant_mode": 2}, "fp8_e4m3fn", 512, 544),
@@ -47,8 +51,6 @@ def test_row_widths_follow_the_tilings():
               "uint8", 512, 320),
              ({"impl": "cr_v2", "quant_mode": 4}, "uint8", 512, 288)]
     for attrs, dt, d, want in cases:
-        if kce.OT_COMMIT != "7904813" and attrs["impl"] == "ot":
-            continue
         assert kce.row_bytes_needed(kce.preset(attrs, dt), d) == want, attrs
     # sgk layout 2, g 128: 640 value bytes, ceil(512/128) = 4 scales -> 8
     p = kce.preset({"impl": "sgk", "quant_mode": 2, "layout": 2},
@@ -62,9 +64,8 @@ def test_ceil_and_ebump_part_at_amax_1_75_times_2_to_k():
     # 14 / 2^-4 = 224 = 1.75 * 2^7 = 0x76; -14 sets the sign bit.
     x = [BF16[14.0], BF16[-14.0]] + [BF16[1.0]] * 62 + ones_row(64)
     ot = row({"impl": "ot", "quant_mode": 1}, "uint8", x)
-    if kce.OT_COMMIT == "7904813":
-        assert ot[128] == 0x7E and ot[129] == 0xFE
-        assert ot[128 + 64] == 122
+    assert ot[128] == 0x7E and ot[129] == 0xFE
+    assert ot[128 + 64] == 122
     sgk = row({"impl": "sgk", "quant_mode": 2, "quant_group_size": 64},
               "fp8_e4m3fn", x)
     assert sgk[128] == 0x76 and sgk[129] == 0xF6
@@ -80,20 +81,20 @@ def test_amax_below_the_1e4_floor():
     tiny = 0x3780                        # bf16 2^-16
     x = [tiny] * 64 + ones_row(64)
     ot = row({"impl": "ot", "quant_mode": 1}, "uint8", x)
-    if kce.OT_COMMIT == "7904813":
-        assert ot[128 + 64] == 105 and ot[128] == 0x68
+    assert ot[128 + 64] == 105 and ot[128] == 0x68
     sgk = row({"impl": "sgk", "quant_mode": 2, "quant_group_size": 64},
               "fp8_e4m3fn", x)
     assert sgk[128 + 64] == 105 and sgk[128] == 0x68
 
 
-def test_ot_mode0_scale_slot_holds_the_code_as_uint16():
-    if kce.OT_COMMIT != "7904813":
-        return
-    # amax 1: s = fl(1/448) ~ 2^-8.8 -> 2^-8, code 119; bytes [119, 0]
+def test_ot_mode0_scale_is_the_rounded_scale_in_bf16():
+    # amax 1: s = fl(1/448) ~ 2^-8.8, R-CEIL -> 2^-8, stored bf16 0x3B80
+    # (little-endian 0x80 0x3B); payload 1 / 2^-8 = 256 = e4m3 0x78;
+    # 128 + 64 + 2 = 194 bytes, zero pad to 224 (25fb6b928)
     ot = row({"impl": "ot", "quant_mode": 0}, "uint8", ones_row(128))
-    assert list(ot[192:194]) == [119, 0]
-    assert not ot[194:256].any()         # pad to 256
+    assert ot[128] == 0x78
+    assert list(ot[192:194]) == [0x80, 0x3B]
+    assert len(ot) == 224 and not ot[194:224].any()
 
 
 def test_blk128_zero_group_stores_scale_zero_and_x():

@@ -131,8 +131,7 @@ def case(root, case_id, comment, seed, attrs, shape, rows, cache_dtype,
     f = design(random_x(rng, shape), group, specials, qcols)
     xbits = bf16(f)
     need = kce.row_bytes_needed(p, shape[-1])
-    if cache_shape is None and attrs["impl"] == "ot" \
-            and kce.OT_COMMIT == "25fb6b928":
+    if cache_shape is None and attrs["impl"] == "ot":
         cache_shape = (rows, 1, 1, width or need)   # OT25: 4-D caches only
     if cache_shape is None:
         cache_shape = (rows, width or need)
@@ -144,53 +143,41 @@ def case(root, case_id, comment, seed, attrs, shape, rows, cache_dtype,
 
 
 def ot_cases(root):
-    """ops-transformer aclnnKvCompressEpilog as at kce.OT_COMMIT."""
+    """ops-transformer aclnnKvCompressEpilog as at 25fb6b928 (the
+    generator's OT_COMMIT; docs/kv_compress_epilog.md section 6 says how
+    the op's first commit, 7904813, differs)."""
     sp = [(0, 0, ZERO), (0, 2, TINY), (2, 1, EDGE), (3, 7, EDGE)]
-    c79 = kce.OT_COMMIT == "7904813"
     case(root, "ot_m1_e8m0_d576_int32",
          "ot mode 1 (FP8 + E8M0, R-CEIL), d 576: [rope bf16 128 | e4m3 512 "
-         + ("| 8 E8M0 | pad 120] = 768 B" if c79 else
-            "| 8 E8M0] = 648 B (25fb6b928: no pad in mode 1)")
-         + "; slot -1 and the last slot; 4 of 8 rows untouched", 3601,
-         attrs_of("ot", 1), (5, 576), 8, "uint8", specials=sp)
+         "| 8 E8M0] = 648 B, no pad; slot -1 and the last slot; 4 of 8 "
+         "rows untouched", 3601, attrs_of("ot", 1), (5, 576), 8, "uint8",
+         specials=sp)
     case(root, "ot_m1_trunc_d256_int64",
          "ot mode 1, round_scale false (R-TRUNC: payload / s, code E(s)), "
-         "d 256 -> " + ("384" if c79 else "323") + " B, int64 slots", 3602,
+         "d 256 -> 323 B, int64 slots", 3602,
          attrs_of("ot", 1, round_scale=False), (4, 256), 6, "uint8",
          "int64", specials=[(0, 0, ZERO), (2, 1, TINY), (3, 2, EDGE)])
     case(root, "ot_m0_scale16_d576",
-         ("ot mode 0: the 2-byte scale slot holds the E8M0 code as a uint16 "
-          "(7904813), d 576 -> 768 B" if c79 else
-          "ot mode 0: bf16_RINT(s') scales (25fb6b928), d 576: 656 B of row "
-          "padded to 672"), 3603, attrs_of("ot", 0), (4, 576), 7,
+         "ot mode 0: bf16_RINT(s') scales (25fb6b928), d 576: [rope 128 | "
+         "e4m3 512 | 8 bf16 scales] = 656 B padded to 672", 3603,
+         attrs_of("ot", 0), (4, 576), 7,
          "uint8", specials=[(0, 3, ZERO), (2, 0, TINY), (3, 5, EDGE)])
     case(root, "ot_m0_trunc_x3d",
          "ot mode 0, round_scale false, x [2, 3, 192] with slot_mapping "
-         "[2, 3]: 260 B of row padded to " + ("384" if c79 else "288"), 3604,
+         "[2, 3]: 260 B of row padded to 288", 3604,
          attrs_of("ot", 0, round_scale=False), (2, 3, 192), 9, "uint8",
          "int64", specials=[(1, 0, EDGE), (4, 1, ZERO)], skip=(2,))
-    case(root, "ot_m2_hif8_row" if c79 else "ot_m2_hif8_fp4",
-         ("ot mode 2 at 7904813: the whole row hif8(x * x_scale), d bytes, "
-          "no rope split, no pad" if c79 else
-          "ot mode 2 at 25fb6b928: [rope hif8(x * x_scale) 64 | fp4 64 | "
-          "bf16 scale x 2 (group 64, FP4-AMAX6) | pad] = 132 B padded to "
-          "160"), 3605,
+    case(root, "ot_m2_hif8_fp4",
+         "ot mode 2 (25fb6b928 HIF8_FP4): rope hif8(x * x_scale) 64 B | "
+         "fp4 nope (FP4-AMAX6, group 64) 64 B | 2 bf16 scales | pad 28",
+         3605,
          attrs_of("ot", 2, x_scale=0.37), (4, 192), 6, "uint8",
          specials=[(0, 0, WIDE), (2, 1, WIDE)])
-    if kce.OT_COMMIT == "7904813":
-        # 7904813 addresses a contiguous cache at slot * kvCacheCol, so
-        # only a cache exactly one row wide is written where kvgold says
-        case(root, "ot_m1_cache4d",
-             "ot mode 1 into a 4-D cache [3, 2, 1, 384] (7904813 reads a "
-             "contiguous cache as slot * kvCacheCol: rows exactly 384 B)",
-             3606, attrs_of("ot", 1), (4, 256), 6, "uint8",
-             specials=[(0, 1, EDGE)], cache_shape=(3, 2, 1, 384))
-    else:
-        case(root, "ot_m1_cache4d_wide",
-             "ot mode 1 into a 4-D cache [3, 2, 1, 448]: rows of 320 B "
-             "(25fb6b928: no pad in mode 1), bytes 320..447 untouched",
-             3606, attrs_of("ot", 1), (4, 256), 6, "uint8",
-             specials=[(0, 1, EDGE)], cache_shape=(3, 2, 1, 448))
+    case(root, "ot_m1_cache4d_wide",
+         "ot mode 1 into a 4-D cache [3, 2, 1, 448]: rows of 323 B "
+         "(25fb6b928: no pad in mode 1), bytes 323..447 untouched",
+         3606, attrs_of("ot", 1), (4, 256), 6, "uint8",
+         specials=[(0, 1, EDGE)], cache_shape=(3, 2, 1, 448))
 
 
 def sgk_like_cases(root, impl, base):

@@ -358,8 +358,10 @@ def golden(xbits, slots, cache, cache_dtype, attrs):
     else:
         keep = sl != -1
     segs = row_map(p, d)
-    pieces = segment_bytes(p, xb[keep])
     out = np.array(cache, dtype=np.uint8).reshape(-1).copy()
+    if not keep.any():          # every token skipped: the cache as it was
+        return out.reshape(cache.shape)
+    pieces = segment_bytes(p, xb[keep])
     l2 = p["impl"] in ("sgk", "va") and p["mode"] == 2 and p["layout"] == 2
     vpt = region_bytes(segs, 0)
     spt = region_bytes(segs, 1)
