@@ -4,8 +4,9 @@
  * padding), and where each slot's bytes are in the cache.
  *
  * Since 2026 KV caches are written with per-group dynamic quantisation
- * into rows that carry their own scales (KvCompressEpilog and its
- * variants, the indexer epilogs, the packed C8 MLA row). The layouts
+ * into rows that carry their own scales (the KV compress epilogs of
+ * docs/kv_compress_epilog.md, the indexer epilogs, the packed C8 MLA
+ * row). The layouts
  * differ between implementations of one operator name ([rope | quant |
  * scales] against [quant | rope | scales], scales per slot or after a
  * block's values), so a layout is data, not code: the operators write

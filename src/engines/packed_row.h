@@ -1,0 +1,71 @@
+/*
+ * src/engines/packed_row.h - one token's row of x written into its slot
+ * of a packed cache through a kvg_row_layout (kvgold/row_layout.h): each
+ * PAYLOAD segment quantised group by group (src/engines/group_quant.h),
+ * its scales into the SCALE segment that names it, COPY segments passed
+ * through, PAD segments zeroed. Bytes of a slot no segment covers, and
+ * every byte of a slot not written, keep their contents.
+ *
+ * Also the slot policies of the packed-row epilogs (quant_epilogs.md
+ * section 6.4 of the spec) and the byte runs a slot's write covers, from
+ * the same addressing (kvg_row_segment_at), for the descriptors' `written`.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_ENGINES_PACKED_ROW_H
+#define KVGOLD_SRC_ENGINES_PACKED_ROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvgold/row_layout.h"
+#include "kvgold/tensor.h"
+#include "src/common/internal.h"
+#include "src/engines/group_quant.h"
+
+typedef enum kvg_i_slot_policy {
+    /* -1 skips; any other negative slot, and a slot >= the cache's slots,
+     * is refused (the kernels would write outside the cache) */
+    KVG_I_SLOT_SKIP_MINUS1 = 0,
+    /* < 0 and >= the cache's slots both skip (documented behaviour) */
+    KVG_I_SLOT_SKIP_OUTSIDE = 1
+} kvg_i_slot_policy;
+
+typedef struct kvg_i_packed_row {
+    const kvg_row_layout *layout; /* checked (kvg_row_layout_check) */
+    /* per PAYLOAD segment: its rule, whose store matches the dtype of the
+     * SCALE segment naming it (none for group 0) */
+    const kvg_i_group_rule *rule[KVG_ROW_SEGMENTS];
+    /* per PAYLOAD / COPY segment: the first column of x's row it takes */
+    int64_t column[KVG_ROW_SEGMENTS];
+    float x_scale; /* for XSCALE payloads */
+} kvg_i_packed_row;
+
+/* 1 when the policy writes `slot` of a cache of `slots` slots. */
+int kvg_i_packed_row_kept(kvg_i_slot_policy policy, int64_t slot,
+                          int64_t slots);
+
+/*
+ * The slot values of `index` (int32 / int64, n entries): in token order,
+ * the first value the policy refuses (with int32_only, also any value
+ * outside int32: an implementation that narrows slots to int32 would
+ * wrap it); then no two kept entries may name one slot. `keys`: n items
+ * of workspace. 161002 with a message naming slot_mapping and the token.
+ */
+kvg_status kvg_i_packed_row_check_slots(const kvg_tensor *index, int64_t n,
+                                        int64_t slots,
+                                        kvg_i_slot_policy policy,
+                                        int int32_only, kvg_i_keypos *keys,
+                                        kvg_diag *diag);
+
+/* Token row x_row (bf16, little-endian) into `slot` of cache. */
+void kvg_i_packed_row_write(const kvg_i_packed_row *p, unsigned char *cache,
+                            const unsigned char *x_row, int64_t slot);
+
+/* The byte runs of a write into `slot`: fn(ctx, first byte, bytes) once
+ * per segment, in address order. */
+typedef void (*kvg_i_byte_run_fn)(void *ctx, int64_t first, int64_t bytes);
+void kvg_i_packed_row_runs(const kvg_row_layout *l, int64_t slot,
+                           kvg_i_byte_run_fn fn, void *ctx);
+
+#endif /* KVGOLD_SRC_ENGINES_PACKED_ROW_H */

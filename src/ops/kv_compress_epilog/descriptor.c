@@ -1,0 +1,124 @@
+/*
+ * src/ops/kv_compress_epilog/descriptor.c - KvCompressEpilog's descriptor
+ * (src/registry/op_desc.h); docs/kv_compress_epilog.md, "Case files",
+ * lists the same names. `impl` picks the implementation; the other
+ * attributes are the union of theirs (cr's `scale` is x_scale).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvgold/kv_compress_epilog.h"
+#include "src/common/internal.h"
+#include "src/ops/kv_compress_epilog/internal.h"
+#include "src/registry/op_desc.h"
+
+typedef kvg_kv_compress_epilog_args op_args;
+
+static const kvg_i_op_tensor k_tensors[] = {
+    KVG_I_OP_TENSOR(x, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 0),
+};
+
+KVG_I_OP_SET_NAMED(set_impl, op_args, impl, kvg_kce_impl_from_name);
+KVG_I_OP_SET_VALUE(set_quant_mode, op_args, quant_mode, int64_t, i);
+KVG_I_OP_SET_VALUE(set_group, op_args, quant_group_size, int64_t, i);
+KVG_I_OP_SET_VALUE(set_round_scale, op_args, round_scale, int, i);
+KVG_I_OP_SET_VALUE(set_x_scale, op_args, x_scale, double, f);
+KVG_I_OP_SET_VALUE(set_layout, op_args, layout, int64_t, i);
+KVG_I_OP_SET_VALUE(set_block_stride, op_args, block_stride, int64_t, i);
+
+static const kvg_i_op_attr k_attrs[] = {
+    {{"impl", KVG_VALUE_STRING, 0, 0, "\"ot\""}, set_impl,
+     "\"%s\" is not ot, sgk, va, cr or cr_v2", 0},
+    {{"quant_mode", KVG_VALUE_INT, 0, 0, "1"}, set_quant_mode, NULL, 0},
+    {{"quant_group_size", KVG_VALUE_INT, 0, 0, "0"}, set_group, NULL, 0},
+    {{"round_scale", KVG_VALUE_BOOL, 0, 0, "true"}, set_round_scale, NULL,
+     0},
+    {{"x_scale", KVG_VALUE_FLOAT, 0, 0, "1.0"}, set_x_scale, NULL, 0},
+    {{"layout", KVG_VALUE_INT, 0, 0, "1"}, set_layout, NULL, 0},
+    {{"block_stride", KVG_VALUE_INT, 0, 0, "0"}, set_block_stride, NULL, 0},
+};
+
+KVG_I_OP_NO_OUTPUTS("kv_compress_epilog");
+
+/* The cache mixes payload codes, scales and copied bytes: judged bit for
+ * bit (field by field through the row_layout hook, once compare has it). */
+static void describe(const kvg_i_op_args *a, const char *name,
+                     const kvg_tensor *t, kvg_compare_role *role,
+                     int *has_layout, kvg_cache_layout *layout)
+{
+    (void)a;
+    (void)name;
+    (void)t;
+    (void)has_layout;
+    (void)layout;
+    *role = KVG_ROLE_COPY;
+}
+
+typedef struct slot_runs {
+    const op_args *k;
+    const kvg_i_kv_compress_epilog_plan *p;
+} slot_runs;
+
+static void put(void *sink, int64_t first, int64_t bytes)
+{
+    kvg_i_sink_put((kvg_i_run_sink *)sink, first, bytes);
+}
+
+/* Each written token's slot: its segments, from the layout the writes use
+ * (one byte an element: the cache is uint8 or fp8). */
+static void enumerate(const void *ctx, kvg_i_run_sink *s)
+{
+    const slot_runs *c = (const slot_runs *)ctx;
+    int64_t t, slot;
+
+    for (t = 0; t < c->p->tokens; t++) {
+        slot = kvg_i_index_at(c->k->slot_mapping, t);
+        if (kvg_i_packed_row_kept(c->p->policy, slot, c->p->slots))
+            kvg_i_packed_row_runs(&c->p->layout, slot, put, s);
+    }
+}
+
+static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
+                          kvg_diag *diag)
+{
+    KVG_I_LOAD(op_args, a, k);
+    kvg_i_kv_compress_epilog_plan p;
+    kvg_i_kv_compress_epilog_ws ws;
+    slot_runs runs;
+
+    KVG_TRY(kvg_i_kv_compress_epilog_validate(k, &p, &ws, diag));
+    runs.k = k;
+    runs.p = &p;
+    return kvg_i_written_collect(w, enumerate, &runs, diag);
+}
+
+/* Not yet wired: struct kvg_op gets its `row_layout` member from the
+ * compare work (issue 36); this is the function it will point at
+ * (`.row_layout = kvg_i_kv_compress_epilog_row_layout` in
+ * KVG_I_OP_DEFINE). The layout needs the call's arguments only, so it
+ * refuses what check_args refuses; slot values are not read. Any tensor
+ * but the cache: KVG_OK with an all-zero layout (none). */
+kvg_status kvg_i_kv_compress_epilog_row_layout(const void *args,
+                                               const char *output,
+                                               kvg_row_layout *out,
+                                               kvg_diag *diag)
+{
+    const kvg_i_op_args *a = (const kvg_i_op_args *)args;
+    KVG_I_LOAD(op_args, a, k);
+    kvg_i_kv_compress_epilog_plan p;
+
+    if (k == NULL || out == NULL)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
+                            "args: NULL argument struct or result");
+    memset(out, 0, sizeof *out);
+    if (output == NULL || strcmp(output, "cache") != 0)
+        return KVG_OK; /* segments 0: no row layout (the hook's "none") */
+    KVG_TRY(kvg_i_kv_compress_epilog_check_args(k, &p, diag));
+    *out = p.layout;
+    return KVG_OK;
+}
+
+KVG_I_OP_DEFINE(kv_compress_epilog, KVG_I_OP_ATTRS(k_attrs));

@@ -1,0 +1,109 @@
+/*
+ * src/ops/kv_compress_epilog/entry.c - KvCompressEpilog: the entry points
+ * (through the entry skeleton, src/common/entry.h) and the compute step:
+ * each written token's row through the packed-row engine, with the layout
+ * and rules of the call's preset (presets.c; validation in check.c).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "src/common/entry.h"
+#include "src/ops/kv_compress_epilog/internal.h"
+
+void kvg_kv_compress_epilog_args_init(kvg_kv_compress_epilog_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    args->impl = KVG_KCE_OT;
+    args->quant_mode = 1;
+    args->quant_group_size = 0;
+    args->round_scale = 1;
+    args->x_scale = 1.0;
+    args->layout = 1;
+    args->block_stride = 0;
+}
+
+int kvg_kce_impl_from_name(const char *name, kvg_kce_impl *impl)
+{
+    int i;
+
+    if (name == NULL || impl == NULL)
+        return 0;
+    for (i = 0; i <= (int)KVG_KCE_CR_V2; i++)
+        if (strcmp(name, kvg_i_kce_impl_name((kvg_kce_impl)i)) == 0) {
+            *impl = (kvg_kce_impl)i;
+            return 1;
+        }
+    return 0;
+}
+
+static void compute(const kvg_kv_compress_epilog_args *a,
+                    const kvg_i_kv_compress_epilog_plan *p)
+{
+    const unsigned char *x = (const unsigned char *)a->x->data;
+    unsigned char *cache = (unsigned char *)a->cache->data;
+    kvg_i_packed_row row;
+    int64_t t, slot;
+    int i;
+
+    row.layout = &p->layout;
+    row.x_scale = p->x_scale;
+    for (i = 0; i < KVG_ROW_SEGMENTS; i++) {
+        row.rule[i] = p->rule_of[i] >= 0 ? &p->rules[p->rule_of[i]] : NULL;
+        row.column[i] = p->column[i];
+    }
+    for (t = 0; t < p->tokens; t++) {
+        slot = kvg_i_index_at(a->slot_mapping, t);
+        if (kvg_i_packed_row_kept(p->policy, slot, p->slots))
+            kvg_i_packed_row_write(&row, cache,
+                                   x + (size_t)(t * p->d) * 2, slot);
+    }
+}
+
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_kv_compress_epilog_args args_t;
+typedef kvg_i_kv_compress_epilog_plan plan_t;
+typedef kvg_i_kv_compress_epilog_ws ws_t;
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_kv_compress_epilog_check_args((const args_t *)a,
+                                               (plan_t *)p, diag);
+}
+
+/* Written: the cache. */
+static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
+{
+    const args_t *a = (const args_t *)args;
+    const kvg_i_span list[] = {{"x", a->x, 0},
+                               {"slot_mapping", a->slot_mapping, 0},
+                               {"cache", a->cache, 1}};
+    (void)p;
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
+}
+
+/* One key a token for the duplicate-slot check. */
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
+{
+    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
+        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
+}
+
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    return kvg_i_kv_compress_epilog_check_values(
+        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    (void)w;
+    compute((const args_t *)a, (const plan_t *)p);
+}
+
+KVG_I_ENTRY_POINTS(kv_compress_epilog, kvg_i_kv_compress_epilog_plan,
+                   kvg_i_kv_compress_epilog_ws);
