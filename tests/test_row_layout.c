@@ -98,8 +98,11 @@ static void check_refusals(void **state)
     l.seg[2].offset = 383; /* into the payload's last byte */
     expect_refused(&l, "overlaps");
     l = per_slot();
-    l.seg[1].group = 48; /* 256 % 48 != 0 */
-    expect_refused(&l, "group does not divide");
+    l.seg[1].group = 48; /* ceil(256 / 48) = 6 groups, 4 scales */
+    expect_refused(&l, "one scale per payload group");
+    l.seg[1].group = 96; /* groups of 96, 96 and a short 64: 3 scales */
+    l.seg[2].count = 3;
+    assert_int_equal(kvg_row_layout_check(&l, 0, NULL), KVG_OK);
     l = per_slot();
     l.seg[2].count = 3; /* 256 / 64 = 4 scales */
     expect_refused(&l, "one scale per payload group");

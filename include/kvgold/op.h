@@ -244,8 +244,9 @@ KVG_API kvg_status kvg_op_describe_output(const kvg_op_call *call,
  * kvg_compare_args.row_layout, checked and covering the whole cache.
  * KVG_OK with *out filled; KVG_OK with *out zeroed (out->segments 0:
  * "none", not a layout kvg_row_layout_check accepts) when the operator
- * writes no packed rows into that tensor in this call - every operator
- * but kv_compress_epilog's cache; the call's own refusal (161001 /
+ * writes no packed rows into that tensor in this call (the operators
+ * whose descriptor has no row_layout hook, and their other tensors); the
+ * call's own refusal (161001 /
  * 161002) when its names or values are wrong, *out untouched. No
  * allocation. (kvgold has no "not supported" status: "none" is an
  * answer, not an error.)

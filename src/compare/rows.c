@@ -2,8 +2,8 @@
  * src/compare/rows.c - a packed cache judged field by field
  * (kvg_compare_args.row_layout; docs/compare.md "Packed rows").
  *
- * Why not element by element: a cache row of KvCompressEpilog and its
- * kin holds fp8 or fp4 codes, their scales (e8m0, bf16, fp32), a bf16
+ * Why not element by element: a packed cache row (the epilog operators
+ * of issue 36) holds fp8 or fp4 codes, their scales (e8m0, bf16, fp32), a bf16
  * rope and padding in one uint8 tensor. Judged as uint8, a distance-1
  * fp8 code fails like a wrong scale; judged as int8 (the vendor goldens'
  * view), two wrong fp4 codes in one byte can pass. So each field gets its
