@@ -121,6 +121,8 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p, unsigned char *cache,
                    (size_t)kvg_row_segment_bytes(s));
             break;
         case KVG_ROW_PAD:
+        case KVG_ROW_UNDEFINED: /* zeros: what the kernel leaves is not
+                                   a result */
             memset(at, 0, (size_t)kvg_row_segment_bytes(s));
             break;
         default: /* SCALE: written with its payload */

@@ -43,8 +43,9 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("kv_compress_epilog");
 
-/* The cache mixes payload codes, scales and copied bytes: judged bit for
- * bit (field by field through the row_layout hook, once compare has it). */
+/* The cache mixes payload codes, scales and copied bytes: compare judges
+ * it field by field through the row_layout hook below; without it (a
+ * caller that does not ask for the layout), bit for bit. */
 static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
@@ -95,10 +96,9 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     return kvg_i_written_collect(w, enumerate, &runs, diag);
 }
 
-/* Not yet wired: struct kvg_op gets its `row_layout` member from the
- * compare work (issue 36); this is the function it will point at
- * (`.row_layout = kvg_i_kv_compress_epilog_row_layout` in
- * KVG_I_OP_DEFINE). The layout needs the call's arguments only, so it
+/* The `row_layout` hook of struct kvg_op (kvg_op_row_layout): the
+ * cache's checked layout, for compare, scan and explain-layout. The
+ * layout needs the call's arguments only, so it
  * refuses what check_args refuses; slot values are not read. Any tensor
  * but the cache: KVG_OK with an all-zero layout (none). */
 kvg_status kvg_i_kv_compress_epilog_row_layout(const void *args,
@@ -121,4 +121,5 @@ kvg_status kvg_i_kv_compress_epilog_row_layout(const void *args,
     return KVG_OK;
 }
 
-KVG_I_OP_DEFINE(kv_compress_epilog, KVG_I_OP_ATTRS(k_attrs));
+KVG_I_OP_DEFINE(kv_compress_epilog, KVG_I_OP_ATTRS(k_attrs),
+                .row_layout = kvg_i_kv_compress_epilog_row_layout);

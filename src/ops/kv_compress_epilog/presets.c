@@ -209,6 +209,16 @@ static void add_pad(row *r, int64_t align)
         add(r, "pad", KVG_ROW_PAD, KVG_UINT8, pad, 0, -1, 0);
 }
 
+/* The scale region's tail up to a multiple of `align`: the kernel copies
+ * it out of a buffer it never set (SGK kv_compress_epilog.h:169-172,
+ * common.h:619); kvgold writes zeros, compare judges no value there. */
+static void add_unset(row *r, int64_t align)
+{
+    const int64_t pad = (align - r->at % align) % align;
+    if (pad > 0)
+        add(r, "scale tail", KVG_ROW_UNDEFINED, KVG_UINT8, pad, 0, -1, 0);
+}
+
 /* ---- refusals -------------------------------------------------------- */
 
 static kvg_status refuse(kvg_diag *diag, const char *name, const char *fmt,
@@ -395,7 +405,7 @@ static void row_mxfp8_blocks(kvg_i_kv_compress_epilog_plan *p,
     r.region = 1;
     r.at = 0;
     add_group_scales(&r, q);
-    add_pad(&r, 8);
+    add_unset(&r, 8);
     l->regions = 2;
     l->slot_stride[0] = value;
     l->slot_stride[1] = r.at;
