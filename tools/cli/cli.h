@@ -73,6 +73,11 @@ int kvg_cli_compare_batch(int argc, char **argv);
 int kvg_cli_prepare(int argc, char **argv);
 /* `kvgold prepare --help`: the text with the operators of tools/lib/bindings. */
 void kvg_cli_prepare_print_help(FILE *f);
+/* `kvgold explain-layout CASE [OUTPUT]` (tools/cli/explain_layout.c): the
+ * byte map of the packed cache rows the case's call writes, and its help. */
+int kvg_cli_explain_layout(int argc, char **argv);
+extern const char *const kvg_cli_explain_layout_help;
+
 /* `kvgold scan` (tools/cli/scan_cmd.c) and its help text. */
 int kvg_cli_scan(int argc, char **argv);
 extern const char *const kvg_cli_scan_help;

@@ -220,7 +220,6 @@ static int compare_all(compare_run *r, int k)
         kvg_row_layout row_layout;
         kvg_diag diag;
         kvg_status st;
-        int rows;
 
         if (!r->selected[i])
             continue;
@@ -233,14 +232,13 @@ static int compare_all(compare_run *r, int k)
         /* the case already ran, so it describes its outputs */
         (void)kvg_case_describe_output(r->c, g->name, &g->t, &role,
                                        &has_layout, &layout, NULL);
-        rows = kvg_case_row_layout_or_not_judged(r->c, g->name, g->t.dtype,
-                                                 &row_layout, res);
-        if (rows < 0) {
+        if (kvg_case_row_layout_or_not_judged(r->c, g->name, g->t.dtype,
+                                              &row_layout, res) != KVG_OK) {
             r->n_results[k]++;
             continue;
         }
         kvg_compare_args_init(&a);
-        a.row_layout = rows > 0 ? &row_layout : NULL;
+        a.row_layout = row_layout.segments > 0 ? &row_layout : NULL;
         a.name = g->name;
         a.golden = &g->t;
         a.actual = &d->t[i];

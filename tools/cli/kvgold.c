@@ -47,6 +47,9 @@ static const char *const k_usage =
     "  scan PATH                   judge every kvgold operator call in a\n"
     "                              model step's dump (msprobe, ATB, CANN,\n"
     "                              ops-test-kit)\n"
+    "  explain-layout CASE [OUTPUT]\n"
+    "                              the byte map of a packed cache row\n"
+    "                              (payload, scales, rope, pad) the call writes\n"
     "  help [COMMAND]              show help for a command\n"
     "\n"
     "options: --help, --version\n"
@@ -246,6 +249,8 @@ static int dispatch(int argc, char **argv)
             kvg_cli_prepare_print_help(stdout);
         else if (strcmp(argv[2], "scan") == 0)
             fputs(kvg_cli_scan_help, stdout);
+        else if (strcmp(argv[2], "explain-layout") == 0)
+            fputs(kvg_cli_explain_layout_help, stdout);
         else
             return kvg_cli_usage_error("help: unknown command %s", argv[2]);
         return KVG_EXIT_PASS;
@@ -262,6 +267,11 @@ static int dispatch(int argc, char **argv)
         return kvg_cli_prepare(argc - 2, argv + 2);
     if (strcmp(argv[1], "scan") == 0)
         return kvg_cli_scan(argc - 2, argv + 2);
+    if (strcmp(argv[1], "explain-layout") == 0)
+        return argc == 3 && is_help(argv[2])
+                   ? (fputs(kvg_cli_explain_layout_help, stdout),
+                      KVG_EXIT_PASS)
+                   : kvg_cli_explain_layout(argc - 2, argv + 2);
     return kvg_cli_usage_error("unknown command %s", argv[1]);
 }
 

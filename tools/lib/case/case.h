@@ -181,16 +181,20 @@ kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
                                     kvg_compare_role *role, int *has_layout,
                                     kvg_cache_layout *layout, kvg_diag *diag);
 
-/* kvg_op_row_layout for output `name` of case `c`: 1 with *out set (the
- * tensor is a packed cache, judged field by field), 0 when the operator
- * has none for it, -1 when the call refuses (diag says why). */
-int kvg_case_row_layout(const kvg_case *c, const char *name,
-                        kvg_row_layout *out, kvg_diag *diag);
-/* The same for `compare` and `scan`: on -1, *res is filled as NOT JUDGED
- * with the refusal (a packed cache is never judged as plain bytes). */
-int kvg_case_row_layout_or_not_judged(const kvg_case *c, const char *name,
-                                      kvg_dtype dtype, kvg_row_layout *out,
-                                      kvg_compare_result *res);
+/* kvg_op_row_layout for output `name` of case `c`: KVG_OK with *out set
+ * (out->segments > 0: the tensor is a packed cache, judged field by
+ * field; 0: the operator has none for it), or the call's refusal with
+ * `diag` filled. */
+kvg_status kvg_case_row_layout(const kvg_case *c, const char *name,
+                               kvg_row_layout *out, kvg_diag *diag);
+/* The same for `compare` and `scan`: on a refusal *res is filled as NOT
+ * JUDGED with its reason (a packed cache is never judged as plain bytes)
+ * and the refusal's status returned. */
+kvg_status kvg_case_row_layout_or_not_judged(const kvg_case *c,
+                                             const char *name,
+                                             kvg_dtype dtype,
+                                             kvg_row_layout *out,
+                                             kvg_compare_result *res);
 
 /* 1 if the case's operator takes option `name` ("reduce_order"). */
 int kvg_case_has_option(const kvg_case *c, const char *name);

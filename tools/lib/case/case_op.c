@@ -442,32 +442,32 @@ kvg_status kvg_case_describe_output(const kvg_case *c, const char *name,
                                   layout, diag);
 }
 
-int kvg_case_row_layout(const kvg_case *c, const char *name,
-                        kvg_row_layout *out, kvg_diag *diag)
+kvg_status kvg_case_row_layout(const kvg_case *c, const char *name,
+                               kvg_row_layout *out, kvg_diag *diag)
 {
     kvg_case_call cc;
 
-    if (kvg_case_call_build(c, &cc, diag) != KVG_OK ||
-        kvg_op_row_layout(&cc.call, name, out, diag) != KVG_OK)
-        return -1;
-    return out->segments > 0;
+    KVG_TRY(kvg_case_call_build(c, &cc, diag));
+    return kvg_op_row_layout(&cc.call, name, out, diag);
 }
 
-int kvg_case_row_layout_or_not_judged(const kvg_case *c, const char *name,
-                                      kvg_dtype dtype, kvg_row_layout *out,
-                                      kvg_compare_result *res)
+kvg_status kvg_case_row_layout_or_not_judged(const kvg_case *c,
+                                             const char *name,
+                                             kvg_dtype dtype,
+                                             kvg_row_layout *out,
+                                             kvg_compare_result *res)
 {
     char why[KVG_COMPARE_REASON_MAX];
     kvg_diag diag;
-    int rows;
+    kvg_status st;
 
     kvg_diag_clear(&diag);
-    rows = kvg_case_row_layout(c, name, out, &diag);
-    if (rows < 0) {
+    st = kvg_case_row_layout(c, name, out, &diag);
+    if (st != KVG_OK) {
         (void)snprintf(why, sizeof why, "no row layout: %s", diag.message);
         (void)kvg_compare_result_not_judged(res, name, dtype, why);
     }
-    return rows;
+    return st;
 }
 
 int kvg_case_has_option(const kvg_case *c, const char *name)

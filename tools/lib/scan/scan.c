@@ -730,7 +730,7 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     kvg_compare_args a;
     kvg_row_layout row_layout;
     kvg_diag diag;
-    int x, rows;
+    int x;
 
     for (x = 0; x < b->n; x++)
         if (strcmp(b->name[x], g->name) == 0)
@@ -777,12 +777,11 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     }
     (void)kvg_case_describe_output(k, g->name, &g->t, &role,
                                    &j->has_layout[i], &j->layout[i], NULL);
-    rows = kvg_case_row_layout_or_not_judged(k, g->name, g->t.dtype,
-                                             &row_layout, res);
-    if (rows < 0)
+    if (kvg_case_row_layout_or_not_judged(k, g->name, g->t.dtype,
+                                          &row_layout, res) != KVG_OK)
         return;
     kvg_compare_args_init(&a);
-    a.row_layout = rows > 0 ? &row_layout : NULL;
+    a.row_layout = row_layout.segments > 0 ? &row_layout : NULL;
     a.name = g->name;
     a.golden = &g->t;
     a.actual = &j->npu[i];
