@@ -32,7 +32,7 @@ try:
 except ImportError:  # NumPy stays the reference that needs nothing
     torch = None
 
-RAW = {"fp16": np.int16, "bf16": np.int16, "int8": np.int8,
+RAW = {"fp16": np.int16, "bf16": np.int16, "int8": np.int8, "uint8": np.uint8,
        "fp8_e4m3fn": np.uint8, "fp8_e5m2": np.uint8, "hif8": np.uint8,
        "fp32": np.float32, "int32": np.int32, "int64": np.int64}
 
@@ -92,6 +92,20 @@ def quant_e4m3fn(z):
     code = torch.where(q >= 2.0 ** -6, normal, sub)
     code = code | ((z < 0).to(torch.int32) << 7)
     return code.to(torch.uint8)
+
+
+FP4_GRID = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+
+def fp4_codes(z):
+    """E2M1 codes of z, rint, saturating at 6, -0 for a negative zero."""
+    a = z.abs()
+    quantum = torch.where(a < 2.0, torch.full_like(a, 0.5),
+                          torch.ldexp(torch.ones_like(a),
+                                      torch.frexp(a)[1] - 2))
+    q = torch.clamp(torch.round(a / quantum) * quantum, max=6.0)
+    idx = torch.bucketize(q, torch.tensor(FP4_GRID))
+    return (idx | (torch.signbit(z).to(torch.int64) << 3)).to(torch.uint8)
 
 
 def quantise(z, tag):

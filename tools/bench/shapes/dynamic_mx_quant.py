@@ -9,7 +9,6 @@ from ._inputs import Shape, T, codes
 
 NAME = "DynamicMxQuant"
 _EMAX = {"fp4_e2m1": 2, "fp8_e4m3fn": 8}
-_FP4_GRID = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 
 
 def make_shape(shape, dst, group="main", what=""):
@@ -53,18 +52,6 @@ def scaling_shapes(quick):
     return iter(())
 
 
-def _fp4_codes(z):
-    """E2M1 codes of z, rint, saturating at 6, -0 for a negative zero."""
-    torch = tg.torch
-    a = z.abs()
-    quantum = torch.where(a < 2.0, torch.full_like(a, 0.5),
-                          torch.ldexp(torch.ones_like(a),
-                                      torch.frexp(a)[1] - 2))
-    q = torch.clamp(torch.round(a / quantum) * quantum, max=6.0)
-    idx = torch.bucketize(q, torch.tensor(_FP4_GRID))
-    return (idx | (torch.signbit(z).to(torch.int64) << 3)).to(torch.uint8)
-
-
 def torch_golden(shape):
     """amax per block of 32, the OCP code from its exponent (frexp), the
     multiplier 2^(127 - code) (0 for code 0), y the rint of x * mult to
@@ -86,7 +73,7 @@ def torch_golden(shape):
                            torch.ldexp(torch.ones_like(amax), 127 - code))
         z = xf * mult
         if dst == "fp4_e2m1":
-            c = _fp4_codes(z).reshape(-1, n // 2, 2)
+            c = tg.fp4_codes(z).reshape(-1, n // 2, 2)
             y = (c[..., 0] | (c[..., 1] << 4)).reshape(
                 shape.inputs["y"].array.shape)
         else:
