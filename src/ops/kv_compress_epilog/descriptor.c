@@ -43,9 +43,12 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("kv_compress_epilog");
 
-/* The cache mixes payload codes, scales and copied bytes: compare judges
- * it field by field through the row_layout hook below; without it (a
- * caller that does not ask for the layout), bit for bit. */
+/* The cache mixes payload codes, scales and copied bytes; compare judges
+ * it field by field through the row_layout hook below (every kvgold path
+ * asks for it), and the role it takes from here is the payload's: a
+ * quantisation result, judged by its dtype's rule under the standard
+ * (code distance for fp8 / hif8; issue 36), while scales, pass-through
+ * and pad bytes are bit for bit whatever the role. */
 static void describe(const kvg_i_op_args *a, const char *name,
                      const kvg_tensor *t, kvg_compare_role *role,
                      int *has_layout, kvg_cache_layout *layout)
@@ -55,7 +58,7 @@ static void describe(const kvg_i_op_args *a, const char *name,
     (void)t;
     (void)has_layout;
     (void)layout;
-    *role = KVG_ROLE_COPY;
+    *role = KVG_ROLE_QUANT;
 }
 
 typedef struct slot_runs {
