@@ -26,7 +26,10 @@
  * (floor of a positive x, and of a negative x, whose magnitude rounds up).
  * Landing on the virtual value means saturation to 6. The sign is applied
  * by the documented rule (a negative zero result is 0x8), NaN by the
- * documented policy.
+ * documented policy. The cursors' answer holds up to the next midpoint or
+ * value, so the walk is asked once per span of equal answers and the
+ * encoder runs over the span against those codes; a block with any
+ * difference is rerun one check at a time to report it.
  *
  * E8M0 reference: each rule is restated with log2 instead of bit fields:
  * OCP c = max(floor(log2 amax) + 127 - emax, 0); CUBLAS c = ceil(log2 s) +
@@ -130,6 +133,75 @@ static size_t sort_unique(uint32_t *list, size_t n)
     return out;
 }
 
+/* The first binary32 pattern (0 .. POS_INF, ordered like the values) whose
+ * value is >= m >= 0: found from the rounded m by stepping, so it does not
+ * depend on the rounding direction. */
+static uint32_t first_at_or_above(double m)
+{
+    uint32_t b;
+    if (!(m <= 3.4028234663852886e38))
+        return POS_INF; /* above FLT_MAX only +inf is >= m */
+    b = u32((float)m);
+    while ((double)f32(b) < m)
+        b++;
+    while (b > 0 && (double)f32(b - 1u) >= m)
+        b--;
+    return b;
+}
+
+/* ==== the visited patterns ================================================ */
+
+/* Every stride-th pattern of the half and the boundary list. */
+typedef struct visits {
+    uint32_t stride;
+    const uint32_t *bnd; /* sorted, distinct */
+    size_t nb, bi;
+} visits;
+
+/* The first visited pattern at or after p (above 0x7FFFFFFF: none). */
+static uint64_t next_visit(visits *v, uint64_t p)
+{
+    const uint64_t s = (p + v->stride - 1u) / v->stride * v->stride;
+    while (v->bi < v->nb && v->bnd[v->bi] < p)
+        v->bi++;
+    return v->bi < v->nb && v->bnd[v->bi] < s ? v->bnd[v->bi] : s;
+}
+
+/* A run of visited patterns: n from `first`, `step` apart (magnitude
+ * bits); `boundary`: the one pattern is on the boundary list. */
+typedef void (*run_fn)(void *ctx, uint32_t first, uint32_t n, uint32_t step,
+                       int boundary);
+
+/* The visited patterns of lo..hi, in order, as runs: the stride points
+ * between two boundaries, and each boundary alone (once, whether a stride
+ * point or not), as the one-pattern-at-a-time walk visited them. */
+static void visit_range(visits *v, uint64_t lo, uint64_t hi, run_fn fn,
+                        void *ctx)
+{
+    uint64_t p = lo;
+    for (;;) {
+        const uint64_t s0 = (p + v->stride - 1u) / v->stride * v->stride;
+        uint64_t b, end;
+        uint32_t n;
+        while (v->bi < v->nb && v->bnd[v->bi] < p)
+            v->bi++;
+        b = v->bi < v->nb ? v->bnd[v->bi] : UINT64_MAX;
+        if (b <= s0) {
+            if (b > hi)
+                return;
+            fn(ctx, (uint32_t)b, 1, 1, 1);
+            p = b + 1;
+            continue;
+        }
+        if (s0 > hi)
+            return;
+        end = b - 1 < hi ? b - 1 : hi;
+        n = (uint32_t)((end - s0) / v->stride + 1);
+        fn(ctx, (uint32_t)s0, n, v->stride, 0);
+        p = s0 + (uint64_t)(n - 1) * v->stride + 1;
+    }
+}
+
 /* ==== FP4 E2M1 ========================================================== */
 
 #define FP4_N 8 /* finite magnitudes; index 8 is the virtual value 8 */
@@ -139,9 +211,10 @@ typedef struct fp4_ref {
     double mid[FP4_N];
     size_t near, below, above; /* the three cursors */
     double last;
-    /* The cursors' answer for every x in [last, next): where a cursor
-     * would move or a tie sits, the walk runs again (a memo: it halves the
-     * sweep's time and changes no answer). */
+    /* The cursors' answer holds for every x in [last, next): where a
+     * cursor would move or a tie sits, the walk runs again. The sweep
+     * checks every pattern below next against this one answer (fp4_span)
+     * in a tight loop of encoder calls. */
     double next;
     size_t cached[4];
 } fp4_ref;
@@ -260,36 +333,120 @@ static uint32_t *fp4_boundaries(const fp4_ref *r, size_t *count)
     return list;
 }
 
-/* One input: three modes under the Ascend NaN policy; the ml_dtypes
- * policy too on NaN patterns and every 16th other pattern (it must not
- * change any non-NaN result, and its code path is the NaN branch). */
-static void fp4_check(fp4_ref *r, uint32_t u, int negative, tally *t)
+/* The span from pattern u (magnitude bits) on which the reference gives
+ * one answer per mode: want[] under the Ascend NaN policy, ml[] under
+ * ml_dtypes'. Returns its last pattern. The cursors' answer holds on
+ * [x, next) (fp4_walk; next = -1: at x alone); every NaN has one answer. */
+static uint32_t fp4_span(fp4_ref *r, uint32_t u, int negative,
+                         unsigned want[3], unsigned ml[3])
 {
-    const uint32_t in = negative ? u | SIGN32 : u;
-    const float x = f32(in);
-    unsigned want[3];
     int k;
-
     fp4_expected(r, u, negative, KVG_FP4_NAN_ZERO, want);
-    for (k = 0; k < 3; k++) {
-        const unsigned got =
-            kvg_f32_to_fp4e2m1(x, k_fp4_modes[k], KVG_FP4_NAN_ZERO);
-        if (got != want[k])
-            mismatch(t, k_fp4_names[k], in, got, want[k]);
+    if (u > POS_INF) {
+        fp4_expected(r, u, negative, KVG_FP4_NAN_ML_DTYPES, ml);
+        return 0x7FFFFFFFu;
     }
-    t->checks += 3;
-    if (u > POS_INF || (u & 15u) == 0) {
-        if (u > POS_INF)
-            want[0] = want[1] = want[2] = negative ? 0u : 8u;
-        for (k = 0; k < 3; k++) {
-            const unsigned got = kvg_f32_to_fp4e2m1(x, k_fp4_modes[k],
-                                                    KVG_FP4_NAN_ML_DTYPES);
-            if (got != want[k])
-                mismatch(t, "fp4 (ml_dtypes NaN policy)", in, got, want[k]);
+    for (k = 0; k < 3; k++)
+        ml[k] = want[k]; /* the NaN policy must not change a number's code */
+    if (r->next < 0.0)
+        return u;
+    if (r->next == HUGE_VAL)
+        return POS_INF; /* every cursor beyond 6: +inf saturates too */
+    return first_at_or_above(r->next) - 1u;
+}
+
+/* Whether input pattern in is also checked under the ml_dtypes policy: a
+ * NaN, and every 16th other pattern (its code path is the NaN branch). */
+static int fp4_ml_checked(uint32_t in)
+{
+    return (in & 0x7FFFFFFFu) > POS_INF || (in & 15u) == 0;
+}
+
+/* The encoder under test on n inputs from pattern `first` (sign
+ * included), `step` apart: the three modes under the Ascend NaN policy,
+ * and under ml_dtypes' where fp4_ml_checked. Returns the OR of every
+ * got ^ want (a clean run costs the calls alone; fp4_report reruns a
+ * dirty one); *ml_n counts the inputs checked under ml_dtypes. */
+static unsigned fp4_run(uint32_t first, uint32_t n, uint32_t step,
+                        const unsigned want[3], const unsigned ml[3],
+                        uint32_t *ml_n)
+{
+    unsigned diff = 0;
+    uint32_t u = first, j, m = 0;
+    for (j = 0; j < n; j++, u += step) {
+        const float x = f32(u);
+        diff |= kvg_f32_to_fp4e2m1(x, KVG_FP4_RINT, KVG_FP4_NAN_ZERO) ^
+                want[0];
+        diff |= kvg_f32_to_fp4e2m1(x, KVG_FP4_FLOOR, KVG_FP4_NAN_ZERO) ^
+                want[1];
+        diff |= kvg_f32_to_fp4e2m1(x, KVG_FP4_ROUND, KVG_FP4_NAN_ZERO) ^
+                want[2];
+        if (fp4_ml_checked(u)) {
+            diff |= kvg_f32_to_fp4e2m1(x, KVG_FP4_RINT,
+                                       KVG_FP4_NAN_ML_DTYPES) ^ ml[0];
+            diff |= kvg_f32_to_fp4e2m1(x, KVG_FP4_FLOOR,
+                                       KVG_FP4_NAN_ML_DTYPES) ^ ml[1];
+            diff |= kvg_f32_to_fp4e2m1(x, KVG_FP4_ROUND,
+                                       KVG_FP4_NAN_ML_DTYPES) ^ ml[2];
+            m++;
         }
-        t->checks += 3;
     }
-    t->inputs++;
+    *ml_n = m;
+    return diff;
+}
+
+/* fp4_run's checks one by one, reporting each difference. */
+static void fp4_report(uint32_t first, uint32_t n, uint32_t step,
+                       const unsigned want[3], const unsigned ml[3],
+                       tally *t)
+{
+    uint32_t u = first, j;
+    int k;
+    for (j = 0; j < n; j++, u += step)
+        for (k = 0; k < 3; k++) {
+            unsigned got = kvg_f32_to_fp4e2m1(f32(u), k_fp4_modes[k],
+                                              KVG_FP4_NAN_ZERO);
+            if (got != want[k])
+                mismatch(t, k_fp4_names[k], u, got, want[k]);
+            if (!fp4_ml_checked(u))
+                continue;
+            got = kvg_f32_to_fp4e2m1(f32(u), k_fp4_modes[k],
+                                     KVG_FP4_NAN_ML_DTYPES);
+            if (got != ml[k])
+                mismatch(t, "fp4 (ml_dtypes NaN policy)", u, got, ml[k]);
+        }
+}
+
+/* What the visitor's runs of one fp4 span are checked against. */
+typedef struct fp4_span_ctx {
+    unsigned want[3], ml[3];
+    uint32_t sign;
+    tally *t;
+} fp4_span_ctx;
+
+/* Blocks of at most this many inputs are rerun when dirty. */
+#define BLOCK 65536u
+
+static void fp4_check_run(void *ctx, uint32_t first, uint32_t n,
+                          uint32_t step, int boundary)
+{
+    const fp4_span_ctx *c = (const fp4_span_ctx *)ctx;
+    (void)boundary; /* a boundary pattern gets the same checks */
+    while (n > 0) {
+        const uint32_t m = n < BLOCK ? n : BLOCK;
+        uint32_t ml_n;
+        if (fp4_run(first | c->sign, m, step, c->want, c->ml, &ml_n) != 0) {
+            const uint64_t bad = c->t->bad;
+            fp4_report(first | c->sign, m, step, c->want, c->ml, c->t);
+            if (c->t->bad == bad) /* the encoder is not deterministic */
+                fail_msg("fp4: a run from 0x%08X differs, no one input does",
+                         (unsigned)(first | c->sign));
+        }
+        c->t->inputs += m;
+        c->t->checks += 3u * (uint64_t)m + 3u * (uint64_t)ml_n;
+        first += m * step; /* unsigned: wraps only past the last run */
+        n -= m;
+    }
 }
 
 static void fp4_decoder_check(void)
@@ -397,6 +554,19 @@ static int clamp_code(int c)
     return c < 0 ? 0 : c > 254 ? 254 : c;
 }
 
+/* The scale s of CUBLAS (k 4, 5) or s' of the other rules (k >= 6) for
+ * the finite amax bits u: the exact product in double, rounded once to
+ * binary32. */
+static double e8m0_scale(const e8m0_ref *r, uint32_t u, size_t k)
+{
+    const double a = (double)f32(u);
+    const size_t j = k & 1u; /* cases 4.. alternate e4m3fn, e5m2 */
+    if (k < 6) /* CUBLAS on s, no amax floor */
+        return (double)(float)(a * r->inv[j]);
+    return (double)(float)((a > r->amax_floor ? a : r->amax_floor) *
+                           r->inv[j]);
+}
+
 /* The expected code of case k for the non-negative amax bits u; -1 for a
  * refusal. Only the cursors case k needs move (they may skip ahead). */
 static int e8m0_want(e8m0_ref *r, uint32_t u, size_t k)
@@ -415,11 +585,9 @@ static int e8m0_want(e8m0_ref *r, uint32_t u, size_t k)
         return a == 0.0 ? 0
                         : clamp_code(cursor_floor(&r->amax_floor_c, a) + 127 -
                                      emax[k]);
-    if (k < 6) { /* CUBLAS on s, no amax floor */
-        s = (double)(float)(a * r->inv[j]);
+    s = e8m0_scale(r, u, k);
+    if (k < 6) /* CUBLAS */
         return s == 0.0 ? 0 : clamp_code(cursor_ceil(&r->s_ceil[j], s) + 127);
-    }
-    s = (double)(float)((a > r->amax_floor ? a : r->amax_floor) * r->inv[j]);
     if (k < 8) /* CEIL */
         return cursor_ceil(&r->s2_ceil[j], s) + 127;
     if (k < 10) /* EBUMP: s' is normal, so one above TRUNC */
@@ -479,6 +647,134 @@ static void e8m0_check(e8m0_ref *r, uint32_t u, int negative, int all_cases,
     t->inputs++;
 }
 
+/* Whether case k's scale at pattern b has reached t (passed it, if
+ * strict). */
+static int e8m0_reached(const e8m0_ref *r, uint32_t b, size_t k, double t,
+                        int strict)
+{
+    const double s = e8m0_scale(r, b, k);
+    return strict ? s > t : s >= t;
+}
+
+/* The first pattern after lo at which case k's scale reaches t (POS_INF:
+ * no finite one). The scale does not decrease as the pattern grows, and
+ * the pattern of t / inv is within a few ulps of the answer: step from
+ * there. */
+static uint32_t e8m0_first_reaching(const e8m0_ref *r, uint32_t lo,
+                                    size_t k, double t, int strict)
+{
+    uint32_t b = first_at_or_above(t / r->inv[k & 1u]);
+    if (b <= lo)
+        b = lo + 1u;
+    while (b > lo + 1u && e8m0_reached(r, b - 1u, k, t, strict))
+        b--;
+    while (b < POS_INF && !e8m0_reached(r, b, k, t, strict))
+        b++;
+    return b;
+}
+
+/* The last pattern of the span from the finite amax bits lo on which case
+ * k keeps the answer e8m0_want(r, lo, k) just gave: before the cursor that
+ * answered would move (a floor cursor at p when the argument reaches 2p,
+ * a ceil cursor at p when it passes p; OCP's argument is amax itself). */
+static uint32_t e8m0_span_end(const e8m0_ref *r, uint32_t lo, size_t k)
+{
+    const size_t j = k & 1u;
+    uint32_t next;
+    if (k < 4) {
+        if (lo == 0)
+            return 0; /* amax 0 has a code of its own */
+        next = first_at_or_above(2.0 * r->amax_floor_c.p);
+    } else if (k < 6) {
+        const double t = e8m0_scale(r, lo, k) == 0.0 ? 0.0 : r->s_ceil[j].p;
+        next = e8m0_first_reaching(r, lo, k, t, 1);
+    } else if (k < 8) {
+        next = e8m0_first_reaching(r, lo, k, r->s2_ceil[j].p, 1);
+    } else {
+        next = e8m0_first_reaching(r, lo, k, 2.0 * r->s2_floor[j].p, 0);
+    }
+    return next - 1u; /* +inf and NaN make spans of their own */
+}
+
+/* The span from lo within its run of 4096 patterns (one case, k): the
+ * code *exp every pattern of it must give (0x1A5: refused, code kept),
+ * and its last pattern. */
+static uint32_t e8m0_span(e8m0_ref *r, uint32_t lo, size_t k, unsigned *exp)
+{
+    const int want = e8m0_want(r, lo, k);
+    const uint32_t run_end = lo | 0xFFFu; /* e8m0_pick's run */
+    const uint32_t hi = lo >= POS_INF ? 0x7FFFFFFFu : e8m0_span_end(r, lo, k);
+    *exp = want < 0 ? 0x1A5u : (unsigned)want;
+    return hi < run_end ? hi : run_end;
+}
+
+/* What kvg_e8m0_from_amax gives for amax bits u: the code, 0x1A5 for a
+ * refusal that kept the code, 0x2A5 for one that did not. */
+static unsigned e8m0_got(const e8m0_case *c, uint32_t u)
+{
+    uint8_t code = 0xA5;
+    const kvg_status st = kvg_e8m0_from_amax(c->rule, c->payload, f32(u),
+                                             &code);
+    return st == KVG_OK ? code : code == 0xA5 ? 0x1A5u : 0x2A5u;
+}
+
+/* Case c on n amax patterns from `first`, `step` apart, against one
+ * expected code: the OR of every got ^ exp (e8m0_report reruns a dirty
+ * run). */
+static unsigned e8m0_run(const e8m0_case *c, uint32_t first, uint32_t n,
+                         uint32_t step, unsigned exp)
+{
+    unsigned diff = 0;
+    uint32_t u = first, j;
+    for (j = 0; j < n; j++, u += step)
+        diff |= e8m0_got(c, u) ^ exp;
+    return diff;
+}
+
+static void e8m0_report(const e8m0_case *c, uint32_t first, uint32_t n,
+                        uint32_t step, unsigned exp, tally *t)
+{
+    uint32_t u = first, j;
+    for (j = 0; j < n; j++, u += step) {
+        const unsigned got = e8m0_got(c, u);
+        if (got != exp)
+            mismatch(t, c->name, u, got, exp);
+    }
+}
+
+/* What the visitor's runs of one e8m0 span are checked against. */
+typedef struct e8m0_span_ctx {
+    e8m0_ref *r;
+    size_t k;
+    unsigned exp;
+    tally *t;
+} e8m0_span_ctx;
+
+static void e8m0_check_run(void *ctx, uint32_t first, uint32_t n,
+                           uint32_t step, int boundary)
+{
+    const e8m0_span_ctx *c = (const e8m0_span_ctx *)ctx;
+    const e8m0_case *ec = &k_e8m0_cases[c->k];
+    if (boundary) { /* every case, each asked of the reference */
+        e8m0_check(c->r, first, 0, 1, c->t);
+        return;
+    }
+    while (n > 0) {
+        const uint32_t m = n < BLOCK ? n : BLOCK;
+        if (e8m0_run(ec, first, m, step, c->exp) != 0) {
+            const uint64_t bad = c->t->bad;
+            e8m0_report(ec, first, m, step, c->exp, c->t);
+            if (c->t->bad == bad) /* the rule is not deterministic */
+                fail_msg("%s: a run from 0x%08X differs, no one input does",
+                         ec->name, (unsigned)first);
+        }
+        c->t->inputs += m;
+        c->t->checks += m;
+        first += m * step; /* unsigned: wraps only past the last run */
+        n -= m;
+    }
+}
+
 static void e8m0_decoder_check(void)
 {
     unsigned c;
@@ -528,6 +824,58 @@ typedef struct sweep_args {
  * it is sampled at the sanitizer stage's stride at most. */
 #define E8M0_NEG_STRIDE 97u
 
+/* fp4: span by span; the reference is asked at each span's first visited
+ * pattern (the patterns a stride skips are never checked). */
+static void fp4_sweep(fp4_ref *r, int negative, visits *v, tally *t)
+{
+    fp4_span_ctx c;
+    uint64_t p;
+    c.sign = negative ? SIGN32 : 0u;
+    c.t = t;
+    for (p = next_visit(v, 0); p <= 0x7FFFFFFFu;) {
+        const uint32_t hi = fp4_span(r, (uint32_t)p, negative, c.want, c.ml);
+        visit_range(v, p, hi, fp4_check_run, &c);
+        p = next_visit(v, (uint64_t)hi + 1u);
+    }
+}
+
+/* e8m0 +, one case per run of 4096 patterns: span by span, as fp4. */
+static void e8m0_span_sweep(e8m0_ref *r, visits *v, tally *t)
+{
+    e8m0_span_ctx c;
+    uint64_t p;
+    c.r = r;
+    c.t = t;
+    for (p = next_visit(v, 0); p <= 0x7FFFFFFFu;) {
+        uint32_t hi;
+        c.k = e8m0_pick((uint32_t)p);
+        hi = e8m0_span(r, (uint32_t)p, c.k, &c.exp);
+        visit_range(v, p, hi, e8m0_check_run, &c);
+        p = next_visit(v, (uint64_t)hi + 1u);
+    }
+}
+
+/* e8m0 - (refusals) and e8m0 + with every case on every pattern (`all`):
+ * pattern by pattern, every case on the boundary patterns. */
+static void e8m0_sweep(e8m0_ref *r, const sweep_args *a, visits *v,
+                       tally *t)
+{
+    uint64_t next = 0;
+    for (;;) {
+        uint64_t u = next;
+        if (v->bi < v->nb && v->bnd[v->bi] < u)
+            u = v->bnd[v->bi];
+        if (u > 0x7FFFFFFFu)
+            break;
+        e8m0_check(r, (uint32_t)u, a->negative,
+                   a->all_cases || (v->bi < v->nb && v->bnd[v->bi] == u), t);
+        if (u == next)
+            next += v->stride;
+        while (v->bi < v->nb && v->bnd[v->bi] <= u)
+            v->bi++;
+    }
+}
+
 static void sweep(void **state)
 {
     const sweep_args *a = (const sweep_args *)*state;
@@ -535,9 +883,9 @@ static void sweep(void **state)
     e8m0_ref er;
     tally t = {0, 0, 0};
     uint32_t *bnd = NULL;
-    size_t nb = 0, bi = 0;
-    uint64_t next = 0;
+    size_t nb = 0;
     uint32_t stride = a->stride;
+    visits v;
     const double t0 = now();
 
     if (a->fp4) {
@@ -552,22 +900,16 @@ static void sweep(void **state)
             stride = E8M0_NEG_STRIDE;
         bnd = e8m0_boundaries(&nb); /* all cases run on these */
     }
-    for (;;) {
-        uint64_t u = next;
-        if (bi < nb && bnd[bi] < u)
-            u = bnd[bi];
-        if (u > 0x7FFFFFFFu)
-            break;
-        if (a->fp4)
-            fp4_check(&fr, (uint32_t)u, a->negative, &t);
-        else
-            e8m0_check(&er, (uint32_t)u, a->negative,
-                       a->all_cases || (bi < nb && bnd[bi] == u), &t);
-        if (u == next)
-            next += stride;
-        while (bi < nb && bnd[bi] <= u)
-            bi++;
-    }
+    v.stride = stride;
+    v.bnd = bnd;
+    v.nb = nb;
+    v.bi = 0;
+    if (a->fp4)
+        fp4_sweep(&fr, a->negative, &v, &t);
+    else if (!a->negative && !a->all_cases)
+        e8m0_span_sweep(&er, &v, &t);
+    else
+        e8m0_sweep(&er, a, &v, &t);
     printf("%s %c: %llu inputs, %llu checks, %llu mismatches, %.1f s "
            "(stride %u, %lu boundary patterns)\n",
            a->fp4 ? "fp4_e2m1" : "e8m0", a->negative ? '-' : '+',

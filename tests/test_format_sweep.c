@@ -33,10 +33,16 @@
  *  3. The sweep visits magnitudes in increasing order (for a fixed sign,
  *     binary32 bit patterns 0 .. 0x7F800000 are ordered like their values,
  *     +inf last), so the cell index i only moves forward: a merge of two
- *     sorted sequences, O(1) per input, and it is checked that x never
- *     decreases. +-inf is simply the largest magnitude: it lands beyond
- *     v[n] like any overflow, which is the documented rule (saturation
- *     applies to inf inputs too).
+ *     sorted sequences, and it is checked that x never decreases. The
+ *     walk's answer at one pattern holds up to the last pattern below the
+ *     next midpoint (the first pattern >= each midpoint is found once, by
+ *     stepping from the rounded midpoint), so the walk is asked once per
+ *     span of equal answers (a tie is a span of one pattern) and the
+ *     encoders run over the span in a tight loop of direct calls against
+ *     one code per mode; a block with any difference is rerun one check at
+ *     a time to report it. +-inf is simply the largest magnitude: it lands
+ *     beyond v[n] like any overflow, which is the documented rule
+ *     (saturation applies to inf inputs too).
  *  4. Sign, overflow and NaN are applied by the documented rules: the
  *     overflow code per mode, the NaN code per format, +0 only for HiF8,
  *     saturation to [-128, 127] and NaN -> 0 for int8.
@@ -77,6 +83,9 @@ typedef struct ref_format {
     uint32_t (*nan_rule)(uint32_t u);   /* code for the NaN input u */
     uint32_t (*encode)(float x, kvg_overflow mode); /* under test */
     float (*decode)(uint32_t code);                 /* under test */
+    /* encode on a run of inputs against one code per mode (see span_fp16) */
+    uint32_t (*span)(uint32_t first, uint32_t n, uint32_t step,
+                     const uint32_t want[3]);
 } ref_format;
 
 /* binary32 from its bits, locally (the library's version is a call). */
@@ -200,20 +209,52 @@ static float dec_int8(uint32_t c)
     return v;
 }
 
+/* The encoder under test on n patterns from `first` (sign included), `step`
+ * apart, against one code per mode: the OR of every got ^ want, so that a
+ * clean run costs the calls alone (the reporting loop reruns a dirty one).
+ * One function per format so that each call is direct. */
+#define SPAN_CHECK3(name, enc)                                              \
+    static uint32_t name(uint32_t first, uint32_t n, uint32_t step,         \
+                         const uint32_t want[3])                            \
+    {                                                                       \
+        uint32_t diff = 0, u = first, k;                                    \
+        for (k = 0; k < n; k++, u += step) {                                \
+            const float x = f32(u);                                         \
+            diff |= (uint32_t)enc(x, KVG_OVF_DEFAULT) ^ want[0];            \
+            diff |= (uint32_t)enc(x, KVG_OVF_SATURATE) ^ want[1];           \
+            diff |= (uint32_t)enc(x, KVG_OVF_NONSAT) ^ want[2];             \
+        }                                                                   \
+        return diff;                                                        \
+    }
+SPAN_CHECK3(span_fp16, kvg_f32_to_fp16)
+SPAN_CHECK3(span_bf16, kvg_f32_to_bf16)
+SPAN_CHECK3(span_e4m3, kvg_f32_to_fp8e4m3fn)
+SPAN_CHECK3(span_e5m2, kvg_f32_to_fp8e5m2)
+SPAN_CHECK3(span_hif8, kvg_f32_to_hif8)
+
+static uint32_t span_int8(uint32_t first, uint32_t n, uint32_t step,
+                          const uint32_t want[3])
+{
+    uint32_t diff = 0, u = first, k;
+    for (k = 0; k < n; k++, u += step)
+        diff |= (uint32_t)(uint8_t)kvg_f32_to_int8(f32(u)) ^ want[0];
+    return diff;
+}
+
 static const ref_format k_formats[] = {
     {"fp16", K_IEEE, 16, TIE_EVEN, fp16_value, 0x1p16, 0x7BFFu, 0x7C00u, KVG_OVF_NONSAT,
-     nan_fp16, enc_fp16, dec_fp16},
+     nan_fp16, enc_fp16, dec_fp16, span_fp16},
     {"bf16", K_IEEE, 16, TIE_EVEN, bf16_value, 0x1p128, 0x7F7Fu, 0x7F80u, KVG_OVF_NONSAT,
-     nan_bf16, enc_bf16, dec_bf16},
+     nan_bf16, enc_bf16, dec_bf16, span_bf16},
     {"fp8_e4m3fn", K_IEEE, 8, TIE_EVEN, e4m3_value, 480.0, 0x7Eu, 0x7Fu, KVG_OVF_SATURATE,
-     nan_e4m3, enc_e4m3, dec_e4m3},
+     nan_e4m3, enc_e4m3, dec_e4m3, span_e4m3},
     {"fp8_e5m2", K_IEEE, 8, TIE_EVEN, e5m2_value, 0x1p16, 0x7Bu, 0x7Cu, KVG_OVF_SATURATE,
-     nan_e5m2, enc_e5m2, dec_e5m2},
+     nan_e5m2, enc_e5m2, dec_e5m2, span_e5m2},
     {"hif8", K_HIF8, 8, TIE_AWAY, hif8_value, 0x1.8p15, 0x6Eu, 0x6Fu, KVG_OVF_SATURATE,
-     nan_hif8, enc_hif8, dec_hif8},
+     nan_hif8, enc_hif8, dec_hif8, span_hif8},
     /* int8: magnitude tables per sign; "overflow" always saturates */
     {"int8", K_INT8, 8, TIE_EVEN, int8_value, 0.0, 0, 0, KVG_OVF_SATURATE, nan_int8,
-     enc_int8, dec_int8},
+     enc_int8, dec_int8, span_int8},
 };
 
 /* ---- the sorted magnitude table and its walker ---------------------------- */
@@ -222,6 +263,7 @@ typedef struct walker {
     size_t n;          /* finite magnitudes v[0..n-1]; index n = overflow */
     double *v;         /* n + 1 values, v[n] virtual */
     double *mid;       /* mid[i] between v[i] and v[i+1], i < n */
+    uint32_t *mid_first; /* the first pattern >= mid[i] (+inf: POS_INF) */
     uint32_t *code;    /* magnitude code of v[i]; code[n] of the virtual */
     size_t i;          /* current cell */
     double last;       /* previous input, to prove the walk is monotone */
@@ -273,6 +315,24 @@ static size_t float_entries(const ref_format *f, entry *out)
     return n;
 }
 
+/* The first binary32 pattern (0 .. POS_INF, ordered like the values) whose
+ * value is >= m >= 0: found from the rounded m by stepping, so it does not
+ * depend on the rounding direction. */
+static uint32_t first_at_or_above(double m)
+{
+    uint32_t b;
+    float f;
+    if (!(m <= 3.4028234663852886e38))
+        return POS_INF; /* above FLT_MAX only +inf is >= m */
+    f = (float)m;
+    memcpy(&b, &f, sizeof b);
+    while ((double)f32(b) < m)
+        b++;
+    while (b > 0 && (double)f32(b - 1u) >= m)
+        b--;
+    return b;
+}
+
 static void walker_build(walker *w, const ref_format *f, int negative)
 {
     const int is_int8 = f->kind == K_INT8;
@@ -285,6 +345,7 @@ static void walker_build(walker *w, const ref_format *f, int negative)
     w->n = n;
     w->v = (double *)xmalloc((n + 1) * sizeof *w->v);
     w->mid = (double *)xmalloc(n * sizeof *w->mid);
+    w->mid_first = (uint32_t *)xmalloc(n * sizeof *w->mid_first);
     w->code = (uint32_t *)xmalloc((n + 1) * sizeof *w->code);
     for (k = 0; k < n; k++) {
         w->v[k] = e[k].v;
@@ -312,6 +373,7 @@ static void walker_build(walker *w, const ref_format *f, int negative)
         w->mid[k] = (w->v[k] + w->v[k + 1]) * 0.5;
         /* the midpoint must be exact, else the comparisons would lie */
         assert_true(w->mid[k] - w->v[k] == w->v[k + 1] - w->mid[k]);
+        w->mid_first[k] = first_at_or_above(w->mid[k]);
     }
     w->i = 0;
     w->last = -1.0;
@@ -322,6 +384,7 @@ static void walker_free(walker *w)
 {
     free(w->v);
     free(w->mid);
+    free(w->mid_first);
     free(w->code);
 }
 
@@ -466,28 +529,130 @@ static uint32_t *want_table(const ref_format *f, const walker *w,
     return want;
 }
 
-static void check_input(const sweep_args *a, walker *w, const uint32_t *want,
-                        uint32_t u, tally *t)
+/* A span: consecutive patterns lo..hi of the half on which the reference
+ * gives the same code per mode, want[k] for k_modes[k]. */
+typedef struct span {
+    uint32_t lo, hi;
+    uint32_t want[3];
+} span;
+
+/*
+ * The span that starts at pattern lo (magnitude bits). The walk gives the
+ * answer at lo and leaves its cell i with mid[i-1] < x <= mid[i]; every
+ * pattern up to the last one below mid[i] has the same cell and no tie,
+ * hence the same answer. A tie (x == mid[i]) is a span of its own, cell n
+ * (overflow) reaches +inf, and a NaN is a span of its own (the NaN rule
+ * reads the payload).
+ */
+static void span_at(const ref_format *f, walker *w, const uint32_t *want,
+                    int negative, uint32_t lo, span *s)
 {
-    const ref_format *f = a->f;
-    const int nmodes = f->kind == K_INT8 ? 1 : 3;
-    const uint32_t in = a->negative ? u | SIGN32 : u;
-    const float x = f32(in);
     const size_t cells = w->n + 1;
-    size_t idx = 0;
+    double x;
+    size_t idx;
     int k;
 
-    if (u <= POS_INF)
-        idx = walk(w, f->tie, (double)f32(u));
-    for (k = 0; k < nmodes; k++) {
-        const uint32_t exp = u > POS_INF ? f->nan_rule(in)
-                                         : want[(size_t)k * cells + idx];
-        const uint32_t got = f->encode(x, k_modes[k]);
-        if (got != exp)
-            report(t, f, k_modes[k], in, got, exp);
+    s->lo = s->hi = lo;
+    if (lo > POS_INF) {
+        const uint32_t nan = f->nan_rule(negative ? lo | SIGN32 : lo);
+        for (k = 0; k < 3; k++)
+            s->want[k] = nan;
+        return;
     }
-    t->checks += (uint64_t)nmodes;
-    t->inputs++;
+    x = (double)f32(lo);
+    idx = walk(w, f->tie, x);
+    for (k = 0; k < 3; k++)
+        s->want[k] = want[(size_t)k * cells + idx];
+    if (w->i == w->n)
+        s->hi = POS_INF;
+    else if (x < w->mid[w->i])
+        s->hi = w->mid_first[w->i] - 1u;
+}
+
+/* The same checks one by one, through ref_format's encode, reporting. */
+static void span_report(const ref_format *f, uint32_t first, uint32_t n,
+                        uint32_t step, const uint32_t want[3], tally *t)
+{
+    const int nmodes = f->kind == K_INT8 ? 1 : 3;
+    uint32_t u = first, j;
+    int k;
+    for (j = 0; j < n; j++, u += step)
+        for (k = 0; k < nmodes; k++) {
+            const uint32_t got = f->encode(f32(u), k_modes[k]);
+            if (got != want[k])
+                report(t, f, k_modes[k], u, got, want[k]);
+        }
+}
+
+/* Blocks of at most this many inputs are rerun when dirty. */
+#define BLOCK 65536u
+
+/* Check n inputs from `first`, `step` apart (patterns with the sign). */
+static void check_run(const sweep_args *a, uint32_t first, uint32_t n,
+                      uint32_t step, const uint32_t want[3], tally *t)
+{
+    const ref_format *f = a->f;
+    const uint32_t sign = a->negative ? SIGN32 : 0u;
+    const int nmodes = f->kind == K_INT8 ? 1 : 3;
+    while (n > 0) {
+        const uint32_t m = n < BLOCK ? n : BLOCK;
+        if (f->span(first | sign, m, step, want) != 0) {
+            const uint64_t bad = t->bad;
+            span_report(f, first | sign, m, step, want, t);
+            if (t->bad == bad) /* the encoder is not deterministic */
+                fail_msg("%s: a run from 0x%08X differs, no one input does",
+                         f->name, (unsigned)(first | sign));
+        }
+        t->inputs += m;
+        t->checks += (uint64_t)m * (uint64_t)nmodes;
+        first += m * step; /* unsigned: wraps only past the last run */
+        n -= m;
+    }
+}
+
+/* The visited patterns: every stride-th, and the boundary list. */
+typedef struct visits {
+    uint32_t stride;
+    const uint32_t *bnd; /* sorted, distinct */
+    size_t nb, bi;
+} visits;
+
+/* The first visited pattern at or after p (above 0x7FFFFFFF: none). */
+static uint64_t next_visit(visits *v, uint64_t p)
+{
+    const uint64_t s = (p + v->stride - 1u) / v->stride * v->stride;
+    while (v->bi < v->nb && v->bnd[v->bi] < p)
+        v->bi++;
+    return v->bi < v->nb && v->bnd[v->bi] < s ? v->bnd[v->bi] : s;
+}
+
+/* Check the visited patterns of span s, in order: runs of stride points
+ * between boundaries, and each boundary (a stride point or not) once. */
+static void visit_span(const sweep_args *a, visits *v, const span *s,
+                       tally *t)
+{
+    uint64_t p = s->lo;
+    for (;;) {
+        const uint64_t s0 = (p + v->stride - 1u) / v->stride * v->stride;
+        uint64_t b, end;
+        uint32_t n;
+        while (v->bi < v->nb && v->bnd[v->bi] < p)
+            v->bi++;
+        b = v->bi < v->nb ? v->bnd[v->bi] : UINT64_MAX;
+        if (b <= s0) { /* a boundary first */
+            if (b > s->hi)
+                return;
+            check_run(a, (uint32_t)b, 1, 1, s->want, t);
+            p = b + 1;
+            continue;
+        }
+        if (s0 > s->hi)
+            return;
+        end = b - 1 < s->hi ? b - 1 : s->hi;
+        n = (uint32_t)((end - s0) / v->stride + 1);
+        check_run(a, (uint32_t)s0, n, v->stride, s->want, t);
+        p = s0 + (uint64_t)(n - 1) * v->stride + 1;
+    }
 }
 
 /* The C decoder agrees with the reference decoder on every code. */
@@ -518,8 +683,9 @@ static void sweep(void **state)
     walker w;
     tally t = {0, 0, 0};
     uint32_t *bnd = NULL, *want;
-    size_t nb = 0, bi = 0;
-    uint64_t next = 0; /* next stride point */
+    size_t nb = 0;
+    visits v;
+    uint64_t p;
     const double t0 = now();
 
     check_decoders(a->f);
@@ -527,17 +693,17 @@ static void sweep(void **state)
     want = want_table(a->f, &w, a->negative);
     if (a->stride > 1)
         bnd = boundaries(&w, &nb);
-    for (;;) {
-        uint64_t u = next;
-        if (bi < nb && bnd[bi] < u)
-            u = bnd[bi];
-        if (u > 0x7FFFFFFFu)
-            break;
-        check_input(a, &w, want, (uint32_t)u, &t);
-        if (u == next)
-            next += a->stride;
-        while (bi < nb && bnd[bi] <= u)
-            bi++;
+    v.stride = a->stride;
+    v.bnd = bnd;
+    v.nb = nb;
+    v.bi = 0;
+    /* span by span; the reference is asked where a span's first visited
+     * pattern lies (the patterns it skips are never checked) */
+    for (p = next_visit(&v, 0); p <= 0x7FFFFFFFu;) {
+        span s;
+        span_at(a->f, &w, want, a->negative, (uint32_t)p, &s);
+        visit_span(a, &v, &s, &t);
+        p = next_visit(&v, (uint64_t)s.hi + 1u);
     }
     printf("%s %c: %llu inputs, %llu checks, %llu mismatches, %.1f s "
            "(stride %u, %lu boundary patterns)\n", a->f->name,
