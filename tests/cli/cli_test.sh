@@ -19,6 +19,12 @@ usage)
   expect 2 "$K" run;               has "missing CASE"
   expect 2 "$K" compare "$V/examples/qwen3_qkv_decode"; has "needs CASE and NPU_DIR"
   expect 2 "$K" check --bogus x;   has "unknown option --bogus"
+  expect 0 "$K" help explain-layout; has "kvgold explain-layout CASE [OUTPUT]"
+  # caches without a packed-row layout say so, each; a missing CASE is 2
+  expect 0 "$K" explain-layout "$V/examples/qwen3_qkv_decode"
+  has "k_cache: no packed-row layout"; has "v_cache: no packed-row layout"
+  expect 2 "$K" explain-layout;    has "give CASE [OUTPUT]"
+  expect 2 "$K" explain-layout no_such_case
   ;;
 examples)
   # the verdicts tools/demo.sh prints: honest kernels pass, buggy ones fail
