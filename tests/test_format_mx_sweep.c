@@ -42,6 +42,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvg_test.h"
+#include "sweep_visits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,21 +152,8 @@ static uint32_t first_at_or_above(double m)
 
 /* ==== the visited patterns ================================================ */
 
-/* Every stride-th pattern of the half and the boundary list. */
-typedef struct visits {
-    uint32_t stride;
-    const uint32_t *bnd; /* sorted, distinct */
-    size_t nb, bi;
-} visits;
-
-/* The first visited pattern at or after p (above 0x7FFFFFFF: none). */
-static uint64_t next_visit(visits *v, uint64_t p)
-{
-    const uint64_t s = (p + v->stride - 1u) / v->stride * v->stride;
-    while (v->bi < v->nb && v->bnd[v->bi] < p)
-        v->bi++;
-    return v->bi < v->nb && v->bnd[v->bi] < s ? v->bnd[v->bi] : s;
-}
+/* The visited patterns (every stride-th, and the boundary list):
+ * sweep_visits.h. */
 
 /* A run of visited patterns: n from `first`, `step` apart (magnitude
  * bits); `boundary`: the one pattern is on the boundary list. */

@@ -50,6 +50,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvg_test.h"
+#include "sweep_visits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -610,21 +611,8 @@ static void check_run(const sweep_args *a, uint32_t first, uint32_t n,
     }
 }
 
-/* The visited patterns: every stride-th, and the boundary list. */
-typedef struct visits {
-    uint32_t stride;
-    const uint32_t *bnd; /* sorted, distinct */
-    size_t nb, bi;
-} visits;
-
-/* The first visited pattern at or after p (above 0x7FFFFFFF: none). */
-static uint64_t next_visit(visits *v, uint64_t p)
-{
-    const uint64_t s = (p + v->stride - 1u) / v->stride * v->stride;
-    while (v->bi < v->nb && v->bnd[v->bi] < p)
-        v->bi++;
-    return v->bi < v->nb && v->bnd[v->bi] < s ? v->bnd[v->bi] : s;
-}
+/* The visited patterns (every stride-th, and the boundary list):
+ * sweep_visits.h. */
 
 /* Check the visited patterns of span s, in order: runs of stride points
  * between boundaries, and each boundary (a stride point or not) once. */
