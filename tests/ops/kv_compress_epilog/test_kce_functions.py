@@ -221,3 +221,27 @@ def test_ttk_goldens_take_the_apis_keywords():
     none, out = kt.kv_compress_epilog_ot_golden(cache, x, slots,
                                                 quant_mode="fp8_bf16")
     assert _bytes(out) == expected_bits(c, "cache")
+
+
+def test_each_api_implies_its_impl():
+    """The implementation each torch API is (from its repository), as the
+    call forms give it to a dumped call that names only the API (`kvgold
+    scan`), and as they select the form for a case (`kvgold prepare`);
+    ot, the operator's default, is given by none."""
+    import kvgold.ops
+    from kvgold.ops._common import framework_value
+    want = {"torch.ops.npu.kv_compress_epilog": "sgk",
+            "torch.ops._C_ascend.kv_compress_epilog": "va",
+            "torch.ops.custom.kv_compress_epilog": "cr",
+            "torch.ops.custom.kv_compress_epilog_v2": "cr_v2"}
+    forms = kvgold.ops.TORCH_NPU_CALLS["kv_compress_epilog"]
+    assert {f["api"] for f in forms} == set(want) | {
+        "cann_ops_transformer.kv_compress_epilog"}
+    for f in forms:
+        if f["api"] in want:
+            assert framework_value(f["api"], "impl", {}) == want[f["api"]]
+            assert f["selector"] == "impl=" + want[f["api"]]
+        else:
+            assert "selector" not in f
+            with pytest.raises(kvgold.Error):
+                framework_value(f["api"], "impl", {})

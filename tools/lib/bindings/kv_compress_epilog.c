@@ -26,7 +26,8 @@
  * "fp8_e8m0" 1, "hifloat8_fp4" 2; "mxfp8_bf16" 2, "mxfp4_bf16" 4), and a
  * case's quant_group_size 0 (the implementation's default) is written as
  * that default, since the kernels refuse 0 (sgk's MXFP8 wants 64 or 128).
- * What the frameworks set themselves: cr's torch defaults quant_mode 2 and
+ * What the frameworks set themselves: the impl each form implies (for a
+ * dumped call); cr's torch defaults quant_mode 2 and
  * quant_group_size 64 (not the op's 1 and 128); cr_v2's layout from the
  * cache's rank (4-D: 2, as its paged cache); sgk / va pass the cache's
  * dim-0 stride as the block stride (a dense cache's is the natural one,
@@ -144,21 +145,41 @@ static kvg_status check_ot(const kvg_case *c, const kvg_binding_call *call,
     return check_rows(c, call, diag);
 }
 
-static const char *const k_framework_cr[] = {"quant_mode",
+/* Every form but ot's implies its impl, which no framework passes: a
+ * dumped call (`kvgold scan`) gets it from here. */
+static const char *const k_framework_impl[] = {"impl", NULL};
+static const char *const k_framework_cr[] = {"impl", "quant_mode",
                                              "quant_group_size", NULL};
-static const char *const k_framework_v2[] = {"layout", NULL};
+static const char *const k_framework_v2[] = {"impl", "layout", NULL};
+
+static const char *value_sgk(const kvg_call_given *g, const char *attr)
+{
+    (void)g;
+    (void)attr;
+    return "\"sgk\"";
+}
+
+static const char *value_va(const kvg_call_given *g, const char *attr)
+{
+    (void)g;
+    (void)attr;
+    return "\"va\"";
+}
 
 /* cr's torch defaults (ops_def_registration.cpp:95-96) */
 static const char *value_cr(const kvg_call_given *g, const char *attr)
 {
     (void)g;
+    if (strcmp(attr, "impl") == 0)
+        return "\"cr\"";
     return strcmp(attr, "quant_mode") == 0 ? "2" : "64";
 }
 
 /* cr_v2: a 4-D cache is its paged layout 2, a 2-D one layout 1 */
 static const char *value_v2(const kvg_call_given *g, const char *attr)
 {
-    (void)attr;
+    if (strcmp(attr, "impl") == 0)
+        return "\"cr_v2\"";
     return g->rank(g->ctx, "cache") == 4 ? "2" : "1";
 }
 
@@ -172,6 +193,8 @@ static const kvg_binding_call k_calls[] = {
      .outputs = k_out,
      .note = "sgl-kernel-npu",
      .check = check_sgk,
+     .framework_attrs = k_framework_impl,
+     .framework_value = value_sgk,
      .values = k_values_sgk},
     {.kind = KVG_BINDING_TORCH_NPU,
      .api = "torch.ops._C_ascend.kv_compress_epilog",
@@ -182,6 +205,8 @@ static const kvg_binding_call k_calls[] = {
      .outputs = k_out,
      .note = "vllm-ascend",
      .check = check_va,
+     .framework_attrs = k_framework_impl,
+     .framework_value = value_va,
      .values = k_values_sgk},
     {.kind = KVG_BINDING_TORCH_NPU,
      .api = "torch.ops.custom.kv_compress_epilog",
