@@ -18,7 +18,9 @@
 
 /* Which framework a call form belongs to. */
 typedef enum kvg_binding_kind {
-    KVG_BINDING_TORCH_NPU, /* torch_npu (op-plugin), ops-test-kit's e2e */
+    KVG_BINDING_TORCH_NPU, /* torch_npu (op-plugin), ops-test-kit's e2e;
+                            * also another package's torch API
+                            * (torch.ops.<namespace>.*) */
     KVG_BINDING_ACLNN,     /* aclnn / the kernel (CANN dumps, ttk aclnn) */
     KVG_BINDING_ATB        /* an ATB operation */
 } kvg_binding_kind;
