@@ -156,12 +156,18 @@ def prepare_only_cases():
             for op, m in _op_modules("prepare_cases").items()}
 
 
-def call_form(doc_op, inputs):
+def call_form(doc_op, inputs, attrs=None):
     """The torch_npu call form (kvgold.ops' TORCH_NPU_CALLS) of a case of
-    `doc_op` with these input names: the first whose selector (if any) it has, as `kvgold prepare` picks."""
+    `doc_op` with these input names (and attributes): the first whose
+    selector (if any) it has - an input, or "attr=value" an attribute
+    given as that string -, as `kvgold prepare` picks."""
     import kvgold.ops
     for form in kvgold.ops.TORCH_NPU_CALLS[doc_op]:
-        if form.get("selector") is None or form["selector"] in inputs:
+        sel = form.get("selector")
+        if sel is None or sel in inputs:
+            return form
+        name, eq, value = sel.partition("=")
+        if eq and (attrs or {}).get(name) == value:
             return form
     return None
 

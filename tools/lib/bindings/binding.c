@@ -16,6 +16,29 @@ int kvg_binding_has(const char *const *list, const char *name)
     return 0;
 }
 
+/* Whether case c has what `selector` names: an input, or (the form
+ * "attr=value") attribute attr given as the string value - one operator
+ * whose implementations share its tensors tells its call forms apart by
+ * an attribute. A case without the attribute matches no such selector:
+ * the form for its default comes last, without one. */
+static int selected(const kvg_case *c, const char *selector)
+{
+    const char *eq = strchr(selector, '=');
+    char name[64], value[64];
+    kvg_diag diag;
+
+    if (eq == NULL)
+        return kvg_case_find(&c->inputs, selector) != NULL;
+    if ((size_t)(eq - selector) >= sizeof name)
+        return 0;
+    memcpy(name, selector, (size_t)(eq - selector));
+    name[eq - selector] = '\0';
+    if (kvg_case_get_string(c, c->attrs, name, "", value, sizeof value,
+                            &diag) != KVG_OK)
+        return 0;
+    return strcmp(value, eq + 1) == 0;
+}
+
 const kvg_binding_call *kvg_binding_find(const kvg_case *c,
                                          kvg_binding_kind kind)
 {
@@ -28,8 +51,7 @@ const kvg_binding_call *kvg_binding_find(const kvg_case *c,
         for (i = 0; i < (*b)->n_calls; i++) {
             const kvg_binding_call *call = &(*b)->calls[i];
             if (call->kind == kind &&
-                (call->selector == NULL ||
-                 kvg_case_find(&c->inputs, call->selector) != NULL))
+                (call->selector == NULL || selected(c, call->selector)))
                 return call;
         }
     }

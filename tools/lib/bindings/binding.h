@@ -18,7 +18,9 @@
 
 /* Which framework a call form belongs to. */
 typedef enum kvg_binding_kind {
-    KVG_BINDING_TORCH_NPU, /* torch_npu (op-plugin), ops-test-kit's e2e */
+    KVG_BINDING_TORCH_NPU, /* torch_npu (op-plugin), ops-test-kit's e2e;
+                            * also another package's torch API
+                            * (torch.ops.<namespace>.*) */
     KVG_BINDING_ACLNN,     /* aclnn / the kernel (CANN dumps, ttk aclnn) */
     KVG_BINDING_ATB        /* an ATB operation */
 } kvg_binding_kind;
@@ -64,7 +66,9 @@ typedef struct kvg_binding_call {
      * NULL. */
     const char *const *names;
     /* An input of the case that selects this form over the operator's
-     * other forms of the same kind (tried in order), or NULL. */
+     * other forms of the same kind (tried in order), or "attr=value": a
+     * case whose string attribute attr is value (kvg_binding_find); or
+     * NULL. */
     const char *selector;
     /* The tensor arguments by kvgold name, in the API's signature order
      * (optional ones included), NULL-terminated. */
@@ -130,7 +134,8 @@ typedef struct kvg_binding {
 extern const kvg_binding *const kvg_bindings[];
 
 /* The first call form of `kind` for case `c`'s operator whose selector
- * (if any) is an input of `c`, or NULL. */
+ * (if any) is an input of `c` (or, "attr=value", an attribute of `c` so
+ * given), or NULL. */
 const kvg_binding_call *kvg_binding_find(const kvg_case *c,
                                          kvg_binding_kind kind);
 

@@ -27,7 +27,9 @@ torch_npu call form of the binding, in its order:
   names), "outputs" (what the API returns, then the tensors it updates
   in place, by kvgold name: the list the ops-test-kit golden returns),
   "inplace" (those updated tensors, by torch_npu name), "case_names"
-  ({torch_npu name: case.json name} where they differ), "case_defaults"
+  ({torch_npu name: case.json name} where they differ), "attr_keywords"
+  ({the API's keyword: case.json's attribute} where they differ),
+  "case_defaults"
   (a case's attribute default where torch_npu's differs), optionally
   "selector" (an input that selects this form over the operator's other
   ones), "produced_only" (the outputs the operator produces for some

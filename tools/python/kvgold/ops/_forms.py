@@ -38,6 +38,16 @@ def _api_names(keywords: Tuple[str, ...]) -> Dict[str, str]:
     return {k: v for k, v in names.items() if k != v}
 
 
+def _attr_keywords(keywords: Tuple[str, ...]) -> Dict[str, str]:
+    """{the API's keyword: case.json's attribute} where they differ (a
+    keyword pair "=attr", binding.h `keywords`): how ops-test-kit, which
+    passes attributes by the keywords `kvgold prepare` wrote, names
+    them."""
+    return {framework: kvgold[1:]
+            for framework, kvgold in zip(keywords[::2], keywords[1::2])
+            if kvgold.startswith("=") and kvgold[1:] != framework}
+
+
 def _case_defaults(op: str, api: str, attrs: Tuple[str, ...],
                    framework: Tuple[str, ...]) -> Dict[str, Any]:
     """{attribute: the operator's default} for an attribute of the call
@@ -68,6 +78,7 @@ def _c_form(op: str, i: int) -> Dict[str, Any]:
         "attrs": attrs,
         "outputs": _list(op, i, "outputs") or (),
         "case_names": {v: k for k, v in renamed.items()},
+        "attr_keywords": _attr_keywords(_list(op, i, "keywords") or ()),
         "case_defaults": _case_defaults(
             op, api, attrs, _list(op, i, "framework_attrs") or ())}
     selector = _text(op, i, "selector")

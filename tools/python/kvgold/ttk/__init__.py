@@ -72,14 +72,17 @@ def _is_tensor(value: Any) -> bool:
 
 
 def _bind(api: str, tensor_names: Sequence[str], attr_names: Sequence[str],
-          args: Sequence[Any], kwargs: Mapping[str, Any]
+          args: Sequence[Any], kwargs: Mapping[str, Any],
+          attr_keywords: Optional[Mapping[str, str]] = None
           ) -> Tuple[Dict[str, Any], Dict[str, Any], Dict[str, Any]]:
     """The call's tensors and attributes by torch_npu's names, whether
     ops-test-kit passes the tensors by position and the attributes by
-    keyword (its plug-in convention) or the API's own positional order
-    (tensors and qkv_size / head_nums positionally). Other keywords are
-    ops-test-kit's metadata (dtypes, shapes, soc_version...): returned
-    apart, never given to kvgold, whose `dtypes` means something else."""
+    keyword (its plug-in convention; an attribute by the API's keyword
+    where it differs from case.json's name, `attr_keywords`, as `kvgold
+    prepare` writes it) or the API's own positional order (tensors and
+    qkv_size / head_nums positionally). Other keywords are ops-test-kit's
+    metadata (dtypes, shapes, soc_version...): returned apart, never given
+    to kvgold, whose `dtypes` means something else."""
     tensors: Dict[str, Any] = {}
     attrs: Dict[str, Any] = {}
     meta: Dict[str, Any] = {}
@@ -97,6 +100,7 @@ def _bind(api: str, tensor_names: Sequence[str], attr_names: Sequence[str],
             attrs[attr_names[ai]] = value
             ai += 1
     for key, value in kwargs.items():
+        key = (attr_keywords or {}).get(key, key)
         if key in tensor_names:
             where = tensors
         elif key in attr_names:
@@ -163,7 +167,7 @@ def _golden(form: Form) -> Golden:
 
     def golden(*args: Any, **kwargs: Any) -> List[Any]:
         t, a, meta = _bind(api, form["tensors"], form.get("attrs", ()),
-                           args, kwargs)
+                           args, kwargs, form.get("attr_keywords"))
         for slot in slots:
             if t.get(form["tensors"][slot]) is None:
                 raise TypeError("%s: %s is written in place and must be "
