@@ -168,47 +168,94 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
     return g;
 }
 
-/* Step 6: one code. */
-static uint8_t cast_code(const kvg_i_group_rule *r, float q)
-{
-    switch (r->cast) {
-    case KVG_FP8_E4M3FN:
-        return kvg_f32_to_fp8e4m3fn(q, KVG_OVF_NONSAT);
-    case KVG_FP8_E5M2:
-        return kvg_f32_to_fp8e5m2(q, KVG_OVF_NONSAT);
-    case KVG_HIF8:
-        return kvg_f32_to_hif8(q, KVG_OVF_SATURATE);
-    default:
-        return kvg_f32_to_fp4e2m1(q, KVG_FP4_RINT, KVG_FP4_NAN_ZERO);
-    }
-}
+/* Elements are quantised in chunks of this many binary32 values on the
+ * stack (the core never allocates): each step of the rule is then one
+ * tight loop over the chunk with the rule's choice made once, not a
+ * switch per element. */
+#define CHUNK 128
 
-/* Step 5 for element x under scale g. */
-static float payload(const kvg_i_group_rule *r, float x, float sp,
-                     float x_scale)
+/* Step 5's arithmetic for the chunk's elements. */
+static void payload_op(const kvg_i_group_rule *r, const unsigned char *x,
+                       int64_t n, float sp, float x_scale, float *q)
 {
-    const float max = kvg_i_group_cast_max(r->cast);
-    float q;
+    const uint32_t sb = kvg_i_bits(sp);
+    const uint32_t e = (sb >> 23) & 0xFFu;
+    float inv;
+    int64_t i;
 
     switch (r->op) {
     case KVG_I_PAY_DIV:
-        q = x / sp;
-        break;
+        /* A normal power-of-two s' (every E8M0-rounded s' of R-CEIL /
+         * R-EBUMP; TRUNC's and R-BLK128's s only by chance) has an exact
+         * reciprocal 2^-k (k <= 126, or 2^-127 for s' = 2^127: a binary32
+         * subnormal, still exact), so x / s' and x * 2^-k are the same
+         * real number rounded once: bit for bit equal for every x, and the
+         * multiply pipelines where the division does not. */
+        if ((sb & 0x7FFFFFu) == 0 && e != 0 && e != 0xFFu) {
+            inv = 1.0f / sp;
+            for (i = 0; i < n; i++)
+                q[i] = bf16_at(x, i) * inv;
+        } else {
+            for (i = 0; i < n; i++)
+                q[i] = bf16_at(x, i) / sp;
+        }
+        return;
     case KVG_I_PAY_XSCALE:
-        q = x * x_scale;
-        break;
+        for (i = 0; i < n; i++)
+            q[i] = bf16_at(x, i) * x_scale;
+        return;
     default: /* POW2_BF16, INV6_BF16: a bf16 multiply */
-        q = bf16_round(x * sp);
+        for (i = 0; i < n; i++)
+            q[i] = bf16_round(bf16_at(x, i) * sp);
     }
-    if (r->keep_x_nonfinite && (kvg_i_bits(q) & MAG_MASK) >= F32_INF)
-        q = x;
-    if (r->clamp) {
-        if (q > max)
-            q = max;
-        else if (q < -max)
-            q = -max;
+}
+
+/* Step 5's selections: q := x where not finite, then the clamp. */
+static void payload_fix(const kvg_i_group_rule *r, const unsigned char *x,
+                        int64_t n, float *q)
+{
+    const float max = kvg_i_group_cast_max(r->cast);
+    int64_t i;
+
+    if (r->keep_x_nonfinite)
+        for (i = 0; i < n; i++)
+            if ((kvg_i_bits(q[i]) & MAG_MASK) >= F32_INF)
+                q[i] = bf16_at(x, i);
+    if (r->clamp)
+        for (i = 0; i < n; i++) {
+            if (q[i] > max)
+                q[i] = max;
+            else if (q[i] < -max)
+                q[i] = -max;
+        }
+}
+
+/* Step 6 for the chunk: codes at out (fp4: n / 2 packed bytes). */
+static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
+                       unsigned char *out)
+{
+    int64_t i;
+
+    switch (r->cast) {
+    case KVG_FP8_E4M3FN:
+        for (i = 0; i < n; i++)
+            out[i] = kvg_f32_to_fp8e4m3fn(q[i], KVG_OVF_NONSAT);
+        return;
+    case KVG_FP8_E5M2:
+        for (i = 0; i < n; i++)
+            out[i] = kvg_f32_to_fp8e5m2(q[i], KVG_OVF_NONSAT);
+        return;
+    case KVG_HIF8:
+        for (i = 0; i < n; i++)
+            out[i] = kvg_f32_to_hif8(q[i], KVG_OVF_SATURATE);
+        return;
+    default:
+        for (i = 0; i + 1 < n; i += 2)
+            out[i / 2] = kvg_fp4_pack(
+                kvg_f32_to_fp4e2m1(q[i], KVG_FP4_RINT, KVG_FP4_NAN_ZERO),
+                kvg_f32_to_fp4e2m1(q[i + 1], KVG_FP4_RINT,
+                                   KVG_FP4_NAN_ZERO));
     }
-    return q;
 }
 
 void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
@@ -217,20 +264,19 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
 {
     group_scale g = {0.0f, 0};
     int64_t i;
-    uint8_t lo, hi;
 
     if (r->store != KVG_I_STORE_NONE) {
         g = scale_of(r, amax_bits(r, x, n));
         put_le(scale, g.code, kvg_i_group_scale_bytes(r));
     }
-    if (r->cast != KVG_FP4_E2M1) {
-        for (i = 0; i < n; i++)
-            q[i] = cast_code(r, payload(r, bf16_at(x, i), g.sp, x_scale));
-        return;
-    }
-    for (i = 0; i + 1 < n; i += 2) {
-        lo = cast_code(r, payload(r, bf16_at(x, i), g.sp, x_scale));
-        hi = cast_code(r, payload(r, bf16_at(x, i + 1), g.sp, x_scale));
-        q[i / 2] = kvg_fp4_pack(lo, hi);
+    /* CHUNK is even, so an fp4 chunk starts on a byte */
+    for (i = 0; i < n; i += CHUNK) {
+        const int64_t m = n - i < CHUNK ? n - i : CHUNK;
+        float buf[CHUNK];
+
+        payload_op(r, x + 2 * i, m, g.sp, x_scale, buf);
+        payload_fix(r, x + 2 * i, m, buf);
+        cast_codes(r, buf, m,
+                   q + (r->cast == KVG_FP4_E2M1 ? i / 2 : i));
     }
 }

@@ -5,7 +5,10 @@
  * These formats differ only in field widths and in what lives at the top of
  * the exponent range, so one integer round-and-pack (in the manner of
  * ml_dtypes' ConvertImpl and SoftFloat's roundPack) serves all four, with
- * the special codes described by a small table.
+ * the special codes described by a small table. bf16, fp8_e4m3fn and
+ * fp8_e5m2 put a branch-light fast path in front of it for the inputs
+ * whose rounding is one integer add (bf16.c, fp8_*.c say which); this
+ * routine stays the definition for the rest (NaN, the subnormal range).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
