@@ -1,0 +1,84 @@
+"""KvCompressEpilog in `kvgold scan`: each implementation's call as an
+ops-test-kit e2e case of its own torch API (the cache kept as a golden)
+passes when honest; a planted fault fails in its own field of the packed
+row, the slot and group named; an msprobe record of the call (no
+post-call cache, a name four forms share) is listed NOT JUDGED. Expected
+caches: the vectors' (the NumPy generator's); the fault offsets: the ot
+mode 1 row of docs/kv_compress_epilog.md, [rope bf16 0..128 | nope e4m3
+128..640 | 8 e8m0 640..648], 648-byte rows, the last slot (7) written."""
+import numpy as np
+
+import scan_dumps as sd
+
+W = sd.op("kce")
+ONE = {"ot": "ot_m1_e8m0_d576_int32", "sgk": "sgk_m2_mxfp8_g64_l1",
+       "va": "va_m2_mxfp8_g64_l1", "cr": "cr_m2_mxfp8_d576",
+       "cr_v2": "crv2_m4_mxfp4_g16_l1"}
+ROW, LAST = 648, 7
+
+
+def _scan(cli, tmp_path, calls):
+    root = str(tmp_path)
+    rows = [W.e2e(c, root, "c%d" % i) for i, c in enumerate(calls)]
+    csv = sd.write_ttk_csv(str(tmp_path / "cases.csv"), rows)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    assert doc is not None, err
+    return rc, doc
+
+
+def _fields(call):
+    rows = call["report"]["results"][0]["rows"]
+    return {f["kind"]: f for f in rows["fields"]}
+
+
+def test_each_implementation_passes_honest(cli, tmp_path):
+    calls = [W.case(n) for n in ONE.values()]
+    assert all(np.any(c.post["cache"][1] != 0) for c in calls)
+    rc, doc = _scan(cli, tmp_path, calls)
+    assert rc == 0 and doc["verdict"] == "PASS"
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS"] * len(ONE)
+    assert all(c["op"] == W.OP for c in doc["calls"])
+
+
+def test_each_planted_fault_fails_its_own_field(cli, tmp_path):
+    base = LAST * ROW
+    for i, (byte, kind, words) in enumerate((
+            (base + 640, "scales", "slot 7: scale of group 0 of nope"),
+            (base + 133, "payload", "slot 7: nope code 5 of group 0"),
+            (base + 3, "pass-through", "slot 7: rope element 1"))):
+        c = W.case(ONE["ot"])
+        c.post["cache"][1].reshape(-1)[byte] ^= 0x01
+        rc, doc = _scan(cli, tmp_path / str(i), [c])
+        assert rc != 0 and doc["calls"][0]["verdict"] == "FAIL", kind
+        fields = _fields(doc["calls"][0])
+        assert [k for k, f in fields.items() if f["verdict"] != "PASS"] \
+            == [kind]
+        assert fields[kind]["places"][0]["slot"] == LAST
+        assert words in doc["calls"][0]["report"]["results"][0]["reason"]
+
+
+def test_a_fault_in_any_implementation_fails(cli, tmp_path):
+    """The generic fault (second-highest bit of the first written byte)
+    in each implementation's cache: FAIL, in a named slot's field."""
+    for impl, name in ONE.items():
+        c = W.case(name)
+        sd.plant_fault(c)
+        rc, doc = _scan(cli, tmp_path / impl, [c])
+        assert rc != 0 and doc["calls"][0]["verdict"] == "FAIL", impl
+        bad = [f for f in _fields(doc["calls"][0]).values()
+               if f["verdict"] != "PASS"]
+        assert len(bad) == 1 and bad[0]["places"], impl
+        assert "slot" in bad[0]["places"][0], impl
+
+
+def test_msprobe_records_are_not_judged(cli, tmp_path):
+    step = sd.MsprobeStep(str(tmp_path))
+    for name in ONE.values():
+        W.msprobe_call(step, W.case(name))
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    assert rc != 0 and doc["verdict"] != "PASS", err
+    assert doc["summary"]["other_calls"] == 0
+    assert [c["verdict"] for c in doc["calls"]] == \
+        ["NOT_JUDGED"] * len(ONE)
+    assert all("kv_compress_epilog" in c["reason"] for c in doc["calls"])
