@@ -82,3 +82,19 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
     assert [c["verdict"] for c in doc["calls"]] == \
         ["NOT_JUDGED"] * len(ONE)
     assert all("kv_compress_epilog" in c["reason"] for c in doc["calls"])
+
+
+def test_a_pad_byte_fails_on_pad(cli, tmp_path):
+    """sgk mode 2 layout 1, g 64 (docs/kv_compress_epilog.md): [rope 128 |
+    e4m3 512 | 8 E8M0 | pad 0 to 768 B]; a byte of the last slot's pad."""
+    c = W.case(ONE["sgk"])
+    flat = c.post["cache"][1].reshape(-1)
+    last = flat.size // 768 - 1
+    assert flat[last * 768 + 700] == 0  # the pad is written as zero
+    flat[last * 768 + 700] = 0x5A
+    rc, doc = _scan(cli, tmp_path, [c])
+    assert rc != 0 and doc["calls"][0]["verdict"] == "FAIL"
+    fields = _fields(doc["calls"][0])
+    assert [k for k, f in fields.items() if f["verdict"] != "PASS"] == \
+        ["pad"]
+    assert fields["pad"]["places"][0]["slot"] == last
