@@ -3,7 +3,8 @@ generic writers are tests/python/scan/scan_dumps.py). Its five torch APIs
 (one per implementation, tools/lib/bindings/kv_compress_epilog.c) write
 the cache in place and return nothing, so:
 - ops-test-kit e2e (.bin / .npy / .pt, with its testcase CSV): the case
-  names the API exactly and keeps the cache as a golden: judged.
+  names the API exactly; its goldens are the return (None, a *_none
+  marker) then the cache its inplace_input_indexes (0,) names: judged.
 - msprobe: inputs are dumped before the call (forward pre-hook) and the
   output is the return value, None (msprobe core/dump/hook_manager.py
   forward_pre_hook / forward_hook, data_processor/base.py
@@ -29,7 +30,9 @@ class Form:
     def __init__(self, api, attrs, values=None):
         self.E2E_API = api
         self.E2E_IN = ["cache", "x", "slot_mapping"]
-        self.E2E_OUT = ["cache"]
+        # ops-test-kit lists the API's return (None: a *_none golden),
+        # then the in-place slots of inplace_input_indexes (the cache)
+        self.E2E_OUT = ["(returns None)", "cache"]
         self.E2E_ATTRS = attrs
         self.E2E_VALUES = values or {}
 
@@ -65,7 +68,21 @@ def e2e(call, root, name, fmt="bin"):
     """The call as an ops-test-kit e2e case of its implementation's API;
     its CSV row."""
     form = FORMS[call.attrs.get("impl", "ot")]
-    return sd.write_ttk_e2e(form, call, root, name, fmt)
+    row = sd.write_ttk_e2e(form, call, root, name, fmt)
+    row["inplace_input_indexes"] = "(0,)"  # the cache, argument 0
+    return row
+
+
+def write_csv(path, rows):
+    """ops-test-kit's e2e testcase CSV with its inplace_input_indexes
+    column (scan_dumps.write_ttk_csv's columns leave it out)."""
+    import csv
+    cols = list(rows[0])
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    return path
 
 
 def msprobe_call(step, call):
