@@ -123,3 +123,22 @@ def test_a_pad_byte_fails_on_pad(cli, tmp_path):
     assert [k for k, f in fields.items() if f["verdict"] != "PASS"] == \
         ["pad"]
     assert fields["pad"]["places"][0]["slot"] == last
+
+
+def test_kernel_dumps_are_not_judged(cli, tmp_path):
+    """A CANN dump file of op type KvCompressEpilog (ops-transformer's
+    aclnn kernel) and an ATB operation directory of that name: kvgold has
+    no kernel or ATB form of the operator, so each is listed NOT JUDGED
+    naming it, never counted as another operator's call."""
+    c = W.case(ONE["sgk"])
+    ins = [c.inputs[n] for n in ("cache", "x", "slot_mapping")]
+    sd.write_cann(str(tmp_path / "cann"), "KvCompressEpilog", "kce0", ins,
+                  [c.post["cache"]], task=1)
+    sd.write_atb_op(str(tmp_path / "atb"), "0_KvCompressEpilogOperation",
+                    ins, [c.post["cache"]])
+    for fmt in ("cann", "atb"):
+        rc, doc, err = sd.scan(cli, str(tmp_path / fmt))
+        assert rc != 0 and doc["verdict"] != "PASS", err
+        assert doc["summary"]["other_calls"] == 0, fmt
+        assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+        assert "kv_compress_epilog" in doc["calls"][0]["reason"]

@@ -474,8 +474,9 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
         (void)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? ":" : "",
                        key);
         (void)snprintf(why, sizeof why,
-                       "a call of %s whose forms share the name %s: the "
-                       "dump does not say which form", op, api);
+                       "%s is operator %s, but no call form of it is "
+                       "picked by that name alone (msprobe keeps no "
+                       "namespace that tells its forms apart)", api, op);
         return kvg_scan_list_unreadable(l, KVG_SCAN_MSPROBE, api, id, dir,
                                         why, diag);
     }
