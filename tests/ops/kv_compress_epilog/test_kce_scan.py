@@ -142,3 +142,18 @@ def test_kernel_dumps_are_not_judged(cli, tmp_path):
         assert doc["summary"]["other_calls"] == 0, fmt
         assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
         assert "kv_compress_epilog" in doc["calls"][0]["reason"]
+
+
+def test_an_api_name_kvgold_has_no_form_of_is_not_judged(cli, tmp_path):
+    """ops-test-kit resolves torch.ops.cann_ops_transformer.<op> too (its
+    TorchOpsPackageLoader imports that package first); kvgold binds the
+    ot form as cann_ops_transformer.kv_compress_epilog only, so a row of
+    the other spelling is NOT JUDGED, not another operator's call."""
+    root = str(tmp_path)
+    row = W.e2e(W.case(ONE["ot"]), root, "c0")
+    row["api_name"] = "torch.ops.cann_ops_transformer.kv_compress_epilog"
+    csv = W.write_csv(str(tmp_path / "cases.csv"), [row])
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    assert rc != 0 and doc["summary"]["other_calls"] == 0, err
+    assert [c["verdict"] for c in doc["calls"]] == ["NOT_JUDGED"]
+    assert "names operator kv_compress_epilog" in doc["calls"][0]["reason"]
