@@ -11,8 +11,10 @@ the cache in place and return nothing, so:
   analyze_forward_input / _output); the record's name keeps only
   "<namespace>.kv_compress_epilog", which four forms share. Listed NOT
   JUDGED, never counted as another operator's call.
-- CANN / ATB: no kernel or ATB form in kvgold's binding (the ops-transformer
-  aclnn / op type is not bound), so none is written here.
+- CANN / ATB: kvgold's binding has no kernel or ATB form (ops-transformer's
+  aclnnKvCompressEpilog / op type KvCompressEpilog is not bound, and a
+  dump does not say which implementation's kernel it holds): such a dump
+  (test_kce_scan.py writes one with scan_dumps' writers) is NOT JUDGED.
 This writer keeps no generic hook name (msprobe / cann / E2E_API ...): the
 generic format tests judge every writer's SAMPLE there, which an
 in-place op with five forms does not fit; test_kce_scan.py uses FORMS."""
