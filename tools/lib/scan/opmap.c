@@ -116,6 +116,35 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
     return best;
 }
 
+/* The operator that a dump's name `api` names - its registry name, or
+ * the last component of one of its call forms' API ("torch.ops.ns.
+ * <name>"), as the formats spell names - or NULL: for an entry kvgold
+ * knows though no form of that format is picked by the name (several
+ * forms share it, told apart by a namespace the format does not keep;
+ * or the operator has no form of that format). */
+const char *kvg_scan_op_of_name(const char *api)
+{
+    char want[KVG_SCAN_NAME_MAX * 2], have[KVG_SCAN_NAME_MAX * 2];
+    size_t i, k;
+
+    squash(api, want, sizeof want);
+    for (i = 0; want[0] != '\0' && kvg_bindings[i] != NULL; i++) {
+        squash(kvg_bindings[i]->op, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return kvg_bindings[i]->op;
+        for (k = 0; k < kvg_bindings[i]->n_calls; k++) {
+            const char *a = kvg_bindings[i]->calls[k].api, *dot;
+            if (a == NULL)
+                continue;
+            dot = strrchr(a, '.');
+            squash(dot != NULL ? dot + 1 : a, have, sizeof have);
+            if (strcmp(want, have) == 0)
+                return kvg_bindings[i]->op;
+        }
+    }
+    return NULL;
+}
+
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)
 {
     const kvg_scan_opmap *m = kvg_scan_find(c->api, c->format, NULL);

@@ -276,8 +276,19 @@ static int visit(const char *dir, const char *rel, void *user,
         return 0;
     op_name(base != NULL ? base + 1 : dir, api, sizeof api);
     if (kvg_scan_find(api, KVG_SCAN_ATB, NULL) == NULL) {
-        w->l->others++; /* another operation: counted, not read */
-        return 1;
+        const char *op = kvg_scan_op_of_name(api);
+        if (op == NULL) {
+            w->l->others++; /* another operation: counted, not read */
+            return 1;
+        }
+        /* a kvgold operator without an ATB form: listed NOT JUDGED,
+         * never counted as another operator's */
+        (void)snprintf(why, sizeof why, "operation %s is operator %s, "
+                       "which kvgold reads no ATB call form of", api, op);
+        return kvg_scan_list_unreadable(w->l, KVG_SCAN_ATB, api, rel, dir,
+                                        why, diag) == KVG_OK
+                   ? 1
+                   : -1;
     }
     if ((c = kvg_scan_list_push(w->l, diag)) == NULL)
         return -1;

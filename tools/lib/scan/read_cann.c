@@ -453,6 +453,30 @@ kvg_status kvg_scan_cann_header(const unsigned char *buf, size_t len,
     return place_inputs(c, place, file, diag);
 }
 
+/* A dump file whose op type names no kernel form kvgold reads: another
+ * kernel (counted), or a kvgold operator kvgold has no kernel form of
+ * (listed NOT JUDGED, never counted as another operator's). */
+static kvg_status other_kernel(kvg_scan_list *l, const char *type,
+                               const char *path, const char *base,
+                               const char *rel, kvg_diag *diag)
+{
+    const char *op = kvg_scan_op_of_name(type);
+    char dir[KVG_SCAN_DIR_MAX], why[KVG_SCAN_REASON_MAX];
+
+    if (op == NULL) {
+        l->others++; /* its header not read */
+        return KVG_OK;
+    }
+    (void)snprintf(dir, sizeof dir, "%.*s",
+                   base == path ? 1 : (int)(base - path - 1),
+                   base == path ? "." : path);
+    (void)snprintf(why, sizeof why,
+                   "op type %s is operator %s, which kvgold reads no "
+                   "kernel call form of", type, op);
+    return kvg_scan_list_unreadable(l, KVG_SCAN_CANN, type, rel, dir, why,
+                                    diag);
+}
+
 /* The dump file at `path` (id `rel`) of a kvgold kernel, as a call. A
  * file that cannot be read is listed NOT JUDGED with the field said, not
  * left out (strict, the one file the user named: the error itself). */
@@ -477,10 +501,8 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
         else
             return KVG_OK; /* not a dump file: not ours to judge */
     }
-    if (!strict && kvg_scan_find(type, KVG_SCAN_CANN, NULL) == NULL) {
-        l->others++; /* another kernel: counted, its header not read */
-        return KVG_OK;
-    }
+    if (!strict && kvg_scan_find(type, KVG_SCAN_CANN, NULL) == NULL)
+        return other_kernel(l, type, path, base, rel, diag);
     if ((c = kvg_scan_list_push(l, diag)) == NULL)
         return KVG_ERR_NOMEM;
     c->format = KVG_SCAN_CANN;

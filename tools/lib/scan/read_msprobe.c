@@ -462,8 +462,23 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
     if (!api_of(key, api, sizeof api))
         return KVG_OK; /* a backward: not read */
     if (kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
-        l->others++; /* another API: counted, not read */
-        return KVG_OK;
+        const char *op = kvg_scan_op_of_name(api);
+        char id[2 * KVG_SCAN_NAME_MAX + 8], why[3 * KVG_SCAN_NAME_MAX];
+        if (op == NULL) {
+            l->others++; /* another API: counted, not read */
+            return KVG_OK;
+        }
+        /* a kvgold operator's call that the short name does not tell
+         * which form it is: listed NOT JUDGED, never counted as another
+         * operator's (a verdict is never optimistic) */
+        (void)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? ":" : "",
+                       key);
+        (void)snprintf(why, sizeof why,
+                       "%s is operator %s, but no call form of it is "
+                       "picked by that name alone (msprobe keeps no "
+                       "namespace that tells its forms apart)", api, op);
+        return kvg_scan_list_unreadable(l, KVG_SCAN_MSPROBE, api, id, dir,
+                                        why, diag);
     }
     if ((c = kvg_scan_list_push(l, diag)) == NULL)
         return KVG_ERR_NOMEM;

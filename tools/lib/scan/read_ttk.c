@@ -313,6 +313,27 @@ static int say(kvg_scan_call *c, const kvg_ttk_row *row, const char *fmt,
     return 1;
 }
 
+/* A row whose api_name is no call form kvgold reads: another API's call
+ * (0), or - when its last component names a kvgold operator
+ * ("torch.ops.<other namespace>.<op>") - that operator's call in a
+ * spelling kvgold has no form of: NOT JUDGED (1), never counted as
+ * another operator's. */
+static int other_api(kvg_scan_call *c, const kvg_ttk_row *row)
+{
+    const char *dot = strrchr(row->api, '.');
+    const char *op = kvg_scan_op_of_name(dot != NULL ? dot + 1 : row->api);
+
+    if (op == NULL) {
+        (void)snprintf(c->api, sizeof c->api, "%s", row->api);
+        return 0;
+    }
+    (void)snprintf(c->api, sizeof c->api, KVG_SCAN_API_UNKNOWN);
+    return say(c, row, "api_name %s names operator %s, but no call form "
+                       "of that name is in kvgold's bindings (tools/lib/"
+                       "bindings), so its argument order is unknown",
+               row->api, op);
+}
+
 /* The dtype the file name of input a gives ("float16"). */
 static const char *file_dtype(const kvg_scan_arg *a)
 {
@@ -404,10 +425,8 @@ static int row_operator(kvg_scan_call *c, const kvg_ttk_row *row,
     /* a row of another API is that API's, whatever else it holds */
     if (row->api[0] != '\0' && *f == NULL &&
         kvg_scan_find(row->api, KVG_SCAN_TTK, NULL) == NULL &&
-        row->dup_line == 0) {
-        (void)snprintf(c->api, sizeof c->api, "%s", row->api);
-        return 0;
-    }
+        row->dup_line == 0)
+        return other_api(c, row);
     if (row->dup_line != 0)
         return say(c, row, "line %ld has the same testcase_name: which row "
                            "describes %s is ambiguous",

@@ -201,6 +201,12 @@ const char *kvg_scan_op(const kvg_scan_opmap *m);
 
 /* The call form whose API is `api` (ops-test-kit's api_name) in any
  * operator's binding, and that operator's map in *m; NULL if none. */
+/* The operator that name `api` names in a dump (its registry name, or
+ * the last component of a call form's API: what msprobe keeps of it),
+ * or NULL. For an entry no form of its format is picked for: listed NOT
+ * JUDGED, never counted as another operator's. */
+const char *kvg_scan_op_of_name(const char *api);
+
 const struct kvg_binding_call *kvg_scan_form_named(const char *api,
                                                    const kvg_scan_opmap **m);
 

@@ -1,0 +1,95 @@
+"""How KvCompressEpilog is written in a dump, for the scan tests (the
+generic writers are tests/python/scan/scan_dumps.py). Its five torch APIs
+(one per implementation, tools/lib/bindings/kv_compress_epilog.c) write
+the cache in place and return nothing, so:
+- ops-test-kit e2e (.bin / .npy / .pt, with its testcase CSV): the case
+  names the API exactly; its goldens are the return (None, a *_none
+  marker) then the cache its inplace_input_indexes (0,) names: judged.
+- msprobe: inputs are dumped before the call (forward pre-hook) and the
+  output is the return value, None (msprobe core/dump/hook_manager.py
+  forward_pre_hook / forward_hook, data_processor/base.py
+  analyze_forward_input / _output); the record's name keeps only
+  "<namespace>.kv_compress_epilog", which four forms share. Listed NOT
+  JUDGED, never counted as another operator's call.
+- CANN / ATB: kvgold's binding has no kernel or ATB form (ops-transformer's
+  aclnnKvCompressEpilog / op type KvCompressEpilog is not bound, and a
+  dump does not say which implementation's kernel it holds): such a dump
+  (test_kce_scan.py writes one with scan_dumps' writers) is NOT JUDGED.
+This writer keeps no generic hook name (msprobe / cann / E2E_API ...): the
+generic format tests judge every writer's SAMPLE there, which an
+in-place op with five forms does not fit; test_kce_scan.py uses FORMS."""
+import scan_dumps as sd
+
+OP = "kv_compress_epilog"
+ALIAS = "kce"
+SAMPLE = "ot_m1_e8m0_d576_int32"
+
+
+class Form:
+    """One torch API of the operator as ops-test-kit's e2e case spells
+    it (the E2E_* names scan_dumps.write_ttk_e2e reads)."""
+
+    def __init__(self, api, attrs, values=None):
+        self.E2E_API = api
+        self.E2E_IN = ["cache", "x", "slot_mapping"]
+        # ops-test-kit lists the API's return (None: a *_none golden),
+        # then the in-place slots of inplace_input_indexes (the cache)
+        self.E2E_OUT = ["(returns None)", "cache"]
+        self.E2E_ATTRS = attrs
+        self.E2E_VALUES = values or {}
+
+
+_ROWS = ["quant_group_size", "quant_mode", "round_scale", "x_scale"]
+_BLOCKS = ["quant_group_size", "quant_mode", "round_scale", "layout"]
+# impl -> its torch API; values as the binding's k_values_* spell them
+FORMS = {
+    "ot": Form("cann_ops_transformer.kv_compress_epilog", _ROWS,
+               {"quant_mode": {0: "fp8_bf16", 1: "fp8_e8m0",
+                               2: "hifloat8_fp4"}}),
+    "sgk": Form("torch.ops.npu.kv_compress_epilog", _BLOCKS),
+    "va": Form("torch.ops._C_ascend.kv_compress_epilog", _BLOCKS),
+    "cr": Form("torch.ops.custom.kv_compress_epilog", _ROWS),
+    "cr_v2": Form("torch.ops.custom.kv_compress_epilog_v2", _ROWS,
+                  {"quant_mode": {2: "mxfp8_bf16", 4: "mxfp4_bf16"}}),
+}
+# msprobe's name of each form: the namespace it is registered under
+# (custom_op_namespaces / register_custom_api prefix) and the op
+MSPROBE = {"ot": ("cann_ops_transformer", "kv_compress_epilog"),
+           "sgk": ("npu", "kv_compress_epilog"),
+           "va": ("_C_ascend", "kv_compress_epilog"),
+           "cr": ("custom", "kv_compress_epilog"),
+           "cr_v2": ("custom", "kv_compress_epilog_v2")}
+
+
+def case(name):
+    """Vector case `name` of the operator as a call."""
+    return sd.Call(OP, name)
+
+
+def e2e(call, root, name, fmt="bin"):
+    """The call as an ops-test-kit e2e case of its implementation's API;
+    its CSV row."""
+    form = FORMS[call.attrs.get("impl", "ot")]
+    row = sd.write_ttk_e2e(form, call, root, name, fmt)
+    row["inplace_input_indexes"] = "(0,)"  # the cache, argument 0
+    return row
+
+
+def write_csv(path, rows):
+    """ops-test-kit's e2e testcase CSV with its inplace_input_indexes
+    column (scan_dumps.write_ttk_csv's columns leave it out)."""
+    import csv
+    cols = list(rows[0])
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def msprobe_call(step, call):
+    """The call as msprobe records it: the pre-call tensors as inputs,
+    no output (the API returns None)."""
+    ns, api = MSPROBE[call.attrs.get("impl", "ot")]
+    args = [call.inputs[n] for n in ("cache", "x", "slot_mapping")]
+    return step.call(ns, api, args, {}, [])
