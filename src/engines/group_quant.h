@@ -59,7 +59,9 @@ typedef enum kvg_i_payload_op {
     KVG_I_PAY_DIV = 0,       /* x / s' */
     KVG_I_PAY_POW2_BF16 = 1, /* bf16(x * 2^-k), OCP_BF16's multiplier */
     KVG_I_PAY_INV6_BF16 = 2, /* bf16(x * bf16(6 / amax)), FP4-AMAX6 */
-    KVG_I_PAY_XSCALE = 3     /* x * x_scale, element by element */
+    KVG_I_PAY_XSCALE = 3,    /* x * x_scale, element by element */
+    KVG_I_PAY_RECIP_MUL = 4  /* x * m, m = fl(fl(1 / amax) * max): the
+                                A2/A3 DynamicBlockQuant multiplier */
 } kvg_i_payload_op;
 
 #define KVG_I_NO_E8M0 (-1)
@@ -77,11 +79,17 @@ typedef struct kvg_i_group_rule {
     kvg_i_payload_op op;
     int keep_x_nonfinite;    /* q := x where q is not finite */
     int clamp;               /* clamp q to +-max before the cast */
-    kvg_dtype cast;          /* fp8_e4m3fn, fp8_e5m2, hif8, fp4_e2m1 */
+    kvg_dtype cast;          /* fp8_e4m3fn, fp8_e5m2, hif8, fp4_e2m1,
+                                int8 (nearest-even, saturating) */
+    uint32_t s_floor;        /* bits of a floor of s after step 2: s =
+                                fmaxf(s, floor) (vLLM fp8_ds_mla's
+                                FLT_MIN); 0: none */
+    int nan_zero;            /* q := +0 where q is NaN (DynamicBlockQuant
+                                950: an all-zero block's 0 / 0) */
 } kvg_i_group_rule;
 
 /* The largest finite value of the cast dtype (e4m3fn 448, e5m2 57344,
- * hif8 32768, fp4 e2m1 6); 0 for another dtype. */
+ * hif8 32768, fp4 e2m1 6, int8 127); 0 for another dtype. */
 float kvg_i_group_cast_max(kvg_dtype cast);
 
 /* Bytes of the stored scale of one group (0 for STORE_NONE). */
