@@ -14,9 +14,11 @@
  *                   @182b75ea84 custom_kv_rmsnorm_rope + the store at
  *                   1369-1384): y = bf16(npu_rms_norm(kv_c, gamma, eps)),
  *                   r = bf16(npu_interleave_rope(k_pe, cos, sin)) - both
- *                   with KvRmsNormRopeCache's arithmetic (the front end is
- *                   unverified, quant_epilogs.md Q18) - then
- *                   npu_dynamic_block_quant(y, 1 x 128): an int8 cache is
+ *                   with the arithmetic of docs/kv_rms_norm_rope_cache.md
+ *                   (the front end is unverified, quant_epilogs.md Q18) -
+ *                   then
+ *                   the torch_npu block quant of y (1 x 128,
+ *                   docs/dynamic_block_quant.md): an int8 cache is
  *                   the A3 path (DBQ profile a2a3: scale = amax *
  *                   fl(1/127), q = int8(rint(y * fl(fl(1/amax) * 127)))),
  *                   an fp8_e4m3fn cache the A5 path (DBQ ascend950: s =
@@ -45,9 +47,9 @@
  * Refused (161002), besides dtypes and shapes: a non-finite input value in
  * a written token; an a2a3 all-zero tile (DBQ a2a3: 0 * inf); an ascend950
  * tile whose scale amax / 448 is subnormal or one of whose nonzero
- * quotients y / s is (as kvgold's DynamicBlockQuant refuses); an attribute
- * the preset has not, off its default (vllm: epsilon, reduce_order;
- * ascend: scale). 161001: a required tensor (or its data) NULL. On any
+ * quotients y / s is (as kvgold's block quant refuses,
+ * docs/dynamic_block_quant.md); an attribute the preset has not, off its
+ * default (vllm: epsilon, reduce_order; ascend: scale). 161001: a required tensor (or its data) NULL. On any
  * error the cache is unchanged.
  *
  * SPDX-License-Identifier: Apache-2.0

@@ -161,8 +161,9 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
     stored = g.sp;
     if (r->op == KVG_I_PAY_INV6_BF16)
         g.sp = amax == 0 ? 0.0f : bf16_round(6.0f / a);
-    /* A2/A3 DynamicBlockQuant stores s = amax * fl(1/127) but multiplies
-     * by fl(fl(1 / amax) * 127) (the operator refuses amax = 0) */
+    /* the A2/A3 block quant (docs/dynamic_block_quant.md) stores s =
+     * amax * fl(1/127) but multiplies by fl(fl(1 / amax) * 127) (the
+     * operator refuses amax = 0) */
     if (r->op == KVG_I_PAY_RECIP_MUL)
         g.sp = (1.0f / a) * kvg_i_group_cast_max(r->cast);
     switch (r->store) {

@@ -61,7 +61,7 @@ typedef enum kvg_i_payload_op {
     KVG_I_PAY_INV6_BF16 = 2, /* bf16(x * bf16(6 / amax)), FP4-AMAX6 */
     KVG_I_PAY_XSCALE = 3,    /* x * x_scale, element by element */
     KVG_I_PAY_RECIP_MUL = 4  /* x * m, m = fl(fl(1 / amax) * max): the
-                                A2/A3 DynamicBlockQuant multiplier */
+                                A2/A3 block quant's multiplier */
 } kvg_i_payload_op;
 
 #define KVG_I_NO_E8M0 (-1)
@@ -84,8 +84,8 @@ typedef struct kvg_i_group_rule {
     uint32_t s_floor;        /* bits of a floor of s after step 2: s =
                                 fmaxf(s, floor) (vLLM fp8_ds_mla's
                                 FLT_MIN); 0: none */
-    int nan_zero;            /* q := +0 where q is NaN (DynamicBlockQuant
-                                950: an all-zero block's 0 / 0) */
+    int nan_zero;            /* q := +0 where q is NaN (the 950 block
+                                quant: an all-zero block's 0 / 0) */
 } kvg_i_group_rule;
 
 /* The largest finite value of the cast dtype (e4m3fn 448, e5m2 57344,

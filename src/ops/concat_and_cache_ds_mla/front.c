@@ -3,7 +3,8 @@
  * are quantised from. ascend-sfa-c8 runs npu_rms_norm then
  * npu_interleave_rope, each returning bf16 (sfa_v1.py @182b75ea84
  * custom_kv_rmsnorm_rope, 1708-1744); their arithmetic is taken from
- * kvgold's KvRmsNormRopeCache (src/kernels: binary32, one rounding per
+ * kvgold's KV RmsNorm-RoPE cache operator (docs/kv_rms_norm_rope_cache.md;
+ * src/kernels: binary32, one rounding per
  * operation), which the doc marks unverified (quant_epilogs.md Q18).
  * vllm-fp8_ds_mla takes kv_c and k_pe as they are.
  * SPDX-License-Identifier: Apache-2.0

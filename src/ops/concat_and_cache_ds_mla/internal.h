@@ -2,7 +2,7 @@
  * src/ops/concat_and_cache_ds_mla/internal.h - what validation hands to
  * the compute step of the packed C8 MLA row (kvgold/
  * concat_and_cache_ds_mla.h): the call's row layout (its preset placed in
- * the cache), the group rule of the nope tiles, the DynamicBlockQuant
+ * the cache), the group rule of the nope tiles, the block quant (DBQ)
  * profile of the Ascend path and the slot policy; the functions the files
  * of the folder share.
  * SPDX-License-Identifier: Apache-2.0
@@ -26,7 +26,7 @@
 /* bytes of the bf16 row the quantiser reads: [nope 512 | rope 64] */
 #define KVG_CCDM_XROW (2 * (KVG_CCDM_NOPE + KVG_CCDM_ROPE))
 
-/* Which DynamicBlockQuant the Ascend path runs (none: vLLM's rule). */
+/* Which block quant (DBQ) profile the Ascend path runs (none: vLLM's rule). */
 typedef enum kvg_i_ccdm_dbq {
     KVG_I_CCDM_DBQ_NONE = 0,
     KVG_I_CCDM_DBQ_A2A3 = 1, /* int8 cache, A3 */
@@ -69,7 +69,7 @@ kvg_status kvg_i_concat_and_cache_ds_mla_check_args(
     kvg_i_concat_and_cache_ds_mla_plan *plan, kvg_diag *diag);
 
 /* slot_mapping's values, the inputs' values in the written tokens and the
- * tiles DynamicBlockQuant refuses (values.c). */
+ * tiles the block quant refuses (values.c). */
 kvg_status kvg_i_concat_and_cache_ds_mla_check_values(
     const kvg_concat_and_cache_ds_mla_args *a,
     const kvg_i_concat_and_cache_ds_mla_plan *plan,

@@ -60,7 +60,8 @@ static kvg_i_group_rule rule_base(kvg_dtype cast)
     return r;
 }
 
-/* DynamicBlockQuant a2a3 (ops-nn dynamic_block_quant.h:216-218, 327-360):
+/* DBQ a2a3 (docs/dynamic_block_quant.md; ops-nn's A2 kernel :216-218,
+ * 327-360):
  * stored scale amax * fl(1/127), payload int8(rint(y * fl(fl(1/amax) *
  * 127))). */
 static kvg_i_group_rule rule_dbq_a2a3(void)
@@ -73,7 +74,8 @@ static kvg_i_group_rule rule_dbq_a2a3(void)
     return r;
 }
 
-/* DynamicBlockQuant ascend950 (arch35 single_row_kernel.h:328-390): s =
+/* DBQ ascend950 (docs/dynamic_block_quant.md; arch35 single_row_kernel.h
+ * :328-390): s =
  * amax / 448, y / s cast RINT SAT; 0 / 0 of an all-zero tile -> +0. */
 static kvg_i_group_rule rule_dbq_950(void)
 {

@@ -2,8 +2,8 @@
  * src/ops/concat_and_cache_ds_mla/values.c - the checks that read tensor
  * contents, before the first byte is written: slot_mapping (the preset's
  * slot policy, no slot written twice), the inputs of every written token
- * finite, and for the Ascend path the tiles DynamicBlockQuant refuses
- * (the same rules as kvgold's own DynamicBlockQuant, which the path
+ * finite, and for the Ascend path the tiles the block quant refuses
+ * (the same rules as docs/dynamic_block_quant.md's, the op the path
  * calls).
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -26,13 +26,21 @@ static kvg_status finite_run(const kvg_tensor *t, const char *name,
     const unsigned char *p = (const unsigned char *)t->data + 2 * first;
     int64_t i;
 
-    for (i = 0; i < n; i++)
-        if ((bf16_code(p, i) & 0x7F80u) == 0x7F80u)
+    for (i = 0; i < n; i++) {
+        if ((bf16_code(p, i) & 0x7F80u) != 0x7F80u)
+            continue;
+        if (token < 0) /* gamma: one row, the element is the position */
             return kvg_diag_set(
-                diag, KVG_ERR_PARAM_INVALID, name, t->rank - 1, token,
-                "%s: token %lld, column %lld: bf16 0x%04X is not finite "
-                "(refused: what the kernels do with it is not established)",
-                name, (long long)token, (long long)i, bf16_code(p, i));
+                diag, KVG_ERR_PARAM_INVALID, name, 0, i,
+                "%s: element %lld: bf16 0x%04X is not finite (refused: "
+                "what the kernels do with it is not established)", name,
+                (long long)i, bf16_code(p, i));
+        return kvg_diag_set(
+            diag, KVG_ERR_PARAM_INVALID, name, t->rank - 1, token,
+            "%s: token %lld, column %lld: bf16 0x%04X is not finite "
+            "(refused: what the kernels do with it is not established)",
+            name, (long long)token, (long long)i, bf16_code(p, i));
+    }
     return KVG_OK;
 }
 
@@ -61,7 +69,7 @@ static int subnormal(float v)
     return v != 0.0f && (kvg_i_bits(v) & 0x7F800000u) == 0;
 }
 
-/* Tile k of the normed row (bf16, finite): why DynamicBlockQuant's
+/* Tile k of the normed row (bf16, finite): why the block quant's
  * profile refuses it, or NULL. */
 static const char *tile_refusal(const plan_t *p, const unsigned char *row,
                                 int64_t k)
@@ -77,7 +85,7 @@ static const char *tile_refusal(const plan_t *p, const unsigned char *row,
             amax = v < 0 ? -v : v;
     }
     if (p->dbq == KVG_I_CCDM_DBQ_A2A3)
-        return amax == 0.0f ? "is all-zero: the A2/A3 DynamicBlockQuant "
+        return amax == 0.0f ? "is all-zero: the A2/A3 block quant "
                               "computes 1/0 = inf and casts 0 * inf, which "
                               "is not documented"
                             : NULL;
@@ -106,7 +114,7 @@ static kvg_status dbq_token(const args_t *a, const plan_t *p, int64_t t,
             return kvg_diag_set(
                 diag, KVG_ERR_PARAM_INVALID, "kv_c", a->kv_c->rank - 1, t,
                 "kv_c: token %lld, tile %lld (columns %lld..%lld) after "
-                "RmsNorm %s (refused, as kvgold's DynamicBlockQuant does)",
+                "RmsNorm %s (refused, as kvgold's block quant does)",
                 (long long)t, (long long)k, (long long)(k * KVG_CCDM_TILE),
                 (long long)((k + 1) * KVG_CCDM_TILE - 1), why);
     return KVG_OK;
