@@ -49,8 +49,9 @@
  * tile whose scale amax / 448 is subnormal or one of whose nonzero
  * quotients y / s is (as kvgold's block quant refuses,
  * docs/dynamic_block_quant.md); an attribute the preset has not, off its
- * default (vllm: epsilon, reduce_order; ascend: scale). 161001: a required tensor (or its data) NULL. On any
- * error the cache is unchanged.
+ * default (vllm: epsilon, reduce_order; ascend: scale). 161001: a
+ * required tensor (or its data) NULL. On any error the cache is
+ * unchanged.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
