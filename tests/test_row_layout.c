@@ -44,7 +44,9 @@ static kvg_row_layout per_slot(void)
     l.regions = 1;
     l.slot_stride[0] = 448;
     l.block_size = 4;
-    l.block_stride = 4 * 448;
+    l.block_stride[0] = 4 * 448;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
     l.blocks = 3;
     return l;
 }
@@ -69,7 +71,9 @@ static kvg_row_layout block_major(void)
     l.slot_stride[0] = 256;
     l.slot_stride[1] = 8;
     l.block_size = 8;
-    l.block_stride = 2120;
+    l.block_stride[0] = 2120;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
     l.blocks = 2;
     return l;
 }
@@ -79,7 +83,7 @@ static void expect_refused(const kvg_row_layout *l, const char *words)
     kvg_diag d;
 
     memset(&d, 0, sizeof d);
-    assert_int_equal(kvg_row_layout_check(l, 0, &d), KVG_ERR_PARAM_INVALID);
+    assert_int_equal(kvg_row_layout_check(l, NULL, &d), KVG_ERR_PARAM_INVALID);
     if (strstr(d.message, words) == NULL)
         fail_msg("message \"%s\" lacks \"%s\"", d.message, words);
 }
@@ -89,8 +93,11 @@ static void check_refusals(void **state)
     kvg_row_layout l = per_slot();
     (void)state;
 
-    assert_int_equal(kvg_row_layout_check(&l, 3 * 4 * 448, NULL), KVG_OK);
-    assert_int_equal(kvg_row_layout_check(&l, 3 * 4 * 448 - 1, NULL),
+    size_t bytes[KVG_ROW_TENSORS] = {3 * 4 * 448, 0};
+
+    assert_int_equal(kvg_row_layout_check(&l, bytes, NULL), KVG_OK);
+    bytes[0]--;
+    assert_int_equal(kvg_row_layout_check(&l, bytes, NULL),
                      KVG_ERR_PARAM_INVALID);
     l.seg[3].count = 57; /* 392 + 57 > 448 */
     expect_refused(&l, "does not fit");
@@ -102,7 +109,7 @@ static void check_refusals(void **state)
     expect_refused(&l, "one scale per payload group");
     l.seg[1].group = 96; /* groups of 96, 96 and a short 64: 3 scales */
     l.seg[2].count = 3;
-    assert_int_equal(kvg_row_layout_check(&l, 0, NULL), KVG_OK);
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
     l = per_slot();
     l.seg[2].count = 3; /* 256 / 64 = 4 scales */
     expect_refused(&l, "one scale per payload group");
@@ -110,10 +117,10 @@ static void check_refusals(void **state)
     l.seg[2].of = 0; /* the rope is a COPY */
     expect_refused(&l, "not a grouped payload");
     l = per_slot();
-    l.block_stride = 4 * 448 - 1;
-    expect_refused(&l, "past block_stride");
+    l.block_stride[0] = 4 * 448 - 1;
+    expect_refused(&l, "past its tensor's block_stride");
     l = block_major();
-    assert_int_equal(kvg_row_layout_check(&l, 0, NULL), KVG_OK);
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
     l.region_offset[1] = 2040; /* region 0 spans [0, 2048) */
     expect_refused(&l, "regions overlap");
     l = block_major();
@@ -136,26 +143,26 @@ static void per_slot_addressing(void **state)
     assert_int_equal(kvg_row_segment_at(&l, 12, 0), -1); /* 3 * 4 slots */
     assert_int_equal(kvg_row_segment_at(&l, -1, 0), -1);
     /* byte 200 of the payload: element 200 - 128 = 72, group 1 */
-    p = kvg_row_place_of(&l, base + 200);
+    p = kvg_row_place_of(&l, 0, base + 200);
     assert_int_equal(p.slot, slot);
     assert_int_equal(p.segment, 1);
     assert_int_equal(p.element, 72);
     assert_int_equal(p.group, 1);
     /* scale byte 387: element (387 - 384) / 2 = 1, group 1 */
-    p = kvg_row_place_of(&l, base + 387);
+    p = kvg_row_place_of(&l, 0, base + 387);
     assert_int_equal(p.segment, 2);
     assert_int_equal(p.element, 1);
     assert_int_equal(p.group, 1);
     /* rope byte 5: element 2, no group */
-    p = kvg_row_place_of(&l, base + 5);
+    p = kvg_row_place_of(&l, 0, base + 5);
     assert_int_equal(p.segment, 0);
     assert_int_equal(p.element, 2);
     assert_int_equal(p.group, -1);
     /* byte 420: past the pad (416), inside the slot's 448 */
-    p = kvg_row_place_of(&l, base + 420);
+    p = kvg_row_place_of(&l, 0, base + 420);
     assert_int_equal(p.slot, slot);
     assert_int_equal(p.segment, -1);
-    p = kvg_row_place_of(&l, 3 * 4 * 448);
+    p = kvg_row_place_of(&l, 0, 3 * 4 * 448);
     assert_int_equal(p.slot, -1);
 }
 
@@ -169,7 +176,7 @@ static void round_trip(const kvg_row_layout *l)
     for (slot = 0; slot < l->blocks * l->block_size; slot++)
         for (i = 0; i < l->segments; i++)
             for (b = 0; b < kvg_row_segment_bytes(&l->seg[i]); b++) {
-                p = kvg_row_place_of(l, kvg_row_segment_at(l, slot, i) + b);
+                p = kvg_row_place_of(l, 0, kvg_row_segment_at(l, slot, i) + b);
                 assert_int_equal(p.slot, slot);
                 assert_int_equal(p.segment, i);
             }
@@ -186,15 +193,15 @@ static void block_major_addressing(void **state)
     assert_int_equal(kvg_row_segment_at(&l, 11, 1), 2120 + 3 * 256 + 128);
     assert_int_equal(kvg_row_segment_at(&l, 11, 2), 2120 + 2048 + 3 * 8);
     /* block 0's scale pad byte of slot 7: 2048 + 7 * 8 + 5 */
-    p = kvg_row_place_of(&l, 2048 + 7 * 8 + 5);
+    p = kvg_row_place_of(&l, 0, 2048 + 7 * 8 + 5);
     assert_int_equal(p.slot, 7);
     assert_int_equal(p.segment, -1);
     /* the scale of group 1 of slot 7 */
-    p = kvg_row_place_of(&l, 2048 + 7 * 8 + 1);
+    p = kvg_row_place_of(&l, 0, 2048 + 7 * 8 + 1);
     assert_int_equal(p.segment, 2);
     assert_int_equal(p.group, 1);
     /* bytes [2048 + 64, 2120) of a block belong to no slot */
-    p = kvg_row_place_of(&l, 2120 - 1);
+    p = kvg_row_place_of(&l, 0, 2120 - 1);
     assert_int_equal(p.slot, -1);
     round_trip(&l);
     {
