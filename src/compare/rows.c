@@ -26,6 +26,7 @@
 typedef struct rows_ctx {
     const kvg_compare_args *a;
     const kvg_row_layout *l;
+    int tensor; /* args.row_tensor: the layout's tensor judged here */
     kvg_compare_result *r;
     const unsigned char *g, *x, *ref; /* golden, actual, initial-or-golden */
     int64_t nbytes;
@@ -227,7 +228,10 @@ static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
         if (d > v->max_dist)
             v->max_dist = d;
         note[0] = '\0';
-        if (s->field == KVG_ROW_SCALE && v->listed < KVG_COMPARE_ROW_PLACES)
+        /* the payload's codes can be read only when they are in the
+         * tensor judged here (a scale tensor of its own has none) */
+        if (s->field == KVG_ROW_SCALE && v->listed < KVG_COMPARE_ROW_PLACES &&
+            kvg_row_segment_tensor(c->l, s->of) == c->tensor)
             group_note(c, slot, s->of, u, note, sizeof note);
         offer(v, c, slot, seg, u, at, &w, &x, d, note);
     }
@@ -252,6 +256,8 @@ static void judge_slot(rows_ctx *c, int64_t slot)
         const int64_t at = kvg_row_segment_at(c->l, slot, i);
         kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
 
+        if (kvg_row_segment_tensor(c->l, i) != c->tensor)
+            continue; /* the other tensor's: judged by its own compare */
         v->units += s->count;
         if (s->field == KVG_ROW_UNDEFINED) { /* any value is right */
             v->differ += bytes_differ(c->g + at, c->x + at,
@@ -282,7 +288,8 @@ static void untouched_span(rows_ctx *c, int64_t from, int64_t to,
     int64_t i = from;
 
     while ((i = kvg_i_cmp_first_diff(c->ref, c->x, 1, i, to)) < to) {
-        if (segments_too || kvg_row_place_of(c->l, i).segment < 0) {
+        if (segments_too ||
+            kvg_row_place_of(c->l, c->tensor, i).segment < 0) {
             v->differ++;
             v->failing++;
             if (v->listed < KVG_COMPARE_ROW_PLACES)
@@ -397,6 +404,7 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
     memset(&c, 0, sizeof c);
     c.a = a;
     c.l = a->row_layout;
+    c.tensor = a->row_tensor;
     c.r = r;
     c.g = cc->g;
     c.x = cc->x;
@@ -409,7 +417,8 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
                         : KVG_CRIT_BITWISE;
         if (c.crit[i] == KVG_CRIT_CODE_DIST)
             kvg_i_cmp_build_ranks(s->dtype, c.rank[i]);
-        seg_bytes += kvg_row_segment_bytes(s);
+        if (kvg_row_segment_tensor(c.l, i) == c.tensor)
+            seg_bytes += kvg_row_segment_bytes(s);
     }
     r->has_rows = 1;
     /* the bytes of a packed row are no values of one dtype */
@@ -434,7 +443,8 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
         r->rows[k].criterion = KVG_CRIT_BITWISE;
     r->rows[KVG_ROWK_UNDEFINED].criterion = KVG_CRIT_AUTO; /* any value */
     for (i = 0; i < c.l->segments; i++)
-        if (c.l->seg[i].field == KVG_ROW_PAYLOAD) {
+        if (c.l->seg[i].field == KVG_ROW_PAYLOAD &&
+            kvg_row_segment_tensor(c.l, i) == c.tensor) {
             r->rows[KVG_ROWK_PAYLOAD].criterion = c.crit[i];
             break;
         }
