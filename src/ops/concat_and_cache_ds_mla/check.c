@@ -190,6 +190,5 @@ kvg_status kvg_i_concat_and_cache_ds_mla_check_args(
     kvg_i_ccdm_preset(a->preset, payload, blocks, block_size, plan);
     plan->tokens = kvg_i_numel(a->slot_mapping);
     plan->eps = (float)a->epsilon;
-    return kvg_row_layout_check(&plan->layout,
-                                0, diag);
+    return kvg_row_layout_check(&plan->layout, NULL, diag);
 }

@@ -39,7 +39,8 @@ int kvg_ccdm_preset_from_name(const char *name, kvg_ccdm_preset *preset)
 static void compute(const kvg_concat_and_cache_ds_mla_args *a,
                     const kvg_i_concat_and_cache_ds_mla_plan *p)
 {
-    unsigned char *cache = (unsigned char *)a->kv_cache->data;
+    unsigned char *const tensor[KVG_ROW_TENSORS] = {
+        (unsigned char *)a->kv_cache->data, NULL};
     unsigned char row[KVG_CCDM_XROW];
     kvg_i_packed_row pr;
     int64_t t, slot;
@@ -59,7 +60,7 @@ static void compute(const kvg_concat_and_cache_ds_mla_args *a,
         if (!kvg_i_packed_row_kept(p->policy, slot, p->slots))
             continue;
         kvg_i_ccdm_row(a, p, t, row);
-        kvg_i_packed_row_write(&pr, cache, row, slot);
+        kvg_i_packed_row_write(&pr, tensor, row, slot);
     }
 }
 

@@ -16,24 +16,34 @@
 /* vllm-ascend SFA C8: torch.cat([k_nope, k_pe, knope_scale]) (sfa_v1.py
  * @182b75ea84:1369-1384). The nope dtype is the cache's (set per call). */
 static const kvg_row_layout k_ascend = {
-    "ascend-sfa-c8",
-    3,
-    {{"nope", KVG_ROW_PAYLOAD, KVG_INT8, 0, 0, KVG_CCDM_NOPE, KVG_CCDM_TILE,
-      -1},
-     {"rope", KVG_ROW_COPY, KVG_BF16, 0, 512, KVG_CCDM_ROPE, 0, -1},
-     {"scale", KVG_ROW_SCALE, KVG_FP32, 0, 640, 4, 0, 0}},
-    1, {0, 0}, {KVG_CCDM_ROW, 0}, 1, KVG_CCDM_ROW, 0};
+    .name = "ascend-sfa-c8",
+    .segments = 3,
+    .seg = {{"nope", KVG_ROW_PAYLOAD, KVG_INT8, 0, 0, KVG_CCDM_NOPE,
+             KVG_CCDM_TILE, -1},
+            {"rope", KVG_ROW_COPY, KVG_BF16, 0, 512, KVG_CCDM_ROPE, 0, -1},
+            {"scale", KVG_ROW_SCALE, KVG_FP32, 0, 640, 4, 0, 0}},
+    .tensors = 1, /* the scales live in the row */
+    .tensor_name = {"kv_cache", NULL},
+    .regions = 1,
+    .slot_stride = {KVG_CCDM_ROW, 0},
+    .block_size = 1,
+    .block_stride = {KVG_CCDM_ROW, 0}};
 
 /* vLLM fp8_ds_mla: nope at [0, 512), scales at kv_lora_rank / 4 floats
  * (byte 512), rope at kv_lora_rank / 2 + 8 bf16 (byte 528). */
 static const kvg_row_layout k_vllm = {
-    "vllm-fp8_ds_mla",
-    3,
-    {{"nope", KVG_ROW_PAYLOAD, KVG_FP8_E4M3FN, 0, 0, KVG_CCDM_NOPE,
-      KVG_CCDM_TILE, -1},
-     {"scale", KVG_ROW_SCALE, KVG_FP32, 0, 512, 4, 0, 0},
-     {"rope", KVG_ROW_COPY, KVG_BF16, 0, 528, KVG_CCDM_ROPE, 0, -1}},
-    1, {0, 0}, {KVG_CCDM_ROW, 0}, 1, KVG_CCDM_ROW, 0};
+    .name = "vllm-fp8_ds_mla",
+    .segments = 3,
+    .seg = {{"nope", KVG_ROW_PAYLOAD, KVG_FP8_E4M3FN, 0, 0, KVG_CCDM_NOPE,
+             KVG_CCDM_TILE, -1},
+            {"scale", KVG_ROW_SCALE, KVG_FP32, 0, 512, 4, 0, 0},
+            {"rope", KVG_ROW_COPY, KVG_BF16, 0, 528, KVG_CCDM_ROPE, 0, -1}},
+    .tensors = 1,
+    .tensor_name = {"kv_cache", NULL},
+    .regions = 1,
+    .slot_stride = {KVG_CCDM_ROW, 0},
+    .block_size = 1,
+    .block_stride = {KVG_CCDM_ROW, 0}};
 
 const char *kvg_i_ccdm_preset_name(kvg_ccdm_preset preset)
 {
@@ -110,7 +120,7 @@ void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
     plan->layout = ascend ? k_ascend : k_vllm;
     plan->layout.seg[0].dtype = payload;
     plan->layout.block_size = block_size;
-    plan->layout.block_stride = block_size * KVG_CCDM_ROW;
+    plan->layout.block_stride[0] = block_size * KVG_CCDM_ROW;
     plan->layout.blocks = blocks;
     plan->dbq = !ascend                ? KVG_I_CCDM_DBQ_NONE
                 : payload == KVG_INT8 ? KVG_I_CCDM_DBQ_A2A3

@@ -363,9 +363,14 @@ static void row_layout_hook(void **state)
     assert_int_equal(l.seg[1].offset, 512);
     assert_int_equal(l.seg[2].field, KVG_ROW_COPY);
     assert_int_equal(l.seg[2].offset, 528);
-    assert_int_equal(l.block_stride, 2 * ROW);
+    assert_int_equal(l.block_stride[0], 2 * ROW);
+    assert_int_equal(l.tensors, 1);
+    assert_string_equal(l.tensor_name[0], "kv_cache");
     assert_int_equal(l.blocks, 2);
-    assert_int_equal(kvg_row_layout_check(&l, 4 * ROW, NULL), KVG_OK);
+    {
+        const size_t bytes[2] = {4 * ROW, 0};
+        assert_int_equal(kvg_row_layout_check(&l, bytes, NULL), KVG_OK);
+    }
 
     setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_INT8, 3,
           shape);
