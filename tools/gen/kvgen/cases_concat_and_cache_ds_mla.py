@@ -60,10 +60,23 @@ def slots_of(rng, tokens, rows, negative=(), last=True):
     return s
 
 
+OPTIONS = ("reduce_order",)      # case.json "options", not "attrs"
+
+
 def attrs_of(preset, **kw):
+    """The call's parameters, attributes and options alike (the model
+    reads them merged); split() separates them for case.json."""
     a = {"preset": preset}
     a.update(kw)
     return a
+
+
+def split(params):
+    """(attrs, options or None) as case.json holds them: reduce_order is
+    an option, as KvRmsNormRopeCache's is."""
+    attrs = {k: v for k, v in params.items() if k not in OPTIONS}
+    opts = {k: v for k, v in params.items() if k in OPTIONS}
+    return attrs, (opts or None)
 
 
 def inputs_of(kv_c, k_pe, slots, slot_tag, cache, cache_tag, front=None):
@@ -100,8 +113,10 @@ def emit(root, case_id, comment, attrs, ins, cache_tag):
     if attrs["preset"] == ASC:
         check_no_refusal(ins, attrs, cache_tag)
     expected = c8.golden(arrays, attrs, cache_tag)
-    write_case(root, case_id, OP, attrs, ins,
-               {"kv_cache": T(expected, cache_tag)}, comment=comment)
+    a, opts = split(attrs)
+    write_case(root, case_id, OP, a, ins,
+               {"kv_cache": T(expected, cache_tag)}, options=opts,
+               comment=comment)
     return expected
 
 
@@ -301,8 +316,8 @@ def vllm_cases(root):
 
 def refusal(root, case_id, comment, tensor, attrs, cache_tag="int8",
             slots=(0, 1), slot_tag="int64", rows=4, width=c8.ROW,
-            front=None, edit=None):
-    """A call the operator refuses with 161002 naming `tensor`; the
+            front=None, edit=None, status=161002):
+    """A call the operator refuses with `status` naming `tensor`; the
     comment ends with the message fragment the contract lists. Inputs
     are ordinary (random tokens, gamma, cos, sin for the Ascend preset
     unless `front` is False) until `edit(arrays)` spoils one; the cache
@@ -324,8 +339,10 @@ def refusal(root, case_id, comment, tensor, attrs, cache_tag="int8",
         tag = {"slot_mapping": slot_tag, "kv_cache": cache_tag}.get(name,
                                                                     "bf16")
         ins[name] = T(arr, tag)
-    write_case(root, case_id, OP, attrs, ins, {}, comment=comment,
-               expect_error={"status": 161002, "tensor": tensor})
+    a, opts = split(attrs)
+    write_case(root, case_id, OP, a, ins, {}, options=opts,
+               comment=comment,
+               expect_error={"status": status, "tensor": tensor})
 
 
 def put(name, index, code):
@@ -403,8 +420,9 @@ def ascend_refusals(root):
     refusal(root, "error_ascend_scale_attr", "the Ascend preset has no "
             "scale attribute (must stay 1.0); message \"scale\"", "scale",
             attrs_of(ASC, scale=2.0))
-    refusal(root, "error_ascend_no_gamma", "gamma missing; message "
-            "\"gamma\"", "gamma", a, edit=drop("gamma"))
+    refusal(root, "error_ascend_no_gamma", "gamma missing: a required "
+            "tensor absent from the case is a NULL one (161001); message "
+            "\"gamma\"", "gamma", a, edit=drop("gamma"), status=161001)
     refusal(root, "error_unknown_preset", "preset \"sgk\" is not a preset "
             "of this row; message \"preset\"", "preset",
             attrs_of("sgk"), front=False)
