@@ -13,10 +13,11 @@
  *   ascend-sfa-c8   vllm-ascend SFA C8 (vllm_ascend/attention/sfa_v1.py
  *                   @182b75ea84 custom_kv_rmsnorm_rope + the store at
  *                   1369-1384): y = bf16(npu_rms_norm(kv_c, gamma, eps)),
- *                   r = bf16(npu_interleave_rope(k_pe, cos, sin)) - both
- *                   with the arithmetic of docs/kv_rms_norm_rope_cache.md
- *                   (the front end is unverified, quant_epilogs.md Q18) -
- *                   then
+ *                   r = bf16(npu_interleave_rope(k_pe, cos, sin)) - the
+ *                   norm as ops-nn's kernels do it, y = (x * rstd) *
+ *                   gamma with rstd = 1 / sqrtf(mean + eps), the rope as
+ *                   torch_npu documents it (partly verified,
+ *                   quant_epilogs.md Q18) - then
  *                   the torch_npu block quant of y (1 x 128,
  *                   docs/dynamic_block_quant.md): an int8 cache is
  *                   the A3 path (DBQ profile a2a3: scale = amax *

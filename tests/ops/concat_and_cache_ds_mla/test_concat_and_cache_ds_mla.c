@@ -4,9 +4,9 @@
  * here from first principles, with the inputs chosen so each step is
  * exact or has one obvious result:
  *   - kv_c all 1.0: sum of squares 512 in every order, rms = sqrtf(1 +
- *     fl(1e-5)) = 1 + 5e-6, so bf16((1 / rms) * g) = g for every bf16 g
- *     (the error is 5e-6 relative, below half a bf16 ulp 2^-9): the normed
- *     row is gamma, tile by tile;
+ *     fl(1e-5)) = 1 + 5e-6, so bf16((1 * fl(1 / rms)) * g) = g for every
+ *     bf16 g (the error is 5e-6 relative, below half a bf16 ulp 2^-9):
+ *     the normed row is gamma, tile by tile;
  *   - cos 1, sin 0: the interleaved RoPE gives r[j] = x[2j], r[32 + j] =
  *     x[2j + 1]; cos 0, sin 1: r[j] = -x[2j + 1], r[32 + j] = x[2j];
  *   - tiles: amax 448 (s = 1, codes 448 -> 0x7E, 1 -> 0x38, -3 -> 0xC4),
@@ -24,6 +24,7 @@
  */
 #include "kvg_test.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "kvgold/concat_and_cache_ds_mla.h"
@@ -275,6 +276,57 @@ static void ascend_a2a3(void **state)
     kvgt_assert_bytes_equal(c.cb, want, sizeof want, "ascend a2a3");
 }
 
+/* bf16 nearest-even of a finite float, back to float. */
+static float bf16_rne(float f)
+{
+    uint32_t u = bits_of(f);
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return float_of(u & 0xFFFF0000u);
+}
+
+/* The RmsNorm is ops-nn's: y = (x * rstd) * gamma with rstd = 1 /
+ * sqrtf(mean + eps), not (x / rms) * gamma. kv_c = 256 values a then 256
+ * values b (a, b bf16 in [1, 4): a^2 + b^2 is exact in binary32, so the
+ * sum 256 (a^2 + b^2) is exact in every order and mean = (a^2 + b^2) / 2),
+ * gamma all g: tile 0's y is one value, and its 950 scale fl(y / 448)
+ * shows it. The first (a, b, g) for which the two forms round to
+ * different bf16 y is searched here (one must exist), and the scale must
+ * be the multiply's. */
+static void rms_multiplies_by_rstd(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {1, ROW}, slots[1] = {0};
+    const float eps = 1e-5f;
+    unsigned aa, bb, gg, found = 0;
+    float a = 0, b = 0, g = 0, ym = 0, yd = 0;
+    kvg_diag d;
+    (void)state;
+
+    for (aa = 0x3F80; aa < 0x4080 && !found; aa++)
+        for (bb = 0x3F80; bb < 0x4080 && !found; bb += 7)
+            for (gg = 0x3F80; gg < 0x4000 && !found; gg += 5) {
+                const float av = float_of(aa << 16), bv = float_of(bb << 16);
+                const float gv = float_of(gg << 16);
+                const float ms = (av * av + bv * bv) * 0.5f + eps;
+                const float rms = sqrtf(ms);
+                const float m = bf16_rne((av * (1.0f / rms)) * gv);
+                const float dv = bf16_rne((av / rms) * gv);
+                if (m != dv)
+                    found = 1, a = av, b = bv, g = gv, ym = m, yd = dv;
+            }
+    assert_true(found);
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_FP8_E4M3FN, 2,
+          shape);
+    fill16(c.kb, 256, bits_of(a) >> 16);
+    fill16(c.kb + 512, 256, bits_of(b) >> 16);
+    fill16(c.gb, 512, bits_of(g) >> 16);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    assert_int_equal(c.cb[640] | c.cb[641] << 8 | c.cb[642] << 16 |
+                         (uint32_t)c.cb[643] << 24,
+                     bits_of(ym / 448.0f));
+    assert_true(bits_of(ym / 448.0f) != bits_of(yd / 448.0f));
+}
+
 static void refused_as(call *c, kvg_status st, const char *name,
                        const char *words)
 {
@@ -395,6 +447,7 @@ int main(void)
         cmocka_unit_test(vllm_row),
         cmocka_unit_test(ascend_950),
         cmocka_unit_test(ascend_a2a3),
+        cmocka_unit_test(rms_multiplies_by_rstd),
         cmocka_unit_test(refusals),
         cmocka_unit_test(row_layout_hook),
     };
