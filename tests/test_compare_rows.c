@@ -71,7 +71,9 @@ static kvg_row_layout layout_a(void)
     l.regions = 1;
     l.slot_stride[0] = 64;
     l.block_size = 4;
-    l.block_stride = 288;
+    l.block_stride[0] = 288;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
     l.blocks = 2;
     return l;
 }
@@ -99,7 +101,9 @@ static kvg_row_layout layout_b(void)
     l.region_offset[1] = 128;
     l.slot_stride[1] = 8;
     l.block_size = 4;
-    l.block_stride = 160;
+    l.block_stride[0] = 160;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
     l.blocks = 2;
     return l;
 }
@@ -118,7 +122,9 @@ static kvg_row_layout layout_c(void)
     l.regions = 1;
     l.slot_stride[0] = 20;
     l.block_size = 1;
-    l.block_stride = 20;
+    l.block_stride[0] = 20;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
     l.blocks = 8;
     return l;
 }
@@ -128,7 +134,8 @@ static kvg_row_layout layout_c(void)
 static int64_t at(const kvg_row_layout *l, int64_t slot, int s)
 {
     const kvg_row_segment *g = &l->seg[s];
-    return slot / l->block_size * l->block_stride +
+    return slot / l->block_size *
+               l->block_stride[l->region_tensor[g->region]] +
            l->region_offset[g->region] +
            slot % l->block_size * l->slot_stride[g->region] + g->offset;
 }
@@ -891,7 +898,9 @@ static kvg_row_layout layout_d(void)
     l.regions = 1;
     l.slot_stride[0] = 48;
     l.block_size = 4;
-    l.block_stride = 192;
+    l.block_stride[0] = 192;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
     l.blocks = 1;
     return l;
 }
@@ -986,7 +995,7 @@ static void test_op_row_layout(void **state)
                 nones++;
                 assert_int_equal(rl.blocks, 0);
             } else if (st == KVG_OK) {
-                assert_int_equal(kvg_row_layout_check(&rl, 0, &diag),
+                assert_int_equal(kvg_row_layout_check(&rl, NULL, &diag),
                                  KVG_OK);
             } else {
                 assert_true(st == KVG_ERR_PARAM_INVALID ||

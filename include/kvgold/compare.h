@@ -224,6 +224,15 @@ typedef struct kvg_compare_args {
      * mask: every slot is written. kvg_compare_result.rows has a verdict
      * per field kind and the places named. */
     const kvg_row_layout *row_layout;
+    /* With row_layout: which of its tensors (0..tensors-1) golden /
+     * actual / initial are (default 0; kvg_row_tensor_of(row_layout,
+     * name) finds it). Only the segments living in that tensor are
+     * judged, and every other byte of it against `initial`; the layout's
+     * other tensor is judged by a comparison of its own. A SCALE whose
+     * PAYLOAD lives in the other tensor is judged bit for bit, without
+     * the note on its group's payload codes (they are not in this
+     * tensor). */
+    int row_tensor;
 } kvg_compare_args;
 
 /* Elements per left_behind call at most (16 Mi: 16 MiB of int8; the

@@ -241,7 +241,11 @@ KVG_API kvg_status kvg_op_describe_output(const kvg_op_call *call,
 /*
  * The packed-row layout of output or cache `name` of this call
  * (kvgold/row_layout.h: which bytes of a slot hold which field), for
- * kvg_compare_args.row_layout, checked and covering the whole cache.
+ * kvg_compare_args.row_layout, checked and covering the whole cache. A
+ * layout over two tensors (scales in a tensor of their own) is the SAME
+ * for each of its tensors' names: the caller finds which one it asked
+ * about with kvg_row_tensor_of(out, name), for
+ * kvg_compare_args.row_tensor.
  * KVG_OK with *out filled; KVG_OK with *out zeroed (out->segments 0:
  * "none", not a layout kvg_row_layout_check accepts) when the operator
  * writes no packed rows into that tensor in this call (the operators

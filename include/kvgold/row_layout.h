@@ -1,7 +1,8 @@
 /*
  * kvgold/row_layout.h - a packed cache row as data: which bytes of a slot
  * hold which field (quantised payload, its scales, pass-through bytes,
- * padding), and where each slot's bytes are in the cache.
+ * padding), and where each slot's bytes are in the cache's one or two
+ * tensors.
  *
  * Since 2026 KV caches are written with per-group dynamic quantisation
  * into rows that carry their own scales (the KV compress epilogs of
@@ -14,19 +15,32 @@
  * cache field by field from the same kvg_row_layout, and `kvgold
  * explain-layout` prints it. No layout is written twice.
  *
- * Addressing. A cache is a byte array. Slot s >= 0 lives in block
- * b = s / block_size at position p = s % block_size. A block holds one or
- * two regions (KVG_ROW_REGIONS): region r of block b starts at byte
+ * Tensors. A layout spans one or two tensors (KVG_ROW_TENSORS): most
+ * packed rows live in the one cache tensor, but some operators keep the
+ * scales in a tensor of their own (a `cache` of codes beside a
+ * `cache_scale`). Each region lives in one tensor (region_tensor), so
+ * one description writes the payload and its scales and compare audits
+ * each tensor's own bytes, the ones no slot's segment covers included: a
+ * dropped storage offset that makes two layers share one scale region
+ * shows as changed bytes of the scale tensor. tensor_name[] holds the
+ * call's names of the tensors ("cache", "cache_scale"), so a consumer
+ * holding one tensor finds which it is (kvg_row_tensor_of).
  *
- *     b * block_stride + region_offset[r]
+ * Addressing. Each tensor is a byte array. Slot s >= 0 lives in block
+ * b = s / block_size at position p = s % block_size of every tensor. A
+ * block holds one or two regions (KVG_ROW_REGIONS) in all; region r of
+ * block b starts at byte
  *
- * and slot p's part of it at + p * slot_stride[r]. Per-slot rows (every
- * field of a slot in one row) use region 0 only; block-major layouts
- * (sgl-kernel-npu layout 2: a block's values, then its scales) put the
- * scales in region 1. Segment i of a slot starts `offset` bytes into the
- * slot's part of region `region` and holds `count` elements of `dtype`
- * (fp4: `count` 4-bit codes, two per byte, element 2j in the low nibble,
- * so `count` is even).
+ *     b * block_stride[t] + region_offset[r]      (t = region_tensor[r])
+ *
+ * of tensor t, and slot p's part of it at + p * slot_stride[r]. Per-slot
+ * rows (every field of a slot in one row) use region 0 only; block-major
+ * layouts (sgl-kernel-npu layout 2: a block's values, then its scales)
+ * put the scales in region 1 of the same tensor, a separate scale tensor
+ * puts them in region 1 of tensor 1. Segment i of a slot starts
+ * `offset` bytes into the slot's part of region `region` and holds
+ * `count` elements of `dtype` (fp4: `count` 4-bit codes, two per byte,
+ * element 2j in the low nibble, so `count` is even).
  *
  * Fields (kvg_row_field):
  *   PAYLOAD  quantised codes (fp8, hif8, int8, fp4). With group > 0 the
@@ -49,7 +63,8 @@
  *            such bytes it skipped.
  * Bytes of a slot's part that no segment covers are not written by the
  * operator (e.g. [row_bytes, headDim) of a wider cache row): they must
- * keep their previous contents, as every byte of a slot not written.
+ * keep their previous contents, as every byte of a slot not written,
+ * and every byte of a tensor outside its regions.
  *
  * The struct is plain data with a fixed capacity (no allocation); the
  * names are static strings. kvg_row_layout_check is the one validation;
@@ -74,6 +89,7 @@ extern "C" {
 
 #define KVG_ROW_SEGMENTS 8
 #define KVG_ROW_REGIONS 2
+#define KVG_ROW_TENSORS 2
 
 typedef enum kvg_row_field {
     KVG_ROW_PAYLOAD = 0,
@@ -99,12 +115,19 @@ typedef struct kvg_row_layout {
     const char *name;    /* static: the preset, e.g. "ot mode 1" */
     int segments;        /* 1..KVG_ROW_SEGMENTS */
     kvg_row_segment seg[KVG_ROW_SEGMENTS];
-    int regions;         /* 1 or 2 */
-    int64_t region_offset[KVG_ROW_REGIONS]; /* bytes into a block */
+    int tensors;         /* 1..KVG_ROW_TENSORS */
+    /* static: the call's names of the tensors, e.g. "cache",
+     * "cache_scale"; non-NULL and distinct */
+    const char *tensor_name[KVG_ROW_TENSORS];
+    int regions;         /* 1..KVG_ROW_REGIONS */
+    int region_tensor[KVG_ROW_REGIONS];     /* 0..tensors-1 */
+    int64_t region_offset[KVG_ROW_REGIONS]; /* bytes into a block of its
+                                               tensor */
     int64_t slot_stride[KVG_ROW_REGIONS];   /* bytes between slots */
     int64_t block_size;   /* slots per block (>= 1) */
-    int64_t block_stride; /* bytes between blocks */
-    int64_t blocks;       /* blocks in the cache; slots = blocks *
+    int64_t block_stride[KVG_ROW_TENSORS]; /* bytes between blocks, per
+                                              tensor */
+    int64_t blocks;       /* blocks in every tensor; slots = blocks *
                              block_size */
 } kvg_row_layout;
 
@@ -123,26 +146,43 @@ KVG_API int64_t kvg_row_segment_bytes(const kvg_row_segment *seg);
 
 /*
  * Everything a consumer relies on, before it reads a byte: 1..8
- * segments, 1..2 regions, each segment inside its slot's part
+ * segments, 1..2 tensors with non-NULL, distinct names, 1..2 regions,
+ * each region in a tensor (region_tensor < tensors), every tensor
+ * holding a region and a segment, each segment inside its slot's part
  * (offset + bytes <= slot_stride[region]), no two segments overlapping,
  * a PAYLOAD's group >= 0, a SCALE's `of` naming a PAYLOAD with
  * group > 0 and count = ceil(that payload's count / group), the slots'
- * parts of the two regions disjoint within a block (and inside
- * block_stride), and blocks * block_stride fitting in `cache_bytes`
- * (0: not checked). KVG_ERR_PARAM_INVALID with the segment and rule named
- * in `diag` (optional) otherwise.
+ * parts of two regions of one tensor disjoint within a block, each
+ * region inside its tensor's block_stride, and blocks * block_stride[t]
+ * fitting in tensor_bytes[t]. `tensor_bytes` holds `tensors` sizes
+ * (NULL, or a 0 entry: that size not checked). KVG_ERR_PARAM_INVALID
+ * with the segment (or tensor, or region) and rule named in `diag`
+ * (optional) otherwise.
  */
 KVG_API kvg_status kvg_row_layout_check(const kvg_row_layout *layout,
-                                        size_t cache_bytes, kvg_diag *diag);
+                                        const size_t *tensor_bytes,
+                                        kvg_diag *diag);
 
-/* Byte offset of segment `segment` of slot `slot` (no check beyond
- * 0 <= slot < blocks * block_size; -1 otherwise). */
+/* Byte offset of segment `segment` of slot `slot` in ITS tensor (no check
+ * beyond 0 <= slot < blocks * block_size and the segment's index; -1
+ * otherwise). */
 KVG_API int64_t kvg_row_segment_at(const kvg_row_layout *layout, int64_t slot,
                                    int segment);
 
-/* The place of cache byte `byte` (layout checked beforehand). */
+/* The tensor segment `segment` lives in (region_tensor[seg.region]); -1
+ * for no such segment. */
+KVG_API int kvg_row_segment_tensor(const kvg_row_layout *layout,
+                                   int segment);
+
+/* The index of tensor `name` in the layout; -1 if none (or NULL). */
+KVG_API int kvg_row_tensor_of(const kvg_row_layout *layout,
+                              const char *name);
+
+/* The place of byte `byte` of tensor `tensor` (layout checked
+ * beforehand); slot -1 for a byte in no slot's part, or a tensor the
+ * layout does not have. */
 KVG_API kvg_row_place kvg_row_place_of(const kvg_row_layout *layout,
-                                       int64_t byte);
+                                       int tensor, int64_t byte);
 
 #ifdef __cplusplus
 }

@@ -113,6 +113,7 @@ static const kvg_abi_field compare_args_fields[] = {
     KVG_ABI_M(kvg_compare_args, left_behind, 'P'),
     KVG_ABI_M(kvg_compare_args, left_behind_user, 'P'),
     KVG_ABI_M(kvg_compare_args, row_layout, 'P'),
+    KVG_ABI_M(kvg_compare_args, row_tensor, 'i'),
 };
 
 /* The descriptions themselves, so that a binding can check the three

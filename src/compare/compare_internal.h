@@ -226,7 +226,11 @@ void kvg_i_cmp_fix_point(char *s);
  * all of them). */
 int64_t kvg_i_rows_marked(const kvg_compare_args *a, int64_t from,
                           int64_t to);
-/* Whether slot `slot` of args.row_layout is written (validated: its
+/* The first segment of layout `l` living in tensor `tensor` (-1: none;
+ * a checked layout has one in each tensor). */
+int kvg_i_rows_first_segment(const kvg_row_layout *l, int tensor);
+/* Whether slot `slot` of args.row_layout is written in the tensor judged
+ * (args.row_tensor; validated: its
  * segment bytes are marked all or none). */
 int kvg_i_rows_slot_written(const kvg_compare_args *a, int64_t slot);
 /* Everything args.row_layout needs of the tensor, the args and the mask,

@@ -180,6 +180,7 @@ void kvg_compare_args_init(kvg_compare_args *args)
     args->left_behind_user = NULL;
     args->layout = NULL;
     args->row_layout = NULL;
+    args->row_tensor = 0;
     args->criterion = KVG_CRIT_AUTO;
     args->role = KVG_ROLE_DEFAULT;
     args->threshold = 0.0;

@@ -49,9 +49,21 @@ int64_t kvg_i_rows_marked(const kvg_compare_args *a, int64_t from, int64_t to)
     return n;
 }
 
+int kvg_i_rows_first_segment(const kvg_row_layout *l, int tensor)
+{
+    int i;
+
+    for (i = 0; i < l->segments; i++)
+        if (kvg_row_segment_tensor(l, i) == tensor)
+            return i;
+    return -1;
+}
+
 int kvg_i_rows_slot_written(const kvg_compare_args *a, int64_t slot)
 {
-    int64_t at = kvg_row_segment_at(a->row_layout, slot, 0);
+    int64_t at = kvg_row_segment_at(
+        a->row_layout, slot,
+        kvg_i_rows_first_segment(a->row_layout, a->row_tensor));
 
     return kvg_i_rows_marked(a, at, at + 1) == 1;
 }
@@ -104,14 +116,15 @@ static kvg_status check_payloads(const kvg_row_layout *rl,
     return KVG_OK;
 }
 
-/* Bytes a slot's segments hold. */
-static int64_t slot_bytes(const kvg_row_layout *rl)
+/* Bytes a slot's segments hold in tensor `tensor`. */
+static int64_t slot_bytes(const kvg_row_layout *rl, int tensor)
 {
     int64_t n = 0;
     int i;
 
     for (i = 0; i < rl->segments; i++)
-        n += kvg_row_segment_bytes(&rl->seg[i]);
+        if (kvg_row_segment_tensor(rl, i) == tensor)
+            n += kvg_row_segment_bytes(&rl->seg[i]);
     return n;
 }
 
@@ -132,7 +145,10 @@ static kvg_status check_marks(const kvg_compare_args *a, int64_t numel,
         for (i = 0; i < rl->segments; i++) {
             int64_t at = kvg_row_segment_at(rl, s, i);
             int64_t n = kvg_row_segment_bytes(&rl->seg[i]);
-            int64_t m = kvg_i_rows_marked(a, at, at + n);
+            int64_t m;
+            if (kvg_row_segment_tensor(rl, i) != a->row_tensor)
+                continue; /* the other tensor's mask says */
+            m = kvg_i_rows_marked(a, at, at + n);
             if (m != (w ? n : 0))
                 return kvg_diag_set(
                     diag, KVG_ERR_PARAM_INVALID, l->written, -1, at,
@@ -146,28 +162,54 @@ static kvg_status check_marks(const kvg_compare_args *a, int64_t numel,
         }
         written += w;
     }
-    if (kvg_i_rows_marked(a, 0, numel) != written * slot_bytes(rl))
+    if (kvg_i_rows_marked(a, 0, numel) !=
+        written * slot_bytes(rl, a->row_tensor))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->written, -1, -1,
                             "%s: %lld bytes are marked written, but the %lld "
                             "written slots' segments hold %lld; bytes outside "
                             "every segment are marked", l->written,
                             (long long)kvg_i_rows_marked(a, 0, numel),
                             (long long)written,
-                            (long long)(written * slot_bytes(rl)));
+                            (long long)(written *
+                                        slot_bytes(rl, a->row_tensor)));
+    return KVG_OK;
+}
+
+/* row_tensor names one of the layout's tensors; the tensor compared is
+ * that one's size (the other's is not known here). */
+static kvg_status check_layout(const kvg_compare_args *a, int64_t numel,
+                               const kvg_i_labels *l, kvg_diag *diag)
+{
+    const kvg_row_layout *rl = a->row_layout;
+    size_t sizes[KVG_ROW_TENSORS] = {0, 0};
+    kvg_diag inner;
+
+    kvg_diag_clear(&inner);
+    if (kvg_row_layout_check(rl, NULL, &inner) != KVG_OK)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->layout, -1, -1,
+                            "%s: %s (a %lld-byte cache)", l->layout,
+                            inner.message, (long long)numel);
+    if (a->row_tensor < 0 || a->row_tensor >= rl->tensors)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->args, -1, -1,
+                            "%s: row_tensor must name one of the row "
+                            "layout's %d tensor%s (0..%d), got %d", l->args,
+                            rl->tensors, rl->tensors == 1 ? "" : "s",
+                            rl->tensors - 1, a->row_tensor);
+    sizes[a->row_tensor] = (size_t)numel;
+    if (kvg_row_layout_check(rl, sizes, &inner) != KVG_OK)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->layout, -1, -1,
+                            "%s: %s (a %lld-byte %s)", l->layout,
+                            inner.message, (long long)numel,
+                            rl->tensors == 1 ? "cache"
+                                             : rl->tensor_name[a->row_tensor]);
     return KVG_OK;
 }
 
 kvg_status kvg_i_rows_check(const kvg_compare_args *a, int64_t numel,
                             const kvg_i_labels *l, kvg_diag *diag)
 {
-    kvg_diag inner;
-
     KVG_TRY(check_tensor(a, l, diag));
-    kvg_diag_clear(&inner);
-    if (kvg_row_layout_check(a->row_layout, (size_t)numel, &inner) != KVG_OK)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->layout, -1, -1,
-                            "%s: %s (a %lld-byte cache)", l->layout,
-                            inner.message, (long long)numel);
+    KVG_TRY(check_layout(a, numel, l, diag));
     if (a->row_layout->blocks == 0)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->layout, -1, -1,
                             "%s: the row layout has no block; it must cover "

@@ -112,18 +112,19 @@ void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int segment,
                    unit, grp, a, g, dist, group_note);
 }
 
-/* Byte `byte` of slot `slot`'s part of its region: its offset there and
- * the region, or -1. */
-static int64_t offset_in_slot(const kvg_row_layout *l, int64_t slot,
-                              int64_t byte, int *region)
+/* Byte `byte` of tensor `tensor` in slot `slot`'s part of a region:
+ * its offset there and the region, or -1. */
+static int64_t offset_in_slot(const kvg_row_layout *l, int tensor,
+                              int64_t slot, int64_t byte, int *region)
 {
-    const int64_t base = slot / l->block_size * l->block_stride;
+    const int64_t base = slot / l->block_size * l->block_stride[tensor];
     int r;
 
     for (r = 0; r < l->regions; r++) {
         int64_t at = byte - (base + l->region_offset[r] +
                              slot % l->block_size * l->slot_stride[r]);
-        if (at >= 0 && at < l->slot_stride[r]) {
+        if (l->region_tensor[r] == tensor && at >= 0 &&
+            at < l->slot_stride[r]) {
             *region = r;
             return at;
         }
@@ -140,7 +141,7 @@ void kvg_i_rows_untouched_place(const kvg_compare_args *a, int64_t byte,
     const unsigned char *ref = a->initial != NULL
                                    ? (const unsigned char *)a->initial->data
                                    : (const unsigned char *)a->golden->data;
-    kvg_row_place at = kvg_row_place_of(l, byte);
+    kvg_row_place at = kvg_row_place_of(l, a->row_tensor, byte);
     char where[32] = "";
     int region = 0;
     int64_t off;
@@ -170,8 +171,9 @@ void kvg_i_rows_untouched_place(const kvg_compare_args *a, int64_t byte,
                        (unsigned)x[byte], ref_name, (unsigned)ref[byte]);
         return;
     }
-    off = offset_in_slot(l, at.slot, byte, &region);
-    if (l->regions > 1)
+    off = offset_in_slot(l, a->row_tensor, at.slot, byte, &region);
+    /* a region is worth naming when the tensor has two */
+    if (l->regions > 1 && l->region_tensor[0] == l->region_tensor[1])
         (void)snprintf(where, sizeof where, " of region %d", region);
     (void)snprintf(p->text, sizeof p->text,
                    "slot %lld (%s): byte %lld%s of its row, outside its "

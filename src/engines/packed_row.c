@@ -82,16 +82,26 @@ static int scale_segment(const kvg_row_layout *l, int i)
     return -1;
 }
 
-static void write_payload(const kvg_i_packed_row *p, unsigned char *cache,
+/* Where segment i of `slot` starts: in its own tensor. */
+static unsigned char *segment_base(const kvg_row_layout *l,
+                                   unsigned char *const tensor[], int64_t slot,
+                                   int i)
+{
+    return tensor[kvg_row_segment_tensor(l, i)] +
+           kvg_row_segment_at(l, slot, i);
+}
+
+static void write_payload(const kvg_i_packed_row *p,
+                          unsigned char *const tensor[],
                           const unsigned char *x_row, int64_t slot, int i)
 {
     const kvg_row_segment *s = &p->layout->seg[i];
     const kvg_i_group_rule *r = p->rule[i];
     const unsigned char *x = x_row + 2 * p->column[i];
-    unsigned char *q = cache + kvg_row_segment_at(p->layout, slot, i);
+    unsigned char *q = segment_base(p->layout, tensor, slot, i);
     const int sc = scale_segment(p->layout, i);
     unsigned char *scale =
-        sc < 0 ? NULL : cache + kvg_row_segment_at(p->layout, slot, sc);
+        sc < 0 ? NULL : segment_base(p->layout, tensor, slot, sc);
     const size_t sb = kvg_i_group_scale_bytes(r);
     const int64_t g = s->group > 0 ? s->group : s->count;
     int64_t k;
@@ -102,7 +112,8 @@ static void write_payload(const kvg_i_packed_row *p, unsigned char *cache,
                           scale == NULL ? NULL : scale + (size_t)k * sb);
 }
 
-void kvg_i_packed_row_write(const kvg_i_packed_row *p, unsigned char *cache,
+void kvg_i_packed_row_write(const kvg_i_packed_row *p,
+                            unsigned char *const tensor[KVG_ROW_TENSORS],
                             const unsigned char *x_row, int64_t slot)
 {
     const kvg_row_layout *l = p->layout;
@@ -110,11 +121,11 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p, unsigned char *cache,
 
     for (i = 0; i < l->segments; i++) {
         const kvg_row_segment *s = &l->seg[i];
-        unsigned char *at = cache + kvg_row_segment_at(l, slot, i);
+        unsigned char *at = segment_base(l, tensor, slot, i);
 
         switch (s->field) {
         case KVG_ROW_PAYLOAD:
-            write_payload(p, cache, x_row, slot, i);
+            write_payload(p, tensor, x_row, slot, i);
             break;
         case KVG_ROW_COPY:
             memcpy(at, x_row + 2 * p->column[i],
@@ -131,7 +142,7 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p, unsigned char *cache,
     }
 }
 
-void kvg_i_packed_row_runs(const kvg_row_layout *l, int64_t slot,
+void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
                            kvg_i_byte_run_fn fn, void *ctx)
 {
     int64_t last = -1, at, best;
@@ -142,6 +153,8 @@ void kvg_i_packed_row_runs(const kvg_row_layout *l, int64_t slot,
         pick = -1;
         best = 0;
         for (i = 0; i < l->segments; i++) {
+            if (kvg_row_segment_tensor(l, i) != tensor)
+                continue;
             at = kvg_row_segment_at(l, slot, i);
             if (at > last && (pick < 0 || at < best))
                 pick = i, best = at;

@@ -4,7 +4,9 @@
  * PAYLOAD segment quantised group by group (src/engines/group_quant.h),
  * its scales into the SCALE segment that names it, COPY segments passed
  * through, PAD segments zeroed. Bytes of a slot no segment covers, and
- * every byte of a slot not written, keep their contents.
+ * every byte of a slot not written, keep their contents. A layout over
+ * two tensors (the scales in a tensor of their own) is written through
+ * one base pointer per tensor, each segment into its own.
  *
  * Also the slot policies of the packed-row epilogs (quant_epilogs.md
  * section 6.4 of the spec) and the byte runs a slot's write covers, from
@@ -58,14 +60,17 @@ kvg_status kvg_i_packed_row_check_slots(const kvg_tensor *index, int64_t n,
                                         int int32_only, kvg_i_keypos *keys,
                                         kvg_diag *diag);
 
-/* Token row x_row (bf16, little-endian) into `slot` of cache. */
-void kvg_i_packed_row_write(const kvg_i_packed_row *p, unsigned char *cache,
+/* Token row x_row (bf16, little-endian) into `slot`: tensor[t] is the
+ * base of the layout's tensor t (entries past layout->tensors unused). */
+void kvg_i_packed_row_write(const kvg_i_packed_row *p,
+                            unsigned char *const tensor[KVG_ROW_TENSORS],
                             const unsigned char *x_row, int64_t slot);
 
-/* The byte runs of a write into `slot`: fn(ctx, first byte, bytes) once
- * per segment, in address order. */
+/* The byte runs of a write into `slot` in tensor `tensor` of the layout:
+ * fn(ctx, first byte, bytes) once per segment living there, in address
+ * order. */
 typedef void (*kvg_i_byte_run_fn)(void *ctx, int64_t first, int64_t bytes);
-void kvg_i_packed_row_runs(const kvg_row_layout *l, int64_t slot,
+void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
                            kvg_i_byte_run_fn fn, void *ctx);
 
 #endif /* KVGOLD_SRC_ENGINES_PACKED_ROW_H */

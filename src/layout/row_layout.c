@@ -1,11 +1,14 @@
 /*
  * src/layout/row_layout.c - the packed-row layout (kvgold/row_layout.h):
- * its one validation, the byte offset of a slot's segment, and the
- * inverse (which slot, segment and group a cache byte belongs to), for
- * the engine that writes rows and the comparator that judges them.
+ * its one validation, the byte offset of a slot's segment in its tensor,
+ * and the inverse (which slot, segment and group a byte of one tensor
+ * belongs to), for the engine that writes rows and the comparator that
+ * judges them.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvgold/row_layout.h"
+
+#include <string.h>
 
 static int is_fp4(kvg_dtype t)
 {
@@ -73,8 +76,58 @@ static int overlap(const kvg_row_segment *a, const kvg_row_segment *b)
            b->offset < a->offset + kvg_row_segment_bytes(a);
 }
 
-/* The regions' spans in a block: region r covers [region_offset[r],
+/* A rule about the layout as a whole, or about tensor / region `i`
+ * (`what` names which). */
+static kvg_status bad_at(kvg_diag *diag, const kvg_row_layout *l,
+                         const char *what, int i, const char *rule)
+{
+    return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "row layout", -1, i,
+                        "%s: %s %d: %s", l->name ? l->name : "?", what, i,
+                        rule);
+}
+
+/* 1..2 tensors, each named (non-NULL, distinct): a consumer holding one
+ * tensor finds which it is by its name. */
+static kvg_status check_tensors(const kvg_row_layout *l, kvg_diag *diag)
+{
+    int t;
+
+    if (l->tensors < 1 || l->tensors > KVG_ROW_TENSORS)
+        return bad(diag, l, -1, "1..2 tensors");
+    for (t = 0; t < l->tensors; t++) {
+        if (l->tensor_name[t] == NULL)
+            return bad_at(diag, l, "tensor", t, "has no name");
+        if (t > 0 && l->tensor_name[0] != NULL &&
+            strcmp(l->tensor_name[t], l->tensor_name[0]) == 0)
+            return bad_at(diag, l, "tensor", t,
+                          "has the name of tensor 0");
+        if (l->block_stride[t] < 1)
+            return bad_at(diag, l, "tensor", t, "block_stride must be >= 1");
+    }
+    return KVG_OK;
+}
+
+/* Region r's span in a block of its tensor: [region_offset[r],
  * region_offset[r] + block_size * slot_stride[r]). */
+static kvg_status check_region(const kvg_row_layout *l, int r, int64_t *lo,
+                               int64_t *hi, kvg_diag *diag)
+{
+    if (l->region_tensor[r] < 0 || l->region_tensor[r] >= l->tensors)
+        return bad_at(diag, l, "region", r, "its tensor is out of range");
+    if (l->slot_stride[r] < 1 || l->region_offset[r] < 0 ||
+        l->slot_stride[r] > (INT64_MAX - l->region_offset[r]) /
+                                l->block_size)
+        return bad_at(diag, l, "region", r, "its offset or slot stride");
+    *lo = l->region_offset[r];
+    *hi = *lo + l->block_size * l->slot_stride[r];
+    if (*hi > l->block_stride[l->region_tensor[r]])
+        return bad_at(diag, l, "region", r,
+                      "extends past its tensor's block_stride");
+    return KVG_OK;
+}
+
+/* Each region inside its tensor's block, two regions of one tensor
+ * disjoint (regions of different tensors share no byte). */
 static kvg_status check_regions(const kvg_row_layout *l, kvg_diag *diag)
 {
     int64_t lo[KVG_ROW_REGIONS], hi[KVG_ROW_REGIONS];
@@ -82,23 +135,53 @@ static kvg_status check_regions(const kvg_row_layout *l, kvg_diag *diag)
 
     if (l->block_size < 1 || l->blocks < 0)
         return bad(diag, l, -1, "block_size must be >= 1, blocks >= 0");
-    for (r = 0; r < l->regions; r++) {
-        if (l->slot_stride[r] < 1 || l->region_offset[r] < 0 ||
-            l->slot_stride[r] > (INT64_MAX - l->region_offset[r]) /
-                                    l->block_size)
-            return bad(diag, l, -1, "a region's offset or slot stride");
-        lo[r] = l->region_offset[r];
-        hi[r] = lo[r] + l->block_size * l->slot_stride[r];
-        if (hi[r] > l->block_stride)
-            return bad(diag, l, -1, "a region extends past block_stride");
-    }
-    if (l->regions == 2 && lo[0] < hi[1] && lo[1] < hi[0])
+    for (r = 0; r < l->regions; r++)
+        KVG_TRY(check_region(l, r, &lo[r], &hi[r], diag));
+    if (l->regions == 2 && l->region_tensor[0] == l->region_tensor[1] &&
+        lo[0] < hi[1] && lo[1] < hi[0])
         return bad(diag, l, -1, "the two regions overlap");
     return KVG_OK;
 }
 
-kvg_status kvg_row_layout_check(const kvg_row_layout *l, size_t cache_bytes,
-                                kvg_diag *diag)
+/* Every tensor holds a segment (and so a region): a tensor the layout
+ * writes nothing into is no part of it. */
+static kvg_status check_used(const kvg_row_layout *l, kvg_diag *diag)
+{
+    int t, i;
+
+    for (t = 0; t < l->tensors; t++) {
+        for (i = 0; i < l->segments; i++)
+            if (kvg_row_segment_tensor(l, i) == t)
+                break;
+        if (i == l->segments)
+            return bad_at(diag, l, "tensor", t,
+                          "holds no segment (every tensor needs a region "
+                          "with one)");
+    }
+    return KVG_OK;
+}
+
+/* blocks * block_stride[t] inside each tensor whose size is given. */
+static kvg_status check_sizes(const kvg_row_layout *l,
+                              const size_t *tensor_bytes, kvg_diag *diag)
+{
+    int t;
+
+    if (tensor_bytes == NULL)
+        return KVG_OK;
+    for (t = 0; t < l->tensors; t++)
+        if (tensor_bytes[t] != 0 &&
+            l->blocks > (int64_t)(tensor_bytes[t] /
+                                  (size_t)l->block_stride[t]))
+            return bad_at(diag, l, "tensor", t,
+                          l->tensors == 1
+                              ? "blocks * block_stride exceeds the cache"
+                              : "blocks * block_stride exceeds the tensor");
+    return KVG_OK;
+}
+
+kvg_status kvg_row_layout_check(const kvg_row_layout *l,
+                                const size_t *tensor_bytes, kvg_diag *diag)
 {
     int i, j;
 
@@ -108,6 +191,7 @@ kvg_status kvg_row_layout_check(const kvg_row_layout *l, size_t cache_bytes,
     if (l->segments < 1 || l->segments > KVG_ROW_SEGMENTS ||
         l->regions < 1 || l->regions > KVG_ROW_REGIONS)
         return bad(diag, l, -1, "1..8 segments and 1..2 regions");
+    KVG_TRY(check_tensors(l, diag));
     KVG_TRY(check_regions(l, diag));
     for (i = 0; i < l->segments; i++) {
         KVG_TRY(check_segment(l, i, diag));
@@ -115,10 +199,27 @@ kvg_status kvg_row_layout_check(const kvg_row_layout *l, size_t cache_bytes,
             if (overlap(&l->seg[i], &l->seg[j]))
                 return bad(diag, l, i, "overlaps an earlier segment");
     }
-    if (cache_bytes != 0 &&
-        (l->blocks > (int64_t)(cache_bytes / (size_t)l->block_stride)))
-        return bad(diag, l, -1, "blocks * block_stride exceeds the cache");
-    return KVG_OK;
+    KVG_TRY(check_used(l, diag));
+    return check_sizes(l, tensor_bytes, diag);
+}
+
+int kvg_row_segment_tensor(const kvg_row_layout *l, int segment)
+{
+    if (segment < 0 || segment >= l->segments)
+        return -1;
+    return l->region_tensor[l->seg[segment].region];
+}
+
+int kvg_row_tensor_of(const kvg_row_layout *l, const char *name)
+{
+    int t;
+
+    if (name == NULL)
+        return -1;
+    for (t = 0; t < l->tensors && t < KVG_ROW_TENSORS; t++)
+        if (l->tensor_name[t] != NULL && strcmp(l->tensor_name[t], name) == 0)
+            return t;
+    return -1;
 }
 
 int64_t kvg_row_segment_at(const kvg_row_layout *l, int64_t slot, int segment)
@@ -129,7 +230,7 @@ int64_t kvg_row_segment_at(const kvg_row_layout *l, int64_t slot, int segment)
         segment >= l->segments)
         return -1;
     s = &l->seg[segment];
-    return slot / l->block_size * l->block_stride +
+    return slot / l->block_size * l->block_stride[l->region_tensor[s->region]] +
            l->region_offset[s->region] +
            slot % l->block_size * l->slot_stride[s->region] + s->offset;
 }
@@ -168,21 +269,25 @@ static kvg_row_place in_slot(const kvg_row_layout *l, int r, int64_t slot,
     return p;
 }
 
-kvg_row_place kvg_row_place_of(const kvg_row_layout *l, int64_t byte)
+kvg_row_place kvg_row_place_of(const kvg_row_layout *l, int tensor,
+                               int64_t byte)
 {
-    int64_t block, within;
+    int64_t block, within, stride;
     int r;
 
-    if (byte < 0 || l->block_stride < 1)
+    if (tensor < 0 || tensor >= l->tensors || tensor >= KVG_ROW_TENSORS ||
+        byte < 0 || l->block_stride[tensor] < 1)
         return nowhere(-1);
-    block = byte / l->block_stride;
-    within = byte % l->block_stride;
+    stride = l->block_stride[tensor];
+    block = byte / stride;
+    within = byte % stride;
     if (block >= l->blocks)
         return nowhere(-1);
     for (r = 0; r < l->regions; r++) {
         const int64_t rel = within - l->region_offset[r];
 
-        if (rel >= 0 && rel < l->block_size * l->slot_stride[r])
+        if (l->region_tensor[r] == tensor && rel >= 0 &&
+            rel < l->block_size * l->slot_stride[r])
             return in_slot(l, r,
                            block * l->block_size + rel / l->slot_stride[r],
                            rel % l->slot_stride[r]);

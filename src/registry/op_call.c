@@ -262,6 +262,7 @@ kvg_status kvg_op_row_layout(const kvg_op_call *call, const char *name,
 {
     const kvg_i_op_tensor *entry;
     kvg_i_op_args a;
+    kvg_row_layout l;
 
     if (diag != NULL)
         kvg_diag_clear(diag);
@@ -275,7 +276,16 @@ kvg_status kvg_op_row_layout(const kvg_op_call *call, const char *name,
         memset(out, 0, sizeof *out); /* "none" */
         return KVG_OK;
     }
-    return call->op->row_layout(&a, name, out, diag);
+    KVG_TRY(call->op->row_layout(&a, name, &l, diag));
+    /* the caller finds its tensor in the layout by name: a layout that
+     * does not name it is the operator's mistake, never judged */
+    if (l.segments > 0 && kvg_row_tensor_of(&l, name) < 0)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, -1, -1,
+                            "%s: the %s row layout does not name this "
+                            "tensor among its tensors (operator bug)", name,
+                            call->op->name);
+    *out = l;
+    return KVG_OK;
 }
 
 size_t kvg_op_row_layout_size(void)

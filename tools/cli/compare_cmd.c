@@ -239,6 +239,10 @@ static int compare_all(compare_run *r, int k)
         }
         kvg_compare_args_init(&a);
         a.row_layout = row_layout.segments > 0 ? &row_layout : NULL;
+        /* a layout over two tensors: which one this is (op_call checked
+         * that it names it) */
+        a.row_tensor =
+            a.row_layout ? kvg_row_tensor_of(&row_layout, g->name) : 0;
         a.name = g->name;
         a.golden = &g->t;
         a.actual = &d->t[i];

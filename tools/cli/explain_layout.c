@@ -26,7 +26,10 @@ const char *const kvg_cli_explain_layout_help =
     "group size, scales and which payload they scale, pass-through bytes,\n"
     "padding, bytes the kernel leaves unset), its byte range, dtype and\n"
     "element count; then where slot s lives (block s / block_size at\n"
-    "position s %% block_size). It is the layout the operator writes and\n"
+    "position s %% block_size). A layout over two tensors (scales in a\n"
+    "tensor of their own) prints each tensor's map under its name, with\n"
+    "the other tensor named where a scale and its payload are apart.\n"
+    "It is the layout the operator writes and\n"
     "`kvgold compare` judges by, field by field. Outputs without a packed\n"
     "layout are named as such. CASE is any case directory (a vector, a\n"
     "`kvgold prepare` directory, a case `scan` wrote).\n"
@@ -46,15 +49,29 @@ static const char *field_name(kvg_row_field f)
     return "?";
 }
 
-/* "64 per group, 3 groups (scales: scale)" / "of nope" / "" */
+/* " (in cache_scale)" when segment j lives in another tensor than i. */
+static const char *elsewhere(const kvg_row_layout *l, int i, int j,
+                             char *buf, size_t cap)
+{
+    const int t = kvg_row_segment_tensor(l, j);
+
+    buf[0] = '\0';
+    if (t != kvg_row_segment_tensor(l, i))
+        (void)snprintf(buf, cap, " (in %s)", l->tensor_name[t]);
+    return buf;
+}
+
+/* "groups of 64: 3, scaled by scale" / "one per group of nope" / "" */
 static void group_text(const kvg_row_layout *l, int i, char *out, size_t cap)
 {
     const kvg_row_segment *s = &l->seg[i];
+    char in[48];
     int j;
 
     out[0] = '\0';
     if (s->field == KVG_ROW_SCALE && s->of >= 0 && s->of < l->segments) {
-        (void)snprintf(out, cap, "one per group of %s", l->seg[s->of].name);
+        (void)snprintf(out, cap, "one per group of %s%s", l->seg[s->of].name,
+                       elsewhere(l, i, s->of, in, sizeof in));
         return;
     }
     if (s->field != KVG_ROW_PAYLOAD || s->group <= 0)
@@ -62,11 +79,18 @@ static void group_text(const kvg_row_layout *l, int i, char *out, size_t cap)
     for (j = 0; j < l->segments; j++)
         if (l->seg[j].field == KVG_ROW_SCALE && l->seg[j].of == i)
             break;
-    (void)snprintf(out, cap, "groups of %lld: %lld%s%s",
+    (void)snprintf(out, cap, "groups of %lld: %lld%s%s%s",
                    (long long)s->group,
                    (long long)(s->count / s->group + (s->count % s->group != 0)),
                    j < l->segments ? ", scaled by " : "",
-                   j < l->segments ? l->seg[j].name : "");
+                   j < l->segments ? l->seg[j].name : "",
+                   j < l->segments ? elsewhere(l, i, j, in, sizeof in) : "");
+}
+
+/* Whether region r shares its tensor with the other region. */
+static int shared_tensor(const kvg_row_layout *l)
+{
+    return l->regions > 1 && l->region_tensor[0] == l->region_tensor[1];
 }
 
 /* The segments of region r, in byte order, and the bytes of a slot's part
@@ -79,9 +103,9 @@ static void print_region(const kvg_row_layout *l, int r, FILE *out)
 
     fprintf(out, "  region %d: %lld bytes a slot%s\n", r,
             (long long)l->slot_stride[r],
-            l->regions > 1 ? (r == 0 ? " (a block's values)"
-                                     : " (a block's scales)")
-                           : "");
+            shared_tensor(l) ? (r == 0 ? " (a block's values)"
+                                       : " (a block's scales)")
+                             : "");
     fprintf(out, "    %-13s %-9s %-10s %-12s %8s\n", "bytes", "field",
             "name", "dtype", "elements");
     for (k = 0; k < l->segments; k++) {
@@ -118,23 +142,31 @@ static void print_region(const kvg_row_layout *l, int r, FILE *out)
     }
 }
 
+/* The map of tensor `k` of the layout (the one named `name`): its
+ * regions, and where a slot's part of each is. */
 static void print_layout(const char *name, const kvg_tensor *t,
-                         const kvg_row_layout *l, FILE *out)
+                         const kvg_row_layout *l, int k, FILE *out)
 {
     int r;
 
-    fprintf(out, "%s (%s, %lld bytes): %s\n", name, kvg_dtype_name(t->dtype),
+    fprintf(out, "%s (%s, %lld bytes): %s", name, kvg_dtype_name(t->dtype),
             (long long)t->nbytes, l->name != NULL ? l->name : "-");
+    if (l->tensors > 1)
+        fprintf(out, " (tensor %d of %d: %s, %s)", k, l->tensors,
+                l->tensor_name[0], l->tensor_name[1]);
+    fputc('\n', out);
     for (r = 0; r < l->regions; r++)
-        print_region(l, r, out);
+        if (l->region_tensor[r] == k)
+            print_region(l, r, out);
     fprintf(out, "  slot s: block s / %lld, position s %% %lld; block b at "
             "byte b * %lld",
             (long long)l->block_size, (long long)l->block_size,
-            (long long)l->block_stride);
+            (long long)l->block_stride[k]);
     for (r = 0; r < l->regions; r++)
-        fprintf(out, "; region %d at + %lld, slot position p at + p * %lld",
-                r, (long long)l->region_offset[r],
-                (long long)l->slot_stride[r]);
+        if (l->region_tensor[r] == k)
+            fprintf(out, "; region %d at + %lld, slot position p at + p * "
+                    "%lld", r, (long long)l->region_offset[r],
+                    (long long)l->slot_stride[r]);
     fprintf(out, "\n  %lld blocks, %lld slots\n", (long long)l->blocks,
             (long long)(l->blocks * l->block_size));
 }
@@ -165,7 +197,8 @@ static int explain_one(const kvg_case *c, const char *name, FILE *out)
                 c->dir, name);
         return KVG_EXIT_INVALID;
     }
-    print_layout(name, t, &l, out);
+    /* op_call made sure the layout names this tensor */
+    print_layout(name, t, &l, kvg_row_tensor_of(&l, name), out);
     return KVG_EXIT_PASS;
 }
 

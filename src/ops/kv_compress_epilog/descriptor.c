@@ -81,7 +81,7 @@ static void enumerate(const void *ctx, kvg_i_run_sink *s)
     for (t = 0; t < c->p->tokens; t++) {
         slot = kvg_i_index_at(c->k->slot_mapping, t);
         if (kvg_i_packed_row_kept(c->p->policy, slot, c->p->slots))
-            kvg_i_packed_row_runs(&c->p->layout, slot, put, s);
+            kvg_i_packed_row_runs(&c->p->layout, 0, slot, put, s);
     }
 }
 

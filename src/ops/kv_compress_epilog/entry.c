@@ -42,7 +42,8 @@ static void compute(const kvg_kv_compress_epilog_args *a,
                     const kvg_i_kv_compress_epilog_plan *p)
 {
     const unsigned char *x = (const unsigned char *)a->x->data;
-    unsigned char *cache = (unsigned char *)a->cache->data;
+    unsigned char *const tensor[KVG_ROW_TENSORS] = {
+        (unsigned char *)a->cache->data, NULL};
     kvg_i_packed_row row;
     int64_t t, slot;
     int i;
@@ -56,7 +57,7 @@ static void compute(const kvg_kv_compress_epilog_args *a,
     for (t = 0; t < p->tokens; t++) {
         slot = kvg_i_index_at(a->slot_mapping, t);
         if (kvg_i_packed_row_kept(p->policy, slot, p->slots))
-            kvg_i_packed_row_write(&row, cache,
+            kvg_i_packed_row_write(&row, tensor,
                                    x + (size_t)(t * p->d) * 2, slot);
     }
 }

@@ -118,6 +118,8 @@ static void row_start(row *r, kvg_i_kv_compress_epilog_plan *p,
 
     memset(&p->layout, 0, sizeof p->layout);
     p->layout.name = name;
+    p->layout.tensors = 1; /* the scales live in the cache row */
+    p->layout.tensor_name[0] = "cache";
     p->layout.regions = 1;
     for (i = 0; i < KVG_ROW_SEGMENTS; i++)
         p->rule_of[i] = -1, p->column[i] = 0;
@@ -594,10 +596,10 @@ static kvg_status place(const kvg_kv_compress_epilog_args *a,
     if (l->slot_stride[0] == 0)
         l->slot_stride[0] = c->row_bytes;
     l->block_size = c->block_size;
-    l->block_stride = natural;
+    l->block_stride[0] = natural;
     l->blocks = c->blocks;
     p->slots = c->blocks * c->block_size;
-    return kvg_row_layout_check(l, 0, diag);
+    return kvg_row_layout_check(l, NULL, diag);
 }
 
 kvg_status kvg_i_kce_preset(const kvg_kv_compress_epilog_args *a,

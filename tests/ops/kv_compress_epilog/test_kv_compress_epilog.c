@@ -269,9 +269,18 @@ static void row_layout_hook(void **state)
     assert_int_equal(l.seg[2].of, 1);
     assert_int_equal(l.slot_stride[0], 200);
     assert_int_equal(l.block_size, 2);
-    assert_int_equal(l.block_stride, 400);
+    assert_int_equal(l.block_stride[0], 400);
     assert_int_equal(l.blocks, 2);
-    assert_int_equal(kvg_row_layout_check(&l, 800, NULL), KVG_OK);
+    /* one tensor: the scales live in the cache row */
+    assert_int_equal(l.tensors, 1);
+    assert_string_equal(l.tensor_name[0], "cache");
+    assert_int_equal(l.region_tensor[0], 0);
+    assert_int_equal(kvg_row_tensor_of(&l, "cache"), 0);
+    assert_int_equal(kvg_row_tensor_of(&l, "x"), -1);
+    {
+        const size_t bytes[KVG_ROW_TENSORS] = {800, 0};
+        assert_int_equal(kvg_row_layout_check(&l, bytes, NULL), KVG_OK);
+    }
     assert_int_equal(kvg_i_kv_compress_epilog_row_layout(&a, "x", &l, NULL),
                      KVG_OK);
     assert_int_equal(l.segments, 0);

@@ -782,6 +782,10 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         return;
     kvg_compare_args_init(&a);
     a.row_layout = row_layout.segments > 0 ? &row_layout : NULL;
+    /* a layout over two tensors: which one this is (op_call checked
+     * that it names it) */
+    a.row_tensor =
+        a.row_layout ? kvg_row_tensor_of(&row_layout, g->name) : 0;
     a.name = g->name;
     a.golden = &g->t;
     a.actual = &j->npu[i];

@@ -193,7 +193,7 @@ class _Context:
             ctypes.byref(self.call.call), name.encode(), buf,
             ctypes.byref(self.call.diag)))
         # "none" is the all-zero layout, which the one check refuses
-        if _L.kvg_row_layout_check(buf, 0, None) != _lib.OK:
+        if _L.kvg_row_layout_check(buf, None, None) != _lib.OK:
             return None
         return buf
 
@@ -329,6 +329,9 @@ def compare(golden: Mapping[str, TensorLike],
         _L.kvg_compare_args_init(ctypes.byref(args))
         if rows is not None:
             args.row_layout = ctypes.cast(rows, ctypes.c_void_p)
+            # a layout over two tensors: which one `n` is (the library
+            # checked that the operator's layout names it)
+            args.row_tensor = _L.kvg_row_tensor_of(rows, n.encode())
         args.name = n.encode()
         args.golden = ctypes.pointer(g.c)
         args.actual = ctypes.pointer(a.c)

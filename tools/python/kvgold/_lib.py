@@ -315,6 +315,7 @@ class CompareArgs(ctypes.Structure):
     level: int
     third_party: Any
     row_layout: Any  # an address: kvg_op_row_layout's buffer
+    row_tensor: int  # which of row_layout's tensors this is
 
 
 _layout(Tensor, "kvg_tensor")
@@ -376,7 +377,8 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
         _P(OpCall), ctypes.c_char_p, ctypes.c_void_p, _P(Diag)]),
     "kvg_op_row_layout_size": (ctypes.c_size_t, []),
     "kvg_row_layout_check": (ctypes.c_int, [
-        ctypes.c_void_p, ctypes.c_size_t, _P(Diag)]),
+        ctypes.c_void_p, _P(ctypes.c_size_t), _P(Diag)]),
+    "kvg_row_tensor_of": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
     "kvg_compare_result_size": (ctypes.c_size_t, []),
     "kvg_compare_standard_from_name": (ctypes.c_int, [ctypes.c_char_p,
                                                       _P(ctypes.c_int)]),
