@@ -90,7 +90,7 @@ def quant_e4m3fn(z):
     normal = (((bits >> 23) - 120) << 3) | ((bits >> 20) & 7)
     sub = (q * 512.0).to(torch.int32)
     code = torch.where(q >= 2.0 ** -6, normal, sub)
-    code = code | ((z < 0).to(torch.int32) << 7)
+    code = code | (torch.signbit(z).to(torch.int32) << 7)
     return code.to(torch.uint8)
 
 

@@ -11,10 +11,14 @@ the cache in place and return nothing, so:
   analyze_forward_input / _output); the record's name keeps only
   "<namespace>.kv_compress_epilog", which four forms share. Listed NOT
   JUDGED, never counted as another operator's call.
-- CANN / ATB: kvgold's binding has no kernel or ATB form (ops-transformer's
-  aclnnKvCompressEpilog / op type KvCompressEpilog is not bound, and a
-  dump does not say which implementation's kernel it holds): such a dump
-  (test_kce_scan.py writes one with scan_dumps' writers) is NOT JUDGED.
+- CANN: op type KvCompressEpilog is judged as ot when its dumped
+  attributes are ot's (x_scale, none of cr's scale / sgk's and va's
+  layout, block_stride), else NOT JUDGED (the op type is shared);
+  KvCompressEpilogV2 as cr_v2. ATB: no form, NOT JUDGED. test_kce_scan.py
+  writes these with scan_dumps' writers.
+- ops-test-kit's own writer (ManualDataStore.write_case, run in session
+  kscan2 on ot calls) writes the names e2e() writes: input_0_uint8,
+  input_1_bfloat16, input_2_int32, golden_0_none, golden_1_uint8.
 This writer keeps no generic hook name (msprobe / cann / E2E_API ...): the
 generic format tests judge every writer's SAMPLE there, which an
 in-place op with five forms does not fit; test_kce_scan.py uses FORMS."""

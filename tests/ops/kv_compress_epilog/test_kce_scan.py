@@ -125,35 +125,109 @@ def test_a_pad_byte_fails_on_pad(cli, tmp_path):
     assert fields["pad"]["places"][0]["slot"] == last
 
 
-def test_kernel_dumps_are_not_judged(cli, tmp_path):
-    """A CANN dump file of op type KvCompressEpilog (ops-transformer's
-    aclnn kernel) and an ATB operation directory of that name: kvgold has
-    no kernel or ATB form of the operator, so each is listed NOT JUDGED
-    naming it, never counted as another operator's call."""
+def _cann(root, name, call, attrs, op_type="KvCompressEpilog"):
+    ins = [call.inputs[n] for n in ("cache", "x", "slot_mapping")]
+    sd.write_cann(root, op_type, name, ins, [call.post["cache"]],
+                  attrs=attrs, task=1)
+
+
+# ot's kernel attributes (kv_compress_epilog_def.cpp:45-48) of the ot
+# vector case: quant_mode 1, group 64, round_scale true, x_scale 1
+OT_ATTRS = [("quant_group_size", "64"), ("quant_mode", "1"),
+            ("round_scale", "true"), ("x_scale", "1.0")]
+
+
+def test_a_cann_dump_of_ots_kernel_is_judged(cli, tmp_path):
+    """Op type KvCompressEpilog with ot's attributes (x_scale; none of
+    cr's scale, sgk / va's layout or block_stride): judged as ot, the
+    post-call cache being the dump's output; a planted scale byte FAILs
+    in the scales field of the last slot."""
+    c = W.case(ONE["ot"])
+    _cann(str(tmp_path / "ok"), "kce0", c, OT_ATTRS)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
+    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+    assert doc["calls"][0]["op"] == W.OP
+    c.post["cache"][1].reshape(-1)[LAST * ROW + 640] ^= 0x01
+    _cann(str(tmp_path / "bad"), "kce1", c, OT_ATTRS)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
+    assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL", err
+    fields = _fields(doc["calls"][0])
+    assert [k for k, f in fields.items() if f["verdict"] != "PASS"] == \
+        ["scales"]
+    assert fields["scales"]["places"][0]["slot"] == LAST
+
+
+def test_a_cann_dump_of_the_v2_kernel_is_judged(cli, tmp_path):
+    """Op type KvCompressEpilogV2 (cann-recipes-infer's, the only one of
+    that name): cr_v2, quant_mode 4 as the kernel's int; honest PASS, the
+    generic fault FAIL."""
+    c = W.case(ONE["cr_v2"])
+    a = c.attrs
+    attrs = [("quant_group_size", str(a["quant_group_size"])),
+             ("quant_mode", str(a["quant_mode"])),
+             ("round_scale", "true"), ("x_scale", "1.0")]
+    _cann(str(tmp_path / "ok"), "v2", c, attrs, "KvCompressEpilogV2")
+    rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
+    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+    sd.plant_fault(c)
+    _cann(str(tmp_path / "bad"), "v2", c, attrs, "KvCompressEpilogV2")
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
+    assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL", err
+
+
+def test_a_kernel_dump_that_does_not_say_whose_is_not_judged(cli, tmp_path):
+    """The op type KvCompressEpilog is ot's, cr's, sgk's and va's: a dump
+    with no attributes, or with another implementation's (cr's scale), is
+    NOT JUDGED saying so - never judged as ot, never another operator's;
+    --attr impl="ot" judges the first as ot."""
+    c = W.case(ONE["ot"])
+    _cann(str(tmp_path / "none"), "kce0", c, [])
+    _cann(str(tmp_path / "cr"), "kce0", c, [("scale", "1.0")])
+    for sub, words in (("none", '"ot, cr, sgk or va? --attr impl"'),
+                       ("cr", '"cr/sgk/va, not ot? --attr impl"')):
+        rc, doc, err = sd.scan(cli, str(tmp_path / sub))
+        assert rc == 1 and doc["summary"]["other_calls"] == 0, err
+        assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+        assert words in doc["calls"][0]["reason"], doc["calls"][0]
+        assert "--attr impl" in doc["calls"][0]["reason"]
+    rc, doc, err = sd.scan(cli, str(tmp_path / "none"), "--attr",
+                           'impl="ot"')
+    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+
+
+def test_atb_dumps_are_not_judged(cli, tmp_path):
+    """An ATB operation directory named KvCompressEpilogOperation: kvgold
+    has no ATB form of the operator (no ATB operation of it is known), so
+    it is listed NOT JUDGED naming it, never counted as another
+    operator's call."""
     c = W.case(ONE["sgk"])
     ins = [c.inputs[n] for n in ("cache", "x", "slot_mapping")]
-    sd.write_cann(str(tmp_path / "cann"), "KvCompressEpilog", "kce0", ins,
-                  [c.post["cache"]], task=1)
     sd.write_atb_op(str(tmp_path / "atb"), "0_KvCompressEpilogOperation",
                     ins, [c.post["cache"]])
-    for fmt in ("cann", "atb"):
-        rc, doc, err = sd.scan(cli, str(tmp_path / fmt))
-        assert rc != 0 and doc["verdict"] != "PASS", err
-        assert doc["summary"]["other_calls"] == 0, fmt
-        assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
-        assert "kv_compress_epilog" in doc["calls"][0]["reason"]
+    rc, doc, err = sd.scan(cli, str(tmp_path / "atb"))
+    assert rc != 0 and doc["verdict"] != "PASS", err
+    assert doc["summary"]["other_calls"] == 0
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert "kv_compress_epilog" in doc["calls"][0]["reason"]
 
 
-def test_an_api_name_kvgold_has_no_form_of_is_not_judged(cli, tmp_path):
-    """ops-test-kit resolves torch.ops.cann_ops_transformer.<op> too (its
-    TorchOpsPackageLoader imports that package first); kvgold binds the
-    ot form as cann_ops_transformer.kv_compress_epilog only, so a row of
-    the other spelling is NOT JUDGED, not another operator's call."""
+def test_the_torch_ops_spelling_is_judged(cli, tmp_path):
+    """ops-test-kit's CSVs (and DeepSeek-V4) spell ot's API
+    torch.ops.cann_ops_transformer.kv_compress_epilog, which ops-test-kit
+    resolves through its TorchOpsPackageLoader: the same form as
+    cann_ops_transformer.kv_compress_epilog, judged field by field."""
     root = str(tmp_path)
-    row = W.e2e(W.case(ONE["ot"]), root, "c0")
-    row["api_name"] = "torch.ops.cann_ops_transformer.kv_compress_epilog"
-    csv = W.write_csv(str(tmp_path / "cases.csv"), [row])
+    c = W.case(ONE["ot"])
+    rows = [W.e2e(c, root, "c0")]
+    c = W.case(ONE["ot"])
+    c.post["cache"][1].reshape(-1)[LAST * ROW + 133] ^= 0x01
+    rows.append(W.e2e(c, root, "c1"))
+    for row in rows:
+        row["api_name"] = "torch.ops.cann_ops_transformer.kv_compress_epilog"
+    csv = W.write_csv(str(tmp_path / "cases.csv"), rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
-    assert rc != 0 and doc["summary"]["other_calls"] == 0, err
-    assert [c["verdict"] for c in doc["calls"]] == ["NOT_JUDGED"]
-    assert "names operator kv_compress_epilog" in doc["calls"][0]["reason"]
+    assert rc == 1 and doc["summary"]["other_calls"] == 0, err
+    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "FAIL"]
+    fields = _fields(doc["calls"][1])
+    assert [k for k, f in fields.items() if f["verdict"] != "PASS"] == \
+        ["payload"]

@@ -66,4 +66,13 @@ SCHEMAS = {
         tensors=("cache!", "x", "slot_mapping"),
         attrs=("quant_group_size", "quant_mode", "round_scale", "x_scale"),
         returns=(None,), case_names={}),
+    # the schema the package registers (OpBuilder.schema, :47-52), the
+    # spelling ops-test-kit's CSVs and DeepSeek-V4 use
+    "torch.ops.cann_ops_transformer.kv_compress_epilog": dict(
+        where="cannmirror/ops-transformer@"
+              "25fb6b92890d33582f2a377aa5f9c975301a73a3:torch_extension/"
+              "cann_ops_transformer/ops/kv_compress_epilog.py:47",
+        tensors=("cache!", "x", "slot_mapping"),
+        attrs=("quant_group_size", "quant_mode", "round_scale", "x_scale"),
+        returns=(None,), case_names={}),
 }

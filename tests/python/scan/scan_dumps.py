@@ -339,7 +339,7 @@ def positional(call, names, source):
 # by this small wire-format writer from the field numbers of the public
 # schema (hicann/ge graph_metadef/proto/dump_task.proto).
 
-CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "int32": 7, "int64": 8,
+CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "uint8": 4, "int32": 7, "int64": 8,
            "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35}
 
 

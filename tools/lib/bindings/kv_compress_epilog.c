@@ -16,11 +16,30 @@
  *     the schema as its page states it),
  *   cann_ops_transformer.kv_compress_epilog (ot: ops-transformer
  *     @25fb6b928 torch_extension/cann_ops_transformer/ops/
- *     kv_compress_epilog.py:55-58; cann-recipes-infer's DeepSeek-V4 calls
- *     it as torch.ops.cann_ops_transformer.kv_compress_epilog).
+ *     kv_compress_epilog.py:55-58), and the same op under the spelling
+ *     ops-test-kit's testcase CSVs and cann-recipes-infer's DeepSeek-V4
+ *     use, torch.ops.cann_ops_transformer.kv_compress_epilog (the schema
+ *     the package registers, ops/kv_compress_epilog.py:47-52, is the
+ *     wrapper's signature: a second form, after ot's, which `kvgold
+ *     prepare` therefore never picks).
  * The tensors are the same in all five, so a case's `impl` attribute
  * selects the form (binding.h, "attr=value" selectors); ot, the
  * operator's default implementation, comes last without one.
+ * The kernels (CANN dumps, ops-test-kit aclnn cases): aclnnKvCompressEpilog
+ * (op type KvCompressEpilog; ops-transformer@25fb6b928 attention/
+ * kv_compress_epilog/op_host/kv_compress_epilog_def.cpp:24-48 and
+ * op_api/aclnn_kv_compress_epilog.h: cacheRef, x, slotMapping,
+ * quantGroupSize, quantMode 0..2, roundScale, xScale; output cache) and
+ * aclnnKvCompressEpilogV2 (op type KvCompressEpilogV2, cann-recipes-infer
+ * @5fda5b8b ops/ascendc/src/kv_compress_epilog_v2/op_host/
+ * kv_compress_epilog_v2_def.cpp: the same inputs, quant_mode 2 / 4). The
+ * op type KvCompressEpilog is not ot's alone: cann-recipes-infer's cr op
+ * (its kv_compress_epilog_def.cpp: attrs quant_group_size, quant_mode,
+ * round_scale as an int, scale) and the sgl-kernel-npu / vllm-ascend ops
+ * (EXEC_NPU_CMD(aclnnKvCompressEpilog, ... layout, block stride)) are
+ * registered under the same name, so a dump is taken as ot's only when
+ * its attributes say so (x_scale, none of the others' scale / layout /
+ * block_stride); else the implementation is the user's `--attr impl`.
  * Spellings: sgk / va / cr call round_scale `round_scale_flag`, cr calls
  * x_scale `scale`; ot and cr_v2 take quant_mode as a string ("fp8_bf16" 0,
  * "fp8_e8m0" 1, "hifloat8_fp4" 2; "mxfp8_bf16" 2, "mxfp4_bf16" 4), and a
@@ -183,6 +202,40 @@ static const char *value_v2(const kvg_call_given *g, const char *attr)
     return g->rank(g->ctx, "cache") == 4 ? "2" : "1";
 }
 
+/* Op type KvCompressEpilog: ot's (ops-transformer) only when the dumped
+ * attributes are ot's; the refusal below is the golden's message for a
+ * dump of no attributes or another implementation's. */
+static const char *const k_others[] = {"scale", "layout", "block_stride",
+                                       NULL};
+static const char *const k_framework_aclnn[] = {"impl", "x_scale", NULL};
+
+static const char *value_aclnn(const kvg_call_given *g, const char *attr)
+{
+    size_t i;
+    int other = 0;
+
+    /* cr's op names x_scale `scale` */
+    if (strcmp(attr, "x_scale") == 0)
+        return kvg_given_param(g, "scale");
+    for (i = 0; k_others[i] != NULL; i++)
+        other |= kvg_given_param(g, k_others[i]) != NULL;
+    if (kvg_given_param(g, "x_scale") != NULL && !other)
+        return "\"ot\"";
+    /* each within a case's 31-byte string */
+    return other ? "\"cr/sgk/va, not ot? --attr impl\""
+                 : "\"ot, cr, sgk or va? --attr impl\"";
+}
+
+static const char *const k_names_ot[] = {"KvCompressEpilog",
+                                         "aclnnKvCompressEpilog", NULL};
+static const char *const k_names_v2[] = {"KvCompressEpilogV2",
+                                         "aclnnKvCompressEpilogV2", NULL};
+/* the kernels take round_scale as a bool (ot, cr_v2) or an int (cr, sgk,
+ * va: round_scale_flag ? 1 : 0) */
+static const char *const k_values_kernel[] = {"round_scale", "true", "1",
+                                              "round_scale", "false", "0",
+                                              NULL};
+
 static const kvg_binding_call k_calls[] = {
     {.kind = KVG_BINDING_TORCH_NPU,
      .api = "torch.ops.npu.kv_compress_epilog",
@@ -241,6 +294,39 @@ static const kvg_binding_call k_calls[] = {
      .note = "ops-transformer (impl ot)",
      .check = check_ot,
      .values = k_values_ot},
+    /* the same op as ops-test-kit's CSVs spell it (after ot's form, so
+     * `kvgold prepare` writes the one above) */
+    {.kind = KVG_BINDING_TORCH_NPU,
+     .api = "torch.ops.cann_ops_transformer.kv_compress_epilog",
+     .tensors = k_in,
+     .attrs = k_attrs_cr,
+     .keywords = k_kw_v2,
+     .outputs = k_out,
+     .note = "ops-transformer (impl ot), as torch.ops",
+     .check = check_ot,
+     .values = k_values_ot},
+    {.kind = KVG_BINDING_ACLNN,
+     .api = "aclnnKvCompressEpilogV2",
+     .names = k_names_v2,
+     .selector = "impl=cr_v2",
+     .tensors = k_in,
+     .attrs = k_attrs_cr,
+     .outputs = k_out,
+     .note = "cann-recipes-infer v2's kernel",
+     .check = check_v2,
+     .framework_attrs = k_framework_v2,
+     .framework_value = value_v2,
+     .values = k_values_kernel},
+    {.kind = KVG_BINDING_ACLNN,
+     .api = "aclnnKvCompressEpilog",
+     .names = k_names_ot,
+     .tensors = k_in,
+     .attrs = k_attrs_cr,
+     .outputs = k_out,
+     .note = "ops-transformer's kernel (impl ot; the op type is shared)",
+     .framework_attrs = k_framework_aclnn,
+     .framework_value = value_aclnn,
+     .values = k_values_kernel},
 };
 
 const kvg_binding kvg_binding_kv_compress_epilog = {

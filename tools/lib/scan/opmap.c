@@ -32,11 +32,18 @@ const char *kvg_scan_op(const kvg_scan_opmap *m)
     return m->binding->op;
 }
 
-/* The call form a format records: of the first kind in `kinds` that the
- * operator has (a torch_npu form chosen by a selector input is not one a
- * dump names apart), or NULL. */
-static const kvg_binding_call *form_of(const kvg_binding *b,
-                                       kvg_scan_format f)
+/* Whether a dump names call form c apart from the operator's others: it
+ * has dump names, and a torch_npu form chosen by a selector input is not
+ * one (its name is its siblings'); a kernel or ATB form's own name is. */
+static int named_apart(const kvg_binding_call *c)
+{
+    return c->names != NULL &&
+           (c->selector == NULL || c->kind != KVG_BINDING_TORCH_NPU);
+}
+
+/* The kind of call form a format records: the first kind in the format's
+ * list that the operator has a form of named apart, or -1. */
+static int kind_of(const kvg_binding *b, kvg_scan_format f)
 {
     static const kvg_binding_kind msprobe[] = {KVG_BINDING_TORCH_NPU,
                                                KVG_BINDING_ATB};
@@ -49,13 +56,10 @@ static const kvg_binding_call *form_of(const kvg_binding *b,
     size_t i, j;
 
     for (i = 0; i < n; i++)
-        for (j = 0; j < b->n_calls; j++) {
-            const kvg_binding_call *c = &b->calls[j];
-            if (c->kind == kinds[i] && c->selector == NULL &&
-                c->names != NULL)
-                return c;
-        }
-    return NULL;
+        for (j = 0; j < b->n_calls; j++)
+            if (b->calls[j].kind == kinds[i] && named_apart(&b->calls[j]))
+                return (int)kinds[i];
+    return -1;
 }
 
 static kvg_scan_sig sig_of(const kvg_binding_call *c, kvg_scan_format f)
@@ -97,18 +101,24 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
     squash(api, want, sizeof want);
     for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
         const kvg_scan_opmap *m = kvg_scan_opmaps[i];
-        const kvg_binding_call *form = form_of(m->binding, f);
-        if (form == NULL)
-            continue;
-        for (k = 0; form->names[k] != NULL; k++) {
-            squash(form->names[k], have, sizeof have);
-            if (f == KVG_SCAN_TTK ? strstr(want, have) == NULL ||
-                                        strlen(have) <= best_len
-                                  : strcmp(want, have) != 0)
+        const int kind = kind_of(m->binding, f);
+        size_t j;
+        /* every form of that kind a dump names apart (an operator may
+         * have two kernels, each of its own name) */
+        for (j = 0; kind >= 0 && j < m->binding->n_calls; j++) {
+            const kvg_binding_call *form = &m->binding->calls[j];
+            if ((int)form->kind != kind || !named_apart(form))
                 continue;
-            best = m;
-            best_form = form;
-            best_len = strlen(have);
+            for (k = 0; form->names[k] != NULL; k++) {
+                squash(form->names[k], have, sizeof have);
+                if (f == KVG_SCAN_TTK ? strstr(want, have) == NULL ||
+                                            strlen(have) <= best_len
+                                      : strcmp(want, have) != 0)
+                    continue;
+                best = m;
+                best_form = form;
+                best_len = strlen(have);
+            }
         }
     }
     if (best != NULL && sig != NULL)

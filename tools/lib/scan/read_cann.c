@@ -18,8 +18,8 @@
  *   OpBuffer / Workspace   3 size
  *   Shape      1 dim (repeated uint64, packed or not)
  *   OpAttr     1 name, 2 value
- *   data_type  1 float, 2 float16, 3 int8, 7 int32, 8 int64, 27 bf16,
- *              33 hifloat8, 34 float8_e5m2, 35 float8_e4m3fn,
+ *   data_type  1 float, 2 float16, 3 int8, 4 uint8, 7 int32, 8 int64,
+ *              27 bf16, 33 hifloat8, 34 float8_e5m2, 35 float8_e4m3fn,
  *              36 float8_e8m0 (DUMP_DT_* of the dump protocol)
  *   format     2 ND, 29 FRACTAL_NZ
  * Unknown fields are skipped by their wire type, as protobuf readers do.
@@ -104,6 +104,7 @@ static kvg_dtype cann_dtype(uint64_t code)
     case 1: return KVG_FP32;
     case 2: return KVG_FP16;
     case 3: return KVG_INT8;
+    case 4: return KVG_UINT8;
     case 7: return KVG_INT32;
     case 8: return KVG_INT64;
     case 27: return KVG_BF16;

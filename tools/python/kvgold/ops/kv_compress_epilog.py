@@ -41,6 +41,8 @@ __all__ = ["kv_compress_epilog_impl", "kv_compress_epilog",
 
 OP = "kv_compress_epilog"
 API_OT = "cann_ops_transformer.kv_compress_epilog"
+# the same op as torch.ops spells it (ops-test-kit's CSVs, DeepSeek-V4)
+API_OT_OPS = "torch.ops.cann_ops_transformer.kv_compress_epilog"
 API_SGK = "torch.ops.npu.kv_compress_epilog"
 API_VA = "torch.ops._C_ascend.kv_compress_epilog"
 API_CR = "torch.ops.custom.kv_compress_epilog"
@@ -50,11 +52,12 @@ APIS = {"ot": API_OT, "sgk": API_SGK, "va": API_VA, "cr": API_CR,
         "cr_v2": API_V2}
 
 
-def _python(impl: str, spec: str, **call: Any) -> Dict[str, Any]:
+def _python(impl: str, spec: str, golden: str = "",
+            **call: Any) -> Dict[str, Any]:
     return {"function": "kv_compress_epilog_impl",
             "call": dict(impl=impl, inplace=False, **call),
             "ttk_spec": "Kvgold%sTestSpec" % spec,
-            "ttk_golden": "kv_compress_epilog_%s_golden" % impl}
+            "ttk_golden": "kv_compress_epilog_%s_golden" % (golden or impl)}
 
 
 # What only Python knows of the torch calls (kvgold/ops/__init__.py
@@ -70,6 +73,8 @@ TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
     API_CR: _python("cr", "CustomKvCompressEpilog"),
     API_V2: _python("cr_v2", "CustomKvCompressEpilogV2"),
     API_OT: _python("ot", "KvCompressEpilog", dtypes={"cache": "uint8"}),
+    API_OT_OPS: _python("ot", "TorchOpsKvCompressEpilog", "ot_torch_ops",
+                        dtypes={"cache": "uint8"}),
 }
 
 # x is bf16 and the cache 8-bit: any float32 tensor was widened.
