@@ -12,13 +12,13 @@ epsilon 1e-8 vanishes in 1 + eps, rms = 1 and, with gamma 1 over the tile,
 y = x bit for bit. Caches start as random bytes 1..255 (poison): skipped
 slots and rows no token names must come back unchanged. Expected caches
 come from kvgen.concat_and_cache_ds_mla; every valid Ascend case is checked
-against kvgen.dynamic_block_quant.refusals (no refused y element).
+against kvgen.amax_block_quant.refusals (no refused y element).
 """
 import numpy as np
 
+from . import amax_block_quant as abq
 from . import c8_tiles as tiles
 from . import concat_and_cache_ds_mla as c8
-from . import dynamic_block_quant as dbq
 from . import formats
 from .casefile import T, write_case
 
@@ -73,7 +73,7 @@ def attrs_of(preset, **kw):
 
 def split(params):
     """(attrs, options or None) as case.json holds them: reduce_order is
-    an option, as KvRmsNormRopeCache's is."""
+    an option, as in docs/kv_rms_norm_rope_cache.md."""
     attrs = {k: v for k, v in params.items() if k not in OPTIONS}
     opts = {k: v for k, v in params.items() if k in OPTIONS}
     return attrs, (opts or None)
@@ -94,8 +94,9 @@ def inputs_of(kv_c, k_pe, slots, slot_tag, cache, cache_tag, front=None):
 
 
 def check_no_refusal(ins, attrs, cache_tag):
-    """A valid Ascend case must hold no y element DBQ's profile refuses
-    (subnormal y, a2a3 zero tiles, 950 subnormal scales or quotients)."""
+    """A valid Ascend case must hold no y element the block quant's
+    profile refuses (subnormal y, a2a3 zero tiles, 950 subnormal scales
+    or quotients)."""
     a = c8.full_attrs(attrs)
     y, _ = c8.ascend_front(ins["kv_c"].array.reshape(-1, c8.NOPE),
                            ins["k_pe"].array.reshape(-1, c8.ROPE),
@@ -103,7 +104,7 @@ def check_no_refusal(ins, attrs, cache_tag):
                            ins["cos"].array.reshape(-1, c8.ROPE),
                            ins["sin"].array.reshape(-1, c8.ROPE),
                            a["epsilon"], a["reduce_order"])
-    bad = dbq.refusals(y, "bf16", c8.dbq_attrs(cache_tag),
+    bad = abq.refusals(y, "bf16", c8.dbq_attrs(cache_tag),
                        c8.profile_of(cache_tag))
     assert bad.size == 0, "refused y elements %s" % bad[:4]
 
@@ -190,7 +191,7 @@ def check_exact(ins, attrs, exact, gamma_one):
 def ascend_cases(root):
     ascend_case(
         root, "ascend_a2_int8_rows",
-        "ascend-sfa-c8, int8 cache (A3: DynamicBlockQuant a2a3, m = "
+        "ascend-sfa-c8, int8 cache (A3: block quant a2a3, m = "
         "fl(1/amax) * 127, scale amax * fl(1/127)): 5 tokens into a "
         "[8, 656] cache, int32 slots, the last slot 7; epsilon 1e-6; rows "
         "[q 512 | rope bf16 128 B | 4 fp32 scales]; 3 rows untouched",
@@ -217,7 +218,7 @@ def ascend_cases(root):
         gamma_one=(0, 1))
     ascend_case(
         root, "ascend_950_e4m3_rows",
-        "ascend-sfa-c8, e4m3 cache (A5: DynamicBlockQuant ascend950, s = "
+        "ascend-sfa-c8, e4m3 cache (A5: block quant ascend950, s = "
         "amax / 448, q = e4m3(y / s) RNE saturating): 5 tokens into [8, "
         "656], int32 slots, the last slot 7, reduce_order npu950", 3705,
         (5,), (8, 656), "fp8_e4m3fn",
@@ -366,7 +367,7 @@ def tiny_y_tile(a):
     a["gamma"][256:384] = bf16(np.full(128, 2.0 ** -124))
     y, _ = c8.ascend_front(a["kv_c"], a["k_pe"], a["gamma"], a["cos"],
                            a["sin"], 1e-5, "pairwise")
-    assert dbq.refusals(y, "bf16", c8.dbq_attrs("fp8_e4m3fn"),
+    assert abq.refusals(y, "bf16", c8.dbq_attrs("fp8_e4m3fn"),
                         "ascend950").size, "no refused y element"
 
 

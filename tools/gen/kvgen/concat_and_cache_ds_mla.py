@@ -7,11 +7,12 @@ kvgold's C:
 
 - "ascend-sfa-c8" (vllm-ascend sfa_v1.py custom_kv_rmsnorm_rope +
   npu_scatter_nd_update_): y = bf16(RmsNorm(kv_c, gamma)) with
-  kvgen.arith.rms_norm (KvRmsNormRopeCache's arithmetic, its reduce
-  orders), rope = bf16(interleaved RoPE(k_pe, cos, sin)) with
-  kvgen.arith.rope_interleave, then DynamicBlockQuant 1 x 128 of y with
-  kvgen.dynamic_block_quant (profile a2a3 for an int8 cache, ascend950 for
-  an e4m3 cache). Row [q 512 | rope bf16 128 B | 4 fp32 dequant scales].
+  kvgen.arith.rms_norm (the arithmetic of docs/kv_rms_norm_rope_cache.md,
+  its reduce orders), rope = bf16(interleaved RoPE(k_pe, cos, sin)) with
+  kvgen.arith.rope_interleave, then the 1 x 128 block quant of y with
+  kvgen.amax_block_quant (docs/dynamic_block_quant.md; profile a2a3 for an
+  int8 cache, ascend950 for an e4m3 cache). Row [q 512 | rope bf16 128 B |
+  4 fp32 dequant scales].
 - "vllm-fp8_ds_mla" (vLLM concat_and_cache_ds_mla_kernel): no norm, no
   rope. Per 128-tile s = max(amax / 448, FLT_MIN) by true division, q =
   e4m3fn(x / s) RNE saturating (kvgen.formats' encoder). Row [q 512 | 4
@@ -24,8 +25,8 @@ Only valid calls are modelled; refusals are the operator's business.
 """
 import numpy as np
 
+from . import amax_block_quant as abq
 from . import arith, formats
-from . import dynamic_block_quant as dbq
 
 F32 = np.float32
 NOPE, ROPE, TILE = 512, 64, 128
@@ -81,8 +82,8 @@ def ascend_front(kv_c, k_pe, gamma, cos, sin, eps, order):
 
 
 def dbq_attrs(cache_tag):
-    """npu_dynamic_block_quant(..., dst_type, row_block_size=1,
-    col_block_size=128) as sfa_v1.py:1725-1730 calls it."""
+    """The block quant call's arguments (dst_type, row_block_size=1,
+    col_block_size=128) as sfa_v1.py:1725-1730 passes them."""
     return {"min_scale": 0.0, "round_mode": "rint",
             "dst_type": "int8" if cache_tag == "int8" else "fp8_e4m3fn",
             "row_block_size": 1, "col_block_size": TILE,
@@ -93,7 +94,7 @@ def ascend_segments(ins, attrs, cache_tag):
     y, rope = ascend_front(ins["kv_c"], ins["k_pe"], ins["gamma"],
                            ins["cos"], ins["sin"], attrs["epsilon"],
                            attrs["reduce_order"])
-    q, scale = dbq.golden(y, "bf16", dbq_attrs(cache_tag),
+    q, scale = abq.golden(y, "bf16", dbq_attrs(cache_tag),
                           profile_of(cache_tag))
     return {"nope": np.ascontiguousarray(q).view(np.uint8),
             "rope": le_bytes(rope, "<u2"),
