@@ -17,6 +17,7 @@ against kvgen.amax_block_quant.refusals (no refused y element).
 import numpy as np
 
 from . import amax_block_quant as abq
+from . import arith
 from . import c8_tiles as tiles
 from . import concat_and_cache_ds_mla as c8
 from . import formats
@@ -242,6 +243,86 @@ def ascend_cases(root):
         gamma_one=(0, 1, 2, 3), zeros=[(1, 3)])
 
 
+# ---- rows telling the RmsNorm forms apart -----------------------------------
+
+def bf16_range(lo, hi):
+    """Every bf16 value with a code in [lo, hi), as float32."""
+    return formats.bf16_decode(np.arange(lo, hi, dtype=np.uint16))
+
+
+def forms_apart(rng, col, eps, order):
+    """(row float32 [512], g): a row whose value at `col` times gamma g
+    rounds to different bf16 under ops-nn's rstd multiply
+    (c8.rms_norm_rstd) and under a division by the rms
+    (kvgen.arith.rms_norm). The row's other values have |x| < 1 and the
+    value at col is in [2, 4), g in [1, 2): with gamma elsewhere <= 1.5
+    it is its tile's amax, so the tile's scale moves with it. Searched:
+    random rows, every x in [2, 4) at col, every g in [1, 2); gamma is
+    applied last in both forms, so the unit-gamma result times g is the
+    form's y."""
+    xs, gs = bf16_range(0x4000, 0x4080), bf16_range(0x3F80, 0x4000)
+    ones = np.ones(c8.NOPE, dtype=np.float32)
+    for _ in range(200):
+        r = rng.uniform(0.25, 1.0, c8.NOPE) * np.where(
+            rng.randint(0, 2, c8.NOPE) == 0, -1.0, 1.0)
+        rows = np.repeat(formats.bf16_decode(bf16(r))[None], xs.size, 0)
+        rows[:, col] = xs
+        ym, yd = (formats.encode_output("bf16", (norm(
+            rows, ones, np.float32(eps), order)[:, col, None]
+            * gs[None, :]).astype(np.float32))
+            for norm in (c8.rms_norm_rstd, arith.rms_norm))
+        hit = np.argwhere(ym != yd)
+        if hit.size:
+            i, k = hit[0]
+            return rows[i], gs[k]
+    raise AssertionError("no row tells the RmsNorm forms apart")
+
+
+def check_forms_apart(ins, attrs, cache_tag, token, tile):
+    """The designed token's row differs between the two RmsNorm forms,
+    in its tile's scale (the tile's amax is the value that moved)."""
+    arrays = {k: v.array for k, v in ins.items()}
+    slot = int(arrays["slot_mapping"].reshape(-1)[token])
+    rows = [c8.golden(arrays, attrs, cache_tag, norm).view(np.uint8)
+            .reshape(-1, c8.ROW)[slot]
+            for norm in (c8.rms_norm_rstd, arith.rms_norm)]
+    at = c8.NOPE + 2 * c8.ROPE + 4 * tile
+    assert not np.array_equal(rows[0][at:at + 4], rows[1][at:at + 4]), \
+        "the scale does not tell the forms apart"
+
+
+def rstd_case(root, case_id, comment, seed, cache_tag, col=300, token=1):
+    """3 random tokens into a [4, 656] cache; token `token` is a
+    forms_apart row, gamma[col] its g (gamma elsewhere random)."""
+    rng = np.random.RandomState(seed)
+    lead = (3,)
+    f = random_tokens(rng, 3)
+    gamma, cos, sin = front_of(rng, lead)
+    row, g = forms_apart(rng, col, c8.DEFAULTS["epsilon"], "pairwise")
+    f[token] = row
+    gamma[col] = bf16(g)
+    slots = slots_of(rng, 3, 4)
+    ins = inputs_of(bf16(f), rope_of(rng, lead), slots, "int32",
+                    poison(rng, (4, c8.ROW), cache_tag), cache_tag,
+                    (gamma, cos, sin))
+    attrs = attrs_of(ASC)
+    check_forms_apart(ins, attrs, cache_tag, token, col // c8.TILE)
+    emit(root, case_id, comment, attrs, ins, cache_tag)
+
+
+def rstd_cases(root):
+    for case_id, tag, chip, seed in (
+            ("ascend_950_e4m3_rstd_multiply", "fp8_e4m3fn", "A5", 3721),
+            ("ascend_a2_int8_rstd_multiply", "int8", "A3", 3722)):
+        rstd_case(
+            root, case_id,
+            "ascend-sfa-c8, %s cache (%s): the RmsNorm multiplies by rstd "
+            "= 1 / sqrt(mean + eps) as ops-nn's rms_norm kernels do; token "
+            "1's kv_c[300] * gamma[300] (its tile's amax) rounds to "
+            "another bf16 if divided by the rms instead, which moves tile "
+            "2's scale (the generator asserts it)" % (tag, chip), seed, tag)
+
+
 # ---- vllm-fp8_ds_mla ------------------------------------------------------
 
 def vllm_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
@@ -462,6 +543,7 @@ def vllm_refusals(root):
 
 def generate(root):
     ascend_cases(root)
+    rstd_cases(root)
     vllm_cases(root)
     ascend_refusals(root)
     vllm_refusals(root)

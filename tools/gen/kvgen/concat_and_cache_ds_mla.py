@@ -6,9 +6,10 @@ docs/concat_and_cache_ds_mla.md) and from kvgen's own models, never from
 kvgold's C:
 
 - "ascend-sfa-c8" (vllm-ascend sfa_v1.py custom_kv_rmsnorm_rope +
-  npu_scatter_nd_update_): y = bf16(RmsNorm(kv_c, gamma)) with
-  kvgen.arith.rms_norm (the arithmetic of docs/kv_rms_norm_rope_cache.md,
-  its reduce orders), rope = bf16(interleaved RoPE(k_pe, cos, sin)) with
+  npu_scatter_nd_update_): y = bf16(RmsNorm(kv_c, gamma)) in the form
+  ops-nn's rms_norm kernels compute (rms_norm_rstd below: a multiply by
+  rstd = 1 / sqrt(mean + eps), the sum of squares in kvgen.arith's reduce
+  orders), rope = bf16(interleaved RoPE(k_pe, cos, sin)) with
   kvgen.arith.rope_interleave, then the 1 x 128 block quant of y with
   kvgen.amax_block_quant (docs/dynamic_block_quant.md; profile a2a3 for an
   int8 cache, ascend950 for an e4m3 cache). Row [q 512 | rope bf16 128 B |
@@ -67,13 +68,34 @@ def le_bytes(a, dtype):
 
 # ---- ascend-sfa-c8 --------------------------------------------------------
 
-def ascend_front(kv_c, k_pe, gamma, cos, sin, eps, order):
+def rms_norm_rstd(x, gamma, eps, order="pairwise"):
+    """y = (x * rstd) * gamma, rstd = 1 / sqrt(sum(x^2) * fl(1/n) + eps),
+    each step one binary32 rounding: hicann/ops-nn@e5c3fa93
+    norm/rms_norm/op_kernel rms_norm_single_row.h ComputeMixDtype
+    (`rstdValue = 1 / sqrt(reduceOut * avgFactor + epsilon)`, `Muls(x, x,
+    rstdValue)`, `Mul(x, x, gamma)`), likewise rms_norm.h and
+    rms_norm_merge_n.h; rms_norm_whole_reduce_sum.h ComputeRstd and
+    arch35 rms_norm_regbase_common.h ComputeRstd do the same as vector
+    ops (Muls avg, Adds eps, Sqrt, Div of ones). A multiply by the
+    reciprocal, not kvgen.arith.rms_norm's division by the rms
+    (docs/kv_rms_norm_rope_cache.md)."""
+    x = np.asarray(x, dtype=F32)
+    inv_n = F32(1.0) / F32(x.shape[-1])
+    mean = arith.sum_squares(x, order) * inv_n
+    rstd = F32(1.0) / np.sqrt(mean + F32(eps))
+    return (x * rstd[..., None]) * np.asarray(gamma, dtype=F32)
+
+
+def ascend_front(kv_c, k_pe, gamma, cos, sin, eps, order,
+                 norm=rms_norm_rstd):
     """(y bf16 codes [T, 512], rope bf16 codes [T, 64]): npu_rms_norm and
     npu_interleave_rope return the input dtype, so both are rounded to
-    bf16 before the block quant sees y."""
+    bf16 before the block quant sees y. `norm` is the RmsNorm form (the
+    case list passes kvgen.arith.rms_norm only to show that a case tells
+    the forms apart)."""
     x = formats.bf16_decode(kv_c).astype(F32)
     g = formats.bf16_decode(gamma).astype(F32)
-    y = arith.rms_norm(x, g, F32(eps), order)
+    y = norm(x, g, F32(eps), order)
     r = arith.rope_interleave(formats.bf16_decode(k_pe).astype(F32),
                               formats.bf16_decode(cos).astype(F32),
                               formats.bf16_decode(sin).astype(F32))
@@ -90,10 +112,10 @@ def dbq_attrs(cache_tag):
             "dst_type_max": 0.0}
 
 
-def ascend_segments(ins, attrs, cache_tag):
+def ascend_segments(ins, attrs, cache_tag, norm=rms_norm_rstd):
     y, rope = ascend_front(ins["kv_c"], ins["k_pe"], ins["gamma"],
                            ins["cos"], ins["sin"], attrs["epsilon"],
-                           attrs["reduce_order"])
+                           attrs["reduce_order"], norm)
     q, scale = abq.golden(y, "bf16", dbq_attrs(cache_tag),
                           profile_of(cache_tag))
     return {"nope": np.ascontiguousarray(q).view(np.uint8),
@@ -137,9 +159,10 @@ def kept(preset, slots):
         np.ones(slots.shape, dtype=bool)
 
 
-def golden(ins, attrs, cache_tag):
+def golden(ins, attrs, cache_tag, norm=rms_norm_rstd):
     """The final kv_cache (its storage array, same shape) of a valid call.
-    ins: storage arrays by case name (bf16 as uint16 codes)."""
+    ins: storage arrays by case name (bf16 as uint16 codes); `norm` as
+    ascend_front's."""
     a = full_attrs(attrs)
     preset = a["preset"]
     slots = np.asarray(ins["slot_mapping"], dtype=np.int64).reshape(-1)
@@ -155,7 +178,7 @@ def golden(ins, attrs, cache_tag):
         return out.view(cache.dtype).reshape(cache.shape)
     if preset == "ascend-sfa-c8":
         tok["gamma"] = ins["gamma"]
-        pieces = ascend_segments(tok, a, cache_tag)
+        pieces = ascend_segments(tok, a, cache_tag, norm)
     else:
         pieces = ds_mla_segments(tok)
     rows = np.zeros((int(keep.sum()), ROW), dtype=np.uint8)
