@@ -50,7 +50,9 @@
  * tile whose scale amax / 448 is subnormal or one of whose nonzero
  * quotients y / s is (as kvgold's block quant refuses,
  * docs/dynamic_block_quant.md); an attribute the preset has not, off its
- * default (vllm: epsilon, reduce_order; ascend: scale). 161001: a
+ * default (vllm: epsilon, reduce_order); a tensor the preset has not
+ * (vllm: gamma, cos, sin; ascend: scale); a scale not float32 of one
+ * element. 161001: a
  * required tensor (or its data) NULL. On any error the cache is
  * unchanged.
  *
@@ -86,12 +88,14 @@ typedef struct kvg_concat_and_cache_ds_mla_args {
     const kvg_tensor *sin;          /* bf16, k_pe's shape; ascend only */
     const kvg_tensor *slot_mapping; /* int32 / int64, kv_c.shape[:-1] */
     const kvg_tensor *kv_cache;     /* in place, [rows | blocks, bs, 656] */
+    /* vllm only, optional: vLLM's `Tensor scale` argument, float32 of one
+     * element; read by concat_and_cache_mla, not used by the ds_mla
+     * kernel (any value) */
+    const kvg_tensor *scale;
 
     kvg_ccdm_preset preset;        /* default ascend-sfa-c8 */
     double epsilon;                /* default 1e-5 (ascend) */
     kvg_reduce_order reduce_order; /* default pairwise (ascend) */
-    double scale;                  /* default 1.0; vllm's, not used by its
-                                      kernel */
 
     /* Caller-owned scratch of kvg_concat_and_cache_ds_mla_workspace_size
      * bytes (any alignment): one key a token for the duplicate check. */

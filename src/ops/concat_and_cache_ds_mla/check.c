@@ -47,6 +47,31 @@ static kvg_status check_present(const args_t *a, kvg_diag *diag)
     return kvg_i_check_dense(a->kv_cache, "kv_cache", diag);
 }
 
+/* scale: vLLM's `Tensor scale`, which concat_and_cache_mla hands the
+ * ds_mla kernel as a float pointer the kernel never reads - so any value,
+ * but float32 and one element, as vLLM passes it; the Ascend path has
+ * none. */
+static kvg_status check_scale(const args_t *a, kvg_diag *diag)
+{
+    const kvg_tensor *t = a->scale;
+
+    if (t == NULL)
+        return KVG_OK;
+    if (is_ascend(a))
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "scale", -1, -1,
+                            "scale: given, but ascend-sfa-c8 has no scale "
+                            "(it is vLLM's argument)");
+    KVG_TRY(kvg_i_check_present(t, "scale", diag));
+    KVG_TRY(kvg_i_check_dense(t, "scale", diag));
+    KVG_TRY(kvg_i_check_dtype(t, "scale", KVG_FP32, diag));
+    if (kvg_i_numel(t) != 1)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "scale", -1, -1,
+                            "scale: %lld elements; one float32 expected "
+                            "(vLLM's scale, unused by the ds_mla kernel)",
+                            (long long)kvg_i_numel(t));
+    return KVG_OK;
+}
+
 /* t: bf16 with kv_c's leading dims and last dim `last`. */
 static kvg_status check_rows(const args_t *a, const kvg_tensor *t,
                              const char *name, int64_t last, kvg_diag *diag)
@@ -155,14 +180,6 @@ static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "epsilon", -1, -1,
                             "epsilon: a finite value > 0 expected, got %g",
                             a->epsilon);
-    if (!(a->scale == a->scale) || a->scale > 3.4e38 || a->scale < -3.4e38)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "scale", -1, -1,
-                            "scale: a finite value expected, got %g",
-                            a->scale);
-    if (is_ascend(a) && a->scale != 1.0)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "scale", -1, -1,
-                            "scale: %g; ascend-sfa-c8 has no scale (only "
-                            "the default 1.0)", a->scale);
     if (!is_ascend(a) && a->epsilon != 1e-5)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "epsilon", -1, -1,
                             "epsilon: %g; vllm-fp8_ds_mla has no RmsNorm "
@@ -184,6 +201,7 @@ kvg_status kvg_i_concat_and_cache_ds_mla_check_args(
 
     KVG_TRY(check_attrs(a, diag));
     KVG_TRY(check_present(a, diag));
+    KVG_TRY(check_scale(a, diag));
     KVG_TRY(check_inputs(a, diag));
     KVG_TRY(check_slots(a, diag));
     KVG_TRY(check_cache(a, &payload, &blocks, &block_size, diag));

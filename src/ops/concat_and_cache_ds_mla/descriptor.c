@@ -2,7 +2,8 @@
  * src/ops/concat_and_cache_ds_mla/descriptor.c - the packed C8 MLA row's
  * descriptor (src/registry/op_desc.h); docs/concat_and_cache_ds_mla.md,
  * "Case files", lists the same names. `preset` picks the path; gamma, cos
- * and sin are the Ascend path's, `scale` vLLM's (unused by its kernel).
+ * and sin are the Ascend path's, the tensor `scale` vLLM's (its schema's
+ * `Tensor scale`, unused by the ds_mla kernel).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -23,11 +24,11 @@ static const kvg_i_op_tensor k_tensors[] = {
     KVG_I_OP_TENSOR(sin, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
     KVG_I_OP_TENSOR(slot_mapping, KVG_OP_INPUT, KVG_OP_REQUIRED, 0),
     KVG_I_OP_TENSOR(kv_cache, KVG_OP_CACHE, KVG_OP_REQUIRED, 0),
+    KVG_I_OP_TENSOR(scale, KVG_OP_INPUT, KVG_OP_OPTIONAL, 0),
 };
 
 KVG_I_OP_SET_NAMED(set_preset, op_args, preset, kvg_ccdm_preset_from_name);
 KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
-KVG_I_OP_SET_VALUE(set_scale, op_args, scale, double, f);
 KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 
@@ -35,7 +36,6 @@ static const kvg_i_op_attr k_attrs[] = {
     {{"preset", KVG_VALUE_STRING, 0, 0, "\"ascend-sfa-c8\""}, set_preset,
      "\"%s\" is not ascend-sfa-c8 or vllm-fp8_ds_mla", 0},
     {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-05"}, set_epsilon, NULL, 0},
-    {{"scale", KVG_VALUE_FLOAT, 0, 0, "1.0"}, set_scale, NULL, 0},
     {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},
      set_reduce_order, "\"%s\" is not a kvgold reduction order", 1},
 };

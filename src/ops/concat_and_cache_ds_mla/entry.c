@@ -19,7 +19,6 @@ void kvg_concat_and_cache_ds_mla_args_init(
     args->preset = KVG_CCDM_ASCEND_SFA_C8;
     args->epsilon = 1e-5;
     args->reduce_order = KVG_REDUCE_PAIRWISE;
-    args->scale = 1.0;
 }
 
 int kvg_ccdm_preset_from_name(const char *name, kvg_ccdm_preset *preset)
@@ -86,7 +85,8 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
                                {"cos", a->cos, 0},
                                {"sin", a->sin, 0},
                                {"slot_mapping", a->slot_mapping, 0},
-                               {"kv_cache", a->kv_cache, 1}};
+                               {"kv_cache", a->kv_cache, 1},
+                               {"scale", a->scale, 0}};
     (void)p;
     memcpy(s, list, sizeof list);
     return sizeof list / sizeof list[0];

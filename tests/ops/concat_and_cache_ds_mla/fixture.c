@@ -7,8 +7,9 @@
  *
  * Untied changes: the cache's other dtype of the preset (ascend int8 /
  * fp8_e4m3fn, vllm uint8 / fp8_e4m3fn), ascend's other slot dtype (int32
- * / int64), and the cache's blocks / slots a block (no shape ties them: a
- * slot past a smaller cache is a value error).
+ * / int64), the cache's blocks / slots a block (no shape ties them: a
+ * slot past a smaller cache is a value error), and vllm's scale in any
+ * rank (one element is all it must be).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "op_fixture.h"
@@ -61,8 +62,6 @@ static void build(opf *f, kvgt_rng *r, kvg_ccdm_preset preset)
     a->preset = preset;
     if (asc && opf_pick(r, 0, 1))
         a->epsilon = 1e-6;
-    if (!asc && opf_pick(r, 0, 1))
-        a->scale = 0.25; /* read, not used */
     bs = three ? (int64_t)1 << opf_pick(r, 0, 3) : 1;
     blocks = opf_pick(r, 1, 4);
     tokens = 2 * opf_pick(r, 1, 4);
@@ -103,6 +102,10 @@ static void build(opf *f, kvgt_rng *r, kvg_ccdm_preset preset)
             : asc             ? KVG_INT8
                               : KVG_UINT8,
             three ? 3 : 2, sh, &a->kv_cache);
+    if (!asc && opf_pick(r, 0, 1)) { /* vLLM's scale: read, not used */
+        const int64_t one[1] = {1};
+        opf_add(f, r, "scale", OPF_INPUT, 0, KVG_FP32, 1, one, &a->scale);
+    }
 }
 
 static void build_ascend(opf *f, kvgt_rng *r)
@@ -119,16 +122,13 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
                         size_t cap)
 {
     op_args *a = (op_args *)f->args;
-    const int64_t c = opf_pick(r, 0, 3);
+    const int64_t c = opf_pick(r, 0, 2);
 
     *want = KVG_ERR_PARAM_INVALID;
     switch (c) {
     case 0: a->preset = (kvg_ccdm_preset)7; break;
     case 1: /* vllm has no RmsNorm; ascend's must be > 0 */
         a->epsilon = ascend(f) ? -1.0 : 1e-6;
-        break;
-    case 2: /* ascend has no scale; vllm's must be finite */
-        a->scale = ascend(f) ? 2.0 : 1e39;
         break;
     default:
         a->reduce_order = ascend(f) ? (kvg_reduce_order)99 : KVG_REDUCE_A2;
@@ -164,6 +164,9 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
 
 static int untied(const opf *f, const opf_tensor *x, int k, int64_t v)
 {
+    if (strcmp(x->name, "scale") == 0) /* one float32 of any rank */
+        return k == OPF_UNTIED_RANK ? v >= 0 && v <= KVG_MAX_RANK
+                                    : k >= 0 && v == 1;
     if (strcmp(x->name, "slot_mapping") == 0)
         return k == OPF_UNTIED_DTYPE && ascend(f) &&
                (v == KVG_INT32 || v == KVG_INT64);

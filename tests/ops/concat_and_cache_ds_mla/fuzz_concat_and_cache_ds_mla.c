@@ -3,7 +3,8 @@
  * packed C8 MLA row's validation on fuzzed arguments
  * (docs/reliability.md).
  *
- * The input picks the preset, epsilon / scale (1 in 16 a weird value),
+ * The input picks the preset, a weird epsilon (1 in 16) or vLLM's scale
+ * tensor (1 in 16: one or two float32, any values),
  * the tokens (kv_c 2-D or 3-D), int32 / int64 slots, a 2-D [rows, 656] or
  * 3-D [blocks, block_size, 656] cache and its dtype; then the shared
  * perturbations of every tensor (fuzz_util.h) and of each slot value (out
@@ -30,12 +31,13 @@
 
 typedef struct cfg {
     int ascend, x3, cache3;
+    int64_t scale; /* elements of vLLM's scale tensor, 0: none */
     int64_t tokens, bs, slots;
     kvg_dtype sdt, cdt;
 } cfg;
 
 typedef struct bufs {
-    fz_buf *kv_c, *k_pe, *gamma, *cos, *sin, *slots, *cache;
+    fz_buf *kv_c, *k_pe, *gamma, *cos, *sin, *slots, *cache, *scale;
     const kvg_concat_and_cache_ds_mla_args *a;
 } bufs;
 
@@ -63,7 +65,7 @@ static void read_config(fz_in *in, cfg *c,
     if (e >= 0xF0)
         a->epsilon = weird_double(in);
     else if (e >= 0xE0)
-        a->scale = weird_double(in);
+        c->scale = 1 + (e & 1); /* two elements: refused */
     else if (c->ascend && (e & 1))
         a->epsilon = 1e-6;
     if ((flags & 0xC0) == 0xC0)
@@ -109,6 +111,9 @@ static void make_tensors(fz_pool *p, fz_in *in, const cfg *c, bufs *k)
         sh[0] = c->slots, sh[1] = ROW;
     k->cache = fz_tensor(p, in, "kv_cache", FZ_CACHE, c->cdt,
                          c->cache3 ? 3 : 2, sh);
+    if (c->scale > 0) /* any values: the kernel never reads them */
+        k->scale = fz_tensor(p, in, "scale", FZ_INPUT, KVG_FP32, 1,
+                             &c->scale);
 }
 
 static int64_t perturb(fz_in *in, const cfg *c, const fz_buf *ix, int64_t i,
@@ -152,8 +157,8 @@ static void make_slots(fz_pool *p, fz_in *in, const cfg *c, fz_buf *ix)
 /* ---- the generic API on the same call ----------------------------------- */
 
 typedef struct gcall {
-    kvg_named_tensor t[7];
-    kvg_value v[4];
+    kvg_named_tensor t[8];
+    kvg_value v[3];
     kvg_op_call call;
 } gcall;
 
@@ -170,9 +175,8 @@ static void generic(gcall *g, const kvg_concat_and_cache_ds_mla_args *a)
                              ? "vllm-fp8_ds_mla"
                              : "bogus";
     const char *order = kvg_reduce_order_name(a->reduce_order);
-    const kvg_value v[4] = {KVG_VALUE_STR("preset", preset),
+    const kvg_value v[3] = {KVG_VALUE_STR("preset", preset),
                             KVG_VALUE_F64("epsilon", a->epsilon),
-                            KVG_VALUE_F64("scale", a->scale),
                             KVG_VALUE_STR("reduce_order",
                                           order ? order : "bogus")};
     size_t n = 0;
@@ -187,10 +191,11 @@ static void generic(gcall *g, const kvg_concat_and_cache_ds_mla_args *a)
     add(g, &n, "sin", a->sin);
     add(g, &n, "slot_mapping", a->slot_mapping);
     add(g, &n, "kv_cache", a->kv_cache);
+    add(g, &n, "scale", a->scale);
     g->call.tensors = g->t;
     g->call.tensor_count = n;
     g->call.attrs = g->v;
-    g->call.attr_count = 4;
+    g->call.attr_count = 3;
 }
 
 static void mark_runs(const bufs *k, unsigned char *mask, size_t size)
@@ -341,6 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.kv_c = view(k.kv_c), a.k_pe = view(k.k_pe), a.gamma = view(k.gamma);
     a.cos = view(k.cos), a.sin = view(k.sin);
     a.slot_mapping = view(k.slots), a.kv_cache = view(k.cache);
+    a.scale = view(k.scale);
     op.size = op_size, op.call = op_call, op.set_workspace = op_ws;
     op.on_success = on_success, op.ctx = &k, op.value_tensors = value_names;
     fz_drive(&pool, &in, &op, &a);

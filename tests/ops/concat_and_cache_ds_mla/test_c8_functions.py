@@ -27,7 +27,7 @@ def _load(name):
 
 
 def _bytes(t):
-    return t.contiguous().view(torch.uint8).numpy().tobytes()
+    return t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
 
 
 def _tensors(c):
@@ -45,7 +45,7 @@ def _run(c, t, tag):
     if a.get("preset") == "vllm-fp8_ds_mla":
         return concat_and_cache_mla(
             t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],
-            "fp8_ds_mla", torch.tensor([a.get("scale", 1.0)]),
+            "fp8_ds_mla", t.get("scale", torch.tensor(1.0)),
             cache_dtype=tag or "uint8")
     (out,) = concat_and_cache_ds_mla(
         t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],

@@ -387,8 +387,43 @@ static void refusals(void **state)
     setup(&c, V, 2, KVG_INT64, ok, KVG_UINT8, 2, shape);
     c.a.epsilon = 1e-6;
     refused(&c, "epsilon", "no RmsNorm");
-    setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
-    c.a.scale = 2.0;
+}
+
+/* vLLM's scale tensor: the ds_mla kernel never reads it, so a NaN one
+ * writes the same bytes as none; one float32 element, vllm only. */
+static void scale_tensor(void **state)
+{
+    static call c;
+    static float sv[2];
+    static unsigned char plain[CMAX];
+    const int64_t shape[2] = {4, ROW}, ok[2] = {0, 3}, one[1] = {1},
+                  two[1] = {2};
+    kvg_tensor sc;
+    kvg_diag d;
+    (void)state;
+
+    sv[0] = float_of(0x7FC00000u), sv[1] = 0.5f;
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          shape);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    memcpy(plain, c.cb, sizeof plain);
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          shape);
+    sc = kvg_tensor_make(sv, 4, KVG_FP32, 0, NULL);
+    c.a.scale = &sc;
+    assert_int_equal(run(&c, &d), KVG_OK);
+    assert_memory_equal(c.cb, plain, sizeof plain);
+    assert_memory_not_equal(c.cb, c.before, sizeof plain);
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          shape);
+    c.a.scale = &sc;
+    sc = kvg_tensor_make(sv, 8, KVG_FP32, 1, two);
+    refused(&c, "scale", "one float32");
+    sc = kvg_tensor_make(sv, 2, KVG_BF16, 1, one);
+    refused(&c, "scale", "scale");
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
+    sc = kvg_tensor_make(sv + 1, 4, KVG_FP32, 1, one);
+    c.a.scale = &sc;
     refused(&c, "scale", "has no scale");
 }
 
@@ -449,6 +484,7 @@ int main(void)
         cmocka_unit_test(ascend_a2a3),
         cmocka_unit_test(rms_multiplies_by_rstd),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(scale_tensor),
         cmocka_unit_test(row_layout_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,9 +80,11 @@ def split(params):
     return attrs, (opts or None)
 
 
-def inputs_of(kv_c, k_pe, slots, slot_tag, cache, cache_tag, front=None):
+def inputs_of(kv_c, k_pe, slots, slot_tag, cache, cache_tag, front=None,
+              scale=None):
     """The case inputs in the contract's order; front = (gamma, cos, sin)
-    bf16 codes for the Ascend preset."""
+    bf16 codes for the Ascend preset; scale: vLLM's scale tensor (float32,
+    its shape: () or (1,)), which the kernel never reads."""
     ins = {"kv_c": T(kv_c, "bf16"), "k_pe": T(k_pe, "bf16")}
     if front is not None:
         ins["gamma"] = T(front[0], "bf16")
@@ -91,6 +93,8 @@ def inputs_of(kv_c, k_pe, slots, slot_tag, cache, cache_tag, front=None):
     ins["slot_mapping"] = T(np.asarray(slots).astype(SLOT[slot_tag]),
                             slot_tag)
     ins["kv_cache"] = T(cache, cache_tag)
+    if scale is not None:
+        ins["scale"] = T(np.asarray(scale, dtype=np.float32), "fp32")
     return ins
 
 
@@ -327,11 +331,12 @@ def rstd_cases(root):
 
 def vllm_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
               negative=(), designed=None, attrs=None, nan_skipped=False,
-              last=True):
+              last=True, scale=np.float32(1.0)):
     """Random tokens of shape lead + [512], `designed` ({(token, tile):
     float32 [128]}) written over them; `negative` ((token, slot) pairs)
     are skipped, and with `nan_skipped` the first of them holds NaN and
-    Inf (a skipped token is never read)."""
+    Inf (a skipped token is never read); `scale` vLLM's scale tensor
+    (0-d as vLLM's layer._k_scale; never read by the kernel)."""
     rng = np.random.RandomState(seed)
     n = int(np.prod(lead))
     f = random_tokens(rng, n)
@@ -347,7 +352,8 @@ def vllm_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
     slots = slots_of(rng, n, rows, negative, last).reshape(lead)
     ins = inputs_of(kv.reshape(lead + (c8.NOPE,)),
                     pe.reshape(lead + (c8.ROPE,)), slots, "int64",
-                    poison(rng, cache_shape, cache_tag), cache_tag)
+                    poison(rng, cache_shape, cache_tag), cache_tag,
+                    scale=scale)
     return emit(root, case_id, comment, attrs or attrs_of(VLLM), ins,
                 cache_tag)
 
@@ -379,19 +385,21 @@ def vllm_cases(root):
         "saturates), tile 3 amax 1.75 * 2^-118 (amax / 448 = FLT_MIN "
         "exactly); token 2 tile 1 amax one bf16 below (amax / 448 "
         "subnormal: the FLT_MIN floor), tile 3 values 2^-125..2^-120 "
-        "(floor); scale attribute 0.5 (read, unused)" % (dvr_k, sat_k),
+        "(floor); scale tensor [0.5] (read, unused)" % (dvr_k, sat_k),
         3713, (4,), (6, 656), "fp8_e4m3fn",
         designed={(0, 0): ties, (0, 1): tiles.values(dvr),
                   (0, 2): tiles.values(sat),
                   (0, 3): tiles.flt_min_tile(rng, at_min),
                   (2, 1): tiles.flt_min_tile(rng, below),
                   (2, 3): tiles.flt_min_tile(rng, 2.0 ** -120)},
-        attrs=attrs_of(VLLM, scale=0.5))
+        scale=np.array([0.5], dtype=np.float32))
     vllm_case(
         root, "vllm_all_skipped",
         "vllm-fp8_ds_mla, every slot negative (-1, -2): nothing is "
-        "written, the cache comes back as it was", 3714, (2,), (3, 656),
-        "uint8", negative=[(0, -1), (1, -2)], last=False)
+        "written, the cache comes back as it was; the scale tensor is NaN "
+        "(never read)", 3714, (2,), (3, 656),
+        "uint8", negative=[(0, -1), (1, -2)], last=False,
+        scale=np.float32(np.nan))
 
 
 # ---- refusals ---------------------------------------------------------------
@@ -418,8 +426,8 @@ def refusal(root, case_id, comment, tensor, attrs, cache_tag="int8",
         edit(arrays)
     ins = {}
     for name, arr in arrays.items():
-        tag = {"slot_mapping": slot_tag, "kv_cache": cache_tag}.get(name,
-                                                                    "bf16")
+        tag = {"slot_mapping": slot_tag, "kv_cache": cache_tag,
+               "scale": "fp32"}.get(name, "bf16")
         ins[name] = T(arr, tag)
     a, opts = split(attrs)
     write_case(root, case_id, OP, a, ins, {}, options=opts,
@@ -456,6 +464,12 @@ def drop(*names):
     def edit(a):
         for n in names:
             del a[n]
+    return edit
+
+
+def add_scale(value):
+    def edit(a):
+        a["scale"] = value
     return edit
 
 
@@ -499,9 +513,9 @@ def ascend_refusals(root):
             "kv_cache", a, cache_tag="uint8")
     refusal(root, "error_ascend_row_640", "rows of 640 bytes, the row is "
             "656; message \"kv_cache\"", "kv_cache", a, width=640)
-    refusal(root, "error_ascend_scale_attr", "the Ascend preset has no "
-            "scale attribute (must stay 1.0); message \"scale\"", "scale",
-            attrs_of(ASC, scale=2.0))
+    refusal(root, "error_ascend_scale_given", "the Ascend preset has no "
+            "scale tensor (vLLM's argument); message \"scale\"", "scale", a,
+            edit=add_scale(np.array([1.0], dtype=np.float32)))
     refusal(root, "error_ascend_no_gamma", "gamma missing: a required "
             "tensor absent from the case is a NULL one (161001); message "
             "\"gamma\"", "gamma", a, edit=drop("gamma"), status=161001)
@@ -536,6 +550,9 @@ def vllm_refusals(root):
     refusal(root, "error_vllm_reduce_order", "reduce_order is the Ascend "
             "preset's; message \"reduce_order\"", "reduce_order",
             attrs_of(VLLM, reduce_order="a2"), cache_tag="uint8")
+    refusal(root, "error_vllm_scale_two", "vLLM's scale is one float32; "
+            "message \"one float32\"", "scale", v, cache_tag="uint8",
+            edit=add_scale(np.array([1.0, 2.0], dtype=np.float32)))
     refusal(root, "error_vllm_gamma_given", "gamma, cos, sin given: the "
             "ds_mla kernel takes kv_c already normed and roped; message "
             "\"gamma\"", "gamma", v, cache_tag="uint8", edit=add_front)

@@ -17,7 +17,9 @@ kvgold's C:
 - "vllm-fp8_ds_mla" (vLLM concat_and_cache_ds_mla_kernel): no norm, no
   rope. Per 128-tile s = max(amax / 448, FLT_MIN) by true division, q =
   e4m3fn(x / s) RNE saturating (kvgen.formats' encoder). Row [q 512 | 4
-  fp32 scales | k_pe bf16 128 B].
+  fp32 scales | k_pe bf16 128 B]. The call's `scale` tensor is read by
+  concat_and_cache_mla and never by the kernel: not an input of the
+  model.
 
 Every product and quotient is one np.float32 ufunc (one binary32 rounding);
 the row is placed at slot s of cache.view(-1, 656) (a [blocks, block_size,
@@ -36,7 +38,7 @@ FLT_MIN = F32(2.0 ** -126)
 E4M3_MAX = F32(448.0)
 PRESETS = ("ascend-sfa-c8", "vllm-fp8_ds_mla")
 DEFAULTS = {"preset": "ascend-sfa-c8", "epsilon": 1e-5,
-            "reduce_order": "pairwise", "scale": 1.0}
+            "reduce_order": "pairwise"}
 
 
 def seg(name, field, dtype, offset, nbytes, group=0):
