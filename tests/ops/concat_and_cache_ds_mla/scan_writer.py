@@ -12,8 +12,9 @@ concat_and_cache_ds_mla.c), writes kv_cache in place and returns nothing:
   post-call cache, so the record is listed NOT JUDGED, naming the
   operator.
 The Ascend preset's composite has no call of its own: a dump holds
-npu_rms_norm, npu_interleave_rope, npu_dynamic_block_quant and
-npu_scatter_nd_update_ one by one (docs/concat_and_cache_ds_mla.md).
+npu_rms_norm, npu_interleave_rope, the block quant
+(docs/dynamic_block_quant.md) and npu_scatter_nd_update_ one by one
+(docs/concat_and_cache_ds_mla.md).
 This writer keeps no generic hook name (E2E_API, msprobe, cann ...): the
 generic format tests judge every writer's SAMPLE there; test_c8_scan.py
 uses FORM."""

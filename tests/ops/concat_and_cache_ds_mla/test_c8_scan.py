@@ -96,3 +96,35 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
     assert doc["summary"]["other_calls"] == 0
     assert [c["verdict"] for c in doc["calls"]] == ["NOT_JUDGED"]
     assert W.OP in doc["calls"][0]["reason"]
+
+
+def test_the_ascend_composites_block_quant_call(cli, tmp_path):
+    """The Ascend preset has no call of its own: a dump holds its four
+    torch_npu calls one by one. Its block quant step is the block quant
+    operator's own torch form (writer alias "dbq", its vector case of
+    this very call: bf16 [6, 1, 512], 1 x 128, int8, a2a3). Recorded with
+    dst_type as torch_npu's number it is judged; recorded as vllm-ascend
+    passes it, a torch.dtype (sfa_v1.py custom_kv_rmsnorm_rope:
+    dst_type=torch.int8; msprobe writes {"type": "torch.dtype", "value":
+    "torch.int8"}), it is NOT JUDGED, the spelling named: that binding
+    reads numbers and kvgold tags only (docs/concat_and_cache_ds_mla.md,
+    "Call forms")."""
+    dbq = sd.op("dbq")
+    c = sd.Call(dbq.OP, "a2a3_bf16_3d_vllm_c8")
+    assert c.inputs["x"][1].shape == (6, 1, 512)
+    got = []
+    for spelling in ("number", "torch.dtype"):
+        step = sd.MsprobeStep(str(tmp_path / spelling))
+        key = step.call("NPU", dbq.TORCH, [c.inputs["x"]],
+                        dbq.torch_attrs(c), [c.post[n] for n in dbq.OUT])
+        if spelling == "torch.dtype":
+            step.data[key]["input_kwargs"]["dst_type"] = {
+                "type": "torch.dtype", "value": "torch.int8"}
+        step.save()
+        rc, doc, err = sd.scan(cli, str(tmp_path / spelling), "--attr",
+                               'profile="a2a3"')
+        assert doc is not None, err
+        got.append([(x["verdict"], x["reason"]) for x in doc["calls"]])
+    assert got[0] == [("PASS", "")], got[0]
+    assert len(got[1]) == 1 and got[1][0][0] == "NOT_JUDGED"
+    assert '"torch.int8" is not a dtype tag' in got[1][0][1]
