@@ -19,11 +19,11 @@ kvgold.ttk gives it (ops-test-kit's golden, computed by
 concat_and_cache_ds_mla on a copy of the cache); it is no torch_npu
 function, so kvgold.torch_npu and kvgold.msprobe do not.
 """
+import struct
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
-import numpy as np
-
 from .._errors import Error, PARAM_INVALID
+from .._tensor import Tensor
 from .._types import DTypes, TensorLike
 from ._common import call
 from ._forms import value_map
@@ -35,10 +35,11 @@ API = "torch.ops._C_cache_ops.concat_and_cache_mla"
 
 # What only Python knows of vLLM's call (kvgold/ops/__init__.py describes
 # the fields; its arguments and kv_cache_dtype's spelling are the C
-# binding's): computed on a copy of the cache.
+# binding's): computed on a copy of the cache, which vLLM allocates as
+# uint8 bytes for fp8_ds_mla.
 TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
     API: {"function": "concat_and_cache_ds_mla",
-          "call": {"inplace": False},
+          "call": {"inplace": False, "dtypes": {"kv_cache": "uint8"}},
           "ttk_spec": "KvgoldConcatAndCacheMlaTestSpec",
           "ttk_golden": "concat_and_cache_mla_golden"},
 }
@@ -66,14 +67,15 @@ def _preset(preset: str) -> str:
 
 def _scale(scale: Any) -> Any:
     """vLLM's scale tensor as given (its C check wants one float32), or a
-    Python number as a 0-d float32 one."""
+    Python number as a 0-d float32 kvgold.Tensor (no NumPy needed)."""
     if scale is None or hasattr(scale, "shape"):
         return scale
     try:
-        return np.asarray(float(scale), dtype=np.float32)
-    except (TypeError, ValueError):
+        data = struct.pack("<f", float(scale))
+    except (TypeError, ValueError, OverflowError):
         raise Error(PARAM_INVALID, "scale: a tensor or a number expected, "
                     "got %r" % (scale,), "scale")
+    return Tensor(data, "fp32", ())
 
 
 def concat_and_cache_ds_mla(
