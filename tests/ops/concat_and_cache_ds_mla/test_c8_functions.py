@@ -132,3 +132,18 @@ def test_ascend_needs_its_front_end_inputs():
                                 sin=t["sin"], cache_dtype=tag)
     assert "negative" in str(e.value)
     assert set(np.unique(t["kv_cache"].numpy())) == {0x5A}
+
+
+def test_vllm_form_takes_a_number_for_scale():
+    """scale given as a Python number (a 0-d float32 to the operator):
+    the same bytes as with vLLM's tensor, since the kernel never reads
+    it; something that is no number is refused naming scale."""
+    c = _load("vllm_rows_skip_negative")
+    t, _ = _tensors(c)
+    concat_and_cache_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                         t["slot_mapping"], "fp8_ds_mla", 0.25)
+    assert _bytes(t["kv_cache"]) == expected_bits(c, "kv_cache")
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                             t["slot_mapping"], "fp8_ds_mla", "one")
+    assert e.value.tensor == "scale"
