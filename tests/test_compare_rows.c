@@ -342,6 +342,27 @@ static void test_scale_fault_alone(void **state)
     test_free(f);
 }
 
+/* A scale cache typed e8m0 (how a scale tensor of its own is declared)
+ * is a byte array too: the same bytes judge the same, a fault in a
+ * scale still fails alone. */
+static void test_e8m0_typed_cache_is_judged(void **state)
+{
+    fixture *f = (fixture *)test_malloc(sizeof *f);
+    kvg_compare_result r;
+    (void)state;
+
+    setup(f, layout_a(), A_BYTES, k_slots_a, 3);
+    f->ti.dtype = f->tg.dtype = f->ta.dtype = KVG_E8M0;
+    assert_int_equal(judge(f, &r), KVG_OK);
+    assert_only(&r, -1, 0);
+    assert_int_equal(r.row_slots_written, 3);
+    f->npu[at(&f->l, 6, SCALE)] ^= 0x01;
+    assert_int_equal(judge(f, &r), KVG_ERR_MISMATCH);
+    assert_only(&r, KVG_ROWK_SCALES, 1);
+    assert_int_equal(r.rows[KVG_ROWK_SCALES].place[0].slot, 6);
+    test_free(f);
+}
+
 /* A kernel that picked a scale one binade too small: its codes of that
  * group come out one binade larger (e4m3: exponent field + 1 = code +
  * 8), every one of them. */
@@ -1016,6 +1037,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_cache_passes),
         cmocka_unit_test(test_scale_fault_alone),
+        cmocka_unit_test(test_e8m0_typed_cache_is_judged),
         cmocka_unit_test(test_scale_and_its_group_shifted),
         cmocka_unit_test(test_payload_code_fault_alone),
         cmocka_unit_test(test_rope_byte_fault_alone),
