@@ -182,7 +182,8 @@ typedef struct kvg_row_layout {
 /* Where one byte of a cache is, for reports. */
 typedef struct kvg_row_place {
     int64_t slot;     /* -1: the byte belongs to no slot's part */
-    int head;         /* the head's part the byte is in; -1 where none */
+    int head;         /* the head's part the byte is in (0 without
+                         heads); -1 with slot -1 */
     int segment;      /* -1: inside a slot's part, but no segment (not
                          written by the operator) */
     int64_t element;  /* element (fp4: first code) within the segment */
