@@ -7,7 +7,7 @@
  * computed from the views' shapes, so a code in the wrong piece, head or
  * tile, or a byte written that no token owns, fails.
  *
- * Expected values from first principles. The rule is DynamicMxQuant's
+ * Expected values from first principles. The rule is the MX quant's
  * scale_alg 0 (OCP MX, block 32, the C8-MXFP K path): c = max(E(amax),
  * emax) - emax with emax 8 for e4m3fn, the codes x / 2^(c - 127) in fp8
  * e4m3fn. Every group of 32 is 2^a times values m and holds m = 1, so
