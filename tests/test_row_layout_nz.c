@@ -88,6 +88,8 @@ static void test_out_of_range(void **state)
     assert_int_equal(kvg_row_element_at(&l, 0, 0, NZ_K, -1), -1);
 }
 
+static void refused_for(kvg_row_layout l, const char *reason);
+
 /* ---- place_of round trips -------------------------------------------------- */
 
 /* Every byte of tensor t: a byte of a segment goes back through
@@ -240,9 +242,49 @@ static void test_round_trip_pieces_in_a_row(void **state)
     assert_int_equal(kvg_row_place_of(&l, 0, 150).slot, -1);
 }
 
+/* Heads side by side inside a slot's row, as an ND cache [Bn, Bs, N, D]:
+ * per head [bf16 copy 4 | 2 bytes of no segment], 3 heads 10 bytes
+ * apart, a 32-byte row (2 bytes after the heads), 2 slots a block, 2
+ * blocks. */
+static void test_round_trip_heads_in_a_row(void **state)
+{
+    kvg_row_layout l;
+    kvg_row_place p;
+    (void)state;
+
+    memset(&l, 0, sizeof l);
+    l.name = "test heads in a row";
+    l.segments = 1;
+    l.seg[0].name = "k", l.seg[0].field = KVG_ROW_COPY;
+    l.seg[0].dtype = KVG_BF16, l.seg[0].count = 4, l.seg[0].of = -1;
+    l.tensors = 1;
+    l.tensor_name[0] = "cache";
+    l.regions = 1;
+    l.slot_stride[0] = 32;
+    l.heads = 3;
+    l.head_stride[0] = 10;
+    l.block_size = 2;
+    l.block_stride[0] = 64;
+    l.blocks = 2;
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
+    round_trip(&l, 0, 128, 4 * 3 * 8);
+    /* slot 3 (block 1, position 1) head 2 element 1: 64 + 32 + 20 + 2 */
+    assert_int_equal(kvg_row_element_at(&l, 3, 2, 0, 1), 64 + 32 + 20 + 2);
+    p = kvg_row_place_of(&l, 0, 64 + 32 + 20 + 3);
+    assert_int_equal(p.slot, 3);
+    assert_int_equal(p.head, 2);
+    assert_int_equal(p.element, 1);
+    /* heads 7 bytes apart would put head 1 on head 0's last byte */
+    l.head_stride[0] = 7;
+    refused_for(l, "region 0: head_stride 7");
+    /* heads spanning 28 of a 24-byte row */
+    l.head_stride[0] = 10, l.slot_stride[0] = 24, l.block_stride[0] = 48;
+    refused_for(l, "region 0: slot_stride 24");
+}
+
 /* ---- refusals ------------------------------------------------------------- */
 
-static void refused(kvg_row_layout l, const char *reason)
+static void refused_for(kvg_row_layout l, const char *reason)
 {
     kvg_diag diag;
 
@@ -258,34 +300,34 @@ static void test_refusals_fields(void **state)
     (void)state;
 
     l = nz_layout(), l.heads = -1;
-    refused(l, "heads must be >= 0");
+    refused_for(l, "heads must be >= 0");
     l = nz_layout(), l.head_stride[1] = 0;
-    refused(l, "region 1: head_stride must be >= 1 with heads > 1");
+    refused_for(l, "region 1: head_stride must be >= 1 with heads > 1");
     l = nz_layout(), l.tile[1] = -16;
-    refused(l, "region 1: tile must be 0 (untiled) or divide block_size");
+    refused_for(l, "region 1: tile must be 0 (untiled) or divide block_size");
     l = nz_layout(), l.tile[1] = 12; /* 32 % 12 != 0 */
-    refused(l, "region 1: tile must be 0 (untiled) or divide block_size");
+    refused_for(l, "region 1: tile must be 0 (untiled) or divide block_size");
     l = nz_layout(), l.tile_stride[1] = 0;
-    refused(l, "with tile_stride >= 1");
+    refused_for(l, "with tile_stride >= 1");
     l = nz_layout(), l.seg[NZ_K].piece = -32;
-    refused(l, "segment 0 (k): piece must be >= 0");
+    refused_for(l, "segment 0 (k): piece must be >= 0");
     l = nz_layout(), l.seg[NZ_SCALE].piece_stride = 1;
-    refused(l, "segment 1 (k scale): piece_stride is less than a piece's "
+    refused_for(l, "segment 1 (k scale): piece_stride is less than a piece's "
                "bytes");
     l = nz_layout(), l.seg[NZ_K].group = 0;
-    refused(l, "segment 0 (k): a pieced payload needs group > 0 and piece "
+    refused_for(l, "segment 0 (k): a pieced payload needs group > 0 and piece "
                "a multiple of group");
     l = nz_layout(), l.seg[NZ_K].group = 64, l.seg[NZ_SCALE].count = 2;
-    refused(l, "a pieced payload needs group > 0 and piece a multiple of "
+    refused_for(l, "a pieced payload needs group > 0 and piece a multiple of "
                "group (each group in one piece)");
     l = in_row(), l.seg[0].piece = 31;
-    refused(l, "an fp4 piece must hold an even number of codes");
+    refused_for(l, "an fp4 piece must hold an even number of codes");
     l = nz_layout(), l.has_sink = 2;
-    refused(l, "has_sink must be 0 or 1");
+    refused_for(l, "has_sink must be 0 or 1");
     l = nz_layout(), l.has_sink = 1, l.sink_slot = NZ_SLOTS;
-    refused(l, "sink_slot must be a slot of the layout");
+    refused_for(l, "sink_slot must be a slot of the layout");
     l = nz_layout(), l.has_sink = 1, l.sink_slot = -1;
-    refused(l, "sink_slot must be a slot of the layout");
+    refused_for(l, "sink_slot must be a slot of the layout");
     l = nz_layout(), l.has_sink = 1, l.sink_slot = 0;
     assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
 }
@@ -298,34 +340,34 @@ static void test_refusals_nesting(void **state)
 
     /* pieces 992 apart: piece 1 of slot 0 would be piece 0 of slot 31 */
     l = nz_layout(), l.seg[NZ_K].piece_stride = NZ_BS * 32 - 32;
-    refused(l, "region 0: piece_stride 992: its stride is less than the "
+    refused_for(l, "region 0: piece_stride 992: its stride is less than the "
                "bytes nested inside it");
     /* slots 16 apart in 32-byte pieces */
     l = nz_layout(), l.slot_stride[0] = 16;
-    refused(l, "region 0: slot_stride 16: its stride is less than the "
+    refused_for(l, "region 0: slot_stride 16: its stride is less than the "
                "bytes nested inside it (bytes of different slots, heads "
                "or pieces would coincide) (32 bytes)");
     l = nz_layout(), l.head_stride[0] = NZ_D * NZ_BS - 1;
-    refused(l, "region 0: head_stride 4095");
+    refused_for(l, "region 0: head_stride 4095");
     l = nz_layout(), l.tile_stride[1] = 32; /* a tile spans 64 */
-    refused(l, "region 1: tile_stride 32");
+    refused_for(l, "region 1: tile_stride 32");
     l = nz_layout(), l.head_stride[1] = 64; /* two tiles span 128 */
-    refused(l, "region 1: head_stride 64");
+    refused_for(l, "region 1: head_stride 64");
     /* heads inside a slot's pieces: legal when they nest (head 32 bytes
      * apart would need slots 64 apart) */
     l = nz_layout(), l.head_stride[0] = 32;
-    refused(l, "region 0: head_stride 32");
+    refused_for(l, "region 0: head_stride 32");
     l = nz_layout(), l.block_stride[0] = NZ_N * NZ_D * NZ_BS - 1;
-    refused(l, "region 0: extends past its tensor's block_stride");
+    refused_for(l, "region 0: extends past its tensor's block_stride");
     /* an NZ segment shares its region with another segment */
     l = nz_layout(), l.seg[NZ_SCALE].region = 0, l.regions = 1;
     l.tensors = 1;
     l.seg[NZ_SCALE].piece = 0;
     l.seg[NZ_SCALE].offset = 0;
-    refused(l, "must be the only segment of its region");
+    refused_for(l, "must be the only segment of its region");
     /* pieces that overflow int64 */
     l = nz_layout(), l.seg[NZ_K].piece_stride = INT64_MAX / 2;
-    refused(l, "reach past int64");
+    refused_for(l, "reach past int64");
 }
 
 int main(void)
@@ -337,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_dense),
         cmocka_unit_test(test_round_trip_gaps),
         cmocka_unit_test(test_round_trip_pieces_in_a_row),
+        cmocka_unit_test(test_round_trip_heads_in_a_row),
         cmocka_unit_test(test_refusals_fields),
         cmocka_unit_test(test_refusals_nesting),
     };
