@@ -139,10 +139,10 @@ def valid(root, case_id, comment, seed, shape, bn, bs, slot_spec,
 
 def valid_cases(root):
     valid(root, "one_pad_row_int32",
-          "T 6, N 2, D 128, Bs 64, 3 blocks: one pad row (-1) whose scales "
-          "land in slot 0 (its payload is skipped), the last slot 191, a "
+          "T 6, N 2, D 128, Bs 64, 2 blocks: one pad row (-1) whose scales "
+          "land in slot 0 (its payload is skipped), the last slot 127, a "
           "zero block beside a nonzero one in a pair", 3701, (6, 2, 128),
-          3, 64, {"pads": [(2, -1)], "last": 4}, "int32",
+          2, 64, {"pads": [(2, -1)], "last": 4}, "int32",
           design=[(0, 0, 1, "ZERO"), (1, 1, 2, "TINY"), (2, 0, 0, "BELOW"),
                   (2, 1, 3, "POW2")])
     valid(root, "two_pad_rows_int64",
@@ -151,57 +151,57 @@ def valid_cases(root):
           {"pads": [(0, -1), (2, -1)], "last": 3}, "int64",
           design=[(1, 0, 0, "POW2"), (2, 0, 1, "SAT")])
     valid(root, "three_pad_rows_negatives",
-          "T 6, N 2, D 64, Bs 128, 2 blocks: pad rows -3, -1, -2 (every "
-          "negative slot is clamped to 0 and skips the payload)", 3703,
-          (6, 2, 64), 2, 128, {"pads": [(0, -3), (3, -1), (5, -2)],
-                               "last": 1}, "int32")
+          "T 7, N 1, D 64, Bs 64, 4 blocks: pad rows -3, -1, -2 (every "
+          "negative slot is clamped to 0 and skips the payload), the last "
+          "slot 255", 3703, (7, 1, 64), 4, 64,
+          {"pads": [(0, -3), (3, -1), (5, -2)], "last": 1}, "int32")
     valid(root, "no_pad_row_slot0_int64",
-          "T 4, N 2, D 64, Bs 128, 2 blocks, no pad row: a real token "
-          "writes slot 0 (payload and scales), another the last slot 255",
-          3704, (4, 2, 64), 2, 128, {"zero": 1, "last": 3}, "int64",
+          "T 4, N 2, D 64, Bs 128, 1 block, no pad row: a real token "
+          "writes slot 0 (payload and scales), another the last slot 127",
+          3704, (4, 2, 64), 1, 128, {"zero": 1, "last": 3}, "int64",
           design=[(1, 1, 0, "EDGE")])
     valid(root, "only_pad_row",
           "T 1, N 2, D 64, Bs 64: the only token is a pad row: no payload "
           "byte changes, slot 0's scales become its scales", 3705,
-          (1, 2, 64), 2, 64, {"pads": [(0, -1)]}, "int64",
+          (1, 2, 64), 1, 64, {"pads": [(0, -1)]}, "int64",
           design=[(0, 1, 1, "ZERO")])
-    valid(root, "d256_three_blocks",
-          "T 7, N 1, D 256, Bs 64, 3 blocks (tokens in every block), one "
-          "pad row, the last slot 191; D/64 = 4 scale pairs per token",
-          3706, (7, 1, 256), 3, 64, {"pads": [(5, -1)], "last": 6},
+    valid(root, "d256_two_blocks",
+          "T 5, N 1, D 256, Bs 64, 2 blocks (tokens in both), one pad row, "
+          "the last slot 127; D/64 = 4 scale pairs per token",
+          3706, (5, 1, 256), 2, 64, {"pads": [(3, -1)], "last": 4},
           "int32", design=[(0, 0, 7, "TOP"), (3, 0, 2, "ZERO")])
     valid(root, "e8m0_boundaries",
           "T 4, N 2, D 128: amax 8 (code 122) and 7.96875 (code 121), "
           "2^-118 (code 1) and below it (code 0: payload +-0), bf16 max "
           "(code 246), an all +-0 block; one pad row", 3707, (4, 2, 128),
-          2, 64, {"pads": [(3, -1)], "last": 0}, "int32",
+          1, 64, {"pads": [(3, -1)], "last": 0}, "int32",
           design=[(0, 0, 0, "POW2"), (0, 0, 1, "BELOW"), (0, 1, 2, "EDGE"),
                   (0, 1, 3, "TINY"), (1, 0, 0, "TOP"), (1, 1, 1, "ZERO"),
                   (2, 0, 3, "EDGE"), (3, 1, 0, "TINY")])
     valid(root, "fp8_saturation",
           "T 3, N 1, D 64: scaled values 450 .. 510 and -480 saturate to "
-          "+-448 (0x7E / 0xFE), 448 itself stays", 3708, (3, 1, 64), 2, 64,
+          "+-448 (0x7E / 0xFE), 448 itself stays", 3708, (3, 1, 64), 1, 64,
           {"pads": [(1, -1)], "last": 2}, "int32",
           design=[(0, 0, 0, "SAT"), (2, 0, 1, "SAT"), (2, 0, 0, "BELOW"),
                   (1, 0, 1, "SAT")])
     valid(root, "fp16_key_n4",
-          "fp16 key T 5, N 4, D 64, Bs 64, 2 blocks: DynamicMxQuant's fp16 "
-          "path; one pad row", 3709, (5, 4, 64), 2, 64,
+          "fp16 key T 5, N 4, D 64, Bs 64: DynamicMxQuant's fp16 path; one "
+          "pad row", 3709, (5, 4, 64), 1, 64,
           {"pads": [(4, -1)], "last": 1}, "int64", ktag="fp16",
           design=[(0, 3, 0, "ZERO"), (2, 2, 1, "POW2")])
     valid(root, "fp32_key",
           "fp32 key T 3, N 1, D 64, Bs 64 (DynamicMxQuant takes fp32 with "
-          "block 32); one pad row", 3712, (3, 1, 64), 2, 64,
+          "block 32); one pad row", 3712, (3, 1, 64), 1, 64,
           {"pads": [(0, -1)], "last": 2}, "int32", ktag="fp32",
           design=[(1, 0, 1, "BELOW")])
     valid(root, "nonfinite_block",
           "+Inf and NaN in one block of a real token and of the pad row: "
           "code 0xFF (E8M0 NaN), that block's payload 0x00", 3710,
-          (3, 1, 64), 2, 64, {"pads": [(1, -1)], "last": 2}, "int32",
+          (3, 1, 64), 1, 64, {"pads": [(1, -1)], "last": 2}, "int32",
           design=[(0, 0, 1, "SPECIAL"), (1, 0, 0, "SPECIAL")])
     valid(root, "uint8_scale_cache",
           "the scale cache as vllm-ascend allocates it (raw uint8); "
-          "T 4, N 2, D 64, Bs 64", 3711, (4, 2, 64), 2, 64,
+          "T 4, N 2, D 64, Bs 64", 3711, (4, 2, 64), 1, 64,
           {"pads": [(0, -1)], "last": 3}, "int64", ksctag="uint8")
 
 
