@@ -1,21 +1,23 @@
-"""Golden C8-MXFP K write (vllm-ascend AscendC8MXFPAttentionBackend's
-reshape_and_cache, K side), vectorised over whole tensors.
+"""Golden C8-MXFP K write (vllm-ascend AscendC8MXFPAttentionBackend, the K
+half of its cache write), vectorised over whole tensors.
 
-Written from the source's own steps (quant_epilogs.md section 6.3, the
-backend's reshape_and_cache and vllm_ascend/attention/mxfp_kv_cache.py),
-not from kvgold's C:
+Written from the source's own steps (docs/c8_mxfp_k_cache.md;
+quant_epilogs.md section 6.3; vllm_ascend/attention/mxfp_kv_cache.py), not
+from kvgold's C:
 
-1. key [T, N, D] -> npu_dynamic_mx_quant(e4m3fn, axis -1, block 32,
-   scale_alg 0): kvgen's own DynamicMxQuant model on the [T*N, D] view
-   gives fp8 codes [T, N, D] and E8M0 codes [T, N, D/64, 2] (pair p of
-   group j = block 2j+p).
-2. fp8 codes -> key_cache [Bn, N, D/32, Bs, 32] (npu_scatter_pa_kv_cache,
-   PA_NZ): token t at slot s >= 0, b = s // Bs, o = s % Bs:
+1. key [T, N, D] -> MX quantisation (e4m3fn, axis -1, block 32, scale
+   algorithm 0 = OCP): kvgen's own block quantiser (kvgen/mx_block_quant.py)
+   on the [T*N, D] view gives fp8 codes [T, N, D] and E8M0 codes
+   [T, N, D/64, 2] (pair p of group j = block 2j+p).
+2. fp8 codes -> key_cache [Bn, N, D/32, Bs, 32] (the paged cache's PA_NZ
+   scatter): token t at slot s >= 0, b = s // Bs, o = s % Bs:
    key_cache[b, n, g, o, c] = y[t, n, 32 g + c]. Negative slots skip.
 3. E8M0 codes -> key_scale_cache [Bn, N, Bs/16, D/64, 16, 2]
-   (scatter_mxfp_k_scale_cache after mxfp_k_scale_slot_index): every slot
+   (mxfp_k_scale_slot_index + scatter_mxfp_k_scale_cache): every slot
    clamped to >= 0 (clamp(min=0): a pad row lands on slot 0), then
    key_scale_cache[b, :, o // 16, :, o % 16, :] = scale[t].
+Both writes are also done through flat byte offsets (the row layout's
+strides) and must agree, so an index slip in either formulation shows.
 
 Slot 0 as the sink: with one pad row its scales are that row's; with two
 or more the pad rows race for it (index_put_ without accumulate), so the
@@ -29,16 +31,15 @@ docs/c8_mxfp_k_cache.md); golden runs the last two itself.
 """
 import numpy as np
 
-from . import dynamic_mx_quant as dmq
-from . import scatter_pa_kv_cache as spkc
+from . import mx_block_quant as mxq
 
-DMQ_ATTRS = {"axis": -1, "round_mode": "rint", "dst_type": "fp8_e4m3fn",
+MX_ATTRS = {"axis": -1, "round_mode": "rint", "dst_type": "fp8_e4m3fn",
              "block_size": 32, "scale_alg": 0, "dst_type_max": 0.0,
              "max_low_bound": 0.0}
 NZ = 32          # PA_NZ piece: 32 one-byte elements
 FRAG = 16        # K-scale cache: slots per tile
 GROUP = 64       # K-scale cache: columns per (even, odd) pair of blocks
-BS_LIMIT = 65536  # ScatterPaKvCache: block_size below UINT16_MAX + 1
+BS_LIMIT = 65536  # the PA_NZ scatter: block_size below UINT16_MAX + 1
 KEY_TAGS = ("bf16", "fp16", "fp32")
 SCALE_TAGS = ("e8m0", "uint8")
 
@@ -83,31 +84,34 @@ def check_shapes(key, ktag, slot, stag, kc, kctag, ksc, ksctag):
 
 
 def check_slots(slot, rows):
-    """Slots past the cache and two real tokens on one slot are refused
-    (ScatterPaKvCache); a real token on slot 0 beside a pad row is a race
-    on slot 0's scales (vLLM never does it: slot 0 is its null block)."""
+    """Refused, as the paged scatter refuses them: a slot past the cache,
+    two real tokens on one slot. And a real token on slot 0 beside a pad
+    row: both write slot 0's scales, a race (vLLM never does it: slot 0 is
+    its null block)."""
     s = np.asarray(slot, dtype=np.int64)
-    try:
-        spkc.check_slots(s, rows)
-    except ValueError as e:
-        raise Refused("slot_mapping", str(e))
+    for t in np.flatnonzero(s >= rows)[:1]:
+        raise Refused("slot_mapping", "token %d: slot %d outside [0, %d)"
+                      % (t, s[t], rows))
+    real = s[s >= 0]
+    _need(np.unique(real).size == real.size, "slot_mapping",
+          "duplicate slots")
     _need(not ((s == 0).any() and (s < 0).any()), "slot_mapping",
           "a token writes slot 0 and a pad row (negative slot) is clamped "
           "to slot 0: their scales race")
 
 
 def check_values(key, ktag):
-    """DynamicMxQuant's own refusals of key's values."""
+    """The MX quantiser's own refusals of key's values (subnormals)."""
     t, n, d = key.shape
-    bad = dmq.refusals(key.reshape(t * n, d), ktag, DMQ_ATTRS)
-    _need(bad.size == 0, "key", "DynamicMxQuant refuses element %s"
+    bad = mxq.refusals(key.reshape(t * n, d), ktag, MX_ATTRS)
+    _need(bad.size == 0, "key", "the MX quantiser refuses element %s"
           % (bad[:1].tolist(),))
 
 
 def quantise(key, ktag):
     """(fp8 codes [T, N, D], E8M0 codes [T, N, D/64, 2])."""
     t, n, d = key.shape
-    y, sc = dmq.golden(key.reshape(t * n, d), ktag, DMQ_ATTRS)
+    y, sc = mxq.golden(key.reshape(t * n, d), ktag, MX_ATTRS)
     return y.reshape(t, n, d), sc.reshape(t, n, d // GROUP, 2)
 
 
@@ -122,10 +126,24 @@ def write_payload(kc, y, slot):
     hn = np.arange(n)[None, :, None]
     g = np.arange(d // NZ)[None, None, :]
     out[b, hn, g, o, :] = y[keep].reshape(k, n, d // NZ, NZ)
-    # the same bytes as kvgen's ScatterPaKvCache PA_NZ model
-    same = spkc.pa_nz(kc, y.reshape(y.shape[0], -1), slot)
-    assert np.array_equal(out, same)
+    assert np.array_equal(out, payload_by_offset(kc, y, slot))
     return out
+
+
+def payload_by_offset(kc, y, slot):
+    """The payload write through flat byte offsets: block stride N*D*Bs,
+    head stride D*Bs, slot stride 32, pieces of 32 codes Bs*32 apart."""
+    bn, n, pieces, bs, _ = kc.shape
+    d = pieces * NZ
+    out = kc.copy().reshape(-1)
+    e = np.arange(d)
+    for t in np.flatnonzero(slot >= 0):
+        b, o = int(slot[t]) // bs, int(slot[t]) % bs
+        for h in range(n):
+            at = (b * (n * d * bs) + h * (d * bs) + o * NZ +
+                  (e // NZ) * (bs * NZ) + e % NZ)
+            out[at] = y[t, h]
+    return out.reshape(kc.shape)
 
 
 def write_scales(ksc, sc, slot):
@@ -146,10 +164,9 @@ def write_scales(ksc, sc, slot):
 
 
 def scales_by_offset(ksc, sc, slot):
-    """The same write through flat byte offsets, as a row layout states
-    them: block stride N*Bs*D/32, head stride Bs*D/32, tile of 16 slots
-    with tile stride (D/64)*32, slot stride 2, pieces of 2 codes 32 bytes
-    apart. A second formulation, so an index slip in either shows."""
+    """The scale write through flat byte offsets: block stride N*Bs*D/32,
+    head stride Bs*D/32, tiles of 16 slots (D/64)*32 apart, slot stride 2
+    within a tile, pieces of 2 codes 32 bytes apart."""
     bn, n, tiles, pairs, _, _ = ksc.shape
     bs, d = tiles * FRAG, pairs * GROUP
     out = ksc.copy().reshape(-1)

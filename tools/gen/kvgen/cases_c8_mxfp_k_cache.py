@@ -2,9 +2,9 @@
 writes and refusals are in the operator's doc page; kvgen/c8_mxfp_k_cache.py
 is the golden).
 
-key is drawn from np.random.RandomState(seed) as DynamicMxQuant's cases
-draw x (normal values times an amplitude per 32-block between 2^-8 and
-2^8, narrowed to key's dtype, zeros replaced); then designed blocks are
+key is drawn from np.random.RandomState(seed): normal values times an
+amplitude per 32-block between 2^-8 and 2^8 (so blocks get different
+codes), narrowed to key's dtype, zeros replaced; then designed blocks are
 written over chosen (token, head, block):
   - ZERO: +0 and -0 only (code 0x00, payload 0x00 / 0x80),
   - TINY: bf16 normals below 2^-118 (amax exponent field <= 8: OCP code 0,
@@ -29,7 +29,6 @@ import numpy as np
 from . import c8_mxfp_k_cache as mk
 from . import formats
 from .casefile import T, write_case
-from .cases_dynamic_mx_quant import random_x
 
 NAME = "c8_mxfp_k_cache"
 OP = "c8_mxfp_k_cache"
@@ -73,10 +72,20 @@ def block_values(kind, rng):
     raise ValueError(kind)
 
 
+def random_key(rng, shape, tag):
+    """Normal values times 2^k per 32-block, k in [-8, 8], narrowed to
+    `tag` and back, zeros replaced by 0.25 (float32, key's shape)."""
+    f = rng.standard_normal(shape).astype(np.float32)
+    amp = 2.0 ** rng.randint(-8, 9, shape[:-1] + (shape[-1] // 32,))
+    f *= np.repeat(amp, 32, axis=-1).astype(np.float32)
+    back = formats.decode(tag, formats.encode(tag, f))
+    return np.where(back == 0, np.float32(0.25), back).astype(np.float32)
+
+
 def make_key(rng, shape, tag, design=()):
     """key [T, N, D] stored as `tag`; design = ((t, n, block, kind), ...)."""
     t, n, d = shape
-    f = random_x(rng, (t * n, d), tag, -1, 32).reshape(shape)
+    f = random_key(rng, shape, tag)
     for tok, h, blk, kind in design:
         f[tok, h, blk * 32:(blk + 1) * 32] = block_values(kind, rng)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -185,12 +194,12 @@ def valid_cases(root):
           design=[(0, 0, 0, "SAT"), (2, 0, 1, "SAT"), (2, 0, 0, "BELOW"),
                   (1, 0, 1, "SAT")])
     valid(root, "fp16_key_n4",
-          "fp16 key T 5, N 4, D 64, Bs 64: DynamicMxQuant's fp16 path; one "
+          "fp16 key T 5, N 4, D 64, Bs 64: the MX quantiser's fp16 path; one "
           "pad row", 3709, (5, 4, 64), 1, 64,
           {"pads": [(4, -1)], "last": 1}, "int64", ktag="fp16",
           design=[(0, 3, 0, "ZERO"), (2, 2, 1, "POW2")])
     valid(root, "fp32_key",
-          "fp32 key T 3, N 1, D 64, Bs 64 (DynamicMxQuant takes fp32 with "
+          "fp32 key T 3, N 1, D 64, Bs 64 (the MX quantiser takes fp32 with "
           "block 32); one pad row", 3712, (3, 1, 64), 1, 64,
           {"pads": [(0, -1)], "last": 2}, "int32", ktag="fp32",
           design=[(1, 0, 1, "BELOW")])
@@ -267,7 +276,7 @@ def refused_cases(root):
     refused(root, "error_slot_mapping_shape", "slot_mapping [3] for "
             "T 2; fragment \"slot_mapping\"", "slot_mapping", 3757,
             slot=np.array([1, 2, 3], dtype=np.int64))
-    refused(root, "error_key_int8", "key int8 (DynamicMxQuant takes "
+    refused(root, "error_key_int8", "key int8 (the MX quantiser takes "
             "bf16, fp16, fp32); fragment \"key\"", "key", 3758,
             ktag="int8")
     refused(root, "error_key_rank2", "key [T, N*D] (want [T, N, D]); "
@@ -277,7 +286,7 @@ def refused_cases(root):
     sub = make_key(np.random.RandomState(3760), (2, 1, 64), "bf16")
     sub[1, 0, 9] = 0x0003          # a bf16 subnormal
     refused(root, "error_key_subnormal", "a bf16 subnormal element "
-            "(DynamicMxQuant refuses it); fragment \"key\"", "key", 3760,
+            "(the MX quantiser refuses it); fragment \"key\"", "key", 3760,
             key=sub)
     refused(root, "error_key_cache_e5m2", "key_cache fp8_e5m2 (the "
             "payload is e4m3fn); fragment \"key_cache\"", "key_cache", 3761,
