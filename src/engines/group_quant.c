@@ -280,7 +280,7 @@ static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
                                    KVG_FP4_NAN_ZERO));
         return; /* fp4 casts NaN to +0 already */
     }
-    /* DynamicMxQuant's 0xFF block: AscendC Cast takes NaN to +0 */
+    /* MX quant's 0xFF block: AscendC Cast takes NaN to +0 */
     if (r->nan_code_zero)
         for (i = 0; i < n; i++)
             if (q[i] != q[i])

@@ -31,16 +31,16 @@
  *      saturating (two codes a byte, element 2j in the low nibble); a NaN
  *      q to the +0 code where nan_code_zero.
  *
- * DynamicMxQuant scale_alg 0 (R-OCP) is {amax ALL, e8m0 OCP, store E8M0,
+ * MX quant scale_alg 0 (R-OCP) is {amax ALL, e8m0 OCP, store E8M0,
  * DIV, clamp, code0_zero, nan_code_zero}: s' = 2^(c - 127) is a normal
  * power of two for 0 < c < 255, so x / s' is the kernel's exact product
  * x * 2^(127 - c); clamp then the non-saturating cast is its saturating
  * cast; c = 0 zeroes and 0xFF (an Inf / NaN in the group) gives NaN q,
- * both as the kernel does (src/ops/dynamic_mx_quant/blocks.c, whose codes
+ * both as the kernel does (the MX quant operator's blocks.c, whose codes
  * come from the same kvg_e8m0_from_amax).
  *
  * The caller has validated the group (the epilogs refuse non-finite x,
- * quant_epilogs.md Q3; DynamicMxQuant refuses subnormal x): this only
+ * quant_epilogs.md Q3; MX quant refuses subnormal x): this only
  * computes.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -90,7 +90,7 @@ typedef struct kvg_i_group_rule {
     int keep_x_nonfinite;    /* q := x where q is not finite */
     int clamp;               /* clamp q to +-max before the cast */
     kvg_dtype cast;          /* fp8_e4m3fn, fp8_e5m2, hif8, fp4_e2m1 */
-    /* DynamicMxQuant's kernel (R-OCP, scale_alg 0) differs from the
+    /* MX quant's kernel (R-OCP, scale_alg 0) differs from the
      * epilogs in three steps only, so they are three fields, 0 for every
      * other rule: */
     kvg_dtype x_dtype;       /* x's dtype: bf16 (0 read as bf16), fp16 or
