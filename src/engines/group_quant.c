@@ -62,22 +62,38 @@ static float bf16_at(const unsigned char *x, int64_t i)
     return kvg_i_float((uint32_t)code << 16);
 }
 
-/* Element i of x in the rule's x_dtype, widened exactly: bf16 (every
- * epilog, the branch predicted) unless the rule says fp16 or fp32. */
-static float x_at(const kvg_i_group_rule *r, const unsigned char *x,
-                  int64_t i)
+/* Elements are handled in chunks of this many binary32 values on the
+ * stack (the core never allocates): each step of the rule is then one
+ * tight loop over the chunk with the rule's choice made once, not a
+ * switch per element. */
+#define CHUNK 128
+
+/* n (<= CHUNK) elements of x in the rule's x_dtype, widened exactly into
+ * out: bf16 (every epilog) unless the rule says fp16 or fp32, the choice
+ * made once outside the loop. */
+static void widen(const kvg_i_group_rule *r, const unsigned char *x,
+                  int64_t n, float *out)
 {
+    int64_t i;
     uint32_t u;
 
-    if (r->x_dtype == KVG_FP16)
-        return kvg_fp16_to_f32(
-            (uint16_t)(x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8)));
-    if (r->x_dtype == KVG_FP32) {
-        u = (uint32_t)x[4 * i] | (uint32_t)x[4 * i + 1] << 8 |
-            (uint32_t)x[4 * i + 2] << 16 | (uint32_t)x[4 * i + 3] << 24;
-        return kvg_i_float(u);
+    switch (r->x_dtype) {
+    case KVG_FP16:
+        for (i = 0; i < n; i++)
+            out[i] = kvg_fp16_to_f32((uint16_t)(
+                x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8)));
+        return;
+    case KVG_FP32:
+        for (i = 0; i < n; i++) {
+            u = (uint32_t)x[4 * i] | (uint32_t)x[4 * i + 1] << 8 |
+                (uint32_t)x[4 * i + 2] << 16 | (uint32_t)x[4 * i + 3] << 24;
+            out[i] = kvg_i_float(u);
+        }
+        return;
+    default:
+        for (i = 0; i < n; i++)
+            out[i] = bf16_at(x, i);
     }
-    return bf16_at(x, i);
 }
 
 /* Round to bf16 (nearest-even) and back: the kernels' bf16 arithmetic,
@@ -99,15 +115,21 @@ static void put_le(unsigned char *at, uint32_t v, size_t bytes)
 static uint32_t amax_bits(const kvg_i_group_rule *r, const unsigned char *x,
                           int64_t n)
 {
+    const size_t xb = kvg_i_group_x_bytes(r);
     uint32_t best = 0, m;
-    int64_t i;
+    float buf[CHUNK];
+    int64_t i, j, c;
 
-    for (i = 0; i < n; i++) {
-        m = kvg_i_bits(x_at(r, x, i)) & MAG_MASK;
-        if (r->amax == KVG_I_AMAX_FINITE && m >= F32_INF)
-            continue;
-        if (m > best)
-            best = m;
+    for (i = 0; i < n; i += CHUNK) {
+        c = n - i < CHUNK ? n - i : CHUNK;
+        widen(r, x + xb * (size_t)i, c, buf);
+        for (j = 0; j < c; j++) {
+            m = kvg_i_bits(buf[j]) & MAG_MASK;
+            if (r->amax == KVG_I_AMAX_FINITE && m >= F32_INF)
+                continue;
+            if (m > best)
+                best = m;
+        }
     }
     return best;
 }
@@ -191,14 +213,9 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
     return g;
 }
 
-/* Elements are quantised in chunks of this many binary32 values on the
- * stack (the core never allocates): each step of the rule is then one
- * tight loop over the chunk with the rule's choice made once, not a
- * switch per element. */
-#define CHUNK 128
 
-/* Step 5's arithmetic for the chunk's elements. */
-static void payload_op(const kvg_i_group_rule *r, const unsigned char *x,
+/* Step 5's arithmetic for the chunk's widened elements xf. */
+static void payload_op(const kvg_i_group_rule *r, const float *xf,
                        int64_t n, float sp, float x_scale, float *q)
 {
     const uint32_t sb = kvg_i_bits(sp);
@@ -217,24 +234,24 @@ static void payload_op(const kvg_i_group_rule *r, const unsigned char *x,
         if ((sb & 0x7FFFFFu) == 0 && e != 0 && e != 0xFFu) {
             inv = 1.0f / sp;
             for (i = 0; i < n; i++)
-                q[i] = x_at(r, x, i) * inv;
+                q[i] = xf[i] * inv;
         } else {
             for (i = 0; i < n; i++)
-                q[i] = x_at(r, x, i) / sp;
+                q[i] = xf[i] / sp;
         }
         return;
     case KVG_I_PAY_XSCALE:
         for (i = 0; i < n; i++)
-            q[i] = x_at(r, x, i) * x_scale;
+            q[i] = xf[i] * x_scale;
         return;
     default: /* POW2_BF16, INV6_BF16: a bf16 multiply */
         for (i = 0; i < n; i++)
-            q[i] = bf16_round(x_at(r, x, i) * sp);
+            q[i] = bf16_round(xf[i] * sp);
     }
 }
 
 /* Step 5's selections: q := x where not finite, then the clamp. */
-static void payload_fix(const kvg_i_group_rule *r, const unsigned char *x,
+static void payload_fix(const kvg_i_group_rule *r, const float *xf,
                         int64_t n, float *q)
 {
     const float max = kvg_i_group_cast_max(r->cast);
@@ -243,7 +260,7 @@ static void payload_fix(const kvg_i_group_rule *r, const unsigned char *x,
     if (r->keep_x_nonfinite)
         for (i = 0; i < n; i++)
             if ((kvg_i_bits(q[i]) & MAG_MASK) >= F32_INF)
-                q[i] = x_at(r, x, i);
+                q[i] = xf[i];
     if (r->clamp)
         for (i = 0; i < n; i++) {
             if (q[i] > max)
@@ -289,13 +306,12 @@ static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
 
 /* code0_zero with code 0: x * 0, the sign kept (the kernel's zero
  * multiplier) */
-static void payload_zero(const kvg_i_group_rule *r, const unsigned char *x,
-                         int64_t n, float *q)
+static void payload_zero(const float *xf, int64_t n, float *q)
 {
     int64_t i;
 
     for (i = 0; i < n; i++)
-        q[i] = x_at(r, x, i) * 0.0f;
+        q[i] = xf[i] * 0.0f;
 }
 
 void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
@@ -317,13 +333,14 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
     /* CHUNK is even, so an fp4 chunk starts on a byte */
     for (i = 0; i < n; i += CHUNK) {
         const int64_t m = n - i < CHUNK ? n - i : CHUNK;
-        float buf[CHUNK];
+        float xf[CHUNK], buf[CHUNK];
 
+        widen(r, x + xb * (size_t)i, m, xf);
         if (zero)
-            payload_zero(r, x + xb * (size_t)i, m, buf);
+            payload_zero(xf, m, buf);
         else
-            payload_op(r, x + xb * (size_t)i, m, g.sp, x_scale, buf);
-        payload_fix(r, x + xb * (size_t)i, m, buf);
+            payload_op(r, xf, m, g.sp, x_scale, buf);
+        payload_fix(r, xf, m, buf);
         cast_codes(r, buf, m,
                    q + (r->cast == KVG_FP4_E2M1 ? i / 2 : i));
     }
