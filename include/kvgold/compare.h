@@ -296,8 +296,8 @@ typedef enum kvg_compare_row_kind {
 typedef struct kvg_compare_row_place {
     int64_t byte;    /* the cache byte holding the unit (its first) */
     int64_t slot;    /* -1: the byte is in no slot's part */
-    int head;        /* the head of the slot (layouts with heads); -1:
-                        none */
+    int head;        /* the slot's head (0 in a layout without heads);
+                        -1 with slot -1 */
     int segment;     /* index in the layout; -1: in no segment */
     int64_t element; /* the unit in its segment (code, scale, element,
                         byte); -1 for an untouched byte outside segments */

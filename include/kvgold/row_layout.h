@@ -182,7 +182,8 @@ typedef struct kvg_row_layout {
 /* Where one byte of a cache is, for reports. */
 typedef struct kvg_row_place {
     int64_t slot;     /* -1: the byte belongs to no slot's part */
-    int head;         /* the head's part the byte is in; -1 where none */
+    int head;         /* the head's part the byte is in (0 without
+                         heads); -1 with slot -1 */
     int segment;      /* -1: inside a slot's part, but no segment (not
                          written by the operator) */
     int64_t element;  /* element (fp4: first code) within the segment */
@@ -211,8 +212,9 @@ KVG_API int64_t kvg_row_segment_bytes(const kvg_row_segment *seg);
  * piece); a segment whose pieces reach past its slot's row (the NZ
  * order) is its region's only segment; and in each region the
  * dimensions (slots of a tile, tiles, heads, an NZ segment's pieces)
- * nest: sorted by stride, each stride is at least the bytes all smaller
- * ones span. That proves, without visiting a byte, that no two bytes of
+ * nest around a slot's row (or, for heads side by side inside a row,
+ * around one head's segments): sorted by stride, each stride is at
+ * least the bytes all smaller ones span. That proves, without visiting a byte, that no two bytes of
  * different (slot, head, segment, element) coincide; what it cannot
  * prove is refused. has_sink 0 or 1, sink_slot a slot of the layout.
  * `tensor_bytes` holds `tensors` sizes (NULL, or a 0 entry: that size

@@ -113,12 +113,49 @@ static int find_nz(const kvg_row_layout *l, int r)
     return nz >= 0 && n > 1 ? -2 : nz;
 }
 
+/* One past the last byte of region r's segments in a slot's row. */
+static int64_t rows_end(const kvg_row_layout *l, int r)
+{
+    int64_t end = 0;
+    int i;
+
+    for (i = 0; i < l->segments; i++)
+        if (l->seg[i].region == r &&
+            l->seg[i].offset + kvg_i_row_extent(&l->seg[i]) > end)
+            end = l->seg[i].offset + kvg_i_row_extent(&l->seg[i]);
+    return end;
+}
+
+/* The nesting rule over g's dimensions around its cell: g->span, or the
+ * rule broken (*dim the dimension; -1 for an overflow). */
+static const char *nest(kvg_i_row_geom *g, int *dim)
+{
+    int64_t span = g->cell;
+    int i;
+
+    *dim = -1;
+    for (i = 0; i < g->dims; i++) {
+        if (g->dim[i].stride < span) {
+            *dim = (int)g->dim[i].kind;
+            g->span = span;
+            return "its stride is less than the bytes nested inside it "
+                   "(bytes of different slots, heads or pieces would "
+                   "coincide)";
+        }
+        span = mul_add(g->dim[i].count - 1, g->dim[i].stride, span);
+        if (span < 0)
+            return "the region's extent overflows int64";
+    }
+    g->span = span;
+    return NULL;
+}
+
 const char *kvg_i_row_geom_of(const kvg_row_layout *l, int r,
                               kvg_i_row_geom *g, int *dim)
 {
     const int nz = find_nz(l, r);
-    int64_t span, last = 0;
-    int i;
+    int64_t last = 0;
+    const char *rule;
 
     *dim = -1;
     if (nz == -3)
@@ -142,23 +179,19 @@ const char *kvg_i_row_geom_of(const kvg_row_layout *l, int r,
         add_dim(g, KVG_I_DIM_TILE, l->tile_stride[r],
                 l->block_size / l->tile[r]);
     add_dim(g, KVG_I_DIM_HEAD, l->head_stride[r], kvg_i_row_heads(l));
-    span = g->cell;
-    for (i = 0; i < g->dims; i++) {
-        if (g->dim[i].stride < span) {
-            *dim = (int)g->dim[i].kind;
-            g->span = span;
-            return "its stride is less than the bytes nested inside it "
-                   "(bytes of different slots, heads or pieces would "
-                   "coincide)";
-        }
-        span = mul_add(g->dim[i].count - 1, g->dim[i].stride, span);
-        if (span < 0)
-            return "the region's extent overflows int64";
+    rule = nest(g, dim);
+    if (rule != NULL && *dim >= 0 && nz < 0 && kvg_i_row_heads(l) > 1 &&
+        rows_end(l, r) < g->cell) {
+        /* heads side by side inside a slot's row ([Bs, N, D] of an ND
+         * cache): the cell is one head's segments, not the whole row */
+        g->cell = rows_end(l, r);
+        rule = nest(g, dim);
     }
-    g->span = span;
+    if (rule != NULL)
+        return rule;
     if (l->region_offset[r] > INT64_MAX - g->base)
         return "the region's extent overflows int64";
-    g->end = mul_add(1, l->region_offset[r] + g->base, span - last);
+    g->end = mul_add(1, l->region_offset[r] + g->base, g->span - last);
     return g->end < 0 ? "the region's extent overflows int64" : NULL;
 }
 

@@ -42,7 +42,9 @@ typedef struct kvg_i_row_geom {
      * region's only one), or -1: rows of slot_stride bytes */
     int nz;
     int64_t base; /* the cell's first byte in the region: nz's offset */
-    int64_t cell; /* contiguous bytes of the cell: slot_stride, or a piece */
+    int64_t cell; /* bytes of the cell: slot_stride (a slot's row), the
+                     end of one head's segments when heads sit side by
+                     side in a row, or an NZ segment's piece */
     int64_t span; /* bytes from base that the nested dimensions reach */
     int64_t end;  /* one past the region's last byte in a block */
 } kvg_i_row_geom;

@@ -222,8 +222,9 @@ static void print_layout(const char *name, const kvg_tensor *t,
             (long long)(l->blocks * l->block_size));
     if (l->has_sink)
         fprintf(out, "  sink slot %lld: the pad rows clamped to it are "
-                "written in an order the kernel does not define; compare "
-                "counts its bytes as unset, never judges them\n",
+                "written in an order the kernel does not define; when it is "
+                "written, compare counts its bytes as unset, never judges "
+                "them\n",
                 (long long)l->sink_slot);
 }
 
