@@ -72,8 +72,8 @@ int kvg_i_rows_slot_written(const kvg_compare_args *a, int64_t slot)
 }
 
 /* The cache is a byte array whose bytes are no codes of their own (an
- * e8m0 tensor too: a scale cache of its own is typed so, its bytes the
- * SCALE segments' codes). */
+ * E8M0 scale cache in a tensor of its own, too: its bytes are judged as
+ * its layout's SCALE segments say). */
 static kvg_status check_tensor(const kvg_compare_args *a,
                                const kvg_i_labels *l, kvg_diag *diag)
 {
@@ -84,7 +84,8 @@ static kvg_status check_tensor(const kvg_compare_args *a,
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, -1,
                             "%s: a packed cache (row_layout) must be a byte "
                             "array (uint8, int8, fp8_e4m3fn, fp8_e5m2, "
-                            "hif8, e8m0), got %s", l->golden, kvg_dtype_name(dt));
+                            "hif8, e8m0), got %s", l->golden,
+                            kvg_dtype_name(dt));
     if (a->criterion != KVG_CRIT_AUTO)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->args, -1, -1,
                             "%s: criterion must be auto with a row_layout "

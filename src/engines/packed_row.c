@@ -83,20 +83,24 @@ static int scale_segment(const kvg_row_layout *l, int i)
 }
 
 /* Where element e of segment i of head h of `slot` is: in its own
- * tensor. */
+ * tensor; NULL when that tensor is not written in this call. */
 static unsigned char *element_base(const kvg_row_layout *l,
                                    unsigned char *const tensor[], int64_t slot,
                                    int h, int i, int64_t e)
 {
-    return tensor[kvg_row_segment_tensor(l, i)] +
-           kvg_row_element_at(l, slot, h, i, e);
+    unsigned char *base = tensor[kvg_row_segment_tensor(l, i)];
+
+    return base == NULL ? NULL : base + kvg_row_element_at(l, slot, h, i, e);
 }
 
-/* x's columns of head h, from the segment's first column. */
+/* x's columns of head h, from the segment's first column (elements of
+ * `esize` bytes: bf16, or the payload rule's x_dtype). */
 static const unsigned char *head_x(const kvg_i_packed_row *p,
-                                   const unsigned char *x_row, int h, int i)
+                                   const unsigned char *x_row, int h, int i,
+                                   size_t esize)
 {
-    return x_row + 2 * (p->column[i] + (int64_t)h * p->head_columns);
+    return x_row +
+           esize * (size_t)(p->column[i] + (int64_t)h * p->head_columns);
 }
 
 /* Group by group: the check put each group inside one piece, so its
@@ -110,16 +114,22 @@ static void write_payload(const kvg_i_packed_row *p,
     const kvg_row_layout *l = p->layout;
     const kvg_row_segment *s = &l->seg[i];
     const kvg_i_group_rule *r = p->rule[i];
-    const unsigned char *x = head_x(p, x_row, h, i);
+    const size_t xb = kvg_i_group_x_bytes(r);
+    const unsigned char *x = head_x(p, x_row, h, i, xb);
     const int sc = scale_segment(l, i);
     const int64_t g = s->group > 0 ? s->group : s->count;
+    unsigned char *scale;
     int64_t k;
 
-    for (k = 0; k < s->count / g; k++)
-        kvg_i_group_quant(r, x + 2 * k * g, g, p->x_scale,
-                          element_base(l, tensor, slot, h, i, k * g),
-                          sc < 0 ? NULL
-                                 : element_base(l, tensor, slot, h, sc, k));
+    for (k = 0; k < s->count / g; k++) {
+        /* a payload in a tensor not written still gives its scales (q
+         * NULL); nothing at all when neither is written */
+        scale = sc < 0 ? NULL : element_base(l, tensor, slot, h, sc, k);
+        if (scale == NULL && tensor[kvg_row_segment_tensor(l, i)] == NULL)
+            return;
+        kvg_i_group_quant(r, x + xb * (size_t)(k * g), g, p->x_scale,
+                          element_base(l, tensor, slot, h, i, k * g), scale);
+    }
 }
 
 /* A COPY, PAD or UNDEFINED segment, piece by piece. */
@@ -133,13 +143,15 @@ static void write_bytes(const kvg_i_packed_row *p,
     const int64_t n = kvg_i_row_pieces(s), step = n > 1 ? s->piece : 0;
     int64_t k;
 
+    if (tensor[kvg_row_segment_tensor(l, i)] == NULL)
+        return; /* a tensor this call does not write */
     for (k = 0; k < n; k++) {
         unsigned char *at = element_base(l, tensor, slot, h, i, k * step);
         const size_t bytes = (size_t)kvg_i_row_piece_bytes(s, k);
 
-        if (s->field == KVG_ROW_COPY)
+        if (s->field == KVG_ROW_COPY) /* bf16 columns */
             memcpy(at,
-                   head_x(p, x_row, h, i) +
+                   head_x(p, x_row, h, i, 2) +
                        kvg_i_row_units_bytes(s->dtype, k * step),
                    bytes);
         else /* PAD, and UNDEFINED: zeros, what the kernel leaves is not

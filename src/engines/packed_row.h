@@ -67,8 +67,13 @@ kvg_status kvg_i_packed_row_check_slots(const kvg_tensor *index, int64_t n,
                                         int int32_only, kvg_i_keypos *keys,
                                         kvg_diag *diag);
 
-/* Token row x_row (bf16, little-endian) into `slot`: tensor[t] is the
- * base of the layout's tensor t (entries past layout->tensors unused). */
+/* Token row x_row (little-endian; bf16, a PAYLOAD's elements in its
+ * rule's x_dtype) into `slot`: tensor[t] is the base of the layout's
+ * tensor t (entries past layout->tensors unused). tensor[t] NULL: the
+ * segments living in tensor t are not written (a row whose payload is
+ * skipped while its scales are written elsewhere, e.g. a pad row clamped
+ * to a sink slot: the scales of a payload in a NULL tensor are still
+ * computed and written). */
 void kvg_i_packed_row_write(const kvg_i_packed_row *p,
                             unsigned char *const tensor[KVG_ROW_TENSORS],
                             const unsigned char *x_row, int64_t slot);
