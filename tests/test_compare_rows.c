@@ -48,6 +48,7 @@ static kvg_row_segment seg(const char *name, kvg_row_field f, kvg_dtype dt,
 
     s.name = name, s.field = f, s.dtype = dt, s.region = region;
     s.offset = offset, s.count = count, s.group = group, s.of = of;
+    s.piece = 0, s.piece_stride = 0; /* one piece */
     return s;
 }
 
@@ -339,6 +340,27 @@ static void test_scale_fault_alone(void **state)
                         "slot 2: scale of group 1 of nope is 2^-8 (0x77), "
                         "golden 2^-7 (0x78); its 16 payload codes are "
                         "bit-identical");
+    test_free(f);
+}
+
+/* A scale cache typed e8m0 (how a scale tensor of its own is declared)
+ * is a byte array too: the same bytes judge the same, a fault in a
+ * scale still fails alone. */
+static void test_e8m0_typed_cache_is_judged(void **state)
+{
+    fixture *f = (fixture *)test_malloc(sizeof *f);
+    kvg_compare_result r;
+    (void)state;
+
+    setup(f, layout_a(), A_BYTES, k_slots_a, 3);
+    f->ti.dtype = f->tg.dtype = f->ta.dtype = KVG_E8M0;
+    assert_int_equal(judge(f, &r), KVG_OK);
+    assert_only(&r, -1, 0);
+    assert_int_equal(r.row_slots_written, 3);
+    f->npu[at(&f->l, 6, SCALE)] ^= 0x01;
+    assert_int_equal(judge(f, &r), KVG_ERR_MISMATCH);
+    assert_only(&r, KVG_ROWK_SCALES, 1);
+    assert_int_equal(r.rows[KVG_ROWK_SCALES].place[0].slot, 6);
     test_free(f);
 }
 
@@ -1016,6 +1038,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_cache_passes),
         cmocka_unit_test(test_scale_fault_alone),
+        cmocka_unit_test(test_e8m0_typed_cache_is_judged),
         cmocka_unit_test(test_scale_and_its_group_shifted),
         cmocka_unit_test(test_payload_code_fault_alone),
         cmocka_unit_test(test_rope_byte_fault_alone),

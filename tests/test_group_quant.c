@@ -309,6 +309,106 @@ static void xscale_hif8(void **state)
     assert_true(kvg_hif8_to_f32(q[0]) == 32768.0f);
 }
 
+/* MX quant (e4m3fn, block 32, scale_alg 0) as a rule: R-OCP code
+ * max(E(amax), 8) - 8, payload x * 2^(127 - c) saturating, code 0 zeroes,
+ * 0xFF casts to +0 (docs/formats.md). */
+static kvg_i_group_rule rule_dmq(kvg_dtype x_dtype)
+{
+    kvg_i_group_rule r;
+
+    memset(&r, 0, sizeof r);
+    r.name = "dmq";
+    r.amax = KVG_I_AMAX_ALL;
+    r.e8m0 = KVG_E8M0_OCP;
+    r.store = KVG_I_STORE_E8M0;
+    r.op = KVG_I_PAY_DIV;
+    r.clamp = 1;
+    r.cast = KVG_FP8_E4M3FN;
+    r.x_dtype = x_dtype;
+    r.code0_zero = 1;
+    r.nan_code_zero = 1;
+    return r;
+}
+
+/* bf16 groups of 32. amax 448 = 1.75 * 2^8 (E 135): c = 127, m = 1:
+ * 448 0x7E, 1 0x38, -3 0xC4. amax 3 (E 128): c = 120, m = 2^7: 3 -> 384
+ * = 1.5 * 2^8 0x7C, 1 -> 128 0x70, -3 0xFC. amax 1.9375 (0x3FF8, E 127):
+ * c = 119, m = 2^8: 496 > 448 saturates to 0x7E (not the NaN 0x7F).
+ * amax 2^-120 (0x0380, E 7 <= 8): c = 0, payload x * 0: +0 0x00, -0 0x80.
+ * An Inf in the group: c = 0xFF, every code +0. */
+static void dmq_ocp_bf16(void **state)
+{
+    const uint16_t a[] = {0x43E0, 0x3F80, 0xC040};
+    const uint16_t b[] = {0x4040, 0x3F80, 0xC040};
+    const uint16_t c[] = {0x3FF8};
+    const uint16_t d[] = {0x0380, 0x8380};
+    const uint16_t e[] = {0x3F80, 0x7F80, 0xC000};
+    kvg_i_group_rule r = rule_dmq(KVG_BF16);
+    unsigned char q[G], s[4];
+    (void)state;
+
+    run(&r, a, 3, 32, q, s);
+    assert_int_equal(s[0], 127);
+    assert_int_equal(s[1], 0xA5);
+    assert_int_equal(q[0], 0x7E);
+    assert_int_equal(q[1], 0x38);
+    assert_int_equal(q[2], 0xC4);
+    assert_int_equal(q[31], 0x00);
+    assert_int_equal(q[32], 0xA5); /* 32 codes, no more */
+    run(&r, b, 3, 32, q, s);
+    assert_int_equal(s[0], 120);
+    assert_int_equal(q[0], 0x7C);
+    assert_int_equal(q[1], 0x70);
+    assert_int_equal(q[2], 0xFC);
+    run(&r, c, 1, 32, q, s);
+    assert_int_equal(s[0], 119);
+    assert_int_equal(q[0], 0x7E);
+    run(&r, d, 2, 32, q, s);
+    assert_int_equal(s[0], 0);
+    assert_int_equal(q[0], 0x00);
+    assert_int_equal(q[1], 0x80);
+    run(&r, e, 3, 32, q, s);
+    assert_int_equal(s[0], 0xFF);
+    assert_int_equal(q[0], 0x00);
+    assert_int_equal(q[1], 0x00);
+    assert_int_equal(q[2], 0x00);
+}
+
+/* fp16 and fp32 x, widened exactly: fp16 3 0x4200, 1 0x3C00, -3 0xC200
+ * and fp32 3 0x40400000 give bf16's amax-3 group (c 120). q NULL: the
+ * scale only, the payload bytes left as they were. */
+static void dmq_ocp_wide(void **state)
+{
+    kvg_i_group_rule h = rule_dmq(KVG_FP16), f = rule_dmq(KVG_FP32);
+    unsigned char x[4 * 32], q[32], s[2];
+    const uint32_t f3 = 0x40400000u, fm1 = 0xBF800000u;
+    (void)state;
+
+    memset(x, 0, sizeof x);
+    x[0] = 0x00, x[1] = 0x42, x[2] = 0x00, x[3] = 0x3C, x[4] = 0x00,
+    x[5] = 0xC2;
+    memset(q, 0xA5, sizeof q);
+    kvg_i_group_quant(&h, x, 32, 1.0f, q, s);
+    assert_int_equal(s[0], 120);
+    assert_int_equal(q[0], 0x7C);
+    assert_int_equal(q[1], 0x70);
+    assert_int_equal(q[2], 0xFC);
+    assert_int_equal(q[3], 0x00);
+    memset(x, 0, sizeof x);
+    memcpy(x, &f3, 4); /* kvgold's tensors are little-endian: so is the host */
+    memcpy(x + 4, &fm1, 4);
+    memset(q, 0xA5, sizeof q);
+    kvg_i_group_quant(&f, x, 32, 1.0f, q, s);
+    assert_int_equal(s[0], 120);
+    assert_int_equal(q[0], 0x7C);
+    assert_int_equal(q[1], 0xF0);
+    memset(q, 0xA5, sizeof q);
+    s[0] = 0;
+    kvg_i_group_quant(&f, x, 32, 1.0f, NULL, s);
+    assert_int_equal(s[0], 120);
+    assert_int_equal(q[0], 0xA5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +420,8 @@ int main(void)
         cmocka_unit_test(amax6_inexact_inverse),
         cmocka_unit_test(ocp_bf16),
         cmocka_unit_test(xscale_hif8),
+        cmocka_unit_test(dmq_ocp_bf16),
+        cmocka_unit_test(dmq_ocp_wide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

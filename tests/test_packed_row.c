@@ -207,11 +207,49 @@ static void runs_per_tensor(void **state)
     assert_int_equal(r.first[0], 52);
 }
 
+/* A NULL tensor base: nothing of that tensor is written, while the
+ * payload living there still gives its scales (a row whose payload is
+ * skipped and whose scales are written, as a pad row clamped to a sink
+ * slot is); x here is fp32 (the rule's x_dtype): groups of amax 4 and 8
+ * give the fp32 scales 0x40800000 and 0x41000000 at slot 3's 36. */
+static void null_tensor_scales_only(void **state)
+{
+    const kvg_row_layout l = split();
+    kvg_i_group_rule rule = rule_amax_fp32();
+    unsigned char scale[SCALE_BYTES], want_s[SCALE_BYTES];
+    unsigned char x[4 * COLS];
+    unsigned char *const tensor[KVG_ROW_TENSORS] = {NULL, scale};
+    kvg_i_packed_row p;
+    int k;
+    (void)state;
+
+    rule.x_dtype = KVG_FP32;
+    memset(&p, 0, sizeof p);
+    p.layout = &l;
+    p.rule[0] = &rule;
+    p.column[1] = 16;
+    p.x_scale = 1.0f;
+    memset(x, 0, sizeof x);
+    for (k = 0; k < 8; k++) {
+        memcpy(x + 4 * k, &k_g4[k], 4);
+        memcpy(x + 4 * (8 + k), &k_g8[k], 4);
+    }
+    kvgt_poison(scale, sizeof scale, 4);
+    memcpy(want_s, scale, sizeof scale);
+
+    kvg_i_packed_row_write(&p, tensor, x, 3);
+
+    put_f32(want_s + 36, 0x40800000u);
+    put_f32(want_s + 40, 0x41000000u);
+    assert_memory_equal(scale, want_s, sizeof scale);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_each_tensor),
         cmocka_unit_test(runs_per_tensor),
+        cmocka_unit_test(null_tensor_scales_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@ static kvg_row_segment seg(const char *name, kvg_row_field f, kvg_dtype t,
 
     s.name = name, s.field = f, s.dtype = t, s.region = region;
     s.offset = off, s.count = count, s.group = group, s.of = of;
+    s.piece = 0, s.piece_stride = 0; /* one piece */
     return s;
 }
 

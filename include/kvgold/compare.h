@@ -210,7 +210,7 @@ typedef struct kvg_compare_args {
     /* Optional (issue 36): the tensor is a packed cache whose slots carry
      * their own fields (kvgold/row_layout.h; kvg_op_row_layout gives an
      * operator's). Then the tensor must be a byte array (uint8, int8,
-     * fp8_e4m3fn, fp8_e5m2 or hif8: one element a byte), `criterion`
+     * fp8_e4m3fn, fp8_e5m2, hif8 or e8m0: one element a byte), `criterion`
      * must be AUTO and there is no third party, and it is judged field by
      * field (docs/compare.md "Packed rows"): SCALE segments bit for bit,
      * PAYLOAD segments per code (fp4 per 4-bit code) by the criterion
@@ -296,6 +296,8 @@ typedef enum kvg_compare_row_kind {
 typedef struct kvg_compare_row_place {
     int64_t byte;    /* the cache byte holding the unit (its first) */
     int64_t slot;    /* -1: the byte is in no slot's part */
+    int head;        /* the slot's head (0 in a layout without heads);
+                        -1 with slot -1 */
     int segment;     /* index in the layout; -1: in no segment */
     int64_t element; /* the unit in its segment (code, scale, element,
                         byte); -1 for an untouched byte outside segments */

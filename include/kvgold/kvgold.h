@@ -22,6 +22,7 @@
 #include "kvgold/compare.h"
 #include "kvgold/op.h"
 #include "kvgold/abi.h"
+#include "kvgold/c8_mxfp_k_cache.h"
 #include "kvgold/dynamic_block_quant.h"
 #include "kvgold/dynamic_mx_quant.h"
 #include "kvgold/kv_compress_epilog.h"

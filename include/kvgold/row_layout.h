@@ -42,6 +42,37 @@
  * `count` elements of `dtype` (fp4: `count` 4-bit codes, two per byte,
  * element 2j in the low nibble, so `count` is even).
  *
+ * Heads, tiles, pieces (the NZ orders of a PA_NZ cache). A slot may hold
+ * `heads` copies of every segment, head h's at + h * head_stride[r]; a
+ * region may tile its slots (tile[r] slots a tile, tiles tile_stride[r]
+ * apart); a segment may be cut into pieces of `piece` elements,
+ * piece_stride bytes apart, with other slots' pieces between them. In
+ * full, element e of segment i of head h of slot s (b = s / block_size,
+ * p = s % block_size, r = seg.region, t = region_tensor[r], esize the
+ * dtype's bytes, fp4 two codes a byte) is at byte
+ *
+ *     b * block_stride[t] + region_offset[r] + h * head_stride[r]
+ *     + (tile[r] ? (p / tile[r]) * tile_stride[r]
+ *                  + (p % tile[r]) * slot_stride[r] : p * slot_stride[r])
+ *     + seg.offset + (piece ? (e / piece) * piece_stride
+ *                             + (e % piece) * esize : e * esize)
+ *
+ * C8-MXFP's K cache viewed [Bn, N, D/32, Bs, 32] is one fp8 segment of
+ * D elements with heads N, head_stride D * Bs, slot_stride 32, piece 32,
+ * piece_stride Bs * 32; its scale cache [Bn, N, Bs/16, D/64, 16, 2] is
+ * one e8m0 segment of D/32 with heads N, head_stride Bs * D/32, tile 16,
+ * tile_stride (D/64) * 32, slot_stride 2, piece 2, piece_stride 32. A
+ * zero field keeps its plain meaning (heads 0 is 1 head, tile 0
+ * untiled, piece 0 one piece). Groups are per head: a PAYLOAD's `count`
+ * and `group`, and its SCALE's count, are one head's.
+ *
+ * The sink slot. Some paths clamp pad tokens (slot -1) to one slot and
+ * write them there (vllm-ascend's C8-MXFP K scales into slot 0): with
+ * more than one pad row the bytes left depend on the kernel's order.
+ * has_sink = 1 names that slot: compare counts its segment bytes as
+ * UNDEFINED (any value, never failing) when it is written, and audits
+ * them as untouched when it is not.
+ *
  * Fields (kvg_row_field):
  *   PAYLOAD  quantised codes (fp8, hif8, int8, fp4). With group > 0 the
  *            segment is cut into ceil(count / group) groups (the last
@@ -109,6 +140,10 @@ typedef struct kvg_row_segment {
     int64_t group;       /* PAYLOAD: elements per scale (0: none) */
     int of;              /* SCALE: index of the PAYLOAD segment it scales;
                             else -1 */
+    int64_t piece;        /* elements per contiguous piece (fp4: even);
+                             0: the whole segment is one piece */
+    int64_t piece_stride; /* bytes between the starts of consecutive
+                             pieces (piece > 0) */
 } kvg_row_segment;
 
 typedef struct kvg_row_layout {
@@ -129,11 +164,26 @@ typedef struct kvg_row_layout {
                                               tensor */
     int64_t blocks;       /* blocks in every tensor; slots = blocks *
                              block_size */
+    int heads;            /* >= 1 (0 read as 1): a slot holds `heads`
+                             copies of every segment */
+    int64_t head_stride[KVG_ROW_REGIONS]; /* bytes between heads' parts of
+                                             a slot in region r */
+    int64_t tile[KVG_ROW_REGIONS];        /* slots per tile in region r;
+                                             0: untiled */
+    int64_t tile_stride[KVG_ROW_REGIONS]; /* bytes between tiles of slots */
+    int has_sink;         /* 1: the segment bytes of slot sink_slot are
+                             written in an order the kernel does not define
+                             (several pad rows clamped to one slot): compare
+                             counts them as UNDEFINED, never judges their
+                             values */
+    int64_t sink_slot;
 } kvg_row_layout;
 
 /* Where one byte of a cache is, for reports. */
 typedef struct kvg_row_place {
     int64_t slot;     /* -1: the byte belongs to no slot's part */
+    int head;         /* the head's part the byte is in (0 without
+                         heads); -1 with slot -1 */
     int segment;      /* -1: inside a slot's part, but no segment (not
                          written by the operator) */
     int64_t element;  /* element (fp4: first code) within the segment */
@@ -149,25 +199,44 @@ KVG_API int64_t kvg_row_segment_bytes(const kvg_row_segment *seg);
  * segments, 1..2 tensors with non-NULL, distinct names, 1..2 regions,
  * each region in a tensor (region_tensor < tensors), every tensor
  * holding a region and a segment, each segment inside its slot's part
- * (offset + bytes <= slot_stride[region]), no two segments overlapping,
- * a PAYLOAD's group >= 0, a SCALE's `of` naming a PAYLOAD with
- * group > 0 and count = ceil(that payload's count / group), the slots'
- * parts of two regions of one tensor disjoint within a block, each
- * region inside its tensor's block_stride, and blocks * block_stride[t]
- * fitting in tensor_bytes[t]. `tensor_bytes` holds `tensors` sizes
- * (NULL, or a 0 entry: that size not checked). KVG_ERR_PARAM_INVALID
- * with the segment (or tensor, or region) and rule named in `diag`
- * (optional) otherwise.
+ * (offset + bytes <= slot_stride[region]; pieced: the extent of its
+ * pieces), no two segments overlapping, a PAYLOAD's group >= 0, a
+ * SCALE's `of` naming a PAYLOAD with group > 0 and count = ceil(that
+ * payload's count / group), the slots' parts of two regions of one
+ * tensor disjoint within a block, each region inside its tensor's
+ * block_stride, and blocks * block_stride[t] fitting in tensor_bytes[t].
+ * Heads, tiles and pieces: heads >= 0, head_stride >= 1 with heads > 1;
+ * tile 0 or dividing block_size with tile_stride >= 1; piece >= 0, a
+ * piece of whole bytes (fp4: even), piece_stride >= a piece's bytes, a
+ * pieced PAYLOAD with group > 0 dividing piece (each group in one
+ * piece); a segment whose pieces reach past its slot's row (the NZ
+ * order) is its region's only segment; and in each region the
+ * dimensions (slots of a tile, tiles, heads, an NZ segment's pieces)
+ * nest around a slot's row (or, for heads side by side inside a row,
+ * around one head's segments): sorted by stride, each stride is at
+ * least the bytes all smaller ones span. That proves, without visiting a byte, that no two bytes of
+ * different (slot, head, segment, element) coincide; what it cannot
+ * prove is refused. has_sink 0 or 1, sink_slot a slot of the layout.
+ * `tensor_bytes` holds `tensors` sizes (NULL, or a 0 entry: that size
+ * not checked). KVG_ERR_PARAM_INVALID with the segment (or tensor, or
+ * region, or stride) and rule named in `diag` (optional) otherwise.
  */
 KVG_API kvg_status kvg_row_layout_check(const kvg_row_layout *layout,
                                         const size_t *tensor_bytes,
                                         kvg_diag *diag);
 
-/* Byte offset of segment `segment` of slot `slot` in ITS tensor (no check
- * beyond 0 <= slot < blocks * block_size and the segment's index; -1
- * otherwise). */
+/* Byte offset of segment `segment` of slot `slot` in ITS tensor: head 0,
+ * element 0 (no check beyond 0 <= slot < blocks * block_size and the
+ * segment's index; -1 otherwise). */
 KVG_API int64_t kvg_row_segment_at(const kvg_row_layout *layout, int64_t slot,
                                    int segment);
+
+/* Byte offset of element `element` (fp4: the byte holding code `element`)
+ * of segment `segment` of head `head` of slot `slot` in ITS tensor, by
+ * the formula above; -1 for a slot, head, segment or element out of
+ * range. */
+KVG_API int64_t kvg_row_element_at(const kvg_row_layout *layout, int64_t slot,
+                                   int head, int segment, int64_t element);
 
 /* The tensor segment `segment` lives in (region_tensor[seg.region]); -1
  * for no such segment. */
@@ -179,8 +248,10 @@ KVG_API int kvg_row_tensor_of(const kvg_row_layout *layout,
                               const char *name);
 
 /* The place of byte `byte` of tensor `tensor` (layout checked
- * beforehand); slot -1 for a byte in no slot's part, or a tensor the
- * layout does not have. */
+ * beforehand): slot, head, segment, element, group. Slot -1 for a byte
+ * in no slot's part (also a gap between heads' or tiles' spans), or a
+ * tensor the layout does not have. Arithmetic (the largest stride
+ * first), no search over slots or pieces. */
 KVG_API kvg_row_place kvg_row_place_of(const kvg_row_layout *layout,
                                        int tensor, int64_t byte);
 

@@ -250,8 +250,8 @@ void kvg_i_rows_unit_text(kvg_dtype dt, const kvg_i_elem *e, char *out,
                           size_t cap);
 /* The place of a differing unit, its text included. `group_note` (may be
  * "") is appended (a scale's payload codes). */
-void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int segment,
-                      int64_t element, int64_t byte, const kvg_i_elem *want,
+void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int head,
+                      int segment, int64_t element, int64_t byte, const kvg_i_elem *want,
                       const kvg_i_elem *got, int64_t distance,
                       const char *group_note, kvg_compare_row_place *p);
 /* The place of an untouched byte that changed; `ref_name` is "initial"

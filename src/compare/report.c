@@ -355,6 +355,7 @@ static void json_place(sb *s, const kvg_compare_row_place *p)
 
     sb_putn(s, "{", 1);
     json_kv_int(s, "slot", p->slot, &f);
+    json_kv_int(s, "head", p->head, &f);
     json_kv_int(s, "segment", p->segment, &f);
     json_kv_int(s, "element", p->element, &f);
     json_kv_int(s, "group", p->group, &f);

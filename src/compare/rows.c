@@ -22,6 +22,7 @@
 #include "kvgold/op.h"
 #include "src/common/internal.h"
 #include "src/compare/compare_internal.h"
+#include "src/layout/row_geom.h"
 
 typedef struct rows_ctx {
     const kvg_compare_args *a;
@@ -66,20 +67,61 @@ static kvg_compare_row_kind kind_of(kvg_row_field f)
     }
 }
 
+/* Unit `unit` of a head's segment whose first byte is at `base`: in
+ * its piece (an NZ segment's pieces lie apart; fp4 pieces are even, so a
+ * code keeps its nibble). */
 static void load(const rows_ctx *c, const unsigned char *base, int seg,
                  int64_t unit, kvg_i_elem *e)
 {
-    kvg_dtype dt = c->l->seg[seg].dtype;
+    const kvg_row_segment *s = &c->l->seg[seg];
 
-    kvg_i_cmp_load_at(dt, kvg_dtype_size(dt), base, unit, e);
+    if (s->piece > 0) {
+        base += unit / s->piece * s->piece_stride;
+        unit %= s->piece;
+    }
+    kvg_i_cmp_load_at(s->dtype, kvg_dtype_size(s->dtype), base, unit, e);
 }
 
-/* Bytes from the segment start to unit `u` (fp4: the byte holding it). */
-static int64_t unit_byte(kvg_dtype dt, int64_t u)
+/* Bytes from the head's segment start to unit `u` (fp4: the byte
+ * holding it), across its pieces. */
+static int64_t unit_byte(const kvg_row_segment *s, int64_t u)
 {
-    return kvg_i_cmp_codes_per_element(dt) == 2
-               ? u / 2
-               : u * (int64_t)kvg_dtype_size(dt);
+    if (s->piece > 0)
+        return u / s->piece * s->piece_stride +
+               kvg_i_row_units_bytes(s->dtype, u % s->piece);
+    return kvg_i_row_units_bytes(s->dtype, u);
+}
+
+/* Whether the bytes of a head's segment (from `at`) are equal in a and
+ * b, piece by piece. */
+static int segment_equal(const kvg_row_segment *s, const unsigned char *a,
+                         const unsigned char *b, int64_t at)
+{
+    const int64_t n = kvg_i_row_pieces(s);
+    int64_t k, o;
+
+    for (k = 0; k < n; k++) {
+        o = at + (n > 1 ? k * s->piece_stride : 0);
+        if (memcmp(a + o, b + o, (size_t)kvg_i_row_piece_bytes(s, k)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Bytes of a head's segment (from `at`) that differ, piece by piece. */
+static int64_t segment_bytes_differ(const kvg_row_segment *s,
+                                    const unsigned char *a,
+                                    const unsigned char *b, int64_t at)
+{
+    const int64_t n = kvg_i_row_pieces(s);
+    int64_t k, i, o, d = 0;
+
+    for (k = 0; k < n; k++) {
+        o = at + (n > 1 ? k * s->piece_stride : 0);
+        for (i = 0; i < kvg_i_row_piece_bytes(s, k); i++)
+            d += a[o + i] != b[o + i];
+    }
+    return d;
 }
 
 /* The units of one segment of one slot that differ between golden and
@@ -153,17 +195,19 @@ static int64_t payload_distance(const rows_ctx *c, int seg,
 }
 
 static void offer(kvg_compare_row_verdict *v, const rows_ctx *c, int64_t slot,
-                  int seg, int64_t unit, int64_t at, const kvg_i_elem *w,
-                  const kvg_i_elem *x, int64_t dist, const char *note)
+                  int head, int seg, int64_t unit, int64_t at,
+                  const kvg_i_elem *w, const kvg_i_elem *x, int64_t dist,
+                  const char *note)
 {
     if (v->listed >= KVG_COMPARE_ROW_PLACES)
         return;
-    kvg_i_rows_place(c->l, slot, seg, unit,
-                     at + unit_byte(c->l->seg[seg].dtype, unit), w, x, dist,
-                     note, &v->place[v->listed++]);
+    kvg_i_rows_place(c->l, slot, head, seg, unit,
+                     at + unit_byte(&c->l->seg[seg], unit), w, x, dist, note,
+                     &v->place[v->listed++]);
 }
 
-static void judge_payload(rows_ctx *c, int64_t slot, int seg, int64_t at)
+static void judge_payload(rows_ctx *c, int64_t slot, int head, int seg,
+                          int64_t at)
 {
     kvg_compare_row_verdict *v = &c->r->rows[KVG_ROWK_PAYLOAD];
     diff_iter it;
@@ -179,18 +223,18 @@ static void judge_payload(rows_ctx *c, int64_t slot, int seg, int64_t at)
         v->failing += strict || code;
         if (d > v->max_dist)
             v->max_dist = d;
-        offer(v, c, slot, seg, u, at, &it.w, &it.x, d, "");
+        offer(v, c, slot, head, seg, u, at, &it.w, &it.x, d, "");
     }
 }
 
 /* How the payload codes of group `grp` of payload segment `p` differ:
  * "; 64 of 64 payload codes of that group differ, all by one binade
  * (x2)" - a wrong scale shows as a uniform shift of its group's codes. */
-static void group_note(const rows_ctx *c, int64_t slot, int p, int64_t grp,
-                       char *out, size_t cap)
+static void group_note(const rows_ctx *c, int64_t slot, int head, int p,
+                       int64_t grp, char *out, size_t cap)
 {
     const kvg_row_segment *s = &c->l->seg[p];
-    const int64_t at = kvg_row_segment_at(c->l, slot, p);
+    const int64_t at = kvg_row_element_at(c->l, slot, head, p, 0);
     /* the last group may be short (448 columns in groups of 128) */
     const int64_t end = (grp + 1) * s->group < s->count
                             ? (grp + 1) * s->group
@@ -239,7 +283,8 @@ static void group_note(const rows_ctx *c, int64_t slot, int p, int64_t grp,
 }
 
 /* Scales, pass-through elements and pad bytes: bit for bit. */
-static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
+static void judge_exact(rows_ctx *c, int64_t slot, int head, int seg,
+                        int64_t at)
 {
     const kvg_row_segment *s = &c->l->seg[seg];
     kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
@@ -261,49 +306,59 @@ static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
          * tensor judged here (a scale tensor of its own has none) */
         if (s->field == KVG_ROW_SCALE && v->listed < KVG_COMPARE_ROW_PLACES &&
             kvg_row_segment_tensor(c->l, s->of) == c->tensor)
-            group_note(c, slot, s->of, u, note, sizeof note);
-        offer(v, c, slot, seg, u, at, &it.w, &it.x, d, note);
+            group_note(c, slot, head, s->of, u, note, sizeof note);
+        offer(v, c, slot, head, seg, u, at, &it.w, &it.x, d, note);
     }
 }
 
-static int64_t bytes_differ(const unsigned char *a, const unsigned char *b,
-                            int64_t n)
+/* The sink slot's segment bytes: written in an order the kernel does not
+ * define (several pad rows clamped to one slot), so any value is right;
+ * counted as UNDEFINED bytes, never judged. */
+static void count_sink(rows_ctx *c, int i, int64_t at)
 {
-    int64_t i, d = 0;
+    const kvg_row_segment *s = &c->l->seg[i];
+    kvg_compare_row_verdict *v = &c->r->rows[KVG_ROWK_UNDEFINED];
 
-    for (i = 0; i < n; i++)
-        d += a[i] != b[i];
-    return d;
+    v->units += kvg_row_segment_bytes(s);
+    v->differ += segment_bytes_differ(s, c->g, c->x, at);
+}
+
+/* Segment i of head `head` of a written slot, by its field's rule. */
+static void judge_segment(rows_ctx *c, int64_t slot, int head, int i)
+{
+    const kvg_row_segment *s = &c->l->seg[i];
+    const int64_t at = kvg_row_element_at(c->l, slot, head, i, 0);
+    kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
+
+    if (c->l->has_sink && slot == c->l->sink_slot) {
+        count_sink(c, i, at);
+        return;
+    }
+    v->units += s->count;
+    if (s->field == KVG_ROW_UNDEFINED) { /* any value is right */
+        v->differ += segment_bytes_differ(s, c->g, c->x, at);
+        return;
+    }
+    if (s->field == KVG_ROW_PAYLOAD && c->crit[i] == KVG_CRIT_CODE_DIST)
+        c->code_units += s->count;
+    if (segment_equal(s, c->g, c->x, at))
+        return;
+    if (s->field == KVG_ROW_PAYLOAD)
+        judge_payload(c, slot, head, i, at);
+    else
+        judge_exact(c, slot, head, i, at);
 }
 
 static void judge_slot(rows_ctx *c, int64_t slot)
 {
-    int i;
+    const int heads = kvg_i_row_heads(c->l);
+    int i, h;
 
-    for (i = 0; i < c->l->segments; i++) {
-        const kvg_row_segment *s = &c->l->seg[i];
-        const int64_t at = kvg_row_segment_at(c->l, slot, i);
-        kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
-
-        if (kvg_row_segment_tensor(c->l, i) != c->tensor)
-            continue; /* the other tensor's: judged by its own compare */
-        v->units += s->count;
-        if (s->field == KVG_ROW_UNDEFINED) { /* any value is right */
-            v->differ += bytes_differ(c->g + at, c->x + at,
-                                      kvg_row_segment_bytes(s));
-            continue;
-        }
-        if (s->field == KVG_ROW_PAYLOAD &&
-            c->crit[i] == KVG_CRIT_CODE_DIST)
-            c->code_units += s->count;
-        if (memcmp(c->g + at, c->x + at,
-                   (size_t)kvg_row_segment_bytes(s)) == 0)
-            continue;
-        if (s->field == KVG_ROW_PAYLOAD)
-            judge_payload(c, slot, i, at);
-        else
-            judge_exact(c, slot, i, at);
-    }
+    for (h = 0; h < heads; h++)
+        for (i = 0; i < c->l->segments; i++)
+            /* the other tensor's: judged by its own compare */
+            if (kvg_row_segment_tensor(c->l, i) == c->tensor)
+                judge_segment(c, slot, h, i);
 }
 
 /* Untouched bytes [from, to) that differ from `ref`; with `segments_too`
@@ -447,7 +502,7 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
         if (c.crit[i] == KVG_CRIT_CODE_DIST)
             kvg_i_cmp_build_ranks(s->dtype, c.rank[i]);
         if (kvg_row_segment_tensor(c.l, i) == c.tensor)
-            seg_bytes += kvg_row_segment_bytes(s);
+            seg_bytes += kvg_i_row_heads(c.l) * kvg_row_segment_bytes(s);
     }
     r->has_rows = 1;
     /* the bytes of a packed row are no values of one dtype */

@@ -11,9 +11,12 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdio.h>
+
 #include "kvgold/op.h"
 #include "src/common/internal.h"
 #include "src/compare/compare_internal.h"
+#include "src/layout/row_geom.h"
 
 int64_t kvg_i_rows_marked(const kvg_compare_args *a, int64_t from, int64_t to)
 {
@@ -68,18 +71,21 @@ int kvg_i_rows_slot_written(const kvg_compare_args *a, int64_t slot)
     return kvg_i_rows_marked(a, at, at + 1) == 1;
 }
 
-/* The cache is a byte array whose bytes are no codes of their own. */
+/* The cache is a byte array whose bytes are no codes of their own (an
+ * E8M0 scale cache in a tensor of its own, too: its bytes are judged as
+ * its layout's SCALE segments say). */
 static kvg_status check_tensor(const kvg_compare_args *a,
                                const kvg_i_labels *l, kvg_diag *diag)
 {
     kvg_dtype dt = a->golden->dtype;
 
     if (dt != KVG_UINT8 && dt != KVG_INT8 && dt != KVG_FP8_E4M3FN &&
-        dt != KVG_FP8_E5M2 && dt != KVG_HIF8)
+        dt != KVG_FP8_E5M2 && dt != KVG_HIF8 && dt != KVG_E8M0)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->golden, -1, -1,
                             "%s: a packed cache (row_layout) must be a byte "
                             "array (uint8, int8, fp8_e4m3fn, fp8_e5m2, "
-                            "hif8), got %s", l->golden, kvg_dtype_name(dt));
+                            "hif8, e8m0), got %s", l->golden,
+                            kvg_dtype_name(dt));
     if (a->criterion != KVG_CRIT_AUTO)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, l->args, -1, -1,
                             "%s: criterion must be auto with a row_layout "
@@ -125,7 +131,56 @@ static int64_t slot_bytes(const kvg_row_layout *rl, int tensor)
     for (i = 0; i < rl->segments; i++)
         if (kvg_row_segment_tensor(rl, i) == tensor)
             n += kvg_row_segment_bytes(&rl->seg[i]);
-    return n;
+    return n * kvg_i_row_heads(rl);
+}
+
+/* Marked bytes of segment i of head h of slot s, piece by piece. */
+static int64_t segment_marked(const kvg_compare_args *a, int64_t s, int h,
+                              int i)
+{
+    const kvg_row_segment *seg = &a->row_layout->seg[i];
+    const int64_t n = kvg_i_row_pieces(seg), step = n > 1 ? seg->piece : 0;
+    int64_t k, at, m = 0;
+
+    for (k = 0; k < n; k++) {
+        at = kvg_row_element_at(a->row_layout, s, h, i, k * step);
+        m += kvg_i_rows_marked(a, at, at + kvg_i_row_piece_bytes(seg, k));
+    }
+    return m;
+}
+
+/* Every segment of every head of slot s marked as its first byte is
+ * (w), or the diag naming the first that is not. */
+static kvg_status check_slot_marks(const kvg_compare_args *a, int64_t s,
+                                   int w, const kvg_i_labels *l,
+                                   kvg_diag *diag)
+{
+    const kvg_row_layout *rl = a->row_layout;
+    int i, h;
+
+    for (h = 0; h < kvg_i_row_heads(rl); h++)
+        for (i = 0; i < rl->segments; i++) {
+            const int64_t at = kvg_row_element_at(rl, s, h, i, 0);
+            const int64_t n = kvg_row_segment_bytes(&rl->seg[i]);
+            int64_t m;
+            char head[24] = "";
+            if (kvg_row_segment_tensor(rl, i) != a->row_tensor)
+                continue; /* the other tensor's mask says */
+            m = segment_marked(a, s, h, i);
+            if (kvg_i_row_heads(rl) > 1)
+                (void)snprintf(head, sizeof head, ", head %d", h);
+            if (m != (w ? n : 0))
+                return kvg_diag_set(
+                    diag, KVG_ERR_PARAM_INVALID, l->written, -1, at,
+                    "%s: slot %lld is %s by its first byte, but %lld of the "
+                    "%lld bytes of its segment %d (%s%s, from byte %lld) "
+                    "are marked; the written set does not describe the row "
+                    "layout %s", l->written, (long long)s,
+                    w ? "written" : "untouched", (long long)m, (long long)n,
+                    i, rl->seg[i].name ? rl->seg[i].name : "-", head,
+                    (long long)at, rl->name ? rl->name : "");
+        }
+    return KVG_OK;
 }
 
 /* Every segment of a slot marked as its first byte is, and no byte
@@ -136,30 +191,12 @@ static kvg_status check_marks(const kvg_compare_args *a, int64_t numel,
     const kvg_row_layout *rl = a->row_layout;
     const int64_t slots = rl->blocks * rl->block_size;
     int64_t s, written = 0;
-    int i;
 
     if (a->written == NULL && a->written_runs == NULL)
         return KVG_OK; /* every slot written, nothing else */
     for (s = 0; s < slots; s++) {
         int w = kvg_i_rows_slot_written(a, s);
-        for (i = 0; i < rl->segments; i++) {
-            int64_t at = kvg_row_segment_at(rl, s, i);
-            int64_t n = kvg_row_segment_bytes(&rl->seg[i]);
-            int64_t m;
-            if (kvg_row_segment_tensor(rl, i) != a->row_tensor)
-                continue; /* the other tensor's mask says */
-            m = kvg_i_rows_marked(a, at, at + n);
-            if (m != (w ? n : 0))
-                return kvg_diag_set(
-                    diag, KVG_ERR_PARAM_INVALID, l->written, -1, at,
-                    "%s: slot %lld is %s by its first byte, but %lld of the "
-                    "%lld bytes of its segment %d (%s, from byte %lld) are "
-                    "marked; the written set does not describe the row "
-                    "layout %s", l->written, (long long)s,
-                    w ? "written" : "untouched", (long long)m, (long long)n,
-                    i, rl->seg[i].name ? rl->seg[i].name : "-",
-                    (long long)at, rl->name ? rl->name : "");
-        }
+        KVG_TRY(check_slot_marks(a, s, w, l, diag));
         written += w;
     }
     if (kvg_i_rows_marked(a, 0, numel) !=

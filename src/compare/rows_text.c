@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "src/compare/compare_internal.h"
+#include "src/layout/row_geom.h"
 
 void kvg_i_rows_unit_text(kvg_dtype dt, const kvg_i_elem *e, char *out,
                           size_t cap)
@@ -72,17 +73,29 @@ static void distance_text(const kvg_row_segment *s, int64_t d, char *out,
                        d == 1 ? "" : "s");
 }
 
-void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int segment,
-                      int64_t element, int64_t byte, const kvg_i_elem *want,
-                      const kvg_i_elem *got, int64_t distance,
-                      const char *group_note, kvg_compare_row_place *p)
+/* " head 1" after "slot 17" in a layout with heads (a head's fault is
+ * named with its head), else "". */
+static void head_name(const kvg_row_layout *l, int head, char *out,
+                      size_t cap)
+{
+    out[0] = '\0';
+    if (kvg_i_row_heads(l) > 1 && head >= 0)
+        (void)snprintf(out, cap, " head %d", head);
+}
+
+void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int head,
+                      int segment, int64_t element, int64_t byte,
+                      const kvg_i_elem *want, const kvg_i_elem *got,
+                      int64_t distance, const char *group_note,
+                      kvg_compare_row_place *p)
 {
     const kvg_row_segment *s = &l->seg[segment];
-    char a[64], g[64], unit[64], grp[32], dist[40];
+    char a[64], g[64], unit[64], grp[32], dist[40], hd[18];
 
     memset(p, 0, sizeof *p);
     p->byte = byte;
     p->slot = slot;
+    p->head = head;
     p->segment = segment;
     p->element = element;
     p->group = s->field == KVG_ROW_SCALE ? element
@@ -95,10 +108,11 @@ void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int segment,
     kvg_i_rows_unit_text(s->dtype, got, a, sizeof a);
     kvg_i_rows_unit_text(s->dtype, want, g, sizeof g);
     distance_text(s, distance, dist, sizeof dist);
+    head_name(l, head, hd, sizeof hd);
     if (s->field == KVG_ROW_SCALE) {
         (void)snprintf(p->text, sizeof p->text,
-                       "slot %lld: scale of group %lld of %s is %s, golden "
-                       "%s%s", (long long)slot, (long long)element,
+                       "slot %lld%s: scale of group %lld of %s is %s, "
+                       "golden %s%s", (long long)slot, hd, (long long)element,
                        seg_name(l, s->of), a, g, group_note);
         return;
     }
@@ -107,22 +121,24 @@ void kvg_i_rows_place(const kvg_row_layout *l, int64_t slot, int segment,
     if (p->group >= 0)
         (void)snprintf(grp, sizeof grp, " of group %lld",
                        (long long)p->group);
-    (void)snprintf(p->text, sizeof p->text, "slot %lld: %s %s%s is %s, "
-                   "golden %s%s%s", (long long)slot, seg_name(l, segment),
+    (void)snprintf(p->text, sizeof p->text, "slot %lld%s: %s %s%s is %s, "
+                   "golden %s%s%s", (long long)slot, hd, seg_name(l, segment),
                    unit, grp, a, g, dist, group_note);
 }
 
-/* Byte `byte` of tensor `tensor` in slot `slot`'s part of a region:
- * its offset there and the region, or -1. */
+/* Byte `byte` of tensor `tensor` in head `head`'s part of slot `slot` in
+ * a region: its offset there and the region, or -1. */
 static int64_t offset_in_slot(const kvg_row_layout *l, int tensor,
-                              int64_t slot, int64_t byte, int *region)
+                              int64_t slot, int head, int64_t byte,
+                              int *region)
 {
     const int64_t base = slot / l->block_size * l->block_stride[tensor];
     int r;
 
     for (r = 0; r < l->regions; r++) {
         int64_t at = byte - (base + l->region_offset[r] +
-                             slot % l->block_size * l->slot_stride[r]);
+                             kvg_i_row_part(l, r, slot % l->block_size,
+                                            head));
         if (l->region_tensor[r] == tensor && at >= 0 &&
             at < l->slot_stride[r]) {
             *region = r;
@@ -142,13 +158,14 @@ void kvg_i_rows_untouched_place(const kvg_compare_args *a, int64_t byte,
                                    ? (const unsigned char *)a->initial->data
                                    : (const unsigned char *)a->golden->data;
     kvg_row_place at = kvg_row_place_of(l, a->row_tensor, byte);
-    char where[32] = "";
+    char where[32] = "", hd[18];
     int region = 0;
     int64_t off;
 
     memset(p, 0, sizeof *p);
     p->byte = byte;
     p->slot = at.slot;
+    p->head = at.head;
     p->segment = at.segment;
     p->element = -1;
     p->group = -1;
@@ -162,22 +179,35 @@ void kvg_i_rows_untouched_place(const kvg_compare_args *a, int64_t byte,
                        (unsigned)ref[byte]);
         return;
     }
-    if (at.segment >= 0) {
-        p->element = byte - kvg_row_segment_at(l, at.slot, at.segment);
+    head_name(l, at.head, hd, sizeof hd);
+    if (at.segment >= 0 && l->seg[at.segment].piece > 0) {
+        /* a pieced segment's bytes are no one run: name the element */
+        p->element = at.element;
         (void)snprintf(p->text, sizeof p->text,
-                       "slot %lld (not written): %s byte %lld is 0x%02x, %s "
-                       "0x%02x", (long long)at.slot,
-                       seg_name(l, at.segment), (long long)p->element,
-                       (unsigned)x[byte], ref_name, (unsigned)ref[byte]);
+                       "slot %lld%s (not written): %s element %lld is "
+                       "0x%02x, %s 0x%02x", (long long)at.slot, hd, seg_name(l, at.segment),
+                       (long long)at.element, (unsigned)x[byte], ref_name,
+                       (unsigned)ref[byte]);
         return;
     }
-    off = offset_in_slot(l, a->row_tensor, at.slot, byte, &region);
+    if (at.segment >= 0) {
+        p->element = byte - kvg_row_element_at(l, at.slot, at.head,
+                                               at.segment, 0);
+        (void)snprintf(p->text, sizeof p->text,
+                       "slot %lld%s (not written): %s byte %lld is 0x%02x, "
+                       "%s 0x%02x", (long long)at.slot, hd, seg_name(l, at.segment),
+                       (long long)p->element, (unsigned)x[byte], ref_name,
+                       (unsigned)ref[byte]);
+        return;
+    }
+    off = offset_in_slot(l, a->row_tensor, at.slot, at.head, byte, &region);
     /* a region is worth naming when the tensor has two */
     if (l->regions > 1 && l->region_tensor[0] == l->region_tensor[1])
         (void)snprintf(where, sizeof where, " of region %d", region);
     (void)snprintf(p->text, sizeof p->text,
-                   "slot %lld (%s): byte %lld%s of its row, outside its "
-                   "segments, is 0x%02x, %s 0x%02x", (long long)at.slot,
+                   "slot %lld%s (%s): byte %lld%s of its row, outside "
+                   "its segments, is 0x%02x, %s 0x%02x", (long long)at.slot,
+                   hd,
                    kvg_i_rows_slot_written(a, at.slot) ? "written"
                                                       : "not written",
                    (long long)off, where, (unsigned)x[byte], ref_name,

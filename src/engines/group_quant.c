@@ -46,6 +46,11 @@ size_t kvg_i_group_scale_bytes(const kvg_i_group_rule *r)
     }
 }
 
+size_t kvg_i_group_x_bytes(const kvg_i_group_rule *r)
+{
+    return r->x_dtype == KVG_FP32 ? 4 : 2;
+}
+
 size_t kvg_i_group_payload_bytes(const kvg_i_group_rule *r, int64_t n)
 {
     return r->cast == KVG_FP4_E2M1 ? (size_t)(n / 2) : (size_t)n;
@@ -57,6 +62,40 @@ static float bf16_at(const unsigned char *x, int64_t i)
     const uint16_t code =
         (uint16_t)(x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8));
     return kvg_i_float((uint32_t)code << 16);
+}
+
+/* Elements are handled in chunks of this many binary32 values on the
+ * stack (the core never allocates): each step of the rule is then one
+ * tight loop over the chunk with the rule's choice made once, not a
+ * switch per element. */
+#define CHUNK 128
+
+/* n (<= CHUNK) elements of x in the rule's x_dtype, widened exactly into
+ * out: bf16 (every epilog) unless the rule says fp16 or fp32, the choice
+ * made once outside the loop. */
+static void widen(const kvg_i_group_rule *r, const unsigned char *x,
+                  int64_t n, float *out)
+{
+    int64_t i;
+    uint32_t u;
+
+    switch (r->x_dtype) {
+    case KVG_FP16:
+        for (i = 0; i < n; i++)
+            out[i] = kvg_fp16_to_f32((uint16_t)(
+                x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8)));
+        return;
+    case KVG_FP32:
+        for (i = 0; i < n; i++) {
+            u = (uint32_t)x[4 * i] | (uint32_t)x[4 * i + 1] << 8 |
+                (uint32_t)x[4 * i + 2] << 16 | (uint32_t)x[4 * i + 3] << 24;
+            out[i] = kvg_i_float(u);
+        }
+        return;
+    default:
+        for (i = 0; i < n; i++)
+            out[i] = bf16_at(x, i);
+    }
 }
 
 /* Round to bf16 (nearest-even) and back: the kernels' bf16 arithmetic,
@@ -78,15 +117,21 @@ static void put_le(unsigned char *at, uint32_t v, size_t bytes)
 static uint32_t amax_bits(const kvg_i_group_rule *r, const unsigned char *x,
                           int64_t n)
 {
+    const size_t xb = kvg_i_group_x_bytes(r);
     uint32_t best = 0, m;
-    int64_t i;
+    float buf[CHUNK];
+    int64_t i, j, c;
 
-    for (i = 0; i < n; i++) {
-        m = kvg_i_bits(bf16_at(x, i)) & MAG_MASK;
-        if (r->amax == KVG_I_AMAX_FINITE && m >= F32_INF)
-            continue;
-        if (m > best)
-            best = m;
+    for (i = 0; i < n; i += CHUNK) {
+        c = n - i < CHUNK ? n - i : CHUNK;
+        widen(r, x + xb * (size_t)i, c, buf);
+        for (j = 0; j < c; j++) {
+            m = kvg_i_bits(buf[j]) & MAG_MASK;
+            if (r->amax == KVG_I_AMAX_FINITE && m >= F32_INF)
+                continue;
+            if (m > best)
+                best = m;
+        }
     }
     return best;
 }
@@ -182,14 +227,9 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
     return g;
 }
 
-/* Elements are quantised in chunks of this many binary32 values on the
- * stack (the core never allocates): each step of the rule is then one
- * tight loop over the chunk with the rule's choice made once, not a
- * switch per element. */
-#define CHUNK 128
 
-/* Step 5's arithmetic for the chunk's elements. */
-static void payload_op(const kvg_i_group_rule *r, const unsigned char *x,
+/* Step 5's arithmetic for the chunk's widened elements xf. */
+static void payload_op(const kvg_i_group_rule *r, const float *xf,
                        int64_t n, float sp, float x_scale, float *q)
 {
     const uint32_t sb = kvg_i_bits(sp);
@@ -208,28 +248,28 @@ static void payload_op(const kvg_i_group_rule *r, const unsigned char *x,
         if ((sb & 0x7FFFFFu) == 0 && e != 0 && e != 0xFFu) {
             inv = 1.0f / sp;
             for (i = 0; i < n; i++)
-                q[i] = bf16_at(x, i) * inv;
+                q[i] = xf[i] * inv;
         } else {
             for (i = 0; i < n; i++)
-                q[i] = bf16_at(x, i) / sp;
+                q[i] = xf[i] / sp;
         }
         return;
     case KVG_I_PAY_XSCALE:
         for (i = 0; i < n; i++)
-            q[i] = bf16_at(x, i) * x_scale;
+            q[i] = xf[i] * x_scale;
         return;
     case KVG_I_PAY_RECIP_MUL:
         for (i = 0; i < n; i++)
-            q[i] = bf16_at(x, i) * sp;
+            q[i] = xf[i] * sp;
         return;
     default: /* POW2_BF16, INV6_BF16: a bf16 multiply */
         for (i = 0; i < n; i++)
-            q[i] = bf16_round(bf16_at(x, i) * sp);
+            q[i] = bf16_round(xf[i] * sp);
     }
 }
 
 /* Step 5's selections: q := x where not finite, then the clamp. */
-static void payload_fix(const kvg_i_group_rule *r, const unsigned char *x,
+static void payload_fix(const kvg_i_group_rule *r, const float *xf,
                         int64_t n, float *q)
 {
     const float max = kvg_i_group_cast_max(r->cast);
@@ -238,7 +278,7 @@ static void payload_fix(const kvg_i_group_rule *r, const unsigned char *x,
     if (r->keep_x_nonfinite)
         for (i = 0; i < n; i++)
             if ((kvg_i_bits(q[i]) & MAG_MASK) >= F32_INF)
-                q[i] = bf16_at(x, i);
+                q[i] = xf[i];
     if (r->nan_zero)
         for (i = 0; i < n; i++)
             if ((kvg_i_bits(q[i]) & MAG_MASK) > F32_INF)
@@ -262,46 +302,71 @@ static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
     case KVG_FP8_E4M3FN:
         for (i = 0; i < n; i++)
             out[i] = kvg_f32_to_fp8e4m3fn(q[i], KVG_OVF_NONSAT);
-        return;
+        break;
     case KVG_FP8_E5M2:
         for (i = 0; i < n; i++)
             out[i] = kvg_f32_to_fp8e5m2(q[i], KVG_OVF_NONSAT);
-        return;
+        break;
     case KVG_HIF8:
         for (i = 0; i < n; i++)
             out[i] = kvg_f32_to_hif8(q[i], KVG_OVF_SATURATE);
-        return;
+        break;
     case KVG_INT8:
         for (i = 0; i < n; i++)
             out[i] = (unsigned char)kvg_f32_to_int8(q[i]);
-        return;
+        break;
     default:
         for (i = 0; i + 1 < n; i += 2)
             out[i / 2] = kvg_fp4_pack(
                 kvg_f32_to_fp4e2m1(q[i], KVG_FP4_RINT, KVG_FP4_NAN_ZERO),
                 kvg_f32_to_fp4e2m1(q[i + 1], KVG_FP4_RINT,
                                    KVG_FP4_NAN_ZERO));
+        return; /* fp4 casts NaN to +0 already */
     }
+    /* MX quant's 0xFF block: AscendC Cast takes NaN to +0 */
+    if (r->nan_code_zero)
+        for (i = 0; i < n; i++)
+            if (q[i] != q[i])
+                out[i] = 0;
+}
+
+/* code0_zero with code 0: x * 0, the sign kept (the kernel's zero
+ * multiplier) */
+static void payload_zero(const float *xf, int64_t n, float *q)
+{
+    int64_t i;
+
+    for (i = 0; i < n; i++)
+        q[i] = xf[i] * 0.0f;
 }
 
 void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
                        int64_t n, float x_scale, unsigned char *q,
                        unsigned char *scale)
 {
+    const size_t xb = kvg_i_group_x_bytes(r);
     group_scale g = {0.0f, 0};
+    int zero = 0;
     int64_t i;
 
     if (r->store != KVG_I_STORE_NONE) {
         g = scale_of(r, amax_bits(r, x, n));
         put_le(scale, g.code, kvg_i_group_scale_bytes(r));
+        zero = r->code0_zero && g.code == 0;
     }
+    if (q == NULL)
+        return; /* the scale only: the payload is skipped */
     /* CHUNK is even, so an fp4 chunk starts on a byte */
     for (i = 0; i < n; i += CHUNK) {
         const int64_t m = n - i < CHUNK ? n - i : CHUNK;
-        float buf[CHUNK];
+        float xf[CHUNK], buf[CHUNK];
 
-        payload_op(r, x + 2 * i, m, g.sp, x_scale, buf);
-        payload_fix(r, x + 2 * i, m, buf);
+        widen(r, x + xb * (size_t)i, m, xf);
+        if (zero)
+            payload_zero(xf, m, buf);
+        else
+            payload_op(r, xf, m, g.sp, x_scale, buf);
+        payload_fix(r, xf, m, buf);
         cast_codes(r, buf, m,
                    q + (r->cast == KVG_FP4_E2M1 ? i / 2 : i));
     }

@@ -7,7 +7,8 @@
  * its own, so an implementation that differs in one step differs in one
  * field.
  *
- * Per group of n elements x (bf16, widened exactly to binary32):
+ * Per group of n elements x (bf16, or x_dtype fp16 / fp32, widened exactly
+ * to binary32):
  *   1. amax = max |x| over the finite elements (FINITE) or the integer
  *      maximum of the magnitude bits (ALL: NaN > Inf > finite);
  *   2. a = max(amax, fl(1e-4)) with floor_1e4, else amax;
@@ -18,18 +19,29 @@
  *      unrounded - the kernels divide by it); NONE: s' = s;
  *   4. the stored scale: fp32 bits of s', bf16 RINT of s', the E8M0 byte
  *      c, or the bf16 pattern (E_bf16(amax) - 2) << 7 (OCP_BF16);
- *   5. each element: q = x / s' (DIV), x * m with m a bf16 power of two
- *      and the product rounded to bf16 (POW2_BF16), bf16(x * bf16(6 /
+ *   5. each element: q = x / s' (DIV; x * 0 where code0_zero and c = 0),
+ *      x * m with m a bf16 power of two and the product rounded to bf16
+ *      (POW2_BF16), bf16(x * bf16(6 /
  *      amax)) (INV6_BF16), or x * x_scale (XSCALE, no group scale);
  *      q := x where q is not finite and keep_x_nonfinite (R-BLK128-FP32:
  *      the kernel's Select); clamped to +-max if clamp;
  *   6. the cast to `cast`: fp8 nearest-even without saturation (what is
  *      beyond max after a clamp cannot occur; unclamped R-BLK128-FP32 stays
  *      within max), hif8 nearest-away saturating, fp4 e2m1 nearest-even
- *      saturating (two codes a byte, element 2j in the low nibble).
+ *      saturating (two codes a byte, element 2j in the low nibble); a NaN
+ *      q to the +0 code where nan_code_zero.
  *
- * The caller has validated the group (non-finite x are refused by the
- * operators, quant_epilogs.md Q3): this only computes.
+ * MX quant scale_alg 0 (R-OCP) is {amax ALL, e8m0 OCP, store E8M0,
+ * DIV, clamp, code0_zero, nan_code_zero}: s' = 2^(c - 127) is a normal
+ * power of two for 0 < c < 255, so x / s' is the kernel's exact product
+ * x * 2^(127 - c); clamp then the non-saturating cast is its saturating
+ * cast; c = 0 zeroes and 0xFF (an Inf / NaN in the group) gives NaN q,
+ * both as the kernel does (the MX quant operator's blocks.c, whose codes
+ * come from the same kvg_e8m0_from_amax).
+ *
+ * The caller has validated the group (the epilogs refuse non-finite x,
+ * quant_epilogs.md Q3; MX quant refuses subnormal x): this only
+ * computes.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -86,6 +98,14 @@ typedef struct kvg_i_group_rule {
                                 FLT_MIN); 0: none */
     int nan_zero;            /* q := +0 where q is NaN (the 950 block
                                 quant: an all-zero block's 0 / 0) */
+    /* MX quant's kernel (R-OCP, scale_alg 0) differs from the
+     * epilogs in three steps only, so they are three fields, 0 for every
+     * other rule: */
+    kvg_dtype x_dtype;       /* x's dtype: bf16 (0 read as bf16), fp16 or
+                                fp32, each widened exactly */
+    int code0_zero;          /* E8M0 code 0: the payload is x * 0 (+-0),
+                                the kernel's zero multiplier */
+    int nan_code_zero;       /* a NaN q (a 0xFF block) casts to +0 */
 } kvg_i_group_rule;
 
 /* The largest finite value of the cast dtype (e4m3fn 448, e5m2 57344,
@@ -95,14 +115,19 @@ float kvg_i_group_cast_max(kvg_dtype cast);
 /* Bytes of the stored scale of one group (0 for STORE_NONE). */
 size_t kvg_i_group_scale_bytes(const kvg_i_group_rule *r);
 
+/* Bytes of one element of x (2: bf16 / fp16, 4: fp32). */
+size_t kvg_i_group_x_bytes(const kvg_i_group_rule *r);
+
 /* Bytes of n payload codes (fp4: n / 2). */
 size_t kvg_i_group_payload_bytes(const kvg_i_group_rule *r, int64_t n);
 
 /*
- * Quantise the n bf16 elements at x (little-endian codes, any alignment;
- * fp4: n even) into the payload bytes at q and the stored scale at scale
- * (kvg_i_group_scale_bytes; NULL with STORE_NONE). x_scale is used by
- * XSCALE only.
+ * Quantise the n elements at x (x_dtype, little-endian codes, any
+ * alignment; fp4: n even) into the payload bytes at q and the stored scale
+ * at scale (kvg_i_group_scale_bytes; NULL with STORE_NONE). x_scale is
+ * used by XSCALE only. q NULL: the scale only (a row whose payload is
+ * skipped while its scales are written, e.g. a pad row clamped to a sink
+ * slot).
  */
 void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
                        int64_t n, float x_scale, unsigned char *q,

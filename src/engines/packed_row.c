@@ -94,34 +94,82 @@ static int scale_segment(const kvg_row_layout *l, int i)
     return -1;
 }
 
-/* Where segment i of `slot` starts: in its own tensor. */
-static unsigned char *segment_base(const kvg_row_layout *l,
+/* Where element e of segment i of head h of `slot` is: in its own
+ * tensor; NULL when that tensor is not written in this call. */
+static unsigned char *element_base(const kvg_row_layout *l,
                                    unsigned char *const tensor[], int64_t slot,
-                                   int i)
+                                   int h, int i, int64_t e)
 {
-    return tensor[kvg_row_segment_tensor(l, i)] +
-           kvg_row_segment_at(l, slot, i);
+    unsigned char *base = tensor[kvg_row_segment_tensor(l, i)];
+
+    return base == NULL ? NULL : base + kvg_row_element_at(l, slot, h, i, e);
 }
 
+/* x's columns of head h, from the segment's first column (elements of
+ * `esize` bytes: bf16, or the payload rule's x_dtype). */
+static const unsigned char *head_x(const kvg_i_packed_row *p,
+                                   const unsigned char *x_row, int h, int i,
+                                   size_t esize)
+{
+    return x_row +
+           esize * (size_t)(p->column[i] + (int64_t)h * p->head_columns);
+}
+
+/* Group by group: the check put each group inside one piece, so its
+ * codes are one contiguous run; its scale is one element of the SCALE
+ * segment, wherever that segment's pieces put it. */
 static void write_payload(const kvg_i_packed_row *p,
                           unsigned char *const tensor[],
-                          const unsigned char *x_row, int64_t slot, int i)
+                          const unsigned char *x_row, int64_t slot, int h,
+                          int i)
 {
-    const kvg_row_segment *s = &p->layout->seg[i];
+    const kvg_row_layout *l = p->layout;
+    const kvg_row_segment *s = &l->seg[i];
     const kvg_i_group_rule *r = p->rule[i];
-    const unsigned char *x = x_row + 2 * p->column[i];
-    unsigned char *q = segment_base(p->layout, tensor, slot, i);
-    const int sc = scale_segment(p->layout, i);
-    unsigned char *scale =
-        sc < 0 ? NULL : segment_base(p->layout, tensor, slot, sc);
-    const size_t sb = kvg_i_group_scale_bytes(r);
+    const size_t xb = kvg_i_group_x_bytes(r);
+    const unsigned char *x = head_x(p, x_row, h, i, xb);
+    const int sc = scale_segment(l, i);
     const int64_t g = s->group > 0 ? s->group : s->count;
+    unsigned char *scale;
     int64_t k;
 
-    for (k = 0; k < s->count / g; k++)
-        kvg_i_group_quant(r, x + 2 * k * g, g, p->x_scale,
-                          q + kvg_i_group_payload_bytes(r, k * g),
-                          scale == NULL ? NULL : scale + (size_t)k * sb);
+    for (k = 0; k < s->count / g; k++) {
+        /* a payload in a tensor not written still gives its scales (q
+         * NULL); nothing at all when neither is written */
+        scale = sc < 0 ? NULL : element_base(l, tensor, slot, h, sc, k);
+        if (scale == NULL && tensor[kvg_row_segment_tensor(l, i)] == NULL)
+            return;
+        kvg_i_group_quant(r, x + xb * (size_t)(k * g), g, p->x_scale,
+                          element_base(l, tensor, slot, h, i, k * g), scale);
+    }
+}
+
+/* A COPY, PAD or UNDEFINED segment, piece by piece. */
+static void write_bytes(const kvg_i_packed_row *p,
+                        unsigned char *const tensor[],
+                        const unsigned char *x_row, int64_t slot, int h,
+                        int i)
+{
+    const kvg_row_layout *l = p->layout;
+    const kvg_row_segment *s = &l->seg[i];
+    const int64_t n = kvg_i_row_pieces(s), step = n > 1 ? s->piece : 0;
+    int64_t k;
+
+    if (tensor[kvg_row_segment_tensor(l, i)] == NULL)
+        return; /* a tensor this call does not write */
+    for (k = 0; k < n; k++) {
+        unsigned char *at = element_base(l, tensor, slot, h, i, k * step);
+        const size_t bytes = (size_t)kvg_i_row_piece_bytes(s, k);
+
+        if (s->field == KVG_ROW_COPY) /* bf16 columns */
+            memcpy(at,
+                   head_x(p, x_row, h, i, 2) +
+                       kvg_i_row_units_bytes(s->dtype, k * step),
+                   bytes);
+        else /* PAD, and UNDEFINED: zeros, what the kernel leaves is not
+                a result */
+            memset(at, 0, bytes);
+    }
 }
 
 void kvg_i_packed_row_write(const kvg_i_packed_row *p,
@@ -129,51 +177,61 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p,
                             const unsigned char *x_row, int64_t slot)
 {
     const kvg_row_layout *l = p->layout;
-    int i;
+    const int heads = kvg_i_row_heads(l);
+    int i, h;
 
-    for (i = 0; i < l->segments; i++) {
-        const kvg_row_segment *s = &l->seg[i];
-        unsigned char *at = segment_base(l, tensor, slot, i);
-
-        switch (s->field) {
-        case KVG_ROW_PAYLOAD:
-            write_payload(p, tensor, x_row, slot, i);
-            break;
-        case KVG_ROW_COPY:
-            memcpy(at, x_row + 2 * p->column[i],
-                   (size_t)kvg_row_segment_bytes(s));
-            break;
-        case KVG_ROW_PAD:
-        case KVG_ROW_UNDEFINED: /* zeros: what the kernel leaves is not
-                                   a result */
-            memset(at, 0, (size_t)kvg_row_segment_bytes(s));
-            break;
-        default: /* SCALE: written with its payload */
-            break;
+    for (h = 0; h < heads; h++)
+        for (i = 0; i < l->segments; i++) {
+            switch (l->seg[i].field) {
+            case KVG_ROW_PAYLOAD:
+                write_payload(p, tensor, x_row, slot, h, i);
+                break;
+            case KVG_ROW_COPY:
+            case KVG_ROW_PAD:
+            case KVG_ROW_UNDEFINED:
+                write_bytes(p, tensor, x_row, slot, h, i);
+                break;
+            default: /* SCALE: written with its payload */
+                break;
+            }
         }
-    }
+}
+
+/* Segment i's runs in head h: one per piece. */
+static void segment_runs(const kvg_row_layout *l, int64_t slot, int h, int i,
+                         kvg_i_byte_run_fn fn, void *ctx)
+{
+    const kvg_row_segment *s = &l->seg[i];
+    const int64_t n = kvg_i_row_pieces(s), step = n > 1 ? s->piece : 0;
+    int64_t k;
+
+    for (k = 0; k < n; k++)
+        fn(ctx, kvg_row_element_at(l, slot, h, i, k * step),
+           kvg_i_row_piece_bytes(s, k));
 }
 
 void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
                            kvg_i_byte_run_fn fn, void *ctx)
 {
-    int64_t last = -1, at, best;
-    int i, pick;
+    const int heads = kvg_i_row_heads(l);
+    int64_t last, at, best;
+    int i, h, pick;
 
-    /* at most 8 segments: pick the next by address each time */
-    for (;;) {
-        pick = -1;
-        best = 0;
-        for (i = 0; i < l->segments; i++) {
-            if (kvg_row_segment_tensor(l, i) != tensor)
-                continue;
-            at = kvg_row_segment_at(l, slot, i);
-            if (at > last && (pick < 0 || at < best))
-                pick = i, best = at;
+    for (h = 0; h < heads; h++) {
+        /* at most 8 segments: pick the next by address each time */
+        for (last = -1;; last = best) {
+            pick = -1;
+            best = 0;
+            for (i = 0; i < l->segments; i++) {
+                if (kvg_row_segment_tensor(l, i) != tensor)
+                    continue;
+                at = kvg_row_element_at(l, slot, h, i, 0);
+                if (at > last && (pick < 0 || at < best))
+                    pick = i, best = at;
+            }
+            if (pick < 0)
+                break;
+            segment_runs(l, slot, h, pick, fn, ctx);
         }
-        if (pick < 0)
-            return;
-        fn(ctx, best, kvg_row_segment_bytes(&l->seg[pick]));
-        last = best;
     }
 }

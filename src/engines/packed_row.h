@@ -3,7 +3,9 @@
  * of a packed cache through a kvg_row_layout (kvgold/row_layout.h): each
  * PAYLOAD segment quantised group by group (src/engines/group_quant.h),
  * its scales into the SCALE segment that names it, COPY segments passed
- * through, PAD segments zeroed. Bytes of a slot no segment covers, and
+ * through, PAD segments zeroed; each of the layout's heads from its own
+ * columns of x, each element where kvg_row_element_at puts it (pieces
+ * of an NZ order, tiles of slots). Bytes of a slot no segment covers, and
  * every byte of a slot not written, keep their contents. A layout over
  * two tensors (the scales in a tensor of their own) is written through
  * one base pointer per tensor, each segment into its own.
@@ -24,6 +26,7 @@
 #include "kvgold/tensor.h"
 #include "src/common/internal.h"
 #include "src/engines/group_quant.h"
+#include "src/layout/row_geom.h"
 
 typedef enum kvg_i_slot_policy {
     /* -1 skips; any other negative slot, and a slot >= the cache's slots,
@@ -46,6 +49,10 @@ typedef struct kvg_i_packed_row {
     const kvg_i_group_rule *rule[KVG_ROW_SEGMENTS];
     /* per PAYLOAD / COPY segment: the first column of x's row it takes */
     int64_t column[KVG_ROW_SEGMENTS];
+    /* columns of x's row between one head's columns and the next's
+     * (layout->heads > 1: head h of segment i takes column[i] + h *
+     * head_columns on) */
+    int64_t head_columns;
     float x_scale; /* for XSCALE payloads */
 } kvg_i_packed_row;
 
@@ -66,15 +73,22 @@ kvg_status kvg_i_packed_row_check_slots(const kvg_tensor *index, int64_t n,
                                         int int32_only, kvg_i_keypos *keys,
                                         kvg_diag *diag);
 
-/* Token row x_row (bf16, little-endian) into `slot`: tensor[t] is the
- * base of the layout's tensor t (entries past layout->tensors unused). */
+/* Token row x_row (little-endian; bf16, a PAYLOAD's elements in its
+ * rule's x_dtype) into `slot`: tensor[t] is the base of the layout's
+ * tensor t (entries past layout->tensors unused). tensor[t] NULL: the
+ * segments living in tensor t are not written (a row whose payload is
+ * skipped while its scales are written elsewhere, e.g. a pad row clamped
+ * to a sink slot: the scales of a payload in a NULL tensor are still
+ * computed and written). */
 void kvg_i_packed_row_write(const kvg_i_packed_row *p,
                             unsigned char *const tensor[KVG_ROW_TENSORS],
                             const unsigned char *x_row, int64_t slot);
 
 /* The byte runs of a write into `slot` in tensor `tensor` of the layout:
- * fn(ctx, first byte, bytes) once per segment living there, in address
- * order. */
+ * fn(ctx, first byte, bytes) once per piece of each head's segments
+ * living there; head by head, each head's segments in address order
+ * (without heads and pieces: one run per segment, in address order).
+ * The consumers sort and merge them. */
 typedef void (*kvg_i_byte_run_fn)(void *ctx, int64_t first, int64_t bytes);
 void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
                            kvg_i_byte_run_fn fn, void *ctx);

@@ -87,6 +87,30 @@ static void group_text(const kvg_row_layout *l, int i, char *out, size_t cap)
                    j < l->segments ? elsewhere(l, i, j, in, sizeof in) : "");
 }
 
+/* Bytes of a segment's first piece (all of it when unpieced). */
+static int64_t first_piece(const kvg_row_segment *s)
+{
+    if (s->piece <= 0 || s->piece >= s->count)
+        return kvg_row_segment_bytes(s);
+    if (s->dtype == KVG_FP4_E2M1 || s->dtype == KVG_FP4_E1M2)
+        return s->piece / 2; /* two codes a byte */
+    return s->piece * (int64_t)kvg_dtype_size(s->dtype);
+}
+
+/* "      in pieces of 32 elements, piece k at + k * 4096" under a pieced
+ * segment (the NZ order: other slots' pieces lie between); 1 if
+ * printed. */
+static int print_pieces(const kvg_row_segment *s, FILE *out)
+{
+    if (s->piece <= 0 || s->piece >= s->count)
+        return 0;
+    fprintf(out, "      in pieces of %lld elements: piece k at + k * %lld "
+            "(%lld pieces)\n", (long long)s->piece,
+            (long long)s->piece_stride,
+            (long long)(s->count / s->piece + (s->count % s->piece != 0)));
+    return 1;
+}
+
 /* Whether region r shares its tensor with the other region. */
 static int shared_tensor(const kvg_row_layout *l)
 {
@@ -124,7 +148,7 @@ static void print_region(const kvg_row_layout *l, int r, FILE *out)
             fprintf(out, "    %-13s %-9s (not written: keeps its bytes)\n",
                     range, "-");
         }
-        at = l->seg[best].offset + kvg_row_segment_bytes(&l->seg[best]);
+        at = l->seg[best].offset + first_piece(&l->seg[best]);
         (void)snprintf(range, sizeof range, "[%lld, %lld)",
                        (long long)l->seg[best].offset, (long long)at);
         group_text(l, best, grp, sizeof grp);
@@ -132,6 +156,8 @@ static void print_region(const kvg_row_layout *l, int r, FILE *out)
                 field_name(l->seg[best].field), l->seg[best].name,
                 kvg_dtype_name(l->seg[best].dtype),
                 (long long)l->seg[best].count, grp[0] ? "  " : "", grp);
+        if (print_pieces(&l->seg[best], out))
+            at = l->slot_stride[r]; /* the gaps are other slots' pieces */
     }
     if (at < l->slot_stride[r]) {
         char range[32];
@@ -140,6 +166,22 @@ static void print_region(const kvg_row_layout *l, int r, FILE *out)
         fprintf(out, "    %-13s %-9s (not written: keeps its bytes)\n",
                 range, "-");
     }
+}
+
+/* "  heads: 8; head h at + h * 16384 (region 0)" for a layout with
+ * heads: a slot holds every segment once per head. */
+static void print_heads(const kvg_row_layout *l, int k, FILE *out)
+{
+    int r;
+
+    if (l->heads <= 1)
+        return;
+    fprintf(out, "  heads: %d (every segment once per head)", l->heads);
+    for (r = 0; r < l->regions; r++)
+        if (l->region_tensor[r] == k)
+            fprintf(out, "; region %d: head h at + h * %lld", r,
+                    (long long)l->head_stride[r]);
+    fputc('\n', out);
 }
 
 /* The map of tensor `k` of the layout (the one named `name`): its
@@ -163,12 +205,27 @@ static void print_layout(const char *name, const kvg_tensor *t,
             (long long)l->block_size, (long long)l->block_size,
             (long long)l->block_stride[k]);
     for (r = 0; r < l->regions; r++)
-        if (l->region_tensor[r] == k)
+        if (l->region_tensor[r] == k && l->tile[r] > 0)
+            fprintf(out, "; region %d at + %lld, slot position p at + (p / "
+                    "%lld) * %lld + (p %% %lld) * %lld (tiles of %lld "
+                    "slots)", r, (long long)l->region_offset[r],
+                    (long long)l->tile[r], (long long)l->tile_stride[r],
+                    (long long)l->tile[r], (long long)l->slot_stride[r],
+                    (long long)l->tile[r]);
+        else if (l->region_tensor[r] == k)
             fprintf(out, "; region %d at + %lld, slot position p at + p * "
                     "%lld", r, (long long)l->region_offset[r],
                     (long long)l->slot_stride[r]);
-    fprintf(out, "\n  %lld blocks, %lld slots\n", (long long)l->blocks,
+    fputc('\n', out);
+    print_heads(l, k, out);
+    fprintf(out, "  %lld blocks, %lld slots\n", (long long)l->blocks,
             (long long)(l->blocks * l->block_size));
+    if (l->has_sink)
+        fprintf(out, "  sink slot %lld: the pad rows clamped to it are "
+                "written in an order the kernel does not define; when it is "
+                "written, compare counts its bytes as unset, never judges "
+                "them\n",
+                (long long)l->sink_slot);
 }
 
 /* One output: its layout, or a line saying it has none. 0, or 2 on a

@@ -50,6 +50,7 @@ static void compute(const kvg_kv_compress_epilog_args *a,
 
     row.layout = &p->layout;
     row.x_scale = p->x_scale;
+    row.head_columns = 0; /* one head: the row is the token's x */
     for (i = 0; i < KVG_ROW_SEGMENTS; i++) {
         row.rule[i] = p->rule_of[i] >= 0 ? &p->rules[p->rule_of[i]] : NULL;
         row.column[i] = p->column[i];

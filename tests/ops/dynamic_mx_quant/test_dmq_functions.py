@@ -1,7 +1,7 @@
 """DynamicMxQuant from Python: kvgold's dynamic_mx_quant and torch_npu's
 npu_dynamic_mx_quant on every valid vector case, expected values the
 cases' "expected" tensors (the NumPy generator's,
-tools/gen/kvgen/dynamic_mx_quant.py); torch in, torch out, as torch_npu
+tools/gen/kvgen/mx_block_quant.py); torch in, torch out, as torch_npu
 allocates y and mxscale (uint8); dst_type as torch_npu's numbers."""
 import os
 

@@ -1,7 +1,7 @@
 """DynamicMxQuant's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import dynamic_mx_quant as gen
+from kvgen import mx_block_quant as gen
 
 import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
 

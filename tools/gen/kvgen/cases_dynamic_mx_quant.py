@@ -7,15 +7,15 @@ codes), narrowed to x's dtype, zeros replaced; then writes the designed
 values (ties, tiny and zero blocks, non-finite elements) over it. y and
 mxscale are given as random bytes (poison), which the operator must
 overwrite entirely. Expected outputs come from
-kvgen.dynamic_mx_quant.golden; a valid case is checked against
-kvgen.dynamic_mx_quant.refusals, and a case refused for x's values must
+kvgen.mx_block_quant.golden; a valid case is checked against
+kvgen.mx_block_quant.refusals, and a case refused for x's values must
 hit one. Some cases are invalid on purpose and carry "expect_error".
 """
 import numpy as np
 
 from . import formats
 from .casefile import T, write_case
-from .dynamic_mx_quant import golden, refusals, view3
+from .mx_block_quant import golden, refusals, view3
 
 NAME = "dynamic_mx_quant"
 OP = "dynamic_mx_quant"

@@ -1,4 +1,8 @@
-"""DynamicMxQuant golden, vectorised over whole blocks.
+"""MX block quantisation golden (E8M0 scale per block, fp4 / fp8 payload),
+vectorised over whole blocks: the dynamic MX quant operator's golden, and
+the quantiser of every operator built on it (the C8-MXFP K write). It
+lives under a name of its own so that those generators can import it
+without naming another operator (tests/layering/op_names.py).
 
 Written from the operator's definition (docs/dynamic_mx_quant.md: the
 ops-nn 950 kernels' rules as the doc page states them), not from the C
