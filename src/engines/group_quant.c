@@ -38,6 +38,7 @@ size_t kvg_i_group_scale_bytes(const kvg_i_group_rule *r)
     case KVG_I_STORE_OCP_BF16:
         return 2;
     case KVG_I_STORE_E8M0:
+    case KVG_I_STORE_OCP_E8M0:
         return 1;
     default:
         return 0;
@@ -55,6 +56,35 @@ static float bf16_at(const unsigned char *x, int64_t i)
     const uint16_t code =
         (uint16_t)(x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8));
     return kvg_i_float((uint32_t)code << 16);
+}
+
+/* Element i of an fp16 row, widened exactly. */
+static float fp16_at(const unsigned char *x, int64_t i)
+{
+    return kvg_fp16_to_f32(
+        (uint16_t)(x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8)));
+}
+
+/* Element i of an fp16 row as an MX-FP4 kernel feeds it to its bf16
+ * multiply (mx_fp4_base.h FP16ConvertMXFP4, then a TRUNC cast): bit 3 is
+ * set where the low byte is 1..7, a sticky bit so that truncating 3
+ * mantissa bits cannot turn a value above an fp4 tie into the tie. */
+static float fp16_sticky_bf16_at(const unsigned char *x, int64_t i)
+{
+    uint16_t code =
+        (uint16_t)(x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8));
+
+    if ((code & 0xFFu) != 0 && (code & 0xFFu) < 8)
+        code = (uint16_t)(code | 8u);
+    /* fp16 -> binary32 is exact; dropping 16 bits truncates toward 0 */
+    return kvg_i_float(kvg_i_bits(kvg_fp16_to_f32(code)) & 0xFFFF0000u);
+}
+
+/* Element i of the group's x, exactly (the dtype the rule says). */
+static float x_at(const kvg_i_group_rule *r, const unsigned char *x,
+                  int64_t i)
+{
+    return r->x_dtype == KVG_FP16 ? fp16_at(x, i) : bf16_at(x, i);
 }
 
 /* Round to bf16 (nearest-even) and back: the kernels' bf16 arithmetic,
@@ -80,7 +110,7 @@ static uint32_t amax_bits(const kvg_i_group_rule *r, const unsigned char *x,
     int64_t i;
 
     for (i = 0; i < n; i++) {
-        m = kvg_i_bits(bf16_at(x, i)) & MAG_MASK;
+        m = kvg_i_bits(x_at(r, x, i)) & MAG_MASK;
         if (r->amax == KVG_I_AMAX_FINITE && m >= F32_INF)
             continue;
         if (m > best)
@@ -102,6 +132,18 @@ static float raw_scale(const kvg_i_group_rule *r, float amax)
     if (r->coeff_div)
         return a / kvg_i_group_cast_max(r->cast);
     return r->coeff != 0 ? a * kvg_i_float(r->coeff) : a;
+}
+
+/* s rounded up to a power of two on its fields (pow2_up): the exponent
+ * plus one where the mantissa is not zero; 0 stays 0, a subnormal s
+ * becomes 2^-126 (the kernel's integer steps, base.h of
+ * IndexerQuantCache). s is not negative here. */
+static float pow2_up(float s)
+{
+    const uint32_t b = kvg_i_bits(s);
+    const uint32_t e = (b >> 23) + ((b & 0x7FFFFFu) != 0);
+
+    return kvg_i_float(e << 23);
 }
 
 /* What steps 2-4 give: the payload's scale (or multiplier) and the
@@ -138,7 +180,15 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
 
     if (r->store == KVG_I_STORE_OCP_BF16)
         return ocp_bf16(amax);
+    if (r->store == KVG_I_STORE_OCP_E8M0) {
+        /* the same exponent arithmetic, the code as its E8M0 byte */
+        g = ocp_bf16(amax);
+        g.code = g.code == 0x7F81u ? 0xFFu : g.code >> 7;
+        return g;
+    }
     g.sp = raw_scale(r, a);
+    if (r->pow2_up)
+        g.sp = pow2_up(g.sp);
     if (r->e8m0 != KVG_I_NO_E8M0) {
         /* the format layer's rule (fl(1e-4) floor and fl(1/MAX), as the
          * presets state in floor_1e4 / coeff); a non-finite amax is
@@ -194,19 +244,31 @@ static void payload_op(const kvg_i_group_rule *r, const unsigned char *x,
         if ((sb & 0x7FFFFFu) == 0 && e != 0 && e != 0xFFu) {
             inv = 1.0f / sp;
             for (i = 0; i < n; i++)
-                q[i] = bf16_at(x, i) * inv;
+                q[i] = x_at(r, x, i) * inv;
         } else {
             for (i = 0; i < n; i++)
-                q[i] = bf16_at(x, i) / sp;
+                q[i] = x_at(r, x, i) / sp;
         }
         return;
     case KVG_I_PAY_XSCALE:
         for (i = 0; i < n; i++)
-            q[i] = bf16_at(x, i) * x_scale;
+            q[i] = x_at(r, x, i) * x_scale;
+        return;
+    case KVG_I_PAY_RECIP:
+        /* fl(1 / s'), +Inf for s' = 0 (spelled as bits: no division by
+         * zero); x * Inf is then +-Inf or NaN, which keep_x_nonfinite
+         * replaces by x */
+        inv = sp == 0.0f ? kvg_i_float(F32_INF) : 1.0f / sp;
+        for (i = 0; i < n; i++)
+            q[i] = x_at(r, x, i) * inv;
         return;
     default: /* POW2_BF16, INV6_BF16: a bf16 multiply */
-        for (i = 0; i < n; i++)
-            q[i] = bf16_round(bf16_at(x, i) * sp);
+        if (r->x_dtype == KVG_FP16)
+            for (i = 0; i < n; i++)
+                q[i] = bf16_round(fp16_sticky_bf16_at(x, i) * sp);
+        else
+            for (i = 0; i < n; i++)
+                q[i] = bf16_round(bf16_at(x, i) * sp);
     }
 }
 
@@ -220,7 +282,7 @@ static void payload_fix(const kvg_i_group_rule *r, const unsigned char *x,
     if (r->keep_x_nonfinite)
         for (i = 0; i < n; i++)
             if ((kvg_i_bits(q[i]) & MAG_MASK) >= F32_INF)
-                q[i] = bf16_at(x, i);
+                q[i] = x_at(r, x, i);
     if (r->clamp)
         for (i = 0; i < n; i++) {
             if (q[i] > max)
