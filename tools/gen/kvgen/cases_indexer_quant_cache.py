@@ -396,12 +396,12 @@ def refused_shapes(root):
             "'slotMappingShape should equal xStorageShape in dim 0' "
             "(tiling:186)", "slot_mapping", xshape=(3, 64),
             slots=np.arange(2), cache_shape=(2, 2, 1, 64))
-    refusal(root, "error_cache_3d", "cache [4, 1, 64]: 'cache must be 4D "
+    refusal(root, "error_cache_3d", "cache [2, 2, 64]: 'cache must be 4D "
             "[blockNum, blockSize, 1, headDim], got dimNum=3' (tiling:155)",
-            "cache", cache_shape=(4, 1, 64))
-    refusal(root, "error_cache_dim2", "cache [2, 1, 2, 64]: 'cache dim2 "
+            "cache", cache_shape=(2, 2, 64))
+    refusal(root, "error_cache_dim2", "cache [2, 2, 2, 64]: 'cache dim2 "
             "(second-to-last) must be 1' (tiling:161)", "cache",
-            cache_shape=(2, 1, 2, 64))
+            cache_shape=(2, 2, 2, 64))
     refusal(root, "error_scale_3d", "cache_scale [2, 2, 1]: 'cache_scale "
             "must be 4D' (tiling:155)", "cache_scale",
             scale_shape=(2, 2, 1))
