@@ -400,13 +400,13 @@ def refused_shapes(root):
             "[blockNum, blockSize, 1, headDim], got dimNum=3' (tiling:155)",
             "cache", cache_shape=(2, 2, 64))
     refusal(root, "error_cache_dim2", "cache [2, 2, 2, 64]: 'cache dim2 "
-            "(second-to-last) must be 1' (tiling:161)", "cache",
+            "(second-to-last) must be 1' (tiling:160)", "cache",
             cache_shape=(2, 2, 2, 64))
     refusal(root, "error_scale_3d", "cache_scale [2, 2, 1]: 'cache_scale "
             "must be 4D' (tiling:155)", "cache_scale",
             scale_shape=(2, 2, 1))
     refusal(root, "error_scale_dim2", "cache_scale [2, 2, 2, 1]: "
-            "'cache_scale dim2 (second-to-last) must be 1' (tiling:161)",
+            "'cache_scale dim2 (second-to-last) must be 1' (tiling:160)",
             "cache_scale", scale_shape=(2, 2, 2, 1))
     refusal(root, "error_cache_short", "mode 0, d 128, cache headDim 96: "
             "'cache headDim(row stride, ...)=96 must be >= per-token "
