@@ -409,10 +409,10 @@ def refused_shapes(root):
     refusal(root, "error_scale_dim2", "cache_scale [2, 2, 2, 1]: "
             "'cache_scale dim2 (second-to-last) must be 1' (tiling:160)",
             "cache_scale", scale_shape=(2, 2, 2, 1))
-    refusal(root, "error_cache_short", "mode 0, d 128, cache headDim 96: "
-            "'cache headDim(row stride, ...)=96 must be >= per-token "
+    refusal(root, "error_cache_short", "mode 0, d 128, cache headDim 127: "
+            "'cache headDim(row stride, ...)=127 must be >= per-token "
             "quantized-x length=128' (tiling:328)", "cache", mode=0,
-            xshape=(2, 128), cache_shape=(2, 2, 1, 96))
+            xshape=(2, 128), cache_shape=(2, 2, 1, 127))
     refusal(root, "error_cache_short_fp4", "mode 3, d 128 needs 64 bytes "
             "of packed fp4 per row, the cache has 63: '... must be >= "
             "per-token quantized-x length=64' (tiling:328)", "cache",
