@@ -136,8 +136,8 @@ static float raw_scale(const kvg_i_group_rule *r, float amax)
 
 /* s rounded up to a power of two on its fields (pow2_up): the exponent
  * plus one where the mantissa is not zero; 0 stays 0, a subnormal s
- * becomes 2^-126 (the kernel's integer steps, base.h of
- * IndexerQuantCache). s is not negative here. */
+ * becomes 2^-126 (the integer steps of the indexer epilog's Normal mode,
+ * docs/indexer_quant_cache.md). s is not negative here. */
 static float pow2_up(float s)
 {
     const uint32_t b = kvg_i_bits(s);

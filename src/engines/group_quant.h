@@ -88,8 +88,9 @@ typedef struct kvg_i_group_rule {
     kvg_dtype cast;          /* fp8_e4m3fn, fp8_e5m2, hif8, fp4_e2m1 */
     int pow2_up;             /* s rounded up to a power of two by its
                                 fields (exponent + (mantissa != 0)); 0
-                                stays 0 (IndexerQuantCache Normal with
-                                round_scale, no 1e-4 floor) */
+                                stays 0 (the indexer epilog's Normal mode
+                                with round_scale, no 1e-4 floor:
+                                docs/indexer_quant_cache.md) */
     kvg_dtype x_dtype;       /* KVG_FP16: x is fp16 (its elements widen
                                 exactly; a POW2_BF16 payload takes
                                 bf16_TRUNC(x with the kernels' sticky bit:
