@@ -1,11 +1,12 @@
 /*
  * tests/test_row_layout.c - the packed-row layout (src/layout/row_layout.c):
  * the refusals of kvg_row_layout_check, kvg_row_segment_at and
- * kvg_row_place_of, on a per-slot row and a block-major layout. Every
- * expected offset is computed here from the layout arithmetic of
+ * kvg_row_place_of, on a per-slot row, a block-major layout and a layout
+ * over two tensors (codes in one, their scales in a tensor of their own).
+ * Every expected offset is computed here from the layout arithmetic of
  * kvgold/row_layout.h: slot s in block b = s / bs at position p = s % bs,
- * segment i at b * block_stride + region_offset[r] + p * slot_stride[r] +
- * offset.
+ * segment i at b * block_stride[t] + region_offset[r] + p * slot_stride[r]
+ * + offset of tensor t = region_tensor[r].
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -78,6 +79,36 @@ static kvg_row_layout block_major(void)
     return l;
 }
 
+/* Two tensors: "cache" holds per slot 128 fp8 codes (2 groups of 64),
+ * 4 slots a block (512 bytes); "cache_scale" holds per slot the 2 fp32
+ * scales (8 bytes) from byte 8 of a block, whose 48 bytes end in 8 bytes
+ * of no slot. 3 blocks: 1536 and 144 bytes. */
+static kvg_row_layout split(void)
+{
+    kvg_row_layout l;
+
+    memset(&l, 0, sizeof l);
+    l.name = "split";
+    l.segments = 2;
+    l.seg[0] = seg("nope", KVG_ROW_PAYLOAD, KVG_FP8_E4M3FN, 0, 0, 128, 64,
+                   -1);
+    l.seg[1] = seg("scale", KVG_ROW_SCALE, KVG_FP32, 1, 0, 2, 0, 0);
+    l.tensors = 2;
+    l.tensor_name[0] = "cache";
+    l.tensor_name[1] = "cache_scale";
+    l.regions = 2;
+    l.region_tensor[0] = 0;
+    l.region_tensor[1] = 1;
+    l.region_offset[1] = 8;
+    l.slot_stride[0] = 128;
+    l.slot_stride[1] = 8;
+    l.block_size = 4;
+    l.block_stride[0] = 512;
+    l.block_stride[1] = 48;
+    l.blocks = 3;
+    return l;
+}
+
 static void expect_refused(const kvg_row_layout *l, const char *words)
 {
     kvg_diag d;
@@ -128,6 +159,68 @@ static void check_refusals(void **state)
     expect_refused(&l, "odd fp4");
 }
 
+/* Each rule a second tensor brings, refused with its reason. */
+static void two_tensor_refusals(void **state)
+{
+    kvg_row_layout l = split();
+    size_t bytes[KVG_ROW_TENSORS] = {3 * 512, 3 * 48};
+    kvg_diag d;
+    (void)state;
+
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
+    assert_int_equal(kvg_row_layout_check(&l, bytes, NULL), KVG_OK);
+    /* each tensor's size against its own block_stride */
+    bytes[1] = 3 * 48 - 1;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(kvg_row_layout_check(&l, bytes, &d),
+                     KVG_ERR_PARAM_INVALID);
+    if (strstr(d.message, "tensor 1: blocks * block_stride exceeds the "
+                          "tensor") == NULL)
+        fail_msg("message \"%s\"", d.message);
+    bytes[0] = 0; /* 0: that size not checked; tensor 1's still is */
+    assert_int_equal(kvg_row_layout_check(&l, bytes, NULL),
+                     KVG_ERR_PARAM_INVALID);
+    bytes[1] = 3 * 48;
+    assert_int_equal(kvg_row_layout_check(&l, bytes, NULL), KVG_OK);
+    bytes[0] = 3 * 512 - 1;
+    assert_int_equal(kvg_row_layout_check(&l, bytes, NULL),
+                     KVG_ERR_PARAM_INVALID);
+    l.tensors = 0;
+    expect_refused(&l, "1..2 tensors");
+    l.tensors = 3;
+    expect_refused(&l, "1..2 tensors");
+    l = split();
+    l.tensor_name[1] = NULL;
+    expect_refused(&l, "tensor 1: has no name");
+    l.tensor_name[1] = "cache";
+    expect_refused(&l, "tensor 1: has the name of tensor 0");
+    l = split();
+    l.block_stride[1] = 0;
+    expect_refused(&l, "tensor 1: block_stride must be >= 1");
+    l.block_stride[1] = 39; /* region 1 spans [8, 8 + 4 * 8) */
+    expect_refused(&l, "region 1: extends past its tensor's block_stride");
+    l.block_stride[1] = 40;
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
+    l = split();
+    l.region_tensor[1] = 2;
+    expect_refused(&l, "region 1: its tensor is out of range");
+    l.region_tensor[1] = -1;
+    expect_refused(&l, "region 1: its tensor is out of range");
+    /* regions of two tensors share no byte: both at offset 0 is fine */
+    l = split();
+    l.region_offset[1] = 0;
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
+    /* ... but in one tensor they overlap */
+    l.region_tensor[1] = 0;
+    expect_refused(&l, "the two regions overlap");
+    /* both regions in tensor 0, disjoint: tensor 1 holds nothing */
+    l.region_offset[1] = 512;
+    l.block_stride[0] = 544;
+    expect_refused(&l, "tensor 1: holds no segment");
+    l.tensors = 1; /* the same as a one-tensor layout is fine */
+    assert_int_equal(kvg_row_layout_check(&l, NULL, NULL), KVG_OK);
+}
+
 static void per_slot_addressing(void **state)
 {
     const kvg_row_layout l = per_slot();
@@ -176,7 +269,8 @@ static void round_trip(const kvg_row_layout *l)
     for (slot = 0; slot < l->blocks * l->block_size; slot++)
         for (i = 0; i < l->segments; i++)
             for (b = 0; b < kvg_row_segment_bytes(&l->seg[i]); b++) {
-                p = kvg_row_place_of(l, 0, kvg_row_segment_at(l, slot, i) + b);
+                p = kvg_row_place_of(l, kvg_row_segment_tensor(l, i),
+                                     kvg_row_segment_at(l, slot, i) + b);
                 assert_int_equal(p.slot, slot);
                 assert_int_equal(p.segment, i);
             }
@@ -210,12 +304,65 @@ static void block_major_addressing(void **state)
     }
 }
 
+/* Each segment in its own tensor, and each tensor's bytes mapped back. */
+static void two_tensor_addressing(void **state)
+{
+    const kvg_row_layout l = split();
+    kvg_row_place p;
+    (void)state;
+
+    assert_int_equal(kvg_row_segment_tensor(&l, 0), 0);
+    assert_int_equal(kvg_row_segment_tensor(&l, 1), 1);
+    assert_int_equal(kvg_row_segment_tensor(&l, 2), -1);
+    assert_int_equal(kvg_row_segment_tensor(&l, -1), -1);
+    assert_int_equal(kvg_row_tensor_of(&l, "cache"), 0);
+    assert_int_equal(kvg_row_tensor_of(&l, "cache_scale"), 1);
+    assert_int_equal(kvg_row_tensor_of(&l, "cache_scal"), -1);
+    assert_int_equal(kvg_row_tensor_of(&l, NULL), -1);
+    /* slot 6: block 1, position 2 */
+    assert_int_equal(kvg_row_segment_at(&l, 6, 0), 512 + 2 * 128);
+    assert_int_equal(kvg_row_segment_at(&l, 6, 1), 48 + 8 + 2 * 8);
+    assert_int_equal(kvg_row_segment_at(&l, 12, 1), -1);
+    /* tensor 1, byte 72 + 4: slot 6's scale of group 1 */
+    p = kvg_row_place_of(&l, 1, 72 + 4);
+    assert_int_equal(p.slot, 6);
+    assert_int_equal(p.segment, 1);
+    assert_int_equal(p.element, 1);
+    assert_int_equal(p.group, 1);
+    /* tensor 0, byte 768 + 70: slot 6's code 70, group 1 */
+    p = kvg_row_place_of(&l, 0, 768 + 70);
+    assert_int_equal(p.slot, 6);
+    assert_int_equal(p.segment, 0);
+    assert_int_equal(p.element, 70);
+    assert_int_equal(p.group, 1);
+    /* the same offset means another place in the other tensor: byte 76
+     * of tensor 0 is code 76 of slot 0 */
+    p = kvg_row_place_of(&l, 0, 72 + 4);
+    assert_int_equal(p.slot, 0);
+    assert_int_equal(p.segment, 0);
+    assert_int_equal(p.element, 76);
+    /* tensor 1's bytes before and after the region of block 1 */
+    p = kvg_row_place_of(&l, 1, 48 + 7);
+    assert_int_equal(p.slot, -1);
+    p = kvg_row_place_of(&l, 1, 48 + 40);
+    assert_int_equal(p.slot, -1);
+    p = kvg_row_place_of(&l, 1, 3 * 48); /* past the blocks */
+    assert_int_equal(p.slot, -1);
+    p = kvg_row_place_of(&l, 2, 0); /* no tensor 2 */
+    assert_int_equal(p.slot, -1);
+    p = kvg_row_place_of(&l, -1, 0);
+    assert_int_equal(p.slot, -1);
+    round_trip(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_refusals),
         cmocka_unit_test(per_slot_addressing),
         cmocka_unit_test(block_major_addressing),
+        cmocka_unit_test(two_tensor_refusals),
+        cmocka_unit_test(two_tensor_addressing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,6 +82,42 @@ static int64_t unit_byte(kvg_dtype dt, int64_t u)
                : u * (int64_t)kvg_dtype_size(dt);
 }
 
+/* The units of one segment of one slot that differ between golden and
+ * actual, in order: the loop head every judge shares (load both, skip
+ * the equal ones), so that each says only what it does with a
+ * difference. */
+typedef struct diff_iter {
+    const rows_ctx *c;
+    int seg;
+    int64_t at;        /* the segment's first byte in the tensor */
+    int64_t next, end; /* units [next, end) not visited yet */
+    kvg_i_elem w, x;   /* the golden and actual unit last returned */
+} diff_iter;
+
+static void diff_start(diff_iter *it, const rows_ctx *c, int seg,
+                       int64_t at, int64_t from, int64_t end)
+{
+    it->c = c;
+    it->seg = seg;
+    it->at = at;
+    it->next = from;
+    it->end = end;
+}
+
+/* The next differing unit's index (it->w, it->x hold the pair), or -1
+ * when none is left. */
+static int64_t diff_next(diff_iter *it)
+{
+    while (it->next < it->end) {
+        const int64_t u = it->next++;
+        load(it->c, it->c->g + it->at, it->seg, u, &it->w);
+        load(it->c, it->c->x + it->at, it->seg, u, &it->x);
+        if (it->w.bits != it->x.bits)
+            return u;
+    }
+    return -1;
+}
+
 /* How far apart two payload codes are, by the segment's criterion;
  * *fail_strict / *fail_code say which count it falls in. */
 static int64_t payload_distance(const rows_ctx *c, int seg,
@@ -130,24 +166,20 @@ static void offer(kvg_compare_row_verdict *v, const rows_ctx *c, int64_t slot,
 static void judge_payload(rows_ctx *c, int64_t slot, int seg, int64_t at)
 {
     kvg_compare_row_verdict *v = &c->r->rows[KVG_ROWK_PAYLOAD];
-    const kvg_row_segment *s = &c->l->seg[seg];
-    kvg_i_elem w, x;
+    diff_iter it;
     int64_t u, d;
     int strict, code;
 
-    for (u = 0; u < s->count; u++) {
-        load(c, c->g + at, seg, u, &w);
-        load(c, c->x + at, seg, u, &x);
-        if (w.bits == x.bits)
-            continue;
+    diff_start(&it, c, seg, at, 0, c->l->seg[seg].count);
+    while ((u = diff_next(&it)) >= 0) {
         v->differ++;
-        d = payload_distance(c, seg, &w, &x, &strict, &code);
+        d = payload_distance(c, seg, &it.w, &it.x, &strict, &code);
         c->strict_fail += strict;
         c->code_fail += code;
         v->failing += strict || code;
         if (d > v->max_dist)
             v->max_dist = d;
-        offer(v, c, slot, seg, u, at, &w, &x, d, "");
+        offer(v, c, slot, seg, u, at, &it.w, &it.x, d, "");
     }
 }
 
@@ -164,25 +196,25 @@ static void group_note(const rows_ctx *c, int64_t slot, int p, int64_t grp,
                             ? (grp + 1) * s->group
                             : s->count,
                   n = end - grp * s->group;
-    int64_t u, differ = 0;
+    int64_t differ = 0;
     int k0 = 0, uniform = 1;
-    kvg_i_elem w, x;
+    const kvg_i_elem *w, *x;
+    diff_iter it;
 
-    for (u = grp * s->group; u < end; u++) {
+    diff_start(&it, c, p, at, grp * s->group, end);
+    w = &it.w;
+    x = &it.x;
+    while (diff_next(&it) >= 0) {
         double mw, mx;
         int ew, ex;
-        load(c, c->g + at, p, u, &w);
-        load(c, c->x + at, p, u, &x);
-        if (w.bits == x.bits)
-            continue;
         differ++;
-        if (w.cls != KVG_I_CLS_FINITE || x.cls != KVG_I_CLS_FINITE ||
-            w.v == 0.0 || x.v == 0.0 || s->dtype == KVG_FP4_E1M2) {
+        if (w->cls != KVG_I_CLS_FINITE || x->cls != KVG_I_CLS_FINITE ||
+            w->v == 0.0 || x->v == 0.0 || s->dtype == KVG_FP4_E1M2) {
             uniform = 0;
             continue;
         }
-        mw = frexp(w.v, &ew);
-        mx = frexp(x.v, &ex);
+        mw = frexp(w->v, &ew);
+        mx = frexp(x->v, &ex);
         if (mw != mx || (differ > 1 && ex - ew != k0))
             uniform = 0;
         k0 = ex - ew;
@@ -212,19 +244,16 @@ static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
     const kvg_row_segment *s = &c->l->seg[seg];
     kvg_compare_row_verdict *v = &c->r->rows[kind_of(s->field)];
     char note[160];
-    kvg_i_elem w, x;
+    diff_iter it;
     int64_t u, d;
 
-    for (u = 0; u < s->count; u++) {
-        load(c, c->g + at, seg, u, &w);
-        load(c, c->x + at, seg, u, &x);
-        if (w.bits == x.bits)
-            continue;
+    diff_start(&it, c, seg, at, 0, s->count);
+    while ((u = diff_next(&it)) >= 0) {
         v->differ++;
         v->failing++;
         d = -1;
         if (s->dtype == KVG_E8M0)
-            d = kvg_i_cmp_e8m0_binades(w.bits, x.bits);
+            d = kvg_i_cmp_e8m0_binades(it.w.bits, it.x.bits);
         if (d > v->max_dist)
             v->max_dist = d;
         note[0] = '\0';
@@ -233,7 +262,7 @@ static void judge_exact(rows_ctx *c, int64_t slot, int seg, int64_t at)
         if (s->field == KVG_ROW_SCALE && v->listed < KVG_COMPARE_ROW_PLACES &&
             kvg_row_segment_tensor(c->l, s->of) == c->tensor)
             group_note(c, slot, s->of, u, note, sizeof note);
-        offer(v, c, slot, seg, u, at, &w, &x, d, note);
+        offer(v, c, slot, seg, u, at, &it.w, &it.x, d, note);
     }
 }
 

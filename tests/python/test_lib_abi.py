@@ -34,6 +34,14 @@ def test_structs_are_laid_out_as_c_lays_them_out():
     assert _lib.Diag.position.offset == 56
     # a typed view of a pointer member keeps its place
     assert _lib.CompareArgs.golden.offset == p
+    # row_tensor (an int) follows the row_layout pointer, and init sets it
+    # to 0: the first of the layout's tensors
+    assert _lib.CompareArgs.row_tensor.offset == \
+        _lib.CompareArgs.row_layout.offset + p
+    args = _lib.CompareArgs()
+    args.row_tensor = 7
+    _lib.lib.kvg_compare_args_init(ctypes.byref(args))
+    assert args.row_tensor == 0
 
 
 def test_constants_and_dtypes_come_from_the_library():
