@@ -162,7 +162,7 @@ static void make_slots(fz_pool *p, fz_in *in, fz_buf *ix, int64_t tokens,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const value_names[] = {"x", NULL};
+    static const char *const value_names[] = {"x", "slot_mapping", NULL};
     fz_in in;
     fz_pool pool;
     fz_op op;
