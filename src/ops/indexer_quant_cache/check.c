@@ -149,43 +149,35 @@ kvg_status kvg_i_indexer_quant_cache_check_args(
     return kvg_i_iqc_plan_mode(a, &g, plan, diag);
 }
 
-/* Element i of token t as binary32 (x is fp16 or bf16, checked). */
-static float x_value(const kvg_tensor *x, int64_t d, int64_t t, int64_t i,
-                     unsigned *code)
-{
-    const unsigned char *e = (const unsigned char *)x->data +
-                             (size_t)(t * d + i) * 2;
-
-    *code = (unsigned)e[0] | (unsigned)e[1] << 8;
-    return x->dtype == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)*code)
-                                : kvg_bf16_to_f32((uint16_t)*code);
-}
-
 /* A non-finite element of a written token: what the kernel's reductions
- * and casts do with one is not established (quant_epilogs.md Q3). */
+ * and casts do with one is not established (quant_epilogs.md Q3). One
+ * integer pass over the codes (fp16 / bf16: all-ones exponent), which
+ * also gives the row's largest magnitude code: for finite codes of one
+ * format the magnitude bits order as the values do. */
 static kvg_status check_finite(const kvg_indexer_quant_cache_args *a,
                                int64_t d, int64_t t, float *rowmax,
                                kvg_diag *diag)
 {
-    unsigned code;
+    const unsigned char *e = (const unsigned char *)a->x->data +
+                             (size_t)(t * d) * 2;
+    const unsigned exp = a->x->dtype == KVG_FP16 ? 0x7C00u : 0x7F80u;
+    unsigned code, best = 0;
     int64_t i;
-    float v;
 
-    *rowmax = 0.0f;
     for (i = 0; i < d; i++) {
-        v = x_value(a->x, d, t, i, &code);
-        if (!(v - v == 0.0f))
+        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
+        if ((code & exp) == exp)
             return kvg_diag_set(
                 diag, KVG_ERR_PARAM_INVALID, "x", a->x->rank - 1, t,
                 "x: token %lld, column %lld: %s 0x%04X is not finite "
                 "(refused: what the kernel does with it is not "
                 "established)", (long long)t, (long long)i,
                 kvg_dtype_name(a->x->dtype), code);
-        if (v < 0.0f)
-            v = -v;
-        if (v > *rowmax)
-            *rowmax = v;
+        if ((code & 0x7FFFu) > best)
+            best = code & 0x7FFFu;
     }
+    *rowmax = a->x->dtype == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)best)
+                                      : kvg_bf16_to_f32((uint16_t)best);
     return KVG_OK;
 }
 
@@ -213,7 +205,7 @@ kvg_status kvg_i_indexer_quant_cache_check_values(
     const kvg_i_indexer_quant_cache_ws *ws, kvg_diag *diag)
 {
     int64_t t;
-    float rowmax;
+    float rowmax = 0.0f;
 
     KVG_TRY(kvg_i_packed_row_check_slots(a->slot_mapping, p->tokens,
                                          p->slots, KVG_I_SLOT_SKIP_MINUS1, 0,
