@@ -73,14 +73,8 @@ def test_every_vector_case_in_place():
     for name in CASES:
         c = _load(name)
         x, slots, cache, scale, ctag, stag = _torch(c)
-        if ctag == "fp4_e1m2":
-            continue  # refused by the C (no E1M2 codec): not a valid case
         x0, s0 = x.clone(), slots.clone()
-        try:
-            assert _call(c, x, slots, cache, scale, ctag, stag) is None
-        except kvgold.Error as e:  # a non-finite x the C refuses
-            assert e.tensor == "x", (name, e.message)
-            continue
+        assert _call(c, x, slots, cache, scale, ctag, stag) is None
         assert _bytes(cache) == expected_bits(c, "cache"), name
         assert _bytes(scale) == expected_bits(c, "cache_scale"), name
         assert torch.equal(x.view(torch.int16), x0.view(torch.int16))
