@@ -12,9 +12,28 @@
 
 #define D_MAX 8192 /* tiling:200 */
 
+/* An empty x or slot_mapping is refused as empty (aclnn:52) before its
+ * data pointer is looked at: an empty array may well have none. */
+static kvg_status check_not_empty(const kvg_tensor *t, const char *name,
+                                  kvg_diag *diag)
+{
+    int i;
+
+    if (t == NULL || t->rank < 0 || t->rank > KVG_MAX_RANK)
+        return KVG_OK; /* the presence and rank checks say it */
+    for (i = 0; i < t->rank; i++)
+        if (t->shape[i] == 0)
+            return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, name, i, -1,
+                                "%s: dim %d is 0; the operator takes no "
+                                "empty %s", name, i, name);
+    return KVG_OK;
+}
+
 static kvg_status check_present(const kvg_indexer_quant_cache_args *a,
                                 kvg_diag *diag)
 {
+    KVG_TRY(check_not_empty(a->x, "x", diag));
+    KVG_TRY(check_not_empty(a->slot_mapping, "slot_mapping", diag));
     KVG_TRY(kvg_i_check_present(a->x, "x", diag));
     KVG_TRY(kvg_i_check_present(a->slot_mapping, "slot_mapping", diag));
     KVG_TRY(kvg_i_check_present(a->cache, "cache", diag));

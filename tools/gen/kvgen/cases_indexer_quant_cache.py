@@ -369,8 +369,8 @@ def refusal(root, cid, comment, tensor, mode=1, xdtype="bf16", xshape=(2, 64),
 
 
 def refused_e1m2(root):
-    """kvgold has no FP4 E1M2 codec (its formats layer, as DynamicMxQuant):
-    the C operator refuses an fp4_e1m2 cache (docs/indexer_quant_cache.md);
+    """kvgold's formats layer has no FP4 E1M2 codec: the C operator
+    refuses an fp4_e1m2 cache (docs/indexer_quant_cache.md);
     the golden's E1M2 model (mx_fp4 with fp4 "fp4_e1m2") is kept."""
     refusal(root, "error_m3_e1m2_cache", "mode 3 with an fp4_e1m2 cache: "
             "refused by kvgold (no E1M2 codec), not by the kernel", "cache",

@@ -13,11 +13,14 @@ kvgold.msprobe do not give it; kvgold.ttk does. indexer_quant_cache_impl
 is the operator with kvgold's names.
 
 Storage that does not say its format is refused, not guessed
-(docs/python.md): an fp8 cache held as uint8 needs
+(docs/python.md), but for the cache of the torch API: a uint8 cache is
+the HiFloat8 holder it takes (mode 2; its fp8 and fp4 caches are torch's
+float8 / float4 types), so indexer_quant_cache and the ttk golden take
+one as "uint8". An fp8 cache held as uint8 (torch without float8) needs
 cache_dtype="fp8_e4m3fn" / "fp8_e5m2", an E8M0 scale cache held as uint8
 cache_scale_dtype="e8m0", a packed fp4 cache held as uint8
-cache_dtype="fp4_e2m1"; mode 2's uint8 cache holds the HiF8 codes as the
-kernel writes them (docs/indexer_quant_cache.md, "Python functions")."""
+cache_dtype="fp4_e2m1" (docs/indexer_quant_cache.md, "Python
+functions")."""
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple, Union
 
 from .._errors import Error, PARAM_INVALID
@@ -34,9 +37,13 @@ API = "cann_ops_transformer.indexer_quant_cache"
 # describes the fields; the arguments and the quant_mode spellings are
 # tools/lib/bindings/indexer_quant_cache.c): computed by
 # indexer_quant_cache_impl on copies of both caches; 950 only.
+# A uint8 cache is the API's HiFloat8 holder (mode 2; fp8 and fp4 caches
+# are torch's float8 / float4 types), hence the cache's default tag; it
+# applies to uint8 storage only (_dtypes).
 TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
     API: {"function": "indexer_quant_cache_impl",
-          "call": {"inplace": False}, "profile": False,
+          "call": {"inplace": False, "dtypes": {"cache": "uint8"}},
+          "profile": False,
           "ttk_spec": "KvgoldIndexerQuantCacheTestSpec",
           "ttk_golden": "indexer_quant_cache_golden"},
 }
@@ -62,9 +69,19 @@ def _quant_mode(mode: Mode) -> int:
                 "numbers" % (mode, ", ".join(sorted(names))), "quant_mode")
 
 
+def _uint8(t: Any) -> bool:
+    """Is t's storage untagged uint8 (NumPy or torch)?"""
+    return str(getattr(t, "dtype", "")) in ("uint8", "torch.uint8")
+
+
 def _dtypes(cache_dtype: Optional[str], cache_scale_dtype: Optional[str],
-            dtypes: DTypes) -> Optional[Dict[str, str]]:
+            dtypes: DTypes, cache: Any = None) -> Optional[Dict[str, str]]:
+    """kvgold.run's dtypes: `dtypes` (the cache's entry a default for
+    uint8 storage only, so that a float8 / float4 cache keeps its own), then
+    the explicit cache_dtype / cache_scale_dtype."""
     out = dict(dtypes or {})
+    if "cache" in out and cache is not None and not _uint8(cache):
+        del out["cache"]
     if cache_dtype is not None:
         out["cache"] = cache_dtype
     if cache_scale_dtype is not None:
@@ -87,7 +104,8 @@ def indexer_quant_cache_impl(
                         cache_scale=cache_scale),
                dict(quant_mode=_quant_mode(quant_mode),
                     round_scale=bool(round_scale), x_scale=float(x_scale)),
-               {}, _dtypes(cache_dtype, cache_scale_dtype, dtypes), inplace)
+               {}, _dtypes(cache_dtype, cache_scale_dtype, dtypes, cache),
+               inplace)
     return (out["cache"], out["cache_scale"])
 
 
@@ -99,8 +117,10 @@ def indexer_quant_cache(
         cache_scale_dtype: Optional[str] = None) -> None:
     """cann_ops_transformer.indexer_quant_cache: cache and cache_scale
     updated in place; returns None. quant_mode "mxfp8", "fp8",
-    "hifloat8", "mxfp4" or 0 / 1 / 2 / 3."""
+    "hifloat8", "mxfp4" or 0 / 1 / 2 / 3. A uint8 cache without
+    cache_dtype is taken as the API takes one, HiFloat8 bytes ("uint8",
+    mode 2)."""
     indexer_quant_cache_impl(
         x, slot_mapping, cache, cache_scale, quant_mode=quant_mode,
         round_scale=round_scale, x_scale=x_scale, cache_dtype=cache_dtype,
-        cache_scale_dtype=cache_scale_dtype)
+        cache_scale_dtype=cache_scale_dtype, dtypes={"cache": "uint8"})
