@@ -40,6 +40,7 @@ size_t kvg_i_group_scale_bytes(const kvg_i_group_rule *r)
     case KVG_I_STORE_OCP_BF16:
         return 2;
     case KVG_I_STORE_E8M0:
+    case KVG_I_STORE_OCP_E8M0:
         return 1;
     default:
         return 0;
@@ -95,6 +96,26 @@ static void widen(const kvg_i_group_rule *r, const unsigned char *x,
     default:
         for (i = 0; i < n; i++)
             out[i] = bf16_at(x, i);
+    }
+}
+
+/* n (<= CHUNK) fp16 elements as an MX-FP4 kernel feeds them to its bf16
+ * multiply (mx_fp4_base.h FP16ConvertMXFP4, then a TRUNC cast): bit 3 is
+ * set where the low byte is 1..7, a sticky bit so that truncating 3
+ * mantissa bits cannot turn a value above an fp4 tie into the tie. */
+static void widen_fp16_sticky(const unsigned char *x, int64_t n, float *out)
+{
+    int64_t i;
+    uint16_t code;
+
+    for (i = 0; i < n; i++) {
+        code = (uint16_t)(x[2 * i] |
+                          (uint16_t)((uint16_t)x[2 * i + 1] << 8));
+        if ((code & 0xFFu) != 0 && (code & 0xFFu) < 8)
+            code = (uint16_t)(code | 8u);
+        /* fp16 -> binary32 is exact; dropping 16 bits truncates to 0 */
+        out[i] = kvg_i_float(kvg_i_bits(kvg_fp16_to_f32(code)) &
+                             0xFFFF0000u);
     }
 }
 
@@ -158,6 +179,18 @@ static float raw_scale(const kvg_i_group_rule *r, float amax)
     return s;
 }
 
+/* s rounded up to a power of two on its fields (pow2_up): the exponent
+ * plus one where the mantissa is not zero; 0 stays 0, a subnormal s
+ * becomes 2^-126 (the integer steps of the indexer epilog's Normal mode,
+ * docs/indexer_quant_cache.md). s is not negative here. */
+static float pow2_up(float s)
+{
+    const uint32_t b = kvg_i_bits(s);
+    const uint32_t e = (b >> 23) + ((b & 0x7FFFFFu) != 0);
+
+    return kvg_i_float(e << 23);
+}
+
 /* What steps 2-4 give: the payload's scale (or multiplier) and the
  * stored scale's bits. */
 typedef struct group_scale {
@@ -192,7 +225,15 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
 
     if (r->store == KVG_I_STORE_OCP_BF16)
         return ocp_bf16(amax);
+    if (r->store == KVG_I_STORE_OCP_E8M0) {
+        /* the same exponent arithmetic, the code as its E8M0 byte */
+        g = ocp_bf16(amax);
+        g.code = g.code == 0x7F81u ? 0xFFu : g.code >> 7;
+        return g;
+    }
     g.sp = raw_scale(r, a);
+    if (r->pow2_up)
+        g.sp = pow2_up(g.sp);
     if (r->e8m0 != KVG_I_NO_E8M0) {
         /* the format layer's rule (fl(1e-4) floor and fl(1/MAX), as the
          * presets state in floor_1e4 / coeff); a non-finite amax is
@@ -258,9 +299,17 @@ static void payload_op(const kvg_i_group_rule *r, const float *xf,
         for (i = 0; i < n; i++)
             q[i] = xf[i] * x_scale;
         return;
-    case KVG_I_PAY_RECIP_MUL:
+    case KVG_I_PAY_RECIP_MUL: /* sp is the multiplier m (scale_of) */
         for (i = 0; i < n; i++)
             q[i] = xf[i] * sp;
+        return;
+    case KVG_I_PAY_RECIP:
+        /* fl(1 / s'), +Inf for s' = 0 (spelled as bits: no division by
+         * zero); x * Inf is then +-Inf or NaN, which keep_x_nonfinite
+         * replaces by x */
+        inv = sp == 0.0f ? kvg_i_float(F32_INF) : 1.0f / sp;
+        for (i = 0; i < n; i++)
+            q[i] = xf[i] * inv;
         return;
     default: /* POW2_BF16, INV6_BF16: a bf16 multiply */
         for (i = 0; i < n; i++)
@@ -330,6 +379,15 @@ static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
                 out[i] = 0;
 }
 
+/* An fp16 x whose payload is a bf16 multiply (POW2_BF16, INV6_BF16)
+ * takes it through the MX-FP4 kernels' sticky bf16 (widen_fp16_sticky);
+ * its amax and the non-finite selection see x exactly. */
+static int sticky_bf16(const kvg_i_group_rule *r)
+{
+    return r->x_dtype == KVG_FP16 && (r->op == KVG_I_PAY_POW2_BF16 ||
+                                      r->op == KVG_I_PAY_INV6_BF16);
+}
+
 /* code0_zero with code 0: x * 0, the sign kept (the kernel's zero
  * multiplier) */
 static void payload_zero(const float *xf, int64_t n, float *q)
@@ -362,10 +420,15 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
         float xf[CHUNK], buf[CHUNK];
 
         widen(r, x + xb * (size_t)i, m, xf);
-        if (zero)
+        if (zero) {
             payload_zero(xf, m, buf);
-        else
+        } else if (sticky_bf16(r)) {
+            float xs[CHUNK];
+            widen_fp16_sticky(x + xb * (size_t)i, m, xs);
+            payload_op(r, xs, m, g.sp, x_scale, buf);
+        } else {
             payload_op(r, xf, m, g.sp, x_scale, buf);
+        }
         payload_fix(r, xf, m, buf);
         cast_codes(r, buf, m,
                    q + (r->cast == KVG_FP4_E2M1 ? i / 2 : i));

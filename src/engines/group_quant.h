@@ -8,21 +8,25 @@
  * field.
  *
  * Per group of n elements x (bf16, or x_dtype fp16 / fp32, widened exactly
- * to binary32):
+ * to binary32; an fp16 x whose payload is a bf16 multiply first goes to
+ * bf16 as the MX-FP4 kernels take it, with their sticky bit):
  *   1. amax = max |x| over the finite elements (FINITE) or the integer
  *      maximum of the magnitude bits (ALL: NaN > Inf > finite);
  *   2. a = max(amax, fl(1e-4)) with floor_1e4, else amax;
  *      s = a * coeff (one binary32 multiply by the stated bit pattern) or
  *      a / max (coeff_div); s = 0 where amax = 0 and zero_scale_zero;
+ *      with pow2_up, s := s rounded up to a power of two on its fields;
  *   3. the E8M0 rule (kvg_e8m0_from_amax's CEIL, EBUMP, TRUNC on s's
  *      fields): c, and the payload's scale s' = 2^(c - 127) (TRUNC: s,
  *      unrounded - the kernels divide by it); NONE: s' = s;
  *   4. the stored scale: fp32 bits of s', bf16 RINT of s', the E8M0 byte
- *      c, or the bf16 pattern (E_bf16(amax) - 2) << 7 (OCP_BF16);
+ *      c, the bf16 pattern (E_bf16(amax) - 2) << 7 (OCP_BF16), or that
+ *      code as an E8M0 byte, max(E(amax), 2) - 2 (OCP_E8M0);
  *   5. each element: q = x / s' (DIV; x * 0 where code0_zero and c = 0),
  *      x * m with m a bf16 power of two and the product rounded to bf16
- *      (POW2_BF16), bf16(x * bf16(6 /
- *      amax)) (INV6_BF16), or x * x_scale (XSCALE, no group scale);
+ *      (POW2_BF16), bf16(x * bf16(6 / amax)) (INV6_BF16), x * x_scale
+ *      (XSCALE, no group scale), or x * fl(1 / s') (RECIP; +Inf for
+ *      s' = 0);
  *      q := x where q is not finite and keep_x_nonfinite (R-BLK128-FP32:
  *      the kernel's Select); clamped to +-max if clamp;
  *   6. the cast to `cast`: fp8 nearest-even without saturation (what is
@@ -64,7 +68,9 @@ typedef enum kvg_i_scale_store {
     KVG_I_STORE_F32 = 1,      /* 4 bytes, s' */
     KVG_I_STORE_BF16 = 2,     /* 2 bytes, bf16 RINT of s' */
     KVG_I_STORE_E8M0 = 3,     /* 1 byte, the code c */
-    KVG_I_STORE_OCP_BF16 = 4  /* 2 bytes, (E_bf16(amax) - 2) << 7 */
+    KVG_I_STORE_OCP_BF16 = 4, /* 2 bytes, (E_bf16(amax) - 2) << 7 */
+    KVG_I_STORE_OCP_E8M0 = 5  /* 1 byte, max(E(amax), 2) - 2: R-OCP for
+                                 fp4 e2m1 with OCP_BF16's multiplier */
 } kvg_i_scale_store;
 
 typedef enum kvg_i_payload_op {
@@ -72,8 +78,10 @@ typedef enum kvg_i_payload_op {
     KVG_I_PAY_POW2_BF16 = 1, /* bf16(x * 2^-k), OCP_BF16's multiplier */
     KVG_I_PAY_INV6_BF16 = 2, /* bf16(x * bf16(6 / amax)), FP4-AMAX6 */
     KVG_I_PAY_XSCALE = 3,    /* x * x_scale, element by element */
-    KVG_I_PAY_RECIP_MUL = 4  /* x * m, m = fl(fl(1 / amax) * max): the
-                                A2/A3 block quant's multiplier */
+    KVG_I_PAY_RECIP = 4,     /* x * fl(1 / s'): multiply-by-reciprocal */
+    KVG_I_PAY_RECIP_MUL = 5  /* x * m, m = fl(fl(1 / amax) * max): the
+                                A2/A3 block quant's multiplier (not
+                                1 / s': s' is amax * fl(1 / max)) */
 } kvg_i_payload_op;
 
 #define KVG_I_NO_E8M0 (-1)
@@ -102,10 +110,19 @@ typedef struct kvg_i_group_rule {
      * epilogs in three steps only, so they are three fields, 0 for every
      * other rule: */
     kvg_dtype x_dtype;       /* x's dtype: bf16 (0 read as bf16), fp16 or
-                                fp32, each widened exactly */
+                                fp32, each widened exactly; an fp16 x with
+                                a POW2_BF16 / INV6_BF16 payload takes
+                                bf16_TRUNC(x with the kernels' sticky bit:
+                                bit 3 set where 0 < (bits & 0xFF) < 8)
+                                into the multiply */
     int code0_zero;          /* E8M0 code 0: the payload is x * 0 (+-0),
                                 the kernel's zero multiplier */
     int nan_code_zero;       /* a NaN q (a 0xFF block) casts to +0 */
+    int pow2_up;             /* s rounded up to a power of two by its
+                                fields (exponent + (mantissa != 0)); 0
+                                stays 0 (the indexer epilog's Normal mode
+                                with round_scale, no 1e-4 floor:
+                                docs/indexer_quant_cache.md) */
 } kvg_i_group_rule;
 
 /* The largest finite value of the cast dtype (e4m3fn 448, e5m2 57344,

@@ -59,7 +59,10 @@ TTK_DTYPES = {"float16": ("fp16", 2), "bfloat16": ("bf16", 2),
               "float8_e4m3fn": ("fp8_e4m3fn", 1),
               "float8_e5m2": ("fp8_e5m2", 1), "hifloat8": ("hif8", 1),
               "uint8": ("uint8", 1), "int16": ("int16", 2),
-              "uint16": ("uint16", 2), "uint32": ("uint32", 4)}
+              "uint16": ("uint16", 2), "uint32": ("uint32", 4),
+              # an E8M0 input (a scale cache updated in place): the name
+              # ops-test-kit's utilities/dtypes.py gives it
+              "float8_e8m0": ("e8m0", 1)}
 
 # kvgold's profile option -> the short_soc_version ops-test-kit passes a
 # golden on that chip (golden_generation.py `_call_plugin_with_plan`)

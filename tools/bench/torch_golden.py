@@ -34,7 +34,7 @@ except ImportError:  # NumPy stays the reference that needs nothing
 
 RAW = {"fp16": np.int16, "bf16": np.int16, "int8": np.int8, "uint8": np.uint8,
        "fp8_e4m3fn": np.uint8, "fp8_e5m2": np.uint8, "hif8": np.uint8,
-       "fp32": np.float32, "int32": np.int32, "int64": np.int64}
+       "e8m0": np.uint8, "fp4_e2m1": np.uint8, "fp32": np.float32, "int32": np.int32, "int64": np.int64}
 
 
 def available():

@@ -175,7 +175,8 @@ TTK_DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
              "int8": "int8", "int32": "int32", "int64": "int64",
              "fp8_e4m3fn": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2",
              "hif8": "hifloat8", "uint8": "uint8", "int16": "int16",
-             "uint16": "uint16", "uint32": "uint32"}
+             "uint16": "uint16", "uint32": "uint32",
+             "e8m0": "float8_e8m0"}
 CUSTOM = {"bf16", "fp8_e4m3fn", "fp8_e5m2", "hif8"}  # no NumPy dtype
 
 

@@ -196,6 +196,20 @@ kvg_status kvg_case_row_layout_or_not_judged(const kvg_case *c,
                                              kvg_row_layout *out,
                                              kvg_compare_result *res);
 
+/* A packed cache judged field by field (a->row_layout) is judged as its
+ * bytes: when it is not held as 1-byte codes compare takes (e8m0, packed
+ * fp4, fp32 scales), a's golden, actual and initial are re-pointed to
+ * uint8 [nbytes] views in *v and its written runs (elements) to byte runs
+ * (allocated in v->runs when an element is wider than a byte). Nothing
+ * changes for other tensors. Free with kvg_case_byte_view_free. */
+typedef struct kvg_case_byte_view {
+    kvg_tensor golden, actual, initial;
+    kvg_elem_run *runs;
+} kvg_case_byte_view;
+kvg_status kvg_case_rows_as_bytes(kvg_compare_args *a, kvg_case_byte_view *v,
+                                  kvg_diag *diag);
+void kvg_case_byte_view_free(kvg_case_byte_view *v);
+
 /* 1 if the case's operator takes option `name` ("reduce_order"). */
 int kvg_case_has_option(const kvg_case *c, const char *name);
 

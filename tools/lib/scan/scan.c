@@ -729,7 +729,9 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     kvg_compare_role role = KVG_ROLE_DEFAULT;
     kvg_compare_args a;
     kvg_row_layout row_layout;
+    kvg_case_byte_view bytes;
     kvg_diag diag;
+    kvg_status st;
     int x;
 
     for (x = 0; x < b->n; x++)
@@ -801,8 +803,14 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
                               input_map(k, g->name), NULL);
     }
     kvg_diag_clear(&diag);
-    if (kvg_compare_tensor(&a, res, &diag) != KVG_OK &&
-        res->verdict != KVG_VERDICT_FAIL) {
+    if (kvg_case_rows_as_bytes(&a, &bytes, &diag) != KVG_OK) {
+        (void)snprintf(why, sizeof why, "cannot compare: %s", diag.message);
+        (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+        return;
+    }
+    st = kvg_compare_tensor(&a, res, &diag);
+    kvg_case_byte_view_free(&bytes);
+    if (st != KVG_OK && res->verdict != KVG_VERDICT_FAIL) {
         (void)snprintf(why, sizeof why, "cannot compare: %s", diag.message);
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
     }

@@ -1,0 +1,96 @@
+/*
+ * src/ops/indexer_quant_cache/entry.c - IndexerQuantCache: the entry
+ * points (through the entry skeleton, src/common/entry.h) and the compute
+ * step: each written token's row through the packed-row engine, codes into
+ * cache and scales into cache_scale by the one two-tensor layout of the
+ * mode (layout.c; validation in check.c).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "src/common/entry.h"
+#include "src/ops/indexer_quant_cache/internal.h"
+
+void kvg_indexer_quant_cache_args_init(kvg_indexer_quant_cache_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    /* the op_def's defaults (indexer_quant_cache_def.cpp:91-93) */
+    args->quant_mode = 1;
+    args->round_scale = 1;
+    args->x_scale = 1.0;
+}
+
+static void compute(const kvg_indexer_quant_cache_args *a,
+                    const kvg_i_indexer_quant_cache_plan *p)
+{
+    const unsigned char *x = (const unsigned char *)a->x->data;
+    unsigned char *const tensor[KVG_ROW_TENSORS] = {
+        (unsigned char *)a->cache->data,
+        (unsigned char *)a->cache_scale->data};
+    kvg_i_packed_row row;
+    int64_t t, slot;
+    int i;
+
+    memset(&row, 0, sizeof row);
+    row.layout = &p->layout;
+    row.x_scale = p->x_scale;
+    for (i = 0; i < KVG_ROW_SEGMENTS; i++)
+        row.column[i] = 0;
+    row.rule[0] = &p->rule; /* segment 0: the codes, all d columns */
+    for (t = 0; t < p->tokens; t++) {
+        slot = kvg_i_index_at(a->slot_mapping, t);
+        if (slot != -1) /* -1 skips (single_row.h:65); others checked */
+            kvg_i_packed_row_write(&row, tensor,
+                                   x + (size_t)(t * p->d) * 2, slot);
+    }
+}
+
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_indexer_quant_cache_args args_t;
+typedef kvg_i_indexer_quant_cache_plan plan_t;
+typedef kvg_i_indexer_quant_cache_ws ws_t;
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_indexer_quant_cache_check_args((const args_t *)a,
+                                                (plan_t *)p, diag);
+}
+
+/* Written: both caches. */
+static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
+{
+    const args_t *a = (const args_t *)args;
+    const kvg_i_span list[] = {{"x", a->x, 0},
+                               {"slot_mapping", a->slot_mapping, 0},
+                               {"cache", a->cache, 1},
+                               {"cache_scale", a->cache_scale, 1}};
+    (void)p;
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
+}
+
+/* One key a token for the duplicate-slot check. */
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
+{
+    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
+        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
+}
+
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    return kvg_i_indexer_quant_cache_check_values(
+        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    (void)w;
+    compute((const args_t *)a, (const plan_t *)p);
+}
+
+KVG_I_ENTRY_POINTS(indexer_quant_cache, kvg_i_indexer_quant_cache_plan,
+                   kvg_i_indexer_quant_cache_ws);

@@ -1,0 +1,76 @@
+"""IndexerQuantCache in `kvgold scan`: a call as an ops-test-kit e2e case
+of its torch API (both caches kept as goldens) passes when honest, and a
+planted fault fails in its own field of its own tensor: a scale of a
+written slot (cache_scale's scales), a code (cache's payload), a byte of
+a slot no token writes (cache_scale's untouched bytes: a scale region
+another layer shares). Expected caches: the vectors' (the NumPy
+generator's); the offsets: m0_e4m3_bf16_blocks' case comment, cache
+[3, 4, 1, 128] e4m3 and cache_scale [3, 4, 1, 4] e8m0, slots 2, 3, 11,
+1, 5 written (0 is not)."""
+import numpy as np
+
+import scan_dumps as sd
+
+W = sd.op("iqc")
+HONEST = ["m0_e4m3_bf16_blocks", "m1_e4m3_bf16_round",
+          "m1_e5m2_fp16_trunc_int64", "m2_hif8_bf16_xscale"]
+
+
+def _scan(cli, tmp_path, calls, fmt="bin"):
+    root = str(tmp_path)
+    rows = [W.e2e(c, root, "c%d" % i, fmt) for i, c in enumerate(calls)]
+    csv = W.write_csv(str(tmp_path / "cases.csv"), rows)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    assert doc is not None, err
+    return rc, doc
+
+
+def _fields(call, tensor):
+    for r in call["report"]["results"]:
+        if r["name"] == tensor:
+            return {f["kind"]: f for f in r["rows"]["fields"]}
+    raise AssertionError("no result for %s" % tensor)
+
+
+def test_honest_calls_pass(cli, tmp_path):
+    calls = [W.case(n) for n in HONEST]
+    rc, doc = _scan(cli, tmp_path, calls)
+    assert rc == 0 and doc["verdict"] == "PASS", [
+        (c["id"], c["reason"]) for c in doc["calls"]]
+    assert all(c["op"] == W.OP for c in doc["calls"])
+    assert doc["summary"]["passed"] == len(HONEST)
+
+
+def _planted(cli, tmp_path, tensor, flat, xor):
+    call = W.case(W.SAMPLE)
+    tag, arr = call.post[tensor]
+    bad = np.array(arr, copy=True)
+    bad.reshape(-1)[flat] ^= xor
+    call.post[tensor] = (tag, bad)
+    rc, doc = _scan(cli, tmp_path, [call])
+    assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL"
+    return doc["calls"][0]
+
+
+def test_a_scale_fails_as_a_scale(cli, tmp_path):
+    """slot 11's scale of group 0: cache_scale byte 11 * 4."""
+    c = _planted(cli, tmp_path, "cache_scale", 44, 1)
+    f = _fields(c, "cache_scale")
+    assert f["scales"]["verdict"] == "FAIL"
+    assert f["untouched"]["verdict"] == "PASS"
+    assert _fields(c, "cache")["payload"]["verdict"] == "PASS"
+
+
+def test_a_code_fails_as_payload(cli, tmp_path):
+    """slot 11's code 0: cache byte 11 * 128."""
+    c = _planted(cli, tmp_path, "cache", 1408, 4)
+    assert _fields(c, "cache")["payload"]["verdict"] == "FAIL"
+    assert _fields(c, "cache_scale")["scales"]["verdict"] == "PASS"
+
+
+def test_an_unwritten_slots_scale_byte_fails_as_untouched(cli, tmp_path):
+    """slot 0 is not written: its scale bytes keep their contents."""
+    c = _planted(cli, tmp_path, "cache_scale", 0, 1)
+    f = _fields(c, "cache_scale")
+    assert f["untouched"]["verdict"] == "FAIL"
+    assert f["scales"]["verdict"] == "PASS"
