@@ -27,6 +27,7 @@
 #include "kvgold/dynamic_mx_quant.h"
 #include "kvgold/indexer_quant_cache.h"
 #include "kvgold/kv_compress_epilog.h"
+#include "kvgold/concat_and_cache_ds_mla.h"
 #include "kvgold/kv_rms_norm_rope_cache.h"
 #include "kvgold/qkv_rms_norm_rope_cache.h"
 #include "kvgold/reshape_and_cache_omni.h"

@@ -24,6 +24,8 @@ float kvg_i_group_cast_max(kvg_dtype cast)
         return 32768.0f;
     case KVG_FP4_E2M1:
         return 6.0f;
+    case KVG_INT8:
+        return 127.0f;
     default:
         return 0.0f;
     }
@@ -160,14 +162,21 @@ static float raw_scale(const kvg_i_group_rule *r, float amax)
 {
     const float floor_amax = 1e-4f; /* fl(1e-4), as the kernels hold it */
     float a = amax;
+    float s;
 
     if (r->zero_scale_zero && amax == 0.0f)
         return 0.0f;
     if (r->floor_1e4 && a < floor_amax)
         a = floor_amax;
     if (r->coeff_div)
-        return a / kvg_i_group_cast_max(r->cast);
-    return r->coeff != 0 ? a * kvg_i_float(r->coeff) : a;
+        s = a / kvg_i_group_cast_max(r->cast);
+    else
+        s = r->coeff != 0 ? a * kvg_i_float(r->coeff) : a;
+    /* fmaxf(s, floor), as vLLM's ds_mla kernel keeps a zero tile's scale
+     * nonzero */
+    if (r->s_floor != 0 && s < kvg_i_float(r->s_floor))
+        s = kvg_i_float(r->s_floor);
+    return s;
 }
 
 /* s rounded up to a power of two on its fields (pow2_up): the exponent
@@ -238,6 +247,11 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
     stored = g.sp;
     if (r->op == KVG_I_PAY_INV6_BF16)
         g.sp = amax == 0 ? 0.0f : bf16_round(6.0f / a);
+    /* the A2/A3 block quant (docs/dynamic_block_quant.md) stores s =
+     * amax * fl(1/127) but multiplies by fl(fl(1 / amax) * 127) (the
+     * operator refuses amax = 0) */
+    if (r->op == KVG_I_PAY_RECIP_MUL)
+        g.sp = (1.0f / a) * kvg_i_group_cast_max(r->cast);
     switch (r->store) {
     case KVG_I_STORE_F32:
         g.code = kvg_i_bits(stored);
@@ -285,6 +299,10 @@ static void payload_op(const kvg_i_group_rule *r, const float *xf,
         for (i = 0; i < n; i++)
             q[i] = xf[i] * x_scale;
         return;
+    case KVG_I_PAY_RECIP_MUL: /* sp is the multiplier m (scale_of) */
+        for (i = 0; i < n; i++)
+            q[i] = xf[i] * sp;
+        return;
     case KVG_I_PAY_RECIP:
         /* fl(1 / s'), +Inf for s' = 0 (spelled as bits: no division by
          * zero); x * Inf is then +-Inf or NaN, which keep_x_nonfinite
@@ -310,6 +328,10 @@ static void payload_fix(const kvg_i_group_rule *r, const float *xf,
         for (i = 0; i < n; i++)
             if ((kvg_i_bits(q[i]) & MAG_MASK) >= F32_INF)
                 q[i] = xf[i];
+    if (r->nan_zero)
+        for (i = 0; i < n; i++)
+            if ((kvg_i_bits(q[i]) & MAG_MASK) > F32_INF)
+                q[i] = 0.0f;
     if (r->clamp)
         for (i = 0; i < n; i++) {
             if (q[i] > max)
@@ -337,6 +359,10 @@ static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
     case KVG_HIF8:
         for (i = 0; i < n; i++)
             out[i] = kvg_f32_to_hif8(q[i], KVG_OVF_SATURATE);
+        break;
+    case KVG_INT8:
+        for (i = 0; i < n; i++)
+            out[i] = (unsigned char)kvg_f32_to_int8(q[i]);
         break;
     default:
         for (i = 0; i + 1 < n; i += 2)

@@ -78,7 +78,10 @@ typedef enum kvg_i_payload_op {
     KVG_I_PAY_POW2_BF16 = 1, /* bf16(x * 2^-k), OCP_BF16's multiplier */
     KVG_I_PAY_INV6_BF16 = 2, /* bf16(x * bf16(6 / amax)), FP4-AMAX6 */
     KVG_I_PAY_XSCALE = 3,    /* x * x_scale, element by element */
-    KVG_I_PAY_RECIP = 4      /* x * fl(1 / s'): multiply-by-reciprocal */
+    KVG_I_PAY_RECIP = 4,     /* x * fl(1 / s'): multiply-by-reciprocal */
+    KVG_I_PAY_RECIP_MUL = 5  /* x * m, m = fl(fl(1 / amax) * max): the
+                                A2/A3 block quant's multiplier (not
+                                1 / s': s' is amax * fl(1 / max)) */
 } kvg_i_payload_op;
 
 #define KVG_I_NO_E8M0 (-1)
@@ -96,7 +99,13 @@ typedef struct kvg_i_group_rule {
     kvg_i_payload_op op;
     int keep_x_nonfinite;    /* q := x where q is not finite */
     int clamp;               /* clamp q to +-max before the cast */
-    kvg_dtype cast;          /* fp8_e4m3fn, fp8_e5m2, hif8, fp4_e2m1 */
+    kvg_dtype cast;          /* fp8_e4m3fn, fp8_e5m2, hif8, fp4_e2m1,
+                                int8 (nearest-even, saturating) */
+    uint32_t s_floor;        /* bits of a floor of s after step 2: s =
+                                fmaxf(s, floor) (vLLM fp8_ds_mla's
+                                FLT_MIN); 0: none */
+    int nan_zero;            /* q := +0 where q is NaN (the 950 block
+                                quant: an all-zero block's 0 / 0) */
     /* MX quant's kernel (R-OCP, scale_alg 0) differs from the
      * epilogs in three steps only, so they are three fields, 0 for every
      * other rule: */
@@ -117,7 +126,7 @@ typedef struct kvg_i_group_rule {
 } kvg_i_group_rule;
 
 /* The largest finite value of the cast dtype (e4m3fn 448, e5m2 57344,
- * hif8 32768, fp4 e2m1 6); 0 for another dtype. */
+ * hif8 32768, fp4 e2m1 6, int8 127); 0 for another dtype. */
 float kvg_i_group_cast_max(kvg_dtype cast);
 
 /* Bytes of the stored scale of one group (0 for STORE_NONE). */

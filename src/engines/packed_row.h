@@ -33,7 +33,13 @@ typedef enum kvg_i_slot_policy {
      * is refused (the kernels would write outside the cache) */
     KVG_I_SLOT_SKIP_MINUS1 = 0,
     /* < 0 and >= the cache's slots both skip (documented behaviour) */
-    KVG_I_SLOT_SKIP_OUTSIDE = 1
+    KVG_I_SLOT_SKIP_OUTSIDE = 1,
+    /* every negative skips; a slot >= the cache's slots is refused (vLLM's
+     * CUDA writers: `if (slot_idx < 0) return;`) */
+    KVG_I_SLOT_SKIP_NEGATIVE = 2,
+    /* nothing skips: a negative slot, like one >= the cache's slots, is
+     * refused (a scatter whose out-of-range indices are unsupported) */
+    KVG_I_SLOT_REFUSE_NEGATIVE = 3
 } kvg_i_slot_policy;
 
 typedef struct kvg_i_packed_row {

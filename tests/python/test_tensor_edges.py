@@ -12,6 +12,7 @@ import torch
 import kvgold
 import kvgold.ops
 from kvgold._dtypes import AMBIGUOUS_8BIT
+from kvgold.ops._forms import value_map
 from conftest import VECTORS
 from ttk_support import call_form, case_name, prepare_cases, torch_inputs
 
@@ -86,13 +87,29 @@ def _raw(t):
     return t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
 
 
+def _spelled(op, form, attr, value):
+    """(the API's keyword, its spelling of `value`) of case attribute
+    `attr`: the binding's keyword and first framework value, as `kvgold
+    prepare --csv` writes them (vLLM's kv_cache_dtype "fp8_ds_mla" for
+    the preset vllm-fp8_ds_mla)."""
+    keyword = {a: k for k, a in form.get("attr_keywords", {}).items()}
+    spelling = {}
+    for fw, case in value_map(op, form["api"], attr).items():
+        spelling.setdefault(case, fw)
+    if isinstance(value, (list, dict)):  # no binding respells these
+        return keyword.get(attr, attr), value
+    return keyword.get(attr, attr), spelling.get(value, value)
+
+
 def _call(form, c, t):
-    fn = kvgold.ops.FUNCTIONS[form["api"].split(".", 1)[1]]
+    """The API's function (named as its last component) with the case's
+    tensors and attributes as the API takes them."""
+    fn = kvgold.ops.FUNCTIONS[form["api"].rsplit(".", 1)[1]]
     args = {n: t[case_name(form, n)] for n in form["tensors"]
             if case_name(form, n) in t}
     attrs = dict(form.get("case_defaults", {}))
-    attrs.update({n: c.attrs[n] for n in form.get("attrs", ())
-                  if n in c.attrs})
+    attrs.update(_spelled(c.op, form, n, c.attrs[n])
+                 for n in form.get("attrs", ()) if n in c.attrs)
     return fn(**args, **attrs)
 
 

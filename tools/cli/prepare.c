@@ -209,6 +209,32 @@ static int plan_add(ttk_plan *p, const char *role, int index,
     return 1;
 }
 
+/* The selectors of operator `op`'s torch forms, "a or b", in `buf`: 1 if
+ * every such form has one (a case matching none has no form), else 0 (no
+ * torch form at all, or the case would have found one). */
+static int torch_selectors(const char *op, char *buf, size_t cap)
+{
+    const kvg_binding *const *b;
+    size_t used = 0, i, n = 0;
+
+    buf[0] = '\0';
+    for (b = kvg_bindings; *b != NULL; b++) {
+        if (strcmp((*b)->op, op) != 0)
+            continue;
+        for (i = 0; i < (*b)->n_calls; i++) {
+            const kvg_binding_call *f = &(*b)->calls[i];
+            if (f->kind != KVG_BINDING_TORCH_NPU)
+                continue;
+            if (f->selector == NULL)
+                return 0;
+            if (used < cap)
+                used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                         n++ ? " or " : "", f->selector);
+        }
+    }
+    return n > 0;
+}
+
 /* The form's own condition on the case (binding.h): 1 if it holds, else 0
  * with the reason said. */
 static int checked(const kvg_case *c, const kvg_binding_call *api)
@@ -422,9 +448,15 @@ static int stage_case(prep_case *pc)
         return 0;
     }
     if ((api = kvg_binding_find(&c, KVG_BINDING_TORCH_NPU)) == NULL) {
-        fprintf(stderr, "kvgold: prepare %s: operator %s has no torch_npu "
-                "API that ops-test-kit's e2e path calls; prepare knows "
-                "%s\n", pc->path, c.op, prepare_ops(known, sizeof known));
+        if (torch_selectors(c.op, known, sizeof known))
+            fprintf(stderr, "kvgold: prepare %s: no torch API of operator "
+                    "%s takes this case; its forms take cases with %s\n",
+                    pc->path, c.op, known);
+        else
+            fprintf(stderr, "kvgold: prepare %s: operator %s has no "
+                    "torch_npu API that ops-test-kit's e2e path calls; "
+                    "prepare knows %s\n", pc->path, c.op,
+                    prepare_ops(known, sizeof known));
         goto done;
     }
     if (!check_case(&c, api))

@@ -1,7 +1,7 @@
 """DynamicBlockQuant from Python: kvgold's dynamic_block_quant and
 torch_npu's npu_dynamic_block_quant on every valid vector case, expected
 values the cases' "expected" tensors (the NumPy generator's,
-tools/gen/kvgen/dynamic_block_quant.py); torch in, torch out, as
+tools/gen/kvgen/amax_block_quant.py); torch in, torch out, as
 torch_npu allocates y; dst_type as torch_npu's numbers."""
 import os
 

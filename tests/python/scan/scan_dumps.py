@@ -182,8 +182,9 @@ CUSTOM = {"bf16", "fp8_e4m3fn", "fp8_e5m2", "hif8"}  # no NumPy dtype
 
 def ttk_npy(path, tag, arr):
     """An .npy as ops-test-kit writes it: custom dtypes as a void of the
-    same width."""
-    arr = np.ascontiguousarray(arr)
+    same width. (ascontiguousarray makes a 0-d array 1-d: its shape is
+    put back.)"""
+    arr = np.ascontiguousarray(arr).reshape(np.shape(arr))
     if tag in CUSTOM:
         arr = arr.view(np.dtype("V%d" % arr.dtype.itemsize))
     np.save(path, arr)
@@ -194,7 +195,7 @@ def ttk_pt(path, tag, arr):
     a dtype this torch lacks, its payload {"ttk_raw_bytes": uint8 tensor,
     "ttk_shape": shape})."""
     import torch
-    arr = np.ascontiguousarray(arr)
+    arr = np.ascontiguousarray(arr).reshape(np.shape(arr))  # 0-d stays
     kind = TORCH_DT[tag][6:]
     if tag == "hif8" or (tag in CUSTOM and not hasattr(torch, kind)):
         raw = arr.view(np.uint8).reshape(-1).copy()
@@ -454,7 +455,7 @@ class MsprobeStep:
         if t is None:
             return None
         tag, arr = t
-        arr = np.ascontiguousarray(arr)
+        arr = np.ascontiguousarray(arr).reshape(np.shape(arr))  # 0-d stays
         fname = "%s.%s" % (name, self.ext)
         path = os.path.join(self.data_dir, fname)
         if self.ext == "npy":

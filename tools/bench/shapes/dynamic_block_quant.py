@@ -1,7 +1,7 @@
 """DynamicBlockQuant's benchmark shapes (bench.py finds this module)."""
 import numpy as np
 
-from kvgen import dynamic_block_quant as gen
+from kvgen import amax_block_quant as gen
 
 import torch_golden as tg  # the PyTorch peer's helpers (tools/bench)
 

@@ -6,15 +6,15 @@ per-block amplitude between 2^-6 and 2^6 (so blocks have different scales),
 narrowed to x's dtype, zeros replaced; then writes the designed values (ties,
 zero blocks, non-finite elements) over it. y and scale are given as random
 bytes (poison), which the operator must overwrite entirely. Expected outputs
-come from kvgen.dynamic_block_quant.golden; a valid case is checked against
-kvgen.dynamic_block_quant.refusals, and a refused case must hit one. A few
+come from kvgen.amax_block_quant.golden; a valid case is checked against
+kvgen.amax_block_quant.refusals, and a refused case must hit one. A few
 cases are invalid on purpose and carry "expect_error".
 """
 import numpy as np
 
 from . import formats
 from .casefile import T, write_case
-from .dynamic_block_quant import golden, refusals
+from .amax_block_quant import golden, refusals
 
 NAME = "dynamic_block_quant"
 OP = "dynamic_block_quant"

@@ -1,4 +1,9 @@
-"""DynamicBlockQuant golden, vectorised over whole blocks.
+"""Block quantisation golden with a float32 scale from each block's amax
+(amax / DST_MAX), vectorised over whole blocks: the golden of
+docs/dynamic_block_quant.md and the quantiser of every operator built on it
+(docs/concat_and_cache_ds_mla.md). It lives under a name of its own so
+that those generators can import it without naming another operator
+(tests/layering/op_names.py).
 
 Written from the operator's definition (docs/dynamic_block_quant.md, the
 ops-nn kernels' formulas as the doc page states them), not from the C code:

@@ -1,0 +1,116 @@
+/*
+ * src/ops/concat_and_cache_ds_mla/entry.c - the packed C8 MLA row: the
+ * entry points (through the entry skeleton, src/common/entry.h) and the
+ * compute step: each written token's bf16 row (front.c) through the
+ * packed-row engine with the preset's layout and rule (presets.c).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "src/common/entry.h"
+#include "src/ops/concat_and_cache_ds_mla/internal.h"
+
+void kvg_concat_and_cache_ds_mla_args_init(
+    kvg_concat_and_cache_ds_mla_args *args)
+{
+    if (args == NULL)
+        return;
+    memset(args, 0, sizeof *args);
+    args->preset = KVG_CCDM_ASCEND_SFA_C8;
+    args->epsilon = 1e-5;
+    args->reduce_order = KVG_REDUCE_PAIRWISE;
+}
+
+int kvg_ccdm_preset_from_name(const char *name, kvg_ccdm_preset *preset)
+{
+    int i;
+
+    if (name == NULL || preset == NULL)
+        return 0;
+    for (i = 0; i <= (int)KVG_CCDM_VLLM_FP8_DS_MLA; i++)
+        if (strcmp(name, kvg_i_ccdm_preset_name((kvg_ccdm_preset)i)) == 0) {
+            *preset = (kvg_ccdm_preset)i;
+            return 1;
+        }
+    return 0;
+}
+
+static void compute(const kvg_concat_and_cache_ds_mla_args *a,
+                    const kvg_i_concat_and_cache_ds_mla_plan *p)
+{
+    unsigned char *const tensor[KVG_ROW_TENSORS] = {
+        (unsigned char *)a->kv_cache->data, NULL};
+    unsigned char row[KVG_CCDM_XROW];
+    kvg_i_packed_row pr;
+    int64_t t, slot;
+    int i;
+
+    memset(&pr, 0, sizeof pr);
+    pr.layout = &p->layout;
+    pr.x_scale = 1.0f;
+    for (i = 0; i < p->layout.segments; i++) {
+        const kvg_row_segment *s = &p->layout.seg[i];
+        pr.rule[i] = s->field == KVG_ROW_PAYLOAD ? &p->rule : NULL;
+        /* the row is [nope 512 | rope 64] whatever the cache's order */
+        pr.column[i] = strcmp(s->name, "rope") == 0 ? KVG_CCDM_NOPE : 0;
+    }
+    for (t = 0; t < p->tokens; t++) {
+        slot = kvg_i_index_at(a->slot_mapping, t);
+        if (!kvg_i_packed_row_kept(p->policy, slot, p->slots))
+            continue;
+        kvg_i_ccdm_row(a, p, t, row);
+        kvg_i_packed_row_write(&pr, tensor, row, slot);
+    }
+}
+
+/* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
+
+typedef kvg_concat_and_cache_ds_mla_args args_t;
+typedef kvg_i_concat_and_cache_ds_mla_plan plan_t;
+typedef kvg_i_concat_and_cache_ds_mla_ws ws_t;
+
+static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
+{
+    return kvg_i_concat_and_cache_ds_mla_check_args((const args_t *)a,
+                                                    (plan_t *)p, diag);
+}
+
+/* Written: the cache. */
+static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
+{
+    const args_t *a = (const args_t *)args;
+    const kvg_i_span list[] = {{"kv_c", a->kv_c, 0},
+                               {"k_pe", a->k_pe, 0},
+                               {"gamma", a->gamma, 0},
+                               {"cos", a->cos, 0},
+                               {"sin", a->sin, 0},
+                               {"slot_mapping", a->slot_mapping, 0},
+                               {"kv_cache", a->kv_cache, 1},
+                               {"scale", a->scale, 0}};
+    (void)p;
+    memcpy(s, list, sizeof list);
+    return sizeof list / sizeof list[0];
+}
+
+static void e_carve(const void *p, kvg_i_ws *ws, void *w)
+{
+    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
+        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
+}
+
+static kvg_status e_values(const void *a, const void *p, void *w,
+                           kvg_diag *diag)
+{
+    return kvg_i_concat_and_cache_ds_mla_check_values(
+        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
+}
+
+static void e_compute(const void *a, const void *p, void *w)
+{
+    (void)w;
+    compute((const args_t *)a, (const plan_t *)p);
+}
+
+KVG_I_ENTRY_POINTS(concat_and_cache_ds_mla,
+                   kvg_i_concat_and_cache_ds_mla_plan,
+                   kvg_i_concat_and_cache_ds_mla_ws);

@@ -1,0 +1,136 @@
+/*
+ * src/ops/concat_and_cache_ds_mla/presets.c - the two presets of the
+ * 656-byte row as data: one kvg_row_layout each (the only place either
+ * byte map is written; compare and explain-layout read the same struct
+ * through the descriptor's row_layout hook) and the group rule of the
+ * 1 x 128 nope tiles. docs/concat_and_cache_ds_mla.md cites the sources.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "src/ops/concat_and_cache_ds_mla/internal.h"
+
+#define FL_1_127 0x3C010204u /* fl(1/127), the A2/A3 kernel's constant */
+#define FLT_MIN_BITS 0x00800000u
+
+/* vllm-ascend SFA C8: torch.cat([k_nope, k_pe, knope_scale]) (sfa_v1.py
+ * @182b75ea84:1369-1384). The nope dtype is the cache's (set per call). */
+static const kvg_row_layout k_ascend = {
+    .name = "ascend-sfa-c8",
+    .segments = 3,
+    .seg = {{"nope", KVG_ROW_PAYLOAD, KVG_INT8, 0, 0, KVG_CCDM_NOPE,
+             KVG_CCDM_TILE, -1, 0, 0},
+            {"rope", KVG_ROW_COPY, KVG_BF16, 0, 512, KVG_CCDM_ROPE, 0, -1, 0,
+             0},
+            {"scale", KVG_ROW_SCALE, KVG_FP32, 0, 640, 4, 0, 0, 0, 0}},
+    .tensors = 1, /* the scales live in the row */
+    .tensor_name = {"kv_cache", NULL},
+    .regions = 1,
+    .slot_stride = {KVG_CCDM_ROW, 0},
+    .block_size = 1,
+    .block_stride = {KVG_CCDM_ROW, 0}};
+
+/* vLLM fp8_ds_mla: nope at [0, 512), scales at kv_lora_rank / 4 floats
+ * (byte 512), rope at kv_lora_rank / 2 + 8 bf16 (byte 528). */
+static const kvg_row_layout k_vllm = {
+    .name = "vllm-fp8_ds_mla",
+    .segments = 3,
+    .seg = {{"nope", KVG_ROW_PAYLOAD, KVG_FP8_E4M3FN, 0, 0, KVG_CCDM_NOPE,
+             KVG_CCDM_TILE, -1, 0, 0},
+            {"scale", KVG_ROW_SCALE, KVG_FP32, 0, 512, 4, 0, 0, 0, 0},
+            {"rope", KVG_ROW_COPY, KVG_BF16, 0, 528, KVG_CCDM_ROPE, 0, -1, 0,
+             0}},
+    .tensors = 1,
+    .tensor_name = {"kv_cache", NULL},
+    .regions = 1,
+    .slot_stride = {KVG_CCDM_ROW, 0},
+    .block_size = 1,
+    .block_stride = {KVG_CCDM_ROW, 0}};
+
+const char *kvg_i_ccdm_preset_name(kvg_ccdm_preset preset)
+{
+    switch (preset) {
+    case KVG_CCDM_ASCEND_SFA_C8:
+        return "ascend-sfa-c8";
+    case KVG_CCDM_VLLM_FP8_DS_MLA:
+        return "vllm-fp8_ds_mla";
+    default:
+        return NULL;
+    }
+}
+
+static kvg_i_group_rule rule_base(kvg_dtype cast)
+{
+    kvg_i_group_rule r;
+
+    memset(&r, 0, sizeof r);
+    r.amax = KVG_I_AMAX_FINITE; /* inputs are finite (refused otherwise) */
+    r.e8m0 = KVG_I_NO_E8M0;
+    r.store = KVG_I_STORE_F32;
+    r.op = KVG_I_PAY_DIV;
+    r.cast = cast;
+    return r;
+}
+
+/* DBQ a2a3 (docs/dynamic_block_quant.md; ops-nn's A2 kernel :216-218,
+ * 327-360):
+ * stored scale amax * fl(1/127), payload int8(rint(y * fl(fl(1/amax) *
+ * 127))). */
+static kvg_i_group_rule rule_dbq_a2a3(void)
+{
+    kvg_i_group_rule r = rule_base(KVG_INT8);
+
+    r.name = "DBQ-A2";
+    r.coeff = FL_1_127;
+    r.op = KVG_I_PAY_RECIP_MUL;
+    return r;
+}
+
+/* DBQ ascend950 (docs/dynamic_block_quant.md; arch35 single_row_kernel.h
+ * :328-390): s =
+ * amax / 448, y / s cast RINT SAT; 0 / 0 of an all-zero tile -> +0. */
+static kvg_i_group_rule rule_dbq_950(void)
+{
+    kvg_i_group_rule r = rule_base(KVG_FP8_E4M3FN);
+
+    r.name = "DBQ-950";
+    r.coeff_div = 1;
+    r.clamp = 1;
+    r.nan_zero = 1;
+    return r;
+}
+
+/* concat_and_cache_ds_mla_kernel: s = fmaxf(amax / 448.f, FLT_MIN), x / s
+ * __NV_SATFINITE. */
+static kvg_i_group_rule rule_ds_mla(void)
+{
+    kvg_i_group_rule r = rule_base(KVG_FP8_E4M3FN);
+
+    r.name = "DS-MLA";
+    r.coeff_div = 1;
+    r.s_floor = FLT_MIN_BITS;
+    r.clamp = 1;
+    return r;
+}
+
+void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
+                       int64_t blocks, int64_t block_size,
+                       kvg_i_concat_and_cache_ds_mla_plan *plan)
+{
+    const int ascend = preset == KVG_CCDM_ASCEND_SFA_C8;
+
+    plan->layout = ascend ? k_ascend : k_vllm;
+    plan->layout.seg[0].dtype = payload;
+    plan->layout.block_size = block_size;
+    plan->layout.block_stride[0] = block_size * KVG_CCDM_ROW;
+    plan->layout.blocks = blocks;
+    plan->dbq = !ascend                ? KVG_I_CCDM_DBQ_NONE
+                : payload == KVG_INT8 ? KVG_I_CCDM_DBQ_A2A3
+                                      : KVG_I_CCDM_DBQ_950;
+    plan->rule = plan->dbq == KVG_I_CCDM_DBQ_A2A3  ? rule_dbq_a2a3()
+                 : plan->dbq == KVG_I_CCDM_DBQ_950 ? rule_dbq_950()
+                                                   : rule_ds_mla();
+    plan->policy =
+        ascend ? KVG_I_SLOT_REFUSE_NEGATIVE : KVG_I_SLOT_SKIP_NEGATIVE;
+    plan->slots = blocks * block_size;
+}

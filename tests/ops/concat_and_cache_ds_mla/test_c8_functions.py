@@ -1,0 +1,149 @@
+"""The packed C8 MLA row from Python: kvgold.ops.concat_and_cache_ds_mla's
+functions on every valid vector case, the cache written in place (torch
+tensors; an fp8 cache, which torch 1.13 cannot hold, as uint8 codes with
+cache_dtype), the bytes the cases' "expected" cache (the independent NumPy
+generator's, tools/gen/kvgen/concat_and_cache_ds_mla.py); vLLM's call
+form and spellings (kv_cache_dtype "fp8_ds_mla", a one-element tensor
+scale) stated here from vLLM's schema, not read from kvgold; refusals
+name the tensor or argument and leave a poisoned cache as it was."""
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import kvgold
+from kvgold.ops.concat_and_cache_ds_mla import (concat_and_cache_ds_mla,
+                                                concat_and_cache_mla)
+from conftest import VECTORS, expected_bits
+
+OP_DIR = os.path.join(VECTORS, "concat_and_cache_ds_mla")
+CASES = sorted(n for n in os.listdir(OP_DIR) if not n.startswith("error_"))
+POISON = 0xA5
+
+
+def _load(name):
+    return kvgold.load_case(os.path.join(OP_DIR, name))
+
+
+def _bytes(t):
+    return t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+
+
+def _tensors(c):
+    """The case's inputs as torch tensors, and the cache's tag when torch
+    holds it as uint8 codes."""
+    t = {n: kvgold.to_torch(v) for n, v in c.inputs.items()}
+    tag = c.dtypes["kv_cache"]
+    return t, tag if t["kv_cache"].dtype == torch.uint8 else None
+
+
+def _run(c, t, tag):
+    """The case through its preset's function: vLLM's call form, or the
+    kvgold-named one for the Ascend composite."""
+    a = c.attrs
+    if a.get("preset") == "vllm-fp8_ds_mla":
+        return concat_and_cache_mla(
+            t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],
+            "fp8_ds_mla", t.get("scale", torch.tensor(1.0)),
+            cache_dtype=tag or "uint8")
+    (out,) = concat_and_cache_ds_mla(
+        t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],
+        preset=a.get("preset", "ascend-sfa-c8"), gamma=t["gamma"],
+        cos=t["cos"], sin=t["sin"], epsilon=a.get("epsilon", 1e-5),
+        reduce_order=(c.options or {}).get("reduce_order"),
+        cache_dtype=tag)
+    assert out is t["kv_cache"]
+    return None
+
+
+def test_every_vector_case_in_place():
+    """Both presets write the generator's bytes in place, vLLM's form
+    returns None, and the inputs stay as they were."""
+    seen = set()
+    for name in CASES:
+        c = _load(name)
+        t, tag = _tensors(c)
+        before = {n: _bytes(v) for n, v in t.items() if n != "kv_cache"}
+        if name != "vllm_all_skipped":
+            assert _bytes(t["kv_cache"]) != expected_bits(c, "kv_cache")
+        assert _run(c, t, tag) is None
+        assert _bytes(t["kv_cache"]) == expected_bits(c, "kv_cache"), name
+        assert {n: _bytes(v) for n, v in t.items()
+                if n != "kv_cache"} == before, name
+        seen.add(c.attrs.get("preset", "ascend-sfa-c8"))
+    assert seen == {"ascend-sfa-c8", "vllm-fp8_ds_mla"}
+
+
+def test_copy_leaves_the_cache():
+    """inplace=False returns the written copy; the cache given is as it
+    was."""
+    c = _load("vllm_rows_skip_negative")
+    t, _ = _tensors(c)
+    before = _bytes(t["kv_cache"])
+    (out,) = concat_and_cache_ds_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                                     t["slot_mapping"],
+                                     preset="vllm-fp8_ds_mla",
+                                     cache_dtype="uint8", inplace=False)
+    assert _bytes(out) == expected_bits(c, "kv_cache")
+    assert _bytes(t["kv_cache"]) == before
+
+
+def test_vllm_form_refusals():
+    """Another kv_cache_dtype is another row (refused, naming it); scale
+    must be one number; a refused call leaves the poisoned cache."""
+    c = _load("vllm_rows_skip_negative")
+    t, _ = _tensors(c)
+    t["kv_cache"].fill_(POISON)
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                             t["slot_mapping"], "auto", torch.ones(1))
+    assert "kv_cache_dtype" in str(e.value)
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                             t["slot_mapping"], "fp8_ds_mla", torch.ones(2))
+    assert "scale" in str(e.value)
+    bad = t["kv_c"].clone()
+    written = int(np.flatnonzero(t["slot_mapping"].reshape(-1).numpy() >= 0)[0])
+    bad.view(torch.int16).reshape(-1, 512)[written, 3] = 0x7F80  # +inf
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_mla(bad, t["k_pe"], t["kv_cache"],
+                             t["slot_mapping"], "fp8_ds_mla", torch.ones(1))
+    assert "kv_c" in str(e.value) and "not finite" in str(e.value)
+    assert set(np.unique(t["kv_cache"].numpy())) == {POISON}
+
+
+def test_ascend_needs_its_front_end_inputs():
+    """The Ascend composite without gamma is refused naming it; a negative
+    slot is refused (npu_scatter_nd_update_'s -1 is not established)."""
+    c = _load("ascend_a2_int8_rows")
+    t, tag = _tensors(c)
+    t["kv_cache"].fill_(0x5A)
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_ds_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                                t["slot_mapping"], cos=t["cos"],
+                                sin=t["sin"], cache_dtype=tag)
+    assert "gamma" in str(e.value)
+    slots = t["slot_mapping"].clone()
+    slots[0] = -1
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_ds_mla(t["kv_c"], t["k_pe"], t["kv_cache"], slots,
+                                gamma=t["gamma"], cos=t["cos"],
+                                sin=t["sin"], cache_dtype=tag)
+    assert "negative" in str(e.value)
+    assert set(np.unique(t["kv_cache"].numpy())) == {0x5A}
+
+
+def test_vllm_form_takes_a_number_for_scale():
+    """scale given as a Python number (a 0-d float32 to the operator):
+    the same bytes as with vLLM's tensor, since the kernel never reads
+    it; something that is no number is refused naming scale."""
+    c = _load("vllm_rows_skip_negative")
+    t, _ = _tensors(c)
+    concat_and_cache_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                         t["slot_mapping"], "fp8_ds_mla", 0.25)
+    assert _bytes(t["kv_cache"]) == expected_bits(c, "kv_cache")
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                             t["slot_mapping"], "fp8_ds_mla", "one")
+    assert e.value.tensor == "scale"

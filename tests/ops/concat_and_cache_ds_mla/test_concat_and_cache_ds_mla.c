@@ -1,0 +1,491 @@
+/*
+ * tests/ops/concat_and_cache_ds_mla/test_concat_and_cache_ds_mla.c - the
+ * packed C8 MLA row (656 B) on calls whose every cache byte is derived
+ * here from first principles, with the inputs chosen so each step is
+ * exact or has one obvious result:
+ *   - kv_c all 1.0: sum of squares 512 in every order, rms = sqrtf(1 +
+ *     fl(1e-5)) = 1 + 5e-6, so bf16((1 * fl(1 / rms)) * g) = g for every
+ *     bf16 g (the error is 5e-6 relative, below half a bf16 ulp 2^-9):
+ *     the normed row is gamma, tile by tile;
+ *   - cos 1, sin 0: the interleaved RoPE gives r[j] = x[2j], r[32 + j] =
+ *     x[2j + 1]; cos 0, sin 1: r[j] = -x[2j + 1], r[32 + j] = x[2j];
+ *   - tiles: amax 448 (s = 1, codes 448 -> 0x7E, 1 -> 0x38, -3 -> 0xC4),
+ *     amax 896 with -2 (s = 2, 896 -> 0x7E, -2 -> 0xB8), all 0.5 (s =
+ *     fl(0.5 / 448) = fl(1/448) / 2 = 0x3A924925 from the spec's fl(1/448)
+ *     = 0x3B124925, 0.5 / s -> 448 -> 0x7E), all zero (950: s = 0, codes
+ *     0; vLLM: s = FLT_MIN = 0x00800000, codes 0; A2/A3: refused).
+ *   - A2/A3 int8: scale = amax * fl(1/127) (0x3C010204), q = rint(y *
+ *     fl(fl(1/amax) * 127)); 448 -> 127, 1 -> rint(0.28) = 0, -3 ->
+ *     rint(-0.85) = -1; 0.5 -> 0.5 * 254 = 127.
+ * Every byte outside a written slot's row must keep its poison; a refused
+ * call must leave the cache byte-identical.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "kvg_test.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kvgold/concat_and_cache_ds_mla.h"
+#include "src/registry/op_desc.h"
+
+extern const kvg_op kvg_i_op_concat_and_cache_ds_mla;
+
+#define T_MAX 3
+#define ROW 656
+#define CMAX (4 * ROW)
+
+typedef struct call {
+    kvg_concat_and_cache_ds_mla_args a;
+    kvg_tensor kv_c, k_pe, gamma, cos, sin, slots, cache;
+    unsigned char kb[T_MAX * 1024], pb[T_MAX * 128], gb[1024];
+    unsigned char cb_[T_MAX * 128], sb_[T_MAX * 128], ib[T_MAX * 8];
+    unsigned char cb[CMAX], before[CMAX];
+    unsigned char ws[1024];
+} call;
+
+static void put16(unsigned char *at, unsigned v)
+{
+    at[0] = (unsigned char)(v & 0xFF);
+    at[1] = (unsigned char)(v >> 8);
+}
+
+static void put32(unsigned char *at, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        at[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void fill16(unsigned char *at, int n, unsigned v)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        put16(at + 2 * i, v);
+}
+
+/* The four tiles of a 512-value row: 448 / 1 / -3, all zero (or all 1.0
+ * with `no_zero`), all 0.5, 896 / -2. */
+static void tiles(unsigned char *row, int no_zero)
+{
+    fill16(row, 128, 0x3F80);
+    put16(row, 0x43E0);
+    put16(row + 2 * 127, 0xC040);
+    fill16(row + 256, 128, no_zero ? 0x3F80 : 0x0000);
+    fill16(row + 512, 128, 0x3F00);
+    fill16(row + 768, 128, 0xC000);
+    put16(row + 768 + 2 * 5, 0x4460);
+}
+
+/* tokens of kv_c [tokens, 512] etc., slots of `sdt`, a poisoned cache of
+ * `crank` dims `cshape`, `cdt`. ascend: gamma / cos / sin given. */
+static void setup(call *c, kvg_ccdm_preset preset, int64_t tokens,
+                  kvg_dtype sdt, const int64_t *slot_values, kvg_dtype cdt,
+                  int crank, const int64_t *cshape)
+{
+    const int64_t ks[2] = {tokens, 512}, ps[2] = {tokens, 64},
+                  gs[1] = {512};
+    int64_t n = 1, t;
+    int i;
+
+    memset(c, 0, sizeof *c);
+    kvg_concat_and_cache_ds_mla_args_init(&c->a);
+    c->a.preset = preset;
+    c->kv_c = kvg_tensor_make(c->kb, (size_t)tokens * 1024, KVG_BF16, 2, ks);
+    c->k_pe = kvg_tensor_make(c->pb, (size_t)tokens * 128, KVG_BF16, 2, ps);
+    c->gamma = kvg_tensor_make(c->gb, 1024, KVG_BF16, 1, gs);
+    c->cos = kvg_tensor_make(c->cb_, (size_t)tokens * 128, KVG_BF16, 2, ps);
+    c->sin = kvg_tensor_make(c->sb_, (size_t)tokens * 128, KVG_BF16, 2, ps);
+    c->slots = kvg_tensor_make(
+        c->ib, (size_t)tokens * (sdt == KVG_INT32 ? 4 : 8), sdt, 1, ks);
+    for (t = 0; t < tokens; t++) {
+        if (sdt == KVG_INT32) {
+            const int32_t v = (int32_t)slot_values[t];
+            memcpy(c->ib + 4 * t, &v, 4);
+        } else {
+            memcpy(c->ib + 8 * t, &slot_values[t], 8);
+        }
+        fill16(c->kb + 1024 * t, 512, 0x3F80);
+        for (i = 0; i < 64; i++)
+            put16(c->pb + 128 * t + 2 * i, 0x4000u + (unsigned)i);
+        fill16(c->cb_ + 128 * t, 64, 0x3F80); /* cos 1 */
+        fill16(c->sb_ + 128 * t, 64, 0x0000); /* sin 0 */
+    }
+    for (i = 0; i < crank; i++)
+        n *= cshape[i];
+    assert_true(n <= CMAX);
+    kvgt_poison(c->cb, (size_t)n, 656);
+    c->cache = kvg_tensor_make(c->cb, (size_t)n, cdt, crank, cshape);
+    memcpy(c->before, c->cb, (size_t)n);
+    c->a.kv_c = &c->kv_c;
+    c->a.k_pe = &c->k_pe;
+    if (preset == KVG_CCDM_ASCEND_SFA_C8) {
+        c->a.gamma = &c->gamma;
+        c->a.cos = &c->cos;
+        c->a.sin = &c->sin;
+    }
+    c->a.slot_mapping = &c->slots;
+    c->a.kv_cache = &c->cache;
+    c->a.workspace = c->ws;
+    c->a.workspace_size = sizeof c->ws;
+}
+
+static kvg_status run(call *c, kvg_diag *d)
+{
+    memset(d, 0, sizeof *d);
+    return kvg_concat_and_cache_ds_mla(&c->a, d);
+}
+
+/* The fp8 codes of tiles(): 448 -> 0x7E, 1 -> 0x38, -3 -> 0xC4; zero ->
+ * 0; 0.5 / s -> 0x7E; 896 / 2 -> 0x7E, -2 / 2 -> 0xB8. */
+static void fp8_codes(unsigned char *q)
+{
+    memset(q, 0x38, 128);
+    q[0] = 0x7E;
+    q[127] = 0xC4;
+    memset(q + 128, 0x00, 128);
+    memset(q + 256, 0x7E, 128);
+    memset(q + 384, 0xB8, 128);
+    q[384 + 5] = 0x7E;
+}
+
+/* vllm-fp8_ds_mla, cache [2, 2, 656]: token 0 -> slot 3 (block 1, row
+ * 1), tokens 1 and 2 (slots -1, -7) skipped - their NaN never read. Row
+ * [codes | 4 fp32 scales | k_pe copied]. Both cache dtypes. */
+static void vllm_row(void **state)
+{
+    static call c;
+    const int64_t shape[3] = {2, 2, ROW}, slots[3] = {3, -1, -7};
+    const kvg_dtype cdts[2] = {KVG_UINT8, KVG_FP8_E4M3FN};
+    unsigned char want[CMAX];
+    kvg_diag d;
+    int k;
+    (void)state;
+
+    for (k = 0; k < 2; k++) {
+        setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 3, KVG_INT64, slots, cdts[k], 3,
+              shape);
+        tiles(c.kb, 0);
+        put16(c.kb + 1024 + 10, 0x7FC0); /* skipped tokens: never read */
+        put16(c.pb + 256 + 4, 0xFF80);
+        assert_int_equal(run(&c, &d), KVG_OK);
+        memcpy(want, c.before, sizeof want);
+        fp8_codes(want + 3 * ROW);
+        put32(want + 3 * ROW + 512, 0x3F800000u);
+        put32(want + 3 * ROW + 516, 0x00800000u); /* FLT_MIN */
+        put32(want + 3 * ROW + 520, 0x3A924925u);
+        put32(want + 3 * ROW + 524, 0x40000000u);
+        memcpy(want + 3 * ROW + 528, c.pb, 128);
+        kvgt_assert_bytes_equal(c.cb, want, sizeof want, "vllm slot 3");
+    }
+}
+
+/* ascend-sfa-c8, A5 (fp8 cache [4, 656]): gamma = tiles(), token 0 ->
+ * slot 3 with cos 1 / sin 0, token 1 -> slot 0 with cos 0 / sin 1. Row
+ * [codes | rope bf16 | 4 fp32 scales]; the zero tile's scale is 0 and
+ * its codes 0 (DBQ 950's 0 / 0). int32 and int64 slots. */
+static void ascend_950(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {4, ROW}, slots[2] = {3, 0};
+    const kvg_dtype sdts[2] = {KVG_INT32, KVG_INT64};
+    unsigned char want[CMAX], *r;
+    kvg_diag d;
+    int k, j;
+    (void)state;
+
+    for (k = 0; k < 2; k++) {
+        setup(&c, KVG_CCDM_ASCEND_SFA_C8, 2, sdts[k], slots, KVG_FP8_E4M3FN,
+              2, shape);
+        tiles(c.gb, 0);
+        fill16(c.cb_ + 128, 64, 0x0000);
+        fill16(c.sb_ + 128, 64, 0x3F80);
+        assert_int_equal(run(&c, &d), KVG_OK);
+        memcpy(want, c.before, sizeof want);
+        for (j = 0; j < 2; j++) {
+            r = want + (j == 0 ? 3 : 0) * ROW;
+            fp8_codes(r);
+            put32(r + 640, 0x3F800000u);
+            put32(r + 644, 0x00000000u);
+            put32(r + 648, 0x3A924925u);
+            put32(r + 652, 0x40000000u);
+        }
+        for (j = 0; j < 32; j++) {
+            const unsigned even = 0x4000u + 2u * (unsigned)j, odd = even + 1;
+            put16(want + 3 * ROW + 512 + 2 * j, even);
+            put16(want + 3 * ROW + 512 + 64 + 2 * j, odd);
+            put16(want + 512 + 2 * j, odd | 0x8000u); /* -x[2j+1] */
+            put16(want + 512 + 64 + 2 * j, even);
+        }
+        kvgt_assert_bytes_equal(c.cb, want, sizeof want, "ascend 950");
+    }
+}
+
+/* ascend-sfa-c8, A3 (int8 cache [2, 2, 656]): gamma = tiles() without the
+ * zero tile (all 1.0 there: scale fl(1/127), q 127). Scales amax *
+ * fl(1/127) (0.5 and 1.0: exponent shifts of 0x3C010204). */
+static void ascend_a2a3(void **state)
+{
+    static call c;
+    const int64_t shape[3] = {2, 2, ROW}, slots[1] = {2};
+    const float inv127 = float_of(0x3C010204u);
+    volatile float amax;
+    unsigned char want[CMAX], *r;
+    kvg_diag d;
+    int j;
+    (void)state;
+
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_INT8, 3,
+          shape);
+    tiles(c.gb, 1);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    memcpy(want, c.before, sizeof want);
+    r = want + 2 * ROW;
+    memset(r, 0x00, 128); /* 1 * fl(fl(1/448) * 127) = 0.28 -> 0 */
+    r[0] = 0x7F;          /* 448 -> 127 */
+    r[127] = 0xFF;        /* -3 -> -1 */
+    memset(r + 128, 0x7F, 128);
+    memset(r + 256, 0x7F, 128);
+    memset(r + 384, 0x00, 128); /* -2 * fl(fl(1/896) * 127) -> 0 */
+    r[384 + 5] = 0x7F;
+    for (j = 0; j < 32; j++) {
+        put16(r + 512 + 2 * j, 0x4000u + 2u * (unsigned)j);
+        put16(r + 512 + 64 + 2 * j, 0x4001u + 2u * (unsigned)j);
+    }
+    amax = 448.0f;
+    put32(r + 640, bits_of(amax * inv127));
+    put32(r + 644, 0x3C010204u);
+    put32(r + 648, 0x3B810204u);
+    amax = 896.0f;
+    put32(r + 652, bits_of(amax * inv127));
+    kvgt_assert_bytes_equal(c.cb, want, sizeof want, "ascend a2a3");
+}
+
+/* bf16 nearest-even of a finite float, back to float. */
+static float bf16_rne(float f)
+{
+    uint32_t u = bits_of(f);
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return float_of(u & 0xFFFF0000u);
+}
+
+/* The RmsNorm is ops-nn's: y = (x * rstd) * gamma with rstd = 1 /
+ * sqrtf(mean + eps), not (x / rms) * gamma. kv_c = 256 values a then 256
+ * values b (a, b bf16 in [1, 4): a^2 + b^2 is exact in binary32, so the
+ * sum 256 (a^2 + b^2) is exact in every order and mean = (a^2 + b^2) / 2),
+ * gamma all g: tile 0's y is one value, and its 950 scale fl(y / 448)
+ * shows it. The first (a, b, g) for which the two forms round to
+ * different bf16 y is searched here (one must exist), and the scale must
+ * be the multiply's. */
+static void rms_multiplies_by_rstd(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {1, ROW}, slots[1] = {0};
+    const float eps = 1e-5f;
+    unsigned aa, bb, gg, found = 0;
+    float a = 0, b = 0, g = 0, ym = 0, yd = 0;
+    kvg_diag d;
+    (void)state;
+
+    for (aa = 0x3F80; aa < 0x4080 && !found; aa++)
+        for (bb = 0x3F80; bb < 0x4080 && !found; bb += 7)
+            for (gg = 0x3F80; gg < 0x4000 && !found; gg += 5) {
+                const float av = float_of(aa << 16), bv = float_of(bb << 16);
+                const float gv = float_of(gg << 16);
+                const float ms = (av * av + bv * bv) * 0.5f + eps;
+                const float rms = sqrtf(ms);
+                const float m = bf16_rne((av * (1.0f / rms)) * gv);
+                const float dv = bf16_rne((av / rms) * gv);
+                if (m != dv)
+                    found = 1, a = av, b = bv, g = gv, ym = m, yd = dv;
+            }
+    assert_true(found);
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_FP8_E4M3FN, 2,
+          shape);
+    fill16(c.kb, 256, bits_of(a) >> 16);
+    fill16(c.kb + 512, 256, bits_of(b) >> 16);
+    fill16(c.gb, 512, bits_of(g) >> 16);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    assert_int_equal(c.cb[640] | c.cb[641] << 8 | c.cb[642] << 16 |
+                         (uint32_t)c.cb[643] << 24,
+                     bits_of(ym / 448.0f));
+    assert_true(bits_of(ym / 448.0f) != bits_of(yd / 448.0f));
+}
+
+static void refused_as(call *c, kvg_status st, const char *name,
+                       const char *words)
+{
+    kvg_diag d;
+
+    assert_int_equal(run(c, &d), st);
+    if (strcmp(d.tensor, name) != 0 || strstr(d.message, words) == NULL)
+        fail_msg("want %s / \"%s\", got %s / \"%s\"", name, words, d.tensor,
+                 d.message);
+    kvgt_assert_bytes_equal(c->cb, c->before, c->cache.nbytes,
+                            "cache after a refused call");
+}
+
+static void refused(call *c, const char *name, const char *words)
+{
+    refused_as(c, KVG_ERR_PARAM_INVALID, name, words);
+}
+
+static void refusals(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {4, ROW}, ok[2] = {0, 1}, neg[2] = {0, -1};
+    const int64_t past[2] = {4, 0}, dup[2] = {2, 2};
+    const int64_t narrow[2] = {4, 600};
+    const kvg_ccdm_preset A = KVG_CCDM_ASCEND_SFA_C8,
+                          V = KVG_CCDM_VLLM_FP8_DS_MLA;
+    (void)state;
+
+    setup(&c, A, 2, KVG_INT32, neg, KVG_FP8_E4M3FN, 2, shape);
+    refused(&c, "slot_mapping", "is negative");
+    setup(&c, V, 2, KVG_INT64, past, KVG_UINT8, 2, shape);
+    refused(&c, "slot_mapping", "outside [0, 4)");
+    setup(&c, V, 2, KVG_INT64, dup, KVG_UINT8, 2, shape);
+    refused(&c, "slot_mapping", "both write slot 2");
+    setup(&c, V, 2, KVG_INT32, ok, KVG_UINT8, 2, shape);
+    refused(&c, "slot_mapping", "int64");
+    setup(&c, A, 2, KVG_INT32, ok, KVG_UINT8, 2, shape);
+    refused(&c, "kv_cache", "int8 (A3");
+    setup(&c, V, 2, KVG_INT64, ok, KVG_INT8, 2, shape);
+    refused(&c, "kv_cache", "uint8 or float8_e4m3fn");
+    setup(&c, V, 2, KVG_INT64, ok, KVG_UINT8, 2, narrow);
+    refused(&c, "kv_cache", "656");
+    setup(&c, V, 2, KVG_INT64, ok, KVG_UINT8, 2, shape);
+    c.a.gamma = &c.gamma;
+    refused(&c, "gamma", "has no gamma");
+    setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
+    c.a.sin = NULL;
+    refused_as(&c, KVG_ERR_PARAM_NULLPTR, "sin", "sin");
+    setup(&c, V, 2, KVG_INT64, ok, KVG_UINT8, 2, shape);
+    put16(c.pb + 128 + 6, 0x7F80); /* +inf in a written token */
+    refused(&c, "k_pe", "not finite");
+    setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
+    put16(c.cb_ + 2, 0xFFC0);
+    refused(&c, "cos", "not finite");
+    setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
+    tiles(c.gb, 0); /* a zero tile under A2/A3 */
+    refused(&c, "kv_c", "all-zero");
+    setup(&c, V, 2, KVG_INT64, ok, KVG_UINT8, 2, shape);
+    c.a.epsilon = 1e-6;
+    refused(&c, "epsilon", "no RmsNorm");
+}
+
+/* vLLM's scale tensor: the ds_mla kernel never reads it, so a NaN one
+ * writes the same bytes as none; one float32 element, vllm only. */
+static void scale_tensor(void **state)
+{
+    static call c;
+    static float sv[2];
+    static unsigned char plain[CMAX];
+    const int64_t shape[2] = {4, ROW}, ok[2] = {0, 3}, one[1] = {1},
+                  two[1] = {2};
+    kvg_tensor sc;
+    kvg_diag d;
+    (void)state;
+
+    sv[0] = float_of(0x7FC00000u), sv[1] = 0.5f;
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          shape);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    memcpy(plain, c.cb, sizeof plain);
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          shape);
+    sc = kvg_tensor_make(sv, 4, KVG_FP32, 0, NULL);
+    c.a.scale = &sc;
+    assert_int_equal(run(&c, &d), KVG_OK);
+    assert_memory_equal(c.cb, plain, sizeof plain);
+    assert_memory_not_equal(c.cb, c.before, sizeof plain);
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          shape);
+    c.a.scale = &sc;
+    sc = kvg_tensor_make(sv, 8, KVG_FP32, 1, two);
+    refused(&c, "scale", "one float32");
+    sc = kvg_tensor_make(sv, 2, KVG_BF16, 1, one);
+    refused(&c, "scale", "scale");
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
+    sc = kvg_tensor_make(sv + 1, 4, KVG_FP32, 1, one);
+    c.a.scale = &sc;
+    refused(&c, "scale", "has no scale");
+}
+
+/* The compare hook: each preset's byte map on a [2, 2, 656] cache. */
+static void row_layout_hook(void **state)
+{
+    static call c;
+    const int64_t shape[3] = {2, 2, ROW}, slots[1] = {0};
+    kvg_i_op_args a;
+    kvg_row_layout l;
+    (void)state;
+
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 1, KVG_INT64, slots, KVG_UINT8, 3,
+          shape);
+    memcpy(a.u.bytes, &c.a, sizeof c.a);
+    assert_int_equal(kvg_i_op_concat_and_cache_ds_mla.row_layout(
+                         &a, "kv_cache", &l, NULL),
+                     KVG_OK);
+    assert_int_equal(l.segments, 3);
+    assert_int_equal(l.seg[0].field, KVG_ROW_PAYLOAD);
+    assert_int_equal(l.seg[0].dtype, KVG_FP8_E4M3FN);
+    assert_int_equal(l.seg[0].group, 128);
+    assert_int_equal(l.seg[1].field, KVG_ROW_SCALE);
+    assert_int_equal(l.seg[1].offset, 512);
+    assert_int_equal(l.seg[2].field, KVG_ROW_COPY);
+    assert_int_equal(l.seg[2].offset, 528);
+    assert_int_equal(l.block_stride[0], 2 * ROW);
+    assert_int_equal(l.tensors, 1);
+    assert_string_equal(l.tensor_name[0], "kv_cache");
+    assert_int_equal(l.blocks, 2);
+    {
+        const size_t bytes[2] = {4 * ROW, 0};
+        assert_int_equal(kvg_row_layout_check(&l, bytes, NULL), KVG_OK);
+    }
+
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_INT8, 3,
+          shape);
+    memcpy(a.u.bytes, &c.a, sizeof c.a);
+    assert_int_equal(kvg_i_op_concat_and_cache_ds_mla.row_layout(
+                         &a, "kv_cache", &l, NULL),
+                     KVG_OK);
+    assert_int_equal(l.seg[0].dtype, KVG_INT8);
+    assert_int_equal(l.seg[1].field, KVG_ROW_COPY);
+    assert_int_equal(l.seg[1].offset, 512);
+    assert_int_equal(l.seg[2].field, KVG_ROW_SCALE);
+    assert_int_equal(l.seg[2].offset, 640);
+    assert_int_equal(kvg_i_op_concat_and_cache_ds_mla.row_layout(
+                         &a, "kv_c", &l, NULL),
+                     KVG_OK);
+    assert_int_equal(l.segments, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vllm_row),
+        cmocka_unit_test(ascend_950),
+        cmocka_unit_test(ascend_a2a3),
+        cmocka_unit_test(rms_multiplies_by_rstd),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(scale_tensor),
+        cmocka_unit_test(row_layout_hook),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
