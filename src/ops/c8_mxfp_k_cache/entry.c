@@ -34,12 +34,9 @@ static void compute(const kvg_c8_mxfp_k_cache_args *a,
         NULL, (unsigned char *)a->key_scale_cache->data};
     kvg_i_packed_row w;
     int64_t t, slot;
-    int i;
 
-    memset(&w, 0, sizeof w);
+    memset(&w, 0, sizeof w); /* no rule, column 0 for every segment */
     w.layout = &p->layout;
-    for (i = 0; i < KVG_ROW_SEGMENTS; i++)
-        w.rule[i] = NULL;
     w.rule[0] = &p->rule;
     w.head_columns = p->d; /* key [T, N, D]: head n's row at n * D */
     for (t = 0; t < p->tokens; t++) {

@@ -31,17 +31,15 @@ static void compute(const kvg_indexer_quant_cache_args *a,
         (unsigned char *)a->cache_scale->data};
     kvg_i_packed_row row;
     int64_t t, slot;
-    int i;
 
-    memset(&row, 0, sizeof row);
+    memset(&row, 0, sizeof row); /* every column 0, one head */
     row.layout = &p->layout;
     row.x_scale = p->x_scale;
-    for (i = 0; i < KVG_ROW_SEGMENTS; i++)
-        row.column[i] = 0;
     row.rule[0] = &p->rule; /* segment 0: the codes, all d columns */
     for (t = 0; t < p->tokens; t++) {
         slot = kvg_i_index_at(a->slot_mapping, t);
-        if (slot != -1) /* -1 skips (single_row.h:65); others checked */
+        /* -1 skips (single_row.h:65); other values were checked */
+        if (kvg_i_packed_row_kept(KVG_I_SLOT_SKIP_MINUS1, slot, p->slots))
             kvg_i_packed_row_write(&row, tensor,
                                    x + (size_t)(t * p->d) * 2, slot);
     }
