@@ -111,6 +111,8 @@ KVG_API void kvg_concat_and_cache_ds_mla_args_init(
 KVG_API int kvg_ccdm_preset_from_name(const char *name,
                                       kvg_ccdm_preset *preset);
 
+/* The workspace the call needs, in *bytes; the arguments are checked as
+ * the call checks them, except tensor contents and the workspace. */
 KVG_API kvg_status kvg_concat_and_cache_ds_mla_workspace_size(
     const kvg_concat_and_cache_ds_mla_args *args, size_t *bytes,
     kvg_diag *diag);

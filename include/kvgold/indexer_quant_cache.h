@@ -87,6 +87,8 @@ typedef struct kvg_indexer_quant_cache_args {
 KVG_API void kvg_indexer_quant_cache_args_init(
     kvg_indexer_quant_cache_args *args);
 
+/* The workspace the call needs, in *bytes; the arguments are checked as
+ * the call checks them, except tensor contents and the workspace. */
 KVG_API kvg_status kvg_indexer_quant_cache_workspace_size(
     const kvg_indexer_quant_cache_args *args, size_t *bytes,
     kvg_diag *diag);

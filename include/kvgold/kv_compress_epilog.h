@@ -150,6 +150,8 @@ KVG_API void kvg_kv_compress_epilog_args_init(
 /* "ot", "sgk", "va", "cr", "cr_v2" -> *impl; 1 if known, else 0. */
 KVG_API int kvg_kce_impl_from_name(const char *name, kvg_kce_impl *impl);
 
+/* The workspace the call needs, in *bytes; the arguments are checked as
+ * the call checks them, except tensor contents and the workspace. */
 KVG_API kvg_status kvg_kv_compress_epilog_workspace_size(
     const kvg_kv_compress_epilog_args *args, size_t *bytes, kvg_diag *diag);
 
