@@ -310,7 +310,8 @@ typedef struct kvg_compare_row_place {
 } kvg_compare_row_place;
 
 typedef struct kvg_compare_row_verdict {
-    kvg_verdict verdict;             /* PASS when the kind has no unit */
+    kvg_verdict verdict;             /* PASS when the kind has no unit
+                                        (units 0; reports say "none") */
     kvg_compare_criterion criterion; /* bitwise, or the payload's rule */
     int64_t units;   /* judged: codes, scales, elements, bytes */
     int64_t differ;  /* not bit-identical */

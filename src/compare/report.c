@@ -770,6 +770,15 @@ static void put_rows(sb *s, const kvg_compare_result *r)
                           (long long)v->units, (long long)v->differ);
             continue;
         }
+        if (v->units == 0 && v->differ == 0) {
+            /* no PASS for a kind with nothing in it: say there is none */
+            sb_printf(s, "    %-12s  none: %s\n",
+                      kvg_compare_row_kind_name((kvg_compare_row_kind)k),
+                      k == KVG_ROWK_UNTOUCHED
+                          ? "every byte of this tensor is written"
+                          : "no such bytes in this tensor's written rows");
+            continue;
+        }
         sb_printf(s, "    %-12s  %-9s  %-4s  %lld of %lld fail, %lld not "
                   "bit-identical",
                   kvg_compare_row_kind_name((kvg_compare_row_kind)k),

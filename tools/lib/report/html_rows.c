@@ -25,6 +25,12 @@ void kvg_html_rows(FILE *out, const kvg_compare_result *r)
             (long long)r->row_slots_written, (long long)r->row_slots);
     for (k = 0; k < KVG_COMPARE_ROW_KINDS; k++) {
         const kvg_compare_row_verdict *v = &r->rows[k];
+        if (v->units == 0 && v->differ == 0) { /* no vacuous PASS badge */
+            fprintf(out, "<tr><td class=\"l\">%s</td><td class=\"l\" "
+                         "colspan=\"7\">none in this tensor</td></tr>\n",
+                    kvg_compare_row_kind_name((kvg_compare_row_kind)k));
+            continue;
+        }
         fprintf(out, "<tr><td class=\"l\">%s</td><td class=\"l\">%s</td>"
                      "<td><span class=\"badge %s\">%s</span></td>"
                      "<td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td>"
