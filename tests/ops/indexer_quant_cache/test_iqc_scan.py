@@ -74,3 +74,73 @@ def test_an_unwritten_slots_scale_byte_fails_as_untouched(cli, tmp_path):
     f = _fields(c, "cache_scale")
     assert f["untouched"]["verdict"] == "FAIL"
     assert f["scales"]["verdict"] == "PASS"
+
+
+def _cann_scan(cli, root, calls):
+    for task, call in enumerate(calls, 1):
+        W.cann_call(call, str(root), "iqc%d" % task, task)
+    rc, doc, err = sd.scan(cli, str(root))
+    assert doc is not None, err
+    return rc, doc
+
+
+def test_a_cann_dump_of_the_kernel_is_judged(cli, tmp_path):
+    """aclnnIndexerQuantCache's launches (op type IndexerQuantCache, the
+    kernel's attributes: quant_mode 0/1/2 as numbers, x_scale 0.37):
+    honest PASS, both caches judged; one planted fault per call - a scale
+    byte of slot 11 (cache_scale byte 11 * 4), a code of slot 11 (cache
+    byte 11 * 128), a scale byte of unwritten slot 0 - FAILs in its own
+    field of its own tensor."""
+    rc, doc = _cann_scan(cli, tmp_path / "ok", [W.case(n) for n in HONEST])
+    assert rc == 0 and doc["verdict"] == "PASS", [
+        (c["id"], c["reason"]) for c in doc["calls"]]
+    assert [c["op"] for c in doc["calls"]] == [W.OP] * len(HONEST)
+    assert all({r["name"] for r in c["report"]["results"]} ==
+               {"cache", "cache_scale"} for c in doc["calls"])
+    faults = (("cache_scale", 44, 1, "scales"), ("cache", 1408, 4, "payload"),
+              ("cache_scale", 0, 1, "untouched"))
+    calls = []
+    for tensor, flat, xor, _ in faults:
+        c = W.case(W.SAMPLE)
+        tag, arr = c.post[tensor]
+        bad = np.array(arr, copy=True)
+        bad.reshape(-1)[flat] ^= xor
+        c.post[tensor] = (tag, bad)
+        calls.append(c)
+    rc, doc = _cann_scan(cli, tmp_path / "bad", calls)
+    assert rc == 1 and [c["verdict"] for c in doc["calls"]] == \
+        ["FAIL"] * len(faults)
+    for c, (tensor, _, _, kind) in zip(doc["calls"], faults):
+        fields = _fields(c, tensor)
+        assert [k for k, f in fields.items() if f["verdict"] != "PASS"] \
+            == [kind], (tensor, kind, fields)
+
+
+def test_a_cann_dump_of_mxfp4_is_not_judged(cli, tmp_path):
+    """quant_mode 3's cache is fp4 (ACL_FLOAT4_E2M1), whose CANN shape
+    counts codes where kvgold's packed fp4 counts bytes: the reader does
+    not take it, so the call is NOT JUDGED, never passed."""
+    c = W.case("m3_e2m1_bf16_edges")
+    assert c.inputs["cache"][0] == "fp4_e2m1"
+    rc, doc = _cann_scan(cli, tmp_path, [c])
+    assert rc == 1 and doc["verdict"] != "PASS"
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert doc["calls"][0]["op"] == W.OP
+
+
+def test_msprobe_records_are_not_judged(cli, tmp_path):
+    """The torch extension returns None and msprobe dumps its inputs
+    before the call: no post-call cache, NOT JUDGED naming the missing
+    cache, for every quant_mode."""
+    step = sd.MsprobeStep(str(tmp_path))
+    names = HONEST + ["m3_e2m1_bf16_edges"]
+    for n in names:
+        W.msprobe_call(step, W.case(n))
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    assert rc == 1 and doc["verdict"] != "PASS", err
+    assert doc["summary"]["other_calls"] == 0
+    assert [c["verdict"] for c in doc["calls"]] == \
+        ["NOT_JUDGED"] * len(names)
+    assert all(c["op"] == W.OP for c in doc["calls"])
+    assert all("cache" in c["reason"] for c in doc["calls"])
