@@ -7,9 +7,16 @@ another layer shares). Expected caches: the vectors' (the NumPy
 generator's); the offsets: m0_e4m3_bf16_blocks' case comment, cache
 [3, 4, 1, 128] e4m3 and cache_scale [3, 4, 1, 4] e8m0, slots 2, 3, 11,
 1, 5 written (0 is not)."""
+import os
+import sys
+
 import numpy as np
 
 import scan_dumps as sd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "tools", "gen"))
+from kvgen import indexer_quant_cache as kiq  # noqa: E402
 
 W = sd.op("iqc")
 HONEST = ["m0_e4m3_bf16_blocks", "m1_e4m3_bf16_round",
@@ -116,16 +123,24 @@ def test_a_cann_dump_of_the_kernel_is_judged(cli, tmp_path):
             == [kind], (tensor, kind, fields)
 
 
-def test_a_cann_dump_of_mxfp4_is_not_judged(cli, tmp_path):
-    """quant_mode 3's cache is fp4 (ACL_FLOAT4_E2M1), whose CANN shape
-    counts codes where kvgold's packed fp4 counts bytes: the reader does
-    not take it, so the call is NOT JUDGED, never passed."""
+def test_mxfp4_is_not_judged_from_any_dump(cli, tmp_path):
+    """quant_mode 3's cache is fp4 (ACL_FLOAT4_E2M1): a CANN dump's shape
+    counts codes where kvgold's packed fp4 counts bytes, so the reader
+    does not take it; an ops-test-kit case holds the packed cache as
+    uint8 (no fp4 dtype name kvgold reads), which the operator refuses for
+    mode 3. Both NOT JUDGED, never passed (docs/scan.md, the audit)."""
     c = W.case("m3_e2m1_bf16_edges")
     assert c.inputs["cache"][0] == "fp4_e2m1"
-    rc, doc = _cann_scan(cli, tmp_path, [c])
+    rc, doc = _cann_scan(cli, tmp_path / "cann", [c])
     assert rc == 1 and doc["verdict"] != "PASS"
     assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
     assert doc["calls"][0]["op"] == W.OP
+    c.inputs["cache"] = ("uint8", c.inputs["cache"][1])
+    c.post["cache"] = ("uint8", c.post["cache"][1])
+    rc, doc = _scan(cli, tmp_path / "ttk", [c])
+    assert rc == 1 and [x["verdict"] for x in doc["calls"]] == \
+        ["NOT_JUDGED"]
+    assert "quant_mode 3 takes fp4_e2m1" in doc["calls"][0]["reason"]
 
 
 def test_msprobe_records_are_not_judged(cli, tmp_path):
@@ -144,3 +159,71 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
         ["NOT_JUDGED"] * len(names)
     assert all(c["op"] == W.OP for c in doc["calls"])
     assert all("cache" in c["reason"] for c in doc["calls"])
+
+
+# one vector case per quant_mode a dump can hold (0 MX-FP8, 1 FP8 per
+# token, 2 HiF8; 3's fp4 cache is read from none: see
+# test_mxfp4_is_not_judged_from_any_dump)
+MODES = {0: "m0_e4m3_bf16_blocks", 1: "m1_e4m3_bf16_round",
+         2: "m2_hif8_bf16_xscale"}
+
+
+def _plant_fields(call):
+    """A scale, a payload code and an unwritten slot's byte changed, at
+    three different slots, by the generator's layout
+    (tools/gen/kvgen/indexer_quant_cache.py golden: slot s's code bytes are
+    cache row s [0, cache_cols), its scales cache_scale row s [0,
+    scale_cols) elements); {(tensor, field): slot}."""
+    d = call.inputs["x"][1].shape[-1]
+    mode = call.attrs["quant_mode"]
+    slots = [int(s) for s in call.inputs["slot_mapping"][1].reshape(-1)
+             if s != -1]
+    c_tag, cache = call.post["cache"]
+    s_tag, scale = call.post["cache_scale"]
+    cache, scale = np.array(cache, copy=True), np.array(scale, copy=True)
+    crow = cache.reshape(-1, cache.shape[-1]).view(np.uint8)
+    srow = scale.reshape(-1, scale.shape[-1]).view(np.uint8)
+    sbytes = scale.dtype.itemsize
+    a, b = slots[-1], slots[-2]
+    # the last byte of slot a's last scale element (an fp32 scale's sign /
+    # exponent byte, an E8M0 code)
+    srow[a, kiq.scale_cols(mode, d) * sbytes - 1] ^= 0x10
+    crow[b, kiq.cache_cols(mode, d) - 1] ^= 0x10
+    u = next(s for s in range(crow.shape[0]) if s not in slots)
+    crow[u, 0] ^= 0x10
+    call.post["cache"] = (c_tag, cache)
+    call.post["cache_scale"] = (s_tag, scale)
+    want = {("cache", "payload"): b, ("cache", "untouched"): u}
+    if mode != 2:
+        # mode 2 computes no scale: its float is undefined
+        # (docs/indexer_quant_cache.md, the layout table), so a change
+        # there must not fail
+        want[("cache_scale", "scales")] = a
+    return want
+
+
+def test_every_mode_fails_field_by_field(cli, tmp_path):
+    """For each quant_mode: a scale, a code and an unwritten slot's byte
+    planted at three slots FAIL exactly those fields of their tensors (mode
+    2's scale is undefined: its change passes),
+    each naming its slot, as an ops-test-kit e2e case and as a CANN dump
+    of the kernel."""
+    calls, want = [], []
+    for mode, name in MODES.items():
+        c = W.case(name)
+        want.append(_plant_fields(c))
+        calls.append(c)
+    rc, doc = _scan(cli, tmp_path / "ttk", calls)
+    assert rc == 1
+    judged = list(doc["calls"])
+    rc, cdoc = _cann_scan(cli, tmp_path / "cann", calls)
+    assert rc == 1
+    judged += cdoc["calls"]
+    for call, w in zip(judged, want + want):
+        assert call["verdict"] == "FAIL", call["reason"]
+        bad = {}
+        for tensor in ("cache", "cache_scale"):
+            for k, f in _fields(call, tensor).items():
+                if f["verdict"] != "PASS":
+                    bad[(tensor, k)] = f["places"][0]["slot"]
+        assert bad == w, (call["id"], w, bad)
