@@ -221,3 +221,36 @@ def test_cann_dumps_of_ot_and_cr_v2_fail_field_by_field(cli, tmp_path):
         bad = {f["kind"]: f["places"][0]["slot"] for f in fields
                if f["verdict"] != "PASS"}
         assert bad == planted, (preset, planted, bad)
+
+
+def test_cann_dumps_of_sgk_va_cr_fail_field_by_field_given_impl(cli,
+                                                                tmp_path):
+    """sgk's, va's and cr's kernels share the op type KvCompressEpilog
+    with ot's, and a dump's attributes do not say whose it is: with
+    --attr impl naming it (docs/kv_compress_epilog.md), each of their
+    presets' planted faults FAIL in exactly the planted fields and
+    slots."""
+    for impl in ("sgk", "va", "cr"):
+        want = {}
+        root = tmp_path / impl
+        for task, (preset, name) in enumerate(PRESETS.items(), 1):
+            if not preset.startswith(impl + " "):
+                continue
+            c = W.case(name)
+            want["kce%d" % task] = (preset, _plant(c, Layout(c)))
+            attrs = [(k, sd.attr_text(v)) for k, v in c.attrs.items()
+                     if k != "impl"]
+            sd.write_cann(str(root), "KvCompressEpilog", "kce%d" % task,
+                          [c.inputs[n] for n in ("cache", "x",
+                                                 "slot_mapping")],
+                          [c.post["cache"]], attrs, task)
+        rc, doc, err = sd.scan(cli, str(root), "--attr", 'impl="%s"' % impl)
+        assert rc == 1 and doc["summary"]["failed"] == len(want), (err, [
+            (c["id"], c["verdict"], c["reason"][:200])
+            for c in doc["calls"]])
+        for call in doc["calls"]:
+            preset, planted = want[call["id"].split(".")[1]]
+            fields = call["report"]["results"][0]["rows"]["fields"]
+            bad = {f["kind"]: f["places"][0]["slot"] for f in fields
+                   if f["verdict"] != "PASS"}
+            assert bad == planted, (preset, planted, bad)
