@@ -98,33 +98,80 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
     assert W.OP in doc["calls"][0]["reason"]
 
 
+def _dbq_step(root, call, dst_type, y=None, scale=None):
+    """The composite's block quant call as msprobe records it, dst_type as
+    the JSON msprobe writes for it (None: the keyword left out)."""
+    dbq = sd.op("dbq")
+    step = sd.MsprobeStep(str(root))
+    attrs = dbq.torch_attrs(call)
+    del attrs["dst_type"]
+    y = call.post["y"] if y is None else y
+    scale = call.post["scale"] if scale is None else scale
+    key = step.call("NPU", dbq.TORCH, [call.inputs["x"]], attrs, [y, scale])
+    if dst_type is not None:
+        step.data[key]["input_kwargs"]["dst_type"] = dst_type
+    step.save()
+
+
 def test_the_ascend_composites_block_quant_call(cli, tmp_path):
     """The Ascend preset has no call of its own: a dump holds its four
     torch_npu calls one by one. Its block quant step is the block quant
     operator's own torch form (writer alias "dbq", its vector case of
-    this very call: bf16 [6, 1, 512], 1 x 128, int8, a2a3). Recorded with
-    dst_type as torch_npu's number it is judged; recorded as vllm-ascend
-    passes it, a torch.dtype (sfa_v1.py custom_kv_rmsnorm_rope:
-    dst_type=torch.int8; msprobe writes {"type": "torch.dtype", "value":
-    "torch.int8"}), it is NOT JUDGED, the spelling named: that binding
-    reads numbers and kvgold tags only (docs/concat_and_cache_ds_mla.md,
-    "Call forms")."""
+    this very call: bf16 [6, 1, 512], 1 x 128, int8, a2a3). vllm-ascend
+    passes dst_type=torch.int8 (vllm-ascend@182b75ea
+    vllm_ascend/attention/sfa_v1.py:1725-1729); msprobe records that
+    torch.dtype as {} (it encodes one only under the keyword `dtype`:
+    Ascend-mstt@99c2e0f9 debug/accuracy_tools/msprobe/core/data_dump/
+    data_processor/pytorch_processor.py:181-184, 390-409), a tool writing
+    str(dtype) as {"type": "torch.dtype", "value": "torch.int8"}. Every
+    spelling - torch_npu's number, str(dtype), msprobe's {}, the keyword
+    left out (torch_npu's default, int8) - is judged: PASS honest, and
+    one scale of the last token's second block doubled FAILs on scale."""
     dbq = sd.op("dbq")
     c = sd.Call(dbq.OP, "a2a3_bf16_3d_vllm_c8")
     assert c.inputs["x"][1].shape == (6, 1, 512)
-    got = []
-    for spelling in ("number", "torch.dtype"):
-        step = sd.MsprobeStep(str(tmp_path / spelling))
-        key = step.call("NPU", dbq.TORCH, [c.inputs["x"]],
-                        dbq.torch_attrs(c), [c.post[n] for n in dbq.OUT])
-        if spelling == "torch.dtype":
-            step.data[key]["input_kwargs"]["dst_type"] = {
-                "type": "torch.dtype", "value": "torch.int8"}
-        step.save()
-        rc, doc, err = sd.scan(cli, str(tmp_path / spelling), "--attr",
-                               'profile="a2a3"')
-        assert doc is not None, err
-        got.append([(x["verdict"], x["reason"]) for x in doc["calls"]])
-    assert got[0] == [("PASS", "")], got[0]
-    assert len(got[1]) == 1 and got[1][0][0] == "NOT_JUDGED"
-    assert '"torch.int8" is not a dtype tag' in got[1][0][1]
+    assert c.post["y"][0] == "int8"
+    tag, scale = c.post["scale"]
+    bad = np.array(scale, copy=True)
+    flat = bad.reshape(-1)
+    assert flat.size == 6 * 4 and flat[4 * 5 + 1] != 0
+    flat[4 * 5 + 1] *= 2  # token 5, block 1: a faulty kernel's scale
+    spellings = {"number": {"type": "int", "value": 1},
+                 "str": {"type": "torch.dtype", "value": "torch.int8"},
+                 "msprobe": {}, "left_out": None}
+    for name, spelling in spellings.items():
+        for fault in (False, True):
+            root = tmp_path / ("%s_%d" % (name, fault))
+            _dbq_step(root, c, spelling, scale=(tag, bad) if fault else None)
+            rc, doc, err = sd.scan(cli, str(root), "--attr",
+                                   'profile="a2a3"')
+            assert doc is not None, err
+            got = [(x["verdict"], x["reason"]) for x in doc["calls"]]
+            if not fault:
+                assert rc == 0 and got == [("PASS", "")], (name, got)
+                continue
+            assert rc == 1 and got[0][0] == "FAIL", (name, got)
+            res = {r["name"]: r["verdict"]
+                   for r in doc["calls"][0]["report"]["results"]}
+            assert res == {"y": "PASS", "scale": "FAIL"}, (name, res)
+
+
+def test_a_dtype_msprobe_does_not_spell_takes_ys(cli, tmp_path):
+    """dst_type recorded as {} is y's dumped dtype: an fp8_e4m3fn call
+    (torch.float8_e4m3fn, vllm-ascend's A5 path) passes as e4m3; a y
+    dumped as torch.uint8 says no torch.dtype, so the call is NOT
+    JUDGED naming dst_type and --attr, never judged as a guess."""
+    dbq = sd.op("dbq")
+    c = sd.Call(dbq.OP, "e4m3_bf16_2d_128x256_partial_both")
+    _dbq_step(tmp_path / "e4m3", c, {})
+    rc, doc, err = sd.scan(cli, str(tmp_path / "e4m3"))
+    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", (err, doc)
+    h = sd.Call(dbq.OP, "hif8_fp16_3d_1x64")
+    _dbq_step(tmp_path / "u8", h, {}, y=("uint8", h.post["y"][1]))
+    rc, doc, err = sd.scan(cli, str(tmp_path / "u8"))
+    assert rc == 1 and doc["calls"][0]["verdict"] == "NOT_JUDGED", err
+    reason = doc["calls"][0]["reason"]
+    assert "dst_type" in reason and "--attr dst_type" in reason, reason
+    rc, doc, err = sd.scan(cli, str(tmp_path / "u8"), "--attr",
+                           'dst_type="hif8"')
+    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", (err, doc)

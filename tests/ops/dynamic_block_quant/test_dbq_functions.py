@@ -120,6 +120,20 @@ def test_dst_type_numbers():
         assert words in str(e.value), bad
 
 
+def test_dst_type_as_a_torch_dtype():
+    """vllm-ascend passes dst_type=torch.int8 (sfa_v1.py:1725-1729): the
+    same y and scale as torch_npu's number 1; a torch dtype that is no
+    dst_type (torch.float16) is refused naming dst_type."""
+    x = torch.linspace(-3, 5, 256, dtype=torch.float16).reshape(2, 128)
+    y1, s1 = npu_dynamic_block_quant(x, dst_type=1)
+    y2, s2 = npu_dynamic_block_quant(x, dst_type=torch.int8)
+    assert y2.dtype == torch.int8 and torch.equal(y1, y2)
+    assert torch.equal(s1, s2)
+    with pytest.raises(kvgold.Error) as e:
+        npu_dynamic_block_quant(x, dst_type=torch.float16)
+    assert "dst_type" in str(e.value) and "torch.int8" in str(e.value)
+
+
 def test_refused_case_says_why():
     """What the NPU refuses is refused with the operator's reason."""
     c = _load("int8_fp16_2d_1x128_partial_cols")

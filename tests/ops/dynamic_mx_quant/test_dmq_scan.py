@@ -69,3 +69,43 @@ def test_outputs_are_dumped_as_uint8():
     c = W.case(FP4[0])
     assert {n: t[0] for n, t in c.post.items()} == {"y": "uint8",
                                                     "mxscale": "uint8"}
+
+
+def _dtype_call(root, call, dst_type):
+    """The call as msprobe records it with dst_type as the JSON given
+    (a torch.dtype: msprobe's {} or str(dtype)'s spelling)."""
+    step = sd.MsprobeStep(str(root))
+    key = W.msprobe(step, call)
+    step.data[key]["input_kwargs"]["dst_type"] = dst_type
+    step.save()
+
+
+def test_dst_type_as_a_torch_dtype(cli, tmp_path):
+    """vllm-ascend passes dst_type=torch.float8_e4m3fn (vllm-ascend
+    @182b75ea vllm_ascend/attention/dsa_v1.py:1084). msprobe records a
+    torch.dtype under that keyword as {} (Ascend-mstt@99c2e0f9
+    msprobe/core/data_dump/data_processor/pytorch_processor.py:390-409):
+    dst_type is then y's dumped dtype, float8_e4m3fn, and the call is
+    judged (PASS honest, one mxscale code off FAILs on mxscale);
+    {"type": "torch.dtype", "value": "torch.float8_e4m3fn"} likewise. An
+    fp4 call recorded as {} has a uint8 y, fp4_e2m1 or fp4_e1m2 codes:
+    NOT JUDGED naming dst_type, never judged as a guess."""
+    name = "saturate_fp8_e4m3fn_fp32"
+    assert W.case(name).post["y"][0] == "fp8_e4m3fn"
+    spellings = {"msprobe": {},
+                 "str": {"type": "torch.dtype",
+                         "value": "torch.float8_e4m3fn"}}
+    for sp, dst in spellings.items():
+        _dtype_call(tmp_path / sp / "ok", W.case(name), dst)
+        rc, doc, err = sd.scan(cli, str(tmp_path / sp / "ok"))
+        assert rc == 0 and _verdicts(doc) == ["PASS"], (sp, err, doc)
+        _dtype_call(tmp_path / sp / "bad", _faulty(name, "mxscale", 0x01),
+                    dst)
+        rc, doc, err = sd.scan(cli, str(tmp_path / sp / "bad"))
+        assert rc == 1 and _verdicts(doc) == ["FAIL"], (sp, err)
+        assert _tensors(doc)["mxscale"] == ("e8m0", "FAIL")
+        assert _tensors(doc)["y"] == ("fp8_e4m3fn", "PASS")
+    _dtype_call(tmp_path / "fp4", W.case(FP4[0]), {})
+    rc, doc, err = sd.scan(cli, str(tmp_path / "fp4"))
+    assert rc == 1 and _verdicts(doc) == ["NOT_JUDGED"], err
+    assert "--attr dst_type" in doc["calls"][0]["reason"]

@@ -4,10 +4,17 @@ cann_ops_transformer.indexer_quant_cache (tools/lib/bindings/
 indexer_quant_cache.c), writes cache and cache_scale in place and returns
 nothing, so an ops-test-kit e2e case has the return (None, a *_none
 marker) and then the two caches of inplace_input_indexes (0, 1) as its
-goldens: judged, each tensor field by field. This writer keeps no generic
-hook name (msprobe / cann / E2E_API ...): the generic format tests judge
-every writer's SAMPLE there, which an in-place op whose API returns None
-does not fit; test_iqc_scan.py uses FORM."""
+goldens: judged, each tensor field by field. A CANN dump of the kernel
+(op type IndexerQuantCache: inputs cache, cache_scale, x, slot_mapping;
+outputs the two caches after the launch; attributes quant_mode,
+round_scale, x_scale as the kernel's numbers, ops-transformer@25fb6b928
+attention/indexer_quant_cache/op_host/indexer_quant_cache_def.cpp:91-93)
+holds both caches after the call: judged. msprobe records the torch
+call's inputs before it and its None return, no post-call cache: NOT
+JUDGED. This writer keeps no generic hook name (msprobe / cann / E2E_API
+...): the generic format tests judge every writer's SAMPLE there, which
+an in-place op whose API returns None does not fit; test_iqc_scan.py uses
+FORM, cann_call and msprobe_call."""
 import scan_dumps as sd
 
 OP = "indexer_quant_cache"
@@ -53,3 +60,28 @@ def write_csv(path, rows):
         w.writeheader()
         w.writerows(rows)
     return path
+
+
+OP_TYPE = "IndexerQuantCache"
+IN = ["cache", "cache_scale", "x", "slot_mapping"]
+OUT = ["cache", "cache_scale"]
+
+
+def cann_call(call, root, name, task=1):
+    """The call as one CANN dump file of its kernel: the pre-call tensors
+    as inputs, the post-call caches as outputs, every attribute the case
+    gives under the kernel's own name."""
+    attrs = [(k, sd.attr_text(call.attrs[k])) for k in FORM.E2E_ATTRS
+             if k in call.attrs]
+    return sd.write_cann(root, OP_TYPE, name,
+                         [call.inputs[n] for n in IN],
+                         [call.post[n] for n in OUT], attrs, task)
+
+
+def msprobe_call(step, call):
+    """The call as msprobe records it: the pre-call tensors, quant_mode
+    as the API's string, no output (the API returns None)."""
+    kw = {k: FORM.E2E_VALUES.get(k, {}).get(v, v)
+          for k, v in call.attrs.items() if k in FORM.E2E_ATTRS}
+    return step.call("cann_ops_transformer", "indexer_quant_cache",
+                     [call.inputs[n] for n in IN], kw, [])

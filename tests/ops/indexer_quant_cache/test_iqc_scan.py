@@ -7,9 +7,16 @@ another layer shares). Expected caches: the vectors' (the NumPy
 generator's); the offsets: m0_e4m3_bf16_blocks' case comment, cache
 [3, 4, 1, 128] e4m3 and cache_scale [3, 4, 1, 4] e8m0, slots 2, 3, 11,
 1, 5 written (0 is not)."""
+import os
+import sys
+
 import numpy as np
 
 import scan_dumps as sd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "tools", "gen"))
+from kvgen import indexer_quant_cache as kiq  # noqa: E402
 
 W = sd.op("iqc")
 HONEST = ["m0_e4m3_bf16_blocks", "m1_e4m3_bf16_round",
@@ -74,3 +81,149 @@ def test_an_unwritten_slots_scale_byte_fails_as_untouched(cli, tmp_path):
     f = _fields(c, "cache_scale")
     assert f["untouched"]["verdict"] == "FAIL"
     assert f["scales"]["verdict"] == "PASS"
+
+
+def _cann_scan(cli, root, calls):
+    for task, call in enumerate(calls, 1):
+        W.cann_call(call, str(root), "iqc%d" % task, task)
+    rc, doc, err = sd.scan(cli, str(root))
+    assert doc is not None, err
+    return rc, doc
+
+
+def test_a_cann_dump_of_the_kernel_is_judged(cli, tmp_path):
+    """aclnnIndexerQuantCache's launches (op type IndexerQuantCache, the
+    kernel's attributes: quant_mode 0/1/2 as numbers, x_scale 0.37):
+    honest PASS, both caches judged; one planted fault per call - a scale
+    byte of slot 11 (cache_scale byte 11 * 4), a code of slot 11 (cache
+    byte 11 * 128), a scale byte of unwritten slot 0 - FAILs in its own
+    field of its own tensor."""
+    rc, doc = _cann_scan(cli, tmp_path / "ok", [W.case(n) for n in HONEST])
+    assert rc == 0 and doc["verdict"] == "PASS", [
+        (c["id"], c["reason"]) for c in doc["calls"]]
+    assert [c["op"] for c in doc["calls"]] == [W.OP] * len(HONEST)
+    assert all({r["name"] for r in c["report"]["results"]} ==
+               {"cache", "cache_scale"} for c in doc["calls"])
+    faults = (("cache_scale", 44, 1, "scales"), ("cache", 1408, 4, "payload"),
+              ("cache_scale", 0, 1, "untouched"))
+    calls = []
+    for tensor, flat, xor, _ in faults:
+        c = W.case(W.SAMPLE)
+        tag, arr = c.post[tensor]
+        bad = np.array(arr, copy=True)
+        bad.reshape(-1)[flat] ^= xor
+        c.post[tensor] = (tag, bad)
+        calls.append(c)
+    rc, doc = _cann_scan(cli, tmp_path / "bad", calls)
+    assert rc == 1 and [c["verdict"] for c in doc["calls"]] == \
+        ["FAIL"] * len(faults)
+    for c, (tensor, _, _, kind) in zip(doc["calls"], faults):
+        fields = _fields(c, tensor)
+        assert [k for k, f in fields.items() if f["verdict"] != "PASS"] \
+            == [kind], (tensor, kind, fields)
+
+
+def test_mxfp4_is_not_judged_from_any_dump(cli, tmp_path):
+    """quant_mode 3's cache is fp4 (ACL_FLOAT4_E2M1): a CANN dump's shape
+    counts codes where kvgold's packed fp4 counts bytes, so the reader
+    does not take it; an ops-test-kit case holds the packed cache as
+    uint8 (no fp4 dtype name kvgold reads), which the operator refuses for
+    mode 3. Both NOT JUDGED, never passed (docs/scan.md, the audit)."""
+    c = W.case("m3_e2m1_bf16_edges")
+    assert c.inputs["cache"][0] == "fp4_e2m1"
+    rc, doc = _cann_scan(cli, tmp_path / "cann", [c])
+    assert rc == 1 and doc["verdict"] != "PASS"
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert doc["calls"][0]["op"] == W.OP
+    c.inputs["cache"] = ("uint8", c.inputs["cache"][1])
+    c.post["cache"] = ("uint8", c.post["cache"][1])
+    rc, doc = _scan(cli, tmp_path / "ttk", [c])
+    assert rc == 1 and [x["verdict"] for x in doc["calls"]] == \
+        ["NOT_JUDGED"]
+    assert "quant_mode 3 takes fp4_e2m1" in doc["calls"][0]["reason"]
+
+
+def test_msprobe_records_are_not_judged(cli, tmp_path):
+    """The torch extension returns None and msprobe dumps its inputs
+    before the call: no post-call cache, NOT JUDGED naming the missing
+    cache, for every quant_mode."""
+    step = sd.MsprobeStep(str(tmp_path))
+    names = HONEST + ["m3_e2m1_bf16_edges"]
+    for n in names:
+        W.msprobe_call(step, W.case(n))
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    assert rc == 1 and doc["verdict"] != "PASS", err
+    assert doc["summary"]["other_calls"] == 0
+    assert [c["verdict"] for c in doc["calls"]] == \
+        ["NOT_JUDGED"] * len(names)
+    assert all(c["op"] == W.OP for c in doc["calls"])
+    assert all("cache" in c["reason"] for c in doc["calls"])
+
+
+# one vector case per quant_mode a dump can hold (0 MX-FP8, 1 FP8 per
+# token, 2 HiF8; 3's fp4 cache is read from none: see
+# test_mxfp4_is_not_judged_from_any_dump)
+MODES = {0: "m0_e4m3_bf16_blocks", 1: "m1_e4m3_bf16_round",
+         2: "m2_hif8_bf16_xscale"}
+
+
+def _plant_fields(call):
+    """A scale, a payload code and an unwritten slot's byte changed, at
+    three different slots, by the generator's layout
+    (tools/gen/kvgen/indexer_quant_cache.py golden: slot s's code bytes are
+    cache row s [0, cache_cols), its scales cache_scale row s [0,
+    scale_cols) elements); {(tensor, field): slot}."""
+    d = call.inputs["x"][1].shape[-1]
+    mode = call.attrs["quant_mode"]
+    slots = [int(s) for s in call.inputs["slot_mapping"][1].reshape(-1)
+             if s != -1]
+    c_tag, cache = call.post["cache"]
+    s_tag, scale = call.post["cache_scale"]
+    cache, scale = np.array(cache, copy=True), np.array(scale, copy=True)
+    crow = cache.reshape(-1, cache.shape[-1]).view(np.uint8)
+    srow = scale.reshape(-1, scale.shape[-1]).view(np.uint8)
+    sbytes = scale.dtype.itemsize
+    a, b = slots[-1], slots[-2]
+    # the last byte of slot a's last scale element (an fp32 scale's sign /
+    # exponent byte, an E8M0 code)
+    srow[a, kiq.scale_cols(mode, d) * sbytes - 1] ^= 0x10
+    crow[b, kiq.cache_cols(mode, d) - 1] ^= 0x10
+    u = next(s for s in range(crow.shape[0]) if s not in slots)
+    crow[u, 0] ^= 0x10
+    call.post["cache"] = (c_tag, cache)
+    call.post["cache_scale"] = (s_tag, scale)
+    want = {("cache", "payload"): b, ("cache", "untouched"): u}
+    if mode != 2:
+        # mode 2 computes no scale: its float is undefined
+        # (docs/indexer_quant_cache.md, the layout table), so a change
+        # there must not fail
+        want[("cache_scale", "scales")] = a
+    return want
+
+
+def test_every_mode_fails_field_by_field(cli, tmp_path):
+    """For each quant_mode: a scale, a code and an unwritten slot's byte
+    planted at three slots FAIL exactly those fields of their tensors (mode
+    2's scale is undefined: its change passes),
+    each naming its slot, as an ops-test-kit e2e case and as a CANN dump
+    of the kernel."""
+    calls, want = [], []
+    for mode, name in MODES.items():
+        c = W.case(name)
+        want.append(_plant_fields(c))
+        calls.append(c)
+    rc, doc = _scan(cli, tmp_path / "ttk", calls)
+    assert rc == 1
+    judged = list(doc["calls"])
+    rc, cdoc = _cann_scan(cli, tmp_path / "cann", calls)
+    assert rc == 1
+    judged += cdoc["calls"]
+    for call, w in zip(judged, want + want):
+        assert call["verdict"] == "FAIL", call["reason"]
+        bad = {}
+        for tensor in ("cache", "cache_scale"):
+            for k, f in _fields(call, tensor).items():
+                if f["verdict"] != "PASS":
+                    bad[(tensor, k)] = f["places"][0]["slot"]
+        assert bad == w, (call["id"], w, bad)

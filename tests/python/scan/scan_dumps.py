@@ -342,7 +342,8 @@ def positional(call, names, source):
 # schema (hicann/ge graph_metadef/proto/dump_task.proto).
 
 CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "uint8": 4, "int32": 7, "int64": 8,
-           "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35}
+           "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35,
+           "e8m0": 36, "fp4_e2m1": 39}
 
 
 def pb_varint(v):
@@ -436,7 +437,10 @@ TORCH_DT = {"fp16": "torch.float16", "bf16": "torch.bfloat16",
             # fp4 pairs, E8M0 scales): their bytes as a torch.uint8
             # tensor, as msprobe's own writer dumped a hif8 output
             # (2026-12-06)
-            "uint8": "torch.uint8"}
+            "uint8": "torch.uint8",
+            # torch 2.8's MX dtypes (an E8M0 scale; fp4 two codes a byte)
+            "e8m0": "torch.float8_e8m0fnu",
+            "fp4_e2m1": "torch.float4_e2m1fn_x2"}
 
 
 class MsprobeStep:

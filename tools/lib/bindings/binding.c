@@ -110,3 +110,9 @@ int kvg_given_nz(const kvg_call_given *g, const char *name)
 {
     return g->nz != NULL && g->nz(g->ctx, name);
 }
+
+kvg_dtype kvg_given_out_dtype(const kvg_call_given *g, const char *name)
+{
+    return g->out_dtype != NULL ? g->out_dtype(g->ctx, name)
+                                : KVG_DTYPE_INVALID;
+}

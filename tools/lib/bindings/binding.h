@@ -38,11 +38,19 @@ typedef struct kvg_call_given {
     const void *ctx;
     const char *(*param)(const void *ctx, const char *name);
     int (*nz)(const void *ctx, const char *name);
+    /* Set only while `kvgold scan` asks for an attribute the dump records
+     * without its value (msprobe writes {} for a torch.dtype passed under
+     * a keyword other than `dtype`): the dtype the dump records for the
+     * call's output `name` (torch_npu allocates it from that very
+     * argument), KVG_DTYPE_INVALID when it records none. */
+    kvg_dtype (*out_dtype)(const void *ctx, const char *name);
 } kvg_call_given;
 
-/* g->param / g->nz, or NULL / 0 when the giver has no such record. */
+/* g->param / g->nz / g->out_dtype, or NULL / 0 / KVG_DTYPE_INVALID when
+ * the giver has no such record. */
 const char *kvg_given_param(const kvg_call_given *g, const char *name);
 int kvg_given_nz(const kvg_call_given *g, const char *name);
+kvg_dtype kvg_given_out_dtype(const kvg_call_given *g, const char *name);
 
 /* A rule that gives ops-test-kit's shapeless .bin inputs their shapes
  * (`kvgold scan` implements each; the binding names the one its argument
@@ -109,7 +117,9 @@ typedef struct kvg_binding_call {
     /* The value, as JSON text, of framework attribute `attr` for a call
      * that gives the inputs `given`, or NULL when the framework sets
      * nothing for this call (the operator's default holds). Required with
-     * framework_attrs. */
+     * framework_attrs. `kvgold scan` also asks it, with given->out_dtype
+     * set, for a framework attribute the dump records without a value;
+     * NULL there leaves the call NOT JUDGED. */
     const char *(*framework_value)(const kvg_call_given *given,
                                    const char *attr);
     /* Attribute values the framework spells differently from case.json,

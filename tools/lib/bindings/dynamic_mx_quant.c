@@ -9,8 +9,8 @@
  * torch_npu calls the newest the library has).
  *
  * torch_npu's defaults are the operator's (axis -1, "rint", fp4_e2m1,
- * block 32, scale_alg 0, 0, 0) and it passes every attribute it takes, so
- * the forms have no framework_attrs. Its input is `input` (kvgold's x).
+ * block 32, scale_alg 0, 0, 0) and it passes every attribute it takes.
+ * Its input is `input` (kvgold's x).
  * Its dst_type is a number where a case writes kvgold's dtype tag
  * (`values`): torch_npu's is read by c10_npu::GetAclDataType, 256 +
  * aclDataType (296 c10_npu::DType::FLOAT4_E2M1, its default; 297
@@ -19,8 +19,22 @@
  * itself (ACL_FLOAT8_E5M2 35, ACL_FLOAT8_E4M3FN 36, ACL_FLOAT4_E2M1 40,
  * ACL_FLOAT4_E1M2 41; ops-nn's op definition defaults to 40).
  * docs/dynamic_mx_quant.md, "Python functions".
+ *
+ * Callers also pass a torch.dtype (vllm-ascend@182b75ea
+ * vllm_ascend/attention/dsa_v1.py:1084, dst_type=torch.float8_e4m3fn;
+ * torch_npu@9e73e708 torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:
+ * 72-73, 94 maps the ScalarTypes Float8_e5m2, Float8_e4m3fn and
+ * Float4_e2m1fn_x2 to their ACL types). A dump spells one "torch.<name>"
+ * (`values`) where a tool writes str(dtype); msprobe writes {} for it
+ * (Ascend-mstt@99c2e0f9 debug/accuracy_tools/msprobe/core/data_dump/
+ * data_processor/pytorch_processor.py:390-409: a torch.dtype is encoded
+ * only under the keyword `dtype`), and then dst_type is y's dumped
+ * dtype (framework_value; a uint8 y, fp4_e2m1 or fp4_e1m2 codes, does
+ * not tell).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <string.h>
+
 #include "binding.h"
 
 static const char *const k_names_torch[] = {"npu_dynamic_mx_quant", NULL};
@@ -56,11 +70,36 @@ static const char *const k_out[] = {"y", "mxscale", NULL};
 static const char *const k_values_torch[] = {
     "dst_type", "\"fp4_e2m1\"", "296", "dst_type", "\"fp4_e1m2\"",   "297",
     "dst_type", "\"fp8_e5m2\"", "291", "dst_type", "\"fp8_e4m3fn\"", "292",
-    NULL};
+    /* a torch.dtype as str() spells it */
+    "dst_type", "\"fp8_e5m2\"", "\"torch.float8_e5m2\"", "dst_type",
+    "\"fp8_e4m3fn\"", "\"torch.float8_e4m3fn\"", "dst_type", "\"fp4_e2m1\"",
+    "\"torch.float4_e2m1fn_x2\"", NULL};
+static const char *const k_framework_torch[] = {"dst_type", NULL};
 static const char *const k_values_kernel[] = {
     "dst_type", "\"fp4_e2m1\"", "40", "dst_type", "\"fp4_e1m2\"",   "41",
     "dst_type", "\"fp8_e5m2\"", "35", "dst_type", "\"fp8_e4m3fn\"", "36",
     NULL};
+
+/* torch_npu's dst_type: its default (the operator's, fp4_e2m1) when a
+ * call leaves it out; for one msprobe recorded as {} (a torch.dtype), the
+ * dtype of the y torch_npu allocated from it. */
+static const char *torch_value(const kvg_call_given *g, const char *attr)
+{
+    if (strcmp(attr, "dst_type") != 0)
+        return NULL;
+    if (g->out_dtype == NULL)
+        return "\"fp4_e2m1\"";
+    switch (kvg_given_out_dtype(g, "y")) {
+    case KVG_FP8_E5M2:
+        return "\"fp8_e5m2\"";
+    case KVG_FP8_E4M3FN:
+        return "\"fp8_e4m3fn\"";
+    case KVG_FP4_E2M1:
+        return "\"fp4_e2m1\"";
+    default:
+        return NULL;
+    }
+}
 
 static const kvg_binding_call k_calls[] = {
     {.kind = KVG_BINDING_TORCH_NPU,
@@ -70,6 +109,8 @@ static const kvg_binding_call k_calls[] = {
      .attrs = k_attrs,
      .keywords = k_kw,
      .outputs = k_out,
+     .framework_attrs = k_framework_torch,
+     .framework_value = torch_value,
      .values = k_values_torch},
     {.kind = KVG_BINDING_ACLNN,
      .api = "aclnnDynamicMxQuantV3",

@@ -321,6 +321,63 @@ static int bound_nz(const void *ctx, const char *name)
     return a != NULL && a->layout == KVG_SCAN_LAYOUT_NZ;
 }
 
+/* The dtype the dump records for bound output `name`. */
+static kvg_dtype bound_out_dtype(const void *ctx, const char *name)
+{
+    const kvg_scan_bound *b = ((const given_ctx *)ctx)->b;
+    int i;
+    for (i = 0; i < b->n; i++)
+        if (strcmp(b->name[i], name) == 0 && b->post[i] != NULL)
+            return b->post[i]->dtype;
+    return KVG_DTYPE_INVALID;
+}
+
+/* A framework attribute the dump records without its value (a scalar
+ * read as null: msprobe's {} for an object it does not encode, such as
+ * a torch.dtype under a keyword other than `dtype`) takes the value the
+ * binding derives from what the dump does record, with out_dtype set;
+ * one it derives none for stays null (valueless_left). */
+static kvg_status recorded_without_value(const kvg_binding_call *f,
+                                         const given_ctx *ctx,
+                                         kvg_scan_bound *b, kvg_diag *diag)
+{
+    const kvg_call_given given = {.rank = bound_rank,
+                                  .ctx = ctx,
+                                  .param = dumped_param,
+                                  .nz = bound_nz,
+                                  .out_dtype = bound_out_dtype};
+    int k;
+    for (k = 0; k < b->n_attrs; k++) {
+        const char *value;
+        if (strcmp(b->value[k], "null") != 0 ||
+            !kvg_binding_has(f->framework_attrs, b->attr[k]))
+            continue;
+        value = f->framework_value(&given, b->attr[k]);
+        if (value != NULL)
+            KVG_TRY(kvg_scan_set_attr(b, b->attr[k], value, diag));
+    }
+    return KVG_OK;
+}
+
+/* After --attr: a framework attribute still without a value makes the
+ * call NOT JUDGED, never run with a guess. */
+static kvg_status valueless_left(const kvg_scan_sig *s,
+                                 const kvg_scan_bound *b, kvg_diag *diag)
+{
+    int k;
+    for (k = 0; s->form != NULL && k < b->n_attrs; k++)
+        if (strcmp(b->value[k], "null") == 0 &&
+            kvg_binding_has(s->form->framework_attrs, b->attr[k]))
+            return kvg_diag_set(
+                diag, KVG_ERR_PARAM_INVALID, b->attr[k], -1, -1,
+                "%s: the dump records it without a value (msprobe's {} for "
+                "an object it does not encode, such as a torch.dtype) and "
+                "the outputs it records do not tell it; give it with "
+                "--attr %s=...",
+                b->attr[k], b->attr[k]);
+    return KVG_OK;
+}
+
 /* What the framework sets that the dumped call does not record by
  * kvgold's names (binding.h: framework_attrs): a torch_npu call ran with
  * torch_npu's defaults, not the operator's; an ATB call's mode is its
@@ -331,7 +388,11 @@ static kvg_status framework_values(const kvg_scan_call *c,
 {
     const kvg_binding_call *f = s->form;
     const given_ctx ctx = {c, b};
-    const kvg_call_given given = {bound_rank, &ctx, dumped_param, bound_nz};
+    const kvg_call_given given = {.rank = bound_rank,
+                                  .ctx = &ctx,
+                                  .param = dumped_param,
+                                  .nz = bound_nz,
+                                  .out_dtype = NULL};
     size_t i;
     int k;
 
@@ -344,6 +405,7 @@ static kvg_status framework_values(const kvg_scan_call *c,
     }
     if (f == NULL || f->framework_attrs == NULL)
         return KVG_OK;
+    KVG_TRY(recorded_without_value(f, &ctx, b, diag));
     for (i = 0; f->framework_attrs[i] != NULL; i++) {
         const char *attr = f->framework_attrs[i];
         const char *value = f->framework_value(&given, attr);
@@ -1063,7 +1125,8 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
     }
     kvg_diag_clear(&diag);
     if (bind(c, m, &sig, &b, &diag) != KVG_OK ||
-        user_attrs(m, o, &b, &diag) != KVG_OK) {
+        user_attrs(m, o, &b, &diag) != KVG_OK ||
+        valueless_left(&sig, &b, &diag) != KVG_OK) {
         not_judged(r, "cannot map the call onto %s: %s", kvg_scan_op(m),
                    diag.message);
         return;

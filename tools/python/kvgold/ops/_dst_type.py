@@ -28,16 +28,26 @@ class DstType:
     names the kvgold function that gives an fp8 y's uint8 codes."""
 
     def __init__(self, op: str, api: str, codes_function: str) -> None:
+        spellings = value_map(op, api, "dst_type")
         self.numbers: Dict[int, str] = {
-            int(n): str(tag)
-            for n, tag in value_map(op, api, "dst_type").items()}
+            int(n): str(tag) for n, tag in spellings.items()
+            if isinstance(n, int)}
+        # a torch.dtype as str() spells it ("torch.int8"), as callers pass
+        # one (vllm-ascend: dst_type=torch.int8)
+        self.dtypes: Dict[str, str] = {
+            n: str(tag) for n, tag in spellings.items() if isinstance(n, str)}
         self.tags: Tuple[str, ...] = tuple(sorted(set(self.numbers.values())))
         self.codes_function = codes_function
 
     def tag(self, dst_type: Union[int, str]) -> str:
-        """kvgold's tag of dst_type given as torch_npu's number or as the
-        tag a case (and `kvgold prepare --csv`) writes."""
-        if isinstance(dst_type, str):
+        """kvgold's tag of dst_type given as torch_npu's number, as a
+        torch.dtype the binding lists, or as the tag a case (and `kvgold
+        prepare --csv`) writes."""
+        torch = sys.modules.get("torch")
+        if torch is not None and isinstance(dst_type, torch.dtype):
+            if str(dst_type) in self.dtypes:
+                return self.dtypes[str(dst_type)]
+        elif isinstance(dst_type, str):
             if dst_type in self.tags:
                 return dst_type
         elif isinstance(dst_type, numbers.Integral) and \
@@ -54,9 +64,10 @@ class DstType:
                                    if t == _SCALAR_FP8[n][1])),
                             "dst_type")
         raise Error(PARAM_INVALID, "dst_type: %r is not one of torch_npu's "
-                    "numbers (%s) or a kvgold tag (%s)"
+                    "numbers (%s), torch dtypes (%s) or a kvgold tag (%s)"
                     % (dst_type, ", ".join("%d %s" % (n, t) for n, t in
                                            sorted(self.numbers.items())),
+                       ", ".join(sorted(self.dtypes)),
                        ", ".join(self.tags)), "dst_type")
 
     def returned(self, y: TensorLike, tag: str) -> TensorLike:
