@@ -16,8 +16,6 @@ int kvg_i_packed_row_kept(kvg_i_slot_policy policy, int64_t slot,
         return slot >= 0 && slot < slots;
     if (policy == KVG_I_SLOT_SKIP_NEGATIVE)
         return slot >= 0;
-    if (policy == KVG_I_SLOT_REFUSE_NEGATIVE)
-        return 1; /* a negative one was refused */
     return slot != -1;
 }
 
@@ -30,8 +28,7 @@ static int64_t outside_key(const void *ctx, int64_t pos, int64_t value)
 }
 
 /* The refusals the unique-index walk does not make: a negative other
- * than -1 (SKIP_MINUS1), any negative (REFUSE_NEGATIVE), a value that
- * does not fit int32 (int32_only). */
+ * than -1 (SKIP_MINUS1), a value that does not fit int32 (int32_only). */
 static kvg_status policy_values(const kvg_tensor *index, int64_t n,
                                 kvg_i_slot_policy policy, int int32_only,
                                 kvg_diag *diag)
@@ -52,13 +49,6 @@ static kvg_status policy_values(const kvg_tensor *index, int64_t n,
                 "slot_mapping: token %lld: slot %lld is negative; only -1 "
                 "skips a token (the kernel would write before the cache)",
                 (long long)t, (long long)v);
-        if (policy == KVG_I_SLOT_REFUSE_NEGATIVE && v < 0)
-            return kvg_diag_set(
-                diag, KVG_ERR_PARAM_INVALID, "slot_mapping", 0, t,
-                "slot_mapping: token %lld: slot %lld is negative; this "
-                "implementation skips no token (its scatter does not "
-                "support out-of-range indices)", (long long)t,
-                (long long)v);
     }
     return KVG_OK;
 }

@@ -35,11 +35,9 @@ typedef enum kvg_i_slot_policy {
     /* < 0 and >= the cache's slots both skip (documented behaviour) */
     KVG_I_SLOT_SKIP_OUTSIDE = 1,
     /* every negative skips; a slot >= the cache's slots is refused (vLLM's
-     * CUDA writers: `if (slot_idx < 0) return;`) */
-    KVG_I_SLOT_SKIP_NEGATIVE = 2,
-    /* nothing skips: a negative slot, like one >= the cache's slots, is
-     * refused (a scatter whose out-of-range indices are unsupported) */
-    KVG_I_SLOT_REFUSE_NEGATIVE = 3
+     * CUDA writers: `if (slot_idx < 0) return;`; a scatter that writes
+     * nothing of the cache for an index < 0) */
+    KVG_I_SLOT_SKIP_NEGATIVE = 2
 } kvg_i_slot_policy;
 
 typedef struct kvg_i_packed_row {

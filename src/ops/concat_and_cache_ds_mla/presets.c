@@ -130,7 +130,15 @@ void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
     plan->rule = plan->dbq == KVG_I_CCDM_DBQ_A2A3  ? rule_dbq_a2a3()
                  : plan->dbq == KVG_I_CCDM_DBQ_950 ? rule_dbq_950()
                                                    : rule_ds_mla();
-    plan->policy =
-        ascend ? KVG_I_SLOT_REFUSE_NEGATIVE : KVG_I_SLOT_SKIP_NEGATIVE;
+    /* Both skip a negative slot. vLLM: `if (slot_idx < 0) return;`.
+     * ascend: the row's scatter (aclnnScatterNdUpdate) writes nothing of
+     * the cache for an index < 0 in every hicann/ops-nn@e5c3fa93 kernel:
+     * the checked ones skip it (arch35 *.h, arch22 no_sort / large_index
+     * / the sorted path's bounds), the A2/A3 high_performance build's
+     * arch22/scatter_nd_update_hp.h writes the row outside the cache,
+     * before its first byte - bytes no tensor of this call holds
+     * (docs/concat_and_cache_ds_mla.md, "Slots"). A slot past the cache
+     * is refused for both. */
+    plan->policy = KVG_I_SLOT_SKIP_NEGATIVE;
     plan->slots = blocks * block_size;
 }

@@ -26,28 +26,6 @@ static int ascend(const opf *f)
     return ((const op_args *)f->args)->preset == KVG_CCDM_ASCEND_SFA_C8;
 }
 
-/* ascend skips no slot: every -1 opf_distinct_slots drew becomes a slot
- * no token writes yet. */
-static void fill_skipped(opf_tensor *s, int64_t tokens, int64_t slots)
-{
-    int64_t t, u, cand = 0;
-    int used;
-
-    for (t = 0; t < tokens; t++) {
-        if (opf_index_get(s, t) >= 0)
-            continue;
-        for (;; cand++) {
-            used = 0;
-            for (u = 0; u < tokens && !used; u++)
-                used = opf_index_get(s, u) == cand;
-            if (!used)
-                break;
-        }
-        assert_true(cand < slots);
-        opf_index_set(s, t, cand);
-    }
-}
-
 static void build(opf *f, kvgt_rng *r, kvg_ccdm_preset preset)
 {
     op_args *a = (op_args *)f->args;
@@ -91,9 +69,7 @@ static void build(opf *f, kvgt_rng *r, kvg_ccdm_preset preset)
     f->g.tokens = tokens;
     f->g.slots = blocks * bs;
     f->g.bs = bs;
-    opf_distinct_slots(r, s, tokens, blocks * bs);
-    if (asc)
-        fill_skipped(s, tokens, blocks * bs);
+    opf_distinct_slots(r, s, tokens, blocks * bs); /* -1: skipped, both */
     sh[0] = blocks, sh[1] = bs, sh[2] = 656;
     if (!three)
         sh[1] = 656;
@@ -151,12 +127,6 @@ static int mutate_value(opf *f, kvgt_rng *r, kvg_status *want, char *what,
             (t * 512 + opf_pick(r, 0, 511)) * 2;
         e[0] = 0x80, e[1] = 0x7F; /* +Inf */
         (void)snprintf(what, cap, "kv_c token %lld: +Inf", (long long)t);
-        return 1;
-    }
-    if (c == 1 && ascend(f)) {
-        t = opf_pick(r, 0, f->g.tokens - 1);
-        opf_index_set(s, t, -1);
-        (void)snprintf(what, cap, "slot_mapping[%lld] = -1", (long long)t);
         return 1;
     }
     return opf_mutate_token_index(f, r, "slot_mapping", want, what, cap);

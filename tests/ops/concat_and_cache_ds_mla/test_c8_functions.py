@@ -65,7 +65,7 @@ def test_every_vector_case_in_place():
         c = _load(name)
         t, tag = _tensors(c)
         before = {n: _bytes(v) for n, v in t.items() if n != "kv_cache"}
-        if name != "vllm_all_skipped":
+        if bool((t["slot_mapping"] >= 0).any()):  # not all pad slots
             assert _bytes(t["kv_cache"]) != expected_bits(c, "kv_cache")
         assert _run(c, t, tag) is None
         assert _bytes(t["kv_cache"]) == expected_bits(c, "kv_cache"), name
@@ -114,8 +114,9 @@ def test_vllm_form_refusals():
 
 
 def test_ascend_needs_its_front_end_inputs():
-    """The Ascend composite without gamma is refused naming it; a negative
-    slot is refused (npu_scatter_nd_update_'s -1 is not established)."""
+    """The Ascend composite without gamma is refused naming it; a pad slot
+    -1 is skipped (npu_scatter_nd_update_ changes no cache byte for it)
+    while a slot past the cache is refused naming slot_mapping."""
     c = _load("ascend_a2_int8_rows")
     t, tag = _tensors(c)
     t["kv_cache"].fill_(0x5A)
@@ -126,12 +127,21 @@ def test_ascend_needs_its_front_end_inputs():
     assert "gamma" in str(e.value)
     slots = t["slot_mapping"].clone()
     slots[0] = -1
+    slots[1] = t["kv_cache"].shape[0]
     with pytest.raises(kvgold.Error) as e:
         concat_and_cache_ds_mla(t["kv_c"], t["k_pe"], t["kv_cache"], slots,
                                 gamma=t["gamma"], cos=t["cos"],
                                 sin=t["sin"], cache_dtype=tag)
-    assert "negative" in str(e.value)
+    assert "slot_mapping" in str(e.value) and "outside" in str(e.value)
     assert set(np.unique(t["kv_cache"].numpy())) == {0x5A}
+    slots[1] = -1
+    (out,) = concat_and_cache_ds_mla(t["kv_c"], t["k_pe"], t["kv_cache"],
+                                     slots, gamma=t["gamma"], cos=t["cos"],
+                                     sin=t["sin"], cache_dtype=tag)
+    rows = out.reshape(-1, 656).view(torch.uint8).numpy()
+    written = set(int(v) for v in slots.reshape(-1).numpy() if v >= 0)
+    for r in range(rows.shape[0]):
+        assert (set(np.unique(rows[r])) == {0x5A}) == (r not in written), r
 
 
 def test_vllm_form_takes_a_number_for_scale():

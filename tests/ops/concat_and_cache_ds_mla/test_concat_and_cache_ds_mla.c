@@ -236,26 +236,15 @@ static void ascend_950(void **state)
     }
 }
 
-/* ascend-sfa-c8, A3 (int8 cache [2, 2, 656]): gamma = tiles() without the
- * zero tile (all 1.0 there: scale fl(1/127), q 127). Scales amax *
- * fl(1/127) (0.5 and 1.0: exponent shifts of 0x3C010204). */
-static void ascend_a2a3(void **state)
+/* The A3 row of a setup() token (kv_c 1.0, cos 1, sin 0) under gamma =
+ * tiles() without the zero tile (all 1.0 there: scale fl(1/127), q 127).
+ * Scales amax * fl(1/127) (0.5 and 1.0: exponent shifts of 0x3C010204). */
+static void a2a3_row(unsigned char *r)
 {
-    static call c;
-    const int64_t shape[3] = {2, 2, ROW}, slots[1] = {2};
     const float inv127 = float_of(0x3C010204u);
     volatile float amax;
-    unsigned char want[CMAX], *r;
-    kvg_diag d;
     int j;
-    (void)state;
 
-    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_INT8, 3,
-          shape);
-    tiles(c.gb, 1);
-    assert_int_equal(run(&c, &d), KVG_OK);
-    memcpy(want, c.before, sizeof want);
-    r = want + 2 * ROW;
     memset(r, 0x00, 128); /* 1 * fl(fl(1/448) * 127) = 0.28 -> 0 */
     r[0] = 0x7F;          /* 448 -> 127 */
     r[127] = 0xFF;        /* -3 -> -1 */
@@ -273,7 +262,56 @@ static void ascend_a2a3(void **state)
     put32(r + 648, 0x3B810204u);
     amax = 896.0f;
     put32(r + 652, bits_of(amax * inv127));
+}
+
+/* ascend-sfa-c8, A3 (int8 cache [2, 2, 656]): one token into slot 2. */
+static void ascend_a2a3(void **state)
+{
+    static call c;
+    const int64_t shape[3] = {2, 2, ROW}, slots[1] = {2};
+    unsigned char want[CMAX];
+    kvg_diag d;
+    (void)state;
+
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 1, KVG_INT64, slots, KVG_INT8, 3,
+          shape);
+    tiles(c.gb, 1);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    memcpy(want, c.before, sizeof want);
+    a2a3_row(want + 2 * ROW);
     kvgt_assert_bytes_equal(c.cb, want, sizeof want, "ascend a2a3");
+}
+
+/* ascend-sfa-c8 pads as vllm-ascend does: slots -1, 2, -1 (int32 and
+ * int64) into an int8 cache [4, 656]. The row scatter
+ * (npu_scatter_nd_update_) changes no cache byte for an index < 0
+ * (docs/concat_and_cache_ds_mla.md, "Slots"), so only slot 2 is written
+ * - token 1's A3 row - and the pad tokens are never read: token 0 is all
+ * zero (an all-zero tile, refused if it were written under a2a3), token 2
+ * holds NaN in kv_c, +Inf in k_pe and NaN in sin. */
+static void ascend_pad_skipped(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {4, ROW}, slots[3] = {-1, 2, -1};
+    const kvg_dtype sdts[2] = {KVG_INT32, KVG_INT64};
+    unsigned char want[CMAX];
+    kvg_diag d;
+    int k;
+    (void)state;
+
+    for (k = 0; k < 2; k++) {
+        setup(&c, KVG_CCDM_ASCEND_SFA_C8, 3, sdts[k], slots, KVG_INT8, 2,
+              shape);
+        tiles(c.gb, 1);
+        fill16(c.kb, 512, 0x0000);
+        put16(c.kb + 2048 + 2 * 100, 0x7FC0);
+        put16(c.pb + 256 + 2 * 9, 0x7F80);
+        put16(c.sb_ + 256 + 2 * 4, 0xFFC0);
+        assert_int_equal(run(&c, &d), KVG_OK);
+        memcpy(want, c.before, sizeof want);
+        a2a3_row(want + 2 * ROW);
+        kvgt_assert_bytes_equal(c.cb, want, sizeof want, "ascend pads");
+    }
 }
 
 /* bf16 nearest-even of a finite float, back to float. */
@@ -348,15 +386,15 @@ static void refused(call *c, const char *name, const char *words)
 static void refusals(void **state)
 {
     static call c;
-    const int64_t shape[2] = {4, ROW}, ok[2] = {0, 1}, neg[2] = {0, -1};
+    const int64_t shape[2] = {4, ROW}, ok[2] = {0, 1}, pad[2] = {-1, 5};
     const int64_t past[2] = {4, 0}, dup[2] = {2, 2};
     const int64_t narrow[2] = {4, 600};
     const kvg_ccdm_preset A = KVG_CCDM_ASCEND_SFA_C8,
                           V = KVG_CCDM_VLLM_FP8_DS_MLA;
     (void)state;
 
-    setup(&c, A, 2, KVG_INT32, neg, KVG_FP8_E4M3FN, 2, shape);
-    refused(&c, "slot_mapping", "is negative");
+    setup(&c, A, 2, KVG_INT32, pad, KVG_FP8_E4M3FN, 2, shape);
+    refused(&c, "slot_mapping", "outside [0, 4)"); /* the -1 skips */
     setup(&c, V, 2, KVG_INT64, past, KVG_UINT8, 2, shape);
     refused(&c, "slot_mapping", "outside [0, 4)");
     setup(&c, V, 2, KVG_INT64, dup, KVG_UINT8, 2, shape);
@@ -482,6 +520,7 @@ int main(void)
         cmocka_unit_test(vllm_row),
         cmocka_unit_test(ascend_950),
         cmocka_unit_test(ascend_a2a3),
+        cmocka_unit_test(ascend_pad_skipped),
         cmocka_unit_test(rms_multiplies_by_rstd),
         cmocka_unit_test(refusals),
         cmocka_unit_test(scale_tensor),

@@ -101,14 +101,19 @@ def inputs_of(kv_c, k_pe, slots, slot_tag, cache, cache_tag, front=None,
 def check_no_refusal(ins, attrs, cache_tag):
     """A valid Ascend case must hold no y element the block quant's
     profile refuses (subnormal y, a2a3 zero tiles, 950 subnormal scales
-    or quotients)."""
+    or quotients) in a token that writes (a skipped pad token's row never
+    reaches the cache)."""
     a = c8.full_attrs(attrs)
-    y, _ = c8.ascend_front(ins["kv_c"].array.reshape(-1, c8.NOPE),
-                           ins["k_pe"].array.reshape(-1, c8.ROPE),
-                           ins["gamma"].array,
-                           ins["cos"].array.reshape(-1, c8.ROPE),
-                           ins["sin"].array.reshape(-1, c8.ROPE),
-                           a["epsilon"], a["reduce_order"])
+    keep = c8.kept(attrs["preset"],
+                   ins["slot_mapping"].array.astype(np.int64).reshape(-1))
+
+    def rows(name, width):
+        return ins[name].array.reshape(-1, width)[keep]
+
+    y, _ = c8.ascend_front(rows("kv_c", c8.NOPE), rows("k_pe", c8.ROPE),
+                           ins["gamma"].array, rows("cos", c8.ROPE),
+                           rows("sin", c8.ROPE), a["epsilon"],
+                           a["reduce_order"])
     bad = abq.refusals(y, "bf16", c8.dbq_attrs(cache_tag),
                        c8.profile_of(cache_tag))
     assert bad.size == 0, "refused y elements %s" % bad[:4]
@@ -152,11 +157,12 @@ def exact_token(rng, designed):
 
 def ascend_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
                 slot_tag="int32", attrs=None, exact=None, gamma_one=(),
-                zeros=()):
+                zeros=(), negative=(), last=True):
     """Random tokens of shape lead + [512]; `exact` ({token: f[512]})
     replaces tokens with exact rows, whose designed tiles have gamma 1;
     `zeros` ((token, tile) pairs) makes tiles all +-0 (y is +-0 there
-    whatever the rms)."""
+    whatever the rms); `negative` ((token, slot) pairs) are pad tokens,
+    skipped (pad_tokens says what they hold)."""
     rng = np.random.RandomState(seed)
     n = int(np.prod(lead))
     f = random_tokens(rng, n)
@@ -166,13 +172,30 @@ def ascend_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
         f[t, tile * c8.TILE:(tile + 1) * c8.TILE] = tiles.zero_tile()
     front = front_of(rng, lead, gamma_one)
     rows = int(np.prod(cache_shape[:-1]))
-    slots = slots_of(rng, n, rows).reshape(lead)
-    ins = inputs_of(bf16(f).reshape(lead + (c8.NOPE,)), rope_of(rng, lead),
-                    slots, slot_tag, poison(rng, cache_shape, cache_tag),
-                    cache_tag, front)
+    slots = slots_of(rng, n, rows, negative, last).reshape(lead)
+    kv, pe = bf16(f), rope_of(rng, lead)
+    pad_tokens(kv, pe.reshape(n, c8.ROPE), front,
+               [t for t, _ in negative])
+    ins = inputs_of(kv.reshape(lead + (c8.NOPE,)), pe, slots, slot_tag,
+                    poison(rng, cache_shape, cache_tag), cache_tag, front)
     attrs = attrs or attrs_of(ASC)
     check_exact(ins, attrs, exact or {}, gamma_one)
     emit(root, case_id, comment, attrs, ins, cache_tag)
+
+
+def pad_tokens(kv, pe, front, pads):
+    """The pad tokens' rows (bf16 codes, in place): the first all +0 (a
+    zero-padded batch; written, its tiles would be refused under a2a3),
+    the others NaN in kv_c, +Inf in k_pe and NaN in cos (refused if
+    written). A skipped token is never read."""
+    cos = front[1].reshape(-1, c8.ROPE)
+    for i, t in enumerate(pads):
+        if i == 0:
+            kv[t] = 0
+            continue
+        kv[t, 7], kv[t, 260] = 0x7FC0, 0xFFC0
+        pe[t, 3] = 0x7F80
+        cos[t, 9] = 0x7FC0
 
 
 def check_exact(ins, attrs, exact, gamma_one):
@@ -245,6 +268,34 @@ def ascend_cases(root):
         exact={0: exact_token(rng, {0: ties, 1: dvr, 2: sat}),
                2: exact_token(rng, {2: ties, 3: dvr, 0: sat})},
         gamma_one=(0, 1, 2, 3), zeros=[(1, 3)])
+    ascend_pad_cases(root)
+
+
+def ascend_pad_cases(root):
+    """vllm-ascend pads slot_mapping with -1; the row's scatter
+    (npu_scatter_nd_update_) changes no cache byte for an index < 0
+    (kvgen.concat_and_cache_ds_mla.kept cites the kernels)."""
+    ascend_case(
+        root, "ascend_a2_int8_pad_minus1",
+        "ascend-sfa-c8, int8 cache (A3) [8, 656], int32 slots: tokens 1 "
+        "and 4 are pad tokens (slot -1, twice: no duplicate), skipped - "
+        "token 1 all +0 (its all-zero tiles would be refused under a2a3 if "
+        "written), token 4 NaN in kv_c, +Inf in k_pe, NaN in cos (never "
+        "read); the last slot 7 written; 4 rows untouched", 3731, (6,), (8, 656), "int8",
+        negative=[(1, -1), (4, -1)])
+    ascend_case(
+        root, "ascend_950_e4m3_pad_negative",
+        "ascend-sfa-c8, e4m3 cache (A5) [2, 4, 656], kv_c [2, 3, 512], "
+        "int64 slots: tokens 0 (-1, all +0) and 5 (-3, NaN / Inf) skipped "
+        "- every negative index, as the scatter kernels test index < 0; "
+        "the last slot 7 written", 3732, (2, 3), (2, 4, 656), "fp8_e4m3fn",
+        "int64", negative=[(0, -1), (5, -3)])
+    ascend_case(
+        root, "ascend_a2_int8_all_pad",
+        "ascend-sfa-c8, int8 cache [3, 656], every slot -1 (a batch of pad "
+        "tokens, the first all +0, the second NaN / Inf): the cache comes "
+        "back as it was", 3733, (2,), (3, 656), "int8",
+        negative=[(0, -1), (1, -1)], last=False)
 
 
 # ---- rows telling the RmsNorm forms apart -----------------------------------
@@ -480,16 +531,15 @@ def add_front(a):
 
 def ascend_refusals(root):
     a = attrs_of(ASC)
-    refusal(root, "error_ascend_slot_minus1", "ascend-sfa-c8 refuses -1: "
-            "what npu_scatter_nd_update_ does with a negative index is not "
-            "documented (Q14); message \"negative\"", "slot_mapping", a,
-            slots=(0, -1))
-    refusal(root, "error_ascend_slot_minus3_int32", "any negative slot, "
-            "int32 slots; message \"negative\"", "slot_mapping", a,
-            slots=(-3, 1), slot_tag="int32")
     refusal(root, "error_ascend_slot_past", "slot 4 of a 4-row cache "
-            "(aclnnScatterNdUpdate: out-of-range indices unsupported); "
-            "message \"slot_mapping\"", "slot_mapping", a, slots=(1, 4))
+            "(aclnnScatterNdUpdate: out-of-range indices unsupported; the "
+            "A2/A3 high_performance kernel writes such a row past the "
+            "cache); message \"slot_mapping\"", "slot_mapping", a,
+            slots=(1, 4))
+    refusal(root, "error_ascend_slot_past_int32_pad", "slot 9 of a 4-row "
+            "cache beside a pad slot -1, int32 slots: the -1 is skipped, "
+            "the 9 refused; message \"slot_mapping\"", "slot_mapping", a,
+            slots=(-1, 9), slot_tag="int32")
     refusal(root, "error_ascend_duplicate", "two tokens write slot 2; "
             "message \"slot_mapping\"", "slot_mapping", a, slots=(2, 2))
     refusal(root, "error_ascend_a2_zero_tile", "int8 cache (a2a3): token "

@@ -155,10 +155,20 @@ def full_attrs(attrs):
 
 
 def kept(preset, slots):
-    """Tokens that write: vLLM skips slot < 0; the Ascend preset refuses
-    negative slots, so a valid call keeps every token."""
-    return slots >= 0 if preset == "vllm-fp8_ds_mla" else \
-        np.ones(slots.shape, dtype=bool)
+    """Tokens that write: slot >= 0, for both presets. vLLM's kernel:
+    `if (slot_idx < 0) return;`. The Ascend row is scattered by
+    npu_scatter_nd_update_ (aclnnScatterNdUpdate), whose kernels at
+    hicann/ops-nn@e5c3fa93 index/scatter_nd_update/op_kernel store an
+    index only when 0 <= index < rows (arch35/scatter_nd_update_simt.h
+    :71, simd.h:172, simd_mask.h:139, simt_sort.h:39,
+    deterministic_simt.h:40, deterministic_simd.h:86; arch22/
+    scatter_nd_update_no_sort.h:102, large_index.h:101, and the sorted
+    path's bounds, scatter_nd_update.h:117-158) or, in the A2/A3
+    high_performance build, at linear offset index * 656
+    (arch22/scatter_nd_update_hp.h:222-225, common.h:81), which for
+    index < 0 lies before the cache: no byte of the cache changes.
+    (`preset` is kept for the callers: the presets agree here.)"""
+    return slots >= 0
 
 
 def golden(ins, attrs, cache_tag, norm=rms_norm_rstd):
