@@ -149,25 +149,37 @@ static void put_le(unsigned char *at, uint32_t v, size_t bytes)
  * FINITE skips inf and NaN, ALL skips nothing (no magnitude reaches
  * 0xFFFFFFFF). */
 KVG_I_IN_EVERY_CLONE
+static inline uint32_t chunk_amax(const kvg_i_group_rule *r,
+                                  const float *buf, int64_t c, uint32_t best)
+{
+    const uint32_t skip =
+        r->amax == KVG_I_AMAX_FINITE ? F32_INF : 0xFFFFFFFFu;
+    uint32_t m;
+    int64_t j;
+
+    for (j = 0; j < c; j++) {
+        /* written so: gcc 12 vectorises this form of the max */
+        m = kvg_i_bits(buf[j]) & MAG_MASK;
+        m &= kvg_i_mask_if(m < skip);
+        best = best > m ? best : m;
+    }
+    return best;
+}
+
+/* Step 1 over a group longer than a chunk, widened chunk by chunk. */
+KVG_I_IN_EVERY_CLONE
 static inline uint32_t amax_bits(const kvg_i_group_rule *r,
                                  const unsigned char *x, int64_t n)
 {
     const size_t xb = kvg_i_group_x_bytes(r);
-    const uint32_t skip =
-        r->amax == KVG_I_AMAX_FINITE ? F32_INF : 0xFFFFFFFFu;
-    uint32_t best = 0, m;
+    uint32_t best = 0;
     float buf[CHUNK];
-    int64_t i, j, c;
+    int64_t i, c;
 
     for (i = 0; i < n; i += CHUNK) {
         c = n - i < CHUNK ? n - i : CHUNK;
         widen(r, x + xb * (size_t)i, c, buf);
-        for (j = 0; j < c; j++) {
-            /* written so: gcc 12 vectorises this form of the max */
-            m = kvg_i_bits(buf[j]) & MAG_MASK;
-            m &= kvg_i_mask_if(m < skip);
-            best = best > m ? best : m;
-        }
+        best = chunk_amax(r, buf, c, best);
     }
     return best;
 }
@@ -366,6 +378,31 @@ static inline void payload_fix(const kvg_i_group_rule *r, const float *xf,
         }
 }
 
+/* n (even) fp4 codes, one a byte, packed two a byte, element 2j in the
+ * low nibble (kvg_fp4_pack). Eight codes at a time in one 64-bit word
+ * (the pairs joined, then the bytes gathered): a group of 32 packs into
+ * 16 bytes, fewer than one vector of a byte loop, which therefore ran
+ * byte by byte. */
+static inline void pack_fp4(const unsigned char *codes, int64_t n,
+                            unsigned char *out)
+{
+    uint64_t w;
+    int64_t i, k;
+
+    for (i = 0; i + 8 <= n; i += 8) {
+        w = 0;
+        for (k = 7; k >= 0; k--)
+            w = w << 8 | codes[i + k];
+        w = (w | w >> 4) & 0x00FF00FF00FF00FFull;
+        w = (w | w >> 8) & 0x0000FFFF0000FFFFull;
+        w = (w | w >> 16) & 0xFFFFFFFFull;
+        for (k = 0; k < 4; k++)
+            out[i / 2 + k] = (unsigned char)(w >> (8 * k));
+    }
+    for (; i < n; i += 2)
+        out[i / 2] = (unsigned char)(codes[i] | codes[i + 1] << 4);
+}
+
 /* Step 6 for the chunk: codes at out (fp4: n / 2 packed bytes), through
  * quant_codes.h's copies of the formats layer's encoders (fp8 without
  * saturation, hif8 saturating, fp4 e2m1 nearest-even with NaN to +0);
@@ -401,9 +438,7 @@ static inline void cast_codes(const kvg_i_group_rule *r,
          * fewer than one vector of the pairing loop */
         for (i = 0; i < n; i++)
             codes[i] = kvg_i_fp4_code(q[i]);
-        /* element 2j in the low nibble (kvg_fp4_pack) */
-        for (i = 0; i < n / 2; i++)
-            out[i] = (unsigned char)(codes[2 * i] | codes[2 * i + 1] << 4);
+        pack_fp4(codes, n, out);
         return; /* fp4 casts NaN to +0 already */
     }
     /* MX quant's 0xFF block: AscendC Cast takes NaN to +0 */
@@ -438,12 +473,19 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
                        unsigned char *scale)
 {
     const size_t xb = kvg_i_group_x_bytes(r);
+    /* a group of one chunk (every epilog's: 16 to 128 elements) is
+     * widened once, for its amax and its payload */
+    const int one_chunk = n <= CHUNK;
+    float xf[CHUNK], buf[CHUNK];
     group_scale g = {0.0f, 0};
     int zero = 0;
     int64_t i;
 
+    if (one_chunk)
+        widen(r, x, n, xf);
     if (r->store != KVG_I_STORE_NONE) {
-        g = scale_of(r, amax_bits(r, x, n));
+        g = scale_of(r, one_chunk ? chunk_amax(r, xf, n, 0)
+                                  : amax_bits(r, x, n));
         put_le(scale, g.code, kvg_i_group_scale_bytes(r));
         zero = r->code0_zero && g.code == 0;
     }
@@ -452,9 +494,9 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
     /* CHUNK is even, so an fp4 chunk starts on a byte */
     for (i = 0; i < n; i += CHUNK) {
         const int64_t m = n - i < CHUNK ? n - i : CHUNK;
-        float xf[CHUNK], buf[CHUNK];
 
-        widen(r, x + xb * (size_t)i, m, xf);
+        if (!one_chunk)
+            widen(r, x + xb * (size_t)i, m, xf);
         if (zero) {
             payload_zero(xf, m, buf);
         } else if (sticky_bf16(r)) {
