@@ -2,13 +2,20 @@
  * src/engines/group_quant.c - one group quantised under a kvg_i_group_rule
  * (the rule's steps are listed in group_quant.h). The codecs are the
  * format layer's (bf16, fp8, hif8, fp4 e2m1, and the E8M0 rules of
- * kvg_e8m0_from_amax); this file only sequences them as a rule says.
+ * kvg_e8m0_from_amax); this file only sequences them as a rule says. The
+ * per-element casts and widenings of the hot loops are the inline copies
+ * of src/kernels/quant_codes.h and widen.h (proved equal to the formats
+ * layer on every input), so that each loop over a chunk vectorises; the
+ * group's one call is built per CPU (KVG_I_ROW_KERNEL).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/engines/group_quant.h"
 
 #include "src/common/bits.h"
+#include "src/kernels/dispatch.h"
+#include "src/kernels/quant_codes.h"
+#include "src/kernels/widen.h"
 
 #define MAG_MASK 0x7FFFFFFFu
 #define F32_INF 0x7F800000u
@@ -58,7 +65,7 @@ size_t kvg_i_group_payload_bytes(const kvg_i_group_rule *r, int64_t n)
 }
 
 /* Element i of a bf16 row, widened exactly. */
-static float bf16_at(const unsigned char *x, int64_t i)
+static inline float bf16_at(const unsigned char *x, int64_t i)
 {
     const uint16_t code =
         (uint16_t)(x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8));
@@ -74,8 +81,9 @@ static float bf16_at(const unsigned char *x, int64_t i)
 /* n (<= CHUNK) elements of x in the rule's x_dtype, widened exactly into
  * out: bf16 (every epilog) unless the rule says fp16 or fp32, the choice
  * made once outside the loop. */
-static void widen(const kvg_i_group_rule *r, const unsigned char *x,
-                  int64_t n, float *out)
+KVG_I_IN_EVERY_CLONE
+static inline void widen(const kvg_i_group_rule *r, const unsigned char *x,
+                         int64_t n, float *out)
 {
     int64_t i;
     uint32_t u;
@@ -83,7 +91,7 @@ static void widen(const kvg_i_group_rule *r, const unsigned char *x,
     switch (r->x_dtype) {
     case KVG_FP16:
         for (i = 0; i < n; i++)
-            out[i] = kvg_fp16_to_f32((uint16_t)(
+            out[i] = kvg_i_fp16_value((uint16_t)(
                 x[2 * i] | (uint16_t)((uint16_t)x[2 * i + 1] << 8)));
         return;
     case KVG_FP32:
@@ -103,7 +111,9 @@ static void widen(const kvg_i_group_rule *r, const unsigned char *x,
  * multiply (mx_fp4_base.h FP16ConvertMXFP4, then a TRUNC cast): bit 3 is
  * set where the low byte is 1..7, a sticky bit so that truncating 3
  * mantissa bits cannot turn a value above an fp4 tie into the tie. */
-static void widen_fp16_sticky(const unsigned char *x, int64_t n, float *out)
+KVG_I_IN_EVERY_CLONE
+static inline void widen_fp16_sticky(const unsigned char *x, int64_t n,
+                                     float *out)
 {
     int64_t i;
     uint16_t code;
@@ -114,16 +124,16 @@ static void widen_fp16_sticky(const unsigned char *x, int64_t n, float *out)
         if ((code & 0xFFu) != 0 && (code & 0xFFu) < 8)
             code = (uint16_t)(code | 8u);
         /* fp16 -> binary32 is exact; dropping 16 bits truncates to 0 */
-        out[i] = kvg_i_float(kvg_i_bits(kvg_fp16_to_f32(code)) &
+        out[i] = kvg_i_float(kvg_i_bits(kvg_i_fp16_value(code)) &
                              0xFFFF0000u);
     }
 }
 
 /* Round to bf16 (nearest-even) and back: the kernels' bf16 arithmetic,
  * one rounding of the binary32 result (exact for bf16 x bf16). */
-static float bf16_round(float v)
+static inline float bf16_round(float v)
 {
-    return kvg_bf16_to_f32(kvg_f32_to_bf16(v, KVG_OVF_DEFAULT));
+    return kvg_i_float((uint32_t)kvg_i_bf16_rne_code(v) << 16);
 }
 
 static void put_le(unsigned char *at, uint32_t v, size_t bytes)
@@ -134,25 +144,42 @@ static void put_le(unsigned char *at, uint32_t v, size_t bytes)
         at[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Step 1: the magnitude bits of amax (see kvg_i_amax_kind). */
-static uint32_t amax_bits(const kvg_i_group_rule *r, const unsigned char *x,
-                          int64_t n)
+/* Step 1: the magnitude bits of amax (see kvg_i_amax_kind). A
+ * magnitude at or past `skip` counts as 0, which never beats the start:
+ * FINITE skips inf and NaN, ALL skips nothing (no magnitude reaches
+ * 0xFFFFFFFF). */
+KVG_I_IN_EVERY_CLONE
+static inline uint32_t chunk_amax(const kvg_i_group_rule *r,
+                                  const float *buf, int64_t c, uint32_t best)
+{
+    const uint32_t skip =
+        r->amax == KVG_I_AMAX_FINITE ? F32_INF : 0xFFFFFFFFu;
+    uint32_t m;
+    int64_t j;
+
+    for (j = 0; j < c; j++) {
+        /* written so: gcc 12 vectorises this form of the max */
+        m = kvg_i_bits(buf[j]) & MAG_MASK;
+        m &= kvg_i_mask_if(m < skip);
+        best = best > m ? best : m;
+    }
+    return best;
+}
+
+/* Step 1 over a group longer than a chunk, widened chunk by chunk. */
+KVG_I_IN_EVERY_CLONE
+static inline uint32_t amax_bits(const kvg_i_group_rule *r,
+                                 const unsigned char *x, int64_t n)
 {
     const size_t xb = kvg_i_group_x_bytes(r);
-    uint32_t best = 0, m;
+    uint32_t best = 0;
     float buf[CHUNK];
-    int64_t i, j, c;
+    int64_t i, c;
 
     for (i = 0; i < n; i += CHUNK) {
         c = n - i < CHUNK ? n - i : CHUNK;
         widen(r, x + xb * (size_t)i, c, buf);
-        for (j = 0; j < c; j++) {
-            m = kvg_i_bits(buf[j]) & MAG_MASK;
-            if (r->amax == KVG_I_AMAX_FINITE && m >= F32_INF)
-                continue;
-            if (m > best)
-                best = m;
-        }
+        best = chunk_amax(r, buf, c, best);
     }
     return best;
 }
@@ -270,8 +297,9 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
 
 
 /* Step 5's arithmetic for the chunk's widened elements xf. */
-static void payload_op(const kvg_i_group_rule *r, const float *xf,
-                       int64_t n, float sp, float x_scale, float *q)
+KVG_I_IN_EVERY_CLONE
+static inline void payload_op(const kvg_i_group_rule *r, const float *xf,
+                              int64_t n, float sp, float x_scale, float *q)
 {
     const uint32_t sb = kvg_i_bits(sp);
     const uint32_t e = (sb >> 23) & 0xFFu;
@@ -317,66 +345,106 @@ static void payload_op(const kvg_i_group_rule *r, const float *xf,
     }
 }
 
-/* Step 5's selections: q := x where not finite, then the clamp. */
-static void payload_fix(const kvg_i_group_rule *r, const float *xf,
-                        int64_t n, float *q)
+/* Step 5's selections: q := x where not finite, then the clamp, on bit
+ * patterns (widen.h says why). The clamp is `q > max ? max : q < -max ?
+ * -max : q`: a magnitude above max's but not NaN's takes max's with q's
+ * sign (max is positive, so a NaN or +-0 is left as it is). */
+KVG_I_IN_EVERY_CLONE
+static inline void payload_fix(const kvg_i_group_rule *r, const float *xf,
+                               int64_t n, float *q)
 {
-    const float max = kvg_i_group_cast_max(r->cast);
+    const uint32_t mb = kvg_i_bits(kvg_i_group_cast_max(r->cast));
+    uint32_t u, a;
     int64_t i;
 
     if (r->keep_x_nonfinite)
-        for (i = 0; i < n; i++)
-            if ((kvg_i_bits(q[i]) & MAG_MASK) >= F32_INF)
-                q[i] = xf[i];
+        for (i = 0; i < n; i++) {
+            u = kvg_i_bits(q[i]);
+            q[i] = kvg_i_float(kvg_i_pick(
+                kvg_i_mask_if((u & MAG_MASK) >= F32_INF), kvg_i_bits(xf[i]),
+                u));
+        }
     if (r->nan_zero)
-        for (i = 0; i < n; i++)
-            if ((kvg_i_bits(q[i]) & MAG_MASK) > F32_INF)
-                q[i] = 0.0f;
+        for (i = 0; i < n; i++) {
+            u = kvg_i_bits(q[i]);
+            q[i] = kvg_i_float((u & MAG_MASK) > F32_INF ? 0u : u);
+        }
     if (r->clamp)
         for (i = 0; i < n; i++) {
-            if (q[i] > max)
-                q[i] = max;
-            else if (q[i] < -max)
-                q[i] = -max;
+            u = kvg_i_bits(q[i]);
+            a = u & MAG_MASK;
+            q[i] = kvg_i_float(a > mb && a <= F32_INF ? (u & ~MAG_MASK) | mb
+                                                      : u);
         }
 }
 
-/* Step 6 for the chunk: codes at out (fp4: n / 2 packed bytes). */
-static void cast_codes(const kvg_i_group_rule *r, const float *q, int64_t n,
-                       unsigned char *out)
+/* n (even) fp4 codes, one a byte, packed two a byte, element 2j in the
+ * low nibble (kvg_fp4_pack). Eight codes at a time in one 64-bit word
+ * (the pairs joined, then the bytes gathered): a group of 32 packs into
+ * 16 bytes, fewer than one vector of a byte loop, which therefore ran
+ * byte by byte. */
+static inline void pack_fp4(const unsigned char *codes, int64_t n,
+                            unsigned char *out)
 {
+    uint64_t w;
+    int64_t i, k;
+
+    for (i = 0; i + 8 <= n; i += 8) {
+        w = 0;
+        for (k = 7; k >= 0; k--)
+            w = w << 8 | codes[i + k];
+        w = (w | w >> 4) & 0x00FF00FF00FF00FFull;
+        w = (w | w >> 8) & 0x0000FFFF0000FFFFull;
+        w = (w | w >> 16) & 0xFFFFFFFFull;
+        for (k = 0; k < 4; k++)
+            out[i / 2 + k] = (unsigned char)(w >> (8 * k));
+    }
+    for (; i < n; i += 2)
+        out[i / 2] = (unsigned char)(codes[i] | codes[i + 1] << 4);
+}
+
+/* Step 6 for the chunk: codes at out (fp4: n / 2 packed bytes), through
+ * quant_codes.h's copies of the formats layer's encoders (fp8 without
+ * saturation, hif8 saturating, fp4 e2m1 nearest-even with NaN to +0);
+ * int8, which no hot rule casts to, through the formats layer. */
+KVG_I_IN_EVERY_CLONE
+static inline void cast_codes(const kvg_i_group_rule *r,
+                              const float *restrict q, int64_t n,
+                              unsigned char *restrict out)
+{
+    unsigned char codes[CHUNK];
     int64_t i;
 
     switch (r->cast) {
     case KVG_FP8_E4M3FN:
         for (i = 0; i < n; i++)
-            out[i] = kvg_f32_to_fp8e4m3fn(q[i], KVG_OVF_NONSAT);
+            out[i] = kvg_i_e4m3fn_code(q[i]);
         break;
     case KVG_FP8_E5M2:
         for (i = 0; i < n; i++)
-            out[i] = kvg_f32_to_fp8e5m2(q[i], KVG_OVF_NONSAT);
+            out[i] = kvg_i_e5m2_code(q[i]);
         break;
     case KVG_HIF8:
         for (i = 0; i < n; i++)
-            out[i] = kvg_f32_to_hif8(q[i], KVG_OVF_SATURATE);
+            out[i] = kvg_i_hif8_sat_code(q[i]);
         break;
     case KVG_INT8:
         for (i = 0; i < n; i++)
             out[i] = (unsigned char)kvg_f32_to_int8(q[i]);
         break;
     default:
-        for (i = 0; i + 1 < n; i += 2)
-            out[i / 2] = kvg_fp4_pack(
-                kvg_f32_to_fp4e2m1(q[i], KVG_FP4_RINT, KVG_FP4_NAN_ZERO),
-                kvg_f32_to_fp4e2m1(q[i + 1], KVG_FP4_RINT,
-                                   KVG_FP4_NAN_ZERO));
+        /* the codes first, one a byte: a loop over the chunk's n elements
+         * vectorises even for a group of 32, whose 16 packed bytes are
+         * fewer than one vector of the pairing loop */
+        for (i = 0; i < n; i++)
+            codes[i] = kvg_i_fp4_code(q[i]);
+        pack_fp4(codes, n, out);
         return; /* fp4 casts NaN to +0 already */
     }
     /* MX quant's 0xFF block: AscendC Cast takes NaN to +0 */
     if (r->nan_code_zero)
         for (i = 0; i < n; i++)
-            if (q[i] != q[i])
-                out[i] = 0;
+            out[i] = (kvg_i_bits(q[i]) & MAG_MASK) > F32_INF ? 0 : out[i];
 }
 
 /* An fp16 x whose payload is a bf16 multiply (POW2_BF16, INV6_BF16)
@@ -390,7 +458,8 @@ static int sticky_bf16(const kvg_i_group_rule *r)
 
 /* code0_zero with code 0: x * 0, the sign kept (the kernel's zero
  * multiplier) */
-static void payload_zero(const float *xf, int64_t n, float *q)
+KVG_I_IN_EVERY_CLONE
+static inline void payload_zero(const float *xf, int64_t n, float *q)
 {
     int64_t i;
 
@@ -398,17 +467,25 @@ static void payload_zero(const float *xf, int64_t n, float *q)
         q[i] = xf[i] * 0.0f;
 }
 
+KVG_I_ROW_KERNEL
 void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
                        int64_t n, float x_scale, unsigned char *q,
                        unsigned char *scale)
 {
     const size_t xb = kvg_i_group_x_bytes(r);
+    /* a group of one chunk (every epilog's: 16 to 128 elements) is
+     * widened once, for its amax and its payload */
+    const int one_chunk = n <= CHUNK;
+    float xf[CHUNK], buf[CHUNK];
     group_scale g = {0.0f, 0};
     int zero = 0;
     int64_t i;
 
+    if (one_chunk)
+        widen(r, x, n, xf);
     if (r->store != KVG_I_STORE_NONE) {
-        g = scale_of(r, amax_bits(r, x, n));
+        g = scale_of(r, one_chunk ? chunk_amax(r, xf, n, 0)
+                                  : amax_bits(r, x, n));
         put_le(scale, g.code, kvg_i_group_scale_bytes(r));
         zero = r->code0_zero && g.code == 0;
     }
@@ -417,9 +494,9 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
     /* CHUNK is even, so an fp4 chunk starts on a byte */
     for (i = 0; i < n; i += CHUNK) {
         const int64_t m = n - i < CHUNK ? n - i : CHUNK;
-        float xf[CHUNK], buf[CHUNK];
 
-        widen(r, x + xb * (size_t)i, m, xf);
+        if (!one_chunk)
+            widen(r, x + xb * (size_t)i, m, xf);
         if (zero) {
             payload_zero(xf, m, buf);
         } else if (sticky_bf16(r)) {

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
+#include "src/kernels/dispatch.h"
 #include "src/ops/indexer_quant_cache/internal.h"
 
 #define D_MAX 8192 /* tiling:200 */
@@ -173,6 +174,7 @@ kvg_status kvg_i_indexer_quant_cache_check_args(
  * integer pass over the codes (fp16 / bf16: all-ones exponent), which
  * also gives the row's largest magnitude code: for finite codes of one
  * format the magnitude bits order as the values do. */
+KVG_I_ROW_KERNEL
 static kvg_status check_finite(const kvg_indexer_quant_cache_args *a,
                                int64_t d, int64_t t, float *rowmax,
                                kvg_diag *diag)
@@ -180,10 +182,17 @@ static kvg_status check_finite(const kvg_indexer_quant_cache_args *a,
     const unsigned char *e = (const unsigned char *)a->x->data +
                              (size_t)(t * d) * 2;
     const unsigned exp = a->x->dtype == KVG_FP16 ? 0x7C00u : 0x7F80u;
-    unsigned code, best = 0;
+    unsigned code, bad = 0, best = 0;
     int64_t i;
 
+    /* no exit in this pass, so that it vectorises; a row with a
+     * non-finite element is searched again for the first */
     for (i = 0; i < d; i++) {
+        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
+        bad |= (code & exp) == exp;
+        best = best > (code & 0x7FFFu) ? best : (code & 0x7FFFu);
+    }
+    for (i = 0; bad && i < d; i++) {
         code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
         if ((code & exp) == exp)
             return kvg_diag_set(
@@ -192,8 +201,6 @@ static kvg_status check_finite(const kvg_indexer_quant_cache_args *a,
                 "(refused: what the kernel does with it is not "
                 "established)", (long long)t, (long long)i,
                 kvg_dtype_name(a->x->dtype), code);
-        if ((code & 0x7FFFu) > best)
-            best = code & 0x7FFFu;
     }
     *rowmax = a->x->dtype == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)best)
                                       : kvg_bf16_to_f32((uint16_t)best);

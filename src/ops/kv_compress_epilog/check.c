@@ -7,6 +7,8 @@
  */
 #include "src/ops/kv_compress_epilog/internal.h"
 
+#include "src/kernels/dispatch.h"
+
 #define D_MAX 8192 /* OT tiling_arch35.cpp ValidateShapes; CR2 the same */
 
 static kvg_status check_present(const kvg_kv_compress_epilog_args *a,
@@ -123,8 +125,24 @@ kvg_status kvg_i_kv_compress_epilog_check_args(
     return kvg_i_kce_preset(a, &c, plan, diag);
 }
 
+/* 1 when one of the n bf16 codes at e is not finite (all-ones
+ * exponent): one pass without an exit, which the compiler vectorises. */
+KVG_I_ROW_KERNEL
+static int row_has_nonfinite(const unsigned char *e, int64_t n)
+{
+    unsigned code, bad = 0;
+    int64_t i;
+
+    for (i = 0; i < n; i++) {
+        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
+        bad |= (code & 0x7F80u) == 0x7F80u;
+    }
+    return bad != 0;
+}
+
 /* Non-finite x in a written token: refused (what the kernels do with one
- * is not established, quant_epilogs.md Q3); skipped tokens are not read. */
+ * is not established, quant_epilogs.md Q3); skipped tokens are not read.
+ * A row with one is searched again for the first, to name it. */
 static kvg_status check_x_values(const kvg_kv_compress_epilog_args *a,
                                  const kvg_i_kv_compress_epilog_plan *p,
                                  kvg_diag *diag)
@@ -134,13 +152,15 @@ static kvg_status check_x_values(const kvg_kv_compress_epilog_args *a,
     unsigned code;
 
     for (t = 0; t < p->tokens; t++) {
+        const unsigned char *row = x + (size_t)(t * p->d) * 2;
+
         if (!kvg_i_packed_row_kept(p->policy,
                                    kvg_i_index_at(a->slot_mapping, t),
-                                   p->slots))
+                                   p->slots) ||
+            !row_has_nonfinite(row, p->d))
             continue;
         for (i = 0; i < p->d; i++) {
-            const unsigned char *e = x + (size_t)(t * p->d + i) * 2;
-            code = (unsigned)e[0] | (unsigned)e[1] << 8;
+            code = (unsigned)row[2 * i] | (unsigned)row[2 * i + 1] << 8;
             if ((code & 0x7F80u) == 0x7F80u)
                 return kvg_diag_set(
                     diag, KVG_ERR_PARAM_INVALID, "x", a->x->rank - 1, t,
