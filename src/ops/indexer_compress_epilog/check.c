@@ -137,9 +137,9 @@ static kvg_status check_cr_caches(const kvg_indexer_compress_epilog_args *a,
     const int64_t scale_col = (d + KVG_I_ICE_GROUP - 1) / KVG_I_ICE_GROUP;
 
     if (s == NULL)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "cache_scale", -1,
-                            -1, "cache_scale: missing; cr writes the "
-                            "scales into a tensor of their own");
+        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "cache_scale", -1,
+                            -1, "cache_scale: NULL; cr writes the scales "
+                            "into a tensor of their own");
     KVG_TRY(kvg_i_check_rank(c, "cache", 2, diag));
     KVG_TRY(kvg_i_check_dim(c, "cache", 1, d,
                             "x's d (the kernel writes rows at slot * d)",

@@ -348,7 +348,12 @@ static void refusals(void **state)
     refused(c, "cache");
     cr_base(c, ok, KVG_FP8_E4M3FN, KVG_FP32, 128);
     c->a.cache_scale = NULL;
-    refused(c, "cache_scale");
+    {
+        kvg_diag d;
+        assert_int_equal(run(c, &d), KVG_ERR_PARAM_NULLPTR);
+        assert_string_equal(d.tensor, "cache_scale");
+        kvgt_assert_bytes_equal(c->cb, c->cache0, c->cache.nbytes, "cache");
+    }
     cr_base(c, ok, KVG_FP8_E4M3FN, KVG_FP32, 128);
     c->slots.dtype = KVG_INT64;
     c->slots.nbytes = 16;
