@@ -294,7 +294,6 @@ def va_case(root, cid, comment, seed, xdtype, xshape, blocks, bs, width,
             attrs=None, specials=(), skip=(1,)):
     """One valid va_v2 case: x of xshape, cache [blocks, bs, 1, width]."""
     rng = np.random.RandomState(seed)
-    d = xshape[-1]
     tokens = int(np.prod(xshape[:-1]))
     ctx = {"x": xdtype, "fp8": "fp8_e4m3fn"}
     x = make_x(rng, xshape, xdtype, specials, ctx, skip).reshape(xshape)

@@ -63,7 +63,7 @@ import numpy as np
 from . import formats, formats_mx
 
 F32 = np.float32
-GROUP = 128                     # PER_BLOCK_FP16 (CR base.h:29, VA v2_base.h:29)
+GROUP = 128                     # PER_BLOCK_FP16, CR base.h:29, VA v2_base.h:29
 AMAX_FLOOR = F32(1e-4)          # static_cast<float>(1e-4), CR base.h:215
 FP8_MAX = {"fp8_e4m3fn": 448.0, "fp8_e5m2": 57344.0}
 # the bits the DBQ path multiplies by (CR base.h:38-39, VA v2_base.h:37-38)
@@ -126,7 +126,7 @@ def mx_fp8_ebump(x, fp8, round_scale):
     """(payload codes [T, d] uint8, E8M0 codes [T, ng] uint8)."""
     xg = groups(x)
     amax = np.abs(xg).max(axis=2).astype(F32)                 # base.h:210-214
-    coeff = F32(1.0) / F32(FP8_MAX[fp8])                      # mx_fp8.h:106,110
+    coeff = F32(1.0) / F32(FP8_MAX[fp8])                  # mx_fp8.h:106,110
     s = (np.maximum(amax, AMAX_FLOOR) * coeff).astype(F32)    # base.h:215-216
     e = (f32_bits(s) >> 23) & 0xFF                            # base.h:218-219
     if round_scale:
@@ -147,7 +147,7 @@ def mx_fp8_ebump(x, fp8, round_scale):
     return fp8_codes(ungroup(q, x.shape[1]), fp8), code.astype(np.uint8)
 
 
-# ---- CR quant_mode 1 and VA v2: fp32 scale per 128 ----------------------------
+# ---- CR quant_mode 1 and VA v2: fp32 scale per 128 ------------------------
 
 def blk128_fp32(x, fp8):
     """(payload codes [T, d] uint8, fp32 scales [T, ng])."""
