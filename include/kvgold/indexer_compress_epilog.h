@@ -3,8 +3,8 @@
  * epilogs: quantise each token's row of x in groups of 128 columns and
  * scatter the codes and their scales into the indexer cache, a slot of -1
  * skipping the token. One operator name, two kernels with their own torch
- * names, arguments and byte layouts, so `impl` picks one (as
- * kvgold/kv_compress_epilog.h does). docs/indexer_compress_epilog.md is
+ * names, arguments and byte layouts, so `impl` picks one, a preset of
+ * the packed-row engine. docs/indexer_compress_epilog.md is
  * the operator's page; the rules cite
  *   CR = hicann/cann-recipes-infer@fbc225d
  *        ops/ascendc/src/indexer_compress_epilog/ (op_host, op_kernel),
