@@ -20,7 +20,7 @@ slot, and -1 for a skipped token whose x holds a NaN (never read). The
 caches start as poison (random bytes 1..255, fp32 scales +-(0.5, 1000)):
 skipped slots, rows no token names and the bytes a row never covers must
 come back unchanged. error_* cases break one rule each and name the
-tensor or attribute. Expected tensors come from kvgen.indexer_compress_epilog.
+tensor or attribute (161002; a missing required tensor 161001). Expected tensors come from kvgen.indexer_compress_epilog.
 """
 import numpy as np
 
@@ -339,10 +339,11 @@ def refusal(root, cid, comment, name, impl="cr", mode=1, xdtype="bf16",
             xshape=(2, 128), slots=None, slot_dtype="int32",
             cache_dtype=None, cache_shape=None, scale_dtype=None,
             scale_shape=None, attrs=None, bad_x=None, tiny_group=None,
-            no_scale=False):
-    """A call the operator refuses, naming `name` (status 161002); both
-    caches are poison. Unnamed parts default to a valid call of `impl`
-    (cr: `mode`) with 2 tokens."""
+            no_scale=False, status=161002):
+    """A call the operator refuses, naming `name` (status 161002, or
+    161001 for a missing required tensor); both caches are poison.
+    Unnamed parts default to a valid call of `impl` (cr: `mode`) with 2
+    tokens."""
     rng = np.random.RandomState(3890)
     d = xshape[-1]
     tokens = int(np.prod(xshape[:-1]))
@@ -379,7 +380,7 @@ def refusal(root, cid, comment, name, impl="cr", mode=1, xdtype="bf16",
         inputs["cache_scale"] = T(poison(rng, scale_shape, scale_dtype),
                                   scale_dtype)
     write_case(root, cid, OP, a, inputs, {}, comment=comment,
-               expect_error={"status": 161002, "tensor": name})
+               expect_error={"status": status, "tensor": name})
 
 
 def refused_attrs(root):
@@ -426,8 +427,9 @@ def refused_tensors(root):
     refusal(root, "error_cr_rows_differ", "cr cache_scale has 3 rows, "
             "cache 4: one slot addresses both", "cache_scale",
             scale_shape=(3, 1))
-    refusal(root, "error_cr_no_cache_scale", "cr without cache_scale",
-            "cache_scale", no_scale=True)
+    refusal(root, "error_cr_no_cache_scale", "cr without cache_scale: a "
+            "required tensor missing (161001, as every operator)",
+            "cache_scale", no_scale=True, status=161001)
     refusal(root, "error_cr_x_3d", "cr x is 2-D [T, d], not [1, 2, 128]",
             "x", xshape=(1, 2, 128), slots=np.arange(2))
     refusal(root, "error_x_fp32", "x is fp16 or bf16 (op_defs), not fp32",
