@@ -20,7 +20,8 @@ slot, and -1 for a skipped token whose x holds a NaN (never read). The
 caches start as poison (random bytes 1..255, fp32 scales +-(0.5, 1000)):
 skipped slots, rows no token names and the bytes a row never covers must
 come back unchanged. error_* cases break one rule each and name the
-tensor or attribute (161002; a missing required tensor 161001). Expected tensors come from kvgen.indexer_compress_epilog.
+tensor or attribute (161002; a missing required tensor 161001).
+Expected tensors come from kvgen.indexer_compress_epilog.
 """
 import numpy as np
 
@@ -142,6 +143,7 @@ def slots_of(rng, tokens, nslots, skip, last=True):
     token tokens // 2 when `last`, -1 for the tokens in skip."""
     s = rng.permutation(nslots - 1)[:tokens].astype(np.int64)
     if last:
+        assert tokens // 2 not in skip, "the last slot's token is skipped"
         s[tokens // 2] = nslots - 1
     for t in skip:
         s[t] = -1
@@ -248,19 +250,21 @@ def cr_mode0_cases(root):
                       (2, 1, ZERO), (3, 1, TINY)])
     cr_case(root, "cr_m0_trunc",
             "cr quant_mode 0, round_scale false (R-TRUNC): the scale byte "
-            "is E(s) and the payload x / s (unrounded s), clamped to "
-            "+-448 (the amax element reaches 448 exactly or a hair "
-            "above); bf16 x [5, 256]: amax 7 (code 121), 7 + ulp, a zero "
-            "group and one below the floor (code 104)", 3813,
+            "is E(s) and the payload x / s (unrounded s): the amax "
+            "element's quotient is 448 or 447.99997 (-> 448); the clamp "
+            "to +-448 never acts for 16-bit x (no amax gives a quotient "
+            "above 448); bf16 x [5, 256]: amax 7 (code 121), 7 + ulp, a "
+            "zero group and one below the floor (code 104)", 3813,
             {"quant_mode": 0, "round_scale": False}, "bf16", 5, 256, 6,
             specials=[(0, 0, EXACT), (0, 1, ZERO), (2, 0, ABOVE),
                       (3, 1, TINY)])
     cr_case(root, "cr_m0_d200",
             "cr quant_mode 0, d 200: the E8M0 of the short last group (72 "
-            "columns) and its payload; fp16 x", 3814,
+            "columns) and its payload; fp16 x; token 2 at the last row 5",
+            3814,
             {"quant_mode": 0}, "fp16", 4, 200, 6,
             specials=[(0, 1, EXACT), (2, 1, ZERO), (3, 0, BELOW)],
-            skip=(2,))
+            skip=(1,))
 
 
 def cr_mode2_cases(root):
