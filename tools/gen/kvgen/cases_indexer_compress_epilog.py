@@ -267,6 +267,19 @@ def cr_mode0_cases(root):
             skip=(1,))
 
 
+def cr_documented_shape(root):
+    # ~59 KB: the one d the op's doc allows (custom-npu_indexer_compress_
+    # epilog.md:71-73: d 4096, scale_factor 32), kept to 3 tokens
+    cr_case(root, "cr_m0_d4096",
+            "cr quant_mode 0 at the documented shape d 4096 (32 groups, "
+            "scale_factor 32), fp16 x [3, 4096] (the vendor test's x "
+            "dtype) into 4 rows; groups: s a power of two, all zero, below "
+            "the floor", 3815,
+            {"quant_mode": 0}, "fp16", 3, 4096, 4,
+            specials=[(0, 0, EXACT), (0, 31, ZERO), (1, 17, TINY)],
+            skip=(2,))
+
+
 def cr_mode2_cases(root):
     cr_case(root, "cr_m2_hif8",
             "cr quant_mode 2 (HiFloat8): cache bytes hif8_ROUND_SAT(x (x) "
@@ -488,6 +501,7 @@ def refused_values(root):
 def generate(root):
     cr_mode1_cases(root)
     cr_mode0_cases(root)
+    cr_documented_shape(root)
     cr_mode2_cases(root)
     cr_all_skipped(root)
     va_cases(root)
