@@ -20,7 +20,8 @@ slot, and -1 for a skipped token whose x holds a NaN (never read). The
 caches start as poison (random bytes 1..255, fp32 scales +-(0.5, 1000)):
 skipped slots, rows no token names and the bytes a row never covers must
 come back unchanged. error_* cases break one rule each and name the
-tensor or attribute. Expected tensors come from kvgen.indexer_compress_epilog.
+tensor or attribute (161002; a missing required tensor 161001).
+Expected tensors come from kvgen.indexer_compress_epilog.
 """
 import numpy as np
 
@@ -142,6 +143,7 @@ def slots_of(rng, tokens, nslots, skip, last=True):
     token tokens // 2 when `last`, -1 for the tokens in skip."""
     s = rng.permutation(nslots - 1)[:tokens].astype(np.int64)
     if last:
+        assert tokens // 2 not in skip, "the last slot's token is skipped"
         s[tokens // 2] = nslots - 1
     for t in skip:
         s[t] = -1
@@ -248,18 +250,33 @@ def cr_mode0_cases(root):
                       (2, 1, ZERO), (3, 1, TINY)])
     cr_case(root, "cr_m0_trunc",
             "cr quant_mode 0, round_scale false (R-TRUNC): the scale byte "
-            "is E(s) and the payload x / s (unrounded s), clamped to "
-            "+-448 (the amax element reaches 448 exactly or a hair "
-            "above); bf16 x [5, 256]: amax 7 (code 121), 7 + ulp, a zero "
-            "group and one below the floor (code 104)", 3813,
+            "is E(s) and the payload x / s (unrounded s): the amax "
+            "element's quotient is 448 or 447.99997 (-> 448); the clamp "
+            "to +-448 never acts for 16-bit x (no amax gives a quotient "
+            "above 448); bf16 x [5, 256]: amax 7 (code 121), 7 + ulp, a "
+            "zero group and one below the floor (code 104)", 3813,
             {"quant_mode": 0, "round_scale": False}, "bf16", 5, 256, 6,
             specials=[(0, 0, EXACT), (0, 1, ZERO), (2, 0, ABOVE),
                       (3, 1, TINY)])
     cr_case(root, "cr_m0_d200",
             "cr quant_mode 0, d 200: the E8M0 of the short last group (72 "
-            "columns) and its payload; fp16 x", 3814,
+            "columns) and its payload; fp16 x; token 2 at the last row 5",
+            3814,
             {"quant_mode": 0}, "fp16", 4, 200, 6,
             specials=[(0, 1, EXACT), (2, 1, ZERO), (3, 0, BELOW)],
+            skip=(1,))
+
+
+def cr_documented_shape(root):
+    # ~59 KB: the one d the op's doc allows (custom-npu_indexer_compress_
+    # epilog.md:71-73: d 4096, scale_factor 32), kept to 3 tokens
+    cr_case(root, "cr_m0_d4096",
+            "cr quant_mode 0 at the documented shape d 4096 (32 groups, "
+            "scale_factor 32), fp16 x [3, 4096] (the vendor test's x "
+            "dtype) into 4 rows; groups: s a power of two, all zero, below "
+            "the floor", 3815,
+            {"quant_mode": 0}, "fp16", 3, 4096, 4,
+            specials=[(0, 0, EXACT), (0, 31, ZERO), (1, 17, TINY)],
             skip=(2,))
 
 
@@ -339,10 +356,11 @@ def refusal(root, cid, comment, name, impl="cr", mode=1, xdtype="bf16",
             xshape=(2, 128), slots=None, slot_dtype="int32",
             cache_dtype=None, cache_shape=None, scale_dtype=None,
             scale_shape=None, attrs=None, bad_x=None, tiny_group=None,
-            no_scale=False):
-    """A call the operator refuses, naming `name` (status 161002); both
-    caches are poison. Unnamed parts default to a valid call of `impl`
-    (cr: `mode`) with 2 tokens."""
+            no_scale=False, status=161002):
+    """A call the operator refuses, naming `name` (status 161002, or
+    161001 for a missing required tensor); both caches are poison.
+    Unnamed parts default to a valid call of `impl` (cr: `mode`) with 2
+    tokens."""
     rng = np.random.RandomState(3890)
     d = xshape[-1]
     tokens = int(np.prod(xshape[:-1]))
@@ -379,7 +397,7 @@ def refusal(root, cid, comment, name, impl="cr", mode=1, xdtype="bf16",
         inputs["cache_scale"] = T(poison(rng, scale_shape, scale_dtype),
                                   scale_dtype)
     write_case(root, cid, OP, a, inputs, {}, comment=comment,
-               expect_error={"status": 161002, "tensor": name})
+               expect_error={"status": status, "tensor": name})
 
 
 def refused_attrs(root):
@@ -426,8 +444,9 @@ def refused_tensors(root):
     refusal(root, "error_cr_rows_differ", "cr cache_scale has 3 rows, "
             "cache 4: one slot addresses both", "cache_scale",
             scale_shape=(3, 1))
-    refusal(root, "error_cr_no_cache_scale", "cr without cache_scale",
-            "cache_scale", no_scale=True)
+    refusal(root, "error_cr_no_cache_scale", "cr without cache_scale: a "
+            "required tensor missing (161001, as every operator)",
+            "cache_scale", no_scale=True, status=161001)
     refusal(root, "error_cr_x_3d", "cr x is 2-D [T, d], not [1, 2, 128]",
             "x", xshape=(1, 2, 128), slots=np.arange(2))
     refusal(root, "error_x_fp32", "x is fp16 or bf16 (op_defs), not fp32",
@@ -482,6 +501,7 @@ def refused_values(root):
 def generate(root):
     cr_mode1_cases(root)
     cr_mode0_cases(root)
+    cr_documented_shape(root)
     cr_mode2_cases(root)
     cr_all_skipped(root)
     va_cases(root)
