@@ -107,6 +107,8 @@ static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
     runs.k = k;
     runs.p = &p;
     runs.tensor = kvg_row_tensor_of(&p.layout, w->name);
+    if (runs.tensor < 0 && strcmp(w->name, "cache_scale") == 0)
+        return kvg_i_written_none(w); /* va_v2: no scale tensor */
     if (runs.tensor < 0)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
                             "%s: not a cache of indexer_compress_epilog",
