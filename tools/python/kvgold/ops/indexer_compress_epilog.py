@@ -55,8 +55,9 @@ TORCH_NPU_PYTHON: Mapping[str, Mapping[str, Any]] = {
              "ttk_golden": "indexer_compress_epilog_va_v2_golden"},
 }
 
-# cr's cache_scale is float32 in modes 1 and 2.
-FP32_ARGS: Optional[FrozenSet[str]] = frozenset({"cache_scale"})
+# cr's scale cache (the torch API's indexer_compress_scale) is float32 in
+# modes 1 and 2.
+FP32_ARGS: Optional[FrozenSet[str]] = frozenset({"indexer_compress_scale"})
 
 
 def _dense_stride(cache: TensorLike) -> int:
