@@ -144,6 +144,7 @@ static kvg_status preset_va_v2(const kvg_indexer_compress_epilog_args *a,
 {
     const int64_t scale_col = (p->d + KVG_I_ICE_GROUP - 1) / KVG_I_ICE_GROUP;
     const int64_t need = p->d + 4 * scale_col;
+    const int64_t dense = g->block_size * g->row_bytes;
     kvg_row_layout *l = &p->layout;
     kvg_i_row_build b;
     int seg[2], sc[2];
@@ -161,12 +162,11 @@ static kvg_status preset_va_v2(const kvg_indexer_compress_epilog_args *a,
                             "block_size x %lld fp32 scales)",
                             (long long)g->row_bytes, (long long)p->d,
                             (long long)need, (long long)scale_col);
-    if (a->block_stride != 0 && a->block_stride != g->block_size * g->row_bytes)
+    if (a->block_stride != 0 && a->block_stride != dense)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "block_stride", -1,
                             -1, "block_stride: 0 or the dense cache's %lld "
                             "bytes (block_size * last dim), got %lld",
-                            (long long)(g->block_size * g->row_bytes),
-                            (long long)a->block_stride);
+                            (long long)dense, (long long)a->block_stride);
     p->rule = kvg_i_rule_blk128_fp32(KVG_FP8_E4M3FN); /* v2_base.h:134-240 */
     p->rule.x_dtype = a->x->dtype;
     p->scale_subnormal_refused = 1;
@@ -178,7 +178,7 @@ static kvg_status preset_va_v2(const kvg_indexer_compress_epilog_args *a,
     l->slot_stride[1] = b.at;
     l->region_offset[1] = g->block_size * p->d;
     l->block_size = g->block_size;
-    l->block_stride[0] = g->block_size * g->row_bytes;
+    l->block_stride[0] = dense;
     l->blocks = g->blocks;
     return KVG_OK;
 }
