@@ -96,7 +96,8 @@ static kvg_status preset_cr(const kvg_indexer_compress_epilog_args *a,
                         diag));
     if (a->quant_mode == 0)
         /* R-EBUMP (base.h:217-227: the And with 0x7FFFFF meant for the
-         * mantissa is applied to the exponent) or R-TRUNC (:163-164) */
+         * mantissa is applied to the exponent) or R-TRUNC (the
+         * roundScale = false instance, :157, skips that step at :217) */
         p->rule = kvg_i_rule_mx_fp8(a->cache->dtype, KVG_E8M0_EBUMP,
                                     a->round_scale);
     else if (a->quant_mode == 1) /* VFProcessDynamicBlockQuant :269-382 */
