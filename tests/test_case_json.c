@@ -204,7 +204,7 @@ static size_t op_col(size_t k)
 
 static void test_load(void **state)
 {
-    char path[128], msg[300];
+    char path[128], msg[512];
     (void)state;
     strcpy(g_dir, "/tmp/kvg_case_json_XXXXXX");
     assert_non_null(mkdtemp(g_dir));
@@ -253,7 +253,7 @@ static void test_load(void **state)
                  "case.json:2:29: expect_error.status must be an integer, "
                  "not a string");
     {
-        char names[256];
+        char names[400];
         registry_names(names, sizeof names);
         (void)snprintf(msg, sizeof msg,
                        "case.json:1:8: \"op\" must be one of %s", names);

@@ -25,6 +25,7 @@
 #include "kvgold/c8_mxfp_k_cache.h"
 #include "kvgold/dynamic_block_quant.h"
 #include "kvgold/dynamic_mx_quant.h"
+#include "kvgold/indexer_compress_epilog.h"
 #include "kvgold/indexer_quant_cache.h"
 #include "kvgold/kv_compress_epilog.h"
 #include "kvgold/concat_and_cache_ds_mla.h"

@@ -22,6 +22,7 @@ extern const kvg_op kvg_i_op_kv_compress_epilog;
 extern const kvg_op kvg_i_op_c8_mxfp_k_cache;
 extern const kvg_op kvg_i_op_indexer_quant_cache;
 extern const kvg_op kvg_i_op_concat_and_cache_ds_mla;
+extern const kvg_op kvg_i_op_indexer_compress_epilog;
 
 /* The fixed order of kvg_op_at. */
 static const kvg_op *const k_ops[] = {
@@ -36,6 +37,7 @@ static const kvg_op *const k_ops[] = {
     &kvg_i_op_c8_mxfp_k_cache,
     &kvg_i_op_indexer_quant_cache,
     &kvg_i_op_concat_and_cache_ds_mla,
+    &kvg_i_op_indexer_compress_epilog,
 };
 
 #define OP_COUNT (sizeof k_ops / sizeof k_ops[0])

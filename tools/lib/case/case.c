@@ -429,7 +429,7 @@ static kvg_status check_top(kvg_case *c, kvg_diag *diag)
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "op", -1, -1,
                             "%s/case.json: \"op\" is required", c->dir);
     if (!kvg_json_is(op, KVG_JSON_STRING) || kvg_op_find(op->text) == NULL) {
-        char ops[256];
+        char ops[400]; /* 13 operators take 258 characters */
         op_names(ops, sizeof ops);
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "op", -1, -1,
                             "%s/case.json:%d:%d: \"op\" must be one of %s",

@@ -1,0 +1,38 @@
+/*
+ * src/engines/group_rules.h - the spec's named group rules
+ * (quant_epilogs.md section 2.2 and 5) as kvg_i_group_rule values
+ * (group_quant.h), so a preset names a rule instead of restating its
+ * fields: R-BLK128-FP32, the MX-FP8 family (R-CEIL / R-EBUMP / R-TRUNC)
+ * and hif8(x * x_scale). The fl(1/MAX) coefficients are the kernels' bit
+ * constants (0x3B124925 = 1.0f / 448, 0x37924925 = 1.0f / 57344).
+ *
+ * Names no operator; each operator's preset says which kernel line a
+ * rule models.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_ENGINES_GROUP_RULES_H
+#define KVGOLD_SRC_ENGINES_GROUP_RULES_H
+
+#include "kvgold/dtype.h"
+#include "src/engines/group_quant.h"
+
+#define KVG_I_FL_1_448 0x3B124925u   /* fl(1/448) */
+#define KVG_I_FL_1_57344 0x37924925u /* fl(1/57344) */
+
+/* R-BLK128-FP32: amax over the finite elements, s = amax * fl(1/MAX) (0
+ * for amax 0), fp32 scale s, q = x / s, q := x where that is not finite,
+ * no clamp, fp8 RNE of `cast` (fp8_e4m3fn / fp8_e5m2). */
+kvg_i_group_rule kvg_i_rule_blk128_fp32(kvg_dtype cast);
+
+/* The MX-FP8 family: a = max(amax, fl(1e-4)), s = a * fl(1/MAX), E8M0
+ * code by `e8m0` (KVG_E8M0_CEIL or KVG_E8M0_EBUMP; R-TRUNC when
+ * round_scale is 0), stored as the E8M0 byte, q = x / s' clamped to
+ * +-MAX, fp8 RNE. */
+kvg_i_group_rule kvg_i_rule_mx_fp8(kvg_dtype cast, int e8m0,
+                                   int round_scale);
+
+/* hif8(fl(x * x_scale)), nearest-away, saturating; no scale. */
+kvg_i_group_rule kvg_i_rule_hif8_xscale(void);
+
+#endif /* KVGOLD_SRC_ENGINES_GROUP_RULES_H */

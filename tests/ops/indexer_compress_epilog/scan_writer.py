@@ -1,0 +1,63 @@
+"""How the indexer compress epilogs are written in a dump, for the scan
+tests (the generic writers are tests/python/scan/scan_dumps.py). Their
+torch APIs (tools/lib/bindings/indexer_compress_epilog.c) write the
+caches in place and return nothing, so an ops-test-kit e2e case has the
+return (None, a *_none marker) and then the caches of
+inplace_input_indexes as its goldens: cr's cache and cache_scale (0, 1),
+va_v2's one cache (0). Judged field by field. This writer keeps no
+generic hook name (msprobe / cann / E2E_API ...): the generic format tests
+judge every writer's SAMPLE there, which an in-place op whose API returns
+None does not fit; test_ice_scan.py uses FORMS."""
+import csv
+
+import scan_dumps as sd
+
+OP = "indexer_compress_epilog"
+ALIAS = "ice"
+SAMPLE = "cr_m1_e4m3_bf16"
+
+
+class FormCr:
+    """torch.ops.custom.indexer_compress_epilog as an e2e case spells it."""
+    E2E_API = "torch.ops.custom.indexer_compress_epilog"
+    E2E_IN = ["cache", "cache_scale", "x", "slot_mapping"]
+    E2E_OUT = ["(returns None)", "cache", "cache_scale"]
+    E2E_ATTRS = ["quant_mode", "round_scale", "scale"]
+    INPLACE = "(0, 1)"
+
+
+class FormVa:
+    """torch.ops._C_ascend.indexer_compress_epilog_v2."""
+    E2E_API = "torch.ops._C_ascend.indexer_compress_epilog_v2"
+    E2E_IN = ["cache", "x", "slot_mapping"]
+    E2E_OUT = ["(returns None)", "cache"]
+    E2E_ATTRS = ["layout"]
+    INPLACE = "(0,)"
+
+
+FORMS = {"cr": FormCr(), "va_v2": FormVa()}
+
+
+def case(name):
+    """Vector case `name` of the operator as a call."""
+    return sd.Call(OP, name)
+
+
+def e2e(call, root, name, fmt="bin"):
+    """The call as an ops-test-kit e2e case of its impl's torch API; its
+    CSV row."""
+    form = FORMS[call.attrs.get("impl", "cr")]
+    row = sd.write_ttk_e2e(form, call, root, name, fmt)
+    row["inplace_input_indexes"] = form.INPLACE
+    return row
+
+
+def write_csv(path, rows):
+    """ops-test-kit's e2e testcase CSV with its inplace_input_indexes
+    column (scan_dumps.write_ttk_csv's columns leave it out)."""
+    cols = list(rows[0])
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    return path
