@@ -29,20 +29,17 @@ static void compute(const kvg_indexer_quant_cache_args *a,
     unsigned char *const tensor[KVG_ROW_TENSORS] = {
         (unsigned char *)a->cache->data,
         (unsigned char *)a->cache_scale->data};
+    /* -1 skips (single_row.h:65); other values were checked */
+    const kvg_i_packed_tokens k = {a->slot_mapping, p->tokens, p->slots,
+                                   KVG_I_SLOT_SKIP_MINUS1};
+    const kvg_i_token_rows rows = {x, (size_t)p->d * 2, NULL, NULL, NULL};
     kvg_i_packed_row row;
-    int64_t t, slot;
 
     memset(&row, 0, sizeof row); /* every column 0, one head */
     row.layout = &p->layout;
     row.x_scale = p->x_scale;
     row.rule[0] = &p->rule; /* segment 0: the codes, all d columns */
-    for (t = 0; t < p->tokens; t++) {
-        slot = kvg_i_index_at(a->slot_mapping, t);
-        /* -1 skips (single_row.h:65); other values were checked */
-        if (kvg_i_packed_row_kept(KVG_I_SLOT_SKIP_MINUS1, slot, p->slots))
-            kvg_i_packed_row_write(&row, tensor,
-                                   x + (size_t)(t * p->d) * 2, slot);
-    }
+    kvg_i_packed_row_write_tokens(&row, &k, tensor, &rows);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */

@@ -44,8 +44,10 @@ static void compute(const kvg_kv_compress_epilog_args *a,
     const unsigned char *x = (const unsigned char *)a->x->data;
     unsigned char *const tensor[KVG_ROW_TENSORS] = {
         (unsigned char *)a->cache->data, NULL};
+    const kvg_i_packed_tokens k = {a->slot_mapping, p->tokens, p->slots,
+                                   p->policy};
+    const kvg_i_token_rows rows = {x, (size_t)p->d * 2, NULL, NULL, NULL};
     kvg_i_packed_row row;
-    int64_t t, slot;
     int i;
 
     row.layout = &p->layout;
@@ -55,12 +57,7 @@ static void compute(const kvg_kv_compress_epilog_args *a,
         row.rule[i] = p->rule_of[i] >= 0 ? &p->rules[p->rule_of[i]] : NULL;
         row.column[i] = p->column[i];
     }
-    for (t = 0; t < p->tokens; t++) {
-        slot = kvg_i_index_at(a->slot_mapping, t);
-        if (kvg_i_packed_row_kept(p->policy, slot, p->slots))
-            kvg_i_packed_row_write(&row, tensor,
-                                   x + (size_t)(t * p->d) * 2, slot);
-    }
+    kvg_i_packed_row_write_tokens(&row, &k, tensor, &rows);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
