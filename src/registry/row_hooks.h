@@ -1,9 +1,10 @@
 /*
- * src/registry/row_hooks.h - the two descriptor hooks of an operator that
+ * src/registry/row_hooks.h - the descriptor hooks of an operator that
  * writes packed rows (kvgold/row_layout.h through src/engines/
  * packed_row.h), written once: `row_layout` (kvg_op_row_layout: the
- * call's checked layout, for compare, scan and explain-layout) and
- * `written` (kvg_op_written_runs: the runs its tokens' rows cover).
+ * call's checked layout, for compare, scan and explain-layout),
+ * `written` (kvg_op_written_runs: the runs its tokens' rows cover) and
+ * `describe` (kvg_op_describe_output: the comparison role).
  *
  * In src/ops/<op>/descriptor.c, before KVG_I_OP_DEFINE:
  *
@@ -24,6 +25,11 @@
  * The "<tensor>" names are the tensors of the layout (its tensor_name).
  *
  * It defines:
+ *   - describe: every output and cache takes the role KVG_ROLE_QUANT
+ *     (kvg_op_describe_output): the payload's, a quantisation result
+ *     judged by its dtype's rule under the standard (code distance for
+ *     fp8 / hif8), while compare judges scales, pass-through, pad and
+ *     untouched bytes bit for bit through the layout whatever the role;
  *   - kvg_i_<op>_row_layout: for a named tensor, the layout of
  *     kvg_i_<op>_check_args (has_sink from the slot values when the
  *     policy clamps rows to a sink: kvg_i_packed_row_sink_raced); for any
@@ -74,6 +80,17 @@ kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
         t_.slots = p->slots;                                                  \
         t_.policy = (slot_rule);                                              \
         return t_;                                                            \
+    }                                                                         \
+    static void describe(const kvg_i_op_args *a, const char *name,            \
+                         const kvg_tensor *t, kvg_compare_role *role,         \
+                         int *has_layout, kvg_cache_layout *layout)           \
+    {                                                                         \
+        (void)a;                                                              \
+        (void)name;                                                           \
+        (void)t;                                                              \
+        (void)has_layout;                                                     \
+        (void)layout;                                                         \
+        *role = KVG_ROLE_QUANT;                                               \
     }                                                                         \
     static kvg_status written(const kvg_i_op_args *a,                         \
                               const kvg_i_written *w, kvg_diag *diag)         \

@@ -25,27 +25,15 @@ static const kvg_i_op_tensor k_tensors[] = {
 
 KVG_I_OP_NO_OUTPUTS("c8_mxfp_k_cache");
 
-/* Both caches are judged field by field through the row_layout hook
- * below: the payload by fp8 code distance under the standard, the E8M0
- * scales bit for bit, the untouched bytes of each cache exactly. */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-/* The `row_layout` hook of struct kvg_op (kvg_op_row_layout): the one
- * layout of both caches, for compare, scan and explain-layout; its sink
- * (slot 0's scales UNDEFINED) is on when two or more pad rows race there,
- * which needs slot_mapping's values. And `written`: a real token's slot
- * in both caches, a pad row's scales at slot 0 (SINK_SCALES), from the
- * layout the writes use (src/registry/row_hooks.h). */
+/* Both caches are judged field by field through the `row_layout` hook of
+ * struct kvg_op (kvg_op_row_layout): the payload by fp8 code distance
+ * under the standard (KVG_ROLE_QUANT), the E8M0 scales bit for bit, the
+ * untouched bytes of each cache exactly. The hook gives the one layout
+ * of both caches, for compare, scan and explain-layout; its sink (slot
+ * 0's scales UNDEFINED) is on when two or more pad rows race there, which
+ * needs slot_mapping's values. `written`: a real token's slot in both
+ * caches, a pad row's scales at slot 0 (SINK_SCALES), from the layout the
+ * writes use (src/registry/row_hooks.h). */
 KVG_I_OP_ROW_HOOKS(c8_mxfp_k_cache, KVG_I_SLOT_SINK_SCALES, "key_cache",
                    "key_scale_cache");
 

@@ -43,24 +43,11 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("concat_and_cache_ds_mla");
 
-/* The cache mixes payload codes, scales and copied bytes; compare judges
- * it field by field through the row_layout hook below, and the role it
- * takes from here is the payload's (a quantisation result). */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-/* The row_layout hook (kvg_op_row_layout): kv_cache's checked layout for
- * compare, scan and explain-layout (slot values are not read); and
- * `written`: each kept token's slot, from the layout the writes use
+/* The cache mixes payload codes, scales and copied bytes: the row_layout
+ * hook (kvg_op_row_layout) gives kv_cache's checked layout, for compare
+ * (field by field), scan and explain-layout (slot values are not read);
+ * `describe` its role, the payload's (KVG_ROLE_QUANT); `written` each
+ * kept token's slot, from the layout the writes use
  * (src/registry/row_hooks.h). */
 KVG_I_OP_ROW_HOOKS(concat_and_cache_ds_mla, p->policy, "kv_cache");
 

@@ -37,27 +37,14 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("indexer_quant_cache");
 
-/* Both caches hold quantisation results: compare judges them field by
- * field through the row_layout hook below (codes by code distance under
- * the standard, scales bit for bit, the mode-2 scale bytes not at all). */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-/* The `row_layout` hook of struct kvg_op (kvg_op_row_layout): the one
- * layout over both caches, for "cache" and "cache_scale" alike (the
- * caller finds its tensor with kvg_row_tensor_of; slot values are not
- * read); and `written`: each token's slot but -1 (single_row.h:65) in the
- * tensor asked about, from the layout the writes use
- * (src/registry/row_hooks.h). */
+/* Both caches hold quantisation results (KVG_ROLE_QUANT), judged field
+ * by field through the `row_layout` hook of struct kvg_op
+ * (kvg_op_row_layout: codes by code distance under the standard, scales
+ * bit for bit, the mode-2 scale bytes not at all): the one layout over
+ * both caches, for "cache" and "cache_scale" alike (the caller finds its
+ * tensor with kvg_row_tensor_of; slot values are not read). `written`:
+ * each token's slot but -1 (single_row.h:65) in the tensor asked about,
+ * from the layout the writes use (src/registry/row_hooks.h). */
 KVG_I_OP_ROW_HOOKS(indexer_quant_cache, KVG_I_SLOT_SKIP_MINUS1, "cache",
                    "cache_scale");
 

@@ -44,29 +44,13 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("kv_compress_epilog");
 
-/* The cache mixes payload codes, scales and copied bytes; compare judges
- * it field by field through the row_layout hook below (every kvgold path
- * asks for it), and the role it takes from here is the payload's: a
- * quantisation result, judged by its dtype's rule under the standard
- * (code distance for fp8 / hif8; issue 36), while scales, pass-through
- * and pad bytes are bit for bit whatever the role. */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-/* The `row_layout` hook of struct kvg_op (kvg_op_row_layout): the
- * cache's checked layout, for compare, scan and explain-layout (slot
- * values are not read: it refuses what check_args refuses); and
- * `written`: each kept token's slot, from the layout the writes use
- * (src/registry/row_hooks.h). */
+/* The cache mixes payload codes, scales and copied bytes: the
+ * `row_layout` hook of struct kvg_op (kvg_op_row_layout) gives its
+ * checked layout, for compare (which judges it field by field: every
+ * kvgold path asks for it), scan and explain-layout (slot values are not
+ * read: it refuses what check_args refuses); `describe` its role, the
+ * payload's (KVG_ROLE_QUANT); `written` each kept token's slot, from the
+ * layout the writes use (src/registry/row_hooks.h). */
 KVG_I_OP_ROW_HOOKS(kv_compress_epilog, p->policy, "cache");
 
 KVG_I_OP_DEFINE(kv_compress_epilog, KVG_I_OP_ATTRS(k_attrs),
