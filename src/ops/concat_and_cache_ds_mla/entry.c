@@ -76,14 +76,6 @@ static void compute(const kvg_concat_and_cache_ds_mla_args *a,
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
 typedef kvg_concat_and_cache_ds_mla_args args_t;
-typedef kvg_i_concat_and_cache_ds_mla_plan plan_t;
-typedef kvg_i_concat_and_cache_ds_mla_ws ws_t;
-
-static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
-{
-    return kvg_i_concat_and_cache_ds_mla_check_args((const args_t *)a,
-                                                    (plan_t *)p, diag);
-}
 
 /* Written: the cache. */
 static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
@@ -102,24 +94,7 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-static void e_carve(const void *p, kvg_i_ws *ws, void *w)
-{
-    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
-        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
-}
-
-static kvg_status e_values(const void *a, const void *p, void *w,
-                           kvg_diag *diag)
-{
-    return kvg_i_concat_and_cache_ds_mla_check_values(
-        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
-}
-
-static void e_compute(const void *a, const void *p, void *w)
-{
-    (void)w;
-    compute((const args_t *)a, (const plan_t *)p);
-}
+KVG_I_ENTRY_KEYED_STEPS(concat_and_cache_ds_mla);
 
 KVG_I_ENTRY_POINTS(concat_and_cache_ds_mla,
                    kvg_i_concat_and_cache_ds_mla_plan,
