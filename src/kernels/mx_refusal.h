@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 
 #include "kvgold/dtype.h"
 
@@ -31,6 +32,17 @@ static inline int kvg_i_f32_subnormal(float v)
  *     whose sign (the payload code) is not documented.
  * The text follows "element N " in the caller's message.
  */
-const char *kvg_i_mx_refusal(kvg_dtype x_dtype, float x, float mult);
+static inline const char *kvg_i_mx_refusal(kvg_dtype x_dtype, float x,
+                                           float mult)
+{
+    if (x_dtype != KVG_FP16 && kvg_i_f32_subnormal(x))
+        return "is subnormal: how the device's Mul treats subnormal inputs "
+               "is not documented (not reproducible)";
+    if (mult == mult && x < 0.0f && kvg_i_f32_subnormal(x * mult))
+        return "is negative and its scaled value x * 2^(127 - scale) is "
+               "subnormal: the device's Mul may flush it to a zero whose "
+               "sign (the code 0x8 / 0x80 or 0x0) is not documented";
+    return NULL;
+}
 
 #endif /* KVGOLD_SRC_KERNELS_MX_REFUSAL_H */

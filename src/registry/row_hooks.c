@@ -31,31 +31,25 @@ kvg_status kvg_i_row_layout_hook(const void *args, const char *output,
 typedef struct row_runs {
     const kvg_row_layout *l;
     const kvg_i_packed_tokens *k;
-    int tensor;     /* of the layout */
-    int64_t esize;  /* bytes an element of that tensor */
+    int tensor;           /* of the layout */
+    int64_t esize;        /* bytes an element of that tensor */
+    kvg_i_run_sink *sink; /* set by each enumeration */
 } row_runs;
-
-typedef struct run_ctx {
-    kvg_i_run_sink *sink;
-    int64_t esize;
-} run_ctx;
 
 /* Byte runs to element runs (segments start and end on elements). */
 static void put(void *ctx, int64_t first, int64_t bytes)
 {
-    const run_ctx *c = (const run_ctx *)ctx;
+    const row_runs *c = (const row_runs *)ctx;
 
     kvg_i_sink_put(c->sink, first / c->esize, bytes / c->esize);
 }
 
 static void enumerate(const void *ctx, kvg_i_run_sink *s)
 {
-    const row_runs *c = (const row_runs *)ctx;
-    run_ctx rc;
+    row_runs c = *(const row_runs *)ctx;
 
-    rc.sink = s;
-    rc.esize = c->esize;
-    kvg_i_packed_row_token_runs(c->l, c->k, c->tensor, put, &rc);
+    c.sink = s;
+    kvg_i_packed_row_token_runs(c.l, c.k, c.tensor, put, &c);
 }
 
 kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
@@ -65,6 +59,7 @@ kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
 
     runs.l = l;
     runs.k = k;
+    runs.sink = NULL;
     runs.tensor = kvg_row_tensor_of(l, w->name);
     if (runs.tensor < 0)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,

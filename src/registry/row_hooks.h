@@ -70,17 +70,7 @@ kvg_status kvg_i_row_layout_hook(const void *args, const char *output,
 kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
                              const kvg_i_packed_tokens *k, kvg_diag *diag);
 
-#define KVG_I_OP_ROW_HOOKS(op, slot_rule, ...)                                \
-    static kvg_i_packed_tokens row_tokens(const kvg_##op##_args *k,          \
-                                          const kvg_i_##op##_plan *p)         \
-    {                                                                         \
-        kvg_i_packed_tokens t_;                                               \
-        t_.slot_mapping = k->slot_mapping;                                    \
-        t_.tokens = p->tokens;                                                \
-        t_.slots = p->slots;                                                  \
-        t_.policy = (slot_rule);                                              \
-        return t_;                                                            \
-    }                                                                         \
+#define KVG_I_OP_ROW_HOOKS(op, slot_rule, ...)                               \
     static void describe(const kvg_i_op_args *a, const char *name,            \
                          const kvg_tensor *t, kvg_compare_role *role,         \
                          int *has_layout, kvg_cache_layout *layout)           \
@@ -97,24 +87,29 @@ kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
     {                                                                         \
         KVG_I_LOAD(kvg_##op##_args, a, k);                                    \
         kvg_i_##op##_plan p_;                                                 \
+        const kvg_i_##op##_plan *const p = &p_;                               \
         kvg_i_##op##_ws ws_;                                                  \
-        kvg_i_packed_tokens t_;                                               \
         KVG_TRY(kvg_i_##op##_validate(k, &p_, &ws_, diag));                   \
-        t_ = row_tokens(k, &p_);                                              \
-        return kvg_i_row_written(w, &p_.layout, &t_, diag);                   \
+        {                                                                     \
+            const kvg_i_packed_tokens t_ = {k->slot_mapping, p->tokens,       \
+                                            p->slots, (slot_rule)};           \
+            return kvg_i_row_written(w, &p->layout, &t_, diag);               \
+        }                                                                     \
     }                                                                         \
     static kvg_status layout_of(const kvg_i_op_args *a, kvg_row_layout *out, \
                                 kvg_diag *diag)                               \
     {                                                                         \
         KVG_I_LOAD(kvg_##op##_args, a, k);                                    \
         kvg_i_##op##_plan p_;                                                 \
-        kvg_i_packed_tokens t_;                                               \
+        const kvg_i_##op##_plan *const p = &p_;                               \
         KVG_TRY(kvg_i_##op##_check_args(k, &p_, diag));                       \
-        t_ = row_tokens(k, &p_);                                              \
-        *out = p_.layout;                                                     \
-        if (kvg_i_packed_row_sink_raced(&t_))                                 \
-            out->has_sink = 1;                                                \
-        return KVG_OK;                                                        \
+        {                                                                     \
+            const kvg_i_packed_tokens t_ = {k->slot_mapping, p->tokens,       \
+                                            p->slots, (slot_rule)};           \
+            *out = p->layout;                                                 \
+            out->has_sink |= kvg_i_packed_row_sink_raced(&t_);                \
+            return KVG_OK;                                                    \
+        }                                                                     \
     }                                                                         \
     kvg_status kvg_i_##op##_row_layout(const void *args, const char *output, \
                                        kvg_row_layout *out, kvg_diag *diag); \

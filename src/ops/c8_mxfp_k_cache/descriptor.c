@@ -6,10 +6,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "kvgold/c8_mxfp_k_cache.h"
-#include "src/common/internal.h"
 #include "src/ops/c8_mxfp_k_cache/internal.h"
 #include "src/registry/op_desc.h"
 #include "src/registry/row_hooks.h"

@@ -7,10 +7,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "kvgold/concat_and_cache_ds_mla.h"
-#include "src/common/internal.h"
 #include "src/ops/concat_and_cache_ds_mla/internal.h"
 #include "src/registry/op_desc.h"
 #include "src/registry/row_hooks.h"

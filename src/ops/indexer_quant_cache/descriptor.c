@@ -7,10 +7,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "kvgold/indexer_quant_cache.h"
-#include "src/common/internal.h"
 #include "src/ops/indexer_quant_cache/internal.h"
 #include "src/registry/op_desc.h"
 #include "src/registry/row_hooks.h"

@@ -6,10 +6,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "kvgold/kv_compress_epilog.h"
-#include "src/common/internal.h"
 #include "src/ops/kv_compress_epilog/internal.h"
 #include "src/registry/op_desc.h"
 #include "src/registry/row_hooks.h"
