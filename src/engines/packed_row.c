@@ -22,6 +22,22 @@ int kvg_i_packed_row_kept(kvg_i_slot_policy policy, int64_t slot,
     return slot != -1;
 }
 
+kvg_status kvg_i_packed_row_check_index(const kvg_tensor *index,
+                                        const kvg_tensor *x, kvg_diag *diag)
+{
+    int i;
+
+    if (index->dtype != KVG_INT32 && index->dtype != KVG_INT64)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1,
+                            -1, "slot_mapping: dtype %s; int32 or int64 "
+                            "expected", kvg_dtype_name(index->dtype));
+    KVG_TRY(kvg_i_check_rank(index, "slot_mapping", x->rank - 1, diag));
+    for (i = 0; i < index->rank; i++)
+        KVG_TRY(kvg_i_check_dim(index, "slot_mapping", i, x->shape[i],
+                                "x.shape[:-1]", diag));
+    return KVG_OK;
+}
+
 /* Under SKIP_OUTSIDE an entry >= slots is skipped: it gets a key of its
  * own below -1 (the position's), so it never repeats another. */
 static int64_t outside_key(const void *ctx, int64_t pos, int64_t value)

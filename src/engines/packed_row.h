@@ -70,6 +70,11 @@ typedef struct kvg_i_packed_row {
 int kvg_i_packed_row_kept(kvg_i_slot_policy policy, int64_t slot,
                           int64_t slots);
 
+/* slot_mapping `index`: int32 / int64, one slot a row of x (x's shape
+ * without its last dim). 161002 naming slot_mapping, expected vs got. */
+kvg_status kvg_i_packed_row_check_index(const kvg_tensor *index,
+                                        const kvg_tensor *x, kvg_diag *diag);
+
 /*
  * The slot values of `index` (int32 / int64, n entries): in token order,
  * the first value the policy refuses (with int32_only, also any value
