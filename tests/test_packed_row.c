@@ -4,7 +4,9 @@
  * codes, the copied rope and the pad into the cache tensor, the scales
  * into a scale tensor of their own, each at its own tensor's address, and
  * no other byte of either tensor touched. The byte runs of a slot's
- * write are given per tensor.
+ * write are given per tensor. A call's tokens under the slot policies
+ * (kvg_i_packed_row_write_tokens): skipped, kept, a pad row's scales
+ * clamped to the sink slot, and the runs those writes cover.
  *
  * Expected bytes come from first principles. The rule is written here:
  * amax over the group, s = amax * 1.0 (coeff 0x3F800000, no E8M0 step),
@@ -244,12 +246,123 @@ static void null_tensor_scales_only(void **state)
     assert_memory_equal(scale, want_s, sizeof scale);
 }
 
+/* Tokens {4, -1, 3} (int32), rows xa, xb, xb. SKIP_MINUS1: slots 4 and 3
+ * written, token 1 skipped. SINK_SCALES with sink_slot 1: the same, and
+ * token 1's scales (amax 8, then 4: xb) at slot 1 of the scale tensor
+ * (block 0, position 1: byte 4 + 8 = 12), none of its payload, rope or
+ * pad in the cache. Rows made by a callback give the same bytes. The
+ * runs of the writes follow token order, per tensor. */
+static void make_xb(const void *ctx, int64_t t, unsigned char *buf)
+{
+    (void)t;
+    memcpy(buf, ctx, 2 * COLS);
+}
+
+static void tokens_under_policies(void **state)
+{
+    static const uint16_t rope_a[4] = {0x1234, 0xABCD, 0x0F0F, 0x7E01};
+    static const uint16_t rope_b[4] = {0x4321, 0xDCBA, 0xF0F0, 0x017E};
+    int32_t slots[3] = {4, -1, 3};
+    const int64_t n = 3;
+    kvg_row_layout l = split();
+    const kvg_i_group_rule rule = rule_amax_fp32();
+    unsigned char cache[CACHE_BYTES], scale[SCALE_BYTES];
+    unsigned char want_c[CACHE_BYTES], want_s[SCALE_BYTES];
+    unsigned char x[3][2 * COLS], buf[2 * COLS];
+    unsigned char *const tensor[KVG_ROW_TENSORS] = {cache, scale};
+    kvg_tensor sm;
+    kvg_i_packed_tokens k;
+    kvg_i_token_rows rows;
+    kvg_i_packed_row p;
+    runs r;
+    int policy;
+    (void)state;
+
+    l.sink_slot = 1;
+    memset(&p, 0, sizeof p);
+    p.layout = &l;
+    p.rule[0] = &rule;
+    p.column[1] = 16;
+    p.x_scale = 1.0f;
+    make_row(x[0], k_g4, k_g8, rope_a);
+    make_row(x[1], k_g8, k_g4, rope_b);
+    make_row(x[2], k_g8, k_g4, rope_b);
+    sm = kvg_tensor_make(slots, sizeof slots, KVG_INT32, 1, &n);
+    k.slot_mapping = &sm;
+    k.tokens = 3;
+    k.slots = 6;
+    for (policy = 0; policy < 3; policy++) {
+        k.policy = policy == 0 ? KVG_I_SLOT_SKIP_MINUS1
+                               : KVG_I_SLOT_SINK_SCALES;
+        memset(&rows, 0, sizeof rows);
+        rows.x = x[0];
+        rows.x_stride = sizeof x[0];
+        if (policy == 2) { /* every row made: xb's bytes, for token 0 xa */
+            rows.x = NULL;
+            rows.make = make_xb;
+            rows.ctx = x[1];
+            rows.buf = buf;
+            slots[0] = 3, slots[2] = 4;
+        }
+        kvgt_poison(cache, sizeof cache, 5);
+        kvgt_poison(scale, sizeof scale, 6);
+        memcpy(want_c, cache, sizeof cache);
+        memcpy(want_s, scale, sizeof scale);
+
+        kvg_i_packed_row_write_tokens(&p, &k, tensor, &rows);
+
+        /* slot 4 (cache 144, scales 52) from xa, slot 3 (104, 36) from
+         * xb; with made rows both xb */
+        memcpy(want_c + 144, policy == 2 ? k_c8 : k_c4, 8);
+        memcpy(want_c + 152, policy == 2 ? k_c4 : k_c8, 8);
+        memcpy(want_c + 160, policy == 2 ? rope_b : rope_a, 8);
+        memset(want_c + 168, 0, 4);
+        put_f32(want_s + 52, policy == 2 ? 0x41000000u : 0x40800000u);
+        put_f32(want_s + 56, policy == 2 ? 0x40800000u : 0x41000000u);
+        memcpy(want_c + 104, k_c8, 8);
+        memcpy(want_c + 112, k_c4, 8);
+        memcpy(want_c + 120, rope_b, 8);
+        memset(want_c + 128, 0, 4);
+        put_f32(want_s + 36, 0x41000000u);
+        put_f32(want_s + 40, 0x40800000u);
+        if (policy > 0) { /* the pad row's scales at the sink */
+            put_f32(want_s + 12, 0x41000000u);
+            put_f32(want_s + 16, 0x40800000u);
+        }
+        assert_memory_equal(cache, want_c, sizeof cache);
+        assert_memory_equal(scale, want_s, sizeof scale);
+    }
+    /* runs under SINK_SCALES, slots {3, -1, 4}: the cache gets slot 3's
+     * three segments then slot 4's; the scales slot 3, the sink, slot 4 */
+    memset(&r, 0, sizeof r);
+    kvg_i_packed_row_token_runs(&l, &k, 0, collect, &r);
+    assert_int_equal(r.n, 6);
+    assert_int_equal(r.first[0], 104);
+    assert_int_equal(r.first[3], 144);
+    assert_int_equal(r.bytes[5], 4);
+    memset(&r, 0, sizeof r);
+    kvg_i_packed_row_token_runs(&l, &k, 1, collect, &r);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.first[0], 36);
+    assert_int_equal(r.first[1], 12);
+    assert_int_equal(r.bytes[1], 8);
+    assert_int_equal(r.first[2], 52);
+    /* one pad row leaves the sink's bytes defined; two race there; a
+     * policy that skips pad rows has no sink */
+    assert_int_equal(kvg_i_packed_row_sink_raced(&k), 0);
+    slots[0] = -7;
+    assert_int_equal(kvg_i_packed_row_sink_raced(&k), 1);
+    k.policy = KVG_I_SLOT_SKIP_NEGATIVE;
+    assert_int_equal(kvg_i_packed_row_sink_raced(&k), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_each_tensor),
         cmocka_unit_test(runs_per_tensor),
         cmocka_unit_test(null_tensor_scales_only),
+        cmocka_unit_test(tokens_under_policies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

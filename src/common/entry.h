@@ -119,4 +119,42 @@ kvg_status kvg_i_entry_call(const kvg_i_entry *e, const void *args,
     }                                                                         \
     typedef int kvg_i_entry_points_##op /* swallows the caller's ';' */
 
+/*
+ * The steps an operator writes the house way, generated, for one whose
+ * workspace is one key a token (the duplicate-slot check of
+ * kvg_i_check_unique), before its e_spans and KVG_I_ENTRY_POINTS:
+ *
+ *   KVG_I_ENTRY_KEYED_STEPS(<op>);
+ *
+ * defines e_check (kvg_i_<op>_check_args(args, plan, diag)), e_carve
+ * (kvg_i_<op>_ws's `keys`: plan.tokens kvg_i_keypos), e_values
+ * (kvg_i_<op>_check_values(args, plan, ws, diag)) and e_compute (the
+ * file's static compute(args, plan)). The packed-row operators use it.
+ */
+#define KVG_I_ENTRY_KEYED_STEPS(op)                                          \
+    static kvg_status e_check(const void *a, void *p, kvg_diag *diag)         \
+    {                                                                         \
+        return kvg_i_##op##_check_args((const kvg_##op##_args *)a,            \
+                                       (kvg_i_##op##_plan *)p, diag);         \
+    }                                                                         \
+    static void e_carve(const void *p, kvg_i_ws *ws, void *w)                 \
+    {                                                                         \
+        ((kvg_i_##op##_ws *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(         \
+            ws, (size_t)((const kvg_i_##op##_plan *)p)->tokens,               \
+            sizeof(kvg_i_keypos));                                            \
+    }                                                                         \
+    static kvg_status e_values(const void *a, const void *p, void *w,         \
+                               kvg_diag *diag)                                \
+    {                                                                         \
+        return kvg_i_##op##_check_values((const kvg_##op##_args *)a,          \
+                                         (const kvg_i_##op##_plan *)p,        \
+                                         (const kvg_i_##op##_ws *)w, diag);   \
+    }                                                                         \
+    static void e_compute(const void *a, const void *p, void *w)              \
+    {                                                                         \
+        (void)w;                                                              \
+        compute((const kvg_##op##_args *)a, (const kvg_i_##op##_plan *)p);    \
+    }                                                                         \
+    typedef int kvg_i_entry_keyed_steps_##op
+
 #endif /* KVGOLD_SRC_COMMON_ENTRY_H */

@@ -1,7 +1,7 @@
 /*
  * src/engines/packed_row.c - a token's row into its packed cache slot
- * through a kvg_row_layout, the slot policies, and the byte runs of a
- * slot's write (packed_row.h).
+ * through a kvg_row_layout, the slot policies, a call's tokens under one,
+ * and the byte runs of a slot's write (packed_row.h).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -14,9 +14,26 @@ int kvg_i_packed_row_kept(kvg_i_slot_policy policy, int64_t slot,
 {
     if (policy == KVG_I_SLOT_SKIP_OUTSIDE)
         return slot >= 0 && slot < slots;
-    if (policy == KVG_I_SLOT_SKIP_NEGATIVE)
+    if (policy == KVG_I_SLOT_SKIP_NEGATIVE ||
+        policy == KVG_I_SLOT_SINK_SCALES)
         return slot >= 0;
     return slot != -1;
+}
+
+kvg_status kvg_i_packed_row_check_index(const kvg_tensor *index,
+                                        const kvg_tensor *x, kvg_diag *diag)
+{
+    int i;
+
+    if (index->dtype != KVG_INT32 && index->dtype != KVG_INT64)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1,
+                            -1, "slot_mapping: dtype %s; int32 or int64 "
+                            "expected", kvg_dtype_name(index->dtype));
+    KVG_TRY(kvg_i_check_rank(index, "slot_mapping", x->rank - 1, diag));
+    for (i = 0; i < index->rank; i++)
+        KVG_TRY(kvg_i_check_dim(index, "slot_mapping", i, x->shape[i],
+                                "x.shape[:-1]", diag));
+    return KVG_OK;
 }
 
 /* Under SKIP_OUTSIDE an entry >= slots is skipped: it gets a key of its
@@ -187,6 +204,76 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p,
         }
 }
 
+/* The layout's tensors holding a PAYLOAD segment (bit t: tensor t). */
+static unsigned payload_tensors(const kvg_row_layout *l)
+{
+    unsigned mask = 0;
+    int i;
+
+    for (i = 0; i < l->segments; i++)
+        if (l->seg[i].field == KVG_ROW_PAYLOAD)
+            mask |= 1u << kvg_row_segment_tensor(l, i);
+    return mask;
+}
+
+/* Where token t's row goes under the policy: *slot, and the layout's
+ * tensors written there (bit t: tensor t); 0 when it is skipped. */
+static unsigned token_target(const kvg_row_layout *l,
+                             const kvg_i_packed_tokens *k, int64_t t,
+                             int64_t *slot)
+{
+    const int64_t s = kvg_i_index_at(k->slot_mapping, t);
+    const unsigned all = (1u << l->tensors) - 1u;
+
+    if (kvg_i_packed_row_kept(k->policy, s, k->slots)) {
+        *slot = s;
+        return all;
+    }
+    if (k->policy == KVG_I_SLOT_SINK_SCALES) {
+        *slot = l->sink_slot;
+        return all & ~payload_tensors(l);
+    }
+    return 0;
+}
+
+void kvg_i_packed_row_write_tokens(const kvg_i_packed_row *p,
+                                   const kvg_i_packed_tokens *k,
+                                   unsigned char *const tensor[KVG_ROW_TENSORS],
+                                   const kvg_i_token_rows *rows)
+{
+    unsigned char *dst[KVG_ROW_TENSORS];
+    const unsigned char *x;
+    unsigned mask;
+    int64_t t, slot;
+    int i;
+
+    for (t = 0; t < k->tokens; t++) {
+        mask = token_target(p->layout, k, t, &slot);
+        if (mask == 0)
+            continue;
+        for (i = 0; i < KVG_ROW_TENSORS; i++)
+            dst[i] = mask & (1u << i) ? tensor[i] : NULL;
+        if (rows->make != NULL) {
+            rows->make(rows->ctx, t, rows->buf);
+            x = rows->buf;
+        } else {
+            x = rows->x + (size_t)t * rows->x_stride;
+        }
+        kvg_i_packed_row_write(p, dst, x, slot);
+    }
+}
+
+int kvg_i_packed_row_sink_raced(const kvg_i_packed_tokens *k)
+{
+    int64_t t, pads = 0;
+
+    if (k->policy != KVG_I_SLOT_SINK_SCALES)
+        return 0;
+    for (t = 0; t < k->tokens && pads < 2; t++)
+        pads += kvg_i_index_at(k->slot_mapping, t) < 0;
+    return pads >= 2;
+}
+
 /* Segment i's runs in head h: one per piece. */
 static void segment_runs(const kvg_row_layout *l, int64_t slot, int h, int i,
                          kvg_i_byte_run_fn fn, void *ctx)
@@ -224,4 +311,15 @@ void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
             segment_runs(l, slot, h, pick, fn, ctx);
         }
     }
+}
+
+void kvg_i_packed_row_token_runs(const kvg_row_layout *l,
+                                 const kvg_i_packed_tokens *k, int tensor,
+                                 kvg_i_byte_run_fn fn, void *ctx)
+{
+    int64_t t, slot;
+
+    for (t = 0; t < k->tokens; t++)
+        if (token_target(l, k, t, &slot) & (1u << tensor))
+            kvg_i_packed_row_runs(l, tensor, slot, fn, ctx);
 }

@@ -11,8 +11,11 @@
  * one base pointer per tensor, each segment into its own.
  *
  * Also the slot policies of the packed-row epilogs (quant_epilogs.md
- * section 6.4 of the spec) and the byte runs a slot's write covers, from
- * the same addressing (kvg_row_segment_at), for the descriptors' `written`.
+ * section 6.4 of the spec), a call's tokens written under one
+ * (kvg_i_packed_row_write_tokens: the compute step of every packed-row
+ * operator) and the byte runs those writes cover, from the same
+ * addressing (kvg_row_segment_at), for the descriptors' `written`
+ * (src/registry/row_hooks.h).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -37,7 +40,13 @@ typedef enum kvg_i_slot_policy {
     /* every negative skips; a slot >= the cache's slots is refused (vLLM's
      * CUDA writers: `if (slot_idx < 0) return;`; a scatter that writes
      * nothing of the cache for an index < 0) */
-    KVG_I_SLOT_SKIP_NEGATIVE = 2
+    KVG_I_SLOT_SKIP_NEGATIVE = 2,
+    /* a negative slot is a pad row: its payload is skipped, its scales
+     * are written at the layout's sink_slot, into the tensors that hold
+     * no PAYLOAD segment (a payload scatter that skips the row beside a
+     * scale scatter that clamps it to slot 0: vllm-ascend's C8-MXFP K
+     * write); a slot >= the cache's slots is refused */
+    KVG_I_SLOT_SINK_SCALES = 3
 } kvg_i_slot_policy;
 
 typedef struct kvg_i_packed_row {
@@ -54,9 +63,15 @@ typedef struct kvg_i_packed_row {
     float x_scale; /* for XSCALE payloads */
 } kvg_i_packed_row;
 
-/* 1 when the policy writes `slot` of a cache of `slots` slots. */
+/* 1 when the policy writes `slot` of a cache of `slots` slots (its own
+ * slot: a SINK_SCALES pad row is not kept, its scales go to the sink). */
 int kvg_i_packed_row_kept(kvg_i_slot_policy policy, int64_t slot,
                           int64_t slots);
+
+/* slot_mapping `index`: int32 / int64, one slot a row of x (x's shape
+ * without its last dim). 161002 naming slot_mapping, expected vs got. */
+kvg_status kvg_i_packed_row_check_index(const kvg_tensor *index,
+                                        const kvg_tensor *x, kvg_diag *diag);
 
 /*
  * The slot values of `index` (int32 / int64, n entries): in token order,
@@ -82,6 +97,43 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p,
                             unsigned char *const tensor[KVG_ROW_TENSORS],
                             const unsigned char *x_row, int64_t slot);
 
+/* A call's tokens: token t's row goes to slot slot_mapping[t] (int32 /
+ * int64, `tokens` entries) under `policy`, in a cache of `slots` slots.
+ * The values are checked before (kvg_i_packed_row_check_slots, or the
+ * operator's own check of the same rule): nothing here refuses. */
+typedef struct kvg_i_packed_tokens {
+    const kvg_tensor *slot_mapping;
+    int64_t tokens;
+    int64_t slots;
+    kvg_i_slot_policy policy;
+} kvg_i_packed_tokens;
+
+/* Token t's row of x: x + t * x_stride; or, when `make` is set, made by
+ * make(ctx, t, buf) into `buf` (room for one row), called only for the
+ * tokens written, in token order (a row computed from several inputs). */
+typedef struct kvg_i_token_rows {
+    const unsigned char *x;
+    size_t x_stride;
+    void (*make)(const void *ctx, int64_t t, unsigned char *buf);
+    const void *ctx;
+    unsigned char *buf;
+} kvg_i_token_rows;
+
+/* Every token of `k` through kvg_i_packed_row_write, in token order
+ * (so of several rows clamped to one sink the last one's bytes stay):
+ * a kept token into its slot, every tensor of `tensor`; a SINK_SCALES
+ * pad row into the layout's sink_slot, its payload tensors left out;
+ * any other token skipped. */
+void kvg_i_packed_row_write_tokens(const kvg_i_packed_row *p,
+                                   const kvg_i_packed_tokens *k,
+                                   unsigned char *const tensor[KVG_ROW_TENSORS],
+                                   const kvg_i_token_rows *rows);
+
+/* 1 when the policy clamps two or more of the tokens to the sink slot:
+ * the bytes left there depend on the kernel's order (the layout's
+ * has_sink, kvgold/row_layout.h). Reads slot_mapping's values. */
+int kvg_i_packed_row_sink_raced(const kvg_i_packed_tokens *k);
+
 /* The byte runs of a write into `slot` in tensor `tensor` of the layout:
  * fn(ctx, first byte, bytes) once per piece of each head's segments
  * living there; head by head, each head's segments in address order
@@ -90,5 +142,12 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p,
 typedef void (*kvg_i_byte_run_fn)(void *ctx, int64_t first, int64_t bytes);
 void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
                            kvg_i_byte_run_fn fn, void *ctx);
+
+/* The byte runs kvg_i_packed_row_write_tokens writes into tensor `tensor`
+ * of the layout: kvg_i_packed_row_runs of each token's slot, in token
+ * order. */
+void kvg_i_packed_row_token_runs(const kvg_row_layout *l,
+                                 const kvg_i_packed_tokens *k, int tensor,
+                                 kvg_i_byte_run_fn fn, void *ctx);
 
 #endif /* KVGOLD_SRC_ENGINES_PACKED_ROW_H */

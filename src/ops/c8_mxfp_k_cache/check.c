@@ -5,11 +5,9 @@
  * expected vs got, and the source's reason.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <float.h>
-#include <math.h>
-
 #include "kvgold/format.h"
 #include "src/common/bits.h"
+#include "src/kernels/mx_refusal.h"
 #include "src/ops/c8_mxfp_k_cache/internal.h"
 
 #define INV KVG_ERR_PARAM_INVALID
@@ -209,14 +207,10 @@ static kvg_status check_slot_values(const kvg_c8_mxfp_k_cache_args *a,
     return KVG_OK;
 }
 
-static int is_subnormal(float v)
-{
-    return v != 0.0f && fabsf(v) < FLT_MIN;
-}
-
-/* MX quant's value refusals (docs/c8_mxfp_k_cache.md, section 3) for the 32
- * elements of block j of row (t, n), with the block's code from the same
- * rule the write uses (kvg_i_group_quant, scale only). */
+/* MX quant's value refusals (kvg_i_mx_refusal, the MX quant op's own;
+ * docs/c8_mxfp_k_cache.md, section 3) for the 32 elements of block j of
+ * row (t, n), with the block's code from the same rule the write uses
+ * (kvg_i_group_quant, scale only). */
 static kvg_status check_block(const kvg_c8_mxfp_k_cache_args *a,
                               const kvg_i_c8_mxfp_k_cache_plan *p,
                               int64_t row, int64_t j, kvg_diag *diag)
@@ -225,6 +219,7 @@ static kvg_status check_block(const kvg_c8_mxfp_k_cache_args *a,
     const unsigned char *x = (const unsigned char *)a->key->data +
                              (size_t)(row * p->d + j * KVG_I_MXK_BLOCK) * xb;
     unsigned char code = 0;
+    const char *why;
     float m, v;
     int64_t i;
 
@@ -237,23 +232,13 @@ static kvg_status check_block(const kvg_c8_mxfp_k_cache_args *a,
                        : kvg_i_float((uint32_t)(254 - code) << 23);
     for (i = 0; i < KVG_I_MXK_BLOCK; i++) {
         (void)kvg_decode_f32(a->key->dtype, x + (size_t)i * xb, &v);
-        if (a->key->dtype != KVG_FP16 && is_subnormal(v))
+        why = kvg_i_mx_refusal(a->key->dtype, v, m);
+        if (why != NULL)
             return kvg_diag_set(
                 diag, INV, "key", 2, row * p->d + j * KVG_I_MXK_BLOCK + i,
-                "key: token %lld, head %lld, element %lld is subnormal: how "
-                "the device's Mul treats subnormal inputs is not documented "
-                "(not reproducible)", (long long)(row / p->heads),
-                (long long)(row % p->heads),
-                (long long)(j * KVG_I_MXK_BLOCK + i));
-        if (v < 0.0f && is_subnormal(v * m))
-            return kvg_diag_set(
-                diag, INV, "key", 2, row * p->d + j * KVG_I_MXK_BLOCK + i,
-                "key: token %lld, head %lld, element %lld is negative and "
-                "its scaled value x * 2^(127 - scale) is subnormal: the "
-                "device's Mul may flush it to a zero whose sign is not "
-                "documented", (long long)(row / p->heads),
-                (long long)(row % p->heads),
-                (long long)(j * KVG_I_MXK_BLOCK + i));
+                "key: token %lld, head %lld, element %lld %s",
+                (long long)(row / p->heads), (long long)(row % p->heads),
+                (long long)(j * KVG_I_MXK_BLOCK + i), why);
     }
     return KVG_OK;
 }

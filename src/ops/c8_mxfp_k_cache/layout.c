@@ -92,9 +92,8 @@ void kvg_i_mxk_plan_layout(kvg_i_c8_mxfp_k_cache_plan *p, kvg_dtype key)
 
 int kvg_i_mxk_sink(const kvg_tensor *slot_mapping, int64_t tokens)
 {
-    int64_t t, pads = 0;
+    const kvg_i_packed_tokens k = {slot_mapping, tokens, 0,
+                                   KVG_I_SLOT_SINK_SCALES};
 
-    for (t = 0; t < tokens && pads < 2; t++)
-        pads += kvg_i_index_at(slot_mapping, t) < 0;
-    return pads >= 2;
+    return kvg_i_packed_row_sink_raced(&k);
 }

@@ -7,12 +7,11 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "kvgold/concat_and_cache_ds_mla.h"
-#include "src/common/internal.h"
 #include "src/ops/concat_and_cache_ds_mla/internal.h"
 #include "src/registry/op_desc.h"
+#include "src/registry/row_hooks.h"
 
 typedef kvg_concat_and_cache_ds_mla_args op_args;
 
@@ -42,79 +41,13 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("concat_and_cache_ds_mla");
 
-/* The cache mixes payload codes, scales and copied bytes; compare judges
- * it field by field through the row_layout hook below, and the role it
- * takes from here is the payload's (a quantisation result). */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-typedef struct slot_runs {
-    const op_args *k;
-    const kvg_i_concat_and_cache_ds_mla_plan *p;
-} slot_runs;
-
-static void put(void *sink, int64_t first, int64_t bytes)
-{
-    kvg_i_sink_put((kvg_i_run_sink *)sink, first, bytes);
-}
-
-/* Each written token's slot: its segments, from the layout the writes
- * use. */
-static void enumerate(const void *ctx, kvg_i_run_sink *s)
-{
-    const slot_runs *c = (const slot_runs *)ctx;
-    int64_t t, slot;
-
-    for (t = 0; t < c->p->tokens; t++) {
-        slot = kvg_i_index_at(c->k->slot_mapping, t);
-        if (kvg_i_packed_row_kept(c->p->policy, slot, c->p->slots))
-            kvg_i_packed_row_runs(&c->p->layout, 0, slot, put, s);
-    }
-}
-
-static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
-                          kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    kvg_i_concat_and_cache_ds_mla_plan p;
-    kvg_i_concat_and_cache_ds_mla_ws ws;
-    slot_runs runs;
-
-    KVG_TRY(kvg_i_concat_and_cache_ds_mla_validate(k, &p, &ws, diag));
-    runs.k = k;
-    runs.p = &p;
-    return kvg_i_written_collect(w, enumerate, &runs, diag);
-}
-
-/* The row_layout hook (kvg_op_row_layout): kv_cache's checked layout for
- * compare, scan and explain-layout; slot values are not read. Any other
- * tensor: KVG_OK with an all-zero layout (none). */
-static kvg_status row_layout(const void *args, const char *output,
-                             kvg_row_layout *out, kvg_diag *diag)
-{
-    const kvg_i_op_args *a = (const kvg_i_op_args *)args;
-    KVG_I_LOAD(op_args, a, k);
-    kvg_i_concat_and_cache_ds_mla_plan p;
-
-    if (k == NULL || out == NULL)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                            "args: NULL argument struct or result");
-    memset(out, 0, sizeof *out);
-    if (output == NULL || strcmp(output, "kv_cache") != 0)
-        return KVG_OK;
-    KVG_TRY(kvg_i_concat_and_cache_ds_mla_check_args(k, &p, diag));
-    *out = p.layout;
-    return KVG_OK;
-}
+/* The cache mixes payload codes, scales and copied bytes: the row_layout
+ * hook (kvg_op_row_layout) gives kv_cache's checked layout, for compare
+ * (field by field), scan and explain-layout (slot values are not read);
+ * `describe` its role, the payload's (KVG_ROLE_QUANT); `written` each
+ * kept token's slot, from the layout the writes use
+ * (src/registry/row_hooks.h). */
+KVG_I_OP_ROW_HOOKS(concat_and_cache_ds_mla, p->policy, "kv_cache");
 
 KVG_I_OP_DEFINE(concat_and_cache_ds_mla, KVG_I_OP_ATTRS(k_attrs),
-                .row_layout = row_layout);
+                .row_layout = kvg_i_concat_and_cache_ds_mla_row_layout);

@@ -35,14 +35,30 @@ int kvg_ccdm_preset_from_name(const char *name, kvg_ccdm_preset *preset)
     return 0;
 }
 
+/* The engine's row maker: token t's bf16 row (front.c). */
+typedef struct row_ctx {
+    const kvg_concat_and_cache_ds_mla_args *a;
+    const kvg_i_concat_and_cache_ds_mla_plan *p;
+} row_ctx;
+
+static void make_row(const void *ctx, int64_t t, unsigned char *row)
+{
+    const row_ctx *c = (const row_ctx *)ctx;
+
+    kvg_i_ccdm_row(c->a, c->p, t, row);
+}
+
 static void compute(const kvg_concat_and_cache_ds_mla_args *a,
                     const kvg_i_concat_and_cache_ds_mla_plan *p)
 {
     unsigned char *const tensor[KVG_ROW_TENSORS] = {
         (unsigned char *)a->kv_cache->data, NULL};
     unsigned char row[KVG_CCDM_XROW];
+    const row_ctx ctx = {a, p};
+    const kvg_i_packed_tokens k = {a->slot_mapping, p->tokens, p->slots,
+                                   p->policy};
+    const kvg_i_token_rows rows = {NULL, 0, make_row, &ctx, row};
     kvg_i_packed_row pr;
-    int64_t t, slot;
     int i;
 
     memset(&pr, 0, sizeof pr);
@@ -54,26 +70,12 @@ static void compute(const kvg_concat_and_cache_ds_mla_args *a,
         /* the row is [nope 512 | rope 64] whatever the cache's order */
         pr.column[i] = strcmp(s->name, "rope") == 0 ? KVG_CCDM_NOPE : 0;
     }
-    for (t = 0; t < p->tokens; t++) {
-        slot = kvg_i_index_at(a->slot_mapping, t);
-        if (!kvg_i_packed_row_kept(p->policy, slot, p->slots))
-            continue;
-        kvg_i_ccdm_row(a, p, t, row);
-        kvg_i_packed_row_write(&pr, tensor, row, slot);
-    }
+    kvg_i_packed_row_write_tokens(&pr, &k, tensor, &rows);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
 typedef kvg_concat_and_cache_ds_mla_args args_t;
-typedef kvg_i_concat_and_cache_ds_mla_plan plan_t;
-typedef kvg_i_concat_and_cache_ds_mla_ws ws_t;
-
-static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
-{
-    return kvg_i_concat_and_cache_ds_mla_check_args((const args_t *)a,
-                                                    (plan_t *)p, diag);
-}
 
 /* Written: the cache. */
 static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
@@ -92,24 +94,7 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-static void e_carve(const void *p, kvg_i_ws *ws, void *w)
-{
-    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
-        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
-}
-
-static kvg_status e_values(const void *a, const void *p, void *w,
-                           kvg_diag *diag)
-{
-    return kvg_i_concat_and_cache_ds_mla_check_values(
-        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
-}
-
-static void e_compute(const void *a, const void *p, void *w)
-{
-    (void)w;
-    compute((const args_t *)a, (const plan_t *)p);
-}
+KVG_I_ENTRY_KEYED_STEPS(concat_and_cache_ds_mla);
 
 KVG_I_ENTRY_POINTS(concat_and_cache_ds_mla,
                    kvg_i_concat_and_cache_ds_mla_plan,

@@ -11,11 +11,10 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 
 #include "src/common/bits.h"
+#include "src/kernels/mx_refusal.h"
 #include "src/ops/dynamic_mx_quant/internal.h"
 
 #define INV KVG_ERR_PARAM_INVALID
@@ -268,26 +267,6 @@ static kvg_status refuse_element(const kvg_i_dynamic_mx_quant_plan *p,
                         (long long)(r / p->bs), p->axis, why);
 }
 
-static int is_subnormal(float v)
-{
-    return v != 0.0f && fabsf(v) < FLT_MIN;
-}
-
-/* Why element x (multiplier m) is refused, or NULL. fp16 x is widened to
- * binary32 before any arithmetic, so its subnormals are normal there. */
-static const char *refusal(const kvg_i_dynamic_mx_quant_plan *p, float x,
-                           float m)
-{
-    if (p->xt != KVG_FP16 && is_subnormal(x))
-        return "is subnormal: how the device's Mul treats subnormal inputs "
-               "is not documented (not reproducible)";
-    if (m == m && x < 0.0f && is_subnormal(x * m))
-        return "is negative and its scaled value x * 2^(127 - scale) is "
-               "subnormal: the device's Mul may flush it to a zero whose "
-               "sign (the code 0x8 / 0x80 or 0x0) is not documented";
-    return NULL;
-}
-
 /* Whether block row (o, j) may hold a refused element: a column whose
  * smallest magnitude is subnormal (bf16 / fp32 x), or whose smallest
  * negative one scales to a subnormal. Exact: the products are exact. */
@@ -303,7 +282,7 @@ static int row_suspect(const kvg_i_dynamic_mx_quant_plan *p, int64_t o,
             return 1;
         m = ws->mult[b0 + i];
         if (ws->minneg[i] != 0xFFFFFFFFu && m == m &&
-            is_subnormal(kvg_i_float(ws->minneg[i]) * m))
+            kvg_i_f32_subnormal(kvg_i_float(ws->minneg[i]) * m))
             return 1;
     }
     return 0;
@@ -323,10 +302,11 @@ static kvg_status refuse_in_row(const kvg_dynamic_mx_quant_args *a,
     kvg_i_dynamic_mx_quant_rows(p, j, &r0, &r1);
     for (r = r0; r < r1; r++)
         for (i = 0; i < p->inner; i++) {
-            why = refusal(p,
-                          kvg_i_dynamic_mx_quant_x(
-                              a, p, kvg_i_dynamic_mx_quant_flat(p, o, r, i)),
-                          ws->mult[b0 + i]);
+            why = kvg_i_mx_refusal(
+                p->xt,
+                kvg_i_dynamic_mx_quant_x(
+                    a, p, kvg_i_dynamic_mx_quant_flat(p, o, r, i)),
+                ws->mult[b0 + i]);
             if (why != NULL)
                 return refuse_element(p, o, r, i, why, diag);
         }

@@ -94,25 +94,6 @@ static kvg_status check_x(const kvg_indexer_quant_cache_args *a,
     return KVG_OK;
 }
 
-/* slot_mapping: int32 / int64 with x's shape without its last dim
- * (tiling:181-187). */
-static kvg_status check_slots(const kvg_indexer_quant_cache_args *a,
-                              kvg_diag *diag)
-{
-    const kvg_tensor *s = a->slot_mapping, *x = a->x;
-    int i;
-
-    if (s->dtype != KVG_INT32 && s->dtype != KVG_INT64)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1,
-                            -1, "slot_mapping: dtype %s; int32 or int64 "
-                            "expected", kvg_dtype_name(s->dtype));
-    KVG_TRY(kvg_i_check_rank(s, "slot_mapping", x->rank - 1, diag));
-    for (i = 0; i < s->rank; i++)
-        KVG_TRY(kvg_i_check_dim(s, "slot_mapping", i, x->shape[i],
-                                "x.shape[:-1]", diag));
-    return KVG_OK;
-}
-
 /* One of the two caches: 4-D [blocks, block_size, 1, last]
  * (tiling:155-163), not empty. */
 static kvg_status check_4d(const kvg_tensor *t, const char *name,
@@ -161,7 +142,8 @@ kvg_status kvg_i_indexer_quant_cache_check_args(
     KVG_TRY(check_present(a, diag));
     KVG_TRY(check_attrs(a, diag));
     KVG_TRY(check_x(a, &plan->d, diag));
-    KVG_TRY(check_slots(a, diag));
+    /* slot_mapping: x's shape without its last dim (tiling:181-187) */
+    KVG_TRY(kvg_i_packed_row_check_index(a->slot_mapping, a->x, diag));
     KVG_TRY(check_caches(a, &g, diag));
     plan->tokens = kvg_i_numel(a->slot_mapping);
     plan->slots = g.blocks * g.block_size;

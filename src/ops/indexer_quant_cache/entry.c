@@ -29,33 +29,22 @@ static void compute(const kvg_indexer_quant_cache_args *a,
     unsigned char *const tensor[KVG_ROW_TENSORS] = {
         (unsigned char *)a->cache->data,
         (unsigned char *)a->cache_scale->data};
+    /* -1 skips (single_row.h:65); other values were checked */
+    const kvg_i_packed_tokens k = {a->slot_mapping, p->tokens, p->slots,
+                                   KVG_I_SLOT_SKIP_MINUS1};
+    const kvg_i_token_rows rows = {x, (size_t)p->d * 2, NULL, NULL, NULL};
     kvg_i_packed_row row;
-    int64_t t, slot;
 
     memset(&row, 0, sizeof row); /* every column 0, one head */
     row.layout = &p->layout;
     row.x_scale = p->x_scale;
     row.rule[0] = &p->rule; /* segment 0: the codes, all d columns */
-    for (t = 0; t < p->tokens; t++) {
-        slot = kvg_i_index_at(a->slot_mapping, t);
-        /* -1 skips (single_row.h:65); other values were checked */
-        if (kvg_i_packed_row_kept(KVG_I_SLOT_SKIP_MINUS1, slot, p->slots))
-            kvg_i_packed_row_write(&row, tensor,
-                                   x + (size_t)(t * p->d) * 2, slot);
-    }
+    kvg_i_packed_row_write_tokens(&row, &k, tensor, &rows);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
 typedef kvg_indexer_quant_cache_args args_t;
-typedef kvg_i_indexer_quant_cache_plan plan_t;
-typedef kvg_i_indexer_quant_cache_ws ws_t;
-
-static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
-{
-    return kvg_i_indexer_quant_cache_check_args((const args_t *)a,
-                                                (plan_t *)p, diag);
-}
 
 /* Written: both caches. */
 static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
@@ -70,25 +59,7 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-/* One key a token for the duplicate-slot check. */
-static void e_carve(const void *p, kvg_i_ws *ws, void *w)
-{
-    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
-        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
-}
-
-static kvg_status e_values(const void *a, const void *p, void *w,
-                           kvg_diag *diag)
-{
-    return kvg_i_indexer_quant_cache_check_values(
-        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
-}
-
-static void e_compute(const void *a, const void *p, void *w)
-{
-    (void)w;
-    compute((const args_t *)a, (const plan_t *)p);
-}
+KVG_I_ENTRY_KEYED_STEPS(indexer_quant_cache);
 
 KVG_I_ENTRY_POINTS(indexer_quant_cache, kvg_i_indexer_quant_cache_plan,
                    kvg_i_indexer_quant_cache_ws);

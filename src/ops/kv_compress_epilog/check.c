@@ -46,24 +46,6 @@ static kvg_status check_x(const kvg_kv_compress_epilog_args *a,
     return KVG_OK;
 }
 
-/* slot_mapping: int32 / int64 with x's shape without its last dim. */
-static kvg_status check_slots(const kvg_kv_compress_epilog_args *a,
-                              kvg_diag *diag)
-{
-    const kvg_tensor *s = a->slot_mapping, *x = a->x;
-    int i;
-
-    if (s->dtype != KVG_INT32 && s->dtype != KVG_INT64)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1,
-                            -1, "slot_mapping: dtype %s; int32 or int64 "
-                            "expected", kvg_dtype_name(s->dtype));
-    KVG_TRY(kvg_i_check_rank(s, "slot_mapping", x->rank - 1, diag));
-    for (i = 0; i < s->rank; i++)
-        KVG_TRY(kvg_i_check_dim(s, "slot_mapping", i, x->shape[i],
-                                "x.shape[:-1]", diag));
-    return KVG_OK;
-}
-
 /* cache: 2-D [rows, row_bytes] or 4-D [blocks, block_size, 1, row_bytes]. */
 static kvg_status check_cache(const kvg_kv_compress_epilog_args *a,
                               kvg_i_kce_cache *c, kvg_diag *diag)
@@ -118,7 +100,7 @@ kvg_status kvg_i_kv_compress_epilog_check_args(
     KVG_TRY(check_present(a, diag));
     KVG_TRY(check_attrs(a, diag));
     KVG_TRY(check_x(a, &plan->d, diag));
-    KVG_TRY(check_slots(a, diag));
+    KVG_TRY(kvg_i_packed_row_check_index(a->slot_mapping, a->x, diag));
     KVG_TRY(check_cache(a, &c, diag));
     plan->tokens = kvg_i_numel(a->slot_mapping);
     plan->x_scale = (float)a->x_scale;

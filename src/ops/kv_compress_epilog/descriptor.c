@@ -6,12 +6,11 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "kvgold/kv_compress_epilog.h"
-#include "src/common/internal.h"
 #include "src/ops/kv_compress_epilog/internal.h"
 #include "src/registry/op_desc.h"
+#include "src/registry/row_hooks.h"
 
 typedef kvg_kv_compress_epilog_args op_args;
 
@@ -43,86 +42,14 @@ static const kvg_i_op_attr k_attrs[] = {
 
 KVG_I_OP_NO_OUTPUTS("kv_compress_epilog");
 
-/* The cache mixes payload codes, scales and copied bytes; compare judges
- * it field by field through the row_layout hook below (every kvgold path
- * asks for it), and the role it takes from here is the payload's: a
- * quantisation result, judged by its dtype's rule under the standard
- * (code distance for fp8 / hif8; issue 36), while scales, pass-through
- * and pad bytes are bit for bit whatever the role. */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-typedef struct slot_runs {
-    const op_args *k;
-    const kvg_i_kv_compress_epilog_plan *p;
-} slot_runs;
-
-static void put(void *sink, int64_t first, int64_t bytes)
-{
-    kvg_i_sink_put((kvg_i_run_sink *)sink, first, bytes);
-}
-
-/* Each written token's slot: its segments, from the layout the writes use
- * (one byte an element: the cache is uint8 or fp8). */
-static void enumerate(const void *ctx, kvg_i_run_sink *s)
-{
-    const slot_runs *c = (const slot_runs *)ctx;
-    int64_t t, slot;
-
-    for (t = 0; t < c->p->tokens; t++) {
-        slot = kvg_i_index_at(c->k->slot_mapping, t);
-        if (kvg_i_packed_row_kept(c->p->policy, slot, c->p->slots))
-            kvg_i_packed_row_runs(&c->p->layout, 0, slot, put, s);
-    }
-}
-
-static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
-                          kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    kvg_i_kv_compress_epilog_plan p;
-    kvg_i_kv_compress_epilog_ws ws;
-    slot_runs runs;
-
-    KVG_TRY(kvg_i_kv_compress_epilog_validate(k, &p, &ws, diag));
-    runs.k = k;
-    runs.p = &p;
-    return kvg_i_written_collect(w, enumerate, &runs, diag);
-}
-
-/* The `row_layout` hook of struct kvg_op (kvg_op_row_layout): the
- * cache's checked layout, for compare, scan and explain-layout. The
- * layout needs the call's arguments only, so it
- * refuses what check_args refuses; slot values are not read. Any tensor
- * but the cache: KVG_OK with an all-zero layout (none). */
-kvg_status kvg_i_kv_compress_epilog_row_layout(const void *args,
-                                               const char *output,
-                                               kvg_row_layout *out,
-                                               kvg_diag *diag)
-{
-    const kvg_i_op_args *a = (const kvg_i_op_args *)args;
-    KVG_I_LOAD(op_args, a, k);
-    kvg_i_kv_compress_epilog_plan p;
-
-    if (k == NULL || out == NULL)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                            "args: NULL argument struct or result");
-    memset(out, 0, sizeof *out);
-    if (output == NULL || strcmp(output, "cache") != 0)
-        return KVG_OK; /* segments 0: no row layout (the hook's "none") */
-    KVG_TRY(kvg_i_kv_compress_epilog_check_args(k, &p, diag));
-    *out = p.layout;
-    return KVG_OK;
-}
+/* The cache mixes payload codes, scales and copied bytes: the
+ * `row_layout` hook of struct kvg_op (kvg_op_row_layout) gives its
+ * checked layout, for compare (which judges it field by field: every
+ * kvgold path asks for it), scan and explain-layout (slot values are not
+ * read: it refuses what check_args refuses); `describe` its role, the
+ * payload's (KVG_ROLE_QUANT); `written` each kept token's slot, from the
+ * layout the writes use (src/registry/row_hooks.h). */
+KVG_I_OP_ROW_HOOKS(kv_compress_epilog, p->policy, "cache");
 
 KVG_I_OP_DEFINE(kv_compress_epilog, KVG_I_OP_ATTRS(k_attrs),
                 .row_layout = kvg_i_kv_compress_epilog_row_layout);

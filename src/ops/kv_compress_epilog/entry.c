@@ -44,8 +44,10 @@ static void compute(const kvg_kv_compress_epilog_args *a,
     const unsigned char *x = (const unsigned char *)a->x->data;
     unsigned char *const tensor[KVG_ROW_TENSORS] = {
         (unsigned char *)a->cache->data, NULL};
+    const kvg_i_packed_tokens k = {a->slot_mapping, p->tokens, p->slots,
+                                   p->policy};
+    const kvg_i_token_rows rows = {x, (size_t)p->d * 2, NULL, NULL, NULL};
     kvg_i_packed_row row;
-    int64_t t, slot;
     int i;
 
     row.layout = &p->layout;
@@ -55,25 +57,12 @@ static void compute(const kvg_kv_compress_epilog_args *a,
         row.rule[i] = p->rule_of[i] >= 0 ? &p->rules[p->rule_of[i]] : NULL;
         row.column[i] = p->column[i];
     }
-    for (t = 0; t < p->tokens; t++) {
-        slot = kvg_i_index_at(a->slot_mapping, t);
-        if (kvg_i_packed_row_kept(p->policy, slot, p->slots))
-            kvg_i_packed_row_write(&row, tensor,
-                                   x + (size_t)(t * p->d) * 2, slot);
-    }
+    kvg_i_packed_row_write_tokens(&row, &k, tensor, &rows);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
 typedef kvg_kv_compress_epilog_args args_t;
-typedef kvg_i_kv_compress_epilog_plan plan_t;
-typedef kvg_i_kv_compress_epilog_ws ws_t;
-
-static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
-{
-    return kvg_i_kv_compress_epilog_check_args((const args_t *)a,
-                                               (plan_t *)p, diag);
-}
 
 /* Written: the cache. */
 static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
@@ -87,25 +76,7 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-/* One key a token for the duplicate-slot check. */
-static void e_carve(const void *p, kvg_i_ws *ws, void *w)
-{
-    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
-        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
-}
-
-static kvg_status e_values(const void *a, const void *p, void *w,
-                           kvg_diag *diag)
-{
-    return kvg_i_kv_compress_epilog_check_values(
-        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
-}
-
-static void e_compute(const void *a, const void *p, void *w)
-{
-    (void)w;
-    compute((const args_t *)a, (const plan_t *)p);
-}
+KVG_I_ENTRY_KEYED_STEPS(kv_compress_epilog);
 
 KVG_I_ENTRY_POINTS(kv_compress_epilog, kvg_i_kv_compress_epilog_plan,
                    kvg_i_kv_compress_epilog_ws);

@@ -412,7 +412,9 @@ static void refused_slots(void **state)
 /* MX quant's value refusals, in a pad row too (its scales are
  * written): a subnormal bf16 element (0x0001); a negative element whose
  * scaled value is subnormal: block amax 2^100 (E 227, c 219, m 2^-92)
- * and -2^-40 (bf16 0xAB80) -> -2^-132, a binary32 subnormal. */
+ * and -2^-40 (bf16 0xAB80) -> -2^-132, a binary32 subnormal, whose
+ * flushed zero's code (0x80 or 0x0) the message names, in the MX quant
+ * op's words. */
 static void refused_values(void **state)
 {
     static call c;
@@ -427,6 +429,8 @@ static void refused_values(void **state)
     put16(c.xb + 2 * 2, 0x7180); /* 2^100 */
     put16(c.xb + 3 * 2, 0xAB80); /* -2^-40 */
     refused(&c, KVG_ERR_PARAM_INVALID, "key", "negative");
+    refused(&c, KVG_ERR_PARAM_INVALID, "key",
+            "whose sign (the code 0x8 / 0x80 or 0x0) is not documented");
     teardown(&c);
 }
 
