@@ -104,8 +104,10 @@ def test_fp8_y_as_torch_npu_gives_it():
 
 def test_dst_type_numbers():
     """1 (at::ScalarType Char) and 258 are int8; the float8 ScalarTypes 23
-    / 24 are refused as torch_npu refuses them, naming the number to use;
-    anything else is refused naming dst_type."""
+    / 24 are 291 / 292, as today's torch_npu maps them (Ascend/pytorch
+    @9e73e708 torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73), each
+    fp8 case giving the generator's y and scale; anything else is refused
+    naming dst_type."""
     x = np.linspace(-3, 5, 256, dtype=np.float16).reshape(2, 128)
     y1, s1 = npu_dynamic_block_quant(x, dst_type=1)
     y2, s2 = npu_dynamic_block_quant(x, dst_type=258)
@@ -113,7 +115,21 @@ def test_dst_type_numbers():
     # first principles: amax 5 in row 1, scale 5/127, 5 -> code 127
     assert s1[1, 0] == np.float32(5) / np.float32(127)
     assert y1[1, -1] == 127 and y1[0, 0] == -127
-    for bad, words in ((23, "291"), (24, "292"), (7, "dst_type"),
+    scalar = {"fp8_e5m2": 23, "fp8_e4m3fn": 24}
+    seen = set()
+    for name in CASES:
+        c = _load(name)
+        tag = c.attrs.get("dst_type")
+        if tag not in scalar:
+            continue
+        seen.add(tag)
+        y, s = npu_dynamic_block_quant(
+            (_x(c), c.dtypes["x"]), dst_type=scalar[tag],
+            profile=(c.options or {}).get("profile"), **_attrs(c))
+        assert y.tobytes() == expected_bits(c, "y"), name
+        assert s.tobytes() == expected_bits(c, "scale"), name
+    assert seen == set(scalar)
+    for bad, words in ((25, "dst_type"), (7, "dst_type"),
                        ("float8", "dst_type"), (True, "dst_type")):
         with pytest.raises(kvgold.Error) as e:
             npu_dynamic_block_quant(x, dst_type=bad)

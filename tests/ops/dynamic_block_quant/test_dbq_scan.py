@@ -28,16 +28,31 @@ def test_msprobe_dst_type_numbers(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path))
     assert rc == 0, err
     assert [c["verdict"] for c in doc["calls"]] == ["PASS"] * len(CASES)
-    # 258 is int8 too; the ScalarType Float8_e5m2 (23) torch_npu refuses
-    # is not mapped: not judged, saying why
+    # 258 is int8 too; the ScalarTypes Float8_e5m2 (23) / Float8_e4m3fn
+    # (24) are 291 / 292 (Ascend/pytorch@9e73e708 torch_npu/csrc/framework/
+    # utils/CalcuOpUtil.cpp:72-73): judged, and planted y codes fail;
+    # Float8_e5m2fnuz (25) torch_npu maps to no ACL type: not judged
     root = tmp_path / "other"
-    c = calls[0]
-    _msprobe(root, [(c, dict(W.torch_attrs(c), dst_type=258)),
-                    (c, dict(W.torch_attrs(c), dst_type=23))])
+    e5, e4 = calls[2], calls[3]
+    # codes far off in 5 % of y (beyond any code-distance allowance)
+    bad = (e5.post["y"][0], e5.post["y"][1].copy())
+    bad[1].reshape(-1).view(np.uint8)[::20] ^= 0x40
+    step = sd.MsprobeStep(str(root))
+    for call, attrs, y in (
+            (calls[0], dict(W.torch_attrs(calls[0]), dst_type=258),
+             calls[0].post["y"]),
+            (e5, dict(W.torch_attrs(e5), dst_type=23), e5.post["y"]),
+            (e4, dict(W.torch_attrs(e4), dst_type=24), e4.post["y"]),
+            (e5, dict(W.torch_attrs(e5), dst_type=23), bad),
+            (e5, dict(W.torch_attrs(e5), dst_type=25), e5.post["y"])):
+        step.call("NPU", W.TORCH, [call.inputs["x"]], attrs,
+                  [y, call.post["scale"]])
+    step.save()
     rc, doc, err = sd.scan(cli, str(root))
     got = [(x["verdict"], x.get("reason", "")) for x in doc["calls"]]
-    assert got[0][0] == "PASS"
-    assert got[1][0] == "NOT_JUDGED" and "dst_type" in got[1][1]
+    assert [v for v, _ in got] == ["PASS", "PASS", "PASS", "FAIL",
+                                   "NOT_JUDGED"], got
+    assert "dst_type" in got[4][1]
     assert rc != 0
 
 

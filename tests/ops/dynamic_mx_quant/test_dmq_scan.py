@@ -109,3 +109,31 @@ def test_dst_type_as_a_torch_dtype(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path / "fp4"))
     assert rc == 1 and _verdicts(doc) == ["NOT_JUDGED"], err
     assert "--attr dst_type" in doc["calls"][0]["reason"]
+
+
+def test_dst_type_as_a_float8_scalar_type(cli, tmp_path):
+    """Today's torch_npu maps at::ScalarType Float8_e5m2 (23) /
+    Float8_e4m3fn (24) to ACL_FLOAT8_E5M2 / E4M3FN (Ascend/pytorch
+    @9e73e708 torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73): a
+    call recorded with 23 / 24 is judged as 291 / 292 (PASS honest, one
+    mxscale code off FAILs on mxscale); Float8_e4m3fnuz (26), which
+    torch_npu maps to no ACL type, is NOT JUDGED naming dst_type."""
+    for name, number, tag in (("saturate_fp8_e5m2_bf16", 23, "fp8_e5m2"),
+                              ("saturate_fp8_e4m3fn_fp32", 24,
+                               "fp8_e4m3fn")):
+        assert W.case(name).post["y"][0] == tag
+        number = {"type": "int", "value": number}  # as msprobe writes it
+        _dtype_call(tmp_path / name / "ok", W.case(name), number)
+        rc, doc, err = sd.scan(cli, str(tmp_path / name / "ok"))
+        assert rc == 0 and _verdicts(doc) == ["PASS"], (name, err)
+        _dtype_call(tmp_path / name / "bad",
+                    _faulty(name, "mxscale", 0x01), number)
+        rc, doc, err = sd.scan(cli, str(tmp_path / name / "bad"))
+        assert rc == 1 and _verdicts(doc) == ["FAIL"], (name, err)
+        assert _tensors(doc) == {"mxscale": ("e8m0", "FAIL"),
+                                 "y": (tag, "PASS")}
+    _dtype_call(tmp_path / "fnuz", W.case("saturate_fp8_e4m3fn_fp32"),
+                {"type": "int", "value": 26})
+    rc, doc, err = sd.scan(cli, str(tmp_path / "fnuz"))
+    assert rc == 1 and _verdicts(doc) == ["NOT_JUDGED"], err
+    assert "dst_type" in doc["calls"][0]["reason"]

@@ -60,6 +60,12 @@ static const char *const k_values_torch[] = {
     "dst_type", "\"int8\"",       "1",   "dst_type", "\"int8\"", "258",
     "dst_type", "\"hif8\"",       "290", "dst_type", "\"fp8_e5m2\"", "291",
     "dst_type", "\"fp8_e4m3fn\"", "292",
+    /* at::ScalarType Float8_e5m2 / Float8_e4m3fn, which today's torch_npu
+     * maps to ACL types (Ascend/pytorch@9e73e708
+     * torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73, read through
+     * c10_npu::GetAclDataType, op-plugin@517f2e7d
+     * op_plugin/ops/opapi/DynamicBlockQuantNpuOpApi.cpp:48) */
+    "dst_type", "\"fp8_e5m2\"", "23", "dst_type", "\"fp8_e4m3fn\"", "24",
     /* a torch.dtype as str() spells it */
     "dst_type", "\"int8\"", "\"torch.int8\"", "dst_type", "\"fp8_e5m2\"",
     "\"torch.float8_e5m2\"", "dst_type", "\"fp8_e4m3fn\"",

@@ -70,6 +70,12 @@ static const char *const k_out[] = {"y", "mxscale", NULL};
 static const char *const k_values_torch[] = {
     "dst_type", "\"fp4_e2m1\"", "296", "dst_type", "\"fp4_e1m2\"",   "297",
     "dst_type", "\"fp8_e5m2\"", "291", "dst_type", "\"fp8_e4m3fn\"", "292",
+    /* at::ScalarType Float8_e5m2 / Float8_e4m3fn, which today's torch_npu
+     * maps to ACL types (Ascend/pytorch@9e73e708
+     * torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73, read through
+     * c10_npu::GetAclDataType, op-plugin@517f2e7d
+     * op_plugin/ops/opapi/DynamicMxQuantKernelNpuOpApi.cpp:73-75) */
+    "dst_type", "\"fp8_e5m2\"", "23", "dst_type", "\"fp8_e4m3fn\"", "24",
     /* a torch.dtype as str() spells it */
     "dst_type", "\"fp8_e5m2\"", "\"torch.float8_e5m2\"", "dst_type",
     "\"fp8_e4m3fn\"", "\"torch.float8_e4m3fn\"", "dst_type", "\"fp4_e2m1\"",

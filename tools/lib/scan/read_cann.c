@@ -112,8 +112,10 @@ static kvg_dtype cann_dtype(uint64_t code)
     case 34: return KVG_FP8_E5M2;
     case 35: return KVG_FP8_E4M3FN;
     case 36: return KVG_E8M0;
-    /* 39 / 40 (fp4 e2m1 / e1m2) are not read: their shape counts codes,
-     * kvgold's packed fp4 counts bytes of two */
+    /* 39 / 40 (fp4 e2m1 / e1m2, hicann/ge@0d77e9fd
+     * graph_metadef/proto/dump_task.proto:54-55) are not read: no source
+     * read says whether their shape counts codes or bytes, nor whether
+     * the data packs two codes a byte (docs/scan.md, "Not done yet") */
     default: return KVG_DTYPE_INVALID;
     }
 }

@@ -1,14 +1,16 @@
 """torch_npu's `dst_type` of a quantising API, stated once for every such
 operator: the numbers its call form maps to kvgold's dtype tags (the
-binding's `values`, read through _forms.value_map), the at::ScalarType
-float8 numbers torch_npu refuses, and y as torch_npu returns it (torch's
+binding's `values`, read through _forms.value_map) and y as torch_npu
+returns it (torch's
 float8 dtype for an fp8 y, refused where this torch has none).
 
 c10_npu::GetAclDataType reads a value >= 256 as aclDataType(value - 256)
-and a smaller one as an at::ScalarType through torch_npu's table, which has
-no ACL type for Float8_e5m2 (23) / Float8_e4m3fn (24) (Ascend/pytorch
-@f14f2fdf torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:55-56, "has not
-been supported")."""
+and a smaller one as an at::ScalarType through torch_npu's table, which
+today maps Float8_e5m2 (23) / Float8_e4m3fn (24) to ACL_FLOAT8_E5M2 /
+ACL_FLOAT8_E4M3FN (Ascend/pytorch@9e73e708
+torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73; the older
+f14f2fdf:55-56 refused them, "has not been supported"): the bindings list
+23 / 24 among the numbers, so they arrive here through value_map."""
 import numbers
 import sys
 from typing import Dict, Tuple, Union
@@ -17,9 +19,6 @@ from .._errors import Error, PARAM_INVALID
 from .._types import TensorLike
 from ._forms import value_map
 
-# at::ScalarType number -> (its name, kvgold's tag)
-_SCALAR_FP8 = {23: ("Float8_e5m2", "fp8_e5m2"),
-               24: ("Float8_e4m3fn", "fp8_e4m3fn")}
 FP8 = ("fp8_e5m2", "fp8_e4m3fn")
 
 
@@ -55,14 +54,6 @@ class DstType:
             n = int(dst_type)
             if n in self.numbers:
                 return self.numbers[n]
-            if n in _SCALAR_FP8:
-                raise Error(PARAM_INVALID, "dst_type: %d is at::ScalarType "
-                            "%s, which torch_npu's ConvertToAclDataType "
-                            "refuses (\"has not been supported\"); pass %d"
-                            % (n, _SCALAR_FP8[n][0],
-                               min(k for k, t in self.numbers.items()
-                                   if t == _SCALAR_FP8[n][1])),
-                            "dst_type")
         raise Error(PARAM_INVALID, "dst_type: %r is not one of torch_npu's "
                     "numbers (%s), torch dtypes (%s) or a kvgold tag (%s)"
                     % (dst_type, ", ".join("%d %s" % (n, t) for n, t in

@@ -5,10 +5,9 @@ op_plugin/ops/opapi/DynamicBlockQuantNpuOpApi.cpp).
 
 torch_npu's dst_type is a dtype number read by c10_npu::GetAclDataType: a
 value >= 256 is aclDataType(value - 256), a smaller one an at::ScalarType
-converted by torch_npu's table, which has no ACL type for the float8
-ScalarTypes (Ascend/pytorch@f14f2fdf
-torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:55-56, "has not been
-supported"). y is allocated as torch_npu's ScalarType of that ACL type:
+converted by torch_npu's table, which maps the float8 ScalarTypes 23 /
+24 to ACL_FLOAT8_E5M2 / E4M3FN (Ascend/pytorch@9e73e708
+torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73). y is allocated as torch_npu's ScalarType of that ACL type:
 int8 for int8, uint8 codes for hifloat8, torch.float8_e5m2 /
 float8_e4m3fn for the fp8 types (docs/dynamic_block_quant.md, "Python
 functions").

@@ -6,9 +6,9 @@ op_plugin/ops/opapi/DynamicMxQuantKernelNpuOpApi.cpp).
 torch_npu's dst_type is a dtype number read by c10_npu::GetAclDataType: a
 value >= 256 is aclDataType(value - 256) - 296 FLOAT4_E2M1 (its default),
 297 FLOAT4_E1M2, 291 FLOAT8_E5M2, 292 FLOAT8_E4M3FN - a smaller one an
-at::ScalarType, whose Float8 types (23, 24) torch_npu's table refuses
-(Ascend/pytorch@f14f2fdf torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:
-55-56). y is allocated as uint8 [..., n/2] for the fp4 types and as
+at::ScalarType, whose Float8 types (23, 24) torch_npu's table maps to the
+same ACL types (Ascend/pytorch@9e73e708
+torch_npu/csrc/framework/utils/CalcuOpUtil.cpp:72-73). y is allocated as uint8 [..., n/2] for the fp4 types and as
 torch's float8 dtype for fp8; mxscale always as uint8 (passed to aclnn as
 ACL_FLOAT8_E8M0) (docs/dynamic_mx_quant.md, "Python functions").
 """
