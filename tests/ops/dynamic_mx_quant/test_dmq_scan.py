@@ -137,3 +137,16 @@ def test_dst_type_as_a_float8_scalar_type(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path / "fnuz"))
     assert rc == 1 and _verdicts(doc) == ["NOT_JUDGED"], err
     assert "dst_type" in doc["calls"][0]["reason"]
+
+
+def test_dst_type_as_a_bare_number_is_refused(cli, tmp_path):
+    """msprobe writes every argument as {"type", "value"} (or {} for what
+    it does not encode; Ascend-mstt@99c2e0f9 msprobe/core/data_dump/
+    data_processor/base.py:198-218): a bare 999 is no record of its. It
+    must not be read as "recorded without a value" - dst_type would then
+    be taken from y's dumped dtype and the call PASS - but refused, the
+    argument named."""
+    _dtype_call(tmp_path / "bare", W.case("saturate_fp8_e4m3fn_fp32"), 999)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bare"))
+    assert rc != 0 and "PASS" not in _verdicts(doc), (err, doc)
+    assert "a bare JSON value" in err + str(doc), (err, doc)

@@ -198,6 +198,24 @@ static int has_nonfinite(const kvg_json *v)
     return 0;
 }
 
+/* msprobe writes every argument as an object ({"type", "value"}, or {}
+ * for one it does not encode), a list of such, or null; a bare JSON
+ * number, string or boolean is no encoding of its, so it is refused
+ * rather than read as "recorded without a value" (which lets the binding
+ * derive the attribute from the outputs: a bare 999 would pass). */
+static int msprobe_encoded(const kvg_json *v)
+{
+    const kvg_json *e;
+    if (v->type == KVG_JSON_OBJECT || v->type == KVG_JSON_NULL)
+        return 1;
+    if (v->type != KVG_JSON_ARRAY)
+        return 0;
+    for (e = v->child; e != NULL; e = e->next)
+        if (!msprobe_encoded(e))
+            return 0;
+    return 1;
+}
+
 /* One argument of a call from its JSON. */
 static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
                          const char *where, kvg_scan_arg *a, kvg_diag *diag)
@@ -217,6 +235,12 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
                                 "%s/dump.json: data.%s.%s: a NaN or infinite "
                                 "argument (a statistic may be non-finite, an "
                                 "argument is data)",
+                                c->dir, key_of(c), where);
+        if (!msprobe_encoded(v))
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, where, -1, -1,
+                                "%s/dump.json: data.%s.%s: a bare JSON value, "
+                                "not msprobe's {\"type\": ..., \"value\": ...} "
+                                "(nor a list of them)",
                                 c->dir, key_of(c), where);
         if (!scalar_text(v, a->value, sizeof a->value))
             (void)snprintf(a->value, sizeof a->value, "null");
