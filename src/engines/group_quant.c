@@ -14,6 +14,7 @@
 
 #include "src/common/bits.h"
 #include "src/kernels/dispatch.h"
+#include "src/kernels/e8m0_step.h"
 #include "src/kernels/quant_codes.h"
 #include "src/kernels/widen.h"
 
@@ -243,7 +244,20 @@ static group_scale ocp_bf16(uint32_t amax)
     return g;
 }
 
-static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
+/* An E8M0 rule on s = amax * fl(1/MAX) (R-CEIL, R-EBUMP, R-TRUNC) with
+ * an fp8 payload: the cases kvg_i_e8m0_fp8_code copies. */
+static int fp8_s_rule(const kvg_i_group_rule *r)
+{
+    return (r->e8m0 == KVG_E8M0_CEIL || r->e8m0 == KVG_E8M0_EBUMP ||
+            r->e8m0 == KVG_E8M0_TRUNC) &&
+           (r->cast == KVG_FP8_E4M3FN || r->cast == KVG_FP8_E5M2);
+}
+
+/* inlined into the clones: out of line it was 12-14 % of an MX-FP8
+ * decode (a call a group of 32) */
+KVG_I_IN_EVERY_CLONE
+static inline group_scale scale_of(const kvg_i_group_rule *r,
+                                   uint32_t amax)
 {
     const float a = kvg_i_float(amax);
     group_scale g;
@@ -264,10 +278,17 @@ static group_scale scale_of(const kvg_i_group_rule *r, uint32_t amax)
     if (r->e8m0 != KVG_I_NO_E8M0) {
         /* the format layer's rule (fl(1e-4) floor and fl(1/MAX), as the
          * presets state in floor_1e4 / coeff); a non-finite amax is
-         * refused by the operators and leaves the NaN code */
-        (void)kvg_e8m0_from_amax((kvg_e8m0_rule)r->e8m0, r->cast, a, &c);
+         * refused by the operators and leaves the NaN code. The fp8
+         * payloads' s-based rules, once a group, inline (e8m0_step.h,
+         * equal to the formats layer on every amax); the rest through it */
+        if (fp8_s_rule(r))
+            c = kvg_i_e8m0_fp8_code((kvg_e8m0_rule)r->e8m0,
+                                    r->cast == KVG_FP8_E5M2, amax);
+        else
+            (void)kvg_e8m0_from_amax((kvg_e8m0_rule)r->e8m0, r->cast, a,
+                                     &c);
         if (r->e8m0 != KVG_E8M0_TRUNC)
-            g.sp = kvg_e8m0_to_f32(c);
+            g.sp = kvg_i_e8m0_value(c);
     }
     /* the stored scale is the payload's divisor, except FP4-AMAX6,
      * which stores s = amax * fl(1/6) and multiplies by bf16(6 / amax) */
@@ -467,10 +488,13 @@ static inline void payload_zero(const float *xf, int64_t n, float *q)
         q[i] = xf[i] * 0.0f;
 }
 
-KVG_I_ROW_KERNEL
-void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
-                       int64_t n, float x_scale, unsigned char *q,
-                       unsigned char *scale)
+/* One group (kvg_i_group_quant's contract), inlined into both entry
+ * points' clones. */
+KVG_I_IN_EVERY_CLONE
+static inline void quant_one(const kvg_i_group_rule *r,
+                             const unsigned char *x, int64_t n,
+                             float x_scale, unsigned char *q,
+                             unsigned char *scale)
 {
     const size_t xb = kvg_i_group_x_bytes(r);
     /* a group of one chunk (every epilog's: 16 to 128 elements) is
@@ -510,4 +534,31 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
         cast_codes(r, buf, m,
                    q + (r->cast == KVG_FP4_E2M1 ? i / 2 : i));
     }
+}
+
+KVG_I_ROW_KERNEL
+void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
+                       int64_t n, float x_scale, unsigned char *q,
+                       unsigned char *scale)
+{
+    quant_one(r, x, n, x_scale, q, scale);
+}
+
+/* The groups of a row in one call: the call, its dispatch and the rule's
+ * loads once a row, not once a group (groups of 32 made that ~55 ns a
+ * group, docs/performance.md). */
+KVG_I_ROW_KERNEL
+void kvg_i_group_quant_run(const kvg_i_group_rule *r, const unsigned char *x,
+                           int64_t n, int64_t groups, float x_scale,
+                           unsigned char *q, unsigned char *scale)
+{
+    const size_t xstep = kvg_i_group_x_bytes(r) * (size_t)n;
+    const size_t qstep = kvg_i_group_payload_bytes(r, n);
+    const size_t sstep = kvg_i_group_scale_bytes(r);
+    int64_t k;
+
+    for (k = 0; k < groups; k++)
+        quant_one(r, x + xstep * (size_t)k, n, x_scale,
+                  q == NULL ? NULL : q + qstep * (size_t)k,
+                  scale == NULL ? NULL : scale + sstep * (size_t)k);
 }

@@ -150,4 +150,15 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
                        int64_t n, float x_scale, unsigned char *q,
                        unsigned char *scale);
 
+/*
+ * `groups` consecutive groups of n elements each, as that many calls of
+ * kvg_i_group_quant would quantise them: group k's x at x + k * n
+ * elements, its codes at q + k * kvg_i_group_payload_bytes(r, n) (q NULL:
+ * the scales only), its scale at scale + k * kvg_i_group_scale_bytes(r).
+ * A packed row's groups of one unpieced segment, in one call.
+ */
+void kvg_i_group_quant_run(const kvg_i_group_rule *r, const unsigned char *x,
+                           int64_t n, int64_t groups, float x_scale,
+                           unsigned char *q, unsigned char *scale);
+
 #endif /* KVGOLD_SRC_ENGINES_GROUP_QUANT_H */

@@ -122,6 +122,24 @@ static const unsigned char *head_x(const kvg_i_packed_row *p,
            esize * (size_t)(p->column[i] + (int64_t)h * p->head_columns);
 }
 
+/* Whether payload segment i (groups of g) and its SCALE segment sc (or
+ * none) are each one piece whose units are the rule's bytes, so that
+ * group k's codes and scale are k steps from the first ones: then
+ * kvg_i_group_quant_run writes the row's groups in one call. */
+static int one_run(const kvg_i_packed_row *p, int i, int sc, int64_t g)
+{
+    const kvg_row_layout *l = p->layout;
+    const kvg_i_group_rule *r = p->rule[i];
+
+    if (kvg_i_row_pieces(&l->seg[i]) != 1 ||
+        kvg_i_row_units_bytes(l->seg[i].dtype, g) !=
+            (int64_t)kvg_i_group_payload_bytes(r, g))
+        return 0;
+    return sc < 0 || (kvg_i_row_pieces(&l->seg[sc]) == 1 &&
+                      kvg_i_row_units_bytes(l->seg[sc].dtype, 1) ==
+                          (int64_t)kvg_i_group_scale_bytes(r));
+}
+
 /* Group by group: the check put each group inside one piece, so its
  * codes are one contiguous run; its scale is one element of the SCALE
  * segment, wherever that segment's pieces put it. */
@@ -140,6 +158,16 @@ static void write_payload(const kvg_i_packed_row *p,
     unsigned char *scale;
     int64_t k;
 
+    if (one_run(p, i, sc, g)) {
+        /* addresses once a row: the codes and the scales each contiguous
+         * (element_base of element e is its first byte plus e units) */
+        scale = sc < 0 ? NULL : element_base(l, tensor, slot, h, sc, 0);
+        if (scale == NULL && tensor[kvg_row_segment_tensor(l, i)] == NULL)
+            return;
+        kvg_i_group_quant_run(r, x, g, s->count / g, p->x_scale,
+                              element_base(l, tensor, slot, h, i, 0), scale);
+        return;
+    }
     for (k = 0; k < s->count / g; k++) {
         /* a payload in a tensor not written still gives its scales (q
          * NULL); nothing at all when neither is written */
