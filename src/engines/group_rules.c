@@ -8,7 +8,7 @@
 #include "kvgold/format.h"
 #include "src/engines/group_rules.h"
 
-static kvg_i_group_rule rule_base(kvg_dtype cast)
+kvg_i_group_rule kvg_i_rule_base(kvg_dtype cast)
 {
     kvg_i_group_rule r;
 
@@ -23,7 +23,7 @@ static kvg_i_group_rule rule_base(kvg_dtype cast)
 
 kvg_i_group_rule kvg_i_rule_blk128_fp32(kvg_dtype cast)
 {
-    kvg_i_group_rule r = rule_base(cast);
+    kvg_i_group_rule r = kvg_i_rule_base(cast);
 
     r.name = "R-BLK128-FP32";
     r.amax = KVG_I_AMAX_FINITE;
@@ -36,7 +36,7 @@ kvg_i_group_rule kvg_i_rule_blk128_fp32(kvg_dtype cast)
 kvg_i_group_rule kvg_i_rule_mx_fp8(kvg_dtype cast, int e8m0,
                                    int round_scale)
 {
-    kvg_i_group_rule r = rule_base(cast);
+    kvg_i_group_rule r = kvg_i_rule_base(cast);
 
     r.name = !round_scale ? "R-TRUNC"
              : e8m0 == KVG_E8M0_CEIL ? "R-CEIL" : "R-EBUMP";
@@ -49,7 +49,7 @@ kvg_i_group_rule kvg_i_rule_mx_fp8(kvg_dtype cast, int e8m0,
 
 kvg_i_group_rule kvg_i_rule_hif8_xscale(void)
 {
-    kvg_i_group_rule r = rule_base(KVG_HIF8);
+    kvg_i_group_rule r = kvg_i_rule_base(KVG_HIF8);
 
     r.name = "hif8(x * x_scale)";
     r.coeff = 0;

@@ -20,6 +20,11 @@
 #define KVG_I_FL_1_448 0x3B124925u   /* fl(1/448) */
 #define KVG_I_FL_1_57344 0x37924925u /* fl(1/57344) */
 
+/* What the rules below start from, for a rule of an operator's own:
+ * amax over every element, no E8M0, q = x / s, fl(1/MAX) of `cast`
+ * (fl(1/57344) for fp8_e5m2, else fl(1/448)), everything else 0. */
+kvg_i_group_rule kvg_i_rule_base(kvg_dtype cast);
+
 /* R-BLK128-FP32: amax over the finite elements, s = amax * fl(1/MAX) (0
  * for amax 0), fp32 scale s, q = x / s, q := x where that is not finite,
  * no clamp, fp8 RNE of `cast` (fp8_e4m3fn / fp8_e5m2). */

@@ -23,8 +23,14 @@ kvg_status kvg_i_row_layout_hook(const void *args, const char *output,
                             "args: NULL argument struct or result");
     memset(out, 0, sizeof *out);
     for (i = 0; output != NULL && tensors[i] != NULL; i++)
-        if (strcmp(output, tensors[i]) == 0)
-            return layout_of((const kvg_i_op_args *)args, out, diag);
+        if (strcmp(output, tensors[i]) == 0) {
+            KVG_TRY(layout_of((const kvg_i_op_args *)args, out, diag));
+            /* a named tensor this call's layout has not (an optional
+             * cache the call goes without): none for it */
+            if (kvg_row_tensor_of(out, output) < 0)
+                memset(out, 0, sizeof *out);
+            return KVG_OK;
+        }
     return KVG_OK; /* segments 0: no row layout (the hook's "none") */
 }
 
@@ -61,6 +67,8 @@ kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
     runs.k = k;
     runs.sink = NULL;
     runs.tensor = kvg_row_tensor_of(l, w->name);
+    if (runs.tensor < 0 && w->tensor == NULL)
+        return kvg_i_written_none(w); /* an optional cache not given */
     if (runs.tensor < 0)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
                             "%s: not a tensor of the row layout %s "

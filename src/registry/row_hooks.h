@@ -33,12 +33,13 @@
  *   - kvg_i_<op>_row_layout: for a named tensor, the layout of
  *     kvg_i_<op>_check_args (has_sink from the slot values when the
  *     policy clamps rows to a sink: kvg_i_packed_row_sink_raced); for any
- *     other name KVG_OK and an all-zero layout (the hook's "none"); NULL
- *     args or result: 161001;
+ *     other name, and a named tensor that layout has not (an optional
+ *     cache the call goes without), KVG_OK and an all-zero layout (the
+ *     hook's "none"); NULL args or result: 161001;
  *   - written: kvg_i_<op>_validate, then kvg_i_row_written over the
  *     plan's layout and tokens: exactly what kvg_i_packed_row_write_tokens
  *     writes (the compute step must write through it under the same
- *     policy).
+ *     policy); an optional cache not given and not in the layout: none.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -66,7 +67,8 @@ kvg_status kvg_i_row_layout_hook(const void *args, const char *output,
 /* What a validated call writes into w->name: the runs of `k`'s tokens in
  * that tensor of layout l (kvg_i_packed_row_token_runs), as element runs
  * of the tensor's dtype, through kvg_i_written_collect. A name that is
- * not one of the layout's tensors is refused (an operator bug). */
+ * not one of the layout's tensors: nothing written when the tensor is not
+ * given (an optional cache), else refused (an operator bug). */
 kvg_status kvg_i_row_written(const kvg_i_written *w, const kvg_row_layout *l,
                              const kvg_i_packed_tokens *k, kvg_diag *diag);
 

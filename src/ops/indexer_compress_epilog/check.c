@@ -112,7 +112,6 @@ static kvg_status check_slots(const kvg_indexer_compress_epilog_args *a,
                               kvg_diag *diag)
 {
     const kvg_tensor *s = a->slot_mapping, *x = a->x;
-    int i;
 
     if (s->dtype != KVG_INT32)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "slot_mapping", -1,
@@ -120,11 +119,7 @@ static kvg_status check_slots(const kvg_indexer_compress_epilog_args *a,
                             "(%s's op_def takes int32 only)",
                             kvg_dtype_name(s->dtype),
                             kvg_i_ice_impl_name(a->impl));
-    KVG_TRY(kvg_i_check_rank(s, "slot_mapping", x->rank - 1, diag));
-    for (i = 0; i < s->rank; i++)
-        KVG_TRY(kvg_i_check_dim(s, "slot_mapping", i, x->shape[i],
-                                "x.shape[:-1]", diag));
-    return KVG_OK;
+    return kvg_i_packed_row_check_index(s, x, diag); /* the shape */
 }
 
 /* cr: cache [rows, d] and cache_scale [rows, ceil(d / 128)], one slot

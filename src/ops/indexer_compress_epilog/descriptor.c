@@ -14,6 +14,7 @@
 #include "src/common/internal.h"
 #include "src/ops/indexer_compress_epilog/internal.h"
 #include "src/registry/op_desc.h"
+#include "src/registry/row_hooks.h"
 
 typedef kvg_indexer_compress_epilog_args op_args;
 
@@ -45,103 +46,15 @@ static const kvg_i_op_attr k_attrs[] = {
 KVG_I_OP_NO_OUTPUTS("indexer_compress_epilog");
 
 /* Both caches hold quantisation results: compare judges them field by
- * field through the row_layout hook below (codes by code distance under
- * the standard, scales bit for bit, cr mode 2's scale rows not at all). */
-static void describe(const kvg_i_op_args *a, const char *name,
-                     const kvg_tensor *t, kvg_compare_role *role,
-                     int *has_layout, kvg_cache_layout *layout)
-{
-    (void)a;
-    (void)name;
-    (void)t;
-    (void)has_layout;
-    (void)layout;
-    *role = KVG_ROLE_QUANT;
-}
-
-typedef struct slot_runs {
-    const op_args *k;
-    const kvg_i_indexer_compress_epilog_plan *p;
-    int tensor;    /* the layout's tensor asked about */
-    int64_t esize; /* bytes an element of that tensor */
-} slot_runs;
-
-typedef struct run_ctx {
-    kvg_i_run_sink *sink;
-    int64_t esize;
-} run_ctx;
-
-/* Byte runs to element runs (scale segments start and end on elements). */
-static void put(void *ctx, int64_t first, int64_t bytes)
-{
-    const run_ctx *c = (const run_ctx *)ctx;
-    kvg_i_sink_put(c->sink, first / c->esize, bytes / c->esize);
-}
-
-/* Each written token's slot: its segments in the tensor asked about, from
- * the layout the writes use. */
-static void enumerate(const void *ctx, kvg_i_run_sink *s)
-{
-    const slot_runs *c = (const slot_runs *)ctx;
-    run_ctx rc;
-    int64_t t, slot;
-
-    rc.sink = s;
-    rc.esize = c->esize;
-    for (t = 0; t < c->p->tokens; t++) {
-        slot = kvg_i_index_at(c->k->slot_mapping, t);
-        if (kvg_i_packed_row_kept(KVG_I_SLOT_SKIP_MINUS1, slot, c->p->slots))
-            kvg_i_packed_row_runs(&c->p->layout, c->tensor, slot, put, &rc);
-    }
-}
-
-static kvg_status written(const kvg_i_op_args *a, const kvg_i_written *w,
-                          kvg_diag *diag)
-{
-    KVG_I_LOAD(op_args, a, k);
-    kvg_i_indexer_compress_epilog_plan p;
-    kvg_i_indexer_compress_epilog_ws ws;
-    slot_runs runs;
-
-    KVG_TRY(kvg_i_indexer_compress_epilog_validate(k, &p, &ws, diag));
-    runs.k = k;
-    runs.p = &p;
-    runs.tensor = kvg_row_tensor_of(&p.layout, w->name);
-    if (runs.tensor < 0 && strcmp(w->name, "cache_scale") == 0)
-        return kvg_i_written_none(w); /* va_v2: no scale tensor */
-    if (runs.tensor < 0)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, w->name, -1, -1,
-                            "%s: not a cache of indexer_compress_epilog",
-                            w->name);
-    runs.esize = (int64_t)kvg_dtype_size(
-        runs.tensor == 0 ? k->cache->dtype : k->cache_scale->dtype);
-    return kvg_i_written_collect(w, enumerate, &runs, diag);
-}
-
-/* The `row_layout` hook of struct kvg_op (kvg_op_row_layout): the one
- * layout over the call's caches, for "cache" and (cr) "cache_scale"
- * alike (the caller finds its tensor with kvg_row_tensor_of); slot values
- * are not read. Any other tensor: KVG_OK with an all-zero layout (none). */
-static kvg_status row_layout(const void *args, const char *output,
-                             kvg_row_layout *out, kvg_diag *diag)
-{
-    const kvg_i_op_args *a = (const kvg_i_op_args *)args;
-    KVG_I_LOAD(op_args, a, k);
-    kvg_i_indexer_compress_epilog_plan p;
-
-    if (k == NULL || out == NULL)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_NULLPTR, "args", -1, -1,
-                            "args: NULL argument struct or result");
-    memset(out, 0, sizeof *out);
-    if (output == NULL || (strcmp(output, "cache") != 0 &&
-                           strcmp(output, "cache_scale") != 0))
-        return KVG_OK; /* segments 0: no row layout (the hook's "none") */
-    KVG_TRY(kvg_i_indexer_compress_epilog_check_args(k, &p, diag));
-    if (kvg_row_tensor_of(&p.layout, output) < 0)
-        return KVG_OK; /* va_v2 has no cache_scale */
-    *out = p.layout;
-    return KVG_OK;
-}
+ * field through the `row_layout` hook (kvg_op_row_layout: codes by code
+ * distance under the standard, scales bit for bit, cr mode 2's scale rows
+ * not at all): the one layout over the call's caches, for "cache" and
+ * (cr) "cache_scale" alike (the caller finds its tensor with
+ * kvg_row_tensor_of; slot values are not read; va_v2 has no cache_scale:
+ * "none" for it). `written`: each token's slot but -1 in the tensor
+ * asked about, from the layout the writes use (src/registry/row_hooks.h). */
+KVG_I_OP_ROW_HOOKS(indexer_compress_epilog, KVG_I_SLOT_SKIP_MINUS1, "cache",
+                   "cache_scale");
 
 KVG_I_OP_DEFINE(indexer_compress_epilog, KVG_I_OP_ATTRS(k_attrs),
-                .row_layout = row_layout);
+                .row_layout = kvg_i_indexer_compress_epilog_row_layout);

@@ -49,37 +49,26 @@ static void compute(const kvg_indexer_compress_epilog_args *a,
         (unsigned char *)a->cache->data,
         a->cache_scale != NULL ? (unsigned char *)a->cache_scale->data
                                : NULL};
+    /* -1 skips; other values were checked (check.c) */
+    const kvg_i_packed_tokens k = {a->slot_mapping, p->tokens, p->slots,
+                                   KVG_I_SLOT_SKIP_MINUS1};
+    const kvg_i_token_rows rows = {x, (size_t)p->d * 2, NULL, NULL, NULL};
     kvg_i_packed_row row;
-    int64_t t, slot;
     int i;
 
-    memset(&row, 0, sizeof row); /* one head: the row is the token's x */
     row.layout = &p->layout;
     row.x_scale = p->x_scale;
+    row.head_columns = 0; /* one head: the row is the token's x */
     for (i = 0; i < KVG_ROW_SEGMENTS; i++) {
         row.rule[i] = p->payload[i] ? &p->rule : NULL;
         row.column[i] = p->column[i];
     }
-    for (t = 0; t < p->tokens; t++) {
-        slot = kvg_i_index_at(a->slot_mapping, t);
-        /* -1 skips; other values were checked */
-        if (kvg_i_packed_row_kept(KVG_I_SLOT_SKIP_MINUS1, slot, p->slots))
-            kvg_i_packed_row_write(&row, tensor,
-                                   x + (size_t)(t * p->d) * 2, slot);
-    }
+    kvg_i_packed_row_write_tokens(&row, &k, tensor, &rows);
 }
 
 /* ---- the entry skeleton's view (src/common/entry.h) --------------------- */
 
 typedef kvg_indexer_compress_epilog_args args_t;
-typedef kvg_i_indexer_compress_epilog_plan plan_t;
-typedef kvg_i_indexer_compress_epilog_ws ws_t;
-
-static kvg_status e_check(const void *a, void *p, kvg_diag *diag)
-{
-    return kvg_i_indexer_compress_epilog_check_args((const args_t *)a,
-                                                    (plan_t *)p, diag);
-}
 
 /* Written: the cache, and cr's cache_scale. */
 static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
@@ -94,25 +83,7 @@ static size_t e_spans(const void *args, const void *p, kvg_i_span *s)
     return sizeof list / sizeof list[0];
 }
 
-/* One key a token for the duplicate-slot check. */
-static void e_carve(const void *p, kvg_i_ws *ws, void *w)
-{
-    ((ws_t *)w)->keys = (kvg_i_keypos *)kvg_i_ws_take(
-        ws, (size_t)((const plan_t *)p)->tokens, sizeof(kvg_i_keypos));
-}
-
-static kvg_status e_values(const void *a, const void *p, void *w,
-                           kvg_diag *diag)
-{
-    return kvg_i_indexer_compress_epilog_check_values(
-        (const args_t *)a, (const plan_t *)p, (const ws_t *)w, diag);
-}
-
-static void e_compute(const void *a, const void *p, void *w)
-{
-    (void)w;
-    compute((const args_t *)a, (const plan_t *)p);
-}
+KVG_I_ENTRY_KEYED_STEPS(indexer_compress_epilog);
 
 KVG_I_ENTRY_POINTS(indexer_compress_epilog,
                    kvg_i_indexer_compress_epilog_plan,

@@ -7,12 +7,9 @@
  * attention/indexer_quant_cache/ (docs/indexer_quant_cache.md).
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <string.h>
-
+#include "src/engines/group_rules.h"
+#include "src/layout/row_build.h"
 #include "src/ops/indexer_quant_cache/internal.h"
-
-#define FL_1_448 0x3B124925u   /* fl(1/448): base.h:40, 1.0f / 448.0f */
-#define FL_1_57344 0x37924925u /* fl(1/57344): base.h:39 */
 
 /* What a mode takes and how it quantises. */
 typedef struct iqc_mode {
@@ -49,13 +46,11 @@ static const iqc_mode k_modes[4] = {
 static kvg_i_group_rule mode_rule(int mode, kvg_dtype cache, kvg_dtype x,
                                   int round_scale)
 {
-    kvg_i_group_rule r;
+    /* fl(1/MAX) of the cache's fp8: base.h:39-40 */
+    kvg_i_group_rule r = kvg_i_rule_base(cache);
 
-    memset(&r, 0, sizeof r);
     r.amax = KVG_I_AMAX_FINITE; /* x is finite: checked */
-    r.e8m0 = KVG_I_NO_E8M0;
     r.x_dtype = x;
-    r.coeff = cache == KVG_FP8_E5M2 ? FL_1_57344 : FL_1_448;
     switch (mode) {
     case 0: /* R-CEIL, payload x * 2^-k (base.h:242-256, 313) */
         r.name = "R-CEIL";
@@ -128,34 +123,26 @@ static kvg_status check_rows(const kvg_i_iqc_geometry *g, int64_t need,
     return KVG_OK;
 }
 
-/* Segment 0 the codes (cache), segment 1 their scales (cache_scale). */
+/* Segment 0 the codes (cache), segment 1 their scales (cache_scale),
+ * each at the start of its own region and tensor. */
 static void fill_layout(kvg_row_layout *l, const iqc_mode *m,
                         const kvg_i_group_rule *r, const kvg_i_iqc_geometry *g,
                         int64_t d, int64_t scale_col)
 {
     const int64_t esize = (int64_t)kvg_dtype_size(m->scale);
+    kvg_i_row_build b;
 
-    memset(l, 0, sizeof *l);
-    l->name = m->name;
-    l->segments = 2;
-    l->seg[0].name = "codes";
-    l->seg[0].field = KVG_ROW_PAYLOAD;
-    l->seg[0].dtype = r->cast;
-    l->seg[0].region = 0;
-    l->seg[0].count = d;
-    l->seg[0].group = m->per_32 ? KVG_I_IQC_MX_GROUP
-                      : r->store == KVG_I_STORE_NONE ? 0 : d;
-    l->seg[0].of = -1;
-    l->seg[1].name = "scale";
-    l->seg[1].field = m->scale_written ? KVG_ROW_SCALE : KVG_ROW_UNDEFINED;
-    l->seg[1].dtype = m->scale;
-    l->seg[1].region = 1;
-    l->seg[1].count = scale_col;
-    l->seg[1].of = m->scale_written ? 0 : -1;
+    kvg_i_row_build_start(&b, l, m->name, "cache");
+    kvg_i_row_build_add(&b, "codes", KVG_ROW_PAYLOAD, r->cast, d,
+                        m->per_32 ? KVG_I_IQC_MX_GROUP
+                        : r->store == KVG_I_STORE_NONE ? 0 : d,
+                        -1);
+    (void)kvg_i_row_build_region(&b, 1);
+    kvg_i_row_build_add(&b, "scale",
+                        m->scale_written ? KVG_ROW_SCALE : KVG_ROW_UNDEFINED,
+                        m->scale, scale_col, 0, m->scale_written ? 0 : -1);
     l->tensors = 2;
-    l->tensor_name[0] = "cache";
     l->tensor_name[1] = "cache_scale";
-    l->regions = 2;
     l->region_tensor[0] = 0;
     l->region_tensor[1] = 1;
     l->slot_stride[0] = g->head_dim;

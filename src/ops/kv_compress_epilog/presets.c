@@ -10,11 +10,11 @@
  */
 #include <string.h>
 
+#include "src/engines/group_rules.h"
+#include "src/layout/row_build.h"
 #include "src/ops/kv_compress_epilog/internal.h"
 
 #define ROPE 64 /* the v1 family's rope: the last 64 columns, bf16 */
-#define FL_1_448 0x3B124925u
-#define FL_1_57344 0x37924925u
 #define FL_1_6 0x3E2AAAABu
 
 const char *kvg_i_kce_impl_name(kvg_kce_impl impl)
@@ -23,55 +23,23 @@ const char *kvg_i_kce_impl_name(kvg_kce_impl impl)
     return (unsigned)impl < 5u ? names[impl] : "?";
 }
 
-/* ---- the rules (group_quant.h) --------------------------------------- */
+/* ---- the rules (group_quant.h; the spec's named ones: group_rules.h) - */
 
-static kvg_i_group_rule rule_base(kvg_dtype cast)
-{
-    kvg_i_group_rule r;
-
-    memset(&r, 0, sizeof r);
-    r.amax = KVG_I_AMAX_ALL;
-    r.e8m0 = KVG_I_NO_E8M0;
-    r.op = KVG_I_PAY_DIV;
-    r.cast = cast;
-    r.coeff = cast == KVG_FP8_E5M2 ? FL_1_57344 : FL_1_448;
-    return r;
-}
-
-/* R-CEIL / R-EBUMP, or R-TRUNC without round_scale: fl(1e-4) floor,
- * fl(1/MAX), x / s', clamp +-MAX. */
+/* R-CEIL / R-EBUMP, or R-TRUNC without round_scale (group_rules.h), its
+ * scale stored as `store` (OT mode 0 and cr_v2 mode 2 keep a bf16). */
 static kvg_i_group_rule rule_mx(kvg_dtype cast, int e8m0, int round_scale,
                                 kvg_i_scale_store store)
 {
-    kvg_i_group_rule r = rule_base(cast);
+    kvg_i_group_rule r = kvg_i_rule_mx_fp8(cast, e8m0, round_scale);
 
-    r.name = !round_scale ? "R-TRUNC"
-             : e8m0 == KVG_E8M0_CEIL ? "R-CEIL" : "R-EBUMP";
-    r.floor_1e4 = 1;
-    r.e8m0 = round_scale ? e8m0 : KVG_E8M0_TRUNC;
     r.store = store;
-    r.clamp = 1;
-    return r;
-}
-
-/* R-BLK128-FP32: amax over the finite elements, s = amax * fl(1/MAX) or
- * 0, q := x where x / s is not finite, no clamp, fp32 scale. */
-static kvg_i_group_rule rule_blk128(kvg_dtype cast)
-{
-    kvg_i_group_rule r = rule_base(cast);
-
-    r.name = "R-BLK128-FP32";
-    r.amax = KVG_I_AMAX_FINITE;
-    r.zero_scale_zero = 1;
-    r.keep_x_nonfinite = 1;
-    r.store = KVG_I_STORE_F32;
     return r;
 }
 
 /* FP4-AMAX6 (OT mode 2). */
 static kvg_i_group_rule rule_amax6(void)
 {
-    kvg_i_group_rule r = rule_base(KVG_FP4_E2M1);
+    kvg_i_group_rule r = kvg_i_rule_base(KVG_FP4_E2M1);
 
     r.name = "FP4-AMAX6";
     r.coeff = FL_1_6;
@@ -84,7 +52,7 @@ static kvg_i_group_rule rule_amax6(void)
 /* R-OCP on the bf16 exponent, stored as a bf16 pattern (cr_v2 mxfp4). */
 static kvg_i_group_rule rule_ocp_bf16(void)
 {
-    kvg_i_group_rule r = rule_base(KVG_FP4_E2M1);
+    kvg_i_group_rule r = kvg_i_rule_base(KVG_FP4_E2M1);
 
     r.name = "R-OCP-BF16";
     r.coeff = 0;
@@ -93,22 +61,12 @@ static kvg_i_group_rule rule_ocp_bf16(void)
     return r;
 }
 
-static kvg_i_group_rule rule_hif8(void)
-{
-    kvg_i_group_rule r = rule_base(KVG_HIF8);
-
-    r.name = "hif8(x * x_scale)";
-    r.coeff = 0;
-    r.op = KVG_I_PAY_XSCALE;
-    return r;
-}
-
-/* ---- building a row -------------------------------------------------- */
+/* ---- building a row (src/layout/row_build.h, plus the plan's columns
+ * and rules of each segment) ------------------------------------------ */
 
 typedef struct row {
     kvg_i_kv_compress_epilog_plan *p;
-    int region;
-    int64_t at; /* bytes so far in the region */
+    kvg_i_row_build b;
 } row;
 
 static void row_start(row *r, kvg_i_kv_compress_epilog_plan *p,
@@ -116,37 +74,22 @@ static void row_start(row *r, kvg_i_kv_compress_epilog_plan *p,
 {
     int i;
 
-    memset(&p->layout, 0, sizeof p->layout);
-    p->layout.name = name;
-    p->layout.tensors = 1; /* the scales live in the cache row */
-    p->layout.tensor_name[0] = "cache";
-    p->layout.regions = 1;
+    /* the scales live in the cache row */
+    kvg_i_row_build_start(&r->b, &p->layout, name, "cache");
     for (i = 0; i < KVG_ROW_SEGMENTS; i++)
         p->rule_of[i] = -1, p->column[i] = 0;
     p->row_need = 0;
     p->exact_width = 0;
     r->p = p;
-    r->region = 0;
-    r->at = 0;
 }
 
-/* Append a segment; returns its index. */
+/* Append a segment taking x's columns from `column`; returns its index. */
 static int add(row *r, const char *name, kvg_row_field f, kvg_dtype t,
                int64_t count, int64_t group, int of, int64_t column)
 {
-    kvg_row_layout *l = &r->p->layout;
-    const int i = l->segments++;
+    const int i = kvg_i_row_build_add(&r->b, name, f, t, count, group, of);
 
-    l->seg[i].name = name;
-    l->seg[i].field = f;
-    l->seg[i].dtype = t;
-    l->seg[i].region = r->region;
-    l->seg[i].offset = r->at;
-    l->seg[i].count = count;
-    l->seg[i].group = group;
-    l->seg[i].of = of;
     r->p->column[i] = column;
-    r->at += kvg_row_segment_bytes(&l->seg[i]);
     return i;
 }
 
@@ -206,7 +149,7 @@ static void add_group_scales(row *r, const int *seg)
 /* Zeros up to a multiple of `align` (no segment when none are needed). */
 static void add_pad(row *r, int64_t align)
 {
-    const int64_t pad = (align - r->at % align) % align;
+    const int64_t pad = (align - r->b.at % align) % align;
     if (pad > 0)
         add(r, "pad", KVG_ROW_PAD, KVG_UINT8, pad, 0, -1, 0);
 }
@@ -216,7 +159,7 @@ static void add_pad(row *r, int64_t align)
  * common.h:619); kvgold writes zeros, compare judges no value there. */
 static void add_unset(row *r, int64_t align)
 {
-    const int64_t pad = (align - r->at % align) % align;
+    const int64_t pad = (align - r->b.at % align) % align;
     if (pad > 0)
         add(r, "scale tail", KVG_ROW_UNDEFINED, KVG_UINT8, pad, 0, -1, 0);
 }
@@ -329,7 +272,7 @@ static kvg_status preset_ot(const kvg_kv_compress_epilog_args *a,
         add_scales(&r, q);
         if (a->quant_mode == 0)
             add_pad(&r, 32);
-        p->row_need = r.at;
+        p->row_need = r.b.at;
         return KVG_OK;
     }
     if (a->quant_mode != 2)
@@ -338,13 +281,13 @@ static kvg_status preset_ot(const kvg_kv_compress_epilog_args *a,
     KVG_TRY(group_size(a, 64, fp4_groups, 3, "16, 32 or 64", &g, diag));
     KVG_TRY(divides("d - 64", nope, g, diag));
     p->rules[0] = rule_amax6();
-    p->rules[1] = rule_hif8();
+    p->rules[1] = kvg_i_rule_hif8_xscale();
     row_start(&r, p, "ot mode 2");
     add_payload(&r, "rope", 1, ROPE, 0, nope);
     q = add_payload(&r, "nope", 0, nope, g, 0);
     add_scales(&r, q);
     add_pad(&r, 32);
-    p->row_need = r.at;
+    p->row_need = r.b.at;
     return KVG_OK;
 }
 
@@ -357,13 +300,13 @@ static void row_fp8_blk(kvg_i_kv_compress_epilog_plan *p, kvg_dtype cast,
     row r;
     int q[2];
 
-    p->rules[0] = rule_blk128(cast);
+    p->rules[0] = kvg_i_rule_blk128_fp32(cast);
     row_start(&r, p, name);
     add_groups(&r, nope, 128, 0, q);
     add(&r, "rope", KVG_ROW_COPY, KVG_BF16, ROPE, 0, -1, nope);
     add_group_scales(&r, q);
     add_pad(&r, 128);
-    p->row_need = r.at;
+    p->row_need = r.b.at;
 }
 
 static void row_mxfp8(kvg_i_kv_compress_epilog_plan *p, kvg_dtype cast,
@@ -380,7 +323,7 @@ static void row_mxfp8(kvg_i_kv_compress_epilog_plan *p, kvg_dtype cast,
     add_groups(&r, nope, g, 0, q);
     add_group_scales(&r, q);
     add_pad(&r, 128);
-    p->row_need = r.at;
+    p->row_need = r.b.at;
 }
 
 /* SGK layout 2 (kv_compress_epilog.h:157-175, op_host:136-153): a block
@@ -403,16 +346,13 @@ static void row_mxfp8_blocks(kvg_i_kv_compress_epilog_plan *p,
     row_start(&r, p, name);
     add_groups(&r, nope, g, 0, q);
     add(&r, "rope", KVG_ROW_COPY, KVG_BF16, ROPE, 0, -1, nope);
-    value = r.at;
-    r.region = 1;
-    r.at = 0;
+    value = kvg_i_row_build_region(&r.b, 1);
     add_group_scales(&r, q);
     add_unset(&r, 8);
-    l->regions = 2;
     l->slot_stride[0] = value;
-    l->slot_stride[1] = r.at;
+    l->slot_stride[1] = r.b.at;
     l->region_offset[1] = c->block_size * value;
-    p->row_need = value + r.at;
+    p->row_need = value + r.b.at;
 }
 
 /* SGK op_host kv_compress_epilog.cpp (064559ba) "mirrors vllm-ascend
@@ -496,10 +436,10 @@ static kvg_status preset_cr(const kvg_kv_compress_epilog_args *a,
                            "(hif8 row)", diag);
     if (a->quant_mode == 3) {
         KVG_TRY(cache_dtype(a, c, c->dtype == KVG_UINT8, "uint8", diag));
-        p->rules[0] = rule_hif8();
+        p->rules[0] = kvg_i_rule_hif8_xscale();
         row_start(&r, p, "cr mode 3");
         add_payload(&r, "x", 0, p->d, 0, 0);
-        p->row_need = r.at;
+        p->row_need = r.b.at;
     } else {
         /* a uint8 cache leaves the kernel's fp8 coefficients unset (CR
          * kv_compress_epilog.h:167-179 sets them for fp8 caches only) */
@@ -558,11 +498,11 @@ static kvg_status preset_cr_v2(const kvg_kv_compress_epilog_args *a,
     if (a->layout == 2) {
         /* tokens packed at data + scale bytes inside a block, no pad
          * (CR2@26694f1e tiling tokenStride_, test/test_layout2.cpp) */
-        p->layout.slot_stride[0] = r.at;
+        p->layout.slot_stride[0] = r.b.at;
     } else {
         add_pad(&r, 32);
     }
-    p->row_need = r.at;
+    p->row_need = r.b.at;
     return KVG_OK;
 }
 
