@@ -7,6 +7,7 @@
 #ifndef KVGOLD_SRC_BITS_H
 #define KVGOLD_SRC_BITS_H
 
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -22,6 +23,13 @@ static inline float kvg_i_float(uint32_t bits)
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
+}
+
+/* Whether an attribute given as a double is a finite binary32 value:
+ * NaN, the infinities and magnitudes past FLT_MAX are not. */
+static inline int kvg_i_finite_f32(double value)
+{
+    return value >= -(double)FLT_MAX && value <= (double)FLT_MAX;
 }
 
 #endif /* KVGOLD_SRC_BITS_H */

@@ -9,8 +9,6 @@
 #include "src/common/bits.h"
 #include "src/ops/indexer_compress_epilog/internal.h"
 
-#define F32_MAX 3.4028234663852886e38
-
 static kvg_status check_present(const kvg_indexer_compress_epilog_args *a,
                                 kvg_diag *diag)
 {
@@ -71,8 +69,7 @@ static kvg_status check_attrs(const kvg_indexer_compress_epilog_args *a,
                             -1, "quant_mode: %lld; cr has 0 (MX-FP8), 1 "
                             "(fp8, fp32 scale) and 2 (HiFloat8)",
                             (long long)a->quant_mode);
-    if (a->quant_mode == 2 &&
-        (!(a->scale == a->scale) || a->scale > F32_MAX || a->scale < -F32_MAX))
+    if (a->quant_mode == 2 && !kvg_i_finite_f32(a->scale))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "scale", -1, -1,
                             "scale: a finite binary32 value expected in "
                             "quant_mode 2, got %g", a->scale);

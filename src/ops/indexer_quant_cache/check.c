@@ -59,9 +59,7 @@ static kvg_status check_attrs(const kvg_indexer_quant_cache_args *a,
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "round_scale", -1,
                             -1, "round_scale: 0 or 1, got %d",
                             a->round_scale);
-    if (a->quant_mode == 2 &&
-        (!(a->x_scale == a->x_scale) || a->x_scale > 3.4028234663852886e38 ||
-         a->x_scale < -3.4028234663852886e38))
+    if (a->quant_mode == 2 && !kvg_i_finite_f32(a->x_scale))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "x_scale", -1, -1,
                             "x_scale: a finite binary32 value expected in "
                             "quant_mode 2, got %g", a->x_scale);
