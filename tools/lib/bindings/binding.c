@@ -16,6 +16,21 @@ int kvg_binding_has(const char *const *list, const char *name)
     return 0;
 }
 
+kvg_status kvg_binding_attr_fixed(const kvg_case *c,
+                                  const kvg_binding_call *call,
+                                  const char *attr, double want,
+                                  kvg_diag *diag)
+{
+    double v = want;
+
+    KVG_TRY(kvg_case_get_double(c, c->attrs, attr, want, &v, diag));
+    if (v != want)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr, -1, -1,
+                            "attrs.%s is %g; %s has no such argument (it "
+                            "is %g there)", attr, v, call->api, want);
+    return KVG_OK;
+}
+
 /* Whether case c has what `selector` names: an input, or (the form
  * "attr=value") attribute attr given as the string value - one operator
  * whose implementations share its tensors tells its call forms apart by

@@ -168,4 +168,12 @@ const char *kvg_binding_from_framework(const kvg_binding_call *call,
 /* 1 if `name` is in the NULL-terminated `list` (which may be NULL). */
 int kvg_binding_has(const char *const *list, const char *name);
 
+/* An attribute the form's API has no argument for (or fixes): case c
+ * must leave it at `want` (its default) for `call` to compute it; else
+ * 161002 naming the attribute, its value and the form. */
+kvg_status kvg_binding_attr_fixed(const kvg_case *c,
+                                  const kvg_binding_call *call,
+                                  const char *attr, double want,
+                                  kvg_diag *diag);
+
 #endif

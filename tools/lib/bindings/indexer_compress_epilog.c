@@ -69,21 +69,6 @@ static const char *const k_names_va[] = {"IndexerCompressEpilogV2",
                                          "aclnnIndexerCompressEpilogV2",
                                          NULL};
 
-/* An attribute the form's API has no argument for: the case must leave it
- * at `want` (its default) for this form to compute it. */
-static kvg_status fixed(const kvg_case *c, const kvg_binding_call *call,
-                        const char *attr, double want, kvg_diag *diag)
-{
-    double v = want;
-
-    KVG_TRY(kvg_case_get_double(c, c->attrs, attr, want, &v, diag));
-    if (v != want)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr, -1, -1,
-                            "attrs.%s is %g; %s has no such argument (it "
-                            "is %g there)", attr, v, call->api, want);
-    return KVG_OK;
-}
-
 /* slot_mapping is INT32 in both op definitions; the torch functions pass
  * their tensor through, so an int64 one is not a call of either form. */
 static kvg_status check_int32(const kvg_case *c, const kvg_binding_call *call,
@@ -102,8 +87,8 @@ static kvg_status check_int32(const kvg_case *c, const kvg_binding_call *call,
 static kvg_status check_cr(const kvg_case *c, const kvg_binding_call *call,
                            kvg_diag *diag)
 {
-    KVG_TRY(fixed(c, call, "layout", 2, diag));
-    KVG_TRY(fixed(c, call, "block_stride", 0, diag));
+    KVG_TRY(kvg_binding_attr_fixed(c, call, "layout", 2, diag));
+    KVG_TRY(kvg_binding_attr_fixed(c, call, "block_stride", 0, diag));
     return check_int32(c, call, diag);
 }
 
@@ -112,8 +97,8 @@ static kvg_status check_cr(const kvg_case *c, const kvg_binding_call *call,
 static kvg_status check_va(const kvg_case *c, const kvg_binding_call *call,
                            kvg_diag *diag)
 {
-    KVG_TRY(fixed(c, call, "quant_mode", 1, diag));
-    KVG_TRY(fixed(c, call, "scale", 1.0, diag));
+    KVG_TRY(kvg_binding_attr_fixed(c, call, "quant_mode", 1, diag));
+    KVG_TRY(kvg_binding_attr_fixed(c, call, "scale", 1.0, diag));
     return check_int32(c, call, diag);
 }
 

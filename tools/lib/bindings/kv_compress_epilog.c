@@ -102,27 +102,12 @@ static const char *const k_values_ot[] = {
     "quant_group_size", "0", "64",
     NULL};
 
-/* An attribute the form's API has no argument for (or fixes): the case
- * must leave it at `want` (its default) for this form to compute it. */
-static kvg_status fixed(const kvg_case *c, const kvg_binding_call *call,
-                        const char *attr, double want, kvg_diag *diag)
-{
-    double v = want;
-
-    KVG_TRY(kvg_case_get_double(c, c->attrs, attr, want, &v, diag));
-    if (v != want)
-        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, attr, -1, -1,
-                            "attrs.%s is %g; %s has no such argument (it "
-                            "is %g there)", attr, v, call->api, want);
-    return KVG_OK;
-}
-
 /* sgk: no x_scale; the block stride is the cache's own dim-0 stride */
 static kvg_status check_sgk(const kvg_case *c, const kvg_binding_call *call,
                             kvg_diag *diag)
 {
-    KVG_TRY(fixed(c, call, "x_scale", 1.0, diag));
-    return fixed(c, call, "block_stride", 0, diag);
+    KVG_TRY(kvg_binding_attr_fixed(c, call, "x_scale", 1.0, diag));
+    return kvg_binding_attr_fixed(c, call, "block_stride", 0, diag);
 }
 
 /* va: no x_scale; its block_stride (which kvgold's operator reads for va)
@@ -130,22 +115,22 @@ static kvg_status check_sgk(const kvg_case *c, const kvg_binding_call *call,
 static kvg_status check_va(const kvg_case *c, const kvg_binding_call *call,
                            kvg_diag *diag)
 {
-    return fixed(c, call, "x_scale", 1.0, diag);
+    return kvg_binding_attr_fixed(c, call, "x_scale", 1.0, diag);
 }
 
 /* cr and ot: one row per slot, no layout or block stride argument */
 static kvg_status check_rows(const kvg_case *c, const kvg_binding_call *call,
                              kvg_diag *diag)
 {
-    KVG_TRY(fixed(c, call, "layout", 1, diag));
-    return fixed(c, call, "block_stride", 0, diag);
+    KVG_TRY(kvg_binding_attr_fixed(c, call, "layout", 1, diag));
+    return kvg_binding_attr_fixed(c, call, "block_stride", 0, diag);
 }
 
 /* cr_v2's torch API passes no block stride (layout: the cache's rank) */
 static kvg_status check_v2(const kvg_case *c, const kvg_binding_call *call,
                            kvg_diag *diag)
 {
-    return fixed(c, call, "block_stride", 0, diag);
+    return kvg_binding_attr_fixed(c, call, "block_stride", 0, diag);
 }
 
 /* ot comes last without a selector: a case of another implementation
