@@ -5,6 +5,7 @@
  * the tensor or attribute, expected vs got.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include "src/common/bits.h"
 #include "src/ops/kv_compress_epilog/internal.h"
 
 #include "src/kernels/dispatch.h"
@@ -83,11 +84,15 @@ static kvg_status check_attrs(const kvg_kv_compress_epilog_args *a,
                             -1, -1, "quant_group_size: >= 0 (0: the "
                             "implementation's default), got %lld",
                             (long long)a->quant_group_size);
-    if (!(a->x_scale == a->x_scale) || a->x_scale > 3.4e38 ||
-        a->x_scale < -3.4e38)
+    /* FLT_MAX itself is a valid scale: the kernels' x * x_scale then
+     * overflows to +-Inf, which their saturating hif8 cast stores as
+     * +-32768 (docs/kv_compress_epilog.md section 3, "A large x_scale").
+     * 17 digits: a double just past FLT_MAX must not print as FLT_MAX. */
+    if (!kvg_i_finite_f32(a->x_scale))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "x_scale", -1, -1,
-                            "x_scale: a finite binary32 value expected, got "
-                            "%g", a->x_scale);
+                            "x_scale: a finite binary32 value expected "
+                            "(|x_scale| <= FLT_MAX), got %.17g",
+                            a->x_scale);
     return KVG_OK;
 }
 

@@ -37,6 +37,43 @@ class FormVa:
 
 FORMS = {"cr": FormCr(), "va_v2": FormVa()}
 
+# the kernels as a CANN dump records them: op type, inputs and outputs in
+# the op definitions' order (CR op_host/indexer_compress_epilog_def.cpp:
+# 22-75, VA op_host/indexer_compress_epilog_v2_def.cpp:22-46)
+CANN_FORMS = {
+    "cr": ("IndexerCompressEpilog",
+           ["cache", "cache_scale", "x", "slot_mapping"],
+           ["cache", "cache_scale"]),
+    "va_v2": ("IndexerCompressEpilogV2", ["cache", "x", "slot_mapping"],
+              ["cache"]),
+}
+CANN_DEFAULTS = {"quant_mode": 1, "round_scale": True, "scale": 1.0,
+                 "layout": 2}
+
+
+def cann_call(call, root, name, task=1):
+    """The call as one CANN dump file of its kernel: the pre-call tensors
+    as inputs, the post-call caches (the generator's) as outputs, and
+    every attribute of the op definition, as an op records its attributes
+    whether set or not: cr's quant_mode, round_scale (a Bool, def:74),
+    scale; va_v2's layout and block_stride, which vllm-ascend's NPU
+    function passes as the cache's dim-0 stride (csrc/torch_binding.cpp:
+    1703-1711), the dense block here. Not named `cann`: the generic CANN
+    tests (tests/python/scan/test_scan_cann.py) take that hook."""
+    impl = call.attrs.get("impl", "cr")
+    op_type, ins, outs = CANN_FORMS[impl]
+    a = dict(CANN_DEFAULTS, **call.attrs)
+    if impl == "va_v2":
+        shape = call.inputs["cache"][1].shape
+        attrs = [("layout", sd.attr_text(a["layout"])),
+                 ("block_stride", str(shape[1] * shape[3]))]
+    else:
+        attrs = [("quant_mode", sd.attr_text(a["quant_mode"])),
+                 ("round_scale", sd.attr_text(a["round_scale"])),
+                 ("scale", repr(float(a["scale"])))]
+    return sd.write_cann(root, op_type, name, [call.inputs[n] for n in ins],
+                         [call.post[n] for n in outs], attrs, task)
+
 
 def case(name):
     """Vector case `name` of the operator as a call."""

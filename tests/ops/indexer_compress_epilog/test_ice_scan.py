@@ -7,10 +7,20 @@ vectors' (the NumPy generator's); the offsets from the cases' comments:
 cr_m1_e4m3_bf16 cache [12, 512] e4m3, cache_scale [12, 4] fp32, slots 7,
 1, 3, 11, 0, 4, 5 written (2 is not); va_v2_wide_fp16 cache uint8 [4, 2,
 1, 280], a block 560 bytes (2 x 256 codes, then 2 x 8 scale bytes at 512,
-bytes 528..559 never written), slots 5, 1, 7, 0, 2 written."""
+bytes 528..559 never written), slots 5, 1, 7, 0, 2 written. The same
+kinds of fault in CANN dumps of both kernels (aclnnIndexerCompressEpilog,
+aclnnIndexerCompressEpilogV2), offsets from the generator's addressing
+(class Where)."""
+import os
+import sys
+
 import numpy as np
 
 import scan_dumps as sd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "tools", "gen"))
+from kvgen import indexer_compress_epilog as kg  # noqa: E402
 
 W = sd.op("ice")
 HONEST = ["cr_m0_ebump_e4m3", "cr_m0_trunc", "cr_m1_e4m3_bf16",
@@ -88,3 +98,126 @@ def test_va_v2_fields(cli, tmp_path):
         assert f[kind]["verdict"] == "FAIL", (kind, f)
         assert all(v["verdict"] == "PASS" for k, v in f.items()
                    if k != kind and "verdict" in v), (kind, f)
+
+
+# ---- CANN / aclnn kernel dumps -------------------------------------------
+# One vector case per preset and mode a kernel dump can hold; cr_m0_trunc
+# (round_scale false) and cr_m2_hif8 (scale 0.5) pass only if the dump's
+# attributes are read, the others' values being the op's defaults.
+CANN_HONEST = ["cr_m0_ebump_e4m3", "cr_m0_trunc", "cr_m1_e4m3_bf16",
+               "cr_m2_hif8", "va_v2_bf16", "va_v2_wide_fp16"]
+
+
+class Where:
+    """Flat byte offsets of a slot's fields, from the NumPy generator's
+    addressing (kvgen/indexer_compress_epilog.py: cr rows at slot * d and
+    slot * scaleCol; va_v2 value at blk * stride + pos * d, scale at
+    blk * stride + bs * d + pos * 4 scaleCol), not from kvgold."""
+
+    def __init__(self, call):
+        self.impl = call.attrs.get("impl", "cr")
+        self.d = call.inputs["x"][1].shape[-1]
+        self.ng = kg.scale_cols(self.d)
+        cache = call.inputs["cache"][1]
+        sl = np.asarray(call.inputs["slot_mapping"][1]).reshape(-1)
+        self.written = sorted(set(int(v) for v in sl if v != -1))
+        if self.impl == "va_v2":
+            self.bs, self.stride = kg.va_v2_geometry(
+                cache.shape, call.attrs.get("block_stride", 0))
+            slots = cache.shape[0] * self.bs
+        else:
+            slots = cache.shape[0]
+            scale = call.inputs["cache_scale"][1]
+            self.esize = scale.dtype.itemsize
+        self.unwritten = [v for v in range(slots) if v not in self.written]
+
+    def code(self, slot, j):
+        """(tensor, flat byte) of code j of `slot`'s row."""
+        if self.impl == "va_v2":
+            blk, pos = divmod(slot, self.bs)
+            return "cache", blk * self.stride + pos * self.d + j
+        return "cache", slot * self.d + j
+
+    def scale(self, slot, g):
+        """(tensor, flat byte) of the last byte of group g's scale: an
+        fp32's sign and high exponent bits, or the E8M0 byte."""
+        if self.impl == "va_v2":
+            blk, pos = divmod(slot, self.bs)
+            return "cache", (blk * self.stride + self.bs * self.d +
+                             (pos * self.ng + g) * 4 + 3)
+        return "cache_scale", (slot * self.ng + g + 1) * self.esize - 1
+
+
+def _cann_faults(call):
+    """A scale, a code and an unwritten slot's byte, each at its own slot
+    (for va_v2 all three in its one cache): [(tensor, flat byte, field
+    kind or None, slot)]. cr mode 2 computes no scale, and the bytes its
+    kernel copies into the slot's scale row are undefined (undefined in
+    kvgold's layout): a change there must not fail (kind None)."""
+    w = Where(call)
+    hi, mid, lo = w.written[-1], w.written[-2], w.unwritten[0]
+    mode = call.attrs.get("quant_mode", 1)
+    faults = [w.scale(hi, w.ng - 1) + ("scales", hi),
+              w.code(mid, w.d - 1) + ("payload", mid)]
+    if w.impl == "cr" and mode == 2:
+        faults[0] = faults[0][:2] + (None, hi)
+    if w.impl == "cr" and mode == 0:
+        # the unwritten slot's byte in the scale tensor this time
+        faults.append(w.scale(lo, 0) + ("untouched", lo))
+    else:
+        faults.append(w.code(lo, 0) + ("untouched", lo))
+    return faults
+
+
+def _failing(call):
+    """{tensor: {field kind: first failing slot}} of a call's report."""
+    out = {}
+    for r in call["report"]["results"]:
+        bad = {f["kind"]: f["places"][0]["slot"]
+               for f in r["rows"]["fields"] if f["verdict"] != "PASS"}
+        if bad:
+            out[r["name"]] = bad
+    return out
+
+
+def test_cann_dumps_of_both_kernels_are_judged_field_by_field(cli,
+                                                               tmp_path):
+    """aclnnIndexerCompressEpilog (op type IndexerCompressEpilog) and
+    aclnnIndexerCompressEpilogV2 (IndexerCompressEpilogV2) launches, one
+    dump file each: honest ones PASS with every cache judged; with a
+    scale, a code and an unwritten slot's byte changed at different slots,
+    each FAILs in exactly those fields of those tensors, naming the
+    slots."""
+    calls = [W.case(n) for n in CANN_HONEST]
+    for task, c in enumerate(calls, 1):
+        W.cann_call(c, str(tmp_path / "ok"), "ice%d" % task, task)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
+    assert rc == 0 and doc["verdict"] == "PASS", (err, [
+        (c["id"], c["reason"][:200]) for c in doc["calls"]])
+    assert [c["op"] for c in doc["calls"]] == [W.OP] * len(calls)
+    assert [{r["name"] for r in c["report"]["results"]}
+            for c in doc["calls"]] == [
+        {"cache", "cache_scale"} if c.attrs["impl"] == "cr" else {"cache"}
+        for c in calls]
+    want = {}
+    for task, name in enumerate(["cr_m0_ebump_e4m3", "cr_m1_e4m3_bf16",
+                                 "cr_m2_hif8", "va_v2_wide_fp16"], 1):
+        c = W.case(name)
+        faults = _cann_faults(c)
+        want["ice%d" % task] = {}
+        for tensor, flat, kind, slot in faults:
+            tag, arr = c.post[tensor]
+            bad = np.array(arr, copy=True)
+            bad.reshape(-1).view(np.uint8)[flat] ^= 0x10
+            c.post[tensor] = (tag, bad)
+            if kind is not None:
+                want["ice%d" % task].setdefault(tensor, {})[kind] = slot
+        assert len({f[3] for f in faults}) == 3, (name, faults)
+        W.cann_call(c, str(tmp_path / "bad"), "ice%d" % task, task)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
+    assert rc == 1 and [c["verdict"] for c in doc["calls"]] == \
+        ["FAIL"] * len(want), err
+    for call in doc["calls"]:
+        name = call["id"].split(".")[1]
+        assert _failing(call) == want[name], (name, want[name])
+

@@ -131,6 +131,23 @@ def test_cr_v2_mxfp4_exponent_two_group():
     assert list(r[16:18]) == [0, 0]
 
 
+def test_cr_mode3_at_x_scale_flt_max():
+    # scale = FLT_MAX = 2^128 (1 - 2^-24). bf16 2^-126 (0x0080) -> 4 (1 -
+    # 2^-24), rounds to 4 = 0x20 (0xA0 negative); 1.5 * 2^-126 (0x00C0)
+    # -> 6 (1 - 2^-24) -> 6 = 1.5 * 2^2 = 0x24; 2^-114 (0x0680) ->
+    # 2^14 = 0x6C; 1.0 -> FLT_MAX itself, 1.0078125 (0x3F81) and 16
+    # (0x4180) -> +-Inf in binary32: all saturate to +-32768 (0x6E / 0xEE,
+    # the kernels' SAT cast); +-0 -> 0x00 (hif8 has no -0)
+    x = [0x0080, 0x8080, 0x00C0, 0x0680, 0x3F80, 0xBF80, 0x3F81, 0xC180,
+         0x0000, 0x8000] + [0x0080] * 54
+    r = row({"impl": "cr", "quant_mode": 3,
+             "x_scale": float(np.finfo(np.float32).max)}, "uint8",
+            x + ones_row(64))
+    assert list(r[:10]) == [0x20, 0xA0, 0x24, 0x6C, 0x6E, 0xEE, 0x6E,
+                            0xEE, 0x00, 0x00]
+    assert len(r) == 128 and (r[64:] == 0x6E).all()
+
+
 def test_slot_policies():
     d, cache = 128, np.full((3, 128), 7, dtype=np.uint8)
     x = np.array([ones_row(d)] * 3, dtype=np.uint16)

@@ -13,6 +13,8 @@
  */
 #include "kvg_test.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +242,46 @@ static void refusals(void **state)
     refused(&c, "cache", "exactly 256");
 }
 
+/* cr mode 3 (hif8(x * scale), d bytes at slot * d), d = 128, x_scale =
+ * -FLT_MAX, the most negative finite binary32: x = 1 -> -FLT_MAX, -0.5 ->
+ * 2^127 (1 - 2^-24), -1.0078125 -> +Inf in binary32, all saturating to
+ * +-32768 (0xEE, 0x6E, 0x6E); 2^-126 -> -4 (1 - 2^-24), rounding to -4 =
+ * 0xA0; +0 -> -0 -> 0x00 (hif8 has no -0). Refused: the next double past
+ * FLT_MAX (printed in full, not as FLT_MAX), -2 FLT_MAX, -Inf and NaN,
+ * naming x_scale, the cache untouched. */
+static void cr_mode3_x_scale_bounds(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {2, 128}, slots[1] = {1};
+    const double bad[4] = {0x1.fffffe0000001p127, -2.0 * (double)FLT_MAX,
+                           -(double)INFINITY, (double)NAN};
+    unsigned char row[128];
+    kvg_diag d;
+    int k;
+    (void)state;
+
+    setup(&c, 1, 128, KVG_INT32, slots, KVG_UINT8, 2, shape);
+    c.a.impl = KVG_KCE_CR;
+    c.a.quant_mode = 3;
+    c.a.x_scale = -(double)FLT_MAX;
+    put16(xrow(&c, 0), 0x3F80);
+    put16(xrow(&c, 0) + 2, 0xBF00);
+    put16(xrow(&c, 0) + 4, 0xBF81);
+    put16(xrow(&c, 0) + 6, 0x0080);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    memset(row, 0, sizeof row);
+    row[0] = 0xEE, row[1] = 0x6E, row[2] = 0x6E, row[3] = 0xA0;
+    expect(&c, 128, row, sizeof row, "cr mode 3 at x_scale -FLT_MAX");
+    for (k = 0; k < 4; k++) {
+        setup(&c, 1, 128, KVG_INT32, slots, KVG_UINT8, 2, shape);
+        c.a.impl = KVG_KCE_CR;
+        c.a.quant_mode = 3;
+        c.a.x_scale = bad[k];
+        refused(&c, "x_scale", k == 0 ? "got 3.402823466385289e+38"
+                                      : "(|x_scale| <= FLT_MAX)");
+    }
+}
+
 /* The compare hook: ot mode 1, d = 128, cache [2, 2, 1, 200]: rope
  * (COPY, 64 bf16) at 0, nope (64 e4m3, group 64) at 128, one E8M0 scale
  * at 192 naming the nope, no pad; slots 200 bytes apart, 2 x 2 slots.
@@ -298,6 +340,7 @@ int main(void)
         cmocka_unit_test(ot_mode0_zero_group),
         cmocka_unit_test(cr_v2_mxfp4_skips),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(cr_mode3_x_scale_bounds),
         cmocka_unit_test(row_layout_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,10 @@ NAME = "kv_compress_epilog"
 OP = "kv_compress_epilog"
 
 ZERO, TINY, EDGE, E2, WIDE = "zero", "tiny", "edge", "e2", "wide"
+XMAX = "xmax"
+F32_MAX = float(np.finfo(np.float32).max)   # exactly FLT_MAX as a double
+# the smallest double that rounds to +Inf in binary32: FLT_MAX + half ulp
+F32_INF_EDGE = 2.0 ** 128 - 2.0 ** 103
 
 
 def attrs_of(impl, mode, **kw):
@@ -77,6 +81,16 @@ def design(f, group, specials, qcols):
             # its tapered binades, and above its max (saturates)
             v = np.float32(2.0) ** np.linspace(-30, 17, n).astype(np.float32)
             v[1::2] *= -1
+        elif kind == XMAX:
+            # for x_scale = FLT_MAX (~2^128): x 2^-126 .. 2^-108 gives
+            # products 2^2 .. 2^20 (hif8 codes, then saturation), +-1 the
+            # finite FLT_MAX, +-1.0078125 and +-16 a binary32 +-Inf, and
+            # +-0 stays 0
+            v = np.float32(2.0) ** np.linspace(-126, -108, n).astype(
+                np.float32)
+            v[1::2] *= -1
+            v[-8:] = [0.0, -0.0, 1.0, -1.0, 1.0078125, -1.0078125, 16.0,
+                      -16.0]
         else:
             raise ValueError(kind)
         flat[tok, cols] = v
@@ -242,6 +256,13 @@ def cr_cases(root):
          "cr mode 3 (HIFLOAT): hif8(x * scale) over all d columns, d bytes "
          "at slot * d", 3624, attrs_of("cr", 3, x_scale=2.5), (4, 192), 6,
          "uint8", specials=[(0, 1, WIDE)])
+    case(root, "cr_m3_hif8_xscale_max",
+         "cr mode 3, scale = FLT_MAX (the largest finite binary32): x * "
+         "scale overflows to +-Inf in binary32 for |x| > 1, which the "
+         "kernel's SAT cast stores as +-32768 (0x6E / 0xEE); tokens 0 and "
+         "2 hold x from 2^-126 (hif8 codes) to 16", 3625,
+         attrs_of("cr", 3, x_scale=F32_MAX), (4, 128), 6, "uint8",
+         specials=[(0, 0, XMAX), (2, 1, XMAX)])
 
 
 def cr_v2_cases(root):
@@ -320,6 +341,11 @@ def refused_cases(root):
     refusal(root, "error_cr_uint8_cache", "cr mode 1 with a uint8 cache "
             "leaves the kernel's fp8 coefficients unset", "cache",
             attrs_of("cr", 1), 192, [0, 1], "uint8", (4, 256))
+    refusal(root, "error_cr_x_scale_inf", "cr mode 3, scale 2^128 - "
+            "2^103: the smallest double that is +Inf once narrowed to "
+            "binary32 (the op's attribute is a float)", "x_scale",
+            attrs_of("cr", 3, x_scale=F32_INF_EDGE), 128, [0, 1], "uint8",
+            (4, 128))
     refusal(root, "error_crv2_nan", "a NaN in a written token's x",
             "x", attrs_of("cr_v2", 2), 64, [1, 0], "fp8_e4m3fn", (4, 96),
             nan_at=(1, 5))

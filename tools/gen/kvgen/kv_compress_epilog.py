@@ -238,9 +238,13 @@ def blk128_fp32(xq, fp8):
 
 
 def hif8_row(x, x_scale):
-    """ot mode 2 (at 7904813) and cr mode 3: hif8_ROUND_SAT(x (x) scale)."""
-    return np.asarray(formats.hif8_encode((x * x_scale).astype(F32), "sat"),
-                      dtype=np.uint8)
+    """ot mode 2 (at 7904813) and cr mode 3: hif8_ROUND_SAT(x (x) scale).
+    A large finite x_scale (FLT_MAX) makes the binary32 product +-Inf; the
+    kernels' cast is SAT (OT25 common.h:328-335, CR common.h:98-103), which
+    stores +-Inf as +-32768, what hif8_encode's "sat" does."""
+    with np.errstate(over="ignore"):
+        y = (x * x_scale).astype(F32)
+    return np.asarray(formats.hif8_encode(y, "sat"), dtype=np.uint8)
 
 
 def mxfp4_v2(xbits, g):
