@@ -184,3 +184,41 @@ def test_a_float4_e2m1_golden_of_ops_test_kit_is_judged(cli, tmp_path):
     assert rc == 1 and _verdicts(doc) == ["FAIL"], err
     assert _tensors(doc) == {"y": ("fp4_e2m1", "FAIL"),
                              "mxscale": ("e8m0", "PASS")}
+
+
+# the kernel's attribute names as the op definition gives them (ops-nn
+# op_host/dynamic_mx_quant_def.cpp:61-67), dst_type as the ACL number
+# (tools/lib/bindings/dynamic_mx_quant.c)
+ACL_DST = {"fp4_e2m1": 40, "fp4_e1m2": 41, "fp8_e5m2": 35, "fp8_e4m3fn": 36}
+
+
+def _cann(root, calls):
+    for task, c in enumerate(calls, 1):
+        attrs = [(k, sd.attr_text(ACL_DST[v] if k == "dst_type" else v))
+                 for k, v in c.attrs.items()]
+        sd.write_cann(str(root), "DynamicMxQuant", "dmq%d" % task,
+                      [c.inputs["x"]], [c.post["y"], c.post["mxscale"]],
+                      attrs, task)
+
+
+def test_an_fp4_y_in_a_cann_dump_is_judged(cli, tmp_path):
+    """aclnnDynamicMxQuant's launch as an aclnn operator dump records it:
+    y data_type 39 (fp4 e2m1), its shape in codes (x's), its size and data
+    the packed bytes (hicann/opbase@aa3cd74b op_dfx.cpp:721-738;
+    scan_dumps.pb_tensor). Honest: PASS, y judged as fp4_e2m1; y's first
+    byte's high nibble changed FAILs on y alone."""
+    calls = [sd.Call(W.OP, n) for n in FP4]
+    _cann(tmp_path / "ok", calls)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
+    assert rc == 0 and _verdicts(doc) == ["PASS"] * len(FP4), (err, [
+        c["reason"] for c in doc["calls"]])
+    bad = sd.Call(W.OP, FP4[0])
+    tag, y = bad.post["y"]
+    y = y.copy()
+    y.reshape(-1)[0] ^= 0x10
+    bad.post["y"] = (tag, y)
+    _cann(tmp_path / "bad", [bad])
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
+    assert rc == 1 and _verdicts(doc) == ["FAIL"], err
+    assert _tensors(doc) == {"y": ("fp4_e2m1", "FAIL"),
+                             "mxscale": ("e8m0", "PASS")}

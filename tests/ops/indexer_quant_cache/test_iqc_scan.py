@@ -187,18 +187,50 @@ def test_mxfp4_nibble_order_is_ops_test_kits(cli, tmp_path):
     assert set(_m3_fields(doc)) == {("cache", "payload")}
 
 
-def test_mxfp4_not_judged_where_the_format_is_not_settled(cli, tmp_path):
-    """quant_mode 3 stays NOT JUDGED, never passed, where kvgold does not
-    read the format: a CANN dump (fp4 data_type 39 / 40: whether its
-    shape counts codes and its data packs two a byte is read in no
-    source, docs/scan.md), and ops-test-kit's .npy and .pt, which hold
-    the codes one a byte (a void of width 1; .pt's raw bytes where torch
-    has no float4), named as such in the reason."""
+def test_mxfp4_from_a_cann_dump(cli, tmp_path):
+    """quant_mode 3 as an aclnn operator dump records it: data_type 39,
+    the cache's shape in codes ([3, 4, 1, 128]), its size and data the
+    device's packed bytes (hicann/opbase@aa3cd74b op_dfx.cpp:721-738;
+    scan_dumps.pb_tensor). Honest: PASS; one nibble, one scale, one
+    unwritten byte, each planted alone, FAIL exactly their field."""
+    rc, doc = _cann_scan(cli, tmp_path / "ok", [W.case(M3)])
+    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]
+    for tensor, slot, flat, xor, kind in (
+            ("cache", 11, 11 * 64 + 63, 0x10, "payload"),
+            ("cache_scale", 7, 7 * 4 + 3, 0x01, "scales"),
+            ("cache", 4, 4 * 64, 0x01, "untouched")):
+        bad = W.case(M3)
+        tag, arr = bad.post[tensor]
+        arr = np.array(arr, copy=True)
+        arr.reshape(-1)[flat] ^= xor
+        bad.post[tensor] = (tag, arr)
+        rc, doc = _cann_scan(cli, tmp_path / kind, [bad])
+        assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL"
+        assert _m3_fields(doc) == {(tensor, kind): slot}, kind
+
+
+def test_mxfp4_cann_dump_another_packing_is_not_judged(cli, tmp_path,
+                                                      monkeypatch):
+    """An fp4 tensor whose size is not its code shape's packed bytes - here
+    the caches dumped one code a byte, data_type 39 and shape [3, 4, 1,
+    128] as the writer gives them but 1536 bytes of data - is refused
+    naming the size, never judged on a guess."""
     c = W.case(M3)
-    rc, doc = _cann_scan(cli, tmp_path / "cann", [c])
-    assert rc == 1 and doc["verdict"] != "PASS"
-    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
-    assert doc["calls"][0]["op"] == W.OP
+    for t in (c.inputs, c.post):
+        t["cache"] = ("fp4_e2m1", sd.ttk_codes(t["cache"][1]))
+    # the codes' own shape: what one code a byte looks like
+    monkeypatch.setattr(sd, "code_shape", lambda tag, arr: arr.shape)
+    rc, doc = _cann_scan(cli, tmp_path, [c])
+    assert rc == 1 and [x["verdict"] for x in doc["calls"]] == \
+        ["NOT_JUDGED"]
+    assert "input.size: size 1536, its data_type and shape say 768" in \
+        doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+
+
+def test_mxfp4_not_judged_from_ops_test_kit_npy_or_pt(cli, tmp_path):
+    """ops-test-kit's .npy and .pt hold the codes unpacked (a void of
+    width 1; .pt's raw bytes where torch has no float4) or flattened:
+    NOT JUDGED, named as such in the reason, never passed."""
     for fmt, words in (("npy", "one code a byte"),
                        ("pt", "float4_e2m1fn_x2")):
         rc, doc = _scan(cli, tmp_path / fmt, [W.case(M3)], fmt)

@@ -207,8 +207,10 @@ def ttk_pack_4bits(codes):
     return (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
 
 
-def ttk_shape(tag, arr):
-    """A tensor's shape as ops-test-kit's files and CSV give it."""
+def code_shape(tag, arr):
+    """A tensor's shape in elements as ops-test-kit (its files and CSV)
+    and a CANN aclnn dump (the aclTensor's storage shape) give it: an fp4
+    tensor's counts codes, two a kvgold element."""
     shape = tuple(int(x) for x in np.shape(arr))
     if tag in TTK_FP4:
         shape = shape[:-1] + (2 * shape[-1],)
@@ -310,7 +312,7 @@ def write_ttk_e2e(mod, call, root, name, fmt="bin", drop=None):
     if drop is not None:
         outs = outs[:drop]
     write_ttk_case(root, name, ins, outs, fmt)
-    shapes = tuple(None if t is None else ttk_shape(t[0], t[1])
+    shapes = tuple(None if t is None else code_shape(t[0], t[1])
                    for t in ins)
     dtypes = tuple(None if t is None else TTK_DTYPE[t[0]] for t in ins)
     # as the framework spells them (E2E_VALUES: {attr: {case value: its}})
@@ -402,7 +404,7 @@ def positional(call, names, source):
 
 CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "uint8": 4, "int32": 7, "int64": 8,
            "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35,
-           "e8m0": 36, "fp4_e2m1": 39}
+           "e8m0": 36, "fp4_e2m1": 39, "fp4_e1m2": 40}
 
 
 def pb_varint(v):
@@ -427,10 +429,13 @@ def pb_bytes(num, data):
 
 def pb_tensor(is_input, tag, arr, fmt=ND, packed=True):
     """OpInput (is_input) or OpOutput: data_type 1, format 2, shape 3
-    (Shape.dim 1), size 5 (input) / 6 (output)."""
+    (Shape.dim 1), size 5 (input) / 6 (output). An fp4 tensor as an aclnn
+    dump records it: its shape in codes, its size and data the packed
+    bytes (hicann/opbase@aa3cd74b src/nnopbase/composite_op/aclnn_engine/
+    op_dfx.cpp:721-738, FillDumpTensorInfo)."""
     if arr is None:  # an optional input left out
         return pb_int(5 if is_input else 6, 0)
-    dims = [int(d) for d in arr.shape]
+    dims = list(code_shape(tag, arr))
     if packed:
         shape = pb_bytes(1, b"".join(pb_varint(d) for d in dims))
     else:
