@@ -227,6 +227,32 @@ def test_mxfp4_cann_dump_another_packing_is_not_judged(cli, tmp_path,
         doc["calls"][0]["reason"], doc["calls"][0]["reason"]
 
 
+def test_mxfp4_odd_code_counts_are_not_judged(cli, tmp_path, monkeypatch):
+    """fp4 codes whose last dim is odd would pair codes of two rows in a
+    byte: NOT JUDGED, naming it, in a ttk CSV's shape, a ttk golden's
+    name (no CSV) and a CANN dump's shape."""
+    monkeypatch.setattr(sd, "code_shape", lambda tag, arr: tuple(
+        arr.shape[:-1]) + ((2 * arr.shape[-1] - 1,) if tag in sd.TTK_FP4
+                            else (arr.shape[-1],)))
+    rc, doc = _scan(cli, tmp_path / "csv", [W.case(M3)])
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert "(3, 4, 1, 127) codes of float4_e2m1" in \
+        doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+    rc, doc = _cann_scan(cli, tmp_path / "cann", [W.case(M3)])
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert "fp4 codes whose last dim is odd" in doc["calls"][0]["reason"]
+    root = tmp_path / "nocsv"
+    W.e2e(W.case(M3), str(root), "indexer_quant_cache_m3", "bin")
+    d = root / "indexer_quant_cache_m3"
+    for f in os.listdir(str(d)):
+        if f.startswith("golden_1_float4_e2m1__shape_"):
+            os.rename(str(d / f), str(d / f.replace("x128.", "x127.")))
+    rc, doc, err = sd.scan(cli, str(root), "--attr", "quant_mode=3")
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"], err
+    assert "codes whose last dim is odd or absent" in \
+        doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+
+
 def test_mxfp4_not_judged_from_ops_test_kit_npy_or_pt(cli, tmp_path):
     """ops-test-kit's .npy and .pt hold the codes unpacked (a void of
     width 1; .pt's raw bytes where torch has no float4) or flattened:
