@@ -3,9 +3,10 @@ writers are tests/python/scan/scan_dumps.py). torch_npu's call takes
 `input` and returns (y, mxscale), writing nothing in place; an fp4 y and
 the E8M0 mxscale come back as torch.uint8 tensors of their bytes
 (op-plugin DynamicMxQuantKernelNpuOpApi.cpp, docs/dynamic_mx_quant.md),
-which is what msprobe records. Only msprobe's format is written here: a
-CANN dump's fp4 counts codes (kvgold's packed fp4 counts bytes, not read),
-and ops-test-kit's CSV names no fp4 / E8M0 dtype kvgold reads."""
+which is what msprobe records. Only msprobe's format is written here;
+test_dmq_scan.py writes the fp4 y of a CANN dump (data_type 39, shape in
+codes) and of an ops-test-kit float4_e2m1 .bin through scan_dumps'
+generic writers, which follow those writers (docs/scan.md, "fp4")."""
 import scan_dumps as sd
 
 OP = "dynamic_mx_quant"

@@ -150,3 +150,75 @@ def test_dst_type_as_a_bare_number_is_refused(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path / "bare"))
     assert rc != 0 and "PASS" not in _verdicts(doc), (err, doc)
     assert "a bare JSON value" in err + str(doc), (err, doc)
+
+
+def _ttk_fp4(root, calls):
+    """The calls as ops-test-kit e2e .bin cases whose y golden is a
+    float4_e2m1 array, as ops-test-kit saves one (its .bin the pack_4bits
+    bytes, its name's shape in codes: x's; scan_dumps.write_ttk_fp4), and
+    their CSV."""
+    rows = [sd.write_ttk_e2e(W, c, str(root), "dmq%d" % i, "bin")
+            for i, c in enumerate(calls)]
+    return sd.write_ttk_csv(str(root / "cases.csv"), rows)
+
+
+def test_a_float4_e2m1_golden_of_ops_test_kit_is_judged(cli, tmp_path):
+    """y saved as ops-test-kit's float4_e2m1 (codes, x's shape [.., n])
+    is read as kvgold's pairs [.., n/2]: honest PASS; the high nibble of
+    y's first byte (code 1) changed FAILs on y alone."""
+    calls = [sd.Call(W.OP, n) for n in FP4]
+    assert all(c.post["y"][0] == "fp4_e2m1" for c in calls)
+    csv = _ttk_fp4(tmp_path / "ok", calls)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "ok"), "--csv", csv)
+    assert rc == 0 and _verdicts(doc) == ["PASS"] * len(FP4), (err, [
+        c["reason"] for c in doc["calls"]])
+    assert all(r["dtype"] == "fp4_e2m1" for c in doc["calls"]
+               for r in c["report"]["results"] if r["name"] == "y")
+    bad = sd.Call(W.OP, FP4[0])
+    tag, y = bad.post["y"]
+    y = y.copy()
+    y.reshape(-1)[0] ^= 0x10
+    bad.post["y"] = (tag, y)
+    csv = _ttk_fp4(tmp_path / "bad", [bad])
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"), "--csv", csv)
+    assert rc == 1 and _verdicts(doc) == ["FAIL"], err
+    assert _tensors(doc) == {"y": ("fp4_e2m1", "FAIL"),
+                             "mxscale": ("e8m0", "PASS")}
+
+
+# the kernel's attribute names as the op definition gives them (ops-nn
+# op_host/dynamic_mx_quant_def.cpp:61-67), dst_type as the ACL number
+# (tools/lib/bindings/dynamic_mx_quant.c)
+ACL_DST = {"fp4_e2m1": 40, "fp4_e1m2": 41, "fp8_e5m2": 35, "fp8_e4m3fn": 36}
+
+
+def _cann(root, calls):
+    for task, c in enumerate(calls, 1):
+        attrs = [(k, sd.attr_text(ACL_DST[v] if k == "dst_type" else v))
+                 for k, v in c.attrs.items()]
+        sd.write_cann(str(root), "DynamicMxQuant", "dmq%d" % task,
+                      [c.inputs["x"]], [c.post["y"], c.post["mxscale"]],
+                      attrs, task)
+
+
+def test_an_fp4_y_in_a_cann_dump_is_judged(cli, tmp_path):
+    """aclnnDynamicMxQuant's launch as an aclnn operator dump records it:
+    y data_type 39 (fp4 e2m1), its shape in codes (x's), its size and data
+    the packed bytes (hicann/opbase@aa3cd74b op_dfx.cpp:721-738;
+    scan_dumps.pb_tensor). Honest: PASS, y judged as fp4_e2m1; y's first
+    byte's high nibble changed FAILs on y alone."""
+    calls = [sd.Call(W.OP, n) for n in FP4]
+    _cann(tmp_path / "ok", calls)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
+    assert rc == 0 and _verdicts(doc) == ["PASS"] * len(FP4), (err, [
+        c["reason"] for c in doc["calls"]])
+    bad = sd.Call(W.OP, FP4[0])
+    tag, y = bad.post["y"]
+    y = y.copy()
+    y.reshape(-1)[0] ^= 0x10
+    bad.post["y"] = (tag, y)
+    _cann(tmp_path / "bad", [bad])
+    rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
+    assert rc == 1 and _verdicts(doc) == ["FAIL"], err
+    assert _tensors(doc) == {"y": ("fp4_e2m1", "FAIL"),
+                             "mxscale": ("e8m0", "PASS")}

@@ -123,24 +123,147 @@ def test_a_cann_dump_of_the_kernel_is_judged(cli, tmp_path):
             == [kind], (tensor, kind, fields)
 
 
-def test_mxfp4_is_not_judged_from_any_dump(cli, tmp_path):
-    """quant_mode 3's cache is fp4 (ACL_FLOAT4_E2M1): a CANN dump's shape
-    counts codes where kvgold's packed fp4 counts bytes, so the reader
-    does not take it; an ops-test-kit case holds the packed cache as
-    uint8 (no fp4 dtype name kvgold reads), which the operator refuses for
-    mode 3. Both NOT JUDGED, never passed (docs/scan.md, the audit)."""
-    c = W.case("m3_e2m1_bf16_edges")
+# cache [3, 4, 1, 64] bytes (d 128), cache_scale [3, 4, 1, 4]; tokens to
+# slots 6, -1, 2, 11, 7, 3 (its slot_mapping.npy): 4 is not written
+M3 = "m3_e2m1_bf16_edges"
+
+
+def _m3_fields(doc):
+    """{(tensor, field): first failing slot} of the one call."""
+    call = doc["calls"][0]
+    bad = {}
+    for tensor in ("cache", "cache_scale"):
+        for k, f in _fields(call, tensor).items():
+            if f["verdict"] != "PASS":
+                bad[(tensor, k)] = f["places"][0]["slot"]
+    return bad
+
+
+def test_mxfp4_from_an_ops_test_kit_bin_case(cli, tmp_path):
+    """quant_mode 3 as ops-test-kit saves it: the cache a float4_e2m1
+    array (one code an element), its .bin the pack_4bits bytes, code 2k
+    in the low nibble (hicann/ops-test-kit@23e69087 ttk/utilities/
+    dtypes.py pack_4bits; scan_dumps.ttk_pack_4bits), its shapes - the
+    CSV's and the golden's name - in codes ([3, 4, 1, 128]). Honest:
+    PASS, both tensors judged. One nibble (the high one of slot 11's last
+    byte), one scale (slot 7's last E8M0), one byte of unwritten slot 4,
+    each planted alone in the post-call caches: exactly that field FAILs,
+    naming its slot."""
+    c = W.case(M3)
     assert c.inputs["cache"][0] == "fp4_e2m1"
-    rc, doc = _cann_scan(cli, tmp_path / "cann", [c])
-    assert rc == 1 and doc["verdict"] != "PASS"
-    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
-    assert doc["calls"][0]["op"] == W.OP
-    c.inputs["cache"] = ("uint8", c.inputs["cache"][1])
-    c.post["cache"] = ("uint8", c.post["cache"][1])
-    rc, doc = _scan(cli, tmp_path / "ttk", [c])
+    rc, doc = _scan(cli, tmp_path / "ok", [c])
+    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]
+    assert {r["name"] for r in doc["calls"][0]["report"]["results"]} == \
+        {"cache", "cache_scale"}
+    assert np.any(c.post["cache"][1] != c.inputs["cache"][1])
+    for tensor, slot, flat, xor, kind in (
+            ("cache", 11, 11 * 64 + 63, 0x10, "payload"),
+            ("cache_scale", 7, 7 * 4 + 3, 0x01, "scales"),
+            ("cache", 4, 4 * 64, 0x01, "untouched")):
+        bad = W.case(M3)
+        tag, arr = bad.post[tensor]
+        arr = np.array(arr, copy=True)
+        arr.reshape(-1)[flat] ^= xor
+        bad.post[tensor] = (tag, arr)
+        rc, doc = _scan(cli, tmp_path / kind, [bad])
+        assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL"
+        assert _m3_fields(doc) == {(tensor, kind): slot}, kind
+
+
+def test_mxfp4_nibble_order_is_ops_test_kits(cli, tmp_path):
+    """The same honest call with its post-call cache's nibbles swapped -
+    what a writer putting code 2k in the high nibble would save - FAILs
+    on the payload: kvgold reads ops-test-kit's .bin as pack_4bits lays
+    it out, not either way."""
+    c = W.case(M3)
+    tag, arr = c.post["cache"]
+    init = c.inputs["cache"][1]
+    swapped = ((arr << 4) | (arr >> 4)).astype(np.uint8)
+    # only the written rows differ; the swap must change one of them
+    assert np.any(swapped != arr)
+    c.post["cache"] = (tag, np.where(arr != init, swapped, arr))
+    rc, doc = _scan(cli, tmp_path, [c])
+    assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL"
+    assert set(_m3_fields(doc)) == {("cache", "payload")}
+
+
+def test_mxfp4_from_a_cann_dump(cli, tmp_path):
+    """quant_mode 3 as an aclnn operator dump records it: data_type 39,
+    the cache's shape in codes ([3, 4, 1, 128]), its size and data the
+    device's packed bytes (hicann/opbase@aa3cd74b op_dfx.cpp:721-738;
+    scan_dumps.pb_tensor). Honest: PASS; one nibble, one scale, one
+    unwritten byte, each planted alone, FAIL exactly their field."""
+    rc, doc = _cann_scan(cli, tmp_path / "ok", [W.case(M3)])
+    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]
+    for tensor, slot, flat, xor, kind in (
+            ("cache", 11, 11 * 64 + 63, 0x10, "payload"),
+            ("cache_scale", 7, 7 * 4 + 3, 0x01, "scales"),
+            ("cache", 4, 4 * 64, 0x01, "untouched")):
+        bad = W.case(M3)
+        tag, arr = bad.post[tensor]
+        arr = np.array(arr, copy=True)
+        arr.reshape(-1)[flat] ^= xor
+        bad.post[tensor] = (tag, arr)
+        rc, doc = _cann_scan(cli, tmp_path / kind, [bad])
+        assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL"
+        assert _m3_fields(doc) == {(tensor, kind): slot}, kind
+
+
+def test_mxfp4_cann_dump_another_packing_is_not_judged(cli, tmp_path,
+                                                      monkeypatch):
+    """An fp4 tensor whose size is not its code shape's packed bytes - here
+    the caches dumped one code a byte, data_type 39 and shape [3, 4, 1,
+    128] as the writer gives them but 1536 bytes of data - is refused
+    naming the size, never judged on a guess."""
+    c = W.case(M3)
+    for t in (c.inputs, c.post):
+        t["cache"] = ("fp4_e2m1", sd.ttk_codes(t["cache"][1]))
+    # the codes' own shape: what one code a byte looks like
+    monkeypatch.setattr(sd, "code_shape", lambda tag, arr: arr.shape)
+    rc, doc = _cann_scan(cli, tmp_path, [c])
     assert rc == 1 and [x["verdict"] for x in doc["calls"]] == \
         ["NOT_JUDGED"]
-    assert "quant_mode 3 takes fp4_e2m1" in doc["calls"][0]["reason"]
+    assert "input.size: size 1536, its data_type and shape say 768" in \
+        doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+
+
+def test_mxfp4_odd_code_counts_are_not_judged(cli, tmp_path, monkeypatch):
+    """fp4 codes whose last dim is odd would pair codes of two rows in a
+    byte: NOT JUDGED, naming it, in a ttk CSV's shape, a ttk golden's
+    name (no CSV) and a CANN dump's shape."""
+    monkeypatch.setattr(sd, "code_shape", lambda tag, arr: tuple(
+        arr.shape[:-1]) + ((2 * arr.shape[-1] - 1,) if tag in sd.TTK_FP4
+                            else (arr.shape[-1],)))
+    rc, doc = _scan(cli, tmp_path / "csv", [W.case(M3)])
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert "(3, 4, 1, 127) codes of float4_e2m1" in \
+        doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+    rc, doc = _cann_scan(cli, tmp_path / "cann", [W.case(M3)])
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"]
+    assert "fp4 codes whose last dim is odd" in doc["calls"][0]["reason"]
+    root = tmp_path / "nocsv"
+    W.e2e(W.case(M3), str(root), "indexer_quant_cache_m3", "bin")
+    d = root / "indexer_quant_cache_m3"
+    for f in os.listdir(str(d)):
+        if f.startswith("golden_1_float4_e2m1__shape_"):
+            os.rename(str(d / f), str(d / f.replace("x128.", "x127.")))
+    rc, doc, err = sd.scan(cli, str(root), "--attr", "quant_mode=3")
+    assert [x["verdict"] for x in doc["calls"]] == ["NOT_JUDGED"], err
+    assert "codes whose last dim is odd or absent" in \
+        doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+
+
+def test_mxfp4_not_judged_from_ops_test_kit_npy_or_pt(cli, tmp_path):
+    """ops-test-kit's .npy and .pt hold the codes unpacked (a void of
+    width 1; .pt's raw bytes where torch has no float4) or flattened:
+    NOT JUDGED, named as such in the reason, never passed."""
+    for fmt, words in (("npy", "one code a byte"),
+                       ("pt", "float4_e2m1fn_x2")):
+        rc, doc = _scan(cli, tmp_path / fmt, [W.case(M3)], fmt)
+        assert rc == 1 and [x["verdict"] for x in doc["calls"]] == \
+            ["NOT_JUDGED"], fmt
+        assert words in doc["calls"][0]["reason"], doc["calls"][0]["reason"]
+        assert "fp4_e2m1" in doc["calls"][0]["reason"]
 
 
 def test_msprobe_records_are_not_judged(cli, tmp_path):
@@ -162,8 +285,7 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
 
 
 # one vector case per quant_mode a dump can hold (0 MX-FP8, 1 FP8 per
-# token, 2 HiF8; 3's fp4 cache is read from none: see
-# test_mxfp4_is_not_judged_from_any_dump)
+# token, 2 HiF8; 3's fp4 cache: test_mxfp4_from_an_ops_test_kit_bin_case)
 MODES = {0: "m0_e4m3_bf16_blocks", 1: "m1_e4m3_bf16_round",
          2: "m2_hif8_bf16_xscale"}
 

@@ -178,6 +178,43 @@ TTK_DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
              "uint16": "uint16", "uint32": "uint32",
              "e8m0": "float8_e8m0"}
 CUSTOM = {"bf16", "fp8_e4m3fn", "fp8_e5m2", "hif8"}  # no NumPy dtype
+# ops-test-kit's 4-bit floats: an en_dtypes array, one code an element, so
+# its shapes count codes (hicann/ops-test-kit@23e69087 ttk/utilities/
+# dtypes.py, _NUMPY_TO_TORCH_4BIT_DTYPE's comment); kvgold's fp4 element is
+# a byte of two codes, element 2j in the low nibble
+TTK_FP4 = {"fp4_e2m1": "float4_e2m1", "fp4_e1m2": "float4_e1m2"}
+TTK_DTYPE.update(TTK_FP4)
+
+
+def ttk_codes(arr):
+    """kvgold's fp4 pairs [..., n] as ops-test-kit's codes [..., 2n]."""
+    arr = np.asarray(arr, dtype=np.uint8)
+    codes = np.empty(arr.shape[:-1] + (2 * arr.shape[-1],), np.uint8)
+    codes[..., 0::2] = arr & 0x0F
+    codes[..., 1::2] = arr >> 4
+    return codes
+
+
+def ttk_pack_4bits(codes):
+    """What ops-test-kit's .bin holds for a 4-bit array (file_utils.py
+    _dump_bin @202675b6 -> dtypes.py pack_4bits @23e69087, restated):
+    the array flattened, a zero code appended to an odd count, and each
+    pair k of codes one byte, code 2k in its low nibble, 2k + 1 in its
+    high one."""
+    flat = np.asarray(codes, dtype=np.uint8).reshape(-1) & 0x0F
+    if flat.size % 2:
+        flat = np.append(flat, np.uint8(0))
+    return (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
+
+
+def code_shape(tag, arr):
+    """A tensor's shape in elements as ops-test-kit (its files and CSV)
+    and a CANN aclnn dump (the aclTensor's storage shape) give it: an fp4
+    tensor's counts codes, two a kvgold element."""
+    shape = tuple(int(x) for x in np.shape(arr))
+    if tag in TTK_FP4:
+        shape = shape[:-1] + (2 * shape[-1],)
+    return shape
 
 
 def ttk_npy(path, tag, arr):
@@ -212,6 +249,27 @@ def ttk_pt(path, tag, arr):
     torch.save(t, path)
 
 
+def write_ttk_fp4(d, base, kind, arr, fmt):
+    """kvgold's fp4 pairs `arr` as ops-test-kit saves a 4-bit array
+    (manual_data.py _write_array / _write_single @055fae80): .bin its
+    pack_4bits bytes, a golden's name giving its shape in codes; .npy the
+    codes unpacked, a void of width 1; .pt (this torch has no float4
+    dtype) its raw-byte payload of the codes."""
+    codes = ttk_codes(arr)
+    if fmt == "bin":
+        if kind != "input":
+            base += "__shape_" + "x".join(str(x) for x in codes.shape)
+        with open(os.path.join(d, base + ".bin"), "wb") as f:
+            f.write(ttk_pack_4bits(codes).tobytes())
+    elif fmt == "npy":
+        np.save(os.path.join(d, base + ".npy"), codes.view(np.dtype("V1")))
+    else:
+        import torch
+        torch.save({"ttk_raw_bytes": torch.from_numpy(codes.reshape(-1)),
+                    "ttk_shape": tuple(int(x) for x in codes.shape)},
+                   os.path.join(d, base + ".pt"))
+
+
 def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
     """One case directory: ins / outs lists of (tag, array) or None (a
     *_none marker). .bin goldens carry their shape in the name."""
@@ -225,6 +283,9 @@ def write_ttk_case(root, name, ins, outs, fmt="npy", role="golden"):
                 continue
             tag, arr = t
             base = "%s_%d_%s" % (kind, i, TTK_DTYPE[tag])
+            if tag in TTK_FP4:
+                write_ttk_fp4(d, base, kind, arr, fmt)
+                continue
             if fmt == "npy":
                 ttk_npy(os.path.join(d, base + ".npy"), tag, arr)
             elif fmt == "pt":
@@ -251,7 +312,7 @@ def write_ttk_e2e(mod, call, root, name, fmt="bin", drop=None):
     if drop is not None:
         outs = outs[:drop]
     write_ttk_case(root, name, ins, outs, fmt)
-    shapes = tuple(None if t is None else tuple(int(x) for x in t[1].shape)
+    shapes = tuple(None if t is None else code_shape(t[0], t[1])
                    for t in ins)
     dtypes = tuple(None if t is None else TTK_DTYPE[t[0]] for t in ins)
     # as the framework spells them (E2E_VALUES: {attr: {case value: its}})
@@ -343,7 +404,7 @@ def positional(call, names, source):
 
 CANN_DT = {"fp32": 1, "fp16": 2, "int8": 3, "uint8": 4, "int32": 7, "int64": 8,
            "bf16": 27, "hif8": 33, "fp8_e5m2": 34, "fp8_e4m3fn": 35,
-           "e8m0": 36, "fp4_e2m1": 39}
+           "e8m0": 36, "fp4_e2m1": 39, "fp4_e1m2": 40}
 
 
 def pb_varint(v):
@@ -368,10 +429,13 @@ def pb_bytes(num, data):
 
 def pb_tensor(is_input, tag, arr, fmt=ND, packed=True):
     """OpInput (is_input) or OpOutput: data_type 1, format 2, shape 3
-    (Shape.dim 1), size 5 (input) / 6 (output)."""
+    (Shape.dim 1), size 5 (input) / 6 (output). An fp4 tensor as an aclnn
+    dump records it: its shape in codes, its size and data the packed
+    bytes (hicann/opbase@aa3cd74b src/nnopbase/composite_op/aclnn_engine/
+    op_dfx.cpp:721-738, FillDumpTensorInfo)."""
     if arr is None:  # an optional input left out
         return pb_int(5 if is_input else 6, 0)
-    dims = [int(d) for d in arr.shape]
+    dims = list(code_shape(tag, arr))
     if packed:
         shape = pb_bytes(1, b"".join(pb_varint(d) for d in dims))
     else:

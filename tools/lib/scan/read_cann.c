@@ -112,10 +112,12 @@ static kvg_dtype cann_dtype(uint64_t code)
     case 34: return KVG_FP8_E5M2;
     case 35: return KVG_FP8_E4M3FN;
     case 36: return KVG_E8M0;
-    /* 39 / 40 (fp4 e2m1 / e1m2, hicann/ge@0d77e9fd
-     * graph_metadef/proto/dump_task.proto:54-55) are not read: no source
-     * read says whether their shape counts codes or bytes, nor whether
-     * the data packs two codes a byte (docs/scan.md, "Not done yet") */
+    /* fp4 e2m1 / e1m2 (hicann/ge@0d77e9fd graph_metadef/proto/
+     * dump_task.proto:54-55; GE's 40 / 41 map to them, hicann/runtime
+     * @681ef761 src/dfx/adump/adump/impl/dump_datatype.cpp:58-59): the
+     * shape counts codes, see fp4_pairs */
+    case 39: return KVG_FP4_E2M1;
+    case 40: return KVG_FP4_E1M2;
     default: return KVG_DTYPE_INVALID;
     }
 }
@@ -155,6 +157,35 @@ static kvg_status shape_of(pb sub, kvg_scan_arg *a, const char *file,
 
 /* One OpInput (is_input) or OpOutput; *arg_index gets OpInput.arg_index
  * (field 10) when the input has one, else stays -1. */
+/* An fp4 tensor's shape as kvgold's packed pairs. An aclnn operator dump
+ * records the aclTensor's storage shape, which counts fp4 codes, and as
+ * size the bytes op::CalcShapeBytes gives it, 4 bits a code rounded up
+ * (hicann/opbase@aa3cd74b src/nnopbase/composite_op/aclnn_engine/
+ * op_dfx.cpp:721-738, src/nnopbase/common/utils/data_type_utils.cpp:47-66,
+ * include/nnopbase/opdev/data_type_utils.h:122-123); its data is that many
+ * bytes copied from the device as they lie (hicann/runtime@681ef761
+ * src/dfx/adump/adump/operator/operator_dumper.cpp:320-371,
+ * src/aicpu_sched/aicpu_schedule/core/dfx/dump_task.cpp:464-500): the
+ * kernel's packed pairs, kvgold's fp4. So the last dim is halved (it must
+ * be even: an odd one pairs codes across rows), and the size is then
+ * checked against the halved shape's bytes like any tensor's: a dump that
+ * held one code a byte, or counted bytes in its shape, is refused there. */
+static kvg_status fp4_pairs(kvg_scan_arg *a, const char *what,
+                            const char *file, kvg_diag *diag)
+{
+    char where[32];
+    if (a->kind != KVG_SCAN_TENSOR ||
+        (a->dtype != KVG_FP4_E2M1 && a->dtype != KVG_FP4_E1M2))
+        return KVG_OK;
+    (void)snprintf(where, sizeof where, "%s.shape", what);
+    if (a->rank < 1 || a->shape[a->rank - 1] % 2 != 0)
+        return bad(diag, file, where,
+                   "fp4 codes whose last dim is odd or absent: kvgold "
+                   "reads fp4 in pairs along the last dim");
+    a->shape[a->rank - 1] /= 2;
+    return KVG_OK;
+}
+
 static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
                             long *arg_index, const char *file,
                             kvg_diag *diag)
@@ -199,7 +230,7 @@ static kvg_status tensor_of(pb sub, int is_input, kvg_scan_arg *a,
         a->kind = KVG_SCAN_SCALAR;
         (void)snprintf(a->value, sizeof a->value, "null");
     }
-    return KVG_OK;
+    return fp4_pairs(a, what, file, diag);
 }
 
 /* A string attribute value as JSON: numbers, true / false and lists as

@@ -10,7 +10,10 @@
  *   golden_<i>_<dtype>__shape_<AxB>.bin   as .bin, its shape in the name
  *                                      ("scalar" for rank 0)
  *   <kind>_<i>_none.<ext>              a zero-byte marker: the slot is None
- * with dtype a NumPy name (float16, bfloat16, ...). One format per case
+ * with dtype a NumPy name (float16, bfloat16, ...; float4_e2m1 /
+ * float4_e1m2 count codes, kvgold's fp4 pairs: a .bin holds the packed
+ * bytes and is read, an .npy or .pt holds codes unpacked or flattened and
+ * is refused, see fp4_pairs). One format per case
  * (bin before npy before pt). A .bin input records no shape (ops-test-kit
  * keeps it in the case CSV): it is read with the shape of the golden
  * output its operator writes in place (a cache), or the shape the
@@ -65,6 +68,38 @@ static int ext_of(const char *dot)
                                       : -1;
 }
 
+/* ops-test-kit's 4-bit float names (ttk/utilities/dtypes.py dtype_map,
+ * hicann/ops-test-kit@23e69087), read here and nowhere else: its files
+ * and CSV count such a tensor in codes, one element a code, where
+ * kvgold's fp4 element is a byte of two, so the name is no entry of
+ * kvg_ttk_dtype_from_name's table (which `kvgold prepare` writes from). */
+static kvg_dtype fp4_dtype(const char *name)
+{
+    return strcmp(name, "float4_e2m1") == 0   ? KVG_FP4_E2M1
+           : strcmp(name, "float4_e1m2") == 0 ? KVG_FP4_E1M2
+                                              : KVG_DTYPE_INVALID;
+}
+
+static int is_fp4(kvg_dtype d)
+{
+    return d == KVG_FP4_E2M1 || d == KVG_FP4_E1M2;
+}
+
+/* An fp4 shape in ops-test-kit's codes as kvgold's packed pairs: its
+ * last dim halved. Its .bin holds pack_4bits' bytes (ttk/utilities/
+ * file_utils.py _dump_bin, @202675b6), codes 2k and 2k + 1 of the
+ * flattened array in the low and high nibble of byte k (dtypes.py
+ * pack_4bits, shift [0, 4], @23e69087) - kvgold's packing - so with an
+ * even last dim no byte straddles two rows and the bytes are kvgold's as
+ * they lie. 0 (shape unchanged) for rank 0 or an odd last dim. */
+static int fp4_pairs(int rank, int64_t *shape)
+{
+    if (rank < 1 || shape[rank - 1] % 2 != 0)
+        return 0;
+    shape[rank - 1] /= 2;
+    return 1;
+}
+
 int kvg_scan_ttk_name(const char *name, char *role, int *index,
                       kvg_scan_arg *a)
 {
@@ -112,6 +147,8 @@ int kvg_scan_ttk_name(const char *name, char *role, int *index,
     }
     a->kind = KVG_SCAN_TENSOR;
     a->dtype = kvg_ttk_dtype_from_name(dt);
+    if (a->dtype == KVG_DTYPE_INVALID)
+        a->dtype = fp4_dtype(dt);
     if (shape != NULL) {
         const char *q = shape + strlen("__shape_");
         if (ext != 0)
@@ -204,6 +241,20 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
                             "%s/%s: dtype: not one kvgold reads", c->dir,
                             a->file);
+    if (is_fp4(a->dtype) && ext != 0)
+        return kvg_diag_set(
+            diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
+            "%s/%s: %s: ops-test-kit saves a 4-bit array in %s %s; kvgold "
+            "reads fp4 as packed pairs and does not repack codes (its .bin "
+            "is read: prepare the case with --dump-format bin)",
+            c->dir, a->file, kvg_dtype_name(a->dtype),
+            ext == 1 ? ".npy" : ".pt",
+            ext == 1 ? "unpacked, one code a byte (a void of width 1: "
+                       "core_modules/manual_data.py _write_array)"
+                     : "as torch's float4_e2m1fn_x2 of its packed bytes "
+                       "flattened to 1-D, or, where torch lacks it, as raw "
+                       "bytes one code a byte (dtypes.py "
+                       "numpy_to_torch_tensor, pack_4bits)");
     if (ext == 1)
         return kvg_scan_npy_arg(c->dir, a->file, a->dtype, a, diag);
     if (ext == 2) /* the file name's dtype wins for one-byte codes */
@@ -491,6 +542,13 @@ static int csv_slots(kvg_scan_call *c, const kvg_ttk_row *row)
         if (a->rank < 0) { /* a .bin: the CSV's shape */
             a->rank = rank;
             memcpy(a->shape, shape, (size_t)rank * sizeof a->shape[0]);
+            if (is_fp4(a->dtype) && !fp4_pairs(a->rank, a->shape)) {
+                shape_text(s1, sizeof s1, rank, shape);
+                return say(c, row, "tensor %d is %s codes of %s: kvgold "
+                                   "reads fp4 in pairs along the last dim, "
+                                   "which must be even",
+                           i, s1, sl->dtype);
+            }
         }
     }
     return 0;
@@ -572,9 +630,20 @@ static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
         int rank = sl->srank >= 0 ? sl->srank : sl->rank;
         const int64_t *shape = sl->srank >= 0 ? sl->sshape : sl->shape;
         uint64_t need = 0;
+        int64_t pairs[KVG_MAX_RANK];
         if (a->kind != KVG_SCAN_TENSOR || sl->none)
             continue;
         shape_text(want, sizeof want, rank, shape);
+        if (is_fp4(a->dtype) && rank <= KVG_MAX_RANK) {
+            /* the row counts codes (its want text says so) */
+            memcpy(pairs, shape, (size_t)rank * sizeof pairs[0]);
+            if (!fp4_pairs(rank, pairs))
+                return say(c, row, "tensor %d is %s codes of %s: kvgold "
+                                   "reads fp4 in pairs along the last dim, "
+                                   "which must be even",
+                           i, want, sl->dtype);
+            shape = pairs;
+        }
         if (bin) {
             if (!kvg_scan_nbytes(a->dtype, rank, shape, &need) ||
                 need != a->nbytes)
@@ -705,6 +774,28 @@ static kvg_status read_inputs(kvg_scan_call *c, int found,
     return KVG_OK;
 }
 
+/* A .bin golden's (or device output's) fp4 shape, which its name gives
+ * in codes (manual_data.py _write_single: `__shape_` of the saved array),
+ * as kvgold's pairs: 0, or 1 with c->unreadable said. */
+static int fp4_golden_shapes(kvg_scan_call *c)
+{
+    int i;
+    for (i = 0; i < c->n_out; i++) {
+        kvg_scan_arg *a = &c->out[i];
+        if (a->kind != KVG_SCAN_TENSOR || !is_fp4(a->dtype) || a->rank < 0)
+            continue;
+        if (!fp4_pairs(a->rank, a->shape)) {
+            (void)snprintf(c->unreadable, sizeof c->unreadable,
+                           "unreadable: %s/%s: %s codes whose last dim is "
+                           "odd or absent: kvgold reads fp4 in pairs along "
+                           "the last dim",
+                           c->dir, a->file, kvg_dtype_name(a->dtype));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
                             const kvg_ttk_row *row, int have_csv,
                             kvg_diag *diag)
@@ -740,6 +831,8 @@ static kvg_status read_case(kvg_scan_call *c, char **names, size_t count,
     free(s);
     (void)snprintf(c->out_pattern, sizeof c->out_pattern, "golden_%%d");
     if (row != NULL && csv_apply(c, row))
+        return KVG_OK;
+    if (fp4_golden_shapes(c))
         return KVG_OK;
     for (i = 0; i < c->n_out; i++)
         KVG_TRY(read_arg(c, &c->out[i], found, diag));
