@@ -62,7 +62,8 @@ static kvg_compare_row_kind kind_of(kvg_row_field f)
     case KVG_ROW_PAYLOAD: return KVG_ROWK_PAYLOAD;
     case KVG_ROW_SCALE: return KVG_ROWK_SCALES;
     case KVG_ROW_COPY: return KVG_ROWK_COPY;
-    case KVG_ROW_UNDEFINED: return KVG_ROWK_UNDEFINED;
+    case KVG_ROW_UNDEFINED:
+    case KVG_ROW_DONT_CARE: return KVG_ROWK_UNDEFINED;
     default: return KVG_ROWK_PAD;
     }
 }
@@ -335,7 +336,8 @@ static void judge_segment(rows_ctx *c, int64_t slot, int head, int i)
         return;
     }
     v->units += s->count;
-    if (s->field == KVG_ROW_UNDEFINED) { /* any value is right */
+    if (s->field == KVG_ROW_UNDEFINED || s->field == KVG_ROW_DONT_CARE) {
+        /* any value is right */
         v->differ += segment_bytes_differ(s, c->g, c->x, at);
         return;
     }
@@ -361,6 +363,19 @@ static void judge_slot(rows_ctx *c, int64_t slot)
                 judge_segment(c, slot, h, i);
 }
 
+/* Whether byte i is a DONT_CARE byte of a written slot: outside the
+ * written runs (the operator never sets it), yet not untouched - the
+ * writer leaves whatever was there (FlashMLA allocates with torch.empty),
+ * so its value is not judged; judge_segment counted it as UNDEFINED. */
+static int dont_care_byte(const rows_ctx *c, int64_t i)
+{
+    const kvg_row_place p = kvg_row_place_of(c->l, c->tensor, i);
+
+    return p.segment >= 0 &&
+           c->l->seg[p.segment].field == KVG_ROW_DONT_CARE &&
+           kvg_i_rows_slot_written(c->a, p.slot);
+}
+
 /* Untouched bytes [from, to) that differ from `ref`; with `segments_too`
  * 0 (no written set: every slot written), bytes inside a segment are the
  * fields' and skipped. */
@@ -372,6 +387,10 @@ static void untouched_span(rows_ctx *c, int64_t from, int64_t to,
     int64_t i = from;
 
     while ((i = kvg_i_cmp_first_diff(c->ref, c->x, 1, i, to)) < to) {
+        if (dont_care_byte(c, i)) {
+            i++;
+            continue;
+        }
         if (segments_too ||
             kvg_row_place_of(c->l, c->tensor, i).segment < 0) {
             v->differ++;
