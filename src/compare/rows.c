@@ -35,6 +35,7 @@ typedef struct rows_ctx {
     int rank[KVG_ROW_SEGMENTS][256];
     int64_t strict_fail; /* payload units failing outright */
     int64_t code_units, code_fail; /* code_dist units, and those > 1 */
+    int64_t dont_care; /* DONT_CARE bytes a slot holds in this tensor */
 } rows_ctx;
 
 kvg_compare_criterion kvg_i_rows_payload_criterion(const kvg_compare_args *a,
@@ -442,7 +443,11 @@ static void judge_untouched(rows_ctx *c, int64_t segment_bytes)
     } else {
         v->units = c->nbytes - segment_bytes;
         untouched_span(c, 0, c->nbytes, 0);
+        return;
     }
+    /* the written slots' DONT_CARE bytes lie in the gaps of the written
+     * set, but are counted as UNDEFINED (judge_segment), not here */
+    v->units -= c->r->row_slots_written * c->dont_care;
 }
 
 static void add_reason(kvg_compare_result *r, const char *fmt, ...)
@@ -522,6 +527,9 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
             kvg_i_cmp_build_ranks(s->dtype, c.rank[i]);
         if (kvg_row_segment_tensor(c.l, i) == c.tensor)
             seg_bytes += kvg_i_row_heads(c.l) * kvg_row_segment_bytes(s);
+        if (kvg_row_segment_tensor(c.l, i) == c.tensor &&
+            s->field == KVG_ROW_DONT_CARE)
+            c.dont_care += kvg_i_row_heads(c.l) * kvg_row_segment_bytes(s);
     }
     r->has_rows = 1;
     /* the bytes of a packed row are no values of one dtype */
