@@ -6,7 +6,7 @@
  * (the same rules as docs/dynamic_block_quant.md's, the op the path
  * calls). flashmla-model1 checks kv_c only: its k_pe is copied bit for
  * bit whatever it holds (FlashMLA's quantiser assigns the rope as is,
- * tests/quant.py:65), and a non-finite nope value is refused because
+ * tests/quant.py:64), and a non-finite nope value is refused because
  * FlashMLA has no rule for it (its amax and division would carry a NaN
  * into a scale byte).
  * SPDX-License-Identifier: Apache-2.0
