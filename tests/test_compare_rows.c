@@ -157,6 +157,8 @@ static void fill_slot(const kvg_row_layout *l, unsigned char *c, int64_t slot)
     for (i = 0; i < l->segments; i++) {
         const kvg_row_segment *s = &l->seg[i];
         unsigned char *p = c + at(l, slot, i);
+        if (s->field == KVG_ROW_DONT_CARE)
+            continue; /* never written: keeps the initial bytes */
         for (k = 0; k < s->count; k++) {
             switch (s->dtype) {
             case KVG_FP8_E4M3FN:
@@ -221,7 +223,8 @@ static void setup(fixture *f, kvg_row_layout l, int64_t n,
         fill_slot(&f->l, f->gold, slots[j]);
         for (s = 0; s < l.segments; s++) {
             int64_t b = kvg_row_segment_bytes(&l.seg[s]);
-            memset(f->mask + at(&f->l, slots[j], s), 1, (size_t)b);
+            if (l.seg[s].field != KVG_ROW_DONT_CARE)
+                memset(f->mask + at(&f->l, slots[j], s), 1, (size_t)b);
         }
     }
     memcpy(f->npu, f->gold, (size_t)n);
@@ -992,6 +995,66 @@ static void test_short_group_and_undefined_bytes(void **state)
     test_free(f);
 }
 
+/* layout_b with its scale pad never written (DONT_CARE, FlashMLA
+ * MODEL1's pad byte): in a written slot any value passes and is counted
+ * with the undefined bytes, in an unwritten slot it is untouched; the
+ * written set must leave it unmarked. With the mask and with its runs. */
+static void test_dont_care_bytes(void **state)
+{
+    fixture *f = (fixture *)test_malloc(sizeof *f);
+    kvg_compare_result r;
+    kvg_compare_args a;
+    kvg_elem_run runs[8];
+    kvg_diag diag;
+    kvg_row_layout l = layout_b();
+    size_t n = 0;
+    int64_t i = 0, k;
+    (void)state;
+
+    l.seg[PAD].field = KVG_ROW_DONT_CARE;
+    setup(f, l, B_BYTES, k_slots_b, 2); /* slots 0 and 5 */
+    f->npu[at(&f->l, 5, PAD) + 2] ^= 0x5A; /* written slot: any value */
+    f->npu[at(&f->l, 0, PAD)] ^= 0x01;
+    assert_int_equal(judge(f, &r), KVG_OK);
+    assert_only(&r, -1, 0);
+    assert_int_equal(r.rows[KVG_ROWK_UNDEFINED].units, 8);
+    assert_int_equal(r.rows[KVG_ROWK_UNDEFINED].differ, 2);
+    assert_int_equal(r.rows[KVG_ROWK_UNTOUCHED].units,
+                     B_BYTES - 2 * (16 + 16 + 4) - 8);
+    f->npu[at(&f->l, 6, PAD) + 3] ^= 0x10; /* slot 6 is not written */
+    assert_int_equal(judge(f, &r), KVG_ERR_MISMATCH);
+    assert_only(&r, KVG_ROWK_UNTOUCHED, 1);
+    assert_contains(r.rows[KVG_ROWK_UNTOUCHED].place[0].text,
+                    "slot 6 (not written): pad");
+    while (i < B_BYTES) { /* the mask as runs: no DONT_CARE byte in them */
+        if (!f->mask[i]) {
+            i++;
+            continue;
+        }
+        for (k = i; k < B_BYTES && f->mask[k]; k++)
+            ;
+        runs[n].first = i, runs[n].count = k - i, n++;
+        i = k;
+    }
+    args_of(f, &a);
+    a.written = NULL;
+    a.written_count = 0;
+    a.written_runs = runs;
+    a.written_run_count = n;
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_MISMATCH);
+    assert_only(&r, KVG_ROWK_UNTOUCHED, 1);
+    assert_int_equal(r.rows[KVG_ROWK_UNTOUCHED].units,
+                     B_BYTES - 2 * (16 + 16 + 4) - 8);
+    assert_int_equal(r.rows[KVG_ROWK_UNDEFINED].differ, 2);
+    /* a written set marking a DONT_CARE byte does not describe the
+     * layout: refused */
+    f->mask[at(&f->l, 5, PAD)] = 1;
+    args_of(f, &a);
+    assert_int_equal(kvg_compare_tensor(&a, &r, &diag), KVG_ERR_PARAM_INVALID);
+    assert_contains(diag.message, "segment 3 (pad");
+    test_free(f);
+}
+
 static void test_op_row_layout(void **state)
 {
     kvg_row_layout rl;
@@ -1055,6 +1118,7 @@ int main(void)
         cmocka_unit_test(test_html_names_the_places),
         cmocka_unit_test(test_mixed_ttk_payload_bitwise),
         cmocka_unit_test(test_short_group_and_undefined_bytes),
+        cmocka_unit_test(test_dont_care_bytes),
         cmocka_unit_test(test_op_row_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,7 +272,8 @@ typedef struct kvg_compare_element {
  *   UNTOUCHED  every byte not in a written slot's segments, bit for bit
  *              against the initial contents
  *   UNDEFINED  bytes a kernel writes without setting them
- *              (KVG_ROW_UNDEFINED segments): any value is right; counted
+ *              (KVG_ROW_UNDEFINED segments), or never sets at all in a
+ *              written slot (KVG_ROW_DONT_CARE): any value is right; counted
  *              (units, differ) and named "any value" in the reports,
  *              never failing. Criterion AUTO marks it.
  */

@@ -30,7 +30,22 @@
  *                   rope; s = fmaxf(amax / 448, FLT_MIN), q = e4m3(x / s)
  *                   SATFINITE nearest-even; row [q 512 | s fp32 x 4 |
  *                   k_pe bf16 128].
- * There is no pad: every byte of a written row is written.
+ *   flashmla-model1 DeepSeek-V4's 584-byte row, reference only
+ *                   (deepseek-ai/FlashMLA@520fec6a tests/quant.py
+ *                   quantize_k_cache, MODEL1_FP8Sparse): kv_c bf16
+ *                   [..., 448] in 7 tiles of 64, each v = max(amax /
+ *                   448, fl(1e-4)), scale 2^k the least power of two >=
+ *                   v, stored as the E8M0 byte k + 127, q = e4m3(x /
+ *                   2^k); k_pe bf16 [..., 64] copied bit for bit. The
+ *                   cache is [num_blocks, block_bytes] with the attribute
+ *                   block_size (required) and block_bytes =
+ *                   ceil(block_size * 584 / 576) * 576: block b holds
+ *                   token r's [nope 448 | rope 128 B] at r * 576, then
+ *                   at block_size * 576 + r * 8 its 7 scale bytes and a
+ *                   pad byte that is never written (judged don't care);
+ *                   the block's tail is never written.
+ * ascend-sfa-c8 and vllm-fp8_ds_mla have no pad: every byte of a
+ * written row is written.
  *
  * Tensors: kv_c bf16 [..., 512]; k_pe bf16 kv_c.shape[:-1] + [64]; gamma
  * bf16 [512], cos, sin bf16 (k_pe's shape): required by ascend-sfa-c8,
@@ -77,17 +92,19 @@ extern "C" {
 /* The path whose bytes are modelled (case.json `preset`). */
 typedef enum kvg_ccdm_preset {
     KVG_CCDM_ASCEND_SFA_C8 = 0,  /* "ascend-sfa-c8" */
-    KVG_CCDM_VLLM_FP8_DS_MLA = 1 /* "vllm-fp8_ds_mla" */
+    KVG_CCDM_VLLM_FP8_DS_MLA = 1, /* "vllm-fp8_ds_mla" */
+    KVG_CCDM_FLASHMLA_MODEL1 = 2  /* "flashmla-model1" */
 } kvg_ccdm_preset;
 
 typedef struct kvg_concat_and_cache_ds_mla_args {
-    const kvg_tensor *kv_c;         /* bf16 [..., 512] */
+    const kvg_tensor *kv_c;         /* bf16 [..., 512] (model1: 448) */
     const kvg_tensor *k_pe;         /* bf16 [..., 64] */
     const kvg_tensor *gamma;        /* bf16 [512]; ascend only */
     const kvg_tensor *cos;          /* bf16, k_pe's shape; ascend only */
     const kvg_tensor *sin;          /* bf16, k_pe's shape; ascend only */
     const kvg_tensor *slot_mapping; /* int32 / int64, kv_c.shape[:-1] */
-    const kvg_tensor *kv_cache;     /* in place, [rows | blocks, bs, 656] */
+    /* in place, [rows | blocks, bs, 656]; model1 [blocks, block_bytes] */
+    const kvg_tensor *kv_cache;
     /* vllm only, optional: vLLM's `Tensor scale` argument, float32 of one
      * element; read by concat_and_cache_mla, not used by the ds_mla
      * kernel (any value) */
@@ -96,6 +113,9 @@ typedef struct kvg_concat_and_cache_ds_mla_args {
     kvg_ccdm_preset preset;        /* default ascend-sfa-c8 */
     double epsilon;                /* default 1e-5 (ascend) */
     kvg_reduce_order reduce_order; /* default pairwise (ascend) */
+    /* flashmla-model1 only: tokens a block (> 0, required); 0 for the
+     * others (their block_size is the cache's shape) */
+    int64_t block_size;
 
     /* Caller-owned scratch of kvg_concat_and_cache_ds_mla_workspace_size
      * bytes (any alignment): one key a token for the duplicate check. */
@@ -107,7 +127,8 @@ typedef struct kvg_concat_and_cache_ds_mla_args {
 KVG_API void kvg_concat_and_cache_ds_mla_args_init(
     kvg_concat_and_cache_ds_mla_args *args);
 
-/* "ascend-sfa-c8", "vllm-fp8_ds_mla" -> *preset; 1 if known, else 0. */
+/* "ascend-sfa-c8", "vllm-fp8_ds_mla", "flashmla-model1" -> *preset; 1 if
+ * known, else 0. */
 KVG_API int kvg_ccdm_preset_from_name(const char *name,
                                       kvg_ccdm_preset *preset);
 

@@ -92,6 +92,11 @@
  *            out of a buffer it filled with n): kvgold writes zeros;
  *            compare does not judge their values and says how many
  *            such bytes it skipped.
+ *   DONT_CARE bytes of a written slot the writer never sets and no
+ *            reader reads (FlashMLA MODEL1's per-token pad byte after a
+ *            torch.empty): kvgold leaves them as they were (they are in
+ *            no written run), compare counts them with the UNDEFINED
+ *            bytes and never judges their values.
  * Bytes of a slot's part that no segment covers are not written by the
  * operator (e.g. [row_bytes, headDim) of a wider cache row): they must
  * keep their previous contents, as every byte of a slot not written,
@@ -127,7 +132,8 @@ typedef enum kvg_row_field {
     KVG_ROW_SCALE = 1,
     KVG_ROW_COPY = 2,
     KVG_ROW_PAD = 3,
-    KVG_ROW_UNDEFINED = 4
+    KVG_ROW_UNDEFINED = 4,
+    KVG_ROW_DONT_CARE = 5
 } kvg_row_field;
 
 typedef struct kvg_row_segment {

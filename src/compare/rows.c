@@ -35,6 +35,7 @@ typedef struct rows_ctx {
     int rank[KVG_ROW_SEGMENTS][256];
     int64_t strict_fail; /* payload units failing outright */
     int64_t code_units, code_fail; /* code_dist units, and those > 1 */
+    int64_t dont_care; /* DONT_CARE bytes a slot holds in this tensor */
 } rows_ctx;
 
 kvg_compare_criterion kvg_i_rows_payload_criterion(const kvg_compare_args *a,
@@ -62,7 +63,8 @@ static kvg_compare_row_kind kind_of(kvg_row_field f)
     case KVG_ROW_PAYLOAD: return KVG_ROWK_PAYLOAD;
     case KVG_ROW_SCALE: return KVG_ROWK_SCALES;
     case KVG_ROW_COPY: return KVG_ROWK_COPY;
-    case KVG_ROW_UNDEFINED: return KVG_ROWK_UNDEFINED;
+    case KVG_ROW_UNDEFINED:
+    case KVG_ROW_DONT_CARE: return KVG_ROWK_UNDEFINED;
     default: return KVG_ROWK_PAD;
     }
 }
@@ -335,7 +337,8 @@ static void judge_segment(rows_ctx *c, int64_t slot, int head, int i)
         return;
     }
     v->units += s->count;
-    if (s->field == KVG_ROW_UNDEFINED) { /* any value is right */
+    if (s->field == KVG_ROW_UNDEFINED || s->field == KVG_ROW_DONT_CARE) {
+        /* any value is right */
         v->differ += segment_bytes_differ(s, c->g, c->x, at);
         return;
     }
@@ -361,6 +364,19 @@ static void judge_slot(rows_ctx *c, int64_t slot)
                 judge_segment(c, slot, h, i);
 }
 
+/* Whether byte i is a DONT_CARE byte of a written slot: outside the
+ * written runs (the operator never sets it), yet not untouched - the
+ * writer leaves whatever was there (FlashMLA allocates with torch.empty),
+ * so its value is not judged; judge_segment counted it as UNDEFINED. */
+static int dont_care_byte(const rows_ctx *c, int64_t i)
+{
+    const kvg_row_place p = kvg_row_place_of(c->l, c->tensor, i);
+
+    return p.segment >= 0 &&
+           c->l->seg[p.segment].field == KVG_ROW_DONT_CARE &&
+           kvg_i_rows_slot_written(c->a, p.slot);
+}
+
 /* Untouched bytes [from, to) that differ from `ref`; with `segments_too`
  * 0 (no written set: every slot written), bytes inside a segment are the
  * fields' and skipped. */
@@ -372,6 +388,10 @@ static void untouched_span(rows_ctx *c, int64_t from, int64_t to,
     int64_t i = from;
 
     while ((i = kvg_i_cmp_first_diff(c->ref, c->x, 1, i, to)) < to) {
+        if (dont_care_byte(c, i)) {
+            i++;
+            continue;
+        }
         if (segments_too ||
             kvg_row_place_of(c->l, c->tensor, i).segment < 0) {
             v->differ++;
@@ -423,7 +443,11 @@ static void judge_untouched(rows_ctx *c, int64_t segment_bytes)
     } else {
         v->units = c->nbytes - segment_bytes;
         untouched_span(c, 0, c->nbytes, 0);
+        return;
     }
+    /* the written slots' DONT_CARE bytes lie in the gaps of the written
+     * set, but are counted as UNDEFINED (judge_segment), not here */
+    v->units -= c->r->row_slots_written * c->dont_care;
 }
 
 static void add_reason(kvg_compare_result *r, const char *fmt, ...)
@@ -503,6 +527,9 @@ void kvg_i_rows_judge(kvg_i_cmp_ctx *cc, const kvg_compare_args *a)
             kvg_i_cmp_build_ranks(s->dtype, c.rank[i]);
         if (kvg_row_segment_tensor(c.l, i) == c.tensor)
             seg_bytes += kvg_i_row_heads(c.l) * kvg_row_segment_bytes(s);
+        if (kvg_row_segment_tensor(c.l, i) == c.tensor &&
+            s->field == KVG_ROW_DONT_CARE)
+            c.dont_care += kvg_i_row_heads(c.l) * kvg_row_segment_bytes(s);
     }
     r->has_rows = 1;
     /* the bytes of a packed row are no values of one dtype */

@@ -57,7 +57,8 @@ int kvg_i_rows_first_segment(const kvg_row_layout *l, int tensor)
     int i;
 
     for (i = 0; i < l->segments; i++)
-        if (kvg_row_segment_tensor(l, i) == tensor)
+        if (kvg_row_segment_tensor(l, i) == tensor &&
+            l->seg[i].field != KVG_ROW_DONT_CARE) /* never marked */
             return i;
     return -1;
 }
@@ -122,14 +123,16 @@ static kvg_status check_payloads(const kvg_row_layout *rl,
     return KVG_OK;
 }
 
-/* Bytes a slot's segments hold in tensor `tensor`. */
+/* Bytes a slot's written segments hold in tensor `tensor` (a DONT_CARE
+ * segment is never written). */
 static int64_t slot_bytes(const kvg_row_layout *rl, int tensor)
 {
     int64_t n = 0;
     int i;
 
     for (i = 0; i < rl->segments; i++)
-        if (kvg_row_segment_tensor(rl, i) == tensor)
+        if (kvg_row_segment_tensor(rl, i) == tensor &&
+            rl->seg[i].field != KVG_ROW_DONT_CARE)
             n += kvg_row_segment_bytes(&rl->seg[i]);
     return n * kvg_i_row_heads(rl);
 }
@@ -169,7 +172,8 @@ static kvg_status check_slot_marks(const kvg_compare_args *a, int64_t s,
             m = segment_marked(a, s, h, i);
             if (kvg_i_row_heads(rl) > 1)
                 (void)snprintf(head, sizeof head, ", head %d", h);
-            if (m != (w ? n : 0))
+            /* a DONT_CARE segment is never written, so never marked */
+            if (m != (w && rl->seg[i].field != KVG_ROW_DONT_CARE ? n : 0))
                 return kvg_diag_set(
                     diag, KVG_ERR_PARAM_INVALID, l->written, -1, at,
                     "%s: slot %lld is %s by its first byte, but %lld of the "

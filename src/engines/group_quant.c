@@ -308,7 +308,11 @@ static inline group_scale scale_of(const kvg_i_group_rule *r,
         g.code = kvg_f32_to_bf16(stored, KVG_OVF_DEFAULT);
         break;
     case KVG_I_STORE_E8M0:
-        g.code = c;
+        /* without an E8M0 rule, the power of two pow2_up made (a normal
+         * s' is 2^(e - 127): its biased exponent is the E8M0 byte) */
+        g.code = r->e8m0 == KVG_I_NO_E8M0 && r->pow2_up
+                     ? (kvg_i_bits(g.sp) >> 23) & 0xFFu
+                     : c;
         break;
     default:
         g.code = 0;

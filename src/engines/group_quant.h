@@ -122,7 +122,10 @@ typedef struct kvg_i_group_rule {
                                 fields (exponent + (mantissa != 0)); 0
                                 stays 0 (the indexer epilog's Normal mode
                                 with round_scale, no 1e-4 floor:
-                                docs/indexer_quant_cache.md) */
+                                docs/indexer_quant_cache.md); with
+                                STORE_E8M0 and no E8M0 rule its exponent
+                                byte is the stored code (a floored s is
+                                normal) */
 } kvg_i_group_rule;
 
 /* The largest finite value of the cast dtype (e4m3fn 448, e5m2 57344,

@@ -226,7 +226,8 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p,
             case KVG_ROW_UNDEFINED:
                 write_bytes(p, tensor, x_row, slot, h, i);
                 break;
-            default: /* SCALE: written with its payload */
+            default: /* SCALE: written with its payload; DONT_CARE: never
+                        written */
                 break;
             }
         }
@@ -328,7 +329,8 @@ void kvg_i_packed_row_runs(const kvg_row_layout *l, int tensor, int64_t slot,
             pick = -1;
             best = 0;
             for (i = 0; i < l->segments; i++) {
-                if (kvg_row_segment_tensor(l, i) != tensor)
+                if (kvg_row_segment_tensor(l, i) != tensor ||
+                    l->seg[i].field == KVG_ROW_DONT_CARE)
                     continue;
                 at = kvg_row_element_at(l, slot, h, i, 0);
                 if (at > last && (pick < 0 || at < best))

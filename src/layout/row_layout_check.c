@@ -105,7 +105,8 @@ static kvg_status check_segment(const kvg_row_layout *l, int i, kvg_diag *diag)
     if (s->field == KVG_ROW_SCALE)
         return check_scale(l, i, diag);
     if (s->field != KVG_ROW_PAYLOAD && s->field != KVG_ROW_COPY &&
-        s->field != KVG_ROW_PAD && s->field != KVG_ROW_UNDEFINED)
+        s->field != KVG_ROW_PAD && s->field != KVG_ROW_UNDEFINED &&
+        s->field != KVG_ROW_DONT_CARE)
         return bad(diag, l, i, "unknown field");
     return KVG_OK;
 }

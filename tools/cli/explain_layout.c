@@ -24,7 +24,8 @@ const char *const kvg_cli_explain_layout_help =
     "Print the byte map of each packed cache row the case's call writes\n"
     "(or of OUTPUT only): every field of a slot (quantised payload and its\n"
     "group size, scales and which payload they scale, pass-through bytes,\n"
-    "padding, bytes the kernel leaves unset), its byte range, dtype and\n"
+    "padding, bytes the kernel leaves unset or never writes), its byte\n"
+    "range, dtype and\n"
     "element count; then where slot s lives (block s / block_size at\n"
     "position s %% block_size). A layout over two tensors (scales in a\n"
     "tensor of their own) prints each tensor's map under its name, with\n"
@@ -45,6 +46,7 @@ static const char *field_name(kvg_row_field f)
     case KVG_ROW_COPY: return "copy";
     case KVG_ROW_PAD: return "pad (0)";
     case KVG_ROW_UNDEFINED: return "unset";
+    case KVG_ROW_DONT_CARE: return "ignored";
     }
     return "?";
 }
@@ -69,6 +71,10 @@ static void group_text(const kvg_row_layout *l, int i, char *out, size_t cap)
     int j;
 
     out[0] = '\0';
+    if (s->field == KVG_ROW_DONT_CARE) {
+        (void)snprintf(out, cap, "never written; any value");
+        return;
+    }
     if (s->field == KVG_ROW_SCALE && s->of >= 0 && s->of < l->segments) {
         (void)snprintf(out, cap, "one per group of %s%s", l->seg[s->of].name,
                        elsewhere(l, i, s->of, in, sizeof in));

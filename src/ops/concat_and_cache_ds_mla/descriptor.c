@@ -3,7 +3,8 @@
  * descriptor (src/registry/op_desc.h); docs/concat_and_cache_ds_mla.md,
  * "Case files", lists the same names. `preset` picks the path; gamma, cos
  * and sin are the Ascend path's, the tensor `scale` vLLM's (its schema's
- * `Tensor scale`, unused by the ds_mla kernel).
+ * `Tensor scale`, unused by the ds_mla kernel), block_size
+ * flashmla-model1's.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -30,13 +31,17 @@ KVG_I_OP_SET_NAMED(set_preset, op_args, preset, kvg_ccdm_preset_from_name);
 KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
+KVG_I_OP_SET_VALUE(set_block_size, op_args, block_size, int64_t, i);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"preset", KVG_VALUE_STRING, 0, 0, "\"ascend-sfa-c8\""}, set_preset,
-     "\"%s\" is not ascend-sfa-c8 or vllm-fp8_ds_mla", 0},
+     "\"%s\" is not ascend-sfa-c8, vllm-fp8_ds_mla or flashmla-model1", 0},
     {{"epsilon", KVG_VALUE_FLOAT, 0, 0, "1e-05"}, set_epsilon, NULL, 0},
     {{"reduce_order", KVG_VALUE_STRING, 1, 0, "\"pairwise\""},
      set_reduce_order, "\"%s\" is not a kvgold reduction order", 1},
+    /* flashmla-model1's tokens a block (its cache is [num_blocks,
+     * block_bytes]); 0, the default, for the other presets */
+    {{"block_size", KVG_VALUE_INT, 0, 0, "0"}, set_block_size, NULL, 0},
 };
 
 KVG_I_OP_NO_OUTPUTS("concat_and_cache_ds_mla");

@@ -27,7 +27,7 @@ int kvg_ccdm_preset_from_name(const char *name, kvg_ccdm_preset *preset)
 
     if (name == NULL || preset == NULL)
         return 0;
-    for (i = 0; i <= (int)KVG_CCDM_VLLM_FP8_DS_MLA; i++)
+    for (i = 0; i <= (int)KVG_CCDM_FLASHMLA_MODEL1; i++)
         if (strcmp(name, kvg_i_ccdm_preset_name((kvg_ccdm_preset)i)) == 0) {
             *preset = (kvg_ccdm_preset)i;
             return 1;
@@ -67,8 +67,8 @@ static void compute(const kvg_concat_and_cache_ds_mla_args *a,
     for (i = 0; i < p->layout.segments; i++) {
         const kvg_row_segment *s = &p->layout.seg[i];
         pr.rule[i] = s->field == KVG_ROW_PAYLOAD ? &p->rule : NULL;
-        /* the row is [nope 512 | rope 64] whatever the cache's order */
-        pr.column[i] = strcmp(s->name, "rope") == 0 ? KVG_CCDM_NOPE : 0;
+        /* the row is [nope | rope 64] whatever the cache's order */
+        pr.column[i] = strcmp(s->name, "rope") == 0 ? p->nope : 0;
     }
     kvg_i_packed_row_write_tokens(&pr, &k, tensor, &rows);
 }

@@ -15,7 +15,7 @@
  *   de-interleave, then q * cos + RotateHalf(q) * sin: kvg_i_rope_
  *   interleave); its kernel's rounding was not read.
  * docs/concat_and_cache_ds_mla.md says what is verified (Q18).
- * vllm-fp8_ds_mla takes kv_c and k_pe as they are.
+ * vllm-fp8_ds_mla and flashmla-model1 take kv_c and k_pe as they are.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <string.h>
@@ -68,7 +68,7 @@ void kvg_i_ccdm_row(const kvg_concat_and_cache_ds_mla_args *a,
         norm_rope(a, p, t, row);
         return;
     }
-    memcpy(row, row_of(a->kv_c, t, KVG_CCDM_NOPE), 2 * KVG_CCDM_NOPE);
-    memcpy(row + 2 * KVG_CCDM_NOPE, row_of(a->k_pe, t, KVG_CCDM_ROPE),
+    memcpy(row, row_of(a->kv_c, t, p->nope), 2 * (size_t)p->nope);
+    memcpy(row + 2 * p->nope, row_of(a->k_pe, t, KVG_CCDM_ROPE),
            2 * KVG_CCDM_ROPE);
 }

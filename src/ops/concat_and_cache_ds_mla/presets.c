@@ -1,9 +1,10 @@
 /*
- * src/ops/concat_and_cache_ds_mla/presets.c - the two presets of the
- * 656-byte row as data: one kvg_row_layout each (the only place either
- * byte map is written; compare and explain-layout read the same struct
- * through the descriptor's row_layout hook) and the group rule of the
- * 1 x 128 nope tiles. docs/concat_and_cache_ds_mla.md cites the sources.
+ * src/ops/concat_and_cache_ds_mla/presets.c - the presets as data: the
+ * two 656-byte rows and DeepSeek-V4's block-major 584-byte one, one
+ * kvg_row_layout each (the only place a byte map is written; compare and
+ * explain-layout read the same struct through the descriptor's
+ * row_layout hook) and the group rule of the nope tiles.
+ * docs/concat_and_cache_ds_mla.md cites the sources.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #define FL_1_127 0x3C010204u /* fl(1/127), the A2/A3 kernel's constant */
 #define FLT_MIN_BITS 0x00800000u
+#define FL_1E_4 0x38D1B717u /* fl(1e-4): torch.clamp_min(fp32, 1e-4) */
 
 /* vllm-ascend SFA C8: torch.cat([k_nope, k_pe, knope_scale]) (sfa_v1.py
  * @182b75ea84:1369-1384). The nope dtype is the cache's (set per call). */
@@ -47,6 +49,33 @@ static const kvg_row_layout k_vllm = {
     .block_size = 1,
     .block_stride = {KVG_CCDM_ROW, 0}};
 
+/* FlashMLA MODEL1_FP8Sparse (deepseek-ai/FlashMLA@520fec6a
+ * tests/quant.py:55-75; flash_mla/flash_mla_interface.py:105: "NoPE0,
+ * RoPE0, NoPE1, RoPE1, ... while the second part stores scale factors:
+ * 7xue8m0, 1Bpad, 7xue8m0, 1Bpad, ..."), block-major: region 0 the
+ * tokens' [nope e4m3 448 | rope bf16 64] at stride 576, region 1 (at
+ * block_size * 576, set per call) their [7 E8M0 | pad] at stride 8. The
+ * pad is never written (result is torch.empty, :58) nor read (:111
+ * takes [:, :, :7]): don't care. The block's tail past block_size * 584
+ * is in no region: untouched. */
+static const kvg_row_layout k_model1 = {
+    .name = "flashmla-model1",
+    .segments = 4,
+    .seg = {{"nope", KVG_ROW_PAYLOAD, KVG_FP8_E4M3FN, 0, 0, KVG_CCDM_M1_NOPE,
+             KVG_CCDM_M1_TILE, -1, 0, 0},
+            {"rope", KVG_ROW_COPY, KVG_BF16, 0, KVG_CCDM_M1_NOPE,
+             KVG_CCDM_ROPE, 0, -1, 0, 0},
+            {"scale", KVG_ROW_SCALE, KVG_E8M0, 1, 0,
+             KVG_CCDM_M1_NOPE / KVG_CCDM_M1_TILE, 0, 0, 0, 0},
+            {"pad", KVG_ROW_DONT_CARE, KVG_UINT8, 1,
+             KVG_CCDM_M1_NOPE / KVG_CCDM_M1_TILE, 1, 0, -1, 0, 0}},
+    .tensors = 1,
+    .tensor_name = {"kv_cache", NULL},
+    .regions = 2,
+    .region_tensor = {0, 0},
+    .slot_stride = {KVG_CCDM_M1_ROW, KVG_CCDM_M1_SCALES},
+    .block_size = 1};
+
 const char *kvg_i_ccdm_preset_name(kvg_ccdm_preset preset)
 {
     switch (preset) {
@@ -54,6 +83,8 @@ const char *kvg_i_ccdm_preset_name(kvg_ccdm_preset preset)
         return "ascend-sfa-c8";
     case KVG_CCDM_VLLM_FP8_DS_MLA:
         return "vllm-fp8_ds_mla";
+    case KVG_CCDM_FLASHMLA_MODEL1:
+        return "flashmla-model1";
     default:
         return NULL;
     }
@@ -113,11 +144,67 @@ static kvg_i_group_rule rule_ds_mla(void)
     return r;
 }
 
+/* FlashMLA's _cast_scale_inv_to_ue8m0 on amax / 448 (tests/quant.py:17-18,
+ * :66-71): v = amax / 448.0 (a binary32 true division), clamp_min(v,
+ * 1e-4), 2^ceil(log2 v) - the least power of two >= v, which pow2_up
+ * takes on v's fields (v >= fl(1e-4) is normal; the generator proves the
+ * two equal for every positive finite bf16 amax) - stored as float8_e8m0fnu
+ * (its exponent byte), q = e4m3(x / 2^k): |x / 2^k| <= 448, so the clamp
+ * never acts. The floor is on v, not on amax as in the MX-FP8 rules. */
+static kvg_i_group_rule rule_model1(void)
+{
+    kvg_i_group_rule r = rule_base(KVG_FP8_E4M3FN);
+
+    r.name = "UE8M0(max(amax / 448, 1e-4))";
+    r.coeff_div = 1;
+    r.s_floor = FL_1E_4;
+    r.pow2_up = 1;
+    r.store = KVG_I_STORE_E8M0;
+    r.clamp = 1;
+    return r;
+}
+
+int64_t kvg_i_ccdm_m1_block_bytes(int64_t block_size)
+{
+    const int64_t most = INT64_MAX / KVG_CCDM_M1_TOKEN - KVG_CCDM_M1_ROW;
+
+    if (block_size < 0 || block_size > most)
+        return -1;
+    return (block_size * KVG_CCDM_M1_TOKEN + KVG_CCDM_M1_ROW - 1) /
+           KVG_CCDM_M1_ROW * KVG_CCDM_M1_ROW;
+}
+
+static void preset_model1(int64_t blocks, int64_t block_size,
+                          int64_t block_bytes,
+                          kvg_i_concat_and_cache_ds_mla_plan *plan)
+{
+    plan->layout = k_model1;
+    plan->layout.block_size = block_size;
+    plan->layout.region_offset[1] = block_size * KVG_CCDM_M1_ROW;
+    plan->layout.block_stride[0] = block_bytes;
+    plan->layout.blocks = blocks;
+    plan->dbq = KVG_I_CCDM_DBQ_NONE;
+    plan->rule = rule_model1();
+    /* FlashMLA's invalid index is -1 (tests/quant.py:126-159,
+     * abs_indices2indices_in_kvcache): a negative slot writes nothing */
+    plan->policy = KVG_I_SLOT_SKIP_NEGATIVE;
+    plan->slots = blocks * block_size;
+    plan->nope = KVG_CCDM_M1_NOPE;
+}
+
 void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
                        int64_t blocks, int64_t block_size,
+                       int64_t block_bytes,
                        kvg_i_concat_and_cache_ds_mla_plan *plan)
 {
     const int ascend = preset == KVG_CCDM_ASCEND_SFA_C8;
+
+    if (preset == KVG_CCDM_FLASHMLA_MODEL1) {
+        preset_model1(blocks, block_size, block_bytes, plan);
+        return;
+    }
+    (void)block_bytes;
+    plan->nope = KVG_CCDM_NOPE;
 
     plan->layout = ascend ? k_ascend : k_vllm;
     plan->layout.seg[0].dtype = payload;

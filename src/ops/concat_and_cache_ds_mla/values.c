@@ -4,7 +4,11 @@
  * slot policy, no slot written twice), the inputs of every written token
  * finite, and for the Ascend path the tiles the block quant refuses
  * (the same rules as docs/dynamic_block_quant.md's, the op the path
- * calls).
+ * calls). flashmla-model1 checks kv_c only: its k_pe is copied bit for
+ * bit whatever it holds (FlashMLA's quantiser assigns the rope as is,
+ * tests/quant.py:64), and a non-finite nope value is refused because
+ * FlashMLA has no rule for it (its amax and division would carry a NaN
+ * into a scale byte).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
@@ -47,8 +51,9 @@ static kvg_status finite_run(const kvg_tensor *t, const char *name,
 static kvg_status finite_token(const args_t *a, const plan_t *p, int64_t t,
                                kvg_diag *diag)
 {
-    KVG_TRY(finite_run(a->kv_c, "kv_c", t * KVG_CCDM_NOPE, KVG_CCDM_NOPE, t,
-                       diag));
+    KVG_TRY(finite_run(a->kv_c, "kv_c", t * p->nope, p->nope, t, diag));
+    if (a->preset == KVG_CCDM_FLASHMLA_MODEL1)
+        return KVG_OK;
     KVG_TRY(finite_run(a->k_pe, "k_pe", t * KVG_CCDM_ROPE, KVG_CCDM_ROPE, t,
                        diag));
     if (p->dbq == KVG_I_CCDM_DBQ_NONE)

@@ -5,7 +5,9 @@
 # slot, field and group of one planted fault at a time - a scale, a
 # payload code, a rope byte, a byte of an unwritten row - each failing
 # alone (issue 36). There is no pad in a 656-byte row: every byte of a
-# written row is a payload code, a scale or a rope byte.
+# written row is a payload code, a scale or a rope byte. flashmla-model1's
+# 584-byte row has one, never written: any value passes, while the same
+# byte of an unwritten slot and a block's tail must keep theirs.
 #   cli_test.sh KVGOLD NPY_POKE VECTORS WORKDIR SCENARIO
 # Helpers: tests/cli/cli_lib.sh. Offsets from the rows of
 # docs/concat_and_cache_ds_mla.md; both cases write their last slot.
@@ -67,6 +69,53 @@ c8_compare_fields)
   cp -r a a3 && "$POKE" a3/kv_cache.npy 5231 01 || exit 99
   expect 1 "$K" compare "$C" a3
   has "slot 7: rope element 63 is 0xbec1 (-0.376953125), golden 0xbfc1 (-1.5078125)"
+  ;;
+model1_layout_compare)
+  # flashmla-model1 (584 B a token, block-major) on a case built here from
+  # the bytes of an ascend vector: kv_c [2, 448] and k_pe [2, 64] from its
+  # finite bf16 inputs, int64 slots 3, 0, a uint8 cache [2, 1728]
+  # (block_size 2) from its cache bytes. Slot 3 = block 1, row 1: nope at
+  # 2304, scales at 1728 + 1152 + 8 = 2888, its pad 2895; slot 1's pad
+  # 1167 and block 0's tail [1168, 1728) are never written.
+  C=m1 && mkdir -p $C || exit 99
+  F=$D/ascend_a2_int8_rows
+  { npy_header '<u2' '(2, 448)'; strip_npy "$F/kv_c.npy" | head -c 1792; } > $C/kv_c.npy
+  { npy_header '<u2' '(2, 64)'; strip_npy "$F/k_pe.npy" | head -c 256; } > $C/k_pe.npy
+  { npy_header '<i8' '(2,)'; printf '\003\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'; } > $C/slot_mapping.npy
+  { npy_header '|u1' '(2, 1728)'; strip_npy "$F/kv_cache.npy" | head -c 3456; } > $C/kv_cache.npy
+  cat > $C/case.json <<'JSON'
+{"op": "concat_and_cache_ds_mla",
+ "attrs": {"preset": "flashmla-model1", "block_size": 2},
+ "inputs": {"kv_c": {"file": "kv_c.npy", "dtype": "bf16"},
+            "k_pe": {"file": "k_pe.npy", "dtype": "bf16"},
+            "slot_mapping": {"file": "slot_mapping.npy", "dtype": "int64"},
+            "kv_cache": {"file": "kv_cache.npy", "dtype": "uint8"}}}
+JSON
+  expect 0 "$K" explain-layout $C
+  has "kv_cache (uint8, 3456 bytes): flashmla-model1"
+  has "[0, 448)      payload   nope       fp8_e4m3fn        448  groups of 64: 7, scaled by scale"
+  has "[448, 576)    copy      rope       bf16               64"
+  has "[0, 7)        scale     scale      e8m0                7  one per group of nope"
+  has "[7, 8)        ignored   pad        uint8               1  never written; any value"
+  has "region 1 at + 1152, slot position p at + p * 8"
+  expect 0 "$K" run $C --out npu
+  expect 0 "$K" compare $C npu
+  has "kvgold says PASS"
+  cp -r npu pad && "$POKE" pad/kv_cache.npy 2895 5a || exit 99
+  expect 0 "$K" compare $C pad
+  has "kvgold says PASS"
+  has "untouched     bitwise    PASS  0 of 2288 fail"
+  has "2 bytes, 1 differ, not judged by value"
+  cp -r npu s && "$POKE" s/kv_cache.npy 2889 01 || exit 99
+  expect 1 "$K" compare $C s
+  has "scales        bitwise    FAIL  1 of 14 fail"
+  has "slot 3: scale of group 1 of nope"
+  cp -r npu u && "$POKE" u/kv_cache.npy 1167 01 || exit 99
+  expect 1 "$K" compare $C u
+  has "slot 1 (not written): pad byte 0 is"
+  cp -r npu t && "$POKE" t/kv_cache.npy 1200 01 || exit 99
+  expect 1 "$K" compare $C t
+  has "byte 1200 (in no slot's row) is"
   ;;
 *) echo "unknown scenario $S"; exit 99 ;;
 esac

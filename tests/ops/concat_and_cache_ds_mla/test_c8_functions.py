@@ -49,16 +49,16 @@ def _run(c, t, tag):
             cache_dtype=tag or "uint8")
     (out,) = concat_and_cache_ds_mla(
         t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],
-        preset=a.get("preset", "ascend-sfa-c8"), gamma=t["gamma"],
-        cos=t["cos"], sin=t["sin"], epsilon=a.get("epsilon", 1e-5),
+        preset=a.get("preset", "ascend-sfa-c8"), gamma=t.get("gamma"),
+        cos=t.get("cos"), sin=t.get("sin"), epsilon=a.get("epsilon", 1e-5),
         reduce_order=(c.options or {}).get("reduce_order"),
-        cache_dtype=tag)
+        block_size=a.get("block_size", 0), cache_dtype=tag)
     assert out is t["kv_cache"]
     return None
 
 
 def test_every_vector_case_in_place():
-    """Both presets write the generator's bytes in place, vLLM's form
+    """Every preset writes the generator's bytes in place, vLLM's form
     returns None, and the inputs stay as they were."""
     seen = set()
     for name in CASES:
@@ -72,7 +72,38 @@ def test_every_vector_case_in_place():
         assert {n: _bytes(v) for n, v in t.items()
                 if n != "kv_cache"} == before, name
         seen.add(c.attrs.get("preset", "ascend-sfa-c8"))
-    assert seen == {"ascend-sfa-c8", "vllm-fp8_ds_mla"}
+    assert seen >= {"ascend-sfa-c8", "vllm-fp8_ds_mla"}
+
+
+def test_model1_block_layout():
+    """flashmla-model1 from first principles: kv_c all 1.0 gives v =
+    1/448 in (2^-9, 2^-8], so k = -8 (E8M0 byte 119) and every code
+    1 / 2^-8 = 256 (e4m3fn 0x78); k_pe copied. block_size 2: a block of
+    ceil(2 * 584 / 576) * 576 = 1728 bytes, token r's [nope | rope] at
+    r * 576, its 7 scale bytes at 1152 + r * 8 - the 8th (the pad) and the
+    block's tail [1168, 1728) keep the poison. A missing block_size is
+    refused naming it."""
+    kv_c = torch.full((2, 448), 1.0, dtype=torch.bfloat16)
+    k_pe = torch.arange(128, dtype=torch.int16).view(2, 64).view(
+        torch.bfloat16)
+    slots = torch.tensor([3, -1], dtype=torch.int64)
+    cache = torch.full((2, 1728), POISON, dtype=torch.uint8)
+    (out,) = concat_and_cache_ds_mla(kv_c, k_pe, cache, slots,
+                                     preset="flashmla-model1", block_size=2,
+                                     cache_dtype="uint8")
+    assert out is cache
+    want = np.full((2, 1728), POISON, dtype=np.uint8)
+    row = 1 * 576  # slot 3: block 1, row 1
+    want[1, row:row + 448] = 0x78
+    want[1, row + 448:row + 576] = np.frombuffer(_bytes(k_pe[0]),
+                                                 dtype=np.uint8)
+    want[1, 2 * 576 + 8:2 * 576 + 15] = 119
+    assert cache.numpy().tobytes() == want.tobytes()
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_ds_mla(kv_c, k_pe, cache, slots,
+                                preset="flashmla-model1", cache_dtype="uint8")
+    assert e.value.tensor == "block_size"
+    assert cache.numpy().tobytes() == want.tobytes()
 
 
 def test_copy_leaves_the_cache():

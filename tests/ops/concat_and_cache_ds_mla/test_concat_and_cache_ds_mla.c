@@ -17,6 +17,10 @@
  *   - A2/A3 int8: scale = amax * fl(1/127) (0x3C010204), q = rint(y *
  *     fl(fl(1/amax) * 127)); 448 -> 127, 1 -> rint(0.28) = 0, -3 ->
  *     rint(-0.85) = -1; 0.5 -> 0.5 * 254 = 127.
+ * flashmla-model1 (FlashMLA tests/quant.py MODEL1_FP8Sparse), tiles of
+ * 64: scale 2^k, k the least integer with 2^k >= max(amax / 448, 1e-4),
+ * byte k + 127, q = e4m3(x / 2^k) - model1_tiles() below lists each
+ * tile's k and codes.
  * Every byte outside a written slot's row must keep its poison; a refused
  * call must leave the cache byte-identical.
  *
@@ -34,7 +38,8 @@ extern const kvg_op kvg_i_op_concat_and_cache_ds_mla;
 
 #define T_MAX 3
 #define ROW 656
-#define CMAX (4 * ROW)
+#define M1_BLOCK 1728 /* block_size 2: ceil(2 * 584 / 576) * 576 */
+#define CMAX (2 * M1_BLOCK) /* >= 4 * ROW */
 
 typedef struct call {
     kvg_concat_and_cache_ds_mla_args a;
@@ -465,6 +470,214 @@ static void scale_tensor(void **state)
     refused(&c, "scale", "has no scale");
 }
 
+/* ---- flashmla-model1 ---------------------------------------------------- */
+
+/* model1: kv_c [tokens, 448], k_pe [tokens, 64] (token t's k_pe 0x4000 +
+ * 64 t + i), slots of `sdt`, a cache [blocks, bytes] of `cdt` poisoned
+ * with `seed`, block_size `bs`. */
+static void setup_m1(call *c, int64_t tokens, kvg_dtype sdt,
+                     const int64_t *slot_values, kvg_dtype cdt,
+                     const int64_t *cshape, int64_t bs, uint64_t seed)
+{
+    const int64_t ks[2] = {tokens, 448}, ps[2] = {tokens, 64};
+    const size_t n = (size_t)(cshape[0] * cshape[1]);
+    int64_t t;
+    int i;
+
+    memset(c, 0, sizeof *c);
+    kvg_concat_and_cache_ds_mla_args_init(&c->a);
+    c->a.preset = KVG_CCDM_FLASHMLA_MODEL1;
+    c->a.block_size = bs;
+    c->kv_c = kvg_tensor_make(c->kb, (size_t)tokens * 896, KVG_BF16, 2, ks);
+    c->k_pe = kvg_tensor_make(c->pb, (size_t)tokens * 128, KVG_BF16, 2, ps);
+    c->slots = kvg_tensor_make(
+        c->ib, (size_t)tokens * (sdt == KVG_INT32 ? 4 : 8), sdt, 1, ks);
+    for (t = 0; t < tokens; t++) {
+        if (sdt == KVG_INT32) {
+            const int32_t v = (int32_t)slot_values[t];
+            memcpy(c->ib + 4 * t, &v, 4);
+        } else {
+            memcpy(c->ib + 8 * t, &slot_values[t], 8);
+        }
+        fill16(c->kb + 896 * t, 448, 0x3F80);
+        for (i = 0; i < 64; i++)
+            put16(c->pb + 128 * t + 2 * i,
+                  0x4000u + 64u * (unsigned)t + (unsigned)i);
+    }
+    assert_true(n <= CMAX);
+    kvgt_poison(c->cb, n, seed);
+    c->cache = kvg_tensor_make(c->cb, n, cdt, 2, cshape);
+    memcpy(c->before, c->cb, n);
+    c->a.kv_c = &c->kv_c;
+    c->a.k_pe = &c->k_pe;
+    c->a.slot_mapping = &c->slots;
+    c->a.kv_cache = &c->cache;
+    c->a.workspace = c->ws;
+    c->a.workspace_size = sizeof c->ws;
+}
+
+/* Seven tiles of 64 with designed amax (bf16 codes):
+ *   0: 448, 1, -3       v = 1, k = 0 (byte 0x7F); 0x7E 0x38 0xC4
+ *   1: all 0, one -0    v = 0 -> 1e-4, k = -13 (2^-14 < 1e-4 <= 2^-13;
+ *                       0x72); codes 0x00, -0 -> 0x80
+ *   2: 1 with one 450   v = 450 / 448 > 1, k = 1 (0x80); 225 -> 224
+ *                       (0x76), 0.5 -> 0x30
+ *   3: all 0.5          v = 0.5 / 448 in (2^-10, 2^-9], k = -9 (0x76);
+ *                       256 -> 0x78
+ *   4: -2, one 896      v = 2 exactly, k = 1 (0x80, not 2); 0x7E, -1 ->
+ *                       0xB8
+ *   5: 2^-7, one 2^-6   v = 2^-6 / 448 < 1e-4: the floor gives k = -13
+ *                       (0x72; unfloored it would be -14); 2^7 -> 0x70,
+ *                       2^6 -> 0x68
+ *   6: 0.125, one 56,   v = 0.125 exactly, k = -3 (0x7C); 448 -> 0x7E,
+ *      2.125, 2.375     1 -> 0x38, ties 17 -> 16 (0x58), 19 -> 20 (0x5A)
+ * Their scale bytes into s[7] and codes into q[448]. */
+static void model1_tiles(unsigned char *x, unsigned char *s,
+                         unsigned char *q)
+{
+    static const unsigned char k_scales[7] = {0x7F, 0x72, 0x80, 0x76,
+                                              0x80, 0x72, 0x7C};
+    unsigned char *xt;
+
+    fill16(x, 64, 0x3F80);
+    put16(x, 0x43E0);
+    put16(x + 2 * 63, 0xC040);
+    fill16(x + 128, 64, 0x0000);
+    put16(x + 128 + 2 * 9, 0x8000);
+    fill16(x + 256, 64, 0x3F80);
+    put16(x + 256 + 2 * 3, 0x43E1);
+    fill16(x + 384, 64, 0x3F00);
+    fill16(x + 512, 64, 0xC000);
+    put16(x + 512 + 2 * 5, 0x4460);
+    xt = x + 640;
+    fill16(xt, 64, 0x3C00);
+    put16(xt + 2 * 7, 0x3C80);
+    xt = x + 768;
+    fill16(xt, 64, 0x3E00);
+    put16(xt + 2 * 1, 0x4260);
+    put16(xt + 2 * 2, 0x4008);
+    put16(xt + 2 * 3, 0x4018);
+    memcpy(s, k_scales, 7);
+    memset(q, 0x38, 64);
+    q[0] = 0x7E, q[63] = 0xC4;
+    memset(q + 64, 0x00, 64);
+    q[64 + 9] = 0x80;
+    memset(q + 128, 0x30, 64);
+    q[128 + 3] = 0x76;
+    memset(q + 192, 0x78, 64);
+    memset(q + 256, 0xB8, 64);
+    q[256 + 5] = 0x7E;
+    memset(q + 320, 0x68, 64);
+    q[320 + 7] = 0x70;
+    memset(q + 384, 0x38, 64);
+    q[384 + 1] = 0x7E, q[384 + 2] = 0x58, q[384 + 3] = 0x5A;
+}
+
+/* Token t's row and scales in a model1 block of 2 tokens (1728 bytes):
+ * [nope | rope] at r * 576, the 7 scale bytes at 1152 + r * 8; byte
+ * 1152 + r * 8 + 7 (the pad) and the tail [1168, 1728) keep theirs. */
+static void model1_want(unsigned char *want, const call *c, int64_t t,
+                        int64_t slot)
+{
+    unsigned char *block = want + (slot / 2) * M1_BLOCK;
+    const int64_t r = slot % 2;
+    unsigned char s[7], q[448];
+
+    model1_tiles((unsigned char *)c->kb + 896 * t, s, q);
+    memcpy(block + r * 576, q, 448);
+    memcpy(block + r * 576 + 448, c->pb + 128 * t, 128);
+    memcpy(block + 1152 + r * 8, s, 7);
+}
+
+/* cache [2, 1728] (block_size 2): token 0 -> slot 3 (block 1, row 1),
+ * token 1 (slot -1, NaN kv_c) skipped, token 2 -> slot 0 with a NaN and
+ * an Inf in k_pe (copied bit for bit). Both cache and slot dtypes, two
+ * poisons: every written byte is computed, every other byte - the pads,
+ * the rows of slots 1 and 2, the block tails - keeps its poison. */
+static void model1_rows(void **state)
+{
+    static call c;
+    static unsigned char want[CMAX];
+    const int64_t shape[2] = {2, M1_BLOCK}, slots[3] = {3, -1, 0};
+    const kvg_dtype cdts[2] = {KVG_UINT8, KVG_FP8_E4M3FN},
+                    sdts[2] = {KVG_INT64, KVG_INT32};
+    kvg_diag d;
+    int k;
+    (void)state;
+
+    for (k = 0; k < 4; k++) {
+        setup_m1(&c, 3, sdts[k / 2], slots, cdts[k % 2], shape, 2,
+                 (uint64_t)(584 + k));
+        model1_tiles(c.kb, want, want + 8); /* scratch: kv_c only */
+        model1_tiles(c.kb + 2 * 896, want, want + 8);
+        put16(c.kb + 896 + 10, 0x7FC0); /* skipped: never read */
+        put16(c.pb + 2 * 128 + 4, 0x7FC1);
+        put16(c.pb + 2 * 128 + 6, 0xFF80);
+        assert_int_equal(run(&c, &d), KVG_OK);
+        memcpy(want, c.before, sizeof want);
+        model1_want(want, &c, 0, 3);
+        model1_want(want, &c, 2, 0);
+        kvgt_assert_bytes_equal(c.cb, want, sizeof want, "model1 rows");
+    }
+}
+
+static void model1_refusals(void **state)
+{
+    static call c;
+    const int64_t shape[2] = {2, M1_BLOCK}, ok[2] = {0, 3};
+    const int64_t past[2] = {4, 0}, dup[2] = {1, 1}, short_[2] = {2, 1727};
+    const int64_t one[2] = {3, 1152}, low[2] = {0, 2};
+    const kvg_tensor *kv;
+    kvg_tensor wide, sc;
+    float sv = 1.0f;
+    kvg_diag d;
+    (void)state;
+
+    /* block_size 1: 584 bytes a block, padded to 1152 */
+    setup_m1(&c, 2, KVG_INT32, low, KVG_UINT8, one, 1, 1);
+    assert_int_equal(run(&c, &d), KVG_OK);
+    setup_m1(&c, 2, KVG_INT32, ok, KVG_UINT8, shape, 2, 1);
+    c.a.block_size = 0;
+    refused(&c, "block_size", "flashmla-model1 needs");
+    setup_m1(&c, 2, KVG_INT32, ok, KVG_UINT8, short_, 2, 1);
+    refused(&c, "kv_cache", "dim 1 is 1727 bytes; block_size 2 needs "
+                            "ceil(2 * 584 / 576) * 576 = 1728");
+    setup_m1(&c, 2, KVG_INT32, ok, KVG_UINT8, shape, 3, 1);
+    refused(&c, "kv_cache", "1728 bytes; block_size 3 needs");
+    setup_m1(&c, 2, KVG_INT32, ok, KVG_INT8, shape, 2, 1);
+    refused(&c, "kv_cache", "uint8 or float8_e4m3fn");
+    setup_m1(&c, 2, KVG_INT64, past, KVG_UINT8, shape, 2, 1);
+    refused(&c, "slot_mapping", "outside [0, 4)");
+    setup_m1(&c, 2, KVG_INT64, dup, KVG_UINT8, shape, 2, 1);
+    refused(&c, "slot_mapping", "both write slot 1");
+    setup_m1(&c, 2, KVG_INT64, ok, KVG_UINT8, shape, 2, 1);
+    put16(c.kb + 896 + 2 * 300, 0xFF80); /* -inf, token 1 column 300 */
+    refused(&c, "kv_c", "token 1, column 300");
+    setup_m1(&c, 2, KVG_INT64, ok, KVG_UINT8, shape, 2, 1);
+    kv = c.a.kv_c;
+    wide = kvg_tensor_make(c.kb, 2 * 1024, KVG_BF16, 2,
+                           (const int64_t[2]){2, 512});
+    c.a.kv_c = &wide;
+    refused(&c, "kv_c", "448");
+    c.a.kv_c = kv;
+    c.a.gamma = &c.gamma;
+    c.gamma = kvg_tensor_make(c.gb, 1024, KVG_BF16, 1,
+                              (const int64_t[1]){512});
+    refused(&c, "gamma", "flashmla-model1 has no gamma");
+    c.a.gamma = NULL;
+    sc = kvg_tensor_make(&sv, 4, KVG_FP32, 0, NULL);
+    c.a.scale = &sc;
+    refused(&c, "scale", "flashmla-model1 has no scale");
+    c.a.scale = NULL;
+    c.a.epsilon = 1e-6;
+    refused(&c, "epsilon", "flashmla-model1 has no RmsNorm");
+    /* block_size belongs to model1 only */
+    setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 2, KVG_INT64, ok, KVG_UINT8, 2,
+          (const int64_t[2]){4, ROW});
+    c.a.block_size = 64;
+    refused(&c, "block_size", "vllm-fp8_ds_mla has no block_size");
+}
+
 /* The compare hook: each preset's byte map on a [2, 2, 656] cache. */
 static void row_layout_hook(void **state)
 {
@@ -514,6 +727,54 @@ static void row_layout_hook(void **state)
     assert_int_equal(l.segments, 0);
 }
 
+/* model1's byte map for block_size 64 (FlashMLA's): a block of
+ * ceil(64 * 584 / 576) * 576 = 37440 bytes, the rows at stride 576, the
+ * scales from 64 * 576 = 36864 at stride 8 with the pad don't care. */
+static void model1_row_layout(void **state)
+{
+    static unsigned char big[37440];
+    const int64_t shape[2] = {1, 37440}, ks[2] = {1, 448}, ps[2] = {1, 64},
+                  sl[1] = {63};
+    static call c;
+    kvg_concat_and_cache_ds_mla_args *x = &c.a;
+    kvg_tensor cache, slots;
+    kvg_i_op_args a;
+    kvg_row_layout l;
+    kvg_row_place pl;
+    (void)state;
+
+    memset(&c, 0, sizeof c);
+    kvg_concat_and_cache_ds_mla_args_init(x);
+    x->preset = KVG_CCDM_FLASHMLA_MODEL1;
+    x->block_size = 64;
+    c.kv_c = kvg_tensor_make(c.kb, 896, KVG_BF16, 2, ks);
+    c.k_pe = kvg_tensor_make(c.pb, 128, KVG_BF16, 2, ps);
+    slots = kvg_tensor_make((void *)sl, 8, KVG_INT64, 1, ks);
+    cache = kvg_tensor_make(big, sizeof big, KVG_FP8_E4M3FN, 2, shape);
+    x->kv_c = &c.kv_c, x->k_pe = &c.k_pe, x->slot_mapping = &slots;
+    x->kv_cache = &cache;
+    memcpy(a.u.bytes, x, sizeof *x);
+    assert_int_equal(kvg_i_op_concat_and_cache_ds_mla.row_layout(
+                         &a, "kv_cache", &l, NULL),
+                     KVG_OK);
+    assert_int_equal(l.segments, 4);
+    assert_int_equal(l.regions, 2);
+    assert_int_equal(l.block_size, 64);
+    assert_int_equal(l.block_stride[0], 37440);
+    assert_int_equal(l.region_offset[1], 36864);
+    assert_int_equal(l.seg[0].group, 64);
+    assert_int_equal(l.seg[2].dtype, KVG_E8M0);
+    assert_int_equal(l.seg[3].field, KVG_ROW_DONT_CARE);
+    /* slot 63's pad, and the first byte of the tail */
+    assert_int_equal(kvg_row_element_at(&l, 63, 0, 3, 0), 36864 + 63 * 8 + 7);
+    pl = kvg_row_place_of(&l, 0, 64 * 584);
+    assert_int_equal(pl.slot, -1);
+    pl = kvg_row_place_of(&l, 0, 36864 + 5 * 8 + 3);
+    assert_int_equal(pl.slot, 5);
+    assert_int_equal(pl.segment, 2);
+    assert_int_equal(pl.group, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +786,9 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(scale_tensor),
         cmocka_unit_test(row_layout_hook),
+        cmocka_unit_test(model1_rows),
+        cmocka_unit_test(model1_refusals),
+        cmocka_unit_test(model1_row_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

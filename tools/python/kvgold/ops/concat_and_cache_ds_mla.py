@@ -7,8 +7,9 @@ it by (docs/concat_and_cache_ds_mla.md, "Python functions"):
   scale) -> ()`), with kv_cache_dtype "fp8_ds_mla" - the one dtype whose
   row this operator is (preset vllm-fp8_ds_mla); kv_cache updated in
   place, None returned, as there.
-- concat_and_cache_ds_mla: the operator with kvgold's names, either
-  preset. The Ascend path (preset ascend-sfa-c8) has no call of its own:
+- concat_and_cache_ds_mla: the operator with kvgold's names, any
+  preset (flashmla-model1, DeepSeek-V4's 584-byte row, takes block_size).
+  The Ascend path (preset ascend-sfa-c8) has no call of its own:
   vllm-ascend's custom_kv_rmsnorm_rope runs torch_npu's npu_rms_norm,
   npu_interleave_rope and the block quant and the caller scatters the
   row with npu_scatter_nd_update_, none of which is this operator; this
@@ -84,21 +85,26 @@ def concat_and_cache_ds_mla(
         gamma: Optional[TensorLike] = None,
         cos: Optional[TensorLike] = None, sin: Optional[TensorLike] = None,
         epsilon: float = 1e-5, scale: Any = None,
-        reduce_order: Optional[str] = None,
+        reduce_order: Optional[str] = None, block_size: int = 0,
         cache_dtype: Optional[str] = None, dtypes: DTypes = None,
         inplace: bool = True) -> Tuple[TensorLike]:
     """The operator with case.json's names. preset "ascend-sfa-c8"
     (gamma, cos, sin required; kv_cache int8 on A3, float8_e4m3fn on A5)
     or "vllm-fp8_ds_mla" (also spelled as vLLM's kv_cache_dtype
     "fp8_ds_mla"; no gamma / cos / sin; kv_cache uint8 or float8_e4m3fn;
-    scale, vLLM's one-float32 tensor or a number, is read and not used).
+    scale, vLLM's one-float32 tensor or a number, is read and not used)
+    or "flashmla-model1" (FlashMLA's MODEL1_FP8Sparse: kv_c [..., 448];
+    kv_cache [num_blocks, block_bytes] uint8 or float8_e4m3fn with
+    block_bytes = ceil(block_size * 584 / 576) * 576; block_size, its
+    tokens a block, required there and refused elsewhere).
     reduce_order is kvgold's option (the Ascend RmsNorm's sum order).
     Returns (kv_cache,): updated in place, or an updated copy with
     inplace=False."""
     out = call(OP, dict(kv_c=kv_c, k_pe=k_pe, gamma=gamma, cos=cos,
                         sin=sin, slot_mapping=slot_mapping,
                         kv_cache=kv_cache, scale=_scale(scale)),
-               dict(preset=_preset(preset), epsilon=float(epsilon)),
+               dict(preset=_preset(preset), epsilon=float(epsilon),
+                    block_size=int(block_size)),
                dict(reduce_order=reduce_order),
                _dtypes(cache_dtype, dtypes), inplace)
     return (out["kv_cache"],)
