@@ -1,19 +1,19 @@
 """Cases of concat_and_cache_ds_mla's preset "flashmla-model1" (the
-model: kvgen.flashmla_model1), written into the operator's vector
+model: kvgen.concat_and_cache_ds_mla_model1), written into the operator's vector
 directory by cases_concat_and_cache_ds_mla.generate.
 
 Tokens: normal values times an amplitude per 64-tile between 2^-4 and 2^4,
 rounded to bf16, zeros replaced (random_tokens). Designed tiles are
 written over chosen tokens; each builder asserts the property it is named
-for with kvgen.flashmla_model1's own arithmetic. Caches start as random
+for with kvgen.concat_and_cache_ds_mla_model1's own arithmetic. Caches start as random
 bytes 1..255 (poison): skipped slots, rows no token names, the per-token
 pad byte and the block tail must come back unchanged. Refusals carry the
 status and the tensor (or attribute) kvgold must name; the comment ends
-with the words its message should hold (/work/prompts/v4_words.md).
+with the words its message should hold.
 """
 import numpy as np
 
-from . import flashmla_model1 as m1
+from . import concat_and_cache_ds_mla_model1 as m1
 from . import formats
 from .casefile import T, write_case
 
@@ -70,7 +70,7 @@ def exponents(f, token):
 def emit(root, case_id, comment, f, pe, slots, slot_tag, cache, cache_tag,
          block_size, lead=None):
     """Write a valid case: kv_c = bf16(f) shaped lead + [448], k_pe codes
-    `pe`, the expected cache from kvgen.flashmla_model1."""
+    `pe`, the expected cache from kvgen.concat_and_cache_ds_mla_model1."""
     n = f.shape[0]
     lead = (n,) if lead is None else lead
     kv = bf16(f).reshape(lead + (m1.NOPE,))
