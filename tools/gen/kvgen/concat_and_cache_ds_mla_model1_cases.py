@@ -1,12 +1,12 @@
 """Cases of concat_and_cache_ds_mla's preset "flashmla-model1" (the
-model: kvgen.concat_and_cache_ds_mla_model1), written into the operator's vector
-directory by cases_concat_and_cache_ds_mla.generate.
+model: kvgen.concat_and_cache_ds_mla_model1), written into the
+operator's vector directory by cases_concat_and_cache_ds_mla.generate.
 
 Tokens: normal values times an amplitude per 64-tile between 2^-4 and 2^4,
 rounded to bf16, zeros replaced (random_tokens). Designed tiles are
 written over chosen tokens; each builder asserts the property it is named
-for with kvgen.concat_and_cache_ds_mla_model1's own arithmetic. Caches start as random
-bytes 1..255 (poison): skipped slots, rows no token names, the per-token
+for with the model's own arithmetic. Caches start as random bytes 1..255
+(poison): skipped slots, rows no token names, the per-token
 pad byte and the block tail must come back unchanged. Refusals carry the
 status and the tensor (or attribute) kvgold must name; the comment ends
 with the words its message should hold.
@@ -85,7 +85,7 @@ def emit(root, case_id, comment, f, pe, slots, slot_tag, cache, cache_tag,
     return expected
 
 
-# ---- valid cases -------------------------------------------------------------
+# ---- valid cases ----------------------------------------------------------
 
 def rows_int32(root):
     rng = np.random.RandomState(3801)
@@ -268,7 +268,7 @@ def rope_nan(root):
          poison(rng, 1, 4, "fp8_e4m3fn"), "fp8_e4m3fn", 4)
 
 
-# ---- refusals -----------------------------------------------------------------
+# ---- refusals -------------------------------------------------------------
 
 def refusal(root, case_id, comment, tensor, attrs=None, cache_tag="uint8",
             slots=(0, 1), slot_tag="int64", num_blocks=2, width=None,
