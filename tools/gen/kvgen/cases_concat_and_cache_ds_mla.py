@@ -20,6 +20,7 @@ from . import amax_block_quant as abq
 from . import arith
 from . import c8_tiles as tiles
 from . import concat_and_cache_ds_mla as c8
+from . import concat_and_cache_ds_mla_model1_cases as model1
 from . import formats
 from .casefile import T, write_case
 
@@ -614,3 +615,4 @@ def generate(root):
     vllm_cases(root)
     ascend_refusals(root)
     vllm_refusals(root)
+    model1.generate(root)
