@@ -101,7 +101,8 @@ def ascend_chain(step, call, post=None, drop=(), extra=(), lead=1):
     (dst_type as msprobe's {}) -> (q, scale); npu_scatter_nd_update_(
     cache [rows, 656] before the call, slot_mapping [T, 1], packed [T,
     656]) -> the cache after it (`post`, default the generator's expected
-    cache). The packed rows are the expected rows at each token's slot
+    cache); between the last two, the query's npu_interleave_rope ([T, 2,
+    1, 64]: no link, two rows a token). The packed rows are the expected rows at each token's slot
     (what the NPU's torch.cat made), 0x5A bytes for a pad token the kernel
     skips. `drop` leaves out calls by API name; `extra` adds (api, args,
     kwargs) calls of those APIs first (another norm in the window).
@@ -143,6 +144,14 @@ def ascend_chain(step, call, post=None, drop=(), extra=(), lead=1):
             "NPU", [("bf16", y.reshape(t, 1, 512))],
             {"row_block_size": 1, "col_block_size": 128},
             [(tag_c, q), ("fp32", scale.reshape(t, 1, 4))]),
+        # the query's rope (sfa_v1.py:1593, rope_single: [B, N, 1, 64])
+        # comes between the block quant and the store: also 64 wide, but
+        # two rows a token, so it is no link of the chain
+        "q_rope": ("torch_npu", [("bf16", np.repeat(
+            k_pe.reshape(t, 1, 1, 64), 2, axis=1))] + [
+                ("bf16", cos.reshape(t, 1, 1, 64)),
+                ("bf16", sin.reshape(t, 1, 1, 64))], {},
+            [("bf16", np.repeat(rope.reshape(t, 1, 1, 64), 2, axis=1))]),
         "npu_scatter_nd_update_": (
             "NPU", [(tag_c, cache), (slots[0], slots[1].reshape(t, 1)),
                     (tag_c, packed)], {},
@@ -158,7 +167,8 @@ def ascend_chain(step, call, post=None, drop=(), extra=(), lead=1):
     for api, (kind, args, kwargs, outs) in calls.items():
         if api in drop:
             continue
-        key = step.call(kind, api, args, kwargs, outs)
+        key = step.call(kind, "npu_interleave_rope" if api == "q_rope"
+                        else api, args, kwargs, outs)
         if api == dbq:
             # msprobe writes {} for a torch.dtype under dst_type
             step.data[key]["input_kwargs"]["dst_type"] = {}

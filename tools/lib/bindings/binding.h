@@ -171,7 +171,10 @@ typedef struct kvg_binding_link {
     const char *const *outputs;
     /* Which calls of `name` are this link: positional argument `key_arg`
      * is a tensor whose last dimension is `key_last` (npu_rms_norm of a
-     * 512-wide latent, not of a query). */
+     * 512-wide latent, not of a query) and that holds as many rows (its
+     * elements over that dimension: one a token) as the anchor's key
+     * (npu_interleave_rope of k_pe [T, 1, 1, 64], not of the query's
+     * [T, heads, 1, 64]). */
     int key_arg;
     int64_t key_last;
     /* Why a dump may lack the call and what to do (may be NULL). */

@@ -86,11 +86,23 @@ static size_t window_start(const kvg_scan_list *l, size_t i,
     return j;
 }
 
+/* The rows of a key argument: its elements over its last dimension (one
+ * a token, in every link of a chain). */
+static int64_t rows_of(const kvg_scan_arg *a)
+{
+    int64_t n = 1;
+    int i;
+    for (i = 0; i + 1 < a->rank; i++)
+        n *= a->shape[i];
+    return n;
+}
+
 /* Link k's call in [from, to) of the anchor's directory: the count of
- * keyed ones (the last in *at), and an unreadable one of its name in
- * *bad (its arguments unknown, it may be the link). */
+ * keyed ones whose key holds `rows` rows, the anchor's (the last in
+ * *at), and an unreadable one of its name in *bad (its arguments
+ * unknown, it may be the link). */
 static size_t find_link(const kvg_scan_list *l, size_t from, size_t to,
-                        const kvg_binding_link *k, size_t *at,
+                        const kvg_binding_link *k, int64_t rows, size_t *at,
                         const kvg_scan_call **bad)
 {
     size_t j, n = 0;
@@ -99,7 +111,8 @@ static size_t find_link(const kvg_scan_list *l, size_t from, size_t to,
         const kvg_scan_call *c = &l->calls[j];
         if (c->unreadable[0] != '\0' && kvg_scan_same_name(c->api, k->name))
             *bad = c;
-        else if (c->unreadable[0] == '\0' && keyed(c, k)) {
+        else if (c->unreadable[0] == '\0' && keyed(c, k) &&
+                 rows_of(key_of(c, k)) == rows) {
             *at = j;
             n++;
         }
@@ -213,16 +226,16 @@ static void no_link(kvg_scan_call *c, const kvg_binding_composite *cp,
     else if (count == 0)
         (void)snprintf(c->unreadable, sizeof c->unreadable,
                        "%s: the chain has no %s call (argument %d [..., "
-                       "%lld]) before it in %s%s%s",
+                       "%lld], a row per token) before it in %s%s%s",
                        cp->name, lk->name, lk->key_arg,
                        (long long)lk->key_last, c->dir,
                        lk->hint != NULL ? "; " : "",
                        lk->hint != NULL ? lk->hint : "");
     else
         (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "%s: ambiguous: %lu %s calls (argument %d [..., %lld]) "
-                       "may be the chain's link before it in %s; kvgold "
-                       "does not guess which",
+                       "%s: ambiguous: %lu %s calls (argument %d [..., "
+                       "%lld], a row per token) may be the chain's link "
+                       "before it in %s; kvgold does not guess which",
                        cp->name, (unsigned long)count, lk->name, lk->key_arg,
                        (long long)lk->key_last, c->dir);
 }
@@ -233,7 +246,9 @@ static void compose_one(kvg_scan_list *l, size_t i,
 {
     const kvg_scan_call *calls[MAX_LINKS];
     const kvg_scan_call *a = &l->calls[i];
+    const kvg_binding_link *anchor = &cp->links[cp->n_links - 1];
     size_t from = window_start(l, i, cp), to = i, k;
+    int64_t rows;
 
     memset(out, 0, sizeof *out);
     out->format = a->format;
@@ -246,10 +261,12 @@ static void compose_one(kvg_scan_list *l, size_t i,
     if (a->unreadable[0] != '\0')
         (void)snprintf(out->unreadable, sizeof out->unreadable, "%s",
                        a->unreadable);
+    /* a readable anchor is keyed: its key is there */
+    rows = out->unreadable[0] == '\0' ? rows_of(key_of(a, anchor)) : 0;
     for (k = cp->n_links - 1; k-- > 0 && out->unreadable[0] == '\0';) {
         const kvg_scan_call *bad;
         size_t at = 0;
-        size_t n = find_link(l, from, to, &cp->links[k], &at, &bad);
+        size_t n = find_link(l, from, to, &cp->links[k], rows, &at, &bad);
         if (n != 1) {
             no_link(out, cp, k, n, bad);
             break;
