@@ -176,7 +176,8 @@ static void apply_views(const kvg_binding_composite *cp, kvg_scan_call *c)
     for (i = 0; cp->views != NULL && cp->views[i] != NULL &&
                 cp->views[i + 1] != NULL;
          i += 2) {
-        int t = index_of(pos, cp->views[i]), like = index_of(pos, cp->views[i + 1]);
+        int t = index_of(pos, cp->views[i]);
+        int like = index_of(pos, cp->views[i + 1]);
         kvg_scan_arg *a, *b;
         if (t < 0 || like < 0)
             continue;
