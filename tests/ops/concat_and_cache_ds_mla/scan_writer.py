@@ -18,6 +18,10 @@ npu_rms_norm, npu_interleave_rope, the block quant
 This writer keeps no generic hook name (E2E_API, msprobe, cann ...): the
 generic format tests judge every writer's SAMPLE there; test_c8_scan.py
 uses FORM."""
+import os
+
+import numpy as np
+
 import scan_dumps as sd
 
 OP = "concat_and_cache_ds_mla"
@@ -72,3 +76,100 @@ def msprobe_call(step, call):
     return step.call("_C_cache_ops", "concat_and_cache_mla", args,
                      {"kv_cache_dtype": "fp8_ds_mla",
                       "scale": call.inputs["scale"]}, [])
+
+
+# ---- the Ascend composite as msprobe records its chain ---------------------
+
+def _kvgen():
+    """The independent generator's module (tools/gen on sys.path)."""
+    import sys
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "..", "..", "tools", "gen")
+    if gen not in sys.path:
+        sys.path.insert(0, gen)
+    from kvgen import concat_and_cache_ds_mla as g
+    return g
+
+
+def ascend_chain(step, call, post=None, drop=(), extra=(), lead=1):
+    """vllm-ascend's custom_kv_rmsnorm_rope and its store (vllm-ascend@
+    182b75ea84 vllm_ascend/attention/sfa_v1.py:1708-1744, :1369-1384) as
+    msprobe records them, from ascend vector case `call` (the NumPy
+    generator's): npu_rms_norm(x [T, 1, 1, 512], gamma, epsilon=eps) ->
+    (y, rstd); npu_interleave_rope(k_pe [T, 1, 1, 64], cos, sin), recorded
+    under register_custom_api's prefix "torch_npu"; the block quant
+    (dst_type as msprobe's {}) -> (q, scale); npu_scatter_nd_update_(
+    cache [rows, 656] before the call, slot_mapping [T, 1], packed [T,
+    656]) -> the cache after it (`post`, default the generator's expected
+    cache); between the last two, the query's npu_interleave_rope ([T, 2,
+    1, 64]: no link, two rows a token). The packed rows are the expected rows at each token's slot
+    (what the NPU's torch.cat made), 0x5A bytes for a pad token the kernel
+    skips. `drop` leaves out calls by API name; `extra` adds (api, args,
+    kwargs) calls of those APIs first (another norm in the window).
+    `lead` rows of leading calls: an npu_rms_norm of a 1536-wide query
+    first, which is no link of the chain."""
+    g = _kvgen()
+    dbq = sd.op("dbq").TORCH  # the block quant operator's torch_npu name
+    tag_c, cache = call.inputs["kv_cache"]
+    kv_c = call.inputs["kv_c"][1].reshape(-1, 512)
+    k_pe = call.inputs["k_pe"][1].reshape(-1, 64)
+    cos = call.inputs["cos"][1].reshape(-1, 64)
+    sin = call.inputs["sin"][1].reshape(-1, 64)
+    gamma = call.inputs["gamma"][1]
+    slots = call.inputs["slot_mapping"]
+    eps = call.attrs.get("epsilon", 1e-5)
+    order = call.attrs.get("reduce_order", "pairwise")
+    t = kv_c.shape[0]
+    y, rope = g.ascend_front(kv_c, k_pe, gamma, cos, sin, eps, order)
+    expected = call.post["kv_cache"][1]
+    rows = expected.reshape(-1, 656)
+    packed = np.full((t, 656), 0x5A, dtype=np.uint8).view(cache.dtype)
+    flat = slots[1].reshape(-1)
+    for i in range(t):
+        if flat[i] >= 0:
+            packed[i] = rows[flat[i]]
+    q = np.ascontiguousarray(packed[:, :512]).reshape(t, 1, 512)
+    scale = np.ascontiguousarray(packed[:, 640:]).view(np.float32)
+    x = ("bf16", kv_c.reshape(t, 1, 1, 512))
+    calls = {
+        "npu_rms_norm": ("NPU", [x, ("bf16", gamma)], {"epsilon": eps},
+                         [("bf16", y.reshape(t, 1, 1, 512)),
+                          ("fp32", np.ones((t, 1, 1, 1), np.float32))]),
+        "npu_interleave_rope": (
+            "torch_npu", [("bf16", k_pe.reshape(t, 1, 1, 64)),
+                          ("bf16", cos.reshape(t, 1, 1, 64)),
+                          ("bf16", sin.reshape(t, 1, 1, 64))], {},
+            [("bf16", rope.reshape(t, 1, 1, 64))]),
+        dbq: (
+            "NPU", [("bf16", y.reshape(t, 1, 512))],
+            {"row_block_size": 1, "col_block_size": 128},
+            [(tag_c, q), ("fp32", scale.reshape(t, 1, 4))]),
+        # the query's rope (sfa_v1.py:1593, rope_single: [B, N, 1, 64])
+        # comes between the block quant and the store: also 64 wide, but
+        # two rows a token, so it is no link of the chain
+        "q_rope": ("torch_npu", [("bf16", np.repeat(
+            k_pe.reshape(t, 1, 1, 64), 2, axis=1))] + [
+                ("bf16", cos.reshape(t, 1, 1, 64)),
+                ("bf16", sin.reshape(t, 1, 1, 64))], {},
+            [("bf16", np.repeat(rope.reshape(t, 1, 1, 64), 2, axis=1))]),
+        "npu_scatter_nd_update_": (
+            "NPU", [(tag_c, cache), (slots[0], slots[1].reshape(t, 1)),
+                    (tag_c, packed)], {},
+            [(tag_c, expected if post is None else post)]),
+    }
+    for _ in range(lead):
+        q_in = np.arange(t * 1536, dtype=np.uint16).reshape(t, 1536) | 0x3C00
+        step.call("NPU", "npu_rms_norm", [("bf16", q_in),
+                                          ("bf16", q_in[0])],
+                  {"epsilon": 1e-6}, [("bf16", q_in)])
+    for api, args, kwargs in extra:
+        step.call(calls[api][0], api, args, kwargs, calls[api][3])
+    for api, (kind, args, kwargs, outs) in calls.items():
+        if api in drop:
+            continue
+        key = step.call(kind, "npu_interleave_rope" if api == "q_rope"
+                        else api, args, kwargs, outs)
+        if api == dbq:
+            # msprobe writes {} for a torch.dtype under dst_type
+            step.data[key]["input_kwargs"]["dst_type"] = {}
+    return calls

@@ -175,3 +175,109 @@ def test_a_dtype_msprobe_does_not_spell_takes_ys(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path / "u8"), "--attr",
                            'dst_type="hif8"')
     assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", (err, doc)
+
+
+# ---- the Ascend composite from its chain of calls --------------------------
+
+ASCEND = "ascend_a2_int8_rows"  # int8 [8, 656], slots [4, 5, 7, 0, 1]
+CHAIN = "ascend-sfa-c8 chain RmsNorm+InterleaveRope+ScatterNdUpdate"
+A2A3 = ("--attr", 'profile="a2a3"')  # the block quant call's chip
+
+
+def _chain_scan(cli, root, ext="npy", **kw):
+    c = W.case(ASCEND)
+    step = sd.MsprobeStep(str(root), ext)
+    W.ascend_chain(step, c, **kw)
+    step.save()
+    rc, doc, err = sd.scan(cli, str(root), *A2A3)
+    assert doc is not None, err
+    return rc, doc
+
+
+def _chain(doc):
+    got = [c for c in doc["calls"] if c["api"] == CHAIN]
+    assert len(got) == 1, [(c["api"], c["verdict"]) for c in doc["calls"]]
+    return got[0]
+
+
+def test_the_ascend_chain_passes_as_the_operator(cli, tmp_path):
+    """vllm-ascend's npu_rms_norm, npu_interleave_rope, block quant and
+    npu_scatter_nd_update_ records (msprobe's pre-call inputs and
+    post-call output of the scatter, which returns its self) are judged
+    as ConcatAndCacheDsMla ascend-sfa-c8 run on the chain's first inputs:
+    x [5, 1, 1, 512], k_pe / cos / sin [5, 1, 1, 64], slot_mapping [5, 1]
+    viewed as [5, 1, 1], epsilon 1e-6 from npu_rms_norm's keyword. The
+    norm of a 1536-wide query before it and the query's rope ([5, 2, 1,
+    64], as 64 wide as k_pe's, but two rows a token) before the scatter
+    are no links: counted, like the chain's first two calls, among other
+    operators' calls."""
+    for ext in ("npy", "pt"):
+        rc, doc = _chain_scan(cli, tmp_path / ext, ext)
+        assert rc == 0, [(c["api"], c["reason"]) for c in doc["calls"]]
+        chain = _chain(doc)
+        assert chain["op"] == W.OP and chain["verdict"] == "PASS"
+        assert "npu_scatter_nd_update_" in chain["id"]
+        assert doc["summary"]["calls"] == 2  # the chain, the block quant
+        sd.reconciles(doc, 6, others=4)
+
+
+def test_a_fault_in_each_field_fails_at_its_slot(cli, tmp_path):
+    """One fault each in the scatter's post-call cache, at the offsets of
+    the generator's row map (kvgen row_map: nope 0, rope 512, scale 640):
+    token 1's (slot 5) scale of tile 1, token 2's (slot 7) code 5 of tile
+    0, token 3's (slot 0) rope byte of element 1, and a byte of row 3,
+    which no token writes. Exactly those four fields FAIL, each at its
+    slot."""
+    g = W._kvgen()
+    off = {s["name"]: s["offset"] for s in g.row_map("ascend-sfa-c8", "int8")}
+    c = W.case(ASCEND)
+    assert list(c.inputs["slot_mapping"][1]) == [4, 5, 7, 0, 1]
+    post = c.post["kv_cache"][1].copy().view(np.uint8)
+    post[5, off["scale"] + 4] ^= 0x01
+    post[7, off["nope"] + 5] ^= 0x40
+    post[0, off["rope"] + 2] ^= 0x01
+    post[3, 7] ^= 0x10
+    rc, doc = _chain_scan(cli, tmp_path, post=post.view(np.int8))
+    chain = _chain(doc)
+    assert rc == 1 and chain["verdict"] == "FAIL"
+    fields = {f["kind"]: f for f in
+              chain["report"]["results"][0]["rows"]["fields"]}
+    bad = {k: [p["slot"] for p in f["places"]] for k, f in fields.items()
+           if f["verdict"] != "PASS"}
+    assert bad == {"scales": [5], "payload": [7], "pass-through": [0],
+                   "untouched": [3]}, bad
+    assert fields["scales"]["places"][0]["group"] == 1
+    assert fields["payload"]["places"][0]["element"] == 5
+    assert fields["pass-through"]["places"][0]["element"] == 1
+    # the block quant's own call is judged apart and passes
+    assert [x["verdict"] for x in doc["calls"] if x["api"] != CHAIN] == \
+        ["PASS"]
+
+
+def test_a_broken_chain_is_not_judged_naming_the_link(cli, tmp_path):
+    """No npu_interleave_rope record (msprobe wraps none by default): NOT
+    JUDGED naming the link and register_custom_api; two 512-wide norms in
+    the window: ambiguous, not guessed; the block quant is still judged.
+    A scatter of another width is another operator's call."""
+    rc, doc = _chain_scan(cli, tmp_path / "norope", drop=("npu_interleave_rope",))
+    chain = _chain(doc)
+    assert rc == 1 and chain["verdict"] == "NOT_JUDGED"
+    assert "no InterleaveRope call" in chain["reason"], chain["reason"]
+    assert "register_custom_api" in chain["reason"]
+    assert [x["verdict"] for x in doc["calls"] if x["api"] != CHAIN] == \
+        ["PASS"]
+    c = W.case(ASCEND)
+    x = ("bf16", c.inputs["kv_c"][1].reshape(5, 1, 1, 512))
+    rc, doc = _chain_scan(cli, tmp_path / "twice", extra=[(
+        "npu_rms_norm", [x, c.inputs["gamma"]], {"epsilon": 1e-6})])
+    chain = _chain(doc)
+    assert chain["verdict"] == "NOT_JUDGED"
+    assert "ambiguous: 2 RmsNorm calls" in chain["reason"], chain["reason"]
+    step = sd.MsprobeStep(str(tmp_path / "other"))
+    cache = np.arange(4 * 128, dtype=np.int8).reshape(4, 128)
+    step.call("NPU", "npu_scatter_nd_update_",
+              [("int8", cache), ("int32", np.array([[1]], np.int32)),
+               ("int8", cache[:1])], {}, [("int8", cache)])
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path / "other"))
+    assert doc["calls"] == [] and doc["summary"]["other_calls"] == 1, err

@@ -13,6 +13,7 @@
 #define KVG_TOOLS_BINDING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "case.h"
 
@@ -142,6 +143,64 @@ typedef struct kvg_binding {
 /* The generated table of every tools/lib/bindings/<op>.c, NULL-terminated,
  * sorted by file name. */
 extern const kvg_binding *const kvg_bindings[];
+
+/*
+ * A composite: an operator that no framework call is, but a chain of
+ * framework calls computes (a Python function of several torch_npu ops
+ * whose result one last call - the anchor - writes into the cache). A
+ * dump holds the chain's calls one by one; `kvgold scan` judges the
+ * anchor's post-call outputs against the operator run on the chain's
+ * first inputs, so a fault in any step shows in the operator's output.
+ * A binding file declares one as `const kvg_binding_composite
+ * kvg_composite_<op>` (found by bindings.cmake, like the bindings).
+ */
+typedef struct kvg_binding_link {
+    /* The call as a dump names it, compared as scan compares names
+     * (case, '_' and a "npu" prefix aside): the kernel's op type
+     * ("RmsNorm" is torch_npu's npu_rms_norm too). */
+    const char *name;
+    /* Its positional arguments onto the composite form's names (a
+     * tensor, "=attr" for an attribute, "-" for one not used),
+     * NULL-terminated. */
+    const char *const *positional;
+    /* Its keyword arguments, pairs {keyword, name}, NULL-terminated; may
+     * be NULL. */
+    const char *const *keywords;
+    /* Its outputs onto the composite form's names ("-" unused): read of
+     * the anchor only (the post-call tensors judged), NULL-terminated. */
+    const char *const *outputs;
+    /* Which calls of `name` are this link: positional argument `key_arg`
+     * is a tensor whose last dimension is `key_last` (npu_rms_norm of a
+     * 512-wide latent, not of a query) and that holds as many rows (its
+     * elements over that dimension: one a token) as the anchor's key
+     * (npu_interleave_rope of k_pe [T, 1, 1, 64], not of the query's
+     * [T, heads, 1, 64]). */
+    int key_arg;
+    int64_t key_last;
+    /* Why a dump may lack the call and what to do (may be NULL). */
+    const char *hint;
+} kvg_binding_link;
+
+typedef struct kvg_binding_composite {
+    const char *op;   /* the registry name of the operator it computes */
+    const char *name; /* the composite call's name in scan's report */
+    /* the chain in call order; the last is the anchor */
+    const kvg_binding_link *links;
+    size_t n_links;
+    /* how the composite call binds: `positional` the tensors and "=attr"
+     * in the order the links' arguments are gathered, `outputs` the
+     * anchor's, framework_attrs / framework_value the framework's
+     * defaults of what a link leaves out */
+    const kvg_binding_call *form;
+    /* Pairs {tensor, like}, NULL-terminated, may be NULL: `tensor`
+     * viewed with `like`'s dimensions but its last (the same elements:
+     * a [T, 1] index viewed as the [T, 1, 1] of a [T, 1, 1, 512] input),
+     * when the element counts agree. */
+    const char *const *views;
+} kvg_binding_composite;
+
+/* The generated table of every kvg_composite_<op>, NULL-terminated. */
+extern const kvg_binding_composite *const kvg_composites[];
 
 /* The first call form of `kind` for case `c`'s operator whose selector
  * (if any) is an input of `c` (or, "attr=value", an attribute of `c` so

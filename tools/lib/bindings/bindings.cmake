@@ -9,10 +9,20 @@ list(REMOVE_ITEM _kvg_binding_ops
 list(SORT _kvg_binding_ops)
 set(_kvg_binding_decl "")
 set(_kvg_binding_rows "")
+set(_kvg_composite_rows "")
 foreach(_f IN LISTS _kvg_binding_ops)
   get_filename_component(_n ${_f} NAME_WE)
   string(APPEND _kvg_binding_decl "extern const kvg_binding kvg_binding_${_n};\n")
   string(APPEND _kvg_binding_rows "    &kvg_binding_${_n},\n")
+  # a binding that declares a composite (binding.h) defines it at the
+  # start of a line under this name
+  file(STRINGS ${_f} _kvg_has_composite
+    REGEX "^const kvg_binding_composite kvg_composite_${_n}")
+  if(_kvg_has_composite)
+    string(APPEND _kvg_binding_decl
+      "extern const kvg_binding_composite kvg_composite_${_n};\n")
+    string(APPEND _kvg_composite_rows "    &kvg_composite_${_n},\n")
+  endif()
 endforeach()
 set(_kvg_binding_table ${CMAKE_CURRENT_BINARY_DIR}/bindings_table.c)
 file(CONFIGURE OUTPUT ${_kvg_binding_table} CONTENT
@@ -21,6 +31,8 @@ file(CONFIGURE OUTPUT ${_kvg_binding_table} CONTENT
 ${_kvg_binding_decl}
 const kvg_binding *const kvg_bindings[] = {
 ${_kvg_binding_rows}    NULL};
+const kvg_binding_composite *const kvg_composites[] = {
+${_kvg_composite_rows}    NULL};
 ")
 # Built once as objects (position-independent, like the harness's), for
 # the archive the programs link and for libkvgold_case.so, which gives the

@@ -102,12 +102,14 @@ kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
                          kvg_scan_list *l, kvg_diag *diag)
 {
     switch (f) {
-    case KVG_SCAN_MSPROBE: return kvg_scan_read_msprobe(path, l, diag);
-    case KVG_SCAN_ATB: return kvg_scan_read_atb(path, l, diag);
-    case KVG_SCAN_CANN: return kvg_scan_read_cann(path, l, diag);
-    case KVG_SCAN_TTK: return kvg_scan_read_ttk(path, l, diag);
+    case KVG_SCAN_MSPROBE: KVG_TRY(kvg_scan_read_msprobe(path, l, diag)); break;
+    case KVG_SCAN_ATB: KVG_TRY(kvg_scan_read_atb(path, l, diag)); break;
+    case KVG_SCAN_CANN: KVG_TRY(kvg_scan_read_cann(path, l, diag)); break;
+    case KVG_SCAN_TTK: KVG_TRY(kvg_scan_read_ttk(path, l, diag)); break;
     default:
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "format", -1, -1,
                             "%s: no format given", path);
     }
+    /* the chains of calls that compute a composite, as one call each */
+    return kvg_scan_compose(l, diag);
 }

@@ -76,13 +76,55 @@ static kvg_scan_sig sig_of(const kvg_binding_call *c, kvg_scan_format f)
 
 /* ops-test-kit names a case, not its operator: the operator is the one
  * whose (longest) name the case name contains. */
+int kvg_scan_same_name(const char *a, const char *b)
+{
+    char x[KVG_SCAN_NAME_MAX * 2], y[KVG_SCAN_NAME_MAX * 2];
+    squash(a, x, sizeof x);
+    squash(b, y, sizeof y);
+    return x[0] != '\0' && strcmp(x, y) == 0;
+}
+
+int kvg_scan_is_link(const char *api)
+{
+    size_t i, k;
+    for (i = 0; kvg_composites[i] != NULL; i++)
+        for (k = 0; k < kvg_composites[i]->n_links; k++)
+            if (kvg_scan_same_name(api, kvg_composites[i]->links[k].name))
+                return 1;
+    return 0;
+}
+
+/* The map of the operator a composite computes, its form in *sig, when
+ * `api` is the composite's name (the call kvg_scan_compose made). */
+static const kvg_scan_opmap *composite_named(const char *api,
+                                             kvg_scan_format f,
+                                             kvg_scan_sig *sig)
+{
+    size_t i, k;
+    for (i = 0; kvg_composites[i] != NULL; i++) {
+        const kvg_binding_composite *c = kvg_composites[i];
+        if (strcmp(api, c->name) != 0)
+            continue;
+        for (k = 0; kvg_scan_opmaps[k] != NULL; k++)
+            if (strcmp(kvg_scan_opmaps[k]->binding->op, c->op) == 0) {
+                if (sig != NULL)
+                    *sig = sig_of(c->form, f);
+                return kvg_scan_opmaps[k];
+            }
+    }
+    return NULL;
+}
+
 const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
                                     kvg_scan_sig *sig)
 {
     char want[KVG_SCAN_NAME_MAX * 2], have[KVG_SCAN_NAME_MAX * 2];
-    const kvg_scan_opmap *best = NULL;
+    const kvg_scan_opmap *best = composite_named(api, f, sig);
     const kvg_binding_call *best_form = NULL;
     size_t i, k, best_len = 0;
+
+    if (best != NULL)
+        return best;
 
     /* ops-test-kit's CSV names the API exactly (its api_name): that call
      * form, whose tensors are the case's flat slots in signature order */

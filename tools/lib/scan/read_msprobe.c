@@ -482,10 +482,13 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
     kvg_diag jd, cd; /* the call's own reasons: never the caller's diag */
     kvg_json *doc;
     kvg_scan_call *c;
+    int link;
 
     if (!api_of(key, api, sizeof api))
         return KVG_OK; /* a backward: not read */
-    if (kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
+    link = kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL &&
+           kvg_scan_op_of_name(api) == NULL && kvg_scan_is_link(api);
+    if (!link && kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
         const char *op = kvg_scan_op_of_name(api);
         char id[2 * KVG_SCAN_NAME_MAX + 8], why[3 * KVG_SCAN_NAME_MAX];
         if (op == NULL) {
@@ -524,6 +527,13 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
         (void)snprintf(c->unreadable, sizeof c->unreadable,
                        "unreadable: %s", cd.message);
     kvg_json_free(doc);
+    /* a call of a composite's chain (npu_rms_norm of a latent...) stays
+     * listed for kvg_scan_compose, and is counted among other operators'
+     * calls; one of the same API that is no link is only counted */
+    if (link && c->unreadable[0] == '\0' && !kvg_scan_link_keyed(c)) {
+        l->count--;
+        l->others++;
+    }
     return KVG_OK;
 }
 

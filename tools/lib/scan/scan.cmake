@@ -25,6 +25,7 @@ add_library(kvgold_scan STATIC
   scan/jobs.c
   scan/call_list.c
   scan/opmap.c
+  scan/compose.c
   scan/paged_bin_shapes.c
   scan/detect.c
   scan/read_common.c

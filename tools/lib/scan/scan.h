@@ -199,6 +199,28 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
 /* The operator's registry name. */
 const char *kvg_scan_op(const kvg_scan_opmap *m);
 
+/* 1 if dump names a and b name one call (as kvg_scan_find compares:
+ * case, '_' and a "npu" prefix aside). */
+int kvg_scan_same_name(const char *a, const char *b);
+
+/* 1 if `api` names a call of some composite's chain (binding.h's
+ * kvg_binding_composite): a reader lists it, read, for
+ * kvg_scan_compose, though it is no kvgold operator's call. */
+int kvg_scan_is_link(const char *api);
+
+/* 1 if call c is a link of some composite's chain: its name is the
+ * link's and its key argument a tensor of the link's last dimension. */
+int kvg_scan_link_keyed(const kvg_scan_call *c);
+
+/* After a reader: each anchor call of a composite (the chain's last
+ * call, keyed) becomes the composite's call - its arguments gathered
+ * from the chain's calls before it in the same directory (one step of
+ * one rank), since the composite's previous anchor there; its outputs
+ * the anchor's - or, when a link is missing, ambiguous or unreadable,
+ * that call unreadable naming the link (NOT JUDGED). The other links
+ * stay listed, counted as other operators' calls. KVG_ERR_NOMEM only. */
+kvg_status kvg_scan_compose(kvg_scan_list *l, kvg_diag *diag);
+
 /* The call form whose API is `api` (ops-test-kit's api_name) in any
  * operator's binding, and that operator's map in *m; NULL if none. */
 /* The operator that name `api` names in a dump (its registry name, or

@@ -1,0 +1,308 @@
+/*
+ * tools/lib/scan/compose.c - composites (binding.h, kvg_binding_composite):
+ * a kvgold operator that no framework call is, computed by a chain of
+ * framework calls whose last one (the anchor) writes the result. After a
+ * reader has listed a dump, each keyed anchor becomes one call of the
+ * composite, its arguments gathered from the chain's calls before it, so
+ * that the engine judges the anchor's post-call outputs against the
+ * operator run on the chain's first inputs. The chains are the bindings'
+ * data: nothing here names an operator.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding.h"
+#include "scan.h"
+
+#define MAX_LINKS 8
+
+/* Call c's n-th positional argument, or NULL. */
+static const kvg_scan_arg *positional_arg(const kvg_scan_call *c, int n)
+{
+    int i, k = 0;
+    for (i = 0; i < c->n_in; i++)
+        if (c->in[i].name[0] == '\0' && k++ == n)
+            return &c->in[i];
+    return NULL;
+}
+
+/* Call c's argument given by keyword `kw`, or NULL. */
+static const kvg_scan_arg *keyword_arg(const kvg_scan_call *c, const char *kw)
+{
+    int i;
+    for (i = 0; i < c->n_in; i++)
+        if (strcmp(c->in[i].name, kw) == 0)
+            return &c->in[i];
+    return NULL;
+}
+
+/* Link k's key argument in call c: positional, or by the keyword the
+ * link names for the same position. */
+static const kvg_scan_arg *key_of(const kvg_scan_call *c,
+                                  const kvg_binding_link *k)
+{
+    const kvg_scan_arg *a = positional_arg(c, k->key_arg);
+    const char *entry = k->positional[k->key_arg];
+    int j;
+    for (j = 0; a == NULL && k->keywords != NULL &&
+                k->keywords[j] != NULL && k->keywords[j + 1] != NULL;
+         j += 2)
+        if (strcmp(k->keywords[j + 1], entry) == 0)
+            a = keyword_arg(c, k->keywords[j]);
+    return a;
+}
+
+static int keyed(const kvg_scan_call *c, const kvg_binding_link *k)
+{
+    const kvg_scan_arg *a;
+    if (!kvg_scan_same_name(c->api, k->name))
+        return 0;
+    a = key_of(c, k);
+    return a != NULL && a->kind == KVG_SCAN_TENSOR && a->rank > 0 &&
+           a->shape[a->rank - 1] == k->key_last;
+}
+
+int kvg_scan_link_keyed(const kvg_scan_call *c)
+{
+    size_t i, k;
+    for (i = 0; kvg_composites[i] != NULL; i++)
+        for (k = 0; k < kvg_composites[i]->n_links; k++)
+            if (keyed(c, &kvg_composites[i]->links[k]))
+                return 1;
+    return 0;
+}
+
+/* Where the window of anchor i's chain starts: after the composite's
+ * previous call in the same directory, or at the directory's first. */
+static size_t window_start(const kvg_scan_list *l, size_t i,
+                           const kvg_binding_composite *cp)
+{
+    size_t j = i;
+    while (j > 0 && strcmp(l->calls[j - 1].dir, l->calls[i].dir) == 0 &&
+           strcmp(l->calls[j - 1].api, cp->name) != 0)
+        j--;
+    return j;
+}
+
+/* The rows of a key argument: its elements over its last dimension (one
+ * a token, in every link of a chain). */
+static int64_t rows_of(const kvg_scan_arg *a)
+{
+    int64_t n = 1;
+    int i;
+    for (i = 0; i + 1 < a->rank; i++)
+        n *= a->shape[i];
+    return n;
+}
+
+/* Link k's call in [from, to) of the anchor's directory: the count of
+ * keyed ones whose key holds `rows` rows, the anchor's (the last in
+ * *at), and an unreadable one of its name in *bad (its arguments
+ * unknown, it may be the link). */
+static size_t find_link(const kvg_scan_list *l, size_t from, size_t to,
+                        const kvg_binding_link *k, int64_t rows, size_t *at,
+                        const kvg_scan_call **bad)
+{
+    size_t j, n = 0;
+    *bad = NULL;
+    for (j = from; j < to; j++) {
+        const kvg_scan_call *c = &l->calls[j];
+        if (c->unreadable[0] != '\0' && kvg_scan_same_name(c->api, k->name))
+            *bad = c;
+        else if (c->unreadable[0] == '\0' && keyed(c, k) &&
+                 rows_of(key_of(c, k)) == rows) {
+            *at = j;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The composite call's argument `entry` from the chain's calls: a
+ * positional argument or a keyword a link maps to it; ABSENT if none. */
+static void gather_arg(const kvg_binding_composite *cp,
+                       const kvg_scan_call *const *calls, const char *entry,
+                       kvg_scan_arg *out)
+{
+    size_t k;
+    int n;
+    memset(out, 0, sizeof *out);
+    out->kind = KVG_SCAN_ABSENT;
+    for (k = 0; k < cp->n_links; k++) {
+        const kvg_binding_link *lk = &cp->links[k];
+        const kvg_scan_arg *a = NULL;
+        for (n = 0; a == NULL && lk->positional[n] != NULL; n++)
+            if (strcmp(lk->positional[n], entry) == 0)
+                a = positional_arg(calls[k], n);
+        for (n = 0; a == NULL && lk->keywords != NULL &&
+                    lk->keywords[n] != NULL && lk->keywords[n + 1] != NULL;
+             n += 2)
+            if (strcmp(lk->keywords[n + 1], entry) == 0)
+                a = keyword_arg(calls[k], lk->keywords[n]);
+        if (a != NULL) {
+            *out = *a;
+            out->name[0] = '\0'; /* bound by position */
+            return;
+        }
+    }
+}
+
+static int index_of(const char *const *list, const char *name)
+{
+    int i;
+    for (i = 0; list[i] != NULL; i++)
+        if (strcmp(list[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int64_t elements(const kvg_scan_arg *a, int rank)
+{
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < rank; i++)
+        n *= a->shape[i];
+    return n;
+}
+
+/* The composite's views: a tensor given the leading dimensions of
+ * another when they hold as many elements. */
+static void apply_views(const kvg_binding_composite *cp, kvg_scan_call *c)
+{
+    const char *const *pos = cp->form->positional;
+    int i;
+    for (i = 0; cp->views != NULL && cp->views[i] != NULL &&
+                cp->views[i + 1] != NULL;
+         i += 2) {
+        int t = index_of(pos, cp->views[i]);
+        int like = index_of(pos, cp->views[i + 1]);
+        kvg_scan_arg *a, *b;
+        if (t < 0 || like < 0)
+            continue;
+        a = &c->in[t];
+        b = &c->in[like];
+        if (a->kind != KVG_SCAN_TENSOR || b->kind != KVG_SCAN_TENSOR ||
+            b->rank < 2 || elements(a, a->rank) != elements(b, b->rank - 1))
+            continue;
+        a->rank = b->rank - 1;
+        memcpy(a->shape, b->shape, sizeof a->shape);
+        a->shape[a->rank] = 0;
+    }
+}
+
+/* Anchor call `a` as the composite's call, from the chain's calls. */
+static void gather(const kvg_binding_composite *cp,
+                   const kvg_scan_call *const *calls, kvg_scan_call *out)
+{
+    const kvg_binding_link *anchor = &cp->links[cp->n_links - 1];
+    const kvg_scan_call *a = calls[cp->n_links - 1];
+    const char *const *pos = cp->form->positional;
+    const char *const *outs = cp->form->outputs;
+    int n, q;
+
+    for (n = 0; pos[n] != NULL && n < KVG_SCAN_MAX_ARGS; n++)
+        gather_arg(cp, calls, pos[n], &out->in[n]);
+    out->n_in = n;
+    for (q = 0; outs[q] != NULL && q < KVG_SCAN_MAX_ARGS; q++) {
+        int o = index_of(anchor->outputs, outs[q]);
+        out->out[q].kind = KVG_SCAN_ABSENT;
+        if (o >= 0 && o < a->n_out)
+            out->out[q] = a->out[o];
+    }
+    out->n_out = q;
+    apply_views(cp, out);
+}
+
+/* Why link k of the anchor's chain cannot be had, into c->unreadable. */
+static void no_link(kvg_scan_call *c, const kvg_binding_composite *cp,
+                    size_t k, size_t count, const kvg_scan_call *bad)
+{
+    const kvg_binding_link *lk = &cp->links[k];
+    if (count == 0 && bad != NULL)
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "%s: its %s call %s cannot be read: %.200s", cp->name,
+                       lk->name, bad->id, bad->unreadable);
+    else if (count == 0)
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "%s: the chain has no %s call (argument %d [..., "
+                       "%lld], a row per token) before it in %s%s%s",
+                       cp->name, lk->name, lk->key_arg,
+                       (long long)lk->key_last, c->dir,
+                       lk->hint != NULL ? "; " : "",
+                       lk->hint != NULL ? lk->hint : "");
+    else
+        (void)snprintf(c->unreadable, sizeof c->unreadable,
+                       "%s: ambiguous: %lu %s calls (argument %d [..., "
+                       "%lld], a row per token) may be the chain's link "
+                       "before it in %s; kvgold does not guess which",
+                       cp->name, (unsigned long)count, lk->name, lk->key_arg,
+                       (long long)lk->key_last, c->dir);
+}
+
+/* Anchor l->calls[i] as the composite's call, in place. */
+static void compose_one(kvg_scan_list *l, size_t i,
+                        const kvg_binding_composite *cp, kvg_scan_call *out)
+{
+    const kvg_scan_call *calls[MAX_LINKS];
+    const kvg_scan_call *a = &l->calls[i];
+    const kvg_binding_link *anchor = &cp->links[cp->n_links - 1];
+    size_t from = window_start(l, i, cp), to = i, k;
+    int64_t rows;
+
+    memset(out, 0, sizeof *out);
+    out->format = a->format;
+    (void)snprintf(out->api, sizeof out->api, "%s", cp->name);
+    (void)snprintf(out->id, sizeof out->id, "%s", a->id);
+    (void)snprintf(out->dir, sizeof out->dir, "%s", a->dir);
+    (void)snprintf(out->out_pattern, sizeof out->out_pattern, "%s",
+                   a->out_pattern);
+    calls[cp->n_links - 1] = a;
+    if (a->unreadable[0] != '\0')
+        (void)snprintf(out->unreadable, sizeof out->unreadable, "%s",
+                       a->unreadable);
+    /* a readable anchor is keyed: its key is there */
+    rows = out->unreadable[0] == '\0' ? rows_of(key_of(a, anchor)) : 0;
+    for (k = cp->n_links - 1; k-- > 0 && out->unreadable[0] == '\0';) {
+        const kvg_scan_call *bad;
+        size_t at = 0;
+        size_t n = find_link(l, from, to, &cp->links[k], rows, &at, &bad);
+        if (n != 1) {
+            no_link(out, cp, k, n, bad);
+            break;
+        }
+        calls[k] = &l->calls[at];
+        to = at; /* the chain's earlier links come before this one */
+    }
+    if (out->unreadable[0] == '\0')
+        gather(cp, calls, out);
+    l->calls[i] = *out;
+}
+
+kvg_status kvg_scan_compose(kvg_scan_list *l, kvg_diag *diag)
+{
+    kvg_scan_call *out = NULL;
+    size_t i, c;
+
+    for (i = 0; i < l->count; i++)
+        for (c = 0; kvg_composites[c] != NULL; c++) {
+            const kvg_binding_composite *cp = kvg_composites[c];
+            const kvg_binding_link *anchor;
+            if (cp->n_links == 0 || cp->n_links > MAX_LINKS)
+                continue;
+            anchor = &cp->links[cp->n_links - 1];
+            if (!kvg_scan_same_name(l->calls[i].api, anchor->name) ||
+                (l->calls[i].unreadable[0] == '\0' &&
+                 !keyed(&l->calls[i], anchor)))
+                continue;
+            if (out == NULL &&
+                (out = (kvg_scan_call *)malloc(sizeof *out)) == NULL)
+                return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                                    "out of memory composing calls");
+            compose_one(l, i, cp, out);
+            break;
+        }
+    free(out);
+    return KVG_OK;
+}
