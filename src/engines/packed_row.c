@@ -141,9 +141,9 @@ static int one_run(const kvg_i_packed_row *p, int i, int sc, int64_t g)
 }
 
 /* What a row's write takes from the layout alone, found once a call
- * (a token of IndexerQuantCache or va_v2 is one or four groups: this
- * had been a tenth of its time): each PAYLOAD segment's SCALE segment
- * and whether its groups go in one run. */
+ * (a row of one to four groups had spent a tenth of its time on
+ * these): each PAYLOAD segment's SCALE segment and whether its groups
+ * go in one run. */
 typedef struct row_plan {
     int heads;
     int sc[KVG_ROW_SEGMENTS];  /* scale_segment, or -1 */
