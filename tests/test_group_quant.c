@@ -409,6 +409,129 @@ static void dmq_ocp_wide(void **state)
     assert_int_equal(q[0], 0xA5);
 }
 
+/* ---- a row's groups in one call -------------------------------------- */
+
+static uint32_t s_rng = 0x2545F491u;
+
+static uint32_t next_rand(void)
+{
+    s_rng ^= s_rng << 13;
+    s_rng ^= s_rng >> 17;
+    s_rng ^= s_rng << 5;
+    return s_rng;
+}
+
+/* n_x elements of xb bytes: random codes around a per-group binade
+ * (bf16 / fp16 / fp32 alike: the top 16 bits hold sign, exponent and
+ * the top mantissa bits; fp32's low half random), one group in eight all
+ * zero, one element in 64 an inf or NaN. */
+static void random_groups(unsigned char *x, int n, int groups, size_t xb)
+{
+    int k, i;
+    size_t at;
+
+    for (k = 0; k < groups; k++) {
+        const uint32_t e = xb == 2 && (next_rand() & 1) ? 8 + next_rand() % 14
+                                                        : 96 + next_rand() % 60;
+        const int zero = next_rand() % 8 == 0;
+
+        for (i = 0; i < n; i++) {
+            uint32_t c = (next_rand() & 0x807Fu) | (e + next_rand() % 5) << 7;
+            if (xb == 2 && e < 30) /* fp16: 5-bit exponent */
+                c = (next_rand() & 0x83FFu) | (e + next_rand() % 5) << 10;
+            if (next_rand() % 64 == 0)
+                c |= 0x7FFFu; /* a NaN (fp16: also past inf) */
+            if (zero)
+                c = 0;
+            at = xb * (size_t)(k * n + i);
+            if (xb == 4) {
+                const uint32_t lo = zero ? 0 : next_rand() & 0xFFFFu;
+                x[at] = (unsigned char)lo;
+                x[at + 1] = (unsigned char)(lo >> 8);
+                at += 2;
+            }
+            x[at] = (unsigned char)c;
+            x[at + 1] = (unsigned char)(c >> 8);
+        }
+    }
+}
+
+/* How many of the n bytes at p are the payload poison 0xA5: a run of
+ * 8 codes equal to it (a possible code) is improbable on random groups,
+ * so 0 here means the payload was written. */
+static size_t poisoned(const unsigned char *p, size_t n)
+{
+    size_t i, run = 0, longest = 0;
+
+    for (i = 0; i < n; i++) {
+        run = p[i] == 0xA5 ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    return longest == n ? n : longest >= 8 ? longest : 0;
+}
+
+/* kvg_i_group_quant_run is, by its contract, `groups` calls of
+ * kvg_i_group_quant (tested above from first principles); it quantises
+ * several groups a loop where they fit, so it is checked against those
+ * calls on random groups, for every rule above and group counts around
+ * the batches (1, 3, 4, 5, 9 and 13 groups of 16 to 128 elements): the
+ * codes and scales equal, nothing written past them, and with q NULL the
+ * scales only. */
+static void run_is_groups(void **state)
+{
+    enum { MAXN = 128, MAXG = 13, TAIL = 8 };
+    kvg_i_group_rule rules[8];
+    static unsigned char x[4 * MAXN * MAXG];
+    static unsigned char q1[MAXN * MAXG + TAIL], q2[MAXN * MAXG + TAIL];
+    unsigned char s1[4 * MAXG + TAIL], s2[4 * MAXG + TAIL];
+    const int ns[] = {16, 32, 64, 128};
+    const int gs[] = {1, 3, 4, 5, 9, 13};
+    int ri, ni, gi, k, rep;
+    (void)state;
+
+    rules[0] = rule_e8m0(KVG_E8M0_CEIL, KVG_I_STORE_E8M0, KVG_FP8_E4M3FN);
+    rules[1] = rule_e8m0(KVG_E8M0_EBUMP, KVG_I_STORE_E8M0, KVG_FP8_E5M2);
+    rules[2] = rule_e8m0(KVG_E8M0_TRUNC, KVG_I_STORE_BF16, KVG_FP8_E4M3FN);
+    rules[3] = rule_blk128(KVG_FP8_E4M3FN);
+    rules[4] = rule_amax6();
+    rules[5] = rule_ocp_bf16();
+    rules[5].x_dtype = KVG_FP16; /* the sticky bf16 multiply */
+    rules[6] = rule_dmq(KVG_FP16);
+    rules[7] = rule_dmq(KVG_FP32);
+    for (ri = 0; ri < 8; ri++)
+        for (ni = 0; ni < 4; ni++)
+            for (gi = 0; gi < 6; gi++)
+                for (rep = 0; rep < 2; rep++) {
+                    const kvg_i_group_rule *r = &rules[ri];
+                    const int n = ns[ni], groups = gs[gi];
+                    const size_t xb = kvg_i_group_x_bytes(r);
+                    const size_t qb = kvg_i_group_payload_bytes(r, n);
+                    const size_t sb = kvg_i_group_scale_bytes(r);
+                    const size_t qall = qb * (size_t)groups;
+                    const size_t sall = sb * (size_t)groups;
+
+                    random_groups(x, n, groups, xb);
+                    memset(q1, 0xA5, sizeof q1);
+                    memset(q2, 0xA5, sizeof q2);
+                    memset(s1, 0x5A, sizeof s1);
+                    memset(s2, 0x5A, sizeof s2);
+                    kvg_i_group_quant_run(r, x, n, groups, 0.75f,
+                                          rep ? NULL : q1, s1);
+                    for (k = 0; k < groups; k++)
+                        kvg_i_group_quant(r, x + xb * (size_t)(k * n), n,
+                                          0.75f,
+                                          rep ? NULL : q2 + qb * (size_t)k,
+                                          s2 + sb * (size_t)k);
+                    assert_memory_equal(q1, q2, qall + TAIL);
+                    assert_memory_equal(s1, s2, sall + TAIL);
+                    assert_int_equal(q1[qall], 0xA5);
+                    assert_int_equal(s1[sall], 0x5A);
+                    /* q NULL: no payload byte written; else some
+                     * code is not the poison */
+                    assert_int_equal(poisoned(q1, qall), rep ? qall : 0);
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +545,7 @@ int main(void)
         cmocka_unit_test(xscale_hif8),
         cmocka_unit_test(dmq_ocp_bf16),
         cmocka_unit_test(dmq_ocp_wide),
+        cmocka_unit_test(run_is_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -548,6 +548,88 @@ void kvg_i_group_quant(const kvg_i_group_rule *r, const unsigned char *x,
     quant_one(r, x, n, x_scale, q, scale);
 }
 
+/* At most this many groups a batch (quant_batch). */
+#define BATCH 8
+
+/* b consecutive groups of n (b <= BATCH, b * n <= CHUNK), as b calls of
+ * quant_one would quantise them, step by step over the batch: the
+ * widening, the element-wise fix-up and the cast are each one loop over
+ * the b * n elements, and the groups' amax, scale and payload loops
+ * follow one another without a cast between them, so that the groups'
+ * chains (amax, scale, payload) overlap. Groups of 32 one at a time
+ * had spent more in the set-up of six short loops and in that chain's
+ * latency than in their elements (docs/performance.md). */
+KVG_I_IN_EVERY_CLONE
+static inline void quant_batch(const kvg_i_group_rule *r,
+                               const unsigned char *x, int64_t n, int64_t b,
+                               float x_scale, unsigned char *q,
+                               unsigned char *scale)
+{
+    const size_t xb = kvg_i_group_x_bytes(r);
+    const size_t sb = kvg_i_group_scale_bytes(r);
+    float xf[CHUNK], buf[CHUNK];
+    group_scale g[BATCH];
+    int zero[BATCH];
+    int64_t k;
+
+    widen(r, x, b * n, xf);
+    for (k = 0; k < b; k++) {
+        g[k].sp = 0.0f;
+        g[k].code = 0;
+        zero[k] = 0;
+    }
+    if (r->store != KVG_I_STORE_NONE) {
+        for (k = 0; k < b; k++)
+            g[k] = scale_of(r, chunk_amax(r, xf + k * n, n, 0));
+        for (k = 0; k < b; k++) {
+            put_le(scale + sb * (size_t)k, g[k].code, sb);
+            zero[k] = r->code0_zero && g[k].code == 0;
+        }
+    }
+    if (q == NULL)
+        return; /* the scales only */
+    for (k = 0; k < b; k++) {
+        if (zero[k]) {
+            payload_zero(xf + k * n, n, buf + k * n);
+        } else if (sticky_bf16(r)) {
+            float xs[CHUNK];
+            widen_fp16_sticky(x + xb * (size_t)(k * n), n, xs);
+            payload_op(r, xs, n, g[k].sp, x_scale, buf + k * n);
+        } else {
+            payload_op(r, xf + k * n, n, g[k].sp, x_scale, buf + k * n);
+        }
+    }
+    payload_fix(r, xf, b * n, buf);
+    cast_codes(r, buf, b * n, q); /* fp4: b * n / 2 bytes from q */
+}
+
+/* `groups` groups of n (kvg_i_group_quant_run's contract), inlined
+ * with n a constant where the caller has one: whole batches of b groups
+ * (b * n <= CHUNK, b <= BATCH: a constant with n), the rest one by
+ * one. */
+KVG_I_IN_EVERY_CLONE
+static inline void run_n(const kvg_i_group_rule *r, const unsigned char *x,
+                         int64_t n, int64_t groups, float x_scale,
+                         unsigned char *q, unsigned char *scale)
+{
+    const size_t xstep = kvg_i_group_x_bytes(r) * (size_t)n;
+    const size_t qstep = kvg_i_group_payload_bytes(r, n);
+    const size_t sstep = kvg_i_group_scale_bytes(r);
+    const int64_t b = n <= CHUNK / BATCH ? BATCH : n <= CHUNK ? CHUNK / n
+                                                               : 1;
+    int64_t k = 0;
+
+    if (b > 1)
+        for (; k + b <= groups; k += b)
+            quant_batch(r, x + xstep * (size_t)k, n, b, x_scale,
+                        q == NULL ? NULL : q + qstep * (size_t)k,
+                        scale == NULL ? NULL : scale + sstep * (size_t)k);
+    for (; k < groups; k++)
+        quant_one(r, x + xstep * (size_t)k, n, x_scale,
+                  q == NULL ? NULL : q + qstep * (size_t)k,
+                  scale == NULL ? NULL : scale + sstep * (size_t)k);
+}
+
 /* The groups of a row in one call: the call, its dispatch and the rule's
  * loads once a row, not once a group (groups of 32 made that ~55 ns a
  * group, docs/performance.md). */
@@ -556,13 +638,14 @@ void kvg_i_group_quant_run(const kvg_i_group_rule *r, const unsigned char *x,
                            int64_t n, int64_t groups, float x_scale,
                            unsigned char *q, unsigned char *scale)
 {
-    const size_t xstep = kvg_i_group_x_bytes(r) * (size_t)n;
-    const size_t qstep = kvg_i_group_payload_bytes(r, n);
-    const size_t sstep = kvg_i_group_scale_bytes(r);
-    int64_t k;
-
-    for (k = 0; k < groups; k++)
-        quant_one(r, x + xstep * (size_t)k, n, x_scale,
-                  q == NULL ? NULL : q + qstep * (size_t)k,
-                  scale == NULL ? NULL : scale + sstep * (size_t)k);
+    /* the presets' group sizes as constants: each loop of quant_one
+     * then has a known trip count, vectorised without a prologue, an
+     * epilogue or a run-time trip test (a group of 32 is two AVX-512
+     * vectors; its loops' set-up had cost more than their work) */
+    if (n == 32)
+        run_n(r, x, 32, groups, x_scale, q, scale);
+    else if (n == 128)
+        run_n(r, x, 128, groups, x_scale, q, scale);
+    else
+        run_n(r, x, n, groups, x_scale, q, scale);
 }

@@ -140,10 +140,39 @@ static int one_run(const kvg_i_packed_row *p, int i, int sc, int64_t g)
                           (int64_t)kvg_i_group_scale_bytes(r));
 }
 
+/* What a row's write takes from the layout alone, found once a call
+ * (a row of one to four groups had spent a tenth of its time on
+ * these): each PAYLOAD segment's SCALE segment and whether its groups
+ * go in one run. */
+typedef struct row_plan {
+    int heads;
+    int sc[KVG_ROW_SEGMENTS];  /* scale_segment, or -1 */
+    int run[KVG_ROW_SEGMENTS]; /* one_run */
+} row_plan;
+
+static void plan_row(const kvg_i_packed_row *p, row_plan *rp)
+{
+    const kvg_row_layout *l = p->layout;
+    const kvg_row_segment *s;
+    int i;
+
+    rp->heads = kvg_i_row_heads(l);
+    for (i = 0; i < l->segments; i++) {
+        s = &l->seg[i];
+        rp->sc[i] = -1;
+        rp->run[i] = 0;
+        if (s->field != KVG_ROW_PAYLOAD)
+            continue;
+        rp->sc[i] = scale_segment(l, i);
+        rp->run[i] = one_run(p, i, rp->sc[i],
+                             s->group > 0 ? s->group : s->count);
+    }
+}
+
 /* Group by group: the check put each group inside one piece, so its
  * codes are one contiguous run; its scale is one element of the SCALE
  * segment, wherever that segment's pieces put it. */
-static void write_payload(const kvg_i_packed_row *p,
+static void write_payload(const kvg_i_packed_row *p, const row_plan *rp,
                           unsigned char *const tensor[],
                           const unsigned char *x_row, int64_t slot, int h,
                           int i)
@@ -153,12 +182,12 @@ static void write_payload(const kvg_i_packed_row *p,
     const kvg_i_group_rule *r = p->rule[i];
     const size_t xb = kvg_i_group_x_bytes(r);
     const unsigned char *x = head_x(p, x_row, h, i, xb);
-    const int sc = scale_segment(l, i);
+    const int sc = rp->sc[i];
     const int64_t g = s->group > 0 ? s->group : s->count;
     unsigned char *scale;
     int64_t k;
 
-    if (one_run(p, i, sc, g)) {
+    if (rp->run[i]) {
         /* addresses once a row: the codes and the scales each contiguous
          * (element_base of element e is its first byte plus e units) */
         scale = sc < 0 ? NULL : element_base(l, tensor, slot, h, sc, 0);
@@ -207,19 +236,19 @@ static void write_bytes(const kvg_i_packed_row *p,
     }
 }
 
-void kvg_i_packed_row_write(const kvg_i_packed_row *p,
-                            unsigned char *const tensor[KVG_ROW_TENSORS],
-                            const unsigned char *x_row, int64_t slot)
+/* kvg_i_packed_row_write with the layout's decisions made (plan_row). */
+static void write_row(const kvg_i_packed_row *p, const row_plan *rp,
+                      unsigned char *const tensor[KVG_ROW_TENSORS],
+                      const unsigned char *x_row, int64_t slot)
 {
     const kvg_row_layout *l = p->layout;
-    const int heads = kvg_i_row_heads(l);
     int i, h;
 
-    for (h = 0; h < heads; h++)
+    for (h = 0; h < rp->heads; h++)
         for (i = 0; i < l->segments; i++) {
             switch (l->seg[i].field) {
             case KVG_ROW_PAYLOAD:
-                write_payload(p, tensor, x_row, slot, h, i);
+                write_payload(p, rp, tensor, x_row, slot, h, i);
                 break;
             case KVG_ROW_COPY:
             case KVG_ROW_PAD:
@@ -231,6 +260,16 @@ void kvg_i_packed_row_write(const kvg_i_packed_row *p,
                 break;
             }
         }
+}
+
+void kvg_i_packed_row_write(const kvg_i_packed_row *p,
+                            unsigned char *const tensor[KVG_ROW_TENSORS],
+                            const unsigned char *x_row, int64_t slot)
+{
+    row_plan rp;
+
+    plan_row(p, &rp);
+    write_row(p, &rp, tensor, x_row, slot);
 }
 
 /* The layout's tensors holding a PAYLOAD segment (bit t: tensor t). */
@@ -275,7 +314,9 @@ void kvg_i_packed_row_write_tokens(const kvg_i_packed_row *p,
     unsigned mask;
     int64_t t, slot;
     int i;
+    row_plan rp;
 
+    plan_row(p, &rp);
     for (t = 0; t < k->tokens; t++) {
         mask = token_target(p->layout, k, t, &slot);
         if (mask == 0)
@@ -288,7 +329,7 @@ void kvg_i_packed_row_write_tokens(const kvg_i_packed_row *p,
         } else {
             x = rows->x + (size_t)t * rows->x_stride;
         }
-        kvg_i_packed_row_write(p, dst, x, slot);
+        write_row(p, &rp, dst, x, slot);
     }
 }
 

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
+#include "src/kernels/dispatch.h"
 #include "src/ops/indexer_compress_epilog/internal.h"
 
 static kvg_status check_present(const kvg_indexer_compress_epilog_args *a,
@@ -185,16 +186,24 @@ kvg_status kvg_i_indexer_compress_epilog_check_args(
 }
 
 /* A non-finite element of a written token: what the kernels' reductions
- * and casts do with one is not established (quant_epilogs.md Q3). */
+ * and casts do with one is not established (quant_epilogs.md Q3). One
+ * pass without an exit, so that it vectorises (built per CPU: it had
+ * been half of va_v2's time, docs/performance.md); a row with a
+ * non-finite element is searched again for the first. */
+KVG_I_ROW_KERNEL
 static kvg_status check_finite(const kvg_indexer_compress_epilog_args *a,
                                const unsigned char *e, int64_t d, int64_t t,
                                kvg_diag *diag)
 {
     const unsigned exp = a->x->dtype == KVG_FP16 ? 0x7C00u : 0x7F80u;
-    unsigned code;
+    unsigned code, bad = 0;
     int64_t i;
 
     for (i = 0; i < d; i++) {
+        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
+        bad |= (code & exp) == exp;
+    }
+    for (i = 0; bad && i < d; i++) {
         code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
         if ((code & exp) == exp)
             return kvg_diag_set(
@@ -211,23 +220,24 @@ static kvg_status check_finite(const kvg_indexer_compress_epilog_args *a,
  * (only bf16 groups below ~5.3e-36 get there; whether the NPU's multiply
  * keeps or flushes it is not known). The row is finite (checked): the
  * magnitude codes order as the values do. */
+KVG_I_ROW_KERNEL
 static kvg_status check_scales(const kvg_indexer_compress_epilog_args *a,
                                const kvg_i_indexer_compress_epilog_plan *p,
                                const unsigned char *e, int64_t t,
                                kvg_diag *diag)
 {
     const float coeff = kvg_i_float(p->rule.coeff);
-    int64_t g0, i;
+    int64_t g0, i, end;
     unsigned code, best;
     float amax, s;
 
     for (g0 = 0; g0 < p->d; g0 += KVG_I_ICE_GROUP) {
         best = 0;
-        for (i = g0; i < p->d && i < g0 + KVG_I_ICE_GROUP; i++) {
+        end = p->d - g0 < KVG_I_ICE_GROUP ? p->d : g0 + KVG_I_ICE_GROUP;
+        for (i = g0; i < end; i++) { /* one bound, a max: vectorises */
             code = ((unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8) &
                    0x7FFFu;
-            if (code > best)
-                best = code;
+            best = best > code ? best : code;
         }
         amax = a->x->dtype == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)best)
                                        : kvg_bf16_to_f32((uint16_t)best);
