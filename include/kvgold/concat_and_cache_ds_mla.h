@@ -67,10 +67,10 @@
  * tile whose scale amax / 448 is subnormal or one of whose nonzero
  * quotients y / s is (as kvgold's block quant refuses,
  * docs/dynamic_block_quant.md); an attribute the preset has not, off its
- * default (vllm: epsilon, reduce_order); a tensor the preset has not
- * (vllm: gamma, cos, sin; ascend: scale); a scale not float32 of one
- * element. 161001: a
- * required tensor (or its data) NULL. On any error the cache is
+ * default (vllm: epsilon, reduce_order; ascend, model1: use_ue8m0); a
+ * tensor the preset has not (vllm: gamma, cos, sin; ascend: scale); a
+ * scale not float32 of one element. 161001: a required tensor (or its
+ * data) NULL. On any error the cache is
  * unchanged.
  *
  * SPDX-License-Identifier: Apache-2.0
