@@ -44,10 +44,11 @@ kvg_i_group_rule kvg_i_rule_mx_fp8(kvg_dtype cast, int e8m0,
  * 2^-22 under R-CEIL) - then s' = 2^k, the least power of two >= v, taken
  * on v's fields (v >= fl(1e-4) is normal: no log2); stored as `store`,
  * the E8M0 byte k + 127 (KVG_I_STORE_E8M0) or the fp32 bits of 2^k
- * (KVG_I_STORE_F32); q = x / 2^k (exact), clamped to +-MAX (never
- * reached: |x| / 2^k <= amax / v <= MAX), fp8 RNE of `cast`. The scale
- * step of FlashMLA's `_cast_scale_inv_to_ue8m0(amax / 448)` and of vLLM's
- * fp8_ds_mla writer with use_ue8m0. */
+ * (KVG_I_STORE_F32); q = x / 2^k, clamped to +-MAX (never acting for a
+ * bf16 amax and an fp8 cast: MAX = 7 * 2^n, so fl(amax / MAX) is a power
+ * of two only when amax / MAX is one, and 2^k >= amax / MAX), fp8 RNE of
+ * `cast`. The scale step of FlashMLA's `_cast_scale_inv_to_ue8m0(amax /
+ * 448)` and of vLLM's fp8_ds_mla writer with use_ue8m0. */
 kvg_i_group_rule kvg_i_rule_ceil_v(kvg_dtype cast, kvg_i_scale_store store);
 
 /* hif8(fl(x * x_scale)), nearest-away, saturating; no scale. */
