@@ -29,7 +29,9 @@
  *   vllm-fp8_ds_mla vLLM CUDA concat_and_cache_ds_mla_kernel: no norm, no
  *                   rope; s = fmaxf(amax / 448, FLT_MIN), q = e4m3(x / s)
  *                   SATFINITE nearest-even; row [q 512 | s fp32 x 4 |
- *                   k_pe bf16 128].
+ *                   k_pe bf16 128]. With use_ue8m0 (vLLM PR #49435) s
+ *                   = 2^k, the least power of two >= max(amax / 448,
+ *                   fl(1e-4)), stored as fp32, q = e4m3(x / 2^k).
  *   flashmla-model1 DeepSeek-V4's 584-byte row, reference only
  *                   (deepseek-ai/FlashMLA@520fec6a tests/quant.py
  *                   quantize_k_cache, MODEL1_FP8Sparse): kv_c bf16
@@ -65,10 +67,10 @@
  * tile whose scale amax / 448 is subnormal or one of whose nonzero
  * quotients y / s is (as kvgold's block quant refuses,
  * docs/dynamic_block_quant.md); an attribute the preset has not, off its
- * default (vllm: epsilon, reduce_order); a tensor the preset has not
- * (vllm: gamma, cos, sin; ascend: scale); a scale not float32 of one
- * element. 161001: a
- * required tensor (or its data) NULL. On any error the cache is
+ * default (vllm: epsilon, reduce_order; ascend, model1: use_ue8m0); a
+ * tensor the preset has not (vllm: gamma, cos, sin; ascend: scale); a
+ * scale not float32 of one element. 161001: a required tensor (or its
+ * data) NULL. On any error the cache is
  * unchanged.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -116,6 +118,12 @@ typedef struct kvg_concat_and_cache_ds_mla_args {
     /* flashmla-model1 only: tokens a block (> 0, required); 0 for the
      * others (their block_size is the cache's shape) */
     int64_t block_size;
+    /* vllm-fp8_ds_mla only: vLLM's power-of-two tile scales (PR #49435,
+     * ds_mla_use_ue8m0_scale()): nonzero stores 2^k, the least power of
+     * two >= max(amax / 448, fl(1e-4)), as the tile's fp32 scale and
+     * quantises with it; 0 (default) the kernel's fmaxf(amax / 448,
+     * FLT_MIN). Refused nonzero by the other presets. */
+    int use_ue8m0;
 
     /* Caller-owned scratch of kvg_concat_and_cache_ds_mla_workspace_size
      * bytes (any alignment): one key a token for the duplicate check. */

@@ -47,6 +47,20 @@ kvg_i_group_rule kvg_i_rule_mx_fp8(kvg_dtype cast, int e8m0,
     return r;
 }
 
+kvg_i_group_rule kvg_i_rule_ceil_v(kvg_dtype cast, kvg_i_scale_store store)
+{
+    kvg_i_group_rule r = kvg_i_rule_base(cast);
+
+    r.name = "R-CEIL-V";
+    r.coeff = 0;
+    r.coeff_div = 1;
+    r.s_floor = KVG_I_FL_1E_4;
+    r.pow2_up = 1;
+    r.store = store;
+    r.clamp = 1;
+    return r;
+}
+
 kvg_i_group_rule kvg_i_rule_hif8_xscale(void)
 {
     kvg_i_group_rule r = kvg_i_rule_base(KVG_HIF8);

@@ -238,6 +238,12 @@ static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
                             "attribute (its cache's shape gives it; only "
                             "the default 0)", (long long)a->block_size,
                             preset_name(a));
+    if (a->use_ue8m0 && a->preset != KVG_CCDM_VLLM_FP8_DS_MLA)
+        return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "use_ue8m0", -1,
+                            -1, "use_ue8m0: true; %s has no use_ue8m0 "
+                            "(vLLM's power-of-two tile scales are "
+                            "vllm-fp8_ds_mla's; only the default false)",
+                            preset_name(a));
     if (kvg_reduce_order_name(a->reduce_order) == NULL)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "reduce_order", -1,
                             -1, "reduce_order: %d is not a kvgold reduction "
@@ -274,7 +280,7 @@ kvg_status kvg_i_concat_and_cache_ds_mla_check_args(
     KVG_TRY(check_cache(a, &payload, &blocks, &block_size, &block_bytes,
                         diag));
     kvg_i_ccdm_preset(a->preset, payload, blocks, block_size, block_bytes,
-                      plan);
+                      a->use_ue8m0 != 0, plan);
     plan->tokens = kvg_i_numel(a->slot_mapping);
     plan->eps = (float)a->epsilon;
     return kvg_row_layout_check(&plan->layout, NULL, diag);

@@ -3,8 +3,8 @@
  * descriptor (src/registry/op_desc.h); docs/concat_and_cache_ds_mla.md,
  * "Case files", lists the same names. `preset` picks the path; gamma, cos
  * and sin are the Ascend path's, the tensor `scale` vLLM's (its schema's
- * `Tensor scale`, unused by the ds_mla kernel), block_size
- * flashmla-model1's.
+ * `Tensor scale`, unused by the ds_mla kernel) and use_ue8m0 vLLM's,
+ * block_size flashmla-model1's.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -32,6 +32,7 @@ KVG_I_OP_SET_VALUE(set_epsilon, op_args, epsilon, double, f);
 KVG_I_OP_SET_NAMED(set_reduce_order, op_args, reduce_order,
                    kvg_reduce_order_from_name);
 KVG_I_OP_SET_VALUE(set_block_size, op_args, block_size, int64_t, i);
+KVG_I_OP_SET_VALUE(set_use_ue8m0, op_args, use_ue8m0, int, i);
 
 static const kvg_i_op_attr k_attrs[] = {
     {{"preset", KVG_VALUE_STRING, 0, 0, "\"ascend-sfa-c8\""}, set_preset,
@@ -42,6 +43,9 @@ static const kvg_i_op_attr k_attrs[] = {
     /* flashmla-model1's tokens a block (its cache is [num_blocks,
      * block_bytes]); 0, the default, for the other presets */
     {{"block_size", KVG_VALUE_INT, 0, 0, "0"}, set_block_size, NULL, 0},
+    /* vllm-fp8_ds_mla's power-of-two tile scales (vLLM PR #49435, read
+     * from ds_mla_use_ue8m0_scale(), no argument of the torch op) */
+    {{"use_ue8m0", KVG_VALUE_BOOL, 0, 0, "false"}, set_use_ue8m0, NULL, 0},
 };
 
 KVG_I_OP_NO_OUTPUTS("concat_and_cache_ds_mla");

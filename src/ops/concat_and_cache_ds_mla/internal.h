@@ -59,10 +59,11 @@ typedef struct kvg_i_concat_and_cache_ds_mla_ws {
 
 /* The preset's layout placed in a cache of `blocks` x `block_size` slots
  * whose nope is `payload` (model1: blocks of `block_bytes`), its rule
- * and slot policy, into plan (presets.c). */
+ * (vllm with use_ue8m0: the power-of-two scales) and slot policy, into
+ * plan (presets.c). */
 void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
                        int64_t blocks, int64_t block_size,
-                       int64_t block_bytes,
+                       int64_t block_bytes, int use_ue8m0,
                        kvg_i_concat_and_cache_ds_mla_plan *plan);
 
 /* model1's block_bytes for block_size: ceil(block_size * 584 / 576) *

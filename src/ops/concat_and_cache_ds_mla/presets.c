@@ -9,11 +9,11 @@
  */
 #include <string.h>
 
+#include "src/engines/group_rules.h"
 #include "src/ops/concat_and_cache_ds_mla/internal.h"
 
 #define FL_1_127 0x3C010204u /* fl(1/127), the A2/A3 kernel's constant */
 #define FLT_MIN_BITS 0x00800000u
-#define FL_1E_4 0x38D1B717u /* fl(1e-4): torch.clamp_min(fp32, 1e-4) */
 
 /* vllm-ascend SFA C8: torch.cat([k_nope, k_pe, knope_scale]) (sfa_v1.py
  * @182b75ea84:1369-1384). The nope dtype is the cache's (set per call). */
@@ -146,21 +146,17 @@ static kvg_i_group_rule rule_ds_mla(void)
 
 /* FlashMLA's _cast_scale_inv_to_ue8m0 on amax / 448 (tests/quant.py:17-18,
  * :66-71): v = amax / 448.0 (a binary32 true division), clamp_min(v,
- * 1e-4), 2^ceil(log2 v) - the least power of two >= v, which pow2_up
- * takes on v's fields (v >= fl(1e-4) is normal; the generator proves the
- * two equal for every positive finite bf16 amax) - stored as float8_e8m0fnu
- * (its exponent byte), q = e4m3(x / 2^k): |x / 2^k| <= 448, so the clamp
- * never acts. The floor is on v, not on amax as in the MX-FP8 rules. */
-static kvg_i_group_rule rule_model1(void)
+ * 1e-4), 2^ceil(log2 v) - the least power of two >= v, which R-CEIL-V
+ * takes on v's fields (the generator proves the two equal for every
+ * positive finite bf16 amax) - stored as float8_e8m0fnu (its exponent
+ * byte), q = e4m3(x / 2^k). vLLM's fp8_ds_mla writer with use_ue8m0
+ * (PR #49435: 2 ** ceil(log2(max(amax / 448, 1e-4)))) is the same rule
+ * stored as the fp32 bits of 2^k. */
+static kvg_i_group_rule rule_pow2(kvg_i_scale_store store)
 {
-    kvg_i_group_rule r = rule_base(KVG_FP8_E4M3FN);
+    kvg_i_group_rule r = kvg_i_rule_ceil_v(KVG_FP8_E4M3FN, store);
 
-    r.name = "UE8M0(max(amax / 448, 1e-4))";
-    r.coeff_div = 1;
-    r.s_floor = FL_1E_4;
-    r.pow2_up = 1;
-    r.store = KVG_I_STORE_E8M0;
-    r.clamp = 1;
+    r.amax = KVG_I_AMAX_FINITE; /* inputs are finite (refused otherwise) */
     return r;
 }
 
@@ -184,7 +180,7 @@ static void preset_model1(int64_t blocks, int64_t block_size,
     plan->layout.block_stride[0] = block_bytes;
     plan->layout.blocks = blocks;
     plan->dbq = KVG_I_CCDM_DBQ_NONE;
-    plan->rule = rule_model1();
+    plan->rule = rule_pow2(KVG_I_STORE_E8M0);
     /* FlashMLA's invalid index is -1 (tests/quant.py:126-159,
      * abs_indices2indices_in_kvcache): a negative slot writes nothing */
     plan->policy = KVG_I_SLOT_SKIP_NEGATIVE;
@@ -194,7 +190,7 @@ static void preset_model1(int64_t blocks, int64_t block_size,
 
 void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
                        int64_t blocks, int64_t block_size,
-                       int64_t block_bytes,
+                       int64_t block_bytes, int use_ue8m0,
                        kvg_i_concat_and_cache_ds_mla_plan *plan)
 {
     const int ascend = preset == KVG_CCDM_ASCEND_SFA_C8;
@@ -216,7 +212,8 @@ void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
                                       : KVG_I_CCDM_DBQ_950;
     plan->rule = plan->dbq == KVG_I_CCDM_DBQ_A2A3  ? rule_dbq_a2a3()
                  : plan->dbq == KVG_I_CCDM_DBQ_950 ? rule_dbq_950()
-                                                   : rule_ds_mla();
+                 : use_ue8m0 ? rule_pow2(KVG_I_STORE_F32)
+                             : rule_ds_mla();
     /* Both skip a negative slot. vLLM: `if (slot_idx < 0) return;`.
      * ascend: the row's scatter (aclnnScatterNdUpdate) writes nothing of
      * the cache for an index < 0 in every hicann/ops-nn@e5c3fa93 kernel:

@@ -3,7 +3,8 @@
  * the reliability fixture (tests/op_fixture.h): one kind per preset,
  * seeded valid calls over 2-D [rows, 656] and 3-D [blocks, block_size,
  * 656] caches (flashmla-model1: [blocks, block_bytes] with its
- * block_size attribute), both cache dtypes of the preset, token shapes of
+ * block_size attribute; vllm-fp8_ds_mla with use_ue8m0 or not), both
+ * cache dtypes of the preset, token shapes of
  * rank 2 and 3; their attribute mutations and the values the operator
  * refuses.
  *
@@ -124,6 +125,8 @@ static void build(opf *f, kvgt_rng *r, kvg_ccdm_preset preset)
             : asc             ? KVG_INT8
                               : KVG_UINT8,
             three ? 3 : 2, sh, &a->kv_cache);
+    if (!asc) /* vLLM's power-of-two tile scales, half the calls */
+        a->use_ue8m0 = (int)opf_pick(r, 0, 1);
     if (!asc && opf_pick(r, 0, 1)) { /* vLLM's scale: read, not used */
         const int64_t one[1] = {1};
         opf_add(f, r, "scale", OPF_INPUT, 0, KVG_FP32, 1, one, &a->scale);
@@ -151,6 +154,11 @@ static void mutate_attr(opf *f, kvgt_rng *r, kvg_status *want, char *what,
         a->block_size += opf_pick(r, 0, 1) ? 1 : -a->block_size;
         (void)snprintf(what, cap, "block_size %lld",
                        (long long)a->block_size);
+        return;
+    }
+    if (model1(f) && c == 2) { /* vLLM's attribute, not model1's */
+        a->use_ue8m0 = 1;
+        (void)snprintf(what, cap, "use_ue8m0 true");
         return;
     }
     switch (c) {

@@ -3,18 +3,30 @@
  * packed C8 MLA row's validation on fuzzed arguments
  * (docs/reliability.md).
  *
- * The input picks the preset, a weird epsilon (1 in 16) or vLLM's scale
- * tensor (1 in 16: one or two float32, any values),
- * the tokens (kv_c 2-D or 3-D), int32 / int64 slots, a 2-D [rows, 656] or
- * 3-D [blocks, block_size, 656] cache and its dtype; then the shared
- * perturbations of every tensor (fuzz_util.h) and of each slot value (out
- * of range, -1, -2, a duplicate, INT64_MIN). Invariants: the shared
- * driver's (refusals write nothing; value errors name an input or
- * slot_mapping); on success, with the row map of the header written out
- * again here (not taken from the library):
- *   - the bytes that changed lie in the 656-byte rows of the written
- *     slots, and kvg_op_written_runs reports exactly those rows;
- *   - vllm-fp8_ds_mla's rope (bytes 528..655) is k_pe's row, bit for bit;
+ * The input picks the preset (flashmla-model1 about 1 in 5), vLLM's
+ * use_ue8m0 (half the vllm calls; now and then another preset's, refused),
+ * a weird epsilon (1 in 16) or vLLM's scale tensor (1 in 16: one or two
+ * float32, any values), the tokens (kv_c 2-D or 3-D), int32 / int64
+ * slots, a 2-D [rows, 656] or 3-D [blocks, block_size, 656] cache and its
+ * dtype - model1: its block_size attribute (1..4; 1 in 8 off by one,
+ * refused) and a [num_blocks, block_bytes] cache, kv_c [..., 448] (1 in
+ * 16 512, refused); then the shared perturbations of every tensor
+ * (fuzz_util.h) and of each slot value (out of range, -1, -2, a
+ * duplicate, INT64_MIN). Invariants: the shared driver's (refusals write
+ * nothing; value errors name an input or slot_mapping); on success, with
+ * the row maps of the header written out again here (not taken from the
+ * library):
+ *   - the bytes that changed lie in the written slots' rows (656 bytes at
+ *     slot * 656; model1: the 576 bytes at b * block_bytes + r * 576 and
+ *     the 7 scale bytes at b * block_bytes + block_size * 576 + r * 8, the
+ *     8th, the pad, never written), and kvg_op_written_runs reports
+ *     exactly those bytes;
+ *   - the rope (vllm bytes 528..655, model1 448..575) is k_pe's row, bit
+ *     for bit;
+ *   - the power-of-two scales: vllm with use_ue8m0, each fp32 scale is
+ *     2^k with k >= -13 (a zero mantissa, a biased exponent >= 114: the
+ *     floor 1e-4 lies in (2^-14, 2^-13]); model1, each E8M0 byte in
+ *     [114, 254];
  * and for every input, kvg_op_written_runs refuses exactly what the call
  * refuses (same status, tensor and message).
  * SPDX-License-Identifier: Apache-2.0
@@ -28,11 +40,16 @@
 #include "kvgold/op.h"
 
 #define ROW 656
+#define M1_NOPE 448
+#define M1_ROW 576   /* [nope 448 | rope bf16 64] */
+#define M1_TOKEN 584 /* + 7 E8M0 + 1 pad */
+#define EXP_2_M13 114u /* the biased exponent of 2^-13, in fp32 and E8M0 */
 
 typedef struct cfg {
-    int ascend, x3, cache3;
+    int ascend, model1, x3, cache3;
     int64_t scale; /* elements of vLLM's scale tensor, 0: none */
     int64_t tokens, bs, slots;
+    int64_t nope; /* kv_c's last dim: 512, model1 448 (1 in 16 512) */
     kvg_dtype sdt, cdt;
 } cfg;
 
@@ -59,9 +76,14 @@ static void read_config(fz_in *in, cfg *c,
                   dt = fz_u8(in);
 
     memset(c, 0, sizeof *c);
-    a->preset = p >= 0xF8 ? (kvg_ccdm_preset)(p % 5)
-                          : (kvg_ccdm_preset)(p & 1);
+    a->preset = p >= 0xF8   ? (kvg_ccdm_preset)(p % 5)
+                : p >= 0xC0 ? KVG_CCDM_FLASHMLA_MODEL1
+                            : (kvg_ccdm_preset)(p & 1);
     c->ascend = a->preset == KVG_CCDM_ASCEND_SFA_C8;
+    c->model1 = a->preset == KVG_CCDM_FLASHMLA_MODEL1;
+    /* vLLM's; another preset's now and then (refused naming it) */
+    a->use_ue8m0 = (flags & 8) && (a->preset == KVG_CCDM_VLLM_FP8_DS_MLA ||
+                                   (flags & 0x30) == 0x10);
     if (e >= 0xF0)
         a->epsilon = weird_double(in);
     else if (e >= 0xE0)
@@ -71,19 +93,31 @@ static void read_config(fz_in *in, cfg *c,
     if ((flags & 0xC0) == 0xC0)
         a->reduce_order = (kvg_reduce_order)(fz_u8(in) % 6);
     c->x3 = (flags & 1) != 0;
-    c->sdt = (flags & 2) || !c->ascend ? KVG_INT64 : KVG_INT32;
+    c->sdt = (flags & 2) || a->preset == KVG_CCDM_VLLM_FP8_DS_MLA
+                 ? KVG_INT64
+                 : KVG_INT32;
     if ((flags & 0x30) == 0x30)
         c->sdt = KVG_INT32; /* vllm refuses it */
     c->cache3 = (flags & 4) != 0;
     c->tokens = 1 + fz_u8(in) % 8;
     if (c->x3 && c->tokens % 2)
         c->tokens++;
-    c->bs = c->cache3 ? 1 + fz_u8(in) % 4 : 1;
+    c->bs = c->cache3 || c->model1 ? 1 + fz_u8(in) % 4 : 1;
+    if (c->model1) /* 1 in 8 an attribute the cache does not fit */
+        a->block_size = (dt & 0x0E) == 0x0E ? c->bs + 1 : c->bs;
     c->slots = (c->tokens + fz_u8(in) % 4 + c->bs - 1) / c->bs * c->bs;
+    c->nope = c->model1 && (dt & 0xF0) != 0x70 ? M1_NOPE : 512;
     c->cdt = dt >= 0xF0 ? (kvg_dtype)(dt % 16)
              : dt & 1   ? KVG_FP8_E4M3FN
              : c->ascend ? KVG_INT8
                          : KVG_UINT8;
+}
+
+/* model1's bytes a block: block_size tokens of 584, padded to 576
+ * (FlashMLA tests/quant.py:57, size_per_block_padded). */
+static int64_t m1_block_bytes(int64_t bs)
+{
+    return (bs * M1_TOKEN + M1_ROW - 1) / M1_ROW * M1_ROW;
 }
 
 static void make_tensors(fz_pool *p, fz_in *in, const cfg *c, bufs *k)
@@ -96,7 +130,7 @@ static void make_tensors(fz_pool *p, fz_in *in, const cfg *c, bufs *k)
         sh[0] = ps[0] = 2, sh[1] = ps[1] = c->tokens / 2;
     else
         sh[0] = ps[0] = c->tokens;
-    sh[r - 1] = 512, ps[r - 1] = 64;
+    sh[r - 1] = c->nope, ps[r - 1] = 64;
     k->kv_c = fz_tensor(p, in, "kv_c", FZ_INPUT, KVG_BF16, r, sh);
     k->k_pe = fz_tensor(p, in, "k_pe", FZ_INPUT, KVG_BF16, r, ps);
     if (c->ascend) {
@@ -105,12 +139,14 @@ static void make_tensors(fz_pool *p, fz_in *in, const cfg *c, bufs *k)
         k->sin = fz_tensor(p, in, "sin", FZ_INPUT, KVG_BF16, r, ps);
     }
     k->slots = fz_tensor(p, in, "slot_mapping", FZ_INPUT, c->sdt, r - 1, sh);
-    if (c->cache3)
+    if (c->model1)
+        sh[0] = c->slots / c->bs, sh[1] = m1_block_bytes(c->bs);
+    else if (c->cache3)
         sh[0] = c->slots / c->bs, sh[1] = c->bs, sh[2] = ROW;
     else
         sh[0] = c->slots, sh[1] = ROW;
     k->cache = fz_tensor(p, in, "kv_cache", FZ_CACHE, c->cdt,
-                         c->cache3 ? 3 : 2, sh);
+                         c->cache3 && !c->model1 ? 3 : 2, sh);
     if (c->scale > 0) /* any values: the kernel never reads them */
         k->scale = fz_tensor(p, in, "scale", FZ_INPUT, KVG_FP32, 1,
                              &c->scale);
@@ -159,7 +195,7 @@ static void make_slots(fz_pool *p, fz_in *in, const cfg *c, fz_buf *ix)
 
 typedef struct gcall {
     kvg_named_tensor t[8];
-    kvg_value v[3];
+    kvg_value v[5];
     kvg_op_call call;
 } gcall;
 
@@ -174,12 +210,16 @@ static void generic(gcall *g, const kvg_concat_and_cache_ds_mla_args *a)
     const char *preset = a->preset == KVG_CCDM_ASCEND_SFA_C8 ? "ascend-sfa-c8"
                          : a->preset == KVG_CCDM_VLLM_FP8_DS_MLA
                              ? "vllm-fp8_ds_mla"
+                         : a->preset == KVG_CCDM_FLASHMLA_MODEL1
+                             ? "flashmla-model1"
                              : "bogus";
     const char *order = kvg_reduce_order_name(a->reduce_order);
-    const kvg_value v[3] = {KVG_VALUE_STR("preset", preset),
-                            KVG_VALUE_F64("epsilon", a->epsilon),
-                            KVG_VALUE_STR("reduce_order",
-                                          order ? order : "bogus")};
+    const kvg_value v[5] = {
+        KVG_VALUE_STR("preset", preset),
+        KVG_VALUE_F64("epsilon", a->epsilon),
+        KVG_VALUE_STR("reduce_order", order ? order : "bogus"),
+        KVG_VALUE_I64("block_size", a->block_size),
+        KVG_VALUE_BOOLEAN("use_ue8m0", a->use_ue8m0 != 0)};
     size_t n = 0;
 
     memcpy(g->v, v, sizeof v);
@@ -196,7 +236,7 @@ static void generic(gcall *g, const kvg_concat_and_cache_ds_mla_args *a)
     g->call.tensors = g->t;
     g->call.tensor_count = n;
     g->call.attrs = g->v;
-    g->call.attr_count = 3;
+    g->call.attr_count = 5;
 }
 
 static void mark_runs(const bufs *k, unsigned char *mask, size_t size)
@@ -231,16 +271,68 @@ static void mark_runs(const bufs *k, unsigned char *mask, size_t size)
     free(g.call.workspace);
 }
 
+/* Where slot s's bytes are (the header's row maps): its row at *row
+ * (rope at *rope), its scales at *scales, `bytes` of them; -1 where the
+ * cache is too small. */
+typedef struct slot_at {
+    int64_t row, row_bytes, rope, scales, scale_bytes;
+} slot_at;
+
+static void slot_place(const kvg_concat_and_cache_ds_mla_args *a,
+                       int64_t s, slot_at *at)
+{
+    if (a->preset != KVG_CCDM_FLASHMLA_MODEL1) {
+        at->row = s * ROW, at->row_bytes = ROW;
+        at->rope = at->row + 528;
+        at->scales = at->row + 512, at->scale_bytes = 16; /* vllm's */
+        return;
+    }
+    {
+        const int64_t bs = a->block_size, b = s / bs, r = s % bs;
+        const int64_t base = b * a->kv_cache->shape[1];
+
+        at->row = base + r * M1_ROW, at->row_bytes = M1_ROW;
+        at->rope = at->row + M1_NOPE;
+        at->scales = base + bs * M1_ROW + r * 8, at->scale_bytes = 7;
+    }
+}
+
+/* The power-of-two scales: fp32 2^k (vllm use_ue8m0) or E8M0 bytes
+ * (model1), k >= -13. */
+static void check_pow2_scales(const kvg_concat_and_cache_ds_mla_args *a,
+                              const unsigned char *sc)
+{
+    int j;
+
+    if (a->preset == KVG_CCDM_FLASHMLA_MODEL1) {
+        for (j = 0; j < 7; j++)
+            FZ_CHECK(sc[j] >= EXP_2_M13 && sc[j] != 0xFF,
+                     "a model1 scale byte below 2^-13 or NaN");
+        return;
+    }
+    for (j = 0; j < 4; j++) {
+        const uint32_t u = (uint32_t)sc[4 * j] |
+                           (uint32_t)sc[4 * j + 1] << 8 |
+                           (uint32_t)sc[4 * j + 2] << 16 |
+                           (uint32_t)sc[4 * j + 3] << 24;
+        FZ_CHECK((u & 0x807FFFFFu) == 0 && (u >> 23) >= EXP_2_M13 &&
+                     (u >> 23) < 0xFF,
+                 "a use_ue8m0 scale not a power of two >= 2^-13");
+    }
+}
+
 static void on_success(void *ctx)
 {
     const bufs *k = (const bufs *)ctx;
     const kvg_concat_and_cache_ds_mla_args *a = k->a;
     const int64_t tokens = (int64_t)(a->slot_mapping->nbytes /
                                      kvg_dtype_size(a->slot_mapping->dtype));
+    const int m1 = a->preset == KVG_CCDM_FLASHMLA_MODEL1;
     const size_t size = k->cache->size;
     unsigned char *want = (unsigned char *)calloc(size + 1, 1);
     unsigned char *runs = (unsigned char *)calloc(size + 1, 1);
     int64_t t, s;
+    slot_at at;
     size_t i;
 
     if (want == NULL || runs == NULL)
@@ -249,12 +341,19 @@ static void on_success(void *ctx)
         FZ_CHECK(fz_index_get(k->slots, t, &s), "slot_mapping read");
         if (s < 0)
             continue; /* skipped: its row must be nowhere below */
-        FZ_CHECK((uint64_t)(s + 1) * ROW <= size, "a slot past the cache");
-        memset(want + s * ROW, 1, ROW);
-        if (a->preset == KVG_CCDM_VLLM_FP8_DS_MLA)
-            FZ_CHECK(memcmp(k->cache->mem + s * ROW + 528,
+        slot_place(a, s, &at);
+        FZ_CHECK((uint64_t)(at.row + at.row_bytes) <= size &&
+                     (uint64_t)(at.scales + at.scale_bytes) <= size,
+                 "a slot past the cache");
+        memset(want + at.row, 1, (size_t)at.row_bytes);
+        if (m1)
+            memset(want + at.scales, 1, (size_t)at.scale_bytes);
+        if (a->preset != KVG_CCDM_ASCEND_SFA_C8)
+            FZ_CHECK(memcmp(k->cache->mem + at.rope,
                             k->k_pe->mem + t * 128, 128) == 0,
                      "the rope is not k_pe's row");
+        if (m1 || a->use_ue8m0)
+            check_pow2_scales(a, k->cache->mem + at.scales);
     }
     for (i = 0; i < size; i++)
         FZ_CHECK(want[i] || k->cache->mem[i] == k->cache->snap[i],
@@ -276,7 +375,7 @@ static void same_refusal(const kvg_concat_and_cache_ds_mla_args *typed)
     size_t bytes = 0, cap = 0;
     int produced = 0;
 
-    if ((unsigned)a.preset > 1u ||
+    if ((unsigned)a.preset > 2u ||
         kvg_reduce_order_name(a.reduce_order) == NULL)
         return; /* not expressible as case values: refused by name there */
     if (kvg_concat_and_cache_ds_mla_workspace_size(&a, &bytes, &d1) !=

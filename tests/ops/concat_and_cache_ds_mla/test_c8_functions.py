@@ -46,7 +46,7 @@ def _run(c, t, tag):
         return concat_and_cache_mla(
             t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],
             "fp8_ds_mla", t.get("scale", torch.tensor(1.0)),
-            cache_dtype=tag or "uint8")
+            use_ue8m0=a.get("use_ue8m0", False), cache_dtype=tag or "uint8")
     (out,) = concat_and_cache_ds_mla(
         t["kv_c"], t["k_pe"], t["kv_cache"], t["slot_mapping"],
         preset=a.get("preset", "ascend-sfa-c8"), gamma=t.get("gamma"),
@@ -104,6 +104,47 @@ def test_model1_block_layout():
                                 preset="flashmla-model1", cache_dtype="uint8")
     assert e.value.tensor == "block_size"
     assert cache.numpy().tobytes() == want.tobytes()
+
+
+def test_vllm_use_ue8m0():
+    """vllm-fp8_ds_mla from first principles: kv_c all 1.0, amax 1, v =
+    1/448. use_ue8m0=False stores fmaxf(v, FLT_MIN) = fl(1/448)
+    (0x3B124925) and codes 1 / v = 448 (e4m3fn 0x7E); use_ue8m0=True rounds
+    v up to 2^-8 (0x3B800000: 2^-9 < 1/448 <= 2^-8) and the codes are
+    1 / 2^-8 = 256 (0x78), in both function forms. Another preset refuses
+    it, naming it, and leaves the cache."""
+    kv_c = torch.full((1, 512), 1.0, dtype=torch.bfloat16)
+    k_pe = torch.arange(64, dtype=torch.int16).view(1, 64).view(
+        torch.bfloat16)
+    slots = torch.tensor([1], dtype=torch.int64)
+
+    def want(scale_bits, code):
+        w = np.full((2, 656), POISON, dtype=np.uint8)
+        w[1, :512] = code
+        w[1, 512:528] = np.frombuffer(
+            np.array([scale_bits] * 4, dtype="<u4").tobytes(), np.uint8)
+        w[1, 528:] = np.frombuffer(_bytes(k_pe[0]), dtype=np.uint8)
+        return w.tobytes()
+
+    for ue8m0, scale_bits, code in ((False, 0x3B124925, 0x7E),
+                                    (True, 0x3B800000, 0x78)):
+        cache = torch.full((2, 656), POISON, dtype=torch.uint8)
+        concat_and_cache_mla(kv_c, k_pe, cache, slots, "fp8_ds_mla", 1.0,
+                             use_ue8m0=ue8m0)
+        assert cache.numpy().tobytes() == want(scale_bits, code), ue8m0
+        cache = torch.full((2, 656), POISON, dtype=torch.uint8)
+        concat_and_cache_ds_mla(kv_c, k_pe, cache, slots,
+                                preset="vllm-fp8_ds_mla", use_ue8m0=ue8m0,
+                                cache_dtype="uint8")
+        assert cache.numpy().tobytes() == want(scale_bits, code), ue8m0
+    cache = torch.full((2, 1728), POISON, dtype=torch.uint8)
+    with pytest.raises(kvgold.Error) as e:
+        concat_and_cache_ds_mla(kv_c[:, :448], k_pe, cache, slots,
+                                preset="flashmla-model1", block_size=2,
+                                use_ue8m0=True, cache_dtype="uint8")
+    assert e.value.tensor == "use_ue8m0"
+    assert "flashmla-model1 has no use_ue8m0" in str(e.value)
+    assert cache.numpy().tobytes() == bytes([POISON]) * 2 * 1728
 
 
 def test_copy_leaves_the_cache():

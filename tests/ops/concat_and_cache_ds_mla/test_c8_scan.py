@@ -10,6 +10,7 @@ docs/concat_and_cache_ds_mla.md, [nope e4m3 0..512 | scale fp32 x4
 import os
 
 import numpy as np
+import pytest
 
 import scan_dumps as sd
 
@@ -18,11 +19,11 @@ ROW, LAST = 656, 11
 SAMPLE = "vllm_rows_skip_negative"
 
 
-def _scan(cli, tmp_path, calls, fmt="bin"):
+def _scan(cli, tmp_path, calls, fmt="bin", args=()):
     root = str(tmp_path)
     rows = [W.e2e(c, root, "c%d" % i, fmt) for i, c in enumerate(calls)]
     csv = W.write_csv(str(tmp_path / "cases.csv"), rows)
-    rc, doc, err = sd.scan(cli, root, "--csv", csv)
+    rc, doc, err = sd.scan(cli, root, "--csv", csv, *args)
     assert doc is not None, err
     return rc, doc
 
@@ -32,16 +33,20 @@ def _fields(call):
     return {f["kind"]: f for f in rows["fields"]}
 
 
-def _vllm_cases():
+def _vllm_cases(ue8m0=False):
+    """The valid vllm-fp8_ds_mla vector cases whose use_ue8m0 is `ue8m0`:
+    vLLM's op has no such argument, so a dump never says it (scan takes
+    it from --attr)."""
     d = os.path.join(sd.VECTORS, W.OP)
-    return sorted(n for n in os.listdir(d) if n.startswith("vllm_"))
+    return sorted(n for n in os.listdir(d) if n.startswith("vllm_") and
+                  bool(W.case(n).attrs.get("use_ue8m0", False)) == ue8m0)
 
 
 def test_every_vllm_case_passes_in_every_file_format(cli, tmp_path):
     """Every vllm-fp8_ds_mla vector case (its e4m3 cache too, and one
     whose scale tensor is NaN: never read) as .bin, .npy and .pt."""
     names = _vllm_cases()
-    assert len(names) == 3
+    assert len(names) >= 3
     for fmt in ("bin", "npy", "pt"):
         rc, doc = _scan(cli, tmp_path / fmt, [W.case(n) for n in names],
                         fmt)
@@ -85,6 +90,70 @@ def test_an_unwritten_row_changed_fails(cli, tmp_path):
     assert not set(bad) & {"scales", "payload", "pass-through"}, bad
     assert "slot 1 (not written): nope byte 7" in \
         doc["calls"][0]["report"]["results"][0]["reason"]
+
+
+def _ue8m0_call():
+    """SAMPLE with every written token's kv_c all 1.0 (the skipped ones
+    keep their NaN / Inf): amax 1, v = 1/448 in (2^-9, 2^-8]. Under
+    use_ue8m0 (vLLM PR #49435) each written row is [0x78 x 512 (1 / 2^-8
+    = 256) | 2^-8 (0x3B800000) x 4 | k_pe's row]: the post-call cache
+    stated here, not computed by kvgold. Without use_ue8m0 the kernel
+    stores fl(1/448) (0x3B124925) and codes 448 (0x7E)."""
+    c = W.case(SAMPLE)
+    kv_c, k_pe = c.inputs["kv_c"][1], c.inputs["k_pe"][1]
+    slots = c.inputs["slot_mapping"][1].reshape(-1)
+    kv_c = kv_c.reshape(len(slots), 512)
+    post = c.inputs["kv_cache"][1].copy().reshape(-1, ROW)
+    pe = k_pe.reshape(len(slots), 64)
+    for t, s in enumerate(int(x) for x in slots):
+        if s < 0:
+            continue
+        kv_c[t] = 0x3F80
+        post[s, :512] = 0x78
+        post[s, 512:528] = np.frombuffer(
+            np.array([0x3B800000] * 4, "<u4").tobytes(), np.uint8)
+        post[s, 528:] = np.frombuffer(pe[t].astype("<u2").tobytes(),
+                                      np.uint8)
+    c.post["kv_cache"] = (c.post["kv_cache"][0],
+                          post.reshape(c.post["kv_cache"][1].shape))
+    return c
+
+
+def test_use_ue8m0_comes_from_attr(cli, tmp_path):
+    """vLLM's concat_and_cache_mla has no use_ue8m0 argument (vLLM reads
+    ds_mla_use_ue8m0_scale()), so a dump of a ue8m0 vLLM is judged with
+    --attr use_ue8m0=true: PASS; without it, kvgold's row is the kernel
+    before PR #49435 and the call FAILs on its scales (and codes), a
+    written slot named - loudly, never a silent PASS."""
+    c = _ue8m0_call()
+    rc, doc = _scan(cli, tmp_path / "attr", [c],
+                    args=("--attr", "use_ue8m0=true"))
+    assert rc == 0, [(x["id"], x["reason"]) for x in doc["calls"]]
+    assert [x["verdict"] for x in doc["calls"]] == ["PASS"]
+    rc, doc = _scan(cli, tmp_path / "none", [_ue8m0_call()])
+    assert rc != 0 and doc["calls"][0]["verdict"] == "FAIL"
+    fields = _fields(doc["calls"][0])
+    assert fields["scales"]["verdict"] != "PASS"
+    assert fields["payload"]["verdict"] != "PASS"
+    assert fields["pass-through"]["verdict"] == "PASS"
+    written = set(int(x) for x in c.inputs["slot_mapping"][1].reshape(-1)
+                  if x >= 0)
+    assert LAST in written
+    assert fields["scales"]["places"][0]["slot"] in written
+
+
+def test_every_vllm_ue8m0_case_passes_with_the_attr(cli, tmp_path):
+    """The generator's vllm_ue8m0_* cases (its use_ue8m0 branch), as one
+    ops-test-kit dump judged with --attr use_ue8m0=true."""
+    names = _vllm_cases(ue8m0=True)
+    if not names:
+        pytest.skip("no vllm_ue8m0_* vector case in this tree yet (the "
+                    "generator's use_ue8m0 branch writes them)")
+    rc, doc = _scan(cli, tmp_path, [W.case(n) for n in names],
+                    args=("--attr", "use_ue8m0=true"))
+    assert rc == 0, [(c["id"], c["reason"]) for c in doc["calls"]
+                     if c["verdict"] != "PASS"]
+    assert doc["summary"]["passed"] == len(names)
 
 
 def test_msprobe_records_are_not_judged(cli, tmp_path):

@@ -17,6 +17,9 @@
  *   - A2/A3 int8: scale = amax * fl(1/127) (0x3C010204), q = rint(y *
  *     fl(fl(1/amax) * 127)); 448 -> 127, 1 -> rint(0.28) = 0, -3 ->
  *     rint(-0.85) = -1; 0.5 -> 0.5 * 254 = 127.
+ * vllm-fp8_ds_mla with use_ue8m0 (vLLM PR #49435): scale 2^k, k the
+ * least integer with 2^k >= max(amax / 448, 1e-4), stored as fp32 -
+ * vllm_ue8m0() lists each tile's k and codes.
  * flashmla-model1 (FlashMLA tests/quant.py MODEL1_FP8Sparse), tiles of
  * 64: scale 2^k, k the least integer with 2^k >= max(amax / 448, 1e-4),
  * byte k + 127, q = e4m3(x / 2^k) - model1_tiles() below lists each
@@ -470,6 +473,79 @@ static void scale_tensor(void **state)
     refused(&c, "scale", "has no scale");
 }
 
+/* vllm-fp8_ds_mla with use_ue8m0, cache [2, 2, 656]: token 0 -> slot 3
+ * (tiles()), token 1 -> slot 0, token 2 (-1, its NaN never read)
+ * skipped; scale tensor NaN (unread). Each tile's v = amax / 448, s = 2^k
+ * the least power of two >= max(v, 1e-4) (fl(1e-4) is in (2^-14,
+ * 2^-13]), stored as fp32, codes e4m3(x / 2^k) nearest-even:
+ *   token 0: 448 -> v 1, s 1 (0x3F800000), codes as fp8_codes(); all
+ *     zero -> floor, s 2^-13 (0x39000000), codes 0; all 0.5 -> v 1/896
+ *     in (2^-10, 2^-9]: s rounds UP to 2^-9 (0x3B000000; without
+ *     use_ue8m0 0x3A924925), 0.5 / 2^-9 = 256 -> 0x78; 896 -> v 2, s 2;
+ *   token 1: 336 among 1.0 -> v 0.75, s 1 (PR #49435's example), 336 =
+ *     1.3125 * 2^8 is an e4m3 midpoint of 320 / 352 -> even 320 (0x7A),
+ *     1 -> 0x38; all 0x3D60 (7 * 2^-7 = 448 * 2^-13) -> v 2^-13
+ *     exactly, no step up, codes 448 (0x7E); all 0x3D61 (one bf16
+ *     above) -> s 2^-12 (0x39800000), x / s = 225 -> 224 (0x76); all
+ *     2^-15 with a -0 -> v below the floor, s 2^-13, codes 0.25 (0x28)
+ *     and -0 (0x80). */
+static void vllm_ue8m0(void **state)
+{
+    static call c;
+    const int64_t shape[3] = {2, 2, ROW}, slots[3] = {3, 0, -1};
+    const kvg_dtype cdts[2] = {KVG_UINT8, KVG_FP8_E4M3FN};
+    static unsigned char want[CMAX];
+    unsigned char *r;
+    float nan_scale = float_of(0x7FC00000u);
+    kvg_tensor sc;
+    kvg_diag d;
+    int k;
+    (void)state;
+
+    for (k = 0; k < 2; k++) {
+        setup(&c, KVG_CCDM_VLLM_FP8_DS_MLA, 3, KVG_INT64, slots, cdts[k], 3,
+              shape);
+        c.a.use_ue8m0 = 1;
+        sc = kvg_tensor_make(&nan_scale, 4, KVG_FP32, 0, NULL);
+        c.a.scale = &sc;
+        tiles(c.kb, 0);
+        put16(c.kb + 1024, 0x43A8); /* token 1: 336, then 1.0 */
+        fill16(c.kb + 1024 + 256, 128, 0x3D60);
+        fill16(c.kb + 1024 + 512, 128, 0x3D61);
+        fill16(c.kb + 1024 + 768, 128, 0x3800);
+        put16(c.kb + 1024 + 768 + 2 * 9, 0x8000);
+        put16(c.kb + 2048 + 10, 0x7FC0); /* skipped token: never read */
+        assert_int_equal(run(&c, &d), KVG_OK);
+        memcpy(want, c.before, sizeof want);
+        r = want + 3 * ROW;
+        fp8_codes(r);
+        memset(r + 256, 0x78, 128);
+        put32(r + 512, 0x3F800000u);
+        put32(r + 516, 0x39000000u);
+        put32(r + 520, 0x3B000000u);
+        put32(r + 524, 0x40000000u);
+        memcpy(r + 528, c.pb, 128);
+        r = want;
+        memset(r, 0x38, 128);
+        r[0] = 0x7A;
+        memset(r + 128, 0x7E, 128);
+        memset(r + 256, 0x76, 128);
+        memset(r + 384, 0x28, 128);
+        r[384 + 9] = 0x80;
+        put32(r + 512, 0x3F800000u);
+        put32(r + 516, 0x39000000u);
+        put32(r + 520, 0x39800000u);
+        put32(r + 524, 0x39000000u);
+        memcpy(r + 528, c.pb + 128, 128);
+        kvgt_assert_bytes_equal(c.cb, want, 4 * ROW, "vllm use_ue8m0");
+    }
+    /* the attribute is vllm-fp8_ds_mla's: refused by the others */
+    setup(&c, KVG_CCDM_ASCEND_SFA_C8, 2, KVG_INT32, slots, KVG_INT8, 3,
+          shape);
+    c.a.use_ue8m0 = 1;
+    refused(&c, "use_ue8m0", "ascend-sfa-c8 has no use_ue8m0");
+}
+
 /* ---- flashmla-model1 ---------------------------------------------------- */
 
 /* model1: kv_c [tokens, 448], k_pe [tokens, 64] (token t's k_pe 0x4000 +
@@ -676,6 +752,9 @@ static void model1_refusals(void **state)
           (const int64_t[2]){4, ROW});
     c.a.block_size = 64;
     refused(&c, "block_size", "vllm-fp8_ds_mla has no block_size");
+    setup_m1(&c, 2, KVG_INT64, ok, KVG_UINT8, shape, 2, 1);
+    c.a.use_ue8m0 = 1; /* model1's scales are E8M0 already */
+    refused(&c, "use_ue8m0", "flashmla-model1 has no use_ue8m0");
 }
 
 /* The compare hook: each preset's byte map on a [2, 2, 656] cache. */
@@ -785,6 +864,7 @@ int main(void)
         cmocka_unit_test(rms_multiplies_by_rstd),
         cmocka_unit_test(refusals),
         cmocka_unit_test(scale_tensor),
+        cmocka_unit_test(vllm_ue8m0),
         cmocka_unit_test(row_layout_hook),
         cmocka_unit_test(model1_rows),
         cmocka_unit_test(model1_refusals),

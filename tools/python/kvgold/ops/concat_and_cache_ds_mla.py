@@ -8,7 +8,8 @@ it by (docs/concat_and_cache_ds_mla.md, "Python functions"):
   row this operator is (preset vllm-fp8_ds_mla); kv_cache updated in
   place, None returned, as there.
 - concat_and_cache_ds_mla: the operator with kvgold's names, any
-  preset (flashmla-model1, DeepSeek-V4's 584-byte row, takes block_size).
+  preset (flashmla-model1, DeepSeek-V4's 584-byte row, takes block_size;
+  vllm-fp8_ds_mla takes use_ue8m0, vLLM's power-of-two tile scales).
   The Ascend path (preset ascend-sfa-c8) has no call of its own:
   vllm-ascend's custom_kv_rmsnorm_rope runs torch_npu's npu_rms_norm,
   npu_interleave_rope and the block quant and the caller scatters the
@@ -86,8 +87,8 @@ def concat_and_cache_ds_mla(
         cos: Optional[TensorLike] = None, sin: Optional[TensorLike] = None,
         epsilon: float = 1e-5, scale: Any = None,
         reduce_order: Optional[str] = None, block_size: int = 0,
-        cache_dtype: Optional[str] = None, dtypes: DTypes = None,
-        inplace: bool = True) -> Tuple[TensorLike]:
+        use_ue8m0: bool = False, cache_dtype: Optional[str] = None,
+        dtypes: DTypes = None, inplace: bool = True) -> Tuple[TensorLike]:
     """The operator with case.json's names. preset "ascend-sfa-c8"
     (gamma, cos, sin required; kv_cache int8 on A3, float8_e4m3fn on A5)
     or "vllm-fp8_ds_mla" (also spelled as vLLM's kv_cache_dtype
@@ -97,6 +98,9 @@ def concat_and_cache_ds_mla(
     kv_cache [num_blocks, block_bytes] uint8 or float8_e4m3fn with
     block_bytes = ceil(block_size * 584 / 576) * 576; block_size, its
     tokens a block, required there and refused elsewhere).
+    use_ue8m0 (vllm-fp8_ds_mla only; vLLM PR #49435, what vLLM reads from
+    ds_mla_use_ue8m0_scale()): each tile's fp32 scale is 2^k, the least
+    power of two >= max(amax / 448, 1e-4), and the codes are x / 2^k.
     reduce_order is kvgold's option (the Ascend RmsNorm's sum order).
     Returns (kv_cache,): updated in place, or an updated copy with
     inplace=False."""
@@ -104,7 +108,7 @@ def concat_and_cache_ds_mla(
                         sin=sin, slot_mapping=slot_mapping,
                         kv_cache=kv_cache, scale=_scale(scale)),
                dict(preset=_preset(preset), epsilon=float(epsilon),
-                    block_size=int(block_size)),
+                    block_size=int(block_size), use_ue8m0=bool(use_ue8m0)),
                dict(reduce_order=reduce_order),
                _dtypes(cache_dtype, dtypes), inplace)
     return (out["kv_cache"],)
@@ -113,14 +117,17 @@ def concat_and_cache_ds_mla(
 def concat_and_cache_mla(
         kv_c: TensorLike, k_pe: TensorLike, kv_cache: TensorLike,
         slot_mapping: TensorLike, kv_cache_dtype: str, scale: Any, *,
-        cache_dtype: Optional[str] = "uint8") -> None:
+        use_ue8m0: bool = False, cache_dtype: Optional[str] = "uint8"
+        ) -> None:
     """vLLM's torch.ops._C_cache_ops.concat_and_cache_mla with
     kv_cache_dtype "fp8_ds_mla": kv_cache ([num_blocks, block_size, 656]
     uint8 bytes, as vLLM allocates it, hence cache_dtype's default)
     updated in place; returns None. Another kv_cache_dtype ("auto",
     "fp8", ...) writes another row, which this operator is not: refused.
     scale (one float32 tensor; a number is taken too) is read and, as by
-    the ds_mla kernel, not used."""
+    the ds_mla kernel, not used. use_ue8m0 is no argument of vLLM's op
+    (vLLM reads ds_mla_use_ue8m0_scale(), PR #49435): say here what the
+    vLLM replayed had - True, power-of-two tile scales."""
     if kv_cache_dtype != "fp8_ds_mla":
         raise Error(PARAM_INVALID, "kv_cache_dtype: %r; kvgold models "
                     "concat_and_cache_mla with \"fp8_ds_mla\" only (the "
@@ -128,4 +135,4 @@ def concat_and_cache_mla(
                     % (kv_cache_dtype,), "kv_cache_dtype")
     concat_and_cache_ds_mla(kv_c, k_pe, kv_cache, slot_mapping,
                             preset="vllm-fp8_ds_mla", scale=scale,
-                            cache_dtype=cache_dtype)
+                            use_ue8m0=use_ue8m0, cache_dtype=cache_dtype)
