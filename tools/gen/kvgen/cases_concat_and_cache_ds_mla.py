@@ -383,12 +383,14 @@ def rstd_cases(root):
 
 def vllm_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
               negative=(), designed=None, attrs=None, nan_skipped=False,
-              last=True, scale=np.float32(1.0)):
+              last=True, scale=np.float32(1.0), check=None):
     """Random tokens of shape lead + [512], `designed` ({(token, tile):
     float32 [128]}) written over them; `negative` ((token, slot) pairs)
     are skipped, and with `nan_skipped` the first of them holds NaN and
     Inf (a skipped token is never read); `scale` vLLM's scale tensor
-    (0-d as vLLM's layer._k_scale; never read by the kernel)."""
+    (0-d as vLLM's layer._k_scale; never read by the kernel); `check`
+    (ins, attrs), when given, asserts what the case is for before it is
+    written."""
     rng = np.random.RandomState(seed)
     n = int(np.prod(lead))
     f = random_tokens(rng, n)
@@ -406,8 +408,10 @@ def vllm_case(root, case_id, comment, seed, lead, cache_shape, cache_tag,
                     pe.reshape(lead + (c8.ROPE,)), slots, "int64",
                     poison(rng, cache_shape, cache_tag), cache_tag,
                     scale=scale)
-    return emit(root, case_id, comment, attrs or attrs_of(VLLM), ins,
-                cache_tag)
+    attrs = attrs or attrs_of(VLLM)
+    if check is not None:
+        check(ins, attrs)
+    return emit(root, case_id, comment, attrs, ins, cache_tag)
 
 
 def vllm_cases(root):
@@ -616,3 +620,6 @@ def generate(root):
     ascend_refusals(root)
     vllm_refusals(root)
     model1.generate(root)
+    # imported here: it builds its cases with this module's helpers
+    from . import concat_and_cache_ds_mla_ue8m0_cases as ue8m0
+    ue8m0.generate(root)

@@ -19,7 +19,12 @@ kvgold's C:
   e4m3fn(x / s) RNE saturating (kvgen.formats' encoder). Row [q 512 | 4
   fp32 scales | k_pe bf16 128 B]. The call's `scale` tensor is read by
   concat_and_cache_mla and never by the kernel: not an input of the
-  model.
+  model. With attribute use_ue8m0 (vLLM PR #49435; FlashMLA@520fec6a
+  tests/quant.py:17-18, :35-53, its V32_FP8Sparse branch, the same row):
+  s = 2^k, k the least integer with 2^k >= max(fl(amax / 448), fl(1e-4)),
+  stored as fp32, q = e4m3fn(x / 2^k) - flashmla-model1's rule, imported
+  from kvgen.concat_and_cache_ds_mla_model1 (scale_exponent, pow2_codes),
+  on 128-tiles.
 
 Every product and quotient is one np.float32 ufunc (one binary32 rounding);
 the row is placed at slot s of cache.view(-1, 656) (a [blocks, block_size,
@@ -30,6 +35,7 @@ import numpy as np
 
 from . import amax_block_quant as abq
 from . import arith, formats
+from . import concat_and_cache_ds_mla_model1 as pow2
 
 F32 = np.float32
 NOPE, ROPE, TILE = 512, 64, 128
@@ -135,13 +141,29 @@ def ds_mla_scales(x):
     return np.maximum((amax / E4M3_MAX).astype(F32), FLT_MIN).astype(F32)
 
 
-def ds_mla_segments(ins):
-    x = formats.bf16_decode(ins["kv_c"]).astype(F32)
-    s = ds_mla_scales(x)
+def ue8m0_quant(x):
+    """x [T, 512] float32 (finite) -> (codes uint8 [T, 512], scales
+    float32 [T, 4]): use_ue8m0's power-of-two tile scales, flashmla-model1's
+    rule (its scale_exponent and pow2_codes) on 128-tiles."""
     t = x.shape[0]
-    z = (x.reshape(t, -1, TILE) / s[:, :, None]).astype(F32)
-    # scaled_convert: __nv_cvt_float_to_fp8(x / scale, __NV_SATFINITE, E4M3)
-    q = formats.e4m3fn_encode(z.reshape(t, NOPE), "sat").astype(np.uint8)
+    tiles = x.reshape(t, -1, TILE)
+    k = pow2.scale_exponent(np.abs(tiles).max(axis=2))
+    return (pow2.pow2_codes(tiles, k).reshape(t, NOPE),
+            pow2.pow2_scale(k))
+
+
+def ds_mla_segments(ins, use_ue8m0=False):
+    x = formats.bf16_decode(ins["kv_c"]).astype(F32)
+    t = x.shape[0]
+    if use_ue8m0:
+        assert np.all(np.isfinite(x)), "a valid case with non-finite kv_c"
+        q, s = ue8m0_quant(x)
+    else:
+        s = ds_mla_scales(x)
+        z = (x.reshape(t, -1, TILE) / s[:, :, None]).astype(F32)
+        # scaled_convert: __nv_cvt_float_to_fp8(x / scale, __NV_SATFINITE,
+        # E4M3)
+        q = formats.e4m3fn_encode(z.reshape(t, NOPE), "sat").astype(np.uint8)
     return {"nope": q, "scale": le_bytes(s.view(np.uint32), "<u4"),
             "rope": le_bytes(ins["k_pe"], "<u2")}
 
@@ -177,6 +199,8 @@ def golden(ins, attrs, cache_tag, norm=rms_norm_rstd):
     ascend_front's."""
     a = full_attrs(attrs)
     preset = a["preset"]
+    assert preset == "vllm-fp8_ds_mla" or not a.get("use_ue8m0", False), \
+        "use_ue8m0 is vllm-fp8_ds_mla's"
     slots = np.asarray(ins["slot_mapping"], dtype=np.int64).reshape(-1)
     keep = kept(preset, slots)
     tok = {}
@@ -192,7 +216,7 @@ def golden(ins, attrs, cache_tag, norm=rms_norm_rstd):
         tok["gamma"] = ins["gamma"]
         pieces = ascend_segments(tok, a, cache_tag, norm)
     else:
-        pieces = ds_mla_segments(tok)
+        pieces = ds_mla_segments(tok, a.get("use_ue8m0", False))
     rows = np.zeros((int(keep.sum()), ROW), dtype=np.uint8)
     for s in row_map(preset, cache_tag):
         assert pieces[s["name"]].shape[1] == s["bytes"], s

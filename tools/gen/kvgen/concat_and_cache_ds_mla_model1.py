@@ -26,7 +26,7 @@ branch :55-75. Read there, written here in kvgen's own terms:
 
 ceil_log2_self_check() is the proof, run at every generation, that the
 exact k used here is FlashMLA's pow(2, ceil(log2(.))) for every positive
-finite bf16 amax (module doc of that function); e4m3_self_check() that
+finite bf16 amax (module doc of that function); pow2_codes() checks that
 kvgen.formats' e4m3fn encoder agrees with a nearest-value search over the
 256 decoded codes on every quotient a case produces.
 """
@@ -62,22 +62,37 @@ def scale_exponent(amax):
     return np.where(m == 0.5, e - 1, e).astype(np.int64)
 
 
+def pow2_scale(k):
+    """2^k as float32 (k from scale_exponent: -13 <= k <= 120, normal)."""
+    return np.ldexp(np.ones(np.shape(k), dtype=F32), k).astype(F32)
+
+
+def pow2_codes(tiles, k):
+    """tiles float32 [T, n, w] (finite), k int64 [T, n] from
+    scale_exponent -> e4m3fn RNE codes uint8 [T, n, w] of tiles / 2^k.
+    The rule's payload, whatever the tile width (vLLM's use_ue8m0 rows
+    use it with 128-tiles: kvgen.concat_and_cache_ds_mla)."""
+    q = (tiles / pow2_scale(k)[:, :, None]).astype(F32)
+    exact = tiles.astype(np.float64) / np.ldexp(1.0, k)[:, :, None]
+    assert np.all(np.abs(exact) <= 448.0), "a quotient above 448"
+    codes = formats.e4m3fn_encode(q, "sat")
+    # the fp32 quotient is x / 2^k exactly unless it underflows, far below
+    # e4m3's smallest subnormal: the codes of the exact quotient are equal
+    assert np.array_equal(codes, formats.e4m3fn_encode(exact, "sat")), \
+        "fp32 quotient changed a code"
+    assert np.array_equal(e4m3_nearest(exact), codes), \
+        "e4m3fn encoder != nearest-code search"
+    return codes.astype(np.uint8)
+
+
 def quantize_tiles(x):
     """x float32 [T, 448] (finite) -> (codes uint8 [T, 448], E8M0 bytes
     uint8 [T, 7])."""
     t = x.shape[0]
     tiles = x.reshape(t, TILES, TILE)
     k = scale_exponent(np.abs(tiles).max(axis=2))
-    scale = np.ldexp(np.ones(k.shape, dtype=F32), k).astype(F32)
-    q = (tiles / scale[:, :, None]).astype(F32)
-    exact = tiles.astype(np.float64) / np.ldexp(1.0, k)[:, :, None]
-    assert np.all(np.abs(exact) <= 448.0), "a quotient above 448"
-    codes = formats.e4m3fn_encode(q.reshape(t, NOPE), "sat")
-    # the fp32 quotient is x / 2^k exactly unless it underflows, far below
-    # e4m3's smallest subnormal: the codes of the exact quotient are equal
-    assert np.array_equal(codes, formats.e4m3fn_encode(
-        exact.reshape(t, NOPE), "sat")), "fp32 quotient changed a code"
-    return codes.astype(np.uint8), (k + E8M0_BIAS).astype(np.uint8)
+    codes = pow2_codes(tiles, k).reshape(t, NOPE)
+    return codes, (k + E8M0_BIAS).astype(np.uint8)
 
 
 def written_slots(slots):
@@ -100,7 +115,6 @@ def golden(ins, block_size):
     x = formats.bf16_decode(kv).astype(F32)
     assert np.all(np.isfinite(x)), "a valid case with non-finite kv_c"
     codes, e8m0 = quantize_tiles(x)
-    e4m3_self_check(x, e8m0, codes)
     rope = np.ascontiguousarray(pe.astype("<u2")).view(np.uint8)
     for i, s in enumerate(slots[keep]):
         b, r = divmod(int(s), block_size)
@@ -172,10 +186,3 @@ def e4m3_nearest(q):
                     np.argmax(tie, axis=1))
     out = c[pick] | np.where(np.signbit(q).reshape(-1), 0x80, 0)
     return out.astype(np.uint8).reshape(np.shape(q))
-
-
-def e4m3_self_check(x, e8m0, codes):
-    scale = np.ldexp(1.0, e8m0.astype(np.int64) - E8M0_BIAS)
-    q = x.reshape(x.shape[0], TILES, TILE) / scale[:, :, None]
-    assert np.array_equal(e4m3_nearest(q.reshape(x.shape[0], NOPE)),
-                          codes), "e4m3fn encoder != nearest-code search"

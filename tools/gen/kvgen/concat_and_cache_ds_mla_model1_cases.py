@@ -143,15 +143,15 @@ def below_floor_tile(rng):
     return t[rng.permutation(m1.TILE)]
 
 
-def with_amax(rng, amax, lo=2.0 ** -8):
-    """A tile: +-amax and random bf16 values of magnitude in [lo*amax,
-    amax)."""
-    mag = float(amax) * 2.0 ** rng.uniform(np.log2(lo), 0, m1.TILE)
+def with_amax(rng, amax, lo=2.0 ** -8, n=m1.TILE):
+    """A tile of n: +-amax and random bf16 values of magnitude in
+    [lo*amax, amax)."""
+    mag = float(amax) * 2.0 ** rng.uniform(np.log2(lo), 0, n)
     t = np.minimum(formats.bf16_decode(bf16(mag.astype(F32))), F32(amax))
-    t = t.astype(F32) * np.where(rng.randint(0, 2, m1.TILE) == 0, -1,
+    t = t.astype(F32) * np.where(rng.randint(0, 2, n) == 0, -1,
                                  1).astype(F32)
     t[0], t[1] = F32(amax), F32(-amax)
-    return t[rng.permutation(m1.TILE)]
+    return t[rng.permutation(n)]
 
 
 def zero_tiles(root):
