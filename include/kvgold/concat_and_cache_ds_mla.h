@@ -57,10 +57,11 @@
  * float8_e4m3fn (the dtype picks the chip), vllm uint8 or float8_e4m3fn.
  *
  * Slots: every preset skips slot < 0 (ascend-sfa-c8: ops-nn's
- * ScatterNdUpdate kernels skip an index outside [0, rows),
- * docs/concat_and_cache_ds_mla.md §2 "Slots (Q14)"; vllm-fp8_ds_mla's kernel and
- * FlashMLA's -1 likewise). All refuse a slot >= the cache's slots and two
- * tokens writing one slot. Rows not written keep every byte.
+ * ScatterNdUpdate kernels skip an index outside [0, rows), see
+ * docs/concat_and_cache_ds_mla.md section 2, "Slots (Q14)";
+ * vllm-fp8_ds_mla's kernel and FlashMLA's -1 likewise). All refuse a
+ * slot >= the cache's slots and two tokens writing one slot. Rows not
+ * written keep every byte.
  *
  * Refused (161002), besides dtypes and shapes: a non-finite input value in
  * a written token; an a2a3 all-zero tile (DBQ a2a3: 0 * inf); an ascend950
