@@ -27,7 +27,7 @@ const char *const kvg_cli_explain_layout_help =
     "padding, bytes the kernel leaves unset or never writes), its byte\n"
     "range, dtype and\n"
     "element count; then where slot s lives (block s / block_size at\n"
-    "position s %% block_size). A layout over two tensors (scales in a\n"
+    "position s % block_size). A layout over two tensors (scales in a\n"
     "tensor of their own) prints each tensor's map under its name, with\n"
     "the other tensor named where a scale and its payload are apart.\n"
     "It is the layout the operator writes and\n"
@@ -190,6 +190,46 @@ static void print_heads(const kvg_row_layout *l, int k, FILE *out)
     fputc('\n', out);
 }
 
+/* "  a slot: 584 bytes (576 + 8); bytes [2336, 2880) of each block are
+ * written by no slot" - what tells a 576-, 584- or 656-byte row apart at
+ * a glance. Only for one head, no tiles and no pieces (the plain
+ * block-major and per-slot layouts), where a slot's bytes are its
+ * regions' strides. */
+static void print_slot_bytes(const kvg_row_layout *l, int k, FILE *out)
+{
+    int64_t bytes = 0, used = 0;
+    int r, n = 0;
+    const char *sep;
+
+    if (l->heads > 1)
+        return;
+    for (r = 0; r < l->segments; r++)
+        if (l->region_tensor[l->seg[r].region] == k && l->seg[r].piece > 0)
+            return; /* NZ pieces: a slot's bytes are not its stride */
+    for (r = 0; r < l->regions; r++) {
+        if (l->region_tensor[r] != k)
+            continue;
+        if (l->tile[r] > 0)
+            return;
+        bytes += l->slot_stride[r];
+        n++;
+        if (l->region_offset[r] + l->slot_stride[r] * l->block_size > used)
+            used = l->region_offset[r] + l->slot_stride[r] * l->block_size;
+    }
+    fprintf(out, "  a slot: %lld bytes", (long long)bytes);
+    for (r = 0, sep = " ("; n > 1 && r < l->regions; r++)
+        if (l->region_tensor[r] == k) {
+            fprintf(out, "%s%lld", sep, (long long)l->slot_stride[r]);
+            sep = " + ";
+        }
+    if (n > 1)
+        fputc(')', out);
+    if (used < l->block_stride[k])
+        fprintf(out, "; bytes [%lld, %lld) of each block are written by no "
+                "slot", (long long)used, (long long)l->block_stride[k]);
+    fputc('\n', out);
+}
+
 /* The map of tensor `k` of the layout (the one named `name`): its
  * regions, and where a slot's part of each is. */
 static void print_layout(const char *name, const kvg_tensor *t,
@@ -223,6 +263,7 @@ static void print_layout(const char *name, const kvg_tensor *t,
                     "%lld", r, (long long)l->region_offset[r],
                     (long long)l->slot_stride[r]);
     fputc('\n', out);
+    print_slot_bytes(l, k, out);
     print_heads(l, k, out);
     fprintf(out, "  %lld blocks, %lld slots\n", (long long)l->blocks,
             (long long)(l->blocks * l->block_size));

@@ -22,6 +22,9 @@ c8_explain_layout)
   has "[512, 528)    scale     scale      fp32                4  one per group of nope"
   has "[528, 656)    copy      rope       bf16               64"
   has "slot s: block s / 4, position s % 4; block b at byte b * 2624"
+  has "  a slot: 656 bytes"
+  expect 0 "$K" explain-layout --help
+  has "position s % block_size)"
   expect 0 "$K" explain-layout "$D/ascend_a2_int8_rows"
   has "kv_cache (int8, 5248 bytes): ascend-sfa-c8"
   has "[0, 512)      payload   nope       int8              512  groups of 128: 4, scaled by scale"
@@ -98,6 +101,7 @@ JSON
   has "[0, 7)        scale     scale      e8m0                7  one per group of nope"
   has "[7, 8)        ignored   pad        uint8               1  never written; any value"
   has "region 1 at + 1152, slot position p at + p * 8"
+  has "a slot: 584 bytes (576 + 8); bytes [1168, 1728) of each block are written by no slot"
   expect 0 "$K" run $C --out npu
   expect 0 "$K" compare $C npu
   has "kvgold says PASS"
