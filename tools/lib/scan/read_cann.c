@@ -178,11 +178,10 @@ static kvg_status fp4_pairs(kvg_scan_arg *a, const char *what,
         (a->dtype != KVG_FP4_E2M1 && a->dtype != KVG_FP4_E1M2))
         return KVG_OK;
     (void)snprintf(where, sizeof where, "%s.shape", what);
-    if (a->rank < 1 || a->shape[a->rank - 1] % 2 != 0)
+    if (!kvg_scan_fp4_pairs(a->rank, a->shape))
         return bad(diag, file, where,
                    "fp4 codes whose last dim is odd or absent: kvgold "
                    "reads fp4 in pairs along the last dim");
-    a->shape[a->rank - 1] /= 2;
     return KVG_OK;
 }
 

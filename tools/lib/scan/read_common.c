@@ -279,6 +279,14 @@ kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
     return KVG_OK;
 }
 
+int kvg_scan_fp4_pairs(int rank, int64_t *shape)
+{
+    if (rank < 1 || shape[rank - 1] % 2 != 0)
+        return 0;
+    shape[rank - 1] /= 2;
+    return 1;
+}
+
 int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
                     uint64_t *nbytes)
 {

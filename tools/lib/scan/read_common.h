@@ -88,6 +88,12 @@ kvg_dtype kvg_scan_acl_dtype(long code);
 kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
                          size_t *len, uint64_t *size, kvg_diag *diag);
 
+/* An fp4 shape a dump counts in codes (a CANN aclnn dump's storage
+ * shape, ops-test-kit's files and CSV) as kvgold's fp4 elements, a byte
+ * of two codes: the last dim halved, 1. 0, shape unchanged, for rank 0
+ * or an odd last dim (a pair would straddle two rows). */
+int kvg_scan_fp4_pairs(int rank, int64_t *shape);
+
 /* Bytes of `rank` dims of `dtype` into *nbytes; 0 on overflow or a
  * negative dim. */
 int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,

@@ -13,7 +13,7 @@
  * with dtype a NumPy name (float16, bfloat16, ...; float4_e2m1 /
  * float4_e1m2 count codes, kvgold's fp4 pairs: a .bin holds the packed
  * bytes and is read, an .npy or .pt holds codes unpacked or flattened and
- * is refused, see fp4_pairs). One format per case
+ * is refused, see kvg_scan_fp4_pairs). One format per case
  * (bin before npy before pt). A .bin input records no shape (ops-test-kit
  * keeps it in the case CSV): it is read with the shape of the golden
  * output its operator writes in place (a cache), or the shape the
@@ -85,20 +85,14 @@ static int is_fp4(kvg_dtype d)
     return d == KVG_FP4_E2M1 || d == KVG_FP4_E1M2;
 }
 
-/* An fp4 shape in ops-test-kit's codes as kvgold's packed pairs: its
- * last dim halved. Its .bin holds pack_4bits' bytes (ttk/utilities/
- * file_utils.py _dump_bin, @202675b6), codes 2k and 2k + 1 of the
+/* An fp4 shape in ops-test-kit's codes becomes kvgold's packed pairs
+ * (kvg_scan_fp4_pairs halves its last dim). Its .bin holds pack_4bits'
+ * bytes (ttk/utilities/file_utils.py _dump_bin, @202675b6), codes 2k
+ * and 2k + 1 of the
  * flattened array in the low and high nibble of byte k (dtypes.py
  * pack_4bits, shift [0, 4], @23e69087) - kvgold's packing - so with an
  * even last dim no byte straddles two rows and the bytes are kvgold's as
- * they lie. 0 (shape unchanged) for rank 0 or an odd last dim. */
-static int fp4_pairs(int rank, int64_t *shape)
-{
-    if (rank < 1 || shape[rank - 1] % 2 != 0)
-        return 0;
-    shape[rank - 1] /= 2;
-    return 1;
-}
+ * they lie. */
 
 int kvg_scan_ttk_name(const char *name, char *role, int *index,
                       kvg_scan_arg *a)
@@ -542,7 +536,7 @@ static int csv_slots(kvg_scan_call *c, const kvg_ttk_row *row)
         if (a->rank < 0) { /* a .bin: the CSV's shape */
             a->rank = rank;
             memcpy(a->shape, shape, (size_t)rank * sizeof a->shape[0]);
-            if (is_fp4(a->dtype) && !fp4_pairs(a->rank, a->shape)) {
+            if (is_fp4(a->dtype) && !kvg_scan_fp4_pairs(a->rank, a->shape)) {
                 shape_text(s1, sizeof s1, rank, shape);
                 return say(c, row, "tensor %d is %s codes of %s: kvgold "
                                    "reads fp4 in pairs along the last dim, "
@@ -637,7 +631,7 @@ static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
         if (is_fp4(a->dtype) && rank <= KVG_MAX_RANK) {
             /* the row counts codes (its want text says so) */
             memcpy(pairs, shape, (size_t)rank * sizeof pairs[0]);
-            if (!fp4_pairs(rank, pairs))
+            if (!kvg_scan_fp4_pairs(rank, pairs))
                 return say(c, row, "tensor %d is %s codes of %s: kvgold "
                                    "reads fp4 in pairs along the last dim, "
                                    "which must be even",
@@ -784,7 +778,7 @@ static int fp4_golden_shapes(kvg_scan_call *c)
         kvg_scan_arg *a = &c->out[i];
         if (a->kind != KVG_SCAN_TENSOR || !is_fp4(a->dtype) || a->rank < 0)
             continue;
-        if (!fp4_pairs(a->rank, a->shape)) {
+        if (!kvg_scan_fp4_pairs(a->rank, a->shape)) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
                            "unreadable: %s/%s: %s codes whose last dim is "
                            "odd or absent: kvgold reads fp4 in pairs along "
