@@ -38,13 +38,12 @@ static const kvg_scan_arg *keyword_arg(const kvg_scan_call *c, const char *kw)
     return NULL;
 }
 
-/* Link k's key argument in call c: positional, or by the keyword the
- * link names for the same position. */
-static const kvg_scan_arg *key_of(const kvg_scan_call *c,
-                                  const kvg_binding_link *k)
+/* Call c's argument given by a keyword link k maps to `entry`, or NULL. */
+static const kvg_scan_arg *entry_by_keyword(const kvg_scan_call *c,
+                                            const kvg_binding_link *k,
+                                            const char *entry)
 {
-    const kvg_scan_arg *a = positional_arg(c, k->key_arg);
-    const char *entry = k->positional[k->key_arg];
+    const kvg_scan_arg *a = NULL;
     int j;
     for (j = 0; a == NULL && k->keywords != NULL &&
                 k->keywords[j] != NULL && k->keywords[j + 1] != NULL;
@@ -52,6 +51,16 @@ static const kvg_scan_arg *key_of(const kvg_scan_call *c,
         if (strcmp(k->keywords[j + 1], entry) == 0)
             a = keyword_arg(c, k->keywords[j]);
     return a;
+}
+
+/* Link k's key argument in call c: positional, or by the keyword the
+ * link names for the same position. */
+static const kvg_scan_arg *key_of(const kvg_scan_call *c,
+                                  const kvg_binding_link *k)
+{
+    const kvg_scan_arg *a = positional_arg(c, k->key_arg);
+    return a != NULL ? a
+                     : entry_by_keyword(c, k, k->positional[k->key_arg]);
 }
 
 static int keyed(const kvg_scan_call *c, const kvg_binding_link *k)
@@ -86,15 +95,21 @@ static size_t window_start(const kvg_scan_list *l, size_t i,
     return j;
 }
 
+/* The product of a's first `rank` dimensions (1 for none). */
+static int64_t elements(const kvg_scan_arg *a, int rank)
+{
+    int64_t n = 1;
+    int i;
+    for (i = 0; i < rank; i++)
+        n *= a->shape[i];
+    return n;
+}
+
 /* The rows of a key argument: its elements over its last dimension (one
  * a token, in every link of a chain). */
 static int64_t rows_of(const kvg_scan_arg *a)
 {
-    int64_t n = 1;
-    int i;
-    for (i = 0; i + 1 < a->rank; i++)
-        n *= a->shape[i];
-    return n;
+    return elements(a, a->rank - 1);
 }
 
 /* Link k's call in [from, to) of the anchor's directory: the count of
@@ -136,11 +151,8 @@ static void gather_arg(const kvg_binding_composite *cp,
         for (n = 0; a == NULL && lk->positional[n] != NULL; n++)
             if (strcmp(lk->positional[n], entry) == 0)
                 a = positional_arg(calls[k], n);
-        for (n = 0; a == NULL && lk->keywords != NULL &&
-                    lk->keywords[n] != NULL && lk->keywords[n + 1] != NULL;
-             n += 2)
-            if (strcmp(lk->keywords[n + 1], entry) == 0)
-                a = keyword_arg(calls[k], lk->keywords[n]);
+        if (a == NULL)
+            a = entry_by_keyword(calls[k], lk, entry);
         if (a != NULL) {
             *out = *a;
             out->name[0] = '\0'; /* bound by position */
@@ -156,15 +168,6 @@ static int index_of(const char *const *list, const char *name)
         if (strcmp(list[i], name) == 0)
             return i;
     return -1;
-}
-
-static int64_t elements(const kvg_scan_arg *a, int rank)
-{
-    int64_t n = 1;
-    int i;
-    for (i = 0; i < rank; i++)
-        n *= a->shape[i];
-    return n;
 }
 
 /* The composite's views: a tensor given the leading dimensions of
