@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
+#include "src/common/half_row.h"
 #include "src/kernels/dispatch.h"
 #include "src/ops/indexer_compress_epilog/internal.h"
 
@@ -203,17 +204,7 @@ static kvg_status check_finite(const kvg_indexer_compress_epilog_args *a,
         code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
         bad |= (code & exp) == exp;
     }
-    for (i = 0; bad && i < d; i++) {
-        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
-        if ((code & exp) == exp)
-            return kvg_diag_set(
-                diag, KVG_ERR_PARAM_INVALID, "x", a->x->rank - 1, t,
-                "x: token %lld, column %lld: %s 0x%04X is not finite "
-                "(refused: what the kernel does with it is not "
-                "established)", (long long)t, (long long)i,
-                kvg_dtype_name(a->x->dtype), code);
-    }
-    return KVG_OK;
+    return bad ? kvg_i_refuse_nonfinite_row(a->x, e, d, t, diag) : KVG_OK;
 }
 
 /* R-BLK128-FP32: s = amax * fl(1/MAX) must not be a binary32 subnormal

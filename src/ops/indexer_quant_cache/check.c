@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
+#include "src/common/half_row.h"
 #include "src/kernels/dispatch.h"
 #include "src/ops/indexer_quant_cache/internal.h"
 
@@ -172,16 +173,8 @@ static kvg_status check_finite(const kvg_indexer_quant_cache_args *a,
         bad |= (code & exp) == exp;
         best = best > (code & 0x7FFFu) ? best : (code & 0x7FFFu);
     }
-    for (i = 0; bad && i < d; i++) {
-        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
-        if ((code & exp) == exp)
-            return kvg_diag_set(
-                diag, KVG_ERR_PARAM_INVALID, "x", a->x->rank - 1, t,
-                "x: token %lld, column %lld: %s 0x%04X is not finite "
-                "(refused: what the kernel does with it is not "
-                "established)", (long long)t, (long long)i,
-                kvg_dtype_name(a->x->dtype), code);
-    }
+    if (bad)
+        return kvg_i_refuse_nonfinite_row(a->x, e, d, t, diag);
     *rowmax = a->x->dtype == KVG_FP16 ? kvg_fp16_to_f32((uint16_t)best)
                                       : kvg_bf16_to_f32((uint16_t)best);
     return KVG_OK;

@@ -1,0 +1,43 @@
+/*
+ * src/common/half_row.h - the refusal of a non-finite element in an
+ * fp16 / bf16 row of x, in one wording for the operators that refuse it
+ * so (what their kernels' reductions and casts do with one is not
+ * established, quant_epilogs.md Q3). Names no operator.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef KVGOLD_SRC_HALF_ROW_H
+#define KVGOLD_SRC_HALF_ROW_H
+
+#include <stdint.h>
+
+#include "kvgold/status.h"
+#include "kvgold/dtype.h"
+#include "kvgold/tensor.h"
+
+/* Token t's first non-finite element (its row e: d little-endian 16-bit
+ * codes of x) refused, naming token, column, dtype and code; KVG_OK for
+ * a finite row. The slow path: a caller's vectorised pass (one without
+ * an exit) has found that the row holds one. */
+static inline kvg_status kvg_i_refuse_nonfinite_row(const kvg_tensor *x,
+                                                    const unsigned char *e,
+                                                    int64_t d, int64_t t,
+                                                    kvg_diag *diag)
+{
+    const unsigned exp = x->dtype == KVG_FP16 ? 0x7C00u : 0x7F80u;
+    unsigned code;
+    int64_t i;
+
+    for (i = 0; i < d; i++) {
+        code = (unsigned)e[2 * i] | (unsigned)e[2 * i + 1] << 8;
+        if ((code & exp) == exp)
+            return kvg_diag_set(
+                diag, KVG_ERR_PARAM_INVALID, "x", x->rank - 1, t,
+                "x: token %lld, column %lld: %s 0x%04X is not finite "
+                "(refused: what the kernel does with it is not "
+                "established)", (long long)t, (long long)i,
+                kvg_dtype_name(x->dtype), code);
+    }
+    return KVG_OK;
+}
+
+#endif /* KVGOLD_SRC_HALF_ROW_H */
