@@ -14,8 +14,9 @@
 #                    (src/kernels/dispatch.h);
 #   ci-gcc-baseline  gcc, Release, KVG_DISPATCH=OFF: the x86-64 baseline
 #                    (SSE2) build of the row kernels, through every C test
-#                    that reaches them, the 2^32 row-codec sweeps included
-#                    (the codec sweeps of stage 1 do not depend on dispatch;
+#                    that reaches them and every 7th pattern of the row-codec
+#                    sweeps (stage 1 sweeps all 2^32; its codec sweeps do not
+#                    depend on dispatch;
 #                    the Python package, ~55 s here, reaches the kernels only
 #                    through the entry points test_vectors walks with every
 #                    vector, and runs in the three other stages);
@@ -25,8 +26,8 @@
 #                    same objects as the archive kvgold_internal);
 #   ci-asan          clang, AddressSanitizer + UBSan: every test (sweeps
 #                    sampled), plus a bounded libFuzzer run of every fuzz
-#                    target (label fuzz, ~3.5 min total: the scan
-#                    readers 45 s each, the others 15 s).
+#                    target (label fuzz, ~2.5 min wall: the scan
+#                    readers 30 s each, the others 12 s).
 #
 #   sh tools/test.sh                 every stage
 #   sh tools/test.sh ci-gcc-shared   the named stages only
