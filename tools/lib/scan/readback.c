@@ -231,7 +231,12 @@ static void link_one(kvg_scan_call *c, const missing *x)
     if (c->n_out <= x->out)
         c->n_out = x->out + 1;
     a.read_back = 1;
-    (void)snprintf(a.name, sizeof a.name, "%.40s %s", key_of(id), where);
+    /* the record's key cut before its place in it, if either must be */
+    (void)snprintf(a.name, sizeof a.name, "%.*s %s",
+                   strlen(where) + 2 < sizeof a.name
+                       ? (int)(sizeof a.name - 2 - strlen(where))
+                       : 0,
+                   key_of(id), where);
     c->out[x->out] = a;
     if (used < sizeof c->read_back)
         (void)snprintf(c->read_back + used, sizeof c->read_back - used,
