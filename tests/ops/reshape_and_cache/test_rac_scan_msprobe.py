@@ -179,21 +179,22 @@ def test_read_back_of_another_layers_cache_is_not_judged(cli, tmp_path):
 
 
 def test_read_back_skips_a_writer_of_another_operator(cli, tmp_path):
-    """A ScatterPaKvCache record between the write and the attention takes
-    caches of the same shape (here the pre-call ones, as another layer's
-    zero-initialised caches would be): a writer is never a reader, so the
-    attention's copies are the ones judged (PASS; taking the writer's
-    pre-call caches would have failed every written row)."""
+    """A record of another in-place operator (the spkc scan writer's
+    torch_npu form) between the write and the attention takes caches of
+    the same shape - here the pre-call ones, as another layer's
+    zero-initialised caches would be: a writer is never a reader, so the
+    attention's copies are the ones judged (PASS; the writer's pre-call
+    caches would fail every written row)."""
     call = rac.case("nd_fp16")
-    spkc = "npu_scatter_pa_kv_cache"  # in place, returns None
+    spkc = sd.op("spkc")
 
     def write(step):
         rac.msprobe(step, call)
-        args = [call.inputs[n] for n in ("key", "value", "key_cache",
-                                         "value_cache", "slot_mapping")]
-        step.call("NPU", spkc, args, {}, [])
+        # the same five tensors by the same names, cache_mode Norm
+        spkc.msprobe(step, call)
         _reader(step, call.post["key_cache"], call.post["value_cache"])
     rc, doc = _scan_rb(cli, tmp_path, write)
     c = doc["calls"][0]
     assert c["verdict"] == "PASS", c
-    assert spkc not in c["read_back"] and READER in c["read_back"]
+    assert doc["calls"][1]["op"] == spkc.OP
+    assert spkc.TORCH not in c["read_back"] and READER in c["read_back"]
