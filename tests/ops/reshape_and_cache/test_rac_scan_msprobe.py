@@ -198,3 +198,31 @@ def test_read_back_skips_a_writer_of_another_operator(cli, tmp_path):
     assert c["verdict"] == "PASS", c
     assert doc["calls"][1]["op"] == spkc.OP
     assert spkc.TORCH not in c["read_back"] and READER in c["read_back"]
+
+
+def test_read_back_stops_at_a_record_it_cannot_parse(cli, tmp_path):
+    """A record between the write and the attention that cannot be parsed
+    may be the one that reads the caches: the search ends there, NOT
+    JUDGED naming it, never a link to the attention after it."""
+    call = rac.case("nd_fp16")
+
+    def write(step):
+        rac.msprobe(step, call)
+        step.call("NPU", "npu_unknown", [], {}, [])
+        _reader(step, call.post["key_cache"], call.post["value_cache"])
+    step = sd.MsprobeStep(str(tmp_path / "dump"), "npy")
+    write(step)
+    step.save()
+    path = tmp_path / "dump" / "step0" / "rank0" / "dump.json"
+    text = path.read_text()
+    # the one record without arguments gets a bare word: its brackets
+    # still balance, so only this record is malformed
+    assert text.count('"input_args": []') == 1
+    bad = text.replace('"input_args": []', '"input_args": [tru]')
+    path.write_text(bad)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", err
+    assert c["read_back"] is None
+    assert ("step0/rank0:NPU.npu_unknown.0.forward, which may read it, "
+            "cannot be read") in c["reason"], c["reason"]
