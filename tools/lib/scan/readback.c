@@ -36,14 +36,18 @@ typedef struct missing {
     const char *name;
     int out;                 /* its index among the form's outputs */
     const kvg_scan_arg *pre; /* the pre-call cache */
-    const kvg_scan_later *from; /* the input linked, or NULL */
+    /* the input linked: another record's, kept by the reader (from), or
+     * input from_arg of a listed call that writes no cache (from_call);
+     * both NULL: none yet */
+    const kvg_scan_later *from;
     const kvg_scan_call *from_call;
     int from_arg;
 } missing;
 
 #define MAX_MISSING 8
 
-/* How the walk ended before every cache had its input. */
+/* The search for the writer's missing caches, and what ended it before
+ * every cache had its input. */
 typedef struct walk {
     missing m[MAX_MISSING];
     int n;
