@@ -366,50 +366,65 @@ static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
 
 /* The dtypes and shapes of the tensor inputs of the calls listed from
  * this dump.json so far: another record's input of one of them may be a
- * cache as the next call reads it, and is kept; the others are not. */
-#define MAX_WANTED 32
+ * cache as the next call reads it, and is kept; the others are not. A
+ * growing table: a step's kvgold calls repeat a few shapes layer after
+ * layer. */
+typedef struct geometry {
+    kvg_dtype dtype;
+    int rank;
+    int64_t shape[KVG_MAX_RANK];
+} geometry;
+
 typedef struct wanted {
-    int n, all; /* all: more than MAX_WANTED: every input is kept */
-    kvg_scan_arg geo[MAX_WANTED]; /* dtype, rank, shape only */
+    geometry *geo;
+    size_t n, cap;
 } wanted;
 
-static int same_geometry(const kvg_scan_arg *a, const kvg_scan_arg *b)
+static int same_geometry(const geometry *g, const kvg_scan_arg *a)
 {
     int i;
-    if (a->dtype != b->dtype || a->rank != b->rank)
+    if (g->dtype != a->dtype || g->rank != a->rank)
         return 0;
     for (i = 0; i < a->rank; i++)
-        if (a->shape[i] != b->shape[i])
+        if (g->shape[i] != a->shape[i])
             return 0;
     return 1;
 }
 
 static int is_wanted(const wanted *w, const kvg_scan_arg *a)
 {
-    int i;
+    size_t i;
     for (i = 0; i < w->n; i++)
         if (same_geometry(&w->geo[i], a))
             return 1;
-    return w->all;
+    return 0;
 }
 
 /* The tensor inputs of listed call c, as wanted geometries. */
-static void want_inputs(wanted *w, const kvg_scan_call *c)
+static kvg_status want_inputs(wanted *w, const kvg_scan_call *c,
+                              kvg_diag *diag)
 {
     int i;
     for (i = 0; i < c->n_in; i++) {
         const kvg_scan_arg *a = &c->in[i];
         if (a->kind != KVG_SCAN_TENSOR || a->rank == 0 || is_wanted(w, a))
             continue;
-        if (w->n == MAX_WANTED) {
-            w->all = 1;
-            return;
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 16;
+            geometry *p = (geometry *)realloc(w->geo, cap * sizeof *p);
+            if (p == NULL)
+                return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                                    "out of memory keeping %lu shapes",
+                                    (unsigned long)w->n);
+            w->geo = p;
+            w->cap = cap;
         }
         w->geo[w->n].dtype = a->dtype;
         w->geo[w->n].rank = a->rank;
         memcpy(w->geo[w->n].shape, a->shape, sizeof a->shape);
         w->n++;
     }
+    return KVG_OK;
 }
 
 /* Input v of record `id` (where: "input_args[1]") onto l->later when it
@@ -484,7 +499,7 @@ static kvg_status keep_later(kvg_scan_list *l, const wanted *w,
     kvg_status st = KVG_OK;
     int i = 0;
 
-    if (w->n == 0 && !w->all)
+    if (w->n == 0)
         return KVG_OK;
     (void)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? ":" : "", key);
     if (kvg_json_parse_with(v.p, (size_t)(v.end - v.p), key,
@@ -696,25 +711,27 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
 {
     const char *path = "dump.json";
     wanted w;
+    kvg_status st;
     int more = 1;
     span s;
 
     s.p = text;
     s.end = text + len;
     memset(&w, 0, sizeof w);
-    KVG_TRY(find_data(&s, path, diag));
+    st = find_data(&s, path, diag);
     /* each call: its key, then its value parsed on its own */
-    while (more) {
+    while (st == KVG_OK && more) {
         char key[2 * KVG_SCAN_NAME_MAX];
         span v;
         size_t listed = l->count;
-        KVG_TRY(next_member(&s, text, path, key, sizeof key, &v, &more, diag));
-        if (more)
-            KVG_TRY(add_call(l, &w, key, v, dir, rel, read_files, diag));
-        if (l->count > listed)
-            want_inputs(&w, &l->calls[l->count - 1]);
+        st = next_member(&s, text, path, key, sizeof key, &v, &more, diag);
+        if (st == KVG_OK && more)
+            st = add_call(l, &w, key, v, dir, rel, read_files, diag);
+        if (st == KVG_OK && l->count > listed)
+            st = want_inputs(&w, &l->calls[l->count - 1], diag);
     }
-    return KVG_OK;
+    free(w.geo);
+    return st;
 }
 
 static kvg_status read_dump(const char *dir, const char *rel,
