@@ -335,6 +335,8 @@ static void print_text(const scan_opts *o, const kvg_scan_list *l,
         fprintf(out, "\n[%lu] %s  %s  %s -> %s\n    %s\n",
                 (unsigned long)pick[k], verdict_name(r->verdict), c->id,
                 c->api, r->op[0] ? r->op : "?", c->dir);
+        if (c->read_back[0] != '\0')
+            fprintf(out, "    read back: %s\n", c->read_back);
         if (r->verdict != KVG_VERDICT_PASS)
             fprintf(out, "    reason: %s\n", r->reason);
         if (r->text != NULL)
@@ -385,6 +387,12 @@ static void print_json(const scan_opts *o, const kvg_scan_list *l,
                 : r->verdict == KVG_VERDICT_FAIL ? "FAIL"
                                                  : "NOT_JUDGED");
         kvg_json_write_string(out, r->reason);
+        /* where an in-place cache's post-call state was read back from */
+        fputs(",\"read_back\":", out);
+        if (c->read_back[0] != '\0')
+            kvg_json_write_string(out, c->read_back);
+        else
+            fputs("null", out);
         fprintf(out, ",\"report\":%s}", r->json != NULL ? r->json : "null");
         pass += r->verdict == KVG_VERDICT_PASS;
         fail += r->verdict == KVG_VERDICT_FAIL;

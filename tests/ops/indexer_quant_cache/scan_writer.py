@@ -11,7 +11,8 @@ round_scale, x_scale as the kernel's numbers, ops-transformer@25fb6b928
 attention/indexer_quant_cache/op_host/indexer_quant_cache_def.cpp:91-93)
 holds both caches after the call: judged. msprobe records the torch
 call's inputs before it and its None return, no post-call cache: NOT
-JUDGED. This writer keeps no generic hook name (msprobe / cann / E2E_API
+JUDGED, unless a later record takes the caches (read-back,
+docs/scan.md). This writer keeps no generic hook name (msprobe / cann / E2E_API
 ...): the generic format tests judge every writer's SAMPLE there, which
 an in-place op whose API returns None does not fit; test_iqc_scan.py uses
 FORM, cann_call and msprobe_call."""

@@ -268,8 +268,9 @@ def test_mxfp4_not_judged_from_ops_test_kit_npy_or_pt(cli, tmp_path):
 
 def test_msprobe_records_are_not_judged(cli, tmp_path):
     """The torch extension returns None and msprobe dumps its inputs
-    before the call: no post-call cache, NOT JUDGED naming the missing
-    cache, for every quant_mode."""
+    before the call: with no record reading the caches after it, no
+    post-call cache, NOT JUDGED naming the missing cache and what to
+    dump, for every quant_mode (each call's walk stops at the next)."""
     step = sd.MsprobeStep(str(tmp_path))
     names = HONEST + ["m3_e2m1_bf16_edges"]
     for n in names:
@@ -282,6 +283,8 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
         ["NOT_JUDGED"] * len(names)
     assert all(c["op"] == W.OP for c in doc["calls"])
     assert all("cache" in c["reason"] for c in doc["calls"])
+    assert all("add the call that reads it" in c["reason"]
+               for c in doc["calls"])
 
 
 # one vector case per quant_mode a dump can hold (0 MX-FP8, 1 FP8 per
@@ -349,3 +352,108 @@ def test_every_mode_fails_field_by_field(cli, tmp_path):
                 if f["verdict"] != "PASS":
                     bad[(tensor, k)] = f["places"][0]["slot"]
         assert bad == w, (call["id"], w, bad)
+
+
+# ---- read-back (docs/scan.md, "Read-back"): each write's caches from the
+# next record that takes them. The reader here stands for the indexer's
+# attention (any API that takes the caches does): a query, cache as its
+# key, cache_scale by keyword; its copies are the generator's expected
+# caches, the faults planted in them as above.
+
+READER = "npu_lightning_indexer"
+
+
+def _reader(step, call):
+    q = ("fp16", np.linspace(-1, 1, 128, dtype=np.float16).reshape(1, 128))
+    return step.call("NPU", READER, [q, call.post["cache"]],
+                     {"key_dequant_scale": call.post["cache_scale"]}, [q])
+
+
+def _read_back_scan(cli, tmp_path, calls):
+    """Layer by layer: each write, then the record that reads its
+    caches."""
+    step = sd.MsprobeStep(str(tmp_path))
+    for c in calls:
+        W.msprobe_call(step, c)
+        _reader(step, c)
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    assert doc is not None, err
+    return rc, doc
+
+
+def test_msprobe_read_back_passes_every_mode(cli, tmp_path):
+    calls = [W.case(n) for n in MODES.values()]
+    rc, doc = _read_back_scan(cli, tmp_path, calls)
+    assert rc == 0 and doc["verdict"] == "PASS", [
+        (c["id"], c["reason"]) for c in doc["calls"]]
+    for i, c in enumerate(doc["calls"]):
+        reader = "step0/rank0:NPU.%s.%d.forward" % (READER, i)
+        assert c["read_back"] == (
+            "cache read back from %s input_args[1]; cache_scale read back "
+            "from %s input_kwargs.key_dequant_scale" % (reader, reader)), c
+        for tensor in ("cache", "cache_scale"):
+            assert all(f["verdict"] == "PASS"
+                       for f in _fields(c, tensor).values())
+
+
+def test_msprobe_read_back_fails_field_by_field(cli, tmp_path):
+    """The planted scale, code and unwritten slot's byte, in the reader's
+    copies: exactly those fields FAIL, each naming its slot, as from an
+    ops-test-kit case (mode 2's scale is undefined: its change passes)."""
+    calls, want = [], []
+    for name in MODES.values():
+        c = W.case(name)
+        want.append(_plant_fields(c))
+        calls.append(c)
+    rc, doc = _read_back_scan(cli, tmp_path, calls)
+    assert rc == 1
+    for call, w in zip(doc["calls"], want):
+        assert call["verdict"] == "FAIL", call["reason"]
+        assert READER in call["read_back"]
+        bad = {}
+        for tensor in ("cache", "cache_scale"):
+            for k, f in _fields(call, tensor).items():
+                if f["verdict"] != "PASS":
+                    bad[(tensor, k)] = f["places"][0]["slot"]
+        assert bad == w, (call["id"], w, bad)
+
+
+def test_msprobe_read_back_needs_every_cache(cli, tmp_path):
+    """A reader of cache only: cache_scale has no input of its dtype and
+    shape after the write, so it is NOT JUDGED with the hint, while cache
+    is read back and judged."""
+    call = W.case(MODES[0])
+    step = sd.MsprobeStep(str(tmp_path))
+    W.msprobe_call(step, call)
+    q = ("fp16", np.ones((1, 128), dtype=np.float16))
+    step.call("NPU", READER, [q, call.post["cache"]], {}, [q])
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path))
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", err
+    assert c["read_back"].startswith("cache read back from "), c
+    assert "cache_scale" not in c["read_back"]
+    assert c["reason"].startswith(
+        "cache_scale: missing: the dump has no post-call cache_scale"), c
+    assert "add the call that reads it" in c["reason"]
+    assert all(f["verdict"] == "PASS" for f in _fields(c, "cache").values())
+
+
+def test_msprobe_read_back_of_another_layers_cache_is_not_judged(cli,
+                                                                 tmp_path):
+    """A reader whose cache differs from the pre-call one in every byte
+    the call does not write (another layer's): NOT JUDGED by the guard,
+    counted in bytes of the packed row, never FAIL. m0_e4m3_bf16_blocks:
+    cache [3, 4, 1, 128], 5 of its 12 slots written (case comment)."""
+    call = W.case(MODES[0])
+    tag, cache = call.post["cache"]
+    call.post["cache"] = (tag, cache ^ np.uint8(0x10))
+    rc, doc = _read_back_scan(cli, tmp_path, [call])
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", c
+    assert doc["summary"]["failed"] == 0
+    assert ("NPU.%s.0.forward input_args[1] differs from the pre-call "
+            "cache in %d bytes the call does not write (it writes %d): "
+            "not this call's cache" % (READER, 7 * 128, 5 * 128)
+            ) in c["reason"], c["reason"]

@@ -2,11 +2,13 @@
 scan_writer.py beside this file; skipped where this build has
 no such operator): an msprobe step of the functional torch_npu variant
 (honest, a token one slot off, a missing output, torch_npu's PA_NZ default
-applied when the call gave no cache_mode), a CANN dump of the kernel, the
+applied when the call gave no cache_mode), the in-place variant's caches
+read back from the attention after it, a CANN dump of the kernel, the
 950's 4-D key form, and an ops-test-kit e2e row without cache_mode."""
 import os
 import subprocess
 
+import numpy as np
 import pytest
 
 import scan_dumps as sd  # on sys.path by tests/ops/conftest.py
@@ -94,3 +96,35 @@ def test_ttk_csv_torch_npu_default_cache_mode(cli, tmp_path):
     sd.write_ttk_csv(csv, rows)
     rc, doc, err = sd.scan(cli, root, "--csv", csv)
     assert [c["verdict"] for c in doc["calls"]] == ["PASS", "PASS"]
+
+
+def test_msprobe_in_place_read_back(cli, tmp_path):
+    """npu_scatter_pa_kv_cache returns None (msprobe records it when
+    registered: register_custom_api, docs/scan.md "Read-back"): its caches
+    are read back from the attention that takes them next, ND and PA_NZ,
+    judged against the generator's expected caches; a token one slot off
+    in the attention's copy FAILs."""
+    step = sd.MsprobeStep(str(tmp_path / "dump"), "npy")
+    cases = [spkc.case("norm_fp16"), spkc.case("nz_bf16_5d"),
+             spkc.case("norm_fp16")]
+    sd.plant_slot_off(cases[2])
+    q = ("fp16", np.ones((1, 8), dtype=np.float16))
+    for c in cases:
+        step.call("NPU", "npu_scatter_pa_kv_cache",
+                  [c.inputs[n] for n in spkc.TORCH_IN],
+                  {"cache_mode": c.attrs["cache_mode"]}, [])
+        step.call("NPU", "npu_fused_infer_attention_score",
+                  [q, c.post["key_cache"], c.post["value_cache"]], {}, [q])
+    step.save()
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    assert rc == 1, err
+    got = [(c["op"], c["verdict"]) for c in doc["calls"]]
+    assert got == [(spkc.OP, "PASS"), (spkc.OP, "PASS"),
+                   (spkc.OP, "FAIL")], doc["calls"]
+    for i, c in enumerate(doc["calls"]):
+        assert c["read_back"] == (
+            "key_cache read back from step0/rank0:NPU.npu_fused_infer_"
+            "attention_score.%d.forward input_args[1]; value_cache read "
+            "back from step0/rank0:NPU.npu_fused_infer_attention_score.%d."
+            "forward input_args[2]" % (i, i)), c["read_back"]
+    assert doc["calls"][2]["reason"].startswith("key_cache:")

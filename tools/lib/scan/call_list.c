@@ -48,8 +48,30 @@ kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
     return &l->calls[l->count++];
 }
 
+kvg_scan_later *kvg_scan_list_later(kvg_scan_list *l, kvg_diag *diag)
+{
+    if (l->n_later == l->cap_later) {
+        size_t cap = l->cap_later ? l->cap_later * 2 : 16;
+        kvg_scan_later *p;
+        if (cap > SIZE_MAX / sizeof *p ||
+            (p = (kvg_scan_later *)realloc(l->later, cap * sizeof *p)) ==
+                NULL) {
+            kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                         "out of memory keeping %lu later inputs",
+                         (unsigned long)l->n_later);
+            return NULL;
+        }
+        l->later = p;
+        l->cap_later = cap;
+    }
+    memset(&l->later[l->n_later], 0, sizeof l->later[0]);
+    l->later[l->n_later].before = l->count;
+    return &l->later[l->n_later++];
+}
+
 void kvg_scan_list_free(kvg_scan_list *l)
 {
     free(l->calls);
+    free(l->later);
     memset(l, 0, sizeof *l);
 }

@@ -111,5 +111,8 @@ kvg_status kvg_scan_read(const char *path, kvg_scan_format f,
                             "%s: no format given", path);
     }
     /* the chains of calls that compute a composite, as one call each */
-    return kvg_scan_compose(l, diag);
+    KVG_TRY(kvg_scan_compose(l, diag));
+    /* a missing post-call cache from the next call that reads it */
+    kvg_scan_read_back(l);
+    return KVG_OK;
 }

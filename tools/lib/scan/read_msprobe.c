@@ -217,7 +217,7 @@ static int msprobe_encoded(const kvg_json *v)
 }
 
 /* One argument of a call from its JSON. */
-static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
+static kvg_status arg_of(const char *dir, const char *key, const kvg_json *v,
                          const char *where, kvg_scan_arg *a, kvg_diag *diag)
 {
     const kvg_json *type, *dt, *name, *shape, *e;
@@ -235,13 +235,13 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
                                 "%s/dump.json: data.%s.%s: a NaN or infinite "
                                 "argument (a statistic may be non-finite, an "
                                 "argument is data)",
-                                c->dir, key_of(c), where);
+                                dir, key, where);
         if (!msprobe_encoded(v))
             return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, where, -1, -1,
                                 "%s/dump.json: data.%s.%s: a bare JSON value, "
                                 "not msprobe's {\"type\": ..., \"value\": ...} "
                                 "(nor a list of them)",
-                                c->dir, key_of(c), where);
+                                dir, key, where);
         if (!scalar_text(v, a->value, sizeof a->value))
             (void)snprintf(a->value, sizeof a->value, "null");
         return KVG_OK;
@@ -254,13 +254,13 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
         (a->dtype = dtype_of(dt->text)) == KVG_DTYPE_INVALID)
         return kvg_diag_set(
             diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
-            "%s/dump.json: data.%s.%s.dtype: %s", c->dir, key_of(c), where,
+            "%s/dump.json: data.%s.%s.dtype: %s", dir, key, where,
             dt && dt->type == KVG_JSON_STRING ? "not a dtype kvgold reads"
                                               : "missing");
     if (shape == NULL || shape->type != KVG_JSON_ARRAY)
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
-                            "%s/dump.json: data.%s.%s.shape: missing", c->dir,
-                            key_of(c), where);
+                            "%s/dump.json: data.%s.%s.shape: missing", dir,
+                            key, where);
     for (e = shape->child; e != NULL; e = e->next) {
         int64_t d;
         if (a->rank == KVG_MAX_RANK || kvg_json_int64(e, &d, NULL) != KVG_OK ||
@@ -269,14 +269,14 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
                 diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
                 "%s/dump.json: data.%s.%s.shape: not a list of "
                 "at most %d non-negative integers",
-                c->dir, key_of(c), where, KVG_MAX_RANK);
+                dir, key, where, KVG_MAX_RANK);
         a->shape[a->rank++] = d;
     }
     if (name == NULL || name->type != KVG_JSON_STRING ||
         strchr(name->text, '/') != NULL || name->text[0] == '.')
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "data_name", -1, -1,
-                            "%s/dump.json: data.%s.%s.data_name: %s", c->dir,
-                            key_of(c), where,
+                            "%s/dump.json: data.%s.%s.data_name: %s", dir,
+                            key, where,
                             name ? "not a plain file name"
                                  : "missing (a "
                                    "statistics-only dump has no tensors)");
@@ -288,7 +288,7 @@ static kvg_status arg_of(kvg_scan_call *c, const kvg_json *v,
 
 /* The files behind the call's tensors: .npy and .pt read header-first
  * (dump.json's dtype wins for one-byte codes in a .pt). */
-static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
+static kvg_status files_of(const char *dir, kvg_scan_arg *a, int n,
                            kvg_diag *diag)
 {
     int i;
@@ -300,8 +300,8 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
             continue;
         memcpy(want, a[i].shape, sizeof want);
         KVG_TRY(len > 3 && strcmp(a[i].file + len - 3, ".pt") == 0
-                    ? kvg_scan_pt_tensor(c->dir, a[i].file, 0, &a[i], diag)
-                    : kvg_scan_npy_arg(c->dir, a[i].file, a[i].dtype, &a[i],
+                    ? kvg_scan_pt_tensor(dir, a[i].file, 0, &a[i], diag)
+                    : kvg_scan_npy_arg(dir, a[i].file, a[i].dtype, &a[i],
                                        diag));
         for (k = 0; k < rank && a[i].rank == rank; k++)
             if (want[k] != a[i].shape[k])
@@ -309,7 +309,7 @@ static kvg_status files_of(kvg_scan_call *c, kvg_scan_arg *a, int n,
         if (a[i].rank != rank || k != rank)
             return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
                                 "%s/%s: its shape is not dump.json's for %s",
-                                c->dir, a[i].file, a[i].name);
+                                dir, a[i].file, a[i].name);
     }
     return KVG_OK;
 }
@@ -333,33 +333,199 @@ static kvg_status call_of(kvg_scan_call *c, const kvg_json *v,
         if (c->n_in == KVG_SCAN_MAX_ARGS)
             break;
         (void)snprintf(where, sizeof where, "input_args[%d]", c->n_in);
-        KVG_TRY(arg_of(c, e, where, &c->in[c->n_in], diag));
+        KVG_TRY(arg_of(c->dir, key_of(c), e, where, &c->in[c->n_in], diag));
         c->in[c->n_in++].name[0] = '\0'; /* positional */
     }
     for (e = kw != NULL && kw->type == KVG_JSON_OBJECT ? kw->child : NULL;
          e != NULL && c->n_in < KVG_SCAN_MAX_ARGS; e = e->next) {
         (void)snprintf(where, sizeof where, "input_kwargs.%s", e->key);
-        KVG_TRY(arg_of(c, e, where, &c->in[c->n_in], diag));
+        KVG_TRY(arg_of(c->dir, key_of(c), e, where, &c->in[c->n_in], diag));
         (void)snprintf(c->in[c->n_in++].name, KVG_SCAN_NAME_MAX, "%s",
                        e->key);
     }
     if (out != NULL && out->type == KVG_JSON_OBJECT) {
         /* a single output */
-        KVG_TRY(arg_of(c, out, "output", &c->out[0], diag));
+        KVG_TRY(arg_of(c->dir, key_of(c), out, "output", &c->out[0], diag));
         c->n_out = 1;
     }
     for (e = out != NULL && out->type == KVG_JSON_ARRAY ? out->child : NULL;
          e != NULL && c->n_out < KVG_SCAN_MAX_ARGS; e = e->next) {
         (void)snprintf(where, sizeof where, "output[%d]", c->n_out);
-        KVG_TRY(arg_of(c, e, where, &c->out[c->n_out], diag));
+        KVG_TRY(arg_of(c->dir, key_of(c), e, where, &c->out[c->n_out], diag));
         c->n_out++;
     }
     if (!read_files)
         return KVG_OK;
-    if ((st = files_of(c, c->in, c->n_in, diag)) != KVG_OK ||
+    if ((st = files_of(c->dir, c->in, c->n_in, diag)) != KVG_OK ||
         c->unreadable[0] != '\0')
         return st;
-    return files_of(c, c->out, c->n_out, diag);
+    return files_of(c->dir, c->out, c->n_out, diag);
+}
+
+/* ---- other records' inputs, for read-back (readback.c) ---------------- */
+
+/* The dtypes and shapes of the tensor inputs of the calls listed from
+ * this dump.json so far: another record's input of one of them may be a
+ * cache as the next call reads it, and is kept; the others are not. A
+ * growing table: a step's kvgold calls repeat a few shapes layer after
+ * layer. */
+typedef struct geometry {
+    kvg_dtype dtype;
+    int rank;
+    int64_t shape[KVG_MAX_RANK];
+} geometry;
+
+typedef struct wanted {
+    geometry *geo;
+    size_t n, cap;
+} wanted;
+
+static int same_geometry(const geometry *g, const kvg_scan_arg *a)
+{
+    int i;
+    if (g->dtype != a->dtype || g->rank != a->rank)
+        return 0;
+    for (i = 0; i < a->rank; i++)
+        if (g->shape[i] != a->shape[i])
+            return 0;
+    return 1;
+}
+
+static int is_wanted(const wanted *w, const kvg_scan_arg *a)
+{
+    size_t i;
+    for (i = 0; i < w->n; i++)
+        if (same_geometry(&w->geo[i], a))
+            return 1;
+    return 0;
+}
+
+/* The tensor inputs of listed call c, as wanted geometries. */
+static kvg_status want_inputs(wanted *w, const kvg_scan_call *c,
+                              kvg_diag *diag)
+{
+    int i;
+    for (i = 0; i < c->n_in; i++) {
+        const kvg_scan_arg *a = &c->in[i];
+        if (a->kind != KVG_SCAN_TENSOR || a->rank == 0 || is_wanted(w, a))
+            continue;
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 16;
+            geometry *p = (geometry *)realloc(w->geo, cap * sizeof *p);
+            if (p == NULL)
+                return kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                                    "out of memory keeping %lu shapes",
+                                    (unsigned long)w->n);
+            w->geo = p;
+            w->cap = cap;
+        }
+        w->geo[w->n].dtype = a->dtype;
+        w->geo[w->n].rank = a->rank;
+        memcpy(w->geo[w->n].shape, a->shape, sizeof a->shape);
+        w->n++;
+    }
+    return KVG_OK;
+}
+
+/* Input v of record `id` (where: "input_args[1]") onto l->later when it
+ * is a tensor of a wanted geometry; one whose file cannot be had is kept
+ * saying why (it may be the cache). */
+static kvg_status later_arg(kvg_scan_list *l, const wanted *w,
+                            const char *id, const char *dir, const char *key,
+                            const kvg_json *v, const char *where,
+                            int read_files, kvg_diag *diag)
+{
+    const kvg_json *type =
+        v->type == KVG_JSON_OBJECT ? kvg_json_get(v, "type") : NULL;
+    kvg_scan_later *k;
+    kvg_scan_arg a;
+    kvg_diag ad;
+    kvg_status st;
+
+    if (type == NULL || type->type != KVG_JSON_STRING ||
+        strstr(type->text, "Tensor") == NULL)
+        return KVG_OK;
+    kvg_diag_clear(&ad);
+    st = arg_of(dir, key, v, where, &a, &ad);
+    /* a dtype kvgold reads not, or no shape: no cache of a kvgold call */
+    if ((st != KVG_OK && strcmp(ad.tensor, "data_name") != 0) ||
+        !is_wanted(w, &a))
+        return KVG_OK;
+    if ((k = kvg_scan_list_later(l, diag)) == NULL)
+        return KVG_ERR_NOMEM;
+    (void)snprintf(k->id, sizeof k->id, "%s", id);
+    (void)snprintf(k->dir, sizeof k->dir, "%s", dir);
+    k->arg = a;
+    if (st == KVG_OK && read_files) {
+        kvg_diag_clear(&ad);
+        st = files_of(dir, &k->arg, 1, &ad);
+    }
+    if (st != KVG_OK)
+        (void)snprintf(k->unreadable, sizeof k->unreadable, "%s", ad.message);
+    return KVG_OK;
+}
+
+/* The members of list or tensor v: a list's in order, as where[j]. */
+static kvg_status later_args(kvg_scan_list *l, const wanted *w,
+                             const char *id, const char *dir, const char *key,
+                             const kvg_json *v, const char *where,
+                             int read_files, kvg_diag *diag)
+{
+    char in[KVG_SCAN_NAME_MAX];
+    const kvg_json *e;
+    int j = 0;
+    if (v->type != KVG_JSON_ARRAY)
+        return later_arg(l, w, id, dir, key, v, where, read_files, diag);
+    for (e = v->child; e != NULL; e = e->next, j++) {
+        (void)snprintf(in, sizeof in, "%.40s[%d]", where, j);
+        KVG_TRY(later_arg(l, w, id, dir, key, e, in, read_files, diag));
+    }
+    return KVG_OK;
+}
+
+/* Record `key` (its value v), no listed call, after a listed one: its
+ * inputs of a wanted geometry onto l->later (args, then kwargs, a list's
+ * members in order); a record that cannot be parsed is kept as such (it
+ * may be the one that reads the cache). */
+static kvg_status keep_later(kvg_scan_list *l, const wanted *w,
+                             const char *key, span v, const char *dir,
+                             const char *rel, int read_files, kvg_diag *diag)
+{
+    char id[2 * KVG_SCAN_NAME_MAX], where[KVG_SCAN_NAME_MAX];
+    const kvg_json *args, *kw, *e;
+    kvg_scan_later *k;
+    kvg_json *doc;
+    kvg_diag jd;
+    kvg_status st = KVG_OK;
+    int i = 0;
+
+    if (w->n == 0)
+        return KVG_OK;
+    (void)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? ":" : "", key);
+    if (kvg_json_parse_with(v.p, (size_t)(v.end - v.p), key,
+                            KVG_JSON_ALLOW_NONFINITE, &doc, &jd) != KVG_OK) {
+        if ((k = kvg_scan_list_later(l, diag)) == NULL)
+            return KVG_ERR_NOMEM;
+        (void)snprintf(k->id, sizeof k->id, "%s", id);
+        (void)snprintf(k->dir, sizeof k->dir, "%s", dir);
+        (void)snprintf(k->unreadable, sizeof k->unreadable,
+                       "%s/dump.json: %s", dir, jd.message);
+        return KVG_OK;
+    }
+    args = kvg_json_get(doc, "input_args");
+    kw = kvg_json_get(doc, "input_kwargs");
+    for (e = kvg_json_is(args, KVG_JSON_ARRAY) ? args->child : NULL;
+         e != NULL && st == KVG_OK; e = e->next, i++) {
+        (void)snprintf(where, sizeof where, "input_args[%d]", i);
+        st = later_args(l, w, id, dir, key, e, where, read_files, diag);
+    }
+    for (e = kvg_json_is(kw, KVG_JSON_OBJECT) ? kw->child : NULL;
+         e != NULL && st == KVG_OK; e = e->next) {
+        (void)snprintf(where, sizeof where, "input_kwargs.%.40s", e->key);
+        st = later_args(l, w, id, dir, key, e, where, read_files, diag);
+    }
+    kvg_json_free(doc);
+    return st;
 }
 
 /* "NPU.npu_<name>.0.forward" -> "npu_<name>" (the second component);
@@ -474,9 +640,9 @@ static kvg_status next_member(span *s, const char *text, const char *path,
  * call of an API kvgold judges; another API is only counted, a backward
  * call skipped. A value kvgold cannot read makes the call unreadable
  * (NOT JUDGED, with the reason), not the whole dump. */
-static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
-                           const char *dir, const char *rel, int read_files,
-                           kvg_diag *diag)
+static kvg_status add_call(kvg_scan_list *l, const wanted *w,
+                           const char *key, span v, const char *dir,
+                           const char *rel, int read_files, kvg_diag *diag)
 {
     char api[KVG_SCAN_NAME_MAX];
     kvg_diag jd, cd; /* the call's own reasons: never the caller's diag */
@@ -492,8 +658,8 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
         const char *op = kvg_scan_op_of_name(api);
         char id[2 * KVG_SCAN_NAME_MAX + 8], why[3 * KVG_SCAN_NAME_MAX];
         if (op == NULL) {
-            l->others++; /* another API: counted, not read */
-            return KVG_OK;
+            l->others++; /* another API: counted, read only for read-back */
+            return keep_later(l, w, key, v, dir, rel, read_files, diag);
         }
         /* a kvgold operator's call that the short name does not tell
          * which form it is: listed NOT JUDGED, never counted as another
@@ -533,6 +699,7 @@ static kvg_status add_call(kvg_scan_list *l, const char *key, span v,
     if (link && c->unreadable[0] == '\0' && !kvg_scan_link_keyed(c)) {
         l->count--;
         l->others++;
+        return keep_later(l, w, key, v, dir, rel, read_files, diag);
     }
     return KVG_OK;
 }
@@ -543,21 +710,28 @@ kvg_status kvg_scan_msprobe_text(const char *text, size_t len,
                                  kvg_diag *diag)
 {
     const char *path = "dump.json";
+    wanted w;
+    kvg_status st;
     int more = 1;
     span s;
 
     s.p = text;
     s.end = text + len;
-    KVG_TRY(find_data(&s, path, diag));
+    memset(&w, 0, sizeof w);
+    st = find_data(&s, path, diag);
     /* each call: its key, then its value parsed on its own */
-    while (more) {
+    while (st == KVG_OK && more) {
         char key[2 * KVG_SCAN_NAME_MAX];
         span v;
-        KVG_TRY(next_member(&s, text, path, key, sizeof key, &v, &more, diag));
-        if (more)
-            KVG_TRY(add_call(l, key, v, dir, rel, read_files, diag));
+        size_t listed = l->count;
+        st = next_member(&s, text, path, key, sizeof key, &v, &more, diag);
+        if (st == KVG_OK && more)
+            st = add_call(l, &w, key, v, dir, rel, read_files, diag);
+        if (st == KVG_OK && l->count > listed)
+            st = want_inputs(&w, &l->calls[l->count - 1], diag);
     }
-    return KVG_OK;
+    free(w.geo);
+    return st;
 }
 
 static kvg_status read_dump(const char *dir, const char *rel,

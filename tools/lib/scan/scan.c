@@ -415,11 +415,9 @@ static kvg_status framework_values(const kvg_scan_call *c,
     return KVG_OK;
 }
 
-/* The call onto the operator's signature: inputs, outputs, parameters,
- * then the framework's own values. */
-static kvg_status bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
-                       const kvg_scan_sig *s, kvg_scan_bound *b,
-                       kvg_diag *diag)
+kvg_status kvg_scan_bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                         const kvg_scan_sig *s, kvg_scan_bound *b,
+                         kvg_diag *diag)
 {
     memset(b, 0, sizeof *b);
     KVG_TRY(bind_inputs(c, m, s, b, diag));
@@ -780,6 +778,39 @@ typedef struct judged {
     int n;
 } judged;
 
+/*
+ * Read-back's contradiction guard (docs/scan.md, "Read-back", rule 4): a
+ * kernel writes at most what its call writes, so a tensor read back from
+ * a later record that differs from the pre-call cache outside the written
+ * elements in more of them than the call writes is another cache (another
+ * layer's), not this call's: NOT JUDGED, never FAIL. Within the bound the
+ * comparison stands, stray writes failing as they do. Counted in compare's
+ * units: bytes of a packed row or a one-byte cache, codes of fp4, else
+ * elements.
+ */
+static void not_this_cache(const kvg_scan_arg *post, kvg_compare_result *res)
+{
+    char why[KVG_SCAN_REASON_MAX];
+    const char *unit = res->codes_per_element == 2 && !res->has_rows
+                           ? "codes"
+                       : res->has_rows || kvg_dtype_size(res->dtype) == 1
+                           ? "bytes"
+                           : "elements";
+    char name[KVG_DIAG_NAME_MAX];
+    kvg_dtype dt = res->dtype;
+
+    if (res->verdict == KVG_VERDICT_NOT_JUDGED ||
+        res->untouched_changed <= res->written)
+        return;
+    (void)snprintf(why, sizeof why,
+                   "%s differs from the pre-call %s in %lld %s the call "
+                   "does not write (it writes %lld): not this call's cache",
+                   post->name, res->name, (long long)res->untouched_changed,
+                   unit, (long long)res->written);
+    (void)snprintf(name, sizeof name, "%s", res->name);
+    (void)kvg_compare_result_not_judged(res, name, dt, why);
+}
+
 static void judge_output(const kvg_scan_call *c, const kvg_case *k,
                          const kvg_scan_bound *b, const kvg_scan_opts *o,
                          judged *j, int i)
@@ -804,8 +835,10 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     if (post == NULL) {
         if (x < b->n)
             (void)snprintf(why, sizeof why, "missing: the dump has no "
-                                            "post-call %s (%s)",
-                           g->name, b->post_where[x]);
+                                            "post-call %s (%s)%s%s",
+                           g->name, b->post_where[x],
+                           c->read_back_why[0] ? "; " : "",
+                           c->read_back_why);
         else
             (void)snprintf(why, sizeof why, "missing: the %s dump format "
                                             "has no post-call %s",
@@ -875,6 +908,8 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
     if (st != KVG_OK && res->verdict != KVG_VERDICT_FAIL) {
         (void)snprintf(why, sizeof why, "cannot compare: %s", diag.message);
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
+    } else if (post->read_back && a.initial != NULL) {
+        not_this_cache(post, res);
     }
 }
 
@@ -1124,7 +1159,7 @@ void kvg_scan_judge(const kvg_scan_call *c, size_t index,
         return;
     }
     kvg_diag_clear(&diag);
-    if (bind(c, m, &sig, &b, &diag) != KVG_OK ||
+    if (kvg_scan_bind(c, m, &sig, &b, &diag) != KVG_OK ||
         user_attrs(m, o, &b, &diag) != KVG_OK ||
         valueless_left(&sig, &b, &diag) != KVG_OK) {
         not_judged(r, "cannot map the call onto %s: %s", kvg_scan_op(m),

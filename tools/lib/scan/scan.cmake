@@ -26,6 +26,7 @@ add_library(kvgold_scan STATIC
   scan/call_list.c
   scan/opmap.c
   scan/compose.c
+  scan/readback.c
   scan/paged_bin_shapes.c
   scan/detect.c
   scan/read_common.c

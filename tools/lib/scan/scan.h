@@ -83,6 +83,9 @@ typedef struct kvg_scan_arg {
     /* 1: the bytes were not read from `file` as the dtype (a .pt the
      * Python side converted), informational only */
     int converted;
+    /* 1: a post-call cache read back from a later record's input
+     * (readback.c); `name` is then "<record> input_args[i]" */
+    int read_back;
 } kvg_scan_arg;
 
 /* The `api` of an entry whose operator the reader cannot tell (a link
@@ -109,7 +112,26 @@ typedef struct kvg_scan_call {
     char out_pattern[KVG_SCAN_NAME_MAX];
     /* set by the reader when the call is there but cannot be read */
     char unreadable[KVG_SCAN_REASON_MAX];
+    /* read-back (readback.c): the later records its in-place caches were
+     * read back from ("key_cache read back from ID input_args[1]; ..."),
+     * and why one the dump has no post-call copy of was not ("" if
+     * none) */
+    char read_back[KVG_SCAN_REASON_MAX];
+    char read_back_why[KVG_COMPARE_REASON_MAX];
 } kvg_scan_call;
+
+/* An input tensor of a record that is no listed call (another API's: the
+ * attention that reads a cache), or a record that cannot be read, kept
+ * by a reader for read-back (readback.c). Only the inputs whose dtype
+ * and shape some listed call's input has are kept. */
+typedef struct kvg_scan_later {
+    size_t before; /* the listed calls read before it (it follows
+                      calls[before - 1]) */
+    char id[2 * KVG_SCAN_NAME_MAX];
+    char dir[KVG_SCAN_DIR_MAX];
+    kvg_scan_arg arg; /* arg.name: where in the record, "input_args[1]" */
+    char unreadable[KVG_SCAN_REASON_MAX]; /* the record, or its file */
+} kvg_scan_later;
 
 /* A growing list of calls. A reader lists every entry of the dump that
  * names, or might be, a call of a kvgold operator - one it cannot read
@@ -120,10 +142,16 @@ typedef struct kvg_scan_list {
     kvg_scan_call *calls;
     size_t count, cap;
     size_t others; /* calls of other operators: counted, not listed */
+    /* other records' inputs, in dump order, for read-back */
+    kvg_scan_later *later;
+    size_t n_later, cap_later;
 } kvg_scan_list;
 
 /* A fresh zeroed call at the end of the list; NULL (diag) on no memory. */
 kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag);
+/* A fresh zeroed later record's input at the end of l->later, its
+ * `before` set; NULL (diag) on no memory. */
+kvg_scan_later *kvg_scan_list_later(kvg_scan_list *l, kvg_diag *diag);
 void kvg_scan_list_free(kvg_scan_list *l);
 
 /* ---- per-operator maps (ops/<op>.c) ---------------------------------- */
@@ -170,6 +198,12 @@ struct kvg_binding;
 typedef struct kvg_scan_opmap {
     const struct kvg_binding *binding;
 } kvg_scan_opmap;
+
+/* Call c onto its operator's signature: inputs, outputs, parameters,
+ * then the framework's own values (scan.c). KVG_OK, or why not. */
+kvg_status kvg_scan_bind(const kvg_scan_call *c, const kvg_scan_opmap *m,
+                         const kvg_scan_sig *s, kvg_scan_bound *b,
+                         kvg_diag *diag);
 
 /* Set attribute `attr` (JSON text); get it; the bound tensor's argument
  * by kvgold name (NULL if not bound); the parameter of the call named
@@ -220,6 +254,14 @@ int kvg_scan_link_keyed(const kvg_scan_call *c);
  * that call unreadable naming the link (NOT JUDGED). The other links
  * stay listed, counted as other operators' calls. KVG_ERR_NOMEM only. */
 kvg_status kvg_scan_compose(kvg_scan_list *l, kvg_diag *diag);
+
+/* After a reader (and kvg_scan_compose): each call whose in-place cache
+ * the dump has no post-call copy of (an msprobe record of an API that
+ * returns None) takes it from a later record's input in the same
+ * directory, by docs/scan.md's link rules ("Read-back"): out[n] that
+ * input with read_back set, the link said in read_back; or why not in
+ * read_back_why. Never fails. */
+void kvg_scan_read_back(kvg_scan_list *l);
 
 /* The call form whose API is `api` (ops-test-kit's api_name) in any
  * operator's binding, and that operator's map in *m; NULL if none. */
