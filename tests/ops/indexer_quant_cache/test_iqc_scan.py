@@ -94,16 +94,21 @@ def _cann_scan(cli, root, calls):
 def test_a_cann_dump_of_the_kernel_is_judged(cli, tmp_path):
     """aclnnIndexerQuantCache's launches (op type IndexerQuantCache, the
     kernel's attributes: quant_mode 0/1/2 as numbers, x_scale 0.37):
-    honest PASS, both caches judged; one planted fault per call - a scale
+    honest ones have both caches' written slots judged and passed, and are
+    NOT JUDGED for the caches' untouched bytes (CANN records the inputs
+    after the kernel ran: sd.cann_honest); one planted fault per call - a scale
     byte of slot 11 (cache_scale byte 11 * 4), a code of slot 11 (cache
     byte 11 * 128), a scale byte of unwritten slot 0 - FAILs in its own
     field of its own tensor."""
     rc, doc = _cann_scan(cli, tmp_path / "ok", [W.case(n) for n in HONEST])
-    assert rc == 0 and doc["verdict"] == "PASS", [
+    assert rc == 1 and doc["verdict"] == "INCOMPLETE", [
         (c["id"], c["reason"]) for c in doc["calls"]]
     assert [c["op"] for c in doc["calls"]] == [W.OP] * len(HONEST)
+    for c, n in zip(doc["calls"], HONEST):
+        sd.cann_honest(c, W.case(n), W.IN)
     assert all({r["name"] for r in c["report"]["results"]} ==
-               {"cache", "cache_scale"} for c in doc["calls"])
+               {"cache", "cache_scale", "untouched bytes of cache",
+                "untouched bytes of cache_scale"} for c in doc["calls"])
     faults = (("cache_scale", 44, 1, "scales"), ("cache", 1408, 4, "payload"),
               ("cache_scale", 0, 1, "untouched"))
     calls = []
@@ -191,10 +196,12 @@ def test_mxfp4_from_a_cann_dump(cli, tmp_path):
     """quant_mode 3 as an aclnn operator dump records it: data_type 39,
     the cache's shape in codes ([3, 4, 1, 128]), its size and data the
     device's packed bytes (hicann/opbase@aa3cd74b op_dfx.cpp:721-738;
-    scan_dumps.pb_tensor). Honest: PASS; one nibble, one scale, one
-    unwritten byte, each planted alone, FAIL exactly their field."""
+    scan_dumps.pb_tensor). Honest: written slots pass, untouched bytes NOT
+    JUDGED (sd.cann_honest); one nibble, one scale, one unwritten byte,
+    each planted alone, FAIL exactly their field."""
     rc, doc = _cann_scan(cli, tmp_path / "ok", [W.case(M3)])
-    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]
+    assert rc == 1 and doc["verdict"] == "INCOMPLETE", doc["calls"][0]
+    sd.cann_honest(doc["calls"][0], W.case(M3), W.IN)
     for tensor, slot, flat, xor, kind in (
             ("cache", 11, 11 * 64 + 63, 0x10, "payload"),
             ("cache_scale", 7, 7 * 4 + 3, 0x01, "scales"),

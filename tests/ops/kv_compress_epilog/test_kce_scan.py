@@ -125,8 +125,11 @@ def test_a_pad_byte_fails_on_pad(cli, tmp_path):
     assert fields["pad"]["places"][0]["slot"] == last
 
 
+CANN_IN = ("cache", "x", "slot_mapping")  # the kernel's inputs
+
+
 def _cann(root, name, call, attrs, op_type="KvCompressEpilog"):
-    ins = [call.inputs[n] for n in ("cache", "x", "slot_mapping")]
+    ins = [call.inputs[n] for n in CANN_IN]
     sd.write_cann(root, op_type, name, ins, [call.post["cache"]],
                   attrs=attrs, task=1)
 
@@ -140,12 +143,15 @@ OT_ATTRS = [("quant_group_size", "64"), ("quant_mode", "1"),
 def test_a_cann_dump_of_ots_kernel_is_judged(cli, tmp_path):
     """Op type KvCompressEpilog with ot's attributes (x_scale; none of
     cr's scale, sgk / va's layout or block_stride): judged as ot, the
-    post-call cache being the dump's output; a planted scale byte FAILs
-    in the scales field of the last slot."""
+    post-call cache being the dump's output (written slots pass; the
+    untouched bytes NOT JUDGED, as CANN records the inputs after the
+    kernel ran: sd.cann_honest); a planted scale byte FAILs in the scales
+    field of the last slot."""
     c = W.case(ONE["ot"])
     _cann(str(tmp_path / "ok"), "kce0", c, OT_ATTRS)
     rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
-    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+    assert rc == 1, err
+    sd.cann_honest(doc["calls"][0], W.case(ONE["ot"]), CANN_IN)
     assert doc["calls"][0]["op"] == W.OP
     c.post["cache"][1].reshape(-1)[LAST * ROW + 640] ^= 0x01
     _cann(str(tmp_path / "bad"), "kce1", c, OT_ATTRS)
@@ -159,8 +165,9 @@ def test_a_cann_dump_of_ots_kernel_is_judged(cli, tmp_path):
 
 def test_a_cann_dump_of_the_v2_kernel_is_judged(cli, tmp_path):
     """Op type KvCompressEpilogV2 (cann-recipes-infer's, the only one of
-    that name): cr_v2, quant_mode 4 as the kernel's int; honest PASS, the
-    generic fault FAIL."""
+    that name): cr_v2, quant_mode 4 as the kernel's int; honest: written
+    slots PASS, untouched bytes NOT JUDGED (sd.cann_honest); the generic
+    fault FAIL."""
     c = W.case(ONE["cr_v2"])
     a = c.attrs
     attrs = [("quant_group_size", str(a["quant_group_size"])),
@@ -168,7 +175,8 @@ def test_a_cann_dump_of_the_v2_kernel_is_judged(cli, tmp_path):
              ("round_scale", "true"), ("x_scale", "1.0")]
     _cann(str(tmp_path / "ok"), "v2", c, attrs, "KvCompressEpilogV2")
     rc, doc, err = sd.scan(cli, str(tmp_path / "ok"))
-    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+    assert rc == 1, err
+    sd.cann_honest(doc["calls"][0], W.case(ONE["cr_v2"]), CANN_IN)
     sd.plant_fault(c)
     _cann(str(tmp_path / "bad"), "v2", c, attrs, "KvCompressEpilogV2")
     rc, doc, err = sd.scan(cli, str(tmp_path / "bad"))
@@ -179,7 +187,8 @@ def test_a_kernel_dump_that_does_not_say_whose_is_not_judged(cli, tmp_path):
     """The op type KvCompressEpilog is ot's, cr's, sgk's and va's: a dump
     with no attributes, or with another implementation's (cr's scale), is
     NOT JUDGED saying so - never judged as ot, never another operator's;
-    --attr impl="ot" judges the first as ot."""
+    --attr impl="ot" judges the first as ot (its written slots pass, its
+    untouched bytes NOT JUDGED: sd.cann_honest)."""
     c = W.case(ONE["ot"])
     _cann(str(tmp_path / "none"), "kce0", c, [])
     _cann(str(tmp_path / "cr"), "kce0", c, [("scale", "1.0")])
@@ -192,7 +201,8 @@ def test_a_kernel_dump_that_does_not_say_whose_is_not_judged(cli, tmp_path):
         assert "--attr impl" in doc["calls"][0]["reason"]
     rc, doc, err = sd.scan(cli, str(tmp_path / "none"), "--attr",
                            'impl="ot"')
-    assert rc == 0 and doc["calls"][0]["verdict"] == "PASS", err
+    assert rc == 1 and doc["calls"][0]["op"] == W.OP, err
+    sd.cann_honest(doc["calls"][0], c, CANN_IN)
 
 
 def test_atb_dumps_are_not_judged(cli, tmp_path):

@@ -3,7 +3,10 @@ writer, scan_writer.py beside this file, and scan_dumps.write_cann): an
 absent optional input placed by OpInput.arg_index, the four outputs
 dumped without is_output_kv recorded, and an epsilon recorded past the
 24th attribute (the format's other tests are
-tests/python/scan/test_scan_cann.py and test_scan_routes.py)."""
+tests/python/scan/test_scan_cann.py and test_scan_routes.py). An honest
+launch is NOT JUDGED, never PASS: its caches' written rows pass, but CANN
+records the inputs after the kernel ran, so their untouched bytes cannot
+be judged (sd.cann_honest)."""
 import scan_dumps as sd  # on sys.path by tests/ops/conftest.py
 from scan_dumps import one_not_judged, reconciles
 
@@ -15,8 +18,8 @@ HONEST_KV = "m_pa_bf16_kt_ct_sym_out"
 def test_cann_absent_optional_input_placed_by_arg_index(cli, tmp_path):
     """CANN leaves k_rope_scale out without a placeholder and gives each
     input's position in OpInput.arg_index: c_kv_scale must not slide into
-    k_rope_scale's place. An honest launch passes; its cache with one
-    code moved fails."""
+    k_rope_scale's place. An honest launch's caches pass (its untouched
+    bytes NOT JUDGED); its cache with one code moved fails."""
     root = str(tmp_path / "dump")
     call = kv.case("m_pa_fp16_kt_ci8_sym_out")
     ins = sd.positional(call, kv.IN, call.inputs)
@@ -37,7 +40,8 @@ def test_cann_absent_optional_input_placed_by_arg_index(cli, tmp_path):
     rc, doc, err = sd.scan(cli, root)
     assert rc == 1, err
     got = [(c["id"].split(".")[1], c["verdict"]) for c in doc["calls"]]
-    assert got == [("honest", "PASS"), ("faulty", "FAIL")], doc["calls"]
+    assert got == [("honest", "NOT_JUDGED"), ("faulty", "FAIL")], doc["calls"]
+    sd.cann_honest(doc["calls"][0], call, kv.IN)
     assert doc["calls"][1]["reason"].startswith("ckv_cache:")
 
 
@@ -62,6 +66,8 @@ def test_cann_four_outputs_without_is_output_kv(cli, tmp_path):
     names = {r["name"]: r["verdict"] for r in c["report"]["results"]}
     assert names["k_rope"] == "NOT JUDGED" and names["c_kv"] == "NOT JUDGED"
     assert names["k_cache"] == "PASS" and names["ckv_cache"] == "PASS"
+    assert names["untouched bytes of k_cache"] == "NOT JUDGED"
+    assert names["untouched bytes of ckv_cache"] == "NOT JUDGED"
     rc, doc, err = sd.scan(cli, root, "--attr", "is_output_kv=true")
     assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL", err
     assert doc["calls"][0]["reason"].startswith("k_rope:")
@@ -81,7 +87,11 @@ def test_cann_attrs_past_24_never_dropped(cli, tmp_path):
                   sd.positional(call, kv.OUT, call.post), attrs, task=2)
     rc, doc, err = sd.scan(cli, root)
     assert rc == 1, err
-    one_not_judged(doc, "victim", "DumpData.attr", "more than 24")
+    honest, victim = doc["calls"]
+    sd.cann_honest(honest, kv.case(HONEST_KV), kv.IN)
+    assert victim["verdict"] == "NOT_JUDGED" and "victim" in victim["id"]
+    for w in ("DumpData.attr", "more than 24"):
+        assert w in victim["reason"], victim["reason"]
     reconciles(doc, 2)
 
 
@@ -101,14 +111,16 @@ def test_cann_launches_judged_by_their_attrs(cli, tmp_path):
                            "single")
     assert rc == 1, err
     got = [(c["api"], c["op"], c["verdict"]) for c in doc["calls"]]
-    assert got == [("KvRmsNormRopeCache", kv.OP, "PASS"),
+    assert got == [("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED"),
                    ("KvRmsNormRopeCache", kv.OP, "FAIL"),
                    ("KvRmsNormRopeCache", kv.OP, "NOT_JUDGED")]
     c = doc["calls"]
     assert c[0]["id"].endswith("/KvRmsNormRopeCache.kvrope_0.1.2."
                                "1700000000001")
+    sd.cann_honest(c[0], kv.case(HONEST_KV), kv.IN)
     assert {r["name"] for r in c[0]["report"]["results"]} == {
-        "k_cache", "ckv_cache", "k_rope", "c_kv"}
+        "k_cache", "ckv_cache", "k_rope", "c_kv",
+        "untouched bytes of k_cache", "untouched bytes of ckv_cache"}
     assert c[1]["reason"].startswith("ckv_cache:")
     assert c[2]["reason"].startswith(
         "c_kv: missing: the dump has no post-call c_kv (output 3)")

@@ -182,6 +182,21 @@ def dump(request, tmp_path):
     return root, far
 
 
+def honest(root, c):
+    """The honest call judged whole: PASS in ATB; in CANN its written
+    rows pass but its caches' untouched bytes are NOT JUDGED (CANN records
+    the inputs after the kernel ran, sd.cann_honest) - for that reason,
+    not for the memory limit."""
+    if os.path.basename(root) == "atb":
+        assert c["verdict"] == "PASS", c
+    else:
+        assert c["verdict"] == "NOT_JUDGED", c
+        assert c["reason"].startswith("untouched bytes of key_cache: " +
+                                      sd.CANN_AFTER), c
+        res = {r["name"]: r["verdict"] for r in c["report"]["results"]}
+        assert res["key_cache"] == res["value_cache"] == "PASS", res
+
+
 def test_caches_beyond_the_limit_are_judged(cli, dump):
     root, far = dump
     limit = 16 * MIB
@@ -190,8 +205,8 @@ def test_caches_beyond_the_limit_are_judged(cli, dump):
     assert CACHE >= 4 * limit
     rc, doc, err = scan(cli, root, "--max-memory", "16M")
     assert doc is not None, err
-    got = [c["verdict"] for c in doc["calls"]]
-    assert got == ["PASS", "FAIL"], doc
+    honest(root, doc["calls"][0])
+    assert doc["calls"][1]["verdict"] == "FAIL", doc
     assert rc == 1
     # the fault is where it was planted: an untouched element changed
     index = ((far * BS + 5) * H + 1) * D + 3
@@ -204,7 +219,8 @@ def test_workers_share_the_limit(cli, dump):
     root, _ = dump
     rc, doc, err = sd.scan(cli, root, "--jobs", "2", "--max-memory", "16M")
     assert doc is not None, err
-    assert [c["verdict"] for c in doc["calls"]] == ["PASS", "FAIL"], doc
+    honest(root, doc["calls"][0])
+    assert doc["calls"][1]["verdict"] == "FAIL", doc
 
 
 def test_the_pages_the_golden_writes_are_counted(cli, tmp_path):

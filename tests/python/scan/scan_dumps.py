@@ -155,6 +155,43 @@ def reconciles(doc, entries, others=0):
     assert s["passed"] + s["failed"] + s["not_judged"] == s["calls"], s
 
 
+# A CANN dump file holds a kernel's inputs as read after it ran
+# (docs/scan.md, "When each format records a call's inputs"): an in-place
+# cache's "pre-call" input already holds the kernel's writes, so scan
+# judges its written elements but leaves its untouched bytes NOT JUDGED.
+CANN_AFTER = "CANN writes a kernel's inputs to its dump file after the " \
+    "kernel ran"
+
+
+def inplace(call, ins):
+    """The call's in-place caches: the outputs of vector case `call`
+    (case.json's expected, the NumPy generator's) that the kernel also
+    takes as inputs (`ins`, its input names, e.g. a writer's IN)."""
+    return [n for n in ins if n in call.post and n in call.inputs]
+
+
+def cann_verdict(call, ins):
+    """An honest call's verdict in a CANN dump: PASS without in-place
+    caches, else NOT_JUDGED (their untouched bytes), never PASS."""
+    return "NOT_JUDGED" if inplace(call, ins) else "PASS"
+
+
+def cann_honest(c, call, ins):
+    """Call c of a scan document is `call` dumped honestly by CANN: no
+    tensor failed, each in-place cache's written elements passed, and its
+    untouched bytes are NOT JUDGED saying why."""
+    assert c["verdict"] == cann_verdict(call, ins), c
+    res = {r["name"]: r for r in c["report"]["results"]}
+    assert all(r["verdict"] != "FAIL" for r in res.values()), c
+    for n in inplace(call, ins):
+        assert res[n]["verdict"] == "PASS", res[n]
+        u = res["untouched bytes of " + n]
+        assert u["verdict"] == "NOT JUDGED" and CANN_AFTER in u["reason"], u
+    if inplace(call, ins):
+        assert c["reason"].startswith("untouched bytes of "), c
+        assert CANN_AFTER in c["reason"], c
+
+
 def one_not_judged(doc, needle, *words):
     """Exactly one call NOT JUDGED, its id containing `needle`, its reason
     holding each of `words`; the others PASS; overall not PASS."""

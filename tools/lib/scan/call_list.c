@@ -45,6 +45,7 @@ kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
         l->cap = cap;
     }
     memset(&l->calls[l->count], 0, sizeof l->calls[0]);
+    l->calls[l->count].inputs_after = NULL; /* a null pointer, not bytes */
     return &l->calls[l->count++];
 }
 

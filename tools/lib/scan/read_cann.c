@@ -36,6 +36,30 @@
 
 #define CANN_HEADER_MAX ((uint64_t)64 << 20)
 
+/*
+ * A file this reader reads holds a kernel's inputs and outputs together,
+ * and every writer of such a file reads the inputs from device memory
+ * after the kernel ran: a GE graph's dump task runs on the runtime's dump
+ * event for the finished task (hicann/runtime@681ef761
+ * src/aicpu_sched/aicpu_schedule/core/aicpusd_event_process.cpp:457-486),
+ * a dynamic-shape graph's on the node-done callback
+ * (mindspore-ai/graphengine@9f0ee552
+ * ge/hybrid/executor/worker/execution_engine.cc, NodeDoneCallback::
+ * OnNodeDone -> DumpDynamicNode), and an aclnn overflow dump after a
+ * stream sync that follows the kernel (hicann/opbase@aa3cd74b
+ * src/nnopbase/composite_op/aclnn_engine/op_dfx.cpp:1211-1231). The aclnn
+ * operator dump, which does dump inputs before the launch, writes them to
+ * a file of their own (src/nnopbase/individual_op/executor/
+ * indv_executor.cpp:1408-1425), which this reader does not pair yet. So
+ * an in-place cache's "pre-call" input here already holds the kernel's
+ * writes (docs/scan.md, "When each format records a call's inputs").
+ */
+static const char k_inputs_after[] =
+    "CANN writes a kernel's inputs to its dump file after the kernel ran "
+    "(docs/scan.md, \"When each format records a call's inputs\"): the "
+    "pre-call cache already holds the kernel's writes, so a stray write "
+    "outside them cannot be seen";
+
 typedef struct pb {
     const unsigned char *p, *end;
 } pb;
@@ -539,6 +563,7 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
     if ((c = kvg_scan_list_push(l, diag)) == NULL)
         return KVG_ERR_NOMEM;
     c->format = KVG_SCAN_CANN;
+    c->inputs_after = k_inputs_after;
     (void)snprintf(c->api, sizeof c->api, "%s", type);
     (void)snprintf(c->id, sizeof c->id, "%s", rel);
     if (base == path)

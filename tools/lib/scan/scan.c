@@ -764,8 +764,10 @@ static const kvg_file_map *input_map(const kvg_case *k, const char *name)
 typedef struct judged {
     kvg_scan_files files; /* the call's mapped files, closed last */
     kvg_case_set gold;
-    /* the golden's outputs, then the dumped outputs nobody judged */
-    kvg_compare_result res[KVG_CASE_MAX_TENSORS + KVG_SCAN_MAX_ARGS];
+    /* the golden's outputs, then the dumped outputs nobody judged, then
+     * the in-place caches whose untouched bytes the format keeps from
+     * being judged */
+    kvg_compare_result res[2 * KVG_CASE_MAX_TENSORS + KVG_SCAN_MAX_ARGS];
     int n_extra;
     kvg_tensor npu[KVG_CASE_MAX_TENSORS];
     kvg_file_map npu_map[KVG_CASE_MAX_TENSORS];
@@ -910,6 +912,35 @@ static void judge_output(const kvg_scan_call *c, const kvg_case *k,
         (void)kvg_compare_result_not_judged(res, g->name, g->t.dtype, why);
     } else if (post->read_back && a.initial != NULL) {
         not_this_cache(post, res);
+    }
+}
+
+/* A format that records a call's inputs after the call ran (the reader
+ * says so: c->inputs_after) gives the golden in-place caches that already
+ * hold the kernel's writes. Their written elements are judged as ever
+ * (they do not depend on the old contents), but a stray write outside
+ * them is in the "pre-call" cache too, so the untouched comparison could
+ * not fail: each such cache's untouched bytes are NOT JUDGED, by a
+ * result of their own, and the call is never PASS. A cache not compared
+ * at all is NOT JUDGED already. */
+static void untouched_unjudged(const kvg_scan_call *c, const kvg_case *k,
+                               judged *j)
+{
+    char name[KVG_DIAG_NAME_MAX];
+    int i;
+
+    if (c->inputs_after == NULL)
+        return;
+    for (i = 0; i < j->n; i++) {
+        const char *cache = j->gold.items[i].name;
+        if (!j->loaded[i] || j->res[i].verdict == KVG_VERDICT_NOT_JUDGED ||
+            kvg_case_find(&k->inputs, cache) == NULL)
+            continue;
+        (void)snprintf(name, sizeof name, "untouched bytes of %s", cache);
+        (void)kvg_compare_result_not_judged(&j->res[j->n + j->n_extra], name,
+                                            j->gold.items[i].t.dtype,
+                                            c->inputs_after);
+        j->n_extra++;
     }
 }
 
@@ -1129,6 +1160,9 @@ static void judge_bound(const kvg_scan_call *c, size_t index,
     for (i = 0; i < j->n; i++)
         judge_output(c, &k, b, o, j, i);
     unjudged_outputs(c, sig, b, j);
+    /* last: a call's reason is its first unjudged tensor's, and an
+     * output to give with --attr says more than this */
+    untouched_unjudged(c, &k, j);
     call_verdict(j, r);
     if (o->want_text)
         r->text = render(j->res, (size_t)(j->n + j->n_extra), 0);

@@ -118,6 +118,14 @@ typedef struct kvg_scan_call {
      * none) */
     char read_back[KVG_SCAN_REASON_MAX];
     char read_back_why[KVG_COMPARE_REASON_MAX];
+    /* set by the reader of a format that records a call's inputs after
+     * the call ran (a static sentence saying so, with its source; NULL
+     * when they are recorded before): an in-place cache's "pre-call"
+     * contents then already hold the kernel's writes, so a stray write
+     * outside the written elements cannot be seen and that cache's
+     * untouched bytes are NOT JUDGED (docs/scan.md, "When each format
+     * records a call's inputs") */
+    const char *inputs_after;
 } kvg_scan_call;
 
 /* An input tensor of a record that is no listed call (another API's: the
