@@ -81,11 +81,6 @@ static kvg_dtype fp4_dtype(const char *name)
                                               : KVG_DTYPE_INVALID;
 }
 
-static int is_fp4(kvg_dtype d)
-{
-    return d == KVG_FP4_E2M1 || d == KVG_FP4_E1M2;
-}
-
 /* An fp4 shape in ops-test-kit's codes becomes kvgold's packed pairs
  * (kvg_scan_fp4_pairs halves its last dim). Its .bin holds pack_4bits'
  * bytes (ttk/utilities/file_utils.py _dump_bin, @202675b6), codes 2k
@@ -271,7 +266,7 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
                             "%s/%s: dtype: not one kvgold reads", c->dir,
                             a->file);
-    if (is_fp4(a->dtype) && ext != 0)
+    if (kvg_dtype_is_fp4(a->dtype) && ext != 0)
         return read_codes(c, a, ext, diag);
     if (ext == 1)
         return kvg_scan_npy_arg(c->dir, a->file, a->dtype, a, diag);
@@ -560,7 +555,7 @@ static int csv_slots(kvg_scan_call *c, const kvg_ttk_row *row)
         if (a->rank < 0) { /* a .bin: the CSV's shape */
             a->rank = rank;
             memcpy(a->shape, shape, (size_t)rank * sizeof a->shape[0]);
-            if (is_fp4(a->dtype) && !kvg_scan_fp4_pairs(a->rank, a->shape)) {
+            if (kvg_dtype_is_fp4(a->dtype) && !kvg_scan_fp4_pairs(a->rank, a->shape)) {
                 shape_text(s1, sizeof s1, rank, shape);
                 return say(c, row, "tensor %d is %s codes of %s: kvgold "
                                    "reads fp4 in pairs along the last dim, "
@@ -652,7 +647,7 @@ static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
         if (a->kind != KVG_SCAN_TENSOR || sl->none)
             continue;
         shape_text(want, sizeof want, rank, shape);
-        if (is_fp4(a->dtype) && rank <= KVG_MAX_RANK) {
+        if (kvg_dtype_is_fp4(a->dtype) && rank <= KVG_MAX_RANK) {
             /* the row counts codes (its want text says so) */
             memcpy(pairs, shape, (size_t)rank * sizeof pairs[0]);
             if (!kvg_scan_fp4_pairs(rank, pairs))
@@ -800,7 +795,7 @@ static int fp4_golden_shapes(kvg_scan_call *c)
     int i;
     for (i = 0; i < c->n_out; i++) {
         kvg_scan_arg *a = &c->out[i];
-        if (a->kind != KVG_SCAN_TENSOR || !is_fp4(a->dtype) || a->rank < 0)
+        if (a->kind != KVG_SCAN_TENSOR || !kvg_dtype_is_fp4(a->dtype) || a->rank < 0)
             continue;
         if (!kvg_scan_fp4_pairs(a->rank, a->shape)) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,
