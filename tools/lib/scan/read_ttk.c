@@ -221,9 +221,11 @@ static kvg_status gather(kvg_scan_call *c, char **names, size_t count,
  * raw-byte payload of the codes flattened, ttk_shape the array's, when
  * the writing torch has no 4-bit dtype (ibid.; with one, the tensor is
  * pack_4bits' bytes flattened to 1-D, its shape lost: refused, see
- * KVG_SCAN_PT_TTK_RAW_ONLY). Read header-first as raw bytes (a raw
- * one-byte type's descrs: |u1, |V1, <V1), the shape as kvgold's pairs;
- * the codes are packed when opened (fp4_codes, kvg_scan_open). */
+ * KVG_SCAN_PT_TTK_RAW_ONLY). Read header-first as raw bytes - the .npy
+ * as hif8, kvgold's raw one-byte type, whose descrs (|u1, |V1, <V1) are
+ * what such a file carries; .npy's own fp4 entry stays packed bytes -,
+ * the shape as kvgold's pairs; the codes are packed when opened
+ * (fp4_codes, kvg_scan_open). */
 static kvg_status read_codes(kvg_scan_call *c, kvg_scan_arg *a, int ext,
                              kvg_diag *diag)
 {
