@@ -1,13 +1,16 @@
 /*
  * tests/test_format_smoke.c - hand-picked values of every encoder, each
- * derived by hand from the format definitions (docs/formats.md). The
- * exhaustive sweeps and the NumPy vectors are in test_format_*.c.
+ * derived by hand from the format definitions (docs/formats.md), and the
+ * dtype predicate that says which types are packed fp4. The exhaustive
+ * sweeps and the NumPy vectors are in test_format_*.c.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "kvg_test.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "kvgold/dtype.h"
 #include "kvgold/format.h"
 
 static float f(uint32_t bits) { return kvg_f32_from_bits(bits); }
@@ -129,12 +132,32 @@ static void test_int8(void **state)
     assert_int_equal(kvg_f32_to_int8(0.50000006f), 1);
 }
 
+/* kvg_dtype_is_fp4 over every value around the enum: true exactly for
+ * the types whose case-format tag is fp4_* (kvgold/dtype.h: the packed
+ * 4-bit floats), false for the invalid value and out-of-range ones. */
+static void test_fp4_dtype_predicate(void **state)
+{
+    int d, fp4 = 0;
+    (void)state;
+    for (d = 0; d < 64; d++) {
+        const char *name = kvg_dtype_name((kvg_dtype)d);
+        int want = strncmp(name, "fp4_", 4) == 0;
+        assert_int_equal(kvg_dtype_is_fp4((kvg_dtype)d), want);
+        fp4 += want;
+    }
+    assert_int_equal(fp4, 2);
+    assert_true(kvg_dtype_is_fp4(KVG_FP4_E2M1));
+    assert_true(kvg_dtype_is_fp4(KVG_FP4_E1M2));
+    assert_false(kvg_dtype_is_fp4(KVG_E8M0));
+    assert_false(kvg_dtype_is_fp4(KVG_UINT8));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fp16), cmocka_unit_test(test_bf16),
         cmocka_unit_test(test_fp8),  cmocka_unit_test(test_hif8),
-        cmocka_unit_test(test_int8),
+        cmocka_unit_test(test_int8), cmocka_unit_test(test_fp4_dtype_predicate),
     };
     return cmocka_run_group_tests_name("format.smoke", tests, NULL, NULL);
 }

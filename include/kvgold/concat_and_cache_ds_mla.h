@@ -56,12 +56,15 @@
  * place) [rows, 656] or [blocks, block_size, 656]: ascend int8 or
  * float8_e4m3fn (the dtype picks the chip), vllm uint8 or float8_e4m3fn.
  *
- * Slots: every preset skips slot < 0 (ascend-sfa-c8: ops-nn's
- * ScatterNdUpdate kernels skip an index outside [0, rows), see
+ * Slots: every preset skips slot < 0, none refuses one (ascend-sfa-c8:
+ * ops-nn's ScatterNdUpdate kernels write no byte of the cache for an
+ * index < 0 - the checked ones skip it, the A2/A3 high_performance one
+ * writes before the cache's first byte - see
  * docs/concat_and_cache_ds_mla.md section 2, "Slots (Q14)";
- * vllm-fp8_ds_mla's kernel and FlashMLA's -1 likewise). All refuse a
- * slot >= the cache's slots and two tokens writing one slot. Rows not
- * written keep every byte.
+ * vllm-fp8_ds_mla's kernel and FlashMLA's -1 likewise;
+ * KVG_I_SLOT_SKIP_NEGATIVE in presets.c). All refuse a slot >= the
+ * cache's slots and two tokens writing one slot. Rows not written keep
+ * every byte.
  *
  * Refused (161002), besides dtypes and shapes: a non-finite input value in
  * a written token; an a2a3 all-zero tile (DBQ a2a3: 0 * inf); an ascend950

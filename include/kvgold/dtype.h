@@ -61,6 +61,11 @@ KVG_API kvg_dtype kvg_dtype_from_name(const char *name);
 /* 1 for the 1-byte quantised cache types int8, hif8, fp8_e4m3fn, fp8_e5m2. */
 KVG_API int kvg_dtype_is_quant8(kvg_dtype dtype);
 
+/* 1 for the packed 4-bit float types fp4_e2m1 and fp4_e1m2, whose element
+ * is a byte of two codes (code 2j in the low nibble): a shape counting
+ * codes halves its last dim, a byte offset is two codes. */
+KVG_API int kvg_dtype_is_fp4(kvg_dtype dtype);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,6 +55,11 @@ kvg_dtype kvg_dtype_from_name(const char *name)
     return KVG_DTYPE_INVALID;
 }
 
+int kvg_dtype_is_fp4(kvg_dtype dtype)
+{
+    return dtype == KVG_FP4_E2M1 || dtype == KVG_FP4_E1M2;
+}
+
 int kvg_dtype_is_quant8(kvg_dtype dtype)
 {
     return dtype == KVG_INT8 || dtype == KVG_HIF8 || dtype == KVG_FP8_E4M3FN ||

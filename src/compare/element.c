@@ -30,7 +30,7 @@ int kvg_i_cmp_has_ranks(kvg_dtype dt)
 
 int kvg_i_cmp_codes_per_element(kvg_dtype dt)
 {
-    return dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2 ? 2 : 1;
+    return kvg_dtype_is_fp4(dt) ? 2 : 1;
 }
 
 /* e8m0: a relative error or a cosine of power-of-two scales says nothing

@@ -7,11 +7,6 @@
  */
 #include "src/layout/row_geom.h"
 
-static int is_fp4(kvg_dtype t)
-{
-    return t == KVG_FP4_E2M1 || t == KVG_FP4_E1M2;
-}
-
 /* kvgold/row_layout.h: the lowest piece of the addressing, so here */
 int64_t kvg_row_segment_bytes(const kvg_row_segment *seg)
 {
@@ -19,7 +14,7 @@ int64_t kvg_row_segment_bytes(const kvg_row_segment *seg)
 
     if (size == 0 || seg->count < 0)
         return 0;
-    if (is_fp4(seg->dtype))
+    if (kvg_dtype_is_fp4(seg->dtype))
         return seg->count % 2 ? 0 : seg->count / 2;
     return seg->count * size;
 }
@@ -36,7 +31,7 @@ int kvg_i_row_heads(const kvg_row_layout *l)
 
 int64_t kvg_i_row_units_bytes(kvg_dtype dt, int64_t n)
 {
-    return is_fp4(dt) ? n / 2 : n * (int64_t)kvg_dtype_size(dt);
+    return kvg_dtype_is_fp4(dt) ? n / 2 : n * (int64_t)kvg_dtype_size(dt);
 }
 
 int64_t kvg_i_row_pieces(const kvg_row_segment *s)

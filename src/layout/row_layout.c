@@ -104,8 +104,7 @@ static int64_t element_of(const kvg_row_segment *s, int64_t rel)
         if (k >= kvg_i_row_pieces(s) || rel >= kvg_i_row_piece_bytes(s, k))
             return -1;
     }
-    e = s->dtype == KVG_FP4_E2M1 || s->dtype == KVG_FP4_E1M2 ? rel * 2
-                                                             : rel / usize;
+    e = kvg_dtype_is_fp4(s->dtype) ? rel * 2 : rel / usize;
     e += k * (s->piece > 0 ? s->piece : 0);
     return e < s->count ? e : -1;
 }

@@ -20,11 +20,6 @@
 
 #include "src/layout/row_geom.h"
 
-static int is_fp4(kvg_dtype t)
-{
-    return t == KVG_FP4_E2M1 || t == KVG_FP4_E1M2;
-}
-
 static kvg_status bad(kvg_diag *diag, const kvg_row_layout *l, int i,
                       const char *what)
 {
@@ -68,7 +63,7 @@ static kvg_status check_pieces(const kvg_row_layout *l, int i, kvg_diag *diag)
         return bad(diag, l, i, "piece must be >= 0 (0: one piece)");
     if (kvg_i_row_pieces(s) == 1)
         return KVG_OK;
-    if (is_fp4(s->dtype) && s->piece % 2 != 0)
+    if (kvg_dtype_is_fp4(s->dtype) && s->piece % 2 != 0)
         return bad(diag, l, i, "an fp4 piece must hold an even number of "
                                "codes (whole bytes)");
     if (s->piece_stride < kvg_i_row_piece_bytes(s, 0))

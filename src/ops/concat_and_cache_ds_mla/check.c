@@ -5,6 +5,7 @@
  * name the tensor or attribute, expected vs got.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include "src/common/bits.h"
 #include "src/ops/concat_and_cache_ds_mla/internal.h"
 
 typedef kvg_concat_and_cache_ds_mla_args args_t;
@@ -248,9 +249,13 @@ static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "reduce_order", -1,
                             -1, "reduce_order: %d is not a kvgold reduction "
                             "order", (int)a->reduce_order);
-    if (!(a->epsilon > 0.0 && a->epsilon < 3.4e38))
+    /* the op's epsilon is a binary32 attribute: every finite one > 0,
+     * FLT_MAX too (mean + eps is then FLT_MAX, rstd 2^-64). 17 digits:
+     * a double just past FLT_MAX must not print as FLT_MAX. */
+    if (!(a->epsilon > 0.0 && kvg_i_finite_f32(a->epsilon)))
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "epsilon", -1, -1,
-                            "epsilon: a finite value > 0 expected, got %g",
+                            "epsilon: a finite binary32 value > 0 expected "
+                            "(<= FLT_MAX), got %.17g",
                             a->epsilon);
     if (!is_ascend(a) && a->epsilon != 1e-5)
         return kvg_diag_set(diag, KVG_ERR_PARAM_INVALID, "epsilon", -1, -1,

@@ -7,8 +7,6 @@
  * docs/concat_and_cache_ds_mla.md cites the sources.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <string.h>
-
 #include "src/engines/group_rules.h"
 #include "src/ops/concat_and_cache_ds_mla/internal.h"
 
@@ -90,16 +88,17 @@ const char *kvg_i_ccdm_preset_name(kvg_ccdm_preset preset)
     }
 }
 
+/* The engine's start of a rule (kvg_i_rule_base: amax over all bits,
+ * true division, the cast's 1/MAX), with the finite amax - the inputs and
+ * y are finite here (refused otherwise), where the two maxima agree - and
+ * fp32 scales. Its coefficient is each rule's own: a2a3 sets fl(1/127),
+ * the others divide by the cast's max (coeff_div), which reads none. */
 static kvg_i_group_rule rule_base(kvg_dtype cast)
 {
-    kvg_i_group_rule r;
+    kvg_i_group_rule r = kvg_i_rule_base(cast);
 
-    memset(&r, 0, sizeof r);
-    r.amax = KVG_I_AMAX_FINITE; /* inputs are finite (refused otherwise) */
-    r.e8m0 = KVG_I_NO_E8M0;
+    r.amax = KVG_I_AMAX_FINITE;
     r.store = KVG_I_STORE_F32;
-    r.op = KVG_I_PAY_DIV;
-    r.cast = cast;
     return r;
 }
 
@@ -199,7 +198,6 @@ void kvg_i_ccdm_preset(kvg_ccdm_preset preset, kvg_dtype payload,
         preset_model1(blocks, block_size, block_bytes, plan);
         return;
     }
-    (void)block_bytes;
     plan->nope = KVG_CCDM_NOPE;
 
     plan->layout = ascend ? k_ascend : k_vllm;

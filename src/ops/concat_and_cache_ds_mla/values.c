@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
+#include "src/common/half_row.h"
 #include "src/ops/concat_and_cache_ds_mla/internal.h"
 
 typedef kvg_concat_and_cache_ds_mla_args args_t;
@@ -22,30 +23,15 @@ static unsigned bf16_code(const unsigned char *p, int64_t i)
     return (unsigned)p[2 * i] | ((unsigned)p[2 * i + 1] << 8);
 }
 
-/* n bf16 values of tensor `name` from element `first`: all finite. */
+/* n bf16 values of tensor `name` from element `first`: all finite, or
+ * the first other refused in half_row.h's one wording (token < 0: gamma,
+ * one row, named by the element). */
 static kvg_status finite_run(const kvg_tensor *t, const char *name,
                              int64_t first, int64_t n, int64_t token,
                              kvg_diag *diag)
 {
-    const unsigned char *p = (const unsigned char *)t->data + 2 * first;
-    int64_t i;
-
-    for (i = 0; i < n; i++) {
-        if ((bf16_code(p, i) & 0x7F80u) != 0x7F80u)
-            continue;
-        if (token < 0) /* gamma: one row, the element is the position */
-            return kvg_diag_set(
-                diag, KVG_ERR_PARAM_INVALID, name, 0, i,
-                "%s: element %lld: bf16 0x%04X is not finite (refused: "
-                "what the kernels do with it is not established)", name,
-                (long long)i, bf16_code(p, i));
-        return kvg_diag_set(
-            diag, KVG_ERR_PARAM_INVALID, name, t->rank - 1, token,
-            "%s: token %lld, column %lld: bf16 0x%04X is not finite "
-            "(refused: what the kernels do with it is not established)",
-            name, (long long)token, (long long)i, bf16_code(p, i));
-    }
-    return KVG_OK;
+    return kvg_i_refuse_nonfinite_in(
+        t, name, (const unsigned char *)t->data + 2 * first, n, token, diag);
 }
 
 static kvg_status finite_token(const args_t *a, const plan_t *p, int64_t t,

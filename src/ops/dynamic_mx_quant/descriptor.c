@@ -105,7 +105,7 @@ static kvg_status output_shape(const kvg_i_op_args *a, const char *name,
     *rank = is_y ? x->rank : x->rank + 1;
     memcpy(shape, x->shape, (size_t)x->rank * sizeof shape[0]);
     if (is_y) {
-        if (k->dst_type == KVG_FP4_E2M1 || k->dst_type == KVG_FP4_E1M2)
+        if (kvg_dtype_is_fp4(k->dst_type))
             shape[x->rank - 1] /= 2;
         return KVG_OK;
     }

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "src/common/bits.h"
+#include "src/common/half_row.h"
 #include "src/ops/kv_compress_epilog/internal.h"
 
 #include "src/kernels/dispatch.h"
@@ -135,8 +136,7 @@ static kvg_status check_x_values(const kvg_kv_compress_epilog_args *a,
                                  kvg_diag *diag)
 {
     const unsigned char *x = (const unsigned char *)a->x->data;
-    int64_t t, i;
-    unsigned code;
+    int64_t t;
 
     for (t = 0; t < p->tokens; t++) {
         const unsigned char *row = x + (size_t)(t * p->d) * 2;
@@ -146,15 +146,7 @@ static kvg_status check_x_values(const kvg_kv_compress_epilog_args *a,
                                    p->slots) ||
             !row_has_nonfinite(row, p->d))
             continue;
-        for (i = 0; i < p->d; i++) {
-            code = (unsigned)row[2 * i] | (unsigned)row[2 * i + 1] << 8;
-            if ((code & 0x7F80u) == 0x7F80u)
-                return kvg_diag_set(
-                    diag, KVG_ERR_PARAM_INVALID, "x", a->x->rank - 1, t,
-                    "x: token %lld, column %lld: bf16 0x%04X is not finite "
-                    "(refused: what the kernels do with it is not "
-                    "established)", (long long)t, (long long)i, code);
-        }
+        return kvg_i_refuse_nonfinite_row(a->x, row, p->d, t, diag);
     }
     return KVG_OK;
 }

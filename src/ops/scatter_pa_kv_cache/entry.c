@@ -115,11 +115,6 @@ static kvg_status check_attrs(const args_t *a, kvg_diag *diag)
 /* aclnn's key-only form is a 0-dim value_cache; NULL says the same. */
 static int absent(const kvg_tensor *t) { return t == NULL || t->rank == 0; }
 
-static int is_fp4(kvg_dtype d)
-{
-    return d == KVG_FP4_E2M1 || d == KVG_FP4_E1M2;
-}
-
 /* The 950 list (aclnn_scatter_pa_kv_cache.cpp): every kvgold dtype but
  * int64. */
 static kvg_status check_copy_dtype(const kvg_tensor *t, const char *name,
@@ -223,10 +218,10 @@ static kvg_status check_dtypes(const args_t *a, int sides, kvg_diag *diag)
                                 kvg_dtype_name(a->value->dtype));
         KVG_TRY(kvg_i_check_dtype(a->value_cache, "value_cache",
                                   a->value->dtype, diag));
-        if (is_fp4(a->value->dtype))
+        if (kvg_dtype_is_fp4(a->value->dtype))
             fp4 = a->value;
     }
-    if (is_fp4(a->key->dtype))
+    if (kvg_dtype_is_fp4(a->key->dtype))
         fp4 = a->key;
     if (fp4 != NULL && !nz &&
         (a->scatter_mode != KVG_SCATTER_NONE || sides == 1))

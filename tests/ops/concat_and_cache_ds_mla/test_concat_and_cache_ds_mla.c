@@ -423,10 +423,16 @@ static void refusals(void **state)
     refused_as(&c, KVG_ERR_PARAM_NULLPTR, "sin", "sin");
     setup(&c, V, 2, KVG_INT64, ok, KVG_UINT8, 2, shape);
     put16(c.pb + 128 + 6, 0x7F80); /* +inf in a written token */
-    refused(&c, "k_pe", "not finite");
+    /* half_row.h's one wording: tensor, token, column, dtype, code */
+    refused(&c, "k_pe", "k_pe: token 1, column 3: bf16 0x7F80 is not "
+                        "finite (refused: what the kernel does with it is "
+                        "not established)");
     setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
     put16(c.cb_ + 2, 0xFFC0);
-    refused(&c, "cos", "not finite");
+    refused(&c, "cos", "cos: token 0, column 1: bf16 0xFFC0 is not finite");
+    setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
+    put16(c.gb + 2 * 300, 0xFF80); /* gamma is one row: its element */
+    refused(&c, "gamma", "gamma: element 300: bf16 0xFF80 is not finite");
     setup(&c, A, 2, KVG_INT32, ok, KVG_INT8, 2, shape);
     tiles(c.gb, 0); /* a zero tile under A2/A3 */
     refused(&c, "kv_c", "all-zero");

@@ -260,17 +260,72 @@ def test_mxfp4_odd_code_counts_are_not_judged(cli, tmp_path, monkeypatch):
         doc["calls"][0]["reason"], doc["calls"][0]["reason"]
 
 
-def test_mxfp4_not_judged_from_ops_test_kit_npy_or_pt(cli, tmp_path):
-    """ops-test-kit's .npy and .pt hold the codes unpacked (a void of
-    width 1; .pt's raw bytes where torch has no float4) or flattened:
-    NOT JUDGED, named as such in the reason, never passed."""
-    for fmt, words in (("npy", "one code a byte"),
-                       ("pt", "float4_e2m1fn_x2")):
-        rc, doc = _scan(cli, tmp_path / fmt, [W.case(M3)], fmt)
+def _golden_codes(d, patch):
+    """Golden 1 (the cache; 0 is the API's None) of case directory d as ops-test-kit saved it
+    in .npy / .pt - one code a byte - rewritten with patch(codes) applied
+    to its flat codes, in the same form."""
+    import torch
+    for f in os.listdir(str(d)):
+        if not f.startswith("golden_1_float4_e2m1."):
+            continue
+        path = os.path.join(str(d), f)
+        if f.endswith(".npy"):
+            codes = np.load(path).view(np.uint8)
+            patch(codes.reshape(-1))
+            np.save(path, codes.view(np.dtype("V1")))
+        else:
+            payload = torch.load(path)
+            patch(payload["ttk_raw_bytes"].numpy())
+            torch.save(payload, path)
+        return
+    raise AssertionError("no float4_e2m1 golden in %s" % d)
+
+
+def test_mxfp4_from_ops_test_kit_npy_and_pt(cli, tmp_path):
+    """quant_mode 3 as ops-test-kit saves a float4_e2m1 array in .npy (a
+    void of width 1, one code a byte, the array's shape in codes) and .pt
+    (this torch has no 4-bit dtype: the raw-byte payload of the codes,
+    flattened, ttk_shape the array's) - core_modules/manual_data.py
+    _write_array (hicann/ops-test-kit@055fae80), ttk/utilities/
+    file_utils.py (@202675b6) and scan_dumps.write_ttk_fp4. The codes are
+    packed in a copy (code 2k in the low nibble) and judged: honest PASS,
+    both caches judged; the high nibble of slot 11's last byte (code
+    11 * 128 + 127) planted alone FAILs exactly the cache's payload at
+    slot 11; a code byte above 0x0F is refused naming file and index, the
+    call NOT JUDGED, the files never written."""
+    for fmt in ("npy", "pt"):
+        rc, doc = _scan(cli, tmp_path / fmt / "ok", [W.case(M3)], fmt)
+        assert rc == 0 and doc["verdict"] == "PASS", \
+            doc["calls"][0]["reason"]
+        assert {r["name"] for r in doc["calls"][0]["report"]["results"]} \
+            == {"cache", "cache_scale"}
+        bad = W.case(M3)
+        tag, arr = bad.post["cache"]
+        arr = np.array(arr, copy=True)
+        arr.reshape(-1)[11 * 64 + 63] ^= 0x10
+        bad.post["cache"] = (tag, arr)
+        rc, doc = _scan(cli, tmp_path / fmt / "nibble", [bad], fmt)
+        assert rc == 1 and doc["calls"][0]["verdict"] == "FAIL"
+        assert _m3_fields(doc) == {("cache", "payload"): 11}, fmt
+        root = tmp_path / fmt / "high"
+        _scan(cli, root, [W.case(M3)], fmt)
+        flat = 11 * 128 + 126  # the low nibble of the byte above, as a code
+
+        def high(codes):
+            assert codes[flat] <= 0x0F
+            codes[flat] |= 0x30
+        _golden_codes(root / "c0", high)
+        before = {f: (root / "c0" / f).read_bytes()
+                  for f in os.listdir(str(root / "c0"))}
+        rc, doc, err = sd.scan(cli, str(root), "--csv",
+                               str(root / "cases.csv"))
         assert rc == 1 and [x["verdict"] for x in doc["calls"]] == \
-            ["NOT_JUDGED"], fmt
-        assert words in doc["calls"][0]["reason"], doc["calls"][0]["reason"]
-        assert "fp4_e2m1" in doc["calls"][0]["reason"]
+            ["NOT_JUDGED"], (fmt, err)
+        reason = doc["calls"][0]["reason"]
+        assert "golden_1_float4_e2m1.%s" % fmt in reason, reason
+        assert "code %d is 0x3" % flat in reason, reason
+        assert before == {f: (root / "c0" / f).read_bytes()
+                          for f in os.listdir(str(root / "c0"))}
 
 
 def test_msprobe_records_are_not_judged(cli, tmp_path):

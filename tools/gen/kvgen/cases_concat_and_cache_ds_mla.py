@@ -30,6 +30,9 @@ ASC, VLLM = "ascend-sfa-c8", "vllm-fp8_ds_mla"
 STORE = {"int8": np.int8, "uint8": np.uint8, "fp8_e4m3fn": np.uint8}
 SLOT = {"int32": np.int32, "int64": np.int64}
 EXACT_EPS = 1e-8               # fl(1 + 1e-8) = 1: rms of an exact row is 1
+F32_MAX = float(np.finfo(np.float32).max)   # exactly FLT_MAX as a double
+# the smallest double that rounds to +Inf in binary32: FLT_MAX + half ulp
+F32_INF_EDGE = 2.0 ** 128 - 2.0 ** 103
 
 
 def bf16(f):
@@ -269,6 +272,13 @@ def ascend_cases(root):
         exact={0: exact_token(rng, {0: ties, 1: dvr, 2: sat}),
                2: exact_token(rng, {2: ties, 3: dvr, 0: sat})},
         gamma_one=(0, 1, 2, 3), zeros=[(1, 3)])
+    ascend_case(
+        root, "ascend_a2_int8_epsilon_max",
+        "ascend-sfa-c8 int8, epsilon FLT_MAX (the largest finite binary32, "
+        "a valid attribute): mean + eps rounds to FLT_MAX in binary32, "
+        "rstd = 1 / sqrt(FLT_MAX) ~ 2^-64, so y ~ x * gamma * 2^-64 (normal "
+        "in bf16) and each tile quantises as any", 3715, (3,), (4, 656),
+        "int8", attrs=attrs_of(ASC, epsilon=F32_MAX))
     ascend_pad_cases(root)
 
 
@@ -574,6 +584,10 @@ def ascend_refusals(root):
     refusal(root, "error_ascend_no_gamma", "gamma missing: a required "
             "tensor absent from the case is a NULL one (161001); message "
             "\"gamma\"", "gamma", a, edit=drop("gamma"), status=161001)
+    refusal(root, "error_ascend_epsilon_inf", "epsilon 2^128 - 2^103: "
+            "the smallest double that is +Inf once narrowed to binary32 "
+            "(the op's attribute is a float); message \"epsilon\"",
+            "epsilon", attrs_of(ASC, epsilon=F32_INF_EDGE))
     refusal(root, "error_unknown_preset", "preset \"sgk\" is not a preset "
             "of this row; message \"preset\"", "preset",
             attrs_of("sgk"), front=False)

@@ -287,6 +287,29 @@ int kvg_scan_fp4_pairs(int rank, int64_t *shape)
     return 1;
 }
 
+kvg_status kvg_scan_fp4_pack_codes(const unsigned char *codes, size_t n,
+                                   unsigned char *out, const char *file,
+                                   kvg_diag *diag)
+{
+    size_t i;
+
+    if (n % 2 != 0)
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, file, -1, -1,
+                            "%s: %lu fp4 codes, an odd count: kvgold reads "
+                            "fp4 in pairs",
+                            file, (unsigned long)n);
+    for (i = 0; i < n; i++)
+        if (codes[i] > 0x0F)
+            return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, file, -1, -1,
+                                "%s: code %lu is 0x%02X: one fp4 code a "
+                                "byte holds 0x00..0x0F (its high nibble "
+                                "is never masked off)",
+                                file, (unsigned long)i, codes[i]);
+    for (i = 0; i < n / 2; i++)
+        out[i] = (unsigned char)(codes[2 * i] | (codes[2 * i + 1] << 4));
+    return KVG_OK;
+}
+
 int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,
                     uint64_t *nbytes)
 {

@@ -94,6 +94,15 @@ kvg_status kvg_scan_head(const char *path, unsigned char *buf, size_t cap,
  * or an odd last dim (a pair would straddle two rows). */
 int kvg_scan_fp4_pairs(int rank, int64_t *shape);
 
+/* n fp4 codes held one a byte (ops-test-kit's .npy / .pt of a 4-bit
+ * array) packed into n / 2 bytes of out, code 2k in the low nibble of
+ * byte k - pack_4bits' order, kvgold's fp4 pairs. Every code is checked
+ * before a byte is written: one above 0x0F (no 4-bit code), or an odd
+ * n, is KVG_ERR_FILE_FORMAT naming `file` and the code's index. */
+kvg_status kvg_scan_fp4_pack_codes(const unsigned char *codes, size_t n,
+                                   unsigned char *out, const char *file,
+                                   kvg_diag *diag);
+
 /* Bytes of `rank` dims of `dtype` into *nbytes; 0 on overflow or a
  * negative dim. */
 int kvg_scan_nbytes(kvg_dtype dtype, int rank, const int64_t *shape,

@@ -1614,7 +1614,14 @@ static kvg_status parse(src *s, unsigned flags, kvg_scan_arg *a)
         (st = run(m, &result)) != KVG_OK)
         goto done;
     res = &m->v[result];
-    if (res->type == V_TENSOR)
+    if (res->type == V_TENSOR && (flags & KVG_SCAN_PT_TTK_RAW_ONLY))
+        st = fail(s, "holds a tensor of %s (%s), not ops-test-kit's "
+                     "raw-byte payload of one code a byte: a torch 4-bit "
+                     "tensor holds the packed bytes flattened to 1-D, its "
+                     "shape not recorded",
+                  kvg_dtype_name(m->t[res->i].dtype),
+                  m->t[res->i].dtype_from);
+    else if (res->type == V_TENSOR)
         st = take_tensor(s, &z, m, &m->t[res->i], a->dtype, &r, &off,
                          &nbytes);
     else if (res->type == V_DICT && (flags & KVG_SCAN_PT_TTK_RAW) &&

@@ -53,6 +53,11 @@
  * fp8 before torch 2.1): the bytes as the declared dtype (a->dtype, which
  * must be given) in that shape. */
 #define KVG_SCAN_PT_TTK_RAW 1u
+/* flags: only that raw-byte payload (with KVG_SCAN_PT_TTK_RAW): a tensor
+ * is refused - ops-test-kit's 4-bit array, whose payload holds its codes
+ * one a byte while a torch 4-bit tensor holds pack_4bits' bytes
+ * flattened to 1-D, the shape lost (dtypes.py numpy_to_torch_tensor). */
+#define KVG_SCAN_PT_TTK_RAW_ONLY 2u
 
 /* The largest pickle and central directory read (a torch.save of one
  * tensor writes a few hundred bytes of each). */

@@ -12,8 +12,9 @@
  *   <kind>_<i>_none.<ext>              a zero-byte marker: the slot is None
  * with dtype a NumPy name (float16, bfloat16, ...; float4_e2m1 /
  * float4_e1m2 count codes, kvgold's fp4 pairs: a .bin holds the packed
- * bytes and is read, an .npy or .pt holds codes unpacked or flattened and
- * is refused, see kvg_scan_fp4_pairs). One format per case
+ * bytes, an .npy or .pt's raw-byte payload one code a byte, packed when
+ * opened (read_codes); a torch 4-bit tensor in a .pt is refused, its
+ * shape lost). One format per case
  * (bin before npy before pt). A .bin input records no shape (ops-test-kit
  * keeps it in the case CSV): it is read with the shape of the golden
  * output its operator writes in place (a cache), or the shape the
@@ -78,11 +79,6 @@ static kvg_dtype fp4_dtype(const char *name)
     return strcmp(name, "float4_e2m1") == 0   ? KVG_FP4_E2M1
            : strcmp(name, "float4_e1m2") == 0 ? KVG_FP4_E1M2
                                               : KVG_DTYPE_INVALID;
-}
-
-static int is_fp4(kvg_dtype d)
-{
-    return d == KVG_FP4_E2M1 || d == KVG_FP4_E1M2;
 }
 
 /* An fp4 shape in ops-test-kit's codes becomes kvgold's packed pairs
@@ -219,6 +215,43 @@ static kvg_status gather(kvg_scan_call *c, char **names, size_t count,
     return KVG_OK;
 }
 
+/* An fp4 .npy or .pt: ops-test-kit saves a 4-bit array one code a byte,
+ * in the array's shape (counted in codes) - an .npy as a void of width 1
+ * (core_modules/manual_data.py _write_array @055fae80), a .pt as the
+ * raw-byte payload of the codes flattened, ttk_shape the array's, when
+ * the writing torch has no 4-bit dtype (ibid.; with one, the tensor is
+ * pack_4bits' bytes flattened to 1-D, its shape lost: refused, see
+ * KVG_SCAN_PT_TTK_RAW_ONLY). Read header-first as raw bytes - the .npy
+ * as hif8, kvgold's raw one-byte type, whose descrs (|u1, |V1, <V1) are
+ * what such a file carries; .npy's own fp4 entry stays packed bytes -,
+ * the shape as kvgold's pairs; the codes are packed when opened
+ * (fp4_codes, kvg_scan_open). */
+static kvg_status read_codes(kvg_scan_call *c, kvg_scan_arg *a, int ext,
+                             kvg_diag *diag)
+{
+    kvg_scan_arg r = *a;
+    int64_t pairs[KVG_MAX_RANK];
+
+    r.dtype = KVG_UINT8;
+    KVG_TRY(ext == 1 ? kvg_scan_npy_arg(c->dir, a->file, KVG_HIF8, &r, diag)
+                     : kvg_scan_pt_tensor(c->dir, a->file,
+                                          KVG_SCAN_PT_TTK_RAW |
+                                              KVG_SCAN_PT_TTK_RAW_ONLY,
+                                          &r, diag));
+    memcpy(pairs, r.shape, sizeof pairs);
+    if (!kvg_scan_fp4_pairs(r.rank, pairs))
+        return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "shape", -1, -1,
+                            "%s/%s: %s codes whose last dim is odd or "
+                            "absent: kvgold reads fp4 in pairs along the "
+                            "last dim",
+                            c->dir, a->file, kvg_dtype_name(a->dtype));
+    memcpy(r.shape, pairs, sizeof pairs);
+    r.dtype = a->dtype;
+    r.fp4_codes = 1;
+    *a = r;
+    return KVG_OK;
+}
+
 /* Header-first: an .npy's header, a .bin's size against its shape. */
 static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
                            kvg_diag *diag)
@@ -235,20 +268,8 @@ static kvg_status read_arg(kvg_scan_call *c, kvg_scan_arg *a, int ext,
         return kvg_diag_set(diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
                             "%s/%s: dtype: not one kvgold reads", c->dir,
                             a->file);
-    if (is_fp4(a->dtype) && ext != 0)
-        return kvg_diag_set(
-            diag, KVG_ERR_FILE_FORMAT, "dtype", -1, -1,
-            "%s/%s: %s: ops-test-kit saves a 4-bit array in %s %s; kvgold "
-            "reads fp4 as packed pairs and does not repack codes (its .bin "
-            "is read: prepare the case with --dump-format bin)",
-            c->dir, a->file, kvg_dtype_name(a->dtype),
-            ext == 1 ? ".npy" : ".pt",
-            ext == 1 ? "unpacked, one code a byte (a void of width 1: "
-                       "core_modules/manual_data.py _write_array)"
-                     : "as torch's float4_e2m1fn_x2 of its packed bytes "
-                       "flattened to 1-D, or, where torch lacks it, as raw "
-                       "bytes one code a byte (dtypes.py "
-                       "numpy_to_torch_tensor, pack_4bits)");
+    if (kvg_dtype_is_fp4(a->dtype) && ext != 0)
+        return read_codes(c, a, ext, diag);
     if (ext == 1)
         return kvg_scan_npy_arg(c->dir, a->file, a->dtype, a, diag);
     if (ext == 2) /* the file name's dtype wins for one-byte codes */
@@ -536,7 +557,7 @@ static int csv_slots(kvg_scan_call *c, const kvg_ttk_row *row)
         if (a->rank < 0) { /* a .bin: the CSV's shape */
             a->rank = rank;
             memcpy(a->shape, shape, (size_t)rank * sizeof a->shape[0]);
-            if (is_fp4(a->dtype) && !kvg_scan_fp4_pairs(a->rank, a->shape)) {
+            if (kvg_dtype_is_fp4(a->dtype) && !kvg_scan_fp4_pairs(a->rank, a->shape)) {
                 shape_text(s1, sizeof s1, rank, shape);
                 return say(c, row, "tensor %d is %s codes of %s: kvgold "
                                    "reads fp4 in pairs along the last dim, "
@@ -628,7 +649,7 @@ static int csv_check(kvg_scan_call *c, const kvg_ttk_row *row, int bin)
         if (a->kind != KVG_SCAN_TENSOR || sl->none)
             continue;
         shape_text(want, sizeof want, rank, shape);
-        if (is_fp4(a->dtype) && rank <= KVG_MAX_RANK) {
+        if (kvg_dtype_is_fp4(a->dtype) && rank <= KVG_MAX_RANK) {
             /* the row counts codes (its want text says so) */
             memcpy(pairs, shape, (size_t)rank * sizeof pairs[0]);
             if (!kvg_scan_fp4_pairs(rank, pairs))
@@ -776,7 +797,7 @@ static int fp4_golden_shapes(kvg_scan_call *c)
     int i;
     for (i = 0; i < c->n_out; i++) {
         kvg_scan_arg *a = &c->out[i];
-        if (a->kind != KVG_SCAN_TENSOR || !is_fp4(a->dtype) || a->rank < 0)
+        if (a->kind != KVG_SCAN_TENSOR || !kvg_dtype_is_fp4(a->dtype) || a->rank < 0)
             continue;
         if (!kvg_scan_fp4_pairs(a->rank, a->shape)) {
             (void)snprintf(c->unreadable, sizeof c->unreadable,

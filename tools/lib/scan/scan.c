@@ -581,6 +581,35 @@ static kvg_status open_at(const char *path, kvg_scan_files *f,
     return st;
 }
 
+/* An opened argument whose file holds one fp4 code a byte (a->fp4_codes)
+ * replaced by a copy of its codes packed two a byte, reserved in the
+ * ledger; the file's view is closed either way, the file never written. */
+static kvg_status pack_codes(const kvg_scan_arg *a, kvg_tensor *t,
+                             kvg_file_map *map, kvg_diag *diag)
+{
+    size_t n = t->nbytes / 2;
+    unsigned char *buf = NULL;
+    kvg_status st = kvg_mem_reserve(n, a->file, diag);
+
+    if (st == KVG_OK) {
+        buf = (unsigned char *)malloc(n ? n : 1);
+        st = buf == NULL
+                 ? kvg_diag_set(diag, KVG_ERR_NOMEM, a->file, -1, -1,
+                                "%s: out of memory", a->file)
+                 : kvg_scan_fp4_pack_codes((const unsigned char *)t->data,
+                                           t->nbytes, buf, a->file, diag);
+        if (st != KVG_OK) {
+            free(buf);
+            kvg_mem_release(n);
+        }
+    }
+    kvg_scan_close(t, map);
+    if (st != KVG_OK)
+        return st;
+    *t = kvg_tensor_make(buf, n, a->dtype, a->rank, a->shape);
+    return KVG_OK;
+}
+
 /* As compare maps a case's big files: mapped pages are file pages the
  * kernel can drop and read again, not allocations, so nothing is
  * reserved for them; a read tensor is reserved first. Either way its
@@ -605,6 +634,8 @@ kvg_status kvg_scan_open(const kvg_scan_call *c, kvg_scan_files *f,
         return KVG_ERR_NOMEM;
     st = open_at(path, f, a, out, map, diag);
     free(path);
+    if (st == KVG_OK && a->fp4_codes)
+        st = pack_codes(a, out, map, diag);
     return st;
 }
 

@@ -86,6 +86,11 @@ typedef struct kvg_scan_arg {
     /* 1: a post-call cache read back from a later record's input
      * (readback.c); `name` is then "<record> input_args[i]" */
     int read_back;
+    /* 1: an fp4 tensor whose file holds one code a byte (ops-test-kit's
+     * .npy / .pt of a 4-bit array): nbytes counts the file's codes, the
+     * shape is kvgold's pairs; kvg_scan_open hands back the codes packed
+     * two a byte in a copy (kvg_scan_fp4_pack_codes) */
+    int fp4_codes;
 } kvg_scan_arg;
 
 /* The `api` of an entry whose operator the reader cannot tell (a link
