@@ -27,7 +27,7 @@ void kvg_i_cmp_ttk_init(kvg_i_cmp_ctx *c)
     r->ttk_max_abs_limit = NAN;
     c->ttk_max_err = 0.0f;
     if (kvg_i_cmp_is_int(c->dt) || c->dt == KVG_E8M0 ||
-        c->dt == KVG_FP4_E2M1 || c->dt == KVG_FP4_E1M2) {
+        kvg_dtype_is_fp4(c->dt)) {
         /* integers: binary_equal (resolve.py, _is_int_or_bool); e8m0 and
          * fp4 too (_BIN_DTYPES = {"float4_e2m1", "float4_e1m2",
          * "float8_e8m0"} -> "bin"; binary_equal.py compares e8m0 as uint8

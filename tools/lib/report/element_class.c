@@ -58,11 +58,6 @@ static int is_ranked(kvg_dtype dt)
            dt == KVG_FP4_E2M1 || dt == KVG_E8M0;
 }
 
-static int is_packed_fp4(kvg_dtype dt)
-{
-    return dt == KVG_FP4_E2M1 || dt == KVG_FP4_E1M2;
-}
-
 /* The value of a 1-byte code (fp4_e2m1: of its low nibble); NaN if none.
  * fp4_e1m2 has no decoder: its code number stands in (judged bitwise). */
 static float code_value(kvg_dtype dt, unsigned char code)
@@ -127,7 +122,7 @@ static void read_element(const kvg_elem_judge *j, const kvg_tensor *t,
     uint32_t b32;
     uint64_t b64;
     float f;
-    if (is_packed_fp4(j->dtype)) { /* `index` is a code: 2 * byte + nibble */
+    if (kvg_dtype_is_fp4(j->dtype)) { /* `index` is a code: 2 * byte + nibble */
         p = (const unsigned char *)t->data + (size_t)(index / 2);
         *bits = kvg_fp4_unpack(*p, (unsigned)(index & 1));
         *value = (double)code_value(j->dtype, (unsigned char)*bits);
@@ -274,7 +269,7 @@ void kvg_elem_judge_one(const kvg_elem_judge *j, int64_t index,
     int written = is_written(j->t, index);
     kvg_elem_judgement hi;
 
-    if (!is_packed_fp4(j->dtype)) {
+    if (!kvg_dtype_is_fp4(j->dtype)) {
         judge_unit(j, index, written, e);
         return;
     }

@@ -253,7 +253,7 @@ static void put_elements(FILE *out, const char *title,
                        (unsigned long long)e->actual_bits, dtype);
         kvg_html_num(ae, sizeof ae, e->abs_err);
         kvg_html_num(re, sizeof re, e->rel_err);
-        if (dtype == KVG_FP4_E2M1 || dtype == KVG_FP4_E1M2)
+        if (kvg_dtype_is_fp4(dtype))
             /* a code of a packed byte: 2 * byte + nibble */
             fprintf(out, "<tr><td>%lld (byte %lld %s)</td><td class=\"l\">",
                     (long long)e->index, (long long)(e->index / 2),

@@ -50,7 +50,7 @@ void kvg_html_value(char *buf, size_t cap, double v, unsigned long long bits,
 {
     char num[40];
     int width = (int)(2 * kvg_dtype_size(dtype));
-    if (dtype == KVG_FP4_E2M1 || dtype == KVG_FP4_E1M2)
+    if (kvg_dtype_is_fp4(dtype))
         width = 1; /* a 4-bit code (compare judges packed fp4 per code) */
     if (dtype == KVG_E8M0 && (bits & 0xFFu) == 0xFFu)
         (void)snprintf(num, sizeof num, "NaN");
