@@ -5,6 +5,7 @@ chain as the backend makes it (the search index's
 vllm_ascend/attention/attention_c8_mxfp.py, id 68369016099, `forward` and
 the impl's cache write; mxfp_kv_cache.py @47ce2df1, id 68489782651):
 
+0. the MX quant of query[:T] (no link: x [T, 2N, D], judged alone);
 1. the MX quant of key[:T] (dmq's API, dst_type {}): x [T, N, D];
 2. the PA_NZ scatter (spkc's in-place API, every tensor by keyword) of
    the int8 codes into int8 views of the K and V caches (two tensors:
@@ -64,12 +65,19 @@ def _inputs():
 
 
 def _dump(root, kc_post=None, ksc_post=None, links=("dmq", "spkc", "set"),
-          reader=True):
+          reader=True, group=2):
+    """The chain of one layer's step; the query's MX quant first, its x
+    [T, group * N, D] (the key's heads, `group` times: GQA)."""
     key, slots, y, sc, vcodes, vc = _inputs()
     kc_post = _load("expected_key_cache") if kc_post is None else kc_post
     ksc_post = (_load("expected_key_scale_cache") if ksc_post is None
                 else ksc_post)
     step = sd.MsprobeStep(str(root))
+    query = np.concatenate([key] * group, axis=1)
+    qy, qsc = _quant(query)
+    k = step.call("NPU", DMQ.TORCH, [("bf16", query)], {},
+                  [("fp8_e4m3fn", qy), ("uint8", qsc)])
+    step.data[k]["input_kwargs"]["dst_type"] = {}
     if "dmq" in links:
         k = step.call("NPU", DMQ.TORCH, [("bf16", key)], {},
                       [("fp8_e4m3fn", y), ("uint8", sc)])
@@ -129,7 +137,8 @@ def test_the_chain_passes_honest_and_reads_both_caches_back(cli, tmp_path):
     rc, doc, err = sd.scan(cli, str(tmp_path))
     assert rc == 0 and doc["verdict"] == "PASS", (err, doc["calls"])
     got = [(c["op"], c["verdict"]) for c in doc["calls"]]
-    assert got == [(DMQ.OP, "PASS"), (SPKC.OP, "PASS"), (OP, "PASS")], got
+    assert got == [(DMQ.OP, "PASS"), (DMQ.OP, "PASS"), (SPKC.OP, "PASS"),
+                   (OP, "PASS")], got
     chain = _chain(doc)
     assert "key_cache read back from" in chain["read_back"]
     assert "key_scale_cache read back from" in chain["read_back"]
@@ -174,6 +183,12 @@ def test_a_missing_link_or_reader_is_not_judged(cli, tmp_path):
     assert chain["verdict"] == "NOT_JUDGED", chain
     assert "the chain has no %s call" % SPKC.OP_TYPE in chain["reason"]
     assert "register_custom_api" in chain["reason"]
+    _dump(tmp_path / "mha", group=1)  # query and key quants alike
+    rc, doc, err = sd.scan(cli, str(tmp_path / "mha"))
+    chain = _chain(doc)
+    assert chain["verdict"] == "NOT_JUDGED", chain
+    assert "ambiguous: 2 " in chain["reason"], chain["reason"]
+    assert "(argument 0 [6, 2, ...])" in chain["reason"], chain["reason"]
     _dump(tmp_path / "noreader", reader=False)
     rc, doc, err = sd.scan(cli, str(tmp_path / "noreader"))
     chain = _chain(doc)
