@@ -228,9 +228,9 @@ static void apply_retypes(const kvg_binding_composite *cp, kvg_scan_call *c)
         if (t < 0 || to == KVG_DTYPE_INVALID)
             continue;
         a = &c->in[t];
-        if (a->kind == KVG_SCAN_TENSOR && kvg_dtype_size(a->dtype) == 1 &&
-            kvg_dtype_size(to) == 1 && a->dtype != KVG_FP4_E2M1 &&
-            a->dtype != KVG_FP4_E1M2)
+        /* read-back's one rule of what is a view of the same bytes */
+        if (a->kind == KVG_SCAN_TENSOR &&
+            kvg_scan_same_cache_dtype(a->dtype, to))
             a->dtype = to;
     }
 }
