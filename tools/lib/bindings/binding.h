@@ -166,19 +166,30 @@ typedef struct kvg_binding_link {
     /* Its keyword arguments, pairs {keyword, name}, NULL-terminated; may
      * be NULL. */
     const char *const *keywords;
-    /* Its outputs onto the composite form's names ("-" unused): read of
-     * the anchor only (the post-call tensors judged), NULL-terminated. */
+    /* Its outputs onto the composite form's names ("-" unused),
+     * NULL-terminated: the post-call tensors judged, each from the last
+     * link of the chain that records it (a link after it in the chain
+     * may write it again only if it names it too); one no link records
+     * (an API returning None) is read back (docs/scan.md, "Read-back")
+     * from the records after the anchor, the chain's last write. */
     const char *const *outputs;
     /* Which calls of `name` are this link: positional argument `key_arg`
      * is a tensor whose last dimension is `key_last` (npu_rms_norm of a
-     * 512-wide latent, not of a query) and that holds as many rows (its
-     * elements over that dimension: one a token) as the anchor's key
-     * (npu_interleave_rope of k_pe [T, 1, 1, 64], not of the query's
-     * [T, heads, 1, 64]). */
+     * 512-wide latent, not of a query; 0: any) and that holds as many
+     * rows (its elements over that dimension: one a token) as the
+     * anchor's key (npu_interleave_rope of k_pe [T, 1, 1, 64], not of the
+     * query's [T, heads, 1, 64]) - or, with key_lead > 0, whose first
+     * key_lead dimensions are the anchor key's first key_lead (a quant's
+     * x [T, N, D] and a scale write's value [T, N, D/64, 2] share [T, N]:
+     * a link's key need not be row for row the anchor's). */
     int key_arg;
     int64_t key_last;
     /* Why a dump may lack the call and what to do (may be NULL). */
     const char *hint;
+    /* 0, or the key_lead dimensions above */
+    int key_lead;
+    /* 0, or the rank the key must have */
+    int key_rank;
 } kvg_binding_link;
 
 typedef struct kvg_binding_composite {
@@ -197,6 +208,12 @@ typedef struct kvg_binding_composite {
      * a [T, 1] index viewed as the [T, 1, 1] of a [T, 1, 1, 512] input),
      * when the element counts agree. */
     const char *const *views;
+    /* Pairs {tensor, dtype tag}, NULL-terminated, may be NULL: a gathered
+     * tensor of one-byte codes taken as the same bytes of that one-byte
+     * dtype (torch's view(dtype): the chain hands a link an int8 view of
+     * an fp8 cache); a tensor of another size is left as it is (the
+     * operator then refuses it, naming it). */
+    const char *const *retype;
 } kvg_binding_composite;
 
 /* The generated table of every kvg_composite_<op>, NULL-terminated. */

@@ -88,13 +88,14 @@ static const char *const k_scatter_kw[] = {"self", "kv_cache", "indices",
 static const char *const k_scatter_out[] = {"kv_cache", NULL};
 
 static const kvg_binding_link k_chain[] = {
-    {"RmsNorm", k_rms_pos, k_rms_kw, k_rms_out, 0, 512, NULL},
+    {"RmsNorm", k_rms_pos, k_rms_kw, k_rms_out, 0, 512, NULL, 0, 0},
     {"InterleaveRope", k_rope_pos, k_rope_kw, k_rope_out, 0, 64,
      "msprobe wraps no npu_interleave_rope by default (its "
      "support_wrap_ops.yaml lists none): dump it with "
-     "debugger.register_custom_api(torch_npu, 'npu_interleave_rope')"},
+     "debugger.register_custom_api(torch_npu, 'npu_interleave_rope')", 0,
+     0},
     {"ScatterNdUpdate", k_scatter_pos, k_scatter_kw, k_scatter_out, 2, 656,
-     NULL},
+     NULL, 0, 0},
 };
 
 static const char *const k_chain_in[] = {"kv_c",         "k_pe",
@@ -125,4 +126,4 @@ const kvg_binding_composite kvg_composite_concat_and_cache_ds_mla = {
     "concat_and_cache_ds_mla",
     "ascend-sfa-c8 chain RmsNorm+InterleaveRope+ScatterNdUpdate",
     k_chain, sizeof k_chain / sizeof k_chain[0], &k_chain_form,
-    k_chain_views};
+    k_chain_views, NULL};

@@ -70,7 +70,9 @@ static int keyed(const kvg_scan_call *c, const kvg_binding_link *k)
         return 0;
     a = key_of(c, k);
     return a != NULL && a->kind == KVG_SCAN_TENSOR && a->rank > 0 &&
-           a->shape[a->rank - 1] == k->key_last;
+           a->rank >= k->key_lead &&
+           (k->key_rank == 0 || a->rank == k->key_rank) &&
+           (k->key_last == 0 || a->shape[a->rank - 1] == k->key_last);
 }
 
 int kvg_scan_link_keyed(const kvg_scan_call *c)
@@ -112,13 +114,29 @@ static int64_t rows_of(const kvg_scan_arg *a)
     return elements(a, a->rank - 1);
 }
 
+/* 1 if link k's key `a` is of the anchor's call, whose key is `ak`: as
+ * many rows, or the same first k->key_lead dimensions. */
+static int tied(const kvg_binding_link *k, const kvg_scan_arg *a,
+                const kvg_scan_arg *ak)
+{
+    int i;
+    if (k->key_lead == 0)
+        return rows_of(a) == rows_of(ak);
+    if (ak->rank < k->key_lead)
+        return 0;
+    for (i = 0; i < k->key_lead; i++)
+        if (a->shape[i] != ak->shape[i])
+            return 0;
+    return 1;
+}
+
 /* Link k's call in [from, to) of the anchor's directory: the count of
- * keyed ones whose key holds `rows` rows, the anchor's (the last in
+ * keyed ones whose key is tied to the anchor's key `ak` (the last in
  * *at), and an unreadable one of its name in *bad (its arguments
  * unknown, it may be the link). */
 static size_t find_link(const kvg_scan_list *l, size_t from, size_t to,
-                        const kvg_binding_link *k, int64_t rows, size_t *at,
-                        const kvg_scan_call **bad)
+                        const kvg_binding_link *k, const kvg_scan_arg *ak,
+                        size_t *at, const kvg_scan_call **bad)
 {
     size_t j, n = 0;
     *bad = NULL;
@@ -127,7 +145,7 @@ static size_t find_link(const kvg_scan_list *l, size_t from, size_t to,
         if (c->unreadable[0] != '\0' && kvg_scan_same_name(c->api, k->name))
             *bad = c;
         else if (c->unreadable[0] == '\0' && keyed(c, k) &&
-                 rows_of(key_of(c, k)) == rows) {
+                 tied(k, key_of(c, k), ak)) {
             *at = j;
             n++;
         }
@@ -195,12 +213,51 @@ static void apply_views(const kvg_binding_composite *cp, kvg_scan_call *c)
     }
 }
 
+/* The composite's retypes: a gathered tensor of one-byte codes taken as
+ * the same bytes of another one-byte dtype. */
+static void apply_retypes(const kvg_binding_composite *cp, kvg_scan_call *c)
+{
+    const char *const *pos = cp->form->positional;
+    int i;
+    for (i = 0; cp->retype != NULL && cp->retype[i] != NULL &&
+                cp->retype[i + 1] != NULL;
+         i += 2) {
+        int t = index_of(pos, cp->retype[i]);
+        kvg_dtype to = kvg_dtype_from_name(cp->retype[i + 1]);
+        kvg_scan_arg *a;
+        if (t < 0 || to == KVG_DTYPE_INVALID)
+            continue;
+        a = &c->in[t];
+        /* read-back's one rule of what is a view of the same bytes */
+        if (a->kind == KVG_SCAN_TENSOR &&
+            kvg_scan_same_cache_dtype(a->dtype, to))
+            a->dtype = to;
+    }
+}
+
+/* The post-call tensor `name` from the last link that records it, or
+ * ABSENT (read-back may fill it). */
+static void gather_out(const kvg_binding_composite *cp,
+                       const kvg_scan_call *const *calls, const char *name,
+                       kvg_scan_arg *out)
+{
+    size_t k = cp->n_links;
+    memset(out, 0, sizeof *out);
+    out->kind = KVG_SCAN_ABSENT;
+    while (k-- > 0) {
+        int o = index_of(cp->links[k].outputs, name);
+        if (o >= 0 && o < calls[k]->n_out &&
+            calls[k]->out[o].kind == KVG_SCAN_TENSOR) {
+            *out = calls[k]->out[o];
+            return;
+        }
+    }
+}
+
 /* Anchor call `a` as the composite's call, from the chain's calls. */
 static void gather(const kvg_binding_composite *cp,
                    const kvg_scan_call *const *calls, kvg_scan_call *out)
 {
-    const kvg_binding_link *anchor = &cp->links[cp->n_links - 1];
-    const kvg_scan_call *a = calls[cp->n_links - 1];
     const char *const *pos = cp->form->positional;
     const char *const *outs = cp->form->outputs;
     int n, q;
@@ -208,40 +265,60 @@ static void gather(const kvg_binding_composite *cp,
     for (n = 0; pos[n] != NULL && n < KVG_SCAN_MAX_ARGS; n++)
         gather_arg(cp, calls, pos[n], &out->in[n]);
     out->n_in = n;
-    for (q = 0; outs[q] != NULL && q < KVG_SCAN_MAX_ARGS; q++) {
-        int o = index_of(anchor->outputs, outs[q]);
-        out->out[q].kind = KVG_SCAN_ABSENT;
-        if (o >= 0 && o < a->n_out)
-            out->out[q] = a->out[o];
-    }
+    for (q = 0; outs[q] != NULL && q < KVG_SCAN_MAX_ARGS; q++)
+        gather_out(cp, calls, outs[q], &out->out[q]);
     out->n_out = q;
     apply_views(cp, out);
+    apply_retypes(cp, out);
+}
+
+/* What link lk's key is, for a reason: "argument 0 [..., 64], a row per
+ * token" or "argument 0 [4, 2, ...]". */
+static void key_text(const kvg_binding_link *lk, const kvg_scan_arg *ak,
+                     char *out, size_t cap)
+{
+    size_t used;
+    int i;
+    if (lk->key_lead == 0) {
+        (void)snprintf(out, cap, "argument %d [..., %lld], a row per token",
+                       lk->key_arg, (long long)lk->key_last);
+        return;
+    }
+    (void)snprintf(out, cap, "argument %d [", lk->key_arg);
+    for (i = 0; i < lk->key_lead && i < ak->rank; i++)
+        if ((used = strlen(out)) < cap)
+            (void)snprintf(out + used, cap - used, "%lld, ",
+                           (long long)ak->shape[i]);
+    if ((used = strlen(out)) < cap)
+        (void)snprintf(out + used, cap - used, "...]");
 }
 
 /* Why link k of the anchor's chain cannot be had, into c->unreadable. */
 static void no_link(kvg_scan_call *c, const kvg_binding_composite *cp,
-                    size_t k, size_t count, const kvg_scan_call *bad)
+                    size_t k, size_t count, const kvg_scan_call *bad,
+                    const kvg_scan_arg *ak)
 {
     const kvg_binding_link *lk = &cp->links[k];
+    char key[96];
+    key_text(lk, ak, key, sizeof key);
     if (count == 0 && bad != NULL)
         (void)snprintf(c->unreadable, sizeof c->unreadable,
                        "%s: its %s call %s cannot be read: %.200s", cp->name,
                        lk->name, bad->id, bad->unreadable);
     else if (count == 0)
         (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "%s: the chain has no %s call (argument %d [..., "
-                       "%lld], a row per token) before it in %s%s%s",
-                       cp->name, lk->name, lk->key_arg,
-                       (long long)lk->key_last, c->dir,
+                       "%s: the chain has no %s call (%s) before it in "
+                       "%s%s%s",
+                       cp->name, lk->name, key, c->dir,
                        lk->hint != NULL ? "; " : "",
                        lk->hint != NULL ? lk->hint : "");
     else
         (void)snprintf(c->unreadable, sizeof c->unreadable,
-                       "%s: ambiguous: %lu %s calls (argument %d [..., "
-                       "%lld], a row per token) may be the chain's link "
-                       "before it in %s; kvgold does not guess which",
-                       cp->name, (unsigned long)count, lk->name, lk->key_arg,
-                       (long long)lk->key_last, c->dir);
+                       "%s: ambiguous: %lu %s calls (%s) may be the "
+                       "chain's link before it in %s; kvgold does not guess "
+                       "which",
+                       cp->name, (unsigned long)count, lk->name, key,
+                       c->dir);
 }
 
 /* Anchor l->calls[i] as the composite's call, in place. */
@@ -252,7 +329,7 @@ static void compose_one(kvg_scan_list *l, size_t i,
     const kvg_scan_call *a = &l->calls[i];
     const kvg_binding_link *anchor = &cp->links[cp->n_links - 1];
     size_t from = window_start(l, i, cp), to = i, k;
-    int64_t rows;
+    const kvg_scan_arg *ak;
 
     memset(out, 0, sizeof *out);
     out->format = a->format;
@@ -266,13 +343,13 @@ static void compose_one(kvg_scan_list *l, size_t i,
         (void)snprintf(out->unreadable, sizeof out->unreadable, "%s",
                        a->unreadable);
     /* a readable anchor is keyed: its key is there */
-    rows = out->unreadable[0] == '\0' ? rows_of(key_of(a, anchor)) : 0;
+    ak = out->unreadable[0] == '\0' ? key_of(a, anchor) : NULL;
     for (k = cp->n_links - 1; k-- > 0 && out->unreadable[0] == '\0';) {
         const kvg_scan_call *bad;
         size_t at = 0;
-        size_t n = find_link(l, from, to, &cp->links[k], rows, &at, &bad);
+        size_t n = find_link(l, from, to, &cp->links[k], ak, &at, &bad);
         if (n != 1) {
-            no_link(out, cp, k, n, bad);
+            no_link(out, cp, k, n, bad, ak);
             break;
         }
         calls[k] = &l->calls[at];

@@ -383,7 +383,7 @@ typedef struct wanted {
 static int same_geometry(const geometry *g, const kvg_scan_arg *a)
 {
     int i;
-    if (g->dtype != a->dtype || g->rank != a->rank)
+    if (!kvg_scan_same_cache_dtype(g->dtype, a->dtype) || g->rank != a->rank)
         return 0;
     for (i = 0; i < a->rank; i++)
         if (g->shape[i] != a->shape[i])

@@ -17,6 +17,8 @@
  *   3. the writer's caches of one dtype and shape take the first inputs
  *      of that dtype and shape in order (args, then kwargs, a list's
  *      members), its k-th such cache the k-th; too few: none is linked;
+ *      one-byte dtypes of byte codes are one dtype here (a view of the
+ *      same bytes), the input judged as the writer's dtype;
  *   4. (scan.c, judging) a linked tensor that differs from the pre-call
  *      cache outside the bytes the call writes in more than it writes
  *      is not the writer's cache: NOT JUDGED.
@@ -88,10 +90,31 @@ static int writes_in_place(const char *op)
     return 0;
 }
 
+/* 1 if t holds one byte an element, one code a byte: int8, uint8, the
+ * fp8s, hif8, E8M0 (not the packed fp4 pairs, whose shape counts pairs). */
+static int byte_codes(kvg_dtype t)
+{
+    return kvg_dtype_size(t) == 1 && t != KVG_FP4_E2M1 && t != KVG_FP4_E1M2;
+}
+
+/* The same dtype, or two dtypes of byte codes (rule 3): torch's
+ * view(dtype) between one-byte dtypes keeps the shape and the bytes, and
+ * a backend passes one cache so under two names (vllm-ascend's C8-MXFP K
+ * cache: an int8 view to the scatter, float8_e4m3fn to the attention;
+ * its scale cache uint8 to the index_put_, float8_e8m0fnu to the
+ * attention). A tensor of other bytes of that shape is still refused by
+ * rule 4 (scan.c). */
+int kvg_scan_same_cache_dtype(kvg_dtype a, kvg_dtype b)
+{
+    return a == b || (byte_codes(a) && byte_codes(b));
+}
+
+/* 1 if a and b may be one cache (rule 3): the same shape, dtypes as
+ * kvg_scan_same_cache_dtype. */
 static int same_geometry(const kvg_scan_arg *a, const kvg_scan_arg *b)
 {
     int i;
-    if (a->dtype != b->dtype || a->rank != b->rank)
+    if (!kvg_scan_same_cache_dtype(a->dtype, b->dtype) || a->rank != b->rank)
         return 0;
     for (i = 0; i < a->rank; i++)
         if (a->shape[i] != b->shape[i])
@@ -212,6 +235,7 @@ static void link_one(kvg_scan_call *c, const missing *x)
     kvg_scan_arg a;
     char where[KVG_SCAN_NAME_MAX];
     const char *id;
+    char retyped[48] = "";
     size_t used = strlen(c->read_back);
     int q;
 
@@ -230,6 +254,13 @@ static void link_one(kvg_scan_call *c, const missing *x)
                        "%.120s", key_of(id), where, x->from->unreadable);
         return;
     }
+    /* a view of the same bytes as another one-byte dtype (rule 3) is
+     * judged as the writer's dtype */
+    if (a.dtype != x->pre->dtype) {
+        (void)snprintf(retyped, sizeof retyped, ", its bytes as %s",
+                       kvg_dtype_name(x->pre->dtype));
+        a.dtype = x->pre->dtype;
+    }
     for (q = c->n_out; q < x->out; q++)
         memset(&c->out[q], 0, sizeof c->out[q]); /* ABSENT */
     if (c->n_out <= x->out)
@@ -244,8 +275,8 @@ static void link_one(kvg_scan_call *c, const missing *x)
     c->out[x->out] = a;
     if (used < sizeof c->read_back)
         (void)snprintf(c->read_back + used, sizeof c->read_back - used,
-                       "%s%s read back from %s %s", used ? "; " : "",
-                       x->name, id, where);
+                       "%s%s read back from %s %s%s", used ? "; " : "",
+                       x->name, id, where, retyped);
 }
 
 /* The missing caches of call c, in the order of its form's outputs. */

@@ -276,6 +276,11 @@ kvg_status kvg_scan_compose(kvg_scan_list *l, kvg_diag *diag);
  * read_back_why. Never fails. */
 void kvg_scan_read_back(kvg_scan_list *l);
 
+/* 1 if an input of dtype b may be read back as a cache of dtype a: the
+ * same dtype, or both one-byte codes (a view of the same bytes;
+ * docs/scan.md, "Read-back", rule 3). */
+int kvg_scan_same_cache_dtype(kvg_dtype a, kvg_dtype b);
+
 /* The call form whose API is `api` (ops-test-kit's api_name) in any
  * operator's binding, and that operator's map in *m; NULL if none. */
 /* The operator that name `api` names in a dump (its registry name, or
