@@ -190,6 +190,10 @@ typedef struct kvg_binding_link {
     int key_lead;
     /* 0, or the rank the key must have */
     int key_rank;
+    /* KVG_DTYPE_INVALID (0), or the dtype the key must have: a key of a
+     * generic API (Tensor.__setitem__) is told from that API's other
+     * calls by its dtype too, not by its shape alone */
+    kvg_dtype key_dtype;
 } kvg_binding_link;
 
 typedef struct kvg_binding_composite {

@@ -62,13 +62,15 @@ static const char *const k_setitem_pos[] = {"key_scale_cache", "-", "-",
 
 static const kvg_binding_link k_chain[] = {
     {"DynamicMxQuant", k_quant_pos, k_quant_kw, k_quant_out, 0, 0, NULL, 2,
-     3},
+     3, KVG_DTYPE_INVALID},
     {"ScatterPaKvCache", k_scatter_pos, k_scatter_kw, k_none_out, 4, 0,
      "msprobe wraps no npu_scatter_pa_kv_cache by default (its "
      "support_wrap_ops.yaml lists none): dump it with "
      "debugger.register_custom_api(torch_npu, 'npu_scatter_pa_kv_cache')",
-     1, 1},
-    {"__setitem__", k_setitem_pos, NULL, k_none_out, 2, 2, NULL, 2, 4},
+     1, 1, KVG_DTYPE_INVALID},
+    /* the value: key_scale.view(torch.uint8) */
+    {"__setitem__", k_setitem_pos, NULL, k_none_out, 2, 2, NULL, 2, 4,
+     KVG_UINT8},
 };
 
 static const char *const k_chain_in[] = {"key", "slot_mapping", "key_cache",

@@ -88,14 +88,15 @@ static const char *const k_scatter_kw[] = {"self", "kv_cache", "indices",
 static const char *const k_scatter_out[] = {"kv_cache", NULL};
 
 static const kvg_binding_link k_chain[] = {
-    {"RmsNorm", k_rms_pos, k_rms_kw, k_rms_out, 0, 512, NULL, 0, 0},
+    {"RmsNorm", k_rms_pos, k_rms_kw, k_rms_out, 0, 512, NULL, 0, 0,
+     KVG_DTYPE_INVALID},
     {"InterleaveRope", k_rope_pos, k_rope_kw, k_rope_out, 0, 64,
      "msprobe wraps no npu_interleave_rope by default (its "
      "support_wrap_ops.yaml lists none): dump it with "
      "debugger.register_custom_api(torch_npu, 'npu_interleave_rope')", 0,
-     0},
+     0, KVG_DTYPE_INVALID},
     {"ScatterNdUpdate", k_scatter_pos, k_scatter_kw, k_scatter_out, 2, 656,
-     NULL, 0, 0},
+     NULL, 0, 0, KVG_DTYPE_INVALID},
 };
 
 static const char *const k_chain_in[] = {"kv_c",         "k_pe",

@@ -72,7 +72,8 @@ static int keyed(const kvg_scan_call *c, const kvg_binding_link *k)
     return a != NULL && a->kind == KVG_SCAN_TENSOR && a->rank > 0 &&
            a->rank >= k->key_lead &&
            (k->key_rank == 0 || a->rank == k->key_rank) &&
-           (k->key_last == 0 || a->shape[a->rank - 1] == k->key_last);
+           (k->key_last == 0 || a->shape[a->rank - 1] == k->key_last) &&
+           (k->key_dtype == KVG_DTYPE_INVALID || a->dtype == k->key_dtype);
 }
 
 int kvg_scan_link_keyed(const kvg_scan_call *c)
