@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "cann_aclnn.h"
 #include "read_common.h"
 
 #define CANN_HEADER_MAX ((uint64_t)64 << 20)
@@ -534,6 +535,19 @@ static kvg_status other_kernel(kvg_scan_list *l, const char *type,
                                     diag);
 }
 
+/* A dump file listed NOT JUDGED for `why` (its name, not its header). */
+static kvg_status list_odd(kvg_scan_list *l, const char *base,
+                           const char *path, const char *rel,
+                           const char *why, kvg_diag *diag)
+{
+    char dir[KVG_SCAN_DIR_MAX];
+    (void)snprintf(dir, sizeof dir, "%.*s",
+                   base == path ? 1 : (int)(base - path - 1),
+                   base == path ? "." : path);
+    return kvg_scan_list_unreadable(l, KVG_SCAN_CANN, "?", rel, dir, why,
+                                    diag);
+}
+
 /* The dump file at `path` (id `rel`) of a kvgold kernel, as a call. A
  * file that cannot be read is listed NOT JUDGED with the field said, not
  * left out (strict, the one file the user named: the error itself). */
@@ -543,6 +557,7 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
     const char *base = strrchr(path, '/');
     char type[KVG_SCAN_NAME_MAX];
     char why[KVG_SCAN_REASON_MAX];
+    kvg_cann_name name;
     unsigned char first[8];
     unsigned char *buf;
     uint64_t size = 0, hlen = 0;
@@ -552,11 +567,21 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
     int i;
 
     base = base ? base + 1 : path;
-    if (!kvg_scan_cann_name(base, type, sizeof type)) {
+    if (!kvg_scan_cann_parse(base, &name)) {
         if (strict)
             (void)snprintf(type, sizeof type, "?");
         else
             return KVG_OK; /* not a dump file: not ours to judge */
+    } else if (name.kind == KVG_CANN_ACLNN_BAD) {
+        /* an aclnn operator dump's, maybe a kvgold kernel's: never
+         * counted as another operator's on a guess */
+        (void)snprintf(why, sizeof why, "%s looks like an aclnn "
+                                        "operator dump file's name, but "
+                                        "%s",
+                       base, name.why);
+        return list_odd(l, base, path, rel, why, diag);
+    } else {
+        (void)snprintf(type, sizeof type, "%s", name.type);
     }
     if (!strict && kvg_scan_find(type, KVG_SCAN_CANN, NULL) == NULL)
         return other_kernel(l, type, path, base, rel, diag);
@@ -649,13 +674,14 @@ static int visit(const char *dir, const char *rel, void *user,
 {
     cann_walk *w = (cann_walk *)user;
     char **names;
-    size_t n, i;
+    size_t n, i, first;
     kvg_status st = KVG_OK;
 
     if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK)
         return -1;
     if (n > 1)
         qsort(names, n, sizeof *names, by_time);
+    first = w->l->count;
     for (i = 0; i < n && st == KVG_OK; i++) {
         char *path = kvg_path_join(dir, names[i], NULL, diag);
         char *r = kvg_path_join(rel, names[i], NULL, diag);
@@ -667,6 +693,9 @@ static int visit(const char *dir, const char *rel, void *user,
         free(r);
     }
     kvg_scan_names_free(names, n);
+    /* an aclnn operator dump's launch is two files of this directory */
+    if (st == KVG_OK)
+        st = kvg_scan_cann_pair(w->l, first, diag);
     return st == KVG_OK ? 0 : -1;
 }
 
@@ -679,6 +708,7 @@ kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
         /* the file the user named may be a link: read what it leads to */
         const char *base = strrchr(path, '/');
         char *real = realpath(path, NULL);
+        size_t first = l->count;
         kvg_status st;
         if (real == NULL)
             return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s: %s",
@@ -686,7 +716,8 @@ kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
                                 strerror(errno));
         st = read_file(real, base ? base + 1 : path, 1, l, diag);
         free(real);
-        return st;
+        /* one file of an aclnn launch's two is unpaired: said so */
+        return st == KVG_OK ? kvg_scan_cann_pair(l, first, diag) : st;
     }
     if (kind != 1)
         return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,
