@@ -22,11 +22,13 @@
  * Pairing. Each launch writes its inputs to one file, dumped before the
  * kernel, and its outputs to another, after it, both on the launch's
  * stream (indv_executor.cpp:1408-1425, kernel_launcher.h:168-180); each
- * file holds only its kind (dump_manager.cpp:519-551 splits the tensors
- * by type; operator_dumper.cpp:261-275 writes each kind given). Nothing
- * in the names ties the two together: the task id of the input file is
- * the thread's last task before it (rtsGetThreadLastTaskId,
- * operator_dumper.cpp:251-260), not the kernel's. What is provable: in a
+ * file holds only its kind (hicann/runtime@681ef761 src/dfx/adump/adump/
+ * manage/dump_manager/dump_manager.cpp:433-456 splits the tensors by
+ * type, :519-551; operator/operator_dumper.cpp:294-302 writes the kinds
+ * given). Nothing in the names ties the two together: the task id of the
+ * input file is the thread's last task before its dump kernel
+ * (rtsGetThreadLastTaskId, operator_dumper.cpp:261-293, read before
+ * LaunchDumpKernel), not the kernel's. What is provable: in a
  * group - the files of one op name (and, for a composite, one API call)
  * on one stream - a launch's input file comes before its output file, by
  * the individual op's sequence number (taken on the host, input first,

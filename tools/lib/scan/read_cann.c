@@ -1,7 +1,8 @@
 /*
  * tools/lib/scan/read_cann.c - CANN's operator dump files (acl dump / adump):
- * one file per kernel launch, named "<op type>.<op name>.<task id>.<stream
- * id>.<timestamp>", holding an 8-byte little-endian length, then that many
+ * one file per kernel launch (two for an aclnn operator dump's launch:
+ * cann_aclnn.c, which also reads its names), named "<op type>.<op
+ * name>.<task id>.<stream id>.<timestamp>", holding an 8-byte little-endian length, then that many
  * bytes of a protobuf message toolkit.dump.DumpData, then the raw payloads
  * of its inputs, outputs, buffers and workspaces in that order, each as
  * long as its `size` field.
@@ -48,12 +49,13 @@
  * ge/hybrid/executor/worker/execution_engine.cc, NodeDoneCallback::
  * OnNodeDone -> DumpDynamicNode), and an aclnn overflow dump after a
  * stream sync that follows the kernel (hicann/opbase@aa3cd74b
- * src/nnopbase/composite_op/aclnn_engine/op_dfx.cpp:1211-1231). The aclnn
- * operator dump, which does dump inputs before the launch, writes them to
- * a file of their own (src/nnopbase/individual_op/executor/
- * indv_executor.cpp:1408-1425), which this reader does not pair yet. So
- * an in-place cache's "pre-call" input here already holds the kernel's
- * writes (docs/scan.md, "When each format records a call's inputs").
+ * src/nnopbase/composite_op/aclnn_engine/op_dfx.cpp:1211-1231). So an
+ * in-place cache's "pre-call" input here already holds the kernel's
+ * writes (docs/scan.md, "When each format records a call's inputs"). The
+ * aclnn operator dump, which does dump inputs before the launch, writes
+ * them to a file of their own (src/nnopbase/individual_op/executor/
+ * indv_executor.cpp:1408-1425): cann_aclnn.c pairs it with the launch's
+ * output file, and the pair's call has no inputs_after.
  */
 static const char k_inputs_after[] =
     "CANN writes a kernel's inputs to its dump file after the kernel ran "
