@@ -101,12 +101,15 @@ static void copy(char *dst, size_t cap, span s)
 /* "L2DfxAbscent_<n>" with op name "_L0<OpType>". */
 static int individual(span f[5], kvg_cann_name *n)
 {
-    span seq = {f[0].p + 13, f[0].n - 13};
-    span op = {f[1].p + 3, f[1].n - 3};
-    if (!starts(f[1], "_L0") || op.n == 0)
+    span seq, op;
+    if (!starts(f[1], "_L0") || f[1].n == 3)
         return bad(n, "op type L2DfxAbscent_<n> goes with op name "
                       "_L0<op type> (hicann/opbase@aa3cd74b indv_dump.cpp:"
                       "147-148), this op name is not one");
+    seq.p = f[0].p + 13; /* after "L2DfxAbscent_" */
+    seq.n = f[0].n - 13;
+    op.p = f[1].p + 3; /* after "_L0" */
+    op.n = f[1].n - 3;
     if (op.n >= KVG_SCAN_NAME_MAX)
         return bad(n, "its op type is longer than kvgold reads");
     n->kind = KVG_CANN_ACLNN_INDV;
@@ -151,7 +154,11 @@ static int composite(span f[5], kvg_cann_name *n)
 static int aclnn(span f[5], int dots, kvg_cann_name *n)
 {
     uint64_t v;
-    span exact = {f[0].p + 13, f[0].n > 13 ? f[0].n - 13 : 0};
+    span exact = {NULL, 0}; /* the number of "L2DfxAbscent_<n>" */
+    if (starts(f[0], "L2DfxAbscent_")) {
+        exact.p = f[0].p + 13;
+        exact.n = f[0].n - 13;
+    }
     if (dots != 4)
         return bad(n, "an aclnn operator dump file name has 5 fields "
                       "(hicann/runtime@681ef761 dump_task.cpp:1361), "
@@ -159,7 +166,7 @@ static int aclnn(span f[5], int dots, kvg_cann_name *n)
     if (!number(f[2], &v) || !number(f[3], &v) || !number(f[4], &v))
         return bad(n, "its task id, stream id and timestamp are not all "
                       "numbers");
-    if (starts(f[0], "L2DfxAbscent_") && number(exact, &v))
+    if (exact.p != NULL && number(exact, &v))
         return individual(f, n);
     if (ends(f[0], "_L0")) {
         int r = composite(f, n);
