@@ -103,3 +103,32 @@ def test_cann_post_launch_written_row_fault_fails(cli, tmp_path):
     assert c["reason"].startswith("key_cache:"), c
     res = {r["name"]: r for r in c["report"]["results"]}
     assert res["untouched bytes of key_cache"]["verdict"] == "NOT JUDGED"
+
+
+# The aclnn operator dump writes a launch's inputs before the kernel, to a
+# file of its own, and its outputs after it, to another (docs/scan.md,
+# "CANN operator dumps"): paired, the pre-call caches are genuine, so the
+# untouched bytes are judged and a stray write there fails.
+
+def scan_aclnn(cli, tmp_path, call, api=None):
+    root = str(tmp_path / "dump" / "0")
+    sd.write_aclnn(rac, call, root, 40, 1700000000000, api=api)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    assert len(doc["calls"]) == 1, err
+    return rc, doc["calls"][0]
+
+
+def test_aclnn_pair_honest_passes_stray_write_fails(cli, tmp_path):
+    rc, c = scan_aclnn(cli, tmp_path / "honest", rac.case(rac.SAMPLE))
+    assert rc == 0 and c["verdict"] == "PASS", c
+    res = {r["name"]: r for r in c["report"]["results"]}
+    assert set(res) == {"key_cache", "value_cache"}, res
+    # one bit of a row no token writes, in the post-call cache only
+    call = rac.case(rac.SAMPLE)
+    unwritten_row(call).view(sd.np.uint16)[0] ^= 0x4000
+    rc, c = scan_aclnn(cli, tmp_path / "stray", call,
+                       api="aclnnReshapeAndCache")
+    assert rc == 1 and c["verdict"] == "FAIL", c
+    assert c["reason"].startswith("key_cache:"), c
+    k = {r["name"]: r for r in c["report"]["results"]}["key_cache"]
+    assert k["verdict"] == "FAIL" and k["untouched_changed"] == 1, k

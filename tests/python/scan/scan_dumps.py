@@ -517,6 +517,126 @@ def write_cann(root, op_type, op_name, ins, outs, attrs=(), task=1,
     return path
 
 
+# ---- aclnn operator dump: a launch as two files ---------------------------
+# The aclnn operator dump writes a launch's inputs, dumped before the
+# kernel, and its outputs, after it, as two files (hicann/opbase@aa3cd74b
+# src/nnopbase/individual_op/executor/indv_executor.cpp:1408-1425,
+# src/nnopbase/common/inc/kernel_launcher.h:168-180), each holding only
+# its kind (hicann/runtime@681ef761 src/dfx/adump/adump/manage/
+# dump_manager/dump_manager.cpp:519-551), named by dump_task.cpp:1333-1365
+# after the op type and name aclnn gives: "L2DfxAbscent_<n>" and
+# "_L0<OpType>" for an individual op, n a new sequence number for each
+# file (indv_dump.cpp:147-149), "<aclnn API>_<n>_L0" and the L0 name for
+# a composite API's kernel, n the API call's, one for both files
+# (op_dfx.cpp:1132-1143).
+
+def pb_fields(msg):
+    """The top-level fields of a protobuf message: (number, raw bytes of
+    the whole field, the length-delimited body or None)."""
+    out, i = [], 0
+    while i < len(msg):
+        start, key, shift = i, 0, 0
+        while True:
+            b = msg[i]
+            i += 1
+            key |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        num, wt = key >> 3, key & 7
+        n, shift = 0, 0
+        while True:
+            b = msg[i]
+            i += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        body = None
+        if wt == 2:
+            body, i = msg[i:i + n], i + n
+        else:
+            assert wt == 0, wt
+        out.append((num, msg[start:i], body))
+    return out
+
+
+def tensor_size(body, is_input):
+    """OpInput.size (5) / OpOutput.size (6) of a tensor's body."""
+    want = 5 if is_input else 6
+    for num, raw, sub in pb_fields(body):
+        if num == want and sub is None:
+            return decode_varint(raw[1:])  # after its one-byte key
+    raise AssertionError("no size")
+
+
+def decode_varint(b):
+    v, shift = 0, 0
+    for c in b:
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            return v
+    raise AssertionError("varint")
+
+
+def aclnn_name(op_type, seq, task, ts, stream=2, api=None):
+    """A dump file's name as aclnn and the runtime give it: an individual
+    op's (api None) or a composite API `api`'s kernel."""
+    if api is None:
+        return "L2DfxAbscent_%d._L0%s.%d.%d.%d" % (seq, op_type, task,
+                                                    stream, ts)
+    return "%s_%d_L0.%s.%d.%d.%d" % (api, seq, op_type, task, stream, ts)
+
+
+def split_aclnn(path, in_name, out_name):
+    """The launch of one-file dump `path` as the aclnn operator dump
+    writes it: its inputs in file in_name (DumpData without outputs or
+    workspace), its outputs in out_name (without inputs); `path` is
+    removed. Either name None: that file is not written. Returns the
+    paths written."""
+    data = open(path, "rb").read()
+    hlen = int.from_bytes(data[:8], "little")
+    fields = pb_fields(data[8:8 + hlen])
+    at = 8 + hlen
+    pay = {3: [], 4: []}
+    # payloads: the inputs (4), then the outputs (3), in field order
+    for kind in (4, 3):
+        for num, raw, body in fields:
+            if num == kind:
+                n = tensor_size(body, kind == 4)
+                pay[kind].append(data[at:at + n])
+                at += n
+    os.remove(path)
+    root, written = os.path.dirname(path), []
+    for name, keep, drop in ((in_name, 4, 3), (out_name, 3, 4)):
+        if name is None:
+            continue
+        msg = b"".join(raw for num, raw, _ in fields
+                       if num not in (drop, 8))
+        p = os.path.join(root, name)
+        with open(p, "wb") as f:
+            f.write(len(msg).to_bytes(8, "little") + msg +
+                    b"".join(pay[keep]))
+        written.append(p)
+    return written
+
+
+def write_aclnn(w, call, root, seq, ts, task=7, stream=2, api=None,
+                files=("in", "out")):
+    """Writer w's launch of vector case `call` as an aclnn operator dump:
+    the input file (the pre-call inputs, call.inputs) and the output file
+    (call.post); an individual op's numbers seq and seq + 1 (api None) or
+    a composite API's seq for both, timestamps ts and ts + 1. `files`
+    says which of the two are kept."""
+    tmp = w.cann(call, root, "aclnn_split", 999)
+    ins = aclnn_name(w.OP_TYPE, seq, task - 1, ts, stream, api)
+    outs = aclnn_name(w.OP_TYPE, seq + (api is None), task, ts + 1,
+                      stream, api)
+    return split_aclnn(tmp, ins if "in" in files else None,
+                       outs if "out" in files else None)
+
+
 def attr_text(v):
     if isinstance(v, bool):
         return "true" if v else "false"

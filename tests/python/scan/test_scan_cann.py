@@ -106,3 +106,116 @@ def test_cann_size_mismatch_names_the_field(cli, tmp_path):
     rc, doc, err = sd.scan(cli, f, "--format", "cann")
     assert rc == 2 and "DumpData.input.size: size 10" in err
 
+
+
+# ---- aclnn operator dumps: a launch's inputs and outputs in two files ----
+# (docs/scan.md, "CANN operator dumps"; sd.write_aclnn writes them as
+# hicann/opbase@aa3cd74b and hicann/runtime@681ef761 name and fill them)
+
+def by_id(doc):
+    return {c["id"].split("/")[-1].split(" + ")[0]: c for c in doc["calls"]}
+
+
+def judged_whole(c, call, ins):
+    """Call c is `call` judged from a pre-launch input file: PASS, and
+    each in-place cache's untouched bytes judged, none NOT JUDGED."""
+    assert c["verdict"] == "PASS", c
+    res = {r["name"]: r for r in c["report"]["results"]}
+    assert all(r["verdict"] == "PASS" for r in res.values()), res
+    assert not [n for n in res if n.startswith("untouched bytes of")], res
+
+
+def test_aclnn_pairs_are_judged(cli, tmp_path):
+    # every operator twice: an individual op's two files (sequence
+    # numbers interleaved with the other operators': each op type is a
+    # group of its own) and a composite API's kernel; another kernel's
+    # launch is two files of another operator
+    root = str(tmp_path / "dump" / "0")
+    ts = 1700000000000
+    for k, w in enumerate(OPS):
+        sd.write_aclnn(w, w.case(w.SAMPLE), root, 10 + 2 * k, ts + 10 * k)
+        sd.write_aclnn(w, w.case(w.SAMPLE), root, 500 + k,
+                       ts + 10 * k + 5, api="aclnn" + w.OP_TYPE)
+    mm = sd.write_cann(root, "MatMulV2", "mm", [("fp16", sd.np.ones(
+        (2, 2), sd.np.float16))], [("fp16", sd.np.ones((2, 2),
+                                                       sd.np.float16))])
+    sd.split_aclnn(mm, sd.aclnn_name("MatMulV2", 3, 1, ts - 9),
+                   sd.aclnn_name("MatMulV2", 4, 2, ts - 8))
+    # operators with in-place caches are among them: their untouched
+    # bytes judged now (a stray write there fails: test_rac_scan_cann.py)
+    assert any(sd.inplace(w.case(w.SAMPLE), w.IN) for w in OPS)
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    assert rc == 0, err
+    assert doc["format"] == "cann"
+    assert [(c["api"], c["op"]) for c in doc["calls"]] == [
+        (w.OP_TYPE, w.OP) for w in OPS for _ in range(2)]
+    for c, w in zip(doc["calls"], [w for w in OPS for _ in range(2)]):
+        judged_whole(c, w.case(w.SAMPLE), w.IN)
+    assert doc["calls"][0]["id"] == "0/%s + %s" % (
+        sd.aclnn_name(OPS[0].OP_TYPE, 10, 6, ts),
+        sd.aclnn_name(OPS[0].OP_TYPE, 11, 7, ts + 1))
+    sd.reconciles(doc, 2 * len(OPS) + 2, 2)
+
+
+def test_aclnn_odd_files_are_not_judged(cli, tmp_path):
+    # an input file alone, an output file alone (other op types), a group
+    # that does not alternate (two launches' inputs, then their outputs:
+    # two threads on one stream), and an aclnn-like name that parses as
+    # neither form: each NOT JUDGED naming its file, none counted as
+    # another operator's, none judged on a guess
+    root = str(tmp_path / "dump" / "0")
+    ts = 1700000000000
+    a, b = OPS[0], OPS[1]
+    lone_in = sd.write_aclnn(a, a.case(a.SAMPLE), root, 10, ts,
+                             files=("in",))[0]
+    lone_out = sd.write_aclnn(b, b.case(b.SAMPLE), root, 20, ts + 10,
+                              files=("out",))[0]
+    api = "aclnn" + a.OP_TYPE
+    in1, out1 = sd.write_aclnn(a, a.case(a.SAMPLE), root, 7, ts + 20,
+                               api=api)
+    in2, out2 = sd.write_aclnn(a, a.case(a.SAMPLE), root, 7, ts + 30,
+                               api=api)
+    # in1 (ts + 20), in2 (ts + 21), out1 (ts + 30), out2 (ts + 31)
+    os.rename(in2, in2[:-len(str(ts + 30))] + str(ts + 21))
+    os.rename(out1, out1[:-len(str(ts + 21))] + str(ts + 30))
+    bad = os.path.join(root, "L2DfxAbscent_x9._L0%s.1.2.%d" % (a.OP_TYPE,
+                                                               ts + 40))
+    os.rename(sd.write_aclnn(a, a.case(a.SAMPLE), root, 90, ts + 40,
+                             files=("in",))[0], bad)
+    # a composite's op type without its number; a composite's kernel
+    # without an L0 name (op_dfx.cpp:1139): neither says whose launch
+    odd = {"aclnn%s_L0.%s.1.2.%d" % (a.OP_TYPE, a.OP_TYPE, ts + 50):
+           "op type ..._L0 is <aclnn API>_<n>_L0",
+           "aclnn%s_3_L0.L0DfxAbscent.1.2.%d" % (a.OP_TYPE, ts + 60):
+           "op name L0DfxAbscent names no kernel"}
+    for name in odd:
+        os.rename(sd.write_aclnn(a, a.case(a.SAMPLE), root, 90, ts + 70,
+                                 files=("in",))[0],
+                  os.path.join(root, name))
+    rc, doc, err = sd.scan(cli, str(tmp_path / "dump"))
+    assert rc == 1, err
+    got = by_id(doc)
+    assert len(doc["calls"]) == 9 and doc["other_calls"] == 0, got.keys()
+    for name, why in odd.items():
+        assert got[name]["reason"].startswith(
+            "unreadable: %s looks like an aclnn operator dump file's name, "
+            "but %s" % (name, why)), got[name]
+    assert all(c["verdict"] == "NOT_JUDGED" for c in doc["calls"])
+    r = {k: c["reason"] for k, c in got.items()}
+    n = os.path.basename
+    assert r[n(lone_in)] == "unpaired: %s is an aclnn operator dump input " \
+        "file with no output file of its launch here (docs/scan.md, " \
+        "\"CANN operator dumps\")" % n(lone_in)
+    assert r[n(lone_out)].startswith("unpaired: %s is an aclnn operator "
+                                     "dump output file with no input" %
+                                     n(lone_out))
+    group = [k for k in r if k.startswith(api + "_7")]
+    assert len(group) == 4, r
+    for k in group:
+        assert r[k].startswith("unpaired: %s: of 4 aclnn operator dump "
+                               "files of %s_7_L0.%s on stream 2, by "
+                               "timestamp, they do not alternate input "
+                               "file, output file" % (k, api, a.OP_TYPE)), r[k]
+    assert r[n(bad)].startswith("unreadable: %s looks like an aclnn "
+                                "operator dump file's name, but it is "
+                                "neither" % n(bad)), r[n(bad)]

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cann_aclnn.h"
 #include "fileio.h"
 #include "read_common.h"
 #include "scan.h"
@@ -54,7 +55,8 @@ static int detect_visit(const char *dir, const char *rel, void *user,
             char *path = kvg_path_join(dir, names[i], NULL, NULL);
             char type[KVG_SCAN_NAME_MAX];
             memset(&l, 0, sizeof l);
-            if (kvg_scan_cann_name(names[i], type, sizeof type) &&
+            /* the kernel an aclnn operator dump's name gives too */
+            if (kvg_scan_cann_kernel(names[i], type, sizeof type) &&
                 kvg_scan_find(type, KVG_SCAN_CANN, NULL) != NULL)
                 d->f = KVG_SCAN_CANN; /* read, even if broken: it says */
             else if (path != NULL && kvg_scan_dots(names[i]) >= 4 &&

@@ -1,7 +1,8 @@
 /*
  * tools/lib/scan/read_cann.c - CANN's operator dump files (acl dump / adump):
- * one file per kernel launch, named "<op type>.<op name>.<task id>.<stream
- * id>.<timestamp>", holding an 8-byte little-endian length, then that many
+ * one file per kernel launch (two for an aclnn operator dump's launch:
+ * cann_aclnn.c, which also reads its names), named "<op type>.<op
+ * name>.<task id>.<stream id>.<timestamp>", holding an 8-byte little-endian length, then that many
  * bytes of a protobuf message toolkit.dump.DumpData, then the raw payloads
  * of its inputs, outputs, buffers and workspaces in that order, each as
  * long as its `size` field.
@@ -32,6 +33,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "cann_aclnn.h"
 #include "read_common.h"
 
 #define CANN_HEADER_MAX ((uint64_t)64 << 20)
@@ -47,12 +49,13 @@
  * ge/hybrid/executor/worker/execution_engine.cc, NodeDoneCallback::
  * OnNodeDone -> DumpDynamicNode), and an aclnn overflow dump after a
  * stream sync that follows the kernel (hicann/opbase@aa3cd74b
- * src/nnopbase/composite_op/aclnn_engine/op_dfx.cpp:1211-1231). The aclnn
- * operator dump, which does dump inputs before the launch, writes them to
- * a file of their own (src/nnopbase/individual_op/executor/
- * indv_executor.cpp:1408-1425), which this reader does not pair yet. So
- * an in-place cache's "pre-call" input here already holds the kernel's
- * writes (docs/scan.md, "When each format records a call's inputs").
+ * src/nnopbase/composite_op/aclnn_engine/op_dfx.cpp:1211-1231). So an
+ * in-place cache's "pre-call" input here already holds the kernel's
+ * writes (docs/scan.md, "When each format records a call's inputs"). The
+ * aclnn operator dump, which does dump inputs before the launch, writes
+ * them to a file of their own (src/nnopbase/individual_op/executor/
+ * indv_executor.cpp:1408-1425): cann_aclnn.c pairs it with the launch's
+ * output file, and the pair's call has no inputs_after.
  */
 static const char k_inputs_after[] =
     "CANN writes a kernel's inputs to its dump file after the kernel ran "
@@ -534,6 +537,19 @@ static kvg_status other_kernel(kvg_scan_list *l, const char *type,
                                     diag);
 }
 
+/* A dump file listed NOT JUDGED for `why` (its name, not its header). */
+static kvg_status list_odd(kvg_scan_list *l, const char *base,
+                           const char *path, const char *rel,
+                           const char *why, kvg_diag *diag)
+{
+    char dir[KVG_SCAN_DIR_MAX];
+    (void)snprintf(dir, sizeof dir, "%.*s",
+                   base == path ? 1 : (int)(base - path - 1),
+                   base == path ? "." : path);
+    return kvg_scan_list_unreadable(l, KVG_SCAN_CANN, "?", rel, dir, why,
+                                    diag);
+}
+
 /* The dump file at `path` (id `rel`) of a kvgold kernel, as a call. A
  * file that cannot be read is listed NOT JUDGED with the field said, not
  * left out (strict, the one file the user named: the error itself). */
@@ -543,6 +559,7 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
     const char *base = strrchr(path, '/');
     char type[KVG_SCAN_NAME_MAX];
     char why[KVG_SCAN_REASON_MAX];
+    kvg_cann_name name;
     unsigned char first[8];
     unsigned char *buf;
     uint64_t size = 0, hlen = 0;
@@ -552,11 +569,21 @@ static kvg_status read_file(const char *path, const char *rel, int strict,
     int i;
 
     base = base ? base + 1 : path;
-    if (!kvg_scan_cann_name(base, type, sizeof type)) {
+    if (!kvg_scan_cann_parse(base, &name)) {
         if (strict)
             (void)snprintf(type, sizeof type, "?");
         else
             return KVG_OK; /* not a dump file: not ours to judge */
+    } else if (name.kind == KVG_CANN_ACLNN_BAD) {
+        /* an aclnn operator dump's, maybe a kvgold kernel's: never
+         * counted as another operator's on a guess */
+        (void)snprintf(why, sizeof why, "%s looks like an aclnn "
+                                        "operator dump file's name, but "
+                                        "%s",
+                       base, name.why);
+        return list_odd(l, base, path, rel, why, diag);
+    } else {
+        (void)snprintf(type, sizeof type, "%s", name.type);
     }
     if (!strict && kvg_scan_find(type, KVG_SCAN_CANN, NULL) == NULL)
         return other_kernel(l, type, path, base, rel, diag);
@@ -649,13 +676,14 @@ static int visit(const char *dir, const char *rel, void *user,
 {
     cann_walk *w = (cann_walk *)user;
     char **names;
-    size_t n, i;
+    size_t n, i, first;
     kvg_status st = KVG_OK;
 
     if (kvg_scan_names(dir, &names, &n, diag) != KVG_OK)
         return -1;
     if (n > 1)
         qsort(names, n, sizeof *names, by_time);
+    first = w->l->count;
     for (i = 0; i < n && st == KVG_OK; i++) {
         char *path = kvg_path_join(dir, names[i], NULL, diag);
         char *r = kvg_path_join(rel, names[i], NULL, diag);
@@ -667,6 +695,9 @@ static int visit(const char *dir, const char *rel, void *user,
         free(r);
     }
     kvg_scan_names_free(names, n);
+    /* an aclnn operator dump's launch is two files of this directory */
+    if (st == KVG_OK)
+        st = kvg_scan_cann_pair(w->l, first, diag);
     return st == KVG_OK ? 0 : -1;
 }
 
@@ -679,6 +710,7 @@ kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
         /* the file the user named may be a link: read what it leads to */
         const char *base = strrchr(path, '/');
         char *real = realpath(path, NULL);
+        size_t first = l->count;
         kvg_status st;
         if (real == NULL)
             return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1, "%s: %s",
@@ -686,7 +718,8 @@ kvg_status kvg_scan_read_cann(const char *path, kvg_scan_list *l,
                                 strerror(errno));
         st = read_file(real, base ? base + 1 : path, 1, l, diag);
         free(real);
-        return st;
+        /* one file of an aclnn launch's two is unpaired: said so */
+        return st == KVG_OK ? kvg_scan_cann_pair(l, first, diag) : st;
     }
     if (kind != 1)
         return kvg_diag_set(diag, KVG_ERR_IO, "scan", -1, -1,

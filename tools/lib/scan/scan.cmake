@@ -34,6 +34,7 @@ add_library(kvgold_scan STATIC
   scan/read_ttk.c
   scan/ttk_csv.c
   scan/read_cann.c
+  scan/cann_aclnn.c
   scan/read_msprobe.c
   scan/read_pt.c
   ${_kvg_scan_table})
