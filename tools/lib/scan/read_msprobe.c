@@ -4,7 +4,9 @@
  * msprobe (Ascend/msprobe) writes a model step as step<N>/rank<R>/
  * dump.json plus dump_tensor_data/. dump.json's "data" object has one
  * member per API call, in call order, named "<api type>.<api name>.<n>.
- * forward" (e.g. "NPU.npu_<name>.0.forward"), whose
+ * forward" (e.g. "NPU.npu_<name>.0.forward"; a registered custom API's
+ * prefix may hold dots, "torch.ops.custom.<name>.0.forward": qualified_of
+ * and kvg_scan_pick_form tell its form), whose
  * "input_args" (positional), "input_kwargs" (by name) and "output" list
  * the arguments: a tensor is {"type": "torch.Tensor", "dtype":
  * "torch.float16", "shape": [...], "data_name": "<file>"}, a scalar
