@@ -133,8 +133,9 @@ static void test_calls_listed(void **state)
     kvg_scan_list_free(&l);
 }
 
-/* The first torch API form of any binding in a "torch.ops." namespace, or
- * NULL. */
+/* The first torch API form of any binding in a "torch.ops." namespace
+ * that an attribute's value selects ("attr=value": the forms a record's
+ * namespace picks), or NULL. */
 static const kvg_binding_call *some_namespaced_form(void)
 {
     size_t i, k;
@@ -142,7 +143,8 @@ static const kvg_binding_call *some_namespaced_form(void)
         for (k = 0; k < kvg_bindings[i]->n_calls; k++) {
             const kvg_binding_call *c = &kvg_bindings[i]->calls[k];
             if (c->kind == KVG_BINDING_TORCH_NPU && c->api != NULL &&
-                strncmp(c->api, "torch.ops.", 10) == 0)
+                strncmp(c->api, "torch.ops.", 10) == 0 &&
+                c->selector != NULL && strchr(c->selector, '=') != NULL)
                 return c;
         }
     return NULL;

@@ -406,12 +406,16 @@ int kvg_scan_pick_form(const char *qualified, const char *const *attrs,
         for (k = 0; k < kvg_bindings[i]->n_calls; k++)
             if (form_named(&kvg_bindings[i]->calls[k], name))
                 b = kvg_bindings[i];
-    if (b == NULL)
+    /* only forms told apart by an attribute's value (binding.h's
+     * "attr=value" selectors) are picked here: another form no dump name
+     * picks (chosen by an input it is given, a key-only variant whose
+     * mode no framework value gives) stays unpicked, as the reader lists
+     * it */
+    attr[0] = '\0';
+    if (b == NULL || !selector_attr(b, name, attr, sizeof attr))
         return 0;
     by_ns = n > 0 ? form_in(b, name, ns, n, 0) : NULL;
-    attr[0] = '\0';
-    if (selector_attr(b, name, attr, sizeof attr) &&
-        (value = user_value(attrs, n_attrs, attr)) != NULL &&
+    if ((value = user_value(attrs, n_attrs, attr)) != NULL &&
         (by_user = user_form(b, name, attr, value)) == NULL) {
         list_choices(b, name, attr, choices, sizeof choices);
         (void)snprintf(why, cap,
@@ -447,7 +451,7 @@ int kvg_scan_pick_form(const char *qualified, const char *const *attrs,
                    "(msprobe records the api_prefix it was registered "
                    "with); give --attr %s",
                    qualified, b->op, n > 0 ? (int)n : 4, n > 0 ? ns : "none",
-                   choices[0] != '\0' ? choices : "impl=...");
+                   choices);
     return -1;
 }
 

@@ -302,8 +302,9 @@ const char *kvg_scan_op_of_name(const char *api);
  *   3. the only form of that name (or forms of one selector), unless the
  *      prefix is another form's namespace (an op kvgold does not know
  *      there).
- * 1 with *form set; 0 when no torch API form of any operator has that
- * name; -1 when the operator is known but no form is picked (or 1 and 2
+ * Only forms told apart by an attribute ("attr=value" selectors) are
+ * picked. 1 with *form set; 0 when no such torch API form of any
+ * operator has that name; -1 when the operator is known but no form is picked (or 1 and 2
  * disagree): `why` says so and lists the --attr choices. */
 int kvg_scan_pick_form(const char *qualified, const char *const *attrs,
                        int n_attrs, const struct kvg_binding_call **form,
