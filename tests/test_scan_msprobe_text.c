@@ -133,6 +133,62 @@ static void test_calls_listed(void **state)
     kvg_scan_list_free(&l);
 }
 
+/* The first torch API form of any binding in a "torch.ops." namespace
+ * that an attribute's value selects ("attr=value": the forms a record's
+ * namespace picks), or NULL. */
+static const kvg_binding_call *some_namespaced_form(void)
+{
+    size_t i, k;
+    for (i = 0; kvg_bindings[i] != NULL; i++)
+        for (k = 0; k < kvg_bindings[i]->n_calls; k++) {
+            const kvg_binding_call *c = &kvg_bindings[i]->calls[k];
+            if (c->kind == KVG_BINDING_TORCH_NPU && c->api != NULL &&
+                strncmp(c->api, "torch.ops.", 10) == 0 &&
+                c->selector != NULL && strchr(c->selector, '=') != NULL)
+                return c;
+        }
+    return NULL;
+}
+
+/* msprobe keys a registered API by its prefix, dots and all
+ * ("torch.ops.<ns>.<name>.<n>.forward", register_custom_api's default,
+ * docs/scan.md "Whose op a record of a shared name is"): a form's own
+ * namespace lists it as that form's call, never as an API "ops"; another
+ * namespace's API and an aten overload ("Aten.add.Tensor") are counted
+ * as other APIs'. */
+static void test_dotted_prefix(void **state)
+{
+    const kvg_binding_call *f = some_namespaced_form();
+    char text[1024];
+    kvg_scan_list l;
+    kvg_diag diag;
+    (void)state;
+    if (f == NULL)
+        skip();
+    (void)snprintf(text, sizeof text,
+                   "{\"data\": {\n"
+                   "  \"torch.ops.zz_none.zz_none.0.forward\": "
+                   "{\"input_args\": []},\n"
+                   "  \"Aten.add.Tensor.0.forward\": {\"input_args\": []},\n"
+                   "  \"%s.0.forward\": {\"input_args\": []}\n"
+                   " }\n}\n", f->api);
+    memset(&l, 0, sizeof l);
+    kvg_diag_clear(&diag);
+    assert_int_equal(kvg_scan_msprobe_text(text, strlen(text), "d", "",
+                                           0, &l, &diag),
+                     KVG_OK);
+    assert_int_equal(l.others, 2);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.calls[0].unreadable, "");
+    /* that form, or one of the same API outside torch.ops. */
+    assert_string_equal(strncmp(l.calls[0].api, "torch.ops.", 10) == 0
+                            ? l.calls[0].api + 10
+                            : l.calls[0].api,
+                        f->api + 10);
+    assert_non_null(kvg_scan_find(l.calls[0].api, KVG_SCAN_MSPROBE, NULL));
+    kvg_scan_list_free(&l);
+}
+
 /* A NULL diag is allowed (kvgold/status.h): the same listing, the same
  * reasons on the calls, a refusal still returned by status. */
 static void test_null_diag(void **state)
@@ -167,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_calls_listed),
         cmocka_unit_test(test_null_diag),
+        cmocka_unit_test(test_dotted_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -675,6 +675,9 @@ int kvg_cli_scan(int argc, char **argv)
     if (rc >= 0)
         return rc;
     memset(&l, 0, sizeof l);
+    /* a reader may pick a call form by one (kvg_scan_pick_form) */
+    l.n_attrs = o.e.n_attrs;
+    l.attrs = o.e.attrs;
     kvg_diag_clear(&diag);
     if (!path_readable(o.path))
         return KVG_EXIT_INVALID;

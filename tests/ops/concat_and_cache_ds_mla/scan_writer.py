@@ -9,8 +9,8 @@ concat_and_cache_ds_mla.c), writes kv_cache in place and returns nothing:
   the goldens are the return (None, a *_none marker) then the cache its
   inplace_input_indexes (2,) names: judged.
 - msprobe: the inputs before the call and the None it returns; no
-  post-call cache, so the record is listed NOT JUDGED, naming the
-  operator.
+  post-call cache in the record, so it is read back from the next record
+  that takes the cache (NOT JUDGED with no such record).
 The Ascend preset's composite has no call of its own: a dump holds
 npu_rms_norm, npu_interleave_rope, the block quant
 (docs/dynamic_block_quant.md) and npu_scatter_nd_update_ one by one

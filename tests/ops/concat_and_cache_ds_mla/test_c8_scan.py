@@ -156,15 +156,45 @@ def test_every_vllm_ue8m0_case_passes_with_the_attr(cli, tmp_path):
     assert doc["summary"]["passed"] == len(names)
 
 
-def test_msprobe_records_are_not_judged(cli, tmp_path):
-    step = sd.MsprobeStep(str(tmp_path))
+def test_msprobe_records_are_judged_via_read_back(cli, tmp_path):
+    """vLLM's API is the one form of its name (its namespace
+    torch.ops._C_cache_ops, docs/scan.md "Whose op a record of a shared
+    name is"); it returns None, so its cache is read back from the next
+    record that takes it: none, NOT JUDGED saying what to dump; a reader
+    with the generator's cache, PASS; a payload code changed in the
+    reader's copy, FAIL naming the field and slot."""
+    step = sd.MsprobeStep(str(tmp_path / "alone"))
     W.msprobe_call(step, W.case(SAMPLE))
     step.save()
-    rc, doc, err = sd.scan(cli, str(tmp_path))
+    rc, doc, err = sd.scan(cli, str(tmp_path / "alone"))
     assert rc != 0 and doc["verdict"] != "PASS", err
     assert doc["summary"]["other_calls"] == 0
     assert [c["verdict"] for c in doc["calls"]] == ["NOT_JUDGED"]
-    assert W.OP in doc["calls"][0]["reason"]
+    assert doc["calls"][0]["op"] == W.OP
+    assert "add the call that reads it" in doc["calls"][0]["reason"]
+    for name, flip in (("ok", None), ("bad", LAST * ROW)):
+        call = W.case(SAMPLE)
+        tag, cache = call.post["kv_cache"]
+        cache = np.array(cache, copy=True)
+        if flip is not None:
+            cache.reshape(-1).view(np.uint8)[flip] ^= 0x10
+        step = sd.MsprobeStep(str(tmp_path / name))
+        W.msprobe_call(step, call)
+        q = ("fp16", np.ones((1, 64), dtype=np.float16))
+        step.call("NPU", "npu_sparse_flash_attention", [q, (tag, cache)],
+                  {}, [q])
+        step.save()
+        rc, doc, err = sd.scan(cli, str(tmp_path / name))
+        c = doc["calls"][0]
+        assert c["read_back"].startswith("kv_cache read back from"), c
+        if flip is None:
+            assert rc == 0 and c["verdict"] == "PASS", c["reason"]
+            continue
+        assert rc == 1 and c["verdict"] == "FAIL", c["reason"]
+        bad = {f["kind"]: f["places"][0]["slot"]
+               for f in c["report"]["results"][0]["rows"]["fields"]
+               if f["verdict"] != "PASS"}
+        assert bad == {"payload": LAST}, bad
 
 
 def _dbq_step(root, call, dst_type, y=None, scale=None):

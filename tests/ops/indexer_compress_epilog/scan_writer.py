@@ -4,7 +4,8 @@ torch APIs (tools/lib/bindings/indexer_compress_epilog.c) write the
 caches in place and return nothing, so an ops-test-kit e2e case has the
 return (None, a *_none marker) and then the caches of
 inplace_input_indexes as its goldens: cr's cache and cache_scale (0, 1),
-va_v2's one cache (0). Judged field by field. This writer keeps no
+va_v2's one cache (0). Judged field by field. msprobe records the
+pre-call caches only (msprobe_call): judged via read-back. This writer keeps no
 generic hook name (msprobe / cann / E2E_API ...): the generic format tests
 judge every writer's SAMPLE there, which an in-place op whose API returns
 None does not fit; test_ice_scan.py uses FORMS."""
@@ -36,6 +37,13 @@ class FormVa:
 
 
 FORMS = {"cr": FormCr(), "va_v2": FormVa()}
+# msprobe's name of each form: register_custom_api(module, name) records
+# "<api_prefix>.<name>.<n>.forward", the prefix by default the module's
+# __name__ (Ascend-mstt@99c2e0f9 msprobe/core/debugger/
+# precision_debugger.py:106-109, core/hook_manager.py:174): for
+# torch.ops.<ns>, "torch.ops.<ns>"
+MSPROBE = {"cr": ("torch.ops.custom", "indexer_compress_epilog"),
+           "va_v2": ("torch.ops._C_ascend", "indexer_compress_epilog_v2")}
 
 # the kernels as a CANN dump records them: op type, inputs and outputs in
 # the op definitions' order (CR op_host/indexer_compress_epilog_def.cpp:
@@ -78,6 +86,19 @@ def cann_call(call, root, name, task=1):
 def case(name):
     """Vector case `name` of the operator as a call."""
     return sd.Call(OP, name)
+
+
+def msprobe_call(step, call, prefix=None):
+    """The call as msprobe records it: the pre-call tensors, the
+    attributes the case gives (the schemas spell them as kvgold does), no
+    output (the API returns None). prefix: register_custom_api's
+    api_prefix when the user gave one (the form's namespace otherwise)."""
+    impl = call.attrs.get("impl", "cr")
+    form = FORMS[impl]
+    ns, api = MSPROBE[impl]
+    kw = {k: v for k, v in call.attrs.items() if k in form.E2E_ATTRS}
+    return step.call(prefix or ns, api,
+                     [call.inputs[n] for n in form.E2E_IN], kw, [])
 
 
 def e2e(call, root, name, fmt="bin"):

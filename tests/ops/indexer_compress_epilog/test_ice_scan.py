@@ -228,3 +228,94 @@ def test_cann_dumps_of_both_kernels_are_judged_field_by_field(cli,
         name = call["id"].split(".")[1]
         assert _failing(call) == want[name], (name, want[name])
 
+
+
+# ---- msprobe, via read-back (docs/scan.md, "Read-back"): each write's
+# caches from the next record that takes them. The reader stands for the
+# indexer's attention: a query, cache as its key, cache_scale (cr) by
+# keyword; its copies are the generator's expected caches.
+
+READER = "npu_lightning_indexer"
+
+
+def _msprobe_scan(cli, root, calls, prefix=None, *args):
+    step = sd.MsprobeStep(str(root))
+    for c in calls:
+        W.msprobe_call(step, c, prefix)
+        q = ("fp16", np.linspace(-1, 1, 64, dtype=np.float16).reshape(1, 64))
+        kw = {"key_dequant_scale": c.post["cache_scale"]} \
+            if "cache_scale" in c.post else {}
+        step.call("NPU", READER, [q, c.post["cache"]], kw, [q])
+    step.save()
+    rc, doc, err = sd.scan(cli, str(root), *args)
+    assert doc is not None, err
+    return rc, doc
+
+
+def test_msprobe_records_of_both_forms_are_judged_via_read_back(cli,
+                                                                tmp_path):
+    """Each form under its namespace (msprobe's default prefix) is that
+    form's call: honest ones PASS from the reader's copies; a scale, a
+    code and an unwritten slot's byte planted in them FAIL exactly those
+    fields, naming the slots."""
+    calls = [W.case(n) for n in HONEST]
+    rc, doc = _msprobe_scan(cli, tmp_path / "ok", calls)
+    assert rc == 0 and doc["verdict"] == "PASS", [
+        (c["id"], c["reason"]) for c in doc["calls"]]
+    assert [c["api"] for c in doc["calls"]] == [
+        W.FORMS[c.attrs["impl"]].E2E_API for c in calls]
+    for i, (d, c) in enumerate(zip(doc["calls"], calls)):
+        reader = "step0/rank0:NPU.%s.%d.forward" % (READER, i)
+        want = "cache read back from %s input_args[1]" % reader
+        if c.attrs["impl"] == "cr":
+            want += ("; cache_scale read back from %s "
+                     "input_kwargs.key_dequant_scale" % reader)
+        assert d["read_back"] == want, d
+    calls, want = [], []
+    for name in ["cr_m0_ebump_e4m3", "cr_m1_e4m3_bf16", "cr_m2_hif8",
+                 "va_v2_wide_fp16"]:
+        c = W.case(name)
+        want.append({})
+        for tensor, flat, kind, slot in _cann_faults(c):
+            tag, arr = c.post[tensor]
+            bad = np.array(arr, copy=True)
+            bad.reshape(-1).view(np.uint8)[flat] ^= 0x10
+            c.post[tensor] = (tag, bad)
+            if kind is not None:
+                want[-1].setdefault(tensor, {})[kind] = slot
+        calls.append(c)
+    rc, doc = _msprobe_scan(cli, tmp_path / "bad", calls)
+    assert rc == 1
+    for call, w in zip(doc["calls"], want):
+        assert call["verdict"] == "FAIL", call["reason"]
+        assert _failing(call) == w, (call["id"], w)
+
+
+def test_msprobe_names_and_attr_impl(cli, tmp_path):
+    """Each form's name is its own, so a prefix that says nothing
+    ("Custom") still picks it; an --attr impl naming the other form is
+    NOT JUDGED (never run as the other); the name of one form under the
+    other's namespace (an op kvgold does not know there) is NOT JUDGED
+    with the hint."""
+    cr = W.case(W.SAMPLE)
+    rc, doc = _msprobe_scan(cli, tmp_path / "anon", [cr], "Custom")
+    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]
+    assert doc["calls"][0]["api"] == W.FormCr.E2E_API
+    rc, doc = _msprobe_scan(cli, tmp_path / "wrong", [cr], "Custom",
+                            "--attr", 'impl="va_v2"')
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", c
+    assert ('--attr impl="va_v2" picks none of its forms of that name: '
+            'impl="cr" (torch.ops.custom)') in c["reason"], c["reason"]
+    rc, doc = _msprobe_scan(cli, tmp_path / "other", [cr],
+                            "torch.ops._C_ascend")
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", c
+    assert ("torch.ops._C_ascend.indexer_compress_epilog is operator "
+            "indexer_compress_epilog, but no call form of it is picked: "
+            "its namespace _C_ascend is none of its forms'") in \
+        c["reason"], c["reason"]
+    assert 'give --attr impl="cr" (torch.ops.custom)' in c["reason"]
+    rc, doc = _msprobe_scan(cli, tmp_path / "told", [cr],
+                            "torch.ops._C_ascend", "--attr", 'impl="cr"')
+    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]

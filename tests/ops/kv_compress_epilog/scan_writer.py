@@ -8,9 +8,11 @@ the cache in place and return nothing, so:
 - msprobe: inputs are dumped before the call (forward pre-hook) and the
   output is the return value, None (msprobe core/dump/hook_manager.py
   forward_pre_hook / forward_hook, data_processor/base.py
-  analyze_forward_input / _output); the record's name keeps only
-  "<namespace>.kv_compress_epilog", which four forms share. Listed NOT
-  JUDGED, never counted as another operator's call.
+  analyze_forward_input / _output); the record's name is
+  "<api_prefix>.kv_compress_epilog", the prefix the namespace (msprobe's
+  default for register_custom_api) or what the user gave. The namespace
+  or --attr impl picks the form; the post-call cache is read back from
+  the next record that takes it (docs/scan.md, "Read-back").
 - CANN: op type KvCompressEpilog is judged as ot when its dumped
   attributes are ot's (x_scale, none of cr's scale / sgk's and va's
   layout, block_stride), else NOT JUDGED (the op type is shared);
@@ -56,14 +58,22 @@ FORMS = {
     "cr_v2": Form("torch.ops.custom.kv_compress_epilog_v2", _ROWS,
                   {"quant_mode": {2: "mxfp8_bf16", 4: "mxfp4_bf16"}}),
 }
-# msprobe's name of each form: the namespace it is registered under
-# (custom_op_namespaces / register_custom_api prefix) and the op
+# msprobe's name of each form: register_custom_api(module, name) records
+# "<api_prefix>.<name>.<n>.forward", the prefix by default the module's
+# __name__ (Ascend-mstt@99c2e0f9 msprobe/core/debugger/
+# precision_debugger.py:106-109, core/hook_manager.py:174), and
+# torch.ops.<ns>.__name__ is "torch.ops.<ns>" (torch 1.13 _ops.py); no
+# form is in support_wrap_ops.yaml, so none is recorded unregistered
 MSPROBE = {"ot": ("cann_ops_transformer", "kv_compress_epilog"),
-           "sgk": ("npu", "kv_compress_epilog"),
-           "va": ("_C_ascend", "kv_compress_epilog"),
-           "cr": ("custom", "kv_compress_epilog"),
-           "cr_v2": ("custom", "kv_compress_epilog_v2")}
-
+           "sgk": ("torch.ops.npu", "kv_compress_epilog"),
+           "va": ("torch.ops._C_ascend", "kv_compress_epilog"),
+           "cr": ("torch.ops.custom", "kv_compress_epilog"),
+           "cr_v2": ("torch.ops.custom", "kv_compress_epilog_v2")}
+# the keyword each form's schema gives an attribute, where it is not
+# kvgold's name (tools/lib/bindings/kv_compress_epilog.c k_kw_*)
+KEYWORDS = {"sgk": {"round_scale": "round_scale_flag"},
+            "va": {"round_scale": "round_scale_flag"},
+            "cr": {"round_scale": "round_scale_flag", "x_scale": "scale"}}
 
 def case(name):
     """Vector case `name` of the operator as a call."""
@@ -91,9 +101,16 @@ def write_csv(path, rows):
     return path
 
 
-def msprobe_call(step, call):
+def msprobe_call(step, call, prefix=None):
     """The call as msprobe records it: the pre-call tensors as inputs,
-    no output (the API returns None)."""
-    ns, api = MSPROBE[call.attrs.get("impl", "ot")]
+    the attributes the case gives by the form's keywords and spellings,
+    no output (the API returns None). prefix: register_custom_api's
+    api_prefix when the user gave one (the form's namespace otherwise)."""
+    impl = call.attrs.get("impl", "ot")
+    ns, api = MSPROBE[impl]
+    form = FORMS[impl]
+    spell = KEYWORDS.get(impl, {})
+    kw = {spell.get(k, k): form.E2E_VALUES.get(k, {}).get(v, v)
+          for k, v in call.attrs.items() if k in form.E2E_ATTRS}
     args = [call.inputs[n] for n in ("cache", "x", "slot_mapping")]
-    return step.call(ns, api, args, {}, [])
+    return step.call(prefix or ns, api, args, kw, [])

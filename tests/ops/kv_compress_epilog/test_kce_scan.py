@@ -1,11 +1,12 @@
 """KvCompressEpilog in `kvgold scan`: each implementation's call as an
 ops-test-kit e2e case of its own torch API (the cache kept as a golden)
 passes when honest; a planted fault fails in its own field of the packed
-row, the slot and group named; an msprobe record of the call (no
-post-call cache, a name four forms share) is listed NOT JUDGED. Expected
-caches: the vectors' (the NumPy generator's); the fault offsets: the ot
-mode 1 row of docs/kv_compress_epilog.md, [rope bf16 0..128 | nope e4m3
-128..640 | 8 e8m0 640..648], 648-byte rows, the last slot (7) written."""
+row, the slot and group named; an msprobe record of the call with no
+record reading its cache after it (no post-call cache) is NOT JUDGED.
+Expected caches: the vectors' (the NumPy generator's); the fault offsets:
+the ot mode 1 row of docs/kv_compress_epilog.md, [rope bf16 0..128 | nope
+e4m3 128..640 | 8 e8m0 640..648], 648-byte rows, the last slot (7)
+written."""
 import os
 
 import numpy as np
@@ -96,7 +97,10 @@ def test_a_fault_in_any_implementation_fails(cli, tmp_path):
         assert "slot" in bad[0]["places"][0], impl
 
 
-def test_msprobe_records_are_not_judged(cli, tmp_path):
+def test_msprobe_records_without_a_reader_are_not_judged(cli, tmp_path):
+    """Each form is picked by its namespace, but with no record reading
+    the cache after the write there is no post-call cache: NOT JUDGED
+    naming it and what to dump (read-back: test_kce_scan_presets.py)."""
     step = sd.MsprobeStep(str(tmp_path))
     for name in ONE.values():
         W.msprobe_call(step, W.case(name))
@@ -106,7 +110,11 @@ def test_msprobe_records_are_not_judged(cli, tmp_path):
     assert doc["summary"]["other_calls"] == 0
     assert [c["verdict"] for c in doc["calls"]] == \
         ["NOT_JUDGED"] * len(ONE)
-    assert all("kv_compress_epilog" in c["reason"] for c in doc["calls"])
+    assert all(c["op"] == "kv_compress_epilog" for c in doc["calls"])
+    assert all(c["reason"].startswith("cache: missing: the dump has no "
+                                      "post-call cache") and
+               "add the call that reads it" in c["reason"]
+               for c in doc["calls"]), [c["reason"] for c in doc["calls"]]
 
 
 def test_a_pad_byte_fails_on_pad(cli, tmp_path):

@@ -13,7 +13,8 @@ offsets come from the independent NumPy generator's own layout
 addressing; docs/kv_compress_epilog.md's tables), not from kvgold; the
 generator's field names map onto compare's: PAYLOAD payload, SCALE
 scales, COPY pass-through, PAD pad. The msprobe record of every preset
-is NOT JUDGED (the APIs return None: no post-call cache)."""
+(the APIs return None: no post-call cache) is judged via read-back, its
+form picked by its namespace or --attr impl."""
 import os
 import sys
 
@@ -171,16 +172,119 @@ def test_every_preset_fails_field_by_field(cli, tmp_path):
                      "untouched"}, seen
 
 
-def test_every_presets_msprobe_record_is_not_judged(cli, tmp_path):
-    step = sd.MsprobeStep(str(tmp_path))
-    for name in PRESETS.values():
-        W.msprobe_call(step, W.case(name))
+# ---- msprobe, via read-back (docs/scan.md, "Read-back"): each API
+# returns None, so a write's post-call cache is the next record's input
+# that takes it. The reader here stands for the attention that reads the
+# compressed cache (any API that takes it does): a query, then the cache
+# as the generator's expected one, with the faults planted above.
+
+READER = "npu_sparse_attn_sharedkv"
+
+
+def _msprobe_scan(cli, root, calls, prefix=None, *args):
+    """Layer by layer: each write (its form's namespace as msprobe's
+    prefix, or `prefix`), then the record that reads its cache."""
+    step = sd.MsprobeStep(str(root))
+    for c in calls:
+        W.msprobe_call(step, c, prefix)
+        q = ("fp16", np.linspace(-1, 1, 64, dtype=np.float16).reshape(1, 64))
+        step.call("NPU", READER, [q, c.post["cache"]], {}, [q])
     step.save()
-    rc, doc, err = sd.scan(cli, str(tmp_path))
-    assert rc == 1 and doc["verdict"] != "PASS", err
-    assert doc["summary"]["other_calls"] == 0
-    assert [c["verdict"] for c in doc["calls"]] == \
-        ["NOT_JUDGED"] * len(PRESETS)
+    rc, doc, err = sd.scan(cli, str(root), *args)
+    assert doc is not None, err
+    return rc, doc
+
+
+def test_every_presets_msprobe_record_passes_via_read_back(cli, tmp_path):
+    """Each form recorded under its namespace (register_custom_api's
+    default prefix, the module's __name__) is that form's call: judged
+    from the reader's copy of the cache, every preset PASS."""
+    calls = [W.case(n) for n in PRESETS.values()]
+    rc, doc = _msprobe_scan(cli, tmp_path, calls)
+    assert rc == 0 and doc["verdict"] == "PASS", [
+        (c["id"], c["reason"]) for c in doc["calls"]
+        if c["verdict"] != "PASS"]
+    assert doc["summary"]["other_calls"] == len(PRESETS)
+    for i, (c, call) in enumerate(zip(doc["calls"], calls)):
+        ns, api = W.MSPROBE[call.attrs.get("impl", "ot")]
+        assert c["api"] == W.FORMS[call.attrs.get("impl", "ot")].E2E_API \
+            or c["api"] == "%s.%s" % (ns, api), c["api"]
+        assert c["read_back"] == (
+            "cache read back from step0/rank0:NPU.%s.%d.forward "
+            "input_args[1]" % (READER, i)), c
+
+
+def test_every_presets_msprobe_record_fails_field_by_field(cli, tmp_path):
+    """The faults planted in the reader's copy of each preset's cache FAIL
+    exactly those fields, each naming its slot, as in ops-test-kit."""
+    calls, planted = [], []
+    for name in PRESETS.values():
+        c = W.case(name)
+        planted.append(_plant(c, Layout(c)))
+        calls.append(c)
+    rc, doc = _msprobe_scan(cli, tmp_path, calls)
+    assert rc == 1
+    for preset, want, call in zip(PRESETS, planted, doc["calls"]):
+        assert call["verdict"] == "FAIL", (preset, call["reason"])
+        assert READER in call["read_back"], preset
+        rows = call["report"]["results"][0]["rows"]
+        bad = {f["kind"]: f["places"][0]["slot"] for f in rows["fields"]
+               if f["verdict"] != "PASS"}
+        assert bad == want, (preset, want, bad)
+
+
+# msprobe's prefix when the module has no __name__ (precision_debugger.py
+# :107-108), or one a user gives: it says nothing of whose op it is
+ANONYMOUS = "Custom"
+
+
+def test_a_prefix_that_says_nothing_needs_attr_impl(cli, tmp_path):
+    """Under a prefix that is no form's namespace, kv_compress_epilog is
+    any of four implementations: NOT JUDGED naming --attr impl and every
+    choice; with --attr impl the form is that implementation's and the
+    call PASSes via read-back; a wrong --attr impl never PASSes."""
+    calls = [W.case(PRESETS["cr mode 2"]), W.case(PRESETS["sgk mode 1"])]
+    rc, doc = _msprobe_scan(cli, tmp_path / "none", calls, ANONYMOUS)
+    assert rc == 1 and doc["summary"]["not_judged"] == 2, doc["summary"]
+    assert doc["summary"]["other_calls"] == 2
+    for c in doc["calls"]:
+        assert c["verdict"] == "NOT_JUDGED"
+        assert "Custom.kv_compress_epilog is operator kv_compress_epilog" \
+            in c["reason"], c["reason"]
+        for choice in ('impl="sgk" (torch.ops.npu)',
+                       'impl="va" (torch.ops._C_ascend)',
+                       'impl="cr" (torch.ops.custom)',
+                       'impl="ot" (cann_ops_transformer)'):
+            assert choice in c["reason"], c["reason"]
+    cr = [calls[0]]
+    rc, doc = _msprobe_scan(cli, tmp_path / "cr", cr, ANONYMOUS,
+                            "--attr", 'impl="cr"')
+    assert rc == 0 and doc["verdict"] == "PASS", doc["calls"][0]["reason"]
+    assert doc["calls"][0]["api"] == "torch.ops.custom.kv_compress_epilog"
+    assert doc["calls"][0]["read_back"].startswith("cache read back from")
+    rc, doc = _msprobe_scan(cli, tmp_path / "wrong", cr, ANONYMOUS,
+                            "--attr", 'impl="sgk"')
+    assert rc == 1 and doc["calls"][0]["verdict"] != "PASS"
+    assert doc["calls"][0]["api"] == "torch.ops.npu.kv_compress_epilog"
+    rc, doc = _msprobe_scan(cli, tmp_path / "none_such", cr, ANONYMOUS,
+                            "--attr", 'impl="cr_v2"')
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", c
+    assert 'impl="cr_v2" picks none of its forms of that name' in \
+        c["reason"], c["reason"]
+
+
+def test_attr_impl_against_the_namespace_is_not_judged(cli, tmp_path):
+    """A record whose namespace is cr's and an --attr impl that says sgk:
+    NOT JUDGED naming both, never run as either."""
+    rc, doc = _msprobe_scan(cli, tmp_path, [W.case(PRESETS["cr mode 1"])],
+                            None, "--attr", 'impl="sgk"')
+    c = doc["calls"][0]
+    assert rc == 1 and c["verdict"] == "NOT_JUDGED", c
+    assert ("torch.ops.custom.kv_compress_epilog is "
+            "torch.ops.custom.kv_compress_epilog by its namespace "
+            '(impl="cr"), but --attr impl="sgk" says '
+            "torch.ops.npu.kv_compress_epilog") in c["reason"], c["reason"]
 
 
 # the presets a CANN dump names: ot's kernel (KvCompressEpilog with ot's

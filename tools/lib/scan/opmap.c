@@ -6,7 +6,10 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "kvgold/op.h"
 
 #include "binding.h"
 #include "scan.h"
@@ -140,6 +143,18 @@ const kvg_scan_opmap *kvg_scan_find(const char *api, kvg_scan_format f,
                 return kvg_scan_opmaps[i];
             }
         }
+    /* an msprobe record whose form kvg_scan_pick_form picked carries
+     * that form's full API name (no name a record's key gives has a dot) */
+    for (i = 0; f == KVG_SCAN_MSPROBE && kvg_scan_opmaps[i] != NULL; i++)
+        for (k = 0; k < kvg_scan_opmaps[i]->binding->n_calls; k++) {
+            const kvg_binding_call *c = &kvg_scan_opmaps[i]->binding->calls[k];
+            if (c->kind == KVG_BINDING_TORCH_NPU && c->api != NULL &&
+                strcmp(c->api, api) == 0) {
+                if (sig != NULL)
+                    *sig = sig_of(c, f);
+                return kvg_scan_opmaps[i];
+            }
+        }
     squash(api, want, sizeof want);
     for (i = 0; kvg_scan_opmaps[i] != NULL; i++) {
         const kvg_scan_opmap *m = kvg_scan_opmaps[i];
@@ -195,6 +210,249 @@ const char *kvg_scan_op_of_name(const char *api)
         }
     }
     return NULL;
+}
+
+/* ---- an msprobe record's form: namespace, --attr, or the name alone -- */
+
+/* s without torch's "torch.ops." (a namespace as msprobe's default
+ * api_prefix, the module's __name__, spells it) */
+static const char *without_ops(const char *s)
+{
+    return strncmp(s, "torch.ops.", 10) == 0 ? s + 10 : s;
+}
+
+/* The namespace of torch API form c ("torch.ops." aside) and its length;
+ * 0 when its API has none. */
+static size_t namespace_of(const kvg_binding_call *c, const char **ns)
+{
+    const char *dot;
+    *ns = without_ops(c->api);
+    dot = strrchr(*ns, '.');
+    return dot != NULL ? (size_t)(dot - *ns) : 0;
+}
+
+static int is_torch_form(const kvg_binding_call *c)
+{
+    return c->kind == KVG_BINDING_TORCH_NPU && c->api != NULL;
+}
+
+/* 1 if torch API form c is named `name` (its API's last component, as the
+ * formats compare names) */
+static int form_named(const kvg_binding_call *c, const char *name)
+{
+    const char *dot;
+    if (!is_torch_form(c))
+        return 0;
+    dot = strrchr(c->api, '.');
+    return kvg_scan_same_name(dot != NULL ? dot + 1 : c->api, name);
+}
+
+/* 1 if some torch API form of any operator lives in namespace ns */
+static int known_namespace(const char *ns, size_t n)
+{
+    size_t i, k;
+    for (i = 0; kvg_bindings[i] != NULL; i++)
+        for (k = 0; k < kvg_bindings[i]->n_calls; k++) {
+            const kvg_binding_call *c = &kvg_bindings[i]->calls[k];
+            const char *have;
+            if (is_torch_form(c) && namespace_of(c, &have) == n &&
+                strncmp(have, ns, n) == 0)
+                return 1;
+        }
+    return 0;
+}
+
+/* The value (JSON text) of attribute `attr` that picks form c of binding
+ * b: its selector's "attr=value" as a JSON string, or, for a form without
+ * one, attr's default in the registry (binding.h: the selector-less form
+ * is the one a case of the default reaches). "" when c is picked by no
+ * value of attr. */
+static void choice_of(const kvg_binding *b, const kvg_binding_call *c,
+                      const char *attr, char *out, size_t cap)
+{
+    size_t n = strlen(attr);
+    const kvg_op_attr_info *a;
+    out[0] = '\0';
+    if (c->selector != NULL) {
+        if (strncmp(c->selector, attr, n) == 0 && c->selector[n] == '=')
+            (void)snprintf(out, cap, "\"%s\"", c->selector + n + 1);
+        return;
+    }
+    a = kvg_op_find(b->op) != NULL
+            ? kvg_op_attr_find(kvg_op_find(b->op), attr)
+            : NULL;
+    if (a != NULL && a->dflt != NULL)
+        (void)snprintf(out, cap, "%s", a->dflt);
+}
+
+/* The attribute the forms named `name` of b are selected by ("impl" of
+ * their "impl=..." selectors), in attr; 0 if none has such a selector. */
+static int selector_attr(const kvg_binding *b, const char *name, char *attr,
+                         size_t cap)
+{
+    size_t k;
+    for (k = 0; k < b->n_calls; k++) {
+        const char *sel = b->calls[k].selector, *eq;
+        if (form_named(&b->calls[k], name) && sel != NULL &&
+            (eq = strchr(sel, '=')) != NULL && (size_t)(eq - sel) < cap) {
+            (void)snprintf(attr, cap, "%.*s", (int)(eq - sel), sel);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The user's JSON text for attribute `attr`, or NULL (the last given
+ * wins, as scan applies them). */
+static const char *user_value(const char *const *attrs, int n,
+                              const char *attr)
+{
+    const char *v = NULL;
+    size_t len = strlen(attr);
+    int i;
+    for (i = 0; i < n; i++)
+        if (strncmp(attrs[i], attr, len) == 0 && attrs[i][len] == '=')
+            v = attrs[i] + len + 1;
+    return v;
+}
+
+/* The --attr choices of b's forms named `name`, each once, with the
+ * namespace that picks it: "impl=\"sgk\" (torch.ops.npu), ...". */
+static void list_choices(const kvg_binding *b, const char *name,
+                         const char *attr, char *out, size_t cap)
+{
+    size_t k, j, used = 0;
+    out[0] = '\0';
+    for (k = 0; k < b->n_calls && used < cap; k++) {
+        char v[KVG_SCAN_VALUE_MAX], w[KVG_SCAN_VALUE_MAX];
+        const char *ns;
+        size_t n;
+        int seen = 0;
+        if (!form_named(&b->calls[k], name))
+            continue;
+        choice_of(b, &b->calls[k], attr, v, sizeof v);
+        for (j = 0; j < k && !seen; j++) {
+            choice_of(b, &b->calls[j], attr, w, sizeof w);
+            seen = form_named(&b->calls[j], name) && strcmp(v, w) == 0;
+        }
+        if (seen || v[0] == '\0')
+            continue;
+        n = namespace_of(&b->calls[k], &ns);
+        used += (size_t)snprintf(out + used, cap - used, "%s%s=%s (%s%.*s)",
+                                 used ? ", " : "", attr, v,
+                                 b->calls[k].api == ns ? "" : "torch.ops.",
+                                 (int)n, ns);
+    }
+}
+
+/* The form of b named `name` that the user's value picks, or NULL. */
+static const kvg_binding_call *user_form(const kvg_binding *b,
+                                         const char *name, const char *attr,
+                                         const char *value)
+{
+    size_t k;
+    for (k = 0; k < b->n_calls; k++) {
+        char v[KVG_SCAN_VALUE_MAX];
+        if (!form_named(&b->calls[k], name))
+            continue;
+        choice_of(b, &b->calls[k], attr, v, sizeof v);
+        if (v[0] != '\0' && strcmp(v, value) == 0)
+            return &b->calls[k];
+    }
+    return NULL;
+}
+
+/* The one form of b named `name` in namespace ns (n bytes), or, when
+ * every form of that name has one selector, the first; else NULL. */
+static const kvg_binding_call *form_in(const kvg_binding *b,
+                                       const char *name, const char *ns,
+                                       size_t n, int by_name)
+{
+    const kvg_binding_call *first = NULL;
+    size_t k;
+    for (k = 0; k < b->n_calls; k++) {
+        const kvg_binding_call *c = &b->calls[k];
+        const char *have;
+        if (!form_named(c, name) ||
+            (!by_name &&
+             (namespace_of(c, &have) != n || strncmp(have, ns, n) != 0)))
+            continue;
+        if (first == NULL)
+            first = c;
+        else if ((first->selector == NULL) != (c->selector == NULL) ||
+                 (c->selector != NULL &&
+                  strcmp(first->selector, c->selector) != 0))
+            return NULL; /* two implementations: not told apart */
+    }
+    return first;
+}
+
+int kvg_scan_pick_form(const char *qualified, const char *const *attrs,
+                       int n_attrs, const kvg_binding_call **form,
+                       char *why, size_t cap)
+{
+    const char *dot = strrchr(qualified, '.'), *name, *ns, *value = NULL;
+    const kvg_binding *b = NULL;
+    const kvg_binding_call *by_ns, *by_user = NULL;
+    char attr[KVG_SCAN_NAME_MAX], choices[KVG_SCAN_REASON_MAX / 2];
+    size_t i, k, n;
+
+    *form = NULL;
+    why[0] = '\0';
+    name = dot != NULL ? dot + 1 : qualified;
+    ns = without_ops(qualified);
+    n = dot != NULL && dot > ns ? (size_t)(dot - ns) : 0;
+    for (i = 0; b == NULL && kvg_bindings[i] != NULL; i++)
+        for (k = 0; k < kvg_bindings[i]->n_calls; k++)
+            if (form_named(&kvg_bindings[i]->calls[k], name))
+                b = kvg_bindings[i];
+    /* only forms told apart by an attribute's value (binding.h's
+     * "attr=value" selectors) are picked here: another form no dump name
+     * picks (chosen by an input it is given, a key-only variant whose
+     * mode no framework value gives) stays unpicked, as the reader lists
+     * it */
+    attr[0] = '\0';
+    if (b == NULL || !selector_attr(b, name, attr, sizeof attr))
+        return 0;
+    by_ns = n > 0 ? form_in(b, name, ns, n, 0) : NULL;
+    if ((value = user_value(attrs, n_attrs, attr)) != NULL &&
+        (by_user = user_form(b, name, attr, value)) == NULL) {
+        list_choices(b, name, attr, choices, sizeof choices);
+        (void)snprintf(why, cap,
+                       "%s is operator %s, and --attr %s=%s picks none of "
+                       "its forms of that name: %s",
+                       qualified, b->op, attr, value, choices);
+        return -1;
+    }
+    if (by_ns != NULL && by_user != NULL) {
+        char a[KVG_SCAN_VALUE_MAX], u[KVG_SCAN_VALUE_MAX];
+        choice_of(b, by_ns, attr, a, sizeof a);
+        choice_of(b, by_user, attr, u, sizeof u);
+        if (strcmp(a, u) != 0) {
+            (void)snprintf(why, cap,
+                           "%s is %s by its namespace (%s=%s), but --attr "
+                           "%s=%s says %s: not judged as either",
+                           qualified, by_ns->api, attr, a, attr, value,
+                           by_user->api);
+            return -1;
+        }
+    }
+    *form = by_ns != NULL ? by_ns : by_user;
+    /* the name alone: only where the prefix is no namespace of another
+     * form kvgold knows (an op kvgold does not know may live there) */
+    if (*form == NULL && (n == 0 || !known_namespace(ns, n)))
+        *form = form_in(b, name, NULL, 0, 1);
+    if (*form != NULL)
+        return 1;
+    list_choices(b, name, attr, choices, sizeof choices);
+    (void)snprintf(why, cap,
+                   "%s is operator %s, but no call form of it is picked: "
+                   "its namespace %.*s is none of its forms' of that name "
+                   "(msprobe records the api_prefix it was registered "
+                   "with); give --attr %s",
+                   qualified, b->op, n > 0 ? (int)n : 4, n > 0 ? ns : "none",
+                   choices);
+    return -1;
 }
 
 int kvg_scan_selected(const kvg_scan_call *c, const kvg_scan_opts *o)

@@ -4,7 +4,9 @@
  * msprobe (Ascend/msprobe) writes a model step as step<N>/rank<R>/
  * dump.json plus dump_tensor_data/. dump.json's "data" object has one
  * member per API call, in call order, named "<api type>.<api name>.<n>.
- * forward" (e.g. "NPU.npu_<name>.0.forward"), whose
+ * forward" (e.g. "NPU.npu_<name>.0.forward"; a registered custom API's
+ * prefix may hold dots, "torch.ops.custom.<name>.0.forward": qualified_of
+ * and kvg_scan_pick_form tell its form), whose
  * "input_args" (positional), "input_kwargs" (by name) and "output" list
  * the arguments: a tensor is {"type": "torch.Tensor", "dtype":
  * "torch.float16", "shape": [...], "data_name": "<file>"}, a scalar
@@ -29,6 +31,7 @@
 
 #include "fileio.h"
 #include "npy_map.h"
+#include "binding.h"
 #include "read_common.h"
 #include "read_pt.h"
 
@@ -544,6 +547,32 @@ static int api_of(const char *key, char *out, size_t cap)
     return 1;
 }
 
+/* The record's API as msprobe names it, prefix included: the key without
+ * ".<n>.forward" ("torch.ops.custom.<name>.0.forward" ->
+ * "torch.ops.custom.<name>"). msprobe's key is "<api prefix>.<api
+ * name>.<n>.forward" and register_custom_api's prefix, by default the
+ * module's __name__, keeps its dots (xiaobingling93-pixel/Ascend-mstt
+ * @99c2e0f9 debug/accuracy_tools/msprobe/core/debugger/
+ * precision_debugger.py:106-108, pytorch/hook_module/api_register.py:187,
+ * core/hook_manager.py:174); 0 when it does not fit. */
+static int qualified_of(const char *key, char *out, size_t cap)
+{
+    size_t n = strlen(key);
+    const char *count;
+    if (n < 8 || strcmp(key + n - 8, ".forward") != 0)
+        return 0;
+    n -= 8;
+    count = key + n;
+    while (count > key && count[-1] >= '0' && count[-1] <= '9')
+        count--;
+    if (count == key + n || count == key || count[-1] != '.' ||
+        (size_t)(count - 1 - key) >= cap)
+        return 0;
+    memcpy(out, key, (size_t)(count - 1 - key));
+    out[count - 1 - key] = '\0';
+    return 1;
+}
+
 /* The top level's members up to "data", the others skipped unparsed (a
  * statistics dump's are large); s is left past the '{' of data's value. */
 static kvg_status find_data(span *s, const char *path, kvg_diag *diag)
@@ -636,6 +665,46 @@ static kvg_status next_member(span *s, const char *text, const char *path,
     return KVG_OK;
 }
 
+/* A record whose name `api` picks no msprobe form: 1 when its namespace
+ * or the user's --attr picks one of the forms that share the name (api is
+ * then that form's full API, "torch.ops.<ns>.<name>", which
+ * kvg_scan_find maps to it); else 0, the record counted as another API's
+ * or listed NOT JUDGED with the reason, *st the status. */
+static int picked(kvg_scan_list *l, const wanted *w, const char *key, span v,
+                  const char *dir, const char *rel, int read_files,
+                  char *api, size_t cap, kvg_status *st, kvg_diag *diag)
+{
+    const char *op = kvg_scan_op_of_name(api);
+    char id[2 * KVG_SCAN_NAME_MAX + 8], why[KVG_SCAN_REASON_MAX];
+    char qualified[KVG_SCAN_NAME_MAX];
+    const kvg_binding_call *form = NULL;
+    int r = qualified_of(key, qualified, sizeof qualified)
+                ? kvg_scan_pick_form(qualified, l->attrs, l->n_attrs, &form,
+                                     why, sizeof why)
+                : 0;
+
+    if (r > 0) {
+        (void)snprintf(api, cap, "%s", form->api);
+        return 1;
+    }
+    (void)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? ":" : "", key);
+    if (r == 0 && op == NULL) {
+        l->others++; /* another API: counted, read only for read-back */
+        *st = keep_later(l, w, key, v, dir, rel, read_files, diag);
+        return 0;
+    }
+    /* a kvgold operator's call whose form neither its name nor anything
+     * else tells: listed NOT JUDGED, never counted as another operator's
+     * (a verdict is never optimistic) */
+    if (r == 0)
+        (void)snprintf(why, sizeof why,
+                       "%s is operator %s, but no call form of it is "
+                       "picked by that name", api, op);
+    *st = kvg_scan_list_unreadable(l, KVG_SCAN_MSPROBE, api, id, dir, why,
+                                   diag);
+    return 0;
+}
+
 /* The call `key` of "data" (its value v) onto l when it is the forward
  * call of an API kvgold judges; another API is only counted, a backward
  * call skipped. A value kvgold cannot read makes the call unreadable
@@ -648,31 +717,17 @@ static kvg_status add_call(kvg_scan_list *l, const wanted *w,
     kvg_diag jd, cd; /* the call's own reasons: never the caller's diag */
     kvg_json *doc;
     kvg_scan_call *c;
+    kvg_status st;
     int link;
 
     if (!api_of(key, api, sizeof api))
         return KVG_OK; /* a backward: not read */
     link = kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL &&
            kvg_scan_op_of_name(api) == NULL && kvg_scan_is_link(api);
-    if (!link && kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL) {
-        const char *op = kvg_scan_op_of_name(api);
-        char id[2 * KVG_SCAN_NAME_MAX + 8], why[3 * KVG_SCAN_NAME_MAX];
-        if (op == NULL) {
-            l->others++; /* another API: counted, read only for read-back */
-            return keep_later(l, w, key, v, dir, rel, read_files, diag);
-        }
-        /* a kvgold operator's call that the short name does not tell
-         * which form it is: listed NOT JUDGED, never counted as another
-         * operator's (a verdict is never optimistic) */
-        (void)snprintf(id, sizeof id, "%s%s%s", rel, rel[0] ? ":" : "",
-                       key);
-        (void)snprintf(why, sizeof why,
-                       "%s is operator %s, but no call form of it is "
-                       "picked by that name alone (msprobe keeps no "
-                       "namespace that tells its forms apart)", api, op);
-        return kvg_scan_list_unreadable(l, KVG_SCAN_MSPROBE, api, id, dir,
-                                        why, diag);
-    }
+    if (!link && kvg_scan_find(api, KVG_SCAN_MSPROBE, NULL) == NULL &&
+        !picked(l, w, key, v, dir, rel, read_files, api, sizeof api, &st,
+                diag))
+        return st;
     if ((c = kvg_scan_list_push(l, diag)) == NULL)
         return KVG_ERR_NOMEM;
     c->format = KVG_SCAN_MSPROBE;

@@ -158,6 +158,11 @@ typedef struct kvg_scan_list {
     /* other records' inputs, in dump order, for read-back */
     kvg_scan_later *later;
     size_t n_later, cap_later;
+    /* The user's --attr NAME=JSON (kvg_scan_opts' attrs), set before a
+     * reader runs, for a record whose call form only an attribute tells
+     * (kvg_scan_pick_form); 0 / NULL when none was given. */
+    int n_attrs;
+    const char *const *attrs;
 } kvg_scan_list;
 
 /* A fresh zeroed call at the end of the list; NULL (diag) on no memory. */
@@ -288,6 +293,27 @@ int kvg_scan_same_cache_dtype(kvg_dtype a, kvg_dtype b);
  * or NULL. For an entry no form of its format is picked for: listed NOT
  * JUDGED, never counted as another operator's. */
 const char *kvg_scan_op_of_name(const char *api);
+
+/* The torch API call form that an msprobe record `qualified`
+ * ("<api prefix>.<name>": the key without ".<n>.forward") is, where its
+ * name alone picks none (several forms of one operator share it, told
+ * apart by the namespace msprobe may or may not keep): in order,
+ *   1. the form whose API is <prefix>.<name> ("torch.ops." aside on both
+ *      sides: register_custom_api's default prefix is the module's
+ *      __name__, "torch.ops.custom");
+ *   2. the form the user's --attr picks (`attrs`, "NAME=JSON"): the one
+ *      whose selector is NAME=value, or the selector-less one when JSON is
+ *      NAME's default (binding.h: "attr=value" selectors);
+ *   3. the only form of that name (or forms of one selector), unless the
+ *      prefix is another form's namespace (an op kvgold does not know
+ *      there).
+ * Only forms told apart by an attribute ("attr=value" selectors) are
+ * picked. 1 with *form set; 0 when no such torch API form of any
+ * operator has that name; -1 when the operator is known but no form is picked (or 1 and 2
+ * disagree): `why` says so and lists the --attr choices. */
+int kvg_scan_pick_form(const char *qualified, const char *const *attrs,
+                       int n_attrs, const struct kvg_binding_call **form,
+                       char *why, size_t cap);
 
 const struct kvg_binding_call *kvg_scan_form_named(const char *api,
                                                    const kvg_scan_opmap **m);
