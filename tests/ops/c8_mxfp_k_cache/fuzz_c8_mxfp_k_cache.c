@@ -139,12 +139,21 @@ static void check_token(const ctx *c, int64_t t)
 
 static void on_success(void *p)
 {
-    const ctx *c = (const ctx *)p;
+    /* The dimensions the call accepted, not the ones drawn: the shared
+     * perturbations may change key's and slot_mapping's T alike (both
+     * doubled, say), which the call rightly accepts, and then the tokens
+     * past the drawn T hold the pool's values (pad rows among them). */
+    ctx accepted = *(const ctx *)p;
+    const ctx *c = &accepted;
     unsigned char *kok = (unsigned char *)calloc(c->kc->size, 1);
     unsigned char *sok = (unsigned char *)calloc(c->sc->size, 1);
     size_t i;
     int64_t t;
 
+    accepted.t = c->a->key->shape[0];
+    accepted.n = c->a->key->shape[1];
+    accepted.d = c->a->key->shape[2];
+    accepted.bs = c->a->key_cache->shape[3];
     FZ_CHECK(kok != NULL && sok != NULL, "calloc");
     allowed(c, kok, sok);
     for (i = 0; i < c->kc->size; i++)
@@ -228,7 +237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cx.sc = fz_tensor(&pool, &in, "key_scale_cache", FZ_CACHE,
                       fz_u8(&in) & 1 ? KVG_E8M0 : KVG_UINT8, 6, sh);
     a.key_scale_cache = view(cx.sc);
-    /* a success means every view was accepted as drawn (t, n, d, bs) */
+    /* as drawn; on_success takes them from the views the call accepted */
     cx.a = &a, cx.t = t, cx.n = n, cx.d = d, cx.bs = bs;
     op.size = op_size, op.call = op_call, op.set_workspace = op_ws;
     op.on_success = on_success, op.ctx = &cx, op.value_tensors = value_names;
