@@ -28,21 +28,31 @@ int kvg_scan_format_from_name(const char *name, kvg_scan_format *f)
     return 0;
 }
 
+/* Room for one more of `count` items of `size` bytes in *items (cap
+ * *cap), doubling; 0 if memory ran out (*items unchanged). */
+static int grow(void **items, size_t *cap, size_t count, size_t size)
+{
+    size_t n = *cap ? *cap * 2 : 16;
+    void *p;
+    if (count < *cap)
+        return 1;
+    if (n > SIZE_MAX / size || (p = realloc(*items, n * size)) == NULL)
+        return 0;
+    *items = p;
+    *cap = n;
+    return 1;
+}
+
 kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
 {
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        kvg_scan_call *p;
-        if (cap > SIZE_MAX / sizeof *p ||
-            (p = (kvg_scan_call *)realloc(l->calls, cap * sizeof *p)) ==
-                NULL) {
-            kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
-                         "out of memory listing %lu calls",
-                         (unsigned long)l->count);
-            return NULL;
-        }
-        l->calls = p;
-        l->cap = cap;
+    void *calls = l->calls;
+    int ok = grow(&calls, &l->cap, l->count, sizeof l->calls[0]);
+    l->calls = (kvg_scan_call *)calls;
+    if (!ok) {
+        kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                     "out of memory listing %lu calls",
+                     (unsigned long)l->count);
+        return NULL;
     }
     memset(&l->calls[l->count], 0, sizeof l->calls[0]);
     l->calls[l->count].inputs_after = NULL; /* a null pointer, not bytes */
@@ -51,19 +61,14 @@ kvg_scan_call *kvg_scan_list_push(kvg_scan_list *l, kvg_diag *diag)
 
 kvg_scan_later *kvg_scan_list_later(kvg_scan_list *l, kvg_diag *diag)
 {
-    if (l->n_later == l->cap_later) {
-        size_t cap = l->cap_later ? l->cap_later * 2 : 16;
-        kvg_scan_later *p;
-        if (cap > SIZE_MAX / sizeof *p ||
-            (p = (kvg_scan_later *)realloc(l->later, cap * sizeof *p)) ==
-                NULL) {
-            kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
-                         "out of memory keeping %lu later inputs",
-                         (unsigned long)l->n_later);
-            return NULL;
-        }
-        l->later = p;
-        l->cap_later = cap;
+    void *later = l->later;
+    int ok = grow(&later, &l->cap_later, l->n_later, sizeof l->later[0]);
+    l->later = (kvg_scan_later *)later;
+    if (!ok) {
+        kvg_diag_set(diag, KVG_ERR_NOMEM, "scan", -1, -1,
+                     "out of memory keeping %lu later inputs",
+                     (unsigned long)l->n_later);
+        return NULL;
     }
     memset(&l->later[l->n_later], 0, sizeof l->later[0]);
     l->later[l->n_later].before = l->count;

@@ -383,22 +383,12 @@ typedef struct wanted {
     size_t n, cap;
 } wanted;
 
-static int same_geometry(const geometry *g, const kvg_scan_arg *a)
-{
-    int i;
-    if (!kvg_scan_same_cache_dtype(g->dtype, a->dtype) || g->rank != a->rank)
-        return 0;
-    for (i = 0; i < a->rank; i++)
-        if (g->shape[i] != a->shape[i])
-            return 0;
-    return 1;
-}
-
 static int is_wanted(const wanted *w, const kvg_scan_arg *a)
 {
     size_t i;
     for (i = 0; i < w->n; i++)
-        if (same_geometry(&w->geo[i], a))
+        if (kvg_scan_same_geometry(w->geo[i].dtype, w->geo[i].rank,
+                                   w->geo[i].shape, a))
             return 1;
     return 0;
 }

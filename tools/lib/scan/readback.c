@@ -94,7 +94,7 @@ static int writes_in_place(const char *op)
  * fp8s, hif8, E8M0 (not the packed fp4 pairs, whose shape counts pairs). */
 static int byte_codes(kvg_dtype t)
 {
-    return kvg_dtype_size(t) == 1 && t != KVG_FP4_E2M1 && t != KVG_FP4_E1M2;
+    return kvg_dtype_size(t) == 1 && !kvg_dtype_is_fp4(t);
 }
 
 /* The same dtype, or two dtypes of byte codes (rule 3): torch's
@@ -109,17 +109,21 @@ int kvg_scan_same_cache_dtype(kvg_dtype a, kvg_dtype b)
     return a == b || (byte_codes(a) && byte_codes(b));
 }
 
-/* 1 if a and b may be one cache (rule 3): the same shape, dtypes as
- * kvg_scan_same_cache_dtype. */
-static int same_geometry(const kvg_scan_arg *a, const kvg_scan_arg *b)
+int kvg_scan_same_geometry(kvg_dtype dtype, int rank, const int64_t *shape,
+                           const kvg_scan_arg *b)
 {
     int i;
-    if (!kvg_scan_same_cache_dtype(a->dtype, b->dtype) || a->rank != b->rank)
+    if (!kvg_scan_same_cache_dtype(dtype, b->dtype) || rank != b->rank)
         return 0;
-    for (i = 0; i < a->rank; i++)
-        if (a->shape[i] != b->shape[i])
+    for (i = 0; i < rank; i++)
+        if (shape[i] != b->shape[i])
             return 0;
     return 1;
+}
+
+static int same_geometry(const kvg_scan_arg *a, const kvg_scan_arg *b)
+{
+    return kvg_scan_same_geometry(a->dtype, a->rank, a->shape, b);
 }
 
 /* Input a is the next candidate of its geometry: it goes to the first

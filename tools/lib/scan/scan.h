@@ -286,6 +286,11 @@ void kvg_scan_read_back(kvg_scan_list *l);
  * docs/scan.md, "Read-back", rule 3). */
 int kvg_scan_same_cache_dtype(kvg_dtype a, kvg_dtype b);
 
+/* 1 if input b may be one cache with a tensor of dtype, rank and shape
+ * (rule 3): the same shape, dtypes as kvg_scan_same_cache_dtype. */
+int kvg_scan_same_geometry(kvg_dtype dtype, int rank, const int64_t *shape,
+                           const kvg_scan_arg *b);
+
 /* The call form whose API is `api` (ops-test-kit's api_name) in any
  * operator's binding, and that operator's map in *m; NULL if none. */
 /* The operator that name `api` names in a dump (its registry name, or
