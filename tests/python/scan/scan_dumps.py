@@ -530,28 +530,27 @@ def write_cann(root, op_type, op_name, ins, outs, attrs=(), task=1,
 # a composite API's kernel, n the API call's, one for both files
 # (op_dfx.cpp:1132-1143).
 
+def pb_read_varint(msg, i):
+    """The varint at msg[i]: (its value, the index after it)."""
+    v, shift = 0, 0
+    while True:
+        b = msg[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
 def pb_fields(msg):
     """The top-level fields of a protobuf message: (number, raw bytes of
     the whole field, the length-delimited body or None)."""
     out, i = [], 0
     while i < len(msg):
-        start, key, shift = i, 0, 0
-        while True:
-            b = msg[i]
-            i += 1
-            key |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        start = i
+        key, i = pb_read_varint(msg, i)
         num, wt = key >> 3, key & 7
-        n, shift = 0, 0
-        while True:
-            b = msg[i]
-            i += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        n, i = pb_read_varint(msg, i)
         body = None
         if wt == 2:
             body, i = msg[i:i + n], i + n
@@ -566,18 +565,8 @@ def tensor_size(body, is_input):
     want = 5 if is_input else 6
     for num, raw, sub in pb_fields(body):
         if num == want and sub is None:
-            return decode_varint(raw[1:])  # after its one-byte key
+            return pb_read_varint(raw, 1)[0]  # after its one-byte key
     raise AssertionError("no size")
-
-
-def decode_varint(b):
-    v, shift = 0, 0
-    for c in b:
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if not c & 0x80:
-            return v
-    raise AssertionError("varint")
 
 
 def aclnn_name(op_type, seq, task, ts, stream=2, api=None):
